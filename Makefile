@@ -1,0 +1,75 @@
+# peerwatch — one entry point: build, test, demo, install, dist, bench, lint.
+#
+#   make            build the library, launcher and simulated runtimes into build/
+#   make test       install missing dependencies, build, run every test
+#   make demo       install missing dependencies, build, run the demo
+#   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make CC=clang   any C11 compiler with GNU extensions
+
+VERSION    := 0.1.0
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+CC         ?= cc
+SAN        ?= 0
+ifeq ($(SAN),1)
+BUILD      ?= build-san
+SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else
+BUILD      ?= build
+SANFLAGS   :=
+endif
+
+WARN       := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+CFLAGS     ?= -O2 -g
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload \
+              -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
+LDFLAGS    ?=
+
+.PHONY: all test demo install dist clean lint bench deps check-deps help
+all:
+
+include preload/preload.mk
+include tests/sim/sim.mk
+include tests/tests.mk
+-include tests/gpu/gpu.mk
+
+help:
+	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+
+deps:
+	@scripts/install-deps.sh
+
+clean:
+	rm -rf build build-san
+
+-include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
+
+# The launcher: a shell script with the version filled in.
+LAUNCHER := $(BUILD)/bin/peerwatch
+all: $(LAUNCHER)
+$(LAUNCHER): scripts/peerwatch.in Makefile
+	@mkdir -p $(@D)
+	sed 's/@VERSION@/$(VERSION)/' $< > $@
+	chmod +x $@
+
+# A relocatable bundle: the launcher finds the library beside it (../lib),
+# and the library needs nothing but glibc (jansson is linked in).
+DIST := $(BUILD)/dist/peerwatch
+dist: all
+	rm -rf $(DIST)
+	mkdir -p $(DIST)/bin $(DIST)/lib $(DIST)/share/man/man1
+	cp $(LAUNCHER) $(DIST)/bin/peerwatch
+	cp $(PRELOAD_LIB) $(DIST)/lib/libpeerwatch.so
+	cp docs/peerwatch.1 $(DIST)/share/man/man1/ 2>/dev/null || true
+	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
+	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/peerwatch $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/peerwatch
+	install -m 0755 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so
+	install -m 0644 docs/peerwatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch.1
+
+demo: deps
+	@$(MAKE) --no-print-directory test-build
+	@scripts/demo.sh $(BUILD)

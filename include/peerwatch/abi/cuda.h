@@ -1,0 +1,185 @@
+/*
+ * The few CUDA driver API types, values and error codes peerwatch needs, so that
+ * the build needs no CUDA SDK.  Every value below is copied from CUDA 13.0's
+ * cuda.h (line numbers in the comments); names are the vendor's so a reader can
+ * grep the vendor header for each one.
+ */
+#ifndef PEERWATCH_ABI_CUDA_H
+#define PEERWATCH_ABI_CUDA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int CUresult;                     /* enum cudaError_enum, :2511 */
+typedef int CUdevice;                     /* CUdevice_v1, :280 */
+typedef unsigned long long CUdeviceptr;   /* CUdeviceptr_v2 on 64-bit, :274 */
+typedef unsigned int CUdeviceptr_v1;      /* legacy 32-bit ABI, :25556 */
+typedef uint64_t cuuint64_t;              /* :63 */
+typedef struct CUctx_st *CUcontext;       /* :282 */
+typedef struct CUevent_st *CUevent;       /* :291 */
+typedef struct CUstream_st *CUstream;     /* :292 */
+typedef struct CUarray_st *CUarray;       /* :287 */
+typedef int CUmem_advise;                 /* enum CUmem_advise_enum, :1129 */
+typedef int CUmem_range_attribute;        /* enum CUmem_range_attribute_enum, :1138 */
+typedef int CUpointer_attribute;          /* enum CUpointer_attribute_enum, :900 */
+typedef int CUdevice_P2PAttribute;        /* enum CUdevice_P2PAttribute_enum, :3184 */
+typedef int CUmemorytype;                 /* enum CUmemorytype_enum, :1110 */
+typedef int CUmemLocationType;            /* enum CUmemLocationType_enum, :4157 */
+typedef int CUdriverProcAddressQueryResult; /* :2419 */
+
+#define CU_IPC_HANDLE_SIZE 64 /* :325 */
+typedef struct CUipcMemHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcMemHandle; /* :349 */
+typedef struct CUipcEventHandle_st {
+	char reserved[CU_IPC_HANDLE_SIZE];
+} CUipcEventHandle; /* :341 */
+
+typedef struct CUmemLocation_st {
+	CUmemLocationType type;
+	int id;
+} CUmemLocation; /* :4278 */
+
+typedef struct CUDA_MEMCPY3D_PEER_st {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	CUcontext srcContext;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	CUcontext dstContext;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D_PEER; /* :3367 */
+
+/* CUresult values (:2517 onwards) that peerwatch names or the simulator returns. */
+enum {
+	CUDA_SUCCESS = 0,
+	CUDA_ERROR_INVALID_VALUE = 1,
+	CUDA_ERROR_OUT_OF_MEMORY = 2,
+	CUDA_ERROR_NOT_INITIALIZED = 3,
+	CUDA_ERROR_DEINITIALIZED = 4,
+	CUDA_ERROR_NO_DEVICE = 100,
+	CUDA_ERROR_INVALID_DEVICE = 101,
+	CUDA_ERROR_INVALID_CONTEXT = 201,
+	CUDA_ERROR_MAP_FAILED = 205,
+	CUDA_ERROR_ALREADY_MAPPED = 208,
+	CUDA_ERROR_PEER_ACCESS_UNSUPPORTED = 217,
+	CUDA_ERROR_INVALID_HANDLE = 400,
+	CUDA_ERROR_NOT_FOUND = 500,
+	CUDA_ERROR_NOT_READY = 600,
+	CUDA_ERROR_ILLEGAL_ADDRESS = 700,
+	CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED = 704,
+	CUDA_ERROR_PEER_ACCESS_NOT_ENABLED = 705,
+	CUDA_ERROR_TOO_MANY_PEERS = 711,
+	CUDA_ERROR_NOT_PERMITTED = 800,
+	CUDA_ERROR_NOT_SUPPORTED = 801,
+	CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED = 900,
+	CUDA_ERROR_UNKNOWN = 999,
+};
+
+/* :358 */
+#define CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS 0x1
+/* :366-368 */
+#define CU_MEM_ATTACH_GLOBAL 0x1
+#define CU_MEM_ATTACH_HOST 0x2
+#define CU_MEM_ATTACH_SINGLE 0x4
+/* :440, :450 */
+#define CU_STREAM_LEGACY ((CUstream)0x1)
+#define CU_STREAM_PER_THREAD ((CUstream)0x2)
+/* :4955, :4960 */
+#define CU_DEVICE_CPU ((CUdevice)-1)
+#define CU_DEVICE_INVALID ((CUdevice)-2)
+
+/* CUmemorytype, :1111-1114 */
+#define CU_MEMORYTYPE_HOST 0x01
+#define CU_MEMORYTYPE_DEVICE 0x02
+#define CU_MEMORYTYPE_ARRAY 0x03
+#define CU_MEMORYTYPE_UNIFIED 0x04
+
+/* CUpointer_attribute, :901-913 */
+#define CU_POINTER_ATTRIBUTE_CONTEXT 1
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_DEVICE_POINTER 3
+#define CU_POINTER_ATTRIBUTE_HOST_POINTER 4
+#define CU_POINTER_ATTRIBUTE_BUFFER_ID 7
+#define CU_POINTER_ATTRIBUTE_IS_MANAGED 8
+#define CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL 9
+#define CU_POINTER_ATTRIBUTE_RANGE_START_ADDR 11
+#define CU_POINTER_ATTRIBUTE_RANGE_SIZE 12
+#define CU_POINTER_ATTRIBUTE_MAPPED 13
+
+/* CUmem_advise, :1130-1135 */
+#define CU_MEM_ADVISE_SET_READ_MOSTLY 1
+#define CU_MEM_ADVISE_UNSET_READ_MOSTLY 2
+#define CU_MEM_ADVISE_SET_PREFERRED_LOCATION 3
+#define CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION 4
+#define CU_MEM_ADVISE_SET_ACCESSED_BY 5
+#define CU_MEM_ADVISE_UNSET_ACCESSED_BY 6
+
+/* CUmem_range_attribute, :1139-1146 */
+#define CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY 1
+#define CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION 2
+#define CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY 3
+#define CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION 4
+#define CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE 5
+#define CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID 6
+#define CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE 7
+#define CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID 8
+
+/* CUdevice_P2PAttribute, :3185-3191 */
+#define CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK 0x01
+#define CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED 0x02
+#define CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED 0x03
+#define CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED 0x04
+#define CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED 0x05
+
+/* CUmemLocationType, :4158-4163 */
+#define CU_MEM_LOCATION_TYPE_INVALID 0x0
+#define CU_MEM_LOCATION_TYPE_DEVICE 0x1
+#define CU_MEM_LOCATION_TYPE_HOST 0x2
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA 0x3
+#define CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT 0x4
+
+/* cuGetProcAddress flags and status, :2411-2413, :2420-2422 */
+#define CU_GET_PROC_ADDRESS_DEFAULT 0
+#define CU_GET_PROC_ADDRESS_LEGACY_STREAM (1 << 0)
+#define CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM (1 << 1)
+#define CU_GET_PROC_ADDRESS_SUCCESS 0
+#define CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1
+#define CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT 2
+
+/* cuStreamCreate / cuEventCreate flags, :428-429, :456-459 */
+#define CU_STREAM_DEFAULT 0x0
+#define CU_STREAM_NON_BLOCKING 0x1
+#define CU_EVENT_DEFAULT 0x0
+#define CU_EVENT_BLOCKING_SYNC 0x1
+#define CU_EVENT_DISABLE_TIMING 0x2
+#define CU_EVENT_INTERPROCESS 0x4
+
+/* Appended for the simulated driver (tests/sim). */
+typedef int CUdevice_attribute;           /* enum CUdevice_attribute_enum, :723 */
+
+/* CUdevice_attribute, :741, :744, :761-762, :769, :778, :803-804, :811, :816-817 */
+#define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
+#define CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY 19
+#define CU_DEVICE_ATTRIBUTE_PCI_BUS_ID 33
+#define CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID 34
+#define CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING 41
+#define CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID 50
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR 75
+#define CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR 76
+#define CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY 83
+#define CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS 88
+#define CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS 89
+
+/* CUpointer_attribute, :906 */
+#define CU_POINTER_ATTRIBUTE_SYNC_MEMOPS 6
+
+#endif

@@ -1,0 +1,468 @@
+/*
+ * Turning a CUDA call into its trace event: argument values decoded by kind
+ * (cuda_table.h), pointers and contexts with the device they belong to.
+ *
+ * Devices are asked of the driver through its real, untraced functions
+ * (cuPointerGetAttribute costs about 55 ns on an H200, cuda-on-h200.md §3);
+ * a context's device never changes, so it is asked once and cached.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cuda_hooks.h"
+#include "trace.h"
+
+typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*ctx_get_current_fn)(CUcontext *);
+typedef CUresult (*ctx_get_device_v2_fn)(CUdevice *, CUcontext);
+typedef CUresult (*ctx_get_device_fn)(CUdevice *);
+typedef CUresult (*ctx_push_fn)(CUcontext);
+typedef CUresult (*ctx_pop_fn)(CUcontext *);
+typedef CUresult (*error_name_fn)(CUresult, const char **);
+
+static struct {
+	pthread_once_t once;
+	ptr_attr_fn ptr_attr;
+	ctx_get_current_fn get_current;
+	ctx_get_device_v2_fn get_device_v2;
+	ctx_get_device_fn get_device;
+	ctx_push_fn push;
+	ctx_pop_fn pop;
+	error_name_fn error_name;
+} aux = {.once = PTHREAD_ONCE_INIT};
+
+static void aux_resolve(void)
+{
+	aux.ptr_attr = (ptr_attr_fn)pw_cuda_aux("cuPointerGetAttribute");
+	aux.get_current = (ctx_get_current_fn)pw_cuda_aux("cuCtxGetCurrent");
+	aux.get_device_v2 = (ctx_get_device_v2_fn)pw_cuda_aux("cuCtxGetDevice_v2");
+	aux.get_device = (ctx_get_device_fn)pw_cuda_aux("cuCtxGetDevice");
+	aux.push = (ctx_push_fn)pw_cuda_aux("cuCtxPushCurrent_v2");
+	aux.pop = (ctx_pop_fn)pw_cuda_aux("cuCtxPopCurrent_v2");
+	aux.error_name = (error_name_fn)pw_cuda_aux("cuGetErrorName");
+}
+
+static inline void aux_ready(void)
+{
+	pthread_once(&aux.once, aux_resolve);
+}
+
+int pw_cuda_ptr_device(CUdeviceptr p)
+{
+	aux_ready();
+	int dev;
+	if (!p || !aux.ptr_attr)
+		return PW_NO_DEV;
+	pw_tls_internal++;
+	CUresult r = aux.ptr_attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
+	pw_tls_internal--;
+	return r == CUDA_SUCCESS ? dev : PW_NO_DEV;
+}
+
+/* Context -> device, cached in a small open-addressed table.  A slot is
+ * claimed by its key first and trusted only once `ready` says dev is in. */
+#define CTX_CACHE 64
+static struct {
+	_Atomic(uintptr_t) ctx;
+	atomic_int dev;
+	atomic_bool ready;
+} ctx_cache[CTX_CACHE];
+
+static int ctx_lookup_driver(CUcontext ctx)
+{
+	CUdevice dev = PW_NO_DEV;
+	pw_tls_internal++;
+	if (aux.get_device_v2) {
+		if (aux.get_device_v2(&dev, ctx) != CUDA_SUCCESS)
+			dev = PW_NO_DEV;
+	} else if (aux.push && aux.pop && aux.get_device && aux.push(ctx) == CUDA_SUCCESS) {
+		CUcontext popped;
+		if (aux.get_device(&dev) != CUDA_SUCCESS)
+			dev = PW_NO_DEV;
+		aux.pop(&popped);
+	}
+	pw_tls_internal--;
+	return dev;
+}
+
+int pw_cuda_ctx_device(CUcontext ctx)
+{
+	if (!ctx)
+		return PW_NO_DEV;
+	aux_ready();
+	uintptr_t key = (uintptr_t)ctx;
+	unsigned h = (unsigned)((key >> 4) * 2654435761u) % CTX_CACHE;
+	for (unsigned i = 0; i < CTX_CACHE; i++) {
+		unsigned s = (h + i) % CTX_CACHE;
+		uintptr_t k = atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire);
+		if (k == key) {
+			if (atomic_load_explicit(&ctx_cache[s].ready, memory_order_acquire))
+				return atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed);
+			return ctx_lookup_driver(ctx); /* being filled in by another thread */
+		}
+		if (k)
+			continue;
+		int dev = ctx_lookup_driver(ctx);
+		if (dev == PW_NO_DEV)
+			return dev; /* an invalid context is not cached */
+		uintptr_t empty = 0;
+		if (!atomic_compare_exchange_strong(&ctx_cache[s].ctx, &empty, key)) {
+			if (empty == key)
+				return dev;
+			continue; /* another context took the slot first */
+		}
+		atomic_store_explicit(&ctx_cache[s].dev, dev, memory_order_relaxed);
+		atomic_store_explicit(&ctx_cache[s].ready, true, memory_order_release);
+		return dev;
+	}
+	return ctx_lookup_driver(ctx);
+}
+
+/* Known names first; the driver is asked only for codes we do not list. */
+const char *pw_cuda_error_name(int code)
+{
+	switch (code) {
+	case CUDA_SUCCESS: return "CUDA_SUCCESS";
+	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
+	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
+	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
+	case CUDA_ERROR_DEINITIALIZED: return "CUDA_ERROR_DEINITIALIZED";
+	case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
+	case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
+	case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
+	case CUDA_ERROR_MAP_FAILED: return "CUDA_ERROR_MAP_FAILED";
+	case CUDA_ERROR_ALREADY_MAPPED: return "CUDA_ERROR_ALREADY_MAPPED";
+	case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
+	case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
+	case CUDA_ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
+	case CUDA_ERROR_NOT_READY: return "CUDA_ERROR_NOT_READY";
+	case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
+	case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
+	case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+	case CUDA_ERROR_TOO_MANY_PEERS: return "CUDA_ERROR_TOO_MANY_PEERS";
+	case CUDA_ERROR_NOT_PERMITTED: return "CUDA_ERROR_NOT_PERMITTED";
+	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
+	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
+	case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
+	}
+	const char *name = NULL;
+	aux_ready();
+	if (aux.error_name) {
+		pw_tls_internal++;
+		if (aux.error_name(code, &name) != CUDA_SUCCESS)
+			name = NULL;
+		pw_tls_internal--;
+	}
+	return name;
+}
+
+/* ---- names of enum values ---- */
+
+static const char *advice_name(int64_t v)
+{
+	static const char *const n[] = {NULL,
+	                                "CU_MEM_ADVISE_SET_READ_MOSTLY",
+	                                "CU_MEM_ADVISE_UNSET_READ_MOSTLY",
+	                                "CU_MEM_ADVISE_SET_PREFERRED_LOCATION",
+	                                "CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION",
+	                                "CU_MEM_ADVISE_SET_ACCESSED_BY",
+	                                "CU_MEM_ADVISE_UNSET_ACCESSED_BY"};
+	return v > 0 && v < 7 ? n[v] : NULL;
+}
+
+static const char *range_attr_name(int64_t v)
+{
+	static const char *const n[] = {NULL,
+	                                "CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY",
+	                                "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION",
+	                                "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY",
+	                                "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION",
+	                                "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE",
+	                                "CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_ID",
+	                                "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE",
+	                                "CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID"};
+	return v > 0 && v < 9 ? n[v] : NULL;
+}
+
+static const char *p2p_attr_name(int64_t v)
+{
+	static const char *const n[] = {NULL,
+	                                "CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK",
+	                                "CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED",
+	                                "CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED",
+	                                "CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED",
+	                                "CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED"};
+	return v > 0 && v < 6 ? n[v] : NULL;
+}
+
+static const char *loc_type_name(int v)
+{
+	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
+	return v >= 0 && v < 5 ? n[v] : NULL;
+}
+
+static const char *memtype_name(int v)
+{
+	static const char *const n[] = {NULL, "host", "device", "array", "unified"};
+	return v > 0 && v < 5 ? n[v] : NULL;
+}
+
+struct flag_name {
+	unsigned bit;
+	const char *name;
+};
+static const struct flag_name ipc_flags[] = {{CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
+                                              "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"},
+                                             {0, NULL}};
+static const struct flag_name attach_flags[] = {{CU_MEM_ATTACH_GLOBAL, "CU_MEM_ATTACH_GLOBAL"},
+                                                {CU_MEM_ATTACH_HOST, "CU_MEM_ATTACH_HOST"},
+                                                {CU_MEM_ATTACH_SINGLE, "CU_MEM_ATTACH_SINGLE"},
+                                                {0, NULL}};
+
+/* "A|B|0x8", or "0x0" */
+static void put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct flag_name *names)
+{
+	pw_jw_key(w, key);
+	pw_jw_u64(w, v);
+	pw_jw_key2(w, key, "_names");
+	char buf[160] = "";
+	size_t len = 0;
+	uint64_t rest = v;
+	for (const struct flag_name *f = names; f->name; f++) {
+		if (!(v & f->bit))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", f->name);
+		rest &= ~(uint64_t)f->bit;
+	}
+	if (rest || !v)
+		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+	pw_jw_str(w, buf);
+}
+
+static void put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
+{
+	pw_jw_key(w, key);
+	pw_jw_i64(w, v);
+	pw_jw_key2(w, key, "_name");
+	if (name)
+		pw_jw_str(w, name);
+	else
+		pw_jw_raw(w, "null", 4);
+}
+
+static void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
+{
+	pw_jw_key2(w, key, suffix);
+	if (dev == PW_NO_DEV)
+		pw_jw_raw(w, "null", 4);
+	else
+		pw_jw_i64(w, dev);
+}
+
+static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
+{
+	CUmemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	pw_jw_key(w, key);
+	pw_jw_obj_open(w);
+	const char *t = loc_type_name(loc.type);
+	pw_jw_key(w, "type");
+	if (t)
+		pw_jw_str(w, t);
+	else
+		pw_jw_i64(w, loc.type);
+	pw_jw_kv_i64(w, "id", loc.id);
+	pw_jw_obj_close(w);
+}
+
+/* ---- before the call: everything that the call may change ---- */
+
+static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
+{
+	c->dev[0] = p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
+	c->dev[PW_MAX_ARGS - 1] =
+	    p && p->dstMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->dstDevice) : PW_NO_DEV;
+}
+
+void pw_cuda_pre(struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->flags & PW_CUR_CTX) {
+		aux_ready();
+		CUcontext cur = NULL;
+		pw_tls_internal++;
+		if (aux.get_current && aux.get_current(&cur) != CUDA_SUCCESS)
+			cur = NULL;
+		pw_tls_internal--;
+		c->cur_dev = pw_cuda_ctx_device(cur);
+	}
+	for (int i = 0; i < fn->nargs; i++) {
+		switch (fn->args[i].kind) {
+		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
+		case PW_K_CTX: c->dev[i] = pw_cuda_ctx_device((CUcontext)(uintptr_t)c->a[i]); break;
+		case PW_K_COPY3D: pre_copy3d(c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)c->a[i]); break;
+		default: c->dev[i] = PW_NO_DEV;
+		}
+	}
+}
+
+/* ---- after the call: the event ---- */
+
+static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
+{
+	if (!p) {
+		pw_jw_key(w, "copy");
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	const char *st = memtype_name(p->srcMemoryType), *dt = memtype_name(p->dstMemoryType);
+	pw_jw_kv_str(w, "src_type", st ? st : "invalid");
+	pw_jw_kv_hex(w, "src", p->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->srcHost : p->srcDevice);
+	put_dev(w, "src", "_dev", c->dev[0]);
+	pw_jw_kv_hex(w, "src_ctx", (uintptr_t)p->srcContext);
+	put_dev(w, "src_ctx", "_dev", pw_cuda_ctx_device(p->srcContext));
+	pw_jw_kv_str(w, "dst_type", dt ? dt : "invalid");
+	pw_jw_kv_hex(w, "dst", p->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->dstHost : p->dstDevice);
+	put_dev(w, "dst", "_dev", c->dev[PW_MAX_ARGS - 1]);
+	pw_jw_kv_hex(w, "dst_ctx", (uintptr_t)p->dstContext);
+	put_dev(w, "dst_ctx", "_dev", pw_cuda_ctx_device(p->dstContext));
+	pw_jw_kv_u64(w, "width", p->WidthInBytes);
+	pw_jw_kv_u64(w, "height", p->Height);
+	pw_jw_kv_u64(w, "depth", p->Depth);
+	pw_jw_kv_u64(w, "bytes", (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) *
+	                             (p->Depth ? p->Depth : 1));
+}
+
+static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const struct pw_arg_desc *d = &c->fn->args[i];
+	const char *k = d->name;
+	uint64_t v = c->a[i];
+	bool ok = c->ret == CUDA_SUCCESS;
+	switch ((enum pw_kind)d->kind) {
+	case PW_K_PTR:
+	case PW_K_CTX:
+		pw_jw_kv_hex(w, k, v);
+		put_dev(w, k, "_dev", c->dev[i]);
+		break;
+	case PW_K_PTR32:
+	case PW_K_STREAM:
+	case PW_K_EVENT:
+	case PW_K_HPTR: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
+	case PW_K_SIZE:
+	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_IPCFLAGS: put_flags(w, k, v, ipc_flags); break;
+	case PW_K_ATTACHFLAGS: put_flags(w, k, v, attach_flags); break;
+	case PW_K_ADVICE: put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
+	case PW_K_RATTR: put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
+	case PW_K_P2PATTR: put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
+	case PW_K_LOC: put_loc(w, k, v); break;
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT:
+		pw_jw_key(w, k);
+		pw_jw_bytes(w, (const void *)(uintptr_t)v, CU_IPC_HANDLE_SIZE);
+		break;
+	case PW_K_OUT_INT:
+		if (ok && v)
+			pw_jw_kv_i64(w, k, *(const int *)(uintptr_t)v);
+		break;
+	case PW_K_OUT_PTR:
+		if (ok && v) {
+			CUdeviceptr p = *(const CUdeviceptr *)(uintptr_t)v;
+			pw_jw_kv_hex(w, k, p);
+			put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
+		}
+		break;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok && v) {
+			pw_jw_key(w, k);
+			pw_jw_bytes(w, (const void *)(uintptr_t)v, CU_IPC_HANDLE_SIZE);
+		}
+		break;
+	case PW_K_OUT_EVENT:
+		if (ok && v)
+			pw_jw_kv_hex(w, k, (uintptr_t) * (const CUevent *)(uintptr_t)v);
+		break;
+	case PW_K_RDATA:
+		pw_jw_kv_hex(w, k, v);
+		if (ok && v && c->a[i + 1] == sizeof(int))
+			pw_jw_kv_i64(w, "value", *(const int *)(uintptr_t)v);
+		break;
+	case PW_K_RATTRS: {
+		const CUmem_range_attribute *attrs = (const CUmem_range_attribute *)(uintptr_t)v;
+		size_t n = c->a[i + 1];
+		pw_jw_key(w, k);
+		pw_jw_ch(w, '[');
+		for (size_t j = 0; attrs && j < n && j < 16; j++) {
+			if (j)
+				pw_jw_ch(w, ',');
+			const char *name = range_attr_name(attrs[j]);
+			if (name)
+				pw_jw_str(w, name);
+			else
+				pw_jw_i64(w, attrs[j]);
+		}
+		pw_jw_ch(w, ']');
+		break;
+	}
+	case PW_K_COPY3D: put_copy3d(w, c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
+	}
+}
+
+static const char *const family_names[] = {"peer", "copy", "ipc", "managed", "support"};
+const char *pw_family_name(int f)
+{
+	return family_names[f];
+}
+const char *pw_vendor_name(int v)
+{
+	return v == PW_VENDOR_CUDA ? "cuda" : "?";
+}
+
+/* The whole "call" event of c, as one JSON object (no newline). */
+void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	pw_jw_obj_open(w);
+	pw_jw_raw(w, "\"type\":\"call\"", 13);
+	w->need_comma = true;
+	pw_jw_kv_u64(w, "seq", c->seq);
+	pw_jw_kv_i64(w, "tid", pw_tls_tid);
+	pw_jw_kv_str(w, "vendor", pw_vendor_name(fn->vendor));
+	pw_jw_kv_str(w, "api", fn->api);
+	pw_jw_kv_str(w, "variant", fn->variant);
+	pw_jw_kv_str(w, "family", family_names[fn->family]);
+	pw_jw_kv_u64(w, "t_ns", c->t0);
+	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
+	pw_jw_kv_i64(w, "ret", c->ret);
+	const char *rn = pw_cuda_error_name((int)c->ret);
+	pw_jw_key(w, "ret_name");
+	if (rn)
+		pw_jw_str(w, rn);
+	else
+		pw_jw_raw(w, "null", 4);
+	if (c->parent)
+		pw_jw_kv_u64(w, "parent", c->parent);
+	if (fn->flags & PW_CUR_CTX)
+		put_dev(w, "cur", "_dev", c->cur_dev);
+	pw_jw_key(w, "args");
+	pw_jw_obj_open(w);
+	for (int i = 0; i < fn->nargs; i++)
+		put_arg(w, c, i);
+	pw_jw_obj_close(w);
+	pw_jw_obj_close(w);
+}
+
+void pw_cuda_post(struct pw_call *c)
+{
+	struct pw_jw w;
+	if (!pw_trace_event_begin(&w))
+		return;
+	pw_cuda_encode(&w, c);
+	pw_trace_event_end(&w);
+}

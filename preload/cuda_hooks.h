@@ -1,0 +1,41 @@
+/* The CUDA driver module: its descriptor table, real functions and hooks. */
+#ifndef PW_CUDA_HOOKS_H
+#define PW_CUDA_HOOKS_H
+
+#include <stdatomic.h>
+
+#include "cuda_table.h"
+#include "hooks.h"
+#include "pw.h"
+#include "peerwatch/abi/cuda.h"
+
+extern const struct pw_fn_desc pw_cuda_desc[PW_CUDA_NFUNCS];
+extern void *const pw_cuda_wrapper[PW_CUDA_NFUNCS];
+extern _Atomic(void *) pw_cuda_real_fn[PW_CUDA_NFUNCS];
+
+/* The driver's function behind hook id, resolved on first use. */
+void *pw_cuda_resolve(int id);
+static inline void *pw_cuda_real(int id)
+{
+	void *f = atomic_load_explicit(&pw_cuda_real_fn[id], memory_order_acquire);
+	return PW_LIKELY(f != NULL) ? f : pw_cuda_resolve(id);
+}
+
+/* A driver function the layer itself calls (never traced), or NULL. */
+void *pw_cuda_aux(const char *name);
+
+/* dlsym(h, name) answered r for a cu* name: our wrapper, or r. */
+void *pw_cuda_dlsym_hook(const char *name, void *r);
+/* Maps a pointer the real cuGetProcAddress returned to our wrapper. */
+void *pw_cuda_substitute(void *fn);
+
+/* cuda_encode.c */
+void pw_cuda_pre(struct pw_call *c);
+void pw_cuda_post(struct pw_call *c);
+struct pw_jw;
+void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c);
+const char *pw_cuda_error_name(int code);
+int pw_cuda_ptr_device(CUdeviceptr p);
+int pw_cuda_ctx_device(CUcontext ctx);
+
+#endif

@@ -1,0 +1,172 @@
+/*
+ * Header and footer of a trace file, built with jansson: they run once per
+ * file, on the writer thread, never on the hot path.  jansson is linked in
+ * statically with hidden symbols, so the traced program's own jansson (if
+ * any) and ours never meet.
+ */
+#include <elf.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "header.h"
+#include "pw.h"
+#include "trace.h"
+
+/* A JSON string from bytes that may not be UTF-8 (argv, paths). */
+static json_t *str_lossy(const char *s, size_t n)
+{
+	json_t *j = json_stringn(s, n);
+	if (j)
+		return j;
+	char *copy = malloc(n + 1);
+	if (!copy)
+		return json_string("?");
+	for (size_t i = 0; i < n; i++)
+		copy[i] = (unsigned char)s[i] < 0x80 && s[i] ? s[i] : '?';
+	copy[n] = 0;
+	j = json_string(copy);
+	free(copy);
+	return j;
+}
+
+static json_t *read_argv(void)
+{
+	json_t *a = json_array();
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return a;
+	char buf[16384];
+	ssize_t n = read(fd, buf, sizeof buf);
+	close(fd);
+	for (ssize_t i = 0; i < n;) {
+		size_t len = strnlen(buf + i, (size_t)(n - i));
+		json_array_append_new(a, str_lossy(buf + i, len));
+		i += (ssize_t)len + 1;
+	}
+	return a;
+}
+
+static const char *rank_env(void)
+{
+	static const char *const names[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
+	                                    "SLURM_PROCID", "MV2_COMM_WORLD_RANK"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		const char *v = getenv(names[i]);
+		if (v && *v)
+			return v;
+	}
+	return NULL;
+}
+
+/* The GNU build id of a loaded object, from its PT_NOTE segments. */
+static void build_id(const struct dl_phdr_info *info, char *out, size_t outlen)
+{
+	out[0] = 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_NOTE)
+			continue;
+		const char *p = (const char *)(info->dlpi_addr + ph->p_vaddr);
+		const char *end = p + ph->p_memsz;
+		while (p + sizeof(ElfW(Nhdr)) <= end) {
+			const ElfW(Nhdr) *nh = (const ElfW(Nhdr) *)p;
+			const char *name = p + sizeof *nh;
+			const unsigned char *desc = (const unsigned char *)name + ((nh->n_namesz + 3) & ~3u);
+			if (nh->n_type == NT_GNU_BUILD_ID && nh->n_namesz == 4 && !memcmp(name, "GNU", 4)) {
+				size_t k = 0;
+				for (unsigned j = 0; j < nh->n_descsz && k + 3 < outlen; j++, k += 2)
+					snprintf(out + k, 3, "%02x", desc[j]);
+				return;
+			}
+			p = (const char *)desc + ((nh->n_descsz + 3) & ~3u);
+		}
+	}
+}
+
+static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	json_t *mods = arg;
+	char path[4096];
+	const char *name = info->dlpi_name;
+	if (!name || !*name) {
+		if (json_array_size(mods) != 0)
+			return 0; /* the vDSO has no name either; only the first is the program */
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		path[n > 0 ? n : 0] = 0;
+		name = path;
+	}
+	char bid[80];
+	build_id(info, bid, sizeof bid);
+	char base[24];
+	snprintf(base, sizeof base, "0x%llx", (unsigned long long)info->dlpi_addr);
+	json_t *m = json_object();
+	json_object_set_new(m, "path", str_lossy(name, strlen(name)));
+	json_object_set_new(m, "base", json_string(base));
+	json_object_set_new(m, "build_id", bid[0] ? json_string(bid) : json_null());
+	json_array_append_new(mods, m);
+	return 0;
+}
+
+static json_t *modules(void)
+{
+	json_t *mods = json_array();
+	dl_iterate_phdr(add_module, mods);
+	return mods;
+}
+
+static char *dump(json_t *j)
+{
+	char *s = json_dumps(j, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	json_decref(j);
+	return s;
+}
+
+char *pw_header_json(void)
+{
+	char host[256];
+	if (gethostname(host, sizeof host))
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = 0;
+	json_t *h = json_object();
+	json_object_set_new(h, "type", json_string("header"));
+	json_object_set_new(h, "format", json_string("peerwatch"));
+	json_object_set_new(h, "version", json_integer(1));
+	json_object_set_new(h, "peerwatch_version", json_string(PW_VERSION));
+	json_object_set_new(h, "pid", json_integer(getpid()));
+	json_object_set_new(h, "ppid", json_integer(getppid()));
+	json_object_set_new(h, "host", str_lossy(host, strlen(host)));
+	const char *rank = rank_env();
+	json_object_set_new(h, "rank", rank ? json_integer(atoll(rank)) : json_null());
+	json_object_set_new(h, "argv", read_argv());
+	json_object_set_new(h, "t0_mono_ns", json_integer((json_int_t)pw_g.t0_mono_ns));
+	json_object_set_new(h, "t0_real_ns", json_integer((json_int_t)pw_g.t0_real_ns));
+	json_t *o = json_object();
+	json_object_set_new(o, "out", str_lossy(pw_g.opt.out, strlen(pw_g.opt.out)));
+	json_object_set_new(o, "mode", json_string(pw_mode_name(pw_g.opt.mode)));
+	json_object_set_new(o, "buffer_kb", json_integer((json_int_t)(pw_g.opt.buffer_bytes / 1024)));
+	json_object_set_new(h, "options", o);
+	json_t *v = json_object();
+	pw_cuda_describe(v);
+	json_object_set_new(h, "vendors", v);
+	json_object_set_new(h, "modules", modules());
+	return dump(h);
+}
+
+char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why)
+{
+	json_t *f = json_object();
+	json_object_set_new(f, "type", json_string("footer"));
+	json_object_set_new(f, "events", json_integer((json_int_t)events));
+	json_object_set_new(f, "dropped", json_integer((json_int_t)dropped));
+	json_object_set_new(f, "t_end_ns", json_integer((json_int_t)pw_now_ns()));
+	json_object_set_new(f, "reason", json_string(why));
+	/* Libraries loaded after the header (dlopen) matter to stack symbolization. */
+	json_object_set_new(f, "modules", modules());
+	return dump(f);
+}

@@ -1,0 +1,11 @@
+/* The first and last lines of a trace file (docs/trace-format.md). */
+#ifndef PW_HEADER_H
+#define PW_HEADER_H
+
+#include <stdint.h>
+
+/* Both return a malloc'd single-line JSON object, or NULL. */
+char *pw_header_json(void);
+char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why);
+
+#endif

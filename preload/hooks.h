@@ -1,0 +1,75 @@
+/*
+ * What every vendor's hook table generates: a descriptor per hooked symbol,
+ * and the record of one call that the encoder and the rules read.
+ */
+#ifndef PW_HOOKS_H
+#define PW_HOOKS_H
+
+#include <stdint.h>
+
+#define PW_MAX_ARGS 8
+
+enum pw_vendor { PW_VENDOR_CUDA, PW_VENDOR_COUNT };
+enum pw_family { PW_FAM_PEER, PW_FAM_COPY, PW_FAM_IPC, PW_FAM_MANAGED, PW_FAM_SUPPORT };
+
+/* Argument kinds; cuda_table.h says what each records. */
+enum pw_kind {
+	PW_K_PTR,
+	PW_K_PTR32,
+	PW_K_CTX,
+	PW_K_DEV,
+	PW_K_SIZE,
+	PW_K_STREAM,
+	PW_K_EVENT,
+	PW_K_UINT,
+	PW_K_IPCFLAGS,
+	PW_K_ATTACHFLAGS,
+	PW_K_ADVICE,
+	PW_K_RATTR,
+	PW_K_P2PATTR,
+	PW_K_LOC,
+	PW_K_IPCMEM,
+	PW_K_IPCEVT,
+	PW_K_OUT_INT,
+	PW_K_OUT_PTR,
+	PW_K_OUT_IPCMEM,
+	PW_K_OUT_IPCEVT,
+	PW_K_OUT_EVENT,
+	PW_K_HPTR,
+	PW_K_RDATA,
+	PW_K_RATTRS,
+	PW_K_COPY3D,
+};
+
+struct pw_arg_desc {
+	uint8_t kind;
+	const char *name;
+};
+
+struct pw_fn_desc {
+	const char *symbol;  /* exported name: cuMemcpyPeer_ptds */
+	const char *api;     /* without the variant: cuMemcpyPeer */
+	const char *variant; /* "", "_v2", "_ptds", "_ptsz", "_v2_ptsz" */
+	uint8_t vendor, family, nargs;
+	uint16_t flags;
+	struct pw_arg_desc args[PW_MAX_ARGS];
+};
+
+/* No device known for a pointer or context. */
+#define PW_NO_DEV INT32_MIN
+
+/* One call in flight, on the wrapper's stack. */
+struct pw_call {
+	const struct pw_fn_desc *fn;
+	uint64_t seq, parent;
+	uint64_t t0, t1;
+	int64_t ret;
+	int32_t cur_dev;          /* device of the current context (PW_CUR_CTX rows) */
+	uint64_t a[PW_MAX_ARGS];  /* argument values (by-value structs: their address) */
+	int32_t dev[PW_MAX_ARGS]; /* device of a PTR/CTX argument, looked up before the call */
+};
+
+const char *pw_family_name(int family);
+const char *pw_vendor_name(int vendor);
+
+#endif

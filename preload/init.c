@@ -1,0 +1,226 @@
+/*
+ * Process life cycle: options at load, the trace finished at exit and before
+ * exec, a fresh trace in each forked child.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <unistd.h>
+
+#include "intercept.h"
+#include "pw.h"
+#include "trace.h"
+
+static pid_t pw_pid;
+
+static void after_fork_child(void)
+{
+	pw_tls_tid = 0;
+	pw_tls_parent = 0;
+	pw_pid = getpid();
+	atomic_store(&pw_g.seq, 0);
+	pw_g.t0_mono_ns = pw_now_ns();
+	pw_g.t0_real_ns = pw_realtime_ns();
+	pw_trace_after_fork_child();
+}
+
+/* Children may change directory; the trace directory must not move with them. */
+static void make_out_absolute(void)
+{
+	char cwd[sizeof pw_g.opt.out], abs[sizeof pw_g.opt.out];
+	if (pw_g.opt.out[0] == '/' || !getcwd(cwd, sizeof cwd))
+		return;
+	if (snprintf(abs, sizeof abs, "%s/%s", cwd, pw_g.opt.out) < (int)sizeof abs)
+		memcpy(pw_g.opt.out, abs, sizeof abs);
+}
+
+__attribute__((constructor)) static void pw_init(void)
+{
+	pw_options_defaults(&pw_g.opt);
+	pw_pid = getpid();
+	/* A setuid program must not write files where its caller says. */
+	if (getauxval(AT_SECURE)) {
+		pw_log("secure-execution program: peerwatch stays off");
+		return;
+	}
+	char err[400];
+	if (pw_options_parse(&pw_g.opt, getenv("PEERWATCH_OPTIONS"), err, sizeof err)) {
+		pw_log("%s", err);
+		if (pw_g.opt.mode == PW_MODE_ENFORCE) {
+			pw_log("enforce mode was asked for: exiting with status %d rather than run unchecked",
+			       PW_EXIT_BAD_OPTIONS);
+			_exit(PW_EXIT_BAD_OPTIONS);
+		}
+		pw_log("going on in observe mode");
+		pw_g.opt.mode = PW_MODE_OBSERVE;
+	}
+	if (pw_g.opt.help)
+		pw_options_print_help(STDERR_FILENO);
+	make_out_absolute();
+	pw_g.t0_mono_ns = pw_now_ns();
+	pw_g.t0_real_ns = pw_realtime_ns();
+	pw_trace_init();
+	pthread_atfork(NULL, NULL, after_fork_child);
+	atomic_store(&pw_g.enabled, true);
+}
+
+__attribute__((destructor)) static void pw_fini(void)
+{
+	if (getpid() == pw_pid)
+		pw_trace_finish("exit");
+}
+
+/*
+ * exec replaces the process image and with it every buffer not yet written:
+ * finish the trace first.  A vfork child shares our memory (its pid differs
+ * from ours) and must not touch the parent's trace.
+ */
+static bool before_exec(void)
+{
+	if (getpid() != pw_pid)
+		return false;
+	pw_trace_finish("exec");
+	return true;
+}
+
+static void after_exec_failed(bool finished)
+{
+	if (finished)
+		pw_trace_after_failed_exec();
+}
+
+#define PW_REAL(fn, type) ((type)pw_real_dlsym(RTLD_NEXT, fn))
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+
+PW_EXPORT int execve(const char *path, char *const argv[], char *const envp[]);
+int execve(const char *path, char *const argv[], char *const envp[])
+{
+	execve_fn real = PW_REAL("execve", execve_fn);
+	bool f = before_exec();
+	int r = real(path, argv, envp);
+	after_exec_failed(f);
+	return r;
+}
+
+PW_EXPORT int execv(const char *path, char *const argv[]);
+int execv(const char *path, char *const argv[])
+{
+	execv_fn real = PW_REAL("execv", execv_fn);
+	bool f = before_exec();
+	int r = real(path, argv);
+	after_exec_failed(f);
+	return r;
+}
+
+PW_EXPORT int execvp(const char *file, char *const argv[]);
+int execvp(const char *file, char *const argv[])
+{
+	execv_fn real = PW_REAL("execvp", execv_fn);
+	bool f = before_exec();
+	int r = real(file, argv);
+	after_exec_failed(f);
+	return r;
+}
+
+PW_EXPORT int execvpe(const char *file, char *const argv[], char *const envp[]);
+int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	execve_fn real = PW_REAL("execvpe", execve_fn);
+	bool f = before_exec();
+	int r = real(file, argv, envp);
+	after_exec_failed(f);
+	return r;
+}
+
+PW_EXPORT int fexecve(int fd, char *const argv[], char *const envp[]);
+int fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int (*real)(int, char *const[], char *const[]) =
+	    (int (*)(int, char *const[], char *const[]))pw_real_dlsym(RTLD_NEXT, "fexecve");
+	bool f = before_exec();
+	int r = real(fd, argv, envp);
+	after_exec_failed(f);
+	return r;
+}
+
+/* The execl family: collect the list, then go through the v forms above. */
+#define PW_EXECL_MAX 4096
+static int collect(const char *arg0, va_list ap, char **argv, char ***envp)
+{
+	int n = 0;
+	argv[n++] = (char *)arg0;
+	while (arg0 && n < PW_EXECL_MAX) {
+		char *a = va_arg(ap, char *);
+		argv[n++] = a;
+		if (!a)
+			break;
+	}
+	if (n >= PW_EXECL_MAX) {
+		errno = E2BIG;
+		return -1;
+	}
+	if (envp)
+		*envp = va_arg(ap, char **);
+	return 0;
+}
+
+PW_EXPORT int execl(const char *path, const char *arg, ...);
+int execl(const char *path, const char *arg, ...)
+{
+	char *argv[PW_EXECL_MAX];
+	va_list ap;
+	va_start(ap, arg);
+	int bad = collect(arg, ap, argv, NULL);
+	va_end(ap);
+	return bad ? -1 : execv(path, argv);
+}
+
+PW_EXPORT int execlp(const char *file, const char *arg, ...);
+int execlp(const char *file, const char *arg, ...)
+{
+	char *argv[PW_EXECL_MAX];
+	va_list ap;
+	va_start(ap, arg);
+	int bad = collect(arg, ap, argv, NULL);
+	va_end(ap);
+	return bad ? -1 : execvp(file, argv);
+}
+
+PW_EXPORT int execle(const char *path, const char *arg, ...);
+int execle(const char *path, const char *arg, ...)
+{
+	char *argv[PW_EXECL_MAX];
+	char **envp;
+	va_list ap;
+	va_start(ap, arg);
+	int bad = collect(arg, ap, argv, &envp);
+	va_end(ap);
+	return bad ? -1 : execve(path, argv, envp);
+}
+
+/*
+ * _exit skips the destructors: forked workers (Python multiprocessing among
+ * them) leave this way, and their traces must still be finished.
+ */
+PW_EXPORT void _exit(int status);
+void _exit(int status)
+{
+	void (*real)(int) = (void (*)(int))pw_real_dlsym(RTLD_NEXT, "_exit");
+	if (getpid() == pw_pid)
+		pw_trace_finish("_exit");
+	real(status);
+	__builtin_unreachable();
+}
+
+PW_EXPORT void _Exit(int status);
+void _Exit(int status)
+{
+	_exit(status);
+}

@@ -1,0 +1,163 @@
+/*
+ * PEERWATCH_OPTIONS=key=value:key=value, the sanitizers' convention.
+ * One table says every key, its values and its help line; the parser, the
+ * help=1 listing and the error messages all read it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pw.h"
+
+struct pw_opt_def {
+	const char *key;
+	const char *values; /* shown in help and in errors */
+	const char *def;
+	const char *help;
+	int (*set)(struct pw_options *o, const char *v);
+};
+
+static const char *const mode_names[] = {"observe", "warn", "enforce"};
+
+const char *pw_mode_name(enum pw_mode m)
+{
+	return mode_names[m];
+}
+
+static int set_out(struct pw_options *o, const char *v)
+{
+	if (!*v || strlen(v) >= sizeof o->out)
+		return -1;
+	strcpy(o->out, v);
+	return 0;
+}
+
+static int set_mode(struct pw_options *o, const char *v)
+{
+	for (size_t i = 0; i < sizeof mode_names / sizeof *mode_names; i++)
+		if (!strcmp(v, mode_names[i])) {
+			o->mode = (enum pw_mode)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_uint(const char *v, unsigned long lo, unsigned long hi, unsigned long *out)
+{
+	char *end;
+	errno = 0;
+	unsigned long x = strtoul(v, &end, 10);
+	if (errno || end == v || *end || v[0] == '-' || x < lo || x > hi)
+		return -1;
+	*out = x;
+	return 0;
+}
+
+static int set_verbosity(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 0, 2, &x))
+		return -1;
+	o->verbosity = (int)x;
+	return 0;
+}
+
+static int set_buffer_kb(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 16, 65536, &x))
+		return -1;
+	o->buffer_bytes = x * 1024;
+	return 0;
+}
+
+static int set_help(struct pw_options *o, const char *v)
+{
+	if (strcmp(v, "0") && strcmp(v, "1"))
+		return -1;
+	o->help = v[0] == '1';
+	return 0;
+}
+
+static const struct pw_opt_def defs[] = {
+    {"out", "DIR", "pw-trace", "directory for the traces, one <host>.<pid>.pw.jsonl per process", set_out},
+    {"mode", "observe|warn|enforce", "warn",
+     "observe: trace only; warn: also report each violation on stderr; enforce: abort at the first",
+     set_mode},
+    {"verbosity", "0|1|2", "1", "0: only problems; 1: also where the trace goes; 2: also debugging detail",
+     set_verbosity},
+    {"buffer_kb", "16..65536", "256", "size of each per-thread event buffer, in KiB", set_buffer_kb},
+    {"help", "0|1", "0", "print this list and go on", set_help},
+};
+#define NDEFS (sizeof defs / sizeof *defs)
+
+void pw_options_defaults(struct pw_options *o)
+{
+	memset(o, 0, sizeof *o);
+	for (size_t i = 0; i < NDEFS; i++)
+		defs[i].set(o, defs[i].def);
+}
+
+void pw_options_print_help(int fd)
+{
+	dprintf(fd, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
+	for (size_t i = 0; i < NDEFS; i++)
+		dprintf(fd, "  %-10s %-22s default %-9s %s\n", defs[i].key, defs[i].values, defs[i].def,
+		        defs[i].help);
+}
+
+/* One key=value; on failure writes the complaint into err. */
+static int parse_one(struct pw_options *o, const char *item, size_t len, char *err, size_t errlen)
+{
+	const char *eq = memchr(item, '=', len);
+	if (!eq) {
+		snprintf(err, errlen, "PEERWATCH_OPTIONS: '%.*s' is not key=value", (int)len, item);
+		return -1;
+	}
+	size_t klen = (size_t)(eq - item);
+	char val[sizeof o->out];
+	size_t vlen = len - klen - 1;
+	for (size_t i = 0; i < NDEFS; i++) {
+		if (strlen(defs[i].key) != klen || memcmp(defs[i].key, item, klen))
+			continue;
+		if (vlen >= sizeof val || (memcpy(val, eq + 1, vlen), val[vlen] = 0, defs[i].set(o, val))) {
+			snprintf(err, errlen, "PEERWATCH_OPTIONS: bad value '%.*s' for %s (allowed: %s)",
+			         (int)vlen, eq + 1, defs[i].key, defs[i].values);
+			return -1;
+		}
+		return 0;
+	}
+	char keys[256] = "";
+	for (size_t i = 0; i < NDEFS; i++) {
+		strncat(keys, defs[i].key, sizeof keys - strlen(keys) - 1);
+		if (i + 1 < NDEFS)
+			strncat(keys, ", ", sizeof keys - strlen(keys) - 1);
+	}
+	snprintf(err, errlen, "PEERWATCH_OPTIONS: unknown option '%.*s' (known: %s)", (int)klen, item, keys);
+	return -1;
+}
+
+/*
+ * Parses text over the defaults already in o.  Returns 0, or -1 with the first
+ * problem in err; every valid key before and after a bad one still applies,
+ * so "mode=enforce" is known even when another key is wrong.
+ */
+int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t errlen)
+{
+	int rc = 0;
+	err[0] = 0;
+	while (text && *text) {
+		const char *end = strchrnul(text, ':');
+		if (end > text) {
+			char e[300];
+			if (parse_one(o, text, (size_t)(end - text), e, sizeof e) && rc == 0) {
+				snprintf(err, errlen, "%s", e);
+				rc = -1;
+			}
+		}
+		text = *end ? end + 1 : end;
+	}
+	return rc;
+}

@@ -1,0 +1,44 @@
+/*
+ * The little preprocessor machinery the hook tables need: count a list of
+ * argument tuples and apply a macro to each.  Nothing else uses it.
+ */
+#ifndef PW_PP_H
+#define PW_PP_H
+
+#define PW_CAT(a, b) PW_CAT_(a, b)
+#define PW_CAT_(a, b) a##b
+
+#define PW_NARG(...) PW_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define PW_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+
+#define PW_COMMA() ,
+#define PW_SEMI() ;
+
+/* PW_MAP(m, sep, t0, t1, ...) -> m(0, t0) sep() m(1, t1) ... */
+#define PW_MAP(m, sep, ...) PW_CAT(PW_MAP_, PW_NARG(__VA_ARGS__))(m, sep, __VA_ARGS__)
+#define PW_MAP_1(m, s, a) m(0, a)
+#define PW_MAP_2(m, s, a, b) PW_MAP_1(m, s, a) s() m(1, b)
+#define PW_MAP_3(m, s, a, b, c) PW_MAP_2(m, s, a, b) s() m(2, c)
+#define PW_MAP_4(m, s, a, b, c, d) PW_MAP_3(m, s, a, b, c) s() m(3, d)
+#define PW_MAP_5(m, s, a, b, c, d, e) PW_MAP_4(m, s, a, b, c, d) s() m(4, e)
+#define PW_MAP_6(m, s, a, b, c, d, e, f) PW_MAP_5(m, s, a, b, c, d, e) s() m(5, f)
+#define PW_MAP_7(m, s, a, b, c, d, e, f, g) PW_MAP_6(m, s, a, b, c, d, e, f) s() m(6, g)
+#define PW_MAP_8(m, s, a, b, c, d, e, f, g, h) PW_MAP_7(m, s, a, b, c, d, e, f, g) s() m(7, h)
+
+/* Each argument of a hooked function is a tuple (KIND, C type, name). */
+#define PW_ARG_KIND(i, t) PW_ARG_KIND_ t
+#define PW_ARG_KIND_(k, ty, n) k
+#define PW_ARG_DECL(i, t) PW_ARG_DECL_ t
+#define PW_ARG_DECL_(k, ty, n) ty n
+#define PW_ARG_TYPE(i, t) PW_ARG_TYPE_ t
+#define PW_ARG_TYPE_(k, ty, n) ty
+#define PW_ARG_NAME(i, t) PW_ARG_NAME_ t
+#define PW_ARG_NAME_(k, ty, n) n
+#define PW_ARG_CAPTURE(i, t) PW_ARG_CAPTURE_(i, PW_ARG_CAPTURE_T t)
+#define PW_ARG_CAPTURE_T(k, ty, n) k, n
+#define PW_ARG_CAPTURE_(i, ...) PW_ARG_CAPTURE__(i, __VA_ARGS__)
+#define PW_ARG_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(n)
+#define PW_ARG_DESC(i, t) PW_ARG_DESC_ t
+#define PW_ARG_DESC_(k, ty, n) {PW_K_##k, #n}
+
+#endif

@@ -1,0 +1,71 @@
+/*
+ * Internal declarations shared by the files of libpeerwatch.so.
+ *
+ * Everything here has hidden visibility (the library is built with
+ * -fvisibility=hidden); the only symbols the library exports are the hooks
+ * declared with PW_EXPORT.
+ */
+#ifndef PW_H
+#define PW_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PW_EXPORT __attribute__((visibility("default")))
+#define PW_TLS __thread __attribute__((tls_model("initial-exec")))
+#define PW_LIKELY(x) __builtin_expect(!!(x), 1)
+#define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+enum pw_mode { PW_MODE_OBSERVE, PW_MODE_WARN, PW_MODE_ENFORCE };
+
+/* Exit status when enforcement was asked for but the options are unusable. */
+#define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
+
+struct pw_options {
+	char out[512];       /* trace directory */
+	enum pw_mode mode;
+	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
+	size_t buffer_bytes; /* per-thread buffer size */
+	int help;            /* help=1: list the options at start */
+};
+
+/* The process-wide state that every file may read. */
+struct pw_global {
+	struct pw_options opt;
+	/* false until the constructor ran and when tracing was turned off */
+	atomic_bool enabled;
+	atomic_uint_fast64_t seq; /* last event sequence number handed out */
+	uint64_t t0_mono_ns, t0_real_ns;
+};
+extern struct pw_global pw_g;
+
+/* Per-thread state reached through one TLS pointer plus small counters. */
+struct pw_thread;
+extern PW_TLS int pw_tls_internal;   /* >0: peerwatch itself is calling the runtime */
+extern PW_TLS uint64_t pw_tls_parent; /* seq of the hooked call this thread is inside, 0 if none */
+extern PW_TLS long pw_tls_tid;       /* cached gettid(), 0 until asked */
+
+static inline uint64_t pw_seq_next(void)
+{
+	return atomic_fetch_add_explicit(&pw_g.seq, 1, memory_order_relaxed) + 1;
+}
+
+uint64_t pw_now_ns(void);      /* CLOCK_MONOTONIC */
+uint64_t pw_realtime_ns(void); /* CLOCK_REALTIME */
+long pw_gettid(void);
+
+/* log.c: one line to stderr prefixed "peerwatch[pid]: ", no stdio, no malloc. */
+void pw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void pw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Turn tracing off for good, once, saying why. */
+void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* options.c */
+int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t errlen);
+void pw_options_defaults(struct pw_options *o);
+void pw_options_print_help(int fd);
+const char *pw_mode_name(enum pw_mode m);
+
+#endif

@@ -1,0 +1,540 @@
+/*
+ * Per-thread event buffers and the thread that writes them out.
+ *
+ * Hot path (pw_trace_event_begin/end): the calling thread appends one JSON
+ * line to its own buffer and publishes the new length with a release store.
+ * No lock, no system call, no allocation except when a buffer fills (then it
+ * is pushed onto a lock-free list and, if no spare buffer came back yet, a new
+ * one is allocated; past PW_MAX_OUTSTANDING the thread waits for the writer
+ * instead, so nothing is ever dropped for lack of memory).
+ *
+ * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, writes the
+ * full buffers in each thread's order, then whatever complete events the
+ * threads' current buffers hold, so a crash loses at most the last
+ * PW_FLUSH_MS of events.  Only the writer reads `flushed` and recycles
+ * buffers, so a buffer is never reused while it is being written.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "header.h"
+#include "pw.h"
+#include "trace.h"
+
+#define PW_FLUSH_MS 100
+#define PW_MAX_OUTSTANDING 8
+
+struct pw_buf {
+	struct pw_buf *next;
+	struct pw_thread *owner;
+	uint64_t gen;                /* the owner's n-th buffer */
+	size_t cap, used;            /* used: producer only */
+	_Atomic size_t committed;    /* bytes of complete events */
+	size_t flushed;              /* writer only */
+	char data[];
+};
+
+struct pw_thread {
+	struct pw_thread *next; /* registry, never unlinked */
+	long tid;
+	struct pw_buf *cur;                /* producer only */
+	struct pw_buf *spare;              /* producer only */
+	_Atomic(struct pw_buf *) cur_pub;  /* cur, for the writer's partial flush */
+	_Atomic(struct pw_buf *) returned; /* recycled by the writer */
+	atomic_int outstanding;            /* buffers allocated and not freed */
+	uint64_t next_gen;                 /* producer only */
+	uint64_t writer_gen;               /* writer only: next buffer to write */
+	atomic_bool busy;                  /* inside begin..end */
+	atomic_bool exited;
+	_Atomic uint64_t events;
+};
+
+static struct {
+	pthread_key_t key;
+	_Atomic(struct pw_thread *) threads;
+	_Atomic(struct pw_buf *) full;
+	atomic_int wake;
+	atomic_bool stop_writer;
+	atomic_bool writer_started;
+	atomic_bool finished;
+	pthread_mutex_t start_lock;
+	pthread_t writer;
+	int fd;
+	int dirfd;
+	char name[256];    /* final file name inside the directory */
+	char path[PATH_MAX + 300]; /* final path, for messages */
+	_Atomic uint64_t dropped;
+	uint64_t written_bytes;
+	bool enabled_at_finish;
+} T = {.start_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .dirfd = -1};
+
+static PW_TLS struct pw_thread *tls_thread;
+static PW_TLS bool tls_thread_gone;
+
+uint64_t pw_trace_dropped(void)
+{
+	return atomic_load(&T.dropped);
+}
+
+const char *pw_trace_path(void)
+{
+	return T.path;
+}
+
+static void futex_wake(atomic_int *w)
+{
+	syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+}
+
+static void wake_writer(void)
+{
+	if (atomic_exchange(&T.wake, 1) == 0)
+		futex_wake(&T.wake);
+}
+
+static struct pw_buf *buf_new(struct pw_thread *t)
+{
+	size_t cap = pw_g.opt.buffer_bytes;
+	struct pw_buf *b = malloc(sizeof *b + cap);
+	if (!b)
+		return NULL;
+	memset(b, 0, sizeof *b);
+	b->owner = t;
+	b->cap = cap;
+	atomic_fetch_add(&t->outstanding, 1);
+	return b;
+}
+
+static void buf_install(struct pw_thread *t, struct pw_buf *b)
+{
+	b->next = NULL;
+	b->used = 0;
+	b->flushed = 0;
+	atomic_store_explicit(&b->committed, 0, memory_order_relaxed);
+	b->gen = t->next_gen++;
+	t->cur = b;
+	atomic_store_explicit(&t->cur_pub, b, memory_order_release);
+}
+
+static void push_full(struct pw_buf *b)
+{
+	struct pw_buf *head = atomic_load_explicit(&T.full, memory_order_relaxed);
+	do
+		b->next = head;
+	while (!atomic_compare_exchange_weak_explicit(&T.full, &head, b, memory_order_release,
+	                                              memory_order_relaxed));
+}
+
+static void thread_gone(void *arg)
+{
+	struct pw_thread *t = arg;
+	tls_thread = NULL;
+	tls_thread_gone = true;
+	if (!t || !t->cur)
+		return;
+	struct pw_buf *b = t->cur;
+	t->cur = NULL;
+	atomic_store_explicit(&t->cur_pub, NULL, memory_order_release);
+	atomic_store(&t->exited, true);
+	push_full(b);
+	wake_writer();
+}
+
+static struct pw_thread *thread_register(void)
+{
+	if (tls_thread_gone)
+		return NULL;
+	struct pw_thread *t = calloc(1, sizeof *t);
+	if (!t)
+		return NULL;
+	t->tid = pw_gettid();
+	struct pw_buf *b = buf_new(t);
+	if (!b) {
+		free(t);
+		return NULL;
+	}
+	buf_install(t, b);
+	struct pw_thread *head = atomic_load(&T.threads);
+	do
+		t->next = head;
+	while (!atomic_compare_exchange_weak(&T.threads, &head, t));
+	pthread_setspecific(T.key, t);
+	tls_thread = t;
+	return t;
+}
+
+/* The current buffer is full: hand it over and get another. */
+static struct pw_buf *rotate(struct pw_thread *t)
+{
+	push_full(t->cur);
+	wake_writer();
+	t->cur = NULL;
+	for (;;) {
+		struct pw_buf *b = t->spare;
+		if (!b) {
+			b = atomic_exchange_explicit(&t->returned, NULL, memory_order_acquire);
+			if (b)
+				t->spare = b->next;
+		} else {
+			t->spare = b->next;
+		}
+		if (!b && atomic_load(&t->outstanding) < PW_MAX_OUTSTANDING)
+			b = buf_new(t);
+		if (b) {
+			buf_install(t, b);
+			return b;
+		}
+		/* The writer is behind: wait for it rather than lose events. */
+		if (!atomic_load(&pw_g.enabled) || atomic_load(&T.finished))
+			return NULL;
+		wake_writer();
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
+	}
+}
+
+static void *writer_main(void *arg);
+
+static void start_writer(void)
+{
+	pthread_mutex_lock(&T.start_lock);
+	if (!atomic_load(&T.writer_started)) {
+		sigset_t all, old;
+		sigfillset(&all);
+		pthread_sigmask(SIG_SETMASK, &all, &old);
+		atomic_store(&T.stop_writer, false);
+		int rc = pthread_create(&T.writer, NULL, writer_main, NULL);
+		pthread_sigmask(SIG_SETMASK, &old, NULL);
+		if (rc)
+			pw_disable("cannot start the trace writer thread: %s", strerror(rc));
+		else
+			atomic_store_explicit(&T.writer_started, true, memory_order_release);
+	}
+	pthread_mutex_unlock(&T.start_lock);
+}
+
+bool pw_trace_event_begin(struct pw_jw *w)
+{
+	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
+		return false;
+	struct pw_thread *t = tls_thread;
+	if (PW_UNLIKELY(!t) && !(t = thread_register())) {
+		atomic_fetch_add(&T.dropped, 1);
+		return false;
+	}
+	/* Paired with pw_trace_finish(): either it sees busy, or we see disabled. */
+	atomic_store(&t->busy, true);
+	if (PW_UNLIKELY(!atomic_load(&pw_g.enabled))) {
+		atomic_store_explicit(&t->busy, false, memory_order_release);
+		return false;
+	}
+	if (PW_UNLIKELY(!atomic_load_explicit(&T.writer_started, memory_order_acquire)))
+		start_writer();
+	struct pw_buf *b = t->cur;
+	if (PW_UNLIKELY(b->cap - b->used < PW_EVENT_MAX) && !(b = rotate(t))) {
+		atomic_fetch_add(&T.dropped, 1);
+		atomic_store_explicit(&t->busy, false, memory_order_release);
+		return false;
+	}
+	pw_jw_init(w, b->data + b->used, PW_EVENT_MAX - 1);
+	return true;
+}
+
+void pw_trace_event_end(struct pw_jw *w)
+{
+	struct pw_thread *t = tls_thread;
+	struct pw_buf *b = t->cur;
+	if (PW_UNLIKELY(w->overflow)) {
+		atomic_fetch_add(&T.dropped, 1);
+	} else {
+		*w->p++ = '\n';
+		b->used = (size_t)(w->p - b->data);
+		atomic_store_explicit(&b->committed, b->used, memory_order_release);
+		atomic_store_explicit(&t->events, atomic_load_explicit(&t->events, memory_order_relaxed) + 1,
+		                      memory_order_relaxed);
+	}
+	atomic_store_explicit(&t->busy, false, memory_order_release);
+}
+
+/* ---- the writer side ---- */
+
+static int write_all(const char *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(T.fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+		T.written_bytes += (size_t)w;
+	}
+	return 0;
+}
+
+static void write_span(struct pw_buf *b)
+{
+	size_t c = atomic_load_explicit(&b->committed, memory_order_acquire);
+	if (c <= b->flushed || T.fd < 0)
+		return;
+	if (write_all(b->data + b->flushed, c - b->flushed)) {
+		int e = errno;
+		pw_disable("writing the trace %s failed: %s", T.path, strerror(e));
+		close(T.fd);
+		T.fd = -1;
+	}
+	b->flushed = c;
+}
+
+static void recycle(struct pw_buf *b)
+{
+	struct pw_thread *t = b->owner;
+	if (atomic_load(&t->exited) || atomic_load(&T.finished)) {
+		atomic_fetch_sub(&t->outstanding, 1);
+		free(b);
+		return;
+	}
+	struct pw_buf *head = atomic_load_explicit(&t->returned, memory_order_relaxed);
+	do
+		b->next = head;
+	while (!atomic_compare_exchange_weak_explicit(&t->returned, &head, b, memory_order_release,
+	                                              memory_order_relaxed));
+}
+
+/* Write whatever is ready, in each thread's order. */
+static void drain(void)
+{
+	struct pw_buf *list = atomic_exchange_explicit(&T.full, NULL, memory_order_acquire);
+	struct pw_buf *fifo = NULL;
+	while (list) { /* the stack is newest first: reverse it */
+		struct pw_buf *next = list->next;
+		list->next = fifo;
+		fifo = list;
+		list = next;
+	}
+	while (fifo) {
+		struct pw_buf *b = fifo;
+		fifo = b->next;
+		write_span(b);
+		b->owner->writer_gen = b->gen + 1;
+		recycle(b);
+	}
+	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next) {
+		struct pw_buf *b = atomic_load_explicit(&t->cur_pub, memory_order_acquire);
+		if (b && b->gen == t->writer_gen)
+			write_span(b);
+	}
+}
+
+static int mkdir_p(const char *path)
+{
+	char tmp[PATH_MAX];
+	if (snprintf(tmp, sizeof tmp, "%s", path) >= (int)sizeof tmp) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = 0;
+		if (mkdir(tmp, 0700) && errno != EEXIST)
+			return -1;
+		*p = '/';
+	}
+	if (mkdir(tmp, 0700) && errno != EEXIST)
+		return -1;
+	return 0;
+}
+
+/* Creates <host>.<pid>[.<n>].pw.jsonl.partial with a name no earlier file took. */
+static int open_trace_file(void)
+{
+	const char *dir = pw_g.opt.out;
+	if (mkdir_p(dir)) {
+		pw_disable("cannot create the trace directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	T.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (T.dirfd < 0) {
+		pw_disable("cannot open the trace directory '%s': %s", dir, strerror(errno));
+		return -1;
+	}
+	char host[128];
+	if (gethostname(host, sizeof host))
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = 0;
+	for (char *c = host; *c; c++)
+		if (*c == '/')
+			*c = '_';
+	for (int n = 0; n < 1000; n++) {
+		char partial[sizeof T.name + 8];
+		if (n == 0)
+			snprintf(T.name, sizeof T.name, "%s.%d.pw.jsonl", host, (int)getpid());
+		else
+			snprintf(T.name, sizeof T.name, "%s.%d.%d.pw.jsonl", host, (int)getpid(), n);
+		snprintf(partial, sizeof partial, "%s.partial", T.name);
+		if (faccessat(T.dirfd, T.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+			continue;
+		T.fd = openat(T.dirfd, partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (T.fd >= 0) {
+			char abs[PATH_MAX];
+			const char *d = realpath(dir, abs) ? abs : dir;
+			snprintf(T.path, sizeof T.path, "%s/%s", d, T.name);
+			return 0;
+		}
+		if (errno != EEXIST)
+			break;
+	}
+	pw_disable("cannot create a trace file in '%s': %s", dir, strerror(errno));
+	close(T.dirfd);
+	T.dirfd = -1;
+	return -1;
+}
+
+static void write_header(void)
+{
+	char *line = pw_header_json();
+	if (!line) {
+		pw_disable("cannot encode the trace header");
+		return;
+	}
+	if (write_all(line, strlen(line)) || write_all("\n", 1)) {
+		pw_disable("writing the trace %s failed: %s", T.path, strerror(errno));
+		close(T.fd); /* a file without its header is left .partial */
+		T.fd = -1;
+	}
+	free(line);
+}
+
+static void futex_wait_ms(atomic_int *w, int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000};
+	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
+}
+
+static void *writer_main(void *arg)
+{
+	(void)arg;
+#ifdef __GLIBC__
+	pthread_setname_np(pthread_self(), "peerwatch-wr");
+#endif
+	pw_tls_internal = 1;
+	if (T.fd < 0 && open_trace_file() == 0) {
+		write_header();
+		if (pw_g.opt.verbosity >= 1)
+			pw_log("tracing to %s", T.path);
+	}
+	while (!atomic_load(&T.stop_writer)) {
+		drain();
+		futex_wait_ms(&T.wake, PW_FLUSH_MS);
+		atomic_store(&T.wake, 0);
+	}
+	return NULL;
+}
+
+static void quiesce_producers(void)
+{
+	uint64_t deadline = pw_now_ns() + 200000000u;
+	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next)
+		while (atomic_load(&t->busy) && pw_now_ns() < deadline)
+			sched_yield();
+}
+
+static uint64_t events_total(void)
+{
+	uint64_t n = 0;
+	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next)
+		n += atomic_load(&t->events);
+	return n;
+}
+
+void pw_trace_finish(const char *why)
+{
+	if (atomic_exchange(&T.finished, true))
+		return;
+	bool was_enabled = atomic_exchange(&pw_g.enabled, false);
+	T.enabled_at_finish = was_enabled;
+	quiesce_producers();
+	if (atomic_load(&T.writer_started)) {
+		atomic_store(&T.stop_writer, true);
+		wake_writer();
+		pthread_join(T.writer, NULL);
+		atomic_store(&T.writer_started, false);
+	}
+	if (T.fd < 0)
+		goto out;
+	drain();
+	char *footer = pw_footer_json(events_total(), atomic_load(&T.dropped), why);
+	if (footer) {
+		write_all(footer, strlen(footer));
+		write_all("\n", 1);
+		free(footer);
+	}
+	close(T.fd);
+	T.fd = -1;
+	char partial[sizeof T.name + 8];
+	snprintf(partial, sizeof partial, "%s.partial", T.name);
+	if (renameat(T.dirfd, partial, T.dirfd, T.name))
+		pw_log("cannot rename %s.partial: %s", T.path, strerror(errno));
+	close(T.dirfd);
+	T.dirfd = -1;
+	if (was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec"))
+		pw_log("trace written: %s (%llu events%s)", T.path, (unsigned long long)events_total(),
+		       atomic_load(&T.dropped) ? ", some dropped" : "");
+out:;
+}
+
+/* exec failed: the process goes on, so tracing goes on in a new file. */
+void pw_trace_after_failed_exec(void)
+{
+	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next)
+		atomic_store(&t->events, 0);
+	atomic_store(&T.dropped, 0);
+	atomic_store(&T.finished, false);
+	atomic_store(&pw_g.enabled, T.enabled_at_finish);
+}
+
+/*
+ * In a forked child only the forking thread exists: forget every thread
+ * record and buffer of the parent (the parent writes those), and start a file
+ * of our own at the first event.
+ */
+void pw_trace_after_fork_child(void)
+{
+	pthread_mutex_init(&T.start_lock, NULL);
+	if (T.fd >= 0)
+		close(T.fd);
+	if (T.dirfd >= 0)
+		close(T.dirfd);
+	T.fd = T.dirfd = -1;
+	T.path[0] = 0;
+	T.written_bytes = 0;
+	atomic_store(&T.threads, NULL);
+	atomic_store(&T.full, NULL);
+	atomic_store(&T.writer_started, false);
+	atomic_store(&T.stop_writer, false);
+	atomic_store(&T.finished, false);
+	atomic_store(&T.dropped, 0);
+	atomic_store(&T.wake, 0);
+	tls_thread = NULL;
+	pthread_setspecific(T.key, NULL);
+}
+
+void pw_trace_init(void)
+{
+	if (pthread_key_create(&T.key, thread_gone))
+		pw_disable("cannot create a thread key");
+}

@@ -1,0 +1,42 @@
+/*
+ * The trace writer: per-thread buffers on the hot path, one background
+ * thread that drains them into <out>/<host>.<pid>.pw.jsonl.partial, renamed
+ * without .partial when the process ends cleanly.
+ */
+#ifndef PW_TRACE_H
+#define PW_TRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "jsonw.h"
+
+/* Largest single event line; longer events are dropped and counted. */
+#define PW_EVENT_MAX 8192
+
+struct pw_thread;
+
+/*
+ * Start writing one event: returns a JSON writer over the calling thread's
+ * buffer, or false when tracing is off.  Must be followed by
+ * pw_trace_event_end() on the same thread.
+ */
+bool pw_trace_event_begin(struct pw_jw *w);
+/* Publish the event written into w (a trailing newline is added). */
+void pw_trace_event_end(struct pw_jw *w);
+
+/* Process life cycle (init.c calls these). */
+void pw_trace_init(void);            /* from the constructor: no I/O */
+void pw_trace_finish(const char *why); /* flush, footer, rename; idempotent */
+void pw_trace_after_fork_child(void);
+void pw_trace_after_failed_exec(void);
+
+/* Counters that end up in the footer. */
+uint64_t pw_trace_dropped(void);
+const char *pw_trace_path(void); /* final path of this process's trace, "" if none */
+
+/* Filled by the vendor modules for the header: appends ,"cuda":{...} members. */
+struct json_t;
+void pw_cuda_describe(void *json_vendors_object);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/sh
+# Installs what building and testing peerwatch needs, and nothing when all of
+# it is there already (so `make test` and `make demo` can run it every time).
+set -eu
+
+# Debian / Ubuntu package names.
+pkgs="make gcc clang pkg-config libjansson-dev libunwind-dev libelf-dev libdw-dev
+      libcmocka-dev jq clang-format clang-tidy cppcheck"
+
+missing=
+for p in $pkgs; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-deps: missing packages:$missing — and no apt-get here; install them by hand" >&2
+	exit 1
+fi
+if [ "$(id -u)" -ne 0 ]; then
+	if command -v sudo >/dev/null 2>&1; then
+		SUDO=sudo
+	else
+		echo "install-deps: missing packages:$missing — run this script as root" >&2
+		exit 1
+	fi
+else
+	SUDO=
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
