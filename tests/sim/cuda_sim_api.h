@@ -1,0 +1,158 @@
+/*
+ * Every function the simulated driver (libcuda.so.1) exports, with CUDA 13.0
+ * cuda.h's signatures (line numbers beside each; legacy ABIs are the ones that
+ * cuda.h only declares under __CUDA_API_VERSION_INTERNAL, :25600 onwards).
+ * The simulator's sources include this header so the compiler checks each
+ * definition against it; the self-test includes it to call the simulator.
+ *
+ * PWSIM_MAX_VERSION is the newest CUDA version the build exports: 13000 for
+ * the normal build, 11080 for the "legacy driver" build, which must not export
+ * anything introduced after 11.8 (the version in each comment is the one in
+ * cudaTypedefs.h's PFN_ name).
+ */
+#ifndef PWSIM_CUDA_SIM_API_H
+#define PWSIM_CUDA_SIM_API_H
+
+#include "peerwatch/abi/cuda.h"
+
+#ifndef PWSIM_MAX_VERSION
+#define PWSIM_MAX_VERSION 13000
+#endif
+
+#define PWSIM_API __attribute__((visibility("default")))
+
+/* errors :5149, :5170 */
+PWSIM_API CUresult cuGetErrorString(CUresult error, const char **pStr);
+PWSIM_API CUresult cuGetErrorName(CUresult error, const char **pStr);
+
+/* init and devices :5207, :5245, :5288, :5317, :5349, :5436 (_v2), :5498 */
+PWSIM_API CUresult cuInit(unsigned int Flags);
+PWSIM_API CUresult cuDriverGetVersion(int *driverVersion);
+PWSIM_API CUresult cuDeviceGet(CUdevice *device, int ordinal);
+PWSIM_API CUresult cuDeviceGetCount(int *count);
+PWSIM_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
+PWSIM_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
+PWSIM_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+
+/* contexts :5896, :5937 (and legacy :25682), :6359/:6393 (legacy :25677-25678),
+ * :6423, :6446, :6476, :6499, :6621, :6653 */
+PWSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
+PWSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
+PWSIM_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+PWSIM_API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
+PWSIM_API CUresult cuCtxPushCurrent(CUcontext ctx);
+PWSIM_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
+PWSIM_API CUresult cuCtxPopCurrent(CUcontext *pctx);
+PWSIM_API CUresult cuCtxSetCurrent(CUcontext ctx);
+PWSIM_API CUresult cuCtxGetCurrent(CUcontext *pctx);
+PWSIM_API CUresult cuCtxGetDevice(CUdevice *device);
+PWSIM_API CUresult cuCtxSynchronize(void);
+#if PWSIM_MAX_VERSION >= 13000
+PWSIM_API CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx);
+PWSIM_API CUresult cuCtxSynchronize_v2(CUcontext ctx);
+#endif
+
+/* memory :8609 (_v2), :8708 (_v2; legacy 32-bit :25639), :8742 (_v2),
+ * :9673/:9709/:9745 (_v2, _v2_ptds), :11278 (_v2, _v2_ptds), :13319 (FreeAsync),
+ * :14357, :14896 */
+PWSIM_API CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+PWSIM_API CUresult cuMemFree_v2(CUdeviceptr dptr);
+PWSIM_API CUresult cuMemFree(CUdeviceptr_v1 dptr);
+PWSIM_API CUresult cuMemFreeAsync(CUdeviceptr dptr, CUstream hStream);
+PWSIM_API CUresult cuMemFreeAsync_ptsz(CUdeviceptr dptr, CUstream hStream);
+PWSIM_API CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr);
+PWSIM_API CUresult cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyDtoH_v2(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyDtoH_v2_ptds(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyDtoD_v2_ptds(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount);
+PWSIM_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+PWSIM_API CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N);
+PWSIM_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
+PWSIM_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
+					  void **data, CUdeviceptr ptr);
+
+/* streams and events :14949, :15766, :15795, :15825, :15946, :15989, :16071, :16102,
+ * :16131, :16179 (legacy :25679-25681) */
+PWSIM_API CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags);
+PWSIM_API CUresult cuStreamDestroy_v2(CUstream hStream);
+PWSIM_API CUresult cuStreamDestroy(CUstream hStream);
+PWSIM_API CUresult cuStreamSynchronize(CUstream hStream);
+PWSIM_API CUresult cuStreamSynchronize_ptsz(CUstream hStream);
+PWSIM_API CUresult cuStreamQuery(CUstream hStream);
+PWSIM_API CUresult cuStreamQuery_ptsz(CUstream hStream);
+PWSIM_API CUresult cuEventCreate(CUevent *phEvent, unsigned int Flags);
+PWSIM_API CUresult cuEventRecord(CUevent hEvent, CUstream hStream);
+PWSIM_API CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream);
+PWSIM_API CUresult cuEventQuery(CUevent hEvent);
+PWSIM_API CUresult cuEventSynchronize(CUevent hEvent);
+PWSIM_API CUresult cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+#if PWSIM_MAX_VERSION >= 12080
+PWSIM_API CUresult cuEventElapsedTime_v2(float *pMilliseconds, CUevent hStart, CUevent hEnd);
+#endif
+PWSIM_API CUresult cuEventDestroy_v2(CUevent hEvent);
+PWSIM_API CUresult cuEventDestroy(CUevent hEvent);
+
+/* peer access :23842, :23895, :23922, :23966 */
+PWSIM_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev);
+PWSIM_API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
+PWSIM_API CUresult cuCtxDisablePeerAccess(CUcontext peerContext);
+PWSIM_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
+					   CUdevice dstDevice);
+
+/* peer copies :9637, :10530, :10452, :11106 and the per-thread variants :186-189 */
+PWSIM_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+				CUcontext srcContext, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+				     CUcontext srcContext, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+				     CUcontext srcContext, size_t ByteCount, CUstream hStream);
+PWSIM_API CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
+					  CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
+					  CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
+PWSIM_API CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy);
+PWSIM_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
+
+/* IPC :9265, :9308, :9352, :9413 (_v2; unversioned :25808), :9450 */
+PWSIM_API CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event);
+PWSIM_API CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle);
+PWSIM_API CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr);
+PWSIM_API CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags);
+PWSIM_API CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags);
+PWSIM_API CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);
+
+/* managed memory :9096, :14434 (_v2; legacy :25769), :14555 (_v2; legacy :25772),
+ * :14760, :14804, :15736 */
+PWSIM_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
+PWSIM_API CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device);
+PWSIM_API CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+				      CUstream hStream);
+PWSIM_API CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
+					   CUstream hStream);
+#if PWSIM_MAX_VERSION >= 12020
+PWSIM_API CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
+				  CUmemLocation location);
+PWSIM_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+					 unsigned int flags, CUstream hStream);
+PWSIM_API CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
+					      unsigned int flags, CUstream hStream);
+#endif
+PWSIM_API CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute,
+					  CUdeviceptr devPtr, size_t count);
+PWSIM_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes,
+					   size_t numAttributes, CUdeviceptr devPtr, size_t count);
+PWSIM_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
+PWSIM_API CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
+					       unsigned int flags);
+
+/* driver entry points :25830 (4 arguments, 11030), :24347 (_v2, 12000) */
+PWSIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+#if PWSIM_MAX_VERSION >= 12000
+PWSIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
+				       CUdriverProcAddressQueryResult *symbolStatus);
+#endif
+
+#endif

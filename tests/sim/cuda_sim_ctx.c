@@ -1,0 +1,230 @@
+/*
+ * Simulated CUDA driver: contexts.  Each device has one primary context (a
+ * struct this file owns; CUcontext points at it).  Each thread has a context
+ * stack; its top is the thread's current context (cuda.h :6398-6423).
+ * cuCtxCreate is not simulated.
+ */
+#include "sim_internal.h"
+
+/* Deeper nesting than any test needs; a push beyond it is refused. */
+#define PWSIM_CTX_STACK 64
+
+static struct CUctx_st g_ctx[PWSIM_MAX_DEVICES];
+static pthread_once_t g_ctx_once = PTHREAD_ONCE_INIT;
+
+static __thread struct CUctx_st *t_stack[PWSIM_CTX_STACK];
+static __thread int t_depth;
+
+static void ctx_init(void)
+{
+	for (int i = 0; i < PWSIM_MAX_DEVICES; i++) {
+		g_ctx[i].magic = PWSIM_CTX_MAGIC;
+		g_ctx[i].device = i;
+	}
+}
+
+struct CUctx_st *pwsim_primary(CUdevice dev)
+{
+	pthread_once(&g_ctx_once, ctx_init);
+	return pwsim_valid_device(dev) ? &g_ctx[dev] : NULL;
+}
+
+struct CUctx_st *pwsim_ctx_check(CUcontext ctx)
+{
+	uintptr_t p = (uintptr_t)ctx, base = (uintptr_t)g_ctx;
+
+	if (p < base || (p - base) % sizeof(g_ctx[0]))
+		return NULL;
+	return pwsim_primary((CUdevice)((p - base) / sizeof(g_ctx[0])));
+}
+
+struct CUctx_st *pwsim_current(void)
+{
+	return t_depth ? t_stack[t_depth - 1] : NULL;
+}
+
+/* ---- primary contexts ---- */
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	c = pwsim_primary(dev);
+	if (!c)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pwsim_lock();
+	c->retained++;
+	pwsim_unlock();
+	*pctx = c;
+	return CUDA_SUCCESS;
+}
+
+/* The last release resets the context (cuda.h :5903): the peer access it had
+ * enabled, and that others had enabled to it, is gone.  Its allocations are
+ * kept: the simulator does not model the reset freeing them. */
+static void ctx_reset(struct CUctx_st *c)
+{
+	c->peer_on = 0;
+	for (int i = 0; i < PWSIM_MAX_DEVICES; i++)
+		g_ctx[i].peer_on &= ~(1ull << c->device);
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	c = pwsim_primary(dev);
+	if (!c)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pwsim_lock();
+	/* cuda.h :5908: releasing a context never retained -> INVALID_CONTEXT */
+	if (c->retained == 0) {
+		rc = CUDA_ERROR_INVALID_CONTEXT;
+	} else if (--c->retained == 0) {
+		ctx_reset(c);
+	}
+	pwsim_unlock();
+	return rc;
+}
+
+/* The pre-11.0 name has the same ABI (cuda.h :25682). */
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+	return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+/* ---- the thread's context stack ---- */
+
+CUresult cuCtxSetCurrent(CUcontext ctx)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	/* cuda.h :6404: NULL pops the top of the stack (a no-op when empty). */
+	if (!ctx) {
+		if (t_depth)
+			t_depth--;
+		return CUDA_SUCCESS;
+	}
+	c = pwsim_ctx_check(ctx);
+	if (!c)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	/* cuda.h :6402: replaces the top of the stack, or pushes onto an empty one. */
+	t_stack[t_depth ? t_depth - 1 : t_depth++] = c;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxGetCurrent(CUcontext *pctx)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = pwsim_current();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent_v2(CUcontext ctx)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	c = pwsim_ctx_check(ctx);
+	if (!c)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (t_depth == PWSIM_CTX_STACK)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	t_stack[t_depth++] = c;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPushCurrent(CUcontext ctx) /* legacy name, same ABI (cuda.h :25678) */
+{
+	return cuCtxPushCurrent_v2(ctx);
+}
+
+CUresult cuCtxPopCurrent_v2(CUcontext *pctx)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	if (!t_depth)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	t_depth--;
+	if (pctx)
+		*pctx = t_stack[t_depth];
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxPopCurrent(CUcontext *pctx) /* legacy name, same ABI (cuda.h :25677) */
+{
+	return cuCtxPopCurrent_v2(pctx);
+}
+
+/* The context a _v2 query names: ctx itself, or the current one for NULL
+ * (cuda.h :6481, :6634). */
+static CUresult ctx_or_current(CUcontext ctx, struct CUctx_st **out)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	*out = ctx ? pwsim_ctx_check(ctx) : pwsim_current();
+	return *out ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+CUresult cuCtxGetDevice(CUdevice *device)
+{
+	struct CUctx_st *c;
+	CUresult rc = ctx_or_current(NULL, &c);
+
+	if (rc == CUDA_SUCCESS && !device)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	if (rc == CUDA_SUCCESS)
+		*device = c->device;
+	return rc;
+}
+
+/* Streams are synchronous: there is never outstanding work. */
+CUresult cuCtxSynchronize(void)
+{
+	struct CUctx_st *c;
+
+	return ctx_or_current(NULL, &c);
+}
+
+#if PWSIM_MAX_VERSION >= 13000
+CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
+{
+	struct CUctx_st *c;
+	CUresult rc = ctx_or_current(ctx, &c);
+
+	if (rc == CUDA_SUCCESS && !device)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	if (rc == CUDA_SUCCESS)
+		*device = c->device;
+	return rc;
+}
+
+CUresult cuCtxSynchronize_v2(CUcontext ctx)
+{
+	struct CUctx_st *c;
+
+	return ctx_or_current(ctx, &c);
+}
+#endif

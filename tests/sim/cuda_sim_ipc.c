@@ -1,0 +1,247 @@
+/*
+ * Simulated CUDA driver: interprocess memory and event handles.
+ *
+ * A memory handle (CUipcMemHandle, 64 bytes, host byte order) is:
+ *
+ *   offset  size  field
+ *        0     4  magic "PWSM"
+ *        4     4  exporter's pid
+ *        8     8  allocation size in bytes (as passed to cuMemAlloc)
+ *       16     8  exporter's buffer id (its CU_POINTER_ATTRIBUTE_BUFFER_ID)
+ *       24     4  device ordinal of the allocation
+ *       28    36  shared-memory object name, "/pwsim.<uid>.<pid>.<buffer id>",
+ *                 NUL-terminated, zero-padded
+ *
+ * It always names the whole allocation, and is built from zeroed bytes, so two
+ * calls on one allocation give byte-identical handles (facts §2 lines 78-79).
+ * The importer shm_open()s the name and maps it MAP_SHARED: writes on either
+ * side are seen by the other.
+ *
+ * An event handle (CUipcEventHandle) is: magic "PWSE", exporter's pid (4),
+ * event id (8), event flags (4), zeros.  Streams are synchronous, so an
+ * imported event is a new local event that is always complete.
+ *
+ * Choices where facts §2 has no measurement:
+ * - a handle that is not ours (bad magic, unterminated name, size 0, bad
+ *   device) -> CUDA_ERROR_INVALID_HANDLE;
+ * - a handle whose object no longer exists (the exporter freed it or exited)
+ *   -> CUDA_ERROR_INVALID_HANDLE (the HIP document calls use after the
+ *   exporter's free undefined; a mapping opened before the free stays valid);
+ * - opening on a device that is not peer-capable with the exporter's works:
+ *   peer access is not checked;
+ * - an event handle opened in its exporting process -> INVALID_CONTEXT, as
+ *   for memory; one whose exporter has exited -> INVALID_HANDLE.
+ */
+#include "sim_internal.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+struct ipc_mem {
+	char magic[4];
+	uint32_t pid;
+	uint64_t size;
+	uint64_t buffer_id;
+	int32_t device;
+	char name[PWSIM_SHM_NAME_MAX];
+};
+_Static_assert(sizeof(struct ipc_mem) == CU_IPC_HANDLE_SIZE, "IPC memory handle layout");
+_Static_assert(offsetof(struct ipc_mem, name) == 28, "IPC memory handle layout");
+
+struct ipc_event {
+	char magic[4];
+	uint32_t pid;
+	uint64_t event_id;
+	uint32_t flags;
+};
+_Static_assert(sizeof(struct ipc_event) <= CU_IPC_HANDLE_SIZE, "IPC event handle layout");
+
+static const char MEM_MAGIC[4] = {'P', 'W', 'S', 'M'};
+static const char EVENT_MAGIC[4] = {'P', 'W', 'S', 'E'};
+
+/* ---- memory ---- */
+
+static void mem_handle(const struct pwsim_alloc *a, CUipcMemHandle *h)
+{
+	struct ipc_mem m;
+
+	memset(&m, 0, sizeof(m));
+	memcpy(m.magic, MEM_MAGIC, sizeof(m.magic));
+	m.pid = (uint32_t)a->shm_pid;
+	m.size = a->size;
+	m.buffer_id = a->shm_id;
+	m.device = a->device;
+	memcpy(m.name, a->shm_name, sizeof(m.name));
+	memcpy(h->reserved, &m, sizeof(m));
+}
+
+CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
+{
+	CUresult rc = pwsim_ready();
+	struct pwsim_alloc *a;
+
+	if (rc)
+		return rc;
+	if (!pHandle)
+		return CUDA_ERROR_INVALID_VALUE;
+	pwsim_lock();
+	a = pwsim_find_live((uintptr_t)dptr);
+	/* facts §2 line 80: managed memory, a host pointer, a freed allocation
+	 * -> INVALID_VALUE.  An interior pointer is accepted (line 78). */
+	if (a && a->kind == PWSIM_KIND_DEVICE)
+		mem_handle(a, pHandle);
+	else
+		rc = CUDA_ERROR_INVALID_VALUE;
+	pwsim_unlock();
+	return rc;
+}
+
+static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
+{
+	memcpy(m, h->reserved, sizeof(*m));
+	if (memcmp(m->magic, MEM_MAGIC, sizeof(m->magic)) || !memchr(m->name, 0, sizeof(m->name)))
+		return -1;
+	if (m->name[0] != '/' || m->size == 0 || !pwsim_valid_device(m->device))
+		return -1;
+	return 0;
+}
+
+/* The same handle opened again in this process gives the same pointer and
+ * one more reference (facts §2 line 84; cuda.h :9369-9371). */
+static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr)
+{
+	struct pwsim_alloc *a;
+	CUresult rc = CUDA_SUCCESS;
+
+	pwsim_lock();
+	a = pwsim_find_import((pid_t)m->pid, m->buffer_id);
+	if (!a) {
+		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, pwsim_current(), &a);
+		if (rc == CUDA_SUCCESS) {
+			a->shm_pid = (pid_t)m->pid;
+			a->shm_id = m->buffer_id;
+		}
+	}
+	if (rc == CUDA_SUCCESS) {
+		a->ipc_refs++;
+		*pdptr = (CUdeviceptr)a->base;
+	}
+	pwsim_unlock();
+	return rc;
+}
+
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	CUresult rc = pwsim_ready();
+	struct ipc_mem m;
+
+	if (rc)
+		return rc;
+	if (!pdptr)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!pwsim_current())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (mem_parse(&handle, &m))
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* facts §2 line 81: in the exporting process -> 201 */
+	if (m.pid == (uint32_t)getpid())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	/* line 82: without CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS -> INVALID_VALUE;
+	 * line 83: other, undefined bits (7) are silently accepted */
+	if (!(Flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
+		return CUDA_ERROR_INVALID_VALUE;
+	return mem_open(&m, pdptr);
+}
+
+/* Same signature and behaviour (cuda.h :25808). */
+CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned int Flags)
+{
+	return cuIpcOpenMemHandle_v2(pdptr, handle, Flags);
+}
+
+/* Only a pointer cuIpcOpenMemHandle returned (still open) can be closed
+ * (facts §2 line 85); the last close unmaps it (cuda.h :9418-9419). */
+CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
+{
+	CUresult rc = pwsim_ready();
+	struct pwsim_alloc *a;
+
+	if (rc)
+		return rc;
+	pwsim_lock();
+	a = pwsim_find_live((uintptr_t)dptr);
+	if (!a || a->kind != PWSIM_KIND_IPC || a->base != (uintptr_t)dptr)
+		rc = CUDA_ERROR_INVALID_VALUE;
+	else if (--a->ipc_refs == 0)
+		pwsim_alloc_retire(a);
+	pwsim_unlock();
+	return rc;
+}
+
+/* ---- events ---- */
+
+CUresult cuIpcGetEventHandle(CUipcEventHandle *pHandle, CUevent event)
+{
+	const unsigned need = CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING;
+	CUresult rc = pwsim_ready();
+	struct CUevent_st *e;
+	struct ipc_event m;
+
+	if (rc)
+		return rc;
+	if (!pHandle)
+		return CUDA_ERROR_INVALID_VALUE;
+	memset(&m, 0, sizeof(m));
+	pwsim_lock();
+	e = pwsim_event_check(event);
+	if (!e) {
+		rc = CUDA_ERROR_INVALID_HANDLE;
+	} else if ((e->flags & need) != need) {
+		rc = CUDA_ERROR_INVALID_VALUE; /* cuda.h :9243-9244 */
+	} else {
+		memcpy(m.magic, EVENT_MAGIC, sizeof(m.magic));
+		m.pid = (uint32_t)getpid();
+		m.event_id = e->id;
+		m.flags = e->flags;
+	}
+	pwsim_unlock();
+	if (rc == CUDA_SUCCESS) {
+		memset(pHandle->reserved, 0, sizeof(pHandle->reserved));
+		memcpy(pHandle->reserved, &m, sizeof(m));
+	}
+	return rc;
+}
+
+static int process_exists(pid_t pid)
+{
+	return kill(pid, 0) == 0 || errno == EPERM;
+}
+
+CUresult cuIpcOpenEventHandle(CUevent *phEvent, CUipcEventHandle handle)
+{
+	CUresult rc = pwsim_ready();
+	struct ipc_event m;
+	struct CUevent_st *e;
+
+	if (rc)
+		return rc;
+	if (!phEvent)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!pwsim_current())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	memcpy(&m, handle.reserved, sizeof(m));
+	if (memcmp(m.magic, EVENT_MAGIC, sizeof(m.magic)) || !process_exists((pid_t)m.pid))
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (m.pid == (uint32_t)getpid())
+		return CUDA_ERROR_INVALID_CONTEXT;
+	pwsim_lock();
+	/* cuda.h :9271-9272: a locally created event with CU_EVENT_DISABLE_TIMING */
+	e = pwsim_event_new(CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, pwsim_current());
+	pwsim_unlock();
+	if (!e)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	*phEvent = e;
+	return CUDA_SUCCESS;
+}

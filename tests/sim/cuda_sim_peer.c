@@ -1,0 +1,132 @@
+/*
+ * Simulated CUDA driver: peer access between contexts (the driver API's
+ * section 3.21, /work/shared/seeds/001_b60bbb3e6fc54d2a.txt) and P2P
+ * attributes.  Which device pairs are peer-capable comes from PWSIM_PEERS.
+ * Enabled access is kept per context as a bit set of the peer devices.
+ */
+#include "sim_internal.h"
+
+CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDev)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	/* facts §2 lines 52-55: NULL out -> 1; device 9 -> 101; (0,0) -> success, 0 */
+	if (!canAccessPeer)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!pwsim_valid_device(dev) || !pwsim_valid_device(peerDev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	*canAccessPeer = dev != peerDev && pwsim_can_access(dev, peerDev);
+	return CUDA_SUCCESS;
+}
+
+/* Devices d has a peer relation with, in either direction. */
+static uint64_t peers_of(int d)
+{
+	uint64_t set = pwsim_primary(d)->peer_on;
+
+	for (int e = 0; e < pwsim_cfg()->ndev; e++)
+		if ((pwsim_primary(e)->peer_on >> d) & 1)
+			set |= 1ull << e;
+	return set;
+}
+
+/* CUDA_ERROR_TOO_MANY_PEERS "for one or more of the devices passed"
+ * (cuda.h :23868, :2906): a new relation would give either device a ninth
+ * peer.  A relation that already exists the other way costs nothing. */
+static int too_many_peers(int a, int b)
+{
+	uint64_t pa = peers_of(a), pb = peers_of(b);
+
+	if (!((pa >> b) & 1) && __builtin_popcountll(pa) >= PWSIM_MAX_PEERS)
+		return 1;
+	return !((pb >> a) & 1) && __builtin_popcountll(pb) >= PWSIM_MAX_PEERS;
+}
+
+/* The two contexts of an enable/disable call: the current one and the peer.
+ * No current context, or an invalid peer -> INVALID_CONTEXT (seed 001). */
+static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct CUctx_st **peer)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	*cur = pwsim_current();
+	*peer = pwsim_ctx_check(peerContext);
+	return *cur && *peer ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+/* The order of the checks follows seed 001's list.  The runtime's
+ * cudaDeviceEnablePeerAccess(self) gives 217 (facts §2 line 56); in the driver API the
+ * peer context is then the current one, which seed 001 makes INVALID_CONTEXT. */
+CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
+{
+	struct CUctx_st *cur, *peer;
+	CUresult rc = peer_pair(peerContext, &cur, &peer);
+
+	if (rc)
+		return rc;
+	if (peer == cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	if (Flags != 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!pwsim_can_access(cur->device, peer->device))
+		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
+	pwsim_lock();
+	if ((cur->peer_on >> peer->device) & 1)
+		rc = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
+	else if (too_many_peers(cur->device, peer->device))
+		rc = CUDA_ERROR_TOO_MANY_PEERS;
+	else
+		cur->peer_on |= 1ull << peer->device;
+	pwsim_unlock();
+	return rc;
+}
+
+CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
+{
+	struct CUctx_st *cur, *peer;
+	CUresult rc = peer_pair(peerContext, &cur, &peer);
+
+	if (rc)
+		return rc;
+	pwsim_lock();
+	if ((cur->peer_on >> peer->device) & 1)
+		cur->peer_on &= ~(1ull << peer->device);
+	else
+		rc = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
+	pwsim_unlock();
+	return rc;
+}
+
+/* Peer-capable pairs are NVLink-like: rank 0 (the best), full atomics and
+ * array access; other pairs answer 0 for every attribute. */
+static int p2p_value(CUdevice_P2PAttribute attrib, int can, int *value)
+{
+	switch (attrib) {
+	case CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK: *value = 0; return 0;
+	case CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED:
+	case CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED:
+	case CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED: *value = can; return 0;
+	case CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED: *value = 0; return 0;
+	default: return -1;
+	}
+}
+
+CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
+				 CUdevice dstDevice)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	if (!value)
+		return CUDA_ERROR_INVALID_VALUE;
+	/* The real driver refuses src == dst with INVALID_DEVICE as well. */
+	if (!pwsim_valid_device(srcDevice) || !pwsim_valid_device(dstDevice) || srcDevice == dstDevice)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (p2p_value(attrib, pwsim_can_access(srcDevice, dstDevice), value))
+		return CUDA_ERROR_INVALID_VALUE;
+	return CUDA_SUCCESS;
+}

@@ -1,0 +1,147 @@
+/*
+ * Internal state of the simulated CUDA driver, shared by its source files.
+ * Nothing here is exported: the library is built with -fvisibility=hidden and
+ * only the PWSIM_API functions of cuda_sim_api.h are visible.
+ *
+ * The simulator is a test double for peerwatch's CI, which has no GPU: it
+ * follows the vendor documents (cuda.h) and the behaviour measured on a real
+ * driver (/work/shared/facts/cuda-on-h200.md, "facts" below); it defines no
+ * contract of its own.  One mutex guards everything; streams and events are
+ * synchronous (work happens when it is enqueued).
+ */
+#ifndef PWSIM_SIM_INTERNAL_H
+#define PWSIM_SIM_INTERNAL_H
+
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <time.h>
+
+#include "cuda_sim_api.h"
+
+#define PWSIM_MAX_DEVICES 64
+/* How many peers one device may have before cuCtxEnablePeerAccess answers
+ * CUDA_ERROR_TOO_MANY_PEERS (cuda.h :23868): the documented hardware limit of
+ * eight peers per device. */
+#define PWSIM_MAX_PEERS 8
+#define PWSIM_SHM_NAME_MAX 36 /* bytes, NUL included: the field in the IPC handle */
+
+/* ---- configuration (cuda_sim.c) ---- */
+struct pwsim_config {
+	int ndev;                          /* PWSIM_DEVICES */
+	uint64_t peer[PWSIM_MAX_DEVICES];  /* bit j of peer[i]: i can access j (PWSIM_PEERS) */
+	int driver_version;                /* PWSIM_DRIVER_VERSION */
+};
+const struct pwsim_config *pwsim_cfg(void);
+/* CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED. */
+CUresult pwsim_ready(void);
+int pwsim_valid_device(CUdevice dev);
+int pwsim_can_access(CUdevice dev, CUdevice peer);
+
+void pwsim_lock(void);
+void pwsim_unlock(void);
+
+/* ---- contexts (cuda_sim_ctx.c) ---- */
+#define PWSIM_CTX_MAGIC 0x43545853u /* "SXTC" */
+struct CUctx_st {
+	uint32_t magic;
+	int device;
+	int retained;       /* cuDevicePrimaryCtxRetain count */
+	uint64_t peer_on;   /* bit j: this context has enabled access to device j's context */
+};
+/* The primary context of a valid device ordinal. */
+struct CUctx_st *pwsim_primary(CUdevice dev);
+/* ctx if it is one of our primary contexts, else NULL. */
+struct CUctx_st *pwsim_ctx_check(CUcontext ctx);
+/* The calling thread's current context, or NULL. */
+struct CUctx_st *pwsim_current(void);
+
+/* ---- allocations (cuda_sim_table.c) ---- */
+enum pwsim_kind {
+	PWSIM_KIND_DEVICE = 1, /* cuMemAlloc: a shared-memory object, exportable by IPC */
+	PWSIM_KIND_MANAGED,    /* cuMemAllocManaged */
+	PWSIM_KIND_IPC,        /* a mapping opened by cuIpcOpenMemHandle */
+};
+
+/* Managed-memory advice of a run of pages with the same state (cuda_sim_managed.c). */
+struct pwsim_seg {
+	size_t first, end;          /* page indices [first, end) from the allocation's base */
+	int read_mostly;
+	CUmemLocation preferred;    /* type INVALID: none */
+	CUmemLocation prefetched;   /* last prefetch location; type INVALID: never */
+	uint64_t accessed_by;       /* devices with SET_ACCESSED_BY */
+	int accessed_by_host;       /* SET_ACCESSED_BY with a host location */
+};
+
+struct pwsim_alloc {
+	uintptr_t base;
+	size_t size;                /* bytes the caller asked for: the range checks use it */
+	size_t map_size;            /* size rounded up to pages: what is mapped */
+	int device;
+	enum pwsim_kind kind;
+	struct CUctx_st *ctx;
+	unsigned long long buffer_id; /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
+	char shm_name[PWSIM_SHM_NAME_MAX]; /* "" unless KIND_DEVICE */
+	int freed;                  /* freed: the range stays reserved (PROT_NONE) */
+	/* The shared-memory object behind KIND_DEVICE and KIND_IPC: the process
+	 * that created it and its buffer id there (our own for KIND_DEVICE). */
+	pid_t shm_pid;
+	unsigned long long shm_id;
+	int ipc_refs;               /* KIND_IPC: cuIpcOpenMemHandle count */
+	/* KIND_MANAGED */
+	unsigned attach_flags;
+	struct pwsim_seg *segs;
+	size_t nsegs;
+	struct pwsim_alloc *next_freed; /* FIFO of retired entries */
+};
+
+/* Allocation containing p, freed or not (caller holds the lock). */
+struct pwsim_alloc *pwsim_find(uintptr_t p);
+/* Live (not freed) allocation containing p, or NULL. */
+struct pwsim_alloc *pwsim_find_live(uintptr_t p);
+/* Live allocation holding the whole of [p, p+n), n > 0; else NULL. */
+struct pwsim_alloc *pwsim_find_range(uintptr_t p, size_t n);
+/* New allocation of the kind, mapped and entered in the table. */
+CUresult pwsim_alloc_new(enum pwsim_kind kind, size_t size, struct CUctx_st *ctx,
+			 struct pwsim_alloc **out);
+/* Map an exporter's shared-memory object (IPC import) and enter it. */
+CUresult pwsim_alloc_import(const char *shm_name, size_t size, int device, struct CUctx_st *ctx,
+			    struct pwsim_alloc **out);
+/* Unmap and mark freed; the address range stays reserved for a while. */
+void pwsim_alloc_retire(struct pwsim_alloc *a);
+/* Every live import, for cuIpcOpenMemHandle's reference counting. */
+struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long buffer_id);
+
+/* ---- streams (cuda_sim_stream.c) ---- */
+/* CUDA_SUCCESS if s is the NULL stream, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD
+ * or a live stream; CUDA_ERROR_INVALID_HANDLE otherwise.  Takes the lock. */
+CUresult pwsim_stream_check(CUstream s);
+/* 1 if s names one of the default streams (NULL, legacy, per-thread). */
+int pwsim_stream_is_default(CUstream s);
+
+/* ---- events (cuda_sim_stream.c) ---- */
+#define PWSIM_EVENT_MAGIC 0x54564553u /* "SEVT" */
+struct CUevent_st {
+	uint32_t magic;
+	unsigned flags;
+	struct CUctx_st *ctx;
+	int recorded;
+	struct timespec when;
+	unsigned long long id;      /* IPC event handles name it */
+	struct CUevent_st *next;
+};
+struct CUevent_st *pwsim_event_new(unsigned flags, struct CUctx_st *ctx); /* caller holds the lock */
+struct CUevent_st *pwsim_event_check(CUevent e);    /* caller holds the lock */
+
+/* ---- checked arithmetic ---- */
+static inline int pwsim_add_overflows(uintptr_t a, size_t b, uintptr_t *sum)
+{
+	return __builtin_add_overflow(a, b, sum);
+}
+
+#endif
