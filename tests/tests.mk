@@ -1,0 +1,52 @@
+# Tests: cmocka unit tests (no runtime needed) and integration programs run
+# under the launcher against the simulated driver.
+
+TBIN := $(BUILD)/tests
+SIMDIR := $(BUILD)/sim
+
+INTEG := $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
+# Everything of the library but its constructor and the dlsym stub.
+UNIT_LIBOBJ := $(filter-out %/init.o %/dlsym_entry.o,$(PRELOAD_OBJ))
+
+TEST_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Ipreload -D_GNU_SOURCE
+
+$(TBIN)/calls: tests/integration/calls.c tests/integration/drv.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/calls-linked: tests/integration/calls.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -DCALLS_LINKED $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
+$(TBIN)/threads: tests/integration/threads.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
+$(TBIN)/forkexec: tests/integration/forkexec.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/own_jansson: tests/integration/own_jansson.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -ljansson
+
+$(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
+
+.PHONY: test-build unit-test integration-test
+test-build: all $(INTEG) $(UNIT)
+
+unit-test: test-build
+	@fail=0; for t in $(UNIT); do PWSIM_LIB=$(SIMDIR)/libcuda.so.1 $$t || fail=1; done; exit $$fail
+
+integration-test: test-build
+	@tests/integration/run.sh $(BUILD)
+
+test: deps
+	@$(MAKE) --no-print-directory test-build
+	@$(MAKE) --no-print-directory sim-selftest unit-test integration-test
+
+# Under SAN=1 the preloaded library carries ASan, whose runtime must come
+# first in LD_PRELOAD: the integration script puts it there.
+ifeq ($(SAN),1)
+export PW_ASAN_RUNTIME := $(shell $(CC) -print-file-name=libasan.so)
+endif

@@ -1,0 +1,89 @@
+/* The hot-path JSON writer: numbers, escapes, hex, overflow. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "jsonw.h"
+
+static char buf[512];
+
+static const char *finish(struct pw_jw *w)
+{
+	assert_false(w->overflow);
+	*w->p = 0;
+	return buf;
+}
+
+static void numbers(void **state)
+{
+	(void)state;
+	struct pw_jw w;
+	pw_jw_init(&w, buf, sizeof buf - 1);
+	pw_jw_obj_open(&w);
+	pw_jw_kv_u64(&w, "a", 0);
+	pw_jw_kv_u64(&w, "b", UINT64_MAX);
+	pw_jw_kv_i64(&w, "c", INT64_MIN);
+	pw_jw_kv_i64(&w, "d", -1);
+	pw_jw_kv_hex(&w, "e", 0);
+	pw_jw_kv_hex(&w, "f", 0x7f00deadbeefULL);
+	pw_jw_obj_close(&w);
+	assert_string_equal(finish(&w), "{\"a\":0,\"b\":18446744073709551615,\"c\":-9223372036854775808,"
+	                                "\"d\":-1,\"e\":\"0x0\",\"f\":\"0x7f00deadbeef\"}");
+}
+
+static void strings_are_escaped(void **state)
+{
+	(void)state;
+	struct pw_jw w;
+	pw_jw_init(&w, buf, sizeof buf - 1);
+	pw_jw_obj_open(&w);
+	pw_jw_kv_str(&w, "s", "q\"b\\n\n\x01t");
+	pw_jw_obj_close(&w);
+	json_error_t e;
+	json_t *j = json_loads(finish(&w), 0, &e);
+	assert_non_null(j);
+	assert_string_equal(json_string_value(json_object_get(j, "s")), "q\"b\\n\n\x01t");
+	json_decref(j);
+}
+
+static void bytes_are_hex(void **state)
+{
+	(void)state;
+	struct pw_jw w;
+	unsigned char b[64];
+	for (int i = 0; i < 64; i++)
+		b[i] = (unsigned char)(i * 5);
+	pw_jw_init(&w, buf, sizeof buf - 1);
+	pw_jw_bytes(&w, b, sizeof b);
+	const char *s = finish(&w);
+	assert_int_equal(strlen(s), 130);
+	assert_memory_equal(s, "\"00050a0f14", 11);
+}
+
+static void overflow_is_detected_not_written_past(void **state)
+{
+	(void)state;
+	char small[16];
+	memset(small, 'X', sizeof small);
+	struct pw_jw w;
+	pw_jw_init(&w, small, 8);
+	pw_jw_kv_str(&w, "key", "a long value");
+	assert_true(w.overflow);
+	assert_int_equal(small[8], 'X');
+	assert_int_equal(small[15], 'X');
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(numbers),
+	    cmocka_unit_test(strings_are_escaped),
+	    cmocka_unit_test(bytes_are_hex),
+	    cmocka_unit_test(overflow_is_detected_not_written_past),
+	};
+	return cmocka_run_group_tests_name("jsonw", tests, NULL, NULL);
+}

@@ -1,0 +1,130 @@
+/* PEERWATCH_OPTIONS parsing: values, defaults, and the messages for mistakes. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "pw.h"
+
+static void defaults(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	pw_options_defaults(&o);
+	assert_string_equal(o.out, "pw-trace");
+	assert_int_equal(o.mode, PW_MODE_WARN);
+	assert_int_equal(o.verbosity, 1);
+	assert_int_equal(o.buffer_bytes, 256 * 1024);
+	assert_int_equal(o.help, 0);
+}
+
+static void parses_every_key(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, "out=/tmp/x:mode=enforce:verbosity=0:buffer_kb=64:help=1", err,
+	                                  sizeof err),
+	                 0);
+	assert_string_equal(o.out, "/tmp/x");
+	assert_int_equal(o.mode, PW_MODE_ENFORCE);
+	assert_int_equal(o.verbosity, 0);
+	assert_int_equal(o.buffer_bytes, 64 * 1024);
+	assert_int_equal(o.help, 1);
+	assert_string_equal(err, "");
+}
+
+static void empty_and_stray_colons(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, NULL, err, sizeof err), 0);
+	assert_int_equal(pw_options_parse(&o, "", err, sizeof err), 0);
+	assert_int_equal(pw_options_parse(&o, "::mode=observe:", err, sizeof err), 0);
+	assert_int_equal(o.mode, PW_MODE_OBSERVE);
+}
+
+static void later_keys_win(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, "mode=observe:mode=enforce", err, sizeof err), 0);
+	assert_int_equal(o.mode, PW_MODE_ENFORCE);
+}
+
+static void unknown_key_is_named(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, "colour=red", err, sizeof err), -1);
+	assert_non_null(strstr(err, "unknown option 'colour'"));
+	assert_non_null(strstr(err, "known: out, mode, verbosity, buffer_kb, help"));
+}
+
+static void bad_values_name_the_allowed_ones(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	const char *cases[][2] = {
+	    {"mode=loud", "bad value 'loud' for mode (allowed: observe|warn|enforce)"},
+	    {"verbosity=3", "bad value '3' for verbosity (allowed: 0|1|2)"},
+	    {"verbosity=-1", "bad value '-1' for verbosity"},
+	    {"buffer_kb=8", "bad value '8' for buffer_kb (allowed: 16..65536)"},
+	    {"buffer_kb=12x", "bad value '12x' for buffer_kb"},
+	    {"out=", "bad value '' for out"},
+	    {"help=yes", "bad value 'yes' for help"},
+	    {"mode", "'mode' is not key=value"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		pw_options_defaults(&o);
+		assert_int_equal(pw_options_parse(&o, cases[i][0], err, sizeof err), -1);
+		if (!strstr(err, cases[i][1]))
+			fail_msg("%s: got '%s'", cases[i][0], err);
+	}
+}
+
+static void enforce_is_known_despite_a_bad_key(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300];
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, "colour=1:mode=enforce", err, sizeof err), -1);
+	assert_int_equal(o.mode, PW_MODE_ENFORCE);
+	assert_non_null(strstr(err, "colour"));
+}
+
+static void overlong_value(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[300], text[2000] = "out=";
+	memset(text + 4, 'a', 1500);
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, text, err, sizeof err), -1);
+	assert_string_equal(o.out, "pw-trace");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(defaults),
+	    cmocka_unit_test(parses_every_key),
+	    cmocka_unit_test(empty_and_stray_colons),
+	    cmocka_unit_test(later_keys_win),
+	    cmocka_unit_test(unknown_key_is_named),
+	    cmocka_unit_test(bad_values_name_the_allowed_ones),
+	    cmocka_unit_test(enforce_is_known_despite_a_bad_key),
+	    cmocka_unit_test(overlong_value),
+	};
+	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
+}
