@@ -16,11 +16,18 @@
 #include "intercept.h"
 #include "pw.h"
 
+/*
+ * A sanitizer runtime preloaded before us calls dlsym while it initializes,
+ * before its shadow memory exists: the path from the stub to glibc's dlsym
+ * must not be instrumented.
+ */
+#define PW_NO_SANITIZE __attribute__((no_sanitize("address", "undefined")))
+
 typedef void *(*dlsym_fn)(void *, const char *);
 static _Atomic(dlsym_fn) real_dlsym;
 
 /* glibc 2.34 gave dlsym a new version; older programs bind the old one. */
-static dlsym_fn find_real_dlsym(void)
+PW_NO_SANITIZE static dlsym_fn find_real_dlsym(void)
 {
 	static const char *const versions[] = {"GLIBC_2.34", "GLIBC_2.2.5", "GLIBC_2.17", "GLIBC_2.0"};
 	for (size_t i = 0; i < sizeof versions / sizeof *versions; i++) {
@@ -31,7 +38,7 @@ static dlsym_fn find_real_dlsym(void)
 	return NULL;
 }
 
-void *pw_real_dlsym_fn(void)
+PW_NO_SANITIZE void *pw_real_dlsym_fn(void)
 {
 	dlsym_fn f = atomic_load_explicit(&real_dlsym, memory_order_acquire);
 	if (PW_UNLIKELY(!f)) {
@@ -41,13 +48,13 @@ void *pw_real_dlsym_fn(void)
 	return (void *)f;
 }
 
-void *pw_real_dlsym(void *handle, const char *name)
+PW_NO_SANITIZE void *pw_real_dlsym(void *handle, const char *name)
 {
 	dlsym_fn f = (dlsym_fn)pw_real_dlsym_fn();
 	return f ? f(handle, name) : NULL;
 }
 
-void *pw_dlsym_impl(void *handle, const char *name)
+PW_NO_SANITIZE void *pw_dlsym_impl(void *handle, const char *name)
 {
 	void *r = pw_real_dlsym(handle, name);
 	if (pw_tls_internal || !name || name[0] != 'c' || name[1] != 'u' || !isupper((unsigned char)name[2]))
