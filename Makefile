@@ -73,3 +73,21 @@ install: all
 demo: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/demo.sh $(BUILD)
+
+# docs/hooks.md is generated from preload/cuda_table.h; make test checks it is current.
+docs:
+	scripts/gen-hooks-doc.sh > docs/hooks.md
+
+# Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
+# needs the CUDA SDK's headers and is left to nvcc's own warnings.
+LINT_SRC := $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -v -e '^scripts/hooks-doc.c$$' -e '^tests/gpu/')
+LINT_TIDY := $(filter %.c,$(LINT_SRC))
+LINT_FLAGS := -std=gnu11 -Iinclude -Ipreload -Itests/sim -Itests/integration -D_GNU_SOURCE -DPW_VERSION='"lint"'
+lint:
+	@echo "clang-format"; clang-format --dry-run --Werror $(LINT_SRC)
+	@echo "cppcheck"; cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
+		-Iinclude -Ipreload -Itests/sim -D__x86_64__ -D_GNU_SOURCE --suppress=missingIncludeSystem \
+		--error-exitcode=1 $(LINT_SRC)
+	@echo "clang-tidy"; out=$$(clang-tidy --quiet $(LINT_TIDY) -- $(LINT_FLAGS) 2>&1); rc=$$?; \
+		printf '%s\n' "$$out" | grep -v -e 'warnings\? generated' -e '^Suppressed' -e '^Use -header-filter' \
+		-e '^$$' || true; exit $$rc

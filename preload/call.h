@@ -8,8 +8,7 @@
 /* False when the call must go straight through: tracing off, or our own call. */
 static inline bool pw_call_begin(struct pw_call *c, const struct pw_fn_desc *fn)
 {
-	if (PW_UNLIKELY(pw_tls_internal) ||
-	    !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
+	if (PW_UNLIKELY(pw_tls_internal) || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return false;
 	c->fn = fn;
 	c->seq = pw_seq_next();

@@ -212,9 +212,8 @@ struct flag_name {
 	unsigned bit;
 	const char *name;
 };
-static const struct flag_name ipc_flags[] = {{CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS,
-                                              "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"},
-                                             {0, NULL}};
+static const struct flag_name ipc_flags[] = {
+    {CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"}, {0, NULL}};
 static const struct flag_name attach_flags[] = {{CU_MEM_ATTACH_GLOBAL, "CU_MEM_ATTACH_GLOBAL"},
                                                 {CU_MEM_ATTACH_HOST, "CU_MEM_ATTACH_HOST"},
                                                 {CU_MEM_ATTACH_SINGLE, "CU_MEM_ATTACH_SINGLE"},
@@ -280,7 +279,8 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 
 static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
 {
-	c->dev[0] = p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
+	c->dev[0] =
+	    p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
 	c->dev[PW_MAX_ARGS - 1] =
 	    p && p->dstMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->dstDevice) : PW_NO_DEV;
 }
@@ -330,8 +330,8 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	pw_jw_kv_u64(w, "width", p->WidthInBytes);
 	pw_jw_kv_u64(w, "height", p->Height);
 	pw_jw_kv_u64(w, "depth", p->Depth);
-	pw_jw_kv_u64(w, "bytes", (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) *
-	                             (p->Depth ? p->Depth : 1));
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1));
 }
 
 static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)

@@ -11,35 +11,104 @@
 
 /* Argument capture: each kind stores its value (or, for structs passed by
  * value, the address of the wrapper's parameter) in a uint64_t. */
-static inline uint64_t pw_cap_PTR(const CUdeviceptr *p) { return *p; }
-static inline uint64_t pw_cap_PTR32(const CUdeviceptr_v1 *p) { return *p; }
-static inline uint64_t pw_cap_CTX(const CUcontext *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_DEV(const CUdevice *p) { return (uint64_t)(int64_t)*p; }
-static inline uint64_t pw_cap_SIZE(const size_t *p) { return *p; }
-static inline uint64_t pw_cap_STREAM(const CUstream *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_EVENT(const CUevent *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_UINT(const unsigned int *p) { return *p; }
-static inline uint64_t pw_cap_IPCFLAGS(const unsigned int *p) { return *p; }
-static inline uint64_t pw_cap_ATTACHFLAGS(const unsigned int *p) { return *p; }
-static inline uint64_t pw_cap_ADVICE(const CUmem_advise *p) { return (uint64_t)(int64_t)*p; }
-static inline uint64_t pw_cap_RATTR(const CUmem_range_attribute *p) { return (uint64_t)(int64_t)*p; }
-static inline uint64_t pw_cap_P2PATTR(const CUdevice_P2PAttribute *p) { return (uint64_t)(int64_t)*p; }
+static inline uint64_t pw_cap_PTR(const CUdeviceptr *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_PTR32(const CUdeviceptr_v1 *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_CTX(const CUcontext *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_DEV(const CUdevice *p)
+{
+	return (uint64_t)(int64_t)*p;
+}
+static inline uint64_t pw_cap_SIZE(const size_t *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_STREAM(const CUstream *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_EVENT(const CUevent *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_UINT(const unsigned int *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_IPCFLAGS(const unsigned int *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_ATTACHFLAGS(const unsigned int *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_ADVICE(const CUmem_advise *p)
+{
+	return (uint64_t)(int64_t)*p;
+}
+static inline uint64_t pw_cap_RATTR(const CUmem_range_attribute *p)
+{
+	return (uint64_t)(int64_t)*p;
+}
+static inline uint64_t pw_cap_P2PATTR(const CUdevice_P2PAttribute *p)
+{
+	return (uint64_t)(int64_t)*p;
+}
 static inline uint64_t pw_cap_LOC(const CUmemLocation *p)
 {
 	uint64_t v;
 	memcpy(&v, p, sizeof v);
 	return v;
 }
-static inline uint64_t pw_cap_IPCMEM(const CUipcMemHandle *p) { return (uintptr_t)p; }
-static inline uint64_t pw_cap_IPCEVT(const CUipcEventHandle *p) { return (uintptr_t)p; }
-static inline uint64_t pw_cap_OUT_INT(int *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_OUT_PTR(CUdeviceptr *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_OUT_IPCMEM(CUipcMemHandle *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_OUT_IPCEVT(CUipcEventHandle *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_OUT_EVENT(CUevent *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_RDATA(void *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_RATTRS(CUmem_range_attribute *const *p) { return (uintptr_t)*p; }
-static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p) { return (uintptr_t)*p; }
+static inline uint64_t pw_cap_IPCMEM(const CUipcMemHandle *p)
+{
+	return (uintptr_t)p;
+}
+static inline uint64_t pw_cap_IPCEVT(const CUipcEventHandle *p)
+{
+	return (uintptr_t)p;
+}
+static inline uint64_t pw_cap_OUT_INT(int *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_PTR(CUdeviceptr *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_IPCMEM(CUipcMemHandle *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_IPCEVT(CUipcEventHandle *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_EVENT(CUevent *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_RDATA(void *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_RATTRS(CUmem_range_attribute *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
+{
+	return (uintptr_t)*p;
+}
 #define pw_cap_HPTR(p) ((uint64_t)(uintptr_t) * (p))
 
 #define PW_CAPTURE(i, t) PW_CAPTURE_(i, PW_CAPTURE_T t)
@@ -47,33 +116,35 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p) { retur
 #define PW_CAPTURE_(i, ...) PW_CAPTURE__(i, __VA_ARGS__)
 #define PW_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(&n)
 
-#define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig)                                    \
-	PW_EXPORT CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, sig));             \
-	CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, sig))                        \
-	{                                                                            \
-		typedef CUresult (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, sig));        \
-		const int id = PW_CUDA_ID(api##sfx);                                 \
-		fn_t real = (fn_t)pw_cuda_real(id);                                  \
-		if (PW_UNLIKELY(!real))                                              \
-			return CUDA_ERROR_NOT_INITIALIZED;                           \
-		struct pw_call c;                                                    \
-		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                           \
-			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, sig));             \
-		PW_MAP(PW_CAPTURE, PW_SEMI, sig);                                    \
-		pw_cuda_pre(&c);                                                     \
-		c.t0 = pw_now_ns();                                                  \
-		CUresult r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, sig));               \
-		c.t1 = pw_now_ns();                                                  \
-		c.ret = r;                                                           \
-		pw_cuda_post(&c);                                                    \
-		pw_call_end(&c);                                                     \
-		return r;                                                            \
+#define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig)                                        \
+	PW_EXPORT CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));      \
+	CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                 \
+	{                                                                               \
+		typedef CUresult (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig)); \
+		const int id = PW_CUDA_ID(api##sfx);                                    \
+		fn_t real = (fn_t)pw_cuda_real(id);                                     \
+		if (PW_UNLIKELY(!real))                                                 \
+			return CUDA_ERROR_NOT_INITIALIZED;                              \
+		struct pw_call c;                                                       \
+		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                              \
+			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));      \
+		PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                             \
+		pw_cuda_pre(&c);                                                        \
+		c.t0 = pw_now_ns();                                                     \
+		CUresult r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
+		c.t1 = pw_now_ns();                                                     \
+		c.ret = r;                                                              \
+		pw_cuda_post(&c);                                                       \
+		pw_call_end(&c);                                                        \
+		return r;                                                               \
 	}
 PW_CUDA_FUNCS(PW_CUDA_WRAPPER)
 
-#define PW_CUDA_DESC(api, sfx, fam, flg, sig)                                                 \
-	[PW_CUDA_ID(api##sfx)] = {#api #sfx, #api, #sfx,        PW_VENDOR_CUDA, PW_FAM_##fam, \
-	                          PW_NARG(sig), flg, {PW_MAP(PW_ARG_DESC, PW_COMMA, sig)}},
+#define PW_CUDA_DESC(api, sfx, fam, flg, sig)                           \
+	[PW_CUDA_ID(api##sfx)] = {#api #sfx,    #api,                   \
+	                          #sfx,         PW_VENDOR_CUDA,         \
+	                          PW_FAM_##fam, PW_NARG(PW_EXPAND sig), \
+	                          flg,          {PW_MAP(PW_ARG_DESC, PW_COMMA, PW_EXPAND sig)}},
 const struct pw_fn_desc pw_cuda_desc[PW_CUDA_NFUNCS] = {PW_CUDA_FUNCS(PW_CUDA_DESC)};
 
 #define PW_CUDA_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_CUDA_ID(api##sfx)] = (void *)api##sfx,

@@ -92,7 +92,9 @@ void *pw_cuda_substitute(void *fn)
 		if (driver_addr[id] != fn)
 			continue;
 		void *expected = NULL;
-		atomic_compare_exchange_strong(&pw_cuda_real_fn[id], &expected, fn);
+		if (atomic_compare_exchange_strong(&pw_cuda_real_fn[id], &expected, fn))
+			pw_debug("%s: the driver's function at %p is now reached through peerwatch",
+			         pw_cuda_desc[id].symbol, fn);
 		return pw_cuda_wrapper[id];
 	}
 	return fn; /* a function we do not hook: the caller gets the driver's */

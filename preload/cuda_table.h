@@ -1,7 +1,7 @@
 /*
  * The CUDA driver functions peerwatch hooks: one row per exported symbol.
  *
- *   X(api, suffix, family, flags, signature)
+ *   X(api, suffix, family, flags, (signature))
  *
  * The exported symbol is api##suffix (cuMemcpyPeer_ptds); the trace records
  * "api" and "variant" (the suffix, "" for the base symbol).  Rows that share
@@ -45,14 +45,12 @@
 	(OUT_INT, int *, value), (P2PATTR, CUdevice_P2PAttribute, attr), (DEV, CUdevice, src_dev), \
 	    (DEV, CUdevice, dst_dev)
 /* :9637, :10530 */
-#define PW_SIG_MEMCPY_PEER                                                                    \
-	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), (CTX, CUcontext, \
-	                                                                             src_ctx),        \
-	    (SIZE, size_t, bytes)
-#define PW_SIG_MEMCPY_PEER_ASYNC                                                              \
-	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), (CTX, CUcontext, \
-	                                                                             src_ctx),        \
-	    (SIZE, size_t, bytes), (STREAM, CUstream, stream)
+#define PW_SIG_MEMCPY_PEER                                                           \
+	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), \
+	    (CTX, CUcontext, src_ctx), (SIZE, size_t, bytes)
+#define PW_SIG_MEMCPY_PEER_ASYNC                                                     \
+	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), \
+	    (CTX, CUcontext, src_ctx), (SIZE, size_t, bytes), (STREAM, CUstream, stream)
 /* :10452, :11106 */
 #define PW_SIG_MEMCPY_3D_PEER (COPY3D, const CUDA_MEMCPY3D_PEER *, copy)
 #define PW_SIG_MEMCPY_3D_PEER_ASYNC (COPY3D, const CUDA_MEMCPY3D_PEER *, copy), (STREAM, CUstream, stream)
@@ -69,73 +67,70 @@
 /* legacy :25772, current :14555 */
 #define PW_SIG_ADVISE \
 	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (ADVICE, CUmem_advise, advice), (DEV, CUdevice, dev)
-#define PW_SIG_ADVISE_V2                                                           \
+#define PW_SIG_ADVISE_V2                                                                \
 	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (ADVICE, CUmem_advise, advice), \
 	    (LOC, CUmemLocation, location)
 /* legacy :25769, current :14434 */
 #define PW_SIG_PREFETCH \
 	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (DEV, CUdevice, dst_dev), (STREAM, CUstream, stream)
-#define PW_SIG_PREFETCH_V2                                                                          \
-	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (LOC, CUmemLocation, location), (UINT, unsigned int, \
-	                                                                                 flags),             \
-	    (STREAM, CUstream, stream)
+#define PW_SIG_PREFETCH_V2                                                              \
+	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (LOC, CUmemLocation, location), \
+	    (UINT, unsigned int, flags), (STREAM, CUstream, stream)
 /* :14760, :14804 */
-#define PW_SIG_RANGE_ATTR                                                                           \
-	(RDATA, void *, data), (SIZE, size_t, data_size), (RATTR, CUmem_range_attribute, attr), (PTR, \
-	                                                                                       CUdeviceptr, \
-	                                                                                       ptr),        \
-	    (SIZE, size_t, bytes)
-#define PW_SIG_RANGE_ATTRS                                                                         \
+#define PW_SIG_RANGE_ATTR                                                                       \
+	(RDATA, void *, data), (SIZE, size_t, data_size), (RATTR, CUmem_range_attribute, attr), \
+	    (PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes)
+#define PW_SIG_RANGE_ATTRS                                                                             \
 	(HPTR, void **, data), (HPTR, size_t *, data_sizes), (RATTRS, CUmem_range_attribute *, attrs), \
 	    (SIZE, size_t, num_attrs), (PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes)
 /* :15736 */
-#define PW_SIG_ATTACH_MEM                                                                 \
-	(STREAM, CUstream, stream), (PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, \
-	                                                                           unsigned int, flags)
+#define PW_SIG_ATTACH_MEM                                                           \
+	(STREAM, CUstream, stream), (PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), \
+	    (ATTACHFLAGS, unsigned int, flags)
 /* :8697 (cuMemFree_v2), legacy 32-bit :25700s, :13319 */
 #define PW_SIG_FREE (PTR, CUdeviceptr, ptr)
 #define PW_SIG_FREE_V1 (PTR32, CUdeviceptr_v1, ptr)
 #define PW_SIG_FREE_ASYNC (PTR, CUdeviceptr, ptr), (STREAM, CUstream, stream)
 
-#define PW_CUDA_FUNCS(X)                                                  \
-	/* peer */                                                        \
-	X(cuDeviceCanAccessPeer, , PEER, 0, PW_SIG_CAN_ACCESS_PEER)       \
-	X(cuCtxEnablePeerAccess, , PEER, PW_CUR_CTX, PW_SIG_ENABLE_PEER)   \
-	X(cuCtxDisablePeerAccess, , PEER, PW_CUR_CTX, PW_SIG_DISABLE_PEER) \
-	X(cuDeviceGetP2PAttribute, , PEER, 0, PW_SIG_P2P_ATTR)            \
-	/* copy */                                                        \
-	X(cuMemcpyPeer, , COPY, 0, PW_SIG_MEMCPY_PEER)                    \
-	X(cuMemcpyPeer, _ptds, COPY, 0, PW_SIG_MEMCPY_PEER)               \
-	X(cuMemcpyPeerAsync, , COPY, 0, PW_SIG_MEMCPY_PEER_ASYNC)         \
-	X(cuMemcpyPeerAsync, _ptsz, COPY, 0, PW_SIG_MEMCPY_PEER_ASYNC)    \
-	X(cuMemcpy3DPeer, , COPY, 0, PW_SIG_MEMCPY_3D_PEER)               \
-	X(cuMemcpy3DPeer, _ptds, COPY, 0, PW_SIG_MEMCPY_3D_PEER)          \
-	X(cuMemcpy3DPeerAsync, , COPY, 0, PW_SIG_MEMCPY_3D_PEER_ASYNC)    \
-	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, PW_SIG_MEMCPY_3D_PEER_ASYNC) \
-	/* ipc */                                                         \
-	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, PW_SIG_IPC_GET_MEM)       \
-	X(cuIpcOpenMemHandle, , IPC, PW_CUR_CTX, PW_SIG_IPC_OPEN_MEM)     \
-	X(cuIpcOpenMemHandle, _v2, IPC, PW_CUR_CTX, PW_SIG_IPC_OPEN_MEM)  \
-	X(cuIpcCloseMemHandle, , IPC, PW_CUR_CTX, PW_SIG_IPC_CLOSE_MEM)   \
-	X(cuIpcGetEventHandle, , IPC, 0, PW_SIG_IPC_GET_EVENT)            \
-	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, PW_SIG_IPC_OPEN_EVENT) \
-	/* managed */                                                     \
-	X(cuMemAllocManaged, , MANAGED, PW_CUR_CTX, PW_SIG_ALLOC_MANAGED) \
-	X(cuMemAdvise, , MANAGED, 0, PW_SIG_ADVISE)                       \
-	X(cuMemAdvise, _v2, MANAGED, 0, PW_SIG_ADVISE_V2)                 \
-	X(cuMemPrefetchAsync, , MANAGED, 0, PW_SIG_PREFETCH)              \
-	X(cuMemPrefetchAsync, _ptsz, MANAGED, 0, PW_SIG_PREFETCH)         \
-	X(cuMemPrefetchAsync, _v2, MANAGED, 0, PW_SIG_PREFETCH_V2)        \
-	X(cuMemPrefetchAsync, _v2_ptsz, MANAGED, 0, PW_SIG_PREFETCH_V2)   \
-	X(cuMemRangeGetAttribute, , MANAGED, 0, PW_SIG_RANGE_ATTR)        \
-	X(cuMemRangeGetAttributes, , MANAGED, 0, PW_SIG_RANGE_ATTRS)      \
-	X(cuStreamAttachMemAsync, , MANAGED, 0, PW_SIG_ATTACH_MEM)        \
-	X(cuStreamAttachMemAsync, _ptsz, MANAGED, 0, PW_SIG_ATTACH_MEM)   \
-	/* support: the life of allocations that later rules follow */   \
-	X(cuMemFree, , SUPPORT, 0, PW_SIG_FREE_V1)                        \
-	X(cuMemFree, _v2, SUPPORT, 0, PW_SIG_FREE)                        \
-	X(cuMemFreeAsync, , SUPPORT, 0, PW_SIG_FREE_ASYNC)                \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, 0, PW_SIG_FREE_ASYNC)
+#define PW_CUDA_FUNCS(X)                                                      \
+	/* peer */                                                            \
+	X(cuDeviceCanAccessPeer, , PEER, 0, (PW_SIG_CAN_ACCESS_PEER))         \
+	X(cuCtxEnablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_ENABLE_PEER))    \
+	X(cuCtxDisablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_DISABLE_PEER))  \
+	X(cuDeviceGetP2PAttribute, , PEER, 0, (PW_SIG_P2P_ATTR))              \
+	/* copy */                                                            \
+	X(cuMemcpyPeer, , COPY, 0, (PW_SIG_MEMCPY_PEER))                      \
+	X(cuMemcpyPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_PEER))                 \
+	X(cuMemcpyPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))           \
+	X(cuMemcpyPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))      \
+	X(cuMemcpy3DPeer, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER))                 \
+	X(cuMemcpy3DPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_3D_PEER))            \
+	X(cuMemcpy3DPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))      \
+	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC)) \
+	/* ipc */                                                             \
+	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_GET_MEM))         \
+	X(cuIpcOpenMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_MEM))       \
+	X(cuIpcOpenMemHandle, _v2, IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_MEM))    \
+	X(cuIpcCloseMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_CLOSE_MEM))     \
+	X(cuIpcGetEventHandle, , IPC, 0, (PW_SIG_IPC_GET_EVENT))              \
+	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_EVENT))   \
+	/* managed */                                                         \
+	X(cuMemAllocManaged, , MANAGED, PW_CUR_CTX, (PW_SIG_ALLOC_MANAGED))   \
+	X(cuMemAdvise, , MANAGED, 0, (PW_SIG_ADVISE))                         \
+	X(cuMemAdvise, _v2, MANAGED, 0, (PW_SIG_ADVISE_V2))                   \
+	X(cuMemPrefetchAsync, , MANAGED, 0, (PW_SIG_PREFETCH))                \
+	X(cuMemPrefetchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH))           \
+	X(cuMemPrefetchAsync, _v2, MANAGED, 0, (PW_SIG_PREFETCH_V2))          \
+	X(cuMemPrefetchAsync, _v2_ptsz, MANAGED, 0, (PW_SIG_PREFETCH_V2))     \
+	X(cuMemRangeGetAttribute, , MANAGED, 0, (PW_SIG_RANGE_ATTR))          \
+	X(cuMemRangeGetAttributes, , MANAGED, 0, (PW_SIG_RANGE_ATTRS))        \
+	X(cuStreamAttachMemAsync, , MANAGED, 0, (PW_SIG_ATTACH_MEM))          \
+	X(cuStreamAttachMemAsync, _ptsz, MANAGED, 0, (PW_SIG_ATTACH_MEM))     \
+	/* support: the life of allocations that later rules follow */        \
+	X(cuMemFree, , SUPPORT, 0, (PW_SIG_FREE_V1))                          \
+	X(cuMemFree, _v2, SUPPORT, 0, (PW_SIG_FREE))                          \
+	X(cuMemFreeAsync, , SUPPORT, 0, (PW_SIG_FREE_ASYNC))                  \
+	X(cuMemFreeAsync, _ptsz, SUPPORT, 0, (PW_SIG_FREE_ASYNC))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */
 #define PW_CUDA_ID(sym) PW_CUDA_ID_##sym

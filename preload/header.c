@@ -53,8 +53,8 @@ static json_t *read_argv(void)
 
 static const char *rank_env(void)
 {
-	static const char *const names[] = {"RANK", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK",
-	                                    "SLURM_PROCID", "MV2_COMM_WORLD_RANK"};
+	static const char *const names[] = {"RANK",      "OMPI_COMM_WORLD_RANK", "PMI_RANK",
+	                                    "PMIX_RANK", "SLURM_PROCID",         "MV2_COMM_WORLD_RANK"};
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
 		const char *v = getenv(names[i]);
 		if (v && *v)

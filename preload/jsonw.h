@@ -47,8 +47,8 @@ static inline void pw_jw_ch(struct pw_jw *w, char c)
 void pw_jw_str(struct pw_jw *w, const char *s);
 void pw_jw_u64(struct pw_jw *w, uint64_t v);
 void pw_jw_i64(struct pw_jw *w, int64_t v);
-void pw_jw_hex(struct pw_jw *w, uint64_t v);                  /* "0x1f" */
-void pw_jw_bytes(struct pw_jw *w, const void *p, size_t n);   /* "00a1..." */
+void pw_jw_hex(struct pw_jw *w, uint64_t v);                /* "0x1f" */
+void pw_jw_bytes(struct pw_jw *w, const void *p, size_t n); /* "00a1..." */
 
 static inline void pw_jw_obj_open(struct pw_jw *w)
 {

@@ -75,7 +75,7 @@ static int set_buffer_kb(struct pw_options *o, const char *v)
 
 static int set_help(struct pw_options *o, const char *v)
 {
-	if (strcmp(v, "0") && strcmp(v, "1"))
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
 		return -1;
 	o->help = v[0] == '1';
 	return 0;
@@ -120,9 +120,14 @@ static int parse_one(struct pw_options *o, const char *item, size_t len, char *e
 	char val[sizeof o->out];
 	size_t vlen = len - klen - 1;
 	for (size_t i = 0; i < NDEFS; i++) {
-		if (strlen(defs[i].key) != klen || memcmp(defs[i].key, item, klen))
+		if (strlen(defs[i].key) != klen || memcmp(defs[i].key, item, klen) != 0)
 			continue;
-		if (vlen >= sizeof val || (memcpy(val, eq + 1, vlen), val[vlen] = 0, defs[i].set(o, val))) {
+		bool fits = vlen < sizeof val;
+		if (fits) {
+			memcpy(val, eq + 1, vlen);
+			val[vlen] = 0;
+		}
+		if (!fits || defs[i].set(o, val)) {
 			snprintf(err, errlen, "PEERWATCH_OPTIONS: bad value '%.*s' for %s (allowed: %s)",
 			         (int)vlen, eq + 1, defs[i].key, defs[i].values);
 			return -1;

@@ -11,6 +11,10 @@
 #define PW_NARG(...) PW_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define PW_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
 
+/* Signatures travel in parentheses, so that each row has a fixed number of
+ * macro arguments before they are expanded: PW_EXPAND sig opens them. */
+#define PW_EXPAND(...) __VA_ARGS__
+
 #define PW_COMMA() ,
 #define PW_SEMI() ;
 
@@ -39,6 +43,9 @@
 #define PW_ARG_CAPTURE_(i, ...) PW_ARG_CAPTURE__(i, __VA_ARGS__)
 #define PW_ARG_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(n)
 #define PW_ARG_DESC(i, t) PW_ARG_DESC_ t
-#define PW_ARG_DESC_(k, ty, n) {PW_K_##k, #n}
+#define PW_ARG_DESC_(k, ty, n) \
+	{                      \
+		PW_K_##k, #n   \
+	}
 
 #endif

@@ -24,7 +24,7 @@ enum pw_mode { PW_MODE_OBSERVE, PW_MODE_WARN, PW_MODE_ENFORCE };
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
 
 struct pw_options {
-	char out[512];       /* trace directory */
+	char out[512]; /* trace directory */
 	enum pw_mode mode;
 	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
 	size_t buffer_bytes; /* per-thread buffer size */
@@ -43,9 +43,9 @@ extern struct pw_global pw_g;
 
 /* Per-thread state reached through one TLS pointer plus small counters. */
 struct pw_thread;
-extern PW_TLS int pw_tls_internal;   /* >0: peerwatch itself is calling the runtime */
+extern PW_TLS int pw_tls_internal;    /* >0: peerwatch itself is calling the runtime */
 extern PW_TLS uint64_t pw_tls_parent; /* seq of the hooked call this thread is inside, 0 if none */
-extern PW_TLS long pw_tls_tid;       /* cached gettid(), 0 until asked */
+extern PW_TLS long pw_tls_tid;        /* cached gettid(), 0 until asked */
 
 static inline uint64_t pw_seq_next(void)
 {

@@ -38,10 +38,10 @@
 struct pw_buf {
 	struct pw_buf *next;
 	struct pw_thread *owner;
-	uint64_t gen;                /* the owner's n-th buffer */
-	size_t cap, used;            /* used: producer only */
-	_Atomic size_t committed;    /* bytes of complete events */
-	size_t flushed;              /* writer only */
+	uint64_t gen;             /* the owner's n-th buffer */
+	size_t cap, used;         /* used: producer only */
+	_Atomic size_t committed; /* bytes of complete events */
+	size_t flushed;           /* writer only */
 	char data[];
 };
 
@@ -72,7 +72,7 @@ static struct {
 	pthread_t writer;
 	int fd;
 	int dirfd;
-	char name[256];    /* final file name inside the directory */
+	char name[256];            /* final file name inside the directory */
 	char path[PATH_MAX + 300]; /* final path, for messages */
 	_Atomic uint64_t dropped;
 	uint64_t written_bytes;
@@ -491,7 +491,7 @@ void pw_trace_finish(const char *why)
 		pw_log("cannot rename %s.partial: %s", T.path, strerror(errno));
 	close(T.dirfd);
 	T.dirfd = -1;
-	if (was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec"))
+	if (was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0)
 		pw_log("trace written: %s (%llu events%s)", T.path, (unsigned long long)events_total(),
 		       atomic_load(&T.dropped) ? ", some dropped" : "");
 out:;

@@ -26,7 +26,7 @@ bool pw_trace_event_begin(struct pw_jw *w);
 void pw_trace_event_end(struct pw_jw *w);
 
 /* Process life cycle (init.c calls these). */
-void pw_trace_init(void);            /* from the constructor: no I/O */
+void pw_trace_init(void);              /* from the constructor: no I/O */
 void pw_trace_finish(const char *why); /* flush, footer, rename; idempotent */
 void pw_trace_after_fork_child(void);
 void pw_trace_after_failed_exec(void);

@@ -41,9 +41,14 @@ unit-test: test-build
 integration-test: test-build
 	@tests/integration/run.sh $(BUILD)
 
+.PHONY: docs-test
+docs-test:
+	@scripts/gen-hooks-doc.sh | cmp -s - docs/hooks.md && echo "docs: docs/hooks.md matches preload/cuda_table.h" || \
+		{ echo "docs: docs/hooks.md is out of date: run make docs"; exit 1; }
+
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest unit-test integration-test
+	@$(MAKE) --no-print-directory sim-selftest unit-test integration-test docs-test
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.

@@ -29,15 +29,15 @@
 static FILE *expect_out;
 
 /* Call, check the result is `want`, and record what the trace must show. */
-#define EXPECT(want, api, variant, call)                                                       \
-	do {                                                                                   \
-		CUresult r_ = (call);                                                          \
-		if (r_ != (want)) {                                                            \
-			fprintf(stderr, "%s:%d: %s -> %d, expected %d\n", __FILE__, __LINE__, #call, \
-			        r_, (want));                                                   \
-			exit(1);                                                               \
-		}                                                                              \
-		fprintf(expect_out, "%s\t%s\t%d\n", api, variant, r_);                         \
+#define EXPECT(want, api, variant, call)                                                                 \
+	do {                                                                                             \
+		CUresult r_ = (call);                                                                    \
+		if (r_ != (want)) {                                                                      \
+			fprintf(stderr, "%s:%d: %s -> %d, expected %d\n", __FILE__, __LINE__, #call, r_, \
+			        (want));                                                                 \
+			exit(1);                                                                         \
+		}                                                                                        \
+		fprintf(expect_out, "%s\t%s\t%d\n", api, variant, r_);                                   \
 	} while (0)
 
 /* ---- the three ways to fill the table ---- */
@@ -175,7 +175,8 @@ static void fill_lookup(struct drv *d, const struct lookup *l, int old)
 	}
 	GET(MemRangeGetAttribute, "cuMemRangeGetAttribute", "cuMemRangeGetAttribute", 8000);
 	GET(MemRangeGetAttributes, "cuMemRangeGetAttributes", "cuMemRangeGetAttributes", 8000);
-	GET(StreamAttachMemAsync, "cuStreamAttachMemAsync", "cuStreamAttachMemAsync", pt > 4000 ? 7000 : 6000);
+	GET(StreamAttachMemAsync, "cuStreamAttachMemAsync", "cuStreamAttachMemAsync",
+	    pt > 4000 ? 7000 : 6000);
 	GET(MemFree, "cuMemFree_v2", "cuMemFree", 3020);
 	GET(MemFreeAsync, "cuMemFreeAsync", "cuMemFreeAsync", 11020);
 }
@@ -246,7 +247,8 @@ static void run(const struct drv *d, const char *self, const char *expect_path, 
 	EXPECT(CUDA_SUCCESS, "cuDeviceGetP2PAttribute", "",
 	       d->DeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, dev0, dev1));
 	EXPECT(CUDA_SUCCESS, "cuCtxEnablePeerAccess", "", d->CtxEnablePeerAccess(c1, 0));
-	EXPECT(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "cuCtxEnablePeerAccess", "", d->CtxEnablePeerAccess(c1, 0));
+	EXPECT(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "cuCtxEnablePeerAccess", "",
+	       d->CtxEnablePeerAccess(c1, 0));
 
 	CUdeviceptr a0, a1;
 	CHECK(d->MemAlloc(&a0, MIB));
@@ -316,10 +318,12 @@ static void run(const struct drv *d, const char *self, const char *expect_path, 
 	EXPECT(CUDA_ERROR_INVALID_VALUE, "cuIpcCloseMemHandle", "", d->IpcCloseMemHandle(a1));
 
 	CUdeviceptr m;
-	EXPECT(CUDA_SUCCESS, "cuMemAllocManaged", "", d->MemAllocManaged(&m, 64 * 1024, CU_MEM_ATTACH_GLOBAL));
+	EXPECT(CUDA_SUCCESS, "cuMemAllocManaged", "",
+	       d->MemAllocManaged(&m, 64 * 1024, CU_MEM_ATTACH_GLOBAL));
 	CUmemLocation loc0 = {CU_MEM_LOCATION_TYPE_DEVICE, 0}, loc1 = {CU_MEM_LOCATION_TYPE_DEVICE, 1};
 	if (old) {
-		EXPECT(CUDA_SUCCESS, "cuMemAdvise", "", d->MemAdvise(m, 64 * 1024, CU_MEM_ADVISE_SET_READ_MOSTLY, 0));
+		EXPECT(CUDA_SUCCESS, "cuMemAdvise", "",
+		       d->MemAdvise(m, 64 * 1024, CU_MEM_ADVISE_SET_READ_MOSTLY, 0));
 		EXPECT(CUDA_SUCCESS, "cuMemPrefetchAsync", "", d->MemPrefetchAsync(m, 64 * 1024, 1, s));
 	} else {
 		EXPECT(CUDA_SUCCESS, "cuMemAdvise", "_v2",
@@ -341,7 +345,8 @@ static void run(const struct drv *d, const char *self, const char *expect_path, 
 	                                  CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION};
 	EXPECT(CUDA_SUCCESS, "cuMemRangeGetAttributes", "",
 	       d->MemRangeGetAttributes(data, sizes, attrs, 2, m, 64 * 1024));
-	EXPECT(CUDA_SUCCESS, "cuStreamAttachMemAsync", ptsz, d->StreamAttachMemAsync(s, m, 0, CU_MEM_ATTACH_SINGLE));
+	EXPECT(CUDA_SUCCESS, "cuStreamAttachMemAsync", ptsz,
+	       d->StreamAttachMemAsync(s, m, 0, CU_MEM_ATTACH_SINGLE));
 	EXPECT(CUDA_SUCCESS, "cuCtxDisablePeerAccess", "", d->CtxDisablePeerAccess(c1));
 	EXPECT(CUDA_SUCCESS, "cuMemFree", "_v2", d->MemFree(m));
 	EXPECT(CUDA_SUCCESS, "cuMemFree", "_v2", d->MemFree(a1));
@@ -411,11 +416,13 @@ int main(int argc, char **argv)
 			void *gp2 = dlsym(l.handle, "cuGetProcAddress_v2");
 			void *self = NULL;
 			int old = !strcmp(mode, "getproc-old");
-			l.flags = !strcmp(mode, "getproc-ptds") ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
+			l.flags =
+			    !strcmp(mode, "getproc-ptds") ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
 			if (old) { /* an 11.x runtime: the 4-argument one, found by dlsym */
-				l.gp = (CUresult(*)(const char *, void **, int, cuuint64_t))dlsym(l.handle,
-				                                                                   "cuGetProcAddress");
-				if (!l.gp || l.gp("cuGetProcAddress", &self, 11030, 0) != CUDA_SUCCESS || !self) {
+				l.gp = (CUresult(*)(const char *, void **, int, cuuint64_t))dlsym(
+				    l.handle, "cuGetProcAddress");
+				if (!l.gp || l.gp("cuGetProcAddress", &self, 11030, 0) != CUDA_SUCCESS ||
+				    !self) {
 					fprintf(stderr, "calls: no cuGetProcAddress\n");
 					return 1;
 				}
@@ -423,7 +430,9 @@ int main(int argc, char **argv)
 			} else {
 				CUresult (*first)(const char *, void **, int, cuuint64_t,
 				                  CUdriverProcAddressQueryResult *) = gp2;
-				if (!first || first("cuGetProcAddress", &self, 12000, 0, NULL) != CUDA_SUCCESS || !self) {
+				if (!first ||
+				    first("cuGetProcAddress", &self, 12000, 0, NULL) != CUDA_SUCCESS ||
+				    !self) {
 					fprintf(stderr, "calls: no cuGetProcAddress_v2\n");
 					return 1;
 				}

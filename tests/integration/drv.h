@@ -37,9 +37,9 @@ struct drv {
 	CUresult (*IpcGetEventHandle)(CUipcEventHandle *, CUevent);
 	CUresult (*IpcOpenEventHandle)(CUevent *, CUipcEventHandle);
 	CUresult (*MemAllocManaged)(CUdeviceptr *, size_t, unsigned);
-	CUresult (*MemAdvise)(CUdeviceptr, size_t, CUmem_advise, CUdevice);            /* legacy ABI */
-	CUresult (*MemAdvise_v2)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);    /* 12.2+ */
-	CUresult (*MemPrefetchAsync)(CUdeviceptr, size_t, CUdevice, CUstream);          /* legacy ABI */
+	CUresult (*MemAdvise)(CUdeviceptr, size_t, CUmem_advise, CUdevice);         /* legacy ABI */
+	CUresult (*MemAdvise_v2)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation); /* 12.2+ */
+	CUresult (*MemPrefetchAsync)(CUdeviceptr, size_t, CUdevice, CUstream);      /* legacy ABI */
 	CUresult (*MemPrefetchAsync_v2)(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream);
 	CUresult (*MemRangeGetAttribute)(void *, size_t, CUmem_range_attribute, CUdeviceptr, size_t);
 	CUresult (*MemRangeGetAttributes)(void **, size_t *, CUmem_range_attribute *, size_t, CUdeviceptr,
@@ -51,13 +51,13 @@ struct drv {
 	const char *sfx_ptds, *sfx_ptsz, *sfx_prefetch_v2;
 };
 
-#define CHECK(call)                                                                         \
-	do {                                                                                \
-		CUresult r_ = (call);                                                       \
-		if (r_ != CUDA_SUCCESS) {                                                   \
+#define CHECK(call)                                                                          \
+	do {                                                                                 \
+		CUresult r_ = (call);                                                        \
+		if (r_ != CUDA_SUCCESS) {                                                    \
 			fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #call, r_); \
-			exit(1);                                                            \
-		}                                                                           \
+			exit(1);                                                             \
+		}                                                                            \
 	} while (0)
 
 #endif

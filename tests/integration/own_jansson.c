@@ -44,8 +44,10 @@ int main(int argc, char **argv)
 		usleep(10000);
 	}
 	if (allocs != 0) {
-		fprintf(stderr, "own_jansson: %ld allocations reached this program's allocator before it used jansson\n",
-		        allocs);
+		fprintf(
+		    stderr,
+		    "own_jansson: %ld allocations reached this program's allocator before it used jansson\n",
+		    allocs);
 		return 1;
 	}
 	json_t *o = json_pack("{s:i, s:s}", "a", 1, "b", "two");
@@ -56,7 +58,8 @@ int main(int argc, char **argv)
 	}
 	Dl_info info;
 	if (!dladdr((void *)json_pack, &info) || !strstr(info.dli_fname, "libjansson")) {
-		fprintf(stderr, "own_jansson: json_pack resolved to %s\n", info.dli_fname ? info.dli_fname : "?");
+		fprintf(stderr, "own_jansson: json_pack resolved to %s\n",
+		        info.dli_fname ? info.dli_fname : "?");
 		return 1;
 	}
 	printf("own_jansson: ok (%ld allocations, json_pack from %s)\n", allocs, info.dli_fname);

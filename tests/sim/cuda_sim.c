@@ -40,8 +40,7 @@ void pwsim_unlock(void)
 
 static void bad_env(const char *var, const char *val, const char *expected, const char *fallback)
 {
-	fprintf(stderr, "pwsim: %s='%s' is not valid: expected %s; using %s\n", var, val, expected,
-		fallback);
+	fprintf(stderr, "pwsim: %s='%s' is not valid: expected %s; using %s\n", var, val, expected, fallback);
 }
 
 /* A decimal integer in [lo, hi] and nothing else. */
@@ -69,7 +68,8 @@ static void cfg_devices(void)
 	if (parse_int(s, 1, PWSIM_MAX_DEVICES, &v) == 0)
 		g_cfg.ndev = (int)v;
 	else
-		bad_env("PWSIM_DEVICES", s, "an integer 1.." STR(PWSIM_MAX_DEVICES), STR(PWSIM_DEFAULT_DEVICES));
+		bad_env("PWSIM_DEVICES", s, "an integer 1.." STR(PWSIM_MAX_DEVICES),
+		        STR(PWSIM_DEFAULT_DEVICES));
 }
 
 static void peers_all(void)
@@ -116,8 +116,8 @@ static void cfg_peers(void)
 	} else if (*s && parse_pairs(s, peer) == 0) {
 		memcpy(g_cfg.peer, peer, sizeof(peer));
 	} else {
-		bad_env("PWSIM_PEERS", s,
-			"'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'", "all");
+		bad_env("PWSIM_PEERS", s, "'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'",
+		        "all");
 		peers_all();
 	}
 }
@@ -136,7 +136,7 @@ static void cfg_version(void)
 		return;
 	}
 	snprintf(expected, sizeof(expected), "an integer 2000..%d (1000*major + 10*minor)",
-		 PWSIM_MAX_VERSION);
+	         PWSIM_MAX_VERSION);
 	snprintf(fallback, sizeof(fallback), "%d", PWSIM_DEFAULT_VERSION);
 	bad_env("PWSIM_DRIVER_VERSION", s, expected, fallback);
 }
@@ -287,30 +287,33 @@ struct err_text {
 };
 
 /* Every code of our cuda.h, with the real driver's wording. */
-#define ERR(c, t) {c, #c, t}
+#define ERR(c, t)        \
+	{                \
+		c, #c, t \
+	}
 static const struct err_text g_errors[] = {
-	ERR(CUDA_SUCCESS, "no error"),
-	ERR(CUDA_ERROR_INVALID_VALUE, "invalid argument"),
-	ERR(CUDA_ERROR_OUT_OF_MEMORY, "out of memory"),
-	ERR(CUDA_ERROR_NOT_INITIALIZED, "initialization error"),
-	ERR(CUDA_ERROR_DEINITIALIZED, "driver shutting down"),
-	ERR(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected"),
-	ERR(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal"),
-	ERR(CUDA_ERROR_INVALID_CONTEXT, "invalid device context"),
-	ERR(CUDA_ERROR_MAP_FAILED, "mapping of buffer object failed"),
-	ERR(CUDA_ERROR_ALREADY_MAPPED, "resource already mapped"),
-	ERR(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "peer access is not supported between these two devices"),
-	ERR(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle"),
-	ERR(CUDA_ERROR_NOT_FOUND, "named symbol not found"),
-	ERR(CUDA_ERROR_NOT_READY, "device not ready"),
-	ERR(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered"),
-	ERR(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "peer access is already enabled"),
-	ERR(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "peer access has not been enabled"),
-	ERR(CUDA_ERROR_TOO_MANY_PEERS, "peer mapping resources exhausted"),
-	ERR(CUDA_ERROR_NOT_PERMITTED, "operation not permitted"),
-	ERR(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
-	ERR(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing"),
-	ERR(CUDA_ERROR_UNKNOWN, "unknown error"),
+    ERR(CUDA_SUCCESS, "no error"),
+    ERR(CUDA_ERROR_INVALID_VALUE, "invalid argument"),
+    ERR(CUDA_ERROR_OUT_OF_MEMORY, "out of memory"),
+    ERR(CUDA_ERROR_NOT_INITIALIZED, "initialization error"),
+    ERR(CUDA_ERROR_DEINITIALIZED, "driver shutting down"),
+    ERR(CUDA_ERROR_NO_DEVICE, "no CUDA-capable device is detected"),
+    ERR(CUDA_ERROR_INVALID_DEVICE, "invalid device ordinal"),
+    ERR(CUDA_ERROR_INVALID_CONTEXT, "invalid device context"),
+    ERR(CUDA_ERROR_MAP_FAILED, "mapping of buffer object failed"),
+    ERR(CUDA_ERROR_ALREADY_MAPPED, "resource already mapped"),
+    ERR(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, "peer access is not supported between these two devices"),
+    ERR(CUDA_ERROR_INVALID_HANDLE, "invalid resource handle"),
+    ERR(CUDA_ERROR_NOT_FOUND, "named symbol not found"),
+    ERR(CUDA_ERROR_NOT_READY, "device not ready"),
+    ERR(CUDA_ERROR_ILLEGAL_ADDRESS, "an illegal memory access was encountered"),
+    ERR(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED, "peer access is already enabled"),
+    ERR(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED, "peer access has not been enabled"),
+    ERR(CUDA_ERROR_TOO_MANY_PEERS, "peer mapping resources exhausted"),
+    ERR(CUDA_ERROR_NOT_PERMITTED, "operation not permitted"),
+    ERR(CUDA_ERROR_NOT_SUPPORTED, "operation not supported"),
+    ERR(CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED, "operation not permitted when stream is capturing"),
+    ERR(CUDA_ERROR_UNKNOWN, "unknown error"),
 };
 #undef ERR
 

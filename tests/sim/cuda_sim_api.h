@@ -71,7 +71,7 @@ PWSIM_API CUresult cuMemsetD8_v2(CUdeviceptr dstDevice, unsigned char uc, size_t
 PWSIM_API CUresult cuMemsetD8_v2_ptds(CUdeviceptr dstDevice, unsigned char uc, size_t N);
 PWSIM_API CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr);
 PWSIM_API CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes,
-					  void **data, CUdeviceptr ptr);
+                                          void **data, CUdeviceptr ptr);
 
 /* streams and events :14949, :15766, :15795, :15825, :15946, :15989, :16071, :16102,
  * :16131, :16179 (legacy :25679-25681) */
@@ -99,18 +99,17 @@ PWSIM_API CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdev
 PWSIM_API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags);
 PWSIM_API CUresult cuCtxDisablePeerAccess(CUcontext peerContext);
 PWSIM_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
-					   CUdevice dstDevice);
+                                           CUdevice dstDevice);
 
 /* peer copies :9637, :10530, :10452, :11106 and the per-thread variants :186-189 */
 PWSIM_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-				CUcontext srcContext, size_t ByteCount);
+                                CUcontext srcContext, size_t ByteCount);
 PWSIM_API CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-				     CUcontext srcContext, size_t ByteCount);
+                                     CUcontext srcContext, size_t ByteCount);
 PWSIM_API CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-				     CUcontext srcContext, size_t ByteCount, CUstream hStream);
-PWSIM_API CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext,
-					  CUdeviceptr srcDevice, CUcontext srcContext, size_t ByteCount,
-					  CUstream hStream);
+                                     CUcontext srcContext, size_t ByteCount, CUstream hStream);
+PWSIM_API CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                                          CUcontext srcContext, size_t ByteCount, CUstream hStream);
 PWSIM_API CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy);
 PWSIM_API CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy);
 PWSIM_API CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream);
@@ -128,31 +127,31 @@ PWSIM_API CUresult cuIpcCloseMemHandle(CUdeviceptr dptr);
  * :14760, :14804, :15736 */
 PWSIM_API CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flags);
 PWSIM_API CUresult cuMemAdvise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CUdevice device);
-PWSIM_API CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
-				      CUstream hStream);
+PWSIM_API CUresult cuMemPrefetchAsync(CUdeviceptr devPtr, size_t count, CUdevice dstDevice, CUstream hStream);
 PWSIM_API CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstDevice,
-					   CUstream hStream);
+                                           CUstream hStream);
 #if PWSIM_MAX_VERSION >= 12020
 PWSIM_API CUresult cuMemAdvise_v2(CUdeviceptr devPtr, size_t count, CUmem_advise advice,
-				  CUmemLocation location);
+                                  CUmemLocation location);
 PWSIM_API CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location,
-					 unsigned int flags, CUstream hStream);
+                                         unsigned int flags, CUstream hStream);
 PWSIM_API CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
-					      unsigned int flags, CUstream hStream);
+                                              unsigned int flags, CUstream hStream);
 #endif
 PWSIM_API CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute,
-					  CUdeviceptr devPtr, size_t count);
+                                          CUdeviceptr devPtr, size_t count);
 PWSIM_API CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes,
-					   size_t numAttributes, CUdeviceptr devPtr, size_t count);
-PWSIM_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length, unsigned int flags);
+                                           size_t numAttributes, CUdeviceptr devPtr, size_t count);
+PWSIM_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, size_t length,
+                                          unsigned int flags);
 PWSIM_API CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
-					       unsigned int flags);
+                                               unsigned int flags);
 
 /* driver entry points :25830 (4 arguments, 11030), :24347 (_v2, 12000) */
 PWSIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 #if PWSIM_MAX_VERSION >= 12000
 PWSIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-				       CUdriverProcAddressQueryResult *symbolStatus);
+                                       CUdriverProcAddressQueryResult *symbolStatus);
 #endif
 
 #endif

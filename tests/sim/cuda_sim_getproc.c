@@ -37,109 +37,115 @@ struct proc {
 	int per_thread;
 };
 
-#define ROW(api, sym, ver) {#api, #sym, (void *)sym, ver, 0}
-#define PTDS(api, sym, ver) {#api, #sym, (void *)sym, ver, 1}
+#define ROW(api, sym, ver)                      \
+	{                                       \
+#api, #sym, (void *)sym, ver, 0 \
+	}
+#define PTDS(api, sym, ver)                     \
+	{                                       \
+#api, #sym, (void *)sym, ver, 1 \
+	}
 
 static const struct proc g_procs[] = {
-	ROW(cuGetErrorString, cuGetErrorString, 6000),
-	ROW(cuGetErrorName, cuGetErrorName, 6000),
-	ROW(cuInit, cuInit, 2000),
-	ROW(cuDriverGetVersion, cuDriverGetVersion, 2020),
-	ROW(cuDeviceGet, cuDeviceGet, 2000),
-	ROW(cuDeviceGetCount, cuDeviceGetCount, 2000),
-	ROW(cuDeviceGetName, cuDeviceGetName, 2000),
-	ROW(cuDeviceTotalMem, cuDeviceTotalMem_v2, 3020),
-	ROW(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000),
-	ROW(cuGetProcAddress, cuGetProcAddress, 11030),
+    ROW(cuGetErrorString, cuGetErrorString, 6000),
+    ROW(cuGetErrorName, cuGetErrorName, 6000),
+    ROW(cuInit, cuInit, 2000),
+    ROW(cuDriverGetVersion, cuDriverGetVersion, 2020),
+    ROW(cuDeviceGet, cuDeviceGet, 2000),
+    ROW(cuDeviceGetCount, cuDeviceGetCount, 2000),
+    ROW(cuDeviceGetName, cuDeviceGetName, 2000),
+    ROW(cuDeviceTotalMem, cuDeviceTotalMem_v2, 3020),
+    ROW(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000),
+    ROW(cuGetProcAddress, cuGetProcAddress, 11030),
 #if PWSIM_MAX_VERSION >= 12000
-	ROW(cuGetProcAddress, cuGetProcAddress_v2, 12000),
+    ROW(cuGetProcAddress, cuGetProcAddress_v2, 12000),
 #endif
-	/* contexts */
-	ROW(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000),
-	ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000),
-	ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 11000),
-	ROW(cuCtxPushCurrent, cuCtxPushCurrent, 2000),
-	ROW(cuCtxPushCurrent, cuCtxPushCurrent_v2, 4000),
-	ROW(cuCtxPopCurrent, cuCtxPopCurrent, 2000),
-	ROW(cuCtxPopCurrent, cuCtxPopCurrent_v2, 4000),
-	ROW(cuCtxSetCurrent, cuCtxSetCurrent, 4000),
-	ROW(cuCtxGetCurrent, cuCtxGetCurrent, 4000),
-	ROW(cuCtxGetDevice, cuCtxGetDevice, 2000),
-	ROW(cuCtxSynchronize, cuCtxSynchronize, 2000),
+    /* contexts */
+    ROW(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000),
+    ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000),
+    ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 11000),
+    ROW(cuCtxPushCurrent, cuCtxPushCurrent, 2000),
+    ROW(cuCtxPushCurrent, cuCtxPushCurrent_v2, 4000),
+    ROW(cuCtxPopCurrent, cuCtxPopCurrent, 2000),
+    ROW(cuCtxPopCurrent, cuCtxPopCurrent_v2, 4000),
+    ROW(cuCtxSetCurrent, cuCtxSetCurrent, 4000),
+    ROW(cuCtxGetCurrent, cuCtxGetCurrent, 4000),
+    ROW(cuCtxGetDevice, cuCtxGetDevice, 2000),
+    ROW(cuCtxSynchronize, cuCtxSynchronize, 2000),
 #if PWSIM_MAX_VERSION >= 13000
-	ROW(cuCtxGetDevice, cuCtxGetDevice_v2, 13000),
-	ROW(cuCtxSynchronize, cuCtxSynchronize_v2, 13000),
+    ROW(cuCtxGetDevice, cuCtxGetDevice_v2, 13000),
+    ROW(cuCtxSynchronize, cuCtxSynchronize_v2, 13000),
 #endif
-	/* memory */
-	ROW(cuMemAlloc, cuMemAlloc_v2, 3020),
-	ROW(cuMemFree, cuMemFree, 2000),
-	ROW(cuMemFree, cuMemFree_v2, 3020),
-	ROW(cuMemFreeAsync, cuMemFreeAsync, 11020),
-	PTDS(cuMemFreeAsync, cuMemFreeAsync_ptsz, 11020),
-	ROW(cuMemGetAddressRange, cuMemGetAddressRange_v2, 3020),
-	ROW(cuMemcpyHtoD, cuMemcpyHtoD_v2, 3020),
-	PTDS(cuMemcpyHtoD, cuMemcpyHtoD_v2_ptds, 7000),
-	ROW(cuMemcpyDtoH, cuMemcpyDtoH_v2, 3020),
-	PTDS(cuMemcpyDtoH, cuMemcpyDtoH_v2_ptds, 7000),
-	ROW(cuMemcpyDtoD, cuMemcpyDtoD_v2, 3020),
-	PTDS(cuMemcpyDtoD, cuMemcpyDtoD_v2_ptds, 7000),
-	ROW(cuMemsetD8, cuMemsetD8_v2, 3020),
-	PTDS(cuMemsetD8, cuMemsetD8_v2_ptds, 7000),
-	ROW(cuPointerGetAttribute, cuPointerGetAttribute, 4000),
-	ROW(cuPointerGetAttributes, cuPointerGetAttributes, 7000),
-	/* streams and events */
-	ROW(cuStreamCreate, cuStreamCreate, 2000),
-	ROW(cuStreamDestroy, cuStreamDestroy, 2000),
-	ROW(cuStreamDestroy, cuStreamDestroy_v2, 4000),
-	ROW(cuStreamSynchronize, cuStreamSynchronize, 2000),
-	PTDS(cuStreamSynchronize, cuStreamSynchronize_ptsz, 7000),
-	ROW(cuStreamQuery, cuStreamQuery, 2000),
-	PTDS(cuStreamQuery, cuStreamQuery_ptsz, 7000),
-	ROW(cuEventCreate, cuEventCreate, 2000),
-	ROW(cuEventRecord, cuEventRecord, 2000),
-	PTDS(cuEventRecord, cuEventRecord_ptsz, 7000),
-	ROW(cuEventQuery, cuEventQuery, 2000),
-	ROW(cuEventSynchronize, cuEventSynchronize, 2000),
-	ROW(cuEventElapsedTime, cuEventElapsedTime, 2000),
+    /* memory */
+    ROW(cuMemAlloc, cuMemAlloc_v2, 3020),
+    ROW(cuMemFree, cuMemFree, 2000),
+    ROW(cuMemFree, cuMemFree_v2, 3020),
+    ROW(cuMemFreeAsync, cuMemFreeAsync, 11020),
+    PTDS(cuMemFreeAsync, cuMemFreeAsync_ptsz, 11020),
+    ROW(cuMemGetAddressRange, cuMemGetAddressRange_v2, 3020),
+    ROW(cuMemcpyHtoD, cuMemcpyHtoD_v2, 3020),
+    PTDS(cuMemcpyHtoD, cuMemcpyHtoD_v2_ptds, 7000),
+    ROW(cuMemcpyDtoH, cuMemcpyDtoH_v2, 3020),
+    PTDS(cuMemcpyDtoH, cuMemcpyDtoH_v2_ptds, 7000),
+    ROW(cuMemcpyDtoD, cuMemcpyDtoD_v2, 3020),
+    PTDS(cuMemcpyDtoD, cuMemcpyDtoD_v2_ptds, 7000),
+    ROW(cuMemsetD8, cuMemsetD8_v2, 3020),
+    PTDS(cuMemsetD8, cuMemsetD8_v2_ptds, 7000),
+    ROW(cuPointerGetAttribute, cuPointerGetAttribute, 4000),
+    ROW(cuPointerGetAttributes, cuPointerGetAttributes, 7000),
+    /* streams and events */
+    ROW(cuStreamCreate, cuStreamCreate, 2000),
+    ROW(cuStreamDestroy, cuStreamDestroy, 2000),
+    ROW(cuStreamDestroy, cuStreamDestroy_v2, 4000),
+    ROW(cuStreamSynchronize, cuStreamSynchronize, 2000),
+    PTDS(cuStreamSynchronize, cuStreamSynchronize_ptsz, 7000),
+    ROW(cuStreamQuery, cuStreamQuery, 2000),
+    PTDS(cuStreamQuery, cuStreamQuery_ptsz, 7000),
+    ROW(cuEventCreate, cuEventCreate, 2000),
+    ROW(cuEventRecord, cuEventRecord, 2000),
+    PTDS(cuEventRecord, cuEventRecord_ptsz, 7000),
+    ROW(cuEventQuery, cuEventQuery, 2000),
+    ROW(cuEventSynchronize, cuEventSynchronize, 2000),
+    ROW(cuEventElapsedTime, cuEventElapsedTime, 2000),
 #if PWSIM_MAX_VERSION >= 12080
-	ROW(cuEventElapsedTime, cuEventElapsedTime_v2, 12080),
+    ROW(cuEventElapsedTime, cuEventElapsedTime_v2, 12080),
 #endif
-	ROW(cuEventDestroy, cuEventDestroy, 2000),
-	ROW(cuEventDestroy, cuEventDestroy_v2, 4000),
-	/* peer access and copies */
-	ROW(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000),
-	ROW(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000),
-	ROW(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000),
-	ROW(cuDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, 8000),
-	ROW(cuMemcpyPeer, cuMemcpyPeer, 4000),
-	PTDS(cuMemcpyPeer, cuMemcpyPeer_ptds, 7000),
-	ROW(cuMemcpyPeerAsync, cuMemcpyPeerAsync, 4000),
-	PTDS(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, 7000),
-	ROW(cuMemcpy3DPeer, cuMemcpy3DPeer, 4000),
-	PTDS(cuMemcpy3DPeer, cuMemcpy3DPeer_ptds, 7000),
-	ROW(cuMemcpy3DPeerAsync, cuMemcpy3DPeerAsync, 4000),
-	PTDS(cuMemcpy3DPeerAsync, cuMemcpy3DPeerAsync_ptsz, 7000),
-	/* IPC */
-	ROW(cuIpcGetEventHandle, cuIpcGetEventHandle, 4010),
-	ROW(cuIpcOpenEventHandle, cuIpcOpenEventHandle, 4010),
-	ROW(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010),
-	ROW(cuIpcOpenMemHandle, cuIpcOpenMemHandle, 4010),
-	ROW(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2, 11000),
-	ROW(cuIpcCloseMemHandle, cuIpcCloseMemHandle, 4010),
-	/* managed memory */
-	ROW(cuMemAllocManaged, cuMemAllocManaged, 6000),
-	ROW(cuMemAdvise, cuMemAdvise, 8000),
-	ROW(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000),
-	PTDS(cuMemPrefetchAsync, cuMemPrefetchAsync_ptsz, 8000),
+    ROW(cuEventDestroy, cuEventDestroy, 2000),
+    ROW(cuEventDestroy, cuEventDestroy_v2, 4000),
+    /* peer access and copies */
+    ROW(cuDeviceCanAccessPeer, cuDeviceCanAccessPeer, 4000),
+    ROW(cuCtxEnablePeerAccess, cuCtxEnablePeerAccess, 4000),
+    ROW(cuCtxDisablePeerAccess, cuCtxDisablePeerAccess, 4000),
+    ROW(cuDeviceGetP2PAttribute, cuDeviceGetP2PAttribute, 8000),
+    ROW(cuMemcpyPeer, cuMemcpyPeer, 4000),
+    PTDS(cuMemcpyPeer, cuMemcpyPeer_ptds, 7000),
+    ROW(cuMemcpyPeerAsync, cuMemcpyPeerAsync, 4000),
+    PTDS(cuMemcpyPeerAsync, cuMemcpyPeerAsync_ptsz, 7000),
+    ROW(cuMemcpy3DPeer, cuMemcpy3DPeer, 4000),
+    PTDS(cuMemcpy3DPeer, cuMemcpy3DPeer_ptds, 7000),
+    ROW(cuMemcpy3DPeerAsync, cuMemcpy3DPeerAsync, 4000),
+    PTDS(cuMemcpy3DPeerAsync, cuMemcpy3DPeerAsync_ptsz, 7000),
+    /* IPC */
+    ROW(cuIpcGetEventHandle, cuIpcGetEventHandle, 4010),
+    ROW(cuIpcOpenEventHandle, cuIpcOpenEventHandle, 4010),
+    ROW(cuIpcGetMemHandle, cuIpcGetMemHandle, 4010),
+    ROW(cuIpcOpenMemHandle, cuIpcOpenMemHandle, 4010),
+    ROW(cuIpcOpenMemHandle, cuIpcOpenMemHandle_v2, 11000),
+    ROW(cuIpcCloseMemHandle, cuIpcCloseMemHandle, 4010),
+    /* managed memory */
+    ROW(cuMemAllocManaged, cuMemAllocManaged, 6000),
+    ROW(cuMemAdvise, cuMemAdvise, 8000),
+    ROW(cuMemPrefetchAsync, cuMemPrefetchAsync, 8000),
+    PTDS(cuMemPrefetchAsync, cuMemPrefetchAsync_ptsz, 8000),
 #if PWSIM_MAX_VERSION >= 12020
-	ROW(cuMemAdvise, cuMemAdvise_v2, 12020),
-	ROW(cuMemPrefetchAsync, cuMemPrefetchAsync_v2, 12020),
-	PTDS(cuMemPrefetchAsync, cuMemPrefetchAsync_v2_ptsz, 12020),
+    ROW(cuMemAdvise, cuMemAdvise_v2, 12020),
+    ROW(cuMemPrefetchAsync, cuMemPrefetchAsync_v2, 12020),
+    PTDS(cuMemPrefetchAsync, cuMemPrefetchAsync_v2_ptsz, 12020),
 #endif
-	ROW(cuMemRangeGetAttribute, cuMemRangeGetAttribute, 8000),
-	ROW(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000),
-	ROW(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000),
-	PTDS(cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz, 7000),
+    ROW(cuMemRangeGetAttribute, cuMemRangeGetAttribute, 8000),
+    ROW(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000),
+    ROW(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000),
+    PTDS(cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz, 7000),
 };
 
 #undef ROW
@@ -147,8 +153,8 @@ static const struct proc g_procs[] = {
 
 /* The best rows for (symbol, version) among those the driver has. */
 struct choice {
-	int present;                 /* the driver has the api at all */
-	int has_per_thread;          /* ... and a per-thread variant of it */
+	int present;        /* the driver has the api at all */
+	int has_per_thread; /* ... and a per-thread variant of it */
 	const struct proc *base, *per_thread;
 };
 
@@ -169,7 +175,7 @@ static void choose(const char *symbol, int version, int driver, struct choice *c
 }
 
 static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-		       CUdriverProcAddressQueryResult *status)
+                       CUdriverProcAddressQueryResult *status)
 {
 	struct choice c;
 	const struct proc *p;
@@ -177,11 +183,13 @@ static CUresult lookup(const char *symbol, void **pfn, int cudaVersion, cuuint64
 	if (!symbol || !pfn || flags > CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM)
 		return CUDA_ERROR_INVALID_VALUE;
 	choose(symbol, cudaVersion, pwsim_cfg()->driver_version, &c);
-	p = flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM && c.has_per_thread ? c.per_thread : c.base;
+	p = flags == CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM && c.has_per_thread ? c.per_thread
+	                                                                               : c.base;
 	*pfn = p ? p->fn : NULL;
 	if (status)
-		*status = p ? CU_GET_PROC_ADDRESS_SUCCESS
-			    : c.present ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+		*status = p           ? CU_GET_PROC_ADDRESS_SUCCESS
+		          : c.present ? CU_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT
+		                      : CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
 	return p ? CUDA_SUCCESS : CUDA_ERROR_NOT_FOUND;
 }
 
@@ -193,7 +201,7 @@ CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuin
 
 #if PWSIM_MAX_VERSION >= 12000
 CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
-			     CUdriverProcAddressQueryResult *symbolStatus)
+                             CUdriverProcAddressQueryResult *symbolStatus)
 {
 	return lookup(symbol, pfn, cudaVersion, flags, symbolStatus);
 }

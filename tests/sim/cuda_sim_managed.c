@@ -133,7 +133,7 @@ static void seg_merge(struct pwsim_alloc *a)
 typedef void (*seg_fn)(struct pwsim_seg *s, int what, CUmemLocation loc);
 
 static CUresult seg_apply(struct pwsim_alloc *a, size_t first, size_t end, seg_fn fn, int what,
-			  CUmemLocation loc)
+                          CUmemLocation loc)
 {
 	if (seg_split(a, first) || seg_split(a, end))
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -157,13 +157,9 @@ static CUmemLocation loc_make(CUmemLocationType type, int id)
 static int loc_normalise(CUmemLocation in, CUmemLocation *out)
 {
 	switch (in.type) {
-	case CU_MEM_LOCATION_TYPE_DEVICE:
-		*out = in;
-		return pwsim_valid_device(in.id) ? 0 : -1;
+	case CU_MEM_LOCATION_TYPE_DEVICE: *out = in; return pwsim_valid_device(in.id) ? 0 : -1;
 	case CU_MEM_LOCATION_TYPE_HOST: *out = loc_make(CU_MEM_LOCATION_TYPE_HOST, CU_DEVICE_CPU); return 0;
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-		*out = in;
-		return in.id == 0 ? 0 : -1;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA: *out = in; return in.id == 0 ? 0 : -1;
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
 		*out = loc_make(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0);
 		return 0;
@@ -189,7 +185,9 @@ static void advise_seg(struct pwsim_seg *s, int advice, CUmemLocation loc)
 	case CU_MEM_ADVISE_SET_READ_MOSTLY: s->read_mostly = 1; break;
 	case CU_MEM_ADVISE_UNSET_READ_MOSTLY: s->read_mostly = 0; break;
 	case CU_MEM_ADVISE_SET_PREFERRED_LOCATION: s->preferred = loc; break;
-	case CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION: s->preferred = loc_make(CU_MEM_LOCATION_TYPE_INVALID, 0); break;
+	case CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION:
+		s->preferred = loc_make(CU_MEM_LOCATION_TYPE_INVALID, 0);
+		break;
 	case CU_MEM_ADVISE_SET_ACCESSED_BY:
 		if (host)
 			s->accessed_by_host = 1;
@@ -209,8 +207,8 @@ static void advise_seg(struct pwsim_seg *s, int advice, CUmemLocation loc)
  * look at the location; ACCESSED_BY takes a device or the host only. */
 static int advice_location(CUmem_advise advice, CUmemLocation in, CUmemLocation *out)
 {
-	int uses = advice == CU_MEM_ADVISE_SET_PREFERRED_LOCATION || advice == CU_MEM_ADVISE_SET_ACCESSED_BY ||
-		   advice == CU_MEM_ADVISE_UNSET_ACCESSED_BY;
+	int uses = advice == CU_MEM_ADVISE_SET_PREFERRED_LOCATION ||
+	           advice == CU_MEM_ADVISE_SET_ACCESSED_BY || advice == CU_MEM_ADVISE_UNSET_ACCESSED_BY;
 	int accessed = advice >= CU_MEM_ADVISE_SET_ACCESSED_BY;
 
 	*out = in;
@@ -265,7 +263,7 @@ static void prefetch_seg(struct pwsim_seg *s, int unused, CUmemLocation loc)
 }
 
 static CUresult prefetch(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
-			 CUstream hStream)
+                         CUstream hStream)
 {
 	CUresult rc = pwsim_ready();
 	struct pwsim_alloc *a;
@@ -281,7 +279,7 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count, CUmemLocation locatio
 	/* facts line 75: device 9 -> INVALID_DEVICE (not INVALID_VALUE as for advice) */
 	if (loc_normalise(location, &loc))
 		return location.type == CU_MEM_LOCATION_TYPE_DEVICE ? CUDA_ERROR_INVALID_DEVICE
-								     : CUDA_ERROR_INVALID_VALUE;
+		                                                    : CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
 	/* facts line 74: non-managed memory, count 0, past the end -> INVALID_VALUE */
 	a = managed_range(devPtr, count, &first, &end);
@@ -303,13 +301,13 @@ CUresult cuMemPrefetchAsync_ptsz(CUdeviceptr devPtr, size_t count, CUdevice dstD
 
 #if PWSIM_MAX_VERSION >= 12020
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr devPtr, size_t count, CUmemLocation location, unsigned int flags,
-			       CUstream hStream)
+                               CUstream hStream)
 {
 	return prefetch(devPtr, count, location, flags, hStream);
 }
 
 CUresult cuMemPrefetchAsync_v2_ptsz(CUdeviceptr devPtr, size_t count, CUmemLocation location,
-				    unsigned int flags, CUstream hStream)
+                                    unsigned int flags, CUstream hStream)
 {
 	return prefetch(devPtr, count, location, flags, hStream);
 }
@@ -344,8 +342,9 @@ static CUmemLocation range_loc(const struct pwsim_alloc *a, size_t first, size_t
 		l = x;
 		seen = 1;
 	}
-	return l.type == CU_MEM_LOCATION_TYPE_INVALID ? loc_make(CU_MEM_LOCATION_TYPE_INVALID, CU_DEVICE_INVALID)
-						    : l;
+	return l.type == CU_MEM_LOCATION_TYPE_INVALID
+	           ? loc_make(CU_MEM_LOCATION_TYPE_INVALID, CU_DEVICE_INVALID)
+	           : l;
 }
 
 /* The legacy int answer: a device ordinal, CU_DEVICE_CPU or CU_DEVICE_INVALID. */
@@ -388,7 +387,7 @@ static void range_accessed_by(const struct pwsim_alloc *a, size_t first, size_t 
 }
 
 static void range_attr(const struct pwsim_alloc *a, size_t first, size_t end, CUmem_range_attribute attr,
-		       void *data, size_t size)
+                       void *data, size_t size)
 {
 	CUmemLocation pref = range_loc(a, first, end, 0), last = range_loc(a, first, end, 1);
 	int *v = data;
@@ -406,7 +405,7 @@ static void range_attr(const struct pwsim_alloc *a, size_t first, size_t end, CU
 }
 
 CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_attribute *attributes,
-				 size_t numAttributes, CUdeviceptr devPtr, size_t count)
+                                 size_t numAttributes, CUdeviceptr devPtr, size_t count)
 {
 	CUresult rc = pwsim_ready();
 	struct pwsim_alloc *a;
@@ -427,8 +426,8 @@ CUresult cuMemRangeGetAttributes(void **data, size_t *dataSizes, CUmem_range_att
 	return a ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 }
 
-CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute, CUdeviceptr devPtr,
-				size_t count)
+CUresult cuMemRangeGetAttribute(void *data, size_t dataSize, CUmem_range_attribute attribute,
+                                CUdeviceptr devPtr, size_t count)
 {
 	return cuMemRangeGetAttributes(&data, &dataSize, &attribute, 1, devPtr, count);
 }

@@ -146,7 +146,8 @@ CUresult cuMemcpyDtoD_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t By
 	if (rc || ByteCount == 0)
 		return rc;
 	pwsim_lock();
-	if (pwsim_find_range((uintptr_t)dstDevice, ByteCount) && pwsim_find_range((uintptr_t)srcDevice, ByteCount))
+	if (pwsim_find_range((uintptr_t)dstDevice, ByteCount) &&
+	    pwsim_find_range((uintptr_t)srcDevice, ByteCount))
 		memmove((void *)(uintptr_t)dstDevice, (const void *)(uintptr_t)srcDevice, ByteCount);
 	else
 		rc = CUDA_ERROR_INVALID_VALUE;
@@ -222,7 +223,9 @@ static CUresult attr_get(const struct pwsim_alloc *a, CUpointer_attribute attr, 
 	switch (attr) {
 	case CU_POINTER_ATTRIBUTE_CONTEXT: *(CUcontext *)out = a->ctx; return CUDA_SUCCESS;
 	/* Managed memory too reports DEVICE: IS_MANAGED tells them apart. */
-	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE: *(unsigned int *)out = CU_MEMORYTYPE_DEVICE; return CUDA_SUCCESS;
+	case CU_POINTER_ATTRIBUTE_MEMORY_TYPE:
+		*(unsigned int *)out = CU_MEMORYTYPE_DEVICE;
+		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_DEVICE_POINTER:
 		/* cuda.h :14210: no current context -> INVALID_CONTEXT */
 		if (!pwsim_current())
@@ -277,7 +280,7 @@ static void attr_default(CUpointer_attribute attr, void *out)
 }
 
 CUresult cuPointerGetAttributes(unsigned int numAttributes, CUpointer_attribute *attributes, void **data,
-				CUdeviceptr ptr)
+                                CUdeviceptr ptr)
 {
 	CUresult rc = pwsim_ready();
 	struct pwsim_alloc *a;

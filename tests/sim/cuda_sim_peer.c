@@ -115,7 +115,7 @@ static int p2p_value(CUdevice_P2PAttribute attrib, int can, int *value)
 }
 
 CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
-				 CUdevice dstDevice)
+                                 CUdevice dstDevice)
 {
 	CUresult rc = pwsim_ready();
 

@@ -34,7 +34,7 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
 }
 
 CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-		      CUcontext srcContext, size_t ByteCount)
+                      CUcontext srcContext, size_t ByteCount)
 {
 	CUresult rc = pwsim_ready();
 
@@ -42,13 +42,13 @@ CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr s
 }
 
 CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-			   CUcontext srcContext, size_t ByteCount)
+                           CUcontext srcContext, size_t ByteCount)
 {
 	return cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 
 CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-			   CUcontext srcContext, size_t ByteCount, CUstream hStream)
+                           CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
 	CUresult rc = pwsim_ready();
 
@@ -58,7 +58,7 @@ CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdevice
 }
 
 CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-				CUcontext srcContext, size_t ByteCount, CUstream hStream)
+                                CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
 	return cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
 }
@@ -68,7 +68,7 @@ CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUd
 
 /* One side of a 3D copy, with the pitch and height it will use. */
 struct side {
-	int type;          /* CU_MEMORYTYPE_HOST / DEVICE / UNIFIED */
+	int type; /* CU_MEMORYTYPE_HOST / DEVICE / UNIFIED */
 	uintptr_t base;
 	size_t x, y, z, pitch, height;
 	CUcontext ctx;
@@ -76,8 +76,10 @@ struct side {
 
 static struct side src_side(const CUDA_MEMCPY3D_PEER *c)
 {
-	struct side s = {c->srcMemoryType, (uintptr_t)c->srcDevice, c->srcXInBytes, c->srcY, c->srcZ,
-			 c->srcPitch, c->srcHeight, c->srcContext};
+	struct side s = {c->srcMemoryType, (uintptr_t)c->srcDevice,
+	                 c->srcXInBytes,   c->srcY,
+	                 c->srcZ,          c->srcPitch,
+	                 c->srcHeight,     c->srcContext};
 
 	if (s.type == CU_MEMORYTYPE_HOST)
 		s.base = (uintptr_t)c->srcHost;
@@ -86,8 +88,10 @@ static struct side src_side(const CUDA_MEMCPY3D_PEER *c)
 
 static struct side dst_side(const CUDA_MEMCPY3D_PEER *c)
 {
-	struct side s = {c->dstMemoryType, (uintptr_t)c->dstDevice, c->dstXInBytes, c->dstY, c->dstZ,
-			 c->dstPitch, c->dstHeight, c->dstContext};
+	struct side s = {c->dstMemoryType, (uintptr_t)c->dstDevice,
+	                 c->dstXInBytes,   c->dstY,
+	                 c->dstZ,          c->dstPitch,
+	                 c->dstHeight,     c->dstContext};
 
 	if (s.type == CU_MEMORYTYPE_HOST)
 		s.base = (uintptr_t)c->dstHost;

@@ -96,7 +96,7 @@ static int tab_insert(struct pwsim_alloc *a)
 
 	if (g_n == g_cap) {
 		size_t cap = g_cap ? 2 * g_cap : 64;
-		struct pwsim_alloc **t = realloc(g_tab, cap * sizeof(*t));
+		struct pwsim_alloc **t = realloc(g_tab, cap * sizeof(struct pwsim_alloc *));
 
 		if (!t)
 			return -1;
@@ -104,7 +104,7 @@ static int tab_insert(struct pwsim_alloc *a)
 		g_cap = cap;
 	}
 	at = tab_floor(a->base) + 1;
-	memmove(&g_tab[at + 1], &g_tab[at], (g_n - (size_t)at) * sizeof(*g_tab));
+	memmove(&g_tab[at + 1], &g_tab[at], (g_n - (size_t)at) * sizeof(struct pwsim_alloc *));
 	g_tab[at] = a;
 	g_n++;
 	return 0;
@@ -114,7 +114,7 @@ static void tab_remove(struct pwsim_alloc *a)
 {
 	long at = tab_floor(a->base);
 
-	memmove(&g_tab[at], &g_tab[at + 1], (g_n - (size_t)at - 1) * sizeof(*g_tab));
+	memmove(&g_tab[at], &g_tab[at + 1], (g_n - (size_t)at - 1) * sizeof(struct pwsim_alloc *));
 	g_n--;
 }
 
@@ -164,7 +164,7 @@ static void *map_new(struct pwsim_alloc *a)
 static int name_shm(struct pwsim_alloc *a)
 {
 	int n = snprintf(a->shm_name, sizeof(a->shm_name), "/pwsim.%u.%d.%llu", (unsigned)getuid(),
-			 (int)getpid(), a->buffer_id);
+	                 (int)getpid(), a->buffer_id);
 
 	return n > 0 && (size_t)n < sizeof(a->shm_name) ? 0 : -1;
 }
@@ -203,7 +203,7 @@ oom:
 }
 
 CUresult pwsim_alloc_import(const char *shm_name, size_t size, int device, struct CUctx_st *ctx,
-			    struct pwsim_alloc **out)
+                            struct pwsim_alloc **out)
 {
 	struct pwsim_alloc *a = calloc(1, sizeof(*a));
 	int fd = shm_open(shm_name, O_RDWR | O_CLOEXEC, 0);
@@ -271,8 +271,8 @@ void pwsim_alloc_retire(struct pwsim_alloc *a)
 {
 	/* MAP_FIXED replaces the mapping in one step: no other thread can be
 	 * handed the range between an munmap and a new mmap. */
-	mmap((void *)a->base, a->map_size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	     -1, 0);
+	(void)mmap((void *)a->base, a->map_size, PROT_NONE,
+	           MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (a->kind == PWSIM_KIND_DEVICE)
 		shm_unlink(a->shm_name);
 	free(a->segs);

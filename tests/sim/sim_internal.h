@@ -33,9 +33,9 @@
 
 /* ---- configuration (cuda_sim.c) ---- */
 struct pwsim_config {
-	int ndev;                          /* PWSIM_DEVICES */
-	uint64_t peer[PWSIM_MAX_DEVICES];  /* bit j of peer[i]: i can access j (PWSIM_PEERS) */
-	int driver_version;                /* PWSIM_DRIVER_VERSION */
+	int ndev;                         /* PWSIM_DEVICES */
+	uint64_t peer[PWSIM_MAX_DEVICES]; /* bit j of peer[i]: i can access j (PWSIM_PEERS) */
+	int driver_version;               /* PWSIM_DRIVER_VERSION */
 };
 const struct pwsim_config *pwsim_cfg(void);
 /* CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED. */
@@ -51,8 +51,8 @@ void pwsim_unlock(void);
 struct CUctx_st {
 	uint32_t magic;
 	int device;
-	int retained;       /* cuDevicePrimaryCtxRetain count */
-	uint64_t peer_on;   /* bit j: this context has enabled access to device j's context */
+	int retained;     /* cuDevicePrimaryCtxRetain count */
+	uint64_t peer_on; /* bit j: this context has enabled access to device j's context */
 };
 /* The primary context of a valid device ordinal. */
 struct CUctx_st *pwsim_primary(CUdevice dev);
@@ -70,29 +70,29 @@ enum pwsim_kind {
 
 /* Managed-memory advice of a run of pages with the same state (cuda_sim_managed.c). */
 struct pwsim_seg {
-	size_t first, end;          /* page indices [first, end) from the allocation's base */
+	size_t first, end; /* page indices [first, end) from the allocation's base */
 	int read_mostly;
-	CUmemLocation preferred;    /* type INVALID: none */
-	CUmemLocation prefetched;   /* last prefetch location; type INVALID: never */
-	uint64_t accessed_by;       /* devices with SET_ACCESSED_BY */
-	int accessed_by_host;       /* SET_ACCESSED_BY with a host location */
+	CUmemLocation preferred;  /* type INVALID: none */
+	CUmemLocation prefetched; /* last prefetch location; type INVALID: never */
+	uint64_t accessed_by;     /* devices with SET_ACCESSED_BY */
+	int accessed_by_host;     /* SET_ACCESSED_BY with a host location */
 };
 
 struct pwsim_alloc {
 	uintptr_t base;
-	size_t size;                /* bytes the caller asked for: the range checks use it */
-	size_t map_size;            /* size rounded up to pages: what is mapped */
+	size_t size;     /* bytes the caller asked for: the range checks use it */
+	size_t map_size; /* size rounded up to pages: what is mapped */
 	int device;
 	enum pwsim_kind kind;
 	struct CUctx_st *ctx;
-	unsigned long long buffer_id; /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
+	unsigned long long buffer_id;      /* CU_POINTER_ATTRIBUTE_BUFFER_ID, never reused */
 	char shm_name[PWSIM_SHM_NAME_MAX]; /* "" unless KIND_DEVICE */
-	int freed;                  /* freed: the range stays reserved (PROT_NONE) */
+	int freed;                         /* freed: the range stays reserved (PROT_NONE) */
 	/* The shared-memory object behind KIND_DEVICE and KIND_IPC: the process
 	 * that created it and its buffer id there (our own for KIND_DEVICE). */
 	pid_t shm_pid;
 	unsigned long long shm_id;
-	int ipc_refs;               /* KIND_IPC: cuIpcOpenMemHandle count */
+	int ipc_refs; /* KIND_IPC: cuIpcOpenMemHandle count */
 	/* KIND_MANAGED */
 	unsigned attach_flags;
 	struct pwsim_seg *segs;
@@ -107,11 +107,10 @@ struct pwsim_alloc *pwsim_find_live(uintptr_t p);
 /* Live allocation holding the whole of [p, p+n), n > 0; else NULL. */
 struct pwsim_alloc *pwsim_find_range(uintptr_t p, size_t n);
 /* New allocation of the kind, mapped and entered in the table. */
-CUresult pwsim_alloc_new(enum pwsim_kind kind, size_t size, struct CUctx_st *ctx,
-			 struct pwsim_alloc **out);
+CUresult pwsim_alloc_new(enum pwsim_kind kind, size_t size, struct CUctx_st *ctx, struct pwsim_alloc **out);
 /* Map an exporter's shared-memory object (IPC import) and enter it. */
 CUresult pwsim_alloc_import(const char *shm_name, size_t size, int device, struct CUctx_st *ctx,
-			    struct pwsim_alloc **out);
+                            struct pwsim_alloc **out);
 /* Unmap and mark freed; the address range stays reserved for a while. */
 void pwsim_alloc_retire(struct pwsim_alloc *a);
 /* Every live import, for cuIpcOpenMemHandle's reference counting. */
@@ -132,11 +131,11 @@ struct CUevent_st {
 	struct CUctx_st *ctx;
 	int recorded;
 	struct timespec when;
-	unsigned long long id;      /* IPC event handles name it */
+	unsigned long long id; /* IPC event handles name it */
 	struct CUevent_st *next;
 };
 struct CUevent_st *pwsim_event_new(unsigned flags, struct CUctx_st *ctx); /* caller holds the lock */
-struct CUevent_st *pwsim_event_check(CUevent e);    /* caller holds the lock */
+struct CUevent_st *pwsim_event_check(CUevent e);                          /* caller holds the lock */
 
 /* ---- checked arithmetic ---- */
 static inline int pwsim_add_overflows(uintptr_t a, size_t b, uintptr_t *sum)

@@ -49,12 +49,12 @@ static void check(int ok, int line, const char *what)
 }
 
 #define CHECK(cond) check(!!(cond), __LINE__, #cond)
-#define EXPECT(call, want)                                                                        \
-	do {                                                                                      \
-		CUresult rc_ = (call);                                                            \
-		check(rc_ == (want), __LINE__, #call " == " #want);                               \
-		if (rc_ != (want))                                                                \
-			fprintf(stderr, "    returned %d\n", rc_);                                    \
+#define EXPECT(call, want)                                          \
+	do {                                                        \
+		CUresult rc_ = (call);                              \
+		check(rc_ == (want), __LINE__, #call " == " #want); \
+		if (rc_ != (want))                                  \
+			fprintf(stderr, "    returned %d\n", rc_);  \
 	} while (0)
 #define OK(call) EXPECT(call, CUDA_SUCCESS)
 
@@ -130,8 +130,8 @@ static int from_hex(const char *s, void *p, size_t n)
 
 struct child {
 	const char *argv[8];
-	const char *env[8];  /* extra NAME=VALUE; PWSIM_* and LD_LIBRARY_PATH are dropped first */
-	char err[4096];      /* the child's stderr, when capture is set */
+	const char *env[8]; /* extra NAME=VALUE; PWSIM_* and LD_LIBRARY_PATH are dropped first */
+	char err[4096];     /* the child's stderr, when capture is set */
 	int capture;
 };
 
@@ -272,7 +272,8 @@ static void test_devices(void)
 	OK(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS, 0));
 	CHECK(v == 1);
 	EXPECT(cuDeviceGetAttribute(&v, 100000, 0), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 5), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(cuDeviceGetAttribute(&v, CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, 5),
+	       CUDA_ERROR_INVALID_DEVICE);
 }
 
 /* ======================================================================== */
@@ -383,9 +384,9 @@ static void test_pointer_attrs(void)
 	CUcontext c = NULL;
 	void *host = (void *)1;
 	size_t size = 0;
-	CUpointer_attribute attrs[5] = {CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-					CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_HOST_POINTER,
-					CU_POINTER_ATTRIBUTE_CONTEXT};
+	CUpointer_attribute attrs[5] = {
+	    CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+	    CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_HOST_POINTER, CU_POINTER_ATTRIBUTE_CONTEXT};
 	void *data[5] = {&ord, &v, &size, &host, &c};
 
 	OK(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p + 2999));
@@ -518,9 +519,12 @@ static void test_peer_access(void)
 	OK(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, 1, 0));
 	OK(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED, 1, 0));
 	CHECK(v == 0);
-	EXPECT(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0), CUDA_ERROR_INVALID_DEVICE);
-	EXPECT(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 9), CUDA_ERROR_INVALID_DEVICE);
-	EXPECT(cuDeviceGetP2PAttribute(NULL, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 0),
+	       CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 9),
+	       CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(cuDeviceGetP2PAttribute(NULL, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1),
+	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuDeviceGetP2PAttribute(&v, 42, 0, 1), CUDA_ERROR_INVALID_VALUE);
 }
 
@@ -593,7 +597,8 @@ static void test_memcpy_3d_peer(void)
 	for (size_t z = 0; z < 2; z++)
 		for (size_t y = 0; y < 3; y++)
 			for (size_t x = 0; x < 10; x++)
-				ok &= dst[((1 + z) * 4 + 1 + y) * 32 + 7 + x] == src[(z * 8 + 2 + y) * 64 + 5 + x];
+				ok &= dst[((1 + z) * 4 + 1 + y) * 32 + 7 + x] ==
+				      src[(z * 8 + 2 + y) * 64 + 5 + x];
 	CHECK(ok);
 	CHECK(dst[0] == 0);
 	OK(cuMemcpy3DPeer_ptds(&c));
@@ -655,9 +660,12 @@ static void test_managed_facts(void)
 	EXPECT(cuMemPrefetchAsync(big, 0, 0, NULL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuMemPrefetchAsync(big + 4096, 1 << 16, 0, NULL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuMemPrefetchAsync(big, 4096, 9, NULL), CUDA_ERROR_INVALID_DEVICE);
-	EXPECT(cuMemRangeGetAttribute(&v, 3, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, big, 4096), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuMemRangeGetAttribute(acc, 6, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, big, 4096), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 4096), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemRangeGetAttribute(&v, 3, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, big, 4096),
+	       CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemRangeGetAttribute(acc, 6, CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, big, 4096),
+	       CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, d, 4096),
+	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync(NULL, big, 4096, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync(NULL, big, 0, 9), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync(NULL, big, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
@@ -688,7 +696,8 @@ static void test_managed_advice(void)
 	CHECK(range_int(m, pg, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION) == CU_DEVICE_CPU);
 	CHECK(range_int(m, n, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION) == CU_DEVICE_INVALID);
 	OK(cuMemAdvise(m, n, CU_MEM_ADVISE_UNSET_PREFERRED_LOCATION, 0));
-	CHECK(range_int(m, n, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE) == CU_MEM_LOCATION_TYPE_INVALID);
+	CHECK(range_int(m, n, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE) ==
+	      CU_MEM_LOCATION_TYPE_INVALID);
 	OK(cuMemAdvise(m, n, CU_MEM_ADVISE_SET_ACCESSED_BY, 1));
 	OK(cuMemAdvise(m, pg, CU_MEM_ADVISE_SET_ACCESSED_BY, 0));
 	OK(cuMemRangeGetAttribute(acc, sizeof(acc), CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, m, pg));
@@ -718,7 +727,7 @@ static void test_managed_v2(void)
 	CUmemLocation numa = {CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT, 5};
 	CUdeviceptr m = alloc_managed(1 << 16);
 	CUmem_range_attribute attrs[2] = {CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_TYPE,
-					  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID};
+	                                  CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION_ID};
 	int type = -1, id = -1;
 	void *data[2] = {&type, &id};
 	size_t sizes[2] = {4, 4};
@@ -731,7 +740,8 @@ static void test_managed_v2(void)
 	EXPECT(adv(m, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, none), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(adv(m, 4096, CU_MEM_ADVISE_SET_ACCESSED_BY, numa), CUDA_ERROR_INVALID_VALUE);
 	OK(adv(m, 4096, CU_MEM_ADVISE_SET_PREFERRED_LOCATION, host));
-	CHECK(range_int(m, 4096, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE) == CU_MEM_LOCATION_TYPE_HOST);
+	CHECK(range_int(m, 4096, CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE) ==
+	      CU_MEM_LOCATION_TYPE_HOST);
 	OK(pf(m, 1 << 16, dev1, 0, NULL));
 	OK(cuMemRangeGetAttributes(data, sizes, attrs, 2, m, 1 << 16));
 	CHECK(type == CU_MEM_LOCATION_TYPE_DEVICE && id == 1);
@@ -758,7 +768,8 @@ static void test_managed_attach(void)
 	OK(cuStreamAttachMemAsync(s, m, 0, CU_MEM_ATTACH_SINGLE));
 	OK(cuStreamAttachMemAsync(NULL, m, 10000, CU_MEM_ATTACH_HOST));
 	OK(cuStreamAttachMemAsync_ptsz(NULL, m, 0, CU_MEM_ATTACH_SINGLE)); /* per-thread stream */
-	EXPECT(cuStreamAttachMemAsync_ptsz(CU_STREAM_LEGACY, m, 0, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuStreamAttachMemAsync_ptsz(CU_STREAM_LEGACY, m, 0, CU_MEM_ATTACH_SINGLE),
+	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync(s, m + 8, 10000, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync(s, d, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuStreamAttachMemAsync((CUstream)&s, m, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_HANDLE);
@@ -885,97 +896,98 @@ typedef CUresult (*getproc_v2_fn)(const char *, void **, int, cuuint64_t, CUdriv
 
 /* Every cu* export: the query that must reach it, and whether the legacy
  * (11.8) build has it. */
-struct export {
+struct export
+{
 	const char *sym, *api;
 	int version, flags, legacy;
 };
 
 static const struct export g_exports[] = {
-	{"cuGetErrorString", "cuGetErrorString", 6000, 0, 1},
-	{"cuGetErrorName", "cuGetErrorName", 6000, 0, 1},
-	{"cuInit", "cuInit", 2000, 0, 1},
-	{"cuDriverGetVersion", "cuDriverGetVersion", 2020, 0, 1},
-	{"cuDeviceGet", "cuDeviceGet", 2000, 0, 1},
-	{"cuDeviceGetCount", "cuDeviceGetCount", 2000, 0, 1},
-	{"cuDeviceGetName", "cuDeviceGetName", 2000, 0, 1},
-	{"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 3020, 0, 1},
-	{"cuDeviceGetAttribute", "cuDeviceGetAttribute", 2000, 0, 1},
-	{"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", 7000, 0, 1},
-	{"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000, 0, 1},
-	{"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 11000, 0, 1},
-	{"cuCtxPushCurrent", "cuCtxPushCurrent", 2000, 0, 1},
-	{"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 4000, 0, 1},
-	{"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0, 1},
-	{"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 4000, 0, 1},
-	{"cuCtxSetCurrent", "cuCtxSetCurrent", 4000, 0, 1},
-	{"cuCtxGetCurrent", "cuCtxGetCurrent", 4000, 0, 1},
-	{"cuCtxGetDevice", "cuCtxGetDevice", 2000, 0, 1},
-	{"cuCtxGetDevice_v2", "cuCtxGetDevice", 13000, 0, 0},
-	{"cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, 1},
-	{"cuCtxSynchronize_v2", "cuCtxSynchronize", 13000, 0, 0},
-	{"cuMemAlloc_v2", "cuMemAlloc", 3020, 0, 1},
-	{"cuMemFree", "cuMemFree", 2000, 0, 1},
-	{"cuMemFree_v2", "cuMemFree", 3020, 0, 1},
-	{"cuMemFreeAsync", "cuMemFreeAsync", 11020, 0, 1},
-	{"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 11020, 2, 1},
-	{"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 3020, 0, 1},
-	{"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 3020, 0, 1},
-	{"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 7000, 2, 1},
-	{"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 3020, 0, 1},
-	{"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 7000, 2, 1},
-	{"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 3020, 0, 1},
-	{"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 7000, 2, 1},
-	{"cuMemsetD8_v2", "cuMemsetD8", 3020, 0, 1},
-	{"cuMemsetD8_v2_ptds", "cuMemsetD8", 7000, 2, 1},
-	{"cuPointerGetAttribute", "cuPointerGetAttribute", 4000, 0, 1},
-	{"cuPointerGetAttributes", "cuPointerGetAttributes", 7000, 0, 1},
-	{"cuStreamCreate", "cuStreamCreate", 2000, 0, 1},
-	{"cuStreamDestroy", "cuStreamDestroy", 2000, 0, 1},
-	{"cuStreamDestroy_v2", "cuStreamDestroy", 4000, 0, 1},
-	{"cuStreamSynchronize", "cuStreamSynchronize", 2000, 0, 1},
-	{"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 7000, 2, 1},
-	{"cuStreamQuery", "cuStreamQuery", 2000, 0, 1},
-	{"cuStreamQuery_ptsz", "cuStreamQuery", 7000, 2, 1},
-	{"cuEventCreate", "cuEventCreate", 2000, 0, 1},
-	{"cuEventRecord", "cuEventRecord", 2000, 0, 1},
-	{"cuEventRecord_ptsz", "cuEventRecord", 7000, 2, 1},
-	{"cuEventQuery", "cuEventQuery", 2000, 0, 1},
-	{"cuEventSynchronize", "cuEventSynchronize", 2000, 0, 1},
-	{"cuEventElapsedTime", "cuEventElapsedTime", 2000, 0, 1},
-	{"cuEventElapsedTime_v2", "cuEventElapsedTime", 12080, 0, 0},
-	{"cuEventDestroy", "cuEventDestroy", 2000, 0, 1},
-	{"cuEventDestroy_v2", "cuEventDestroy", 4000, 0, 1},
-	{"cuDeviceCanAccessPeer", "cuDeviceCanAccessPeer", 4000, 0, 1},
-	{"cuCtxEnablePeerAccess", "cuCtxEnablePeerAccess", 4000, 0, 1},
-	{"cuCtxDisablePeerAccess", "cuCtxDisablePeerAccess", 4000, 0, 1},
-	{"cuDeviceGetP2PAttribute", "cuDeviceGetP2PAttribute", 8000, 0, 1},
-	{"cuMemcpyPeer", "cuMemcpyPeer", 4000, 0, 1},
-	{"cuMemcpyPeer_ptds", "cuMemcpyPeer", 7000, 2, 1},
-	{"cuMemcpyPeerAsync", "cuMemcpyPeerAsync", 4000, 0, 1},
-	{"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 7000, 2, 1},
-	{"cuMemcpy3DPeer", "cuMemcpy3DPeer", 4000, 0, 1},
-	{"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 7000, 2, 1},
-	{"cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync", 4000, 0, 1},
-	{"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 7000, 2, 1},
-	{"cuIpcGetEventHandle", "cuIpcGetEventHandle", 4010, 0, 1},
-	{"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", 4010, 0, 1},
-	{"cuIpcGetMemHandle", "cuIpcGetMemHandle", 4010, 0, 1},
-	{"cuIpcOpenMemHandle", "cuIpcOpenMemHandle", 4010, 0, 1},
-	{"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 11000, 0, 1},
-	{"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", 4010, 0, 1},
-	{"cuMemAllocManaged", "cuMemAllocManaged", 6000, 0, 1},
-	{"cuMemAdvise", "cuMemAdvise", 8000, 0, 1},
-	{"cuMemAdvise_v2", "cuMemAdvise", 12020, 0, 0},
-	{"cuMemPrefetchAsync", "cuMemPrefetchAsync", 8000, 0, 1},
-	{"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 8000, 2, 1},
-	{"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 12020, 0, 0},
-	{"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 12020, 2, 0},
-	{"cuMemRangeGetAttribute", "cuMemRangeGetAttribute", 8000, 0, 1},
-	{"cuMemRangeGetAttributes", "cuMemRangeGetAttributes", 8000, 0, 1},
-	{"cuStreamAttachMemAsync", "cuStreamAttachMemAsync", 6000, 0, 1},
-	{"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 7000, 2, 1},
-	{"cuGetProcAddress", "cuGetProcAddress", 11030, 0, 1},
-	{"cuGetProcAddress_v2", "cuGetProcAddress", 12000, 0, 0},
+    {"cuGetErrorString", "cuGetErrorString", 6000, 0, 1},
+    {"cuGetErrorName", "cuGetErrorName", 6000, 0, 1},
+    {"cuInit", "cuInit", 2000, 0, 1},
+    {"cuDriverGetVersion", "cuDriverGetVersion", 2020, 0, 1},
+    {"cuDeviceGet", "cuDeviceGet", 2000, 0, 1},
+    {"cuDeviceGetCount", "cuDeviceGetCount", 2000, 0, 1},
+    {"cuDeviceGetName", "cuDeviceGetName", 2000, 0, 1},
+    {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 3020, 0, 1},
+    {"cuDeviceGetAttribute", "cuDeviceGetAttribute", 2000, 0, 1},
+    {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", 7000, 0, 1},
+    {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000, 0, 1},
+    {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 11000, 0, 1},
+    {"cuCtxPushCurrent", "cuCtxPushCurrent", 2000, 0, 1},
+    {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 4000, 0, 1},
+    {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0, 1},
+    {"cuCtxPopCurrent_v2", "cuCtxPopCurrent", 4000, 0, 1},
+    {"cuCtxSetCurrent", "cuCtxSetCurrent", 4000, 0, 1},
+    {"cuCtxGetCurrent", "cuCtxGetCurrent", 4000, 0, 1},
+    {"cuCtxGetDevice", "cuCtxGetDevice", 2000, 0, 1},
+    {"cuCtxGetDevice_v2", "cuCtxGetDevice", 13000, 0, 0},
+    {"cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, 1},
+    {"cuCtxSynchronize_v2", "cuCtxSynchronize", 13000, 0, 0},
+    {"cuMemAlloc_v2", "cuMemAlloc", 3020, 0, 1},
+    {"cuMemFree", "cuMemFree", 2000, 0, 1},
+    {"cuMemFree_v2", "cuMemFree", 3020, 0, 1},
+    {"cuMemFreeAsync", "cuMemFreeAsync", 11020, 0, 1},
+    {"cuMemFreeAsync_ptsz", "cuMemFreeAsync", 11020, 2, 1},
+    {"cuMemGetAddressRange_v2", "cuMemGetAddressRange", 3020, 0, 1},
+    {"cuMemcpyHtoD_v2", "cuMemcpyHtoD", 3020, 0, 1},
+    {"cuMemcpyHtoD_v2_ptds", "cuMemcpyHtoD", 7000, 2, 1},
+    {"cuMemcpyDtoH_v2", "cuMemcpyDtoH", 3020, 0, 1},
+    {"cuMemcpyDtoH_v2_ptds", "cuMemcpyDtoH", 7000, 2, 1},
+    {"cuMemcpyDtoD_v2", "cuMemcpyDtoD", 3020, 0, 1},
+    {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 7000, 2, 1},
+    {"cuMemsetD8_v2", "cuMemsetD8", 3020, 0, 1},
+    {"cuMemsetD8_v2_ptds", "cuMemsetD8", 7000, 2, 1},
+    {"cuPointerGetAttribute", "cuPointerGetAttribute", 4000, 0, 1},
+    {"cuPointerGetAttributes", "cuPointerGetAttributes", 7000, 0, 1},
+    {"cuStreamCreate", "cuStreamCreate", 2000, 0, 1},
+    {"cuStreamDestroy", "cuStreamDestroy", 2000, 0, 1},
+    {"cuStreamDestroy_v2", "cuStreamDestroy", 4000, 0, 1},
+    {"cuStreamSynchronize", "cuStreamSynchronize", 2000, 0, 1},
+    {"cuStreamSynchronize_ptsz", "cuStreamSynchronize", 7000, 2, 1},
+    {"cuStreamQuery", "cuStreamQuery", 2000, 0, 1},
+    {"cuStreamQuery_ptsz", "cuStreamQuery", 7000, 2, 1},
+    {"cuEventCreate", "cuEventCreate", 2000, 0, 1},
+    {"cuEventRecord", "cuEventRecord", 2000, 0, 1},
+    {"cuEventRecord_ptsz", "cuEventRecord", 7000, 2, 1},
+    {"cuEventQuery", "cuEventQuery", 2000, 0, 1},
+    {"cuEventSynchronize", "cuEventSynchronize", 2000, 0, 1},
+    {"cuEventElapsedTime", "cuEventElapsedTime", 2000, 0, 1},
+    {"cuEventElapsedTime_v2", "cuEventElapsedTime", 12080, 0, 0},
+    {"cuEventDestroy", "cuEventDestroy", 2000, 0, 1},
+    {"cuEventDestroy_v2", "cuEventDestroy", 4000, 0, 1},
+    {"cuDeviceCanAccessPeer", "cuDeviceCanAccessPeer", 4000, 0, 1},
+    {"cuCtxEnablePeerAccess", "cuCtxEnablePeerAccess", 4000, 0, 1},
+    {"cuCtxDisablePeerAccess", "cuCtxDisablePeerAccess", 4000, 0, 1},
+    {"cuDeviceGetP2PAttribute", "cuDeviceGetP2PAttribute", 8000, 0, 1},
+    {"cuMemcpyPeer", "cuMemcpyPeer", 4000, 0, 1},
+    {"cuMemcpyPeer_ptds", "cuMemcpyPeer", 7000, 2, 1},
+    {"cuMemcpyPeerAsync", "cuMemcpyPeerAsync", 4000, 0, 1},
+    {"cuMemcpyPeerAsync_ptsz", "cuMemcpyPeerAsync", 7000, 2, 1},
+    {"cuMemcpy3DPeer", "cuMemcpy3DPeer", 4000, 0, 1},
+    {"cuMemcpy3DPeer_ptds", "cuMemcpy3DPeer", 7000, 2, 1},
+    {"cuMemcpy3DPeerAsync", "cuMemcpy3DPeerAsync", 4000, 0, 1},
+    {"cuMemcpy3DPeerAsync_ptsz", "cuMemcpy3DPeerAsync", 7000, 2, 1},
+    {"cuIpcGetEventHandle", "cuIpcGetEventHandle", 4010, 0, 1},
+    {"cuIpcOpenEventHandle", "cuIpcOpenEventHandle", 4010, 0, 1},
+    {"cuIpcGetMemHandle", "cuIpcGetMemHandle", 4010, 0, 1},
+    {"cuIpcOpenMemHandle", "cuIpcOpenMemHandle", 4010, 0, 1},
+    {"cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle", 11000, 0, 1},
+    {"cuIpcCloseMemHandle", "cuIpcCloseMemHandle", 4010, 0, 1},
+    {"cuMemAllocManaged", "cuMemAllocManaged", 6000, 0, 1},
+    {"cuMemAdvise", "cuMemAdvise", 8000, 0, 1},
+    {"cuMemAdvise_v2", "cuMemAdvise", 12020, 0, 0},
+    {"cuMemPrefetchAsync", "cuMemPrefetchAsync", 8000, 0, 1},
+    {"cuMemPrefetchAsync_ptsz", "cuMemPrefetchAsync", 8000, 2, 1},
+    {"cuMemPrefetchAsync_v2", "cuMemPrefetchAsync", 12020, 0, 0},
+    {"cuMemPrefetchAsync_v2_ptsz", "cuMemPrefetchAsync", 12020, 2, 0},
+    {"cuMemRangeGetAttribute", "cuMemRangeGetAttribute", 8000, 0, 1},
+    {"cuMemRangeGetAttributes", "cuMemRangeGetAttributes", 8000, 0, 1},
+    {"cuStreamAttachMemAsync", "cuStreamAttachMemAsync", 6000, 0, 1},
+    {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 7000, 2, 1},
+    {"cuGetProcAddress", "cuGetProcAddress", 11030, 0, 1},
+    {"cuGetProcAddress_v2", "cuGetProcAddress", 12000, 0, 0},
 };
 
 #define NEXPORTS (sizeof(g_exports) / sizeof(g_exports[0]))
@@ -992,7 +1004,8 @@ static const char *name_of(void *fn)
 
 /* One query through the 4-argument cuGetProcAddress, and through _v2 when
  * the build has it: the symbol expected (NULL: not found, with status). */
-static void expect_proc(const char *api, int version, cuuint64_t flags, const char *want, int status, int line)
+static void expect_proc(const char *api, int version, cuuint64_t flags, const char *want, int status,
+                        int line)
 {
 	getproc_v2_fn v2 = (getproc_v2_fn)sym("cuGetProcAddress_v2");
 	void *fn = (void *)1;
@@ -1002,15 +1015,15 @@ static void expect_proc(const char *api, int version, cuuint64_t flags, const ch
 
 	rc = cuGetProcAddress(api, &fn, version, flags);
 	got = name_of(fn);
-	check(want ? rc == CUDA_SUCCESS && got && strcmp(got, want) == 0 : rc == CUDA_ERROR_NOT_FOUND && !fn, line,
-	      api);
+	check(want ? rc == CUDA_SUCCESS && got && strcmp(got, want) == 0 : rc == CUDA_ERROR_NOT_FOUND && !fn,
+	      line, api);
 	if (!v2)
 		return;
 	fn = (void *)1;
 	rc = v2(api, &fn, version, flags, &st);
 	got = name_of(fn);
 	check(want ? rc == CUDA_SUCCESS && st == 0 && got && strcmp(got, want) == 0
-		   : rc == CUDA_ERROR_NOT_FOUND && !fn && st == status,
+	           : rc == CUDA_ERROR_NOT_FOUND && !fn && st == status,
 	      line, api);
 	/* symbolStatus may be NULL (cudart passes NULL: interception.md §1) */
 	check((v2(api, &fn, version, flags, NULL) == CUDA_SUCCESS) == (want != NULL), line, api);
@@ -1178,16 +1191,17 @@ static void env_child(const char *which)
 static void test_env(void)
 {
 	struct child pairs = {.argv = {"sim_selftest", "--env-child", "pairs"},
-			      .env = {"PWSIM_DEVICES=4", "PWSIM_PEERS=0-1,2-3"}};
+	                      .env = {"PWSIM_DEVICES=4", "PWSIM_PEERS=0-1,2-3"}};
 	struct child none = {.argv = {"sim_selftest", "--env-child", "none"}, .env = {"PWSIM_PEERS=none"}};
 	struct child bad = {.argv = {"sim_selftest", "--env-child", "bad"},
-			    .env = {"PWSIM_DEVICES=65", "PWSIM_PEERS=0-0", "PWSIM_DRIVER_VERSION=13.0"},
-			    .capture = 1};
+	                    .env = {"PWSIM_DEVICES=65", "PWSIM_PEERS=0-0", "PWSIM_DRIVER_VERSION=13.0"},
+	                    .capture = 1};
 	struct child bad2 = {.argv = {"sim_selftest", "--env-child", "bad"},
-			     .env = {"PWSIM_DEVICES=x", "PWSIM_PEERS=0-1,", "PWSIM_DRIVER_VERSION=99999"},
-			     .capture = 1};
+	                     .env = {"PWSIM_DEVICES=x", "PWSIM_PEERS=0-1,", "PWSIM_DRIVER_VERSION=99999"},
+	                     .capture = 1};
 	struct child many = {.argv = {"sim_selftest", "--env-child", "many"}, .env = {"PWSIM_DEVICES=10"}};
-	struct child v12 = {.argv = {"sim_selftest", "--env-child", "v12000"}, .env = {"PWSIM_DRIVER_VERSION=12000"}};
+	struct child v12 = {.argv = {"sim_selftest", "--env-child", "v12000"},
+	                    .env = {"PWSIM_DRIVER_VERSION=12000"}};
 
 	run_child(&pairs, __LINE__);
 	run_child(&none, __LINE__);
@@ -1250,7 +1264,8 @@ typedef CUresult (*advise_fn)(CUdeviceptr, size_t, CUmem_advise, CUdevice);
 static void preload_child(void)
 {
 	void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
-	void *own = lib ? dlsym(lib, "cuMemcpyPeer") : NULL, *own_adv = lib ? dlsym(lib, "cuMemAdvise") : NULL;
+	void *own = lib ? dlsym(lib, "cuMemcpyPeer") : NULL,
+	     *own_adv = lib ? dlsym(lib, "cuMemAdvise") : NULL;
 	void *fn = NULL, *adv = NULL;
 
 	init_contexts();
@@ -1271,7 +1286,7 @@ static void test_preload(void)
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	/* gcc's ASan wants its runtime first; the shim is preloaded before it. */
 	struct child c = {.argv = {"sim_selftest", "--preload-child"},
-			  .env = {pre, "ASAN_OPTIONS=verify_asan_link_order=0"}};
+	                  .env = {pre, "ASAN_OPTIONS=verify_asan_link_order=0"}};
 
 	CHECK(n > 0);
 	if (n <= 0)

@@ -7,7 +7,7 @@
 #include "cuda_sim_api.h"
 
 CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-		      CUcontext srcContext, size_t ByteCount)
+                      CUcontext srcContext, size_t ByteCount)
 {
 	(void)dstDevice, (void)dstContext, (void)srcDevice, (void)srcContext, (void)ByteCount;
 	return CUDA_ERROR_UNKNOWN;

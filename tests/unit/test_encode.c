@@ -237,10 +237,14 @@ static void every_row_encodes(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(peer_copy),          cmocka_unit_test(unknown_device_is_null),
-	    cmocka_unit_test(ipc_open),           cmocka_unit_test(outputs_omitted_on_failure),
-	    cmocka_unit_test(managed_enums_and_location), cmocka_unit_test(range_attributes),
-	    cmocka_unit_test(copy3d),             cmocka_unit_test(every_row_encodes),
+	    cmocka_unit_test(peer_copy),
+	    cmocka_unit_test(unknown_device_is_null),
+	    cmocka_unit_test(ipc_open),
+	    cmocka_unit_test(outputs_omitted_on_failure),
+	    cmocka_unit_test(managed_enums_and_location),
+	    cmocka_unit_test(range_attributes),
+	    cmocka_unit_test(copy3d),
+	    cmocka_unit_test(every_row_encodes),
 	};
 	return cmocka_run_group_tests_name("encode", tests, NULL, NULL);
 }

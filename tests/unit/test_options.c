@@ -25,9 +25,9 @@ static void parses_every_key(void **state)
 	struct pw_options o;
 	char err[300];
 	pw_options_defaults(&o);
-	assert_int_equal(pw_options_parse(&o, "out=/tmp/x:mode=enforce:verbosity=0:buffer_kb=64:help=1", err,
-	                                  sizeof err),
-	                 0);
+	assert_int_equal(
+	    pw_options_parse(&o, "out=/tmp/x:mode=enforce:verbosity=0:buffer_kb=64:help=1", err, sizeof err),
+	    0);
 	assert_string_equal(o.out, "/tmp/x");
 	assert_int_equal(o.mode, PW_MODE_ENFORCE);
 	assert_int_equal(o.verbosity, 0);

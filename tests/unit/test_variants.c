@@ -96,7 +96,8 @@ static void through_get_proc_address(void **state)
 		int id = id_of(pw_cuda_substitute(p));
 		if (id < 0 || strcmp(pw_cuda_desc[id].symbol, cases[i].symbol))
 			fail_msg("%s v%d flags %d: expected %s, got %s", cases[i].api, cases[i].version,
-			         (int)cases[i].flags, cases[i].symbol, id < 0 ? "no wrapper" : pw_cuda_desc[id].symbol);
+			         (int)cases[i].flags, cases[i].symbol,
+			         id < 0 ? "no wrapper" : pw_cuda_desc[id].symbol);
 	}
 }
 

@@ -10,21 +10,21 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int CUresult;                     /* enum cudaError_enum, :2511 */
-typedef int CUdevice;                     /* CUdevice_v1, :280 */
-typedef unsigned long long CUdeviceptr;   /* CUdeviceptr_v2 on 64-bit, :274 */
-typedef unsigned int CUdeviceptr_v1;      /* legacy 32-bit ABI, :25556 */
-typedef uint64_t cuuint64_t;              /* :63 */
-typedef struct CUctx_st *CUcontext;       /* :282 */
-typedef struct CUevent_st *CUevent;       /* :291 */
-typedef struct CUstream_st *CUstream;     /* :292 */
-typedef struct CUarray_st *CUarray;       /* :287 */
-typedef int CUmem_advise;                 /* enum CUmem_advise_enum, :1129 */
-typedef int CUmem_range_attribute;        /* enum CUmem_range_attribute_enum, :1138 */
-typedef int CUpointer_attribute;          /* enum CUpointer_attribute_enum, :900 */
-typedef int CUdevice_P2PAttribute;        /* enum CUdevice_P2PAttribute_enum, :3184 */
-typedef int CUmemorytype;                 /* enum CUmemorytype_enum, :1110 */
-typedef int CUmemLocationType;            /* enum CUmemLocationType_enum, :4157 */
+typedef int CUresult;                       /* enum cudaError_enum, :2511 */
+typedef int CUdevice;                       /* CUdevice_v1, :280 */
+typedef unsigned long long CUdeviceptr;     /* CUdeviceptr_v2 on 64-bit, :274 */
+typedef unsigned int CUdeviceptr_v1;        /* legacy 32-bit ABI, :25556 */
+typedef uint64_t cuuint64_t;                /* :63 */
+typedef struct CUctx_st *CUcontext;         /* :282 */
+typedef struct CUevent_st *CUevent;         /* :291 */
+typedef struct CUstream_st *CUstream;       /* :292 */
+typedef struct CUarray_st *CUarray;         /* :287 */
+typedef int CUmem_advise;                   /* enum CUmem_advise_enum, :1129 */
+typedef int CUmem_range_attribute;          /* enum CUmem_range_attribute_enum, :1138 */
+typedef int CUpointer_attribute;            /* enum CUpointer_attribute_enum, :900 */
+typedef int CUdevice_P2PAttribute;          /* enum CUdevice_P2PAttribute_enum, :3184 */
+typedef int CUmemorytype;                   /* enum CUmemorytype_enum, :1110 */
+typedef int CUmemLocationType;              /* enum CUmemLocationType_enum, :4157 */
 typedef int CUdriverProcAddressQueryResult; /* :2419 */
 
 #define CU_IPC_HANDLE_SIZE 64 /* :325 */
@@ -164,7 +164,7 @@ enum {
 #define CU_EVENT_INTERPROCESS 0x4
 
 /* Appended for the simulated driver (tests/sim). */
-typedef int CUdevice_attribute;           /* enum CUdevice_attribute_enum, :723 */
+typedef int CUdevice_attribute; /* enum CUdevice_attribute_enum, :723 */
 
 /* CUdevice_attribute, :741, :744, :761-762, :769, :778, :803-804, :811, :816-817 */
 #define CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT 16
