@@ -1,0 +1,74 @@
+# Programs for the real-GPU validation suite (tests/gpu/README.md).
+#
+#   make gpu-programs   build them into $(BUILD)/gpu/ (needs nvcc; not part of `make all`)
+#   make gpu-carry      the same, plus the scripts, so $(BUILD)/gpu/ runs on its own:
+#                       copy that folder to a GPU machine and run its run.sh there
+#
+# Overridable: CUDA_HOME, NVCC, GPU_ARCH (compute capability, 90 for H100/H200),
+# GPU_CC (the C compiler for peer_driver), GPU_NVCCFLAGS, GPU_CFLAGS.
+
+BUILD         ?= build
+CUDA_HOME     ?= /usr/local/cuda
+NVCC          ?= $(if $(wildcard $(CUDA_HOME)/bin/nvcc),$(CUDA_HOME)/bin/nvcc,nvcc)
+GPU_ARCH      ?= 90
+GPU_CC        ?= $(CC)
+GPU_NVCCFLAGS ?= -O2 -g -std=c++17 -Xcompiler -Wall,-Wextra
+GPU_CFLAGS    ?= -std=gnu11 -O2 -g -Wall -Wextra -Wshadow -Wformat=2
+# sm_$(GPU_ARCH) machine code, plus compute_$(GPU_ARCH) PTX for newer GPUs to JIT.
+GPU_GENCODE   := -arch=sm_$(GPU_ARCH) -gencode arch=compute_$(GPU_ARCH),code=compute_$(GPU_ARCH)
+
+# CUPTI, for the reference counter libpwcupti.so: built only where it is found.
+GPU_CUPTI_INC ?= $(patsubst %/cupti.h,%,$(firstword $(wildcard \
+                   $(CUDA_HOME)/extras/CUPTI/include/cupti.h $(CUDA_HOME)/targets/*/include/cupti.h)))
+GPU_CUPTI_LIB ?= $(firstword $(wildcard \
+                   $(CUDA_HOME)/extras/CUPTI/lib64/libcupti.so $(CUDA_HOME)/targets/*/lib/libcupti.so))
+
+GPU_DIR       := $(BUILD)/gpu
+GPU_SRC       := tests/gpu
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe)
+ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
+GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
+endif
+GPU_SCRIPTS   := run.sh check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
+
+.PHONY: gpu-programs gpu-carry gpu-clean
+
+gpu-programs: $(GPU_PROGRAMS)
+
+gpu-carry: gpu-programs $(addprefix $(GPU_DIR)/,$(GPU_SCRIPTS))
+
+$(GPU_DIR):
+	mkdir -p $@
+
+# Static cudart: nvcc's default.
+$(GPU_DIR)/peer_static: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart static -o $@ $<
+
+$(GPU_DIR)/peer_shared: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $<
+
+$(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) --default-stream per-thread -o $@ $<
+
+# Links the driver API by its exported symbols.  The toolkit's stub library
+# satisfies the link on a machine without a driver; at run time the driver's
+# libcuda.so.1 is loaded (no rpath to the stubs).
+# Not a test: measures what the driver answers to a second open of one IPC handle.
+$(GPU_DIR)/ipc_reopen_probe: $(GPU_SRC)/ipc_reopen_probe.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+$(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< \
+		-L$(CUDA_HOME)/lib64/stubs -L$(CUDA_HOME)/lib64 -lcuda
+
+# Loaded by the driver through CUDA_INJECTION64_PATH (run.sh's reference count).
+$(GPU_DIR)/libpwcupti.so: $(GPU_SRC)/cupti_count.c $(GPU_SRC)/gpu.mk | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -shared -fPIC -I$(GPU_CUPTI_INC) -I$(CUDA_HOME)/include -o $@ $< \
+		$(GPU_CUPTI_LIB) -Wl,-rpath,$(dir $(GPU_CUPTI_LIB))
+
+$(GPU_DIR)/%: $(GPU_SRC)/% | $(GPU_DIR)
+	cp -p $< $@
+
+gpu-clean:
+	rm -rf $(GPU_DIR)

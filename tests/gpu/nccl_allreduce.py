@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Two-process NCCL all_reduce through torch.distributed, one GPU per process.
+
+usage: nccl_allreduce.py [--legacy-ipc]
+
+Spawns two ranks with torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free
+port), all-reduces (sum) a tensor of 2^20 float32 on each, and checks every
+element on both ranks; rank 0 prints the result.  NCCL reaches the driver
+through its own statically linked cudart: peer queries (cudaDeviceCanAccessPeer)
+and, for the buffers it shares between the two processes, either the
+virtual-memory API (cuMemCreate/cuMemExportToShareableHandle..., NCCL's default
+where the driver supports it) or, with --legacy-ipc (NCCL_CUMEM_ENABLE=0),
+cudaIpcGetMemHandle / cudaIpcOpenMemHandle.
+
+stdout is deterministic; exit 0 on success, 1 on a failed check, 77 when fewer
+than two GPUs are visible or NCCL is not available.
+"""
+
+import datetime
+import os
+import socket
+import sys
+
+N = 1 << 20
+WORLD = 2
+SKIP = 77
+
+
+def free_port():
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rank_values(torch, rank, device):
+    """What rank `rank` contributes: (i mod 1000) + 1000 * rank, exact in float32."""
+    i = torch.arange(N, dtype=torch.int64, device=device)
+    return ((i % 1000) + 1000 * rank).to(torch.float32)
+
+
+def worker(rank, port):
+    import torch
+    import torch.distributed as dist
+
+    os.environ["MASTER_ADDR"] = "127.0.0.1"
+    os.environ["MASTER_PORT"] = str(port)
+    device = torch.device("cuda", rank)
+    torch.cuda.set_device(device)
+    dist.init_process_group(
+        "nccl",
+        rank=rank,
+        world_size=WORLD,
+        timeout=datetime.timedelta(seconds=90),
+        device_id=device,
+    )
+    try:
+        x = rank_values(torch, rank, device)
+        dist.all_reduce(x, op=dist.ReduceOp.SUM)
+        torch.cuda.synchronize(device)
+        want = sum(rank_values(torch, r, device) for r in range(WORLD))
+        if not torch.equal(x, want):
+            bad = int((x != want).nonzero()[0].item())
+            raise RuntimeError(
+                "rank %d: element %d is %r, expected %r" % (rank, bad, x[bad].item(), want[bad].item())
+            )
+        total = int(x.to(torch.float64).sum().item())
+        # Every rank checked its copy; a barrier-like second collective makes
+        # sure neither rank reports before the other has checked.
+        flag = torch.ones(1, device=device)
+        dist.all_reduce(flag)
+        torch.cuda.synchronize(device)
+        if int(flag.item()) != WORLD:
+            raise RuntimeError("rank %d: the second all_reduce gave %r" % (rank, flag.item()))
+        if rank == 0:
+            print("all_reduce sum over %d ranks of %d float32: OK sum=%d" % (WORLD, N, total))
+            print("x[0]=%d x[999]=%d x[%d]=%d" % (x[0].item(), x[999].item(), N - 1, x[N - 1].item()))
+            sys.stdout.flush()
+    finally:
+        dist.destroy_process_group()
+
+
+def main(argv):
+    if argv not in ([], ["--legacy-ipc"]):
+        print("usage: nccl_allreduce.py [--legacy-ipc]", file=sys.stderr)
+        return 2
+    if argv:
+        os.environ["NCCL_CUMEM_ENABLE"] = "0"  # inherited by the ranks
+    # Mandatory on the shared machines; the caller should have set them already.
+    os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
+    os.environ.setdefault("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1")
+    os.environ.setdefault("NVSHMEM_DISABLE_NVLS", "1")
+
+    import torch
+    import torch.distributed as dist
+    import torch.multiprocessing as mp
+
+    if not dist.is_available() or not dist.is_nccl_available():
+        print("SKIP: torch.distributed with NCCL is not available")
+        return SKIP
+    if not torch.cuda.is_available() or torch.cuda.device_count() < WORLD:
+        print("SKIP: need %d GPUs" % WORLD)
+        return SKIP
+    print("nccl_allreduce: %d ranks, one GPU each" % WORLD)
+    sys.stdout.flush()
+    try:
+        mp.spawn(worker, args=(free_port(),), nprocs=WORLD, join=True)
+    except Exception as e:  # a rank failed: its traceback is on stderr already
+        last = (str(e).strip().splitlines() or [type(e).__name__])[-1]
+        print("nccl_allreduce: FAIL: %s" % last, file=sys.stderr)
+        return 1
+    print("nccl_allreduce: ALL OK")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
