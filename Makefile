@@ -52,14 +52,18 @@ $(LAUNCHER): scripts/peerwatch.in Makefile
 	sed 's/@VERSION@/$(VERSION)/' $< > $@
 	chmod +x $@
 
-# A relocatable bundle: the launcher finds the library beside it (../lib),
-# and the library needs nothing but glibc (jansson is linked in).
+# A relocatable bundle: the launcher finds the library beside it (../lib);
+# the library needs nothing but glibc (jansson is linked in), and loads the
+# libunwind carried beside it for stacks.
 DIST := $(BUILD)/dist/peerwatch
 dist: all
 	rm -rf $(DIST)
 	mkdir -p $(DIST)/bin $(DIST)/lib $(DIST)/share/man/man1
 	cp $(LAUNCHER) $(DIST)/bin/peerwatch
 	cp $(PRELOAD_LIB) $(DIST)/lib/libpeerwatch.so
+	@# the unwinder, which libpeerwatch.so dlopens privately from beside itself
+	for l in libunwind.so.8 liblzma.so.5; do p=$$($(CC) -print-file-name=$$l); \
+		if [ -f "$$p" ]; then cp -L "$$p" $(DIST)/lib/$$l; else echo "dist: $$l not found: stacks will need it on the target"; fi; done
 	cp docs/peerwatch.1 $(DIST)/share/man/man1/ 2>/dev/null || true
 	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
 	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
@@ -74,9 +78,11 @@ demo: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/demo.sh $(BUILD)
 
-# docs/hooks.md is generated from preload/cuda_table.h; make test checks it is current.
-docs:
+# docs/hooks.md and docs/rules.md are generated from the hook and rule tables;
+# make test checks they are current.
+docs: test-build
 	scripts/gen-hooks-doc.sh > docs/hooks.md
+	scripts/gen-rules-doc.sh $(BUILD) > docs/rules.md
 
 # Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.

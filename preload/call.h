@@ -14,6 +14,7 @@ static inline bool pw_call_begin(struct pw_call *c, const struct pw_fn_desc *fn)
 	c->seq = pw_seq_next();
 	c->parent = pw_tls_parent;
 	c->cur_dev = PW_NO_DEV;
+	c->nstack = 0;
 	pw_tls_parent = c->seq;
 	return true;
 }

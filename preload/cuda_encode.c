@@ -10,7 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "cuda_hooks.h"
+#include "op.h"
 #include "trace.h"
 
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
@@ -20,6 +22,8 @@ typedef CUresult (*ctx_get_device_fn)(CUdevice *);
 typedef CUresult (*ctx_push_fn)(CUcontext);
 typedef CUresult (*ctx_pop_fn)(CUcontext *);
 typedef CUresult (*error_name_fn)(CUresult, const char **);
+typedef CUresult (*addr_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+typedef CUresult (*dev_count_fn)(int *);
 
 static struct {
 	pthread_once_t once;
@@ -30,6 +34,8 @@ static struct {
 	ctx_push_fn push;
 	ctx_pop_fn pop;
 	error_name_fn error_name;
+	addr_range_fn addr_range;
+	dev_count_fn dev_count;
 } aux = {.once = PTHREAD_ONCE_INIT};
 
 static void aux_resolve(void)
@@ -41,6 +47,8 @@ static void aux_resolve(void)
 	aux.push = (ctx_push_fn)pw_cuda_aux("cuCtxPushCurrent_v2");
 	aux.pop = (ctx_pop_fn)pw_cuda_aux("cuCtxPopCurrent_v2");
 	aux.error_name = (error_name_fn)pw_cuda_aux("cuGetErrorName");
+	aux.addr_range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
+	aux.dev_count = (dev_count_fn)pw_cuda_aux("cuDeviceGetCount");
 }
 
 static inline void aux_ready(void)
@@ -58,6 +66,55 @@ int pw_cuda_ptr_device(CUdeviceptr p)
 	CUresult r = aux.ptr_attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
 	pw_tls_internal--;
 	return r == CUDA_SUCCESS ? dev : PW_NO_DEV;
+}
+
+/* The allocation behind p and whether it is managed, asked of the driver. */
+void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
+{
+	aux_ready();
+	m->known = m->managed = false;
+	m->base = m->size = 0;
+	m->p2p = -1;
+	if (!p)
+		return;
+	CUdeviceptr base;
+	size_t size;
+	unsigned managed = 0;
+	pw_tls_internal++;
+	if (aux.addr_range && aux.addr_range(&base, &size, p) == CUDA_SUCCESS) {
+		m->known = true;
+		m->base = base;
+		m->size = size;
+	}
+	if (aux.ptr_attr && aux.ptr_attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS)
+		m->managed = managed != 0;
+	pw_tls_internal--;
+}
+
+int pw_cuda_device_count(void)
+{
+	aux_ready();
+	int n = 0;
+	pw_tls_internal++;
+	if (!aux.dev_count || aux.dev_count(&n) != CUDA_SUCCESS)
+		n = 0;
+	pw_tls_internal--;
+	return n;
+}
+
+/* The driver's own answer, through the real function: not traced. */
+int pw_cuda_can_access(int dev, int peer)
+{
+	typedef CUresult (*can_fn)(int *, CUdevice, CUdevice);
+	can_fn f = (can_fn)pw_cuda_real(PW_CUDA_ID(cuDeviceCanAccessPeer));
+	int v = -1;
+	if (!f || dev == PW_NO_DEV || peer == PW_NO_DEV)
+		return -1;
+	pw_tls_internal++;
+	if (f(&v, dev, peer) != CUDA_SUCCESS)
+		v = -1;
+	pw_tls_internal--;
+	return v;
 }
 
 /* Context -> device, cached in a small open-addressed table.  A slot is
@@ -419,7 +476,8 @@ const char *pw_family_name(int f)
 }
 const char *pw_vendor_name(int v)
 {
-	return v == PW_VENDOR_CUDA ? "cuda" : "?";
+	static const char *const names[] = {"cuda", "hip", "acl"};
+	return v >= 0 && v < PW_VENDOR_COUNT ? names[v] : "?";
 }
 
 /* The whole "call" event of c, as one JSON object (no newline). */
@@ -450,6 +508,16 @@ void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
 		pw_jw_kv_u64(w, "parent", c->parent);
 	if (fn->flags & PW_CUR_CTX)
 		put_dev(w, "cur", "_dev", c->cur_dev);
+	if (c->nstack > 0) {
+		pw_jw_key(w, "stack");
+		pw_jw_ch(w, '[');
+		for (int i = 0; i < c->nstack; i++) {
+			if (i)
+				pw_jw_ch(w, ',');
+			pw_jw_hex(w, c->stack[i]);
+		}
+		pw_jw_ch(w, ']');
+	}
 	pw_jw_key(w, "args");
 	pw_jw_obj_open(w);
 	for (int i = 0; i < fn->nargs; i++)
@@ -460,6 +528,13 @@ void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
 
 void pw_cuda_post(struct pw_call *c)
 {
+	uintptr_t ips[64];
+	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
+		pw_tls_internal++;
+		c->nstack = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+		pw_tls_internal--;
+		c->stack = ips;
+	}
 	struct pw_jw w;
 	if (!pw_trace_event_begin(&w))
 		return;

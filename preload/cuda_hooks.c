@@ -6,6 +6,9 @@
 #include <string.h>
 
 #include "call.h"
+#include "op.h"
+#include "check.h"
+#include "op.h"
 #include "cuda_hooks.h"
 #include "pp.h"
 
@@ -130,11 +133,15 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));      \
 		PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                             \
 		pw_cuda_pre(&c);                                                        \
+		struct pw_op op;                                                        \
+		bool checked = pw_cuda_check_before(&c, &op);                           \
 		c.t0 = pw_now_ns();                                                     \
 		CUresult r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
 		c.t1 = pw_now_ns();                                                     \
 		c.ret = r;                                                              \
 		pw_cuda_post(&c);                                                       \
+		if (checked)                                                            \
+			pw_cuda_check_after(&c, &op);                                   \
 		pw_call_end(&c);                                                        \
 		return r;                                                               \
 	}

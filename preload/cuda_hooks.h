@@ -37,5 +37,17 @@ void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c);
 const char *pw_cuda_error_name(int code);
 int pw_cuda_ptr_device(CUdeviceptr p);
 int pw_cuda_ctx_device(CUcontext ctx);
+struct pw_mem;
+void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m);
+int pw_cuda_device_count(void);
+int pw_cuda_can_access(int dev, int peer);
+
+/* cuda_ops.c: the call as the rules see it; false when no rule looks at it. */
+struct pw_op;
+bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op);
+void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op);
+/* Both together with the rules, for the wrappers: false when nothing was checked. */
+bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op);
+void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op);
 
 #endif

@@ -13,7 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "header.h"
+#include "registry.h"
+#include "rules.h"
+#include "suppress.h"
 #include "pw.h"
 #include "trace.h"
 
@@ -49,6 +53,18 @@ static json_t *read_argv(void)
 		i += (ssize_t)len + 1;
 	}
 	return a;
+}
+
+static const char *const stacks_names[] = {"none", "violations", "all"};
+
+/* A rank that is not a number is kept as the string it is. */
+static json_t *rank_value(const char *rank)
+{
+	if (!rank)
+		return json_null();
+	char *end;
+	long long v = strtoll(rank, &end, 10);
+	return *rank && !*end ? json_integer(v) : str_lossy(rank, strlen(rank));
 }
 
 static const char *rank_env(void)
@@ -142,7 +158,8 @@ char *pw_header_json(void)
 	json_object_set_new(h, "ppid", json_integer(getppid()));
 	json_object_set_new(h, "host", str_lossy(host, strlen(host)));
 	const char *rank = rank_env();
-	json_object_set_new(h, "rank", rank ? json_integer(atoll(rank)) : json_null());
+	json_object_set_new(h, "rank", rank_value(rank));
+	json_object_set_new(h, "run_id", json_string(pw_registry_run_id()));
 	json_object_set_new(h, "argv", read_argv());
 	json_object_set_new(h, "t0_mono_ns", json_integer((json_int_t)pw_g.t0_mono_ns));
 	json_object_set_new(h, "t0_real_ns", json_integer((json_int_t)pw_g.t0_real_ns));
@@ -150,6 +167,12 @@ char *pw_header_json(void)
 	json_object_set_new(o, "out", str_lossy(pw_g.opt.out, strlen(pw_g.opt.out)));
 	json_object_set_new(o, "mode", json_string(pw_mode_name(pw_g.opt.mode)));
 	json_object_set_new(o, "buffer_kb", json_integer((json_int_t)(pw_g.opt.buffer_bytes / 1024)));
+	json_object_set_new(o, "halt_on", json_string(pw_severity_name(pw_g.opt.halt_on)));
+	json_object_set_new(o, "stacks", json_string(stacks_names[pw_g.opt.stacks]));
+	json_object_set_new(o, "stack_depth", json_integer(pw_g.opt.stack_depth));
+	json_object_set_new(o, "suppressions",
+	                    str_lossy(pw_g.opt.suppressions, strlen(pw_g.opt.suppressions)));
+	json_object_set_new(o, "registry", json_boolean(pw_registry_active()));
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
 	pw_cuda_describe(v);
@@ -158,12 +181,34 @@ char *pw_header_json(void)
 	return dump(h);
 }
 
+/* Each suppression that matched, with its count, as ASan lists them at exit. */
+static json_t *suppression_hits(void)
+{
+	json_t *a = json_array();
+	const char *text;
+	int line;
+	uint64_t hits;
+	for (int i = 0; pw_suppress_entry(i, &text, &line, &hits); i++) {
+		if (!hits)
+			continue;
+		json_t *e = json_object();
+		json_object_set_new(e, "line", json_integer(line));
+		json_object_set_new(e, "suppression", str_lossy(text, strlen(text)));
+		json_object_set_new(e, "hits", json_integer((json_int_t)hits));
+		json_array_append_new(a, e);
+	}
+	return a;
+}
+
 char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why)
 {
 	json_t *f = json_object();
 	json_object_set_new(f, "type", json_string("footer"));
 	json_object_set_new(f, "events", json_integer((json_int_t)events));
 	json_object_set_new(f, "dropped", json_integer((json_int_t)dropped));
+	json_object_set_new(f, "violations", json_integer((json_int_t)pw_report_violations()));
+	json_object_set_new(f, "suppressed", json_integer((json_int_t)pw_suppress_count()));
+	json_object_set_new(f, "suppressions", suppression_hits());
 	json_object_set_new(f, "t_end_ns", json_integer((json_int_t)pw_now_ns()));
 	json_object_set_new(f, "reason", json_string(why));
 	/* Libraries loaded after the header (dlopen) matter to stack symbolization. */

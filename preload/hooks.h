@@ -9,7 +9,7 @@
 
 #define PW_MAX_ARGS 8
 
-enum pw_vendor { PW_VENDOR_CUDA, PW_VENDOR_COUNT };
+enum pw_vendor { PW_VENDOR_CUDA, PW_VENDOR_HIP, PW_VENDOR_ACL, PW_VENDOR_COUNT };
 enum pw_family { PW_FAM_PEER, PW_FAM_COPY, PW_FAM_IPC, PW_FAM_MANAGED, PW_FAM_SUPPORT };
 
 /* Argument kinds; cuda_table.h says what each records. */
@@ -67,6 +67,8 @@ struct pw_call {
 	int32_t cur_dev;          /* device of the current context (PW_CUR_CTX rows) */
 	uint64_t a[PW_MAX_ARGS];  /* argument values (by-value structs: their address) */
 	int32_t dev[PW_MAX_ARGS]; /* device of a PTR/CTX argument, looked up before the call */
+	const uintptr_t *stack;   /* stacks=all: the caller's stack, nstack frames */
+	int nstack;
 };
 
 const char *pw_family_name(int family);

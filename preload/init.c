@@ -12,14 +12,23 @@
 #include <sys/auxv.h>
 #include <unistd.h>
 
+#include "check.h"
 #include "intercept.h"
 #include "pw.h"
+#include "registry.h"
+#include "stack.h"
+#include "state.h"
+#include "suppress.h"
 #include "trace.h"
 
 static pid_t pw_pid;
 
 static void after_fork_child(void)
 {
+	/* The child starts with no peer access and no IPC mappings of its own:
+	 * CUDA contexts do not survive fork. */
+	pw_state_reset(&pw_state);
+	pw_report_after_fork();
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
@@ -27,6 +36,23 @@ static void after_fork_child(void)
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_trace_after_fork_child();
+	if (pw_registry_active())
+		pw_registry_open(NULL); /* the child holds its own place in it */
+}
+
+/* A bad suppressions file is a bad option: fatal when enforcing. */
+static void load_suppressions(void)
+{
+	char err[700];
+	if (!pw_g.opt.suppressions[0] || pw_suppress_load(pw_g.opt.suppressions, err, sizeof err) == 0)
+		return;
+	pw_log("%s", err);
+	if (pw_g.opt.mode == PW_MODE_ENFORCE) {
+		pw_log("enforce mode was asked for: exiting with status %d rather than run unchecked",
+		       PW_EXIT_BAD_OPTIONS);
+		_exit(PW_EXIT_BAD_OPTIONS);
+	}
+	pw_log("going on without suppressions");
 }
 
 /* Children may change directory; the trace directory must not move with them. */
@@ -48,7 +74,7 @@ __attribute__((constructor)) static void pw_init(void)
 		pw_log("secure-execution program: peerwatch stays off");
 		return;
 	}
-	char err[400];
+	char err[800];
 	if (pw_options_parse(&pw_g.opt, getenv("PEERWATCH_OPTIONS"), err, sizeof err)) {
 		pw_log("%s", err);
 		if (pw_g.opt.mode == PW_MODE_ENFORCE) {
@@ -65,14 +91,31 @@ __attribute__((constructor)) static void pw_init(void)
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_trace_init();
+	pw_report_init();
+	load_suppressions();
+	/* The unwinder is loaded only where stacks can be recorded or matched. */
+	if ((pw_checking() && (pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack())) ||
+	    pw_g.opt.stacks == PW_STACKS_ALL)
+		pw_stack_init();
+	if (pw_g.opt.registry && pw_checking())
+		pw_registry_open(pw_registry_run_id());
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&pw_g.enabled, true);
+}
+
+/* Findings still to make (ipc.leak), then the trace's last lines. */
+static void process_end(const char *why)
+{
+	if (pw_checking() && atomic_load(&pw_g.enabled))
+		pw_check_exit();
+	pw_trace_finish(why);
+	pw_registry_close();
 }
 
 __attribute__((destructor)) static void pw_fini(void)
 {
 	if (getpid() == pw_pid)
-		pw_trace_finish("exit");
+		process_end("exit");
 }
 
 /*
@@ -85,13 +128,17 @@ static bool before_exec(void)
 	if (getpid() != pw_pid)
 		return false;
 	pw_trace_finish("exec");
+	pw_registry_close(); /* the new image opens it again, under the same run id */
 	return true;
 }
 
 static void after_exec_failed(bool finished)
 {
-	if (finished)
-		pw_trace_after_failed_exec();
+	if (!finished)
+		return;
+	pw_trace_after_failed_exec();
+	if (pw_g.opt.registry && pw_checking())
+		pw_registry_open(NULL);
 }
 
 #define PW_REAL(fn, type) ((type)pw_real_dlsym(RTLD_NEXT, fn))
@@ -214,7 +261,7 @@ void _exit(int status)
 {
 	void (*real)(int) = (void (*)(int))pw_real_dlsym(RTLD_NEXT, "_exit");
 	if (getpid() == pw_pid)
-		pw_trace_finish("_exit");
+		process_end("_exit");
 	real(status);
 	__builtin_unreachable();
 }

@@ -73,6 +73,72 @@ static int set_buffer_kb(struct pw_options *o, const char *v)
 	return 0;
 }
 
+static int set_halt_on(struct pw_options *o, const char *v)
+{
+	static const char *const names[] = {"error", "warning", "performance"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, names[i])) {
+			o->halt_on = i;
+			return 0;
+		}
+	return -1;
+}
+
+static int set_exitcode(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 0, 255, &x))
+		return -1;
+	o->exitcode = (int)x;
+	return 0;
+}
+
+static int set_stacks(struct pw_options *o, const char *v)
+{
+	static const char *const names[] = {"none", "violations", "all"};
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, names[i])) {
+			o->stacks = (enum pw_stacks)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int set_stack_depth(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 1, 64, &x))
+		return -1;
+	o->stack_depth = (int)x;
+	return 0;
+}
+
+static int set_path(char *dst, size_t cap, const char *v)
+{
+	if (strlen(v) >= cap)
+		return -1;
+	strcpy(dst, v);
+	return 0;
+}
+
+static int set_log_path(struct pw_options *o, const char *v)
+{
+	return set_path(o->log_path, sizeof o->log_path, v);
+}
+
+static int set_suppressions(struct pw_options *o, const char *v)
+{
+	return set_path(o->suppressions, sizeof o->suppressions, v);
+}
+
+static int set_registry(struct pw_options *o, const char *v)
+{
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return -1;
+	o->registry = v[0] == '1';
+	return 0;
+}
+
 static int set_help(struct pw_options *o, const char *v)
 {
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
@@ -89,6 +155,18 @@ static const struct pw_opt_def defs[] = {
     {"verbosity", "0|1|2", "1", "0: only problems; 1: also where the trace goes; 2: also debugging detail",
      set_verbosity},
     {"buffer_kb", "16..65536", "256", "size of each per-thread event buffer, in KiB", set_buffer_kb},
+    {"halt_on", "error|warning|performance", "error",
+     "enforce mode stops at the first finding of this severity or a worse one", set_halt_on},
+    {"exitcode", "0..255", "0", "enforce mode exits with this status instead of abort() (0: abort)",
+     set_exitcode},
+    {"stacks", "none|violations|all", "violations",
+     "record call stacks: never, with each violation, on every call", set_stacks},
+    {"stack_depth", "1..64", "16", "frames per recorded stack", set_stack_depth},
+    {"log_path", "PATH", "", "write reports to PATH.<pid> instead of stderr", set_log_path},
+    {"suppressions", "FILE", "", "suppress findings listed in FILE (see tests/suppressions.example)",
+     set_suppressions},
+    {"registry", "0|1", "1", "share IPC state with the other processes of the run (shared memory)",
+     set_registry},
     {"help", "0|1", "0", "print this list and go on", set_help},
 };
 #define NDEFS (sizeof defs / sizeof *defs)
@@ -134,7 +212,7 @@ static int parse_one(struct pw_options *o, const char *item, size_t len, char *e
 		}
 		return 0;
 	}
-	char keys[256] = "";
+	char keys[512] = "";
 	for (size_t i = 0; i < NDEFS; i++) {
 		strncat(keys, defs[i].key, sizeof keys - strlen(keys) - 1);
 		if (i + 1 < NDEFS)
@@ -156,7 +234,7 @@ int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t e
 	while (text && *text) {
 		const char *end = strchrnul(text, ':');
 		if (end > text) {
-			char e[300];
+			char e[700];
 			if (parse_one(o, text, (size_t)(end - text), e, sizeof e) && rc == 0) {
 				snprintf(err, errlen, "%s", e);
 				rc = -1;

@@ -19,6 +19,7 @@
 #define PW_UNLIKELY(x) __builtin_expect(!!(x), 0)
 
 enum pw_mode { PW_MODE_OBSERVE, PW_MODE_WARN, PW_MODE_ENFORCE };
+enum pw_stacks { PW_STACKS_NONE, PW_STACKS_VIOLATIONS, PW_STACKS_ALL };
 
 /* Exit status when enforcement was asked for but the options are unusable. */
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
@@ -29,6 +30,13 @@ struct pw_options {
 	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
 	size_t buffer_bytes; /* per-thread buffer size */
 	int help;            /* help=1: list the options at start */
+	int halt_on;         /* enforce: stop at findings of this severity or worse (PW_SEV_*) */
+	int exitcode;        /* enforce: exit with it instead of abort() when non-zero */
+	enum pw_stacks stacks;
+	int stack_depth;
+	char log_path[512];     /* reports to <log_path>.<pid> instead of stderr */
+	char suppressions[512]; /* suppressions file */
+	int registry;           /* cross-process IPC registry on */
 };
 
 /* The process-wide state that every file may read. */

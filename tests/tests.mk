@@ -4,7 +4,7 @@
 TBIN := $(BUILD)/tests
 SIMDIR := $(BUILD)/sim
 
-INTEG := $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
+INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 UNIT_SRC := $(wildcard tests/unit/test_*.c)
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
@@ -18,6 +18,9 @@ $(TBIN)/calls: tests/integration/calls.c tests/integration/drv.h
 $(TBIN)/calls-linked: tests/integration/calls.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -DCALLS_LINKED $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
+$(TBIN)/violations: tests/integration/violations.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
 $(TBIN)/threads: tests/integration/threads.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
@@ -40,11 +43,15 @@ unit-test: test-build
 
 integration-test: test-build
 	@tests/integration/run.sh $(BUILD)
+	@tests/integration/rules.sh $(BUILD)
 
 .PHONY: docs-test
-docs-test:
+docs-test: test-build
 	@scripts/gen-hooks-doc.sh | cmp -s - docs/hooks.md && echo "docs: docs/hooks.md matches preload/cuda_table.h" || \
 		{ echo "docs: docs/hooks.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-rules-doc.sh $(BUILD) | cmp -s - docs/rules.md && \
+		echo "docs: docs/rules.md matches the rule table and the reports" || \
+		{ echo "docs: docs/rules.md is out of date: run make docs"; exit 1; }
 
 test: deps
 	@$(MAKE) --no-print-directory test-build

@@ -36,9 +36,9 @@ trace_of() { # DIR PID
 	[ -n "$f" ] && echo "$f"
 }
 calls_tsv() { jq -r 'select(.type=="call") | [.seq, .api, .variant, .ret] | @tsv' "$1" | sort -n | cut -f2-; }
-header_footer_ok() { # FILE: header first, footer last, no drops, footer count = lines
+header_footer_ok() { # FILE: header first, footer last, no drops, footer count = events between
 	local f=$1 n
-	n=$(grep -c '"type":"call"' "$f")
+	n=$(($(wc -l <"$f") - 2))
 	[ "$(head -1 "$f" | jq -r .type)" = header ] &&
 		[ "$(tail -1 "$f" | jq -r '.type')" = footer ] &&
 		[ "$(tail -1 "$f" | jq -r '.dropped')" = 0 ] &&

@@ -1,0 +1,135 @@
+/*
+ * The rules around a call: they run before the real call (so enforce mode
+ * can stop it), and the state they read is updated after it, from what the
+ * call really did.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "pw.h"
+#include "registry.h"
+#include "rules.h"
+#include "state.h"
+
+bool pw_checking(void)
+{
+	return pw_g.opt.mode != PW_MODE_OBSERVE;
+}
+
+/* Findings are collected first and reported after any lock is dropped:
+ * reporting takes its time and, in enforce mode, ends the process. */
+#define PW_MAX_FINDINGS 8
+struct findings {
+	int n;
+	int rule[PW_MAX_FINDINGS];
+	char msg[PW_MAX_FINDINGS][640];
+};
+
+static void collect(void *arg, int rule, const char *msg)
+{
+	struct findings *f = arg;
+	if (f->n == PW_MAX_FINDINGS)
+		return;
+	f->rule[f->n] = rule;
+	snprintf(f->msg[f->n], sizeof f->msg[0], "%s", msg);
+	f->n++;
+}
+
+/* IPC rules read the tables that IPC calls of other threads change. */
+static bool uses_tables(enum pw_op_kind k)
+{
+	return k == PW_OP_IPC_OPEN || k == PW_OP_IPC_CLOSE || k == PW_OP_EXIT;
+}
+
+static void run_rules(const struct pw_call *c, const struct pw_op *op)
+{
+	struct findings f;
+	f.n = 0;
+	bool lock = uses_tables(op->kind);
+	if (lock)
+		pthread_mutex_lock(&pw_state.lock);
+	pw_rules_check(&pw_state, op, collect, &f);
+	if (lock)
+		pthread_mutex_unlock(&pw_state.lock);
+	for (int i = 0; i < f.n; i++)
+		pw_report_finding(c, op, f.rule[i], f.msg[i]);
+}
+
+void pw_check_before(const struct pw_call *c, const struct pw_op *op)
+{
+	if (op->kind != PW_OP_NONE)
+		run_rules(c, op);
+}
+
+/* The handle of the mapping at ptr, copied out under the lock. */
+static bool handle_of_mapping(uint64_t ptr, unsigned char *h)
+{
+	pthread_mutex_lock(&pw_state.lock);
+	const struct pw_ipc_open *o = pw_state_open_of_ptr(&pw_state, ptr);
+	if (o)
+		memcpy(h, o->handle, PW_IPC_HANDLE_BYTES);
+	pthread_mutex_unlock(&pw_state.lock);
+	return o != NULL;
+}
+
+static bool exported_here(uint64_t ptr)
+{
+	bool found = false;
+	pthread_mutex_lock(&pw_state.lock);
+	for (int i = 0; i < PW_MAX_EXPORTS && !found; i++)
+		found = pw_state.exports[i].used && pw_state.exports[i].base == ptr;
+	pthread_mutex_unlock(&pw_state.lock);
+	return found;
+}
+
+static void tell_registry(const struct pw_op *op)
+{
+	unsigned char h[PW_IPC_HANDLE_BYTES];
+	switch (op->kind) {
+	case PW_OP_IPC_EXPORT:
+		pw_registry_export(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
+		                   op->dst.dev);
+		break;
+	case PW_OP_IPC_OPEN: pw_registry_opened(op->handle); break;
+	case PW_OP_IPC_CLOSE:
+		if (handle_of_mapping(op->dst.ptr, h))
+			pw_registry_closed(h);
+		break;
+	case PW_OP_FREE:
+		if (exported_here(op->dst.ptr))
+			pw_registry_freed(op->dst.ptr);
+		break;
+	default: break;
+	}
+}
+
+void pw_check_after(const struct pw_op *op, int64_t ret, bool already_enabled)
+{
+	if (ret == 0)
+		tell_registry(op); /* before the state forgets a freed export */
+	pw_state_update(&pw_state, op, ret, already_enabled);
+}
+
+/* ipc.leak: one finding per mapping still open. */
+void pw_check_exit(void)
+{
+	uint64_t open_ptrs[PW_MAX_OPENS] = {0};
+	int vendors[PW_MAX_OPENS] = {0}, n = 0;
+	pthread_mutex_lock(&pw_state.lock);
+	for (int i = 0; i < PW_MAX_OPENS; i++)
+		if (pw_state.opens[i].used && pw_state.opens[i].refs > 0) {
+			open_ptrs[n] = pw_state.opens[i].ptr;
+			vendors[n++] = pw_state.opens[i].vendor;
+		}
+	pthread_mutex_unlock(&pw_state.lock);
+	for (int i = 0; i < n; i++) {
+		struct pw_op op;
+		memset(&op, 0, sizeof op);
+		op.kind = PW_OP_EXIT;
+		op.api = "exit";
+		op.vendor = vendors[i];
+		op.dst.ptr = open_ptrs[i];
+		run_rules(NULL, &op);
+	}
+}

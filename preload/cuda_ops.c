@@ -1,0 +1,238 @@
+/*
+ * CUDA calls as the rules see them (op.h): which device each pointer lives
+ * on and which one the call names for it, the allocations around pointers,
+ * what the driver says about a device pair, and what the registry knows of
+ * an IPC handle.  Only calls some rule reads are translated.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cuda_hooks.h"
+#include "op.h"
+#include "registry.h"
+#include "state.h"
+
+static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
+{
+	m->ptr = c->a[i];
+	m->dev = c->dev[i];
+	m->named_dev = named_dev;
+	m->p2p = -1;
+	if (facts)
+		pw_cuda_mem_facts(m->ptr, m);
+}
+
+/* CUmemLocation -> (device, valid) in the rules' terms. */
+static void location(uint64_t raw, struct pw_op *op)
+{
+	CUmemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	op->loc_valid = true;
+	switch (loc.type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE: op->loc_dev = loc.id; break;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: op->loc_dev = PW_LOC_CPU; break;
+	case CU_MEM_LOCATION_TYPE_INVALID: op->loc_dev = PW_LOC_NONE; break;
+	default: op->loc_valid = false;
+	}
+}
+
+static void legacy_device(uint64_t raw, struct pw_op *op)
+{
+	int d = (int)(int64_t)raw;
+	op->loc_valid = true;
+	op->loc_dev = d == CU_DEVICE_CPU ? PW_LOC_CPU : d;
+}
+
+static void copy3d(const struct pw_call *c, struct pw_op *op)
+{
+	const CUDA_MEMCPY3D_PEER *p = (const CUDA_MEMCPY3D_PEER *)(uintptr_t)c->a[0];
+	if (!p)
+		return;
+	bool sd = p->srcMemoryType == CU_MEMORYTYPE_DEVICE, dd = p->dstMemoryType == CU_MEMORYTYPE_DEVICE;
+	op->src = (struct pw_mem){.ptr = sd ? p->srcDevice : (uintptr_t)p->srcHost,
+	                          .dev = c->dev[0],
+	                          .named_dev = sd ? pw_cuda_ctx_device(p->srcContext) : PW_NO_DEV,
+	                          .p2p = -1};
+	op->dst = (struct pw_mem){.ptr = dd ? p->dstDevice : (uintptr_t)p->dstHost,
+	                          .dev = c->dev[PW_MAX_ARGS - 1],
+	                          .named_dev = dd ? pw_cuda_ctx_device(p->dstContext) : PW_NO_DEV,
+	                          .p2p = -1};
+	/* Pitched extents are not checked against the allocations (bounds are
+	 * left to the driver); devices and peer access are. */
+	op->bytes = (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1);
+}
+
+static void registry_facts(struct pw_op *op)
+{
+	struct pw_reg_export e;
+	if (!op->handle || !pw_registry_lookup(op->handle, &e))
+		return;
+	op->reg_known = true;
+	op->reg_freed = e.freed;
+	op->reg_exporter_alive = e.exporter_alive;
+	op->reg_exporter_pid = e.exporter_pid;
+}
+
+/* A free of memory this process exported: who still has it open elsewhere. */
+static void holders(struct pw_op *op)
+{
+	bool exported = false;
+	pthread_mutex_lock(&pw_state.lock);
+	for (int i = 0; i < PW_MAX_EXPORTS && !exported; i++)
+		exported = pw_state.exports[i].used && pw_state.exports[i].base == op->dst.ptr;
+	pthread_mutex_unlock(&pw_state.lock);
+	if (exported)
+		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+}
+
+bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	memset(op, 0, sizeof *op);
+	op->vendor = PW_VENDOR_CUDA;
+	op->api = c->fn->api;
+	op->cur_dev = c->cur_dev;
+	op->peer_dev = PW_NO_DEV;
+	op->can_access = -1;
+	op->loc_dev = PW_LOC_NONE;
+	op->self_pid = getpid();
+	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
+	op->dst.p2p = op->src.p2p = -1;
+	switch (c->fn - pw_cuda_desc) {
+	case PW_CUDA_ID(cuDeviceCanAccessPeer):
+		op->kind = PW_OP_CAN_ACCESS;
+		op->cur_dev = (int)(int64_t)c->a[1];
+		op->peer_dev = (int)(int64_t)c->a[2];
+		break;
+	case PW_CUDA_ID(cuCtxEnablePeerAccess):
+		op->kind = PW_OP_PEER_ENABLE;
+		op->peer_dev = c->dev[0];
+		op->flags = c->a[1];
+		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
+		break;
+	case PW_CUDA_ID(cuCtxDisablePeerAccess):
+		op->kind = PW_OP_PEER_DISABLE;
+		op->peer_dev = c->dev[0];
+		break;
+	case PW_CUDA_ID(cuMemcpyPeer):
+	case PW_CUDA_ID(cuMemcpyPeer_ptds):
+	case PW_CUDA_ID(cuMemcpyPeerAsync):
+	case PW_CUDA_ID(cuMemcpyPeerAsync_ptsz):
+		op->kind = PW_OP_COPY;
+		op->bytes = c->a[4];
+		mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
+		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
+		break;
+	case PW_CUDA_ID(cuMemcpy3DPeer):
+	case PW_CUDA_ID(cuMemcpy3DPeer_ptds):
+	case PW_CUDA_ID(cuMemcpy3DPeerAsync):
+	case PW_CUDA_ID(cuMemcpy3DPeerAsync_ptsz):
+		op->kind = PW_OP_COPY;
+		copy3d(c, op);
+		break;
+	case PW_CUDA_ID(cuIpcGetMemHandle):
+		op->kind = PW_OP_IPC_EXPORT;
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		break;
+	case PW_CUDA_ID(cuIpcOpenMemHandle):
+	case PW_CUDA_ID(cuIpcOpenMemHandle_v2):
+		op->kind = PW_OP_IPC_OPEN;
+		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
+		op->flags = c->a[2];
+		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
+		registry_facts(op);
+		break;
+	case PW_CUDA_ID(cuIpcCloseMemHandle):
+		op->kind = PW_OP_IPC_CLOSE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		break;
+	case PW_CUDA_ID(cuMemAllocManaged):
+		op->kind = PW_OP_ALLOC_MANAGED;
+		op->bytes = c->a[1];
+		op->flags = c->a[2];
+		break;
+	case PW_CUDA_ID(cuMemAdvise):
+	case PW_CUDA_ID(cuMemAdvise_v2):
+		op->kind = PW_OP_ADVISE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		op->advice = (int)(int64_t)c->a[2];
+		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemAdvise)])
+			legacy_device(c->a[3], op);
+		else
+			location(c->a[3], op);
+		op->ndev = pw_cuda_device_count();
+		break;
+	case PW_CUDA_ID(cuMemPrefetchAsync):
+	case PW_CUDA_ID(cuMemPrefetchAsync_ptsz):
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		legacy_device(c->a[2], op);
+		op->ndev = pw_cuda_device_count();
+		break;
+	case PW_CUDA_ID(cuMemPrefetchAsync_v2):
+	case PW_CUDA_ID(cuMemPrefetchAsync_v2_ptsz):
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		location(c->a[2], op);
+		op->ndev = pw_cuda_device_count();
+		break;
+	case PW_CUDA_ID(cuMemRangeGetAttribute):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->nattrs = 1;
+		op->one_size = c->a[1];
+		op->one_attr = (int)(int64_t)c->a[2];
+		break;
+	case PW_CUDA_ID(cuMemRangeGetAttributes):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->data_sizes = (const size_t *)(uintptr_t)c->a[1];
+		op->attrs = (const int *)(uintptr_t)c->a[2];
+		op->nattrs = op->attrs && op->data_sizes && c->a[3] <= 64 ? (int)c->a[3] : 0;
+		break;
+	case PW_CUDA_ID(cuStreamAttachMemAsync):
+	case PW_CUDA_ID(cuStreamAttachMemAsync_ptsz):
+		op->kind = PW_OP_ATTACH;
+		op->null_stream = c->a[0] == 0 || c->a[0] == (uintptr_t)CU_STREAM_LEGACY;
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_CUDA_ID(cuMemFree_v2):
+	case PW_CUDA_ID(cuMemFreeAsync):
+	case PW_CUDA_ID(cuMemFreeAsync_ptsz):
+		op->kind = PW_OP_FREE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		holders(op);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+/* What the call wrote, for the state and the registry. */
+void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
+{
+	if (c->ret != CUDA_SUCCESS)
+		return;
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
+}
+
+bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
+{
+	if (!pw_checking() || !pw_cuda_op_before(c, op))
+		return false;
+	pw_check_before(c, op);
+	return true;
+}
+
+void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op)
+{
+	pw_cuda_op_after(c, op);
+	pw_check_after(op, c->ret, c->ret == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+}

@@ -1,0 +1,84 @@
+/*
+ * A hooked call in vendor-neutral terms: what the rules read.  Each vendor
+ * module translates its calls into a pw_op (cuda_ops.c), asking its runtime
+ * for the facts a rule needs (where a pointer's allocation starts and ends,
+ * whether it is managed, how many devices there are) through untraced real
+ * functions, so that the rules themselves are pure functions of
+ * (state, op) and are tested without any runtime.
+ */
+#ifndef PW_OP_H
+#define PW_OP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hooks.h"
+
+enum pw_op_kind {
+	PW_OP_NONE,
+	PW_OP_CAN_ACCESS,
+	PW_OP_PEER_ENABLE,
+	PW_OP_PEER_DISABLE,
+	PW_OP_COPY,
+	PW_OP_IPC_EXPORT,
+	PW_OP_IPC_OPEN,
+	PW_OP_IPC_CLOSE,
+	PW_OP_ALLOC_MANAGED,
+	PW_OP_ADVISE,
+	PW_OP_PREFETCH,
+	PW_OP_RANGE_ATTR,
+	PW_OP_ATTACH,
+	PW_OP_FREE,
+	PW_OP_EXIT, /* the process ends: what is still open */
+	PW_OP_KINDS
+};
+
+/* What is known of one pointer argument. */
+struct pw_mem {
+	uint64_t ptr;
+	int dev;       /* the device it lives on, PW_NO_DEV if unknown */
+	int named_dev; /* the device the call names for it (context, device id), PW_NO_DEV if none */
+	bool known;    /* the runtime knows its allocation: base and size are valid */
+	bool managed;
+	int p2p; /* ACL: allocated with a *_P2P policy: 1, 0, or -1 unknown */
+	uint64_t base, size;
+};
+
+/* Location ids for advise/prefetch targets besides device ordinals. */
+#define PW_LOC_CPU (-1)
+#define PW_LOC_NONE INT32_MIN
+
+struct pw_op {
+	enum pw_op_kind kind;
+	int vendor; /* PW_VENDOR_* */
+	const char *api;
+	int ndev;       /* devices in the process, 0 if unknown */
+	int cur_dev;    /* the device the call acts from (current context/device) */
+	int peer_dev;   /* peer calls: the other device */
+	int can_access; /* the runtime's answer for (cur_dev, peer_dev): 1, 0, -1 unknown */
+	uint64_t flags;
+	bool null_stream;
+	struct pw_mem dst, src; /* copies: both; other calls: dst is the pointer */
+	uint64_t bytes;
+	const unsigned char *handle; /* IPC: PW_IPC_HANDLE_BYTES bytes */
+	uint64_t ipc_lazy_flag;      /* the vendor's lazy-enable-peer-access value (HIP: by version) */
+	const char *flags_note;      /* why the flags may be wrong (a version skew), or NULL */
+	int self_pid;
+	int advice;     /* normalized to CUmem_advise values */
+	int loc_dev;    /* advise/prefetch: device, PW_LOC_CPU, or PW_LOC_NONE */
+	bool loc_valid; /* the location type is one the vendor defines */
+	/* range attribute queries: one (attr, size) pair per attribute */
+	int nattrs;
+	const int *attrs;
+	const size_t *data_sizes;
+	size_t one_size;
+	int one_attr;
+	/* from the cross-process registry (ipc ops) */
+	bool reg_known, reg_freed, reg_exporter_alive;
+	int reg_exporter_pid;
+	int holders, holder_pids[4]; /* free: other processes with it open */
+};
+
+#define PW_IPC_HANDLE_BYTES 64
+
+#endif

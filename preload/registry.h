@@ -1,0 +1,119 @@
+/*
+ * The cross-process IPC registry: exports and the processes that hold them
+ * open, shared by the processes of one run through POSIX shared memory, so
+ * that ipc.free-while-open and ipc.open.stale are caught at the call, in the
+ * process making it.
+ *
+ * Every function is thread-safe and process-safe, preserves errno, and is a
+ * cheap no-op while the registry is off; none crashes on a corrupt segment.
+ */
+#ifndef PW_REGISTRY_H
+#define PW_REGISTRY_H
+
+#include <pthread.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PW_IPC_HANDLE_BYTES 64
+
+struct pw_reg_export { /* what lookup() says about a handle */
+	int exporter_pid;
+	int exporter_alive; /* kill(pid,0) == 0 or EPERM */
+	int freed;          /* the exporter freed the allocation */
+	uint64_t base, size;
+	int device;
+};
+
+/* Attach to (or create) the registry of run_id; returns 0, or -1 after one
+ * pw_log warning saying why (then every other call is a cheap no-op and the
+ * rules fall back to per-process state).  run_id NULL means
+ * pw_registry_run_id().  Calling it again for the same run, as a forked child
+ * should, registers the calling pid and keeps the mapping it inherited. */
+int pw_registry_open(const char *run_id);
+/* Forget this process's holds and exports, unlink the segment when no other
+ * live process of the run uses it, munmap.  Call at exit and before exec. */
+void pw_registry_close(void);
+bool pw_registry_active(void);
+/* This process exported [base, base+size) on device under handle.  Same
+ * handle again: refresh (a re-export after 'freed', or by another process, is
+ * a fresh, unfreed entry with no holders). */
+void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device);
+/* 1 and *out filled if the handle is known, 0 if not. */
+int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out);
+/* This process opened / closed a mapping of handle (reference counted per pid).
+ * A handle no process exported through the registry is not recorded. */
+void pw_registry_opened(const unsigned char *handle);
+void pw_registry_closed(const unsigned char *handle);
+/* Before this process frees the allocation at base: how many OTHER live
+ * processes still hold a handle to it open; up to max of their pids in pids.
+ * base is the allocation's base, as given to pw_registry_export. */
+int pw_registry_holders(uint64_t base, int *pids, int max);
+/* This process freed the allocation at base: its exports are marked freed. */
+void pw_registry_freed(uint64_t base);
+/* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
+ * sets it); otherwise "<pid>-<start time ns>", setenv'd so children inherit
+ * it.  Returns a static string. */
+const char *pw_registry_run_id(void);
+
+/* The segment's name for run_id, "/peerwatch.<uid>.<sanitized id>" (for tests
+ * and cleanup tools): 0, or -1 when run_id is NULL or empty or buf too small. */
+#define PW_REG_NAME_MAX 96
+int pw_registry_shm_name(const char *run_id, char *buf, size_t len);
+
+/*
+ * The segment's layout: a cross-process ABI between builds of peerwatch
+ * (any change bumps PW_REG_VERSION).  Only registry.c and its test use it.
+ * Everything after the immutable header fields is untrusted: each count,
+ * index and pid is range-checked where it is read.
+ */
+#define PW_REG_MAGIC 0x3130676572777070ull /* "ppwreg01" little-endian */
+#define PW_REG_VERSION 1
+#define PW_REG_READY 0x52454459u /* "READY": the creator finished init */
+#define PW_REG_ENTRIES 2048
+#define PW_REG_HOLDERS 16
+#define PW_REG_ATTACH 1024
+
+#define PW_REG_USED 0x55534544u /* entry state; anything else is a free slot */
+#define PW_REG_FREED 1u         /* entry flags */
+#define PW_REG_GONE 2u          /* the exporter closed the registry (exit, exec) */
+
+struct pw_reg_holder {
+	int32_t pid; /* > 0 and opens > 0, or an empty slot */
+	int32_t opens;
+};
+
+struct pw_reg_entry {
+	uint32_t state;
+	uint32_t flags;
+	int32_t exporter_pid;
+	int32_t device;
+	uint64_t base, size;
+	uint64_t stamp; /* when exported: the oldest freed entry is reclaimed first */
+	unsigned char handle[PW_IPC_HANDLE_BYTES];
+	struct pw_reg_holder holders[PW_REG_HOLDERS];
+};
+
+struct pw_reg_segment {
+	/* Immutable once ready; checked by every opener. */
+	uint64_t magic;
+	uint32_t version;
+	uint32_t segment_bytes; /* sizeof(struct pw_reg_segment) */
+	uint32_t entry_bytes;
+	uint32_t n_entries, n_holders, n_attach;
+	uint32_t pad0;
+	uint64_t pid_ns;   /* inode of the creator's /proc/self/ns/pid: pids only mean something there */
+	uint32_t checksum; /* FNV-1a of the fields above */
+	_Atomic uint32_t ready;
+	/* Mutable, under lock. */
+	pthread_mutex_t lock; /* process-shared, robust, error-checking */
+	uint32_t hwm;         /* entries[0, hwm) may be in use */
+	uint32_t pinned;      /* the attach table overflowed: never unlinked by close */
+	uint32_t unlinked;    /* the name was removed: openers must retry */
+	int32_t creator_pid;
+	uint64_t stamp;
+	int32_t attached[PW_REG_ATTACH]; /* pids that opened it; 0 free */
+	struct pw_reg_entry entries[PW_REG_ENTRIES];
+};
+
+#endif

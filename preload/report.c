@@ -1,0 +1,236 @@
+/*
+ * What happens to a finding: a violation event in the trace, a report in
+ * the sanitizers' shape on stderr (or log_path.<pid>) in warn and enforce
+ * modes, and in enforce mode the end of the process before the call runs.
+ *
+ *   ==1234== peerwatch: error: ipc.export.interior-pointer in cuIpcGetMemHandle
+ *   ==1234==   cuIpcGetMemHandle is given 0x7f..100, 256 bytes into ...
+ *   ==1234==   contract: 002 (hipIpcGetMemHandle): Takes a pointer to the base ...
+ *   ==1234==   runtime:  silent: the handle names the whole allocation ...
+ *   ==1234==   fix:      export the allocation's base and send the offset ...
+ *   ==1234==     #0 main+0x1c (prog)
+ */
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "intercept.h"
+#include "pw.h"
+#include "registry.h"
+#include "rules.h"
+#include "stack.h"
+#include "suppress.h"
+#include "trace.h"
+
+static atomic_uint_fast64_t violations;
+static uintptr_t self_lo, self_hi; /* our own code: frames there are not the caller's */
+static int log_fd = -1;
+static bool log_failed;
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+
+uint64_t pw_report_violations(void)
+{
+	return atomic_load(&violations);
+}
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < lo + ph->p_memsz) {
+			self_lo = lo;
+			self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+/* A forked child reports into its own log_path file and counts its own findings. */
+void pw_report_after_fork(void)
+{
+	if (log_fd >= 0)
+		close(log_fd);
+	log_fd = -1;
+	log_failed = false;
+	pthread_mutex_init(&log_lock, NULL);
+	atomic_store(&violations, 0);
+	pw_suppress_reset_count();
+}
+
+void pw_report_init(void)
+{
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)pw_report_init);
+}
+
+/* The stack as the application sees it: our own frames dropped. */
+int pw_report_app_stack(uintptr_t *ips, int max)
+{
+	uintptr_t raw[PW_STACK_MAX];
+	int n = pw_stack_capture(raw, PW_STACK_MAX, 0);
+	int skip = 0;
+	while (skip < n && raw[skip] >= self_lo && raw[skip] < self_hi)
+		skip++;
+	int k = 0;
+	for (int i = skip; i < n && k < max; i++)
+		ips[k++] = raw[i];
+	return k;
+}
+
+static void write_event(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg,
+                        const uintptr_t *ips, int n)
+{
+	struct pw_jw w;
+	if (!pw_trace_event_begin(&w))
+		return;
+	pw_jw_obj_open(&w);
+	pw_jw_kv_str(&w, "type", "violation");
+	pw_jw_kv_u64(&w, "seq", pw_seq_next());
+	if (c)
+		pw_jw_kv_u64(&w, "call", c->seq);
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	pw_jw_kv_i64(&w, "tid", pw_tls_tid);
+	pw_jw_kv_u64(&w, "t_ns", pw_now_ns());
+	pw_jw_kv_str(&w, "vendor", pw_vendor_name(op->vendor));
+	pw_jw_kv_str(&w, "api", op->api);
+	pw_jw_kv_str(&w, "rule", pw_rules[rule].id);
+	pw_jw_kv_str(&w, "severity", pw_severity_name(pw_rules[rule].severity));
+	pw_jw_kv_str(&w, "message", msg);
+	if (n > 0) {
+		pw_jw_key(&w, "stack");
+		pw_jw_ch(&w, '[');
+		for (int i = 0; i < n; i++) {
+			if (i)
+				pw_jw_ch(&w, ',');
+			pw_jw_hex(&w, ips[i]);
+		}
+		pw_jw_ch(&w, ']');
+	}
+	pw_jw_obj_close(&w);
+	pw_trace_event_end(&w);
+}
+
+static int report_fd(void)
+{
+	if (!pw_g.opt.log_path[0])
+		return STDERR_FILENO;
+	pthread_mutex_lock(&log_lock);
+	if (log_fd < 0 && !log_failed) {
+		char path[600];
+		snprintf(path, sizeof path, "%s.%d", pw_g.opt.log_path, (int)getpid());
+		log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (log_fd < 0) {
+			log_failed = true;
+			pw_log("cannot open log_path %s (%m): reports go to stderr", path);
+		}
+	}
+	pthread_mutex_unlock(&log_lock);
+	return log_fd >= 0 ? log_fd : STDERR_FILENO;
+}
+
+/* One report, written with one write(2) so reports of threads don't mix. */
+static void print_report(int rule, const struct pw_op *op, const char *msg, const uintptr_t *ips, int n,
+                         bool repeat)
+{
+	const struct pw_rule_info *r = &pw_rules[rule];
+	char buf[8192];
+	size_t len = 0;
+	int pid = (int)getpid();
+#define PUT(...) (len += (size_t)snprintf(buf + len, len < sizeof buf ? sizeof buf - len : 0, __VA_ARGS__))
+	PUT("==%d== peerwatch: %s: %s in %s\n", pid, pw_severity_name(r->severity), r->id, op->api);
+	PUT("==%d==   %s\n", pid, msg);
+	if (!repeat) {
+		PUT("==%d==   contract: %s\n", pid, r->source);
+		PUT("==%d==   runtime:  %s\n", pid, r->runtime);
+		PUT("==%d==   fix:      %s\n", pid, r->advice);
+	}
+	for (int i = 0; i < n; i++) {
+		char frame[300];
+		pw_stack_format(ips[i], frame, sizeof frame);
+		PUT("==%d==     #%d %s\n", pid, i, frame);
+	}
+#undef PUT
+	if (len > sizeof buf - 1)
+		len = sizeof buf - 1;
+	ssize_t w = write(report_fd(), buf, len);
+	(void)w;
+}
+
+/* Has this rule been reported from this call site before?  Then the report
+ * is short: the explanation was given once. */
+#define SEEN 256
+static _Atomic uint64_t seen[SEEN];
+static bool seen_before(int rule, uintptr_t site)
+{
+	/* user-space addresses fit in 56 bits: the site and the rule both fit */
+	uint64_t key = (uint64_t)site << 8 | (uint64_t)rule << 1 | 1;
+	unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);
+	for (unsigned i = 0; i < SEEN; i++) {
+		unsigned s = (h + i) % SEEN;
+		uint64_t k = atomic_load(&seen[s]);
+		if (k == key)
+			return true;
+		uint64_t empty = 0;
+		if (!k && atomic_compare_exchange_strong(&seen[s], &empty, key))
+			return false;
+		if (empty == key)
+			return true;
+	}
+	return false;
+}
+
+static _Noreturn void stop(const struct pw_op *op, int rule)
+{
+	char line[400];
+	int n = snprintf(line, sizeof line,
+	                 "==%d== peerwatch: stopping before %s runs (mode=enforce, halt_on=%s): %s\n",
+	                 (int)getpid(), op->api, pw_severity_name(pw_g.opt.halt_on), pw_rules[rule].id);
+	ssize_t w = write(report_fd(), line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	(void)w;
+	pw_trace_finish("enforce");
+	pw_registry_close();
+	if (pw_g.opt.exitcode) {
+		void (*real_exit)(int) = (void (*)(int))pw_real_dlsym(RTLD_NEXT, "_exit");
+		if (real_exit)
+			real_exit(pw_g.opt.exitcode);
+		_exit(pw_g.opt.exitcode);
+	}
+	abort();
+}
+
+void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg)
+{
+	uintptr_t ips[64];
+	int n = 0;
+	pw_tls_internal++;
+	/* A suppression that names frames needs the stack even with stacks=none;
+	 * it is then used for matching only. */
+	bool want_stack = pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack();
+	if (want_stack)
+		n = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+	if (pw_suppress_match(pw_rules[rule].id, op->api, ips, n)) {
+		pw_tls_internal--;
+		return;
+	}
+	if (pw_g.opt.stacks == PW_STACKS_NONE)
+		n = 0;
+	atomic_fetch_add(&violations, 1);
+	write_event(c, op, rule, msg, ips, n);
+	if (pw_g.opt.mode != PW_MODE_OBSERVE)
+		print_report(rule, op, msg, ips, n, seen_before(rule, n ? ips[0] : 0));
+	/* At exit there is nothing left to stop (ipc.leak). */
+	if (pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
+	    op->kind != PW_OP_EXIT)
+		stop(op, rule);
+	pw_tls_internal--;
+}

@@ -1,0 +1,40 @@
+/*
+ * The contract rules: one pure function per row of the catalog
+ * (include/peerwatch/rules_table.h), each a function of (state, op) that
+ * says whether the call breaks its contract and, if so, why in one sentence.
+ */
+#ifndef PW_RULES_H
+#define PW_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "op.h"
+#include "peerwatch/rules_table.h"
+#include "state.h"
+
+typedef bool (*pw_rule_fn)(const struct pw_state *s, const struct pw_op *op, char *msg, size_t len);
+
+struct pw_rule_info {
+	const char *id;
+	int severity; /* PW_SEV_* */
+	unsigned vendors;
+	const char *source, *runtime, *summary, *advice;
+	pw_rule_fn check;
+};
+
+extern const struct pw_rule_info pw_rules[PW_RULE_COUNT];
+
+#define PW_RULE_FN(name) \
+	bool pw_rule_##name(const struct pw_state *s, const struct pw_op *op, char *msg, size_t len)
+#define PW_RULE_DECL(name, id, sev, vendors, source, runtime, summary, advice) PW_RULE_FN(name);
+PW_RULES(PW_RULE_DECL)
+
+typedef void (*pw_finding_sink)(void *arg, int rule, const char *msg);
+/* Every rule that applies to op (its kind and vendor); returns how many fired. */
+int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg);
+
+const char *pw_severity_name(int severity);
+int pw_rule_by_id(const char *id); /* -1 if none */
+
+#endif

@@ -1,0 +1,123 @@
+/* Rules on enabling and disabling peer access (seeds 000, 001, 003). */
+#include <stdio.h>
+
+#include "rules.h"
+
+/* 001: "CUDA_ERROR_INVALID_CONTEXT ... if the current context is peerContext";
+ * 000: "a device is not a peer of itself". */
+PW_RULE_FN(PEER_ENABLE_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s asks device %d for peer access to itself", op->api, op->cur_dev);
+	return true;
+}
+
+/* 001: "Flags - Reserved for future use and must be set to 0". */
+PW_RULE_FN(PEER_ENABLE_FLAGS)
+{
+	(void)s;
+	if (op->flags == 0)
+		return false;
+	snprintf(msg, len, "%s passes flags 0x%llx; the flags are reserved and must be 0", op->api,
+	         (unsigned long long)op->flags);
+	return true;
+}
+
+/* 001: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer() indicates
+ * that the CUdevice of the current context cannot directly access memory". */
+PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
+{
+	(void)s;
+	if (op->can_access != 0 || op->cur_dev == op->peer_dev)
+		return false;
+	snprintf(msg, len,
+	         "%s from device %d to device %d, but the runtime says device %d cannot access device %d",
+	         op->api, op->cur_dev, op->peer_dev, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* 001: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of peerContext
+ * from the current context has already been enabled". */
+PW_RULE_FN(PEER_ENABLE_TWICE)
+{
+	if (!pw_peer_on(s, op->cur_dev, op->peer_dev))
+		return false;
+	snprintf(msg, len,
+	         "%s from device %d to device %d, which is already enabled: the call fails with 'already "
+	         "enabled', and through the runtime API that error also stays as the thread's last error",
+	         op->api, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* 001/003: query (CanAccessPeer) before enabling. */
+PW_RULE_FN(PEER_ENABLE_UNQUERIED)
+{
+	if (op->cur_dev == op->peer_dev || !pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) ||
+	    pw_peer_queried(s, op->cur_dev, op->peer_dev))
+		return false;
+	snprintf(msg, len,
+	         "%s from device %d to device %d without asking first whether device %d can access device %d",
+	         op->api, op->cur_dev, op->peer_dev, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* 003: "use two ... enable_peer_access calls ... one for enabling data
+ * exchange from device 0 to device 1, and the other ... from device 1 to
+ * device 0" — checked at the copy, where the missing direction matters. */
+PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
+{
+	int a = op->src.dev, b = op->dst.dev;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b)
+		return false;
+	bool ab = pw_peer_on(s, a, b), ba = pw_peer_on(s, b, a);
+	if (ab == ba)
+		return false; /* both on, or both off (copy.peer.no-peer-access's business) */
+	snprintf(msg, len,
+	         "%s copies between devices %d and %d, but peer access is enabled only from device %d to "
+	         "device %d",
+	         op->api, a, b, ab ? a : b, ab ? b : a);
+	return true;
+}
+
+/* 001: "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has not yet
+ * been enabled from peerContext to the current context". */
+PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
+{
+	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_peer_on(s, op->cur_dev, op->peer_dev))
+		return false;
+	snprintf(msg, len, "%s from device %d to device %d, which is not enabled", op->api, op->cur_dev,
+	         op->peer_dev);
+	return true;
+}
+
+/* 001: CUDA_ERROR_TOO_MANY_PEERS when the hardware's peer resources are
+ * exhausted: 8 peers per device.  A link uses resources on both devices, so a
+ * device's peers are those it accesses and those that access it. */
+#define PW_PEER_LIMIT 8
+static uint64_t peers_of(const struct pw_state *s, int d)
+{
+	uint64_t set = atomic_load_explicit(&s->peer_on[d], memory_order_relaxed);
+	for (int p = 0; p < PW_MAX_DEV; p++)
+		if (pw_peer_on(s, p, d))
+			set |= (uint64_t)1 << p;
+	return set;
+}
+
+PW_RULE_FN(PEER_LIMIT)
+{
+	int a = op->cur_dev, b = op->peer_dev;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || pw_peer_on(s, a, b))
+		return false;
+	uint64_t pa = peers_of(s, a), pb = peers_of(s, b);
+	int na = __builtin_popcountll(pa | (uint64_t)1 << b),
+	    nb = __builtin_popcountll(pb | (uint64_t)1 << a);
+	if (na <= PW_PEER_LIMIT && nb <= PW_PEER_LIMIT)
+		return false;
+	int d = na > PW_PEER_LIMIT ? a : b;
+	snprintf(msg, len,
+	         "%s from device %d to device %d would give device %d %d peers; a device has at most %d",
+	         op->api, a, b, d, na > PW_PEER_LIMIT ? na : nb, PW_PEER_LIMIT);
+	return true;
+}

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Every CUDA rule the hardware can show, on real GPUs: the same scenario
+# program as the simulated tests (tests/integration/violations.c, built
+# against the real libcuda), each rule broken once ("bad": exactly that one
+# finding) and approached without breaking it ("good": none).
+#
+# usage: tests/gpu/rules_gpu.sh BUNDLE_DIR [OUT_DIR]
+# Needs python3 (no jq on the GPU machine). Rules a 2-GPU NVLink machine
+# cannot show are listed as skipped, with why.
+set -u
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+bundle=$(cd "${1:-build/dist/peerwatch}" && pwd -P)
+out=${2:-${OUT:-/tmp/pw-gpu-out}}
+mkdir -p "$out"
+V=${PW_VIOLATIONS:-$here/violations}
+[ -x "$V" ] || V=$here/../../build/gpu/violations
+work=$(mktemp -d /tmp/pw-gpu-rules.XXXXXX)
+ndev=$(nvidia-smi -L 2>/dev/null | wc -l)
+
+findings() { # DIR: the rules of every violation event under DIR, space separated
+	python3 - "$1" <<'PY'
+import json, sys, glob
+rules = []
+for f in sorted(glob.glob(sys.argv[1] + "/*.pw.jsonl*")):
+    for line in open(f):
+        e = json.loads(line)
+        if e.get("type") == "violation":
+            rules.append(e["rule"])
+print(" ".join(rules))
+PY
+}
+
+pass=0 fail=0 skip=0
+{
+printf '%-34s %-8s %-40s %s\n' rule case findings verdict
+for rule in $("$V" list); do
+	case $rule in
+	peer.limit)
+		if [ "$ndev" -lt 10 ]; then
+			printf '%-34s %-8s %-40s %s\n' "$rule" - "needs 10 GPUs, have $ndev" SKIP; skip=$((skip + 1)); continue
+		fi ;;
+	peer.enable.unsupported)
+		printf '%-34s %-8s %-40s %s\n' "$rule" - "every pair here supports peer access" SKIP; skip=$((skip + 1)); continue ;;
+	esac
+	for kind in bad good; do
+		d=$work/$rule-$kind
+		mkdir -p "$d"
+		"$bundle/bin/peerwatch" -q -o "$d/trace" --mode warn -- "$V" "$rule" "$kind" >"$d/out" 2>"$d/err"
+		rc=$?
+		got=$(findings "$d/trace")
+		want=""
+		[ $kind = bad ] && want=$rule
+		if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then
+			verdict=PASS; pass=$((pass + 1))
+		else
+			verdict="FAIL (exit $rc)"; fail=$((fail + 1))
+			sed 's/^/    /' "$d/err" | tail -5
+		fi
+		printf '%-34s %-8s %-40s %s\n' "$rule" "$kind" "${got:-none}" "$verdict"
+	done
+done
+echo "rules on GPU: $pass passed, $fail failed, $skip skipped"
+} 2>&1 | tee "$out/rules_gpu.txt"
+tar -C "$work" -czf "$out/rules_gpu.tar.gz" . 2>/dev/null
+grep -q " 0 failed" "$out/rules_gpu.txt"

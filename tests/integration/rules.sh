@@ -1,0 +1,154 @@
+#!/bin/bash
+# Every rule on the simulated driver: a program that breaks its contract
+# once must leave exactly that one finding, one that comes close none; then
+# enforce mode, halt_on, exitcode, suppressions, stacks and log_path.
+#   tests/integration/rules.sh BUILD_DIR
+set -u
+B=$(cd "${1:-build}" && pwd)
+PW="$B/bin/peerwatch"
+V="$B/tests/violations"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
+	export LD_PRELOAD="$PW_ASAN_RUNTIME"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
+fi
+
+# One run id for all these runs: the registry must be gone at the end.
+export PEERWATCH_RUN_ID="rules-test-$$"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+
+# The simulated machine each scenario needs.
+env_for() {
+	case $1 in
+	peer.enable.unsupported) echo "PWSIM_PEERS=none" ;;
+	peer.limit) echo "PWSIM_DEVICES=10" ;;
+	*) echo "PWSIM_DEVICES=2" ;;
+	esac
+}
+
+# violations RULE bad|good under the launcher; prints the rules found, one a line.
+run() { # RULE KIND DIR [launcher options...]
+	local rule=$1 kind=$2 dir=$3
+	shift 3
+	env $(env_for "$rule") "$PW" -q -o "$dir/trace" "$@" -- "$V" "$rule" "$kind" >"$dir/out" 2>"$dir/err"
+}
+# Small predicates over one trace file.
+jqt() { jq -e "$@" >/dev/null 2>&1; }
+footer_is() { [ -n "$1" ] && tail -1 "$1" | jqt "$2"; }
+has_violation() { [ -n "$1" ] && jqt -s --arg r "$2" 'any(.[]; .type=="violation" and .rule==$r)' "$1"; }
+no_call() { [ -n "$1" ] && jqt -s --arg a "$2" 'any(.[]; .type=="call" and .api==$a) | not' "$1"; }
+no_violations() { [ -z "$(jq -r 'select(.type=="violation") | .rule' "$@")" ]; }
+found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
+
+for rule in $("$V" list); do
+	d="$WORK/$rule-bad"
+	mkdir -p "$d"
+	if ! run "$rule" bad "$d" --mode warn; then
+		bad "$rule: the program failed: $(tail -2 "$d/err")"
+		continue
+	fi
+	got=$(found "$d" | tr '\n' ' ')
+	check "$rule: a program breaking it once gets exactly that finding (got: ${got:-none})" [ "$got" = "$rule " ]
+	check "$rule: reported on stderr with its id" grep -q "peerwatch: [a-z]*: $rule in " "$d/err"
+	g="$WORK/$rule-good"
+	mkdir -p "$g"
+	if ! run "$rule" good "$g" --mode warn; then
+		bad "$rule: the near miss failed: $(tail -2 "$g/err")"
+		continue
+	fi
+	got=$(found "$g" | tr '\n' ' ')
+	check "$rule: a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
+done
+
+# --- enforce ---------------------------------------------------------------------
+d="$WORK/enforce"
+mkdir -p "$d"
+(run copy.peer.out-of-bounds bad "$d" --mode enforce) 2>/dev/null
+rc=$?
+check "enforce: an error aborts the program (status $rc)" [ $rc -eq 134 ]
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null | head -1)
+check "enforce: the trace is finished and renamed, reason enforce" \
+	footer_is "$f" '.type=="footer" and .reason=="enforce" and .violations==1'
+check "enforce: the trace holds the violation" has_violation "$f" copy.peer.out-of-bounds
+check "enforce: the call it stopped never ran (no event for it)" no_call "$f" cuMemcpyPeer
+check "enforce: says it stopped" grep -q "stopping before cuMemcpyPeer runs (mode=enforce, halt_on=error)" "$d/err"
+
+d="$WORK/exitcode"
+mkdir -p "$d"
+run ipc.free-while-open bad "$d" --mode enforce --options exitcode=42
+rc=$?
+check "enforce: exitcode=42 exits with 42 (got $rc)" [ $rc -eq 42 ]
+parent=$(grep -L '"child"' "$d"/trace/*.pw.jsonl | head -1)
+check "enforce: ipc.free-while-open found in the exporter" has_violation "$parent" ipc.free-while-open
+check "enforce: ipc.free-while-open stops the exporter before the free" no_call "$parent" cuMemFree
+
+d="$WORK/halt-warning"
+mkdir -p "$d"
+run peer.enable.twice bad "$d" --mode enforce
+check "enforce: a warning does not stop the program under halt_on=error" [ $? -eq 0 ]
+d="$WORK/halt-warning2"
+mkdir -p "$d"
+run peer.enable.twice bad "$d" --mode enforce --halt-on warning --options exitcode=3
+check "enforce: --halt-on warning stops at a warning" [ $? -eq 3 ]
+
+# --- observe: no rules -------------------------------------------------------------
+d="$WORK/observe"
+mkdir -p "$d"
+run copy.peer.out-of-bounds bad "$d" --mode observe
+check "observe: no findings" no_violations "$d"/trace/*.pw.jsonl
+check "observe: nothing on stderr" [ ! -s "$d/err" ]
+
+# --- suppressions ----------------------------------------------------------------
+d="$WORK/supp"
+mkdir -p "$d"
+printf '# the copy in this test is staged on purpose\nrule=copy.peer.no-peer-access api=cuMemcpy*\n' >"$d/s.supp"
+run copy.peer.no-peer-access bad "$d" --mode warn --suppressions "$d/s.supp"
+f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+check "suppressions: a suppressed finding is not traced" no_violations "$f"
+check "suppressions: nor reported" bash -c '! grep -q "peerwatch: performance" "$1"' _ "$d/err"
+check "suppressions: counted in the footer" footer_is "$f" '.suppressed==1 and .violations==0' 
+printf 'rule=copy.peer.no-peer-access\nrule=ipc.leak colour=red\n' >"$d/bad.supp"
+run copy.peer.no-peer-access bad "$d" --mode warn --suppressions "$d/bad.supp"
+check "suppressions: a malformed file is named with its line" grep -q "bad.supp:2:" "$d/err"
+run copy.peer.no-peer-access bad "$d" --mode enforce --suppressions "$d/bad.supp"
+check "suppressions: a malformed file under enforce exits 64" [ $? -eq 64 ]
+
+# --- stacks and log_path ------------------------------------------------------------
+d="$WORK/stacks"
+mkdir -p "$d"
+run ipc.export.interior-pointer bad "$d" --mode warn
+f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+check "stacks: a violation carries its stack, hex strings" \
+	jqt -s '[.[] | select(.type=="violation")] | length == 1 and (.[0].stack|length) >= 2 and (.[0].stack[0]|startswith("0x"))' "$f"
+check "stacks: the report shows frames" grep -q "#1 " "$d/err"
+d="$WORK/nostacks"
+mkdir -p "$d"
+run ipc.export.interior-pointer bad "$d" --mode warn --stacks none
+f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+check "stacks=none: no stack" jqt -s '[.[] | select(.type=="violation")] | length == 1 and (.[0] | has("stack") | not)' "$f"
+d="$WORK/all"
+mkdir -p "$d"
+run copy.peer.null good "$d" --mode warn --stacks all
+f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+check "stacks=all: every call carries its stack" jqt -s '[.[] | select(.type=="call")] | length > 0 and all(has("stack"))' "$f"
+d="$WORK/log"
+mkdir -p "$d"
+run ipc.export.interior-pointer bad "$d" --mode warn --log-path "$d/report"
+check "log_path: the report goes to PATH.<pid>, not stderr" bash -c 'grep -q "ipc.export.interior-pointer" "$1"/report.* && ! grep -q "ipc.export.interior-pointer" "$1/err"' _ "$d"
+
+check "registry: the shared segment is removed when the run's last process ends" \
+	bash -c '! ls /dev/shm/peerwatch.*."$1" >/dev/null 2>&1' _ "$PEERWATCH_RUN_ID"
+
+echo "rules: $pass passed, $fail failed"
+[ $fail -eq 0 ]

@@ -1,0 +1,534 @@
+/*
+ * One program per rule, against the simulated driver: `violations RULE bad`
+ * breaks exactly that contract once; `violations RULE good` makes the nearest
+ * correct call instead.  Everything else each scenario does is correct, so
+ * the trace must hold exactly one finding (bad) or none (good).
+ * IPC scenarios start a second process (this program again, `child ...`).
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "drv.h"
+
+CUresult cuInit(unsigned);
+CUresult cuDeviceGet(CUdevice *, int);
+CUresult cuDeviceGetCount(int *);
+CUresult cuDevicePrimaryCtxRetain(CUcontext *, CUdevice);
+CUresult cuCtxSetCurrent(CUcontext);
+CUresult cuMemAlloc_v2(CUdeviceptr *, size_t);
+CUresult cuMemFree_v2(CUdeviceptr);
+CUresult cuStreamCreate(CUstream *, unsigned);
+CUresult cuDeviceCanAccessPeer(int *, CUdevice, CUdevice);
+CUresult cuCtxEnablePeerAccess(CUcontext, unsigned);
+CUresult cuCtxDisablePeerAccess(CUcontext);
+CUresult cuMemcpyPeer(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
+CUresult cuIpcGetMemHandle(CUipcMemHandle *, CUdeviceptr);
+CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *, CUipcMemHandle, unsigned);
+CUresult cuIpcCloseMemHandle(CUdeviceptr);
+CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned);
+CUresult cuMemAdvise_v2(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
+CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream);
+CUresult cuMemRangeGetAttribute(void *, size_t, CUmem_range_attribute, CUdeviceptr, size_t);
+CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr, size_t, unsigned);
+
+#define MIB (1u << 20)
+static CUcontext ctx[16];
+static int ndev;
+static CUstream stream;
+static const char *self;
+
+/* Return codes are not checked here: the driver's answer to a broken
+ * contract is part of what the test looks at in the trace. */
+#define CALL(x) ((void)(x))
+
+static void init(void)
+{
+	CHECK(cuInit(0));
+	CHECK(cuDeviceGetCount(&ndev));
+	for (int d = 0; d < ndev && d < 16; d++) {
+		CUdevice dev;
+		CHECK(cuDeviceGet(&dev, d));
+		CHECK(cuDevicePrimaryCtxRetain(&ctx[d], dev));
+	}
+	CHECK(cuCtxSetCurrent(ctx[0]));
+	CHECK(cuStreamCreate(&stream, 0));
+}
+
+/* Peer access from `from` to `to`, done right. */
+static void enable(int from, int to)
+{
+	int can;
+	CHECK(cuCtxSetCurrent(ctx[from]));
+	CHECK(cuDeviceCanAccessPeer(&can, from, to));
+	CHECK(cuCtxEnablePeerAccess(ctx[to], 0));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+}
+
+static CUdeviceptr alloc_on(int d, size_t n)
+{
+	CUdeviceptr p;
+	CHECK(cuCtxSetCurrent(ctx[d]));
+	CHECK(cuMemAlloc_v2(&p, n));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+	return p;
+}
+
+static void hex(const void *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", ((const unsigned char *)p)[i]);
+}
+
+static void unhex(const char *s, void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			exit(2);
+		((unsigned char *)p)[i] = (unsigned char)v;
+	}
+}
+
+/* ---- a second process for the IPC scenarios ---- */
+
+struct child {
+	pid_t pid;
+	int to, from; /* pipes: to the child, from the child */
+};
+
+static struct child spawn(const char *what, const CUipcMemHandle *h)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char hh[129], fa[16], fb[16];
+	hex(h, sizeof *h, hh);
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self, self, "child", what, hh, fa, fb, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
+static void say(int fd)
+{
+	char c = 1;
+	if (write(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void hear(int fd)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void reap(struct child c)
+{
+	int st;
+	close(c.to);
+	close(c.from);
+	if (waitpid(c.pid, &st, 0) != c.pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "violations: the child failed\n");
+		exit(1);
+	}
+}
+
+/* The child: open the handle (on device 1) and do what `what` says. */
+static int child_main(const char *what, const char *hh, int in, int out)
+{
+	CUipcMemHandle h;
+	unhex(hh, &h, sizeof h);
+	init();
+	CHECK(cuCtxSetCurrent(ctx[1]));
+	CUdeviceptr p = 0, q = 0;
+	unsigned lazy = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
+	if (!strcmp(what, "open-close")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-stale")) {
+		CALL(cuIpcOpenMemHandle_v2(&p, h, lazy)); /* the exporter freed it */
+	} else if (!strcmp(what, "open-wait-close")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		say(out);
+		hear(in); /* the exporter frees (or not) now */
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-twice")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CHECK(cuIpcOpenMemHandle_v2(&q, h, lazy));
+		CHECK(cuIpcCloseMemHandle(p));
+		CHECK(cuIpcCloseMemHandle(q));
+	} else if (!strcmp(what, "close-twice")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CHECK(cuIpcCloseMemHandle(p));
+		CALL(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "leak")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+	} else if (!strcmp(what, "flags")) {
+		CALL(cuIpcOpenMemHandle_v2(&p, h, 0));
+	} else {
+		return 2;
+	}
+	say(out);
+	return 0;
+}
+
+/* ---- the scenarios: bad breaks the rule once, !bad comes close ---- */
+
+static void peer_enable_self(int bad)
+{
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	CALL(cuCtxEnablePeerAccess(ctx[bad ? 0 : 1], 0));
+}
+
+static void peer_enable_flags(int bad)
+{
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	CALL(cuCtxEnablePeerAccess(ctx[1], bad ? 1 : 0));
+}
+
+/* Run with PWSIM_PEERS=none: no pair supports peer access; good asks and stays away. */
+static void peer_enable_unsupported(int bad)
+{
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	if (bad || can)
+		CALL(cuCtxEnablePeerAccess(ctx[1], 0));
+}
+
+static void peer_enable_twice(int bad)
+{
+	enable(0, 1);
+	if (bad)
+		CALL(cuCtxEnablePeerAccess(ctx[1], 0));
+	else
+		enable(1, 0); /* the other direction is a different grant */
+}
+
+static void peer_enable_unqueried(int bad)
+{
+	int can;
+	if (!bad)
+		CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	CHECK(cuCtxEnablePeerAccess(ctx[1], 0));
+}
+
+static void peer_disable_not_enabled(int bad)
+{
+	if (!bad)
+		enable(0, 1);
+	CALL(cuCtxDisablePeerAccess(ctx[1]));
+}
+
+/* Run with PWSIM_DEVICES=10: device 0 gets 8 peers; bad asks for a ninth. */
+static void peer_limit(int bad)
+{
+	for (int d = 1; d <= 8; d++)
+		enable(0, d);
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 9));
+	if (bad)
+		CALL(cuCtxEnablePeerAccess(ctx[9], 0));
+	else
+		CHECK(cuCtxDisablePeerAccess(ctx[8]));
+}
+
+static void copy_setup(CUdeviceptr *a0, CUdeviceptr *a1)
+{
+	enable(0, 1);
+	enable(1, 0);
+	*a0 = alloc_on(0, MIB);
+	*a1 = alloc_on(1, MIB);
+}
+
+static void copy_peer_device_mismatch(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(a1, ctx[bad ? 0 : 1], a0, ctx[0], 4096));
+}
+
+static void copy_peer_out_of_bounds(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(a1 + 4096, ctx[1], a0, ctx[0], bad ? MIB : MIB - 4096));
+}
+
+static void copy_peer_null(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(bad ? 0 : a1, ctx[1], a0, ctx[0], 4096));
+}
+
+static void copy_peer_no_peer_access(int bad)
+{
+	CUdeviceptr a0 = alloc_on(0, MIB), a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	CHECK(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], MIB));
+}
+
+static void ipc_export_interior_pointer(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, bad ? a + 256 : a));
+}
+
+static void ipc_export_managed(int bad)
+{
+	CUdeviceptr m, a = alloc_on(0, MIB);
+	CHECK(cuMemAllocManaged(&m, MIB, CU_MEM_ATTACH_GLOBAL));
+	CUipcMemHandle h;
+	CALL(cuIpcGetMemHandle(&h, bad ? m : a));
+}
+
+static void ipc_open_same_process(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB), p;
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, a));
+	if (bad) {
+		CALL(cuIpcOpenMemHandle_v2(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	} else {
+		struct child c = spawn("open-close", &h);
+		hear(c.from);
+		reap(c);
+	}
+}
+
+static void ipc_child_scenario(const char *bad_what, const char *good_what, int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, a));
+	struct child c = spawn(bad ? bad_what : good_what, &h);
+	hear(c.from);
+	reap(c);
+	CHECK(cuMemFree_v2(a));
+}
+
+static void ipc_open_flags(int bad)
+{
+	ipc_child_scenario("flags", "open-close", bad);
+}
+
+static void ipc_open_twice(int bad)
+{
+	ipc_child_scenario("open-twice", "open-close", bad);
+}
+
+static void ipc_close_twice(int bad)
+{
+	ipc_child_scenario("close-twice", "open-close", bad);
+}
+
+static void ipc_leak(int bad)
+{
+	ipc_child_scenario("leak", "open-close", bad);
+}
+
+static void ipc_close_unknown(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	if (bad) {
+		CALL(cuIpcCloseMemHandle(a));
+	} else {
+		CHECK(cuMemFree_v2(a));
+	}
+}
+
+/* The exporter frees while the importer holds the mapping (bad), or after it closed (good). */
+static void ipc_free_while_open(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, a));
+	struct child c = spawn("open-wait-close", &h);
+	hear(c.from); /* opened */
+	if (bad)
+		CHECK(cuMemFree_v2(a));
+	say(c.to);
+	hear(c.from); /* closed */
+	reap(c);
+	if (!bad)
+		CHECK(cuMemFree_v2(a));
+}
+
+/* The importer opens after the exporter freed (bad) or before (good). */
+static void ipc_open_stale(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, a));
+	if (bad)
+		CHECK(cuMemFree_v2(a));
+	struct child c = spawn(bad ? "open-stale" : "open-close", &h);
+	hear(c.from);
+	reap(c);
+	if (!bad)
+		CHECK(cuMemFree_v2(a));
+}
+
+static CUdeviceptr managed(size_t n)
+{
+	CUdeviceptr m;
+	CHECK(cuMemAllocManaged(&m, n, CU_MEM_ATTACH_GLOBAL));
+	return m;
+}
+
+static void managed_alloc_size_zero(int bad)
+{
+	CUdeviceptr m;
+	CHECK(cuMemAllocManaged(&m, bad ? 0 : 4096, CU_MEM_ATTACH_GLOBAL));
+}
+
+static void managed_alloc_flags(int bad)
+{
+	CUdeviceptr m;
+	CALL(cuMemAllocManaged(&m, 4096, bad ? CU_MEM_ATTACH_SINGLE : CU_MEM_ATTACH_HOST));
+}
+
+static const CUmemLocation dev1 = {CU_MEM_LOCATION_TYPE_DEVICE, 1};
+
+static void managed_advise_not_managed(int bad)
+{
+	CUdeviceptr p = bad ? alloc_on(0, 65536) : managed(65536);
+	CALL(cuMemAdvise_v2(p, 65536, CU_MEM_ADVISE_SET_READ_MOSTLY, dev1));
+}
+
+static void managed_advise_unaligned(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CHECK(cuMemAdvise_v2(bad ? m + 1 : m + 4096, bad ? 100 : 4096, CU_MEM_ADVISE_SET_READ_MOSTLY, dev1));
+}
+
+static void managed_advise_out_of_range(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuMemAdvise_v2(m + 4096, bad ? 65536 : 65536 - 4096, CU_MEM_ADVISE_SET_READ_MOSTLY, dev1));
+}
+
+static void managed_advise_invalid(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuMemAdvise_v2(m, 65536, bad ? 99 : CU_MEM_ADVISE_UNSET_READ_MOSTLY, dev1));
+}
+
+static void managed_prefetch_not_managed(int bad)
+{
+	CUdeviceptr p = bad ? alloc_on(0, 65536) : managed(65536);
+	CALL(cuMemPrefetchAsync_v2(p, 65536, dev1, 0, stream));
+}
+
+static void managed_prefetch_invalid_device(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CUmemLocation to = {CU_MEM_LOCATION_TYPE_DEVICE, bad ? 9 : 1};
+	CALL(cuMemPrefetchAsync_v2(m, 65536, to, 0, stream));
+}
+
+static void managed_prefetch_out_of_range(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuMemPrefetchAsync_v2(m, bad ? 0 : 1, dev1, 0, stream));
+}
+
+static void managed_range_attr_data_size(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	int v[2];
+	CALL(cuMemRangeGetAttribute(v, bad ? 3 : 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 65536));
+}
+
+static void managed_attach_length(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuStreamAttachMemAsync(stream, m, bad ? 4096 : 65536, CU_MEM_ATTACH_SINGLE));
+}
+
+static void managed_attach_flags(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuStreamAttachMemAsync(bad ? NULL : stream, m, 0, CU_MEM_ATTACH_SINGLE));
+}
+
+static const struct {
+	const char *rule;
+	void (*run)(int bad);
+} scenarios[] = {
+    {"peer.enable.self", peer_enable_self},
+    {"peer.enable.flags", peer_enable_flags},
+    {"peer.enable.unsupported", peer_enable_unsupported},
+    {"peer.enable.twice", peer_enable_twice},
+    {"peer.enable.unqueried", peer_enable_unqueried},
+    {"peer.disable.not-enabled", peer_disable_not_enabled},
+    {"peer.limit", peer_limit},
+    {"copy.peer.device-mismatch", copy_peer_device_mismatch},
+    {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
+    {"copy.peer.null", copy_peer_null},
+    {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"ipc.export.interior-pointer", ipc_export_interior_pointer},
+    {"ipc.export.managed", ipc_export_managed},
+    {"ipc.open.same-process", ipc_open_same_process},
+    {"ipc.open.flags", ipc_open_flags},
+    {"ipc.open.twice", ipc_open_twice},
+    {"ipc.open.stale", ipc_open_stale},
+    {"ipc.close.unknown", ipc_close_unknown},
+    {"ipc.close.twice", ipc_close_twice},
+    {"ipc.free-while-open", ipc_free_while_open},
+    {"ipc.leak", ipc_leak},
+    {"managed.alloc.size-zero", managed_alloc_size_zero},
+    {"managed.alloc.flags", managed_alloc_flags},
+    {"managed.advise.not-managed", managed_advise_not_managed},
+    {"managed.advise.unaligned", managed_advise_unaligned},
+    {"managed.advise.out-of-range", managed_advise_out_of_range},
+    {"managed.advise.invalid", managed_advise_invalid},
+    {"managed.prefetch.not-managed", managed_prefetch_not_managed},
+    {"managed.prefetch.invalid-device", managed_prefetch_invalid_device},
+    {"managed.prefetch.out-of-range", managed_prefetch_out_of_range},
+    {"managed.range-attr.data-size", managed_range_attr_data_size},
+    {"managed.attach.length", managed_attach_length},
+    {"managed.attach.flags", managed_attach_flags},
+};
+
+int main(int argc, char **argv)
+{
+	self = argv[0];
+	if (argc == 6 && !strcmp(argv[1], "child"))
+		return child_main(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+			printf("%s\n", scenarios[i].rule);
+		return 0;
+	}
+	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
+		fprintf(stderr, "usage: violations RULE bad|good | violations list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+		if (!strcmp(argv[1], scenarios[i].rule)) {
+			init();
+			scenarios[i].run(!strcmp(argv[2], "bad"));
+			return 0;
+		}
+	fprintf(stderr, "violations: no scenario for %s\n", argv[1]);
+	return 2;
+}

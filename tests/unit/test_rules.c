@@ -1,0 +1,490 @@
+/*
+ * Every rule, as the pure function it is: a case that breaks the contract
+ * (the rule fires, and says so in words that name the values) and one that
+ * comes close without breaking it (the rule stays quiet).  No runtime.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "rules.h"
+#include "state.h"
+
+static struct pw_state st;
+
+static int setup(void **state)
+{
+	(void)state;
+	pw_state_reset(&st);
+	return 0;
+}
+
+static struct pw_op op_of(enum pw_op_kind kind, const char *api)
+{
+	struct pw_op op;
+	memset(&op, 0, sizeof op);
+	op.kind = kind;
+	op.vendor = PW_VENDOR_CUDA;
+	op.api = api;
+	op.cur_dev = 0;
+	op.peer_dev = 1;
+	op.can_access = 1;
+	op.ndev = 2;
+	op.loc_dev = PW_LOC_NONE;
+	op.loc_valid = true;
+	op.dst.dev = op.src.dev = op.dst.named_dev = op.src.named_dev = PW_NO_DEV;
+	op.dst.p2p = op.src.p2p = -1;
+	op.ipc_lazy_flag = 1;
+	op.flags = 0;
+	op.self_pid = 100;
+	return op;
+}
+
+/* The rule fires, and its message holds every expected fragment. */
+static void fires(int rule, const struct pw_op *op, const char *frag1, const char *frag2)
+{
+	char msg[640] = "";
+	if (!pw_rules[rule].check(&st, op, msg, sizeof msg))
+		fail_msg("%s did not fire", pw_rules[rule].id);
+	if (frag1 && !strstr(msg, frag1))
+		fail_msg("%s: '%s' lacks '%s'", pw_rules[rule].id, msg, frag1);
+	if (frag2 && !strstr(msg, frag2))
+		fail_msg("%s: '%s' lacks '%s'", pw_rules[rule].id, msg, frag2);
+}
+
+static void quiet(int rule, const struct pw_op *op)
+{
+	char msg[640] = "";
+	if (pw_rules[rule].check(&st, op, msg, sizeof msg))
+		fail_msg("%s fired on a correct call: %s", pw_rules[rule].id, msg);
+}
+
+static void enable(int from, int to)
+{
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	op.cur_dev = from;
+	op.peer_dev = to;
+	pw_state_update(&st, &op, 0, false);
+}
+
+static void peer_enable(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	quiet(PW_RULE_PEER_ENABLE_SELF, &op);
+	op.peer_dev = 0;
+	fires(PW_RULE_PEER_ENABLE_SELF, &op, "device 0", "itself");
+
+	op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	quiet(PW_RULE_PEER_ENABLE_FLAGS, &op);
+	op.flags = 1;
+	fires(PW_RULE_PEER_ENABLE_FLAGS, &op, "0x1", "must be 0");
+
+	op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	quiet(PW_RULE_PEER_ENABLE_UNSUPPORTED, &op);
+	op.can_access = -1; /* unknown: no guess */
+	quiet(PW_RULE_PEER_ENABLE_UNSUPPORTED, &op);
+	op.can_access = 0;
+	fires(PW_RULE_PEER_ENABLE_UNSUPPORTED, &op, "device 0 cannot access device 1", NULL);
+
+	op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	enable(1, 0); /* the other direction does not count */
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	enable(0, 1);
+	fires(PW_RULE_PEER_ENABLE_TWICE, &op, "already enabled", "last error");
+}
+
+static void peer_unqueried(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	fires(PW_RULE_PEER_ENABLE_UNQUERIED, &op, "without asking", NULL);
+	struct pw_op q = op_of(PW_OP_CAN_ACCESS, "cuDeviceCanAccessPeer");
+	q.cur_dev = 1;
+	q.peer_dev = 0; /* the wrong direction */
+	pw_state_update(&st, &q, 0, false);
+	fires(PW_RULE_PEER_ENABLE_UNQUERIED, &op, NULL, NULL);
+	q.cur_dev = 0;
+	q.peer_dev = 1;
+	pw_state_update(&st, &q, 1, false); /* a failed query is no answer */
+	fires(PW_RULE_PEER_ENABLE_UNQUERIED, &op, NULL, NULL);
+	pw_state_update(&st, &q, 0, false);
+	quiet(PW_RULE_PEER_ENABLE_UNQUERIED, &op);
+}
+
+static void peer_disable_and_limit(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_DISABLE, "cuCtxDisablePeerAccess");
+	fires(PW_RULE_PEER_DISABLE_NOT_ENABLED, &op, "device 0 to device 1", "not enabled");
+	enable(0, 1);
+	quiet(PW_RULE_PEER_DISABLE_NOT_ENABLED, &op);
+	pw_state_update(&st, &op, 0, false);
+	fires(PW_RULE_PEER_DISABLE_NOT_ENABLED, &op, NULL, NULL);
+
+	/* device 0 reaches devices 1..7 and device 8 reaches device 0: 8 peers. */
+	pw_state_reset(&st);
+	for (int d = 1; d <= 7; d++)
+		enable(0, d);
+	enable(8, 0);
+	op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	op.peer_dev = 8; /* 0 -> 8: already a peer of 0 (8 -> 0): still 8 */
+	quiet(PW_RULE_PEER_LIMIT, &op);
+	op.peer_dev = 9;
+	fires(PW_RULE_PEER_LIMIT, &op, "9 peers", "at most 8");
+}
+
+static struct pw_op copy_op(void)
+{
+	struct pw_op op = op_of(PW_OP_COPY, "cuMemcpyPeer");
+	op.bytes = 4096;
+	op.dst = (struct pw_mem){.ptr = 0x20000,
+	                         .dev = 1,
+	                         .named_dev = 1,
+	                         .known = true,
+	                         .base = 0x20000,
+	                         .size = 8192,
+	                         .p2p = -1};
+	op.src = (struct pw_mem){.ptr = 0x10000,
+	                         .dev = 0,
+	                         .named_dev = 0,
+	                         .known = true,
+	                         .base = 0x10000,
+	                         .size = 8192,
+	                         .p2p = -1};
+	return op;
+}
+
+static void copies(void **state)
+{
+	(void)state;
+	struct pw_op op = copy_op();
+	quiet(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op);
+	op.dst.named_dev = 0;
+	fires(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op, "destination 0x20000 lives on device 1",
+	      "names device 0");
+
+	op = copy_op();
+	op.bytes = 8192;
+	quiet(PW_RULE_COPY_PEER_OUT_OF_BOUNDS, &op); /* exactly to the end */
+	op.src.ptr = 0x10100;
+	fires(PW_RULE_COPY_PEER_OUT_OF_BOUNDS, &op, "source 0x10100", "256 bytes past its end");
+
+	op = copy_op();
+	quiet(PW_RULE_COPY_PEER_NULL, &op);
+	op.dst.ptr = 0;
+	fires(PW_RULE_COPY_PEER_NULL, &op, "to a NULL pointer", NULL);
+	op.bytes = 0;
+	quiet(PW_RULE_COPY_PEER_NULL, &op);
+
+	op = copy_op();
+	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op, "from device 0 to device 1", "staged through host");
+	enable(1, 0);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+	op.dst.dev = op.dst.named_dev = 0; /* within one device */
+	pw_state_reset(&st);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+}
+
+static void acl_copies(void **state)
+{
+	(void)state;
+	struct pw_op op = copy_op();
+	op.vendor = PW_VENDOR_ACL;
+	op.api = "aclrtMemcpy";
+	op.src.p2p = 1;
+	op.dst.p2p = 1;
+	quiet(PW_RULE_COPY_ACL_P2P_POLICY, &op);
+	op.dst.p2p = 0;
+	fires(PW_RULE_COPY_ACL_P2P_POLICY, &op, "destination 0x20000", "P2P policy");
+
+	enable(0, 1);
+	enable(1, 0);
+	quiet(PW_RULE_PEER_ENABLE_ONE_DIRECTION, &op);
+	pw_state_reset(&st);
+	enable(1, 0);
+	fires(PW_RULE_PEER_ENABLE_ONE_DIRECTION, &op, "only from device 1 to device 0", NULL);
+}
+
+static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9};
+
+static void ipc_export(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_IPC_EXPORT, "cuIpcGetMemHandle");
+	op.dst = (struct pw_mem){.ptr = 0x10000, .dev = 0, .known = true, .base = 0x10000, .size = 1 << 20};
+	quiet(PW_RULE_IPC_EXPORT_INTERIOR_POINTER, &op);
+	quiet(PW_RULE_IPC_EXPORT_MANAGED, &op);
+	op.dst.ptr = 0x10100;
+	fires(PW_RULE_IPC_EXPORT_INTERIOR_POINTER, &op, "256 bytes into the allocation at 0x10000",
+	      "maps 0x10000");
+	op.dst.managed = true;
+	fires(PW_RULE_IPC_EXPORT_MANAGED, &op, "managed memory 0x10100", NULL);
+}
+
+static void ipc_open(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	op.handle = handle_a;
+	op.flags = 1;
+	quiet(PW_RULE_IPC_OPEN_SAME_PROCESS, &op);
+	quiet(PW_RULE_IPC_OPEN_FLAGS, &op);
+	quiet(PW_RULE_IPC_OPEN_TWICE, &op);
+	quiet(PW_RULE_IPC_OPEN_STALE, &op);
+	op.flags = 0;
+	fires(PW_RULE_IPC_OPEN_FLAGS, &op, "flags 0x0", "0x1");
+	op.flags = 7;
+	fires(PW_RULE_IPC_OPEN_FLAGS, &op, "flags 0x7", NULL);
+	op.flags = 1;
+
+	/* registry facts */
+	op.reg_known = true;
+	op.reg_exporter_pid = 200;
+	op.reg_exporter_alive = true;
+	quiet(PW_RULE_IPC_OPEN_STALE, &op);
+	quiet(PW_RULE_IPC_OPEN_SAME_PROCESS, &op);
+	op.reg_freed = true;
+	fires(PW_RULE_IPC_OPEN_STALE, &op, "pid 200", "already freed");
+	op.reg_freed = false;
+	op.reg_exporter_alive = false;
+	fires(PW_RULE_IPC_OPEN_STALE, &op, "has exited", NULL);
+	op.reg_exporter_pid = 100; /* ourselves */
+	op.reg_exporter_alive = true;
+	fires(PW_RULE_IPC_OPEN_SAME_PROCESS, &op, "exported itself", NULL);
+
+	/* exported by this process, known from the state alone */
+	op = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	op.handle = handle_b;
+	op.flags = 1;
+	struct pw_op ex = op_of(PW_OP_IPC_EXPORT, "cuIpcGetMemHandle");
+	ex.handle = handle_b;
+	ex.dst = (struct pw_mem){.ptr = 0x30000, .known = true, .base = 0x30000, .size = 4096};
+	pw_state_update(&st, &ex, 0, false);
+	fires(PW_RULE_IPC_OPEN_SAME_PROCESS, &op, NULL, NULL);
+
+	/* opened twice */
+	op.handle = handle_a;
+	op.dst.ptr = 0x50000;
+	pw_state_update(&st, &op, 0, false);
+	fires(PW_RULE_IPC_OPEN_TWICE, &op, "already has open (at 0x50000, 1 open)", NULL);
+}
+
+static void ipc_close_and_leak(void **state)
+{
+	(void)state;
+	struct pw_op open = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	open.handle = handle_a;
+	open.dst.ptr = 0x50000;
+	struct pw_op close = op_of(PW_OP_IPC_CLOSE, "cuIpcCloseMemHandle");
+	close.dst.ptr = 0x50000;
+	struct pw_op leak = op_of(PW_OP_EXIT, "exit");
+	leak.dst.ptr = 0x50000;
+
+	fires(PW_RULE_IPC_CLOSE_UNKNOWN, &close, "closes 0x50000", "no IPC open");
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close);
+	quiet(PW_RULE_IPC_LEAK, &leak);
+	pw_state_update(&st, &open, 0, false);
+	quiet(PW_RULE_IPC_CLOSE_UNKNOWN, &close);
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close);
+	fires(PW_RULE_IPC_LEAK, &leak, "0x50000 is still open (1 open)", NULL);
+	pw_state_update(&st, &close, 0, false);
+	quiet(PW_RULE_IPC_LEAK, &leak);
+	quiet(PW_RULE_IPC_CLOSE_UNKNOWN, &close);
+	fires(PW_RULE_IPC_CLOSE_TWICE, &close, "once more than it was opened", NULL);
+	/* opened again after the close: fine again */
+	pw_state_update(&st, &open, 0, false);
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close);
+}
+
+static void ipc_free_while_open(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_FREE, "cuMemFree");
+	op.dst.ptr = 0x10000;
+	quiet(PW_RULE_IPC_FREE_WHILE_OPEN, &op);
+	op.holders = 2;
+	op.holder_pids[0] = 301;
+	op.holder_pids[1] = 302;
+	fires(PW_RULE_IPC_FREE_WHILE_OPEN, &op, "2 other processes still have it open", "pid 301, 302");
+}
+
+static struct pw_op managed_op(enum pw_op_kind kind, const char *api)
+{
+	struct pw_op op = op_of(kind, api);
+	op.dst =
+	    (struct pw_mem){.ptr = 0x100000, .known = true, .managed = true, .base = 0x100000, .size = 65536};
+	op.bytes = 65536;
+	return op;
+}
+
+static void managed_alloc(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_ALLOC_MANAGED, "cuMemAllocManaged");
+	op.bytes = 4096;
+	op.flags = 1;
+	quiet(PW_RULE_MANAGED_ALLOC_SIZE_ZERO, &op);
+	quiet(PW_RULE_MANAGED_ALLOC_GRANULARITY, &op);
+	quiet(PW_RULE_MANAGED_ALLOC_FLAGS, &op);
+	op.flags = 2;
+	quiet(PW_RULE_MANAGED_ALLOC_FLAGS, &op);
+	op.flags = 4;
+	fires(PW_RULE_MANAGED_ALLOC_FLAGS, &op, "flags 0x4", NULL);
+	op.flags = 0;
+	fires(PW_RULE_MANAGED_ALLOC_FLAGS, &op, "flags 0x0", NULL);
+	op.bytes = 100;
+	fires(PW_RULE_MANAGED_ALLOC_GRANULARITY, &op, "100 bytes", "4 KiB");
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_ALLOC_SIZE_ZERO, &op, "0 bytes", NULL);
+}
+
+static void managed_advise(void **state)
+{
+	(void)state;
+	struct pw_op op = managed_op(PW_OP_ADVISE, "cuMemAdvise");
+	op.advice = 3;
+	op.loc_dev = 1;
+	quiet(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op);
+	quiet(PW_RULE_MANAGED_ADVISE_UNALIGNED, &op);
+	quiet(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op);
+	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
+	op.loc_dev = PW_LOC_CPU;
+	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
+	op.loc_dev = 9;
+	fires(PW_RULE_MANAGED_ADVISE_INVALID, &op, "device 9", "2 devices");
+	op.advice = 1; /* read-mostly takes no device */
+	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
+	op.advice = 99;
+	fires(PW_RULE_MANAGED_ADVISE_INVALID, &op, "advice 99", NULL);
+	op.advice = 1;
+
+	op.dst.ptr = 0x100001;
+	op.bytes = 100;
+	fires(PW_RULE_MANAGED_ADVISE_UNALIGNED, &op, "0x100001 + 100 bytes", "whole pages");
+	op.dst.ptr = 0x108000;
+	op.bytes = 65536;
+	fires(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op, "runs past its end", NULL);
+	op.dst.managed = false;
+	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "device memory, not managed", NULL);
+	quiet(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op); /* one finding is enough */
+}
+
+static void managed_prefetch(void **state)
+{
+	(void)state;
+	struct pw_op op = managed_op(PW_OP_PREFETCH, "cuMemPrefetchAsync");
+	op.loc_dev = 1;
+	quiet(PW_RULE_MANAGED_PREFETCH_NOT_MANAGED, &op);
+	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op);
+	quiet(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op);
+	op.loc_dev = 2;
+	fires(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op, "device 2", NULL);
+	op.loc_dev = PW_LOC_CPU;
+	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op);
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op, "is empty", NULL);
+	op.bytes = 65537;
+	fires(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op, "runs past its end", NULL);
+	op.dst.managed = false;
+	op.dst.known = false;
+	fires(PW_RULE_MANAGED_PREFETCH_NOT_MANAGED, &op, "not memory the runtime allocated", NULL);
+}
+
+static void managed_range_attr(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_RANGE_ATTR, "cuMemRangeGetAttribute");
+	op.nattrs = 1;
+	op.one_attr = 1;
+	op.one_size = 4;
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+	op.one_size = 3;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "attribute 1 with 3 bytes", "exactly 4");
+	op.one_attr = 3;
+	op.one_size = 8;
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+	op.one_size = 6;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "multiple of 4", NULL);
+	int attrs[2] = {1, 4};
+	size_t sizes[2] = {4, 8};
+	op.nattrs = 2;
+	op.attrs = attrs;
+	op.data_sizes = sizes;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "attribute 4 with 8 bytes", NULL);
+	sizes[1] = 4;
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+}
+
+static void managed_attach(void **state)
+{
+	(void)state;
+	struct pw_op op = managed_op(PW_OP_ATTACH, "cuStreamAttachMemAsync");
+	op.flags = 4;
+	op.bytes = 0;
+	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op);
+	quiet(PW_RULE_MANAGED_ATTACH_FLAGS, &op);
+	op.bytes = 65536;
+	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op);
+	op.bytes = 4096;
+	fires(PW_RULE_MANAGED_ATTACH_LENGTH, &op, "4096 bytes", "65536 bytes");
+	op.flags = 9;
+	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "flags 0x9", NULL);
+	op.flags = 4;
+	op.null_stream = true;
+	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "NULL stream", NULL);
+	op.flags = 1;
+	quiet(PW_RULE_MANAGED_ATTACH_FLAGS, &op);
+}
+
+static void count(void *arg, int rule, const char *msg)
+{
+	(void)msg;
+	assert_int_equal(rule, PW_RULE_MANAGED_ALLOC_GRANULARITY);
+	(*(int *)arg)++;
+}
+
+static void catalog_and_dispatch(void **state)
+{
+	(void)state;
+	for (int r = 0; r < PW_RULE_COUNT; r++) {
+		assert_non_null(pw_rules[r].check);
+		assert_true(strlen(pw_rules[r].source) > 10);
+		assert_int_equal(pw_rule_by_id(pw_rules[r].id), r);
+	}
+	assert_int_equal(pw_rule_by_id("no.such.rule"), -1);
+	/* The dispatcher runs only the rules of the call's kind and vendor. */
+	struct pw_op op = op_of(PW_OP_ALLOC_MANAGED, "cuMemAllocManaged");
+	op.bytes = 100; /* granularity is a HIP rule: not for CUDA */
+	op.flags = 1;
+	int n = 0;
+	assert_int_equal(pw_rules_check(&st, &op, count, &n), 0);
+	op.vendor = PW_VENDOR_HIP;
+	assert_int_equal(pw_rules_check(&st, &op, count, &n), 1);
+	assert_int_equal(n, 1);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup(peer_enable, setup),
+	    cmocka_unit_test_setup(peer_unqueried, setup),
+	    cmocka_unit_test_setup(peer_disable_and_limit, setup),
+	    cmocka_unit_test_setup(copies, setup),
+	    cmocka_unit_test_setup(acl_copies, setup),
+	    cmocka_unit_test_setup(ipc_export, setup),
+	    cmocka_unit_test_setup(ipc_open, setup),
+	    cmocka_unit_test_setup(ipc_close_and_leak, setup),
+	    cmocka_unit_test_setup(ipc_free_while_open, setup),
+	    cmocka_unit_test_setup(managed_alloc, setup),
+	    cmocka_unit_test_setup(managed_advise, setup),
+	    cmocka_unit_test_setup(managed_prefetch, setup),
+	    cmocka_unit_test_setup(managed_range_attr, setup),
+	    cmocka_unit_test_setup(managed_attach, setup),
+	    cmocka_unit_test_setup(catalog_and_dispatch, setup),
+	};
+	return cmocka_run_group_tests_name("rules", tests, NULL, NULL);
+}
