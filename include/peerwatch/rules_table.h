@@ -158,8 +158,8 @@
 	  "an IPC mapping still open when the process exits", "close every mapping when done with it")       \
 	X(MANAGED_ALLOC_SIZE_ZERO, "managed.alloc.size-zero", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,          \
 	  "004 (hipMallocManaged): size - requested allocation size in bytes",                               \
-	  "silent: CUDA succeeds, with no memory behind the pointer", "a managed allocation of 0 bytes",     \
-	  "skip the allocation, or allocate at least one page")                                              \
+	  "CUDA runtime API: success, no memory behind the pointer; driver API: 1 invalid value (H200)",     \
+	  "a managed allocation of 0 bytes", "skip the allocation, or allocate at least one page")           \
 	X(MANAGED_ALLOC_GRANULARITY, "managed.alloc.granularity", PW_SEV_WARNING, PW_V_HIP,                  \
 	  "004: size - requested allocation size in bytes, it should be granularity of 4KB", "silent",       \
 	  "a managed allocation whose size is not a multiple of 4 KiB", "round the size up to 4 KiB")        \

@@ -47,10 +47,10 @@ CUresult cuMemAllocManaged(CUdeviceptr *dptr, size_t bytesize, unsigned int flag
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!pwsim_current())
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (bytesize == 0) { /* facts line 68: success (with no allocation) */
-		*dptr = 0;
-		return CUDA_SUCCESS;
-	}
+	/* The facts' "size 0: success" is the runtime API's answer; the driver
+	 * API on the H200s refused it (tests/gpu/RESULTS.md, 2026-11-22). */
+	if (bytesize == 0)
+		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
 	rc = pwsim_alloc_new(PWSIM_KIND_MANAGED, bytesize, pwsim_current(), &a);
 	if (rc == CUDA_SUCCESS) {

@@ -647,7 +647,7 @@ static void test_managed_facts(void)
 	CUdeviceptr m = 0, d = alloc_on(0, 1 << 16), big = alloc_managed(1 << 16);
 	int v = 0, acc[2];
 
-	OK(cuMemAllocManaged(&m, 0, CU_MEM_ATTACH_GLOBAL));
+	EXPECT(cuMemAllocManaged(&m, 0, CU_MEM_ATTACH_GLOBAL), CUDA_ERROR_INVALID_VALUE); /* as the driver */
 	EXPECT(cuMemAllocManaged(&m, 4096, 0), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuMemAllocManaged(&m, 4096, CU_MEM_ATTACH_SINGLE), CUDA_ERROR_INVALID_VALUE);
 	OK(cuMemAllocManaged(&m, 100, CU_MEM_ATTACH_HOST));
