@@ -10,6 +10,7 @@
 #include "check.h"
 #include "op.h"
 #include "cuda_hooks.h"
+#include "gpu_timing.h"
 #include "pp.h"
 
 /* Argument capture: each kind stores its value (or, for structs passed by
@@ -119,31 +120,34 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 #define PW_CAPTURE_(i, ...) PW_CAPTURE__(i, __VA_ARGS__)
 #define PW_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(&n)
 
-#define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig)                                        \
-	PW_EXPORT CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));      \
-	CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                 \
-	{                                                                               \
-		typedef CUresult (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig)); \
-		const int id = PW_CUDA_ID(api##sfx);                                    \
-		fn_t real = (fn_t)pw_cuda_real(id);                                     \
-		if (PW_UNLIKELY(!real))                                                 \
-			return CUDA_ERROR_NOT_INITIALIZED;                              \
-		struct pw_call c;                                                       \
-		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                              \
-			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));      \
-		PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                             \
-		pw_cuda_pre(&c);                                                        \
-		struct pw_op op;                                                        \
-		bool checked = pw_cuda_check_before(&c, &op);                           \
-		c.t0 = pw_now_ns();                                                     \
-		CUresult r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
-		c.t1 = pw_now_ns();                                                     \
-		c.ret = r;                                                              \
-		pw_cuda_post(&c);                                                       \
-		if (checked)                                                            \
-			pw_cuda_check_after(&c, &op);                                   \
-		pw_call_end(&c);                                                        \
-		return r;                                                               \
+#define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig)                                                    \
+	PW_EXPORT CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));                  \
+	CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                             \
+	{                                                                                           \
+		typedef CUresult (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig));             \
+		const int id = PW_CUDA_ID(api##sfx);                                                \
+		fn_t real = (fn_t)pw_cuda_real(id);                                                 \
+		if (PW_UNLIKELY(!real))                                                             \
+			return CUDA_ERROR_NOT_INITIALIZED;                                          \
+		struct pw_call c;                                                                   \
+		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                                          \
+			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));                  \
+		PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                                         \
+		pw_cuda_pre(&c);                                                                    \
+		struct pw_op op;                                                                    \
+		bool checked = pw_cuda_check_before(&c, &op);                                       \
+		struct pw_gt_pair *gtp = PW_UNLIKELY(pw_g.opt.gpu_timing) ? pw_gt_begin(&c) : NULL; \
+		c.t0 = pw_now_ns();                                                                 \
+		CUresult r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));                    \
+		c.t1 = pw_now_ns();                                                                 \
+		c.ret = r;                                                                          \
+		if (gtp)                                                                            \
+			pw_gt_end(&c, gtp);                                                         \
+		pw_cuda_post(&c);                                                                   \
+		if (checked)                                                                        \
+			pw_cuda_check_after(&c, &op);                                               \
+		pw_call_end(&c);                                                                    \
+		return r;                                                                           \
 	}
 PW_CUDA_FUNCS(PW_CUDA_WRAPPER)
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gpu_timing.h"
 #include "header.h"
 #include "registry.h"
 #include "rules.h"
@@ -173,6 +174,7 @@ char *pw_header_json(void)
 	json_object_set_new(o, "suppressions",
 	                    str_lossy(pw_g.opt.suppressions, strlen(pw_g.opt.suppressions)));
 	json_object_set_new(o, "registry", json_boolean(pw_registry_active()));
+	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing));
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
 	pw_cuda_describe(v);
@@ -209,6 +211,8 @@ char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why)
 	json_object_set_new(f, "violations", json_integer((json_int_t)pw_report_violations()));
 	json_object_set_new(f, "suppressed", json_integer((json_int_t)pw_suppress_count()));
 	json_object_set_new(f, "suppressions", suppression_hits());
+	if (pw_g.opt.gpu_timing)
+		json_object_set_new(f, "gpu_timing_skipped", json_integer((json_int_t)pw_gt_skipped()));
 	json_object_set_new(f, "t_end_ns", json_integer((json_int_t)pw_now_ns()));
 	json_object_set_new(f, "reason", json_string(why));
 	/* Libraries loaded after the header (dlopen) matter to stack symbolization. */

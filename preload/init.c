@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "gpu_timing.h"
 #include "intercept.h"
 #include "pw.h"
 #include "registry.h"
@@ -29,6 +30,7 @@ static void after_fork_child(void)
 	 * CUDA contexts do not survive fork. */
 	pw_state_reset(&pw_state);
 	pw_report_after_fork();
+	pw_gt_after_fork();
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
@@ -99,6 +101,8 @@ __attribute__((constructor)) static void pw_init(void)
 		pw_stack_init();
 	if (pw_g.opt.registry && pw_checking())
 		pw_registry_open(pw_registry_run_id());
+	if (pw_g.opt.gpu_timing)
+		pw_trace_set_tick(pw_gt_collect);
 	pthread_atfork(NULL, NULL, after_fork_child);
 	atomic_store(&pw_g.enabled, true);
 }

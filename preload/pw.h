@@ -37,6 +37,7 @@ struct pw_options {
 	char log_path[512];     /* reports to <log_path>.<pid> instead of stderr */
 	char suppressions[512]; /* suppressions file */
 	int registry;           /* cross-process IPC registry on */
+	int gpu_timing;         /* device-side timing of asynchronous copies and prefetches */
 };
 
 /* The process-wide state that every file may read. */

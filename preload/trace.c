@@ -80,6 +80,12 @@ static struct {
 } T = {.start_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .dirfd = -1};
 
 static PW_TLS struct pw_thread *tls_thread;
+static void (*tick)(bool final); /* run by the writer each round, and once at the end */
+
+void pw_trace_set_tick(void (*fn)(bool final))
+{
+	tick = fn;
+}
 static PW_TLS bool tls_thread_gone;
 
 uint64_t pw_trace_dropped(void)
@@ -438,6 +444,8 @@ static void *writer_main(void *arg)
 			pw_log("tracing to %s", T.path);
 	}
 	while (!atomic_load(&T.stop_writer)) {
+		if (tick)
+			tick(false);
 		drain();
 		futex_wait_ms(&T.wake, PW_FLUSH_MS);
 		atomic_store(&T.wake, 0);
@@ -463,6 +471,10 @@ static uint64_t events_total(void)
 
 void pw_trace_finish(const char *why)
 {
+	if (atomic_load(&T.finished))
+		return;
+	if (tick && atomic_load(&pw_g.enabled))
+		tick(true); /* last events, while events are still taken */
 	if (atomic_exchange(&T.finished, true))
 		return;
 	bool was_enabled = atomic_exchange(&pw_g.enabled, false);

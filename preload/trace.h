@@ -31,6 +31,10 @@ void pw_trace_finish(const char *why); /* flush, footer, rename; idempotent */
 void pw_trace_after_fork_child(void);
 void pw_trace_after_failed_exec(void);
 
+/* A function the writer thread runs every round (final=false) and that
+ * pw_trace_finish runs once before the footer (final=true). */
+void pw_trace_set_tick(void (*fn)(bool final));
+
 /* Counters that end up in the footer. */
 uint64_t pw_trace_dropped(void);
 const char *pw_trace_path(void); /* final path of this process's trace, "" if none */

@@ -96,6 +96,24 @@ for mode in direct dlsym getproc getproc-ptds getproc-old; do
 	done
 done
 
+# --- gpu_timing ---------------------------------------------------------------------
+d="$WORK/gt"
+if "$PW" -q -o "$d" --options gpu_timing=1 -- "$T/calls" getproc-ptds "$WORK/gt.expect" 2>"$WORK/gt.err"; then
+	parent=$(grep -L '"ipc-child"' "$d"/*.pw.jsonl | head -1)
+	check "gpu_timing=1: one gpu_time event for each async peer copy and prefetch, pointing at its call" jqt -s '
+		([.[] | select(.type=="call" and (.api=="cuMemcpyPeerAsync" or .api=="cuMemcpy3DPeerAsync" or
+		   .api=="cuMemPrefetchAsync") and .ret==0) | .seq] | sort) as $timed |
+		([.[] | select(.type=="gpu_time") | .call] | sort) == $timed and ($timed | length) == 3' "$parent"
+	check "gpu_timing=1: device durations and host-clock start times are set" jqt -s '
+		[.[] | select(.type=="gpu_time")] | all(.gpu_ns >= 0 and .t_gpu_ns > 0)' "$parent"
+	check "gpu_timing=1: footer counts skipped timings (0 here)" jqt -s '.[-1].gpu_timing_skipped == 0' "$parent"
+else
+	bad "gpu_timing: program failed: $(tail -3 "$WORK/gt.err")"
+fi
+d="$WORK/gt0"
+"$PW" -q -o "$d" -- "$T/calls" getproc-ptds "$WORK/gt0.expect" 2>/dev/null
+check "gpu_timing=0 (default): no gpu_time events" bash -c '! grep -qh "\"gpu_time\"" "$1"/*.pw.jsonl' _ "$d"
+
 # --- 8 threads x 10 000 calls ---------------------------------------------------
 d="$WORK/threads"
 if "$PW" -q -o "$d" -- "$T/threads" 2>"$WORK/threads.err"; then
