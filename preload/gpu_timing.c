@@ -173,12 +173,30 @@ static bool per_thread(const struct pw_call *c)
 	return strstr(c->fn->variant, "_ptsz") != NULL;
 }
 
+/*
+ * The CUDA runtime destroys its contexts in an atexit handler, before our
+ * destructor runs: pairs still pending then could not be read.  A handler
+ * registered at the first timed call runs before the runtime's (atexit is
+ * last in, first out) and collects them while the contexts live.
+ */
+static void collect_at_exit(void)
+{
+	pw_gt_collect(true);
+}
+
+static void register_exit(void)
+{
+	atexit(collect_at_exit);
+}
+
 struct pw_gt_pair *pw_gt_begin(const struct pw_call *c)
 {
+	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 	int si = stream_arg(c);
 	if (si < 0)
 		return NULL;
 	pthread_once(&gt.once, resolve);
+	pthread_once(&exit_once, register_exit);
 	if (!gt.create || !gt.record || !gt.query || !gt.elapsed || !gt.push || !gt.pop || !gt.current)
 		return NULL;
 	CUstream stream = (CUstream)(uintptr_t)c->a[si];

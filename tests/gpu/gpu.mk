@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_SCRIPTS   := run.sh rules_gpu.sh bench_gpu.sh bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -54,6 +54,10 @@ $(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 # Links the driver API by its exported symbols.  The toolkit's stub library
 # satisfies the link on a machine without a driver; at run time the driver's
 # libcuda.so.1 is loaded (no rpath to the stubs).
+# Peer bandwidth and latency, the program's own measurement (issue 6).
+$(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) -O2 -o $@ $<
+
 # The rule scenarios of tests/integration, against the real driver.
 $(GPU_DIR)/violations: tests/integration/violations.c tests/integration/drv.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
