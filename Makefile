@@ -32,6 +32,7 @@ include preload/preload.mk
 include tests/sim/sim.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
+-include bench/bench.mk
 
 help:
 	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'

@@ -97,7 +97,6 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	op->peer_dev = PW_NO_DEV;
 	op->can_access = -1;
 	op->loc_dev = PW_LOC_NONE;
-	op->self_pid = getpid();
 	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
 	op->dst.p2p = op->src.p2p = -1;
 	switch (c->fn - pw_cuda_desc) {
@@ -143,6 +142,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
+		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
 		registry_facts(op);
 		break;
 	case PW_CUDA_ID(cuIpcCloseMemHandle):

@@ -2,15 +2,28 @@
 
 static const char hexdig[] = "0123456789abcdef";
 
+/* "00" "01" ... "99": two digits per division. */
+static const char digit_pairs[] =
+    "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+    "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+    "8081828384858687888990919293949596979899";
+
 void pw_jw_u64(struct pw_jw *w, uint64_t v)
 {
 	char tmp[20];
-	int n = 0;
-	do {
-		tmp[19 - n++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	pw_jw_raw(w, tmp + 20 - n, (size_t)n);
+	char *p = tmp + sizeof tmp;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, digit_pairs + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	pw_jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
 }
 
 void pw_jw_i64(struct pw_jw *w, int64_t v)
@@ -51,6 +64,23 @@ void pw_jw_bytes(struct pw_jw *w, const void *p, size_t n)
 
 void pw_jw_str(struct pw_jw *w, const char *s)
 {
+	/* Nothing to escape (API, vendor and error names): one bounds check. */
+	size_t n = 0;
+	while ((unsigned char)s[n] >= 0x20 && s[n] != '"' && s[n] != '\\')
+		n++;
+	if (!s[n]) {
+		char *p = w->p;
+		if (PW_JW_UNLIKELY((size_t)(w->end - p) < n + 2)) {
+			w->overflow = true;
+			w->p = w->end;
+			return;
+		}
+		*p = '"';
+		memcpy(p + 1, s, n);
+		p[n + 1] = '"';
+		w->p = p + n + 2;
+		return;
+	}
 	pw_jw_ch(w, '"');
 	for (; *s; s++) {
 		unsigned char c = (unsigned char)*s;

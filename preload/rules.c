@@ -1,4 +1,5 @@
 /* The catalog: the table's text joined with each rule's function and the calls it applies to. */
+#include <pthread.h>
 #include <string.h>
 
 #include "rules.h"
@@ -60,12 +61,26 @@ static unsigned vendor_bit(int vendor)
 	return 1u << vendor; /* PW_VENDOR_CUDA 0 -> PW_V_CUDA 1, HIP 1 -> 2, ACL 2 -> 4 */
 }
 
+/* The rules of each kind of call, so a call looks only at its own (bench/RESULTS.md). */
+static int by_kind[PW_OP_KINDS][PW_RULE_COUNT], n_by_kind[PW_OP_KINDS];
+static pthread_once_t by_kind_once = PTHREAD_ONCE_INIT;
+
+static void index_kinds(void)
+{
+	for (int r = 0; r < PW_RULE_COUNT; r++)
+		by_kind[kinds[r]][n_by_kind[kinds[r]]++] = r;
+}
+
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg)
 {
 	char msg[640];
 	int n = 0;
-	for (int r = 0; r < PW_RULE_COUNT; r++) {
-		if (kinds[r] != op->kind || !(pw_rules[r].vendors & vendor_bit(op->vendor)))
+	pthread_once(&by_kind_once, index_kinds);
+	if (op->kind <= PW_OP_NONE || op->kind >= PW_OP_KINDS)
+		return 0;
+	for (int i = 0; i < n_by_kind[op->kind]; i++) {
+		int r = by_kind[op->kind][i];
+		if (!(pw_rules[r].vendors & vendor_bit(op->vendor)))
 			continue;
 		msg[0] = 0;
 		if (pw_rules[r].check(s, op, msg, sizeof msg)) {
