@@ -29,6 +29,7 @@ LDFLAGS    ?=
 all:
 
 include preload/preload.mk
+include analyzers/analyzers.mk
 include tests/sim/sim.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
@@ -55,17 +56,23 @@ $(LAUNCHER): scripts/peerwatch.in Makefile
 
 # A relocatable bundle: the launcher finds the library beside it (../lib);
 # the library needs nothing but glibc (jansson is linked in), and loads the
-# libunwind carried beside it for stacks.
+# libunwind carried beside it for stacks; the analyzer finds its libraries
+# there through its run path.
 DIST := $(BUILD)/dist/peerwatch
 dist: all
 	rm -rf $(DIST)
 	mkdir -p $(DIST)/bin $(DIST)/lib $(DIST)/share/man/man1
 	cp $(LAUNCHER) $(DIST)/bin/peerwatch
+	cp $(ANALYZE) $(DIST)/bin/peerwatch-analyze
+	@# the analyzer's own libraries (all but glibc's), found through $$ORIGIN/../lib
+	for p in $$(ldd $(ANALYZE) | awk '/=> \// {print $$3}'); do \
+		case $${p##*/} in libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;; \
+		*) cp -L "$$p" $(DIST)/lib/ ;; esac; done
 	cp $(PRELOAD_LIB) $(DIST)/lib/libpeerwatch.so
 	@# the unwinder, which libpeerwatch.so dlopens privately from beside itself
 	for l in libunwind.so.8 liblzma.so.5; do p=$$($(CC) -print-file-name=$$l); \
 		if [ -f "$$p" ]; then cp -L "$$p" $(DIST)/lib/$$l; else echo "dist: $$l not found: stacks will need it on the target"; fi; done
-	cp docs/peerwatch.1 $(DIST)/share/man/man1/ 2>/dev/null || true
+	cp docs/peerwatch.1 docs/peerwatch-analyze.1 $(DIST)/share/man/man1/
 	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
 	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
 

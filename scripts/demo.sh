@@ -1,7 +1,9 @@
 #!/bin/bash
 # The demo: a program that uses every hooked CUDA call, reaching the driver
-# the way the CUDA runtime does (cuGetProcAddress), run under peerwatch.
-# On a machine without a GPU it runs against the simulated driver.
+# the way the CUDA runtime does (cuGetProcAddress), run under peerwatch in
+# warn mode (it makes a few mistakes on purpose), then the analyzer's
+# reports of its traces.  On a machine without a GPU it runs against the
+# simulated driver.
 set -eu
 B=$(cd "${1:-build}" && pwd)
 out=${PW_DEMO_OUT:-$PWD/pw-demo}
@@ -16,12 +18,18 @@ fi
 echo "== \$ peerwatch -o $out/trace -- calls getproc-ptds"
 "$B/bin/peerwatch" -o "$out/trace" -- "$B/tests/calls" getproc-ptds "$out/made.tsv"
 echo
-for f in "$out"/trace/*.pw.jsonl; do
-	echo "== $(basename "$f"): $(head -1 "$f" | jq -r '"pid \(.pid), argv \(.argv | join(" ")), driver \(.vendors.cuda.library // "-") version \(.vendors.cuda.driver_version // "-")"')"
-	jq -r 'select(.type=="call") | [.family, .api + .variant, .ret_name] | @tsv' "$f" |
-		sort | uniq -c | awk '{printf "  %5d  %-8s %-28s %s\n", $1, $2, $3, $4}'
-	echo "  footer: $(tail -1 "$f" | jq -c '{events, dropped, reason}')"
-done
+A="$B/bin/peerwatch-analyze"
+echo "== \$ peerwatch-analyze info $out/trace"
+"$A" info "$out/trace"
 echo
-echo "== one event in full:"
-jq -c 'select(.api=="cuMemcpyPeer" and .ret==0)' "$out"/trace/*.pw.jsonl | head -1
+echo "== \$ peerwatch-analyze summary $out/trace"
+"$A" summary "$out/trace"
+echo
+echo "== \$ peerwatch-analyze violations $out/trace"
+"$A" violations "$out/trace" || true
+echo
+echo "== \$ peerwatch-analyze matrix $out/trace"
+"$A" matrix "$out/trace"
+echo
+echo "== \$ peerwatch-analyze check $out/trace   # the CI gate"
+"$A" check "$out/trace" && echo "check: passed" || echo "check: failed (exit $?): the demo program breaks contracts on purpose"

@@ -1,0 +1,52 @@
+/*
+ * Findings: the "violation" events the preload writes (issue 3), each with
+ * the call it is about, plus the findings the analyzer derives offline from
+ * IPC calls (ipclife.h).  check, violations and summary read them.
+ *
+ * Violation events are handled generically: any rule id, any severity
+ * string (one this analyzer does not know ranks lowest).  The name of the
+ * call a violation points at comes from the call event with that seq in
+ * the same file; it is found in the file's pre-phase, so a call written
+ * after its violation (nested calls, other threads) is still found.
+ */
+#ifndef PW_AN_FINDINGS_H
+#define PW_AN_FINDINGS_H
+
+#include "analyze.h"
+
+struct finding {
+	size_t file;   /* index in the input's files */
+	uint64_t seq;  /* the violation event's own seq; 0 for a derived one */
+	uint64_t call; /* seq of the call it is about */
+	char *api;     /* that call's api+variant, NULL when not in the trace */
+	char *rule, *severity, *message;
+	enum sev sev;
+	uint64_t *stack;
+	size_t nstack;
+	bool derived;
+};
+
+struct findings {
+	struct vec list; /* struct finding */
+};
+
+extern const struct pw_sink_ops findings_ops;
+
+void findings_init(struct findings *fs);
+/* Adds a derived finding (copies the strings) unless an event already
+ * reports the same rule on the same call. */
+void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
+                          enum sev sev, const char *message);
+/* Orders by process (file_ranks), then call, then seq. */
+void findings_sort(struct findings *fs, const struct pw_input *in);
+void findings_free(struct findings *fs);
+
+/* Reads the input for findings: violation events and, when o->derived, the
+ * IPC findings too.  Returns the read status (PW_READ_*). */
+int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
+
+/* JSON of one finding; with a symbolizer (may be NULL) its stack symbolized. */
+struct symbolizer;
+json_t *finding_json(const struct finding *f, const struct pw_input *in, struct symbolizer *sym);
+
+#endif

@@ -1,0 +1,209 @@
+/*
+ * info: per trace file — the process (pid, ppid, host, rank, argv), the
+ * options it ran with, the driver, how many events were read against how
+ * many the footer counts, events dropped, lines refused, and whether the
+ * trace ended cleanly or was left .partial by a process that died.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+
+static void *nop_new(void *report)
+{
+	return report;
+}
+static void nop_merge(void *report, void *partial)
+{
+	(void)report;
+	(void)partial;
+}
+static void nop_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)partial;
+	(void)fctx;
+	(void)f;
+	(void)ev;
+}
+static const struct pw_sink_ops info_ops = {
+    .partial_new = nop_new,
+    .partial_merge = nop_merge,
+    .event = nop_event,
+};
+
+enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
+
+static enum state state_of(const struct pw_file *f)
+{
+	if (!f->header_ok)
+		return ST_UNREADABLE;
+	if (f->partial)
+		return ST_PARTIAL;
+	return f->footer ? ST_CLEAN : ST_CUT;
+}
+
+static const char *state_name(enum state s)
+{
+	static const char *const n[] = {"clean", "partial", "no footer", "unreadable"};
+	return n[s];
+}
+
+static char *state_text(const struct pw_file *f)
+{
+	switch (state_of(f)) {
+	case ST_CLEAN:
+		if (f->reason && !strcmp(f->reason, "enforce"))
+			return xstrdup("stopped by enforce mode (its last violation says why)");
+		return xasprintf("ended cleanly (%s)", f->reason ? f->reason : "?");
+	case ST_PARTIAL:
+		return xasprintf("left .partial: the process did not finish its trace (crashed, killed or "
+		                 "_exit)%s",
+		                 f->tail_cut ? "; its last line was cut" : "");
+	case ST_CUT: return xstrdup("no footer, though not .partial: the file was cut short");
+	case ST_UNREADABLE: return xasprintf("not read: %s", f->unreadable ? f->unreadable : "?");
+	}
+	return xstrdup("?");
+}
+
+static char *joined_argv(const struct pw_file *f)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < f->argc; i++)
+		len += strlen(f->argv[i]) + 1;
+	char *s = xcalloc(len, 1), *p = s;
+	for (size_t i = 0; i < f->argc; i++)
+		p += sprintf(p, "%s%s", i ? " " : "", f->argv[i]);
+	return s;
+}
+
+static void line(const char *key, const char *value)
+{
+	char *v = sanitize(value);
+	printf("  %-9s %s\n", key, v);
+	free(v);
+}
+
+static void print_file(const struct pw_file *f)
+{
+	char *path = sanitize(f->path), *st = state_text(f);
+	printf("%s\n", path);
+	free(path);
+	line("trace", st);
+	free(st);
+	if (!f->header_ok)
+		return;
+	char buf[512];
+	char *argv = joined_argv(f);
+	snprintf(buf, sizeof buf, "pid %lld, ppid %lld, host %s, rank %s", (long long)f->pid,
+	         (long long)f->ppid, f->host, f->has_rank ? "" : "-");
+	if (f->has_rank)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%lld", (long long)f->rank);
+	line("process", buf);
+	line("argv", argv);
+	free(argv);
+	line("options", f->options ? f->options : "-");
+	snprintf(buf, sizeof buf, "cuda %s, version %lld", f->driver_lib ? f->driver_lib : "-",
+	         (long long)f->driver_version);
+	if (!f->has_driver_version)
+		snprintf(buf, sizeof buf, "cuda %s, version unknown", f->driver_lib ? f->driver_lib : "-");
+	line("driver", buf);
+	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times); footer: %s",
+	         (unsigned long long)f->events, (unsigned long long)f->calls,
+	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times,
+	         f->footer ? "" : "none");
+	if (f->footer)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%lld events, %lld dropped",
+		         (long long)f->footer_events, (long long)f->dropped);
+	if (f->footer && f->footer_violations >= 0)
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %lld violations, %lld suppressed",
+		         (long long)f->footer_violations, (long long)(f->suppressed > 0 ? f->suppressed : 0));
+	line("events", buf);
+	if (f->bad_lines || f->unknown) {
+		snprintf(buf, sizeof buf, "%llu bad lines skipped, %llu events of unknown types ignored",
+		         (unsigned long long)f->bad_lines, (unsigned long long)f->unknown);
+		line("lines", buf);
+	}
+	char span[32] = "-";
+	if (f->any_t)
+		fmt_ns(span, sizeof span, (double)(f->last_t_ns - f->first_t_ns));
+	snprintf(buf, sizeof buf, "%s of calls, %zu modules, peerwatch %s", span, f->modules.len,
+	         f->pw_version ? f->pw_version : "?");
+	line("span", buf);
+}
+
+static json_t *file_json(const struct pw_file *f)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "file", json_text(f->path));
+	json_object_set_new(j, "state", json_string(state_name(state_of(f))));
+	json_object_set_new(j, "reason", f->reason ? json_string(f->reason) : json_null());
+	json_object_set_new(j, "unreadable", f->unreadable ? json_string(f->unreadable) : json_null());
+	if (!f->header_ok)
+		return j;
+	json_t *argv = json_array(), *opts = f->options ? json_loads(f->options, 0, NULL) : NULL;
+	for (size_t i = 0; i < f->argc; i++)
+		json_array_append_new(argv, json_string(f->argv[i]));
+	json_object_set_new(j, "process", proc_json(f));
+	json_object_set_new(j, "ppid", json_integer(f->ppid));
+	json_object_set_new(j, "argv", argv);
+	json_object_set_new(j, "options", opts ? opts : json_null());
+	json_object_set_new(j, "driver_library", f->driver_lib ? json_string(f->driver_lib) : json_null());
+	json_object_set_new(j, "driver_version",
+	                    f->has_driver_version ? json_integer(f->driver_version) : json_null());
+	json_object_set_new(j, "peerwatch_version", f->pw_version ? json_string(f->pw_version) : json_null());
+	json_object_set_new(j, "events_read", json_u64(f->events));
+	json_object_set_new(j, "calls", json_u64(f->calls));
+	json_object_set_new(j, "violations", json_u64(f->violations));
+	json_object_set_new(j, "gpu_times", json_u64(f->gpu_times));
+	json_object_set_new(j, "footer_events", f->footer ? json_integer(f->footer_events) : json_null());
+	json_object_set_new(j, "dropped", f->footer ? json_integer(f->dropped) : json_null());
+	json_object_set_new(j, "footer_violations",
+	                    f->footer && f->footer_violations >= 0 ? json_integer(f->footer_violations)
+	                                                           : json_null());
+	json_object_set_new(j, "suppressed",
+	                    f->footer && f->suppressed >= 0 ? json_integer(f->suppressed) : json_null());
+	json_object_set_new(j, "bad_lines", json_u64(f->bad_lines));
+	json_object_set_new(j, "unknown_events", json_u64(f->unknown));
+	json_object_set_new(j, "last_line_cut", json_boolean(f->tail_cut));
+	json_object_set_new(j, "first_t_ns", f->any_t ? json_integer(f->first_t_ns) : json_null());
+	json_object_set_new(j, "last_t_ns", f->any_t ? json_integer(f->last_t_ns) : json_null());
+	json_object_set_new(j, "modules", json_integer((json_int_t)f->modules.len));
+	return j;
+}
+
+int cmd_info(const struct pw_opts *o)
+{
+	struct pw_input in = {0};
+	struct pw_sink sink = {&info_ops, NULL};
+	int st = an_read(o, &in, &sink, 1);
+	if (st == PW_READ_FATAL || !in.n) {
+		pw_input_free(&in);
+		return an_exit(st);
+	}
+	size_t n[4] = {0};
+	size_t *order = file_order(&in);
+	for (size_t i = 0; i < in.n; i++)
+		n[state_of(&in.files[i])]++;
+	if (o->json) {
+		json_t *doc = json_object(), *arr = json_array();
+		for (size_t k = 0; k < in.n; k++)
+			json_array_append_new(arr, file_json(&in.files[order[k]]));
+		json_object_set_new(doc, "files", arr);
+		json_object_set_new(doc, "clean", json_integer((json_int_t)n[ST_CLEAN]));
+		json_object_set_new(doc, "partial", json_integer((json_int_t)n[ST_PARTIAL]));
+		json_object_set_new(doc, "no_footer", json_integer((json_int_t)n[ST_CUT]));
+		json_object_set_new(doc, "unreadable", json_integer((json_int_t)n[ST_UNREADABLE]));
+		json_print(doc);
+	} else {
+		for (size_t k = 0; k < in.n; k++) {
+			if (k)
+				printf("\n");
+			print_file(&in.files[order[k]]);
+		}
+		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu unreadable\n",
+		       in.n, in.n == 1 ? "" : "s", n[ST_CLEAN], n[ST_PARTIAL], n[ST_CUT], n[ST_UNREADABLE]);
+	}
+	free(order);
+	pw_input_free(&in);
+	return an_exit(st);
+}

@@ -1,0 +1,198 @@
+/*
+ * ipc: every IPC handle's life across processes — the export (process,
+ * allocation), the opens and closes in other processes, the exporter's
+ * free — and the findings those lives prove (ipclife.h): a free while
+ * another process had the handle open, an open after the free, a mapping
+ * never closed.  Times are relative to the host's earliest event.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "ipclife.h"
+#include "table.h"
+
+static const char *op_name(enum ipc_op op)
+{
+	static const char *const n[] = {"export", "open", "close", "free", "export", "open"};
+	return n[op];
+}
+
+/* What one record says beyond its api: the pointer, the result. */
+static void detail(const struct ipc_rec *r, char *buf, size_t len)
+{
+	char dev[32] = "";
+	if (r->dev != PW_DEV_NONE)
+		snprintf(dev, sizeof dev, " (dev %lld)", (long long)r->dev);
+	if (r->ret != 0)
+		snprintf(buf, len, "failed: %s", r->ret_name ? r->ret_name : "?");
+	else if (r->op == OP_OPEN && r->has_ptr)
+		snprintf(buf, len, "mapped at 0x%llx%s", (unsigned long long)r->ptr, dev);
+	else if (r->op == OP_EV_OPEN && r->has_ptr)
+		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
+	else if (r->op == OP_EV_EXPORT && r->has_ptr)
+		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
+	else if (r->has_ptr)
+		snprintf(buf, len, "0x%llx%s", (unsigned long long)r->ptr, dev);
+	else
+		snprintf(buf, len, "ok");
+}
+
+static void print_handle(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+{
+	char *host = sanitize(h->host);
+	printf("\n%s handle %.16s... on %s\n", h->event ? "event" : "memory", h->handle, host);
+	free(host);
+	struct table t;
+	table_init(&t, "lllrll", "TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL");
+	for (size_t i = 0; i < h->recs.len; i++) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&h->recs, i);
+		char when[32], seq[24], det[96];
+		char *label = proc_label(&in->files[rec->file]);
+		fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
+		snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
+		detail(rec, det, sizeof det);
+		table_row(&t, when, op_name(rec->op), label, seq, rec->api, det);
+		free(label);
+	}
+	table_print(&t, stdout, "  ");
+	table_free(&t);
+	if (!h->event && h->export && !h->free)
+		printf("  (the exporter's trace shows no free of 0x%llx)\n",
+		       (unsigned long long)h->export->ptr);
+}
+
+static void print_stray(const struct ipc_report *r, const struct pw_input *in)
+{
+	if (!r->stray.len)
+		return;
+	printf("\nIPC closes of pointers no open in these traces returned\n");
+	struct table t;
+	table_init(&t, "llrll", "TIME", "PROCESS", "SEQ", "PTR", "RESULT");
+	for (size_t i = 0; i < r->stray.len; i++) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->stray, i);
+		char when[32], seq[24], ptr[24];
+		char *label = proc_label(&in->files[rec->file]);
+		fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
+		snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
+		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)rec->ptr);
+		table_row(&t, when, label, seq, ptr,
+		          rec->ret ? (rec->ret_name ? rec->ret_name : "failed") : "ok");
+		free(label);
+	}
+	table_print(&t, stdout, "  ");
+	table_free(&t);
+}
+
+static void print_findings(const struct ipc_report *r, const struct pw_input *in)
+{
+	printf("\nfindings\n");
+	if (!r->findings.len) {
+		printf("(none)\n");
+		return;
+	}
+	for (size_t i = 0; i < r->findings.len; i++) {
+		const struct ipc_finding *f = vec_at(&r->findings, i);
+		char *label = proc_label(&in->files[f->file]), *msg = sanitize(f->message),
+		     *api = sanitize(f->api);
+		printf("  %s: %s: %s call %llu %s\n      %s\n", sev_name(f->sev), f->rule, label,
+		       (unsigned long long)f->seq, api, msg);
+		free(label);
+		free(msg);
+		free(api);
+	}
+}
+
+static void count(const struct ipc_report *r, size_t *mem, size_t *ev)
+{
+	*mem = *ev = 0;
+	for (size_t i = 0; i < r->handles.len; i++)
+		(*(struct ipc_handle **)vec_at(&r->handles, i))->event ? (*ev)++ : (*mem)++;
+}
+
+static void print_text(const struct ipc_report *r, const struct pw_input *in)
+{
+	size_t mem, ev;
+	count(r, &mem, &ev);
+	printf("%zu memory handle%s, %zu event handle%s, %zu finding%s\n", mem, mem == 1 ? "" : "s", ev,
+	       ev == 1 ? "" : "s", r->findings.len, r->findings.len == 1 ? "" : "s");
+	for (size_t i = 0; i < r->handles.len; i++)
+		print_handle(r, in, *(struct ipc_handle **)vec_at(&r->handles, i));
+	print_stray(r, in);
+	print_findings(r, in);
+}
+
+/* ---- JSON ---- */
+
+static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_rec *rec)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "op", json_string(op_name(rec->op)));
+	json_object_set_new(j, "process", proc_json(&in->files[rec->file]));
+	json_object_set_new(j, "seq", json_u64(rec->seq));
+	json_object_set_new(j, "api", json_string(rec->api));
+	json_object_set_new(j, "t_ns", json_integer(rec->t_ns));
+	json_object_set_new(j, "t_rel_ns", json_integer(rec->t_ns - r->origin[rec->file]));
+	json_object_set_new(j, "ret", json_integer(rec->ret));
+	json_object_set_new(j, "ret_name", rec->ret_name ? json_string(rec->ret_name) : json_null());
+	json_object_set_new(j, "ptr", rec->has_ptr ? json_hex(rec->ptr) : json_null());
+	json_object_set_new(j, "dev", json_dev(rec->dev));
+	return j;
+}
+
+static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+{
+	json_t *j = json_object(), *life = json_array();
+	json_object_set_new(j, "kind", json_string(h->event ? "event" : "memory"));
+	json_object_set_new(j, "host", json_string(h->host));
+	json_object_set_new(j, "handle", json_string(h->handle));
+	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
+	json_object_set_new(j, "freed", json_boolean(h->free != NULL));
+	for (size_t i = 0; i < h->recs.len; i++)
+		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&h->recs, i)));
+	json_object_set_new(j, "life", life);
+	return j;
+}
+
+static void print_json(const struct ipc_report *r, const struct pw_input *in)
+{
+	json_t *doc = json_object(), *handles = json_array(), *stray = json_array(), *findings = json_array();
+	for (size_t i = 0; i < r->handles.len; i++)
+		json_array_append_new(handles,
+		                      handle_json(r, in, *(struct ipc_handle **)vec_at(&r->handles, i)));
+	for (size_t i = 0; i < r->stray.len; i++)
+		json_array_append_new(stray, rec_json(r, in, *(struct ipc_rec **)vec_at(&r->stray, i)));
+	for (size_t i = 0; i < r->findings.len; i++) {
+		const struct ipc_finding *f = vec_at(&r->findings, i);
+		json_t *j = json_object();
+		json_object_set_new(j, "rule", json_string(f->rule));
+		json_object_set_new(j, "severity", json_string(sev_name(f->sev)));
+		json_object_set_new(j, "process", proc_json(&in->files[f->file]));
+		json_object_set_new(j, "call", json_u64(f->seq));
+		json_object_set_new(j, "api", json_string(f->api));
+		json_object_set_new(j, "message", json_string(f->message));
+		json_array_append_new(findings, j);
+	}
+	json_object_set_new(doc, "handles", handles);
+	json_object_set_new(doc, "unmatched_closes", stray);
+	json_object_set_new(doc, "findings", findings);
+	json_print(doc);
+}
+
+int cmd_ipc(const struct pw_opts *o)
+{
+	struct ipc_report r;
+	struct pw_input in = {0};
+	ipc_init(&r);
+	struct pw_sink sink = {&ipc_ops, &r};
+	int st = an_read(o, &in, &sink, 1);
+	if (st != PW_READ_FATAL && in.n) {
+		ipc_derive(&r, &in);
+		if (o->json)
+			print_json(&r, &in);
+		else
+			print_text(&r, &in);
+	}
+	ipc_free(&r);
+	pw_input_free(&in);
+	return an_exit(st);
+}

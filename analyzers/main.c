@@ -1,0 +1,180 @@
+/*
+ * peerwatch-analyze COMMAND [options] PATH...
+ *
+ * Dispatch, the options every command shares, usage, exit codes.  Each
+ * command lives in its own file (summary.c, check.c, ...).
+ */
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analyze.h"
+
+#ifndef PW_VERSION
+#define PW_VERSION "0.0.0"
+#endif
+
+/* Options beyond the common ones that a command accepts. */
+enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4 };
+
+struct command {
+	const char *name;
+	int (*run)(const struct pw_opts *o);
+	bool needs_paths;
+	unsigned extra;
+	const char *what;
+};
+
+static const struct command commands[] = {
+    {"summary", cmd_summary, true, 0, "per API: calls, errors, host time; per process; violations per rule"},
+    {"check", cmd_check, true, OPT_FAIL_ON | OPT_DERIVED,
+     "exit 1 if a finding is at or above --fail-on (CI gate)"},
+    {"violations", cmd_violations, true, OPT_DERIVED, "every finding with its process, call and stack"},
+    {"matrix", cmd_matrix, true, 0, "device x device: bytes, copies, GB/s, peer access, copies without it"},
+    {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
+    {"managed", cmd_managed, true, 0, "managed allocations, advice per range, prefetch per destination"},
+    {"timeline", cmd_timeline, true, OPT_OUTPUT, "Chrome trace event JSON (Perfetto) into -o FILE"},
+    {"rules", cmd_rules, false, 0, "the rule catalog"},
+    {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+	        "usage: peerwatch-analyze COMMAND [options] PATH...\n\n"
+	        "PATH: trace files (*.pw.jsonl, *.pw.jsonl.partial) or directories, searched recursively.\n\n"
+	        "commands:\n");
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].what);
+	fprintf(out, "\noptions:\n"
+	             "  --json              print one JSON document (docs/analyze-json.md)\n"
+	             "  -j, --jobs N        read N files in parallel (default: one per CPU)\n"
+	             "  --strict            a bad line is fatal (exit 2) instead of skipped\n"
+	             "  --no-progress       no progress on stderr, even on a terminal\n"
+	             "  --fail-on LEVEL     check: error (default), warning or performance\n"
+	             "  --no-derived        check, violations: only the preload's violation events,\n"
+	             "                      not the IPC findings derived from the calls\n"
+	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON\n"
+	             "  -h, --help          this text\n"
+	             "  -V, --version       the version\n\n"
+	             "exit: 0 fine, 1 findings (check), 2 usage or unreadable input.\n"
+	             "See peerwatch-analyze(1).\n");
+}
+
+static int usage_error(const char *fmt, const char *arg)
+{
+	fprintf(stderr, "peerwatch-analyze: ");
+	fprintf(stderr, fmt, arg);
+	fprintf(stderr, "\nTry 'peerwatch-analyze --help'.\n");
+	return EXIT_BAD;
+}
+
+static const struct command *find_command(const char *name)
+{
+	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static bool parse_jobs(const char *s, int *out)
+{
+	char *end;
+	long n = strtol(s, &end, 10);
+	if (*end || end == s || n < 1 || n > 1024)
+		return false;
+	*out = (int)n;
+	return true;
+}
+
+enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED };
+
+static const struct option long_opts[] = {
+    {"json", no_argument, NULL, O_JSON},
+    {"jobs", required_argument, NULL, 'j'},
+    {"strict", no_argument, NULL, O_STRICT},
+    {"no-progress", no_argument, NULL, O_NO_PROGRESS},
+    {"fail-on", required_argument, NULL, O_FAIL_ON},
+    {"no-derived", no_argument, NULL, O_NO_DERIVED},
+    {"output", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {"version", no_argument, NULL, 'V'},
+    {NULL, 0, NULL, 0},
+};
+
+/* Returns -1 when parsing succeeded, else the exit code. */
+static int parse_opts(int argc, char **argv, const struct command *c, struct pw_opts *o)
+{
+	bool no_progress = false;
+	int ch;
+	optind = 1;
+	while ((ch = getopt_long(argc, argv, "j:o:hV", long_opts, NULL)) != -1) {
+		switch (ch) {
+		case O_JSON: o->json = true; break;
+		case O_STRICT: o->strict = true; break;
+		case O_NO_PROGRESS: no_progress = true; break;
+		case 'j':
+			if (!parse_jobs(optarg, &o->jobs))
+				return usage_error("-j needs a number of jobs from 1 to 1024, not '%s'",
+				                   optarg);
+			break;
+		case O_FAIL_ON:
+			if (!(c->extra & OPT_FAIL_ON))
+				return usage_error("--fail-on is an option of check, not of %s", c->name);
+			o->fail_on = sev_rank(optarg);
+			if (o->fail_on == SEV_UNKNOWN)
+				return usage_error("--fail-on takes error, warning or performance, not '%s'",
+				                   optarg);
+			break;
+		case O_NO_DERIVED:
+			if (!(c->extra & OPT_DERIVED))
+				return usage_error(
+				    "--no-derived is an option of check and violations, not of %s", c->name);
+			o->derived = false;
+			break;
+		case 'o':
+			if (!(c->extra & OPT_OUTPUT))
+				return usage_error("-o is an option of timeline, not of %s", c->name);
+			o->output = optarg;
+			break;
+		case 'h': usage(stdout); return EXIT_FINE;
+		case 'V': printf("peerwatch-analyze %s\n", PW_VERSION); return EXIT_FINE;
+		default: return usage_error("%s", "bad option");
+		}
+	}
+	o->paths = argv + optind;
+	o->npaths = argc - optind;
+	o->progress = !o->json && !no_progress && isatty(STDERR_FILENO);
+	if (c->needs_paths && o->npaths == 0)
+		return usage_error("%s needs a trace file or directory", c->name);
+	if (!c->needs_paths && o->npaths)
+		return usage_error("%s takes no path", c->name);
+	if ((c->extra & OPT_OUTPUT) && !o->output)
+		return usage_error("%s needs -o FILE", c->name);
+	return -1;
+}
+
+/* Options may come before the paths or mixed with them: move the command
+ * word out, then let getopt permute the rest. */
+int main(int argc, char **argv)
+{
+	if (argc < 2)
+		return usage(stderr), EXIT_BAD;
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help"))
+		return usage(stdout), EXIT_FINE;
+	if (!strcmp(argv[1], "-V") || !strcmp(argv[1], "--version"))
+		return printf("peerwatch-analyze %s\n", PW_VERSION), EXIT_FINE;
+	const struct command *c = find_command(argv[1]);
+	if (!c)
+		return usage_error("unknown command '%s'", argv[1]);
+	struct pw_opts o = {.command = c->name, .derived = true, .fail_on = SEV_ERROR};
+	argv[1] = argv[0];
+	int r = parse_opts(argc - 1, argv + 1, c, &o);
+	if (r >= 0)
+		return r;
+	pw_reader_init(); /* before any thread */
+	return c->run(&o);
+}

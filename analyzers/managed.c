@@ -1,0 +1,607 @@
+/*
+ * managed: managed allocations (cuMemAllocManaged) and their frees, the
+ * history of advice and stream attachment per allocation, and prefetch
+ * volume per destination.
+ *
+ * Which pointers are managed is learnt in each file's pre-phase, so that a
+ * free is recognised whatever thread wrote it first.  A process that
+ * advises in a loop could make the history endless: at most HISTORY_MAX
+ * records per trace are kept, and the rest counted.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "table.h"
+
+#define HISTORY_MAX 100000
+
+struct m_alloc {
+	size_t file;
+	uint64_t seq, ptr, bytes, free_seq;
+	char *flags;
+	int64_t dev;
+	bool freed;
+};
+
+struct m_op {
+	size_t file;
+	uint64_t seq, ptr, bytes;
+	char *api, *what, *target, *result;
+};
+
+struct m_dest {
+	char *host, *dest;
+	uint64_t count, failed, bytes;
+};
+
+struct managed {
+	struct vec allocs; /* struct m_alloc */
+	struct vec ops;    /* struct m_op */
+	struct hmap dests; /* host "\0" destination -> struct m_dest */
+	uint64_t failed_allocs, queries, not_kept;
+};
+
+struct m_fctx {
+	struct hmap managed; /* pointers cuMemAllocManaged returned in this file */
+	size_t kept;
+};
+
+static void managed_init(struct managed *m)
+{
+	memset(m, 0, sizeof *m);
+	vec_init(&m->allocs, sizeof(struct m_alloc));
+	vec_init(&m->ops, sizeof(struct m_op));
+	hmap_init(&m->dests);
+}
+
+static void free_dest(void *p)
+{
+	struct m_dest *d = p;
+	free(d->host);
+	free(d->dest);
+	free(d);
+}
+
+static void managed_free(struct managed *m)
+{
+	for (size_t i = 0; i < m->allocs.len; i++)
+		free(((struct m_alloc *)vec_at(&m->allocs, i))->flags);
+	for (size_t i = 0; i < m->ops.len; i++) {
+		struct m_op *op = vec_at(&m->ops, i);
+		free(op->api);
+		free(op->what);
+		free(op->target);
+		free(op->result);
+	}
+	vec_free(&m->allocs);
+	vec_free(&m->ops);
+	hmap_free(&m->dests, free_dest);
+}
+
+static struct m_dest *dest_of(struct managed *m, const char *host, const char *dest)
+{
+	size_t hl = strlen(host), dl = strlen(dest);
+	char *k = xmalloc(hl + dl + 2);
+	memcpy(k, host, hl + 1);
+	memcpy(k + hl + 1, dest, dl + 1);
+	struct m_dest **d = (struct m_dest **)hmap_put(&m->dests, k, hl + dl + 1);
+	free(k);
+	if (!*d) {
+		*d = xcalloc(1, sizeof **d);
+		(*d)->host = xstrdup(host);
+		(*d)->dest = xstrdup(dest);
+	}
+	return *d;
+}
+
+/* ---- decoding the calls ---- */
+
+/* "dev1", "host", "host_numa 0" from a location object or a device arg. */
+static void target_of(const struct pw_event *ev, const char *dev_key, char *buf, size_t len)
+{
+	json_t *loc = json_object_get(ev->args, "location");
+	if (json_is_object(loc)) {
+		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
+		long long i = (long long)json_integer_value(id);
+		if (json_is_string(t) && !strcmp(json_string_value(t), "device"))
+			snprintf(buf, len, "dev%lld", i);
+		else if (json_is_string(t) && !strcmp(json_string_value(t), "host"))
+			snprintf(buf, len, "host");
+		else if (json_is_string(t))
+			snprintf(buf, len, "%s %lld", json_string_value(t), i);
+		else
+			snprintf(buf, len, "type %lld id %lld", (long long)json_integer_value(t), i);
+		return;
+	}
+	int64_t d;
+	if (pw_arg_i64(ev, dev_key, &d))
+		fmt_dev(buf, len, d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d);
+	else
+		snprintf(buf, len, "?");
+}
+
+static char *result_of(const struct pw_event *ev)
+{
+	if (ev->ret == 0)
+		return xstrdup("ok");
+	return ev->ret_name ? xstrdup(ev->ret_name) : xasprintf("%lld", (long long)ev->ret);
+}
+
+static void add_op(struct managed *m, struct m_fctx *c, const struct pw_file *f, const struct pw_event *ev,
+                   const char *what, const char *target)
+{
+	if (c->kept >= HISTORY_MAX) {
+		m->not_kept++;
+		return;
+	}
+	c->kept++;
+	struct m_op *op = vec_push(&m->ops);
+	op->file = f->index;
+	op->seq = ev->seq;
+	pw_arg_hex(ev, "ptr", &op->ptr);
+	pw_arg_u64(ev, "bytes", &op->bytes);
+	op->api = xasprintf("%s%s", ev->api, ev->variant);
+	op->what = xstrdup(what);
+	op->target = xstrdup(target);
+	op->result = result_of(ev);
+}
+
+static void on_alloc(struct managed *m, struct m_fctx *c, const struct pw_file *f, const struct pw_event *ev)
+{
+	if (ev->ret != 0) {
+		m->failed_allocs++;
+		return;
+	}
+	if (c->kept >= HISTORY_MAX) {
+		m->not_kept++;
+		return;
+	}
+	c->kept++;
+	struct m_alloc *a = vec_push(&m->allocs);
+	const char *flags = pw_arg_str(ev, "flags_names");
+	a->file = f->index;
+	a->seq = ev->seq;
+	pw_arg_hex(ev, "ptr", &a->ptr);
+	pw_arg_u64(ev, "bytes", &a->bytes);
+	a->flags = xstrdup(flags ? flags : "?");
+	a->dev = ev->cur_dev;
+}
+
+static void on_advise(struct managed *m, struct m_fctx *c, const struct pw_file *f, const struct pw_event *ev)
+{
+	char what[64], target[64];
+	const char *name = pw_arg_str(ev, "advice_name");
+	int64_t advice = 0;
+	pw_arg_i64(ev, "advice", &advice);
+	if (name)
+		snprintf(what, sizeof what, "%s", name);
+	else
+		snprintf(what, sizeof what, "advice %lld", (long long)advice);
+	target_of(ev, "dev", target, sizeof target);
+	add_op(m, c, f, ev, what, target);
+}
+
+static void on_attach(struct managed *m, struct m_fctx *c, const struct pw_file *f, const struct pw_event *ev)
+{
+	char target[48];
+	uint64_t stream = 0;
+	const char *flags = pw_arg_str(ev, "flags_names");
+	pw_arg_hex(ev, "stream", &stream);
+	snprintf(target, sizeof target, "stream 0x%llx", (unsigned long long)stream);
+	add_op(m, c, f, ev, flags ? flags : "?", target);
+}
+
+static void on_prefetch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
+{
+	char dest[64];
+	uint64_t bytes = 0;
+	target_of(ev, "dst_dev", dest, sizeof dest);
+	struct m_dest *d = dest_of(m, f->host, dest);
+	d->count++;
+	if (ev->ret != 0) {
+		d->failed++;
+		return;
+	}
+	pw_arg_u64(ev, "bytes", &bytes);
+	d->bytes += bytes;
+}
+
+/* ---- the sink ---- */
+
+static void *mg_partial_new(void *report)
+{
+	(void)report;
+	struct managed *m = xmalloc(sizeof *m);
+	managed_init(m);
+	return m;
+}
+
+static void mg_partial_merge(void *report, void *partial)
+{
+	struct managed *m = report, *p = partial;
+	vec_append(&m->allocs, &p->allocs);
+	vec_append(&m->ops, &p->ops);
+	for (size_t i = 0; i < p->dests.cap; i++) {
+		const struct m_dest *a = p->dests.slots[i].val;
+		if (!p->dests.slots[i].key)
+			continue;
+		struct m_dest *b = dest_of(m, a->host, a->dest);
+		b->count += a->count;
+		b->failed += a->failed;
+		b->bytes += a->bytes;
+	}
+	m->failed_allocs += p->failed_allocs;
+	m->queries += p->queries;
+	m->not_kept += p->not_kept;
+	managed_free(p);
+	free(p);
+}
+
+static void *mg_file_begin(void *partial, const struct pw_file *f)
+{
+	(void)partial;
+	(void)f;
+	struct m_fctx *c = xcalloc(1, sizeof *c);
+	hmap_init(&c->managed);
+	return c;
+}
+
+static bool mg_pre_filter(const char *line, size_t len)
+{
+	return memmem(line, len, "\"cuMemAllocManaged\"", 19) != NULL;
+}
+
+static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)partial;
+	(void)f;
+	struct m_fctx *c = fctx;
+	uint64_t ptr;
+	if (ev->type == PW_EV_CALL && !strcmp(ev->api, "cuMemAllocManaged") && ev->ret == 0 &&
+	    pw_arg_hex(ev, "ptr", &ptr))
+		*hmap_put_u64(&c->managed, ptr) = (void *)1;
+}
+
+static void on_free(struct managed *m, struct m_fctx *c, const struct pw_file *f, const struct pw_event *ev)
+{
+	uint64_t ptr;
+	if (ev->ret != 0 || !pw_arg_hex(ev, "ptr", &ptr) || !hmap_get_u64(&c->managed, ptr))
+		return;
+	char target[8] = "";
+	add_op(m, c, f, ev, "free", target);
+}
+
+static void mg_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	struct managed *m = partial;
+	struct m_fctx *c = fctx;
+	if (ev->type != PW_EV_CALL || strcmp(ev->vendor, "cuda"))
+		return;
+	const char *api = ev->api;
+	if (!strcmp(api, "cuMemAllocManaged"))
+		on_alloc(m, c, f, ev);
+	else if (!strcmp(api, "cuMemAdvise"))
+		on_advise(m, c, f, ev);
+	else if (!strcmp(api, "cuStreamAttachMemAsync"))
+		on_attach(m, c, f, ev);
+	else if (!strcmp(api, "cuMemPrefetchAsync"))
+		on_prefetch(m, f, ev);
+	else if (!strcmp(api, "cuMemRangeGetAttribute") || !strcmp(api, "cuMemRangeGetAttributes"))
+		m->queries++;
+	else if (!strcmp(api, "cuMemFree") || !strcmp(api, "cuMemFreeAsync"))
+		on_free(m, c, f, ev);
+}
+
+static void mg_file_end(void *partial, void *fctx, const struct pw_file *f)
+{
+	(void)partial;
+	(void)f;
+	struct m_fctx *c = fctx;
+	hmap_free(&c->managed, NULL);
+	free(c);
+}
+
+static const struct pw_sink_ops managed_ops = {
+    .partial_new = mg_partial_new,
+    .partial_merge = mg_partial_merge,
+    .file_begin = mg_file_begin,
+    .pre_filter = mg_pre_filter,
+    .pre_event = mg_pre_event,
+    .event = mg_event,
+    .file_end = mg_file_end,
+};
+
+/* ---- putting history under its allocation ---- */
+
+static const size_t *sort_rank; /* qsort has no context argument */
+
+static int alloc_cmp(const void *a, const void *b)
+{
+	const struct m_alloc *x = a, *y = b;
+	if (x->file != y->file)
+		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+static int op_cmp(const void *a, const void *b)
+{
+	const struct m_op *x = a, *y = b;
+	if (x->file != y->file)
+		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Allocations by (process, pointer), to find the one an op's range is in. */
+static int by_ptr(const void *a, const void *b)
+{
+	const struct m_alloc *x = *(struct m_alloc *const *)a, *y = *(struct m_alloc *const *)b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->ptr != y->ptr)
+		return x->ptr < y->ptr ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/* Candidates looked at below an op's pointer: reused addresses make a short
+ * chain; a longer one is not worth following. */
+#define OWNER_SCAN 64
+
+/* The allocation an op's pointer lies in: of the same process, made before
+ * it, not freed before it, the latest such. */
+static struct m_alloc *owner(struct m_alloc **idx, size_t n, const struct m_op *op)
+{
+	size_t lo = 0, hi = n; /* first allocation after (file, ptr) */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		const struct m_alloc *a = idx[mid];
+		if (a->file < op->file || (a->file == op->file && a->ptr <= op->ptr))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	struct m_alloc *best = NULL;
+	for (size_t i = lo, k = 0; i-- > 0 && k < OWNER_SCAN; k++) {
+		struct m_alloc *a = idx[i];
+		if (a->file != op->file)
+			break;
+		if (a->seq > op->seq || op->ptr - a->ptr >= (a->bytes ? a->bytes : 1))
+			continue;
+		if (a->freed && a->free_seq < op->seq)
+			continue;
+		if (!best || a->seq > best->seq)
+			best = a;
+	}
+	return best;
+}
+
+/* Frees mark their allocation; ops get their owner (index+1, 0: none).
+ * Ops are in seq order per process, so a free is marked before the ops
+ * after it are placed. */
+static size_t *assign(struct managed *m)
+{
+	size_t *own = xcalloc(m->ops.len + 1, sizeof *own);
+	struct m_alloc **idx = xcalloc(m->allocs.len + 1, sizeof(void *));
+	for (size_t i = 0; i < m->allocs.len; i++)
+		idx[i] = vec_at(&m->allocs, i);
+	if (m->allocs.len > 1)
+		qsort(idx, m->allocs.len, sizeof(void *), by_ptr);
+	for (size_t i = 0; i < m->ops.len; i++) {
+		struct m_op *op = vec_at(&m->ops, i);
+		struct m_alloc *a = owner(idx, m->allocs.len, op);
+		own[i] = a ? (size_t)(a - (struct m_alloc *)m->allocs.data) + 1 : 0;
+		if (a && !strcmp(op->what, "free") && op->ptr == a->ptr && !a->freed) {
+			a->freed = true;
+			a->free_seq = op->seq;
+		}
+	}
+	free(idx);
+	return own;
+}
+
+/* ---- output ---- */
+
+static void print_allocs(const struct managed *m, const struct pw_input *in)
+{
+	struct table t;
+	table_init(&t, "lrlrlll", "PROCESS", "SEQ", "PTR", "BYTES", "FLAGS", "DEV", "FREED");
+	for (size_t i = 0; i < m->allocs.len; i++) {
+		const struct m_alloc *a = vec_at(&m->allocs, i);
+		char *label = proc_label(&in->files[a->file]);
+		char seq[24], ptr[24], bytes[32], dev[32], freed[32];
+		snprintf(seq, sizeof seq, "%llu", (unsigned long long)a->seq);
+		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)a->ptr);
+		fmt_bytes(bytes, sizeof bytes, a->bytes);
+		fmt_dev(dev, sizeof dev, a->dev);
+		snprintf(freed, sizeof freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
+		table_row(&t, label, seq, ptr, bytes, a->flags, dev, freed);
+		free(label);
+	}
+	printf("managed allocations (%zu, %llu failed)\n", m->allocs.len,
+	       (unsigned long long)m->failed_allocs);
+	if (m->allocs.len)
+		table_print(&t, stdout, "  ");
+	table_free(&t);
+}
+
+static void print_ops(const struct managed *m, const struct pw_input *in, const size_t *own, size_t owner_ix,
+                      const char *title)
+{
+	struct table t;
+	table_init(&t, "rlllll", "SEQ", "CALL", "RANGE", "WHAT", "TARGET", "RESULT");
+	for (size_t i = 0; i < m->ops.len; i++) {
+		if (own[i] != owner_ix)
+			continue;
+		const struct m_op *op = vec_at(&m->ops, i);
+		char seq[24], range[64], bytes[32];
+		snprintf(seq, sizeof seq, "%llu", (unsigned long long)op->seq);
+		fmt_bytes(bytes, sizeof bytes, op->bytes);
+		snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)op->ptr, bytes);
+		/* a free has no length; an attach of length 0 means the whole allocation */
+		if (!strcmp(op->what, "free") ||
+		    (!op->bytes && !strncmp(op->api, "cuStreamAttachMemAsync", 22)))
+			snprintf(range, sizeof range, "0x%llx%s", (unsigned long long)op->ptr,
+			         op->bytes                  ? ""
+			         : strcmp(op->what, "free") ? " (all)"
+			                                    : "");
+		table_row(&t, seq, op->api, range, op->what, op->target, op->result);
+		(void)in;
+	}
+	if (t.rows.len) {
+		printf("\n  %s\n", title);
+		table_print(&t, stdout, "    ");
+	}
+	table_free(&t);
+}
+
+static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
+{
+	printf("\nadvice, attachment and free per allocation\n");
+	if (!m->ops.len) {
+		printf("(none)\n");
+		return;
+	}
+	for (size_t a = 0; a < m->allocs.len; a++) {
+		const struct m_alloc *al = vec_at(&m->allocs, a);
+		char *label = proc_label(&in->files[al->file]), bytes[32];
+		fmt_bytes(bytes, sizeof bytes, al->bytes);
+		char *title = xasprintf("%s 0x%llx (%s, allocated at seq %llu)", label,
+		                        (unsigned long long)al->ptr, bytes, (unsigned long long)al->seq);
+		print_ops(m, in, own, a + 1, title);
+		free(title);
+		free(label);
+	}
+	print_ops(m, in, own, 0, "ranges in no managed allocation of these traces");
+}
+
+static int by_dest(const void *a, const void *b)
+{
+	const struct m_dest *x = *(void *const *)a, *y = *(void *const *)b;
+	int h = strcmp(x->host, y->host);
+	return h ? h : strcmp(x->dest, y->dest);
+}
+
+static struct m_dest **sorted_dests(const struct managed *m)
+{
+	struct m_dest **v = xcalloc(m->dests.len + 1, sizeof(void *));
+	size_t n = 0;
+	for (size_t i = 0; i < m->dests.cap; i++)
+		if (m->dests.slots[i].key)
+			v[n++] = m->dests.slots[i].val;
+	if (n > 1)
+		qsort(v, n, sizeof(void *), by_dest);
+	return v;
+}
+
+static void print_dests(const struct managed *m)
+{
+	struct table t;
+	table_init(&t, "llrrr", "HOST", "DESTINATION", "PREFETCHES", "FAILED", "BYTES");
+	struct m_dest **v = sorted_dests(m);
+	for (size_t i = 0; v[i]; i++) {
+		char n[24], fl[24], by[32];
+		snprintf(n, sizeof n, "%llu", (unsigned long long)v[i]->count);
+		snprintf(fl, sizeof fl, "%llu", (unsigned long long)v[i]->failed);
+		fmt_bytes(by, sizeof by, v[i]->bytes);
+		table_row(&t, v[i]->host, v[i]->dest, n, fl, by);
+	}
+	free(v);
+	printf("\nprefetch volume by destination\n");
+	if (t.rows.len)
+		table_print(&t, stdout, "  ");
+	else
+		printf("(none)\n");
+	table_free(&t);
+}
+
+static void print_text(const struct managed *m, const struct pw_input *in, const size_t *own)
+{
+	print_allocs(m, in);
+	print_history(m, in, own);
+	print_dests(m);
+	printf("\nrange attribute queries: %llu\n", (unsigned long long)m->queries);
+	if (m->not_kept)
+		printf("(%llu records beyond %d per trace not kept)\n", (unsigned long long)m->not_kept,
+		       HISTORY_MAX);
+}
+
+static json_t *op_json(const struct m_op *op, const struct pw_input *in)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "process", proc_json(&in->files[op->file]));
+	json_object_set_new(j, "seq", json_u64(op->seq));
+	json_object_set_new(j, "api", json_string(op->api));
+	json_object_set_new(j, "ptr", json_hex(op->ptr));
+	json_object_set_new(j, "bytes", json_u64(op->bytes));
+	json_object_set_new(j, "what", json_string(op->what));
+	json_object_set_new(j, "target", json_string(op->target));
+	json_object_set_new(j, "result", json_string(op->result));
+	return j;
+}
+
+static void print_json(const struct managed *m, const struct pw_input *in, const size_t *own)
+{
+	json_t *doc = json_object(), *allocs = json_array(), *orphans = json_array(), *dests = json_array();
+	for (size_t a = 0; a < m->allocs.len; a++) {
+		const struct m_alloc *al = vec_at(&m->allocs, a);
+		json_t *j = json_object(), *hist = json_array();
+		json_object_set_new(j, "process", proc_json(&in->files[al->file]));
+		json_object_set_new(j, "seq", json_u64(al->seq));
+		json_object_set_new(j, "ptr", json_hex(al->ptr));
+		json_object_set_new(j, "bytes", json_u64(al->bytes));
+		json_object_set_new(j, "flags", json_string(al->flags));
+		json_object_set_new(j, "dev", json_dev(al->dev));
+		json_object_set_new(j, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
+		for (size_t i = 0; i < m->ops.len; i++)
+			if (own[i] == a + 1)
+				json_array_append_new(hist, op_json(vec_at(&m->ops, i), in));
+		json_object_set_new(j, "history", hist);
+		json_array_append_new(allocs, j);
+	}
+	for (size_t i = 0; i < m->ops.len; i++)
+		if (!own[i])
+			json_array_append_new(orphans, op_json(vec_at(&m->ops, i), in));
+	struct m_dest **v = sorted_dests(m);
+	for (size_t i = 0; v[i]; i++) {
+		json_t *j = json_object();
+		json_object_set_new(j, "host", json_string(v[i]->host));
+		json_object_set_new(j, "destination", json_string(v[i]->dest));
+		json_object_set_new(j, "prefetches", json_u64(v[i]->count));
+		json_object_set_new(j, "failed", json_u64(v[i]->failed));
+		json_object_set_new(j, "bytes", json_u64(v[i]->bytes));
+		json_array_append_new(dests, j);
+	}
+	free(v);
+	json_object_set_new(doc, "allocations", allocs);
+	json_object_set_new(doc, "failed_allocations", json_u64(m->failed_allocs));
+	json_object_set_new(doc, "other_ranges", orphans);
+	json_object_set_new(doc, "prefetch", dests);
+	json_object_set_new(doc, "range_queries", json_u64(m->queries));
+	json_object_set_new(doc, "not_kept", json_u64(m->not_kept));
+	json_print(doc);
+}
+
+int cmd_managed(const struct pw_opts *o)
+{
+	struct managed m;
+	struct pw_input in = {0};
+	managed_init(&m);
+	struct pw_sink sink = {&managed_ops, &m};
+	int st = an_read(o, &in, &sink, 1);
+	if (st != PW_READ_FATAL && in.n) {
+		size_t *rank = file_ranks(&in);
+		sort_rank = rank;
+		vec_sort(&m.allocs, alloc_cmp);
+		vec_sort(&m.ops, op_cmp);
+		size_t *own = assign(&m);
+		if (o->json)
+			print_json(&m, &in, own);
+		else
+			print_text(&m, &in, own);
+		free(own);
+		free(rank);
+	}
+	managed_free(&m);
+	pw_input_free(&in);
+	return an_exit(st);
+}

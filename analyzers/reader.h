@@ -1,0 +1,185 @@
+/*
+ * The one streaming reader of peerwatch traces (docs/trace-format.md).
+ *
+ * It finds trace files, reads each line by line with a bound on the line
+ * length, validates every line (traces are untrusted input), and hands the
+ * events, as typed and checked structs, to the report modules ("sinks").
+ * Files are read in parallel by worker threads (-j); a large file is split
+ * into chunks at line starts and read by all of them, when no sink keeps
+ * state per file.  Nothing of an event outlives the callback it is handed
+ * to, so memory does not grow with the number of events beyond what a
+ * report keeps.
+ *
+ * Reports are map/reduce shaped: each worker owns a partial state per sink
+ * (partial_new), fills it from what that worker reads, and the partials are
+ * merged into the report (partial_merge) when reading is done.  A report
+ * therefore never takes a lock, and must not depend on which worker read
+ * which file: reports sort what they print.
+ *
+ * Order.  Lines of one file are not in time order (threads interleave, a
+ * nested call is written before its parent), so the reader does not pretend
+ * to merge streams: a report that needs order keeps compact records of the
+ * events it needs and sorts them, per host by t_ns or per process by seq.
+ * A report that must know something about a whole file before it can use
+ * the file's events (the seqs that violations point at, the peer-access
+ * changes a copy is judged against) asks for a pre-phase: the worker first
+ * scans that file for lines the report's pre_filter accepts (a substring
+ * test on the raw line, no JSON parse for the others) and hands those to
+ * pre_event, then reads the whole file again for event.
+ */
+#ifndef PW_AN_READER_H
+#define PW_AN_READER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "util.h"
+
+/* Longest line accepted; a header with a long module list is ~10 KiB, an
+ * event at most 8 KiB (the writer drops longer ones). */
+#define PW_MAX_LINE (1u << 20)
+/* The trace format version this reader knows. */
+#define PW_FORMAT_VERSION 1
+/* A device member that is null or absent. */
+#define PW_DEV_NONE INT64_MIN
+
+enum pw_ev_type { PW_EV_CALL, PW_EV_VIOLATION, PW_EV_GPU_TIME };
+
+struct pw_event {
+	enum pw_ev_type type;
+	uint64_t line;
+	json_t *root; /* the whole line, valid only during the callback */
+	/* call (a violation may have api too: its call's) */
+	uint64_t seq;
+	int64_t tid;
+	const char *vendor, *api, *variant, *family;
+	const char *ret_name; /* NULL when null */
+	int64_t t_ns, dur_ns, ret;
+	bool has_parent;
+	uint64_t parent;
+	int64_t cur_dev; /* PW_DEV_NONE when null or absent */
+	json_t *args;
+	/* violation (seq is its own number; t_ns and tid when it has them) */
+	bool has_time;
+	uint64_t call;
+	const char *rule, *severity, *message;
+	/* gpu_time (call is the call's seq) */
+	uint64_t gpu_ns;
+	/* call and violation: raw return addresses, possibly none */
+	const uint64_t *stack;
+	size_t nstack;
+};
+
+struct pw_module {
+	char *path;
+	uint64_t base;
+	char *build_id; /* NULL when null */
+};
+
+/* One trace file: one program image of one process. */
+struct pw_file {
+	size_t index; /* in pw_input.files, sorted by path */
+	char *path;   /* as found; print with sanitize() */
+	bool partial; /* named .partial: the process did not finish its trace */
+	/* header */
+	bool header_ok;
+	char *host;
+	int64_t pid, ppid;
+	bool has_rank;
+	int64_t rank;
+	char **argv;
+	size_t argc;
+	int64_t t0_mono_ns, t0_real_ns;
+	char *options; /* the options object as compact JSON */
+	char *mode, *pw_version;
+	char *driver_lib;
+	bool has_driver_version;
+	int64_t driver_version;
+	struct vec modules; /* struct pw_module: the header's, then the footer's new ones */
+	/* footer */
+	bool footer;
+	int64_t footer_events, dropped, t_end_ns;
+	int64_t footer_violations, suppressed; /* -1: not in the footer */
+	char *reason;
+	/* what the last read found */
+	uint64_t lines, events, calls, violations, gpu_times, unknown, bad_lines;
+	bool tail_cut; /* a last line without its newline */
+	bool any_t;
+	int64_t first_t_ns, last_t_ns;
+	char *unreadable; /* why the file could not be read at all, or NULL */
+};
+
+struct pw_input {
+	struct pw_file *files;
+	size_t n;
+};
+
+struct pw_read_opts {
+	int jobs;      /* worker threads; 0: one per online CPU */
+	bool strict;   /* the first bad line ends the run */
+	bool quiet;    /* count bad lines but print nothing (a second read) */
+	bool progress; /* show progress on stderr (the caller checked isatty) */
+};
+
+struct pw_sink_ops {
+	void *(*partial_new)(void *report);
+	/* Merges a partial into the report and frees it. */
+	void (*partial_merge)(void *report, void *partial);
+	/* Per file, after its header: returns the report's per-file state or NULL. */
+	void *(*file_begin)(void *partial, const struct pw_file *f);
+	/* Optional pre-phase: lines it accepts are parsed and given to pre_event. */
+	bool (*pre_filter)(const char *line, size_t len);
+	void (*pre_event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
+	void (*event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
+	/* After the file's last line (the footer, if any, is in f); frees fctx. */
+	void (*file_end)(void *partial, void *fctx, const struct pw_file *f);
+};
+
+struct pw_sink {
+	const struct pw_sink_ops *ops;
+	void *report;
+};
+
+/* Results of pw_input_find and pw_input_read, worst first. */
+enum { PW_READ_OK = 0, PW_READ_BAD_INPUT = 1, PW_READ_FATAL = 2 };
+
+/* Collects trace files from files and directories (recursively: names ending
+ * .pw.jsonl or .pw.jsonl.partial; a file named explicitly is taken whatever
+ * its name).  Prints a message for each path it cannot use. */
+int pw_input_find(struct pw_input *in, char *const *paths, int npaths);
+/* Reads every file once, handing its events to the sinks. */
+int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_sink *sinks, size_t nsinks);
+void pw_input_free(struct pw_input *in);
+
+/* Once, before any reading: jansson's hash seed and the per-thread parse
+ * arena (validate.c).  Without it the reader works, with plain malloc. */
+void pw_reader_init(void);
+/* A reading thread that ends frees its arena. */
+void pw_reader_thread_done(void);
+
+/* Parses and validates one line without a file (the fuzz target, the unit
+ * tests): the kind of line, *ev filled for an event; the caller must
+ * json_decref(*root) before the thread parses its next line (the objects
+ * live in the thread's arena).  PW_LINE_BAD: a message in err. */
+enum pw_line_kind { PW_LINE_BAD, PW_LINE_HEADER, PW_LINE_FOOTER, PW_LINE_EVENT, PW_LINE_OTHER };
+enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
+                                json_t **root, char *err, size_t errlen);
+/* Header and footer members into the file; -1 with a message when invalid. */
+int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
+int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);
+void pw_file_clear(struct pw_file *f);
+
+/* Arguments of a validated call (types were checked by the reader). */
+bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out);
+bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out);
+bool pw_arg_hex(const struct pw_event *ev, const char *key, uint64_t *out);
+int64_t pw_arg_dev(const struct pw_event *ev, const char *key);
+const char *pw_arg_str(const struct pw_event *ev, const char *key);
+/* An IPC handle's 128 hex digits, lowercased, into out[129]. */
+bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129]);
+
+/* "calls" (argv[0]'s base name), or "?" */
+const char *pw_file_program(const struct pw_file *f);
+
+#endif

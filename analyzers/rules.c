@@ -1,0 +1,169 @@
+/*
+ * rules: the rule catalog — the same table the preload checks with
+ * (include/peerwatch/rules_table.h, one X-macro row per documented
+ * contract), marking the rules this analyzer also derives offline from the
+ * call events (ipclife.h).  Built without the table, it lists only those.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "ipclife.h"
+#include "table.h"
+
+#if defined(__has_include)
+#if __has_include("peerwatch/rules_table.h")
+#include "peerwatch/rules_table.h"
+#define HAVE_RULES_TABLE 1
+#endif
+#endif
+
+struct rule_row {
+	const char *id, *severity, *source, *runtime, *summary, *advice;
+	unsigned vendors;
+	bool catalog, derived;
+	int table_severity;
+};
+
+#ifdef HAVE_RULES_TABLE
+/* The table's severities are numbers, most serious first. */
+static const char *table_sev(int s)
+{
+	return s == PW_SEV_ERROR         ? "error"
+	       : s == PW_SEV_WARNING     ? "warning"
+	       : s == PW_SEV_PERFORMANCE ? "performance"
+	                                 : "unknown";
+}
+
+#define ROW(name, id, sev, vendors, source, runtime, summary, advice) \
+	{id, NULL, source, runtime, summary, advice, vendors, true, false, sev},
+static const struct rule_row catalog[] = {
+    PW_RULES(ROW){NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
+#undef ROW
+#define VENDOR_CUDA PW_V_CUDA
+#define VENDOR_HIP PW_V_HIP
+#define VENDOR_ACL PW_V_ACL
+#else
+static const struct rule_row catalog[] = {{NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
+static const char *table_sev(int s)
+{
+	(void)s;
+	return "unknown";
+}
+#define VENDOR_CUDA 0x1
+#define VENDOR_HIP 0x2
+#define VENDOR_ACL 0x4
+#endif
+
+#define DERIVED_ROW(id, sev, summary) {id, sev, summary},
+static const struct {
+	const char *id, *severity, *summary;
+} derived[] = {PW_DERIVED_RULES(DERIVED_ROW)};
+#undef DERIVED_ROW
+
+/* The catalog's rows, then derived rules the catalog lacks. */
+static struct vec all_rules(void)
+{
+	struct vec v;
+	vec_init(&v, sizeof(struct rule_row));
+	for (size_t i = 0; catalog[i].id; i++) {
+		struct rule_row *r = vec_push(&v);
+		*r = catalog[i];
+		r->severity = table_sev(catalog[i].table_severity);
+	}
+	for (size_t d = 0; d < sizeof derived / sizeof *derived; d++) {
+		bool found = false;
+		for (size_t i = 0; i < v.len; i++) {
+			struct rule_row *r = vec_at(&v, i);
+			if (!strcmp(r->id, derived[d].id))
+				found = r->derived = true;
+		}
+		if (found)
+			continue;
+		struct rule_row *r = vec_push(&v);
+		r->id = derived[d].id;
+		r->severity = derived[d].severity;
+		r->summary = derived[d].summary;
+		r->vendors = VENDOR_CUDA;
+		r->derived = true;
+	}
+	return v;
+}
+
+static void vendors_text(unsigned v, char *buf, size_t len)
+{
+	snprintf(buf, len, "%s%s%s%s%s", v & VENDOR_CUDA ? "cuda" : "",
+	         v & VENDOR_CUDA && v & ~VENDOR_CUDA ? "," : "", v & VENDOR_HIP ? "hip" : "",
+	         v & VENDOR_HIP && v & VENDOR_ACL ? "," : "", v & VENDOR_ACL ? "acl" : "");
+}
+
+static void print_text(const struct vec *v)
+{
+	struct table t;
+	table_init(&t, "lllll", "RULE", "SEVERITY", "VENDORS", "CHECKED", "SUMMARY");
+	for (size_t i = 0; i < v->len; i++) {
+		const struct rule_row *r = vec_at(v, i);
+		char vend[32];
+		vendors_text(r->vendors, vend, sizeof vend);
+		const char *where = r->catalog && r->derived ? "online+offline"
+		                    : r->catalog             ? "online"
+		                                             : "offline";
+		table_row(&t, r->id, r->severity, vend, where, r->summary);
+	}
+	printf("%zu rules%s\n", v->len,
+#ifdef HAVE_RULES_TABLE
+	       ""
+#else
+	       " (built without include/peerwatch/rules_table.h: only the analyzer's own)"
+#endif
+	);
+	if (v->len)
+		table_print(&t, stdout, "");
+	printf("\nonline: the preload checks it at the call; offline: peerwatch-analyze derives it from the\n"
+	       "trace (ipc, check, violations).  --json adds each rule's source, runtime behaviour and "
+	       "advice.\n");
+	table_free(&t);
+}
+
+static json_t *str_or_null(const char *s)
+{
+	return s ? json_string(s) : json_null();
+}
+
+static void print_json(const struct vec *v)
+{
+	json_t *doc = json_object(), *arr = json_array();
+	for (size_t i = 0; i < v->len; i++) {
+		const struct rule_row *r = vec_at(v, i);
+		json_t *j = json_object(), *vend = json_array();
+		if (r->vendors & VENDOR_CUDA)
+			json_array_append_new(vend, json_string("cuda"));
+		if (r->vendors & VENDOR_HIP)
+			json_array_append_new(vend, json_string("hip"));
+		if (r->vendors & VENDOR_ACL)
+			json_array_append_new(vend, json_string("acl"));
+		json_object_set_new(j, "id", json_string(r->id));
+		json_object_set_new(j, "severity", json_string(r->severity));
+		json_object_set_new(j, "vendors", vend);
+		json_object_set_new(j, "online", json_boolean(r->catalog));
+		json_object_set_new(j, "offline", json_boolean(r->derived));
+		json_object_set_new(j, "summary", str_or_null(r->summary));
+		json_object_set_new(j, "source", str_or_null(r->source));
+		json_object_set_new(j, "runtime", str_or_null(r->runtime));
+		json_object_set_new(j, "advice", str_or_null(r->advice));
+		json_array_append_new(arr, j);
+	}
+	json_object_set_new(doc, "rules", arr);
+	json_print(doc);
+}
+
+int cmd_rules(const struct pw_opts *o)
+{
+	struct vec v = all_rules();
+	if (o->json)
+		print_json(&v);
+	else
+		print_text(&v);
+	vec_free(&v);
+	return EXIT_FINE;
+}

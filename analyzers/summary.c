@@ -1,0 +1,531 @@
+/*
+ * summary: per API calls, errors (by return name) and host time (total,
+ * mean, p50, p99, max); per process; violations per rule.
+ *
+ * Host time percentiles come from a log-linear histogram per API (hist.h):
+ * memory stays the same however many calls there are.  A trace could name
+ * any number of different APIs, rules or return names; past the limits
+ * below (far beyond any real runtime) the rest are counted together.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "analyze.h"
+#include "hist.h"
+#include "table.h"
+
+#define MAX_APIS 1024 /* a histogram is 15 KiB */
+#define MAX_RULES 4096
+#define MAX_RETS 64 /* return names per API */
+
+struct api_stat {
+	char *vendor, *api;
+	uint64_t count, errors;
+	struct hist host;
+	struct hmap rets; /* return name of a failed call -> uint64_t count */
+};
+
+struct rule_stat {
+	char *rule, *severity;
+	uint64_t count;
+};
+
+struct proc_stat {
+	uint64_t calls, errors, violations;
+};
+
+/* The report and each worker's partial have the same shape. */
+struct summary {
+	struct hmap apis;  /* "vendor\0api" -> struct api_stat */
+	struct hmap rules; /* "rule\0severity" -> struct rule_stat */
+	struct hmap procs; /* file index -> struct proc_stat */
+};
+
+static void summary_init(struct summary *s)
+{
+	hmap_init(&s->apis);
+	hmap_init(&s->rules);
+	hmap_init(&s->procs);
+}
+
+static void *pair_key(const char *a, const char *b, size_t *len)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	char *k = xmalloc(la + lb + 2);
+	memcpy(k, a, la + 1);
+	memcpy(k + la + 1, b, lb + 1);
+	*len = la + lb + 1; /* the key: "a\0b", without the last NUL */
+	return k;
+}
+
+/* Is (a, b) a key of h already? */
+static bool has_pair(const struct hmap *h, const char *a, const char *b)
+{
+	size_t len;
+	void *k = pair_key(a, b, &len);
+	bool has = hmap_get(h, k, len) != NULL;
+	free(k);
+	return has;
+}
+
+static struct api_stat *api_of(struct summary *s, const char *vendor, const char *api)
+{
+	size_t len;
+	if (s->apis.len >= MAX_APIS && !has_pair(&s->apis, vendor, api)) {
+		vendor = "?";
+		api = "(other APIs)";
+	}
+	void *k = pair_key(vendor, api, &len);
+	struct api_stat **a = (struct api_stat **)hmap_put(&s->apis, k, len);
+	free(k);
+	if (!*a) {
+		*a = xcalloc(1, sizeof **a);
+		(*a)->vendor = xstrdup(vendor);
+		(*a)->api = xstrdup(api);
+		hmap_init(&(*a)->rets);
+	}
+	return *a;
+}
+
+static struct rule_stat *rule_of(struct summary *s, const char *rule, const char *severity)
+{
+	size_t len;
+	if (s->rules.len >= MAX_RULES && !has_pair(&s->rules, rule, severity)) {
+		rule = "(other rules)";
+		severity = "unknown";
+	}
+	void *k = pair_key(rule, severity, &len);
+	struct rule_stat **r = (struct rule_stat **)hmap_put(&s->rules, k, len);
+	free(k);
+	if (!*r) {
+		*r = xcalloc(1, sizeof **r);
+		(*r)->rule = xstrdup(rule);
+		(*r)->severity = xstrdup(severity);
+	}
+	return *r;
+}
+
+static struct proc_stat *proc_of(struct summary *s, size_t file)
+{
+	struct proc_stat **p = (struct proc_stat **)hmap_put_u64(&s->procs, file);
+	if (!*p)
+		*p = xcalloc(1, sizeof **p);
+	return *p;
+}
+
+static void count_ret(struct hmap *rets, const char *name, uint64_t n)
+{
+	if (rets->len >= MAX_RETS && !hmap_get_str(rets, name))
+		name = "(other)";
+	uint64_t **c = (uint64_t **)hmap_put_str(rets, name);
+	if (!*c)
+		*c = xcalloc(1, sizeof **c);
+	**c += n;
+}
+
+/* ---- the sink ---- */
+
+static void *sum_partial_new(void *report)
+{
+	(void)report;
+	struct summary *s = xmalloc(sizeof *s);
+	summary_init(s);
+	return s;
+}
+
+static void ret_name_of(const struct pw_event *ev, char *buf, size_t len)
+{
+	if (ev->ret_name)
+		snprintf(buf, len, "%s", ev->ret_name);
+	else
+		snprintf(buf, len, "%lld", (long long)ev->ret);
+}
+
+static void sum_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)fctx;
+	struct summary *s = partial;
+	if (ev->type == PW_EV_VIOLATION) {
+		rule_of(s, ev->rule, ev->severity)->count++;
+		proc_of(s, f->index)->violations++;
+		return;
+	}
+	if (ev->type != PW_EV_CALL)
+		return;
+	struct api_stat *a = api_of(s, ev->vendor, ev->api);
+	struct proc_stat *p = proc_of(s, f->index);
+	a->count++;
+	p->calls++;
+	hist_add(&a->host, (uint64_t)ev->dur_ns);
+	if (ev->ret == 0)
+		return;
+	char name[256];
+	ret_name_of(ev, name, sizeof name);
+	a->errors++;
+	p->errors++;
+	count_ret(&a->rets, name, 1);
+}
+
+static void free_api(void *p)
+{
+	struct api_stat *a = p;
+	free(a->vendor);
+	free(a->api);
+	hist_free(&a->host);
+	hmap_free(&a->rets, free);
+	free(a);
+}
+
+static void free_rule(void *p)
+{
+	struct rule_stat *r = p;
+	free(r->rule);
+	free(r->severity);
+	free(r);
+}
+
+static void summary_free(struct summary *s)
+{
+	hmap_free(&s->apis, free_api);
+	hmap_free(&s->rules, free_rule);
+	hmap_free(&s->procs, free);
+}
+
+static void sum_partial_merge(void *report, void *partial)
+{
+	struct summary *s = report, *p = partial;
+	for (size_t i = 0; i < p->apis.cap; i++) {
+		if (!p->apis.slots[i].key)
+			continue;
+		struct api_stat *from = p->apis.slots[i].val, *to = api_of(s, from->vendor, from->api);
+		to->count += from->count;
+		to->errors += from->errors;
+		hist_merge(&to->host, &from->host);
+		for (size_t j = 0; j < from->rets.cap; j++)
+			if (from->rets.slots[j].key)
+				count_ret(&to->rets, from->rets.slots[j].key,
+				          *(uint64_t *)from->rets.slots[j].val);
+	}
+	for (size_t i = 0; i < p->rules.cap; i++) {
+		struct rule_stat *from = p->rules.slots[i].val;
+		if (p->rules.slots[i].key)
+			rule_of(s, from->rule, from->severity)->count += from->count;
+	}
+	for (size_t i = 0; i < p->procs.cap; i++) {
+		struct proc_stat *from = p->procs.slots[i].val;
+		if (!p->procs.slots[i].key)
+			continue;
+		struct proc_stat *to = proc_of(s, *(uint64_t *)p->procs.slots[i].key);
+		to->calls += from->calls;
+		to->errors += from->errors;
+		to->violations += from->violations;
+	}
+	summary_free(p);
+	free(p);
+}
+
+static const struct pw_sink_ops summary_ops = {
+    .partial_new = sum_partial_new,
+    .partial_merge = sum_partial_merge,
+    .event = sum_event,
+};
+
+/* ---- sorted views ---- */
+
+/* The values of a map, sorted. */
+static void **sorted_values(const struct hmap *h, int (*cmp)(const void *, const void *))
+{
+	void **v = xcalloc(h->len + 1, sizeof *v);
+	size_t n = 0;
+	for (size_t i = 0; i < h->cap; i++)
+		if (h->slots[i].key)
+			v[n++] = h->slots[i].val;
+	if (n > 1)
+		qsort(v, n, sizeof *v, cmp);
+	return v;
+}
+
+static int by_api(const void *a, const void *b)
+{
+	const struct api_stat *x = *(void *const *)a, *y = *(void *const *)b;
+	int c = strcmp(x->vendor, y->vendor);
+	return c ? c : strcmp(x->api, y->api);
+}
+
+static int by_rule(const void *a, const void *b)
+{
+	const struct rule_stat *x = *(void *const *)a, *y = *(void *const *)b;
+	enum sev sx = sev_rank(x->severity), sy = sev_rank(y->severity);
+	if (sx != sy)
+		return sx > sy ? -1 : 1; /* most severe first */
+	int c = strcmp(x->rule, y->rule);
+	return c ? c : strcmp(x->severity, y->severity);
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The return names of an API's failures, sorted. */
+static const char **sorted_rets(const struct hmap *rets)
+{
+	const char **k = xcalloc(rets->len + 1, sizeof *k);
+	size_t n = 0;
+	for (size_t i = 0; i < rets->cap; i++)
+		if (rets->slots[i].key)
+			k[n++] = rets->slots[i].key;
+	if (n > 1)
+		qsort(k, n, sizeof *k, by_key);
+	return k;
+}
+
+struct totals {
+	size_t processes, partial;
+	uint64_t calls, errors, violations, bad_lines;
+};
+
+static struct totals totals_of(const struct summary *s, const struct pw_input *in)
+{
+	struct totals t = {0};
+	for (size_t i = 0; i < in->n; i++) {
+		const struct pw_file *f = &in->files[i];
+		t.processes += f->header_ok;
+		t.partial += f->header_ok && f->partial;
+		t.bad_lines += f->bad_lines;
+	}
+	for (size_t i = 0; i < s->apis.cap; i++) {
+		const struct api_stat *a = s->apis.slots[i].val;
+		if (s->apis.slots[i].key) {
+			t.calls += a->count;
+			t.errors += a->errors;
+		}
+	}
+	for (size_t i = 0; i < s->rules.cap; i++)
+		if (s->rules.slots[i].key)
+			t.violations += ((const struct rule_stat *)s->rules.slots[i].val)->count;
+	return t;
+}
+
+/* ---- text ---- */
+
+static void print_apis(const struct summary *s)
+{
+	struct table t;
+	table_init(&t, "llrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "TOTAL", "MEAN", "P50", "P99", "MAX");
+	void **v = sorted_values(&s->apis, by_api);
+	for (size_t i = 0; v[i]; i++) {
+		const struct api_stat *a = v[i];
+		char n[24], e[24], tot[24], mean[24], p50[24], p99[24], max[24];
+		snprintf(n, sizeof n, "%llu", (unsigned long long)a->count);
+		snprintf(e, sizeof e, "%llu", (unsigned long long)a->errors);
+		fmt_ns(tot, sizeof tot, (double)a->host.total);
+		fmt_ns(mean, sizeof mean, hist_mean(&a->host));
+		fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
+		fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
+		fmt_ns(max, sizeof max, (double)a->host.max);
+		table_row(&t, a->api, a->vendor, n, e, tot, mean, p50, p99, max);
+	}
+	table_print(&t, stdout, "");
+	table_free(&t);
+	free(v);
+}
+
+static void print_errors(const struct summary *s)
+{
+	struct table t;
+	table_init(&t, "llr", "API", "RETURN", "COUNT");
+	void **v = sorted_values(&s->apis, by_api);
+	for (size_t i = 0; v[i]; i++) {
+		const struct api_stat *a = v[i];
+		const char **rets = sorted_rets(&a->rets);
+		for (size_t j = 0; rets[j]; j++) {
+			char n[24];
+			snprintf(n, sizeof n, "%llu",
+			         (unsigned long long)*(uint64_t *)hmap_get_str(&a->rets, rets[j]));
+			table_row(&t, a->api, rets[j], n);
+		}
+		free(rets);
+	}
+	free(v);
+	printf("\nfailed calls by return value\n");
+	if (t.rows.len)
+		table_print(&t, stdout, "");
+	else
+		printf("(none)\n");
+	table_free(&t);
+}
+
+static void print_procs(const struct summary *s, const struct pw_input *in)
+{
+	struct table t;
+	table_init(&t, "lrrlrrrl", "HOST", "PID", "RANK", "PROGRAM", "CALLS", "ERRORS", "VIOLATIONS",
+	           "TRACE");
+	size_t *order = file_order(in);
+	for (size_t k = 0; k < in->n; k++) {
+		const struct pw_file *f = &in->files[order[k]];
+		if (!f->header_ok)
+			continue;
+		const struct proc_stat *p = hmap_get_u64(&s->procs, f->index);
+		struct proc_stat zero = {0};
+		if (!p)
+			p = &zero;
+		char pid[24], rank[24], c[24], e[24], v[24];
+		snprintf(pid, sizeof pid, "%lld", (long long)f->pid);
+		snprintf(rank, sizeof rank, f->has_rank ? "%lld" : "-", (long long)f->rank);
+		snprintf(c, sizeof c, "%llu", (unsigned long long)p->calls);
+		snprintf(e, sizeof e, "%llu", (unsigned long long)p->errors);
+		snprintf(v, sizeof v, "%llu", (unsigned long long)p->violations);
+		table_row(&t, f->host, pid, rank, pw_file_program(f), c, e, v,
+		          f->partial  ? "partial (the process died)"
+		          : f->footer ? "clean"
+		                      : "no footer");
+	}
+	free(order);
+	printf("\nprocesses\n");
+	table_print(&t, stdout, "");
+	table_free(&t);
+}
+
+static void print_rules(const struct summary *s)
+{
+	struct table t;
+	table_init(&t, "llr", "RULE", "SEVERITY", "COUNT");
+	void **v = sorted_values(&s->rules, by_rule);
+	for (size_t i = 0; v[i]; i++) {
+		const struct rule_stat *r = v[i];
+		char n[24];
+		snprintf(n, sizeof n, "%llu", (unsigned long long)r->count);
+		table_row(&t, r->rule, r->severity, n);
+	}
+	free(v);
+	printf("\nviolations per rule\n");
+	if (t.rows.len)
+		table_print(&t, stdout, "");
+	else
+		printf("(none)\n");
+	table_free(&t);
+}
+
+static void print_text(const struct summary *s, const struct pw_input *in)
+{
+	struct totals t = totals_of(s, in);
+	printf("%zu process%s (%zu left .partial), %llu calls, %llu failed, %llu violations", t.processes,
+	       t.processes == 1 ? "" : "es", t.partial, (unsigned long long)t.calls,
+	       (unsigned long long)t.errors, (unsigned long long)t.violations);
+	if (t.bad_lines)
+		printf(", %llu bad lines skipped", (unsigned long long)t.bad_lines);
+	printf("\n\n");
+	print_apis(s);
+	print_errors(s);
+	print_procs(s, in);
+	print_rules(s);
+}
+
+/* ---- JSON ---- */
+
+static json_t *host_ns_json(const struct hist *h)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "total", json_u64(h->total));
+	json_object_set_new(j, "mean", json_real(hist_mean(h)));
+	json_object_set_new(j, "p50", json_u64(hist_percentile(h, 50)));
+	json_object_set_new(j, "p99", json_u64(hist_percentile(h, 99)));
+	json_object_set_new(j, "max", json_u64(h->max));
+	return j;
+}
+
+static json_t *calls_json(const struct summary *s)
+{
+	json_t *arr = json_array();
+	void **v = sorted_values(&s->apis, by_api);
+	for (size_t i = 0; v[i]; i++) {
+		const struct api_stat *a = v[i];
+		json_t *j = json_object(), *rets = json_object();
+		const char **names = sorted_rets(&a->rets);
+		for (size_t k = 0; names[k]; k++)
+			json_object_set_new(rets, names[k],
+			                    json_u64(*(uint64_t *)hmap_get_str(&a->rets, names[k])));
+		free(names);
+		json_object_set_new(j, "api", json_string(a->api));
+		json_object_set_new(j, "vendor", json_string(a->vendor));
+		json_object_set_new(j, "count", json_u64(a->count));
+		json_object_set_new(j, "errors", json_u64(a->errors));
+		json_object_set_new(j, "errors_by_return", rets);
+		json_object_set_new(j, "host_ns", host_ns_json(&a->host));
+		json_array_append_new(arr, j);
+	}
+	free(v);
+	return arr;
+}
+
+static json_t *procs_json(const struct summary *s, const struct pw_input *in)
+{
+	json_t *arr = json_array();
+	size_t *order = file_order(in);
+	for (size_t k = 0; k < in->n; k++) {
+		const struct pw_file *f = &in->files[order[k]];
+		if (!f->header_ok)
+			continue;
+		const struct proc_stat *p = hmap_get_u64(&s->procs, f->index);
+		json_t *j = proc_json(f);
+		json_object_set_new(j, "calls", json_u64(p ? p->calls : 0));
+		json_object_set_new(j, "errors", json_u64(p ? p->errors : 0));
+		json_object_set_new(j, "violations", json_u64(p ? p->violations : 0));
+		json_object_set_new(j, "partial", json_boolean(f->partial));
+		json_object_set_new(j, "footer", json_boolean(f->footer));
+		json_array_append_new(arr, j);
+	}
+	free(order);
+	return arr;
+}
+
+static json_t *rules_json(const struct summary *s)
+{
+	json_t *arr = json_array();
+	void **v = sorted_values(&s->rules, by_rule);
+	for (size_t i = 0; v[i]; i++) {
+		const struct rule_stat *r = v[i];
+		json_t *j = json_object();
+		json_object_set_new(j, "rule", json_string(r->rule));
+		json_object_set_new(j, "severity", json_string(r->severity));
+		json_object_set_new(j, "count", json_u64(r->count));
+		json_array_append_new(arr, j);
+	}
+	free(v);
+	return arr;
+}
+
+static void print_json(const struct summary *s, const struct pw_input *in)
+{
+	struct totals t = totals_of(s, in);
+	json_t *doc = json_object();
+	json_object_set_new(doc, "processes", json_integer((json_int_t)t.processes));
+	json_object_set_new(doc, "partial", json_integer((json_int_t)t.partial));
+	json_object_set_new(doc, "calls_total", json_u64(t.calls));
+	json_object_set_new(doc, "errors_total", json_u64(t.errors));
+	json_object_set_new(doc, "violations_total", json_u64(t.violations));
+	json_object_set_new(doc, "bad_lines", json_u64(t.bad_lines));
+	json_object_set_new(doc, "calls", calls_json(s));
+	json_object_set_new(doc, "per_process", procs_json(s, in));
+	json_object_set_new(doc, "violations", rules_json(s));
+	json_print(doc);
+}
+
+int cmd_summary(const struct pw_opts *o)
+{
+	struct summary s;
+	struct pw_input in = {0};
+	summary_init(&s);
+	struct pw_sink sink = {&summary_ops, &s};
+	int st = an_read(o, &in, &sink, 1);
+	if (st != PW_READ_FATAL && in.n) {
+		if (o->json)
+			print_json(&s, &in);
+		else
+			print_text(&s, &in);
+	}
+	summary_free(&s);
+	pw_input_free(&in);
+	return an_exit(st);
+}

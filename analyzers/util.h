@@ -1,0 +1,101 @@
+/*
+ * Small containers and formatting helpers the analyzer's modules share:
+ * growable arrays, a hash map with byte-string keys, checked allocation,
+ * and the few ways a number or a string from a trace is printed.
+ *
+ * Traces are untrusted, so nothing here has a fixed capacity that input can
+ * overflow; every container grows, and allocation failure ends the program
+ * with a message (an analyzer that ran out of memory has no result to give).
+ */
+#ifndef PW_AN_UTIL_H
+#define PW_AN_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+void *xmalloc(size_t n);
+void *xcalloc(size_t n, size_t size);
+void *xrealloc(void *p, size_t n);
+char *xstrdup(const char *s);
+char *xstrndup(const char *s, size_t n);
+char *xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* ---- growable array of fixed-size elements ---- */
+
+struct vec {
+	void *data;
+	size_t len, cap, esz;
+};
+
+void vec_init(struct vec *v, size_t esz);
+/* A new zeroed element at the end; the pointer is valid until the next push. */
+void *vec_push(struct vec *v);
+void *vec_at(const struct vec *v, size_t i);
+/* Appends all of `src` (same element size) and empties it. */
+void vec_append(struct vec *dst, struct vec *src);
+void vec_free(struct vec *v);
+void vec_sort(struct vec *v, int (*cmp)(const void *, const void *));
+
+/* ---- hash map: byte-string keys (copied) to caller-owned pointers ---- */
+
+struct hslot {
+	uint64_t hash;
+	void *key; /* NULL: empty slot; followed by a NUL byte */
+	size_t klen;
+	void *val;
+};
+
+struct hmap {
+	struct hslot *slots;
+	size_t cap, len;
+};
+
+void hmap_init(struct hmap *h);
+void *hmap_get(const struct hmap *h, const void *key, size_t klen);
+/* The value slot of `key`, inserted with a NULL value when missing. */
+void **hmap_put(struct hmap *h, const void *key, size_t klen);
+/* Calls free_val (if not NULL) on every value, then frees the table. */
+void hmap_free(struct hmap *h, void (*free_val)(void *));
+/* Iteration: for (size_t i = 0; i < h->cap; i++) if (h->slots[i].key) ... */
+
+static inline void *hmap_get_u64(const struct hmap *h, uint64_t k)
+{
+	return hmap_get(h, &k, sizeof k);
+}
+static inline void **hmap_put_u64(struct hmap *h, uint64_t k)
+{
+	return hmap_put(h, &k, sizeof k);
+}
+static inline void *hmap_get_str(const struct hmap *h, const char *s)
+{
+	return hmap_get(h, s, strlen(s));
+}
+static inline void **hmap_put_str(struct hmap *h, const char *s)
+{
+	return hmap_put(h, s, strlen(s));
+}
+
+/* ---- parsing ---- */
+
+/* "0x" followed by 1..16 lowercase or uppercase hex digits. */
+bool parse_hex_u64(const char *s, uint64_t *out);
+/* Exactly `n` hex digits and nothing else. */
+bool is_hex_n(const char *s, size_t n);
+
+/* ---- printing ---- */
+
+/* Durations, three significant digits: "812ns", "4.50us", "27.8us", "1.50s". */
+void fmt_ns(char *buf, size_t len, double ns);
+/* Sizes in binary units: "512B", "64.0KiB", "1.00MiB". */
+void fmt_bytes(char *buf, size_t len, uint64_t bytes);
+/* GB/s (10^9 bytes per second) from bytes and nanoseconds; "-" when ns is 0. */
+void fmt_gbps(char *buf, size_t len, uint64_t bytes, uint64_t ns);
+/* A copy of `s` safe to print on a terminal: control characters become '?'. */
+char *sanitize(const char *s);
+/* The last path component. */
+const char *base_name(const char *path);
+
+#endif

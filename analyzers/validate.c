@@ -1,0 +1,712 @@
+/*
+ * One line of a trace, checked against docs/trace-format.md and turned into
+ * a typed struct.  Every member a report may read is type-checked here, so
+ * the reports can read them without checking again; a line that breaks the
+ * format is refused whole, with a message that names the member.
+ *
+ * Members and event types this reader does not know are ignored (the format
+ * lets later writers add them within version 1).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "reader.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static const char *type_name(const json_t *j)
+{
+	switch (json_typeof(j)) {
+	case JSON_OBJECT: return "an object";
+	case JSON_ARRAY: return "an array";
+	case JSON_STRING: return "a string";
+	case JSON_INTEGER: return "an integer";
+	case JSON_REAL: return "a real number";
+	case JSON_TRUE:
+	case JSON_FALSE: return "a boolean";
+	case JSON_NULL: return "null";
+	}
+	return "?";
+}
+
+/* ---- typed member access with a message when the type is wrong ---- */
+
+struct ctx {
+	json_t *obj;
+	const char *where; /* "" or "args." */
+	char *err;
+	size_t errlen;
+};
+
+static json_t *need(struct ctx *c, const char *key, json_type t, const char *what)
+{
+	json_t *v = json_object_get(c->obj, key);
+	if (!v) {
+		fail(c->err, c->errlen, "missing member \"%s%s\"", c->where, key);
+		return NULL;
+	}
+	if (json_typeof(v) != t) {
+		fail(c->err, c->errlen, "\"%s%s\" must be %s, not %s", c->where, key, what, type_name(v));
+		return NULL;
+	}
+	return v;
+}
+
+static int get_int(struct ctx *c, const char *key, int64_t *out, int64_t min)
+{
+	json_t *v = need(c, key, JSON_INTEGER, "an integer");
+	if (!v)
+		return -1;
+	*out = json_integer_value(v);
+	if (*out < min)
+		return fail(c->err, c->errlen, "\"%s%s\" is %lld, less than %lld", c->where, key,
+		            (long long)*out, (long long)min);
+	return 0;
+}
+
+/* A non-negative integer that may be absent (then *out is left alone). */
+static int opt_int(struct ctx *c, const char *key, int64_t *out)
+{
+	return json_object_get(c->obj, key) ? get_int(c, key, out, 0) : 0;
+}
+
+static int get_u64(struct ctx *c, const char *key, uint64_t *out)
+{
+	int64_t v;
+	if (get_int(c, key, &v, 0))
+		return -1;
+	*out = (uint64_t)v;
+	return 0;
+}
+
+static int get_str(struct ctx *c, const char *key, const char **out)
+{
+	json_t *v = need(c, key, JSON_STRING, "a string");
+	if (!v)
+		return -1;
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* A string or null; absent is an error unless `optional`. */
+static int get_str_null(struct ctx *c, const char *key, const char **out, bool optional)
+{
+	json_t *v = json_object_get(c->obj, key);
+	*out = NULL;
+	if (!v)
+		return optional ? 0 : fail(c->err, c->errlen, "missing member \"%s%s\"", c->where, key);
+	if (json_is_null(v))
+		return 0;
+	if (!json_is_string(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be a string or null, not %s", c->where, key,
+		            type_name(v));
+	*out = json_string_value(v);
+	return 0;
+}
+
+/* Device ordinals fit a CUdevice (int); anything else is not one. */
+static int check_dev(struct ctx *c, const char *key, json_t *v, int64_t *out)
+{
+	*out = PW_DEV_NONE;
+	if (!v || json_is_null(v))
+		return 0;
+	if (!json_is_integer(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be a device ordinal or null, not %s", c->where,
+		            key, type_name(v));
+	json_int_t d = json_integer_value(v);
+	if (d < INT32_MIN || d > INT32_MAX)
+		return fail(c->err, c->errlen, "\"%s%s\" is %lld, not a device ordinal", c->where, key,
+		            (long long)d);
+	*out = d;
+	return 0;
+}
+
+static int check_hex(struct ctx *c, const char *key, json_t *v)
+{
+	uint64_t x;
+	if (!json_is_string(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be a hex string, not %s", c->where, key,
+		            type_name(v));
+	if (!parse_hex_u64(json_string_value(v), &x))
+		return fail(c->err, c->errlen, "\"%s%s\" is not a 64-bit hex value (0x...)", c->where, key);
+	return 0;
+}
+
+/* ---- args: the kind of each member, by name (trace-format.md, kinds) ---- */
+
+enum akind { A_UINT, A_INT, A_HEX, A_HANDLE, A_STR, A_STRNULL, A_LOC, A_ATTRS, A_NULL };
+
+static const struct {
+	const char *key;
+	enum akind kind;
+} arg_kinds[] = {
+    {"bytes", A_UINT},     {"flags", A_UINT},     {"width", A_UINT},     {"height", A_UINT},
+    {"depth", A_UINT},     {"data_size", A_UINT}, {"num_attrs", A_UINT}, {"can_access", A_INT},
+    {"value", A_INT},      {"advice", A_INT},     {"attr", A_INT},       {"ptr", A_HEX},
+    {"dst", A_HEX},        {"src", A_HEX},        {"peer_ctx", A_HEX},   {"dst_ctx", A_HEX},
+    {"src_ctx", A_HEX},    {"stream", A_HEX},     {"event", A_HEX},      {"data", A_HEX},
+    {"data_sizes", A_HEX}, {"handle", A_HANDLE},  {"location", A_LOC},   {"attrs", A_ATTRS},
+    {"src_type", A_STR},   {"dst_type", A_STR},   {"copy", A_NULL},
+};
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+static int check_loc(struct ctx *c, const char *key, json_t *v)
+{
+	if (!json_is_object(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be a location object, not %s", c->where, key,
+		            type_name(v));
+	json_t *t = json_object_get(v, "type"), *id = json_object_get(v, "id");
+	if (!t || !(json_is_string(t) || json_is_integer(t)))
+		return fail(c->err, c->errlen, "\"%s%s.type\" must be a string or an integer", c->where, key);
+	if (!id || !json_is_integer(id))
+		return fail(c->err, c->errlen, "\"%s%s.id\" must be an integer", c->where, key);
+	return 0;
+}
+
+static int check_attrs(struct ctx *c, const char *key, json_t *v)
+{
+	if (!json_is_array(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be an array, not %s", c->where, key,
+		            type_name(v));
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e) if (!json_is_string(e) && !json_is_integer(e)) return fail(
+	    c->err, c->errlen, "\"%s%s[%zu]\" must be a name or a number", c->where, key, i);
+	return 0;
+}
+
+static int check_arg(struct ctx *c, const char *key, json_t *v)
+{
+	int64_t d;
+	if (ends_with(key, "_dev"))
+		return check_dev(c, key, v, &d);
+	if (ends_with(key, "_name") || ends_with(key, "_names"))
+		return json_is_string(v) || json_is_null(v)
+		           ? 0
+		           : fail(c->err, c->errlen, "\"%s%s\" must be a string or null", c->where, key);
+	for (size_t i = 0; i < sizeof arg_kinds / sizeof *arg_kinds; i++) {
+		if (strcmp(arg_kinds[i].key, key))
+			continue;
+		switch (arg_kinds[i].kind) {
+		case A_UINT:
+			if (json_is_integer(v) && json_integer_value(v) >= 0)
+				return 0;
+			return fail(c->err, c->errlen, "\"%s%s\" must be a non-negative integer, not %s",
+			            c->where, key, json_is_integer(v) ? "negative" : type_name(v));
+		case A_INT:
+			return json_is_integer(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be an integer, not %s", c->where,
+			                  key, type_name(v));
+		case A_HEX: return check_hex(c, key, v);
+		case A_HANDLE:
+			if (json_is_string(v) && json_string_length(v) == 128 &&
+			    is_hex_n(json_string_value(v), 128))
+				return 0;
+			return fail(c->err, c->errlen, "\"%s%s\" must be an IPC handle: 128 hex digits",
+			            c->where, key);
+		case A_STR:
+			return json_is_string(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be a string, not %s", c->where,
+			                  key, type_name(v));
+		case A_STRNULL: return 0;
+		case A_LOC: return check_loc(c, key, v);
+		case A_ATTRS: return check_attrs(c, key, v);
+		case A_NULL:
+			return json_is_null(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be null", c->where, key);
+		}
+	}
+	return 0; /* a member this reader does not know */
+}
+
+static int check_args(json_t *args, char *err, size_t errlen)
+{
+	struct ctx c = {args, "args.", err, errlen};
+	const char *key;
+	json_t *v;
+	json_object_foreach(args, key, v) if (check_arg(&c, key, v)) return -1;
+	return 0;
+}
+
+/* ---- stacks ---- */
+
+static int get_stack(struct ctx *c, struct pw_event *ev, struct vec *stack)
+{
+	json_t *s = json_object_get(c->obj, "stack");
+	ev->stack = NULL;
+	ev->nstack = 0;
+	if (!s)
+		return 0;
+	if (!json_is_array(s))
+		return fail(c->err, c->errlen, "\"stack\" must be an array of hex strings, not %s",
+		            type_name(s));
+	stack->len = 0;
+	size_t i;
+	json_t *e;
+	json_array_foreach(s, i, e)
+	{
+		uint64_t pc;
+		if (!json_is_string(e) || !parse_hex_u64(json_string_value(e), &pc))
+			return fail(c->err, c->errlen, "\"stack[%zu]\" is not a hex address", i);
+		*(uint64_t *)vec_push(stack) = pc;
+	}
+	ev->stack = stack->data;
+	ev->nstack = stack->len;
+	return 0;
+}
+
+/* ---- events ---- */
+
+static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
+{
+	int64_t seq;
+	if (get_int(c, "seq", &seq, 1) || get_int(c, "tid", &ev->tid, 0) ||
+	    get_str(c, "vendor", &ev->vendor) || get_str(c, "api", &ev->api) ||
+	    get_str(c, "variant", &ev->variant) || get_str(c, "family", &ev->family) ||
+	    get_int(c, "t_ns", &ev->t_ns, 0) || get_int(c, "dur_ns", &ev->dur_ns, 0) ||
+	    get_int(c, "ret", &ev->ret, INT64_MIN) || get_str_null(c, "ret_name", &ev->ret_name, false))
+		return -1;
+	ev->seq = (uint64_t)seq;
+	if (ev->t_ns > INT64_MAX - ev->dur_ns)
+		return fail(c->err, c->errlen, "\"t_ns\" + \"dur_ns\" overflows");
+	json_t *p = json_object_get(c->obj, "parent");
+	ev->has_parent = p != NULL;
+	if (p && get_u64(c, "parent", &ev->parent))
+		return -1;
+	if (check_dev(c, "cur_dev", json_object_get(c->obj, "cur_dev"), &ev->cur_dev))
+		return -1;
+	ev->args = need(c, "args", JSON_OBJECT, "an object");
+	if (!ev->args || check_args(ev->args, c->err, c->errlen))
+		return -1;
+	return get_stack(c, ev, stack);
+}
+
+static int violation_fields(struct ctx *c, struct pw_event *ev)
+{
+	int64_t seq;
+	if (get_int(c, "seq", &seq, 1) || get_u64(c, "call", &ev->call) || get_str(c, "rule", &ev->rule) ||
+	    get_str(c, "severity", &ev->severity) || get_str(c, "message", &ev->message))
+		return -1;
+	ev->seq = (uint64_t)seq;
+	if (!*ev->rule)
+		return fail(c->err, c->errlen, "\"rule\" is empty");
+	/* optional: when and where the preload saw it */
+	json_t *t = json_object_get(c->obj, "t_ns"), *tid = json_object_get(c->obj, "tid");
+	if ((t && get_int(c, "t_ns", &ev->t_ns, 0)) || (tid && get_int(c, "tid", &ev->tid, 0)))
+		return -1;
+	ev->has_time = t && tid;
+	/* the call's api, which an enforce-mode trace has nowhere else */
+	return get_str_null(c, "api", &ev->api, true) ? -1 : 0;
+}
+
+static int parse_violation(struct ctx *c, struct pw_event *ev, struct vec *stack)
+{
+	return violation_fields(c, ev) || get_stack(c, ev, stack) ? -1 : 0;
+}
+
+static int parse_gpu_time(struct ctx *c, struct pw_event *ev)
+{
+	return get_u64(c, "call", &ev->call) || get_u64(c, "gpu_ns", &ev->gpu_ns) ? -1 : 0;
+}
+
+/* ---- an arena for the parse ----
+ * A parsed line is a few dozen small allocations that all die together
+ * when the line is done; malloc and free of each were an eighth of the
+ * reading time.  While json_loadb runs, jansson allocates from this
+ * thread's arena (reset before each line); its frees of arena memory do
+ * nothing.  Everything else — and a line too big for the arena — uses
+ * malloc as usual, so jansson objects made elsewhere are unaffected. */
+
+#define ARENA_SIZE (256u << 10)
+
+static __thread struct {
+	char *base, *ptr, *end;
+	bool active;
+} arena;
+static bool arena_on; /* set once by pw_reader_init, before any thread */
+
+static void *arena_malloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (arena.active && (size_t)(arena.end - arena.ptr) >= n) {
+		void *p = arena.ptr;
+		arena.ptr += n;
+		return p;
+	}
+	return malloc(n);
+}
+
+static void arena_free(void *p)
+{
+	if (arena.base && (char *)p >= arena.base && (char *)p < arena.end)
+		return;
+	free(p);
+}
+
+/* Under AddressSanitizer the arena would hide a use of an event after its
+ * callback (its frees do nothing): sanitizer builds parse with malloc. */
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_WANTED false
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_WANTED false
+#endif
+#endif
+#ifndef ARENA_WANTED
+#define ARENA_WANTED true
+#endif
+
+void pw_reader_init(void)
+{
+	json_object_seed(0); /* seeded once, before any thread parses */
+	if (!ARENA_WANTED)
+		return;
+	json_set_alloc_funcs(arena_malloc, arena_free);
+	arena_on = true;
+}
+
+void pw_reader_thread_done(void)
+{
+	free(arena.base);
+	arena.base = arena.ptr = arena.end = NULL;
+}
+
+static json_t *load(const char *line, size_t len, json_error_t *je)
+{
+	if (!arena_on)
+		return json_loadb(line, len, 0, je);
+	if (!arena.base) {
+		arena.base = xmalloc(ARENA_SIZE);
+		arena.end = arena.base + ARENA_SIZE;
+	}
+	arena.ptr = arena.base; /* the previous line's objects are gone by now */
+	arena.active = true;
+	json_t *j = json_loadb(line, len, 0, je);
+	arena.active = false;
+	return j;
+}
+
+enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
+                                json_t **root, char *err, size_t errlen)
+{
+	json_error_t je;
+	memset(ev, 0, sizeof *ev);
+	ev->cur_dev = PW_DEV_NONE;
+	*root = load(line, len, &je);
+	if (!*root) {
+		fail(err, errlen, "not valid JSON (column %d): %s", je.column, je.text);
+		return PW_LINE_BAD;
+	}
+	ev->root = *root;
+	if (!json_is_object(*root)) {
+		fail(err, errlen, "a line must be a JSON object, not %s", type_name(*root));
+		return PW_LINE_BAD;
+	}
+	struct ctx c = {*root, "", err, errlen};
+	const char *type;
+	if (get_str(&c, "type", &type))
+		return PW_LINE_BAD;
+	int r;
+	if (!strcmp(type, "call")) {
+		ev->type = PW_EV_CALL;
+		r = parse_call(&c, ev, stack);
+	} else if (!strcmp(type, "violation")) {
+		ev->type = PW_EV_VIOLATION;
+		r = parse_violation(&c, ev, stack);
+	} else if (!strcmp(type, "gpu_time")) {
+		ev->type = PW_EV_GPU_TIME;
+		r = parse_gpu_time(&c, ev);
+	} else if (!strcmp(type, "header")) {
+		return PW_LINE_HEADER;
+	} else if (!strcmp(type, "footer")) {
+		return PW_LINE_FOOTER;
+	} else {
+		return PW_LINE_OTHER;
+	}
+	if (r) {
+		/* say which event, when its number is readable */
+		json_t *s = json_object_get(*root, "seq");
+		if (json_is_integer(s) && strlen(err) + 40 < errlen) {
+			char tmp[512];
+			snprintf(tmp, sizeof tmp, "%s seq %lld: %s", type, (long long)json_integer_value(s),
+			         err);
+			snprintf(err, errlen, "%s", tmp);
+		}
+		return PW_LINE_BAD;
+	}
+	return PW_LINE_EVENT;
+}
+
+/* ---- header and footer ---- */
+
+static void free_modules(struct vec *mods)
+{
+	for (size_t i = 0; i < mods->len; i++) {
+		struct pw_module *m = vec_at(mods, i);
+		free(m->path);
+		free(m->build_id);
+	}
+	mods->len = 0;
+}
+
+static bool have_module(const struct vec *mods, const char *path, uint64_t base)
+{
+	for (size_t i = 0; i < mods->len; i++) {
+		const struct pw_module *m = vec_at(mods, i);
+		if (m->base == base && !strcmp(m->path, path))
+			return true;
+	}
+	return false;
+}
+
+/* Adds the modules not already listed (the footer repeats the header's). */
+static int get_modules(struct ctx *c, struct vec *mods)
+{
+	json_t *a = json_object_get(c->obj, "modules");
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c->err, c->errlen, "\"modules\" must be an array, not %s", type_name(a));
+	size_t i;
+	json_t *m;
+	json_array_foreach(a, i, m)
+	{
+		json_t *p = json_object_get(m, "path"), *b = json_object_get(m, "base"),
+		       *id = json_object_get(m, "build_id");
+		uint64_t base;
+		if (!json_is_object(m) || !json_is_string(p) || !json_is_string(b) ||
+		    !parse_hex_u64(json_string_value(b), &base) ||
+		    (id && !json_is_string(id) && !json_is_null(id)))
+			return fail(c->err, c->errlen,
+			            "\"modules[%zu]\" must be {\"path\": string, \"base\": hex, "
+			            "\"build_id\": string or null}",
+			            i);
+		if (have_module(mods, json_string_value(p), base))
+			continue;
+		struct pw_module *pm = vec_push(mods);
+		pm->path = xstrdup(json_string_value(p));
+		pm->base = base;
+		pm->build_id = json_is_string(id) ? xstrdup(json_string_value(id)) : NULL;
+	}
+	return 0;
+}
+
+static int get_argv(struct ctx *c, struct pw_file *f)
+{
+	json_t *a = json_object_get(c->obj, "argv");
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c->err, c->errlen, "\"argv\" must be an array of strings, not %s", type_name(a));
+	f->argv = xcalloc(json_array_size(a) + 1, sizeof *f->argv);
+	size_t i;
+	json_t *s;
+	json_array_foreach(a, i, s)
+	{
+		if (!json_is_string(s))
+			return fail(c->err, c->errlen, "\"argv[%zu]\" must be a string, not %s", i,
+			            type_name(s));
+		f->argv[f->argc++] = xstrdup(json_string_value(s));
+	}
+	return 0;
+}
+
+static int get_vendors(struct ctx *c, struct pw_file *f)
+{
+	json_t *v = json_object_get(c->obj, "vendors");
+	if (!v)
+		return 0;
+	if (!json_is_object(v))
+		return fail(c->err, c->errlen, "\"vendors\" must be an object, not %s", type_name(v));
+	json_t *cuda = json_object_get(v, "cuda");
+	if (!cuda)
+		return 0;
+	struct ctx cc = {cuda, "vendors.cuda.", c->err, c->errlen};
+	if (!json_is_object(cuda))
+		return fail(c->err, c->errlen, "\"vendors.cuda\" must be an object");
+	const char *lib;
+	if (get_str_null(&cc, "library", &lib, true))
+		return -1;
+	f->driver_lib = lib ? xstrdup(lib) : NULL;
+	json_t *dv = json_object_get(cuda, "driver_version");
+	if (dv && !json_is_null(dv) && !json_is_integer(dv))
+		return fail(c->err, c->errlen, "\"vendors.cuda.driver_version\" must be an integer or null");
+	f->has_driver_version = json_is_integer(dv);
+	f->driver_version = f->has_driver_version ? json_integer_value(dv) : 0;
+	return 0;
+}
+
+static int get_options(struct ctx *c, struct pw_file *f)
+{
+	json_t *o = json_object_get(c->obj, "options");
+	if (!o)
+		return 0;
+	if (!json_is_object(o))
+		return fail(c->err, c->errlen, "\"options\" must be an object, not %s", type_name(o));
+	f->options = json_dumps(o, JSON_COMPACT | JSON_SORT_KEYS);
+	json_t *m = json_object_get(o, "mode");
+	if (json_is_string(m))
+		f->mode = xstrdup(json_string_value(m));
+	return 0;
+}
+
+static int check_format(struct ctx *c)
+{
+	const char *format;
+	int64_t version;
+	if (get_str(c, "format", &format))
+		return -1;
+	if (strcmp(format, "peerwatch"))
+		return fail(c->err, c->errlen, "not a peerwatch trace (format \"%.64s\")", format);
+	json_t *v = json_object_get(c->obj, "version");
+	if (!json_is_integer(v))
+		return fail(c->err, c->errlen, "the header's \"version\" must be an integer");
+	version = json_integer_value(v);
+	if (version != PW_FORMAT_VERSION)
+		return fail(c->err, c->errlen,
+		            "trace format version %lld is not known to this reader (it reads version %d)",
+		            (long long)version, PW_FORMAT_VERSION);
+	return 0;
+}
+
+int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen)
+{
+	struct ctx c = {root, "", err, errlen};
+	const char *host, *pwv;
+	if (check_format(&c) || get_int(&c, "pid", &f->pid, 0) || get_str(&c, "host", &host) ||
+	    get_str_null(&c, "peerwatch_version", &pwv, true))
+		return -1;
+	f->host = xstrdup(host);
+	f->pw_version = pwv ? xstrdup(pwv) : NULL;
+	if (opt_int(&c, "ppid", &f->ppid) || opt_int(&c, "t0_mono_ns", &f->t0_mono_ns) ||
+	    opt_int(&c, "t0_real_ns", &f->t0_real_ns))
+		return -1;
+	json_t *v = json_object_get(root, "rank");
+	if (v && !json_is_null(v) && !json_is_integer(v))
+		return fail(err, errlen, "\"rank\" must be an integer or null, not %s", type_name(v));
+	f->has_rank = json_is_integer(v);
+	f->rank = f->has_rank ? json_integer_value(v) : 0;
+	if (get_argv(&c, f) || get_options(&c, f) || get_vendors(&c, f) || get_modules(&c, &f->modules))
+		return -1;
+	f->header_ok = true;
+	return 0;
+}
+
+int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen)
+{
+	struct ctx c = {root, "", err, errlen};
+	const char *reason;
+	if (get_int(&c, "events", &f->footer_events, 0) || get_int(&c, "dropped", &f->dropped, 0) ||
+	    get_str_null(&c, "reason", &reason, true))
+		return -1;
+	f->footer_violations = f->suppressed = -1;
+	if (opt_int(&c, "t_end_ns", &f->t_end_ns) || opt_int(&c, "violations", &f->footer_violations) ||
+	    opt_int(&c, "suppressed", &f->suppressed))
+		return -1;
+	if (get_modules(&c, &f->modules))
+		return -1;
+	free(f->reason);
+	f->reason = reason ? xstrdup(reason) : NULL;
+	f->footer = true;
+	return 0;
+}
+
+/* Everything a read fills in, so that a second read starts clean. */
+void pw_file_clear(struct pw_file *f)
+{
+	free(f->host);
+	for (size_t i = 0; i < f->argc; i++)
+		free(f->argv[i]);
+	free(f->argv);
+	free(f->options);
+	free(f->mode);
+	free(f->pw_version);
+	free(f->driver_lib);
+	free(f->reason);
+	free(f->unreadable);
+	free_modules(&f->modules);
+	vec_free(&f->modules);
+	char *path = f->path;
+	size_t index = f->index;
+	bool partial = f->partial;
+	memset(f, 0, sizeof *f);
+	f->path = path;
+	f->index = index;
+	f->partial = partial;
+	vec_init(&f->modules, sizeof(struct pw_module));
+}
+
+/* ---- arguments of a validated call ---- */
+
+bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out)
+{
+	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out)
+{
+	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
+	if (!json_is_integer(v))
+		return false;
+	*out = json_integer_value(v);
+	return true;
+}
+
+bool pw_arg_hex(const struct pw_event *ev, const char *key, uint64_t *out)
+{
+	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
+	return json_is_string(v) && parse_hex_u64(json_string_value(v), out);
+}
+
+int64_t pw_arg_dev(const struct pw_event *ev, const char *key)
+{
+	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
+	if (!json_is_integer(v))
+		return PW_DEV_NONE;
+	json_int_t d = json_integer_value(v);
+	return d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d;
+}
+
+const char *pw_arg_str(const struct pw_event *ev, const char *key)
+{
+	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
+	return json_is_string(v) ? json_string_value(v) : NULL;
+}
+
+bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129])
+{
+	const char *s = pw_arg_str(ev, key);
+	if (!s || strlen(s) != 128 || !is_hex_n(s, 128))
+		return false;
+	for (int i = 0; i < 128; i++)
+		out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a' : s[i]);
+	out[128] = 0;
+	return true;
+}
+
+const char *pw_file_program(const struct pw_file *f)
+{
+	return f->argc && f->argv[0][0] ? base_name(f->argv[0]) : "?";
+}

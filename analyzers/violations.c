@@ -1,0 +1,73 @@
+/*
+ * violations: every finding with its rule, message, process and call, and
+ * its stack symbolized offline (symbols.h) from the process's module list.
+ */
+#include <stdlib.h>
+
+#include "findings.h"
+#include "symbols.h"
+
+static void print_stack(const struct finding *fd, const struct pw_file *f, struct symbolizer *sym)
+{
+	for (size_t i = 0; i < fd->nstack; i++) {
+		struct sym_frame fr;
+		sym_lookup(sym, &f->modules, fd->stack[i], &fr);
+		char *s = sym_format(&fr), *safe = sanitize(s);
+		printf("      #%-2zu 0x%llx %s\n", i, (unsigned long long)fd->stack[i], safe);
+		free(s);
+		free(safe);
+		sym_frame_free(&fr);
+	}
+}
+
+static void print_one(const struct finding *fd, const struct pw_input *in, struct symbolizer *sym)
+{
+	const struct pw_file *f = &in->files[fd->file];
+	char *label = proc_label(f), *host = sanitize(f->host), *rule = sanitize(fd->rule),
+	     *msg = sanitize(fd->message), *sev = sanitize(fd->severity),
+	     *api = sanitize(fd->api ? fd->api : "(call not in the trace)");
+	printf("%s  %s\n", sev, rule);
+	printf("    %s\n", msg);
+	printf("    process %s on %s, call %llu %s", label, host, (unsigned long long)fd->call, api);
+	if (fd->seq)
+		printf(", event %llu", (unsigned long long)fd->seq);
+	printf("%s\n", fd->derived ? " (derived from the trace by the analyzer)" : "");
+	if (fd->nstack)
+		print_stack(fd, f, sym);
+	else
+		printf("      (no stack recorded)\n");
+	free(label);
+	free(host);
+	free(rule);
+	free(msg);
+	free(sev);
+	free(api);
+}
+
+int cmd_violations(const struct pw_opts *o)
+{
+	struct findings fs;
+	struct pw_input in = {0};
+	findings_init(&fs);
+	int st = findings_read(o, &in, &fs);
+	struct symbolizer *sym = sym_new();
+	if (st != PW_READ_FATAL && in.n) {
+		if (o->json) {
+			json_t *doc = json_object(), *arr = json_array();
+			for (size_t i = 0; i < fs.list.len; i++)
+				json_array_append_new(arr, finding_json(vec_at(&fs.list, i), &in, sym));
+			json_object_set_new(doc, "findings", arr);
+			json_print(doc);
+		} else {
+			printf("%zu finding%s\n", fs.list.len, fs.list.len == 1 ? "" : "s");
+			for (size_t i = 0; i < fs.list.len; i++) {
+				printf("\n");
+				print_one(vec_at(&fs.list, i), &in, sym);
+			}
+		}
+	}
+	sym_free(sym);
+	findings_free(&fs);
+	pw_input_free(&in);
+	return an_exit(st);
+}

@@ -1,0 +1,172 @@
+/*
+ * Writes synthetic peerwatch traces for the analyzer benchmark: FILES trace
+ * files (processes) with EVENTS call events in all, lines shaped exactly as
+ * the preload writes them (preload/cuda_encode.c, docs/trace-format.md), in
+ * a mix of the hooked APIs: peer copies (most), peer queries and enables,
+ * IPC export/open/close, managed advice and prefetch, frees; about 2 % of
+ * calls fail.  Deterministic (a fixed xorshift seed).
+ *
+ *   gen_trace OUT_DIR EVENTS FILES
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+
+static uint64_t rng = 0x9e3779b97f4a7c15ull;
+
+static uint64_t next(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return rng;
+}
+
+static const char handle[] =
+    "5057534d3412000000001000000000000100000000000000000000002f707773696d2e302e34363631"
+    "322e310000000000000000000000000000000000000000";
+
+static void header(FILE *f, int pid)
+{
+	fprintf(
+	    f,
+	    "{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":1,\"peerwatch_version\":\"0.1.0\","
+	    "\"pid\":%d,\"ppid\":1,\"host\":\"bench\",\"rank\":%d,\"argv\":[\"python3\",\"train.py\"],"
+	    "\"t0_mono_ns\":1000000000,\"t0_real_ns\":1763771402123456789,\"options\":{\"out\":\"/tmp/pw\","
+	    "\"mode\":\"warn\",\"buffer_kb\":256},\"vendors\":{\"cuda\":{\"library\":\"/lib/x86_64-linux-gnu/"
+	    "libcuda.so.1\",\"driver_version\":13000}},\"modules\":[{\"path\":\"/usr/bin/python3.12\","
+	    "\"base\":\"0x0\",\"build_id\":\"729fae923d5a4fd12aabfe228f219e9cb0eb53f1\"}]}\n",
+	    pid, pid - 1000);
+}
+
+/* One call event; returns nothing, writes one line. */
+static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
+{
+	unsigned k = (unsigned)(next() % 100), src = (unsigned)(next() % 8), dst = (src + 1 + next() % 7) % 8;
+	uint64_t dur = 500 + next() % 20000, bytes = 4096ull << (next() % 16);
+	int fail = next() % 50 == 0;
+	const char *ok =
+	    fail ? "1,\"ret_name\":\"CUDA_ERROR_INVALID_VALUE\"" : "0,\"ret_name\":\"CUDA_SUCCESS\"";
+	fprintf(f, "{\"type\":\"call\",\"seq\":%llu,\"tid\":%d,\"vendor\":\"cuda\",", (unsigned long long)seq,
+	        pid + (int)(seq % 4));
+	if (k < 55)
+		fprintf(
+		    f,
+		    "\"api\":\"cuMemcpyPeerAsync\",\"variant\":\"_ptsz\",\"family\":\"copy\",\"t_ns\":%llu,"
+		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"dst\":\"0x7f3a%08x\",\"dst_dev\":%u,"
+		    "\"dst_ctx\":\"0x55d0c3a81f30\",\"dst_ctx_dev\":%u,\"src\":\"0x7f3b%08x\",\"src_dev\":%u,"
+		    "\"src_ctx\":\"0x55d0c3a7e2a0\",\"src_ctx_dev\":%u,\"bytes\":%llu,\"stream\":"
+		    "\"0x55d0c3b01a40\"}}\n",
+		    (unsigned long long)t, (unsigned long long)dur, ok, (unsigned)(next() & 0xfffff000), dst,
+		    dst, (unsigned)(next() & 0xfffff000), src, src, (unsigned long long)bytes);
+	else if (k < 70)
+		fprintf(f,
+		        "\"api\":\"cuMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":%llu,\"dur_"
+		        "ns\":%llu,"
+		        "\"ret\":%s,\"args\":{\"dst\":\"0x7f3a5c000000\",\"dst_dev\":%u,\"dst_ctx\":"
+		        "\"0x55d0c3a81f30\","
+		        "\"dst_ctx_dev\":%u,\"src\":\"0x7f3a3a000000\",\"src_dev\":%u,\"src_ctx\":"
+		        "\"0x55d0c3a7e2a0\","
+		        "\"src_ctx_dev\":%u,\"bytes\":%llu}}\n",
+		        (unsigned long long)t, (unsigned long long)dur * 10, ok, dst, dst, src, src,
+		        (unsigned long long)bytes);
+	else if (k < 80)
+		fprintf(
+		    f,
+		    "\"api\":\"cuDeviceCanAccessPeer\",\"variant\":\"\",\"family\":\"peer\",\"t_ns\":%llu,"
+		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"can_access\":1,\"dev\":%u,\"peer_dev\":%u}}\n",
+		    (unsigned long long)t, (unsigned long long)dur / 50, ok, src, dst);
+	else if (k < 84)
+		fprintf(
+		    f,
+		    "\"api\":\"cuCtxEnablePeerAccess\",\"variant\":\"\",\"family\":\"peer\",\"t_ns\":%llu,"
+		    "\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"peer_ctx\":\"0x55d0c3a81f30\","
+		    "\"peer_ctx_dev\":%u,\"flags\":0}}\n",
+		    (unsigned long long)t, (unsigned long long)dur, ok, src, dst);
+	else if (k < 88)
+		fprintf(f,
+		        "\"api\":\"cuIpcGetMemHandle\",\"variant\":\"\",\"family\":\"ipc\",\"t_ns\":%llu,"
+		        "\"dur_ns\":%llu,"
+		        "\"ret\":%s,\"cur_dev\":%u,\"args\":{\"handle\":\"%s\",\"ptr\":\"0x7f3a3a000000\","
+		        "\"ptr_dev\":%u}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, ok, src, handle, src);
+	else if (k < 91)
+		fprintf(f,
+		        "\"api\":\"cuIpcOpenMemHandle\",\"variant\":\"_v2\",\"family\":\"ipc\",\"t_ns\":%llu,"
+		        "\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"ptr\":\"0x7f11c2000000\","
+		        "\"ptr_dev\":%u,"
+		        "\"handle\":\"%s\",\"flags\":1,\"flags_names\":\"CU_IPC_MEM_LAZY_ENABLE_PEER_"
+		        "ACCESS\"}}\n",
+		        (unsigned long long)t, (unsigned long long)dur * 50, ok, dst, src, handle);
+	else if (k < 94)
+		fprintf(f,
+		        "\"api\":\"cuMemAdvise\",\"variant\":\"_v2\",\"family\":\"managed\",\"t_ns\":%llu,"
+		        "\"dur_ns\":%llu,"
+		        "\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a18000000\",\"ptr_dev\":0,\"bytes\":%llu,"
+		        "\"advice\":3,"
+		        "\"advice_name\":\"CU_MEM_ADVISE_SET_PREFERRED_LOCATION\",\"location\":{\"type\":"
+		        "\"device\","
+		        "\"id\":%u}}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, ok, (unsigned long long)bytes, dst);
+	else if (k < 97)
+		fprintf(
+		    f,
+		    "\"api\":\"cuMemPrefetchAsync\",\"variant\":\"_v2\",\"family\":\"managed\",\"t_ns\":%llu,"
+		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a18000000\",\"ptr_dev\":0,\"bytes\":"
+		    "%llu,"
+		    "\"location\":{\"type\":\"device\",\"id\":%u},\"flags\":0,\"stream\":\"0x55d0c3b01a40\"}}"
+		    "\n",
+		    (unsigned long long)t, (unsigned long long)dur, ok, (unsigned long long)bytes, dst);
+	else
+		fprintf(f,
+		        "\"api\":\"cuMemFree\",\"variant\":\"_v2\",\"family\":\"support\",\"t_ns\":%llu,"
+		        "\"dur_ns\":%llu,"
+		        "\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a%08x\",\"ptr_dev\":%u}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, ok, (unsigned)(next() & 0xfffff000),
+		        src);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc != 4) {
+		fprintf(stderr, "usage: gen_trace OUT_DIR EVENTS FILES\n");
+		return 2;
+	}
+	long long events = atoll(argv[2]), files = atoll(argv[3]);
+	if (events < 1 || files < 1 || files > 100000) {
+		fprintf(stderr, "gen_trace: EVENTS >= 1, 1 <= FILES <= 100000\n");
+		return 2;
+	}
+	if (mkdir(argv[1], 0700) && errno != EEXIST) {
+		perror(argv[1]);
+		return 1;
+	}
+	for (long long i = 0; i < files; i++) {
+		long long n = events / files + (i < events % files);
+		int pid = 1000 + (int)i;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/bench.%d.pw.jsonl", argv[1], pid);
+		FILE *f = fopen(path, "w");
+		if (!f) {
+			perror(path);
+			return 1;
+		}
+		header(f, pid);
+		uint64_t t = 1000000000ull + 1000;
+		for (long long s = 1; s <= n; s++) {
+			t += 100 + next() % 5000;
+			event(f, pid, (uint64_t)s, t);
+		}
+		fprintf(f,
+		        "{\"type\":\"footer\",\"events\":%lld,\"dropped\":0,\"t_end_ns\":%llu,\"reason\":"
+		        "\"exit\"}\n",
+		        n, (unsigned long long)t + 1000);
+		if (fclose(f)) {
+			perror(path);
+			return 1;
+		}
+	}
+	return 0;
+}

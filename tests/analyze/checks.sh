@@ -1,0 +1,293 @@
+# Properties of peerwatch-analyze beyond the golden outputs: exit codes,
+# findings, crash handling, parallel reading, offline symbols, malformed
+# input.  Sourced by run.sh (A, B, WORK, HERE, check, ok, bad are set).
+
+jqt() { jq -e "$@" >/dev/null 2>&1; }
+# Runs the analyzer; $rc, $WORK/o.out, $WORK/o.err.  Death by a signal fails the test.
+an() {
+	"$A" "$@" >"$WORK/o.out" 2>"$WORK/o.err"
+	rc=$?
+	sanitizer_said "$WORK/o.err" "peerwatch-analyze $*"
+	if [ $rc -ge 128 ]; then
+		bad "peerwatch-analyze $* died with signal $((rc - 128)): $(tail -3 "$WORK/o.err")"
+	fi
+	return 0
+}
+rc_is() { [ "$rc" = "$1" ]; }
+err_has() { grep -q -- "$1" "$WORK/o.err"; }
+out_has() { grep -q -- "$1" "$WORK/o.out"; }
+
+# ---- IPC: the exporter's free while the importer holds the handle -------------
+
+an ipc --json "$WORK/ipc"
+check "ipc: the free while open is found from the traces alone (registry off)" \
+	jqt '.findings | length == 1 and .[0].rule == "ipc.free-while-open" and .[0].api == "cuMemFree_v2"' "$WORK/o.out"
+check "ipc: the handle's life is export, open, free, close in that order" \
+	jqt '.handles[0].life | map(.op) == ["export","open","free","close"]' "$WORK/o.out"
+check "ipc: the open and the close are the importer's, the export and the free the exporter's" \
+	jqt '.handles[0].life | (.[0].process.pid == .[2].process.pid) and (.[1].process.pid == .[3].process.pid)
+		and (.[0].process.pid != .[1].process.pid)' "$WORK/o.out"
+check "ipc: exporter and importer matched by the handle's bytes (one memory handle)" \
+	jqt '[.handles[] | select(.kind == "memory")] | length == 1' "$WORK/o.out"
+an check "$WORK/ipc"
+check "check: the derived finding fails the gate (exit 1)" rc_is 1
+an check --no-derived "$WORK/ipc"
+check "check --no-derived: without the registry's event there is nothing (exit 0)" rc_is 0
+an check --json "$WORK/ipc-online"
+check "ipc-online: the registry's violation and the derived finding are reported once" \
+	jqt '.findings | length == 1 and .[0].derived == false and .[0].rule == "ipc.free-while-open"' "$WORK/o.out"
+
+# ---- enforce mode: the violation's call never ran, so only the violation names it ----
+
+traced "$WORK/enforce" -m enforce -- "$B/tests/calls" getproc "$WORK/enforce.expect" >/dev/null 2>&1
+an check --json "$WORK/enforce"
+check "enforce: the finding that stopped the process names its call's api" \
+	jqt '.findings | last | .severity == "error" and .api == "cuMemcpyPeer"' "$WORK/o.out"
+check "enforce: and that call is not in the trace" \
+	bash -c "! jq -e --argjson s \"\$(jq '.findings | last | .call' '$WORK/o.out')\" \
+		'select(.type == \"call\" and .seq == \$s)' '$WORK'/enforce/*.pw.jsonl >/dev/null"
+an info "$WORK/enforce"
+check "enforce: info says enforce mode stopped it" out_has "stopped by enforce mode"
+
+# ---- a crashed process ----------------------------------------------------------
+
+check "crash: the killed process left a .partial trace" bash -c "compgen -G '$WORK/crash/*.pw.jsonl.partial' >/dev/null"
+an info --json "$WORK/crash"
+check "crash: info says partial" jqt '.partial == 1 and .files[0].state == "partial"' "$WORK/o.out"
+check "crash: the 5 calls made before the kill are read" jqt '.files[0].calls == 5' "$WORK/o.out"
+check "crash: info exits 0 (a .partial trace is not an input error)" rc_is 0
+an summary --json "$WORK/crash"
+check "crash: summary counts it as partial" jqt '.partial == 1 and .per_process[0].partial == true' "$WORK/o.out"
+an info --json "$WORK/forkexec"
+check "forkexec: three programs, each trace finished (the _exit child too)" \
+	jqt '(.files | length) == 3 and .clean == 3' "$WORK/o.out"
+
+# ---- many events, many threads, parallel reading ------------------------------------
+
+an summary --json "$WORK/threads"
+check "threads: all 80000 calls counted" jqt '.calls_total == 80000 and .calls[0].count == 80000' "$WORK/o.out"
+check "summary --json has the documented members" jqt '(.processes | type) == "number" and
+	(.calls[0] | has("api") and has("vendor") and has("count") and has("errors") and
+	 (.host_ns | has("total") and has("mean") and has("p50") and has("p99") and has("max"))) and
+	(.violations | type) == "array"' "$WORK/o.out"
+mkdir -p "$WORK/all"
+cp -r "$WORK/calls" "$WORK/ipc" "$WORK/crash" "$WORK/forkexec" "$WORK/threads" "$WORK/all/"
+for cmd in summary matrix ipc managed check info; do
+	"$A" $cmd --json -j 1 "$WORK/all" >"$WORK/j1" 2>/dev/null
+	"$A" $cmd --json -j 7 "$WORK/all" >"$WORK/j7" 2>/dev/null
+	check "$cmd: the same result with 1 and 7 workers" cmp -s "$WORK/j1" "$WORK/j7"
+done
+an summary "$WORK/threads"
+check "no progress output when stderr is not a terminal" bash -c "! grep -q $'\r' '$WORK/o.err'"
+# On a terminal (script(1) gives it one), a run of more than a second shows
+# its progress on stderr — and not with --json.
+if command -v script >/dev/null && ${CC:-cc} -O2 -o "$WORK/gen_trace" "$ROOT/bench/gen_trace.c"; then
+	"$WORK/gen_trace" "$WORK/big" 400000 1
+	script -qec "'$A' summary -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
+	check "progress on a terminal: files and events read" grep -q 'files, [0-9]* events read' "$WORK/tty.out"
+	script -qec "'$A' summary --json -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
+	check "no progress with --json, even on a terminal" bash -c "! grep -q 'events read' '$WORK/tty.out'"
+	# A big file is read in chunks by several workers: the same result, the
+	# same messages with the same line numbers, as one worker reading it whole.
+	f=$(ls "$WORK"/big/*.pw.jsonl)
+	sed -i -e '2s/"seq":1,/"seq":"one",/' -e '100000s/^{/[/' -e '250001s/"ret":/"ret":"x","r":/' "$f"
+	echo '{"type":"call","seq":1' >>"$f"
+	for cmd in summary info; do
+		"$A" $cmd --json -j 1 "$WORK/big" >"$WORK/c1" 2>"$WORK/e1"
+		"$A" $cmd --json -j 3 "$WORK/big" >"$WORK/c3" 2>"$WORK/e3"
+		check "chunked reading ($cmd): the same document as one worker" cmp -s "$WORK/c1" "$WORK/c3"
+		check "chunked reading ($cmd): the same messages, the same line numbers" cmp -s "$WORK/e1" "$WORK/e3"
+	done
+	check "chunked reading: the bad lines are where they were put" bash -c "grep -q ':2: \"seq\" must be' '$WORK/e3' &&
+		grep -q ':100000: not valid JSON' '$WORK/e3' && grep -q ':250001: call seq 250000: \"ret\"' '$WORK/e3' &&
+		grep -q ':400003: not valid JSON' '$WORK/e3'"
+	rm -rf "$WORK/big"
+fi
+
+# ---- timeline ---------------------------------------------------------------------
+
+an timeline -o "$WORK/tl.json" "$WORK/calls"
+check "timeline: Chrome trace JSON with one slice per call" \
+	jqt --argjson n "$(jq -s '[.[] | select(.type=="call")] | length' "$WORK"/calls/*.pw.jsonl)" \
+	'[.traceEvents[] | select(.ph == "X")] | length == $n' "$WORK/tl.json"
+check "timeline: a named track per process, slices with pid, tid, ts, dur" \
+	jqt '([.traceEvents[] | select(.name == "process_name")] | length == 2) and
+	     all(.traceEvents[] | select(.ph == "X"); has("pid") and has("tid") and .ts >= 0 and .dur >= 0)' "$WORK/tl.json"
+check "timeline: copies carry their bytes" \
+	jqt '[.traceEvents[] | select(.cat == "copy" and .args.ret == "CUDA_SUCCESS") | .args.bytes] | all(. > 0)' "$WORK/tl.json"
+an timeline "$WORK/calls"
+check "timeline without -o is a usage error (exit 2)" rc_is 2
+
+# ---- rules ----------------------------------------------------------------------------
+
+an rules --json
+check "rules: the analyzer's offline rules are in the catalog" \
+	jqt '[.rules[] | select(.offline) | .id] | sort == ["ipc.free-while-open","ipc.leak","ipc.open.stale"]' "$WORK/o.out"
+if [ -f "$ROOT/include/peerwatch/rules_table.h" ]; then
+	n=$(grep -c '^[[:space:]]*X([A-Z0-9_]*, "' "$ROOT/include/peerwatch/rules_table.h")
+	check "rules: every row of include/peerwatch/rules_table.h is listed ($n)" \
+		jqt --argjson n "$n" '[.rules[] | select(.online)] | length == $n' "$WORK/o.out"
+fi
+
+# ---- offline symbols on a made-up violation -------------------------------------------
+# A header of a real run (its module list), and violations whose stacks point
+# into the real program, into a missing library and into a "rebuilt" program.
+
+parent=$(grep -L '"ipc-child"' "$WORK"/calls/*.pw.jsonl | head -1)
+base=$(head -1 "$parent" | jq -r '.modules[0].base')
+main=$(nm "$B/tests/calls" | awk '$3 == "main" {print $1}')
+pc=$(printf '0x%x' $((base + 0x$main + 0x10)))
+mkdir -p "$WORK/sym"
+{
+	head -1 "$parent" | jq -c '.modules += [{"path":"/nonexistent/libgone.so","base":"0x7e0000000000","build_id":null}]'
+	echo '{"type":"call","seq":1,"tid":1,"vendor":"cuda","api":"cuMemcpyPeer","variant":"","family":"copy","t_ns":5,"dur_ns":1,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"bytes":4}}'
+	echo '{"type":"violation","seq":2,"call":1,"rule":"test.rule","severity":"warning","message":"made up","stack":["'"$pc"'","0x7e0000001234"]}'
+	echo '{"type":"footer","events":2,"dropped":0,"t_end_ns":9,"reason":"exit"}'
+} >"$WORK/sym/h.1.pw.jsonl"
+an violations "$WORK/sym"
+check "symbols: an address in the program is its function+offset and file:line" out_has "main+0x10 (calls.c:"
+check "symbols: a library that is gone degrades to module+offset" out_has "libgone.so+0x1234 \[file not found\]"
+check "symbols: the violation names its call" out_has "call 1 cuMemcpyPeer"
+sed -i '1s/"build_id":"[0-9a-f]*"/"build_id":"00112233445566778899aabbccddeeff00112233"/' "$WORK/sym/h.1.pw.jsonl"
+an violations "$WORK/sym"
+check "symbols: a program rebuilt since the run (build id differs) is not used" \
+	out_has "calls+0x[0-9a-f]* \[build id differs\]"
+an check "$WORK/sym"
+check "check: a warning passes the default gate (exit 0)" rc_is 0
+an check --fail-on warning "$WORK/sym"
+check "check --fail-on warning: a warning fails (exit 1)" rc_is 1
+an check --fail-on performance "$WORK/sym"
+check "check --fail-on performance: a warning fails (exit 1)" rc_is 1
+an check --fail-on fatal "$WORK/sym"
+check "check --fail-on with an unknown level is a usage error (exit 2)" rc_is 2
+
+# ---- malformed input ----------------------------------------------------------------------
+# Each case: a directory with one bad file; the analyzer must say what is
+# wrong with file:line, skip what it cannot use, exit as documented, and
+# never die of a signal.
+
+good=$(ls "$WORK"/forkexec/*.pw.jsonl | head -1)
+nlines=$(wc -l <"$good")
+case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
+calls_in() { jq '.calls_total' "$WORK/o.out"; }
+
+d=$(case_dir)
+head -c $(($(wc -c <"$good") - 7)) "$good" >"$d/cut.pw.jsonl"
+an summary --json "$d"
+check "truncated file: file:line names the cut last line" err_has "cut.pw.jsonl:$nlines: the last line has no newline"
+check "truncated file: the rest is read, exit 0" bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" -gt 0 ]"
+an summary --strict "$d"
+check "truncated file with --strict: exit 2" rc_is 2
+
+d=$(case_dir)
+head -c $(($(wc -c <"$good") - 7)) "$good" >"$d/cut.pw.jsonl.partial"
+an summary "$d"
+check "truncated .partial: the cut last line is expected, no message, exit 0" \
+	bash -c "[ $rc = 0 ] && ! [ -s '$WORK/o.err' ]"
+
+d=$(case_dir)
+{
+	head -2 "$good"
+	printf '{"type":"call","pad":"'
+	head -c 2500000 /dev/zero | tr '\0' 'x'
+	printf '"}\n'
+	tail -n +3 "$good"
+} >"$d/huge.pw.jsonl"
+an summary --json "$d"
+check "huge line: reported with its line number" err_has "huge.pw.jsonl:3: line longer than 1048576 bytes"
+check "huge line: skipped, every other call read, exit 0" \
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $((nlines - 2)) ]"
+an summary --strict "$d"
+check "huge line with --strict: exit 2" rc_is 2
+
+d=$(case_dir)
+{
+	head -1 "$good"
+	sed -n 2p "$good" | sed 's/"seq":[0-9]*/"seq":"7"/'
+	sed -n 2p "$good" | sed 's/"args":{/"args":{"bytes":"many",/'
+	sed -n 2p "$good" | sed 's/"ret":0/"ret":1.5/'
+	sed -n 2p "$good" | sed 's/"t_ns":[0-9]*/"t_ns":123456789012345678901234567890/'
+	echo '{"type":"violation","seq":3,"call":1,"rule":"x","severity":"error","message":"m","stack":["main"]}'
+	echo '[1,2,3]'
+	echo '{"no":"type"}'
+	printf '{"type":"call","api":"\xff\xfe"}\n'
+	tail -n +2 "$good"
+} >"$d/types.pw.jsonl"
+an summary --json "$d"
+check "wrong type: seq as a string" err_has 'types.pw.jsonl:2: .*"seq" must be an integer, not a string'
+check "wrong type: args.bytes as a string" err_has 'types.pw.jsonl:3: .*"args.bytes" must be a non-negative integer'
+check "wrong type: ret as a real number" err_has 'types.pw.jsonl:4: .*"ret" must be an integer, not a real number'
+check "wrong type: an integer too big for 64 bits" err_has 'types.pw.jsonl:5: not valid JSON'
+check "wrong type: a stack frame that is not an address" err_has 'types.pw.jsonl:6: .*"stack\[0\]" is not a hex address'
+check "wrong type: a line that is not an object" err_has 'types.pw.jsonl:7: a line must be a JSON object'
+check "wrong type: no type member" err_has 'types.pw.jsonl:8: missing member "type"'
+check "wrong type: invalid UTF-8" err_has 'types.pw.jsonl:9: not valid JSON'
+check "wrong types: the good lines are all read, exit 0" \
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $((nlines - 2)) ]"
+
+d=$(case_dir)
+{
+	head -1 "$good" | sed 's/"version":1/"version":2/'
+	tail -n +2 "$good"
+} >"$d/v2.pw.jsonl"
+an summary "$d"
+check "unknown version: a clear message" err_has "v2.pw.jsonl: line 1: trace format version 2 is not known to this reader (it reads version 1)"
+check "unknown version: exit 2" rc_is 2
+
+d=$(case_dir)
+head -c 65536 "$B/bin/peerwatch-analyze" >"$d/garbage.pw.jsonl"
+an summary "$d"
+check "binary garbage: not a trace, exit 2" bash -c "[ $rc = 2 ] && grep -q 'garbage.pw.jsonl: line 1: not a peerwatch trace' '$WORK/o.err'"
+
+d=$(case_dir)
+: >"$d/empty.pw.jsonl"
+an info "$d"
+check "empty file: a clear message, exit 2" bash -c "[ $rc = 2 ] && grep -q 'empty.pw.jsonl: empty file' '$WORK/o.err'"
+d=$(case_dir)
+: >"$d/empty.pw.jsonl.partial"
+an info --json "$d"
+check "empty .partial (died before its header): reported, exit 0" \
+	bash -c "[ $rc = 0 ] && jq -e '.files[0].unreadable | test(\"before writing its header\")' '$WORK/o.out' >/dev/null"
+
+d=$(case_dir)
+{
+	head -1 "$good"
+	head -c 200000 /dev/zero | tr '\0' '['
+	echo
+	for i in $(seq 1 100); do echo '{"type":"call"}'; done
+	tail -n +2 "$good"
+} >"$d/many.pw.jsonl"
+an info --json "$d"
+check "deep nesting and 100 bad lines: at most 10 messages, all counted" \
+	bash -c "[ \$(wc -l <'$WORK/o.err') -le 11 ] && jq -e '.files[0].bad_lines == 101' '$WORK/o.out' >/dev/null"
+
+d=$(case_dir)
+cp "$good" "$d/"
+printf 'not json\n' >"$d/bad.pw.jsonl"
+an summary --json "$d"
+check "a bad file among good ones: the good one is reported, exit 2" \
+	bash -c "[ $rc = 2 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" -gt 0 ]"
+
+d=$(case_dir)
+tail -n +2 "$good" >"$d/nohead.pw.jsonl"
+an summary "$d"
+check "a file whose first line is not a header: not a trace, exit 2" \
+	bash -c "[ $rc = 2 ] && grep -q 'the first line is not a header' '$WORK/o.err'"
+
+# ---- usage ---------------------------------------------------------------------------------
+
+an
+check "no command: usage, exit 2" rc_is 2
+an frobnicate "$WORK/calls"
+check "unknown command: exit 2" bash -c "[ $rc = 2 ] && grep -q \"unknown command 'frobnicate'\" '$WORK/o.err'"
+an summary
+check "no path: exit 2" rc_is 2
+an summary "$WORK/does-not-exist"
+check "a path that does not exist: exit 2" bash -c "[ $rc = 2 ] && grep -q 'does-not-exist: No such file' '$WORK/o.err'"
+an summary -j 0 "$WORK/calls"
+check "-j 0: usage error" rc_is 2
+an summary --fail-on error "$WORK/calls"
+check "an option of another command: usage error" rc_is 2
+an --help
+check "--help: exit 0 and every command listed" \
+	bash -c "[ $rc = 0 ] && for c in summary check violations matrix ipc managed timeline rules info; do grep -q \"^  \$c \" '$WORK/o.out' || exit 1; done"

@@ -1,0 +1,490 @@
+/*
+ * The analyzer's reader (analyzers/reader.c, validate.c): line validation,
+ * files and directories, the line limit, .partial tails, the pre-phase, and
+ * the containers and histogram the reports build on.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "../../analyzers/hist.h"
+#include "../../analyzers/reader.h"
+#include "../../analyzers/table.h"
+#include "../../analyzers/util.h"
+
+#define HEADER                                                                                              \
+	"{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":1,\"pid\":42,\"ppid\":1,\"host\":\"h\"," \
+	"\"rank\":3,\"argv\":[\"/bin/prog\",\"a\"],\"t0_mono_ns\":100,\"t0_real_ns\":200,"                  \
+	"\"options\":{\"mode\":\"warn\"},\"vendors\":{\"cuda\":{\"library\":\"libcuda.so.1\","              \
+	"\"driver_version\":13000}},\"modules\":[{\"path\":\"/bin/prog\",\"base\":\"0x1000\","              \
+	"\"build_id\":\"abcd\"}]}"
+#define CALL(seq)                                                                                        \
+	"{\"type\":\"call\",\"seq\":" #seq ",\"tid\":42,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\","   \
+	"\"variant\":\"\",\"family\":\"copy\",\"t_ns\":" #seq "000,\"dur_ns\":5,\"ret\":0,"              \
+	"\"ret_name\":\"CUDA_SUCCESS\",\"args\":{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_" \
+	"dev\":0,"                                                                                       \
+	"\"bytes\":64}}"
+#define FOOTER                                                                                   \
+	"{\"type\":\"footer\",\"events\":2,\"dropped\":0,\"t_end_ns\":9000,\"reason\":\"exit\"," \
+	"\"modules\":[{\"path\":\"/lib/x.so\",\"base\":\"0x2000\",\"build_id\":null}]}"
+
+/* The event's strings live in the parsed line: the last one is kept until
+ * the next call. */
+static enum pw_line_kind parse(const char *line, struct pw_event *ev, char *err)
+{
+	static json_t *root;
+	static struct vec stack;
+	json_decref(root);
+	vec_free(&stack);
+	vec_init(&stack, sizeof(uint64_t));
+	return pw_parse_line(line, strlen(line), ev, &stack, &root, err, 512);
+}
+
+static void a_call(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	struct vec stack;
+	json_t *root;
+	vec_init(&stack, sizeof(uint64_t));
+	const char *l =
+	    "{\"type\":\"call\",\"seq\":7,\"tid\":9,\"vendor\":\"cuda\",\"api\":\"cuIpcOpenMemHandle\","
+	    "\"variant\":\"_v2\",\"family\":\"ipc\",\"t_ns\":1000,\"dur_ns\":20,\"ret\":201,\"ret_name\":"
+	    "null,"
+	    "\"parent\":3,\"cur_dev\":1,\"args\":{\"handle\":\"" /* 128 digits */
+	    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	    "00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
+	    "\",\"flags\":1,\"flags_names\":\"CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS\"},"
+	    "\"stack\":[\"0x401000\",\"0x7f0000001234\"],\"new_member\":[1]}";
+	assert_int_equal(pw_parse_line(l, strlen(l), &ev, &stack, &root, err, sizeof err), PW_LINE_EVENT);
+	assert_int_equal(ev.type, PW_EV_CALL);
+	assert_int_equal(ev.seq, 7);
+	assert_int_equal(ev.tid, 9);
+	assert_string_equal(ev.api, "cuIpcOpenMemHandle");
+	assert_string_equal(ev.variant, "_v2");
+	assert_null(ev.ret_name);
+	assert_int_equal(ev.ret, 201);
+	assert_true(ev.has_parent);
+	assert_int_equal(ev.parent, 3);
+	assert_int_equal(ev.cur_dev, 1);
+	assert_int_equal(ev.nstack, 2);
+	assert_int_equal(ev.stack[1], 0x7f0000001234ull);
+	char h[129];
+	assert_true(pw_arg_handle(&ev, "handle", h));
+	assert_int_equal(strlen(h), 128);
+	uint64_t flags;
+	assert_true(pw_arg_u64(&ev, "flags", &flags));
+	assert_int_equal(flags, 1);
+	assert_int_equal(pw_arg_dev(&ev, "ptr_dev"), PW_DEV_NONE);
+	json_decref(root);
+	vec_free(&stack);
+}
+
+static void kinds_of_lines(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	assert_int_equal(parse(HEADER, &ev, err), PW_LINE_HEADER);
+	assert_int_equal(parse(FOOTER, &ev, err), PW_LINE_FOOTER);
+	assert_int_equal(parse("{\"type\":\"future_event\",\"x\":1}", &ev, err), PW_LINE_OTHER);
+	assert_int_equal(parse("{\"type\":\"gpu_time\",\"call\":4,\"gpu_ns\":77}", &ev, err), PW_LINE_EVENT);
+	assert_int_equal(ev.type, PW_EV_GPU_TIME);
+	assert_int_equal(ev.gpu_ns, 77);
+	assert_int_equal(
+	    parse("{\"type\":\"violation\",\"seq\":5,\"call\":4,\"rule\":\"r.x\",\"severity\":\"error\","
+	          "\"message\":\"m\",\"t_ns\":9,\"tid\":3}",
+	          &ev, err),
+	    PW_LINE_EVENT);
+	assert_int_equal(ev.type, PW_EV_VIOLATION);
+	assert_true(ev.has_time);
+	assert_string_equal(ev.rule, "r.x");
+}
+
+/* Each refused line says which member is wrong and how. */
+static void refused_lines(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *line, *msg;
+	} cases[] = {
+	    {"", "not valid JSON"},
+	    {"{\"type\":\"call\"", "not valid JSON"},
+	    {"\x01\x02\xff", "not valid JSON"},
+	    {"[1]", "must be a JSON object"},
+	    {"{}", "missing member \"type\""},
+	    {"{\"type\":7}", "\"type\" must be a string, not an integer"},
+	    {"{\"type\":\"call\",\"seq\":0}", "\"seq\" is 0, less than 1"},
+	    {"{\"type\":\"call\",\"seq\":\"1\"}", "\"seq\" must be an integer, not a string"},
+	    {"{\"type\":\"gpu_time\",\"call\":1,\"gpu_ns\":-5}", "\"gpu_ns\" is -5, less than 0"},
+	    {"{\"type\":\"violation\",\"seq\":1,\"call\":1,\"rule\":\"\",\"severity\":\"error\",\"message\":"
+	     "\"m\"}",
+	     "\"rule\" is empty"},
+	    {"{\"type\":\"violation\",\"seq\":1,\"call\":1,\"rule\":\"r\",\"severity\":\"error\",\"message\":"
+	     "\"m\","
+	     "\"stack\":[\"0x1\",\"0xzz\"]}",
+	     "\"stack[1]\" is not a hex address"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		struct pw_event ev;
+		char err[512] = "";
+		assert_int_equal(parse(cases[i].line, &ev, err), PW_LINE_BAD);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, cases[i].msg);
+	}
+}
+
+static void refused_args(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *args, *msg;
+	} cases[] = {
+	    {"{\"bytes\":-1}", "\"args.bytes\" must be a non-negative integer"},
+	    {"{\"bytes\":1.5}", "\"args.bytes\" must be a non-negative integer, not a real number"},
+	    {"{\"ptr\":7}", "\"args.ptr\" must be a hex string"},
+	    {"{\"ptr\":\"0x12345678901234567\"}", "not a 64-bit hex value"},
+	    {"{\"src_dev\":\"0\"}", "\"args.src_dev\" must be a device ordinal or null"},
+	    {"{\"dst_dev\":4294967296}", "not a device ordinal"},
+	    {"{\"handle\":\"abcd\"}", "128 hex digits"},
+	    {"{\"location\":{\"type\":\"device\"}}", "\"args.location.id\" must be an integer"},
+	    {"{\"attrs\":[{}]}", "\"args.attrs[0]\" must be a name or a number"},
+	    {"{\"advice_name\":3}", "must be a string or null"},
+	    {"{\"copy\":{}}", "\"args.copy\" must be null"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char line[1024], err[512] = "";
+		struct pw_event ev;
+		snprintf(
+		    line, sizeof line,
+		    "{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"x\",\"variant\":"
+		    "\"\","
+		    "\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":%s}",
+		    cases[i].args);
+		assert_int_equal(parse(line, &ev, err), PW_LINE_BAD);
+		if (!strstr(err, cases[i].msg))
+			fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, cases[i].msg);
+		assert_non_null(strstr(err, "call seq 1: ")); /* which event */
+	}
+}
+
+static void header_and_footer(void **state)
+{
+	(void)state;
+	struct pw_file f = {0};
+	char err[512];
+	vec_init(&f.modules, sizeof(struct pw_module));
+	json_t *h = json_loads(HEADER, 0, NULL), *ft = json_loads(FOOTER, 0, NULL);
+	assert_int_equal(pw_file_header(&f, h, err, sizeof err), 0);
+	assert_string_equal(f.host, "h");
+	assert_int_equal(f.pid, 42);
+	assert_true(f.has_rank);
+	assert_int_equal(f.rank, 3);
+	assert_int_equal(f.argc, 2);
+	assert_string_equal(pw_file_program(&f), "prog");
+	assert_string_equal(f.driver_lib, "libcuda.so.1");
+	assert_int_equal(f.driver_version, 13000);
+	assert_int_equal(pw_file_footer(&f, ft, err, sizeof err), 0);
+	assert_true(f.footer);
+	assert_int_equal(f.modules.len, 2); /* the footer's new module is added */
+	json_decref(h);
+	json_decref(ft);
+	pw_file_clear(&f);
+	vec_free(&f.modules);
+
+	vec_init(&f.modules, sizeof(struct pw_module));
+	h = json_loads(
+	    "{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":2,\"pid\":1,\"host\":\"h\"}", 0, NULL);
+	assert_int_equal(pw_file_header(&f, h, err, sizeof err), -1);
+	assert_non_null(strstr(err, "version 2 is not known"));
+	json_decref(h);
+	h = json_loads("{\"type\":\"header\",\"format\":\"other\",\"version\":1,\"pid\":1,\"host\":\"h\"}", 0,
+	               NULL);
+	assert_int_equal(pw_file_header(&f, h, err, sizeof err), -1);
+	assert_non_null(strstr(err, "not a peerwatch trace"));
+	json_decref(h);
+	pw_file_clear(&f);
+	vec_free(&f.modules);
+}
+
+/* ---- reading files ---- */
+
+struct counts {
+	uint64_t pre, events, files;
+};
+
+/* -j 1: the one partial is the report itself */
+static void *cnt_new(void *report)
+{
+	return report;
+}
+static void cnt_merge(void *report, void *partial)
+{
+	(void)report;
+	(void)partial;
+}
+static void *cnt_begin(void *partial, const struct pw_file *f)
+{
+	(void)f;
+	struct counts *c = partial;
+	c->files++;
+	return NULL;
+}
+static bool cnt_filter(const char *line, size_t len)
+{
+	return memmem(line, len, "\"seq\":2,", 8) != NULL;
+}
+static void cnt_pre(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)fctx;
+	(void)f;
+	struct counts *c = partial;
+	c->pre++;
+	assert_int_equal(ev->seq, 2);
+}
+static void cnt_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)fctx;
+	(void)f;
+	(void)ev;
+	((struct counts *)partial)->events++;
+}
+static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_filter,
+                                           cnt_pre, cnt_event, NULL};
+
+static char dir[64];
+
+static void write_file(const char *name, const char *text)
+{
+	char *p = xasprintf("%s/%s", dir, name);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	fputs(text, f);
+	fclose(f);
+	free(p);
+}
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/pw-test-reader.XXXXXX");
+	return mkdtemp(dir) ? 0 : -1;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int r = system(cmd);
+	free(cmd);
+	return r;
+}
+
+static int read_dir(struct pw_input *in, struct counts *c, bool strict)
+{
+	char *paths[] = {dir};
+	memset(c, 0, sizeof *c);
+	memset(in, 0, sizeof *in);
+	int st = pw_input_find(in, paths, 1);
+	struct pw_sink sink = {&cnt_ops, c};
+	struct pw_read_opts o = {.jobs = 1, .strict = strict, .quiet = true};
+	int st2 = pw_input_read(in, &o, &sink, 1);
+	return st > st2 ? st : st2;
+}
+
+static void files_and_phases(void **state)
+{
+	(void)state;
+	char *sub = xasprintf("%s/sub/deeper", dir);
+	char *cmd = xasprintf("mkdir -p '%s' && ln -s .. '%s/loop'", sub, sub);
+	assert_int_equal(system(cmd), 0);
+	free(cmd);
+	free(sub);
+	write_file("a.pw.jsonl", HEADER "\n" CALL(1) "\n" CALL(2) "\n" FOOTER "\n");
+	write_file("sub/deeper/b.pw.jsonl.partial", HEADER "\n" CALL(1) "\n" CALL(2) "\n{\"type\":\"ca");
+	write_file("sub/ignored.txt", "not a trace\n");
+	struct pw_input in;
+	struct counts c;
+	assert_int_equal(read_dir(&in, &c, false), PW_READ_OK);
+	assert_int_equal(in.n, 2); /* recursively, through no loop, by name */
+	assert_int_equal(c.files, 2);
+	assert_int_equal(c.events, 4);
+	assert_int_equal(c.pre, 2); /* one seq 2 line in each */
+	const struct pw_file *a = &in.files[0], *b = &in.files[1];
+	assert_true(a->footer);
+	assert_false(a->partial);
+	assert_int_equal(a->calls, 2);
+	assert_true(b->partial);
+	assert_true(b->tail_cut);
+	assert_int_equal(b->bad_lines, 0); /* a .partial's cut tail is expected */
+	pw_input_free(&in);
+}
+
+static void long_lines(void **state)
+{
+	(void)state;
+	size_t n = PW_MAX_LINE + 4096;
+	char *big = xmalloc(n + 1);
+	memset(big, 'x', n);
+	big[n] = 0;
+	char *text = xasprintf(HEADER "\n" CALL(1) "\n%s\n" CALL(2) "\n" FOOTER "\n", big);
+	write_file("long.pw.jsonl", text);
+	free(text);
+	/* and one at the very end, without a newline */
+	text = xasprintf(HEADER "\n" CALL(1) "\n%s", big);
+	write_file("longtail.pw.jsonl", text);
+	free(text);
+	free(big);
+	struct pw_input in;
+	struct counts c;
+	assert_int_equal(read_dir(&in, &c, false), PW_READ_OK);
+	const struct pw_file *f = NULL, *g = NULL;
+	for (size_t i = 0; i < in.n; i++) {
+		if (strstr(in.files[i].path, "/long.pw"))
+			f = &in.files[i];
+		if (strstr(in.files[i].path, "/longtail.pw"))
+			g = &in.files[i];
+	}
+	assert_non_null(f);
+	assert_non_null(g);
+	if (!f || !g)
+		return; /* (for the static analyzer: cmocka's assertions return no more) */
+	assert_int_equal(f->bad_lines, 1);
+	assert_int_equal(f->calls, 2);
+	assert_int_equal(f->lines, 5);
+	assert_true(f->footer);
+	assert_int_equal(g->bad_lines, 1);
+	assert_int_equal(g->calls, 1);
+	pw_input_free(&in);
+	assert_int_equal(read_dir(&in, &c, true), PW_READ_FATAL);
+	pw_input_free(&in);
+}
+
+/* ---- containers, histogram, tables ---- */
+
+static void hmap_many(void **state)
+{
+	(void)state;
+	struct hmap h;
+	hmap_init(&h);
+	for (uint64_t i = 0; i < 100000; i++)
+		*hmap_put_u64(&h, i * 7919) = (void *)(uintptr_t)(i + 1);
+	assert_int_equal(h.len, 100000);
+	for (uint64_t i = 0; i < 100000; i += 999)
+		assert_int_equal((uintptr_t)hmap_get_u64(&h, i * 7919), i + 1);
+	assert_null(hmap_get_u64(&h, 1));
+	*hmap_put_str(&h, "key") = (void *)1;
+	for (size_t i = 0; i < h.cap; i++)
+		if (h.slots[i].key && h.slots[i].klen == 3)
+			assert_string_equal(h.slots[i].key, "key"); /* string keys read back as C strings */
+	hmap_free(&h, NULL);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Percentiles from the histogram are within 1.6 % of the exact ones. */
+static void histogram(void **state)
+{
+	(void)state;
+	enum { N = 20000 };
+	uint64_t *v = xmalloc(N * sizeof *v);
+	struct hist a = {0}, b = {0};
+	srand(7);
+	for (int i = 0; i < N; i++) {
+		v[i] = (uint64_t)(exp((double)rand() / RAND_MAX * 20) + 1); /* 1 .. 5e8, log-spread */
+		hist_add(i % 2 ? &a : &b, v[i]);
+	}
+	hist_merge(&a, &b);
+	qsort(v, N, sizeof *v, cmp_u64);
+	assert_int_equal(a.n, N);
+	assert_int_equal(a.min, v[0]);
+	assert_int_equal(a.max, v[N - 1]);
+	static const double ps[] = {1, 10, 50, 90, 99, 99.9};
+	for (size_t i = 0; i < sizeof ps / sizeof *ps; i++) {
+		size_t rank = (size_t)ceil(ps[i] / 100 * N);
+		double exact = (double)v[rank - 1], got = (double)hist_percentile(&a, ps[i]);
+		if (fabs(got - exact) > exact * 0.016 + 0.5)
+			fail_msg("p%g: %g, exact %g", ps[i], got, exact);
+	}
+	assert_int_equal(hist_percentile(&a, 100), v[N - 1]);
+	hist_free(&a);
+	hist_free(&b);
+	free(v);
+}
+
+static void table_alignment(void **state)
+{
+	(void)state;
+	struct table t;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	table_init(&t, "lr", "NAME", "N");
+	table_row(&t, "a\x1b[31m", "7");            /* an escape sequence is not printed */
+	table_row(&t, "\xc3\xa9t\xc3\xa9", "1234"); /* "été": 3 characters wide */
+	table_print(&t, out, "");
+	table_free(&t);
+	fclose(out);
+	assert_string_equal(buf, "NAME       N\n"
+	                         "a?[31m     7\n"
+	                         "\xc3\xa9t\xc3\xa9     1234\n");
+	free(buf);
+}
+
+static void formats(void **state)
+{
+	(void)state;
+	char b[32];
+	fmt_ns(b, sizeof b, 812);
+	assert_string_equal(b, "812ns");
+	fmt_ns(b, sizeof b, 4500);
+	assert_string_equal(b, "4.50us");
+	fmt_ns(b, sizeof b, 27841);
+	assert_string_equal(b, "27.8us");
+	fmt_ns(b, sizeof b, 999999);
+	assert_string_equal(b, "1.00ms");
+	fmt_ns(b, sizeof b, 1.5e9);
+	assert_string_equal(b, "1.50s");
+	fmt_bytes(b, sizeof b, 1048576 + 131072);
+	assert_string_equal(b, "1.12MiB");
+	fmt_bytes(b, sizeof b, 512);
+	assert_string_equal(b, "512B");
+	uint64_t x;
+	assert_true(parse_hex_u64("0xffffffffffffffff", &x));
+	assert_true(x == UINT64_MAX);
+	assert_false(parse_hex_u64("0x", &x));
+	assert_false(parse_hex_u64("12", &x));
+	assert_false(parse_hex_u64("0x1g", &x));
+}
+
+int main(void)
+{
+	json_object_seed(0);
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(a_call),
+	    cmocka_unit_test(kinds_of_lines),
+	    cmocka_unit_test(refused_lines),
+	    cmocka_unit_test(refused_args),
+	    cmocka_unit_test(header_and_footer),
+	    cmocka_unit_test_setup_teardown(files_and_phases, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
+	    cmocka_unit_test(hmap_many),
+	    cmocka_unit_test(histogram),
+	    cmocka_unit_test(table_alignment),
+	    cmocka_unit_test(formats),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
