@@ -4,8 +4,11 @@
 set -eu
 
 # Debian / Ubuntu package names.
+# perl (JSON::PP) normalizes the analyzer's golden outputs; libclang-rt-*-dev
+# holds clang's libFuzzer and sanitizer runtimes.
+clang_major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
 pkgs="make gcc clang pkg-config libjansson-dev libunwind-dev libelf-dev libdw-dev
-      libcmocka-dev jq clang-format clang-tidy cppcheck"
+      libcmocka-dev jq clang-format clang-tidy cppcheck perl libclang-rt-${clang_major:-14}-dev"
 
 missing=
 for p in $pkgs; do
