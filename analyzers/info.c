@@ -9,28 +9,6 @@
 
 #include "analyze.h"
 
-static void *nop_new(void *report)
-{
-	return report;
-}
-static void nop_merge(void *report, void *partial)
-{
-	(void)report;
-	(void)partial;
-}
-static void nop_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
-{
-	(void)partial;
-	(void)fctx;
-	(void)f;
-	(void)ev;
-}
-static const struct pw_sink_ops info_ops = {
-    .partial_new = nop_new,
-    .partial_merge = nop_merge,
-    .event = nop_event,
-};
-
 enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
 
 static enum state state_of(const struct pw_file *f)
@@ -174,7 +152,7 @@ static json_t *file_json(const struct pw_file *f)
 int cmd_info(const struct pw_opts *o)
 {
 	struct pw_input in = {0};
-	struct pw_sink sink = {&info_ops, NULL};
+	struct pw_sink sink = {&pw_sink_validate_only, NULL};
 	int st = an_read(o, &in, &sink, 1);
 	if (st == PW_READ_FATAL || !in.n) {
 		pw_input_free(&in);

@@ -721,3 +721,26 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	pthread_mutex_destroy(&r.msg_lock);
 	return atomic_load(&r.status);
 }
+
+static void *nop_new(void *report)
+{
+	return report;
+}
+static void nop_merge(void *report, void *partial)
+{
+	(void)report;
+	(void)partial;
+}
+static void nop_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)partial;
+	(void)fctx;
+	(void)f;
+	(void)ev;
+}
+
+const struct pw_sink_ops pw_sink_validate_only = {
+    .partial_new = nop_new,
+    .partial_merge = nop_merge,
+    .event = nop_event,
+};

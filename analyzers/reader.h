@@ -136,6 +136,10 @@ struct pw_sink_ops {
 	void (*file_end)(void *partial, void *fctx, const struct pw_file *f);
 };
 
+/* Reads and validates every line and keeps nothing: for info, and for a
+ * first pass that only needs the files' own facts. */
+extern const struct pw_sink_ops pw_sink_validate_only;
+
 struct pw_sink {
 	const struct pw_sink_ops *ops;
 	void *report;

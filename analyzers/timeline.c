@@ -302,29 +302,6 @@ static const struct pw_sink_ops timeline_ops = {
     .file_end = tl_file_end,
 };
 
-/* The first read only checks the lines and finds each file's times. */
-static void *nop_new(void *report)
-{
-	return report;
-}
-static void nop_merge(void *report, void *partial)
-{
-	(void)report;
-	(void)partial;
-}
-static void nop_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
-{
-	(void)partial;
-	(void)fctx;
-	(void)f;
-	(void)ev;
-}
-static const struct pw_sink_ops check_only_ops = {
-    .partial_new = nop_new,
-    .partial_merge = nop_merge,
-    .event = nop_event,
-};
-
 /* Output pids: the real pid, unless two traces share it (an exec, another
  * host); then 1000000000 + the file's index. */
 static int64_t *track_pids(const struct pw_input *in)
@@ -390,7 +367,8 @@ static void report(const struct pw_opts *o, const struct pw_input *in, const str
 int cmd_timeline(const struct pw_opts *o)
 {
 	struct pw_input in = {0};
-	struct pw_sink check = {&check_only_ops, NULL};
+	/* The first read only checks the lines and finds each file's times. */
+	struct pw_sink check = {&pw_sink_validate_only, NULL};
 	int st = an_read(o, &in, &check, 1);
 	if (st == PW_READ_FATAL || !in.n) {
 		pw_input_free(&in);
