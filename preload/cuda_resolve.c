@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cuda_hooks.h"
@@ -18,7 +19,7 @@
 #include "pw.h"
 
 static _Atomic(void *) driver_handle;
-static char driver_path[512];
+static char driver_path[4096];
 static pthread_once_t map_once = PTHREAD_ONCE_INIT;
 static void *driver_addr[PW_CUDA_NFUNCS];
 static void *driver_getproc, *driver_getproc_v2;
@@ -39,8 +40,10 @@ static void note_driver(void *fn)
 	if (!h)
 		return;
 	void *expected = NULL;
+	char abs[4096];
+	const char *path = info.dli_fname[0] != '/' && realpath(info.dli_fname, abs) ? abs : info.dli_fname;
 	if (atomic_compare_exchange_strong(&driver_handle, &expected, h))
-		snprintf(driver_path, sizeof driver_path, "%s", info.dli_fname);
+		snprintf(driver_path, sizeof driver_path, "%s", path);
 	else
 		dlclose(h);
 }

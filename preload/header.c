@@ -118,6 +118,11 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 		path[n > 0 ? n : 0] = 0;
 		name = path;
 	}
+	/* A module loaded by a relative path is recorded absolute, so the trace
+	 * can be symbolized from any directory. */
+	char abs[4096];
+	if (name[0] != '/' && strchr(name, '/') && realpath(name, abs))
+		name = abs;
 	char bid[80];
 	build_id(info, bid, sizeof bid);
 	char base[24];

@@ -127,6 +127,17 @@ else
 	bad "threads: program failed: $(tail -3 "$WORK/threads.err")"
 fi
 
+# --- a driver found through a relative path is recorded absolute ---------------------
+d="$WORK/relpath"
+rel=$(realpath --relative-to="$WORK" "$SIM")
+if (cd "$WORK" && LD_LIBRARY_PATH="$rel" "$PW" -q -o "$d" -- "$T/threads") 2>/dev/null; then
+	f=$(ls "$d"/*.pw.jsonl | head -1)
+	check "header: driver library and modules recorded as absolute paths" jqt -s --arg p "$SIM/libcuda.so.1" '
+		.[0] | .vendors.cuda.library == $p and any(.modules[]; .path == $p) and all(.modules[]; .path | startswith("/") or (contains("/") | not))' "$f"
+else
+	bad "relative driver path: program failed"
+fi
+
 # --- fork and exec ------------------------------------------------------------
 d="$WORK/forkexec"
 if out=$("$PW" -q -o "$d" -- "$T/forkexec" 2>"$WORK/fe.err"); then
