@@ -136,6 +136,10 @@ static void *map_new_shm(const char *name, size_t map_size)
 	int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	void *p = MAP_FAILED;
 
+	/* The name holds our pid: an object already there was left by a dead
+	 * process that had our pid before (killed, or aborted by enforce mode). */
+	if (fd < 0 && errno == EEXIST && shm_unlink(name) == 0)
+		fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return NULL;
 	if (ftruncate(fd, (off_t)map_size) == 0 && posix_fallocate(fd, 0, (off_t)map_size) == 0)
