@@ -49,7 +49,7 @@ $(BUILD)/tests/ipc_free_while_open: tests/analyze/ipc_free_while_open.c
 
 .PHONY: analyze-test analyze-fuzz bench-analyze analyze-valgrind install-analyze
 analyze-test: test-build $(AN_UNIT) $(AN_TPROGS)
-	@tests/analyze/all.sh $(BUILD) $(AN_UNIT)
+	@timeout 1800 tests/analyze/all.sh $(BUILD) $(AN_UNIT)
 
 # ---- fuzzing: clang's libFuzzer over the reader's line parser --------------
 

@@ -8,6 +8,7 @@
 #include <fcntl.h>
 #include <jansson.h>
 #include <link.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,10 +136,36 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
 	return 0;
 }
 
+/*
+ * dl_iterate_phdr holds the loader's lock while it runs.  If the program
+ * forked while our writer thread held it, the child would inherit it locked
+ * and hang at its own first dl_iterate_phdr (seen under ASan).  fork waits
+ * for this lock (pw_header_fork_prepare, from pthread_atfork), so it never
+ * happens in the middle of our listing.
+ */
+static pthread_mutex_t listing = PTHREAD_MUTEX_INITIALIZER;
+
+void pw_header_fork_prepare(void)
+{
+	pthread_mutex_lock(&listing);
+}
+
+void pw_header_fork_parent(void)
+{
+	pthread_mutex_unlock(&listing);
+}
+
+void pw_header_fork_child(void)
+{
+	pthread_mutex_init(&listing, NULL);
+}
+
 static json_t *modules(void)
 {
 	json_t *mods = json_array();
+	pthread_mutex_lock(&listing);
 	dl_iterate_phdr(add_module, mods);
+	pthread_mutex_unlock(&listing);
 	return mods;
 }
 

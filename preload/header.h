@@ -8,4 +8,9 @@
 char *pw_header_json(void);
 char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why);
 
+/* pthread_atfork handlers: no fork while the writer lists the modules. */
+void pw_header_fork_prepare(void);
+void pw_header_fork_parent(void);
+void pw_header_fork_child(void);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include "check.h"
 #include "gpu_timing.h"
+#include "header.h"
 #include "intercept.h"
 #include "pw.h"
 #include "registry.h"
@@ -24,8 +25,22 @@
 
 static pid_t pw_pid;
 
+/* No fork while our writer thread works: see pw_trace_fork_prepare. */
+static void before_fork(void)
+{
+	pw_trace_fork_prepare();
+	pw_header_fork_prepare();
+}
+
+static void after_fork_parent(void)
+{
+	pw_header_fork_parent();
+	pw_trace_fork_parent();
+}
+
 static void after_fork_child(void)
 {
+	pw_header_fork_child();
 	/* The child starts with no peer access and no IPC mappings of its own:
 	 * CUDA contexts do not survive fork. */
 	pw_state_reset(&pw_state);
@@ -103,7 +118,7 @@ __attribute__((constructor)) static void pw_init(void)
 		pw_registry_open(pw_registry_run_id());
 	if (pw_g.opt.gpu_timing)
 		pw_trace_set_tick(pw_gt_collect);
-	pthread_atfork(NULL, NULL, after_fork_child);
+	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	atomic_store(&pw_g.enabled, true);
 }
 

@@ -431,6 +431,25 @@ static void futex_wait_ms(atomic_int *w, int ms)
 	syscall(SYS_futex, w, FUTEX_WAIT_PRIVATE, 0, &ts, NULL, 0);
 }
 
+/*
+ * The writer does its work (header, drain, tick) holding round_lock, and
+ * fork waits for it (pw_trace_fork_prepare, from pthread_atfork): a child is
+ * never forked while our thread is inside malloc or the loader, whose locks
+ * it would inherit held (a hang seen under ASan, whose allocator does not
+ * lock itself across fork).
+ */
+static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void pw_trace_fork_prepare(void)
+{
+	pthread_mutex_lock(&round_lock);
+}
+
+void pw_trace_fork_parent(void)
+{
+	pthread_mutex_unlock(&round_lock);
+}
+
 static void *writer_main(void *arg)
 {
 	(void)arg;
@@ -438,6 +457,7 @@ static void *writer_main(void *arg)
 	pthread_setname_np(pthread_self(), "peerwatch-wr");
 #endif
 	pw_tls_internal = 1;
+	pthread_mutex_lock(&round_lock);
 	if (T.fd < 0 && open_trace_file() == 0) {
 		write_header();
 		if (pw_g.opt.verbosity >= 1)
@@ -447,9 +467,12 @@ static void *writer_main(void *arg)
 		if (tick)
 			tick(false);
 		drain();
+		pthread_mutex_unlock(&round_lock);
 		futex_wait_ms(&T.wake, PW_FLUSH_MS);
 		atomic_store(&T.wake, 0);
+		pthread_mutex_lock(&round_lock);
 	}
+	pthread_mutex_unlock(&round_lock);
 	return NULL;
 }
 
@@ -526,6 +549,7 @@ void pw_trace_after_failed_exec(void)
  */
 void pw_trace_after_fork_child(void)
 {
+	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
 	if (T.fd >= 0)
 		close(T.fd);

@@ -29,6 +29,9 @@ void pw_trace_event_end(struct pw_jw *w);
 void pw_trace_init(void);              /* from the constructor: no I/O */
 void pw_trace_finish(const char *why); /* flush, footer, rename; idempotent */
 void pw_trace_after_fork_child(void);
+/* pthread_atfork: fork waits until the writer thread is between rounds. */
+void pw_trace_fork_prepare(void);
+void pw_trace_fork_parent(void);
 void pw_trace_after_failed_exec(void);
 
 /* A function the writer thread runs every round (final=false) and that

@@ -39,11 +39,12 @@ $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
 test-build: all $(INTEG) $(UNIT)
 
 unit-test: test-build
-	@fail=0; for t in $(UNIT); do PWSIM_LIB=$(SIMDIR)/libcuda.so.1 $$t || fail=1; done; exit $$fail
+	@fail=0; for t in $(UNIT); do PWSIM_LIB=$(SIMDIR)/libcuda.so.1 timeout 600 $$t || fail=1; done; exit $$fail
 
+# Each suite under a time limit: a hang fails in minutes, not at CI's limit.
 integration-test: test-build
-	@tests/integration/run.sh $(BUILD)
-	@tests/integration/rules.sh $(BUILD)
+	@timeout 1200 tests/integration/run.sh $(BUILD)
+	@timeout 1200 tests/integration/rules.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

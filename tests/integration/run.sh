@@ -139,6 +139,8 @@ else
 fi
 
 # --- fork and exec ------------------------------------------------------------
+# (Under ASan this once hung in the forked child: fork had come while our
+# writer thread held the allocator's lock.  fork now waits for the writer.)
 d="$WORK/forkexec"
 if out=$("$PW" -q -o "$d" -- "$T/forkexec" 2>"$WORK/fe.err"); then
 	read -r ppid apid bpid <<<"$out"
