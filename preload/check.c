@@ -73,16 +73,6 @@ static bool handle_of_mapping(uint64_t ptr, unsigned char *h)
 	return o != NULL;
 }
 
-static bool exported_here(uint64_t ptr)
-{
-	bool found = false;
-	pthread_mutex_lock(&pw_state.lock);
-	for (int i = 0; i < PW_MAX_EXPORTS && !found; i++)
-		found = pw_state.exports[i].used && pw_state.exports[i].base == ptr;
-	pthread_mutex_unlock(&pw_state.lock);
-	return found;
-}
-
 static void tell_registry(const struct pw_op *op)
 {
 	unsigned char h[PW_IPC_HANDLE_BYTES];
@@ -97,7 +87,7 @@ static void tell_registry(const struct pw_op *op)
 			pw_registry_closed(h);
 		break;
 	case PW_OP_FREE:
-		if (exported_here(op->dst.ptr))
+		if (pw_state_exported(&pw_state, op->dst.ptr))
 			pw_registry_freed(op->dst.ptr);
 		break;
 	default: break;

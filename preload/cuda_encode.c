@@ -338,7 +338,7 @@ static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
 {
 	c->dev[0] =
 	    p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
-	c->dev[PW_MAX_ARGS - 1] =
+	c->dev[PW_DEV_COPY3D_DST] =
 	    p && p->dstMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->dstDevice) : PW_NO_DEV;
 }
 
@@ -381,7 +381,7 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	put_dev(w, "src_ctx", "_dev", pw_cuda_ctx_device(p->srcContext));
 	pw_jw_kv_str(w, "dst_type", dt ? dt : "invalid");
 	pw_jw_kv_hex(w, "dst", p->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->dstHost : p->dstDevice);
-	put_dev(w, "dst", "_dev", c->dev[PW_MAX_ARGS - 1]);
+	put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
 	pw_jw_kv_hex(w, "dst_ctx", (uintptr_t)p->dstContext);
 	put_dev(w, "dst_ctx", "_dev", pw_cuda_ctx_device(p->dstContext));
 	pw_jw_kv_u64(w, "width", p->WidthInBytes);

@@ -57,7 +57,7 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 	                          .named_dev = sd ? pw_cuda_ctx_device(p->srcContext) : PW_NO_DEV,
 	                          .p2p = -1};
 	op->dst = (struct pw_mem){.ptr = dd ? p->dstDevice : (uintptr_t)p->dstHost,
-	                          .dev = c->dev[PW_MAX_ARGS - 1],
+	                          .dev = c->dev[PW_DEV_COPY3D_DST],
 	                          .named_dev = dd ? pw_cuda_ctx_device(p->dstContext) : PW_NO_DEV,
 	                          .p2p = -1};
 	/* Pitched extents are not checked against the allocations (bounds are
@@ -79,12 +79,7 @@ static void registry_facts(struct pw_op *op)
 /* A free of memory this process exported: who still has it open elsewhere. */
 static void holders(struct pw_op *op)
 {
-	bool exported = false;
-	pthread_mutex_lock(&pw_state.lock);
-	for (int i = 0; i < PW_MAX_EXPORTS && !exported; i++)
-		exported = pw_state.exports[i].used && pw_state.exports[i].base == op->dst.ptr;
-	pthread_mutex_unlock(&pw_state.lock);
-	if (exported)
+	if (pw_state_exported(&pw_state, op->dst.ptr))
 		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 }
 

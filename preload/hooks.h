@@ -55,6 +55,10 @@ struct pw_fn_desc {
 	struct pw_arg_desc args[PW_MAX_ARGS];
 };
 
+/* COPY3D has one argument but two pointers: dev[0] holds the source's
+ * device and this otherwise unused last slot the destination's. */
+#define PW_DEV_COPY3D_DST (PW_MAX_ARGS - 1)
+
 /* No device known for a pointer or context. */
 #define PW_NO_DEV INT32_MIN
 

@@ -36,6 +36,18 @@ const struct pw_ipc_open *pw_state_open_of_ptr(const struct pw_state *s, uint64_
 	return NULL;
 }
 
+bool pw_state_exported(struct pw_state *s, uint64_t base)
+{
+	if (!atomic_load_explicit(&s->nexports, memory_order_relaxed))
+		return false;
+	bool found = false;
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < PW_MAX_EXPORTS && !found; i++)
+		found = s->exports[i].used && s->exports[i].base == base;
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
 static void set_bit(_Atomic uint64_t *word, int bit, bool on)
 {
 	if (on)
@@ -52,6 +64,8 @@ static void record_export(struct pw_state *s, const struct pw_op *op)
 			e = &s->exports[i];
 	if (!e)
 		return; /* full: checks fall back to what the runtime says */
+	if (!e->used)
+		atomic_fetch_add(&s->nexports, 1);
 	memcpy(e->handle, op->handle, PW_IPC_HANDLE_BYTES);
 	e->base = op->dst.known ? op->dst.base : op->dst.ptr;
 	e->size = op->dst.size;
@@ -87,8 +101,10 @@ static void record_close(struct pw_state *s, const struct pw_op *op)
 static void record_free(struct pw_state *s, const struct pw_op *op)
 {
 	for (int i = 0; i < PW_MAX_EXPORTS; i++)
-		if (s->exports[i].used && s->exports[i].base == op->dst.ptr)
+		if (s->exports[i].used && s->exports[i].base == op->dst.ptr) {
 			s->exports[i].used = false;
+			atomic_fetch_sub(&s->nexports, 1);
+		}
 }
 
 void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bool already_enabled)
@@ -135,6 +151,7 @@ void pw_state_reset(struct pw_state *s)
 		atomic_store(&s->queried[d], 0);
 	}
 	pthread_mutex_init(&s->lock, NULL);
+	atomic_store(&s->nexports, 0);
 	memset(s->exports, 0, sizeof s->exports);
 	memset(s->opens, 0, sizeof s->opens);
 }

@@ -37,6 +37,7 @@ struct pw_state {
 	_Atomic uint64_t peer_on[PW_MAX_DEV]; /* bit p of [d]: d -> p enabled */
 	_Atomic uint64_t queried[PW_MAX_DEV]; /* bit p of [d]: can d access p asked */
 	pthread_mutex_t lock;
+	atomic_int nexports; /* used entries of exports: frees skip the lock while 0 */
 	struct pw_ipc_export exports[PW_MAX_EXPORTS];
 	struct pw_ipc_open opens[PW_MAX_OPENS];
 };
@@ -64,6 +65,9 @@ int pw_peer_count(const struct pw_state *s, int dev);
 const struct pw_ipc_export *pw_state_export_of_handle(const struct pw_state *s, const unsigned char *h);
 const struct pw_ipc_open *pw_state_open_of_handle(const struct pw_state *s, const unsigned char *h);
 const struct pw_ipc_open *pw_state_open_of_ptr(const struct pw_state *s, uint64_t ptr);
+/* Whether this process exported the allocation at base (takes the lock, but
+ * only when the process has exported anything at all). */
+bool pw_state_exported(struct pw_state *s, uint64_t base);
 
 /* After the real call returned ret (success is 0 for every vendor). */
 void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bool already_enabled);

@@ -273,6 +273,26 @@ static void ipc_open(void **state)
 	fires(PW_RULE_IPC_OPEN_TWICE, &op, "already has open (at 0x50000, 1 open)", NULL);
 }
 
+static void exports_tracked(void **state)
+{
+	(void)state;
+	struct pw_op ex = op_of(PW_OP_IPC_EXPORT, "cuIpcGetMemHandle");
+	ex.handle = handle_a;
+	ex.dst = (struct pw_mem){.ptr = 0x30100, .known = true, .base = 0x30000, .size = 4096};
+	assert_false(pw_state_exported(&st, 0x30000));
+	pw_state_update(&st, &ex, 0, false);
+	pw_state_update(&st, &ex, 0, false); /* the same handle again: one export */
+	assert_true(pw_state_exported(&st, 0x30000));
+	assert_false(pw_state_exported(&st, 0x30100)); /* by the allocation's base */
+	struct pw_op fr = op_of(PW_OP_FREE, "cuMemFree");
+	fr.dst.ptr = 0x30000;
+	pw_state_update(&st, &fr, 1, false); /* a failed free frees nothing */
+	assert_true(pw_state_exported(&st, 0x30000));
+	pw_state_update(&st, &fr, 0, false);
+	assert_false(pw_state_exported(&st, 0x30000));
+	assert_int_equal(atomic_load(&st.nexports), 0);
+}
+
 static void ipc_close_and_leak(void **state)
 {
 	(void)state;
@@ -477,6 +497,7 @@ int main(void)
 	    cmocka_unit_test_setup(acl_copies, setup),
 	    cmocka_unit_test_setup(ipc_export, setup),
 	    cmocka_unit_test_setup(ipc_open, setup),
+	    cmocka_unit_test_setup(exports_tracked, setup),
 	    cmocka_unit_test_setup(ipc_close_and_leak, setup),
 	    cmocka_unit_test_setup(ipc_free_while_open, setup),
 	    cmocka_unit_test_setup(managed_alloc, setup),
