@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
 """Two-process NCCL all_reduce through torch.distributed, one GPU per process.
 
-usage: nccl_allreduce.py [--legacy-ipc]
+usage: nccl_allreduce.py [--legacy-ipc] [--world N|all]
 
-Spawns two ranks with torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free
-port), all-reduces (sum) a tensor of 2^20 float32 on each, and checks every
+Spawns N ranks (default 2; --world all: one per visible GPU) with
+torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port), all-reduces (sum) a tensor of 2^20 float32 on each, and checks every
 element on both ranks; rank 0 prints the result.  NCCL reaches the driver
 through its own statically linked cudart: peer queries (cudaDeviceCanAccessPeer)
 and, for the buffers it shares between the two processes, either the
@@ -38,7 +38,7 @@ def rank_values(torch, rank, device):
     return ((i % 1000) + 1000 * rank).to(torch.float32)
 
 
-def worker(rank, port):
+def worker(rank, port, world):
     import torch
     import torch.distributed as dist
 
@@ -49,7 +49,7 @@ def worker(rank, port):
     dist.init_process_group(
         "nccl",
         rank=rank,
-        world_size=WORLD,
+        world_size=world,
         timeout=datetime.timedelta(seconds=90),
         device_id=device,
     )
@@ -57,7 +57,7 @@ def worker(rank, port):
         x = rank_values(torch, rank, device)
         dist.all_reduce(x, op=dist.ReduceOp.SUM)
         torch.cuda.synchronize(device)
-        want = sum(rank_values(torch, r, device) for r in range(WORLD))
+        want = sum(rank_values(torch, r, device) for r in range(world))
         if not torch.equal(x, want):
             bad = int((x != want).nonzero()[0].item())
             raise RuntimeError(
@@ -69,21 +69,50 @@ def worker(rank, port):
         flag = torch.ones(1, device=device)
         dist.all_reduce(flag)
         torch.cuda.synchronize(device)
-        if int(flag.item()) != WORLD:
+        if int(flag.item()) != world:
             raise RuntimeError("rank %d: the second all_reduce gave %r" % (rank, flag.item()))
         if rank == 0:
-            print("all_reduce sum over %d ranks of %d float32: OK sum=%d" % (WORLD, N, total))
+            print("all_reduce sum over %d ranks of %d float32: OK sum=%d" % (world, N, total))
             print("x[0]=%d x[999]=%d x[%d]=%d" % (x[0].item(), x[999].item(), N - 1, x[N - 1].item()))
             sys.stdout.flush()
     finally:
         dist.destroy_process_group()
 
 
+USAGE = "usage: nccl_allreduce.py [--legacy-ipc] [--world N|all]"
+
+
+def parse(argv):
+    """(legacy_ipc, world) where world is an int, "all", or None on bad usage."""
+    legacy, world = False, WORLD
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--legacy-ipc":
+            legacy = True
+        elif a == "--world" and i + 1 < len(argv):
+            i += 1
+            w = argv[i]
+            if w == "all":
+                world = w
+            elif w.isdigit() and int(w) >= 2:
+                world = int(w)
+            else:
+                print("nccl_allreduce: --world wants a number of ranks >= 2 or 'all', not %r" % w,
+                      file=sys.stderr)
+                return False, None
+        else:
+            return False, None
+        i += 1
+    return legacy, world
+
+
 def main(argv):
-    if argv not in ([], ["--legacy-ipc"]):
-        print("usage: nccl_allreduce.py [--legacy-ipc]", file=sys.stderr)
+    legacy, world = parse(argv)
+    if world is None:
+        print(USAGE, file=sys.stderr)
         return 2
-    if argv:
+    if legacy:
         os.environ["NCCL_CUMEM_ENABLE"] = "0"  # inherited by the ranks
     # Mandatory on the shared machines; the caller should have set them already.
     os.environ.setdefault("NCCL_NVLS_ENABLE", "0")
@@ -97,13 +126,16 @@ def main(argv):
     if not dist.is_available() or not dist.is_nccl_available():
         print("SKIP: torch.distributed with NCCL is not available")
         return SKIP
-    if not torch.cuda.is_available() or torch.cuda.device_count() < WORLD:
-        print("SKIP: need %d GPUs" % WORLD)
+    have = torch.cuda.device_count() if torch.cuda.is_available() else 0
+    if world == "all":
+        world = max(have, 2)
+    if have < world:
+        print("SKIP: need %d GPUs" % world)
         return SKIP
-    print("nccl_allreduce: %d ranks, one GPU each" % WORLD)
+    print("nccl_allreduce: %d ranks, one GPU each" % world)
     sys.stdout.flush()
     try:
-        mp.spawn(worker, args=(free_port(),), nprocs=WORLD, join=True)
+        mp.spawn(worker, args=(free_port(), world), nprocs=world, join=True)
     except Exception as e:  # a rank failed: its traceback is on stderr already
         last = (str(e).strip().splitlines() or [type(e).__name__])[-1]
         print("nccl_allreduce: FAIL: %s" % last, file=sys.stderr)
