@@ -1,13 +1,13 @@
 #!/usr/bin/env python3
-"""Two-process NCCL all_reduce through torch.distributed, one GPU per process.
+"""An NCCL all_reduce through torch.distributed, one GPU per process.
 
 usage: nccl_allreduce.py [--legacy-ipc] [--world N|all]
 
 Spawns N ranks (default 2; --world all: one per visible GPU) with
-torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port), all-reduces (sum) a tensor of 2^20 float32 on each, and checks every
-element on both ranks; rank 0 prints the result.  NCCL reaches the driver
+torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port), all-reduces (sum)
+a tensor of 2^20 float32 on each, and checks every element on every rank; rank 0 prints the result.  NCCL reaches the driver
 through its own statically linked cudart: peer queries (cudaDeviceCanAccessPeer)
-and, for the buffers it shares between the two processes, either the
+and, for the buffers it shares between the processes, either the
 virtual-memory API (cuMemCreate/cuMemExportToShareableHandle..., NCCL's default
 where the driver supports it) or, with --legacy-ipc (NCCL_CUMEM_ENABLE=0),
 cudaIpcGetMemHandle / cudaIpcOpenMemHandle.
