@@ -5,11 +5,12 @@ usage: nccl_allreduce.py [--legacy-ipc] [--world N|all]
 
 Spawns N ranks (default 2; --world all: one per visible GPU) with
 torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port), all-reduces (sum)
-a tensor of 2^20 float32 on each, and checks every element on every rank; rank 0 prints the result.  NCCL reaches the driver
-through its own statically linked cudart: peer queries (cudaDeviceCanAccessPeer)
-and, for the buffers it shares between the processes, either the
-virtual-memory API (cuMemCreate/cuMemExportToShareableHandle..., NCCL's default
-where the driver supports it) or, with --legacy-ipc (NCCL_CUMEM_ENABLE=0),
+a tensor of 2^20 float32 on each, and checks every element on every rank;
+rank 0 prints the result.  NCCL reaches the driver through its own statically
+linked cudart: peer queries (cudaDeviceCanAccessPeer) and, for the buffers it
+shares between the processes, either the virtual-memory API
+(cuMemCreate/cuMemExportToShareableHandle..., NCCL's default where the driver
+supports it) or, with --legacy-ipc (NCCL_CUMEM_ENABLE=0),
 cudaIpcGetMemHandle / cudaIpcOpenMemHandle.
 
 stdout is deterministic; exit 0 on success, 1 on a failed check, 77 when fewer
