@@ -100,4 +100,12 @@ void pw_acl_check_after(const struct pw_call *c, struct pw_op *op)
 	/* ACL has no "already enabled" code (facts B4): a repeated enable that
 	 * succeeds leaves the state as it was. */
 	pw_check_after(op, c->ret, false);
+	/* The document asks once "whether data exchange between two devices is
+	 * supported" and then enables both directions: the answer is the pair's. */
+	if (op->kind == PW_OP_CAN_ACCESS) {
+		struct pw_op back = *op;
+		back.cur_dev = op->peer_dev;
+		back.peer_dev = op->cur_dev;
+		pw_check_after(&back, c->ret, false);
+	}
 }
