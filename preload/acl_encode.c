@@ -84,10 +84,14 @@ const char *pw_acl_error_name(int code)
 
 const char *pw_acl_memcpy_kind_name(int kind)
 {
-	static const char *const n[] = {"ACL_MEMCPY_HOST_TO_HOST",          "ACL_MEMCPY_HOST_TO_DEVICE",
-	                                "ACL_MEMCPY_DEVICE_TO_HOST",        "ACL_MEMCPY_DEVICE_TO_DEVICE",
-	                                "ACL_MEMCPY_DEFAULT",               "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
-	                                "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE", "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
+	static const char *const n[] = {"ACL_MEMCPY_HOST_TO_HOST",
+	                                "ACL_MEMCPY_HOST_TO_DEVICE",
+	                                "ACL_MEMCPY_DEVICE_TO_HOST",
+	                                "ACL_MEMCPY_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_DEFAULT",
+	                                "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+	                                "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
 	return kind >= 0 && kind < 8 ? n[kind] : NULL;
 }
 
@@ -105,10 +109,10 @@ bool pw_acl_kind_host_dst(int kind)
 /* "ACL_MEM_MALLOC_HUGE_FIRST_P2P", "ACL_MEM_MALLOC_HUGE_ONLY|ACL_MEM_TYPE_HIGH_BAND_WIDTH", or NULL. */
 const char *pw_acl_policy_name(int policy, char *buf, size_t len)
 {
-	static const char *const base[] = {"ACL_MEM_MALLOC_HUGE_FIRST",     "ACL_MEM_MALLOC_HUGE_ONLY",
-	                                   "ACL_MEM_MALLOC_NORMAL_ONLY",    "ACL_MEM_MALLOC_HUGE_FIRST_P2P",
-	                                   "ACL_MEM_MALLOC_HUGE_ONLY_P2P",  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P",
-	                                   "ACL_MEM_MALLOC_HUGE1G_ONLY",    "ACL_MEM_MALLOC_HUGE1G_ONLY_P2P"};
+	static const char *const base[] = {"ACL_MEM_MALLOC_HUGE_FIRST",    "ACL_MEM_MALLOC_HUGE_ONLY",
+	                                   "ACL_MEM_MALLOC_NORMAL_ONLY",   "ACL_MEM_MALLOC_HUGE_FIRST_P2P",
+	                                   "ACL_MEM_MALLOC_HUGE_ONLY_P2P", "ACL_MEM_MALLOC_NORMAL_ONLY_P2P",
+	                                   "ACL_MEM_MALLOC_HUGE1G_ONLY",   "ACL_MEM_MALLOC_HUGE1G_ONLY_P2P"};
 	static const struct {
 		int bit;
 		const char *name;
@@ -178,7 +182,8 @@ static void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_
 
 static bool is_copy(const struct pw_call *c)
 {
-	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] || c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
+	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] ||
+	       c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
 }
 
 static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)

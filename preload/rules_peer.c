@@ -80,7 +80,8 @@ PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
 	if (!ab && !ba && op->vendor == PW_VENDOR_ACL) {
 		/* ACL has no staged fallback (copy.peer.no-peer-access is CUDA/HIP's): both are needed */
 		snprintf(msg, len,
-		         "%s copies between devices %d and %d, but peer access is enabled in neither direction",
+		         "%s copies between devices %d and %d, but peer access is enabled in neither "
+		         "direction",
 		         op->api, a, b);
 		return true;
 	}

@@ -34,13 +34,13 @@ aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t cou
 static int failures;
 
 /* A call the scenario needs to succeed. */
-#define MUST(call)                                                                 \
-	do {                                                                       \
-		aclError r_ = (call);                                              \
-		if (r_ != ACL_SUCCESS) {                                           \
+#define MUST(call)                                                               \
+	do {                                                                     \
+		aclError r_ = (call);                                            \
+		if (r_ != ACL_SUCCESS) {                                         \
 			fprintf(stderr, "acl_doc: %s returned %d\n", #call, r_); \
-			failures++;                                                \
-		}                                                                  \
+			failures++;                                              \
+		}                                                                \
 	} while (0)
 
 #define SIZE 1024

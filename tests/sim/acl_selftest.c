@@ -32,28 +32,37 @@ aclError aclrtSynchronizeStream(aclrtStream stream);
 int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy);
 int pwsim_acl_peer_on(int from, int to);
 
-static const char *const exports[] = {
-    "aclInit",        "aclFinalize",         "aclrtSetDevice",         "aclrtResetDevice",
-    "aclrtGetDevice", "aclrtGetDeviceCount", "aclrtDeviceCanAccessPeer", "aclrtDeviceEnablePeerAccess",
-    "aclrtDeviceDisablePeerAccess", "aclrtMalloc", "aclrtFree", "aclrtMemcpy", "aclrtMemcpyAsync",
-    "aclrtSynchronizeStream"};
+static const char *const exports[] = {"aclInit",
+                                      "aclFinalize",
+                                      "aclrtSetDevice",
+                                      "aclrtResetDevice",
+                                      "aclrtGetDevice",
+                                      "aclrtGetDeviceCount",
+                                      "aclrtDeviceCanAccessPeer",
+                                      "aclrtDeviceEnablePeerAccess",
+                                      "aclrtDeviceDisablePeerAccess",
+                                      "aclrtMalloc",
+                                      "aclrtFree",
+                                      "aclrtMemcpy",
+                                      "aclrtMemcpyAsync",
+                                      "aclrtSynchronizeStream"};
 
 static int passed, failed;
 
-#define EXPECT(cond, ...)                                   \
-	do {                                                \
-		if (cond) {                                 \
-			passed++;                           \
-		} else {                                    \
-			failed++;                           \
+#define EXPECT(cond, ...)                                           \
+	do {                                                        \
+		if (cond) {                                         \
+			passed++;                                   \
+		} else {                                            \
+			failed++;                                   \
 			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
-			printf(__VA_ARGS__);                \
-			printf("\n");                       \
-		}                                           \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
 	} while (0)
-#define EXPECT_RET(call, want) \
-	do {                                                                      \
-		aclError r_ = (call);                                             \
+#define EXPECT_RET(call, want)                                                               \
+	do {                                                                                 \
+		aclError r_ = (call);                                                        \
 		EXPECT(r_ == (want), "%s returned %d, expected %d", #call, r_, (int)(want)); \
 	} while (0)
 
@@ -169,7 +178,8 @@ int main(int argc, char **argv)
 	EXPECT_RET(aclrtDeviceEnablePeerAccess(7, 0), ACL_ERROR_RT_INVALID_DEVICEID);
 	EXPECT_RET(aclrtDeviceDisablePeerAccess(1), ACL_ERROR_RT_PARAM_INVALID);
 	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
-	EXPECT(pwsim_acl_peer_on(0, 1) && !pwsim_acl_peer_on(1, 0), "enable is one direction, from the current device");
+	EXPECT(pwsim_acl_peer_on(0, 1) && !pwsim_acl_peer_on(1, 0),
+	       "enable is one direction, from the current device");
 	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
 	EXPECT_RET(aclrtDeviceDisablePeerAccess(1), ACL_SUCCESS);
 	EXPECT(!pwsim_acl_peer_on(0, 1), "disabled");
@@ -186,12 +196,14 @@ int main(int argc, char **argv)
 	EXPECT(pwsim_acl_alloc_info(d0, &pdev, &psize, &pol) == 0 && pdev == 0 && psize == 1024 &&
 	           pol == ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
 	       "allocation on device 0, 1024 bytes, NORMAL_ONLY_P2P (%d, %zu, %d)", pdev, psize, pol);
-	EXPECT_RET(aclrtMalloc(&plain, 256, ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_HIGH_BAND_WIDTH), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&plain, 256, ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_HIGH_BAND_WIDTH),
+	           ACL_SUCCESS);
 	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
 	EXPECT_RET(aclrtDeviceEnablePeerAccess(0, 0), ACL_SUCCESS);
 	EXPECT(pwsim_acl_peer_on(1, 0), "enabled 1 -> 0");
 	EXPECT_RET(aclrtMalloc(&d1, 1024, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
-	EXPECT(pwsim_acl_alloc_info(d1, &pdev, &psize, &pol) == 0 && pdev == 1 && pol == ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+	EXPECT(pwsim_acl_alloc_info(d1, &pdev, &psize, &pol) == 0 && pdev == 1 &&
+	           pol == ACL_MEM_MALLOC_HUGE_FIRST_P2P,
 	       "allocation on device 1 (%d, %d)", pdev, pol);
 
 	char host[1024], back[1024];

@@ -30,7 +30,8 @@ void pwsim_acl_unlock(void)
 
 static void bad_env(const char *var, const char *val, const char *expected, const char *fallback)
 {
-	fprintf(stderr, "pwsim-acl: %s='%s' is not valid: expected %s; using %s\n", var, val, expected, fallback);
+	fprintf(stderr, "pwsim-acl: %s='%s' is not valid: expected %s; using %s\n", var, val, expected,
+	        fallback);
 }
 
 static void links_all(void)
@@ -85,7 +86,8 @@ static void config(void)
 	} else if (*s && parse_pairs(s, link) == 0) {
 		memcpy(pwsim_acl.link, link, sizeof link);
 	} else {
-		bad_env("PWSIM_PEERS", s, "'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'", "all");
+		bad_env("PWSIM_PEERS", s, "'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'",
+		        "all");
 		links_all();
 	}
 }
@@ -201,7 +203,8 @@ PWSIM_ACL_API aclError aclrtSynchronizeStream(aclrtStream stream)
 
 /* ---- peer access (facts B5) ---- */
 
-PWSIM_ACL_API aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId)
+PWSIM_ACL_API aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId,
+                                                int32_t peerDeviceId)
 {
 	aclError r = pwsim_acl_ready();
 	if (r != ACL_SUCCESS)

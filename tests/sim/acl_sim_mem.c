@@ -60,7 +60,8 @@ PWSIM_ACL_API int pwsim_acl_peer_on(int from, int to)
 static bool policy_ok(aclrtMemMallocPolicy policy)
 {
 	int base = policy & 0xff, bits = policy & ~0xff;
-	int known = ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+	int known =
+	    ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
 	return policy >= 0 && base <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P && !(bits & ~known);
 }
 
@@ -144,7 +145,8 @@ static aclError copy(void *dst, size_t destMax, const void *src, size_t count, a
 	return ACL_SUCCESS;
 }
 
-PWSIM_ACL_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+PWSIM_ACL_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                   aclrtMemcpyKind kind)
 {
 	return copy(dst, destMax, src, count, kind);
 }
