@@ -37,7 +37,6 @@ void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy);
 void pw_acl_mem_remove(uint64_t base);
 /* The allocation p lies in; false if none we saw. */
 bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out);
-void pw_acl_mem_reset(void);
 bool pw_acl_policy_p2p(int policy);
 
 /* acl_encode.c */

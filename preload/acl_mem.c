@@ -71,15 +71,6 @@ bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out)
 	return false;
 }
 
-void pw_acl_mem_reset(void)
-{
-	for (int i = 0; i < ACL_MEM_SLOTS; i++) {
-		atomic_store(&slots[i].ready, false);
-		atomic_store(&slots[i].base, 0);
-	}
-	atomic_store(&high, 0);
-}
-
 /* acl_rt.h: the *_P2P policies, "for the device-to-device copy scenario" (facts B3, B5). */
 bool pw_acl_policy_p2p(int policy)
 {
