@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "acl_hooks.h"
 #include "check.h"
 #include "gpu_timing.h"
 #include "header.h"
@@ -210,6 +211,7 @@ char *pw_header_json(void)
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
 	pw_cuda_describe(v);
+	pw_acl_describe(v);
 	json_object_set_new(h, "vendors", v);
 	json_object_set_new(h, "modules", modules());
 	return dump(h);

@@ -12,6 +12,7 @@
 #include <stdatomic.h>
 #include <stddef.h>
 
+#include "acl_hooks.h"
 #include "cuda_hooks.h"
 #include "intercept.h"
 #include "pw.h"
@@ -57,6 +58,8 @@ PW_NO_SANITIZE void *pw_real_dlsym(void *handle, const char *name)
 PW_NO_SANITIZE void *pw_dlsym_impl(void *handle, const char *name)
 {
 	void *r = pw_real_dlsym(handle, name);
+	if (!pw_tls_internal && name && name[0] == 'a' && name[1] == 'c' && name[2] == 'l')
+		return pw_acl_dlsym_hook(name, r);
 	if (pw_tls_internal || !name || name[0] != 'c' || name[1] != 'u' || !isupper((unsigned char)name[2]))
 		return r;
 	return pw_cuda_dlsym_hook(name, r);

@@ -44,6 +44,11 @@ PW_RULE_FN(PEER_ENABLE_TWICE)
 {
 	if (!pw_peer_on(s, op->cur_dev, op->peer_dev))
 		return false;
+	if (op->vendor == PW_VENDOR_ACL) { /* ACL has no "already enabled" code (facts B4) */
+		snprintf(msg, len, "%s from device %d to device %d, which is already enabled", op->api,
+		         op->cur_dev, op->peer_dev);
+		return true;
+	}
 	snprintf(msg, len,
 	         "%s from device %d to device %d, which is already enabled: the call fails with 'already "
 	         "enabled', and through the runtime API that error also stays as the thread's last error",
@@ -72,6 +77,14 @@ PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
 	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b)
 		return false;
 	bool ab = pw_peer_on(s, a, b), ba = pw_peer_on(s, b, a);
+	if (!ab && !ba && op->vendor == PW_VENDOR_ACL) {
+		/* ACL has no staged fallback (copy.peer.no-peer-access is CUDA/HIP's): both are needed */
+		snprintf(msg, len,
+		         "%s copies between devices %d and %d, but peer access is enabled in neither "
+		         "direction",
+		         op->api, a, b);
+		return true;
+	}
 	if (ab == ba)
 		return false; /* both on, or both off (copy.peer.no-peer-access's business) */
 	snprintf(msg, len,

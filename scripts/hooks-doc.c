@@ -17,3 +17,7 @@
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
 
 PWDOC_BEGIN PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_END
+
+/* The ACL rows (preload/acl_table.h), in a block of their own. */
+#include "acl_table.h"
+PWDOC_ACL_BEGIN PW_ACL_FUNCS(PWDOC_ROW) PWDOC_ACL_END

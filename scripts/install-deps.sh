@@ -9,6 +9,8 @@ set -eu
 clang_major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
 pkgs="make gcc clang pkg-config libjansson-dev libunwind-dev libelf-dev libdw-dev
       libcmocka-dev jq clang-format clang-tidy cppcheck perl libclang-rt-${clang_major:-14}-dev"
+# python3 (ctypes) runs the ACL document's own example, which is Python.
+pkgs="$pkgs python3"
 
 missing=
 for p in $pkgs; do

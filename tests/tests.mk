@@ -45,6 +45,7 @@ unit-test: test-build
 integration-test: test-build
 	@timeout 1200 tests/integration/run.sh $(BUILD)
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
+	@timeout 600 tests/integration/rules_acl.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build
@@ -56,10 +57,16 @@ docs-test: test-build
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest unit-test integration-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest unit-test integration-test docs-test analyze-test
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.
 ifeq ($(SAN),1)
 export PW_ASAN_RUNTIME := $(shell $(CC) -print-file-name=libasan.so)
 endif
+
+# ACL: the document's example and its mistakes (tests/integration/rules_acl.sh).
+$(TBIN)/acl_doc: tests/integration/acl_doc.c $(PWSIM_ACL_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(SIMDIR) -l:libascendcl.so -lpthread
+test-build: $(TBIN)/acl_doc

@@ -62,7 +62,8 @@
 	  "data exchange from device 0 to device 1, and the other for enabling data exchange from device 1 " \
 	  "to device 0",                                                                                     \
 	  "rejects the copy at run time on Ascend (not measured here)",                                      \
-	  "a device-to-device copy between devices whose peer access is enabled in one direction only",      \
+	  "a device-to-device copy between devices whose peer access is enabled in one direction only (or "  \
+	  "in neither)",                                                                                     \
 	  "enable peer access from each device to the other before copying")                                 \
 	X(PEER_DISABLE_NOT_ENABLED, "peer.disable.not-enabled", PW_SEV_ERROR, PW_V_ALL,                      \
 	  "001 (cuCtxDisablePeerAccess): Returns CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access "  \

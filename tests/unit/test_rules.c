@@ -207,6 +207,24 @@ static void acl_copies(void **state)
 	pw_state_reset(&st);
 	enable(1, 0);
 	fires(PW_RULE_PEER_ENABLE_ONE_DIRECTION, &op, "only from device 1 to device 0", NULL);
+
+	/* ACL: neither direction is as wrong as one (no staged fallback) */
+	pw_state_reset(&st);
+	fires(PW_RULE_PEER_ENABLE_ONE_DIRECTION, &op, "neither direction", NULL);
+	op.vendor = PW_VENDOR_CUDA;
+	quiet(PW_RULE_PEER_ENABLE_ONE_DIRECTION, &op);
+	op.vendor = PW_VENDOR_ACL;
+
+	/* a device reset drops every peer access from and to the device */
+	enable(0, 1);
+	enable(1, 0);
+	enable(2, 0);
+	struct pw_op reset = {.kind = PW_OP_DEVICE_RESET, .vendor = PW_VENDOR_ACL, .cur_dev = 1};
+	pw_state_update(&st, &reset, 0, false);
+	assert_false(pw_peer_on(&st, 0, 1));
+	assert_false(pw_peer_on(&st, 1, 0));
+	assert_true(pw_peer_on(&st, 2, 0));
+	pw_state_reset(&st);
 }
 
 static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9};

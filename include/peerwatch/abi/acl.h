@@ -1,0 +1,89 @@
+/*
+ * The few Huawei Ascend ACL (CANN) runtime types, values and error codes
+ * peerwatch needs, so that the build needs no CANN SDK.  Names are the
+ * vendor's.  Sources (keys of /work/shared/facts/hip-acl-abi.md):
+ *   [A-UP]  hicann/runtime acl_base_rt.h, acl_rt.h, error_codes/rt_error_codes.h
+ *   [A-PT]  Ascend/pytorch third_party/acl/inc/acl/ (v2.10.0-26.0.0), same values
+ * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes).
+ */
+#ifndef PEERWATCH_ABI_ACL_H
+#define PEERWATCH_ABI_ACL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int aclError;      /* acl_base_rt.h:46-55 "typedef int aclError;" (B1) */
+typedef void *aclrtStream; /* acl_base_rt.h: typedef void *aclrtStream (B1) */
+
+/* enum aclrtMemcpyKind, acl_rt.h (B3): 4 bytes.  The v2.1.0 copy has 0-3 only. */
+typedef int aclrtMemcpyKind;
+#define ACL_MEMCPY_HOST_TO_HOST 0
+#define ACL_MEMCPY_HOST_TO_DEVICE 1
+#define ACL_MEMCPY_DEVICE_TO_HOST 2
+#define ACL_MEMCPY_DEVICE_TO_DEVICE 3
+#define ACL_MEMCPY_DEFAULT 4
+#define ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE 5
+#define ACL_MEMCPY_INNER_DEVICE_TO_DEVICE 6
+#define ACL_MEMCPY_INTER_DEVICE_TO_DEVICE 7
+
+/* enum aclrtMemMallocPolicy, acl_rt.h (B3): 4 bytes. */
+typedef int aclrtMemMallocPolicy;
+#define ACL_MEM_MALLOC_HUGE_FIRST 0
+#define ACL_MEM_MALLOC_HUGE_ONLY 1
+#define ACL_MEM_MALLOC_NORMAL_ONLY 2
+#define ACL_MEM_MALLOC_HUGE_FIRST_P2P 3
+#define ACL_MEM_MALLOC_HUGE_ONLY_P2P 4
+#define ACL_MEM_MALLOC_NORMAL_ONLY_P2P 5
+#define ACL_MEM_MALLOC_HUGE1G_ONLY 6
+#define ACL_MEM_MALLOC_HUGE1G_ONLY_P2P 7
+/* Bits OR-able with policies 0-2 (acl_rt.h, B3). */
+#define ACL_MEM_TYPE_LOW_BAND_WIDTH 0x100
+#define ACL_MEM_TYPE_HIGH_BAND_WIDTH 0x1000
+#define ACL_MEM_ACCESS_USER_SPACE_READONLY 0x100000
+
+/* aclError values: acl_base_rt.h (ACL_*) and rt_error_codes.h (ACL_ERROR_RT_*), B4. */
+#define ACL_SUCCESS 0
+#define ACL_ERROR_NONE 0
+#define ACL_ERROR_INVALID_PARAM 100000
+#define ACL_ERROR_UNINITIALIZE 100001
+#define ACL_ERROR_REPEAT_INITIALIZE 100002
+#define ACL_ERROR_REPEAT_FINALIZE 100037
+#define ACL_ERROR_BAD_ALLOC 200000
+#define ACL_ERROR_API_NOT_SUPPORT 200001
+#define ACL_ERROR_INVALID_DEVICE 200002
+#define ACL_ERROR_FEATURE_UNSUPPORTED 200006
+#define ACL_ERROR_INTERNAL_ERROR 500000
+#define ACL_ERROR_FAILURE 500001
+#define ACL_ERROR_RT_FAILURE 500003
+#define ACL_ERROR_DRV_FAILURE 500004
+#define ACL_ERROR_RT_PARAM_INVALID 107000
+#define ACL_ERROR_RT_INVALID_DEVICEID 107001
+#define ACL_ERROR_RT_CONTEXT_NULL 107002
+#define ACL_ERROR_RT_FEATURE_NOT_SUPPORT 207000
+#define ACL_ERROR_RT_MEMORY_ALLOCATION 207001
+#define ACL_ERROR_RT_NO_DEVICE 207004
+#define ACL_ERROR_RT_NO_PERMISSION 207006
+#define ACL_ERROR_RT_DEVICE_OOM 207018
+#define ACL_ERROR_RT_INTERNAL_ERROR 507000
+#define ACL_ERROR_RT_IPC_ERROR 507022
+
+/*
+ * Signatures (acl_rt.h; aclInit/aclFinalize in acl.h of older CANN), B2:
+ *   aclError aclInit(const char *configPath);
+ *   aclError aclFinalize(void);
+ *   aclError aclrtSetDevice(int32_t deviceId);
+ *   aclError aclrtResetDevice(int32_t deviceId);
+ *   aclError aclrtGetDevice(int32_t *deviceId);
+ *   aclError aclrtGetDeviceCount(uint32_t *count);
+ *   aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+ *   aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+ *   aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+ *   aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+ *   aclError aclrtFree(void *devPtr);
+ *   aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+ *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+ *                             aclrtMemcpyKind kind, aclrtStream stream);
+ *   aclError aclrtSynchronizeStream(aclrtStream stream);
+ */
+
+#endif

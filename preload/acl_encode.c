@@ -1,0 +1,316 @@
+/*
+ * Turning an ACL call into its trace event (acl_table.h says what each kind
+ * records), and the bookkeeping the event needs first: the thread's current
+ * device (from aclrtSetDevice) and the allocation table (acl_mem.c).
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "acl_hooks.h"
+#include "check.h"
+#include "jsonw.h"
+#include "op.h"
+#include "trace.h"
+
+/* The current device is per thread (aclrtSetDevice, facts B5); +1 so that
+ * the zero-initialized TLS means "not known yet". */
+static PW_TLS int tls_dev_plus1;
+
+int pw_acl_current_device(void)
+{
+	if (PW_LIKELY(tls_dev_plus1))
+		return tls_dev_plus1 - 1;
+	/* A thread that set no device through us: ask the runtime, untraced. */
+	typedef aclError (*get_fn)(int32_t *);
+	get_fn f = (get_fn)pw_acl_real(PW_ACL_ID(aclrtGetDevice));
+	int32_t d = 0;
+	if (!f)
+		return PW_NO_DEV;
+	pw_tls_internal++;
+	aclError r = f(&d);
+	pw_tls_internal--;
+	if (r != ACL_SUCCESS)
+		return PW_NO_DEV;
+	tls_dev_plus1 = d + 1;
+	return d;
+}
+
+/* The runtime's own answer, through the real function: not traced.  A
+ * device against itself is an error in ACL (facts B5): -1, unknown. */
+int pw_acl_can_access(int dev, int peer)
+{
+	typedef aclError (*can_fn)(int32_t *, int32_t, int32_t);
+	can_fn f = (can_fn)pw_acl_real(PW_ACL_ID(aclrtDeviceCanAccessPeer));
+	int32_t v = -1;
+	if (!f || dev == PW_NO_DEV || peer == PW_NO_DEV)
+		return -1;
+	pw_tls_internal++;
+	if (f(&v, dev, peer) != ACL_SUCCESS)
+		v = -1;
+	pw_tls_internal--;
+	return v;
+}
+
+/* acl_base_rt.h and rt_error_codes.h (facts B4). */
+const char *pw_acl_error_name(int code)
+{
+	switch (code) {
+	case ACL_SUCCESS: return "ACL_SUCCESS";
+	case ACL_ERROR_INVALID_PARAM: return "ACL_ERROR_INVALID_PARAM";
+	case ACL_ERROR_UNINITIALIZE: return "ACL_ERROR_UNINITIALIZE";
+	case ACL_ERROR_REPEAT_INITIALIZE: return "ACL_ERROR_REPEAT_INITIALIZE";
+	case ACL_ERROR_REPEAT_FINALIZE: return "ACL_ERROR_REPEAT_FINALIZE";
+	case ACL_ERROR_BAD_ALLOC: return "ACL_ERROR_BAD_ALLOC";
+	case ACL_ERROR_API_NOT_SUPPORT: return "ACL_ERROR_API_NOT_SUPPORT";
+	case ACL_ERROR_INVALID_DEVICE: return "ACL_ERROR_INVALID_DEVICE";
+	case ACL_ERROR_FEATURE_UNSUPPORTED: return "ACL_ERROR_FEATURE_UNSUPPORTED";
+	case ACL_ERROR_INTERNAL_ERROR: return "ACL_ERROR_INTERNAL_ERROR";
+	case ACL_ERROR_FAILURE: return "ACL_ERROR_FAILURE";
+	case ACL_ERROR_RT_FAILURE: return "ACL_ERROR_RT_FAILURE";
+	case ACL_ERROR_DRV_FAILURE: return "ACL_ERROR_DRV_FAILURE";
+	case ACL_ERROR_RT_PARAM_INVALID: return "ACL_ERROR_RT_PARAM_INVALID";
+	case ACL_ERROR_RT_INVALID_DEVICEID: return "ACL_ERROR_RT_INVALID_DEVICEID";
+	case ACL_ERROR_RT_CONTEXT_NULL: return "ACL_ERROR_RT_CONTEXT_NULL";
+	case ACL_ERROR_RT_FEATURE_NOT_SUPPORT: return "ACL_ERROR_RT_FEATURE_NOT_SUPPORT";
+	case ACL_ERROR_RT_MEMORY_ALLOCATION: return "ACL_ERROR_RT_MEMORY_ALLOCATION";
+	case ACL_ERROR_RT_NO_DEVICE: return "ACL_ERROR_RT_NO_DEVICE";
+	case ACL_ERROR_RT_NO_PERMISSION: return "ACL_ERROR_RT_NO_PERMISSION";
+	case ACL_ERROR_RT_DEVICE_OOM: return "ACL_ERROR_RT_DEVICE_OOM";
+	case ACL_ERROR_RT_INTERNAL_ERROR: return "ACL_ERROR_RT_INTERNAL_ERROR";
+	case ACL_ERROR_RT_IPC_ERROR: return "ACL_ERROR_RT_IPC_ERROR";
+	}
+	return NULL;
+}
+
+const char *pw_acl_memcpy_kind_name(int kind)
+{
+	static const char *const n[] = {"ACL_MEMCPY_HOST_TO_HOST",
+	                                "ACL_MEMCPY_HOST_TO_DEVICE",
+	                                "ACL_MEMCPY_DEVICE_TO_HOST",
+	                                "ACL_MEMCPY_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_DEFAULT",
+	                                "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+	                                "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
+	return kind >= 0 && kind < 8 ? n[kind] : NULL;
+}
+
+bool pw_acl_kind_host_src(int kind)
+{
+	return kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_HOST_TO_DEVICE ||
+	       kind == ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE;
+}
+
+bool pw_acl_kind_host_dst(int kind)
+{
+	return kind == ACL_MEMCPY_HOST_TO_HOST || kind == ACL_MEMCPY_DEVICE_TO_HOST;
+}
+
+/* "ACL_MEM_MALLOC_HUGE_FIRST_P2P", "ACL_MEM_MALLOC_HUGE_ONLY|ACL_MEM_TYPE_HIGH_BAND_WIDTH", or NULL. */
+const char *pw_acl_policy_name(int policy, char *buf, size_t len)
+{
+	static const char *const base[] = {"ACL_MEM_MALLOC_HUGE_FIRST",    "ACL_MEM_MALLOC_HUGE_ONLY",
+	                                   "ACL_MEM_MALLOC_NORMAL_ONLY",   "ACL_MEM_MALLOC_HUGE_FIRST_P2P",
+	                                   "ACL_MEM_MALLOC_HUGE_ONLY_P2P", "ACL_MEM_MALLOC_NORMAL_ONLY_P2P",
+	                                   "ACL_MEM_MALLOC_HUGE1G_ONLY",   "ACL_MEM_MALLOC_HUGE1G_ONLY_P2P"};
+	static const struct {
+		int bit;
+		const char *name;
+	} bits[] = {{ACL_MEM_TYPE_LOW_BAND_WIDTH, "ACL_MEM_TYPE_LOW_BAND_WIDTH"},
+	            {ACL_MEM_TYPE_HIGH_BAND_WIDTH, "ACL_MEM_TYPE_HIGH_BAND_WIDTH"},
+	            {ACL_MEM_ACCESS_USER_SPACE_READONLY, "ACL_MEM_ACCESS_USER_SPACE_READONLY"}};
+	int b = policy & 0xff, rest = policy & ~0xff;
+	if (policy < 0 || b > 7)
+		return NULL;
+	size_t n = (size_t)snprintf(buf, len, "%s", base[b]);
+	for (size_t i = 0; i < sizeof bits / sizeof bits[0]; i++)
+		if (rest & bits[i].bit) {
+			rest &= ~bits[i].bit;
+			if (n < len)
+				n += (size_t)snprintf(buf + n, len - n, "|%s", bits[i].name);
+		}
+	return rest ? NULL : buf;
+}
+
+/* ---- before the call ---- */
+
+void pw_acl_pre(struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->flags & PW_ACL_CUR_DEV)
+		c->cur_dev = pw_acl_current_device();
+	for (int i = 0; i < fn->nargs; i++) {
+		struct pw_acl_alloc a;
+		c->dev[i] = fn->args[i].kind == PW_K_APTR && pw_acl_mem_find(c->a[i], &a) ? a.dev : PW_NO_DEV;
+	}
+}
+
+/* ---- after the call: what it changed, then the event ---- */
+
+static void learn(const struct pw_call *c)
+{
+	if (c->ret != ACL_SUCCESS)
+		return;
+	switch (c->fn - pw_acl_desc) {
+	case PW_ACL_ID(aclrtMalloc):
+		if (c->a[0])
+			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], c->cur_dev,
+			               (int)(int64_t)c->a[2]);
+		break;
+	case PW_ACL_ID(aclrtFree): pw_acl_mem_remove(c->a[0]); break;
+	case PW_ACL_ID(aclrtSetDevice): tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
+	case PW_ACL_ID(aclrtResetDevice):
+		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)
+			tls_dev_plus1 = 0; /* whatever the runtime says next */
+		break;
+	case PW_ACL_ID(aclrtGetDevice):
+		if (c->a[0])
+			tls_dev_plus1 = *(const int32_t *)(uintptr_t)c->a[0] + 1;
+		break;
+	default: break;
+	}
+}
+
+static void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
+{
+	pw_jw_key2(w, key, suffix);
+	if (dev == PW_NO_DEV)
+		pw_jw_raw(w, "null", 4);
+	else
+		pw_jw_i64(w, dev);
+}
+
+static bool is_copy(const struct pw_call *c)
+{
+	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] ||
+	       c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
+}
+
+static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const struct pw_arg_desc *d = &c->fn->args[i];
+	const char *k = d->name;
+	uint64_t v = c->a[i];
+	bool ok = c->ret == ACL_SUCCESS;
+	char buf[160];
+	switch (d->kind) {
+	case PW_K_NONE: break;
+	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
+	case PW_K_SIZE:
+	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_STREAM: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_OUT_INT:
+		if (ok && v)
+			pw_jw_kv_i64(w, k, *(const int32_t *)(uintptr_t)v);
+		break;
+	case PW_K_CSTR:
+		pw_jw_key(w, k);
+		if (v)
+			pw_jw_str(w, (const char *)(uintptr_t)v);
+		else
+			pw_jw_raw(w, "null", 4);
+		break;
+	case PW_K_APTR:
+		pw_jw_kv_hex(w, k, v);
+		put_dev(w, k, "_dev", c->dev[i]);
+		if (is_copy(c)) {
+			int kind = (int)(int64_t)c->a[4];
+			if (i == 0 ? pw_acl_kind_host_dst(kind) : pw_acl_kind_host_src(kind)) {
+				pw_jw_key2(w, k, "_type");
+				pw_jw_str(w, "host");
+			}
+		}
+		break;
+	case PW_K_OUT_APTR:
+		if (ok && v) {
+			uint64_t p = (uintptr_t) * (void *const *)(uintptr_t)v;
+			struct pw_acl_alloc a;
+			pw_jw_kv_hex(w, k, p);
+			put_dev(w, k, "_dev", pw_acl_mem_find(p, &a) ? a.dev : c->cur_dev);
+		}
+		break;
+	case PW_K_POLICY: {
+		const char *name = pw_acl_policy_name((int)(int64_t)v, buf, sizeof buf);
+		if (name)
+			pw_jw_kv_str(w, k, name);
+		else
+			pw_jw_kv_i64(w, k, (int64_t)v);
+		pw_jw_key(w, "p2p");
+		pw_jw_raw(w, pw_acl_policy_p2p((int)(int64_t)v) ? "true" : "false",
+		          pw_acl_policy_p2p((int)(int64_t)v) ? 4 : 5);
+		break;
+	}
+	case PW_K_MEMKIND: {
+		const char *name = pw_acl_memcpy_kind_name((int)(int64_t)v);
+		if (name)
+			pw_jw_kv_str(w, k, name);
+		else
+			pw_jw_kv_i64(w, k, (int64_t)v);
+		break;
+	}
+	default: break;
+	}
+}
+
+/* The whole "call" event of c, as one JSON object (no newline). */
+void pw_acl_encode(struct pw_jw *w, const struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	pw_jw_obj_open(w);
+	pw_jw_raw(w, "\"type\":\"call\"", 13);
+	w->need_comma = true;
+	pw_jw_kv_u64(w, "seq", c->seq);
+	pw_jw_kv_i64(w, "tid", pw_tls_tid);
+	pw_jw_kv_str(w, "vendor", pw_vendor_name(fn->vendor));
+	pw_jw_kv_str(w, "api", fn->api);
+	pw_jw_kv_str(w, "variant", fn->variant);
+	pw_jw_kv_str(w, "family", pw_family_name(fn->family));
+	pw_jw_kv_u64(w, "t_ns", c->t0);
+	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
+	pw_jw_kv_i64(w, "ret", c->ret);
+	const char *rn = pw_acl_error_name((int)c->ret);
+	pw_jw_key(w, "ret_name");
+	if (rn)
+		pw_jw_str(w, rn);
+	else
+		pw_jw_raw(w, "null", 4);
+	if (c->parent)
+		pw_jw_kv_u64(w, "parent", c->parent);
+	if (fn->flags & PW_ACL_CUR_DEV)
+		put_dev(w, "cur", "_dev", c->cur_dev);
+	if (c->nstack > 0) {
+		pw_jw_key(w, "stack");
+		pw_jw_ch(w, '[');
+		for (int i = 0; i < c->nstack; i++) {
+			if (i)
+				pw_jw_ch(w, ',');
+			pw_jw_hex(w, c->stack[i]);
+		}
+		pw_jw_ch(w, ']');
+	}
+	pw_jw_key(w, "args");
+	pw_jw_obj_open(w);
+	for (int i = 0; i < fn->nargs; i++)
+		put_arg(w, c, i);
+	pw_jw_obj_close(w);
+	pw_jw_obj_close(w);
+}
+
+void pw_acl_post(struct pw_call *c)
+{
+	learn(c);
+	uintptr_t ips[64];
+	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
+		pw_tls_internal++;
+		c->nstack = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+		pw_tls_internal--;
+		c->stack = ips;
+	}
+	struct pw_jw w;
+	if (!pw_trace_event_begin(&w))
+		return;
+	pw_acl_encode(&w, c);
+	pw_trace_event_end(&w);
+}

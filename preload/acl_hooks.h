@@ -1,0 +1,63 @@
+/* The Ascend ACL module: its descriptor table, real functions, hooks and allocation table. */
+#ifndef PW_ACL_HOOKS_H
+#define PW_ACL_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "acl_table.h"
+#include "hooks.h"
+#include "pw.h"
+#include "peerwatch/abi/acl.h"
+
+extern const struct pw_fn_desc pw_acl_desc[PW_ACL_NFUNCS];
+extern void *const pw_acl_wrapper[PW_ACL_NFUNCS];
+extern _Atomic(void *) pw_acl_real_fn[PW_ACL_NFUNCS];
+
+/* acl_resolve.c: the runtime's function behind hook id, resolved on first use. */
+void *pw_acl_resolve(int id);
+static inline void *pw_acl_real(int id)
+{
+	void *f = atomic_load_explicit(&pw_acl_real_fn[id], memory_order_acquire);
+	return PW_LIKELY(f != NULL) ? f : pw_acl_resolve(id);
+}
+/* A runtime function the layer itself calls (never traced), or NULL. */
+void *pw_acl_aux(const char *name);
+/* dlsym(h, name) answered r for an acl* name: our wrapper, or r. */
+void *pw_acl_dlsym_hook(const char *name, void *r);
+/* The header's "acl" member under "vendors" (a json_t object). */
+void pw_acl_describe(void *json_vendors_object);
+
+/* acl_mem.c: aclrtMalloc allocations, ptr -> (size, device, policy).  Lock-free. */
+struct pw_acl_alloc {
+	uint64_t base, size;
+	int dev, policy;
+};
+void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy);
+void pw_acl_mem_remove(uint64_t base);
+/* The allocation p lies in; false if none we saw. */
+bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out);
+bool pw_acl_policy_p2p(int policy);
+
+/* acl_encode.c */
+/* The calling thread's current device (aclrtSetDevice), PW_NO_DEV if unknown. */
+int pw_acl_current_device(void);
+void pw_acl_pre(struct pw_call *c);
+void pw_acl_post(struct pw_call *c);
+struct pw_jw;
+void pw_acl_encode(struct pw_jw *w, const struct pw_call *c);
+const char *pw_acl_error_name(int code);
+const char *pw_acl_policy_name(int policy, char *buf, size_t len);
+const char *pw_acl_memcpy_kind_name(int kind);
+/* Whether a side of a copy of this kind is host memory. */
+bool pw_acl_kind_host_src(int kind);
+bool pw_acl_kind_host_dst(int kind);
+int pw_acl_can_access(int dev, int peer);
+
+/* acl_ops.c: the call as the rules see it; false when no rule looks at it. */
+struct pw_op;
+bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op);
+bool pw_acl_check_before(const struct pw_call *c, struct pw_op *op);
+void pw_acl_check_after(const struct pw_call *c, struct pw_op *op);
+
+#endif

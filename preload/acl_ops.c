@@ -1,0 +1,111 @@
+/*
+ * ACL calls as the rules see them (op.h).  A copy is a peer copy when its
+ * kind moves device memory (DEVICE_TO_DEVICE, INTER/INNER_DEVICE_TO_DEVICE,
+ * or DEFAULT, which the runtime resolves from the pointers) and the two
+ * pointers lie in allocations of two different devices; a device-to-device
+ * copy from or to NULL is one too (copy.peer.null).  The devices, bounds and
+ * policies come from the layer's own allocation table (acl_mem.c).
+ */
+#include <string.h>
+
+#include "acl_hooks.h"
+#include "check.h"
+#include "op.h"
+#include "state.h"
+
+static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
+{
+	struct pw_acl_alloc a;
+	m->ptr = c->a[i];
+	m->dev = PW_NO_DEV;
+	m->named_dev = PW_NO_DEV;
+	m->p2p = -1;
+	if (m->ptr && pw_acl_mem_find(m->ptr, &a)) {
+		m->dev = a.dev;
+		m->known = true;
+		m->base = a.base;
+		m->size = a.size;
+		m->p2p = pw_acl_policy_p2p(a.policy);
+	}
+}
+
+static bool device_kind(int kind)
+{
+	return kind == ACL_MEMCPY_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_DEFAULT ||
+	       kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
+}
+
+static bool copy_op(const struct pw_call *c, struct pw_op *op)
+{
+	int kind = (int)(int64_t)c->a[4];
+	if (!device_kind(kind))
+		return false;
+	op->kind = PW_OP_COPY;
+	op->bytes = c->a[3];
+	mem_arg(c, 0, &op->dst);
+	mem_arg(c, 2, &op->src);
+	bool cross = pw_dev_ok(op->dst.dev) && pw_dev_ok(op->src.dev) && op->dst.dev != op->src.dev;
+	bool null = kind != ACL_MEMCPY_DEFAULT && op->bytes && (!op->dst.ptr || !op->src.ptr);
+	return cross || null;
+}
+
+bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	memset(op, 0, sizeof *op);
+	op->vendor = PW_VENDOR_ACL;
+	op->api = c->fn->api;
+	op->cur_dev = c->cur_dev;
+	op->peer_dev = PW_NO_DEV;
+	op->can_access = -1;
+	op->loc_dev = PW_LOC_NONE;
+	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
+	op->dst.p2p = op->src.p2p = -1;
+	switch (c->fn - pw_acl_desc) {
+	case PW_ACL_ID(aclrtDeviceCanAccessPeer):
+		op->kind = PW_OP_CAN_ACCESS;
+		op->cur_dev = (int)(int64_t)c->a[1];
+		op->peer_dev = (int)(int64_t)c->a[2];
+		break;
+	case PW_ACL_ID(aclrtDeviceEnablePeerAccess):
+		op->kind = PW_OP_PEER_ENABLE;
+		op->peer_dev = (int)(int64_t)c->a[0];
+		op->flags = c->a[1];
+		op->can_access = pw_acl_can_access(op->cur_dev, op->peer_dev);
+		break;
+	case PW_ACL_ID(aclrtDeviceDisablePeerAccess):
+		op->kind = PW_OP_PEER_DISABLE;
+		op->peer_dev = (int)(int64_t)c->a[0];
+		break;
+	case PW_ACL_ID(aclrtMemcpy):
+	case PW_ACL_ID(aclrtMemcpyAsync): return copy_op(c, op);
+	case PW_ACL_ID(aclrtResetDevice):
+		op->kind = PW_OP_DEVICE_RESET;
+		op->cur_dev = (int)(int64_t)c->a[0];
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+bool pw_acl_check_before(const struct pw_call *c, struct pw_op *op)
+{
+	if (!pw_checking() || !pw_acl_op_before(c, op))
+		return false;
+	pw_check_before(c, op);
+	return true;
+}
+
+void pw_acl_check_after(const struct pw_call *c, struct pw_op *op)
+{
+	/* ACL has no "already enabled" code (facts B4): a repeated enable that
+	 * succeeds leaves the state as it was. */
+	pw_check_after(op, c->ret, false);
+	/* The document asks once "whether data exchange between two devices is
+	 * supported" and then enables both directions: the answer is the pair's. */
+	if (op->kind == PW_OP_CAN_ACCESS) {
+		struct pw_op back = *op;
+		back.cur_dev = op->peer_dev;
+		back.peer_dev = op->cur_dev;
+		pw_check_after(&back, c->ret, false);
+	}
+}

@@ -1,0 +1,92 @@
+/*
+ * The Ascend ACL runtime functions (libascendcl.so) peerwatch hooks: one row
+ * per exported symbol, the same shape as cuda_table.h:
+ *
+ *   X(api, suffix, family, flags, (signature))
+ *
+ * ACL exports no variants, so every suffix is empty.  Wrappers
+ * (acl_hooks.c), the descriptor table, the export list and the ACL part of
+ * docs/hooks.md are generated from this file.
+ *
+ * Signatures are acl_rt.h's (include/peerwatch/abi/acl.h lists them, from
+ * the facts file section B2); argument names are the JSON keys of the
+ * trace.  Kinds (decoded in acl_encode.c):
+ *   DEV       int32_t device ordinal         SIZE    size_t
+ *   UINT      uint32_t flags (numeric)       STREAM  aclrtStream
+ *   OUT_INT   int32_t *, value after the call
+ *   APTR      void * / const void * device or host pointer, recorded with the
+ *             device of the aclrtMalloc allocation it lies in   (x, x_dev)
+ *   OUT_APTR  void ** written by aclrtMalloc: the pointer and its device
+ *   POLICY    aclrtMemMallocPolicy: its name, and "p2p": true for *_P2P
+ *   MEMKIND   aclrtMemcpyKind: its name
+ *   CSTR      const char *, the string (aclInit's configuration path)
+ *   NONE      no argument at all (aclFinalize(void)); nothing recorded
+ */
+#ifndef PW_ACL_TABLE_H
+#define PW_ACL_TABLE_H
+
+#include "hooks.h"
+
+/* Argument kinds of the ACL rows beyond hooks.h's (which the CUDA rows use);
+ * they start high so that hooks.h can grow without clashing. */
+enum pw_acl_kind {
+	PW_K_APTR = 64,
+	PW_K_OUT_APTR,
+	PW_K_POLICY,
+	PW_K_MEMKIND,
+	PW_K_CSTR,
+	PW_K_NONE,
+};
+
+/* Flags of a row. */
+#define PW_ACL_CUR_DEV 0x1 /* the call acts from the thread's current device: record it as cur_dev */
+
+#define PW_ACL_SIG_INIT (CSTR, const char *, config)
+/* (void): a name that expands to nothing, so that no macro argument is empty */
+#define PW_ACL_NONAME
+#define PW_ACL_SIG_VOID (NONE, void, PW_ACL_NONAME)
+#define PW_ACL_SIG_DEVICE (DEV, int32_t, device)
+#define PW_ACL_SIG_GET_DEVICE (OUT_INT, int32_t *, device)
+#define PW_ACL_SIG_CAN_ACCESS_PEER \
+	(OUT_INT, int32_t *, can_access), (DEV, int32_t, dev), (DEV, int32_t, peer_dev)
+#define PW_ACL_SIG_ENABLE_PEER (DEV, int32_t, peer_dev), (UINT, uint32_t, flags)
+#define PW_ACL_SIG_DISABLE_PEER (DEV, int32_t, peer_dev)
+#define PW_ACL_SIG_MALLOC \
+	(OUT_APTR, void **, ptr), (SIZE, size_t, bytes), (POLICY, aclrtMemMallocPolicy, policy)
+#define PW_ACL_SIG_FREE (APTR, void *, ptr)
+#define PW_ACL_SIG_MEMCPY                                                                                \
+	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
+	    (MEMKIND, aclrtMemcpyKind, kind)
+#define PW_ACL_SIG_MEMCPY_ASYNC                                                                          \
+	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
+	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
+
+#define PW_ACL_FUNCS(X) PW_ACL_FUNCS_ARGS(X) PW_ACL_FUNCS_VOID(X)
+
+/* The rows with arguments. */
+#define PW_ACL_FUNCS_ARGS(X)                                                               \
+	/* peer */                                                                         \
+	X(aclrtDeviceCanAccessPeer, , PEER, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))               \
+	X(aclrtDeviceEnablePeerAccess, , PEER, PW_ACL_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))   \
+	X(aclrtDeviceDisablePeerAccess, , PEER, PW_ACL_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
+	/* copy */                                                                         \
+	X(aclrtMemcpy, , COPY, 0, (PW_ACL_SIG_MEMCPY))                                     \
+	X(aclrtMemcpyAsync, , COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                          \
+	/* support: allocations (their policy and device), the current device, life */     \
+	X(aclrtMalloc, , SUPPORT, PW_ACL_CUR_DEV, (PW_ACL_SIG_MALLOC))                     \
+	X(aclrtFree, , SUPPORT, 0, (PW_ACL_SIG_FREE))                                      \
+	X(aclrtSetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                               \
+	X(aclrtResetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                             \
+	X(aclrtGetDevice, , SUPPORT, 0, (PW_ACL_SIG_GET_DEVICE))                           \
+	X(aclInit, , SUPPORT, 0, (PW_ACL_SIG_INIT))
+
+/* The rows without arguments: acl_hooks.c writes their wrappers without
+ * the argument machinery; everything else reads them like the others. */
+#define PW_ACL_FUNCS_VOID(X) X(aclFinalize, , SUPPORT, 0, (PW_ACL_SIG_VOID))
+
+/* Symbol ids: PW_ACL_ID(aclrtMemcpy) */
+#define PW_ACL_ID(sym) PW_ACL_ID_##sym
+#define PW_ACL_ENUM_ROW(api, sfx, fam, flags, sig) PW_ACL_ID(api##sfx),
+enum pw_acl_id { PW_ACL_FUNCS(PW_ACL_ENUM_ROW) PW_ACL_NFUNCS };
+
+#endif

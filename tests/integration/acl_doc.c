@@ -1,0 +1,327 @@
+/*
+ * The ACL document's inter-device transfer (seed 003), in its own order, and
+ * each documented mistake once, against the simulated libascendcl.so:
+ *
+ *   acl_doc list       the scenarios, one a line: NAME EXPECTED-RULE ("-": none) [ENV]
+ *   acl_doc NAME       run one; exit 0 unless a call that must succeed failed
+ *
+ * tests/integration/rules_acl.sh runs each under peerwatch and checks that
+ * the trace holds exactly the expected finding; acl_example.py is "example"
+ * again, through Python's ctypes.
+ */
+#include <pthread.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "peerwatch/abi/acl.h"
+
+aclError aclInit(const char *configPath);
+aclError aclFinalize(void);
+aclError aclrtSetDevice(int32_t deviceId);
+aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtGetDevice(int32_t *deviceId);
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtFree(void *devPtr);
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream);
+
+static int failures;
+
+/* A call the scenario needs to succeed. */
+#define MUST(call)                                                               \
+	do {                                                                     \
+		aclError r_ = (call);                                            \
+		if (r_ != ACL_SUCCESS) {                                         \
+			fprintf(stderr, "acl_doc: %s returned %d\n", #call, r_); \
+			failures++;                                              \
+		}                                                                \
+	} while (0)
+
+#define SIZE 1024
+static const int dev0 = 0, dev1 = 1;
+
+/* ---- the document's example, line by line ---- */
+
+static void example(void)
+{
+	int32_t can = 0;
+	void *dev0_mem = NULL, *dev1_mem = NULL;
+	MUST(aclInit(""));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclrtMalloc(&dev0_mem, SIZE, ACL_MEM_MALLOC_NORMAL_ONLY_P2P));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtDeviceEnablePeerAccess(dev0, 0));
+	MUST(aclrtMalloc(&dev1_mem, SIZE, ACL_MEM_MALLOC_NORMAL_ONLY_P2P));
+	MUST(aclrtMemcpy(dev0_mem, SIZE, dev1_mem, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtMemcpy(dev1_mem, SIZE, dev0_mem, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtFree(dev1_mem));
+	MUST(aclrtFree(dev0_mem));
+	MUST(aclrtResetDevice(dev1));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtResetDevice(dev0));
+	MUST(aclFinalize());
+}
+
+/* ---- building blocks of the mistakes ---- */
+
+struct bufs {
+	void *m0, *m1;
+};
+
+/* Query the pair, then enable from 0 to 1 and/or from 1 to 0. */
+static void setup(bool on01, bool on10)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	MUST(aclrtSetDevice(dev0));
+	if (on01)
+		MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclrtSetDevice(dev1));
+	if (on10)
+		MUST(aclrtDeviceEnablePeerAccess(dev0, 0));
+}
+
+static struct bufs alloc2(aclrtMemMallocPolicy p0, size_t n0, aclrtMemMallocPolicy p1, size_t n1)
+{
+	struct bufs b = {NULL, NULL};
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&b.m0, n0, p0));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtMalloc(&b.m1, n1, p1));
+	return b;
+}
+
+static void release(struct bufs b)
+{
+	MUST(aclrtFree(b.m0));
+	MUST(aclrtFree(b.m1));
+	MUST(aclFinalize());
+}
+
+/* "use two enable calls": the second one is missing. */
+static void one_direction(void)
+{
+	setup(true, false);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+static void one_direction_async(void)
+{
+	setup(false, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpyAsync(b.m0, SIZE, b.m1, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
+	release(b);
+}
+
+/* No enable call at all. */
+static void no_enable(void)
+{
+	setup(false, false);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* "Allocate P2P memory": one buffer is not. */
+static void p2p_policy(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_NORMAL_ONLY, SIZE, ACL_MEM_MALLOC_NORMAL_ONLY_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* The same through ACL_MEMCPY_DEFAULT: the runtime finds the two devices from the pointers. */
+static void p2p_policy_default_kind(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST, SIZE);
+	MUST(aclrtMemcpy(b.m0, SIZE, b.m1, SIZE, ACL_MEMCPY_DEFAULT));
+	release(b);
+}
+
+/* flags is reserved and must be 0. */
+static void flags(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	aclError r = aclrtDeviceEnablePeerAccess(dev1, 1);
+	if (r != ACL_ERROR_FEATURE_UNSUPPORTED)
+		failures++;
+	MUST(aclFinalize());
+}
+
+/* peerDeviceId must differ from the current device. */
+static void self(void)
+{
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	if (aclrtDeviceEnablePeerAccess(dev0, 0) != ACL_ERROR_INVALID_PARAM)
+		failures++;
+	MUST(aclFinalize());
+}
+
+/* Enable without querying first. */
+static void unqueried(void)
+{
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclFinalize());
+}
+
+static void twice(void)
+{
+	setup(true, false);
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclFinalize());
+}
+
+static void disable_not_enabled(void)
+{
+	setup(true, false);
+	/* the current device is 1: 1 -> 0 was never enabled */
+	if (aclrtDeviceDisablePeerAccess(dev0) == ACL_SUCCESS)
+		failures++;
+	MUST(aclFinalize());
+}
+
+/* Run under PWSIM_PEERS=none: the query says 0 and the program enables anyway. */
+static void unsupported(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	if (can != 0 || aclrtDeviceEnablePeerAccess(dev1, 0) == ACL_SUCCESS)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void out_of_bounds(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, 2 * SIZE);
+	if (aclrtMemcpy(b.m1, 2 * SIZE, b.m0, 2 * SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+static void null_src(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	if (aclrtMemcpy(b.m1, SIZE, NULL, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+/* A reset drops the device's peer access: after it, only 1 -> 0 is enabled again. */
+static void after_reset(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtResetDevice(dev1));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtDeviceEnablePeerAccess(dev0, 0));
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* "from the same thread or different threads in the same process": each
+ * thread sets its own device and enables from it. */
+static void *enable_from(void *arg)
+{
+	int d = *(const int *)arg;
+	MUST(aclrtSetDevice(d));
+	MUST(aclrtDeviceEnablePeerAccess(1 - d, 0));
+	return NULL;
+}
+
+static void example_threads(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	pthread_t t0, t1;
+	pthread_create(&t0, NULL, enable_from, (void *)&dev0);
+	pthread_join(t0, NULL);
+	pthread_create(&t1, NULL, enable_from, (void *)&dev1);
+	pthread_join(t1, NULL);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpyAsync(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_INTER_DEVICE_TO_DEVICE, NULL));
+	MUST(aclrtMemcpy(b.m0, SIZE, b.m1, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* Copies on one device and to/from the host are no peer copies, whatever their policy. */
+static void local_copies(void)
+{
+	static char host[SIZE];
+	void *a = NULL, *b = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&a, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	MUST(aclrtMalloc(&b, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	MUST(aclrtMemcpy(a, SIZE, host, SIZE, ACL_MEMCPY_HOST_TO_DEVICE));
+	MUST(aclrtMemcpy(b, SIZE, a, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtMemcpy(host, SIZE, b, SIZE, ACL_MEMCPY_DEVICE_TO_HOST));
+	MUST(aclrtFree(a));
+	MUST(aclrtFree(b));
+	MUST(aclFinalize());
+}
+
+static const struct scenario {
+	const char *name, *rule, *env;
+	void (*run)(void);
+} scenarios[] = {
+    {"example", "-", "", example},
+    {"example-threads", "-", "", example_threads},
+    {"local-copies", "-", "", local_copies},
+    {"one-direction", "peer.enable.one-direction", "", one_direction},
+    {"one-direction-async", "peer.enable.one-direction", "", one_direction_async},
+    {"no-enable", "peer.enable.one-direction", "", no_enable},
+    {"after-reset", "peer.enable.one-direction", "", after_reset},
+    {"p2p-policy", "copy.acl.p2p-policy", "", p2p_policy},
+    {"p2p-policy-default-kind", "copy.acl.p2p-policy", "", p2p_policy_default_kind},
+    {"flags", "peer.enable.flags", "", flags},
+    {"self", "peer.enable.self", "", self},
+    {"unqueried", "peer.enable.unqueried", "", unqueried},
+    {"twice", "peer.enable.twice", "", twice},
+    {"disable-not-enabled", "peer.disable.not-enabled", "", disable_not_enabled},
+    {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
+    {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
+    {"null", "copy.peer.null", "", null_src},
+};
+
+int main(int argc, char **argv)
+{
+	size_t n = sizeof scenarios / sizeof *scenarios;
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < n; i++)
+			printf("%s %s %s\n", scenarios[i].name, scenarios[i].rule, scenarios[i].env);
+		return 0;
+	}
+	for (size_t i = 0; argc == 2 && i < n; i++)
+		if (!strcmp(argv[1], scenarios[i].name)) {
+			scenarios[i].run();
+			return failures ? 1 : 0;
+		}
+	fprintf(stderr, "usage: acl_doc list | acl_doc NAME\n");
+	return 2;
+}

@@ -1,0 +1,162 @@
+#!/bin/bash
+# The ACL document (seed 003) on the simulated libascendcl.so: its example in
+# the right order leaves no finding, each documented mistake exactly its
+# one; the events say what the trace contract says; the document's Python
+# example (ctypes) is traced the same way as the C one.
+#   tests/integration/rules_acl.sh BUILD_DIR
+set -u
+B=$(cd "${1:-build}" && pwd)
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+PW="$B/bin/peerwatch"
+A="$B/tests/acl_doc"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-acl.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
+	export LD_PRELOAD="$PW_ASAN_RUNTIME"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
+fi
+export PEERWATCH_RUN_ID="acl-test-$$"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+jqt() { jq -e "$@" >/dev/null 2>&1; }
+found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
+trace_of() { ls "$1"/trace/*.pw.jsonl 2>/dev/null | head -1; }
+
+# run DIR ENV PROGRAM... under the launcher
+run() {
+	local dir=$1 envs=$2
+	shift 2
+	mkdir -p "$dir"
+	env $envs "$PW" -q -o "$dir/trace" "$@" >"$dir/out" 2>"$dir/err"
+}
+
+# --- every scenario: exactly its finding ---------------------------------------
+while read -r name rule envs; do
+	d="$WORK/$name"
+	if ! run "$d" "PWSIM_DEVICES=2 ${envs:-}" --mode warn -- "$A" "$name"; then
+		bad "$name: the program failed: $(tail -2 "$d/err")"
+		continue
+	fi
+	got=$(found "$d" | tr '\n' ' ')
+	if [ "$rule" = "-" ]; then
+		check "$name: no finding (got: ${got:-none})" [ -z "$got" ]
+	else
+		check "$name: exactly $rule (got: ${got:-none})" [ "$got" = "$rule " ]
+		check "$name: reported on stderr in ACL terms" grep -q "peerwatch: [a-z]*: $rule in acl" "$d/err"
+	fi
+	check "$name: every event is an ACL one" \
+		jqt -s 'all(.[] | select(.type=="call"); .vendor=="acl")' "$(trace_of "$d")"
+done < <("$A" list)
+
+# --- the example's events, as the trace contract says ----------------------------
+f=$(trace_of "$WORK/example")
+check "example: the header names the ACL library" \
+	jqt '.type=="header" and (.vendors.acl.library | endswith("/libascendcl.so"))' <(head -1 "$f")
+check "example: the calls in the document's order" \
+	jqt -s '[.[] | select(.type=="call") | .api] == ["aclInit","aclrtSetDevice","aclrtDeviceCanAccessPeer",
+	"aclrtDeviceEnablePeerAccess","aclrtMalloc","aclrtSetDevice","aclrtDeviceEnablePeerAccess","aclrtMalloc",
+	"aclrtMemcpy","aclrtMemcpy","aclrtFree","aclrtFree","aclrtResetDevice","aclrtSetDevice","aclrtResetDevice",
+	"aclFinalize"]' "$f"
+check "example: all succeeded, with ACL names" \
+	jqt -s 'all(.[] | select(.type=="call"); .ret==0 and .ret_name=="ACL_SUCCESS")' "$f"
+check "example: enables carry cur_dev, peer_dev and flags (0 -> 1, then 1 -> 0)" \
+	jqt -s '[.[] | select(.api=="aclrtDeviceEnablePeerAccess") | [.cur_dev, .args.peer_dev, .args.flags, .family]]
+	== [[0,1,0,"peer"],[1,0,0,"peer"]]' "$f"
+check "example: allocations carry their device and P2P policy" \
+	jqt -s '[.[] | select(.api=="aclrtMalloc") | [.args.ptr_dev, .args.bytes, .args.policy, .args.p2p, .family]]
+	== [[0,1024,"ACL_MEM_MALLOC_NORMAL_ONLY_P2P",true,"support"],[1,1024,"ACL_MEM_MALLOC_NORMAL_ONLY_P2P",true,"support"]]' "$f"
+check "example: copies carry dst/src devices, bytes, dest_max and the kind" \
+	jqt -s '[.[] | select(.api=="aclrtMemcpy") | [.family, .args.dst_dev, .args.src_dev, .args.bytes, .args.dest_max, .args.kind]]
+	== [["copy",0,1,1024,1024,"ACL_MEMCPY_DEVICE_TO_DEVICE"],["copy",1,0,1024,1024,"ACL_MEMCPY_DEVICE_TO_DEVICE"]]' "$f"
+check "example: the copies name the pointers the allocations returned" \
+	jqt -s '[.[] | select(.api=="aclrtMalloc") | .args.ptr] as $p |
+	[.[] | select(.api=="aclrtMemcpy") | [.args.dst, .args.src]] == [[$p[0],$p[1]],[$p[1],$p[0]]]' "$f"
+check "example: set/reset name their device" \
+	jqt -s '[.[] | select(.api=="aclrtSetDevice" or .api=="aclrtResetDevice") | .args.device] == [0,1,1,0,0]' "$f"
+f=$(trace_of "$WORK/local-copies")
+check "local copies: host sides are marked, devices known" \
+	jqt -s '[.[] | select(.api=="aclrtMemcpy") | [.args.src_type, .args.dst_type, .args.dst_dev, .args.src_dev]]
+	== [["host",null,0,null],[null,null,0,0],[null,"host",null,0]]' "$f"
+f=$(trace_of "$WORK/flags")
+check "flags: the runtime's FEATURE_UNSUPPORTED (200006) is recorded" \
+	jqt -s 'any(.[]; .api=="aclrtDeviceEnablePeerAccess" and .ret==200006 and .ret_name=="ACL_ERROR_FEATURE_UNSUPPORTED" and .args.flags==1)' "$f"
+f=$(trace_of "$WORK/self")
+check "self: the runtime's INVALID_PARAM is recorded" \
+	jqt -s 'any(.[]; .api=="aclrtDeviceEnablePeerAccess" and .ret_name=="ACL_ERROR_INVALID_PARAM")' "$f"
+check "twice: the message says already enabled, not CUDA's error" grep -q "which is already enabled$" "$WORK/twice/err"
+check "no-enable: the message says neither direction" grep -q "enabled in neither direction" "$WORK/no-enable/err"
+f=$(trace_of "$WORK/example-threads")
+check "threads: each thread's enable has its own current device" \
+	jqt -s '[.[] | select(.api=="aclrtDeviceEnablePeerAccess") | .cur_dev] == [0,1] and
+	([.[] | select(.api=="aclrtDeviceEnablePeerAccess") | .tid] | unique | length) == 2' "$f"
+
+# --- observe and enforce ----------------------------------------------------------
+d="$WORK/observe"
+run "$d" PWSIM_DEVICES=2 --mode observe -- "$A" one-direction
+check "observe: the mistake runs, no finding" [ -z "$(found "$d")" ]
+check "observe: still traced" jqt -s 'any(.[]; .api=="aclrtMemcpy")' "$(trace_of "$d")"
+d="$WORK/enforce"
+(run "$d" PWSIM_DEVICES=2 --mode enforce -- "$A" p2p-policy) 2>/dev/null
+rc=$?
+check "enforce: copy.acl.p2p-policy stops the program (status $rc)" [ $rc -eq 134 ]
+check "enforce: the copy never ran" jqt -s 'any(.[]; .type=="call" and .api=="aclrtMemcpy") | not' "$(trace_of "$d")"
+
+# --- the document's Python example, through ctypes --------------------------------
+if ! command -v python3 >/dev/null 2>&1; then
+	bad "python3 is missing (scripts/install-deps.sh installs it)"
+else
+	d="$WORK/python"
+	run "$d" PWSIM_DEVICES=2 --mode warn -- python3 "$SRC/tests/integration/acl_example.py"
+	check "python: the example runs under peerwatch (status $?)" [ -n "$(trace_of "$d")" ]
+	check "python: no finding" [ -z "$(found "$d")" ]
+	check "python: the header names the ACL library" \
+		jqt '.vendors.acl.library | endswith("/libascendcl.so")' <(head -1 "$(trace_of "$d")")
+	# Same events (apis, variants, families, return codes, current devices,
+	# arguments with each pointer replaced by the order it first appeared in)
+	# and the same findings as the C program's.
+	check "python: traced the same way as the C example" python3 - "$(trace_of "$WORK/example")" "$(trace_of "$d")" <<'PY'
+import json, sys
+
+def norm(path):
+    names, out = {}, []
+    def ptr(v):
+        return names.setdefault(v, "P%d" % len(names))
+    for line in open(path):
+        e = json.loads(line)
+        if e["type"] == "call":
+            args = {k: (ptr(v) if isinstance(v, str) and v.startswith("0x") else v) for k, v in e["args"].items()}
+            out.append(["call", e["vendor"], e["api"], e["variant"], e["family"], e["ret"], e["ret_name"],
+                        e.get("cur_dev"), args])
+        elif e["type"] == "violation":
+            out.append(["violation", e["rule"], e["api"]])
+    return out
+
+c, p = norm(sys.argv[1]), norm(sys.argv[2])
+if c != p or not c:
+    for a, b in zip(c, p):
+        if a != b:
+            print("C:      ", a, "\npython: ", b)
+    print("C: %d events, python: %d" % (len(c), len(p)))
+    sys.exit(1)
+PY
+	d="$WORK/python-bad"
+	run "$d" "PWSIM_DEVICES=2 PWSIM_PEERS=none" --mode warn -- python3 "$SRC/tests/integration/acl_example.py"
+	got=$(found "$d" | sort -u | tr '\n' ' ')
+	check "python: without links, the enables are unsupported and the copies unenabled (got: ${got:-none})" \
+		[ "$got" = "peer.enable.one-direction peer.enable.unsupported " ]
+fi
+
+check "registry: the shared segment is removed when the run's last process ends" \
+	bash -c '! ls /dev/shm/peerwatch.*."$1" >/dev/null 2>&1' _ "$PEERWATCH_RUN_ID"
+
+echo "rules_acl: $pass passed, $fail failed"
+[ $fail -eq 0 ]

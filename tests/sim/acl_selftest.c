@@ -1,0 +1,241 @@
+/*
+ * Self-test of the simulated ACL runtime (build/sim/libascendcl.so): every
+ * exported acl* function, the documented return codes (facts B4/B5), the
+ * topology from the environment, the per-thread current device, recorded
+ * policies and real bytes.  Prints "acl_selftest: N passed, M failed".
+ *   acl_selftest [--list-exports]
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "peerwatch/abi/acl.h"
+
+aclError aclInit(const char *configPath);
+aclError aclFinalize(void);
+aclError aclrtSetDevice(int32_t deviceId);
+aclError aclrtResetDevice(int32_t deviceId);
+aclError aclrtGetDevice(int32_t *deviceId);
+aclError aclrtGetDeviceCount(uint32_t *count);
+aclError aclrtDeviceCanAccessPeer(int32_t *canAccessPeer, int32_t deviceId, int32_t peerDeviceId);
+aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
+aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
+aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
+aclError aclrtFree(void *devPtr);
+aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
+aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
+                          aclrtStream stream);
+aclError aclrtSynchronizeStream(aclrtStream stream);
+int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy);
+int pwsim_acl_peer_on(int from, int to);
+
+static const char *const exports[] = {"aclInit",
+                                      "aclFinalize",
+                                      "aclrtSetDevice",
+                                      "aclrtResetDevice",
+                                      "aclrtGetDevice",
+                                      "aclrtGetDeviceCount",
+                                      "aclrtDeviceCanAccessPeer",
+                                      "aclrtDeviceEnablePeerAccess",
+                                      "aclrtDeviceDisablePeerAccess",
+                                      "aclrtMalloc",
+                                      "aclrtFree",
+                                      "aclrtMemcpy",
+                                      "aclrtMemcpyAsync",
+                                      "aclrtSynchronizeStream"};
+
+static int passed, failed;
+
+#define EXPECT(cond, ...)                                           \
+	do {                                                        \
+		if (cond) {                                         \
+			passed++;                                   \
+		} else {                                            \
+			failed++;                                   \
+			printf("FAIL %s:%d: ", __FILE__, __LINE__); \
+			printf(__VA_ARGS__);                        \
+			printf("\n");                               \
+		}                                                   \
+	} while (0)
+#define EXPECT_RET(call, want)                                                               \
+	do {                                                                                 \
+		aclError r_ = (call);                                                        \
+		EXPECT(r_ == (want), "%s returned %d, expected %d", #call, r_, (int)(want)); \
+	} while (0)
+
+/* ---- children with their own environment (read once, at the first call) ---- */
+
+static int child_none(void)
+{
+	int32_t can = -1;
+	EXPECT_RET(aclInit(NULL), ACL_SUCCESS);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 0, 1), ACL_SUCCESS);
+	EXPECT(can == 0, "PWSIM_PEERS=none: 0 can access 1 (%d)", can);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+	return failed;
+}
+
+static int child_pairs(void)
+{
+	uint32_t n = 0;
+	int32_t can = -1;
+	EXPECT_RET(aclInit(""), ACL_SUCCESS);
+	EXPECT_RET(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+	EXPECT(n == 4, "PWSIM_DEVICES=4 gives %u devices", n);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 2, 3), ACL_SUCCESS);
+	EXPECT(can == 1, "pair 2-3 linked (%d)", can);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 3, 2), ACL_SUCCESS);
+	EXPECT(can == 1, "pair 3-2 linked (%d)", can);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 1, 2), ACL_SUCCESS);
+	EXPECT(can == 0, "pair 1-2 not linked (%d)", can);
+	EXPECT_RET(aclrtSetDevice(4), ACL_ERROR_RT_INVALID_DEVICEID);
+	return failed;
+}
+
+static int child_bad_env(void)
+{
+	uint32_t n = 0;
+	EXPECT_RET(aclInit(NULL), ACL_SUCCESS);
+	EXPECT_RET(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+	EXPECT(n == 2, "a bad PWSIM_DEVICES falls back to 2 (%u)", n);
+	return failed;
+}
+
+static void in_child(const char *what, int (*fn)(void), const char *devices, const char *peers)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		if (devices)
+			setenv("PWSIM_DEVICES", devices, 1);
+		if (peers)
+			setenv("PWSIM_PEERS", peers, 1);
+		_exit(fn() ? 1 : 0);
+	}
+	int st = 0;
+	waitpid(pid, &st, 0);
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "child '%s' failed", what);
+}
+
+/* ---- the current device is per thread ---- */
+
+static void *other_thread(void *arg)
+{
+	int32_t *seen = arg;
+	seen[0] = aclrtGetDevice(&seen[1]); /* nothing set in this thread yet */
+	aclrtSetDevice(1);
+	aclrtGetDevice(&seen[2]);
+	return NULL;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "--list-exports")) {
+		for (size_t i = 0; i < sizeof exports / sizeof *exports; i++)
+			puts(exports[i]);
+		return 0;
+	}
+	in_child("PWSIM_PEERS=none", child_none, NULL, "none");
+	in_child("PWSIM_DEVICES=4 PWSIM_PEERS=0-1,2-3", child_pairs, "4", "0-1,2-3");
+	in_child("PWSIM_DEVICES=x", child_bad_env, "x", "0-1,");
+
+	/* initialization */
+	int32_t dev = -1, can = -1;
+	EXPECT_RET(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+	EXPECT_RET(aclFinalize(), ACL_ERROR_UNINITIALIZE);
+	EXPECT_RET(aclInit(""), ACL_SUCCESS);
+	EXPECT_RET(aclInit(""), ACL_ERROR_REPEAT_INITIALIZE);
+
+	/* devices */
+	EXPECT_RET(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+	EXPECT_RET(aclrtGetDevice(NULL), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtSetDevice(2), ACL_ERROR_RT_INVALID_DEVICEID);
+	EXPECT_RET(aclrtSetDevice(-1), ACL_ERROR_RT_INVALID_DEVICEID);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtGetDevice(&dev), ACL_SUCCESS);
+	EXPECT(dev == 0, "current device 0 (%d)", dev);
+	pthread_t t;
+	int32_t seen[3] = {-1, -1, -1};
+	pthread_create(&t, NULL, other_thread, seen);
+	pthread_join(t, NULL);
+	EXPECT(seen[0] == ACL_ERROR_RT_CONTEXT_NULL, "a new thread has no current device (%d)", seen[0]);
+	EXPECT(seen[2] == 1, "the other thread's device is 1 (%d)", seen[2]);
+	EXPECT_RET(aclrtGetDevice(&dev), ACL_SUCCESS);
+	EXPECT(dev == 0, "this thread's device is still 0 (%d)", dev);
+
+	/* peer access (B5) */
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 0, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(NULL, 0, 1), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 0, 5), ACL_ERROR_RT_INVALID_DEVICEID);
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 0, 1), ACL_SUCCESS);
+	EXPECT(can == 1, "0 can access 1 (%d)", can);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 1), ACL_ERROR_FEATURE_UNSUPPORTED);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(0, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(7, 0), ACL_ERROR_RT_INVALID_DEVICEID);
+	EXPECT_RET(aclrtDeviceDisablePeerAccess(1), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+	EXPECT(pwsim_acl_peer_on(0, 1) && !pwsim_acl_peer_on(1, 0),
+	       "enable is one direction, from the current device");
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+	EXPECT_RET(aclrtDeviceDisablePeerAccess(1), ACL_SUCCESS);
+	EXPECT(!pwsim_acl_peer_on(0, 1), "disabled");
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(1, 0), ACL_SUCCESS);
+
+	/* memory: policies recorded, real bytes, bounds */
+	void *d0 = NULL, *d1 = NULL, *plain = NULL;
+	int pdev = -1, pol = -1;
+	size_t psize = 0;
+	EXPECT_RET(aclrtMalloc(&d0, 0, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMalloc(NULL, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMalloc(&d0, 64, 8), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMalloc(&d0, 1024, ACL_MEM_MALLOC_NORMAL_ONLY_P2P), ACL_SUCCESS);
+	EXPECT(pwsim_acl_alloc_info(d0, &pdev, &psize, &pol) == 0 && pdev == 0 && psize == 1024 &&
+	           pol == ACL_MEM_MALLOC_NORMAL_ONLY_P2P,
+	       "allocation on device 0, 1024 bytes, NORMAL_ONLY_P2P (%d, %zu, %d)", pdev, psize, pol);
+	EXPECT_RET(aclrtMalloc(&plain, 256, ACL_MEM_MALLOC_HUGE_FIRST | ACL_MEM_TYPE_HIGH_BAND_WIDTH),
+	           ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+	EXPECT_RET(aclrtDeviceEnablePeerAccess(0, 0), ACL_SUCCESS);
+	EXPECT(pwsim_acl_peer_on(1, 0), "enabled 1 -> 0");
+	EXPECT_RET(aclrtMalloc(&d1, 1024, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	EXPECT(pwsim_acl_alloc_info(d1, &pdev, &psize, &pol) == 0 && pdev == 1 &&
+	           pol == ACL_MEM_MALLOC_HUGE_FIRST_P2P,
+	       "allocation on device 1 (%d, %d)", pdev, pol);
+
+	char host[1024], back[1024];
+	for (int i = 0; i < 1024; i++)
+		host[i] = (char)(i * 7 + 3);
+	EXPECT_RET(aclrtMemcpy(d0, 1024, host, 1024, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemcpy(d1, 1024, d0, 1024, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_SUCCESS);
+	memset(back, 0, sizeof back);
+	EXPECT_RET(aclrtMemcpyAsync(back, 1024, d1, 1024, ACL_MEMCPY_DEVICE_TO_HOST, NULL), ACL_SUCCESS);
+	EXPECT_RET(aclrtSynchronizeStream(NULL), ACL_SUCCESS);
+	EXPECT(!memcmp(host, back, 1024), "the bytes went 0 -> 1 -> host");
+	EXPECT_RET(aclrtMemcpy(d0, 1024, d1, 1024, ACL_MEMCPY_DEFAULT), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemcpy(d1, 1024, d0, 2048, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy(d1, 2048, d0, 2048, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy(d1, 1024, NULL, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy(d1, 1024, host, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy(d1, 1024, d0, 16, 8), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+
+	/* reset drops the device's peer access both ways */
+	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);
+	EXPECT(!pwsim_acl_peer_on(1, 0) && !pwsim_acl_peer_on(0, 1), "reset of 1 dropped 0 <-> 1");
+	EXPECT_RET(aclrtGetDevice(&dev), ACL_ERROR_RT_CONTEXT_NULL);
+
+	EXPECT_RET(aclrtFree(d0), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(d0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtFree(d1), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(plain), ACL_SUCCESS);
+	EXPECT_RET(aclFinalize(), ACL_SUCCESS);
+	EXPECT_RET(aclFinalize(), ACL_ERROR_REPEAT_FINALIZE);
+	EXPECT_RET(aclrtSetDevice(0), ACL_ERROR_UNINITIALIZE);
+
+	printf("acl_selftest: %d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

@@ -1,0 +1,160 @@
+/*
+ * Simulated ACL memory: aclrtMalloc on the current device with its policy
+ * recorded, aclrtFree, and copies that move real bytes.  Device memory is
+ * host memory of this process, so copies between devices work only inside
+ * the process (the document: threads of one process, never across
+ * processes); nothing is exported to others.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "acl_sim_internal.h"
+
+struct alloc {
+	uintptr_t base;
+	size_t size;
+	int dev, policy;
+	struct alloc *next;
+};
+static struct alloc *allocs;
+
+/* The allocation holding [p, p+count), under the lock. */
+static struct alloc *find_locked(uintptr_t p, size_t count)
+{
+	for (struct alloc *a = allocs; a; a = a->next)
+		if (p >= a->base && p - a->base < a->size)
+			return count <= a->size - (p - a->base) ? a : NULL;
+	return NULL;
+}
+
+bool pwsim_acl_find(uintptr_t p, size_t count, uintptr_t *base, size_t *size, int *dev, int *policy)
+{
+	pwsim_acl_lock();
+	struct alloc *a = find_locked(p, count);
+	if (a) {
+		*base = a->base;
+		*size = a->size;
+		*dev = a->dev;
+		*policy = a->policy;
+	}
+	pwsim_acl_unlock();
+	return a != NULL;
+}
+
+/* For the self-test: what the simulator recorded for p (not an ACL API). */
+PWSIM_ACL_API int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy)
+{
+	uintptr_t base;
+	return pwsim_acl_find((uintptr_t)p, 1, &base, size, dev, policy) ? 0 : -1;
+}
+
+/* For the self-test: whether from -> to is enabled (not an ACL API). */
+PWSIM_ACL_API int pwsim_acl_peer_on(int from, int to)
+{
+	pwsim_acl_lock();
+	int on = pwsim_acl_valid(from) && pwsim_acl_valid(to) && (pwsim_acl.on[from] >> to & 1);
+	pwsim_acl_unlock();
+	return on;
+}
+
+static bool policy_ok(aclrtMemMallocPolicy policy)
+{
+	int base = policy & 0xff, bits = policy & ~0xff;
+	int known =
+	    ACL_MEM_TYPE_LOW_BAND_WIDTH | ACL_MEM_TYPE_HIGH_BAND_WIDTH | ACL_MEM_ACCESS_USER_SPACE_READONLY;
+	return policy >= 0 && base <= ACL_MEM_MALLOC_HUGE1G_ONLY_P2P && !(bits & ~known);
+}
+
+PWSIM_ACL_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!devPtr || size == 0 || !policy_ok(policy))
+		return ACL_ERROR_INVALID_PARAM;
+	int dev = pwsim_acl_current();
+	if (dev < 0)
+		return ACL_ERROR_RT_CONTEXT_NULL;
+	struct alloc *a = malloc(sizeof *a);
+	void *p = NULL;
+	if (!a || posix_memalign(&p, 512, size)) {
+		free(a);
+		return ACL_ERROR_RT_MEMORY_ALLOCATION;
+	}
+	memset(p, 0, size);
+	*a = (struct alloc){.base = (uintptr_t)p, .size = size, .dev = dev, .policy = policy};
+	pwsim_acl_lock();
+	a->next = allocs;
+	allocs = a;
+	pwsim_acl_unlock();
+	*devPtr = p;
+	return ACL_SUCCESS;
+}
+
+PWSIM_ACL_API aclError aclrtFree(void *devPtr)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	struct alloc *a = NULL;
+	pwsim_acl_lock();
+	for (struct alloc **pp = &allocs; devPtr && *pp; pp = &(*pp)->next)
+		if ((*pp)->base == (uintptr_t)devPtr) {
+			a = *pp;
+			*pp = a->next;
+			break;
+		}
+	pwsim_acl_unlock();
+	if (!a)
+		return ACL_ERROR_INVALID_PARAM;
+	free((void *)a->base);
+	free(a);
+	return ACL_SUCCESS;
+}
+
+static aclError copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!dst || !src || count > destMax || kind < ACL_MEMCPY_HOST_TO_HOST ||
+	    kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+		return ACL_ERROR_INVALID_PARAM;
+	if (count == 0)
+		return ACL_SUCCESS;
+	uintptr_t b;
+	size_t sz;
+	int dd = -1, sd = -1, pol;
+	bool dst_dev = pwsim_acl_find((uintptr_t)dst, count, &b, &sz, &dd, &pol);
+	bool src_dev = pwsim_acl_find((uintptr_t)src, count, &b, &sz, &sd, &pol);
+	bool need_dst = false, need_src = false;
+	switch (kind) {
+	case ACL_MEMCPY_HOST_TO_DEVICE:
+	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: need_dst = true; break;
+	case ACL_MEMCPY_DEVICE_TO_HOST: need_src = true; break;
+	case ACL_MEMCPY_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: need_dst = need_src = true; break;
+	default: break; /* HOST_TO_HOST; DEFAULT: whatever the pointers are */
+	}
+	/* Device memory must hold the whole copy: a range past its end, or a
+	 * pointer that is no allocation of ours, is refused. */
+	if ((need_dst && !dst_dev) || (need_src && !src_dev))
+		return ACL_ERROR_INVALID_PARAM;
+	memmove(dst, src, count);
+	return ACL_SUCCESS;
+}
+
+PWSIM_ACL_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count,
+                                   aclrtMemcpyKind kind)
+{
+	return copy(dst, destMax, src, count, kind);
+}
+
+/* Streams are synchronous: the copy is done when it is enqueued. */
+PWSIM_ACL_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
+                                        aclrtMemcpyKind kind, aclrtStream stream)
+{
+	(void)stream;
+	return copy(dst, destMax, src, count, kind);
+}

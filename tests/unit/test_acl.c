@@ -1,0 +1,199 @@
+/*
+ * The ACL module without a runtime: names of codes, kinds and policies, the
+ * allocation table, events parsed back with jansson, and calls translated
+ * into the rules' terms.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <jansson.h>
+#include <string.h>
+
+#include "acl_hooks.h"
+#include "jsonw.h"
+#include "op.h"
+
+#define INT(j, k) json_integer_value(json_object_get(j, k))
+#define STR(j, k) json_string_value(json_object_get(j, k))
+
+static json_t *encode(const struct pw_call *c)
+{
+	static char buf[PW_MAX_ARGS * 512];
+	struct pw_jw w;
+	pw_jw_init(&w, buf, sizeof buf - 1);
+	pw_acl_encode(&w, c);
+	assert_false(w.overflow);
+	*w.p = 0;
+	json_error_t e;
+	json_t *j = json_loads(buf, 0, &e);
+	if (!j)
+		fail_msg("not JSON (%s): %s", e.text, buf);
+	return j;
+}
+
+static struct pw_call call_of(int id, int ret)
+{
+	struct pw_call c;
+	memset(&c, 0, sizeof c);
+	c.fn = &pw_acl_desc[id];
+	c.seq = 9;
+	c.t0 = 100;
+	c.t1 = 150;
+	c.ret = ret;
+	c.cur_dev = PW_NO_DEV;
+	for (int i = 0; i < PW_MAX_ARGS; i++)
+		c.dev[i] = PW_NO_DEV;
+	return c;
+}
+
+static void names(void **state)
+{
+	(void)state;
+	char buf[160];
+	assert_string_equal(pw_acl_error_name(200006), "ACL_ERROR_FEATURE_UNSUPPORTED");
+	assert_string_equal(pw_acl_error_name(100000), "ACL_ERROR_INVALID_PARAM");
+	assert_string_equal(pw_acl_error_name(0), "ACL_SUCCESS");
+	assert_null(pw_acl_error_name(12345));
+	assert_string_equal(pw_acl_memcpy_kind_name(3), "ACL_MEMCPY_DEVICE_TO_DEVICE");
+	assert_string_equal(pw_acl_memcpy_kind_name(7), "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE");
+	assert_null(pw_acl_memcpy_kind_name(8));
+	assert_string_equal(pw_acl_policy_name(5, buf, sizeof buf), "ACL_MEM_MALLOC_NORMAL_ONLY_P2P");
+	assert_string_equal(pw_acl_policy_name(1 | 0x1000, buf, sizeof buf),
+	                    "ACL_MEM_MALLOC_HUGE_ONLY|ACL_MEM_TYPE_HIGH_BAND_WIDTH");
+	assert_null(pw_acl_policy_name(9, buf, sizeof buf));
+	assert_null(pw_acl_policy_name(2 | 0x20000, buf, sizeof buf));
+	assert_true(pw_acl_policy_p2p(3) && pw_acl_policy_p2p(4) && pw_acl_policy_p2p(5) &&
+	            pw_acl_policy_p2p(7));
+	assert_false(pw_acl_policy_p2p(0) || pw_acl_policy_p2p(2) || pw_acl_policy_p2p(6) ||
+	             pw_acl_policy_p2p(2 | 0x100));
+}
+
+static void table(void **state)
+{
+	(void)state;
+	struct pw_acl_alloc a;
+	pw_acl_mem_add(0x10000, 0x1000, 1, 5);
+	pw_acl_mem_add(0x20000, 0x100, 0, 2);
+	assert_true(pw_acl_mem_find(0x10800, &a));
+	assert_true(a.base == 0x10000 && a.size == 0x1000 && a.dev == 1 && a.policy == 5);
+	assert_false(pw_acl_mem_find(0x11000, &a)); /* one past the end */
+	assert_false(pw_acl_mem_find(0xffff, &a));
+	assert_true(pw_acl_mem_find(0x200ff, &a) && a.dev == 0);
+	pw_acl_mem_remove(0x10000);
+	assert_false(pw_acl_mem_find(0x10800, &a));
+	assert_true(pw_acl_mem_find(0x20000, &a));
+	pw_acl_mem_remove(0x20000);
+	assert_false(pw_acl_mem_find(0x20000, &a));
+}
+
+static void malloc_event(void **state)
+{
+	(void)state;
+	void *out = (void *)0x7f0000400000;
+	pw_acl_mem_add(0x7f0000400000, 4096, 1, ACL_MEM_MALLOC_HUGE_FIRST_P2P);
+	struct pw_call c = call_of(PW_ACL_ID(aclrtMalloc), ACL_SUCCESS);
+	c.a[0] = (uintptr_t)&out;
+	c.a[1] = 4096;
+	c.a[2] = ACL_MEM_MALLOC_HUGE_FIRST_P2P;
+	c.cur_dev = 1;
+	json_t *j = encode(&c);
+	assert_string_equal(STR(j, "vendor"), "acl");
+	assert_string_equal(STR(j, "family"), "support");
+	assert_string_equal(STR(j, "ret_name"), "ACL_SUCCESS");
+	assert_int_equal(INT(j, "cur_dev"), 1);
+	json_t *a = json_object_get(j, "args");
+	assert_string_equal(STR(a, "ptr"), "0x7f0000400000");
+	assert_int_equal(INT(a, "ptr_dev"), 1);
+	assert_int_equal(INT(a, "bytes"), 4096);
+	assert_string_equal(STR(a, "policy"), "ACL_MEM_MALLOC_HUGE_FIRST_P2P");
+	assert_true(json_is_true(json_object_get(a, "p2p")));
+	json_decref(j);
+	pw_acl_mem_remove(0x7f0000400000);
+
+	c.ret = ACL_ERROR_INVALID_PARAM; /* no pointer written: none recorded */
+	c.a[2] = 77;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_null(json_object_get(a, "ptr"));
+	assert_int_equal(INT(a, "policy"), 77);
+	assert_true(json_is_false(json_object_get(a, "p2p")));
+	assert_string_equal(STR(j, "ret_name"), "ACL_ERROR_INVALID_PARAM");
+	json_decref(j);
+}
+
+static void copy_event_and_op(void **state)
+{
+	(void)state;
+	pw_acl_mem_add(0x10000, 1024, 0, ACL_MEM_MALLOC_NORMAL_ONLY_P2P);
+	pw_acl_mem_add(0x20000, 1024, 1, ACL_MEM_MALLOC_NORMAL_ONLY);
+	struct pw_call c = call_of(PW_ACL_ID(aclrtMemcpyAsync), ACL_SUCCESS);
+	c.a[0] = 0x20000;
+	c.dev[0] = 1;
+	c.a[1] = 1024;
+	c.a[2] = 0x10100;
+	c.dev[2] = 0;
+	c.a[3] = 512;
+	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE;
+	c.a[5] = 0x5;
+	json_t *j = encode(&c);
+	json_t *a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "family"), "copy");
+	assert_int_equal(INT(a, "dst_dev"), 1);
+	assert_int_equal(INT(a, "src_dev"), 0);
+	assert_int_equal(INT(a, "dest_max"), 1024);
+	assert_int_equal(INT(a, "bytes"), 512);
+	assert_string_equal(STR(a, "kind"), "ACL_MEMCPY_DEVICE_TO_DEVICE");
+	assert_string_equal(STR(a, "stream"), "0x5");
+	assert_null(json_object_get(a, "src_type"));
+	json_decref(j);
+
+	struct pw_op op;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_COPY);
+	assert_int_equal(op.vendor, PW_VENDOR_ACL);
+	assert_int_equal(op.src.dev, 0);
+	assert_int_equal(op.dst.dev, 1);
+	assert_int_equal(op.src.p2p, 1);
+	assert_int_equal(op.dst.p2p, 0);
+	assert_true(op.src.known && op.src.base == 0x10000 && op.src.size == 1024);
+
+	c.a[4] = ACL_MEMCPY_HOST_TO_DEVICE; /* not a device-to-device copy */
+	assert_false(pw_acl_op_before(&c, &op));
+	c.a[4] = ACL_MEMCPY_DEFAULT; /* resolves to two devices */
+	assert_true(pw_acl_op_before(&c, &op));
+	c.a[2] = 0x20010; /* same device: no peer copy */
+	assert_false(pw_acl_op_before(&c, &op));
+	c.a[2] = 0;
+	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE; /* from NULL: copy.peer.null's business */
+	assert_true(pw_acl_op_before(&c, &op));
+
+	c.a[4] = ACL_MEMCPY_HOST_TO_DEVICE;
+	c.a[2] = 0x1234;
+	j = encode(&c);
+	assert_string_equal(STR(json_object_get(j, "args"), "src_type"), "host");
+	json_decref(j);
+	pw_acl_mem_remove(0x10000);
+	pw_acl_mem_remove(0x20000);
+}
+
+static void finalize_event(void **state)
+{
+	(void)state;
+	struct pw_call c = call_of(PW_ACL_ID(aclFinalize), ACL_ERROR_REPEAT_FINALIZE);
+	json_t *j = encode(&c);
+	assert_string_equal(STR(j, "api"), "aclFinalize");
+	assert_string_equal(STR(j, "ret_name"), "ACL_ERROR_REPEAT_FINALIZE");
+	assert_int_equal(json_object_size(json_object_get(j, "args")), 0);
+	json_decref(j);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(names),          cmocka_unit_test(table),
+	    cmocka_unit_test(malloc_event),   cmocka_unit_test(copy_event_and_op),
+	    cmocka_unit_test(finalize_event),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
