@@ -188,6 +188,7 @@ static void run_child(struct child *c, int line)
 	g_pass += passed;
 	g_fail += failed;
 	check(got && WIFEXITED(status) && WEXITSTATUS(status) == 0, line, c->argv[1]);
+	c->argv[i] = NULL; /* fdarg is ours */
 	free(env);
 }
 
@@ -594,7 +595,8 @@ static void test_managed(void)
 	int32_t v[3], rm = -1, pl = -1, lp = -1, big[2];
 	void *data[3] = {&rm, &pl, &lp};
 	size_t sizes[3] = {4, 4, 4};
-	hipMemRangeAttribute attrs[3] = {hipMemRangeAttributeReadMostly, hipMemRangeAttributePreferredLocation,
+	hipMemRangeAttribute attrs[3] = {hipMemRangeAttributeReadMostly,
+	                                 hipMemRangeAttributePreferredLocation,
 	                                 hipMemRangeAttributeLastPrefetchLocation};
 	hipPointerAttribute_t attr;
 	hipStream_t s = NULL;
@@ -618,18 +620,22 @@ static void test_managed(void)
 
 	/* A5: data sizes and arguments */
 	EXPECT(hipMemRangeGetAttribute(big, 8, hipMemRangeAttributeReadMostly, m, n), hipErrorInvalidValue);
-	EXPECT(hipMemRangeGetAttribute(big, 2, hipMemRangeAttributePreferredLocation, m, n), hipErrorInvalidValue);
+	EXPECT(hipMemRangeGetAttribute(big, 2, hipMemRangeAttributePreferredLocation, m, n),
+	       hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 8, hipMemRangeAttributeLastPrefetchLocation, m, n),
 	       hipErrorInvalidValue);
-	EXPECT(hipMemRangeGetAttribute(big, 8, hipMemRangeAttributeCoherencyMode, m, n), hipErrorInvalidValue);
+	EXPECT(hipMemRangeGetAttribute(big, 8, hipMemRangeAttributeCoherencyMode, m, n),
+	       hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 6, hipMemRangeAttributeAccessedBy, m, n), hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(NULL, 4, hipMemRangeAttributeReadMostly, m, n), hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 0, hipMemRangeAttributeReadMostly, m, n), hipErrorInvalidValue);
-	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, NULL, n), hipErrorInvalidValue);
+	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, NULL, n),
+	       hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, m, 0), hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 4, (hipMemRangeAttribute)5, m, n), hipErrorInvalidValue);
 	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, d, 64), hipErrorInvalidValue);
-	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, m, n + 1), hipErrorInvalidValue);
+	EXPECT(hipMemRangeGetAttribute(big, 4, hipMemRangeAttributeReadMostly, m, n + 1),
+	       hipErrorInvalidValue);
 
 	/* advice, per page */
 	OK(hipMemAdvise(m, pg, hipMemAdviseSetReadMostly, 99)); /* the device is not used */
@@ -693,9 +699,11 @@ static void test_managed(void)
 	       hipErrorInvalidDevice);
 	EXPECT(hipMemPrefetchAsync_v2(m, n, (hipMemLocation){hipMemLocationTypeDevice, 0}, 1, NULL),
 	       hipErrorInvalidValue);
-	OK(hipMemAdvise_v2(m, n, hipMemAdviseSetPreferredLocation, (hipMemLocation){hipMemLocationTypeDevice, 1}));
+	OK(hipMemAdvise_v2(m, n, hipMemAdviseSetPreferredLocation,
+	                   (hipMemLocation){hipMemLocationTypeDevice, 1}));
 	CHECK(range_int(m, n, hipMemRangeAttributePreferredLocation) == 1);
-	OK(hipMemAdvise_v2(m, n, hipMemAdviseSetPreferredLocation, (hipMemLocation){hipMemLocationTypeHost, 0}));
+	OK(hipMemAdvise_v2(m, n, hipMemAdviseSetPreferredLocation,
+	                   (hipMemLocation){hipMemLocationTypeHost, 0}));
 	CHECK(range_int(m, n, hipMemRangeAttributePreferredLocation) == hipCpuDeviceId);
 	EXPECT(hipMemAdvise_v2(m, n, hipMemAdviseSetAccessedBy, (hipMemLocation){(hipMemLocationType)9, 0}),
 	       hipErrorInvalidValue);
@@ -778,7 +786,8 @@ static void preload_child(void)
 /* ======================================================================== */
 /* exports and symbol versions (nm -D, readelf)                              */
 
-struct export {
+struct export
+{
 	const char *name, *node;
 };
 
@@ -883,7 +892,8 @@ static char *run_tool(const char *tool)
 
 static void test_exports(void)
 {
-	char *nm = run_tool("nm -D --defined-only"), *dyn = run_tool("readelf -d"), *ver = run_tool("readelf -V");
+	char *nm = run_tool("nm -D --defined-only"), *dyn = run_tool("readelf -d"),
+	     *ver = run_tool("readelf -V");
 	char line[256], want[128];
 	const char *s;
 	size_t found = 0, hip = 0, pos = 0;
@@ -1005,7 +1015,9 @@ static void test_preload(void)
 {
 	char shim[4096 + 32], env[4096 + 64];
 	ssize_t n = readlink("/proc/self/exe", shim, 4096);
-	struct child c = {.argv = {"hip_selftest", "--preload-child"}};
+	/* gcc's ASan wants its runtime first; the shim is preloaded before it. */
+	struct child c = {.argv = {"hip_selftest", "--preload-child"},
+	                  .env = {env, "ASAN_OPTIONS=verify_asan_link_order=0"}};
 
 	CHECK(n > 0);
 	if (n <= 0)
@@ -1014,7 +1026,6 @@ static void test_preload(void)
 	strcpy(strrchr(shim, '/') + 1, "hip_shim.so");
 	CHECK(access(shim, R_OK) == 0);
 	snprintf(env, sizeof(env), "LD_PRELOAD=%s", shim);
-	c.env[0] = env;
 	run_child(&c, __LINE__);
 }
 #endif

@@ -311,7 +311,9 @@ hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDe
 	case hipDevP2PAttrPerformanceRank: *value = 0; return hipSuccess;
 	case hipDevP2PAttrAccessSupported:
 	case hipDevP2PAttrNativeAtomicSupported:
-	case hipDevP2PAttrHipArrayAccessSupported: *value = hsim_can_access(srcDevice, dstDevice); return hipSuccess;
+	case hipDevP2PAttrHipArrayAccessSupported:
+		*value = hsim_can_access(srcDevice, dstDevice);
+		return hipSuccess;
 	default: return hipErrorInvalidValue;
 	}
 }
@@ -378,17 +380,22 @@ const char *hipGetErrorString(hipError_t hipError)
  * this library is loaded under it, else by its own path.  dlsym on this handle
  * searches this library first (and then its dependencies), never an
  * LD_PRELOADed one: the pointer handed back bypasses a preloaded wrapper. */
-static void *self_handle(void)
+static void *g_self;
+static pthread_once_t g_self_once = PTHREAD_ONCE_INIT;
+
+static void open_self(void)
 {
-	static void *handle;
 	Dl_info info;
 
-	if (handle)
-		return handle;
-	handle = dlopen("libamdhip64.so." STR(PWSIM_HIP_MAJOR), RTLD_LAZY | RTLD_NOLOAD);
-	if (!handle && dladdr((void *)hipGetProcAddress, &info) && info.dli_fname)
-		handle = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	return handle;
+	g_self = dlopen("libamdhip64.so." STR(PWSIM_HIP_MAJOR), RTLD_LAZY | RTLD_NOLOAD);
+	if (!g_self && dladdr((void *)hipGetProcAddress, &info) && info.dli_fname)
+		g_self = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
+}
+
+static void *self_handle(void)
+{
+	pthread_once(&g_self_once, open_self);
+	return g_self;
 }
 
 /* clr hip_device.cpp: NULL or empty symbol, NULL pfn -> InvalidValue; a name

@@ -228,7 +228,8 @@ PWSIM_HIP_API hipError_t hipEventQuery(hipEvent_t event);
 
 /* ---- managed memory (A2, A5, A7) ---- */
 PWSIM_HIP_API hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags);
-PWSIM_HIP_API hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device,
+                                             hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device);
 PWSIM_HIP_API hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute,
                                                  const void *dev_ptr, size_t count);

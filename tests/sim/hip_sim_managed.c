@@ -180,8 +180,8 @@ static int location_device(hipMemLocation loc)
 }
 
 /* flags must be 0 (a choice: none are defined). */
-hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location, unsigned int flags,
-                                  hipStream_t stream)
+hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
+                                  unsigned int flags, hipStream_t stream)
 {
 	int dev = location_device(location);
 
@@ -295,7 +295,8 @@ hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRange
 	if (!data || !data_sizes || !attributes || num_attributes == 0)
 		return hipErrorInvalidValue;
 	for (size_t i = 0; i < num_attributes; i++) {
-		hipError_t rc = hipMemRangeGetAttribute(data[i], data_sizes[i], attributes[i], dev_ptr, count);
+		hipError_t rc =
+		    hipMemRangeGetAttribute(data[i], data_sizes[i], attributes[i], dev_ptr, count);
 
 		if (rc)
 			return rc;

@@ -89,7 +89,8 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind
 	return copy(dst, src, sizeBytes, (int)kind);
 }
 
-hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind, hipStream_t stream)
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream)
 {
 	hipError_t rc = hsim_stream_check(stream);
 

@@ -254,8 +254,8 @@ static void freed_evict_oldest(void)
 
 void hsim_alloc_retire(struct hsim_alloc *a)
 {
-	(void)mmap((void *)a->base, a->map_size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	           -1, 0);
+	(void)mmap((void *)a->base, a->map_size, PROT_NONE,
+	           MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	if (a->kind == HSIM_KIND_DEVICE)
 		shm_unlink(a->shm_name);
 	free(a->pages);
