@@ -94,7 +94,7 @@ static int tab_insert(struct hsim_alloc *a)
 
 	if (g_n == g_cap) {
 		size_t cap = g_cap ? 2 * g_cap : 64;
-		struct hsim_alloc **t = realloc(g_tab, cap * sizeof(*t));
+		struct hsim_alloc **t = realloc(g_tab, cap * sizeof(struct hsim_alloc *));
 
 		if (!t)
 			return -1;
@@ -102,7 +102,7 @@ static int tab_insert(struct hsim_alloc *a)
 		g_cap = cap;
 	}
 	at = tab_floor(a->base) + 1;
-	memmove(&g_tab[at + 1], &g_tab[at], (g_n - (size_t)at) * sizeof(*g_tab));
+	memmove(&g_tab[at + 1], &g_tab[at], (g_n - (size_t)at) * sizeof(struct hsim_alloc *));
 	g_tab[at] = a;
 	g_n++;
 	return 0;
@@ -112,7 +112,7 @@ static void tab_remove(struct hsim_alloc *a)
 {
 	long at = tab_floor(a->base);
 
-	memmove(&g_tab[at], &g_tab[at + 1], (g_n - (size_t)at - 1) * sizeof(*g_tab));
+	memmove(&g_tab[at], &g_tab[at + 1], (g_n - (size_t)at - 1) * sizeof(struct hsim_alloc *));
 	g_n--;
 }
 
@@ -262,7 +262,7 @@ void hsim_alloc_retire(struct hsim_alloc *a)
 	a->pages = NULL;
 	a->freed = 1;
 	freed_push(a);
-	if (g_nfreed > HSIM_FREED_KEEP)
+	if (g_nfreed > HSIM_FREED_KEEP && g_freed_head != g_freed_tail)
 		freed_evict_oldest();
 }
 
