@@ -32,6 +32,7 @@ include preload/preload.mk
 include analyzers/analyzers.mk
 include tests/sim/sim.mk
 include tests/sim/acl.mk
+include tests/sim/hip.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
 -include bench/bench.mk
