@@ -412,11 +412,14 @@ static void put_batch(struct pw_jw *w, const struct pw_call *c)
 	const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
 	const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
 	const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
-	size_t n = c->a[3], k0 = (size_t)c->dev[PW_DEV_BATCH_IDX];
+	size_t n = c->a[3];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
 	uint64_t total = 0;
+	pw_jw_kv_u64(w, "count", n);
+	if (!dsts || !srcs || !sizes || k0 < 0 || (size_t)k0 >= n)
+		return; /* not a batch this wrapper recorded as crossing devices */
 	for (size_t k = 0; k < n; k++)
 		total += sizes[k];
-	pw_jw_kv_u64(w, "count", n);
 	pw_jw_kv_u64(w, "bytes", total);
 	pw_jw_kv_hex(w, "dst", dsts[k0]);
 	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
@@ -440,11 +443,14 @@ static uint64_t op3d_ptr(const CUmemcpy3DOperand *o)
 static void put_batch3d(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const CUDA_MEMCPY3D_BATCH_OP *ops = (const CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)c->a[i];
-	size_t n = c->a[i - 1], k0 = (size_t)c->dev[PW_DEV_BATCH_IDX];
+	size_t n = c->a[i - 1];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
 	uint64_t total = 0;
+	pw_jw_kv_u64(w, "count", n);
+	if (!ops || k0 < 0 || (size_t)k0 >= n)
+		return;
 	for (size_t k = 0; k < n; k++)
 		total += (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth;
-	pw_jw_kv_u64(w, "count", n);
 	pw_jw_kv_u64(w, "bytes", total);
 	pw_jw_kv_hex(w, "dst", op3d_ptr(&ops[k0].dst));
 	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
