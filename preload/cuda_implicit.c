@@ -392,15 +392,26 @@ static void put_side(struct pw_jw *w, const char *key, int type, uint64_t dptr, 
 	put_dev(w, key, dev);
 }
 
-/* The devices of one batch entry, for the "copies" array (cache hits: the
- * classification looked them up already). */
+/* One side of a batch entry: its device, and "host" for host memory (cache
+ * hits: the classification looked them up already). */
+static void put_entry_side(struct pw_jw *w, const char *key, uint64_t p)
+{
+	struct pw_range r;
+	bool known = pw_cuda_ptr_info(p, &r);
+	pw_jw_kv_hex(w, key, p);
+	put_dev(w, key, known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV);
+	if (!known || (r.flags & PW_RANGE_HOST)) {
+		char k[16];
+		snprintf(k, sizeof k, "%s_type", key);
+		pw_jw_kv_str(w, k, "host");
+	}
+}
+
 static void put_batch_entry(struct pw_jw *w, uint64_t dst, uint64_t src, uint64_t bytes)
 {
 	pw_jw_obj_open(w);
-	pw_jw_kv_hex(w, "dst", dst);
-	put_dev(w, "dst", side_dev(dst));
-	pw_jw_kv_hex(w, "src", src);
-	put_dev(w, "src", side_dev(src));
+	put_entry_side(w, "dst", dst);
+	put_entry_side(w, "src", src);
 	pw_jw_kv_u64(w, "bytes", bytes);
 	pw_jw_obj_close(w);
 }

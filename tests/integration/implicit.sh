@@ -72,7 +72,8 @@ if run copies; then
 	check "copies: cuMemcpyBatchAsync_v2: count, total bytes, the crossing pair, every copy" \
 		q 'any(.[]; .api=="cuMemcpyBatchAsync" and .variant=="_v2" and .implicit==true and .args.count==3
 			and .args.bytes==600 and .args.dst_dev==1 and .args.src_dev==0 and (.args.copies|length)==3
-			and .args.copies[0].dst_dev==0 and .args.copies[1].bytes==200 and .args.copies[2].src_dev==null)'
+			and .args.copies[0].dst_dev==0 and .args.copies[1].bytes==200 and .args.copies[2].src_dev==null
+			and .args.copies[2].src_type=="host" and (.args.copies[1]|has("src_type")|not))'
 	check "copies: cuMemcpyBatchAsync (the 12.8 ABI with failIdx)" \
 		q 'any(.[]; .api=="cuMemcpyBatchAsync" and .variant=="" and .args.count==3 and .args.bytes==600)'
 	check "copies: cuMemcpy3DBatchAsync_v2 1 -> 0" \
