@@ -321,7 +321,8 @@ static int whole_process(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]\n");
+	fprintf(stderr,
+	        "usage: overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]\n");
 	exit(2);
 }
 

@@ -162,7 +162,7 @@ static inline uint64_t pw_cap_OUT_SIZE(size_t *const *p)
 		if (PW_UNLIKELY(!real))                                                             \
 			return CUDA_ERROR_NOT_INITIALIZED;                                          \
 		struct pw_call c;                                                                   \
-		if ((flg) & PW_NO_EVENT) {                                                          \
+		if ((flg)&PW_NO_EVENT) {                                                            \
 			CUresult r0 = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));           \
 			if (r0 == CUDA_SUCCESS && pw_call_active()) {                               \
 				c.fn = &pw_cuda_desc[id];                                           \
@@ -171,7 +171,7 @@ static inline uint64_t pw_cap_OUT_SIZE(size_t *const *p)
 			}                                                                           \
 			return r0;                                                                  \
 		}                                                                                   \
-		if ((flg) & PW_IMPLICIT) {                                                          \
+		if ((flg)&PW_IMPLICIT) {                                                            \
 			if (!pw_call_active())                                                      \
 				return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));          \
 			c.fn = &pw_cuda_desc[id];                                                   \
@@ -181,11 +181,11 @@ static inline uint64_t pw_cap_OUT_SIZE(size_t *const *p)
 		}                                                                                   \
 		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                                          \
 			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));                  \
-		if (!((flg) & PW_IMPLICIT)) {                                                       \
+		if (!((flg)&PW_IMPLICIT)) {                                                         \
 			PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                                 \
 			pw_cuda_pre(&c);                                                            \
 		}                                                                                   \
-		uint64_t rid = (flg) & PW_RANGE_NOTE ? pw_cuda_range_before(&c) : 0;                \
+		uint64_t rid = (flg)&PW_RANGE_NOTE ? pw_cuda_range_before(&c) : 0;                  \
 		struct pw_op op;                                                                    \
 		bool checked = pw_cuda_check_before(&c, &op);                                       \
 		struct pw_gt_pair *gtp = PW_UNLIKELY(pw_g.opt.gpu_timing) ? pw_gt_begin(&c) : NULL; \
@@ -195,7 +195,7 @@ static inline uint64_t pw_cap_OUT_SIZE(size_t *const *p)
 		c.ret = r;                                                                          \
 		if (gtp)                                                                            \
 			pw_gt_end(&c, gtp);                                                         \
-		if ((flg) & PW_RANGE_NOTE)                                                          \
+		if ((flg)&PW_RANGE_NOTE)                                                            \
 			pw_cuda_range_after(&c, rid);                                               \
 		pw_cuda_post(&c);                                                                   \
 		if (checked)                                                                        \

@@ -48,10 +48,13 @@
 #define PW_CUDA_TABLE_H
 
 /* Flags of a row. */
-#define PW_CUR_CTX 0x1 /* the call acts on the thread's current context: record its device */
+#define PW_CUR_CTX 0x1      /* the call acts on the thread's current context: record its device */
 #define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
 #define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the range cache */
 #define PW_RANGE_NOTE 0x400 /* the call changes the range cache (free, managed alloc, IPC open/close) */
+/* Short names, so that the rows keep their width. */
+#define PW_RNG PW_RANGE_NOTE
+#define PW_CTX_RNG (PW_CUR_CTX | PW_RANGE_NOTE)
 
 /* :23842 */
 #define PW_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, CUdevice, dev), (DEV, CUdevice, peer_dev)
@@ -132,22 +135,57 @@
 #define PW_SIG_BATCH_12080 \
 	PW_SIG_BATCH_HEAD, (SIZE, size_t, num_attrs), (SKIP, size_t *, fail_idx), (STREAM, CUstream, stream)
 #define PW_SIG_BATCH PW_SIG_BATCH_HEAD, (SIZE, size_t, num_attrs), (STREAM, CUstream, stream)
-#define PW_SIG_BATCH3D_12080                                                               \
+#define PW_SIG_BATCH3D_12080                                                                         \
 	(SKIP, size_t, count), (BATCH3D, CUDA_MEMCPY3D_BATCH_OP *, ops), (SKIP, size_t *, fail_idx), \
 	    (U64, unsigned long long, flags), (STREAM, CUstream, stream)
-#define PW_SIG_BATCH3D                                                          \
+#define PW_SIG_BATCH3D                                                                                     \
 	(SKIP, size_t, count), (BATCH3D, CUDA_MEMCPY3D_BATCH_OP *, ops), (U64, unsigned long long, flags), \
 	    (STREAM, CUstream, stream)
 /* Allocations, for the range cache: :8609 (cuMemAlloc_v2, #define :93), :8671
  * (cuMemAllocPitch_v2, :94), :13352 (cuMemAllocAsync, _ptsz :233), :13685
  * (cuMemAllocFromPoolAsync, _ptsz :234) */
 #define PW_SIG_ALLOC (OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes)
-#define PW_SIG_ALLOC_PITCH                                                                       \
-	(OUT_PTR, CUdeviceptr *, ptr), (OUT_SIZE, size_t *, pitch), (SIZE, size_t, width), (SIZE, size_t, height), \
-	    (UINT, unsigned int, element_bytes)
+#define PW_SIG_ALLOC_PITCH                                                                 \
+	(OUT_PTR, CUdeviceptr *, ptr), (OUT_SIZE, size_t *, pitch), (SIZE, size_t, width), \
+	    (SIZE, size_t, height), (UINT, unsigned int, element_bytes)
 #define PW_SIG_ALLOC_ASYNC (OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (STREAM, CUstream, stream)
-#define PW_SIG_ALLOC_POOL \
-	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (HPTR, CUmemoryPool, pool), (STREAM, CUstream, stream)
+#define PW_SIG_ALLOC_POOL                                                                 \
+	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (HPTR, CUmemoryPool, pool), \
+	    (STREAM, CUstream, stream)
+
+/* The implicit copies and the allocations (cuda_implicit.c, rangecache.h). */
+#define PW_CUDA_FUNCS_IMPLICIT(X)                                                 \
+	X(cuMemcpy, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                         \
+	X(cuMemcpy, _ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                    \
+	X(cuMemcpyAsync, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))              \
+	X(cuMemcpyAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))         \
+	X(cuMemcpyDtoD, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                  \
+	X(cuMemcpyDtoD, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))             \
+	X(cuMemcpyDtoDAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))       \
+	X(cuMemcpyDtoDAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))  \
+	X(cuMemcpy2D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))                 \
+	X(cuMemcpy2D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))            \
+	X(cuMemcpy2DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC))      \
+	X(cuMemcpy2DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
+	X(cuMemcpy3D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))                 \
+	X(cuMemcpy3D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))            \
+	X(cuMemcpy3DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC))      \
+	X(cuMemcpy3DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
+	X(cuMemcpyBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))          \
+	X(cuMemcpyBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))     \
+	X(cuMemcpyBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH))             \
+	X(cuMemcpyBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH))        \
+	X(cuMemcpy3DBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080))      \
+	X(cuMemcpy3DBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
+	X(cuMemcpy3DBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))         \
+	X(cuMemcpy3DBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))    \
+	/* allocations: not recorded, they feed the range cache */                \
+	X(cuMemAlloc, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC))                  \
+	X(cuMemAllocPitch, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_PITCH))       \
+	X(cuMemAllocAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))          \
+	X(cuMemAllocAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))     \
+	X(cuMemAllocFromPoolAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))   \
+	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
 
 #define PW_CUDA_FUNCS(X)                                                      \
 	/* peer */                                                            \
@@ -164,40 +202,16 @@
 	X(cuMemcpy3DPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_3D_PEER))            \
 	X(cuMemcpy3DPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))      \
 	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC)) \
-	/* implicit copies: recorded only across devices */ \
-	X(cuMemcpy, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY)) \
-	X(cuMemcpy, _ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY)) \
-	X(cuMemcpyAsync, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC)) \
-	X(cuMemcpyAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC)) \
-	X(cuMemcpyDtoD, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY)) \
-	X(cuMemcpyDtoD, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY)) \
-	X(cuMemcpyDtoDAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC)) \
-	X(cuMemcpyDtoDAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC)) \
-	X(cuMemcpy2D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D)) \
-	X(cuMemcpy2D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D)) \
-	X(cuMemcpy2DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
-	X(cuMemcpy2DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
-	X(cuMemcpy3D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D)) \
-	X(cuMemcpy3D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D)) \
-	X(cuMemcpy3DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
-	X(cuMemcpy3DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
-	X(cuMemcpyBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080)) \
-	X(cuMemcpyBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080)) \
-	X(cuMemcpyBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH)) \
-	X(cuMemcpyBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH)) \
-	X(cuMemcpy3DBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
-	X(cuMemcpy3DBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
-	X(cuMemcpy3DBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D)) \
-	X(cuMemcpy3DBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D)) \
+	PW_CUDA_FUNCS_IMPLICIT(X)                                             \
 	/* ipc */                                                             \
 	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_GET_MEM))         \
-	X(cuIpcOpenMemHandle, , IPC, PW_CUR_CTX | PW_RANGE_NOTE, (PW_SIG_IPC_OPEN_MEM))       \
-	X(cuIpcOpenMemHandle, _v2, IPC, PW_CUR_CTX | PW_RANGE_NOTE, (PW_SIG_IPC_OPEN_MEM))    \
-	X(cuIpcCloseMemHandle, , IPC, PW_CUR_CTX | PW_RANGE_NOTE, (PW_SIG_IPC_CLOSE_MEM))     \
+	X(cuIpcOpenMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))       \
+	X(cuIpcOpenMemHandle, _v2, IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))    \
+	X(cuIpcCloseMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))     \
 	X(cuIpcGetEventHandle, , IPC, 0, (PW_SIG_IPC_GET_EVENT))              \
 	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_EVENT))   \
 	/* managed */                                                         \
-	X(cuMemAllocManaged, , MANAGED, PW_CUR_CTX | PW_RANGE_NOTE, (PW_SIG_ALLOC_MANAGED))   \
+	X(cuMemAllocManaged, , MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))   \
 	X(cuMemAdvise, , MANAGED, 0, (PW_SIG_ADVISE))                         \
 	X(cuMemAdvise, _v2, MANAGED, 0, (PW_SIG_ADVISE_V2))                   \
 	X(cuMemPrefetchAsync, , MANAGED, 0, (PW_SIG_PREFETCH))                \
@@ -209,17 +223,10 @@
 	X(cuStreamAttachMemAsync, , MANAGED, 0, (PW_SIG_ATTACH_MEM))          \
 	X(cuStreamAttachMemAsync, _ptsz, MANAGED, 0, (PW_SIG_ATTACH_MEM))     \
 	/* support: the life of allocations that later rules follow */        \
-	X(cuMemFree, , SUPPORT, PW_RANGE_NOTE, (PW_SIG_FREE_V1))                          \
-	X(cuMemFree, _v2, SUPPORT, PW_RANGE_NOTE, (PW_SIG_FREE))                          \
-	X(cuMemFreeAsync, , SUPPORT, PW_RANGE_NOTE, (PW_SIG_FREE_ASYNC))                  \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RANGE_NOTE, (PW_SIG_FREE_ASYNC)) \
-	/* allocations: not recorded, they feed the range cache */ \
-	X(cuMemAlloc, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC)) \
-	X(cuMemAllocPitch, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_PITCH)) \
-	X(cuMemAllocAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC)) \
-	X(cuMemAllocAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC)) \
-	X(cuMemAllocFromPoolAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL)) \
-	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
+	X(cuMemFree, , SUPPORT, PW_RNG, (PW_SIG_FREE_V1))                     \
+	X(cuMemFree, _v2, SUPPORT, PW_RNG, (PW_SIG_FREE))                     \
+	X(cuMemFreeAsync, , SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))             \
+	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */
 #define PW_CUDA_ID(sym) PW_CUDA_ID_##sym

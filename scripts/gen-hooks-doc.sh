@@ -55,7 +55,7 @@ NF < 8 { next }
 	if ($8 ~ /PW_IMPLICIT/) fam = fam ", *implicit*"
 	if ($8 ~ /PW_NO_EVENT/) fam = fam ", *not recorded*"
 	variant = "`\"" $4 "\"`"
-	cur = ($8 ~ /PW_CUR_CTX/) ? "yes" : ""
+	cur = ($8 ~ /PW_CUR_CTX|PW_CTX_RNG/) ? "yes" : ""
 	args = ""
 	for (i = 10; i + 4 <= NF; i += 6)
 		args = args (args == "" ? "" : "<br>") "`" $i "` " $(i + 2) " (`" $(i + 4) "`)"

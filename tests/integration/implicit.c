@@ -45,8 +45,8 @@ CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *);
 CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *, CUstream);
 CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *, CUdeviceptr *, size_t *, size_t, CUmemcpyAttributes *, size_t *,
                                size_t, CUstream);
-CUresult cuMemcpyBatchAsync(CUdeviceptr *, CUdeviceptr *, size_t *, size_t, CUmemcpyAttributes *, size_t *, size_t,
-                            size_t *, CUstream);
+CUresult cuMemcpyBatchAsync(CUdeviceptr *, CUdeviceptr *, size_t *, size_t, CUmemcpyAttributes *, size_t *,
+                            size_t, size_t *, CUstream);
 CUresult cuMemcpy3DBatchAsync_v2(size_t, CUDA_MEMCPY3D_BATCH_OP *, unsigned long long, CUstream);
 
 #define CHECK(call)                                                                          \
@@ -60,15 +60,15 @@ CUresult cuMemcpy3DBatchAsync_v2(size_t, CUDA_MEMCPY3D_BATCH_OP *, unsigned long
 
 static CUcontext ctx[2];
 static int recorded, unrecorded;
-#define REC(call)              \
-	do {                   \
-		CHECK(call);   \
-		recorded++;    \
+#define REC(call)            \
+	do {                 \
+		CHECK(call); \
+		recorded++;  \
 	} while (0)
-#define UNREC(call)            \
-	do {                   \
-		CHECK(call);   \
-		unrecorded++;  \
+#define UNREC(call)           \
+	do {                  \
+		CHECK(call);  \
+		unrecorded++; \
 	} while (0)
 
 static CUdeviceptr alloc_on(int d, size_t n)
@@ -165,7 +165,8 @@ static void copies(void)
 	REC(cuMemcpy3DAsync_v2_ptsz(&c3, s));
 
 	/* a batch: within device 0, then 0 -> 1, then host -> device 1 */
-	CUdeviceptr dsts[3] = {a0b, b1 + 1024, b1 + 2048}, srcs[3] = {a0, a0 + 100, (CUdeviceptr)(uintptr_t)host};
+	CUdeviceptr dsts[3] = {a0b, b1 + 1024, b1 + 2048},
+	            srcs[3] = {a0, a0 + 100, (CUdeviceptr)(uintptr_t)host};
 	size_t sizes[3] = {100, 200, 300}, idx[1] = {0}, fail;
 	CUmemcpyAttributes attr = {0};
 	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;

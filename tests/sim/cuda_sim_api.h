@@ -191,9 +191,9 @@ PWSIM_API CUresult cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_
 PWSIM_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
                                          CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                          CUstream hStream);
-PWSIM_API CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
-                                              CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
-                                              CUstream hStream);
+PWSIM_API CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+                                              size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs,
+                                              size_t numAttrs, CUstream hStream);
 PWSIM_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
                                            unsigned long long flags, CUstream hStream);
 PWSIM_API CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,

@@ -104,7 +104,8 @@ CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, 
 	return cuMemcpyAsync(dst, src, ByteCount, hStream);
 }
 
-CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                              CUstream hStream)
 {
 	CUresult rc = need_stream(hStream);
 
@@ -155,8 +156,8 @@ static int extent_of(struct side *s, const struct extent *e, size_t *first, size
 	    __builtin_mul_overflow(rows, s->pitch, &off) || __builtin_add_overflow(off, s->x, first))
 		return -1;
 	if (__builtin_add_overflow(s->z, e->d - 1, &last) || __builtin_mul_overflow(last, s->height, &last) ||
-	    __builtin_add_overflow(last, min_height - 1, &last) || __builtin_mul_overflow(last, s->pitch, &off) ||
-	    __builtin_add_overflow(off, min_pitch, end))
+	    __builtin_add_overflow(last, min_height - 1, &last) ||
+	    __builtin_mul_overflow(last, s->pitch, &off) || __builtin_add_overflow(off, min_pitch, end))
 		return -1;
 	return 0;
 }
@@ -204,14 +205,16 @@ static CUresult copy_2d(const CUDA_MEMCPY2D *c)
 	if (!c)
 		return CUDA_ERROR_INVALID_VALUE;
 	struct side s = {c->srcMemoryType,
-	                 c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost : (uintptr_t)c->srcDevice,
+	                 c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost
+	                                                        : (uintptr_t)c->srcDevice,
 	                 c->srcXInBytes,
 	                 c->srcY,
 	                 0,
 	                 c->srcPitch,
 	                 0};
 	struct side d = {c->dstMemoryType,
-	                 c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost : (uintptr_t)c->dstDevice,
+	                 c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost
+	                                                        : (uintptr_t)c->dstDevice,
 	                 c->dstXInBytes,
 	                 c->dstY,
 	                 0,
@@ -229,20 +232,22 @@ static CUresult copy_3d(const CUDA_MEMCPY3D *c)
 	/* cuda.h :10402-10404: LODs and the reserved pointers must be 0 */
 	if (c->srcLOD || c->dstLOD || c->reserved0 || c->reserved1)
 		return CUDA_ERROR_INVALID_VALUE;
-	struct side s = {c->srcMemoryType,
-	                 c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost : (uintptr_t)c->srcDevice,
-	                 c->srcXInBytes,
-	                 c->srcY,
-	                 c->srcZ,
-	                 c->srcPitch,
-	                 c->srcHeight};
-	struct side d = {c->dstMemoryType,
-	                 c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost : (uintptr_t)c->dstDevice,
-	                 c->dstXInBytes,
-	                 c->dstY,
-	                 c->dstZ,
-	                 c->dstPitch,
-	                 c->dstHeight};
+	struct side s = {
+	    c->srcMemoryType,
+	    c->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->srcHost : (uintptr_t)c->srcDevice,
+	    c->srcXInBytes,
+	    c->srcY,
+	    c->srcZ,
+	    c->srcPitch,
+	    c->srcHeight};
+	struct side d = {
+	    c->dstMemoryType,
+	    c->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)c->dstHost : (uintptr_t)c->dstDevice,
+	    c->dstXInBytes,
+	    c->dstY,
+	    c->dstZ,
+	    c->dstPitch,
+	    c->dstHeight};
 	struct extent e = {c->WidthInBytes, c->Height, c->Depth};
 
 	return copy_pitched(&d, &s, &e);
@@ -311,8 +316,9 @@ static int order_ok(CUmemcpySrcAccessOrder o)
 	return o >= CU_MEMCPY_SRC_ACCESS_ORDER_STREAM && o <= CU_MEMCPY_SRC_ACCESS_ORDER_ANY;
 }
 
-static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count, CUmemcpyAttributes *attrs,
-                      size_t *attrsIdxs, size_t numAttrs, size_t *failIdx, CUstream hStream)
+static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                      CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx,
+                      CUstream hStream)
 {
 	CUresult rc = need_stream(hStream);
 
@@ -327,7 +333,8 @@ static CUresult batch(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_
 	    numAttrs > count || attrsIdxs[0] != 0)
 		return CUDA_ERROR_INVALID_VALUE;
 	for (size_t i = 0; i < numAttrs; i++) {
-		if ((i && attrsIdxs[i] <= attrsIdxs[i - 1]) || attrsIdxs[i] >= count || !order_ok(attrs[i].srcAccessOrder))
+		if ((i && attrsIdxs[i] <= attrsIdxs[i - 1]) || attrsIdxs[i] >= count ||
+		    !order_ok(attrs[i].srcAccessOrder))
 			return CUDA_ERROR_INVALID_VALUE;
 	}
 	pwsim_lock();
@@ -356,15 +363,16 @@ static int operand_range(const CUmemcpy3DOperand *o, const CUextent3D *e, uintpt
 	if (row < e->width || layer < e->height)
 		return -1;
 	/* last byte: ((d-1)*layer + h-1)*row + w */
-	if (__builtin_mul_overflow(e->depth - 1, layer, &last) || __builtin_add_overflow(last, e->height - 1, &last) ||
-	    __builtin_mul_overflow(last, row, &last) || __builtin_add_overflow(last, e->width, n))
+	if (__builtin_mul_overflow(e->depth - 1, layer, &last) ||
+	    __builtin_add_overflow(last, e->height - 1, &last) || __builtin_mul_overflow(last, row, &last) ||
+	    __builtin_add_overflow(last, e->width, n))
 		return -1;
 	*lo = (uintptr_t)o->op.ptr.ptr;
 	return 0;
 }
 
-static CUresult batch3d(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx, unsigned long long flags,
-                        CUstream hStream)
+static CUresult batch3d(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx,
+                        unsigned long long flags, CUstream hStream)
 {
 	CUresult rc = need_stream(hStream);
 
@@ -381,12 +389,16 @@ static CUresult batch3d(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *f
 		uintptr_t dlo, slo;
 		size_t dn, sn;
 
-		if (o->src.type == CU_MEMCPY_OPERAND_TYPE_ARRAY || o->dst.type == CU_MEMCPY_OPERAND_TYPE_ARRAY)
+		if (o->src.type == CU_MEMCPY_OPERAND_TYPE_ARRAY ||
+		    o->dst.type == CU_MEMCPY_OPERAND_TYPE_ARRAY)
 			rc = CUDA_ERROR_NOT_SUPPORTED; /* CUDA arrays are not simulated */
-		else if (o->src.type != CU_MEMCPY_OPERAND_TYPE_POINTER || o->dst.type != CU_MEMCPY_OPERAND_TYPE_POINTER ||
-		         !o->extent.width || !o->extent.height || !o->extent.depth || !order_ok(o->srcAccessOrder) ||
-		         !o->src.op.ptr.ptr || !o->dst.op.ptr.ptr || operand_range(&o->src, &o->extent, &slo, &sn) ||
-		         operand_range(&o->dst, &o->extent, &dlo, &dn) || !uva_ok(slo, sn) || !uva_ok(dlo, dn))
+		else if (o->src.type != CU_MEMCPY_OPERAND_TYPE_POINTER ||
+		         o->dst.type != CU_MEMCPY_OPERAND_TYPE_POINTER || !o->extent.width ||
+		         !o->extent.height || !o->extent.depth || !order_ok(o->srcAccessOrder) ||
+		         !o->src.op.ptr.ptr || !o->dst.op.ptr.ptr ||
+		         operand_range(&o->src, &o->extent, &slo, &sn) ||
+		         operand_range(&o->dst, &o->extent, &dlo, &dn) || !uva_ok(slo, sn) ||
+		         !uva_ok(dlo, dn))
 			rc = CUDA_ERROR_INVALID_VALUE;
 		if (rc && failIdx)
 			*failIdx = i;
@@ -402,7 +414,8 @@ static CUresult batch3d(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *f
 		for (size_t k = 0; k < e->depth; k++)
 			for (size_t j = 0; j < e->height; j++)
 				memmove((void *)(uintptr_t)(o->dst.op.ptr.ptr + (k * dlay + j) * drow),
-				        (const void *)(uintptr_t)(o->src.op.ptr.ptr + (k * slay + j) * srow), e->width);
+				        (const void *)(uintptr_t)(o->src.op.ptr.ptr + (k * slay + j) * srow),
+				        e->width);
 	}
 	pwsim_unlock();
 	return rc;
@@ -416,8 +429,8 @@ CUresult cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
 }
 
 CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
-                                 CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, size_t *failIdx,
-                                 CUstream hStream)
+                                 CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                 size_t *failIdx, CUstream hStream)
 {
 	return batch(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, failIdx, hStream);
 }
@@ -437,13 +450,15 @@ CUresult cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList
 
 #if PWSIM_MAX_VERSION >= 13000
 CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
-                               CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
+                               CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                               CUstream hStream)
 {
 	return batch(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, NULL, hStream);
 }
 
 CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
-                                    CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs, CUstream hStream)
+                                    CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                    CUstream hStream)
 {
 	return batch(dsts, srcs, sizes, count, attrs, attrsIdxs, numAttrs, NULL, hStream);
 }

@@ -413,7 +413,8 @@ static void test_implicit_copies(void)
 	OK(cuMemsetD8_v2(b, 0, 4096));
 	OK(cuMemcpy2D_v2(&c2));
 	OK(cuMemcpyDtoH_v2(host, b + 3 * 32 + 8, 16));
-	CHECK(host[0] == (unsigned char)(5 + 3 * 64 * 7) && host[15] == (unsigned char)(5 + (3 * 64 + 15) * 7));
+	CHECK(host[0] == (unsigned char)(5 + 3 * 64 * 7) &&
+	      host[15] == (unsigned char)(5 + (3 * 64 + 15) * 7));
 	OK(cuMemcpy2D_v2_ptds(&c2));
 	OK(cuMemcpy2DAsync_v2(&c2, NULL));
 	OK(cuMemcpy2DAsync_v2_ptsz(&c2, CU_STREAM_PER_THREAD));
@@ -483,7 +484,8 @@ static void test_implicit_copies(void)
 	OK(cuMemcpy3DBatchAsync_v2_ptsz(1, &op, 0, CU_STREAM_PER_THREAD));
 	OK(cuMemcpy3DBatchAsync(1, &op, &fail, 0, CU_STREAM_PER_THREAD));
 	OK(cuMemcpy3DBatchAsync_ptsz(1, &op, &fail, 0, CU_STREAM_PER_THREAD));
-	EXPECT(cuMemcpy3DBatchAsync_v2(1, &op, 1, CU_STREAM_PER_THREAD), CUDA_ERROR_INVALID_VALUE); /* flags */
+	EXPECT(cuMemcpy3DBatchAsync_v2(1, &op, 1, CU_STREAM_PER_THREAD),
+	       CUDA_ERROR_INVALID_VALUE); /* flags */
 	op.extent.depth = 0;
 	EXPECT(cuMemcpy3DBatchAsync(1, &op, &fail, 0, CU_STREAM_PER_THREAD), CUDA_ERROR_INVALID_VALUE);
 	CHECK(fail == 0);

@@ -149,7 +149,8 @@ static void *reader(void *arg)
 		uint64_t p = FIXED_BASE + (uint64_t)i * 0x100000 + (k % 0x80000);
 		switch (pw_range_find(p, &r)) {
 		case PW_RANGE_HIT:
-			if (r.base != FIXED_BASE + (uint64_t)i * 0x100000 || r.size != 0x80000 || r.dev != (int)i % 4)
+			if (r.base != FIXED_BASE + (uint64_t)i * 0x100000 || r.size != 0x80000 ||
+			    r.dev != (int)i % 4)
 				atomic_fetch_add(&wrong, 1);
 			atomic_fetch_add(&hits, 1);
 			break;
@@ -196,9 +197,11 @@ static void driver_fallback_is_cached(void **state)
 	if (!h)
 		skip();
 	CUresult (*init)(unsigned) = (CUresult(*)(unsigned))dlsym(h, "cuInit");
-	CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))dlsym(h, "cuDevicePrimaryCtxRetain");
+	CUresult (*retain)(CUcontext *, CUdevice) =
+	    (CUresult(*)(CUcontext *, CUdevice))dlsym(h, "cuDevicePrimaryCtxRetain");
 	CUresult (*set)(CUcontext) = (CUresult(*)(CUcontext))dlsym(h, "cuCtxSetCurrent");
-	CUresult (*alloc)(CUdeviceptr *, size_t) = (CUresult(*)(CUdeviceptr *, size_t))dlsym(h, "cuMemAlloc_v2");
+	CUresult (*alloc)(CUdeviceptr *, size_t) =
+	    (CUresult(*)(CUdeviceptr *, size_t))dlsym(h, "cuMemAlloc_v2");
 	CUresult (*mfree)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))dlsym(h, "cuMemFree_v2");
 	assert_non_null(init);
 	assert_non_null(alloc);
@@ -207,7 +210,8 @@ static void driver_fallback_is_cached(void **state)
 	assert_int_equal(init(0), CUDA_SUCCESS);
 	assert_int_equal(retain(&ctx, 1), CUDA_SUCCESS);
 	assert_int_equal(set(ctx), CUDA_SUCCESS);
-	assert_int_equal(alloc(&p, 3000), CUDA_SUCCESS); /* not through a wrapper: the cache has not seen it */
+	assert_int_equal(alloc(&p, 3000),
+	                 CUDA_SUCCESS); /* not through a wrapper: the cache has not seen it */
 	struct pw_range r;
 	assert_int_equal(pw_range_find(p + 10, &r), PW_RANGE_MISS);
 	assert_true(pw_cuda_ptr_info(p + 10, &r));

@@ -219,7 +219,7 @@ typedef struct CUDA_MEMCPY3D_st {
 	size_t WidthInBytes, Height, Depth;
 } CUDA_MEMCPY3D; /* CUDA_MEMCPY3D_v2, :3333 */
 
-typedef int CUmemcpySrcAccessOrder; /* enum CUmemcpySrcAccessOrder_enum, :4537 */
+typedef int CUmemcpySrcAccessOrder;                    /* enum CUmemcpySrcAccessOrder_enum, :4537 */
 #define CU_MEMCPY_SRC_ACCESS_ORDER_INVALID 0x0         /* :4541 */
 #define CU_MEMCPY_SRC_ACCESS_ORDER_STREAM 0x1          /* :4546 */
 #define CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL 0x2 /* :4557 */
@@ -234,7 +234,7 @@ typedef struct CUmemcpyAttributes_st {
 	unsigned int flags;
 } CUmemcpyAttributes; /* CUmemcpyAttributes_v1, :4574 */
 
-typedef int CUmemcpy3DOperandType;      /* enum CUmemcpy3DOperandType_enum, :4585 */
+typedef int CUmemcpy3DOperandType;         /* enum CUmemcpy3DOperandType_enum, :4585 */
 #define CU_MEMCPY_OPERAND_TYPE_POINTER 0x1 /* :4586 */
 #define CU_MEMCPY_OPERAND_TYPE_ARRAY 0x2   /* :4587 */
 
