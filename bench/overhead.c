@@ -7,11 +7,15 @@
  * one run): the difference is what peerwatch adds, the run without it is what
  * the simulated driver itself costs.
  *
- *   overhead [-c can|copy0|copy4k] [-t THREADS] [-n CALLS] [-f]
+ *   overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]
  *
  *   -c   can     cuDeviceCanAccessPeer(&v, 0, 1)
  *        copy0   cuMemcpyPeer(dev 1 <- dev 0, 0 bytes)
  *        copy4k  cuMemcpyPeer(dev 1 <- dev 0, 4 KiB), peer access enabled both ways
+ *        same4k  cuMemcpyDtoD_v2(dev 0 <- dev 0, 4 KiB): an implicit copy within one
+ *                device, which peerwatch does not record
+ *        cross4k cuMemcpyDtoD_v2(dev 1 <- dev 0, 4 KiB): an implicit copy across
+ *                devices, recorded and checked like a peer copy
  *   -t   threads making the calls (default 1)
  *   -n   measured calls per thread (default 200000); each thread first makes
  *        n/20 (at least 1000) unmeasured calls
@@ -51,8 +55,8 @@
 
 #include "peerwatch/abi/cuda.h"
 
-enum op { OP_CAN, OP_COPY0, OP_COPY4K };
-static const char *const op_names[] = {"can", "copy0", "copy4k"};
+enum op { OP_CAN, OP_COPY0, OP_COPY4K, OP_SAME4K, OP_CROSS4K };
+static const char *const op_names[] = {"can", "copy0", "copy4k", "same4k", "cross4k"};
 
 static struct {
 	enum op op;
@@ -64,8 +68,10 @@ static struct {
 /* The driver functions, from dlsym: peerwatch's wrappers when it is preloaded. */
 static CUresult (*can_access)(int *, CUdevice, CUdevice);
 static CUresult (*memcpy_peer)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
+static CUresult (*memcpy_dtod)(CUdeviceptr, CUdeviceptr, size_t);
+static CUresult (*set_ctx)(CUcontext);
 static CUcontext ctx[2];
-static CUdeviceptr buf[2];
+static CUdeviceptr buf[2], buf0b; /* buf0b: a second buffer on device 0 */
 
 static pthread_barrier_t start_bar, done_bar, exit_bar;
 
@@ -132,6 +138,8 @@ static void setup(void)
 	can_access = (CUresult(*)(int *, CUdevice, CUdevice))sym(h, "cuDeviceCanAccessPeer");
 	memcpy_peer =
 	    (CUresult(*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t))sym(h, "cuMemcpyPeer");
+	memcpy_dtod = (CUresult(*)(CUdeviceptr, CUdeviceptr, size_t))sym(h, "cuMemcpyDtoD_v2");
+	set_ctx = set_current;
 
 	check(init(0), "cuInit");
 	for (int d = 0; d < 2; d++) {
@@ -148,6 +156,8 @@ static void setup(void)
 			die("the simulated devices cannot access each other (PWSIM_PEERS?)");
 		check(enable(ctx[!d], 0), "cuCtxEnablePeerAccess");
 	}
+	check(set_current(ctx[0]), "cuCtxSetCurrent");
+	check(alloc(&buf0b, 4096), "cuMemAlloc_v2");
 }
 
 static int calls(long n)
@@ -167,6 +177,13 @@ static int calls(long n)
 			bad |= memcpy_peer(buf[1], ctx[1], buf[0], ctx[0], bytes) != CUDA_SUCCESS;
 		break;
 	}
+	case OP_SAME4K:
+	case OP_CROSS4K: {
+		CUdeviceptr dst = cfg.op == OP_SAME4K ? buf0b : buf[1];
+		for (long i = 0; i < n; i++)
+			bad |= memcpy_dtod(dst, buf[0], 4096) != CUDA_SUCCESS;
+		break;
+	}
 	}
 	return bad;
 }
@@ -174,8 +191,10 @@ static int calls(long n)
 static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
+	if (set_ctx(ctx[0]) != CUDA_SUCCESS) /* cuMemcpyDtoD needs a current context */
+		w->failed = 1;
 	long warm = cfg.calls / 20 < 1000 ? 1000 : cfg.calls / 20;
-	w->failed = calls(warm);
+	w->failed |= calls(warm);
 	pthread_barrier_wait(&start_bar);
 	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID);
 	w->t_start = now(CLOCK_MONOTONIC);
@@ -302,7 +321,8 @@ static int whole_process(void)
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: overhead [-c can|copy0|copy4k] [-t THREADS] [-n CALLS] [-f]\n");
+	fprintf(stderr,
+	        "usage: overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]\n");
 	exit(2);
 }
 
@@ -318,6 +338,10 @@ int main(int argc, char **argv)
 				cfg.op = OP_COPY0;
 			else if (!strcmp(optarg, "copy4k"))
 				cfg.op = OP_COPY4K;
+			else if (!strcmp(optarg, "same4k"))
+				cfg.op = OP_SAME4K;
+			else if (!strcmp(optarg, "cross4k"))
+				cfg.op = OP_CROSS4K;
 			else
 				usage();
 			break;

@@ -121,6 +121,7 @@ bytes_per_event() {
 	calc "($size - $h - $t) / $n" 1
 }
 declare -A BPE WHOLE_TRACE_MB # bytes per event ("op|mode"), trace size (mode)
+declare -A IMPL                # implicit-copy events per call in the observe trace (op)
 
 START=$(date +%s)
 echo "peerwatch overhead benchmark: $(date -u +%Y-%m-%dT%H:%MZ), $(nproc) cores," \
@@ -131,7 +132,7 @@ echo "simulated driver: $B/sim/libcuda.so.1 (PWSIM_DEVICES=2)"
 echo
 
 # ---- 1. per call, on the calling thread: 1 and 8 threads ----------------------
-OPS=(can copy0 copy4k)
+OPS=(can copy0 copy4k same4k cross4k)
 N1=$(scaled 300000)  # calls on one thread
 N8=$(scaled 60000)   # calls on each of 8 threads
 NS1=$(scaled 30000)  # stacks=all is slow: fewer calls
@@ -143,6 +144,10 @@ for rep in $(seq "$REPS"); do
 			if [ "$mode" = stacks ]; then n1=$NS1 n8=$NS8; else n1=$N1 n8=$N8; fi
 			run call "$mode" -c "$op" -t 1 -n "$n1"
 			[ "$mode" = none ] || [ "$rep" != 1 ] || BPE["$op|$mode"]=$(bytes_per_event "$LAST_TRACE")
+			if [ "$mode" = observe ] && [ "$rep" = 1 ]; then
+				# implicit-copy events per call made (warm-up calls included)
+				IMPL["$op"]=$(calc "$(grep -c '"implicit":true' "$LAST_TRACE") / ($n1 + ($n1 / 20 < 1000 ? 1000 : int($n1 / 20)))" 3)
+			fi
 			run call "$mode" -c "$op" -t 8 -n "$n8"
 		done
 	done
@@ -203,7 +208,22 @@ for op in "${OPS[@]}"; do
 done
 echo
 echo "calls: can = cuDeviceCanAccessPeer(&v, 0, 1); copy0 / copy4k = cuMemcpyPeer(dev 1 <- dev 0) of"
-echo "0 bytes / 4 KiB with peer access on both ways; each through the pointer dlsym returned."
+echo "0 bytes / 4 KiB with peer access on both ways; same4k / cross4k = cuMemcpyDtoD_v2 of 4 KiB"
+echo "within device 0 (an implicit copy peerwatch does not record) / from device 0 to device 1"
+echo "(recorded with \"implicit\": true and checked); each through the pointer dlsym returned."
+echo
+echo "## Implicit copies, side by side (thread CPU ns/call, 1 thread, best of $REPS)"
+echo
+echo "events per call: \"implicit\": true events in the observe trace / calls made (counted, not assumed)."
+echo
+echo "| copy | no peerwatch | observe | added | warn | added | events per call |"
+echo "|---|---|---|---|---|---|---|"
+for op in same4k cross4k; do
+	base=$(fig thr_cpu_ns call "$op" 1 none)
+	o=$(fig thr_cpu_ns call "$op" 1 observe)
+	w=$(fig thr_cpu_ns call "$op" 1 warn)
+	echo "| $op | $base | $o | $(calc "$o - $base") | $w | $(calc "$w - $base") | ${IMPL[$op]} |"
+done
 echo
 echo "## 8 threads against 1 (added thread-CPU ns per call)"
 echo

@@ -13,6 +13,7 @@
 #include "check.h"
 #include "cuda_hooks.h"
 #include "op.h"
+#include "rangecache.h"
 #include "trace.h"
 
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
@@ -56,39 +57,29 @@ static inline void aux_ready(void)
 	pthread_once(&aux.once, aux_resolve);
 }
 
+/* Where p lives: the range cache, else the driver (and the answer cached). */
 int pw_cuda_ptr_device(CUdeviceptr p)
 {
-	aux_ready();
-	int dev;
-	if (!p || !aux.ptr_attr)
-		return PW_NO_DEV;
-	pw_tls_internal++;
-	CUresult r = aux.ptr_attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p);
-	pw_tls_internal--;
-	return r == CUDA_SUCCESS ? dev : PW_NO_DEV;
+	struct pw_range r;
+	return pw_cuda_ptr_info(p, &r) ? r.dev : PW_NO_DEV;
 }
 
-/* The allocation behind p and whether it is managed, asked of the driver. */
+/* The allocation behind p and whether it is managed: the range cache, else
+ * the driver (one cuPointerGetAttributes call, cached). */
 void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
 {
-	aux_ready();
+	struct pw_range r;
 	m->known = m->managed = false;
 	m->base = m->size = 0;
 	m->p2p = -1;
-	if (!p)
+	if (!pw_cuda_ptr_info(p, &r))
 		return;
-	CUdeviceptr base;
-	size_t size;
-	unsigned managed = 0;
-	pw_tls_internal++;
-	if (aux.addr_range && aux.addr_range(&base, &size, p) == CUDA_SUCCESS) {
+	m->managed = (r.flags & PW_RANGE_MANAGED) != 0;
+	if (r.size && p - r.base < r.size) {
 		m->known = true;
-		m->base = base;
-		m->size = size;
+		m->base = r.base;
+		m->size = r.size;
 	}
-	if (aux.ptr_attr && aux.ptr_attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) == CUDA_SUCCESS)
-		m->managed = managed != 0;
-	pw_tls_internal--;
 }
 
 int pw_cuda_device_count(void)
@@ -466,6 +457,13 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		break;
 	}
 	case PW_K_COPY3D: put_copy3d(w, c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
+	case PW_K_COPY2D:
+	case PW_K_COPY3DL:
+	case PW_K_BATCH:
+	case PW_K_BATCH3D:
+	case PW_K_SKIP:
+	case PW_K_U64:
+	case PW_K_OUT_SIZE: pw_cuda_implicit_put_arg(w, c, i); break;
 	}
 }
 
@@ -508,6 +506,8 @@ void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
 		pw_jw_kv_u64(w, "parent", c->parent);
 	if (fn->flags & PW_CUR_CTX)
 		put_dev(w, "cur", "_dev", c->cur_dev);
+	if (fn->flags & PW_IMPLICIT)
+		pw_jw_raw(w, ",\"implicit\":true", 16);
 	if (c->nstack > 0) {
 		pw_jw_key(w, "stack");
 		pw_jw_ch(w, '[');

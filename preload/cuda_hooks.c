@@ -114,12 +114,44 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 	return (uintptr_t)*p;
 }
 #define pw_cap_HPTR(p) ((uint64_t)(uintptr_t) * (p))
+#define pw_cap_SKIP(p) ((uint64_t)(uintptr_t) * (p))
+static inline uint64_t pw_cap_COPY2D(const CUDA_MEMCPY2D *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_COPY3DL(const CUDA_MEMCPY3D *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_BATCH(CUdeviceptr *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_BATCH3D(CUDA_MEMCPY3D_BATCH_OP *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_U64(const unsigned long long *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_OUT_SIZE(size_t *const *p)
+{
+	return (uintptr_t)*p;
+}
 
 #define PW_CAPTURE(i, t) PW_CAPTURE_(i, PW_CAPTURE_T t)
 #define PW_CAPTURE_T(k, ty, n) k, n
 #define PW_CAPTURE_(i, ...) PW_CAPTURE__(i, __VA_ARGS__)
 #define PW_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(&n)
 
+/*
+ * Rows with PW_NO_EVENT (allocations) only tell the range cache what they
+ * made.  Rows with PW_IMPLICIT capture their arguments first and ask the
+ * range cache whether the copy crosses devices: if not, the call goes straight
+ * to the driver, with no sequence number, event or check.  Rows with
+ * PW_RANGE_NOTE tell the range cache what the call made or ended.
+ */
 #define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig)                                                    \
 	PW_EXPORT CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));                  \
 	CUresult api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                             \
@@ -130,10 +162,30 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 		if (PW_UNLIKELY(!real))                                                             \
 			return CUDA_ERROR_NOT_INITIALIZED;                                          \
 		struct pw_call c;                                                                   \
+		if ((flg)&PW_NO_EVENT) {                                                            \
+			CUresult r0 = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));           \
+			if (r0 == CUDA_SUCCESS && pw_call_active()) {                               \
+				c.fn = &pw_cuda_desc[id];                                           \
+				PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                         \
+				pw_cuda_range_alloc(&c);                                            \
+			}                                                                           \
+			return r0;                                                                  \
+		}                                                                                   \
+		if ((flg)&PW_IMPLICIT) {                                                            \
+			if (!pw_call_active())                                                      \
+				return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));          \
+			c.fn = &pw_cuda_desc[id];                                                   \
+			PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                                 \
+			if (PW_LIKELY(!pw_cuda_implicit_cross(&c)))                                 \
+				return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));          \
+		}                                                                                   \
 		if (!pw_call_begin(&c, &pw_cuda_desc[id]))                                          \
 			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));                  \
-		PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                                         \
-		pw_cuda_pre(&c);                                                                    \
+		if (!((flg)&PW_IMPLICIT)) {                                                         \
+			PW_MAP(PW_CAPTURE, PW_SEMI, PW_EXPAND sig);                                 \
+			pw_cuda_pre(&c);                                                            \
+		}                                                                                   \
+		uint64_t rid = (flg)&PW_RANGE_NOTE ? pw_cuda_range_before(&c) : 0;                  \
 		struct pw_op op;                                                                    \
 		bool checked = pw_cuda_check_before(&c, &op);                                       \
 		struct pw_gt_pair *gtp = PW_UNLIKELY(pw_g.opt.gpu_timing) ? pw_gt_begin(&c) : NULL; \
@@ -143,6 +195,8 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 		c.ret = r;                                                                          \
 		if (gtp)                                                                            \
 			pw_gt_end(&c, gtp);                                                         \
+		if ((flg)&PW_RANGE_NOTE)                                                            \
+			pw_cuda_range_after(&c, rid);                                               \
 		pw_cuda_post(&c);                                                                   \
 		if (checked)                                                                        \
 			pw_cuda_check_after(&c, &op);                                               \

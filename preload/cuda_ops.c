@@ -204,7 +204,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		holders(op);
 		break;
-	default: return false;
+	default: return (c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op);
 	}
 	return true;
 }

@@ -28,12 +28,33 @@
  *   RDATA    cuMemRangeGetAttribute's data: its int value when dataSize is 4
  *   RATTRS   cuMemRangeGetAttributes' attribute array (count is the next argument)
  *   COPY3D   const CUDA_MEMCPY3D_PEER *, its devices, contexts and bytes
+ *   COPY2D / COPY3DL  const CUDA_MEMCPY2D * / const CUDA_MEMCPY3D *: sides, devices, bytes
+ *   BATCH    cuMemcpyBatchAsync's dsts: with the srcs, sizes and count after it,
+ *            the batch as "count", "bytes" and "copies" (cuda_implicit.c)
+ *   BATCH3D  cuMemcpy3DBatchAsync's opList (the count is the argument before)
+ *   SKIP     captured for another argument's sake, not recorded itself
+ *   U64      unsigned long long        OUT_SIZE  size_t *, value after the call
+ *
+ * Implicit copies (PW_IMPLICIT) are recorded only when their two sides are on
+ * different devices; the wrapper decides that from the range cache
+ * (rangecache.h) before anything else, and a copy within one device or
+ * to/from the host goes straight to the driver without an event.
+ * Allocations (PW_NO_EVENT) are not recorded: they feed the range cache only.
+ * Recording them would put an event in the trace for every cudaMalloc of a
+ * program for no rule or analysis that reads it (frees are recorded already,
+ * for the IPC rules); cuMemAllocManaged stays recorded (the managed rules).
  */
 #ifndef PW_CUDA_TABLE_H
 #define PW_CUDA_TABLE_H
 
 /* Flags of a row. */
-#define PW_CUR_CTX 0x1 /* the call acts on the thread's current context: record its device */
+#define PW_CUR_CTX 0x1      /* the call acts on the thread's current context: record its device */
+#define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
+#define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the range cache */
+#define PW_RANGE_NOTE 0x400 /* the call changes the range cache (free, managed alloc, IPC open/close) */
+/* Short names, so that the rows keep their width. */
+#define PW_RNG PW_RANGE_NOTE
+#define PW_CTX_RNG (PW_CUR_CTX | PW_RANGE_NOTE)
 
 /* :23842 */
 #define PW_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, CUdevice, dev), (DEV, CUdevice, peer_dev)
@@ -92,6 +113,80 @@
 #define PW_SIG_FREE_V1 (PTR32, CUdeviceptr_v1, ptr)
 #define PW_SIG_FREE_ASYNC (PTR, CUdeviceptr, ptr), (STREAM, CUstream, stream)
 
+/* Implicit copies. :9607 (cuMemcpy, _ptds :184), :10497 (cuMemcpyAsync, _ptsz :185),
+ * :9745/:25688 (cuMemcpyDtoD_v2, _v2_ptds :106), :10653/:25701 (cuMemcpyDtoDAsync_v2,
+ * _v2_ptsz :119).  The 32-bit CUdeviceptr_v1 ABIs (cuMemcpyDtoD, :25645) cannot
+ * name UVA device memory and are not hooked. */
+#define PW_SIG_MEMCPY (PTR, CUdeviceptr, dst), (PTR, CUdeviceptr, src), (SIZE, size_t, bytes)
+#define PW_SIG_MEMCPY_ASYNC \
+	(PTR, CUdeviceptr, dst), (PTR, CUdeviceptr, src), (SIZE, size_t, bytes), (STREAM, CUstream, stream)
+/* :10097/:25696 (cuMemcpy2D_v2, _v2_ptds :114), :10906/:25702 (cuMemcpy2DAsync_v2, _v2_ptsz :120),
+ * :10428 (cuMemcpy3D_v2, _v2_ptds :116), :11080/:25703 (cuMemcpy3DAsync_v2, _v2_ptsz :121) */
+#define PW_SIG_MEMCPY_2D (COPY2D, const CUDA_MEMCPY2D *, copy)
+#define PW_SIG_MEMCPY_2D_ASYNC (COPY2D, const CUDA_MEMCPY2D *, copy), (STREAM, CUstream, stream)
+#define PW_SIG_MEMCPY_3D (COPY3DL, const CUDA_MEMCPY3D *, copy)
+#define PW_SIG_MEMCPY_3D_ASYNC (COPY3DL, const CUDA_MEMCPY3D *, copy), (STREAM, CUstream, stream)
+/* Batches.  CUDA 12.8's ABI with failIdx: :25716 (cuMemcpyBatchAsync), :25721 (_ptsz),
+ * :25719, :25723 (cuMemcpy3DBatchAsync[_ptsz]); CUDA 13.0's without it: :11176
+ * (cuMemcpyBatchAsync_v2, _v2_ptsz :122), :11243 (cuMemcpy3DBatchAsync_v2, _v2_ptsz :123). */
+#define PW_SIG_BATCH_HEAD                                                                   \
+	(BATCH, CUdeviceptr *, dsts), (SKIP, CUdeviceptr *, srcs), (SKIP, size_t *, sizes), \
+	    (SKIP, size_t, count), (HPTR, CUmemcpyAttributes *, attrs), (SKIP, size_t *, attr_idxs)
+#define PW_SIG_BATCH_12080 \
+	PW_SIG_BATCH_HEAD, (SIZE, size_t, num_attrs), (SKIP, size_t *, fail_idx), (STREAM, CUstream, stream)
+#define PW_SIG_BATCH PW_SIG_BATCH_HEAD, (SIZE, size_t, num_attrs), (STREAM, CUstream, stream)
+#define PW_SIG_BATCH3D_12080                                                                         \
+	(SKIP, size_t, count), (BATCH3D, CUDA_MEMCPY3D_BATCH_OP *, ops), (SKIP, size_t *, fail_idx), \
+	    (U64, unsigned long long, flags), (STREAM, CUstream, stream)
+#define PW_SIG_BATCH3D                                                                                     \
+	(SKIP, size_t, count), (BATCH3D, CUDA_MEMCPY3D_BATCH_OP *, ops), (U64, unsigned long long, flags), \
+	    (STREAM, CUstream, stream)
+/* Allocations, for the range cache: :8609 (cuMemAlloc_v2, #define :93), :8671
+ * (cuMemAllocPitch_v2, :94), :13352 (cuMemAllocAsync, _ptsz :233), :13685
+ * (cuMemAllocFromPoolAsync, _ptsz :234) */
+#define PW_SIG_ALLOC (OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes)
+#define PW_SIG_ALLOC_PITCH                                                                 \
+	(OUT_PTR, CUdeviceptr *, ptr), (OUT_SIZE, size_t *, pitch), (SIZE, size_t, width), \
+	    (SIZE, size_t, height), (UINT, unsigned int, element_bytes)
+#define PW_SIG_ALLOC_ASYNC (OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (STREAM, CUstream, stream)
+#define PW_SIG_ALLOC_POOL                                                                 \
+	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (HPTR, CUmemoryPool, pool), \
+	    (STREAM, CUstream, stream)
+
+/* The implicit copies and the allocations (cuda_implicit.c, rangecache.h). */
+#define PW_CUDA_FUNCS_IMPLICIT(X)                                                 \
+	X(cuMemcpy, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                         \
+	X(cuMemcpy, _ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                    \
+	X(cuMemcpyAsync, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))              \
+	X(cuMemcpyAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))         \
+	X(cuMemcpyDtoD, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                  \
+	X(cuMemcpyDtoD, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))             \
+	X(cuMemcpyDtoDAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))       \
+	X(cuMemcpyDtoDAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))  \
+	X(cuMemcpy2D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))                 \
+	X(cuMemcpy2D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))            \
+	X(cuMemcpy2DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC))      \
+	X(cuMemcpy2DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
+	X(cuMemcpy3D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))                 \
+	X(cuMemcpy3D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))            \
+	X(cuMemcpy3DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC))      \
+	X(cuMemcpy3DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
+	X(cuMemcpyBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))          \
+	X(cuMemcpyBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))     \
+	X(cuMemcpyBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH))             \
+	X(cuMemcpyBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH))        \
+	X(cuMemcpy3DBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080))      \
+	X(cuMemcpy3DBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
+	X(cuMemcpy3DBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))         \
+	X(cuMemcpy3DBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))    \
+	/* allocations: not recorded, they feed the range cache */                \
+	X(cuMemAlloc, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC))                  \
+	X(cuMemAllocPitch, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_PITCH))       \
+	X(cuMemAllocAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))          \
+	X(cuMemAllocAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))     \
+	X(cuMemAllocFromPoolAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))   \
+	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
+
 #define PW_CUDA_FUNCS(X)                                                      \
 	/* peer */                                                            \
 	X(cuDeviceCanAccessPeer, , PEER, 0, (PW_SIG_CAN_ACCESS_PEER))         \
@@ -107,15 +202,16 @@
 	X(cuMemcpy3DPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_3D_PEER))            \
 	X(cuMemcpy3DPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))      \
 	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC)) \
+	PW_CUDA_FUNCS_IMPLICIT(X)                                             \
 	/* ipc */                                                             \
 	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_GET_MEM))         \
-	X(cuIpcOpenMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_MEM))       \
-	X(cuIpcOpenMemHandle, _v2, IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_MEM))    \
-	X(cuIpcCloseMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_CLOSE_MEM))     \
+	X(cuIpcOpenMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))       \
+	X(cuIpcOpenMemHandle, _v2, IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))    \
+	X(cuIpcCloseMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))     \
 	X(cuIpcGetEventHandle, , IPC, 0, (PW_SIG_IPC_GET_EVENT))              \
 	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_EVENT))   \
 	/* managed */                                                         \
-	X(cuMemAllocManaged, , MANAGED, PW_CUR_CTX, (PW_SIG_ALLOC_MANAGED))   \
+	X(cuMemAllocManaged, , MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))   \
 	X(cuMemAdvise, , MANAGED, 0, (PW_SIG_ADVISE))                         \
 	X(cuMemAdvise, _v2, MANAGED, 0, (PW_SIG_ADVISE_V2))                   \
 	X(cuMemPrefetchAsync, , MANAGED, 0, (PW_SIG_PREFETCH))                \
@@ -127,10 +223,10 @@
 	X(cuStreamAttachMemAsync, , MANAGED, 0, (PW_SIG_ATTACH_MEM))          \
 	X(cuStreamAttachMemAsync, _ptsz, MANAGED, 0, (PW_SIG_ATTACH_MEM))     \
 	/* support: the life of allocations that later rules follow */        \
-	X(cuMemFree, , SUPPORT, 0, (PW_SIG_FREE_V1))                          \
-	X(cuMemFree, _v2, SUPPORT, 0, (PW_SIG_FREE))                          \
-	X(cuMemFreeAsync, , SUPPORT, 0, (PW_SIG_FREE_ASYNC))                  \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, 0, (PW_SIG_FREE_ASYNC))
+	X(cuMemFree, , SUPPORT, PW_RNG, (PW_SIG_FREE_V1))                     \
+	X(cuMemFree, _v2, SUPPORT, PW_RNG, (PW_SIG_FREE))                     \
+	X(cuMemFreeAsync, , SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))             \
+	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */
 #define PW_CUDA_ID(sym) PW_CUDA_ID_##sym

@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#define PW_MAX_ARGS 8
+#define PW_MAX_ARGS 12 /* the 9 of cuMemcpyBatchAsync, and 3 slots for batch devices */
 
 enum pw_vendor { PW_VENDOR_CUDA, PW_VENDOR_HIP, PW_VENDOR_ACL, PW_VENDOR_COUNT };
 enum pw_family { PW_FAM_PEER, PW_FAM_COPY, PW_FAM_IPC, PW_FAM_MANAGED, PW_FAM_SUPPORT };
@@ -39,6 +39,14 @@ enum pw_kind {
 	PW_K_RDATA,
 	PW_K_RATTRS,
 	PW_K_COPY3D,
+	/* implicit copies (cuda_implicit.c) */
+	PW_K_COPY2D,   /* const CUDA_MEMCPY2D * */
+	PW_K_COPY3DL,  /* const CUDA_MEMCPY3D * (no contexts) */
+	PW_K_BATCH,    /* cuMemcpyBatchAsync's dsts: the whole batch (srcs, sizes, count follow) */
+	PW_K_BATCH3D,  /* cuMemcpy3DBatchAsync's opList (the count precedes it) */
+	PW_K_SKIP,     /* captured, recorded through another argument or not at all */
+	PW_K_U64,      /* unsigned long long */
+	PW_K_OUT_SIZE, /* size_t *, value after the call */
 };
 
 struct pw_arg_desc {
@@ -58,6 +66,12 @@ struct pw_fn_desc {
 /* COPY3D has one argument but two pointers: dev[0] holds the source's
  * device and this otherwise unused last slot the destination's. */
 #define PW_DEV_COPY3D_DST (PW_MAX_ARGS - 1)
+
+/* Batch copies: the devices of the first cross-device copy and its index,
+ * in slots no batch signature uses. */
+#define PW_DEV_BATCH_DST (PW_MAX_ARGS - 1)
+#define PW_DEV_BATCH_SRC (PW_MAX_ARGS - 2)
+#define PW_DEV_BATCH_IDX (PW_MAX_ARGS - 3)
 
 /* No device known for a pointer or context. */
 #define PW_NO_DEV INT32_MIN

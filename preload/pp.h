@@ -8,8 +8,8 @@
 #define PW_CAT(a, b) PW_CAT_(a, b)
 #define PW_CAT_(a, b) a##b
 
-#define PW_NARG(...) PW_NARG_(__VA_ARGS__, 8, 7, 6, 5, 4, 3, 2, 1, 0)
-#define PW_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, N, ...) N
+#define PW_NARG(...) PW_NARG_(__VA_ARGS__, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
+#define PW_NARG_(_1, _2, _3, _4, _5, _6, _7, _8, _9, N, ...) N
 
 /* Signatures travel in parentheses, so that each row has a fixed number of
  * macro arguments before they are expanded: PW_EXPAND sig opens them. */
@@ -28,6 +28,7 @@
 #define PW_MAP_6(m, s, a, b, c, d, e, f) PW_MAP_5(m, s, a, b, c, d, e) s() m(5, f)
 #define PW_MAP_7(m, s, a, b, c, d, e, f, g) PW_MAP_6(m, s, a, b, c, d, e, f) s() m(6, g)
 #define PW_MAP_8(m, s, a, b, c, d, e, f, g, h) PW_MAP_7(m, s, a, b, c, d, e, f, g) s() m(7, h)
+#define PW_MAP_9(m, s, a, b, c, d, e, f, g, h, i) PW_MAP_8(m, s, a, b, c, d, e, f, g, h) s() m(8, i)
 
 /* Each argument of a hooked function is a tuple (KIND, C type, name). */
 #define PW_ARG_KIND(i, t) PW_ARG_KIND_ t

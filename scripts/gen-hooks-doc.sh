@@ -31,7 +31,9 @@ cat <<'EOF'
 
 Every exported symbol that libpeerwatch.so hooks, one row each, in the order of
 preload/cuda_table.h. Each call to one of them is recorded as a `"call"` event
-(docs/trace-format.md):
+(docs/trace-format.md), except where the family says otherwise: *implicit*
+copies are recorded only when their source and destination are on different
+devices, and rows *not recorded* only feed peerwatch's cache of allocations:
 
 - **api** and **variant** are the event's `"api"` and `"variant"` fields; the
   exported symbol is the two joined.
@@ -50,8 +52,10 @@ NF < 8 { next }
 	# fields: $2 api, $4 suffix, $6 family, $8 flags, then name/kind/type
 	# triples at $10, $12, $14; $16, $18, $20; ...
 	fam = tolower($6)
+	if ($8 ~ /PW_IMPLICIT/) fam = fam ", *implicit*"
+	if ($8 ~ /PW_NO_EVENT/) fam = fam ", *not recorded*"
 	variant = "`\"" $4 "\"`"
-	cur = ($8 ~ /PW_CUR_CTX/) ? "yes" : ""
+	cur = ($8 ~ /PW_CUR_CTX|PW_CTX_RNG/) ? "yes" : ""
 	args = ""
 	for (i = 10; i + 4 <= NF; i += 6)
 		args = args (args == "" ? "" : "<br>") "`" $i "` " $(i + 2) " (`" $(i + 4) "`)"

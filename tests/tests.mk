@@ -5,6 +5,7 @@ TBIN := $(BUILD)/tests
 SIMDIR := $(BUILD)/sim
 
 INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
+INTEG += $(TBIN)/implicit
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
@@ -21,6 +22,9 @@ $(TBIN)/calls-linked: tests/integration/calls.c tests/integration/drv.h $(SIMDIR
 $(TBIN)/violations: tests/integration/violations.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
+$(TBIN)/implicit: tests/integration/implicit.c $(SIMDIR)/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1
 $(TBIN)/threads: tests/integration/threads.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
@@ -46,6 +50,7 @@ integration-test: test-build
 	@timeout 1200 tests/integration/run.sh $(BUILD)
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
 	@timeout 600 tests/integration/rules_acl.sh $(BUILD)
+	@timeout 600 tests/integration/implicit.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

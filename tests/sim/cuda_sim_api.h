@@ -154,4 +154,58 @@ PWSIM_API CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaV
                                        CUdriverProcAddressQueryResult *symbolStatus);
 #endif
 
+/* implicit copies and allocations (cuda_sim_copy.c): :9607 cuMemcpy (_ptds :184),
+ * :10497 cuMemcpyAsync (_ptsz :185), :10653 cuMemcpyDtoDAsync_v2 (_v2_ptsz :119),
+ * :10097/:10906 cuMemcpy2D[Async]_v2 (:114, :120), :10428/:11080 cuMemcpy3D[Async]_v2
+ * (:116, :121), batches :25716-25726 (12.8) and :11176/:11243 (13.0),
+ * :8671 cuMemAllocPitch_v2, :13352 cuMemAllocAsync, :13685 cuMemAllocFromPoolAsync */
+PWSIM_API CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+PWSIM_API CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount);
+PWSIM_API CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+PWSIM_API CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream);
+PWSIM_API CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                        CUstream hStream);
+PWSIM_API CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
+                                             CUstream hStream);
+PWSIM_API CUresult cuMemcpy2D_v2(const CUDA_MEMCPY2D *pCopy);
+PWSIM_API CUresult cuMemcpy2D_v2_ptds(const CUDA_MEMCPY2D *pCopy);
+PWSIM_API CUresult cuMemcpy2DAsync_v2(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+PWSIM_API CUresult cuMemcpy2DAsync_v2_ptsz(const CUDA_MEMCPY2D *pCopy, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3D_v2(const CUDA_MEMCPY3D *pCopy);
+PWSIM_API CUresult cuMemcpy3D_v2_ptds(const CUDA_MEMCPY3D *pCopy);
+PWSIM_API CUresult cuMemcpy3DAsync_v2(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DAsync_v2_ptsz(const CUDA_MEMCPY3D *pCopy, CUstream hStream);
+#if PWSIM_MAX_VERSION >= 12080
+PWSIM_API CUresult cuMemcpyBatchAsync(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                                      CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                      size_t *failIdx, CUstream hStream);
+PWSIM_API CUresult cuMemcpyBatchAsync_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                                           CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                           size_t *failIdx, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DBatchAsync(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx,
+                                        unsigned long long flags, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DBatchAsync_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList, size_t *failIdx,
+                                             unsigned long long flags, CUstream hStream);
+#endif
+#if PWSIM_MAX_VERSION >= 13000
+PWSIM_API CUresult cuMemcpyBatchAsync_v2(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes, size_t count,
+                                         CUmemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                         CUstream hStream);
+PWSIM_API CUresult cuMemcpyBatchAsync_v2_ptsz(CUdeviceptr *dsts, CUdeviceptr *srcs, size_t *sizes,
+                                              size_t count, CUmemcpyAttributes *attrs, size_t *attrsIdxs,
+                                              size_t numAttrs, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DBatchAsync_v2(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
+                                           unsigned long long flags, CUstream hStream);
+PWSIM_API CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BATCH_OP *opList,
+                                                unsigned long long flags, CUstream hStream);
+#endif
+PWSIM_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
+                                      unsigned int ElementSizeBytes);
+PWSIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+PWSIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+PWSIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                           CUstream hStream);
+PWSIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                CUstream hStream);
+
 #endif

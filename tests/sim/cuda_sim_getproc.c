@@ -146,6 +146,38 @@ static const struct proc g_procs[] = {
     ROW(cuMemRangeGetAttributes, cuMemRangeGetAttributes, 8000),
     ROW(cuStreamAttachMemAsync, cuStreamAttachMemAsync, 6000),
     PTDS(cuStreamAttachMemAsync, cuStreamAttachMemAsync_ptsz, 7000),
+    /* implicit copies and allocations (cuda_sim_copy.c) */
+    ROW(cuMemcpy, cuMemcpy, 4000),
+    PTDS(cuMemcpy, cuMemcpy_ptds, 7000),
+    ROW(cuMemcpyAsync, cuMemcpyAsync, 4000),
+    PTDS(cuMemcpyAsync, cuMemcpyAsync_ptsz, 7000),
+    ROW(cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2, 3020),
+    PTDS(cuMemcpyDtoDAsync, cuMemcpyDtoDAsync_v2_ptsz, 7000),
+    ROW(cuMemcpy2D, cuMemcpy2D_v2, 3020),
+    PTDS(cuMemcpy2D, cuMemcpy2D_v2_ptds, 7000),
+    ROW(cuMemcpy2DAsync, cuMemcpy2DAsync_v2, 3020),
+    PTDS(cuMemcpy2DAsync, cuMemcpy2DAsync_v2_ptsz, 7000),
+    ROW(cuMemcpy3D, cuMemcpy3D_v2, 3020),
+    PTDS(cuMemcpy3D, cuMemcpy3D_v2_ptds, 7000),
+    ROW(cuMemcpy3DAsync, cuMemcpy3DAsync_v2, 3020),
+    PTDS(cuMemcpy3DAsync, cuMemcpy3DAsync_v2_ptsz, 7000),
+#if PWSIM_MAX_VERSION >= 12080
+    ROW(cuMemcpyBatchAsync, cuMemcpyBatchAsync, 12080),
+    PTDS(cuMemcpyBatchAsync, cuMemcpyBatchAsync_ptsz, 12080),
+    ROW(cuMemcpy3DBatchAsync, cuMemcpy3DBatchAsync, 12080),
+    PTDS(cuMemcpy3DBatchAsync, cuMemcpy3DBatchAsync_ptsz, 12080),
+#endif
+#if PWSIM_MAX_VERSION >= 13000
+    ROW(cuMemcpyBatchAsync, cuMemcpyBatchAsync_v2, 13000),
+    PTDS(cuMemcpyBatchAsync, cuMemcpyBatchAsync_v2_ptsz, 13000),
+    ROW(cuMemcpy3DBatchAsync, cuMemcpy3DBatchAsync_v2, 13000),
+    PTDS(cuMemcpy3DBatchAsync, cuMemcpy3DBatchAsync_v2_ptsz, 13000),
+#endif
+    ROW(cuMemAllocPitch, cuMemAllocPitch_v2, 3020),
+    ROW(cuMemAllocAsync, cuMemAllocAsync, 11020),
+    PTDS(cuMemAllocAsync, cuMemAllocAsync_ptsz, 11020),
+    ROW(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 11020),
+    PTDS(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz, 11020),
 };
 
 #undef ROW

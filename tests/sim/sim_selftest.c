@@ -375,6 +375,141 @@ static void test_copies(void)
 	EXPECT(cuMemcpyDtoH_v2(host, a, 1), CUDA_ERROR_INVALID_VALUE); /* freed */
 }
 
+/* cuda_sim_copy.c: generic copies between any two addresses, pitched and
+ * batched copies, the other allocations. */
+static void test_implicit_copies(void)
+{
+	CUdeviceptr a = alloc_on(0, 4096), b = alloc_on(1, 4096), p = 0;
+	unsigned char host[64] = {0};
+	size_t pitch = 0, fail = 7;
+
+	fill(a, 4096, 5);
+	OK(cuMemcpy(b, a, 4096));
+	CHECK(holds(b, 4096, 5));
+	OK(cuMemcpy_ptds((CUdeviceptr)(uintptr_t)host, a, 64)); /* unified: host memory as is */
+	CHECK(host[1] == (unsigned char)(5 + 7));
+	OK(cuMemsetD8_v2(b, 0, 4096));
+	OK(cuMemcpyAsync(b, a, 4096, NULL));
+	CHECK(holds(b, 4096, 5));
+	OK(cuMemcpyAsync_ptsz(b, a, 0, CU_STREAM_PER_THREAD));
+	EXPECT(cuMemcpyAsync(b, a, 16, (CUstream)(uintptr_t)0x999), CUDA_ERROR_INVALID_HANDLE);
+	EXPECT(cuMemcpy(b + 4000, a, 100), CUDA_ERROR_INVALID_VALUE); /* past the end */
+	EXPECT(cuMemcpy(0, a, 1), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemcpyDtoDAsync_v2(b, a, 16, NULL));
+	OK(cuMemcpyDtoDAsync_v2_ptsz(b, a, 16, CU_STREAM_PER_THREAD));
+	EXPECT(cuMemcpyDtoDAsync_v2((CUdeviceptr)(uintptr_t)host, a, 16, NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* 2D: 4 rows of 16 bytes from a (pitch 64) into b (pitch 32, x 8) */
+	CUDA_MEMCPY2D c2 = {0};
+	c2.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c2.srcDevice = a;
+	c2.srcPitch = 64;
+	c2.dstMemoryType = CU_MEMORYTYPE_UNIFIED;
+	c2.dstDevice = b;
+	c2.dstXInBytes = 8;
+	c2.dstPitch = 32;
+	c2.WidthInBytes = 16;
+	c2.Height = 4;
+	OK(cuMemsetD8_v2(b, 0, 4096));
+	OK(cuMemcpy2D_v2(&c2));
+	OK(cuMemcpyDtoH_v2(host, b + 3 * 32 + 8, 16));
+	CHECK(host[0] == (unsigned char)(5 + 3 * 64 * 7) &&
+	      host[15] == (unsigned char)(5 + (3 * 64 + 15) * 7));
+	OK(cuMemcpy2D_v2_ptds(&c2));
+	OK(cuMemcpy2DAsync_v2(&c2, NULL));
+	OK(cuMemcpy2DAsync_v2_ptsz(&c2, CU_STREAM_PER_THREAD));
+	c2.Height = 200; /* 200 * 32 bytes do not fit in b */
+	EXPECT(cuMemcpy2D_v2(&c2), CUDA_ERROR_INVALID_VALUE);
+	c2.Height = 4;
+	c2.dstPitch = 8; /* less than x + width */
+	EXPECT(cuMemcpy2D_v2(&c2), CUDA_ERROR_INVALID_VALUE);
+	c2.dstMemoryType = CU_MEMORYTYPE_ARRAY;
+	EXPECT(cuMemcpy2D_v2(&c2), CUDA_ERROR_NOT_SUPPORTED);
+	EXPECT(cuMemcpy2D_v2(NULL), CUDA_ERROR_INVALID_VALUE);
+
+	/* 3D: 2 layers of 2 rows of 8 bytes, tight on both sides */
+	CUDA_MEMCPY3D c3 = {0};
+	c3.srcMemoryType = CU_MEMORYTYPE_DEVICE;
+	c3.srcDevice = a + 128;
+	c3.dstMemoryType = CU_MEMORYTYPE_DEVICE;
+	c3.dstDevice = b;
+	c3.WidthInBytes = 8;
+	c3.Height = 2;
+	c3.Depth = 2;
+	OK(cuMemcpy3D_v2(&c3));
+	OK(cuMemcpyDtoH_v2(host, b, 32));
+	CHECK(host[31] == (unsigned char)(5 + (128 + 31) * 7));
+	OK(cuMemcpy3D_v2_ptds(&c3));
+	OK(cuMemcpy3DAsync_v2(&c3, NULL));
+	OK(cuMemcpy3DAsync_v2_ptsz(&c3, CU_STREAM_PER_THREAD));
+	c3.dstLOD = 1;
+	EXPECT(cuMemcpy3D_v2(&c3), CUDA_ERROR_INVALID_VALUE);
+
+	/* batches */
+	CUdeviceptr dsts[2] = {b, b + 2048}, srcs[2] = {a, a + 1024};
+	size_t sizes[2] = {1024, 2048}, idx[1] = {0};
+	CUmemcpyAttributes attr = {0};
+	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+	OK(cuMemsetD8_v2(b, 0, 4096));
+	OK(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attr, idx, 1, CU_STREAM_PER_THREAD));
+	OK(cuMemcpyDtoH_v2(host, b + 2048, 4));
+	CHECK(host[0] == (unsigned char)(5 + 1024 * 7));
+	OK(cuMemcpyBatchAsync_v2_ptsz(dsts, srcs, sizes, 2, &attr, idx, 1, CU_STREAM_PER_THREAD));
+	OK(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, idx, 1, &fail, CU_STREAM_PER_THREAD));
+	OK(cuMemcpyBatchAsync_ptsz(dsts, srcs, sizes, 2, &attr, idx, 1, &fail, CU_STREAM_PER_THREAD));
+	EXPECT(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 2, &attr, idx, 1, NULL), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemcpyBatchAsync_v2(dsts, srcs, sizes, 0, &attr, idx, 1, CU_STREAM_PER_THREAD),
+	       CUDA_ERROR_INVALID_VALUE);
+	sizes[1] = 4096; /* the second copy runs past b's end */
+	EXPECT(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, idx, 1, &fail, CU_STREAM_PER_THREAD),
+	       CUDA_ERROR_INVALID_VALUE);
+	CHECK(fail == 1);
+	sizes[1] = 2048;
+	attr.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_INVALID;
+	EXPECT(cuMemcpyBatchAsync(dsts, srcs, sizes, 2, &attr, idx, 1, &fail, CU_STREAM_PER_THREAD),
+	       CUDA_ERROR_INVALID_VALUE);
+	CHECK(fail == SIZE_MAX);
+
+	CUDA_MEMCPY3D_BATCH_OP op = {0};
+	op.src.type = op.dst.type = CU_MEMCPY_OPERAND_TYPE_POINTER;
+	op.src.op.ptr.ptr = a;
+	op.src.op.ptr.rowLength = 64;
+	op.dst.op.ptr.ptr = b;
+	op.extent = (CUextent3D){16, 3, 1};
+	op.srcAccessOrder = CU_MEMCPY_SRC_ACCESS_ORDER_STREAM;
+	OK(cuMemsetD8_v2(b, 0, 4096));
+	OK(cuMemcpy3DBatchAsync_v2(1, &op, 0, CU_STREAM_PER_THREAD));
+	OK(cuMemcpyDtoH_v2(host, b + 32, 16)); /* third row, tight */
+	CHECK(host[0] == (unsigned char)(5 + 128 * 7));
+	OK(cuMemcpy3DBatchAsync_v2_ptsz(1, &op, 0, CU_STREAM_PER_THREAD));
+	OK(cuMemcpy3DBatchAsync(1, &op, &fail, 0, CU_STREAM_PER_THREAD));
+	OK(cuMemcpy3DBatchAsync_ptsz(1, &op, &fail, 0, CU_STREAM_PER_THREAD));
+	EXPECT(cuMemcpy3DBatchAsync_v2(1, &op, 1, CU_STREAM_PER_THREAD),
+	       CUDA_ERROR_INVALID_VALUE); /* flags */
+	op.extent.depth = 0;
+	EXPECT(cuMemcpy3DBatchAsync(1, &op, &fail, 0, CU_STREAM_PER_THREAD), CUDA_ERROR_INVALID_VALUE);
+	CHECK(fail == 0);
+
+	/* allocations */
+	OK(cuMemAllocPitch_v2(&p, &pitch, 100, 3, 4));
+	CHECK(pitch >= 100 && pitch % 512 == 0);
+	OK(cuMemcpy(p + 2 * pitch, a, 100));
+	OK(cuMemFree_v2(p));
+	EXPECT(cuMemAllocPitch_v2(&p, &pitch, 100, 3, 3), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemAllocAsync(&p, 256, NULL));
+	CHECK(p != 0);
+	OK(cuMemFreeAsync(p, NULL));
+	OK(cuMemAllocAsync_ptsz(&p, 256, CU_STREAM_PER_THREAD));
+	OK(cuMemFreeAsync_ptsz(p, CU_STREAM_PER_THREAD));
+	EXPECT(cuMemAllocAsync(&p, 0, NULL), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemAllocFromPoolAsync(&p, 256, NULL, NULL), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemAllocFromPoolAsync_ptsz(&p, 256, (CUmemoryPool)(uintptr_t)0x10, NULL));
+	OK(cuMemFree_v2(p));
+	OK(cuMemFree_v2(a));
+	OK(cuMemFree_v2(b));
+	EXPECT(cuMemcpy(b, (CUdeviceptr)(uintptr_t)host, 1), CUDA_ERROR_INVALID_VALUE); /* freed */
+}
+
 static void test_pointer_attrs(void)
 {
 	CUdeviceptr p = alloc_on(1, 3000), m = alloc_managed(100), q = alloc_on(0, 16), v = 0;
@@ -939,6 +1074,33 @@ static const struct export g_exports[] = {
     {"cuMemcpyDtoD_v2_ptds", "cuMemcpyDtoD", 7000, 2, 1},
     {"cuMemsetD8_v2", "cuMemsetD8", 3020, 0, 1},
     {"cuMemsetD8_v2_ptds", "cuMemsetD8", 7000, 2, 1},
+    {"cuMemcpy", "cuMemcpy", 4000, 0, 1},
+    {"cuMemcpy_ptds", "cuMemcpy", 7000, 2, 1},
+    {"cuMemcpyAsync", "cuMemcpyAsync", 4000, 0, 1},
+    {"cuMemcpyAsync_ptsz", "cuMemcpyAsync", 7000, 2, 1},
+    {"cuMemcpyDtoDAsync_v2", "cuMemcpyDtoDAsync", 3020, 0, 1},
+    {"cuMemcpyDtoDAsync_v2_ptsz", "cuMemcpyDtoDAsync", 7000, 2, 1},
+    {"cuMemcpy2D_v2", "cuMemcpy2D", 3020, 0, 1},
+    {"cuMemcpy2D_v2_ptds", "cuMemcpy2D", 7000, 2, 1},
+    {"cuMemcpy2DAsync_v2", "cuMemcpy2DAsync", 3020, 0, 1},
+    {"cuMemcpy2DAsync_v2_ptsz", "cuMemcpy2DAsync", 7000, 2, 1},
+    {"cuMemcpy3D_v2", "cuMemcpy3D", 3020, 0, 1},
+    {"cuMemcpy3D_v2_ptds", "cuMemcpy3D", 7000, 2, 1},
+    {"cuMemcpy3DAsync_v2", "cuMemcpy3DAsync", 3020, 0, 1},
+    {"cuMemcpy3DAsync_v2_ptsz", "cuMemcpy3DAsync", 7000, 2, 1},
+    {"cuMemcpyBatchAsync", "cuMemcpyBatchAsync", 12080, 0, 0},
+    {"cuMemcpyBatchAsync_ptsz", "cuMemcpyBatchAsync", 12080, 2, 0},
+    {"cuMemcpyBatchAsync_v2", "cuMemcpyBatchAsync", 13000, 0, 0},
+    {"cuMemcpyBatchAsync_v2_ptsz", "cuMemcpyBatchAsync", 13000, 2, 0},
+    {"cuMemcpy3DBatchAsync", "cuMemcpy3DBatchAsync", 12080, 0, 0},
+    {"cuMemcpy3DBatchAsync_ptsz", "cuMemcpy3DBatchAsync", 12080, 2, 0},
+    {"cuMemcpy3DBatchAsync_v2", "cuMemcpy3DBatchAsync", 13000, 0, 0},
+    {"cuMemcpy3DBatchAsync_v2_ptsz", "cuMemcpy3DBatchAsync", 13000, 2, 0},
+    {"cuMemAllocPitch_v2", "cuMemAllocPitch", 3020, 0, 1},
+    {"cuMemAllocAsync", "cuMemAllocAsync", 11020, 0, 1},
+    {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 11020, 2, 1},
+    {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync", 11020, 0, 1},
+    {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 11020, 2, 1},
     {"cuPointerGetAttribute", "cuPointerGetAttribute", 4000, 0, 1},
     {"cuPointerGetAttributes", "cuPointerGetAttributes", 7000, 0, 1},
     {"cuStreamCreate", "cuStreamCreate", 2000, 0, 1},
@@ -1343,6 +1505,7 @@ int main(int argc, char **argv)
 	test_contexts();
 	test_alloc_free();
 	test_copies();
+	test_implicit_copies();
 	test_pointer_attrs();
 	test_streams();
 	test_events();

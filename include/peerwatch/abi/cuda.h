@@ -182,4 +182,91 @@ typedef int CUdevice_attribute; /* enum CUdevice_attribute_enum, :723 */
 /* CUpointer_attribute, :906 */
 #define CU_POINTER_ATTRIBUTE_SYNC_MEMOPS 6
 
+/* ---- implicit copies and allocations (cuda.h of CUDA 13.0) ---- */
+typedef struct CUmemPoolHandle_st *CUmemoryPool; /* :303 */
+
+typedef struct CUDA_MEMCPY2D_st {
+	size_t srcXInBytes, srcY;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	size_t srcPitch;
+	size_t dstXInBytes, dstY;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	size_t dstPitch;
+	size_t WidthInBytes, Height;
+} CUDA_MEMCPY2D; /* CUDA_MEMCPY2D_v2, :3306 */
+
+typedef struct CUDA_MEMCPY3D_st {
+	size_t srcXInBytes, srcY, srcZ, srcLOD;
+	CUmemorytype srcMemoryType;
+	const void *srcHost;
+	CUdeviceptr srcDevice;
+	CUarray srcArray;
+	void *reserved0;
+	size_t srcPitch, srcHeight;
+	size_t dstXInBytes, dstY, dstZ, dstLOD;
+	CUmemorytype dstMemoryType;
+	void *dstHost;
+	CUdeviceptr dstDevice;
+	CUarray dstArray;
+	void *reserved1;
+	size_t dstPitch, dstHeight;
+	size_t WidthInBytes, Height, Depth;
+} CUDA_MEMCPY3D; /* CUDA_MEMCPY3D_v2, :3333 */
+
+typedef int CUmemcpySrcAccessOrder;                    /* enum CUmemcpySrcAccessOrder_enum, :4537 */
+#define CU_MEMCPY_SRC_ACCESS_ORDER_INVALID 0x0         /* :4541 */
+#define CU_MEMCPY_SRC_ACCESS_ORDER_STREAM 0x1          /* :4546 */
+#define CU_MEMCPY_SRC_ACCESS_ORDER_DURING_API_CALL 0x2 /* :4557 */
+#define CU_MEMCPY_SRC_ACCESS_ORDER_ANY 0x3             /* :4566 */
+#define CU_MEMCPY_FLAG_DEFAULT 0x0                     /* :4525 */
+#define CU_MEMCPY_FLAG_PREFER_OVERLAP_WITH_COMPUTE 0x1 /* :4530 */
+
+typedef struct CUmemcpyAttributes_st {
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	CUmemLocation srcLocHint;
+	CUmemLocation dstLocHint;
+	unsigned int flags;
+} CUmemcpyAttributes; /* CUmemcpyAttributes_v1, :4574 */
+
+typedef int CUmemcpy3DOperandType;         /* enum CUmemcpy3DOperandType_enum, :4585 */
+#define CU_MEMCPY_OPERAND_TYPE_POINTER 0x1 /* :4586 */
+#define CU_MEMCPY_OPERAND_TYPE_ARRAY 0x2   /* :4587 */
+
+typedef struct CUoffset3D_st {
+	size_t x, y, z;
+} CUoffset3D; /* :4594 */
+typedef struct CUextent3D_st {
+	size_t width, height, depth;
+} CUextent3D; /* :4604 */
+
+typedef struct CUmemcpy3DOperand_st {
+	CUmemcpy3DOperandType type;
+	union {
+		struct {
+			CUdeviceptr ptr;
+			size_t rowLength;   /* elements (bytes for pointer-to-pointer copies) */
+			size_t layerHeight; /* elements */
+			CUmemLocation locHint;
+		} ptr;
+		struct {
+			CUarray array;
+			CUoffset3D offset;
+		} array;
+	} op;
+} CUmemcpy3DOperand; /* CUmemcpy3DOperand_v1, :4614 */
+
+typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
+	CUmemcpy3DOperand src;
+	CUmemcpy3DOperand dst;
+	CUextent3D extent;
+	CUmemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+} CUDA_MEMCPY3D_BATCH_OP; /* CUDA_MEMCPY3D_BATCH_OP_v1, :4638 */
+
 #endif

@@ -1,0 +1,527 @@
+/*
+ * Implicit cross-device copies (cuMemcpy, cuMemcpyAsync, cuMemcpyDtoD[Async],
+ * cuMemcpy2D/3D[Async], cuMemcpyBatchAsync, cuMemcpy3DBatchAsync) and the
+ * range cache that classifies their pointers.
+ *
+ * PyTorch moves a tensor to another GPU with a generic copy on pointers of two
+ * devices, not cuMemcpyPeer (facts/cuda-on-h200.md, issue 7): such a copy is
+ * recorded as a copy-family event with "implicit": true and checked like a
+ * peer copy.  A copy within one device, to or from host memory, or of managed
+ * memory (which has no fixed device) is not recorded at all, and costs two
+ * range-cache look-ups.
+ *
+ * Pointers: the range cache first (rangecache.h); on a miss the driver, in
+ * one cuPointerGetAttributes call, and the answer is cached.  Memory the
+ * driver does not know (plain host memory) is remembered per thread, by page,
+ * until the next write to the cache, so a copy from a malloc'ed buffer does
+ * not ask the driver every time either.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "cuda_hooks.h"
+#include "jsonw.h"
+#include "op.h"
+#include "rangecache.h"
+
+typedef CUresult (*ptr_attrs_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
+typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
+typedef CUresult (*addr_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
+
+static struct {
+	pthread_once_t once;
+	ptr_attrs_fn attrs;
+	ptr_attr_fn attr;
+	addr_range_fn range;
+} drv = {.once = PTHREAD_ONCE_INIT};
+
+static void drv_resolve(void)
+{
+	drv.attrs = (ptr_attrs_fn)pw_cuda_aux("cuPointerGetAttributes");
+	drv.attr = (ptr_attr_fn)pw_cuda_aux("cuPointerGetAttribute");
+	drv.range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
+}
+
+/* What the driver says of p.  False when p is not CUDA memory (*cuda false)
+ * or nothing could be asked. */
+static bool driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda)
+{
+	pthread_once(&drv.once, drv_resolve);
+	*cuda = false;
+	unsigned type = 0;
+	int dev = PW_NO_DEV, managed = 0;
+	CUdeviceptr base = 0;
+	size_t size = 0;
+	bool asked = false;
+	pw_tls_internal++;
+	if (drv.attrs) {
+		CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
+		                           CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
+		                           CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+		                           CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+		void *d[] = {&type, &dev, &base, &size, &managed};
+		asked = drv.attrs(5, a, d, p) == CUDA_SUCCESS;
+	} else if (drv.attr) {
+		/* no cuPointerGetAttributes: one attribute at a time */
+		asked = drv.attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) == CUDA_SUCCESS;
+		if (asked) {
+			type = CU_MEMORYTYPE_DEVICE;
+			if (drv.attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
+				type = CU_MEMORYTYPE_DEVICE;
+			if (drv.attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) != CUDA_SUCCESS)
+				managed = 0;
+			if (!drv.range || drv.range(&base, &size, p) != CUDA_SUCCESS)
+				base = size = 0;
+		}
+	}
+	pw_tls_internal--;
+	if (!asked || type == 0)
+		return false; /* not a pointer the driver knows (a default answer) */
+	*cuda = true;
+	r->base = base;
+	r->size = size;
+	r->dev = dev < 0 ? PW_NO_DEV : dev;
+	r->flags = (managed ? PW_RANGE_MANAGED : 0) | (type == CU_MEMORYTYPE_HOST ? PW_RANGE_HOST : 0);
+	r->id = 0;
+	return true;
+}
+
+/* Host pages the driver said it does not know, per thread, valid while the
+ * range cache has not changed. */
+#define NEG_SLOTS 8
+static PW_TLS struct {
+	uint64_t page, version;
+} neg[NEG_SLOTS];
+
+static bool neg_hit(uint64_t p)
+{
+	uint64_t page = (p >> 12) + 1;
+	unsigned s = (unsigned)page % NEG_SLOTS;
+	return neg[s].page == page && neg[s].version == pw_range_version();
+}
+
+static void neg_put(uint64_t p, uint64_t version)
+{
+	uint64_t page = (p >> 12) + 1;
+	unsigned s = (unsigned)page % NEG_SLOTS;
+	neg[s].page = page;
+	neg[s].version = version;
+}
+
+bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
+{
+	if (!p)
+		return false;
+	enum pw_range_res res = pw_range_find(p, r);
+	if (PW_LIKELY(res == PW_RANGE_HIT))
+		return true;
+	bool cuda;
+	if (res == PW_RANGE_BUSY)
+		return driver_info(p, r, &cuda);
+	if (neg_hit(p))
+		return false;
+	uint64_t v = pw_range_version();
+	if (!driver_info(p, r, &cuda)) {
+		if (!cuda)
+			neg_put(p, v);
+		return false;
+	}
+	if (r->size && p - r->base < r->size)
+		r->id = pw_range_fill(r->base, r->size, r->dev, r->flags, v);
+	return true;
+}
+
+/* The device a copy side lives on, or PW_NO_DEV for host memory, managed
+ * memory and pointers nobody knows. */
+static int side_dev(uint64_t p)
+{
+	struct pw_range r;
+	if (!pw_cuda_ptr_info(p, &r) || (r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)))
+		return PW_NO_DEV;
+	return r.dev;
+}
+
+/* A device-memory side of a 2D/3D copy: DEVICE or UNIFIED (an address that
+ * may be either); HOST and ARRAY sides are never device pointers. */
+static int struct_side_dev(int type, uint64_t dptr, const void *host)
+{
+	if (type == CU_MEMORYTYPE_DEVICE)
+		return side_dev(dptr);
+	if (type == CU_MEMORYTYPE_UNIFIED)
+		return side_dev(dptr ? dptr : (uintptr_t)host);
+	return PW_NO_DEV;
+}
+
+static bool cross(int d, int s)
+{
+	return d != PW_NO_DEV && s != PW_NO_DEV && d != s;
+}
+
+static void mark(struct pw_call *c, int di, int d, int si, int s)
+{
+	for (int i = 0; i < PW_MAX_ARGS; i++)
+		c->dev[i] = PW_NO_DEV;
+	c->dev[di] = d;
+	c->dev[si] = s;
+}
+
+bool pw_cuda_implicit_cross(struct pw_call *c)
+{
+	/* The wrapper set c->fn and captured c->a[] only (cppcheck sees the rest
+	 * of the struct uninitialized; nothing else is read here). */
+	/* cppcheck-suppress ctuuninitvar */
+	const struct pw_fn_desc *fn = c->fn;
+	switch (fn->args[0].kind) {
+	case PW_K_PTR: { /* (dst, src, bytes[, stream]) */
+		int d = side_dev(c->a[0]);
+		if (d == PW_NO_DEV)
+			return false;
+		int s = side_dev(c->a[1]);
+		if (!cross(d, s))
+			return false;
+		mark(c, 0, d, 1, s);
+		return true;
+	}
+	case PW_K_COPY2D: {
+		const CUDA_MEMCPY2D *p = (const CUDA_MEMCPY2D *)(uintptr_t)c->a[0];
+		if (!p)
+			return false;
+		int d = struct_side_dev(p->dstMemoryType, p->dstDevice, p->dstHost);
+		if (d == PW_NO_DEV)
+			return false;
+		int s = struct_side_dev(p->srcMemoryType, p->srcDevice, p->srcHost);
+		if (!cross(d, s))
+			return false;
+		mark(c, PW_DEV_COPY3D_DST, d, 0, s);
+		return true;
+	}
+	case PW_K_COPY3DL: {
+		const CUDA_MEMCPY3D *p = (const CUDA_MEMCPY3D *)(uintptr_t)c->a[0];
+		if (!p)
+			return false;
+		int d = struct_side_dev(p->dstMemoryType, p->dstDevice, p->dstHost);
+		if (d == PW_NO_DEV)
+			return false;
+		int s = struct_side_dev(p->srcMemoryType, p->srcDevice, p->srcHost);
+		if (!cross(d, s))
+			return false;
+		mark(c, PW_DEV_COPY3D_DST, d, 0, s);
+		return true;
+	}
+	case PW_K_BATCH: {
+		const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
+		const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
+		size_t n = c->a[3];
+		if (!dsts || !srcs || !c->a[2])
+			return false;
+		for (size_t k = 0; k < n; k++) {
+			int d = side_dev(dsts[k]);
+			if (d == PW_NO_DEV)
+				continue;
+			int s = side_dev(srcs[k]);
+			if (!cross(d, s))
+				continue;
+			mark(c, PW_DEV_BATCH_DST, d, PW_DEV_BATCH_SRC, s);
+			c->dev[PW_DEV_BATCH_IDX] = k > INT32_MAX ? INT32_MAX : (int32_t)k;
+			return true;
+		}
+		return false;
+	}
+	default: break;
+	}
+	if (fn->nargs > 1 && fn->args[1].kind == PW_K_BATCH3D) {
+		const CUDA_MEMCPY3D_BATCH_OP *ops = (const CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)c->a[1];
+		size_t n = c->a[0];
+		for (size_t k = 0; ops && k < n; k++) {
+			if (ops[k].dst.type != CU_MEMCPY_OPERAND_TYPE_POINTER ||
+			    ops[k].src.type != CU_MEMCPY_OPERAND_TYPE_POINTER)
+				continue;
+			int d = side_dev(ops[k].dst.op.ptr.ptr);
+			if (d == PW_NO_DEV)
+				continue;
+			int s = side_dev(ops[k].src.op.ptr.ptr);
+			if (!cross(d, s))
+				continue;
+			mark(c, PW_DEV_BATCH_DST, d, PW_DEV_BATCH_SRC, s);
+			c->dev[PW_DEV_BATCH_IDX] = k > INT32_MAX ? INT32_MAX : (int32_t)k;
+			return true;
+		}
+	}
+	return false;
+}
+
+/* ---- the range cache, fed by allocations, frees and IPC ---- */
+
+/* Enter the allocation at p, as the driver describes it (one query per
+ * allocation, which costs far less than the allocation). */
+static void learn(CUdeviceptr p, unsigned flags)
+{
+	struct pw_range r;
+	bool cuda;
+	if (!p || !driver_info(p, &r, &cuda) || !r.size)
+		return;
+	pw_range_add(r.base, r.size, r.dev, r.flags | flags);
+}
+
+void pw_cuda_range_alloc(const struct pw_call *c)
+{
+	/* as above: only c->fn and c->a[] are set */
+	/* cppcheck-suppress ctuuninitvar */
+	const CUdeviceptr *out = (const CUdeviceptr *)(uintptr_t)c->a[0];
+	if (!out)
+		return;
+	unsigned flags = c->fn->args[2].kind == PW_K_STREAM || c->fn->nargs == 4 ? PW_RANGE_POOL : 0;
+	learn(*out, flags);
+}
+
+/* Before a free or close: the id of the entry it ends, so that the removal
+ * after the call takes that entry and no later one at the same address. */
+uint64_t pw_cuda_range_before(const struct pw_call *c)
+{
+	struct pw_range r;
+	switch (c->fn->args[0].kind) {
+	case PW_K_PTR:
+	case PW_K_PTR32:
+		if (c->a[0] && pw_range_find(c->a[0], &r) == PW_RANGE_HIT && r.base == c->a[0])
+			return r.id;
+		return 0;
+	default: return 0;
+	}
+}
+
+void pw_cuda_range_after(const struct pw_call *c, uint64_t rid)
+{
+	if (c->ret != CUDA_SUCCESS)
+		return;
+	switch (c->fn->args[0].kind) {
+	case PW_K_PTR:
+	case PW_K_PTR32: /* frees, cuIpcCloseMemHandle */
+		if (rid)
+			pw_range_remove_id(c->a[0], rid);
+		break;
+	case PW_K_OUT_PTR: /* cuMemAllocManaged, cuIpcOpenMemHandle */
+		if (c->a[0])
+			learn(*(const CUdeviceptr *)(uintptr_t)c->a[0], 0);
+		break;
+	default: break;
+	}
+}
+
+/* ---- the call as the rules see it ---- */
+
+static void mem_side(struct pw_mem *m, uint64_t ptr, int dev, bool facts)
+{
+	m->ptr = ptr;
+	m->dev = dev;
+	m->named_dev = PW_NO_DEV; /* an implicit copy names no device */
+	m->p2p = -1;
+	if (facts)
+		pw_cuda_mem_facts(ptr, m);
+}
+
+bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	op->kind = PW_OP_COPY;
+	switch (fn->args[0].kind) {
+	case PW_K_PTR:
+		op->bytes = c->a[2];
+		mem_side(&op->dst, c->a[0], c->dev[0], op->bytes != 0);
+		mem_side(&op->src, c->a[1], c->dev[1], op->bytes != 0);
+		return true;
+	case PW_K_COPY2D: {
+		const CUDA_MEMCPY2D *p = (const CUDA_MEMCPY2D *)(uintptr_t)c->a[0];
+		/* pitched extents are left to the driver, as for cuMemcpy3DPeer */
+		mem_side(&op->dst, p->dstDevice, c->dev[PW_DEV_COPY3D_DST], false);
+		mem_side(&op->src, p->srcDevice, c->dev[0], false);
+		op->bytes = (uint64_t)p->WidthInBytes * p->Height;
+		return true;
+	}
+	case PW_K_COPY3DL: {
+		const CUDA_MEMCPY3D *p = (const CUDA_MEMCPY3D *)(uintptr_t)c->a[0];
+		mem_side(&op->dst, p->dstDevice, c->dev[PW_DEV_COPY3D_DST], false);
+		mem_side(&op->src, p->srcDevice, c->dev[0], false);
+		op->bytes =
+		    (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1);
+		return true;
+	}
+	case PW_K_BATCH: {
+		/* the first cross-device copy of the batch */
+		size_t k = (size_t)c->dev[PW_DEV_BATCH_IDX];
+		const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
+		const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
+		const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
+		op->bytes = sizes[k];
+		mem_side(&op->dst, dsts[k], c->dev[PW_DEV_BATCH_DST], op->bytes != 0);
+		mem_side(&op->src, srcs[k], c->dev[PW_DEV_BATCH_SRC], op->bytes != 0);
+		return true;
+	}
+	default: break;
+	}
+	if (fn->nargs > 1 && fn->args[1].kind == PW_K_BATCH3D) {
+		size_t k = (size_t)c->dev[PW_DEV_BATCH_IDX];
+		const CUDA_MEMCPY3D_BATCH_OP *o = (const CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)c->a[1] + k;
+		mem_side(&op->dst, o->dst.op.ptr.ptr, c->dev[PW_DEV_BATCH_DST], false);
+		mem_side(&op->src, o->src.op.ptr.ptr, c->dev[PW_DEV_BATCH_SRC], false);
+		op->bytes = (uint64_t)o->extent.width * o->extent.height * o->extent.depth;
+		return true;
+	}
+	op->kind = PW_OP_NONE;
+	return false;
+}
+
+/* ---- the event ---- */
+
+static void put_dev(struct pw_jw *w, const char *key, int32_t dev)
+{
+	pw_jw_key2(w, key, "_dev");
+	if (dev == PW_NO_DEV)
+		pw_jw_raw(w, "null", 4);
+	else
+		pw_jw_i64(w, dev);
+}
+
+static const char *memtype(int v)
+{
+	static const char *const n[] = {NULL, "host", "device", "array", "unified"};
+	return v > 0 && v < 5 ? n[v] : "invalid";
+}
+
+/* One side of a 2D/3D copy. */
+static void put_side(struct pw_jw *w, const char *key, int type, uint64_t dptr, const void *host, int32_t dev)
+{
+	char k[16];
+	snprintf(k, sizeof k, "%s_type", key);
+	pw_jw_kv_str(w, k, memtype(type));
+	pw_jw_kv_hex(w, key, type == CU_MEMORYTYPE_HOST ? (uintptr_t)host : dptr);
+	put_dev(w, key, dev);
+}
+
+/* One side of a batch entry: its device, and "host" for host memory (cache
+ * hits: the classification looked them up already). */
+static void put_entry_side(struct pw_jw *w, const char *key, uint64_t p)
+{
+	struct pw_range r;
+	bool known = pw_cuda_ptr_info(p, &r);
+	pw_jw_kv_hex(w, key, p);
+	put_dev(w, key, known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV);
+	if (!known || (r.flags & PW_RANGE_HOST)) {
+		char k[16];
+		snprintf(k, sizeof k, "%s_type", key);
+		pw_jw_kv_str(w, k, "host");
+	}
+}
+
+static void put_batch_entry(struct pw_jw *w, uint64_t dst, uint64_t src, uint64_t bytes)
+{
+	pw_jw_obj_open(w);
+	put_entry_side(w, "dst", dst);
+	put_entry_side(w, "src", src);
+	pw_jw_kv_u64(w, "bytes", bytes);
+	pw_jw_obj_close(w);
+}
+
+#define BATCH_LISTED 16
+
+static void put_batch(struct pw_jw *w, const struct pw_call *c)
+{
+	const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
+	const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
+	size_t n = c->a[3];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
+	uint64_t total = 0;
+	pw_jw_kv_u64(w, "count", n);
+	if (!dsts || !srcs || !sizes || k0 < 0 || (size_t)k0 >= n)
+		return; /* not a batch this wrapper recorded as crossing devices */
+	for (size_t k = 0; k < n; k++)
+		total += sizes[k];
+	pw_jw_kv_u64(w, "bytes", total);
+	pw_jw_kv_hex(w, "dst", dsts[k0]);
+	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
+	pw_jw_kv_hex(w, "src", srcs[k0]);
+	put_dev(w, "src", c->dev[PW_DEV_BATCH_SRC]);
+	pw_jw_key(w, "copies");
+	pw_jw_ch(w, '[');
+	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {
+		if (k)
+			pw_jw_ch(w, ',');
+		put_batch_entry(w, dsts[k], srcs[k], sizes[k]);
+	}
+	pw_jw_ch(w, ']');
+}
+
+static uint64_t op3d_ptr(const CUmemcpy3DOperand *o)
+{
+	return o->type == CU_MEMCPY_OPERAND_TYPE_POINTER ? o->op.ptr.ptr : 0;
+}
+
+static void put_batch3d(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const CUDA_MEMCPY3D_BATCH_OP *ops = (const CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)c->a[i];
+	size_t n = c->a[i - 1];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
+	uint64_t total = 0;
+	pw_jw_kv_u64(w, "count", n);
+	if (!ops || k0 < 0 || (size_t)k0 >= n)
+		return;
+	for (size_t k = 0; k < n; k++)
+		total += (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth;
+	pw_jw_kv_u64(w, "bytes", total);
+	pw_jw_kv_hex(w, "dst", op3d_ptr(&ops[k0].dst));
+	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
+	pw_jw_kv_hex(w, "src", op3d_ptr(&ops[k0].src));
+	put_dev(w, "src", c->dev[PW_DEV_BATCH_SRC]);
+	pw_jw_key(w, "copies");
+	pw_jw_ch(w, '[');
+	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {
+		if (k)
+			pw_jw_ch(w, ',');
+		put_batch_entry(w, op3d_ptr(&ops[k].dst), op3d_ptr(&ops[k].src),
+		                (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth);
+	}
+	pw_jw_ch(w, ']');
+}
+
+void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const struct pw_arg_desc *d = &c->fn->args[i];
+	uint64_t v = c->a[i];
+	switch ((enum pw_kind)d->kind) {
+	case PW_K_COPY2D: {
+		const CUDA_MEMCPY2D *p = (const CUDA_MEMCPY2D *)(uintptr_t)v;
+		if (!p)
+			break;
+		put_side(w, "src", p->srcMemoryType, p->srcDevice, p->srcHost, c->dev[0]);
+		put_side(w, "dst", p->dstMemoryType, p->dstDevice, p->dstHost, c->dev[PW_DEV_COPY3D_DST]);
+		pw_jw_kv_u64(w, "width", p->WidthInBytes);
+		pw_jw_kv_u64(w, "height", p->Height);
+		pw_jw_kv_u64(w, "bytes", (uint64_t)p->WidthInBytes * p->Height);
+		break;
+	}
+	case PW_K_COPY3DL: {
+		const CUDA_MEMCPY3D *p = (const CUDA_MEMCPY3D *)(uintptr_t)v;
+		if (!p)
+			break;
+		put_side(w, "src", p->srcMemoryType, p->srcDevice, p->srcHost, c->dev[0]);
+		put_side(w, "dst", p->dstMemoryType, p->dstDevice, p->dstHost, c->dev[PW_DEV_COPY3D_DST]);
+		pw_jw_kv_u64(w, "width", p->WidthInBytes);
+		pw_jw_kv_u64(w, "height", p->Height);
+		pw_jw_kv_u64(w, "depth", p->Depth);
+		pw_jw_kv_u64(w, "bytes",
+		             (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) *
+		                 (p->Depth ? p->Depth : 1));
+		break;
+	}
+	case PW_K_BATCH: put_batch(w, c); break;
+	case PW_K_BATCH3D: put_batch3d(w, c, i); break;
+	case PW_K_U64: pw_jw_kv_u64(w, d->name, v); break;
+	case PW_K_OUT_SIZE:
+		if (c->ret == CUDA_SUCCESS && v)
+			pw_jw_kv_u64(w, d->name, *(const size_t *)(uintptr_t)v);
+		break;
+	default: break; /* PW_K_SKIP */
+	}
+}
