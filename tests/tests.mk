@@ -45,6 +45,7 @@ unit-test: test-build
 integration-test: test-build
 	@timeout 1200 tests/integration/run.sh $(BUILD)
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
+	@timeout 600 tests/integration/cudart.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

@@ -70,6 +70,7 @@ static struct {
 	CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t);
 	CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*sync)(void);
+	CUresult (*event_create)(CUevent *, unsigned);
 } drv;
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -153,6 +154,7 @@ static void init_once(void)
 	GET(dtod, "cuMemcpyDtoD", 3020);
 	GET(ptr_attr, "cuPointerGetAttribute", 4000);
 	GET(sync, "cuCtxSynchronize", 2000);
+	GET(event_create, "cuEventCreate", 2000);
 	if (!drv.init || !drv.dev_count || !drv.retain || !drv.set_current || drv.init(0) != CUDA_SUCCESS ||
 	    drv.dev_count(&g_ndev) != CUDA_SUCCESS) {
 		g_init_err = cudaErrorInsufficientDriver;
@@ -308,6 +310,14 @@ RT_API cudaError_t cudaDeviceSynchronize(void)
 	BIND();
 	NEED(drv.sync);
 	return rt(drv.sync());
+}
+
+/* :2798: the flags (cudaEventInterprocess 0x4, DT:126) have the driver's values */
+RT_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	BIND();
+	NEED(drv.event_create);
+	return rt(drv.event_create(event, flags));
 }
 
 /* ---- peer access ---- */

@@ -83,6 +83,8 @@ enum {
 
 #define cudaStreamLegacy ((cudaStream_t)0x1)    /* DT:111 */
 #define cudaStreamPerThread ((cudaStream_t)0x2) /* DT:121 */
+#define cudaEventDisableTiming 0x02             /* DT:125 */
+#define cudaEventInterprocess 0x04              /* DT:126 */
 #define cudaIpcMemLazyEnablePeerAccess 0x01     /* DT:156 */
 #define cudaMemAttachGlobal 0x01                /* DT:158 */
 #define cudaMemAttachHost 0x02                  /* DT:159 */
