@@ -17,3 +17,7 @@
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
 
 PWDOC_BEGIN PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_END
+
+/* The CUDA runtime rows (preload/cudart_table.h), between their own markers. */
+#include "cudart_table.h"
+PWDOC_RT_BEGIN PW_CUDART_FUNCS(PWDOC_ROW) PWDOC_RT_END
