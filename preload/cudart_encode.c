@@ -121,8 +121,8 @@ struct flag_name {
 	unsigned bit;
 	const char *name;
 };
-static const struct flag_name ipc_flags[] = {{cudaIpcMemLazyEnablePeerAccess, "cudaIpcMemLazyEnablePeerAccess"},
-                                             {0, NULL}};
+static const struct flag_name ipc_flags[] = {
+    {cudaIpcMemLazyEnablePeerAccess, "cudaIpcMemLazyEnablePeerAccess"}, {0, NULL}};
 static const struct flag_name attach_flags[] = {{cudaMemAttachGlobal, "cudaMemAttachGlobal"},
                                                 {cudaMemAttachHost, "cudaMemAttachHost"},
                                                 {cudaMemAttachSingle, "cudaMemAttachSingle"},
@@ -200,10 +200,13 @@ void pw_cudart_pre(struct pw_call *c)
 		switch (fn->args[i].kind) {
 		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
 		case PW_K_COPY3D: {
-			const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[i];
-			c->dev[i] = p && !p->srcArray ? pw_cuda_ptr_device(copy3d_ptr(&p->srcPtr, &p->srcPos)) : PW_NO_DEV;
+			const struct cudaMemcpy3DPeerParms *p =
+			    (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[i];
+			c->dev[i] = p && !p->srcArray ? pw_cuda_ptr_device(copy3d_ptr(&p->srcPtr, &p->srcPos))
+			                              : PW_NO_DEV;
 			c->dev[PW_DEV_COPY3D_DST] =
-			    p && !p->dstArray ? pw_cuda_ptr_device(copy3d_ptr(&p->dstPtr, &p->dstPos)) : PW_NO_DEV;
+			    p && !p->dstArray ? pw_cuda_ptr_device(copy3d_ptr(&p->dstPtr, &p->dstPos))
+			                      : PW_NO_DEV;
 			break;
 		}
 		default: c->dev[i] = PW_NO_DEV;
@@ -233,8 +236,9 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 	pw_jw_kv_u64(w, "width", p->extent.width);
 	pw_jw_kv_u64(w, "height", p->extent.height);
 	pw_jw_kv_u64(w, "depth", p->extent.depth);
-	pw_jw_kv_u64(w, "bytes", (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
-	                             (p->extent.depth ? p->extent.depth : 1));
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
 static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)

@@ -57,10 +57,15 @@ static inline uint64_t pw_rtcap_ptr(const void *p)
 	memcpy(&v, p, sizeof v);
 	return v;
 }
-#define pw_rtcap(x)                                                                                  \
-	_Generic((x), int: pw_rtcap_int, unsigned int: pw_rtcap_uint, unsigned long: pw_rtcap_ulong, \
-	    struct cudaMemLocation: pw_rtcap_loc, cudaIpcMemHandle_t: pw_rtcap_ipcmem,                \
-	    cudaIpcEventHandle_t: pw_rtcap_ipcevt, default: pw_rtcap_ptr)(&(x))
+#define pw_rtcap(x)                                       \
+	_Generic((x), int                                 \
+	         : pw_rtcap_int, unsigned int             \
+	         : pw_rtcap_uint, unsigned long           \
+	         : pw_rtcap_ulong, struct cudaMemLocation \
+	         : pw_rtcap_loc, cudaIpcMemHandle_t       \
+	         : pw_rtcap_ipcmem, cudaIpcEventHandle_t  \
+	         : pw_rtcap_ipcevt, default               \
+	         : pw_rtcap_ptr)(&(x))
 
 #define PW_RT_CAPTURE(i, t) PW_RT_CAPTURE_(i, PW_RT_CAPTURE_T t)
 #define PW_RT_CAPTURE_T(k, ty, n) n
@@ -70,13 +75,31 @@ static inline uint64_t pw_rtcap_ptr(const void *p)
  * (cuda_runtime_api.h of 12.x: an int device where 13 has a cudaMemLocation;
  * the prefetch has no flags, so the stream comes one register earlier). */
 const struct pw_fn_desc pw_cudart_desc_advise12 = {
-    "cudaMemAdvise", "cudaMemAdvise", "", PW_VENDOR_CUDA, PW_FAM_MANAGED, 4, PW_ABI12,
+    "cudaMemAdvise",
+    "cudaMemAdvise",
+    "",
+    PW_VENDOR_CUDA,
+    PW_FAM_MANAGED,
+    4,
+    PW_ABI12,
     {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_ADVICE, "advice"}, {PW_K_DEV, "dev"}}};
 const struct pw_fn_desc pw_cudart_desc_prefetch12 = {
-    "cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "", PW_VENDOR_CUDA, PW_FAM_MANAGED, 4, PW_ABI12,
+    "cudaMemPrefetchAsync",
+    "cudaMemPrefetchAsync",
+    "",
+    PW_VENDOR_CUDA,
+    PW_FAM_MANAGED,
+    4,
+    PW_ABI12,
     {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"}}};
 const struct pw_fn_desc pw_cudart_desc_prefetch12_ptsz = {
-    "cudaMemPrefetchAsync_ptsz", "cudaMemPrefetchAsync", "_ptsz", PW_VENDOR_CUDA, PW_FAM_MANAGED, 4, PW_ABI12,
+    "cudaMemPrefetchAsync_ptsz",
+    "cudaMemPrefetchAsync",
+    "_ptsz",
+    PW_VENDOR_CUDA,
+    PW_FAM_MANAGED,
+    4,
+    PW_ABI12,
     {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"}}};
 
 /* A CUDA 12 runtime answers a PW_ABI12 name: describe the call by its ABI. */
@@ -87,41 +110,41 @@ static void abi12(struct pw_call *c, int id)
 		c->a[3] = (uint64_t)(int64_t)(int32_t)(uint32_t)c->a[3];
 	} else {
 		c->fn = id == PW_CUDART_ID(cudaMemPrefetchAsync) ? &pw_cudart_desc_prefetch12
-		                                                  : &pw_cudart_desc_prefetch12_ptsz;
+		                                                 : &pw_cudart_desc_prefetch12_ptsz;
 		c->a[2] = (uint64_t)(int64_t)(int32_t)(uint32_t)c->a[2];
 		/* a[3] holds the whole register: the stream */
 	}
 }
 
-#define PW_CUDART_WRAPPER(api, sfx, fam, flg, sig)                                            \
-	PW_EXPORT cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));         \
-	cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                    \
-	{                                                                                     \
-		typedef cudaError_t (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig));    \
-		const int id = PW_CUDART_ID(api##sfx);                                        \
-		fn_t real = (fn_t)pw_cudart_real(id);                                         \
-		if (PW_UNLIKELY(!real))                                                       \
-			return cudaErrorInitializationError;                                  \
-		struct pw_call c;                                                             \
-		if (!pw_call_begin(&c, &pw_cudart_desc[id]))                                  \
-			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));            \
-		PW_MAP(PW_RT_CAPTURE, PW_SEMI, PW_EXPAND sig);                                \
-		if (((flg)&PW_ABI12) && pw_cudart_abi12())                                    \
-			abi12(&c, id);                                                        \
-		pw_cudart_pre(&c);                                                            \
-		struct pw_op op;                                                              \
-		bool checked = pw_cudart_check_before(&c, &op);                               \
-		c.t0 = pw_now_ns();                                                           \
-		pw_tls_runtime++;                                                             \
-		cudaError_t r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));           \
-		pw_tls_runtime--;                                                             \
-		c.t1 = pw_now_ns();                                                           \
-		c.ret = r;                                                                    \
-		pw_cudart_post(&c);                                                           \
-		if (checked)                                                                  \
-			pw_cudart_check_after(&c, &op);                                       \
-		pw_call_end(&c);                                                              \
-		return r;                                                                     \
+#define PW_CUDART_WRAPPER(api, sfx, fam, flg, sig)                                         \
+	PW_EXPORT cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));      \
+	cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                 \
+	{                                                                                  \
+		typedef cudaError_t (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig)); \
+		const int id = PW_CUDART_ID(api##sfx);                                     \
+		fn_t real = (fn_t)pw_cudart_real(id);                                      \
+		if (PW_UNLIKELY(!real))                                                    \
+			return cudaErrorInitializationError;                               \
+		struct pw_call c;                                                          \
+		if (!pw_call_begin(&c, &pw_cudart_desc[id]))                               \
+			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));         \
+		PW_MAP(PW_RT_CAPTURE, PW_SEMI, PW_EXPAND sig);                             \
+		if (((flg)&PW_ABI12) && pw_cudart_abi12())                                 \
+			abi12(&c, id);                                                     \
+		pw_cudart_pre(&c);                                                         \
+		struct pw_op op;                                                           \
+		bool checked = pw_cudart_check_before(&c, &op);                            \
+		c.t0 = pw_now_ns();                                                        \
+		pw_tls_runtime++;                                                          \
+		cudaError_t r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
+		pw_tls_runtime--;                                                          \
+		c.t1 = pw_now_ns();                                                        \
+		c.ret = r;                                                                 \
+		pw_cudart_post(&c);                                                        \
+		if (checked)                                                               \
+			pw_cudart_check_after(&c, &op);                                    \
+		pw_call_end(&c);                                                           \
+		return r;                                                                  \
 	}
 PW_CUDART_FUNCS(PW_CUDART_WRAPPER)
 
@@ -146,7 +169,7 @@ _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
  * export, which comes first, so we look the library up among those loaded.
  */
 static _Atomic(void *) cudart_handle;
-static _Atomic int cudart_abi;            /* 0 unknown, 12 or 13 */
+static _Atomic int cudart_abi; /* 0 unknown, 12 or 13 */
 
 static int find_cudart(struct dl_phdr_info *info, size_t size, void *arg)
 {

@@ -13,7 +13,8 @@ extern const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS];
 extern void *const pw_cudart_wrapper[PW_CUDART_NFUNCS];
 extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
 /* The CUDA 12 ABIs of the PW_ABI12 names (int device), as the trace describes them. */
-extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12, pw_cudart_desc_prefetch12_ptsz;
+extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12,
+    pw_cudart_desc_prefetch12_ptsz;
 
 /*
  * >0 while this thread is inside a hooked runtime call: the driver calls the

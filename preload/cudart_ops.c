@@ -202,8 +202,9 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
 		op->kind = PW_OP_ATTACH;
 		/* NULL is the legacy stream in the base variant, the per-thread one in _ptsz */
-		op->null_stream = c->a[0] == (uintptr_t)cudaStreamLegacy ||
-		                  (c->a[0] == 0 && c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaStreamAttachMemAsync)]);
+		op->null_stream =
+		    c->a[0] == (uintptr_t)cudaStreamLegacy ||
+		    (c->a[0] == 0 && c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaStreamAttachMemAsync)]);
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];

@@ -29,14 +29,14 @@
 #define MIB (1u << 20)
 
 static int failures;
-#define EXPECT(call, want)                                                                             \
-	do {                                                                                           \
-		cudaError_t r_ = (call);                                                               \
-		if (r_ != (want)) {                                                                    \
-			fprintf(stderr, "rt: %s gave %d (%s), expected %d\n", #call, r_, cudaGetErrorName(r_), \
-			        (int)(want));                                                          \
-			failures++;                                                                    \
-		}                                                                                      \
+#define EXPECT(call, want)                                                               \
+	do {                                                                             \
+		cudaError_t r_ = (call);                                                 \
+		if (r_ != (want)) {                                                      \
+			fprintf(stderr, "rt: %s gave %d (%s), expected %d\n", #call, r_, \
+			        cudaGetErrorName(r_), (int)(want));                      \
+			failures++;                                                      \
+		}                                                                        \
 	} while (0)
 
 static struct cudaMemLocation dev_loc(int d)
@@ -89,7 +89,8 @@ static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, in
 			bad |= cudaIpcOpenEventHandle(&e, *eh) != cudaSuccess;
 		}
 		if (by_driver) {
-			CUresult (*close_fn)(CUdeviceptr) = (CUresult(*)(CUdeviceptr))drv("cuIpcCloseMemHandle");
+			CUresult (*close_fn)(CUdeviceptr) =
+			    (CUresult(*)(CUdeviceptr))drv("cuIpcCloseMemHandle");
 			bad |= close_fn((uintptr_t)p) != CUDA_SUCCESS;
 		} else {
 			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
@@ -126,8 +127,8 @@ static void clean(void)
 	EXPECT(cudaDeviceGetP2PAttribute(&v, 2, 0, 1), cudaSuccess);
 	/* through dlsym, as a library that looks the runtime up would */
 	void *rh = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
-	cudaError_t (*p2p)(int *, cudaDeviceP2PAttr_t, int, int) =
-	    (cudaError_t(*)(int *, cudaDeviceP2PAttr_t, int, int))(rh ? dlsym(rh, "cudaDeviceGetP2PAttribute") : NULL);
+	cudaError_t (*p2p)(int *, cudaDeviceP2PAttr_t, int, int) = (cudaError_t(*)(
+	    int *, cudaDeviceP2PAttr_t, int, int))(rh ? dlsym(rh, "cudaDeviceGetP2PAttribute") : NULL);
 	if (!p2p || p2p(&v, 1, 1, 0) != cudaSuccess) {
 		fprintf(stderr, "rt: cudaDeviceGetP2PAttribute through dlsym failed\n");
 		failures++;
@@ -154,7 +155,8 @@ static void clean(void)
 	EXPECT(cudaIpcGetEventHandle(&eh, ev), cudaSuccess);
 	child_opens(h, &eh, 0);
 	/* peer access enabled through the runtime, disabled through the driver, enabled again */
-	CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))drv("cuDevicePrimaryCtxRetain");
+	CUresult (*retain)(CUcontext *, CUdevice) =
+	    (CUresult(*)(CUcontext *, CUdevice))drv("cuDevicePrimaryCtxRetain");
 	CUresult (*disable)(CUcontext) = (CUresult(*)(CUcontext))drv("cuCtxDisablePeerAccess");
 	CUcontext c1;
 	if (retain(&c1, 1) != CUDA_SUCCESS || disable(c1) != CUDA_SUCCESS) {
@@ -185,7 +187,8 @@ int main(int argc, char **argv)
 		void *p = NULL;
 		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
 		EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
-		EXPECT(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess), cudaErrorDeviceUninitialized);
+		EXPECT(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
+		       cudaErrorDeviceUninitialized);
 		EXPECT(cudaFree(a), cudaSuccess);
 	} else if (!strcmp(what, "no-peer-access")) {
 		alloc_pair(&a, &b);

@@ -12,14 +12,14 @@
 #include "cudart_sim_api.h"
 
 static int passed, failed;
-#define CHECK(cond, what)                                             \
-	do {                                                          \
-		if (cond) {                                           \
-			passed++;                                     \
-		} else {                                              \
-			failed++;                                     \
+#define CHECK(cond, what)                                                     \
+	do {                                                                  \
+		if (cond) {                                                   \
+			passed++;                                             \
+		} else {                                                      \
+			failed++;                                             \
 			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, what); \
-		}                                                     \
+		}                                                             \
 	} while (0)
 #define EQ(expr, want) CHECK((expr) == (want), #expr " == " #want)
 
@@ -61,8 +61,9 @@ int main(void)
 	EQ(cudaDeviceDisablePeerAccess(1), cudaSuccess);
 	EQ(cudaDeviceGetP2PAttribute(&v, 2, 0, 1), cudaSuccess);
 	EQ(v, 1);
-	CHECK(!strcmp(cudaGetErrorName(cudaErrorPeerAccessAlreadyEnabled), "cudaErrorPeerAccessAlreadyEnabled"),
-	      "error names");
+	CHECK(
+	    !strcmp(cudaGetErrorName(cudaErrorPeerAccessAlreadyEnabled), "cudaErrorPeerAccessAlreadyEnabled"),
+	    "error names");
 
 	/* copies: on device 0 and 1, 1 MiB each */
 	void *a = NULL, *b = NULL;
@@ -134,7 +135,8 @@ int main(void)
 	}
 	int st = -1;
 	waitpid(kid, &st, 0);
-	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0, "another process opens the handle, reads the bytes, closes it");
+	CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0,
+	      "another process opens the handle, reads the bytes, closes it");
 
 	EQ(cudaFree(m), cudaSuccess);
 	EQ(cudaFree(a), cudaSuccess);

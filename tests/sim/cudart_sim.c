@@ -97,9 +97,9 @@ static void *sym(const char *name, int version, int per_thread)
 }
 
 #define GET(field, name, ver) (*(void **)&drv.field = sym(name, ver, 0))
-#define GET2(field, name, ver, ptver)                       \
-	do {                                                \
-		*(void **)&drv.field[0] = sym(name, ver, 0);  \
+#define GET2(field, name, ver, ptver)                          \
+	do {                                                   \
+		*(void **)&drv.field[0] = sym(name, ver, 0);   \
 		*(void **)&drv.field[1] = sym(name, ptver, 1); \
 	} while (0)
 
@@ -222,9 +222,9 @@ static cudaError_t bind(void)
 		if (e_)                  \
 			return e_;       \
 	} while (0)
-#define NEED(fn)                                 \
-	do {                                     \
-		if (!(fn))                       \
+#define NEED(fn)                                            \
+	do {                                                \
+		if (!(fn))                                  \
 			return fail(cudaErrorNotSupported); \
 	} while (0)
 
@@ -355,7 +355,8 @@ RT_API cudaError_t cudaDeviceDisablePeerAccess(int peerDevice)
 	return rt(drv.disable(peer));
 }
 
-RT_API cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr_t attr, int srcDevice, int dstDevice)
+RT_API cudaError_t cudaDeviceGetP2PAttribute(int *value, cudaDeviceP2PAttr_t attr, int srcDevice,
+                                             int dstDevice)
 {
 	cudaError_t e = ready();
 	if (e)
@@ -377,7 +378,8 @@ static cudaError_t memcpy_peer(void *dst, int dstDevice, const void *src, int sr
 	CUcontext dc = ctx_of(dstDevice), sc = ctx_of(srcDevice);
 	if (async) {
 		NEED(drv.copy_peer_async[per_thread]);
-		return rt(drv.copy_peer_async[per_thread]((uintptr_t)dst, dc, (uintptr_t)src, sc, count, stream));
+		return rt(
+		    drv.copy_peer_async[per_thread]((uintptr_t)dst, dc, (uintptr_t)src, sc, count, stream));
 	}
 	NEED(drv.copy_peer[per_thread]);
 	return rt(drv.copy_peer[per_thread]((uintptr_t)dst, dc, (uintptr_t)src, sc, count));
@@ -394,7 +396,8 @@ RT_API cudaError_t cudaMemcpyPeerAsync(void *dst, int dstDevice, const void *src
 	return memcpy_peer(dst, dstDevice, src, srcDevice, count, 1, stream, 0);
 }
 
-static cudaError_t copy3d(const struct cudaMemcpy3DPeerParms *p, int async, cudaStream_t stream, int per_thread)
+static cudaError_t copy3d(const struct cudaMemcpy3DPeerParms *p, int async, cudaStream_t stream,
+                          int per_thread)
 {
 	BIND();
 	if (!p || p->srcArray || p->dstArray)
@@ -565,13 +568,16 @@ RT_API cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemc
 	if (!count)
 		return cudaSuccess;
 	if (kind == cudaMemcpyDefault)
-		kind = is_device_ptr(src) ? (is_device_ptr(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
-		                          : (is_device_ptr(dst) ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
+		kind = is_device_ptr(src)
+		           ? (is_device_ptr(dst) ? cudaMemcpyDeviceToDevice : cudaMemcpyDeviceToHost)
+		           : (is_device_ptr(dst) ? cudaMemcpyHostToDevice : cudaMemcpyHostToHost);
 	switch (kind) {
 	case cudaMemcpyHostToHost: memmove(dst, src, count); return cudaSuccess;
 	case cudaMemcpyHostToDevice: NEED(drv.htod); return rt(drv.htod((uintptr_t)dst, src, count));
 	case cudaMemcpyDeviceToHost: NEED(drv.dtoh); return rt(drv.dtoh(dst, (uintptr_t)src, count));
-	case cudaMemcpyDeviceToDevice: NEED(drv.dtod); return rt(drv.dtod((uintptr_t)dst, (uintptr_t)src, count));
+	case cudaMemcpyDeviceToDevice:
+		NEED(drv.dtod);
+		return rt(drv.dtod((uintptr_t)dst, (uintptr_t)src, count));
 	default: return fail(cudaErrorInvalidValue);
 	}
 }
@@ -607,8 +613,9 @@ RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct
 {
 	return prefetch(devPtr, count, location, flags, stream, 0);
 }
-RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
-                                             unsigned int flags, cudaStream_t stream)
+RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
+                                             struct cudaMemLocation location, unsigned int flags,
+                                             cudaStream_t stream)
 {
 	return prefetch(devPtr, count, location, flags, stream, 1);
 }
@@ -621,15 +628,17 @@ RT_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, cudaMem
 	return rt(drv.range_attr(data, dataSize, attribute, (uintptr_t)devPtr, count));
 }
 
-RT_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, cudaMemRangeAttribute_t *attributes,
-                                             size_t numAttributes, const void *devPtr, size_t count)
+RT_API cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes,
+                                             cudaMemRangeAttribute_t *attributes, size_t numAttributes,
+                                             const void *devPtr, size_t count)
 {
 	BIND();
 	NEED(drv.range_attrs);
 	return rt(drv.range_attrs(data, dataSizes, attributes, numAttributes, (uintptr_t)devPtr, count));
 }
 
-RT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags)
+RT_API cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length,
+                                            unsigned int flags)
 {
 	BIND();
 	NEED(drv.attach[0]);

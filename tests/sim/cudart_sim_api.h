@@ -56,6 +56,7 @@ cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, cudaMemRangeAt
 cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, cudaMemRangeAttribute_t *attributes,
                                       size_t numAttributes, const void *devPtr, size_t count);
 cudaError_t cudaStreamAttachMemAsync(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
-cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length, unsigned int flags);
+cudaError_t cudaStreamAttachMemAsync_ptsz(cudaStream_t stream, void *devPtr, size_t length,
+                                          unsigned int flags);
 
 #endif

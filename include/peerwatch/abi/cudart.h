@@ -9,14 +9,14 @@
 
 #include <stddef.h>
 
-typedef int cudaError_t;                      /* enum cudaError, DT:192 */
-typedef struct CUstream_st *cudaStream_t;     /* DT:2998 (the driver's CUstream) */
-typedef struct CUevent_st *cudaEvent_t;       /* DT:3003 (the driver's CUevent) */
-typedef struct cudaArray *cudaArray_t;        /* DT: opaque */
-typedef int cudaMemoryAdvise_t;               /* enum cudaMemoryAdvise, DT:1857 */
-typedef int cudaMemRangeAttribute_t;          /* enum cudaMemRangeAttribute, DT:1870 */
-typedef int cudaDeviceP2PAttr_t;              /* enum cudaDeviceP2PAttr, DT:2408 */
-typedef int cudaMemcpyKind_t;                 /* enum cudaMemcpyKind, DT:1245 */
+typedef int cudaError_t;                  /* enum cudaError, DT:192 */
+typedef struct CUstream_st *cudaStream_t; /* DT:2998 (the driver's CUstream) */
+typedef struct CUevent_st *cudaEvent_t;   /* DT:3003 (the driver's CUevent) */
+typedef struct cudaArray *cudaArray_t;    /* DT: opaque */
+typedef int cudaMemoryAdvise_t;           /* enum cudaMemoryAdvise, DT:1857 */
+typedef int cudaMemRangeAttribute_t;      /* enum cudaMemRangeAttribute, DT:1870 */
+typedef int cudaDeviceP2PAttr_t;          /* enum cudaDeviceP2PAttr, DT:2408 */
+typedef int cudaMemcpyKind_t;             /* enum cudaMemcpyKind, DT:1245 */
 
 #define CUDA_IPC_HANDLE_SIZE 64 /* DT:2567 */
 typedef struct cudaIpcEventHandle_st {
