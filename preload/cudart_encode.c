@@ -27,10 +27,13 @@ int pw_cudart_current_device(void)
 	int dev = PW_NO_DEV;
 	if (!f)
 		return dev;
-	pw_tls_internal++;
+	/* Not pw_tls_internal: this may be the runtime's first call, in which it
+	 * binds the driver (dlsym of cuGetProcAddress_v2), and that binding must
+	 * be handed our wrappers.  Driver calls it makes are not checked. */
+	pw_tls_runtime++;
 	if (f(&dev) != cudaSuccess)
 		dev = PW_NO_DEV;
-	pw_tls_internal--;
+	pw_tls_runtime--;
 	return dev;
 }
 

@@ -254,7 +254,8 @@ void *pw_cudart_dlsym_hook(const char *name, void *r)
 		}
 		void *expected = NULL;
 		note_runtime(r);
-		atomic_compare_exchange_strong(&pw_cudart_real_fn[id], &expected, r);
+		if (!atomic_compare_exchange_strong(&pw_cudart_real_fn[id], &expected, r) && expected != r)
+			return r; /* another library's function of that name: our wrapper would call the wrong one */
 		return pw_cudart_wrapper[id];
 	}
 	return r;

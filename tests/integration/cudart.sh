@@ -138,6 +138,42 @@ else
 	bad "ipc-mixed: the program failed: $(tail -3 "$WORK/ipc-mixed/err")"
 fi
 
+# --- a CUDA 12 runtime: same names, older ABIs ------------------------------------------
+d="$WORK/rt12"
+mkdir -p "$d"
+if "$PW" -q -o "$d/trace" --mode warn -- "$B/tests/rt12" >"$d/out" 2>"$d/err"; then
+	ok "cuda12: every call answered as documented (a 64-bit stream reached the runtime whole)"
+else
+	bad "cuda12: the program failed: $(tail -3 "$d/err")"
+fi
+E="$WORK/rt12.jsonl"
+cat "$d"/trace/*.pw.jsonl >"$E" 2>/dev/null
+got=$(jq -r 'select(.type=="violation") | .rule + " in " + .api' "$E" | tr '\n' ';')
+check "cuda12: exactly one finding, the prefetch to device 9 (got: $got)" \
+	[ "$got" = "managed.prefetch.invalid-device in cudaMemPrefetchAsync;" ]
+check "cuda12: base names recorded with the int-device ABI, _v2 names with the location" jqt -s '
+	[.[] | select(.type=="call" and .layer=="runtime")] as $r |
+	($r | map(select(.api=="cudaMemAdvise" and .variant=="")) | .[0].args | .dev==1 and (has("location") | not)) and
+	($r | map(select(.api=="cudaMemAdvise" and .variant=="_v2")) | .[0].args.location=={"type":"device","id":1}) and
+	($r | map(select(.api=="cudaMemPrefetchAsync" and .variant=="")) | .[0].args | .dst_dev==1 and .stream=="0x0") and
+	($r | map(select(.api=="cudaMemPrefetchAsync" and .variant=="_ptsz")) | .[0].args | .dst_dev==-1 and .stream=="0x2") and
+	($r | map(select(.api=="cudaMemPrefetchAsync" and .variant=="_v2_ptsz")) | .[0].args.location.id==1)' "$E"
+check "cuda12: the 64-bit stream is recorded whole, with the runtime's error" jqt -s '
+	any(.[]; .layer=="runtime" and .args.stream=="0x100000002" and .ret_name=="cudaErrorInvalidResourceHandle")' "$E"
+check "cuda12: the first runtime call (which binds the driver) already has its driver child" jqt -s '
+	(.[] | select(.type=="call" and .seq==1)) as $f |
+	$f.api=="cudaMallocManaged" and any(.[]; .api=="cuMemAllocManaged" and .parent==1)' "$E"
+
+# --- enforce: the runtime call is stopped before it runs ------------------------------
+d="$WORK/enforce"
+"$PW" -q -o "$d" --mode enforce -- "$RT" enable-twice >/dev/null 2>&1
+rc=$?
+check "enforce: the second cudaDeviceEnablePeerAccess aborts the program (status $rc)" [ $rc -eq 134 ]
+check "enforce: the finding names the runtime call, which never ran (nor its driver call)" jqt -s '
+	([.[] | select(.type=="violation")] | length==1 and .[0].api=="cudaDeviceEnablePeerAccess") and
+	([.[] | select(.type=="call" and .api=="cudaDeviceEnablePeerAccess")] | length==1) and
+	([.[] | select(.type=="call" and .api=="cuCtxEnablePeerAccess")] | length==1)' <(cat "$d"/*.pw.jsonl 2>/dev/null)
+
 # --- observe mode: the same trace, no checks -----------------------------------------
 d="$WORK/observe"
 if "$PW" -q -o "$d" --mode observe -- "$RT" enable-twice 2>/dev/null; then

@@ -37,3 +37,20 @@ $(BUILD)/tests/rt: tests/integration/rt.c tests/sim/cudart_sim_api.h $(PWSIM_CUD
 	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -ldl -L$(BUILD)/sim -l:libcudart.so.13 \
 	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
 all: $(BUILD)/tests/rt
+
+# A CUDA 12.8 runtime (libcudart.so.12: int-device cudaMemAdvise and
+# cudaMemPrefetchAsync, location _v2 names), and the program that uses it.
+PWSIM_CUDART12_LIB := $(BUILD)/sim/cuda12/libcudart.so.12
+all: $(PWSIM_CUDART12_LIB) $(BUILD)/tests/rt12
+
+$(PWSIM_CUDART12_LIB): tests/sim/cudart_sim.c tests/sim/cudart_sim_api.h tests/sim/cudart_sim.map $(PWSIM_LIB)
+	@mkdir -p $(@D)
+	sed 's/libcudart\.so\.13/libcudart.so.12/' tests/sim/cudart_sim.map > $(@D)/cudart.map
+	$(CC) $(PWSIM_CFLAGS) -DPWSIM_CUDART_12 -shared -Wl,-soname,libcudart.so.12 -Wl,-Bsymbolic \
+	    -Wl,--version-script=$(@D)/cudart.map -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/..' \
+	    $(LDFLAGS) -o $@ $< -ldl -lpthread
+
+$(BUILD)/tests/rt12: tests/integration/rt12.c tests/sim/cudart_sim_api.h $(PWSIM_CUDART12_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -DPWSIM_CUDART_12 -Itests/sim $< -o $@ -L$(BUILD)/sim/cuda12 -l:libcudart.so.12 \
+	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim/cuda12'

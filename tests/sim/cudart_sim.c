@@ -19,6 +19,10 @@
  * bytes a success.  Everything else is the driver's answer, whose codes have
  * the runtime's numbers for every error used here (driver_types.h).
  * Device arrays are not simulated (cudaErrorInvalidValue).
+ *
+ * Built with -DPWSIM_CUDART_12 it is a CUDA 12.8 runtime (libcudart.so.12):
+ * the base cudaMemAdvise / cudaMemPrefetchAsync[_ptsz] take an int device,
+ * and the _v2 names the cudaMemLocation (cuda_runtime_api.h of 12.2+).
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -279,7 +283,11 @@ RT_API cudaError_t cudaRuntimeGetVersion(int *version)
 {
 	if (!version)
 		return fail(cudaErrorInvalidValue);
+#ifdef PWSIM_CUDART_12
+	*version = 12080;
+#else
 	*version = 13000;
+#endif
 	return cudaSuccess;
 }
 
@@ -590,14 +598,6 @@ static CUmemLocation cu_loc(struct cudaMemLocation l)
 	return c;
 }
 
-RT_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
-                                 struct cudaMemLocation location)
-{
-	BIND();
-	NEED(drv.advise);
-	return rt(drv.advise((uintptr_t)devPtr, count, advice, cu_loc(location)));
-}
-
 static cudaError_t prefetch(const void *devPtr, size_t count, struct cudaMemLocation location, unsigned flags,
                             cudaStream_t stream, int per_thread)
 {
@@ -606,6 +606,15 @@ static cudaError_t prefetch(const void *devPtr, size_t count, struct cudaMemLoca
 	if (location.type == cudaMemLocationTypeDevice && !valid_dev(location.id))
 		return fail(cudaErrorInvalidDevice); /* facts §2: 101 */
 	return rt(drv.prefetch[per_thread]((uintptr_t)devPtr, count, cu_loc(location), flags, stream));
+}
+
+#ifndef PWSIM_CUDART_12
+RT_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
+                                 struct cudaMemLocation location)
+{
+	BIND();
+	NEED(drv.advise);
+	return rt(drv.advise((uintptr_t)devPtr, count, advice, cu_loc(location)));
 }
 
 RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
@@ -619,6 +628,54 @@ RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
 {
 	return prefetch(devPtr, count, location, flags, stream, 1);
 }
+
+#else
+/* The CUDA 12 ABIs (12.2+ cuda_runtime_api.h): the base names take a device
+ * ordinal (cudaCpuDeviceId for the host) and the prefetch no flags; the _v2
+ * names take the cudaMemLocation that CUDA 13 gave the base names. */
+static struct cudaMemLocation loc_of(int device)
+{
+	struct cudaMemLocation l = {device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice,
+	                            device};
+	return l;
+}
+
+static cudaError_t advise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
+                          struct cudaMemLocation location)
+{
+	BIND();
+	NEED(drv.advise);
+	return rt(drv.advise((uintptr_t)devPtr, count, advice, cu_loc(location)));
+}
+
+RT_API cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice, int device)
+{
+	return advise(devPtr, count, advice, loc_of(device));
+}
+RT_API cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
+                                    struct cudaMemLocation location)
+{
+	return advise(devPtr, count, advice, location);
+}
+RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)
+{
+	return prefetch(devPtr, count, loc_of(dstDevice), 0, stream, 0);
+}
+RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)
+{
+	return prefetch(devPtr, count, loc_of(dstDevice), 0, stream, 1);
+}
+RT_API cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                           unsigned int flags, cudaStream_t stream)
+{
+	return prefetch(devPtr, count, location, flags, stream, 0);
+}
+RT_API cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                                unsigned int flags, cudaStream_t stream)
+{
+	return prefetch(devPtr, count, location, flags, stream, 1);
+}
+#endif
 
 RT_API cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, cudaMemRangeAttribute_t attribute,
                                             const void *devPtr, size_t count)

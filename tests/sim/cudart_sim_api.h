@@ -45,12 +45,25 @@ cudaError_t cudaFreeAsync(void *devPtr, cudaStream_t stream);
 cudaError_t cudaFreeAsync_ptsz(void *devPtr, cudaStream_t stream);
 cudaError_t cudaMemcpy(void *dst, const void *src, size_t count, cudaMemcpyKind_t kind);
 /* :7399, :7152, :7481, :7524, :2431 */
+#ifndef PWSIM_CUDART_12
 cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
                           struct cudaMemLocation location);
 cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, struct cudaMemLocation location,
                                  unsigned int flags, cudaStream_t stream);
 cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
                                       unsigned int flags, cudaStream_t stream);
+#else
+/* CUDA 12.2+: the base names with a device ordinal, the _v2 names with a location */
+cudaError_t cudaMemAdvise(const void *devPtr, size_t count, cudaMemoryAdvise_t advice, int device);
+cudaError_t cudaMemAdvise_v2(const void *devPtr, size_t count, cudaMemoryAdvise_t advice,
+                             struct cudaMemLocation location);
+cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream);
+cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream);
+cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                    unsigned int flags, cudaStream_t stream);
+cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
+                                         unsigned int flags, cudaStream_t stream);
+#endif
 cudaError_t cudaMemRangeGetAttribute(void *data, size_t dataSize, cudaMemRangeAttribute_t attribute,
                                      const void *devPtr, size_t count);
 cudaError_t cudaMemRangeGetAttributes(void **data, size_t *dataSizes, cudaMemRangeAttribute_t *attributes,
