@@ -74,33 +74,22 @@ static inline uint64_t pw_rtcap_ptr(const void *p)
 /* The CUDA 12 ABIs of the base cudaMemAdvise / cudaMemPrefetchAsync names
  * (cuda_runtime_api.h of 12.x: an int device where 13 has a cudaMemLocation;
  * the prefetch has no flags, so the stream comes one register earlier). */
-const struct pw_fn_desc pw_cudart_desc_advise12 = {
-    "cudaMemAdvise",
-    "cudaMemAdvise",
-    "",
-    PW_VENDOR_CUDA,
-    PW_FAM_MANAGED,
-    4,
-    PW_ABI12,
-    {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_ADVICE, "advice"}, {PW_K_DEV, "dev"}}};
-const struct pw_fn_desc pw_cudart_desc_prefetch12 = {
-    "cudaMemPrefetchAsync",
-    "cudaMemPrefetchAsync",
-    "",
-    PW_VENDOR_CUDA,
-    PW_FAM_MANAGED,
-    4,
-    PW_ABI12,
-    {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"}}};
-const struct pw_fn_desc pw_cudart_desc_prefetch12_ptsz = {
-    "cudaMemPrefetchAsync_ptsz",
-    "cudaMemPrefetchAsync",
-    "_ptsz",
-    PW_VENDOR_CUDA,
-    PW_FAM_MANAGED,
-    4,
-    PW_ABI12,
-    {{PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"}}};
+#define PW_ABI12_DESC(sym, api_, sfx, ...)                                            \
+	{                                                                             \
+		.symbol = sym, .api = api_, .variant = sfx, .vendor = PW_VENDOR_CUDA, \
+		.family = PW_FAM_MANAGED, .nargs = 4, .flags = PW_ABI12, .args = {    \
+			__VA_ARGS__                                                   \
+		}                                                                     \
+	}
+const struct pw_fn_desc pw_cudart_desc_advise12 =
+    PW_ABI12_DESC("cudaMemAdvise", "cudaMemAdvise", "", {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"},
+                  {PW_K_ADVICE, "advice"}, {PW_K_DEV, "dev"});
+const struct pw_fn_desc pw_cudart_desc_prefetch12 =
+    PW_ABI12_DESC("cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "", {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"},
+                  {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"});
+const struct pw_fn_desc pw_cudart_desc_prefetch12_ptsz =
+    PW_ABI12_DESC("cudaMemPrefetchAsync_ptsz", "cudaMemPrefetchAsync", "_ptsz", {PW_K_PTR, "ptr"},
+                  {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"});
 
 /* A CUDA 12 runtime answers a PW_ABI12 name: describe the call by its ABI. */
 static void abi12(struct pw_call *c, int id)
@@ -255,7 +244,8 @@ void *pw_cudart_dlsym_hook(const char *name, void *r)
 		void *expected = NULL;
 		note_runtime(r);
 		if (!atomic_compare_exchange_strong(&pw_cudart_real_fn[id], &expected, r) && expected != r)
-			return r; /* another library's function of that name: our wrapper would call the wrong one */
+			return r; /* another library's function of that name: our wrapper would call the wrong
+			             one */
 		return pw_cudart_wrapper[id];
 	}
 	return r;

@@ -79,6 +79,10 @@ static void alloc_pair(void **a, void **b)
 /* A child process opens h through the runtime and closes it (through the driver if by_driver). */
 static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, int by_driver)
 {
+	/* A real CUDA cannot be used in a child forked after initialisation:
+	 * RT_NO_FORK=1 (real GPUs) leaves the importer out. */
+	if (getenv("RT_NO_FORK"))
+		return;
 	pid_t kid = fork();
 	if (kid == 0) {
 		void *p = NULL;
