@@ -183,5 +183,18 @@ else
 	bad "observe: the program failed"
 fi
 
+# --- NVIDIA's own libcudart.so.13 over the simulated driver, when the toolkit is here ---
+# It binds the driver as the simulated runtime does (dlsym of cuGetProcAddress_v2),
+# so the same scenarios must give the same findings and nesting.
+CUDA_HOME=${CUDA_HOME:-/usr/local/cuda}
+if [ -f "$CUDA_HOME/lib64/libcudart.so.13" ]; then
+	out=$(CUDA_HOME="$CUDA_HOME" "$(dirname "$0")/../gpu/cudart_gpu.sh" "$B" "$WORK/real" 2>&1)
+	rc=$?
+	check "the real libcudart.so.13 over the simulated driver: $(echo "$out" | tail -1)" [ $rc -eq 0 ]
+	[ $rc -eq 0 ] || echo "$out" | grep '^not ok'
+else
+	echo "skip - no $CUDA_HOME/lib64/libcudart.so.13: the real runtime was not tried"
+fi
+
 echo "cudart: $pass passed, $fail failed"
 [ $fail -eq 0 ]
