@@ -166,7 +166,8 @@ check "cuda12: the first runtime call (which binds the driver) already has its d
 
 # --- enforce: the runtime call is stopped before it runs ------------------------------
 d="$WORK/enforce"
-("$PW" -q -o "$d" --mode enforce --halt-on warning -- "$RT" enable-twice >/dev/null 2>&1) 2>/dev/null
+# (in a shell of its own, which reports the abort into /dev/null)
+bash -c '"$@" >/dev/null 2>&1; exit $?' _ "$PW" -q -o "$d" --mode enforce --halt-on warning -- "$RT" enable-twice 2>/dev/null
 rc=$?
 check "enforce: the second cudaDeviceEnablePeerAccess aborts the program (status $rc)" [ $rc -eq 134 ]
 check "enforce: the finding names the runtime call, which never ran (nor its driver call)" jqt -s '
