@@ -7,19 +7,24 @@
  * Run by tests/integration/cudart.sh; exits non-zero when a call does not
  * answer what the runtime documents.
  */
+/* the CUDA 12 declarations of cudart_sim_api.h */
+#ifndef PWSIM_CUDART_12
+#define PWSIM_CUDART_12 1
+#endif
+
 #include <stdint.h>
 #include <stdio.h>
 
 #include "cudart_sim_api.h"
 
 static int failures;
-#define EXPECT(call, want)                                                                     \
-	do {                                                                                   \
-		cudaError_t r_ = (call);                                                       \
-		if (r_ != (want)) {                                                            \
+#define EXPECT(call, want)                                                                          \
+	do {                                                                                        \
+		cudaError_t r_ = (call);                                                            \
+		if (r_ != (want)) {                                                                 \
 			fprintf(stderr, "rt12: %s gave %d, expected %d\n", #call, r_, (int)(want)); \
-			failures++;                                                            \
-		}                                                                              \
+			failures++;                                                                 \
+		}                                                                                   \
 	} while (0)
 
 int main(void)

@@ -635,8 +635,8 @@ RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count,
  * names take the cudaMemLocation that CUDA 13 gave the base names. */
 static struct cudaMemLocation loc_of(int device)
 {
-	struct cudaMemLocation l = {device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice,
-	                            device};
+	struct cudaMemLocation l = {
+	    device == cudaCpuDeviceId ? cudaMemLocationTypeHost : cudaMemLocationTypeDevice, device};
 	return l;
 }
 
@@ -661,7 +661,8 @@ RT_API cudaError_t cudaMemPrefetchAsync(const void *devPtr, size_t count, int ds
 {
 	return prefetch(devPtr, count, loc_of(dstDevice), 0, stream, 0);
 }
-RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int dstDevice, cudaStream_t stream)
+RT_API cudaError_t cudaMemPrefetchAsync_ptsz(const void *devPtr, size_t count, int dstDevice,
+                                             cudaStream_t stream)
 {
 	return prefetch(devPtr, count, loc_of(dstDevice), 0, stream, 1);
 }
@@ -670,8 +671,9 @@ RT_API cudaError_t cudaMemPrefetchAsync_v2(const void *devPtr, size_t count, str
 {
 	return prefetch(devPtr, count, location, flags, stream, 0);
 }
-RT_API cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *devPtr, size_t count, struct cudaMemLocation location,
-                                                unsigned int flags, cudaStream_t stream)
+RT_API cudaError_t cudaMemPrefetchAsync_v2_ptsz(const void *devPtr, size_t count,
+                                                struct cudaMemLocation location, unsigned int flags,
+                                                cudaStream_t stream)
 {
 	return prefetch(devPtr, count, location, flags, stream, 1);
 }
