@@ -222,9 +222,22 @@ bool pw_cudart_abi12(void)
 	void *h = atomic_load(&cudart_handle);
 	if (!h)
 		return false; /* not known yet: CUDA 13's ABI, the one of our signatures */
-	/* CUDA 12.2+ exports cudaMemAdvise_v2 beside the int-device base name;
-	 * 13.0 dropped the _v2 names and gave the base names the location ABI. */
-	abi = pw_real_dlsym(h, "cudaMemAdvise_v2") ? 12 : 13;
+	/* Before 13.0 the base names took an int device (12.2+ added the _v2
+	 * names with the location; 13.0 dropped them and gave the base names the
+	 * location).  cudaRuntimeGetVersion answers the version the library was
+	 * built as, without initialising anything; failing that, the _v2 names
+	 * tell a 12.2+ runtime. */
+	typedef cudaError_t (*version_fn)(int *);
+	version_fn get = (version_fn)pw_real_dlsym(h, "cudaRuntimeGetVersion");
+	int v = 0;
+	pw_tls_internal++;
+	if (!get || get(&v) != cudaSuccess)
+		v = 0;
+	pw_tls_internal--;
+	if (v > 0)
+		abi = v < 13000 ? 12 : 13;
+	else
+		abi = pw_real_dlsym(h, "cudaMemAdvise_v2") ? 12 : 13;
 	atomic_store_explicit(&cudart_abi, abi, memory_order_relaxed);
 	return abi == 12;
 }

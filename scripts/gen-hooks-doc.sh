@@ -104,9 +104,9 @@ event has `"cur_dev"`, the runtime's current device (`cudaGetDevice`).
 
 `cudaMemAdvise`, `cudaMemPrefetchAsync` and `cudaMemPrefetchAsync_ptsz` have
 the CUDA 13 signature (`struct cudaMemLocation`); when the runtime answering
-them is a CUDA 12 one (it also exports `cudaMemAdvise_v2`), the base names
-are recorded with the CUDA 12 arguments instead (`dev`, or `dst_dev` and
-`stream`).
+them is an older one (`cudaRuntimeGetVersion` below 13000), the base names
+are recorded with its int-device arguments instead (`dev`, or `dst_dev` and
+`stream`); the `_v2` names of CUDA 12.2+ take the location.
 
 Static cudart (`libcudart_static.a`, nvcc's default) has no symbols to
 interpose: its calls appear only as the driver calls it makes, without a
