@@ -156,6 +156,8 @@ _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
  * A libcudart loaded with RTLD_LOCAL (a dependency of a Python extension
  * module, as PyTorch's is) is not in that scope; its callers still bind to our
  * export, which comes first, so we look the library up among those loaded.
+ * One runtime per process is assumed: with two different shared runtimes
+ * loaded, every caller is forwarded to the first found (docs/hooks.md).
  */
 static _Atomic(void *) cudart_handle;
 static _Atomic int cudart_abi; /* 0 unknown, 12 or 13 */

@@ -112,6 +112,12 @@ Static cudart (`libcudart_static.a`, nvcc's default) has no symbols to
 interpose: its calls appear only as the driver calls it makes, without a
 runtime parent, and are checked at the driver level.
 
+One runtime per process is assumed: the wrappers forward to the first
+`libcudart.so*` found (the next definition after peerwatch's, else the first
+one loaded, as with a `RTLD_LOCAL` Python extension's). A process that loads
+two different shared runtimes would have both its callers' calls forwarded
+to that one; peerwatch does not yet route them by caller.
+
 EOF2
 
 printf '%s\n' "$rt_rows" | awk -F'"' '
