@@ -66,7 +66,12 @@ const char *pw_cudart_error_name(int code)
 	case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
 	case cudaErrorUnknown: return "cudaErrorUnknown";
 	}
-	error_name_fn f = (error_name_fn)pw_cudart_aux("cudaGetErrorName");
+	static _Atomic(error_name_fn) name_of;
+	error_name_fn f = atomic_load_explicit(&name_of, memory_order_acquire);
+	if (!f) {
+		f = (error_name_fn)pw_cudart_aux("cudaGetErrorName");
+		atomic_store_explicit(&name_of, f, memory_order_release);
+	}
 	if (!f)
 		return NULL;
 	pw_tls_internal++;
