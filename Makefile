@@ -33,6 +33,7 @@ include analyzers/analyzers.mk
 include tests/sim/sim.mk
 include tests/sim/acl.mk
 include tests/sim/hip.mk
+include tests/sim/cudart.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
 -include bench/bench.mk

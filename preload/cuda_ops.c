@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cudart_hooks.h"
 #include "op.h"
 #include "registry.h"
 #include "state.h"
@@ -220,7 +221,8 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 
 bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
 {
-	if (!pw_checking() || !pw_cuda_op_before(c, op))
+	/* inside a hooked runtime call: that call is checked and counted (cudart_ops.c) */
+	if (pw_tls_runtime || !pw_checking() || !pw_cuda_op_before(c, op))
 		return false;
 	pw_check_before(c, op);
 	return true;

@@ -11,9 +11,11 @@
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
+#include <string.h>
 
 #include "acl_hooks.h"
 #include "cuda_hooks.h"
+#include "cudart_hooks.h"
 #include "intercept.h"
 #include "pw.h"
 
@@ -60,6 +62,8 @@ PW_NO_SANITIZE void *pw_dlsym_impl(void *handle, const char *name)
 	void *r = pw_real_dlsym(handle, name);
 	if (!pw_tls_internal && name && name[0] == 'a' && name[1] == 'c' && name[2] == 'l')
 		return pw_acl_dlsym_hook(name, r);
+	if (!pw_tls_internal && name && !strncmp(name, "cuda", 4))
+		return pw_cudart_dlsym_hook(name, r); /* the runtime API (cudart_hooks.c) */
 	if (pw_tls_internal || !name || name[0] != 'c' || name[1] != 'u' || !isupper((unsigned char)name[2]))
 		return r;
 	return pw_cuda_dlsym_hook(name, r);

@@ -77,6 +77,73 @@ and the `exec` family. They hand out the wrappers above or finish the trace
 before an exec; none of them is recorded as an event.
 EOF
 
+# The CUDA runtime rows (preload/cudart_table.h), in a section of their own.
+rt_rows=$(${CC:-cc} -E -P -Iinclude -Ipreload scripts/hooks-doc.c |
+	awk '/PWDOC_RT_BEGIN/ {
+		sub(/.*PWDOC_RT_BEGIN */, ""); sub(/ *PWDOC_RT_END.*/, "")
+		n = split($0, r, /PWDOC_ROW */)
+		for (i = 2; i <= n; i++) print r[i]
+	}')
+[ -n "$rt_rows" ] || {
+	echo "gen-hooks-doc: the preprocessor gave no runtime rows" >&2
+	exit 1
+}
+
+cat <<'EOF2'
+
+## CUDA runtime API (libcudart)
+
+<!-- Generated from preload/cudart_table.h. -->
+
+When a program links `libcudart.so` dynamically (PyTorch does), these
+exported runtime functions are interposed too, and `dlsym` of a `cuda*` name
+hands out the same wrappers. Their events have `"layer": "runtime"`,
+`"vendor": "cuda"` and a `cudaError_t` name in `"ret_name"`; the driver calls
+the runtime makes for them (through the `cuGetProcAddress` pointers it was
+given) are recorded as driver events whose `"parent"` is the runtime call's
+`seq`. Rules run once, on the runtime call, which alone updates the state
+model; its driver children are neither checked nor counted. A driver call
+the program makes itself is checked as before. **cur_dev**: yes where the
+event has `"cur_dev"`, the runtime's current device (`cudaGetDevice`).
+
+`cudaMemAdvise`, `cudaMemPrefetchAsync` and `cudaMemPrefetchAsync_ptsz` have
+the CUDA 13 signature (`struct cudaMemLocation`); when the runtime answering
+them is an older one (`cudaRuntimeGetVersion` below 13000), the base names
+are recorded with its int-device arguments instead (`dev`, or `dst_dev` and
+`stream`); the `_v2` names of CUDA 12.2+ take the location.
+
+Static cudart (`libcudart_static.a`, nvcc's default) has no symbols to
+interpose: its calls appear only as the driver calls it makes, without a
+runtime parent, and are checked at the driver level.
+
+One runtime per process is assumed: the wrappers forward to the first
+`libcudart.so*` found (the next definition after peerwatch's, else the first
+one loaded, as with a `RTLD_LOCAL` Python extension's). A process that loads
+two different shared runtimes would have both its callers' calls forwarded
+to that one; peerwatch does not yet route them by caller.
+
+EOF2
+
+printf '%s\n' "$rt_rows" | awk -F'"' '
+NF < 8 { next }
+{
+	fam = tolower($6)
+	variant = "`\"" $4 "\"`"
+	cur = ($8 ~ /PW_CUR_DEV/) ? "yes" : ""
+	args = ""
+	for (i = 10; i + 4 <= NF; i += 6)
+		args = args (args == "" ? "" : "<br>") "`" $i "` " $(i + 2) " (`" $(i + 4) "`)"
+	printf "| `%s` | %s | %s | `%s%s` | %s | %s |\n", $2, variant, fam, $2, $4, cur, args
+	n++
+}
+BEGIN {
+	print "| api | variant | family | exported symbol | cur_dev | arguments |"
+	print "|---|---|---|---|---|---|"
+}
+END {
+	printf "\n%d runtime symbols.\n", n
+}'
+
 # ---- Ascend ACL (preload/acl_table.h) ----
 acl_rows=$(${CC:-cc} -E -P -Iinclude -Ipreload scripts/hooks-doc.c |
 	awk '/PWDOC_ACL_BEGIN/ {

@@ -18,6 +18,9 @@
 
 PWDOC_BEGIN PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_END
 
+/* The CUDA runtime rows (preload/cudart_table.h), between their own markers. */
+#include "cudart_table.h"
+PWDOC_RT_BEGIN PW_CUDART_FUNCS(PWDOC_ROW) PWDOC_RT_END
 /* The ACL rows (preload/acl_table.h), in a block of their own. */
 #include "acl_table.h"
 PWDOC_ACL_BEGIN PW_ACL_FUNCS(PWDOC_ROW) PWDOC_ACL_END

@@ -51,6 +51,7 @@ integration-test: test-build
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
 	@timeout 600 tests/integration/rules_acl.sh $(BUILD)
 	@timeout 600 tests/integration/implicit.sh $(BUILD)
+	@timeout 600 tests/integration/cudart.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

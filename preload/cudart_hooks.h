@@ -1,0 +1,55 @@
+/* The CUDA runtime (libcudart) module: its descriptor table, real functions and hooks. */
+#ifndef PW_CUDART_HOOKS_H
+#define PW_CUDART_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "cudart_table.h"
+#include "hooks.h"
+#include "pw.h"
+
+extern const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS];
+extern void *const pw_cudart_wrapper[PW_CUDART_NFUNCS];
+extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
+/* The CUDA 12 ABIs of the PW_ABI12 names (int device), as the trace describes them. */
+extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12,
+    pw_cudart_desc_prefetch12_ptsz;
+
+/*
+ * >0 while this thread is inside a hooked runtime call: the driver calls the
+ * runtime makes for it are traced (with "parent") but neither checked nor
+ * fed to the state model, which the runtime-level call updates once.
+ */
+extern PW_TLS int pw_tls_runtime;
+
+/* The runtime's function behind hook id, resolved on first use. */
+void *pw_cudart_resolve(int id);
+static inline void *pw_cudart_real(int id)
+{
+	void *f = atomic_load_explicit(&pw_cudart_real_fn[id], memory_order_acquire);
+	return PW_LIKELY(f != NULL) ? f : pw_cudart_resolve(id);
+}
+/* A runtime function the layer itself calls (never traced), or NULL. */
+void *pw_cudart_aux(const char *name);
+/* The library answering for libcudart is a CUDA 12 one (its base cudaMemAdvise takes an int device). */
+bool pw_cudart_abi12(void);
+/* dlsym(h, name) answered r for a cuda* name: our wrapper, or r. */
+void *pw_cudart_dlsym_hook(const char *name, void *r);
+
+/* cudart_encode.c */
+void pw_cudart_pre(struct pw_call *c);
+void pw_cudart_post(struct pw_call *c);
+struct pw_jw;
+void pw_cudart_encode(struct pw_jw *w, const struct pw_call *c);
+const char *pw_cudart_error_name(int code);
+int pw_cudart_current_device(void);
+
+/* cudart_ops.c */
+struct pw_op;
+bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op);
+void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op);
+bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op);
+void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op);
+
+#endif

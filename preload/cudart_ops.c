@@ -1,0 +1,246 @@
+/*
+ * CUDA runtime calls as the rules see them (op.h).  Runtime calls name
+ * devices, not contexts: the current device is the runtime's own
+ * (cudaGetDevice, untraced), and a copy's named devices are its dstDevice /
+ * srcDevice arguments.  Facts about pointers are asked of the driver, as for
+ * driver calls, so the vendor-neutral rules run unchanged at this level.
+ *
+ * Findings once, at the level the user called: a runtime call is checked and
+ * updates the state model; the driver calls it makes inside are traced but
+ * neither checked nor counted (pw_tls_runtime, cuda_ops.c).  The runtime
+ * level owns the state because it is the one certain to be seen: a runtime
+ * may reach the driver through calls we do not hook, or by other ways
+ * (cuGetExportTable), and one runtime call may make several driver calls.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "cuda_hooks.h"
+#include "cudart_hooks.h"
+#include "op.h"
+#include "registry.h"
+#include "state.h"
+
+static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
+{
+	m->ptr = c->a[i];
+	m->dev = c->dev[i];
+	m->named_dev = named_dev;
+	m->p2p = -1;
+	if (facts)
+		pw_cuda_mem_facts(m->ptr, m);
+}
+
+/* struct cudaMemLocation -> (device, valid) in the rules' terms. */
+static void location(uint64_t raw, struct pw_op *op)
+{
+	struct cudaMemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	op->loc_valid = true;
+	switch (loc.type) {
+	case cudaMemLocationTypeDevice: op->loc_dev = loc.id; break;
+	case cudaMemLocationTypeHost:
+	case cudaMemLocationTypeHostNuma:
+	case cudaMemLocationTypeHostNumaCurrent: op->loc_dev = PW_LOC_CPU; break;
+	case cudaMemLocationTypeInvalid: op->loc_dev = PW_LOC_NONE; break;
+	default: op->loc_valid = false;
+	}
+}
+
+/* The CUDA 12 ABI: a plain device ordinal, cudaCpuDeviceId for the host. */
+static void legacy_device(uint64_t raw, struct pw_op *op)
+{
+	int d = (int)(int64_t)raw;
+	op->loc_valid = true;
+	op->loc_dev = d == cudaCpuDeviceId ? PW_LOC_CPU : d;
+}
+
+static void copy3d(const struct pw_call *c, struct pw_op *op)
+{
+	const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[0];
+	if (!p)
+		return;
+	op->src = (struct pw_mem){.ptr = p->srcArray ? 0 : (uintptr_t)p->srcPtr.ptr,
+	                          .dev = c->dev[0],
+	                          .named_dev = p->srcDevice,
+	                          .p2p = -1};
+	op->dst = (struct pw_mem){.ptr = p->dstArray ? 0 : (uintptr_t)p->dstPtr.ptr,
+	                          .dev = c->dev[PW_DEV_COPY3D_DST],
+	                          .named_dev = p->dstDevice,
+	                          .p2p = -1};
+	/* bounds of pitched extents are left to the runtime; devices and peer access are checked */
+	op->bytes = (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	            (p->extent.depth ? p->extent.depth : 1);
+	if (p->srcArray || p->dstArray)
+		op->bytes = 0; /* arrays: no pointer to check, and copy.peer.null must not fire */
+}
+
+static void registry_facts(struct pw_op *op)
+{
+	struct pw_reg_export e;
+	if (!op->handle || !pw_registry_lookup(op->handle, &e))
+		return;
+	op->reg_known = true;
+	op->reg_freed = e.freed;
+	op->reg_exporter_alive = e.exporter_alive;
+	op->reg_exporter_pid = e.exporter_pid;
+}
+
+bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	memset(op, 0, sizeof *op);
+	op->vendor = PW_VENDOR_CUDA;
+	op->api = c->fn->api;
+	op->cur_dev = c->cur_dev;
+	op->peer_dev = PW_NO_DEV;
+	op->can_access = -1;
+	op->loc_dev = PW_LOC_NONE;
+	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
+	op->dst.p2p = op->src.p2p = -1;
+	if (c->fn == &pw_cudart_desc_advise12) {
+		op->kind = PW_OP_ADVISE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		op->advice = (int)(int64_t)c->a[2];
+		legacy_device(c->a[3], op);
+		op->ndev = pw_cuda_device_count();
+		return true;
+	}
+	if (c->fn == &pw_cudart_desc_prefetch12 || c->fn == &pw_cudart_desc_prefetch12_ptsz) {
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		legacy_device(c->a[2], op);
+		op->ndev = pw_cuda_device_count();
+		return true;
+	}
+	switch (c->fn - pw_cudart_desc) {
+	case PW_CUDART_ID(cudaDeviceCanAccessPeer):
+		op->kind = PW_OP_CAN_ACCESS;
+		op->cur_dev = (int)(int64_t)c->a[1];
+		op->peer_dev = (int)(int64_t)c->a[2];
+		break;
+	case PW_CUDART_ID(cudaDeviceEnablePeerAccess):
+		op->kind = PW_OP_PEER_ENABLE;
+		op->peer_dev = (int)(int64_t)c->a[0];
+		op->flags = c->a[1];
+		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
+		break;
+	case PW_CUDART_ID(cudaDeviceDisablePeerAccess):
+		op->kind = PW_OP_PEER_DISABLE;
+		op->peer_dev = (int)(int64_t)c->a[0];
+		break;
+	case PW_CUDART_ID(cudaMemcpyPeer):
+	case PW_CUDART_ID(cudaMemcpyPeerAsync):
+		op->kind = PW_OP_COPY;
+		op->bytes = c->a[4];
+		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
+		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		break;
+	case PW_CUDART_ID(cudaMemcpy3DPeer):
+	case PW_CUDART_ID(cudaMemcpy3DPeer_ptds):
+	case PW_CUDART_ID(cudaMemcpy3DPeerAsync):
+	case PW_CUDART_ID(cudaMemcpy3DPeerAsync_ptsz):
+		op->kind = PW_OP_COPY;
+		copy3d(c, op);
+		break;
+	case PW_CUDART_ID(cudaIpcGetMemHandle):
+		op->kind = PW_OP_IPC_EXPORT;
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		break;
+	case PW_CUDART_ID(cudaIpcOpenMemHandle):
+		op->kind = PW_OP_IPC_OPEN;
+		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
+		op->flags = c->a[2];
+		op->ipc_lazy_flag = cudaIpcMemLazyEnablePeerAccess;
+		op->self_pid = getpid();
+		registry_facts(op);
+		break;
+	case PW_CUDART_ID(cudaIpcCloseMemHandle):
+		op->kind = PW_OP_IPC_CLOSE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		break;
+	case PW_CUDART_ID(cudaMallocManaged):
+		op->kind = PW_OP_ALLOC_MANAGED;
+		op->bytes = c->a[1];
+		op->flags = c->a[2];
+		break;
+	case PW_CUDART_ID(cudaMemAdvise):
+	case PW_CUDART_ID(cudaMemAdvise_v2):
+		op->kind = PW_OP_ADVISE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		op->advice = (int)(int64_t)c->a[2];
+		location(c->a[3], op);
+		op->ndev = pw_cuda_device_count();
+		break;
+	case PW_CUDART_ID(cudaMemPrefetchAsync):
+	case PW_CUDART_ID(cudaMemPrefetchAsync_ptsz):
+	case PW_CUDART_ID(cudaMemPrefetchAsync_v2):
+	case PW_CUDART_ID(cudaMemPrefetchAsync_v2_ptsz):
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		location(c->a[2], op);
+		op->ndev = pw_cuda_device_count();
+		break;
+	case PW_CUDART_ID(cudaMemRangeGetAttribute):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->nattrs = 1;
+		op->one_size = c->a[1];
+		op->one_attr = (int)(int64_t)c->a[2];
+		break;
+	case PW_CUDART_ID(cudaMemRangeGetAttributes):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->data_sizes = (const size_t *)(uintptr_t)c->a[1];
+		op->attrs = (const int *)(uintptr_t)c->a[2];
+		op->nattrs = op->attrs && op->data_sizes && c->a[3] <= 64 ? (int)c->a[3] : 0;
+		break;
+	case PW_CUDART_ID(cudaStreamAttachMemAsync):
+	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
+		op->kind = PW_OP_ATTACH;
+		/* NULL is the legacy stream in the base variant, the per-thread one in _ptsz */
+		op->null_stream =
+		    c->a[0] == (uintptr_t)cudaStreamLegacy ||
+		    (c->a[0] == 0 && c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaStreamAttachMemAsync)]);
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_CUDART_ID(cudaFree):
+	case PW_CUDART_ID(cudaFreeAsync):
+	case PW_CUDART_ID(cudaFreeAsync_ptsz):
+		op->kind = PW_OP_FREE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		if (pw_state_exported(&pw_state, op->dst.ptr))
+			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op)
+{
+	if (c->ret != cudaSuccess)
+		return;
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+}
+
+/* A runtime call made inside another hooked runtime call is the runtime's own business. */
+bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op)
+{
+	if (pw_tls_runtime || !pw_checking() || !pw_cudart_op_before(c, op))
+		return false;
+	pw_check_before(c, op);
+	return true;
+}
+
+void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op)
+{
+	pw_cudart_op_after(c, op);
+	pw_check_after(op, c->ret, c->ret == cudaErrorPeerAccessAlreadyEnabled);
+}

@@ -1,0 +1,217 @@
+/*
+ * The runtime API layer, end to end: a program linked against the
+ * simulated libcudart.so.13 (which reaches the simulated driver only through
+ * cuGetProcAddress), run under the launcher by tests/integration/cudart.sh.
+ *
+ *   rt clean              every hooked runtime call used correctly, plus
+ *                         peer access enabled through the runtime and
+ *                         disabled through the driver, then enabled again:
+ *                         no finding
+ *   rt enable-twice       cudaDeviceEnablePeerAccess twice
+ *   rt ipc-same-process   cudaIpcOpenMemHandle of the process's own handle
+ *   rt no-peer-access     cudaMemcpyPeer between devices, peer access off
+ *   rt advise-not-managed cudaMemAdvise on cudaMalloc memory
+ *   rt ipc-mixed          a child opens a handle through the runtime and
+ *                         closes it through the driver: no finding (not a leak)
+ *
+ * Exits non-zero when a call does not answer what the runtime documents.
+ */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cudart_sim_api.h"
+#include "peerwatch/abi/cuda.h"
+
+#define MIB (1u << 20)
+
+static int failures;
+#define EXPECT(call, want)                                                               \
+	do {                                                                             \
+		cudaError_t r_ = (call);                                                 \
+		if (r_ != (want)) {                                                      \
+			fprintf(stderr, "rt: %s gave %d (%s), expected %d\n", #call, r_, \
+			        cudaGetErrorName(r_), (int)(want));                      \
+			failures++;                                                      \
+		}                                                                        \
+	} while (0)
+
+static struct cudaMemLocation dev_loc(int d)
+{
+	struct cudaMemLocation l = {cudaMemLocationTypeDevice, d};
+	return l;
+}
+
+/* The driver, reached the way a program that also uses the driver API would. */
+static void *drv(const char *name)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW);
+	void *f = h ? dlsym(h, name) : NULL;
+	if (!f) {
+		fprintf(stderr, "rt: no driver function %s\n", name);
+		exit(2);
+	}
+	return f;
+}
+
+static void enable_both(void)
+{
+	int v;
+	EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+	EXPECT(cudaDeviceCanAccessPeer(&v, 1, 0), cudaSuccess);
+	EXPECT(cudaSetDevice(1), cudaSuccess);
+	EXPECT(cudaDeviceEnablePeerAccess(0, 0), cudaSuccess);
+	EXPECT(cudaSetDevice(0), cudaSuccess);
+	EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+}
+
+static void alloc_pair(void **a, void **b)
+{
+	EXPECT(cudaSetDevice(1), cudaSuccess);
+	EXPECT(cudaMalloc(b, MIB), cudaSuccess);
+	EXPECT(cudaSetDevice(0), cudaSuccess);
+	EXPECT(cudaMalloc(a, MIB), cudaSuccess);
+}
+
+/* A child process opens h through the runtime and closes it (through the driver if by_driver). */
+static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, int by_driver)
+{
+	/* A real CUDA cannot be used in a child forked after initialisation:
+	 * RT_NO_FORK=1 (real GPUs) leaves the importer out. */
+	if (getenv("RT_NO_FORK"))
+		return;
+	pid_t kid = fork();
+	if (kid == 0) {
+		void *p = NULL;
+		int bad = cudaSetDevice(1) != cudaSuccess;
+		bad |= cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess;
+		if (eh) {
+			cudaEvent_t e;
+			bad |= cudaIpcOpenEventHandle(&e, *eh) != cudaSuccess;
+		}
+		if (by_driver) {
+			CUresult (*close_fn)(CUdeviceptr) =
+			    (CUresult(*)(CUdeviceptr))drv("cuIpcCloseMemHandle");
+			bad |= close_fn((uintptr_t)p) != CUDA_SUCCESS;
+		} else {
+			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
+		}
+		_exit(bad);
+	}
+	int st = -1;
+	waitpid(kid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "rt: the IPC child failed\n");
+		failures++;
+	}
+}
+
+static void clean(void)
+{
+	void *a, *b, *m;
+	int v;
+	enable_both();
+	alloc_pair(&a, &b);
+	EXPECT(cudaMemcpyPeer(b, 1, a, 0, MIB), cudaSuccess);
+	EXPECT(cudaMemcpyPeerAsync(a, 0, b, 1, 4096, NULL), cudaSuccess);
+	struct cudaMemcpy3DPeerParms p;
+	memset(&p, 0, sizeof p);
+	p.srcPtr = (struct cudaPitchedPtr){a, 1024, 1024, 64};
+	p.dstPtr = (struct cudaPitchedPtr){b, 1024, 1024, 64};
+	p.srcDevice = 0;
+	p.dstDevice = 1;
+	p.extent = (struct cudaExtent){1024, 64, 1};
+	EXPECT(cudaMemcpy3DPeer(&p), cudaSuccess);
+	EXPECT(cudaMemcpy3DPeer_ptds(&p), cudaSuccess);
+	EXPECT(cudaMemcpy3DPeerAsync(&p, NULL), cudaSuccess);
+	EXPECT(cudaMemcpy3DPeerAsync_ptsz(&p, NULL), cudaSuccess);
+	EXPECT(cudaDeviceGetP2PAttribute(&v, 2, 0, 1), cudaSuccess);
+	/* through dlsym, as a library that looks the runtime up would */
+	void *rh = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
+	cudaError_t (*p2p)(int *, cudaDeviceP2PAttr_t, int, int) = (cudaError_t(*)(
+	    int *, cudaDeviceP2PAttr_t, int, int))(rh ? dlsym(rh, "cudaDeviceGetP2PAttribute") : NULL);
+	if (!p2p || p2p(&v, 1, 1, 0) != cudaSuccess) {
+		fprintf(stderr, "rt: cudaDeviceGetP2PAttribute through dlsym failed\n");
+		failures++;
+	}
+	/* managed memory */
+	EXPECT(cudaMallocManaged(&m, 64 * 1024, cudaMemAttachGlobal), cudaSuccess);
+	EXPECT(cudaMemAdvise(m, 64 * 1024, 1, dev_loc(0)), cudaSuccess);
+	EXPECT(cudaMemPrefetchAsync(m, 64 * 1024, dev_loc(1), 0, NULL), cudaSuccess);
+	EXPECT(cudaMemPrefetchAsync_ptsz(m, 64 * 1024, dev_loc(0), 0, NULL), cudaSuccess);
+	EXPECT(cudaMemRangeGetAttribute(&v, 4, 1, m, 64 * 1024), cudaSuccess);
+	int rm = 0, pl = 0;
+	void *data[2] = {&rm, &pl};
+	size_t sizes[2] = {4, 4};
+	cudaMemRangeAttribute_t attrs[2] = {1, 4};
+	EXPECT(cudaMemRangeGetAttributes(data, sizes, attrs, 2, m, 64 * 1024), cudaSuccess);
+	EXPECT(cudaStreamAttachMemAsync(NULL, m, 0, cudaMemAttachGlobal), cudaSuccess);
+	EXPECT(cudaStreamAttachMemAsync_ptsz(NULL, m, 0, cudaMemAttachHost), cudaSuccess);
+	/* IPC: memory and an event, opened and closed in a child */
+	cudaIpcMemHandle_t h;
+	cudaIpcEventHandle_t eh;
+	cudaEvent_t ev;
+	EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
+	EXPECT(cudaEventCreateWithFlags(&ev, cudaEventInterprocess | cudaEventDisableTiming), cudaSuccess);
+	EXPECT(cudaIpcGetEventHandle(&eh, ev), cudaSuccess);
+	child_opens(h, &eh, 0);
+	/* peer access enabled through the runtime, disabled through the driver, enabled again */
+	CUresult (*retain)(CUcontext *, CUdevice) =
+	    (CUresult(*)(CUcontext *, CUdevice))drv("cuDevicePrimaryCtxRetain");
+	CUresult (*disable)(CUcontext) = (CUresult(*)(CUcontext))drv("cuCtxDisablePeerAccess");
+	CUcontext c1;
+	if (retain(&c1, 1) != CUDA_SUCCESS || disable(c1) != CUDA_SUCCESS) {
+		fprintf(stderr, "rt: cuCtxDisablePeerAccess failed\n");
+		failures++;
+	}
+	EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	EXPECT(cudaMemcpyPeer(b, 1, a, 0, MIB), cudaSuccess);
+	EXPECT(cudaFree(m), cudaSuccess);
+	EXPECT(cudaFree(a), cudaSuccess);
+	EXPECT(cudaFree(b), cudaSuccess);
+}
+
+int main(int argc, char **argv)
+{
+	const char *what = argc > 1 ? argv[1] : "clean";
+	void *a, *b;
+	if (!strcmp(what, "clean")) {
+		clean();
+	} else if (!strcmp(what, "enable-twice")) {
+		int v;
+		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
+		EXPECT(cudaGetLastError(), cudaErrorPeerAccessAlreadyEnabled);
+	} else if (!strcmp(what, "ipc-same-process")) {
+		cudaIpcMemHandle_t h;
+		void *p = NULL;
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
+		EXPECT(cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess),
+		       cudaErrorDeviceUninitialized);
+		EXPECT(cudaFree(a), cudaSuccess);
+	} else if (!strcmp(what, "no-peer-access")) {
+		alloc_pair(&a, &b);
+		EXPECT(cudaMemcpyPeer(b, 1, a, 0, MIB), cudaSuccess);
+		EXPECT(cudaFree(a), cudaSuccess);
+		EXPECT(cudaFree(b), cudaSuccess);
+	} else if (!strcmp(what, "advise-not-managed")) {
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaMemAdvise(a, MIB, 1, dev_loc(0)), cudaErrorInvalidValue);
+		EXPECT(cudaFree(a), cudaSuccess);
+	} else if (!strcmp(what, "ipc-mixed")) {
+		cudaIpcMemHandle_t h;
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
+		child_opens(h, NULL, 1);
+		EXPECT(cudaFree(a), cudaSuccess);
+	} else {
+		fprintf(stderr, "rt: unknown scenario %s\n", what);
+		return 2;
+	}
+	return failures != 0;
+}
