@@ -30,6 +30,7 @@ enum pw_op_kind {
 	PW_OP_ATTACH,
 	PW_OP_FREE,
 	PW_OP_EXIT, /* the process ends: what is still open */
+	PW_OP_DEVICE_RESET, /* cur_dev is reset: its peer access is gone (hipDeviceReset, aclrtResetDevice) */
 	PW_OP_KINDS
 };
 
