@@ -31,6 +31,8 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -ljansson
 
+include tests/integration/hip.mk
+
 $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
@@ -45,6 +47,7 @@ unit-test: test-build
 integration-test: test-build
 	@timeout 1200 tests/integration/run.sh $(BUILD)
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
+	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build
