@@ -1,6 +1,10 @@
 /*
  * Not compiled: scripts/gen-hooks-doc.sh runs only the C preprocessor over
- * this file.  Every row of preload/cuda_table.h becomes one record
+ * this file.  Each vendor's table starts with
+ *
+ *   PWDOC_VENDOR "title" "table file"
+ *
+ * and every row of it (preload/<vendor>_table.h) becomes one record
  *
  *   PWDOC_ROW "api" "suffix" "FAMILY" "flags" "name" "KIND" "C type" ...
  *
@@ -9,6 +13,7 @@
  */
 #include "pp.h"
 #include "cuda_table.h"
+#include "hip_table.h"
 
 #define PWDOC_ARG(i, t) PWDOC_ARG_ t
 #define PWDOC_ARG_(k, ty, n) #n #k #ty
@@ -16,4 +21,7 @@
 #define PWDOC_ROW(api, sfx, fam, flg, sig) \
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
 
-PWDOC_BEGIN PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_END
+PWDOC_BEGIN
+PWDOC_VENDOR "CUDA driver API (libcuda.so.1)" "preload/cuda_table.h" PW_CUDA_FUNCS(PWDOC_ROW)
+PWDOC_VENDOR "HIP runtime (libamdhip64.so.5, .6, .7)" "preload/hip_table.h" PW_HIP_FUNCS(PWDOC_ROW)
+PWDOC_END
