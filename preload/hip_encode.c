@@ -82,9 +82,9 @@ int pw_hip_memtype_is_device(int type, int major)
 	if (major <= 0)
 		return -1;
 	if (major < 6)
-		return type == PW_HIP5_MEMORY_TYPE_HOST ? 0
+		return type == PW_HIP5_MEMORY_TYPE_HOST                                            ? 0
 		       : type >= PW_HIP5_MEMORY_TYPE_DEVICE && type <= PW_HIP5_MEMORY_TYPE_MANAGED ? 1
-		                                                                                  : -1;
+		                                                                                   : -1;
 	switch (type) {
 	case PW_HIP6_MEMORY_TYPE_UNREGISTERED:
 	case PW_HIP6_MEMORY_TYPE_HOST: return 0;
@@ -98,7 +98,8 @@ int pw_hip_memtype_is_device(int type, int major)
 
 bool pw_hip_memtype_is_managed(int type, int major)
 {
-	return major >= 6 ? type == PW_HIP6_MEMORY_TYPE_MANAGED : major > 0 && type == PW_HIP5_MEMORY_TYPE_MANAGED;
+	return major >= 6 ? type == PW_HIP6_MEMORY_TYPE_MANAGED
+	                  : major > 0 && type == PW_HIP5_MEMORY_TYPE_MANAGED;
 }
 
 static bool ptr_attributes(const void *p, hipPointerAttribute_t *a)
@@ -118,7 +119,8 @@ int pw_hip_ptr_device(const void *p)
 	hipPointerAttribute_t a;
 	if (!ptr_attributes(p, &a))
 		return PW_NO_DEV;
-	return pw_hip_memtype_is_device(a.type, major_of(pw_hip_runtime_version())) == 1 ? a.device : PW_NO_DEV;
+	return pw_hip_memtype_is_device(a.type, major_of(pw_hip_runtime_version())) == 1 ? a.device
+	                                                                                 : PW_NO_DEV;
 }
 
 /* The allocation behind p and whether it is managed, asked of the runtime. */
@@ -130,7 +132,8 @@ void pw_hip_mem_facts(const void *p, struct pw_mem *m)
 	hipPointerAttribute_t a;
 	if (!ptr_attributes(p, &a))
 		return;
-	m->managed = a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major_of(pw_hip_runtime_version()));
+	m->managed =
+	    a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major_of(pw_hip_runtime_version()));
 	void *base = NULL;
 	size_t size = 0;
 	pw_tls_internal++;
@@ -266,9 +269,9 @@ static const char *advice_name(int64_t v)
 
 static const char *range_attr_name(int64_t v)
 {
-	static const char *const n[] = {NULL, "hipMemRangeAttributeReadMostly",
-	                                "hipMemRangeAttributePreferredLocation", "hipMemRangeAttributeAccessedBy",
-	                                "hipMemRangeAttributeLastPrefetchLocation"};
+	static const char *const n[] = {
+	    NULL, "hipMemRangeAttributeReadMostly", "hipMemRangeAttributePreferredLocation",
+	    "hipMemRangeAttributeAccessedBy", "hipMemRangeAttributeLastPrefetchLocation"};
 	if (v == hipMemRangeAttributeCoherencyMode)
 		return "hipMemRangeAttributeCoherencyMode";
 	return v > 0 && v < 5 ? n[v] : NULL;

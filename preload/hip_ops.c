@@ -26,12 +26,17 @@ const char *pw_hip_flags_note(uint64_t flags, int version)
 	if (!version)
 		return NULL;
 	if (version >= 60000000 && flags == PW_HIP_IPC_LAZY_5)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0 and is 1 from 6.0, "
-		       "and this runtime is ROCm 6 or later, so a program built against ROCm 5.x headers passes 0, "
-		       "which the runtime rejects (hipErrorInvalidValue): rebuild against the runtime's headers";
+		return "; version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0 and is 1 from "
+		       "6.0, "
+		       "and this runtime is ROCm 6 or later, so a program built against ROCm 5.x headers "
+		       "passes 0, "
+		       "which the runtime rejects (hipErrorInvalidValue): rebuild against the runtime's "
+		       "headers";
 	if (version < 60000000 && flags == PW_HIP_IPC_LAZY_6)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess is 1 only from ROCm 6.0, and this runtime is "
-		       "ROCm 5.x, where it is 0, so a program built against ROCm 6 headers passes 1, which the "
+		return "; version skew: hipIpcMemLazyEnablePeerAccess is 1 only from ROCm 6.0, and this "
+		       "runtime is "
+		       "ROCm 5.x, where it is 0, so a program built against ROCm 6 headers passes 1, which "
+		       "the "
 		       "runtime rejects (hipErrorInvalidValue): rebuild against the runtime's headers";
 	return NULL;
 }
@@ -101,16 +106,18 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_HIP_ID(hipDeviceEnablePeerAccess):
 	case PW_HIP_ID(hipCtxEnablePeerAccess):
 		op->kind = PW_OP_PEER_ENABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxEnablePeerAccess)] ? c->dev[0]
-		                                                                        : (int)(int64_t)c->a[0];
+		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxEnablePeerAccess)]
+		                   ? c->dev[0]
+		                   : (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
 		break;
 	case PW_HIP_ID(hipDeviceDisablePeerAccess):
 	case PW_HIP_ID(hipCtxDisablePeerAccess):
 		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxDisablePeerAccess)] ? c->dev[0]
-		                                                                         : (int)(int64_t)c->a[0];
+		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxDisablePeerAccess)]
+		                   ? c->dev[0]
+		                   : (int)(int64_t)c->a[0];
 		break;
 	case PW_HIP_ID(hipMemcpyPeer):
 	case PW_HIP_ID(hipMemcpyPeerAsync):

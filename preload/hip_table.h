@@ -16,14 +16,14 @@
  * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
- * NOARG marks a function without arguments.
+ * A function without arguments is a row of X0 (its signature "()"), which
+ * the generators expand with their own macro.
  */
 #ifndef PW_HIP_TABLE_H
 #define PW_HIP_TABLE_H
 
 /* Flags of a row. */
 #define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (hipGetDevice) */
-#define PW_HIP_NOARGS 0x2 /* the signature is (void) */
 
 /* :4027 */
 #define PW_HIP_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
@@ -37,10 +37,10 @@
 #define PW_HIP_SIG_P2P_ATTR \
 	(OUT_INT, int *, value), (P2PATTR, hipDeviceP2PAttr, attr), (DEV, int, src_dev), (DEV, int, dst_dev)
 /* :4085, :4099 */
-#define PW_HIP_SIG_MEMCPY_PEER                                                                       \
+#define PW_HIP_SIG_MEMCPY_PEER                                                                        \
 	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
 	    (SIZE, size_t, bytes)
-#define PW_HIP_SIG_MEMCPY_PEER_ASYNC                                                                 \
+#define PW_HIP_SIG_MEMCPY_PEER_ASYNC                                                                  \
 	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
 	    (SIZE, size_t, bytes), (STREAM, hipStream_t, stream)
 /* :1634, :1671 (the handle by value), :1690, :1706, :1723 */
@@ -56,58 +56,58 @@
 /* :2600, :2614; 7.1 _v2 ([HRS]) */
 #define PW_HIP_SIG_PREFETCH \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (DEV, int, dst_dev), (STREAM, hipStream_t, stream)
-#define PW_HIP_SIG_PREFETCH_V2                                                          \
+#define PW_HIP_SIG_PREFETCH_V2                                                            \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (LOC, hipMemLocation, location), \
 	    (UINT, unsigned int, flags), (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_ADVISE \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), (DEV, int, dev)
-#define PW_HIP_SIG_ADVISE_V2                                                               \
+#define PW_HIP_SIG_ADVISE_V2                                                                \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), \
 	    (LOC, hipMemLocation, location)
 /* :2630, :2649 */
 #define PW_HIP_SIG_RANGE_ATTR                                                                  \
 	(RDATA, void *, data), (SIZE, size_t, data_size), (RATTR, hipMemRangeAttribute, attr), \
 	    (PTR, const void *, ptr), (SIZE, size_t, bytes)
-#define PW_HIP_SIG_RANGE_ATTRS                                                                            \
-	(HPTR, void **, data), (HPTR, size_t *, data_sizes), (RATTRS, hipMemRangeAttribute *, attrs),     \
+#define PW_HIP_SIG_RANGE_ATTRS                                                                        \
+	(HPTR, void **, data), (HPTR, size_t *, data_sizes), (RATTRS, hipMemRangeAttribute *, attrs), \
 	    (SIZE, size_t, num_attrs), (PTR, const void *, ptr), (SIZE, size_t, bytes)
 /* :2667 */
-#define PW_HIP_SIG_ATTACH_MEM                                                          \
+#define PW_HIP_SIG_ATTACH_MEM                                                     \
 	(STREAM, hipStream_t, stream), (PTR, void *, ptr), (SIZE, size_t, bytes), \
 	    (ATTACHFLAGS, unsigned int, flags)
-/* :3208, :1355 */
+/* :3208 (hipDeviceReset, :1355, takes no argument) */
 #define PW_HIP_SIG_FREE (PTR, void *, ptr)
-#define PW_HIP_SIG_VOID (NOARG, void, )
 
-#define PW_HIP_FUNCS(X)                                                               \
-	/* peer */                                                                    \
-	X(hipDeviceCanAccessPeer, , PEER, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))            \
-	X(hipDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))    \
-	X(hipDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))  \
-	X(hipCtxEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))   \
-	X(hipCtxDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER)) \
-	X(hipDeviceGetP2PAttribute, , PEER, 0, (PW_HIP_SIG_P2P_ATTR))                 \
-	/* copy */                                                                    \
-	X(hipMemcpyPeer, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                         \
-	X(hipMemcpyPeerAsync, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))              \
-	/* ipc */                                                                     \
-	X(hipIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))            \
-	X(hipIpcOpenMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_MEM))          \
-	X(hipIpcCloseMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_CLOSE_MEM))        \
-	X(hipIpcGetEventHandle, , IPC, 0, (PW_HIP_SIG_IPC_GET_EVENT))                 \
-	X(hipIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))      \
-	/* managed */                                                                 \
-	X(hipMallocManaged, , MANAGED, PW_CUR_DEV, (PW_HIP_SIG_MALLOC_MANAGED))       \
-	X(hipMemPrefetchAsync, , MANAGED, 0, (PW_HIP_SIG_PREFETCH))                   \
-	X(hipMemPrefetchAsync, _v2, MANAGED, 0, (PW_HIP_SIG_PREFETCH_V2))             \
-	X(hipMemAdvise, , MANAGED, 0, (PW_HIP_SIG_ADVISE))                            \
-	X(hipMemAdvise, _v2, MANAGED, 0, (PW_HIP_SIG_ADVISE_V2))                      \
-	X(hipMemRangeGetAttribute, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTR))             \
-	X(hipMemRangeGetAttributes, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTRS))           \
-	X(hipStreamAttachMemAsync, , MANAGED, 0, (PW_HIP_SIG_ATTACH_MEM))             \
+#define PW_HIP_FUNCS2(X, X0)                                                                  \
+	/* peer */                                                                            \
+	X(hipDeviceCanAccessPeer, , PEER, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                    \
+	X(hipDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))            \
+	X(hipDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))          \
+	X(hipCtxEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))           \
+	X(hipCtxDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER))         \
+	X(hipDeviceGetP2PAttribute, , PEER, 0, (PW_HIP_SIG_P2P_ATTR))                         \
+	/* copy */                                                                            \
+	X(hipMemcpyPeer, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                 \
+	X(hipMemcpyPeerAsync, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                      \
+	/* ipc */                                                                             \
+	X(hipIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                    \
+	X(hipIpcOpenMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
+	X(hipIpcCloseMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_CLOSE_MEM))                \
+	X(hipIpcGetEventHandle, , IPC, 0, (PW_HIP_SIG_IPC_GET_EVENT))                         \
+	X(hipIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))              \
+	/* managed */                                                                         \
+	X(hipMallocManaged, , MANAGED, PW_CUR_DEV, (PW_HIP_SIG_MALLOC_MANAGED))               \
+	X(hipMemPrefetchAsync, , MANAGED, 0, (PW_HIP_SIG_PREFETCH))                           \
+	X(hipMemPrefetchAsync, _v2, MANAGED, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
+	X(hipMemAdvise, , MANAGED, 0, (PW_HIP_SIG_ADVISE))                                    \
+	X(hipMemAdvise, _v2, MANAGED, 0, (PW_HIP_SIG_ADVISE_V2))                              \
+	X(hipMemRangeGetAttribute, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTR))                     \
+	X(hipMemRangeGetAttributes, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTRS))                   \
+	X(hipStreamAttachMemAsync, , MANAGED, 0, (PW_HIP_SIG_ATTACH_MEM))                     \
 	/* support: the life of exported allocations, and the reset that drops peer access */ \
-	X(hipFree, , SUPPORT, 0, (PW_HIP_SIG_FREE))                                   \
-	X(hipDeviceReset, , SUPPORT, PW_CUR_DEV | PW_HIP_NOARGS, (PW_HIP_SIG_VOID))
+	X(hipFree, , SUPPORT, 0, (PW_HIP_SIG_FREE))                                           \
+	X0(hipDeviceReset, , SUPPORT, PW_CUR_DEV, ())
+#define PW_HIP_FUNCS(X) PW_HIP_FUNCS2(X, X)
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym

@@ -30,7 +30,8 @@ enum pw_op_kind {
 	PW_OP_ATTACH,
 	PW_OP_FREE,
 	PW_OP_EXIT, /* the process ends: what is still open */
-	PW_OP_DEVICE_RESET, /* cur_dev is reset: its peer access is gone (hipDeviceReset, aclrtResetDevice) */
+	/* cur_dev was reset: its peer access is gone (hipDeviceReset) */
+	PW_OP_DEVICE_RESET,
 	PW_OP_KINDS
 };
 

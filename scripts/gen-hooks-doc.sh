@@ -61,7 +61,7 @@ function close_table() {
 	n = 0
 	next
 }
-NF < 8 { next }
+NF < 9 { next }
 {
 	# fields: $2 api, $4 suffix, $6 family, $8 flags, then name/kind/type
 	# triples at $10, $12, $14; $16, $18, $20; ...
@@ -70,8 +70,6 @@ NF < 8 { next }
 	cur = ($8 ~ /PW_CUR_(CTX|DEV)/) ? "yes" : ""
 	args = ""
 	for (i = 10; i + 4 <= NF; i += 6) {
-		if ($(i + 2) == "NOARG")
-			continue
 		args = args (args == "" ? "" : "<br>") "`" $i "` " $(i + 2) " (`" $(i + 4) "`)"
 	}
 	if (args == "")

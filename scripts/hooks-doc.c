@@ -20,8 +20,10 @@
 #define PWDOC_SEP()
 #define PWDOC_ROW(api, sfx, fam, flg, sig) \
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
+/* a function without arguments */
+#define PWDOC_ROW0(api, sfx, fam, flg, sig) PWDOC_ROW #api #sfx #fam #flg
 
 PWDOC_BEGIN
 PWDOC_VENDOR "CUDA driver API (libcuda.so.1)" "preload/cuda_table.h" PW_CUDA_FUNCS(PWDOC_ROW)
-PWDOC_VENDOR "HIP runtime (libamdhip64.so.5, .6, .7)" "preload/hip_table.h" PW_HIP_FUNCS(PWDOC_ROW)
+PWDOC_VENDOR "HIP runtime (libamdhip64.so.5, .6, .7)" "preload/hip_table.h" PW_HIP_FUNCS2(PWDOC_ROW, PWDOC_ROW0)
 PWDOC_END

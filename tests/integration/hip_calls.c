@@ -23,36 +23,36 @@
 #include "hip_api.h"
 
 /* name, return type, parameter types */
-#define HIP_FNS(X)                                                                                       \
-	X(hipGetDeviceCount, (int *))                                                                    \
-	X(hipSetDevice, (int))                                                                           \
-	X(hipRuntimeGetVersion, (int *))                                                                 \
-	X(hipMalloc, (void **, size_t))                                                                  \
-	X(hipMemcpy, (void *, const void *, size_t, int))                                                \
-	X(hipStreamCreate, (hipStream_t *))                                                              \
-	X(hipStreamSynchronize, (hipStream_t))                                                           \
-	X(hipEventCreate, (hipEvent_t *))                                                                \
-	X(hipDeviceCanAccessPeer, (int *, int, int))                                                     \
-	X(hipDeviceEnablePeerAccess, (int, unsigned))                                                    \
-	X(hipDeviceDisablePeerAccess, (int))                                                             \
-	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                                  \
-	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                           \
-	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                                 \
-	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                       \
-	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                     \
-	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                             \
-	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                                   \
-	X(hipIpcCloseMemHandle, (void *))                                                                \
-	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                                     \
-	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                                    \
-	X(hipMallocManaged, (void **, size_t, unsigned))                                                 \
-	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                                 \
-	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                                    \
-	X(hipMemRangeGetAttribute, (void *, size_t, hipMemRangeAttribute, const void *, size_t))         \
-	X(hipMemRangeGetAttributes,                                                                      \
-	  (void **, size_t *, hipMemRangeAttribute *, size_t, const void *, size_t))                     \
-	X(hipStreamAttachMemAsync, (hipStream_t, void *, size_t, unsigned))                              \
-	X(hipFree, (void *))                                                                             \
+#define HIP_FNS(X)                                                                               \
+	X(hipGetDeviceCount, (int *))                                                            \
+	X(hipSetDevice, (int))                                                                   \
+	X(hipRuntimeGetVersion, (int *))                                                         \
+	X(hipMalloc, (void **, size_t))                                                          \
+	X(hipMemcpy, (void *, const void *, size_t, int))                                        \
+	X(hipStreamCreate, (hipStream_t *))                                                      \
+	X(hipStreamSynchronize, (hipStream_t))                                                   \
+	X(hipEventCreate, (hipEvent_t *))                                                        \
+	X(hipDeviceCanAccessPeer, (int *, int, int))                                             \
+	X(hipDeviceEnablePeerAccess, (int, unsigned))                                            \
+	X(hipDeviceDisablePeerAccess, (int))                                                     \
+	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                          \
+	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                   \
+	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                         \
+	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                               \
+	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))             \
+	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                     \
+	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                           \
+	X(hipIpcCloseMemHandle, (void *))                                                        \
+	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                             \
+	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                            \
+	X(hipMallocManaged, (void **, size_t, unsigned))                                         \
+	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                         \
+	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                            \
+	X(hipMemRangeGetAttribute, (void *, size_t, hipMemRangeAttribute, const void *, size_t)) \
+	X(hipMemRangeGetAttributes,                                                              \
+	  (void **, size_t *, hipMemRangeAttribute *, size_t, const void *, size_t))             \
+	X(hipStreamAttachMemAsync, (hipStream_t, void *, size_t, unsigned))                      \
+	X(hipFree, (void *))                                                                     \
 	X(hipDeviceReset, (void))
 
 /* ROCm 7.1 only: looked up, called when present. */
@@ -121,12 +121,12 @@ static void resolve(void)
 		fprintf(stderr, "hip_calls: this runtime has no hipGetProcAddress\n");
 		exit(3);
 	}
-#define LOOKUP(name, params)                                     \
-	if (gp || !H.name)                                       \
-		*(void **)&H.name = find(lib, gp, #name);        \
-	if (!H.name) {                                           \
-		fprintf(stderr, "hip_calls: no %s\n", #name);    \
-		exit(1);                                         \
+#define LOOKUP(name, params)                                  \
+	if (gp || !H.name)                                    \
+		*(void **)&H.name = find(lib, gp, #name);     \
+	if (!H.name) {                                        \
+		fprintf(stderr, "hip_calls: no %s\n", #name); \
+		exit(1);                                      \
 	}
 	HIP_FNS(LOOKUP)
 	*(void **)&H.hipMemPrefetchAsync_v2 = find(lib, gp, "hipMemPrefetchAsync_v2");
@@ -272,7 +272,8 @@ static void managed(void)
 	int pref = -3, by[4];
 	void *data[3] = {&pref, by, &last};
 	size_t sizes[3] = {sizeof pref, sizeof by, sizeof last};
-	hipMemRangeAttribute attrs[3] = {hipMemRangeAttributePreferredLocation, hipMemRangeAttributeAccessedBy,
+	hipMemRangeAttribute attrs[3] = {hipMemRangeAttributePreferredLocation,
+	                                 hipMemRangeAttributeAccessedBy,
 	                                 hipMemRangeAttributeLastPrefetchLocation};
 	CK(H.hipMemRangeGetAttributes(data, sizes, attrs, 3, m, n));
 	printf("hip_calls: read_mostly %d preferred %d last_prefetch %d\n", read_mostly, pref, last);
@@ -324,7 +325,8 @@ int main(int argc, char **argv)
 		i++;
 	}
 	if (argc - i == 4 && !strcmp(argv[i], "child"))
-		return ipc_child(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 0), !strcmp(argv[i + 3], "ok"));
+		return ipc_child(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 0),
+		                 !strcmp(argv[i + 3], "ok"));
 	if (argc - i < 1) {
 		fprintf(stderr, "usage: hip_calls [--getproc] peer|ipc|managed|reset|all|skew FLAGS\n");
 		return 2;

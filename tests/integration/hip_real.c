@@ -16,11 +16,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define CALL(api, ...)                                       \
-	do {                                                 \
-		hipError_t r_ = api(__VA_ARGS__);            \
-		printf("CALL %s %d\n", #api, (int)r_);       \
-		fflush(stdout);                              \
+#define CALL(api, ...)                                 \
+	do {                                           \
+		hipError_t r_ = api(__VA_ARGS__);      \
+		printf("CALL %s %d\n", #api, (int)r_); \
+		fflush(stdout);                        \
 	} while (0)
 
 int main(void)

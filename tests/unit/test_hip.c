@@ -157,9 +157,12 @@ static void coarse_grain_is_advice(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(memory_type_by_version), cmocka_unit_test(lazy_flag_and_skew),
-	    cmocka_unit_test(ipc_flags_rule_with_note), cmocka_unit_test(error_names),
-	    cmocka_unit_test(descriptors),           cmocka_unit_test(device_reset_drops_peer_access),
+	    cmocka_unit_test(memory_type_by_version),
+	    cmocka_unit_test(lazy_flag_and_skew),
+	    cmocka_unit_test(ipc_flags_rule_with_note),
+	    cmocka_unit_test(error_names),
+	    cmocka_unit_test(descriptors),
+	    cmocka_unit_test(device_reset_drops_peer_access),
 	    cmocka_unit_test(coarse_grain_is_advice),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -15,16 +15,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int hipError_t;                     /* enum hipError_t, 4 bytes, [H52]:231 (facts A3) */
-typedef int hipDevice_t;                    /* [H52]:538 */
-typedef struct ihipCtx_t *hipCtx_t;         /* [H52]:536 */
-typedef struct ihipStream_t *hipStream_t;   /* [H52]:545 */
-typedef struct ihipEvent_t *hipEvent_t;     /* [H52]:573 */
-typedef int hipDeviceP2PAttr;               /* enum, [H52]:539 */
-typedef int hipMemoryAdvise;                /* enum, [H52]:710 */
-typedef int hipMemRangeAttribute;           /* enum, [H52]:747 */
-typedef int hipMemoryType;                  /* enum, [H52]:159; renumbered in 6.0 (below) */
-typedef int hipMemLocationType;             /* enum, [H52]:825 */
+typedef int hipError_t;                      /* enum hipError_t, 4 bytes, [H52]:231 (facts A3) */
+typedef int hipDevice_t;                     /* [H52]:538 */
+typedef struct ihipCtx_t *hipCtx_t;          /* [H52]:536 */
+typedef struct ihipStream_t *hipStream_t;    /* [H52]:545 */
+typedef struct ihipEvent_t *hipEvent_t;      /* [H52]:573 */
+typedef int hipDeviceP2PAttr;                /* enum, [H52]:539 */
+typedef int hipMemoryAdvise;                 /* enum, [H52]:710 */
+typedef int hipMemRangeAttribute;            /* enum, [H52]:747 */
+typedef int hipMemoryType;                   /* enum, [H52]:159; renumbered in 6.0 (below) */
+typedef int hipMemLocationType;              /* enum, [H52]:825 */
 typedef int hipDriverProcAddressQueryResult; /* enum, [H62] 6.2 (facts A4) */
 
 #define HIP_IPC_HANDLE_SIZE 64 /* [H52]:547, same in [H62], [HRS] */
