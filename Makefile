@@ -31,6 +31,7 @@ all:
 include preload/preload.mk
 include analyzers/analyzers.mk
 include tests/sim/sim.mk
+-include tests/sim/hip.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
 -include bench/bench.mk

@@ -4,16 +4,13 @@
  * environment variables and sim_internal.h for the overall design.
  */
 #include "sim_internal.h"
+#include "sim_topo.h"
 
-#include <errno.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define PWSIM_DEFAULT_DEVICES 2
-#define STR_(x) #x
-#define STR(x) STR_(x)
 /* What cuDriverGetVersion reports unless PWSIM_DRIVER_VERSION says otherwise:
  * the newest version the build exports (13000, or 11080 for the legacy build). */
 #define PWSIM_DEFAULT_VERSION PWSIM_MAX_VERSION
@@ -38,88 +35,16 @@ void pwsim_unlock(void)
 
 /* ---- environment ---- */
 
-static void bad_env(const char *var, const char *val, const char *expected, const char *fallback)
+/* PWSIM_DEVICES and PWSIM_PEERS: sim_topo.c, shared with the HIP simulator. */
+_Static_assert(PWSIM_MAX_DEVICES == PWSIM_TOPO_MAX_DEVICES, "one device limit");
+
+static void cfg_topology(void)
 {
-	fprintf(stderr, "pwsim: %s='%s' is not valid: expected %s; using %s\n", var, val, expected, fallback);
-}
+	struct pwsim_topo t;
 
-/* A decimal integer in [lo, hi] and nothing else. */
-static int parse_int(const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi)
-		return -1;
-	*out = v;
-	return 0;
-}
-
-static void cfg_devices(void)
-{
-	const char *s = getenv("PWSIM_DEVICES");
-	long v;
-
-	g_cfg.ndev = PWSIM_DEFAULT_DEVICES;
-	if (!s)
-		return;
-	if (parse_int(s, 1, PWSIM_MAX_DEVICES, &v) == 0)
-		g_cfg.ndev = (int)v;
-	else
-		bad_env("PWSIM_DEVICES", s, "an integer 1.." STR(PWSIM_MAX_DEVICES),
-		        STR(PWSIM_DEFAULT_DEVICES));
-}
-
-static void peers_all(void)
-{
-	for (int i = 0; i < g_cfg.ndev; i++) {
-		uint64_t all = g_cfg.ndev == 64 ? ~0ull : (1ull << g_cfg.ndev) - 1;
-		g_cfg.peer[i] = all & ~(1ull << i); /* a device is not its own peer (facts §2) */
-	}
-}
-
-/* "a-b[,c-d...]": each pair can access each other in both directions. */
-static int parse_pairs(const char *s, uint64_t *peer)
-{
-	while (*s) {
-		char *end;
-		long a, b;
-
-		errno = 0;
-		a = strtol(s, &end, 10);
-		if (errno || end == s || *end != '-' || a < 0 || a >= g_cfg.ndev)
-			return -1;
-		s = end + 1;
-		b = strtol(s, &end, 10);
-		if (errno || end == s || (*end && *end != ',') || b < 0 || b >= g_cfg.ndev || a == b)
-			return -1;
-		peer[a] |= 1ull << b;
-		peer[b] |= 1ull << a;
-		s = *end ? end + 1 : end;
-		if (*end == ',' && !*s)
-			return -1;
-	}
-	return 0;
-}
-
-static void cfg_peers(void)
-{
-	const char *s = getenv("PWSIM_PEERS");
-	uint64_t peer[PWSIM_MAX_DEVICES] = {0};
-
-	if (!s || strcmp(s, "all") == 0) {
-		peers_all();
-	} else if (strcmp(s, "none") == 0) {
-		memset(g_cfg.peer, 0, sizeof(g_cfg.peer));
-	} else if (*s && parse_pairs(s, peer) == 0) {
-		memcpy(g_cfg.peer, peer, sizeof(peer));
-	} else {
-		bad_env("PWSIM_PEERS", s, "'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'",
-		        "all");
-		peers_all();
-	}
+	pwsim_topo_load(&t);
+	g_cfg.ndev = t.ndev;
+	memcpy(g_cfg.peer, t.peer, sizeof(g_cfg.peer));
 }
 
 static void cfg_version(void)
@@ -131,20 +56,19 @@ static void cfg_version(void)
 	g_cfg.driver_version = PWSIM_DEFAULT_VERSION;
 	if (!s)
 		return;
-	if (parse_int(s, 2000, PWSIM_MAX_VERSION, &v) == 0) {
+	if (pwsim_parse_int(s, 2000, PWSIM_MAX_VERSION, &v) == 0) {
 		g_cfg.driver_version = (int)v;
 		return;
 	}
 	snprintf(expected, sizeof(expected), "an integer 2000..%d (1000*major + 10*minor)",
 	         PWSIM_MAX_VERSION);
 	snprintf(fallback, sizeof(fallback), "%d", PWSIM_DEFAULT_VERSION);
-	bad_env("PWSIM_DRIVER_VERSION", s, expected, fallback);
+	pwsim_bad_env("PWSIM_DRIVER_VERSION", s, expected, fallback);
 }
 
 static void cfg_load(void)
 {
-	cfg_devices();
-	cfg_peers();
+	cfg_topology();
 	cfg_version();
 }
 

@@ -1,0 +1,254 @@
+/*
+ * The simulated HIP runtime's own declarations (no ROCm header): types,
+ * constants and every exported function, with the signatures and values of
+ * /work/shared/facts/hip-acl-abi.md (A2 declarations, A3 types, A4 constants,
+ * A6 error codes).  The simulator's sources include it so that the compiler
+ * checks each definition; the self-test includes it to call the simulator.
+ *
+ * PWSIM_HIP_MAJOR (5, 6 or 7) selects the ROCm major the build imitates:
+ * hipIpcMemLazyEnablePeerAccess and hipMemoryType values (A4), and which
+ * functions exist (hipGetProcAddress from 6, the _v2 functions from 7.1).
+ */
+#ifndef PWSIM_HIP_SIM_API_H
+#define PWSIM_HIP_SIM_API_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef PWSIM_HIP_MAJOR
+#define PWSIM_HIP_MAJOR 6
+#endif
+
+#define PWSIM_HIP_API __attribute__((visibility("default")))
+
+/* A6: hipError_t (4 bytes; identical 5.2.3 through 6.2.0).  709 is
+ * hipErrorContextIsDestroyed, what clr's hipMemcpyPeerAsync returns for a
+ * stream that is not valid (hip_peer.cpp). */
+typedef enum hipError_t {
+	hipSuccess = 0,
+	hipErrorInvalidValue = 1,
+	hipErrorOutOfMemory = 2,
+	hipErrorNotInitialized = 3,
+	hipErrorInvalidDevicePointer = 17,
+	hipErrorNoDevice = 100,
+	hipErrorInvalidDevice = 101,
+	hipErrorInvalidContext = 201,
+	hipErrorMapFailed = 205,
+	hipErrorPeerAccessUnsupported = 217,
+	hipErrorInvalidHandle = 400,
+	hipErrorNotReady = 600,
+	hipErrorPeerAccessAlreadyEnabled = 704,
+	hipErrorPeerAccessNotEnabled = 705,
+	hipErrorContextIsDestroyed = 709,
+	hipErrorNotSupported = 801,
+	hipErrorUnknown = 999,
+} hipError_t;
+#define hipErrorMemoryAllocation hipErrorOutOfMemory
+
+/* A3: opaque handles and the 64-byte IPC handles */
+typedef struct ihipStream_t *hipStream_t;
+typedef struct ihipEvent_t *hipEvent_t;
+typedef struct ihipCtx_t *hipCtx_t;
+typedef int hipDevice_t;
+#define HIP_IPC_HANDLE_SIZE 64
+typedef struct hipIpcMemHandle_st {
+	char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcMemHandle_t;
+typedef struct hipIpcEventHandle_st {
+	char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcEventHandle_t;
+
+/* hipMemcpyKind: the CUDA-compatible values of hip_runtime_api.h */
+typedef enum hipMemcpyKind {
+	hipMemcpyHostToHost = 0,
+	hipMemcpyHostToDevice = 1,
+	hipMemcpyDeviceToHost = 2,
+	hipMemcpyDeviceToDevice = 3,
+	hipMemcpyDefault = 4,
+} hipMemcpyKind;
+
+/* A4: hipMemoryType was renumbered in 6.0 */
+#if PWSIM_HIP_MAJOR >= 6
+typedef enum hipMemoryType {
+	hipMemoryTypeUnregistered = 0,
+	hipMemoryTypeHost = 1,
+	hipMemoryTypeDevice = 2,
+	hipMemoryTypeManaged = 3,
+	hipMemoryTypeArray = 10,
+	hipMemoryTypeUnified = 11,
+} hipMemoryType;
+#else
+typedef enum hipMemoryType {
+	hipMemoryTypeHost = 0,
+	hipMemoryTypeDevice = 1,
+	hipMemoryTypeArray = 2,
+	hipMemoryTypeUnified = 3,
+} hipMemoryType;
+#endif
+
+/* A3: 32 bytes; field 0 is memoryType (<= 5.4) or type (>= 6.0) */
+typedef struct hipPointerAttribute_t {
+	hipMemoryType type;
+	int device;
+	void *devicePointer;
+	void *hostPointer;
+	int isManaged;
+	unsigned allocationFlags;
+} hipPointerAttribute_t;
+_Static_assert(sizeof(hipPointerAttribute_t) == 32, "A3: hipPointerAttribute_t is 32 bytes");
+
+/* A4 */
+#if PWSIM_HIP_MAJOR >= 6
+#define hipIpcMemLazyEnablePeerAccess 0x01
+#else
+#define hipIpcMemLazyEnablePeerAccess 0
+#endif
+#define hipMemAttachGlobal 0x01
+#define hipMemAttachHost 0x02
+#define hipMemAttachSingle 0x04
+#define hipCpuDeviceId ((int)-1)
+#define hipInvalidDeviceId ((int)-2)
+
+/* Event flags: the CUDA-compatible values of hip_runtime_api.h */
+#define hipEventDefault 0x0
+#define hipEventBlockingSync 0x1
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4
+
+typedef enum hipMemoryAdvise {
+	hipMemAdviseSetReadMostly = 1,
+	hipMemAdviseUnsetReadMostly = 2,
+	hipMemAdviseSetPreferredLocation = 3,
+	hipMemAdviseUnsetPreferredLocation = 4,
+	hipMemAdviseSetAccessedBy = 5,
+	hipMemAdviseUnsetAccessedBy = 6,
+	hipMemAdviseSetCoarseGrain = 100,
+	hipMemAdviseUnsetCoarseGrain = 101,
+} hipMemoryAdvise;
+
+typedef enum hipMemRangeAttribute {
+	hipMemRangeAttributeReadMostly = 1,
+	hipMemRangeAttributePreferredLocation = 2,
+	hipMemRangeAttributeAccessedBy = 3,
+	hipMemRangeAttributeLastPrefetchLocation = 4,
+	hipMemRangeAttributeCoherencyMode = 100,
+} hipMemRangeAttribute;
+
+typedef enum hipMemRangeCoherencyMode {
+	hipMemRangeCoherencyModeFineGrain = 0,
+	hipMemRangeCoherencyModeCoarseGrain = 1,
+	hipMemRangeCoherencyModeIndeterminate = 2,
+} hipMemRangeCoherencyMode;
+
+typedef enum hipDeviceP2PAttr {
+	hipDevP2PAttrPerformanceRank = 0,
+	hipDevP2PAttrAccessSupported = 1,
+	hipDevP2PAttrNativeAtomicSupported = 2,
+	hipDevP2PAttrHipArrayAccessSupported = 3,
+} hipDeviceP2PAttr;
+
+/* A4 (6.2+) */
+typedef enum hipDriverProcAddressQueryResult {
+	HIP_GET_PROC_ADDRESS_SUCCESS = 0,
+	HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND = 1,
+	HIP_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT = 2,
+} hipDriverProcAddressQueryResult;
+
+/* A2 (7.1+): hipMemLocation, 8 bytes by value.  The type values are not in
+ * the facts' primary headers (facts D); these are the CUDA-compatible ones
+ * that HIP's bindings give (Invalid 0, Device 1, Host 2). */
+typedef enum hipMemLocationType {
+	hipMemLocationTypeInvalid = 0,
+	hipMemLocationTypeDevice = 1,
+	hipMemLocationTypeHost = 2,
+} hipMemLocationType;
+typedef struct hipMemLocation {
+	hipMemLocationType type;
+	int id;
+} hipMemLocation;
+
+/* ---- version, devices, errors ---- */
+PWSIM_HIP_API hipError_t hipInit(unsigned int flags);
+PWSIM_HIP_API hipError_t hipRuntimeGetVersion(int *runtimeVersion);
+PWSIM_HIP_API hipError_t hipDriverGetVersion(int *driverVersion);
+PWSIM_HIP_API hipError_t hipGetDeviceCount(int *count);
+PWSIM_HIP_API hipError_t hipSetDevice(int deviceId);
+PWSIM_HIP_API hipError_t hipGetDevice(int *deviceId);
+PWSIM_HIP_API hipError_t hipDeviceReset(void);
+PWSIM_HIP_API hipError_t hipDeviceSynchronize(void);
+PWSIM_HIP_API const char *hipGetErrorName(hipError_t hip_error);
+PWSIM_HIP_API const char *hipGetErrorString(hipError_t hipError);
+
+/* ---- contexts (deprecated API, for hipCtx*PeerAccess) ---- */
+PWSIM_HIP_API hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, hipDevice_t dev);
+PWSIM_HIP_API hipError_t hipDevicePrimaryCtxRelease(hipDevice_t dev);
+PWSIM_HIP_API hipError_t hipCtxGetCurrent(hipCtx_t *ctx);
+PWSIM_HIP_API hipError_t hipCtxSetCurrent(hipCtx_t ctx);
+PWSIM_HIP_API hipError_t hipCtxGetDevice(hipDevice_t *device);
+
+/* ---- peer access (A2) ---- */
+PWSIM_HIP_API hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId);
+PWSIM_HIP_API hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
+PWSIM_HIP_API hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
+PWSIM_HIP_API hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
+PWSIM_HIP_API hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
+PWSIM_HIP_API hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice,
+                                                  int dstDevice);
+
+/* ---- memory and copies ---- */
+PWSIM_HIP_API hipError_t hipMalloc(void **ptr, size_t size);
+PWSIM_HIP_API hipError_t hipFree(void *ptr);
+PWSIM_HIP_API hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
+PWSIM_HIP_API hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                                        hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
+PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
+                                       size_t sizeBytes);
+PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
+                                            size_t sizeBytes, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+
+/* ---- IPC ---- */
+PWSIM_HIP_API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr);
+PWSIM_HIP_API hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags);
+PWSIM_HIP_API hipError_t hipIpcCloseMemHandle(void *devPtr);
+PWSIM_HIP_API hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event);
+PWSIM_HIP_API hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle);
+
+/* ---- streams and events ---- */
+PWSIM_HIP_API hipError_t hipStreamCreate(hipStream_t *stream);
+PWSIM_HIP_API hipError_t hipStreamDestroy(hipStream_t stream);
+PWSIM_HIP_API hipError_t hipStreamSynchronize(hipStream_t stream);
+PWSIM_HIP_API hipError_t hipEventCreate(hipEvent_t *event);
+PWSIM_HIP_API hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
+PWSIM_HIP_API hipError_t hipEventDestroy(hipEvent_t event);
+PWSIM_HIP_API hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipEventSynchronize(hipEvent_t event);
+PWSIM_HIP_API hipError_t hipEventQuery(hipEvent_t event);
+
+/* ---- managed memory (A2, A5, A7) ---- */
+PWSIM_HIP_API hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags);
+PWSIM_HIP_API hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device,
+                                             hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device);
+PWSIM_HIP_API hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute,
+                                                 const void *dev_ptr, size_t count);
+PWSIM_HIP_API hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes,
+                                                  hipMemRangeAttribute *attributes, size_t num_attributes,
+                                                  const void *dev_ptr, size_t count);
+PWSIM_HIP_API hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length,
+                                                 unsigned int flags);
+#if PWSIM_HIP_MAJOR >= 7
+PWSIM_HIP_API hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
+                                                unsigned int flags, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
+                                         hipMemLocation location);
+#endif
+
+/* ---- hipGetProcAddress (A2, A4, A7; 6.2+) ---- */
+#if PWSIM_HIP_MAJOR >= 6
+PWSIM_HIP_API hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
+                                           hipDriverProcAddressQueryResult *symbolStatus);
+#endif
+
+#endif

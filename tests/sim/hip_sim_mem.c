@@ -1,0 +1,177 @@
+/*
+ * Simulated HIP runtime: hipMalloc, hipFree, copies, hipMemset and
+ * hipPointerGetAttributes.  Copies are synchronous memcpy()s of real bytes.
+ *
+ * A pointer inside a known allocation must have the whole range inside it; a
+ * pointer the runtime does not know is host memory (as ROCm treats unknown
+ * pointers), except a freed range, which is refused.  The copy kind is not
+ * checked against where the pointers live.
+ */
+#include "hip_sim_internal.h"
+
+#include <string.h>
+
+hipError_t hipMalloc(void **ptr, size_t size)
+{
+	struct hsim_alloc *a;
+	hipError_t rc;
+
+	if (!ptr)
+		return hipErrorInvalidValue;
+	/* clr: size 0 succeeds with a NULL pointer */
+	if (size == 0) {
+		*ptr = NULL;
+		return hipSuccess;
+	}
+	hsim_topo();
+	hsim_lock();
+	rc = hsim_alloc_new(HSIM_KIND_DEVICE, size, hsim_current(), &a);
+	hsim_unlock();
+	if (rc == hipSuccess)
+		*ptr = (void *)a->base;
+	return rc;
+}
+
+/* NULL -> success; anything but the base of a live hipMalloc or
+ * hipMallocManaged allocation (an IPC mapping included) -> InvalidValue. */
+hipError_t hipFree(void *ptr)
+{
+	struct hsim_alloc *a;
+	hipError_t rc = hipSuccess;
+
+	if (!ptr)
+		return hipSuccess;
+	hsim_lock();
+	a = hsim_find_live((uintptr_t)ptr);
+	if (!a || a->base != (uintptr_t)ptr || a->kind == HSIM_KIND_IPC)
+		rc = hipErrorInvalidValue;
+	else
+		hsim_alloc_retire(a);
+	hsim_unlock();
+	return rc;
+}
+
+/* 0 if [p, p+n) may be touched: inside one live allocation, or not ours. */
+static int range_ok(const void *p, size_t n)
+{
+	uintptr_t u = (uintptr_t)p, end;
+	struct hsim_alloc *a;
+
+	if (!p || hsim_add_overflows(u, n, &end))
+		return -1;
+	a = hsim_find(u);
+	if (a)
+		return a->freed || end > a->base + a->size ? -1 : 0;
+	/* not starting in one of ours: it must not run into one either */
+	a = hsim_find(end - 1);
+	return a ? -1 : 0;
+}
+
+static hipError_t copy(void *dst, const void *src, size_t n, int kind)
+{
+	hipError_t rc = hipSuccess;
+
+	if (kind < hipMemcpyHostToHost || kind > hipMemcpyDefault)
+		return hipErrorInvalidValue;
+	if (n == 0)
+		return hipSuccess;
+	hsim_lock();
+	if (range_ok(dst, n) || range_ok(src, n))
+		rc = hipErrorInvalidValue;
+	else
+		memmove(dst, src, n);
+	hsim_unlock();
+	return rc;
+}
+
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	return copy(dst, src, sizeBytes, (int)kind);
+}
+
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                          hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy(dst, src, sizeBytes, (int)kind);
+}
+
+/* The whole range must be inside one live allocation. */
+hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
+{
+	hipError_t rc = hipSuccess;
+
+	if (sizeBytes == 0)
+		return dst ? hipSuccess : hipErrorInvalidValue;
+	hsim_lock();
+	if (!hsim_find_range((uintptr_t)dst, sizeBytes))
+		rc = hipErrorInvalidValue;
+	else
+		memset(dst, value, sizeBytes);
+	hsim_unlock();
+	return rc;
+}
+
+/* clr hip_peer.cpp: a device id outside [0, count) -> InvalidDevice; then a
+ * device-to-device copy on the null stream.  Peer access is not required. */
+hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes)
+{
+	if (!hsim_valid_device(dstDeviceId) || !hsim_valid_device(srcDeviceId))
+		return hipErrorInvalidDevice;
+	return copy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
+}
+
+/* The same, then a stream that is not valid -> hipErrorContextIsDestroyed. */
+hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes,
+                              hipStream_t stream)
+{
+	if (!hsim_valid_device(dstDeviceId) || !hsim_valid_device(srcDevice))
+		return hipErrorInvalidDevice;
+	if (hsim_stream_check(stream))
+		return hipErrorContextIsDestroyed;
+	return copy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
+}
+
+/* clr hip_memory.cpp: NULL attributes or ptr -> InvalidValue; the struct is
+ * zeroed first.  Device memory (hipMalloc, IPC mappings): type Device.
+ * Managed memory: isManaged 1; type Managed from 6.0, and in 5.x Host (clr
+ * 5.x reports a fine-grained SVM buffer as host memory) with hostPointer set.
+ * A pointer the runtime does not know: 5.x -> InvalidValue; 6.x+ -> success
+ * with type Unregistered (CUDA's behaviour, which 6.0 adopted; a choice where
+ * the facts are silent) and device hipInvalidDeviceId. */
+hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
+{
+	struct hsim_alloc *a;
+	hipError_t rc = hipSuccess;
+
+	if (!attributes || !ptr)
+		return hipErrorInvalidValue;
+	memset(attributes, 0, sizeof(*attributes));
+	hsim_lock();
+	a = hsim_find_live((uintptr_t)ptr);
+	if (a) {
+		attributes->device = a->device;
+		attributes->devicePointer = (void *)ptr;
+		if (a->kind == HSIM_KIND_MANAGED) {
+			attributes->isManaged = 1;
+			attributes->hostPointer = (void *)ptr;
+#if PWSIM_HIP_MAJOR >= 6
+			attributes->type = hipMemoryTypeManaged;
+#else
+			attributes->type = hipMemoryTypeHost;
+#endif
+		} else {
+			attributes->type = hipMemoryTypeDevice;
+		}
+	} else {
+#if PWSIM_HIP_MAJOR >= 6
+		attributes->type = hipMemoryTypeUnregistered;
+		attributes->device = hipInvalidDeviceId;
+#else
+		rc = hipErrorInvalidValue;
+#endif
+	}
+	hsim_unlock();
+	return rc;
+}
