@@ -17,10 +17,9 @@ $(TBIN)/hip_real: tests/integration/hip_real.c
 	@mkdir -p $(@D)
 	$(CC) -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -D__HIP_PLATFORM_AMD__ $< -o $@ $(HIP_REAL_LIB)
 
-# The simulated runtime: the .so.6 build links the programs; rules_hip.sh
-# finds the .5/.6/.7 builds under $(SIMDIR) itself.
-HIPSIM_LIB6 ?= $(firstword $(wildcard $(SIMDIR)/libamdhip64.so.6 $(SIMDIR)/*/libamdhip64.so.6) \
-                 $(SIMDIR)/libamdhip64.so.6)
+# The simulated runtime (tests/sim/hip.mk): the .so.6 build links the
+# programs; rules_hip.sh finds the .5/.6/.7 builds under $(SIMDIR) itself.
+HIPSIM_LIB6 := $(or $(HSIM_LIB6),$(SIMDIR)/libamdhip64.so.6)
 HIP_TESTS := $(TBIN)/hip_calls $(TBIN)/hip_calls-linked $(TBIN)/hip_violations
 ifneq ($(wildcard tests/sim/hip_sim*.c),)
 test-build: $(HIP_TESTS)

@@ -22,6 +22,7 @@ hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, int kind);
 hipError_t hipStreamCreate(hipStream_t *stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipEventCreate(hipEvent_t *event);
+hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
 hipError_t hipDeviceSynchronize(void);
 /* traced */
 hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId);

@@ -31,7 +31,7 @@
 	X(hipMemcpy, (void *, const void *, size_t, int))                                        \
 	X(hipStreamCreate, (hipStream_t *))                                                      \
 	X(hipStreamSynchronize, (hipStream_t))                                                   \
-	X(hipEventCreate, (hipEvent_t *))                                                        \
+	X(hipEventCreateWithFlags, (hipEvent_t *, unsigned))                                     \
 	X(hipDeviceCanAccessPeer, (int *, int, int))                                             \
 	X(hipDeviceEnablePeerAccess, (int, unsigned))                                            \
 	X(hipDeviceDisablePeerAccess, (int))                                                     \
@@ -234,7 +234,7 @@ static void ipc(int use_flags, unsigned flags)
 	CK(H.hipIpcGetMemHandle(&h, a));
 	hipEvent_t ev, ev2;
 	hipIpcEventHandle_t eh;
-	CK(H.hipEventCreate(&ev));
+	CK(H.hipEventCreateWithFlags(&ev, hipEventDisableTiming | hipEventInterprocess));
 	CK(H.hipIpcGetEventHandle(&eh, ev));
 	(void)H.hipIpcOpenEventHandle(&ev2, eh); /* in the exporter: the runtime refuses it */
 	char hh[129], fl[16];

@@ -203,7 +203,17 @@ got=$(found "$WORK/skew-six1" | tr '\n' ' ')
 check "skew: flags 1 on the .so.6 runtime is right: no finding (got: ${got:-none})" [ -z "$got" ]
 
 # --- each documented mistake: exactly its finding; the near miss: none -------------------
+# Where an allocation starts and ends peerwatch asks of hipMemGetAddressRange
+# (exported by every real runtime: hip_4.2 in 5.2.3); a runtime without it
+# leaves these rules nothing to compare with.
+needs_range="copy.peer.out-of-bounds ipc.export.interior-pointer managed.advise.out-of-range managed.attach.length"
+has_range=1
+objdump -T "$S6" 2>/dev/null | grep -q " hipMemGetAddressRange$" || has_range=0
 for rule in $("$V" list); do
+	if [ $has_range -eq 0 ] && [[ " $needs_range " == *" $rule "* ]]; then
+		echo "skip - $rule (HIP): the simulated runtime has no hipMemGetAddressRange, so allocation bounds are unknown"
+		continue
+	fi
 	d="$WORK/$rule-bad"
 	mkdir -p "$d"
 	if ! env $(env_for "$rule") "$PW" -q -o "$d/trace" --mode warn -- "$V" "$rule" bad >"$d/out" 2>"$d/err"; then

@@ -96,6 +96,10 @@ typedef struct hipPointerAttribute_t {
 #define hipMemAttachHost 0x02
 #define hipMemAttachSingle 0x04
 
+/* Event flags, [H52]:597, :600: an IPC event needs both. */
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4
+
 /* [H52]:692-693, same in all. */
 #define hipCpuDeviceId ((int)-1)
 #define hipInvalidDeviceId ((int)-2)
