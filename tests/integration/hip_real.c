@@ -5,8 +5,11 @@
  * program's references are the versioned ones (hipFree@hip_4.2).  It prints
  * "CALL <api> <return code>" for each call; tests/integration/hip_real.sh
  * checks that the trace has one event per line with the same return code.
- * No AMD GPU is needed: the runtime answers every call (hipErrorNoDevice,
- * hipErrorInvalidDevice...), and those answers are what is compared.
+ * No AMD GPU is needed: the runtime answers every call, and those answers
+ * are what is compared.  Measured on a machine without one (no /dev/kfd):
+ * it neither aborts nor hangs and needs no environment variable;
+ * hipGetDeviceCount gives 100 (hipErrorNoDevice), hipRuntimeGetVersion 0
+ * (50221153), and every hooked call 101 (hipErrorInvalidDevice).
  */
 /* the header insists on a platform; the Makefile passes it, lint may not */
 #ifndef __HIP_PLATFORM_AMD__
