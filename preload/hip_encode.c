@@ -24,6 +24,7 @@ typedef hipError_t (*addr_range_fn)(void **, size_t *, void *);
 typedef const char *(*error_name_fn)(hipError_t);
 typedef hipError_t (*ctx_push_fn)(hipCtx_t);
 typedef hipError_t (*ctx_pop_fn)(hipCtx_t *);
+typedef hipError_t (*set_device_fn)(int);
 
 static struct {
 	pthread_once_t once;
@@ -31,9 +32,10 @@ static struct {
 	int_out_fn get_device, dev_count, runtime_version;
 	addr_range_fn addr_range;
 	error_name_fn error_name;
-	ctx_push_fn push;
-	ctx_pop_fn pop;
+	ctx_push_fn push, set_current;
+	ctx_pop_fn pop, get_current;
 	int_out_fn ctx_get_device;
+	set_device_fn set_device;
 } aux = {.once = PTHREAD_ONCE_INIT};
 
 static atomic_int version = -1; /* -1: not asked yet; 0: unknown */
@@ -49,6 +51,9 @@ static void aux_resolve(void)
 	aux.push = (ctx_push_fn)pw_hip_aux("hipCtxPushCurrent");
 	aux.pop = (ctx_pop_fn)pw_hip_aux("hipCtxPopCurrent");
 	aux.ctx_get_device = (int_out_fn)pw_hip_aux("hipCtxGetDevice");
+	aux.get_current = (ctx_pop_fn)pw_hip_aux("hipCtxGetCurrent");
+	aux.set_current = (ctx_push_fn)pw_hip_aux("hipCtxSetCurrent");
+	aux.set_device = (set_device_fn)pw_hip_aux("hipSetDevice");
 }
 
 static inline void aux_ready(void)
@@ -182,19 +187,33 @@ static int current_device(void)
 	return d;
 }
 
-/* A context's device: pushed, asked, popped (hipCtx* are deprecated and rare). */
+/* A context's device: pushed, asked, popped (hipCtx* are deprecated and
+ * rare).  A runtime without push/pop: made current, asked, and the thread's
+ * context (or, if it had none, its device) put back. */
 int pw_hip_ctx_device(hipCtx_t ctx)
 {
 	aux_ready();
-	if (!ctx || !aux.push || !aux.pop || !aux.ctx_get_device)
+	if (!ctx || !aux.ctx_get_device)
 		return PW_NO_DEV;
 	int d = PW_NO_DEV;
 	pw_tls_internal++;
-	if (aux.push(ctx) == hipSuccess) {
-		hipCtx_t popped;
-		if (aux.ctx_get_device(&d) != hipSuccess)
-			d = PW_NO_DEV;
-		aux.pop(&popped);
+	if (aux.push && aux.pop) {
+		if (aux.push(ctx) == hipSuccess) {
+			hipCtx_t popped;
+			if (aux.ctx_get_device(&d) != hipSuccess)
+				d = PW_NO_DEV;
+			aux.pop(&popped);
+		}
+	} else if (aux.get_current && aux.set_current && aux.get_device && aux.set_device) {
+		hipCtx_t saved = NULL;
+		int saved_dev = 0;
+		if (aux.get_current(&saved) == hipSuccess && aux.get_device(&saved_dev) == hipSuccess &&
+		    aux.set_current(ctx) == hipSuccess) {
+			if (aux.ctx_get_device(&d) != hipSuccess)
+				d = PW_NO_DEV;
+			if (!saved || aux.set_current(saved) != hipSuccess)
+				aux.set_device(saved_dev);
+		}
 	}
 	pw_tls_internal--;
 	return d;

@@ -24,6 +24,7 @@ hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipEventCreate(hipEvent_t *event);
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
 hipError_t hipDeviceSynchronize(void);
+hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, int dev);
 /* traced */
 hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId);
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);

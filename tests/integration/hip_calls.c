@@ -37,6 +37,8 @@
 	X(hipDeviceDisablePeerAccess, (int))                                                     \
 	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                          \
 	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                   \
+	X(hipDevicePrimaryCtxRetain, (hipCtx_t *, int))                                          \
+	X(hipGetDevice, (int *))                                                                 \
 	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                         \
 	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                               \
 	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))             \
@@ -308,6 +310,19 @@ static void all(void)
 	int v = 0;
 	(void)H.hipCtxEnablePeerAccess(NULL, 0);
 	(void)H.hipCtxDisablePeerAccess(NULL);
+	/* the context flavour from device 0 to device 1's context; the thread stays on device 0 */
+	hipCtx_t c1;
+	int can, cur = -1;
+	CK(H.hipDevicePrimaryCtxRetain(&c1, 1));
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceCanAccessPeer(&can, 0, 1));
+	CK(H.hipCtxEnablePeerAccess(c1, 0));
+	CK(H.hipGetDevice(&cur));
+	if (cur != 0) {
+		fprintf(stderr, "hip_calls: the current device moved to %d\n", cur);
+		exit(1);
+	}
+	CK(H.hipCtxDisablePeerAccess(c1));
 	(void)H.hipDeviceGetP2PAttribute(&v, hipDevP2PAttrAccessSupported, 0, 1);
 	peer();
 	managed();

@@ -162,10 +162,14 @@ if seq_clean all "$S6" "$C" all; then
 		jqt -s 'any(.[]; .api=="hipMemcpyPeer" and .family=="copy" and .args.dst_dev==1 and .args.dst_device==1 and .args.src_dev==0 and .args.src_device==0 and .args.bytes==1048576 and (.args.dst|startswith("0x")))' "$f"
 	check "hipMemAdvise: HIP advice names" \
 		jqt -s 'any(.[]; .api=="hipMemAdvise" and .args.advice_name=="hipMemAdviseSetReadMostly")' "$f"
-	check "hipMallocManaged: ptr, ptr_dev, bytes, flags named hipMemAttachGlobal" \
-		jqt -s 'any(.[]; .api=="hipMallocManaged" and (.args.ptr|startswith("0x")) and .args.flags_names=="hipMemAttachGlobal")' "$f"
+	check "hipMallocManaged: ptr, bytes, flags named hipMemAttachGlobal" \
+		jqt -s 'any(.[]; .api=="hipMallocManaged" and (.args.ptr|startswith("0x")) and .args.bytes==65536 and .args.flags_names=="hipMemAttachGlobal")' "$f"
 	check "hipMemRangeGetAttributes: attribute names" \
 		jqt -s 'any(.[]; .api=="hipMemRangeGetAttributes" and .args.attrs[0]=="hipMemRangeAttributePreferredLocation")' "$f"
+	check "hipCtxEnablePeerAccess(device 1's context) from device 0: peer_ctx_dev and peer_dev 1, cur_dev 0" \
+		jqt -s 'any(.[]; .api=="hipCtxEnablePeerAccess" and .ret==0 and .cur_dev==0 and .args.peer_ctx_dev==1 and .args.peer_dev==1)' "$f"
+	check "hipCtxDisablePeerAccess of it: no finding (the enable was recorded for 0 -> 1)" \
+		jqt -s 'any(.[]; .api=="hipCtxDisablePeerAccess" and .ret==0 and .args.peer_dev==1)' "$f"
 	check "hipCtxEnablePeerAccess(NULL): recorded with its error's HIP name" \
 		jqt -s 'any(.[]; .api=="hipCtxEnablePeerAccess" and .ret != 0 and (.ret_name|startswith("hipError")))' "$f"
 	check "hipDeviceDisablePeerAccess after a reset: ret 0, no finding" \
