@@ -212,6 +212,7 @@ char *pw_header_json(void)
 	json_t *v = json_object();
 	pw_cuda_describe(v);
 	pw_acl_describe(v);
+	pw_hip_describe(v);
 	json_object_set_new(h, "vendors", v);
 	json_object_set_new(h, "modules", modules());
 	return dump(h);

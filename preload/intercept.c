@@ -4,7 +4,7 @@
  * §1), and some libraries dlsym plain driver names.  So the exported dlsym
  * hands back our wrapper whenever the answer is a driver function we hook.
  *
- * Only names of the form cu[A-Z]... are looked at; our own look-ups
+ * Only names of the form cu[A-Z]... (and hip[A-Z]...) are looked at; our own look-ups
  * (pw_tls_internal) and RTLD_NEXT (see dlsym_entry.S) pass straight through.
  */
 #include <ctype.h>
@@ -16,6 +16,7 @@
 #include "acl_hooks.h"
 #include "cuda_hooks.h"
 #include "cudart_hooks.h"
+#include "hip_hooks.h"
 #include "intercept.h"
 #include "pw.h"
 
@@ -64,6 +65,9 @@ PW_NO_SANITIZE void *pw_dlsym_impl(void *handle, const char *name)
 		return pw_acl_dlsym_hook(name, r);
 	if (!pw_tls_internal && name && !strncmp(name, "cuda", 4))
 		return pw_cudart_dlsym_hook(name, r); /* the runtime API (cudart_hooks.c) */
+	if (!pw_tls_internal && name && name[0] == 'h' && name[1] == 'i' && name[2] == 'p' &&
+	    isupper((unsigned char)name[3]))
+		return pw_hip_dlsym_hook(name, r);
 	if (pw_tls_internal || !name || name[0] != 'c' || name[1] != 'u' || !isupper((unsigned char)name[2]))
 		return r;
 	return pw_cuda_dlsym_hook(name, r);

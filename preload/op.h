@@ -30,7 +30,7 @@ enum pw_op_kind {
 	PW_OP_ATTACH,
 	PW_OP_FREE,
 	PW_OP_EXIT, /* the process ends: what is still open */
-	/* a device reset: its peer access is gone (cur_dev is the device) */
+	/* cur_dev was reset (hipDeviceReset, aclrtResetDevice): its peer access is gone */
 	PW_OP_DEVICE_RESET,
 	PW_OP_KINDS
 };

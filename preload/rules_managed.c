@@ -98,6 +98,8 @@ PW_RULE_FN(MANAGED_ADVISE_INVALID)
 {
 	(void)s;
 	bool advice_ok = op->advice >= 1 && op->advice <= 6;
+	/* HIP also has hipMemAdviseSet/UnsetCoarseGrain (100, 101: [H52]:726), which take no device */
+	advice_ok = advice_ok || (op->vendor == PW_VENDOR_HIP && (op->advice == 100 || op->advice == 101));
 	/* unset-preferred-location and the read-mostly pair take no device */
 	bool needs_dev = op->advice == 3 || op->advice == 5 || op->advice == 6;
 	if (advice_ok && !(needs_dev && bad_device(op)))

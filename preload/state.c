@@ -141,6 +141,7 @@ void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bo
 		pthread_mutex_unlock(&s->lock);
 		break;
 	case PW_OP_DEVICE_RESET:
+		/* the device's mappings of its peers, and theirs of its memory, are gone */
 		if (ok && pw_dev_ok(op->cur_dev)) {
 			atomic_store_explicit(&s->peer_on[op->cur_dev], 0, memory_order_relaxed);
 			for (int d = 0; d < PW_MAX_DEV; d++)

@@ -45,5 +45,6 @@ const char *pw_trace_path(void); /* final path of this process's trace, "" if no
 /* Filled by the vendor modules for the header: appends ,"cuda":{...} members. */
 struct json_t;
 void pw_cuda_describe(void *json_vendors_object);
+void pw_hip_describe(void *json_vendors_object);
 
 #endif

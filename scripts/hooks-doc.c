@@ -1,6 +1,11 @@
 /*
  * Not compiled: scripts/gen-hooks-doc.sh runs only the C preprocessor over
- * this file.  Every row of preload/cuda_table.h becomes one record
+ * this file.  Each vendor's table starts with
+ *
+ *   PWDOC_VENDOR "title" "table file" "note file"
+ *
+ * (the note, scripts/hooks-doc/<name>.md, is prose printed above the table)
+ * and every row of it (preload/<name>_table.h) becomes one record
  *
  *   PWDOC_ROW "api" "suffix" "FAMILY" "flags" "name" "KIND" "C type" ...
  *
@@ -9,18 +14,25 @@
  */
 #include "pp.h"
 #include "cuda_table.h"
+#include "cudart_table.h"
+#include "hip_table.h"
+#include "acl_table.h"
 
 #define PWDOC_ARG(i, t) PWDOC_ARG_ t
 #define PWDOC_ARG_(k, ty, n) #n #k #ty
 #define PWDOC_SEP()
 #define PWDOC_ROW(api, sfx, fam, flg, sig) \
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
+/* a function without arguments */
+#define PWDOC_ROW0(api, sfx, fam, flg, sig) PWDOC_ROW #api #sfx #fam #flg
 
-PWDOC_BEGIN PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_END
-
-/* The CUDA runtime rows (preload/cudart_table.h), between their own markers. */
-#include "cudart_table.h"
-PWDOC_RT_BEGIN PW_CUDART_FUNCS(PWDOC_ROW) PWDOC_RT_END
-/* The ACL rows (preload/acl_table.h), in a block of their own. */
-#include "acl_table.h"
-PWDOC_ACL_BEGIN PW_ACL_FUNCS(PWDOC_ROW) PWDOC_ACL_END
+PWDOC_BEGIN
+PWDOC_VENDOR "CUDA driver API (libcuda.so.1)" "preload/cuda_table.h" "scripts/hooks-doc/cuda.md"
+PW_CUDA_FUNCS(PWDOC_ROW)
+PWDOC_VENDOR "CUDA runtime API (libcudart.so)" "preload/cudart_table.h" "scripts/hooks-doc/cudart.md"
+PW_CUDART_FUNCS(PWDOC_ROW)
+PWDOC_VENDOR "HIP runtime (libamdhip64.so.5, .6, .7)" "preload/hip_table.h" "scripts/hooks-doc/hip.md"
+PW_HIP_FUNCS2(PWDOC_ROW, PWDOC_ROW0)
+PWDOC_VENDOR "Ascend ACL runtime (libascendcl.so)" "preload/acl_table.h" "scripts/hooks-doc/acl.md"
+PW_ACL_FUNCS(PWDOC_ROW)
+PWDOC_END

@@ -35,6 +35,8 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -ljansson
 
+include tests/integration/hip.mk
+
 $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
@@ -52,10 +54,11 @@ integration-test: test-build
 	@timeout 600 tests/integration/rules_acl.sh $(BUILD)
 	@timeout 600 tests/integration/implicit.sh $(BUILD)
 	@timeout 600 tests/integration/cudart.sh $(BUILD)
+	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build
-	@scripts/gen-hooks-doc.sh | cmp -s - docs/hooks.md && echo "docs: docs/hooks.md matches preload/cuda_table.h" || \
+	@scripts/gen-hooks-doc.sh | cmp -s - docs/hooks.md && echo "docs: docs/hooks.md matches the hook tables" || \
 		{ echo "docs: docs/hooks.md is out of date: run make docs"; exit 1; }
 	@scripts/gen-rules-doc.sh $(BUILD) | cmp -s - docs/rules.md && \
 		echo "docs: docs/rules.md matches the rule table and the reports" || \

@@ -1,0 +1,158 @@
+/*
+ * The few HIP runtime types, values and error codes peerwatch needs, so that
+ * the build needs no ROCm SDK.  Names are the vendor's, so each can be
+ * grepped in the vendor header.  Sources (../shared/facts/hip-acl-abi.md):
+ *   [H52] Debian bookworm libamdhip64-dev 5.2.3: /usr/include/hip/hip_runtime_api.h
+ *         (line numbers below are that file's)
+ *   [H62] ROCm/HIP rocm-6.x include/hip/hip_runtime_api.h
+ *   [HRS] ROCm/rocm-systems projects/hip/include/hip/hip_runtime_api.h (7.x)
+ * Values that changed between versions are given for each version, and the
+ * layer picks the one of the runtime it runs on (hipRuntimeGetVersion).
+ */
+#ifndef PEERWATCH_ABI_HIP_H
+#define PEERWATCH_ABI_HIP_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int hipError_t;                      /* enum hipError_t, 4 bytes, [H52]:231 (facts A3) */
+typedef int hipDevice_t;                     /* [H52]:538 */
+typedef struct ihipCtx_t *hipCtx_t;          /* [H52]:536 */
+typedef struct ihipStream_t *hipStream_t;    /* [H52]:545 */
+typedef struct ihipEvent_t *hipEvent_t;      /* [H52]:573 */
+typedef int hipDeviceP2PAttr;                /* enum, [H52]:539 */
+typedef int hipMemoryAdvise;                 /* enum, [H52]:710 */
+typedef int hipMemRangeAttribute;            /* enum, [H52]:747 */
+typedef int hipMemoryType;                   /* enum, [H52]:159; renumbered in 6.0 (below) */
+typedef int hipMemLocationType;              /* enum, [H52]:825 */
+typedef int hipDriverProcAddressQueryResult; /* enum, [H62] 6.2 (facts A4) */
+
+#define HIP_IPC_HANDLE_SIZE 64 /* [H52]:547, same in [H62], [HRS] */
+typedef struct hipIpcMemHandle_st {
+	char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcMemHandle_t; /* [H52]:548 */
+typedef struct hipIpcEventHandle_st {
+	char reserved[HIP_IPC_HANDLE_SIZE];
+} hipIpcEventHandle_t; /* [H52]:551 */
+
+/* 8 bytes, passed by value to the 7.1 _v2 calls; [H52]:834, [HRS]. */
+typedef struct hipMemLocation {
+	hipMemLocationType type;
+	int id;
+} hipMemLocation;
+
+/* 32 bytes; field 0 is "memoryType" in 5.x, "type" from 6.0 ([H52]:197, facts A3). */
+typedef struct hipPointerAttribute_t {
+	hipMemoryType type;
+	int device;
+	void *devicePointer;
+	void *hostPointer;
+	int isManaged;
+	unsigned allocationFlags;
+} hipPointerAttribute_t;
+
+/* hipError_t values used by name, [H52]:231-345 (identical to 6.2, facts A6). */
+#define hipSuccess 0
+#define hipErrorInvalidValue 1
+#define hipErrorOutOfMemory 2
+#define hipErrorNotInitialized 3
+#define hipErrorDeinitialized 4
+#define hipErrorInvalidDevicePointer 17
+#define hipErrorInvalidMemcpyDirection 21
+#define hipErrorInsufficientDriver 35
+#define hipErrorNoDevice 100
+#define hipErrorInvalidDevice 101
+#define hipErrorInvalidImage 200
+#define hipErrorInvalidContext 201
+#define hipErrorContextAlreadyCurrent 202
+#define hipErrorMapFailed 205
+#define hipErrorUnmapFailed 206
+#define hipErrorAlreadyMapped 208
+#define hipErrorNotMapped 211
+#define hipErrorContextAlreadyInUse 216
+#define hipErrorPeerAccessUnsupported 217
+#define hipErrorSharedObjectSymbolNotFound 302
+#define hipErrorInvalidHandle 400
+#define hipErrorIllegalState 401
+#define hipErrorNotFound 500
+#define hipErrorNotReady 600
+#define hipErrorIllegalAddress 700
+#define hipErrorPeerAccessAlreadyEnabled 704
+#define hipErrorPeerAccessNotEnabled 705
+#define hipErrorSetOnActiveProcess 708
+#define hipErrorContextIsDestroyed 709
+#define hipErrorNotSupported 801
+#define hipErrorStreamCaptureUnsupported 900
+#define hipErrorUnknown 999
+#define hipErrorRuntimeMemory 1052
+#define hipErrorRuntimeOther 1053
+
+/* hipIpcMemLazyEnablePeerAccess: 0 in 5.x ([H52]:546), 0x01 from 6.0.0 ([H62], [HRS]). */
+#define PW_HIP_IPC_LAZY_5 0x0
+#define PW_HIP_IPC_LAZY_6 0x1
+
+/* [H52]:636-642, same in all. */
+#define hipMemAttachGlobal 0x01
+#define hipMemAttachHost 0x02
+#define hipMemAttachSingle 0x04
+
+/* Event flags, [H52]:597, :600: an IPC event needs both. */
+#define hipEventDisableTiming 0x2
+#define hipEventInterprocess 0x4
+
+/* [H52]:692-693, same in all. */
+#define hipCpuDeviceId ((int)-1)
+#define hipInvalidDeviceId ((int)-2)
+
+/* hipDeviceP2PAttr, [H52]:539-544. */
+#define hipDevP2PAttrPerformanceRank 0
+#define hipDevP2PAttrAccessSupported 1
+#define hipDevP2PAttrNativeAtomicSupported 2
+#define hipDevP2PAttrHipArrayAccessSupported 3
+
+/* hipMemoryAdvise, [H52]:710-727 (CoarseGrain is already in 5.2). */
+#define hipMemAdviseSetReadMostly 1
+#define hipMemAdviseUnsetReadMostly 2
+#define hipMemAdviseSetPreferredLocation 3
+#define hipMemAdviseUnsetPreferredLocation 4
+#define hipMemAdviseSetAccessedBy 5
+#define hipMemAdviseUnsetAccessedBy 6
+#define hipMemAdviseSetCoarseGrain 100
+#define hipMemAdviseUnsetCoarseGrain 101
+
+/* hipMemRangeAttribute, [H52]:747-756. */
+#define hipMemRangeAttributeReadMostly 1
+#define hipMemRangeAttributePreferredLocation 2
+#define hipMemRangeAttributeAccessedBy 3
+#define hipMemRangeAttributeLastPrefetchLocation 4
+#define hipMemRangeAttributeCoherencyMode 100
+
+/* hipMemoryType before 6.0: [H52]:159-166 (5.3-5.7 add Managed = 4, facts A4). */
+#define PW_HIP5_MEMORY_TYPE_HOST 0
+#define PW_HIP5_MEMORY_TYPE_DEVICE 1
+#define PW_HIP5_MEMORY_TYPE_ARRAY 2
+#define PW_HIP5_MEMORY_TYPE_UNIFIED 3
+#define PW_HIP5_MEMORY_TYPE_MANAGED 4
+/* From 6.0 ([H62], [HRS], facts A4). */
+#define PW_HIP6_MEMORY_TYPE_UNREGISTERED 0
+#define PW_HIP6_MEMORY_TYPE_HOST 1
+#define PW_HIP6_MEMORY_TYPE_DEVICE 2
+#define PW_HIP6_MEMORY_TYPE_MANAGED 3
+#define PW_HIP6_MEMORY_TYPE_ARRAY 10
+#define PW_HIP6_MEMORY_TYPE_UNIFIED 11
+
+/* hipMemLocationType: Invalid 0, Device 1 ([H52]:825-828).  Host 2, HostNuma 3,
+ * HostNumaCurrent 4 come from secondary bindings of 7.x (facts D: not
+ * confirmed in a primary header). */
+#define hipMemLocationTypeInvalid 0
+#define hipMemLocationTypeDevice 1
+#define hipMemLocationTypeHost 2
+#define hipMemLocationTypeHostNuma 3
+#define hipMemLocationTypeHostNumaCurrent 4
+
+/* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
+#define HIP_GET_PROC_ADDRESS_SUCCESS 0
+#define HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1
+#define HIP_GET_PROC_ADDRESS_VERSION_NOT_SUFFICIENT 2
+
+#endif

@@ -1,0 +1,552 @@
+/*
+ * Turning a HIP call into its trace event: argument values decoded by kind
+ * (hip_table.h) with HIP's names, pointers with the device they live on.
+ *
+ * The runtime is asked through its real, untraced functions: the device of
+ * a pointer with hipPointerGetAttributes, whose hipMemoryType was renumbered
+ * in ROCm 6.0 (facts A4), so it is decoded with the runtime's own major
+ * version (hipRuntimeGetVersion, asked once); the current device with
+ * hipGetDevice.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "hip_hooks.h"
+#include "jsonw.h"
+#include "op.h"
+#include "trace.h"
+
+typedef hipError_t (*ptr_attr_fn)(hipPointerAttribute_t *, const void *);
+typedef hipError_t (*int_out_fn)(int *);
+typedef hipError_t (*addr_range_fn)(void **, size_t *, void *);
+typedef const char *(*error_name_fn)(hipError_t);
+typedef hipError_t (*ctx_push_fn)(hipCtx_t);
+typedef hipError_t (*ctx_pop_fn)(hipCtx_t *);
+typedef hipError_t (*set_device_fn)(int);
+
+static struct {
+	pthread_once_t once;
+	ptr_attr_fn ptr_attr;
+	int_out_fn get_device, dev_count, runtime_version;
+	addr_range_fn addr_range;
+	error_name_fn error_name;
+	ctx_push_fn push, set_current;
+	ctx_pop_fn pop, get_current;
+	int_out_fn ctx_get_device;
+	set_device_fn set_device;
+} aux = {.once = PTHREAD_ONCE_INIT};
+
+static atomic_int version = -1; /* -1: not asked yet; 0: unknown */
+
+static void aux_resolve(void)
+{
+	aux.ptr_attr = (ptr_attr_fn)pw_hip_aux("hipPointerGetAttributes");
+	aux.get_device = (int_out_fn)pw_hip_aux("hipGetDevice");
+	aux.dev_count = (int_out_fn)pw_hip_aux("hipGetDeviceCount");
+	aux.runtime_version = (int_out_fn)pw_hip_aux("hipRuntimeGetVersion");
+	aux.addr_range = (addr_range_fn)pw_hip_aux("hipMemGetAddressRange");
+	aux.error_name = (error_name_fn)pw_hip_aux("hipGetErrorName");
+	aux.push = (ctx_push_fn)pw_hip_aux("hipCtxPushCurrent");
+	aux.pop = (ctx_pop_fn)pw_hip_aux("hipCtxPopCurrent");
+	aux.ctx_get_device = (int_out_fn)pw_hip_aux("hipCtxGetDevice");
+	aux.get_current = (ctx_pop_fn)pw_hip_aux("hipCtxGetCurrent");
+	aux.set_current = (ctx_push_fn)pw_hip_aux("hipCtxSetCurrent");
+	aux.set_device = (set_device_fn)pw_hip_aux("hipSetDevice");
+}
+
+static inline void aux_ready(void)
+{
+	pthread_once(&aux.once, aux_resolve);
+}
+
+int pw_hip_runtime_version(void)
+{
+	int v = atomic_load_explicit(&version, memory_order_relaxed);
+	if (PW_LIKELY(v >= 0))
+		return v;
+	aux_ready();
+	v = 0;
+	pw_tls_internal++;
+	if (!aux.runtime_version || aux.runtime_version(&v) != hipSuccess || v < 0)
+		v = 0;
+	pw_tls_internal--;
+	atomic_store_explicit(&version, v, memory_order_relaxed);
+	return v;
+}
+
+/* HIP_VERSION = major * 10000000 + minor * 100000 + patch (hip_version.h). */
+static int major_of(int v)
+{
+	return v / 10000000;
+}
+
+int pw_hip_memtype_is_device(int type, int major)
+{
+	if (major <= 0)
+		return -1;
+	if (major < 6)
+		return type == PW_HIP5_MEMORY_TYPE_HOST                                            ? 0
+		       : type >= PW_HIP5_MEMORY_TYPE_DEVICE && type <= PW_HIP5_MEMORY_TYPE_MANAGED ? 1
+		                                                                                   : -1;
+	switch (type) {
+	case PW_HIP6_MEMORY_TYPE_UNREGISTERED:
+	case PW_HIP6_MEMORY_TYPE_HOST: return 0;
+	case PW_HIP6_MEMORY_TYPE_DEVICE:
+	case PW_HIP6_MEMORY_TYPE_MANAGED:
+	case PW_HIP6_MEMORY_TYPE_ARRAY:
+	case PW_HIP6_MEMORY_TYPE_UNIFIED: return 1;
+	default: return -1;
+	}
+}
+
+bool pw_hip_memtype_is_managed(int type, int major)
+{
+	return major >= 6 ? type == PW_HIP6_MEMORY_TYPE_MANAGED
+	                  : major > 0 && type == PW_HIP5_MEMORY_TYPE_MANAGED;
+}
+
+static bool ptr_attributes(const void *p, hipPointerAttribute_t *a)
+{
+	aux_ready();
+	if (!p || !aux.ptr_attr)
+		return false;
+	memset(a, 0, sizeof *a);
+	pw_tls_internal++;
+	hipError_t r = aux.ptr_attr(a, p);
+	pw_tls_internal--;
+	return r == hipSuccess;
+}
+
+int pw_hip_ptr_device(const void *p)
+{
+	hipPointerAttribute_t a;
+	if (!ptr_attributes(p, &a))
+		return PW_NO_DEV;
+	return pw_hip_memtype_is_device(a.type, major_of(pw_hip_runtime_version())) == 1 ? a.device
+	                                                                                 : PW_NO_DEV;
+}
+
+/* The allocation behind p and whether it is managed, asked of the runtime. */
+void pw_hip_mem_facts(const void *p, struct pw_mem *m)
+{
+	m->known = m->managed = false;
+	m->base = m->size = 0;
+	m->p2p = -1;
+	hipPointerAttribute_t a;
+	if (!ptr_attributes(p, &a))
+		return;
+	m->managed =
+	    a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major_of(pw_hip_runtime_version()));
+	void *base = NULL;
+	size_t size = 0;
+	pw_tls_internal++;
+	if (aux.addr_range && aux.addr_range(&base, &size, (void *)(uintptr_t)p) == hipSuccess && base) {
+		m->known = true;
+		m->base = (uintptr_t)base;
+		m->size = size;
+	}
+	pw_tls_internal--;
+}
+
+int pw_hip_device_count(void)
+{
+	aux_ready();
+	int n = 0;
+	pw_tls_internal++;
+	if (!aux.dev_count || aux.dev_count(&n) != hipSuccess)
+		n = 0;
+	pw_tls_internal--;
+	return n;
+}
+
+/* The runtime's own answer, through the real function: not traced. */
+int pw_hip_can_access(int dev, int peer)
+{
+	typedef hipError_t (*can_fn)(int *, int, int);
+	can_fn f = (can_fn)pw_hip_real(PW_HIP_ID(hipDeviceCanAccessPeer));
+	int v = -1;
+	if (!f || dev == PW_NO_DEV || peer == PW_NO_DEV)
+		return -1;
+	pw_tls_internal++;
+	if (f(&v, dev, peer) != hipSuccess)
+		v = -1;
+	pw_tls_internal--;
+	return v;
+}
+
+static int current_device(void)
+{
+	aux_ready();
+	int d = PW_NO_DEV;
+	pw_tls_internal++;
+	if (!aux.get_device || aux.get_device(&d) != hipSuccess)
+		d = PW_NO_DEV;
+	pw_tls_internal--;
+	return d;
+}
+
+/* A context's device: pushed, asked, popped (hipCtx* are deprecated and
+ * rare).  A runtime without push/pop: made current, asked, and the thread's
+ * context (or, if it had none, its device) put back. */
+int pw_hip_ctx_device(hipCtx_t ctx)
+{
+	aux_ready();
+	if (!ctx || !aux.ctx_get_device)
+		return PW_NO_DEV;
+	int d = PW_NO_DEV;
+	pw_tls_internal++;
+	if (aux.push && aux.pop) {
+		if (aux.push(ctx) == hipSuccess) {
+			hipCtx_t popped;
+			if (aux.ctx_get_device(&d) != hipSuccess)
+				d = PW_NO_DEV;
+			aux.pop(&popped);
+		}
+	} else if (aux.get_current && aux.set_current && aux.get_device && aux.set_device) {
+		hipCtx_t saved = NULL;
+		int saved_dev = 0;
+		if (aux.get_current(&saved) == hipSuccess && aux.get_device(&saved_dev) == hipSuccess &&
+		    aux.set_current(ctx) == hipSuccess) {
+			if (aux.ctx_get_device(&d) != hipSuccess)
+				d = PW_NO_DEV;
+			if (!saved || aux.set_current(saved) != hipSuccess)
+				aux.set_device(saved_dev);
+		}
+	}
+	pw_tls_internal--;
+	return d;
+}
+
+/* hipError_t names, [H52]:231-345 (facts A6); the runtime is asked for the rest. */
+const char *pw_hip_error_name(int code)
+{
+	switch (code) {
+	case hipSuccess: return "hipSuccess";
+	case hipErrorInvalidValue: return "hipErrorInvalidValue";
+	case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+	case hipErrorNotInitialized: return "hipErrorNotInitialized";
+	case hipErrorDeinitialized: return "hipErrorDeinitialized";
+	case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
+	case hipErrorInvalidMemcpyDirection: return "hipErrorInvalidMemcpyDirection";
+	case hipErrorInsufficientDriver: return "hipErrorInsufficientDriver";
+	case hipErrorNoDevice: return "hipErrorNoDevice";
+	case hipErrorInvalidDevice: return "hipErrorInvalidDevice";
+	case hipErrorInvalidImage: return "hipErrorInvalidImage";
+	case hipErrorInvalidContext: return "hipErrorInvalidContext";
+	case hipErrorContextAlreadyCurrent: return "hipErrorContextAlreadyCurrent";
+	case hipErrorMapFailed: return "hipErrorMapFailed";
+	case hipErrorUnmapFailed: return "hipErrorUnmapFailed";
+	case hipErrorAlreadyMapped: return "hipErrorAlreadyMapped";
+	case hipErrorNotMapped: return "hipErrorNotMapped";
+	case hipErrorContextAlreadyInUse: return "hipErrorContextAlreadyInUse";
+	case hipErrorPeerAccessUnsupported: return "hipErrorPeerAccessUnsupported";
+	case hipErrorSharedObjectSymbolNotFound: return "hipErrorSharedObjectSymbolNotFound";
+	case hipErrorInvalidHandle: return "hipErrorInvalidHandle";
+	case hipErrorIllegalState: return "hipErrorIllegalState";
+	case hipErrorNotFound: return "hipErrorNotFound";
+	case hipErrorNotReady: return "hipErrorNotReady";
+	case hipErrorIllegalAddress: return "hipErrorIllegalAddress";
+	case hipErrorPeerAccessAlreadyEnabled: return "hipErrorPeerAccessAlreadyEnabled";
+	case hipErrorPeerAccessNotEnabled: return "hipErrorPeerAccessNotEnabled";
+	case hipErrorSetOnActiveProcess: return "hipErrorSetOnActiveProcess";
+	case hipErrorContextIsDestroyed: return "hipErrorContextIsDestroyed";
+	case hipErrorNotSupported: return "hipErrorNotSupported";
+	case hipErrorStreamCaptureUnsupported: return "hipErrorStreamCaptureUnsupported";
+	case hipErrorUnknown: return "hipErrorUnknown";
+	case hipErrorRuntimeMemory: return "hipErrorRuntimeMemory";
+	case hipErrorRuntimeOther: return "hipErrorRuntimeOther";
+	}
+	const char *name = NULL;
+	aux_ready();
+	if (aux.error_name) {
+		pw_tls_internal++;
+		name = aux.error_name(code);
+		pw_tls_internal--;
+	}
+	return name;
+}
+
+/* ---- names of enum values ---- */
+
+static const char *advice_name(int64_t v)
+{
+	static const char *const n[] = {NULL,
+	                                "hipMemAdviseSetReadMostly",
+	                                "hipMemAdviseUnsetReadMostly",
+	                                "hipMemAdviseSetPreferredLocation",
+	                                "hipMemAdviseUnsetPreferredLocation",
+	                                "hipMemAdviseSetAccessedBy",
+	                                "hipMemAdviseUnsetAccessedBy"};
+	if (v == hipMemAdviseSetCoarseGrain)
+		return "hipMemAdviseSetCoarseGrain";
+	if (v == hipMemAdviseUnsetCoarseGrain)
+		return "hipMemAdviseUnsetCoarseGrain";
+	return v > 0 && v < 7 ? n[v] : NULL;
+}
+
+static const char *range_attr_name(int64_t v)
+{
+	static const char *const n[] = {
+	    NULL, "hipMemRangeAttributeReadMostly", "hipMemRangeAttributePreferredLocation",
+	    "hipMemRangeAttributeAccessedBy", "hipMemRangeAttributeLastPrefetchLocation"};
+	if (v == hipMemRangeAttributeCoherencyMode)
+		return "hipMemRangeAttributeCoherencyMode";
+	return v > 0 && v < 5 ? n[v] : NULL;
+}
+
+static const char *p2p_attr_name(int64_t v)
+{
+	static const char *const n[] = {"hipDevP2PAttrPerformanceRank", "hipDevP2PAttrAccessSupported",
+	                                "hipDevP2PAttrNativeAtomicSupported",
+	                                "hipDevP2PAttrHipArrayAccessSupported"};
+	return v >= 0 && v < 4 ? n[v] : NULL;
+}
+
+static const char *loc_type_name(int v)
+{
+	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
+	return v >= 0 && v < 5 ? n[v] : NULL;
+}
+
+static void put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
+{
+	pw_jw_key(w, key);
+	pw_jw_i64(w, v);
+	pw_jw_key2(w, key, "_name");
+	if (name)
+		pw_jw_str(w, name);
+	else
+		pw_jw_raw(w, "null", 4);
+}
+
+static void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
+{
+	pw_jw_key2(w, key, suffix);
+	if (dev == PW_NO_DEV)
+		pw_jw_raw(w, "null", 4);
+	else
+		pw_jw_i64(w, dev);
+}
+
+/* flags as a number and names: "hipMemAttachGlobal|0x8", or "0x0". */
+static void put_attach_flags(struct pw_jw *w, const char *key, uint64_t v)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} names[] = {{hipMemAttachGlobal, "hipMemAttachGlobal"},
+	             {hipMemAttachHost, "hipMemAttachHost"},
+	             {hipMemAttachSingle, "hipMemAttachSingle"}};
+	pw_jw_key(w, key);
+	pw_jw_u64(w, v);
+	pw_jw_key2(w, key, "_names");
+	char buf[160] = "";
+	size_t len = 0;
+	uint64_t rest = v;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+		if (!(v & names[i].bit))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", names[i].name);
+		rest &= ~(uint64_t)names[i].bit;
+	}
+	if (rest || !v)
+		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+	pw_jw_str(w, buf);
+}
+
+/* hipIpcMemLazyEnablePeerAccess is 0 on 5.x and 1 from 6.0: the name is
+ * given when the value is the runtime's own lazy flag. */
+static void put_ipc_flags(struct pw_jw *w, const char *key, uint64_t v)
+{
+	int ver = pw_hip_runtime_version();
+	pw_jw_key(w, key);
+	pw_jw_u64(w, v);
+	pw_jw_key2(w, key, "_names");
+	char buf[64];
+	if (ver && v == pw_hip_ipc_lazy_flag(ver))
+		snprintf(buf, sizeof buf, "hipIpcMemLazyEnablePeerAccess");
+	else
+		snprintf(buf, sizeof buf, "0x%llx", (unsigned long long)v);
+	pw_jw_str(w, buf);
+}
+
+static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
+{
+	hipMemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	pw_jw_key(w, key);
+	pw_jw_obj_open(w);
+	const char *t = loc_type_name(loc.type);
+	pw_jw_key(w, "type");
+	if (t)
+		pw_jw_str(w, t);
+	else
+		pw_jw_i64(w, loc.type);
+	pw_jw_kv_i64(w, "id", loc.id);
+	pw_jw_obj_close(w);
+}
+
+/* ---- before the call: everything that the call may change ---- */
+
+void pw_hip_pre(struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->flags & PW_CUR_DEV)
+		c->cur_dev = current_device();
+	for (int i = 0; i < fn->nargs; i++) {
+		switch (fn->args[i].kind) {
+		case PW_K_PTR: c->dev[i] = pw_hip_ptr_device((const void *)(uintptr_t)c->a[i]); break;
+		case PW_K_CTX: c->dev[i] = pw_hip_ctx_device((hipCtx_t)(uintptr_t)c->a[i]); break;
+		default: c->dev[i] = PW_NO_DEV;
+		}
+	}
+}
+
+/* ---- after the call: the event ---- */
+
+static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const struct pw_arg_desc *d = &c->fn->args[i];
+	const char *k = d->name;
+	uint64_t v = c->a[i];
+	bool ok = c->ret == hipSuccess;
+	switch ((enum pw_kind)d->kind) {
+	case PW_K_PTR:
+		pw_jw_kv_hex(w, k, v);
+		put_dev(w, k, "_dev", c->dev[i]);
+		break;
+	case PW_K_CTX:
+		pw_jw_kv_hex(w, k, v);
+		put_dev(w, k, "_dev", c->dev[i]);
+		/* the trace contract: hipCtx* peer calls name the peer device as "peer_dev" */
+		if (!strcmp(k, "peer_ctx"))
+			put_dev(w, "peer_dev", "", c->dev[i]);
+		break;
+	case PW_K_STREAM:
+	case PW_K_EVENT:
+	case PW_K_HPTR: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
+	case PW_K_SIZE:
+	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v); break;
+	case PW_K_ATTACHFLAGS: put_attach_flags(w, k, v); break;
+	case PW_K_ADVICE: put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
+	case PW_K_RATTR: put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
+	case PW_K_P2PATTR: put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
+	case PW_K_LOC: put_loc(w, k, v); break;
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT:
+		pw_jw_key(w, k);
+		pw_jw_bytes(w, (const void *)(uintptr_t)v, HIP_IPC_HANDLE_SIZE);
+		break;
+	case PW_K_OUT_INT:
+		if (ok && v)
+			pw_jw_kv_i64(w, k, *(const int *)(uintptr_t)v);
+		break;
+	case PW_K_OUT_PTR:
+		if (ok && v) {
+			void *p = *(void *const *)(uintptr_t)v;
+			pw_jw_kv_hex(w, k, (uintptr_t)p);
+			put_dev(w, k, "_dev", pw_hip_ptr_device(p));
+		}
+		break;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok && v) {
+			pw_jw_key(w, k);
+			pw_jw_bytes(w, (const void *)(uintptr_t)v, HIP_IPC_HANDLE_SIZE);
+		}
+		break;
+	case PW_K_OUT_EVENT:
+		if (ok && v)
+			pw_jw_kv_hex(w, k, (uintptr_t) * (const hipEvent_t *)(uintptr_t)v);
+		break;
+	case PW_K_RDATA:
+		pw_jw_kv_hex(w, k, v);
+		if (ok && v && c->a[i + 1] == sizeof(int))
+			pw_jw_kv_i64(w, "value", *(const int *)(uintptr_t)v);
+		break;
+	case PW_K_RATTRS: {
+		const hipMemRangeAttribute *attrs = (const hipMemRangeAttribute *)(uintptr_t)v;
+		size_t n = c->a[i + 1];
+		pw_jw_key(w, k);
+		pw_jw_ch(w, '[');
+		for (size_t j = 0; attrs && j < n && j < 16; j++) {
+			if (j)
+				pw_jw_ch(w, ',');
+			const char *name = range_attr_name(attrs[j]);
+			if (name)
+				pw_jw_str(w, name);
+			else
+				pw_jw_i64(w, attrs[j]);
+		}
+		pw_jw_ch(w, ']');
+		break;
+	}
+	default: break; /* kinds HIP has none of (PTR32, COPY3D) */
+	}
+}
+
+/* The whole "call" event of c, as one JSON object (no newline). */
+void pw_hip_encode(struct pw_jw *w, const struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	pw_jw_obj_open(w);
+	pw_jw_raw(w, "\"type\":\"call\"", 13);
+	w->need_comma = true;
+	pw_jw_kv_u64(w, "seq", c->seq);
+	pw_jw_kv_i64(w, "tid", pw_tls_tid);
+	pw_jw_kv_str(w, "vendor", pw_vendor_name(fn->vendor));
+	pw_jw_kv_str(w, "api", fn->api);
+	pw_jw_kv_str(w, "variant", fn->variant);
+	pw_jw_kv_str(w, "family", pw_family_name(fn->family));
+	pw_jw_kv_u64(w, "t_ns", c->t0);
+	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
+	pw_jw_kv_i64(w, "ret", c->ret);
+	const char *rn = pw_hip_error_name((int)c->ret);
+	pw_jw_key(w, "ret_name");
+	if (rn)
+		pw_jw_str(w, rn);
+	else
+		pw_jw_raw(w, "null", 4);
+	if (c->parent)
+		pw_jw_kv_u64(w, "parent", c->parent);
+	if (fn->flags & PW_CUR_DEV)
+		put_dev(w, "cur", "_dev", c->cur_dev);
+	if (c->nstack > 0) {
+		pw_jw_key(w, "stack");
+		pw_jw_ch(w, '[');
+		for (int i = 0; i < c->nstack; i++) {
+			if (i)
+				pw_jw_ch(w, ',');
+			pw_jw_hex(w, c->stack[i]);
+		}
+		pw_jw_ch(w, ']');
+	}
+	pw_jw_key(w, "args");
+	pw_jw_obj_open(w);
+	for (int i = 0; i < fn->nargs; i++)
+		put_arg(w, c, i);
+	pw_jw_obj_close(w);
+	pw_jw_obj_close(w);
+}
+
+void pw_hip_post(struct pw_call *c)
+{
+	uintptr_t ips[64];
+	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
+		pw_tls_internal++;
+		c->nstack = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+		pw_tls_internal--;
+		c->stack = ips;
+	}
+	struct pw_jw w;
+	if (!pw_trace_event_begin(&w))
+		return;
+	pw_hip_encode(&w, c);
+	pw_trace_event_end(&w);
+}

@@ -1,0 +1,60 @@
+/* The HIP runtime module: its descriptor table, real functions and hooks. */
+#ifndef PW_HIP_HOOKS_H
+#define PW_HIP_HOOKS_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "hip_table.h"
+#include "hooks.h"
+#include "pw.h"
+#include "peerwatch/abi/hip.h"
+
+extern const struct pw_fn_desc pw_hip_desc[PW_HIP_NFUNCS];
+extern void *const pw_hip_wrapper[PW_HIP_NFUNCS];
+extern _Atomic(void *) pw_hip_real_fn[PW_HIP_NFUNCS];
+
+/* hip_resolve.c: the runtime's function behind hook id, resolved on first use. */
+void *pw_hip_resolve(int id);
+static inline void *pw_hip_real(int id)
+{
+	void *f = atomic_load_explicit(&pw_hip_real_fn[id], memory_order_acquire);
+	return PW_LIKELY(f != NULL) ? f : pw_hip_resolve(id);
+}
+/* A runtime function the layer itself calls (never traced), or NULL. */
+void *pw_hip_aux(const char *name);
+/* dlsym(h, name) answered r for a hip* name: our wrapper, or r. */
+void *pw_hip_dlsym_hook(const char *name, void *r);
+/* Maps a pointer the real hipGetProcAddress returned to our wrapper. */
+void *pw_hip_substitute(void *fn);
+
+/* hip_encode.c */
+void pw_hip_pre(struct pw_call *c);
+void pw_hip_post(struct pw_call *c);
+struct pw_jw;
+void pw_hip_encode(struct pw_jw *w, const struct pw_call *c);
+const char *pw_hip_error_name(int code);
+/* The runtime's version (hipRuntimeGetVersion, HIP_VERSION form: 50221153), 0 if unknown. */
+int pw_hip_runtime_version(void);
+int pw_hip_ptr_device(const void *p);
+int pw_hip_ctx_device(hipCtx_t ctx);
+struct pw_mem;
+void pw_hip_mem_facts(const void *p, struct pw_mem *m);
+int pw_hip_device_count(void);
+int pw_hip_can_access(int dev, int peer);
+/* Decodes hipPointerAttribute_t.type by the runtime's major version:
+ * 1 device memory (device, array, managed, unified), 0 host, -1 unknown. */
+int pw_hip_memtype_is_device(int type, int major);
+bool pw_hip_memtype_is_managed(int type, int major);
+
+/* hip_ops.c: the call as the rules see it; false when no rule looks at it. */
+struct pw_op;
+bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op);
+void pw_hip_op_after(const struct pw_call *c, struct pw_op *op);
+bool pw_hip_check_before(const struct pw_call *c, struct pw_op *op);
+void pw_hip_check_after(const struct pw_call *c, struct pw_op *op);
+/* The lazy flag of a runtime of that version, and why flags may be wrong on it. */
+uint64_t pw_hip_ipc_lazy_flag(int version);
+const char *pw_hip_flags_note(uint64_t flags, int version);
+
+#endif

@@ -1,0 +1,238 @@
+/*
+ * HIP calls as the rules see them (op.h), so that the vendor-neutral rules
+ * run for PW_VENDOR_HIP: the devices of pointers, the allocations around
+ * them (hipPointerGetAttributes, hipMemGetAddressRange), what the runtime
+ * says about a device pair, what the registry knows of an IPC handle, and
+ * the lazy-peer-access flag of the runtime's own version.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "hip_hooks.h"
+#include "op.h"
+#include "registry.h"
+#include "state.h"
+
+/* hipIpcMemLazyEnablePeerAccess: 0 before ROCm 6.0, 1 from 6.0 (facts A4). */
+uint64_t pw_hip_ipc_lazy_flag(int version)
+{
+	return version >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
+}
+
+/* Why flags may be wrong on this runtime: the other version's lazy flag. */
+const char *pw_hip_flags_note(uint64_t flags, int version)
+{
+	if (!version)
+		return NULL;
+	if (version >= 60000000 && flags == PW_HIP_IPC_LAZY_5)
+		return "; version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0 and is 1 from "
+		       "6.0, "
+		       "and this runtime is ROCm 6 or later, so a program built against ROCm 5.x headers "
+		       "passes 0, "
+		       "which the runtime rejects (hipErrorInvalidValue): rebuild against the runtime's "
+		       "headers";
+	if (version < 60000000 && flags == PW_HIP_IPC_LAZY_6)
+		return "; version skew: hipIpcMemLazyEnablePeerAccess is 1 only from ROCm 6.0, and this "
+		       "runtime is "
+		       "ROCm 5.x, where it is 0, so a program built against ROCm 6 headers passes 1, which "
+		       "the "
+		       "runtime rejects (hipErrorInvalidValue): rebuild against the runtime's headers";
+	return NULL;
+}
+
+static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
+{
+	m->ptr = c->a[i];
+	m->dev = c->dev[i];
+	m->named_dev = named_dev;
+	m->p2p = -1;
+	if (facts)
+		pw_hip_mem_facts((const void *)(uintptr_t)m->ptr, m);
+}
+
+/* hipMemLocation -> (device, valid) in the rules' terms. */
+static void location(uint64_t raw, struct pw_op *op)
+{
+	hipMemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	op->loc_valid = true;
+	switch (loc.type) {
+	case hipMemLocationTypeDevice: op->loc_dev = loc.id; break;
+	case hipMemLocationTypeHost:
+	case hipMemLocationTypeHostNuma:
+	case hipMemLocationTypeHostNumaCurrent: op->loc_dev = PW_LOC_CPU; break;
+	case hipMemLocationTypeInvalid: op->loc_dev = PW_LOC_NONE; break;
+	default: op->loc_valid = false;
+	}
+}
+
+/* A device id argument: hipCpuDeviceId (-1) is the host. */
+static void legacy_device(uint64_t raw, struct pw_op *op)
+{
+	int d = (int)(int64_t)raw;
+	op->loc_valid = true;
+	op->loc_dev = d == hipCpuDeviceId ? PW_LOC_CPU : d;
+}
+
+static void registry_facts(struct pw_op *op)
+{
+	struct pw_reg_export e;
+	if (!op->handle || !pw_registry_lookup(op->handle, &e))
+		return;
+	op->reg_known = true;
+	op->reg_freed = e.freed;
+	op->reg_exporter_alive = e.exporter_alive;
+	op->reg_exporter_pid = e.exporter_pid;
+}
+
+bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	memset(op, 0, sizeof *op);
+	op->vendor = PW_VENDOR_HIP;
+	op->api = c->fn->api;
+	op->cur_dev = c->cur_dev;
+	op->peer_dev = PW_NO_DEV;
+	op->can_access = -1;
+	op->loc_dev = PW_LOC_NONE;
+	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
+	op->dst.p2p = op->src.p2p = -1;
+	switch (c->fn - pw_hip_desc) {
+	case PW_HIP_ID(hipDeviceCanAccessPeer):
+		op->kind = PW_OP_CAN_ACCESS;
+		op->cur_dev = (int)(int64_t)c->a[1];
+		op->peer_dev = (int)(int64_t)c->a[2];
+		break;
+	case PW_HIP_ID(hipDeviceEnablePeerAccess):
+	case PW_HIP_ID(hipCtxEnablePeerAccess):
+		op->kind = PW_OP_PEER_ENABLE;
+		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxEnablePeerAccess)]
+		                   ? c->dev[0]
+		                   : (int)(int64_t)c->a[0];
+		op->flags = c->a[1];
+		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
+		break;
+	case PW_HIP_ID(hipDeviceDisablePeerAccess):
+	case PW_HIP_ID(hipCtxDisablePeerAccess):
+		op->kind = PW_OP_PEER_DISABLE;
+		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxDisablePeerAccess)]
+		                   ? c->dev[0]
+		                   : (int)(int64_t)c->a[0];
+		break;
+	case PW_HIP_ID(hipMemcpyPeer):
+	case PW_HIP_ID(hipMemcpyPeerAsync):
+		op->kind = PW_OP_COPY;
+		op->bytes = c->a[4];
+		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
+		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		break;
+	case PW_HIP_ID(hipIpcGetMemHandle):
+		op->kind = PW_OP_IPC_EXPORT;
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		break;
+	case PW_HIP_ID(hipIpcOpenMemHandle): {
+		int version = pw_hip_runtime_version();
+		op->kind = PW_OP_IPC_OPEN;
+		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
+		op->flags = c->a[2];
+		if (version) {
+			op->ipc_lazy_flag = pw_hip_ipc_lazy_flag(version);
+			op->flags_note = pw_hip_flags_note(op->flags, version);
+		} else {
+			/* the runtime did not say its version: either lazy flag is taken */
+			op->ipc_lazy_flag = op->flags <= PW_HIP_IPC_LAZY_6 ? op->flags : PW_HIP_IPC_LAZY_6;
+		}
+		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
+		registry_facts(op);
+		break;
+	}
+	case PW_HIP_ID(hipIpcCloseMemHandle):
+		op->kind = PW_OP_IPC_CLOSE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		break;
+	case PW_HIP_ID(hipMallocManaged):
+		op->kind = PW_OP_ALLOC_MANAGED;
+		op->bytes = c->a[1];
+		op->flags = c->a[2];
+		break;
+	case PW_HIP_ID(hipMemAdvise):
+	case PW_HIP_ID(hipMemAdvise_v2):
+		op->kind = PW_OP_ADVISE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		op->advice = (int)(int64_t)c->a[2]; /* 1..6 are CUmem_advise's values too */
+		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemAdvise)])
+			legacy_device(c->a[3], op);
+		else
+			location(c->a[3], op);
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_HIP_ID(hipMemPrefetchAsync):
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		legacy_device(c->a[2], op);
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_HIP_ID(hipMemPrefetchAsync_v2):
+		op->kind = PW_OP_PREFETCH;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[1];
+		location(c->a[2], op);
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_HIP_ID(hipMemRangeGetAttribute):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->nattrs = 1;
+		op->one_size = c->a[1];
+		op->one_attr = (int)(int64_t)c->a[2];
+		break;
+	case PW_HIP_ID(hipMemRangeGetAttributes):
+		op->kind = PW_OP_RANGE_ATTR;
+		op->data_sizes = (const size_t *)(uintptr_t)c->a[1];
+		op->attrs = (const int *)(uintptr_t)c->a[2];
+		op->nattrs = op->attrs && op->data_sizes && c->a[3] <= 64 ? (int)c->a[3] : 0;
+		break;
+	case PW_HIP_ID(hipStreamAttachMemAsync):
+		op->kind = PW_OP_ATTACH;
+		op->null_stream = c->a[0] == 0;
+		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		op->bytes = c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_HIP_ID(hipFree):
+		op->kind = PW_OP_FREE;
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		/* a free of memory this process exported: who still has it open elsewhere */
+		if (pw_state_exported(&pw_state, op->dst.ptr))
+			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+		break;
+	case PW_HIP_ID(hipDeviceReset): op->kind = PW_OP_DEVICE_RESET; break;
+	default: return false;
+	}
+	return true;
+}
+
+/* What the call wrote, for the state and the registry. */
+void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
+{
+	if (c->ret != hipSuccess)
+		return;
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+}
+
+bool pw_hip_check_before(const struct pw_call *c, struct pw_op *op)
+{
+	if (!pw_checking() || !pw_hip_op_before(c, op))
+		return false;
+	pw_check_before(c, op);
+	return true;
+}
+
+void pw_hip_check_after(const struct pw_call *c, struct pw_op *op)
+{
+	pw_hip_op_after(c, op);
+	pw_check_after(op, c->ret, c->ret == hipErrorPeerAccessAlreadyEnabled);
+}

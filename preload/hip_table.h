@@ -1,0 +1,117 @@
+/*
+ * The HIP runtime functions peerwatch hooks (libamdhip64.so.5/.6/.7): one
+ * row per exported symbol, as in cuda_table.h:
+ *
+ *   X(api, suffix, family, flags, (signature))
+ *
+ * The real exports are versioned (hipFree@@hip_4.2, the 7.1 _v2 calls
+ * @@hip_7.1); our unversioned definitions satisfy the programs' versioned
+ * references (glibc binds a versioned reference to an unversioned definition
+ * in an earlier object: tests/integration/hip_real.sh shows it with the real
+ * 5.2.3 library).  Wrappers (hip_hooks.c), descriptors, the export list and
+ * the HIP table of docs/hooks.md are generated from this file.
+ *
+ * Signatures are [H52]'s /usr/include/hip/hip_runtime_api.h (line numbers
+ * beside each; the same in 6.2 and 7.x, ../shared/facts/hip-acl-abi.md A2),
+ * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
+ * with HIP's names: PTR is a void * recorded with its device (from an
+ * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
+ * A function without arguments is a row of X0 (its signature "()"), which
+ * the generators expand with their own macro.
+ */
+#ifndef PW_HIP_TABLE_H
+#define PW_HIP_TABLE_H
+
+/* Flags of a row. */
+#define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (hipGetDevice) */
+
+/* :4027 */
+#define PW_HIP_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
+/* :4044, :4056 */
+#define PW_HIP_SIG_ENABLE_PEER (DEV, int, peer_dev), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_DISABLE_PEER (DEV, int, peer_dev)
+/* :4330, :4348 */
+#define PW_HIP_SIG_CTX_ENABLE_PEER (CTX, hipCtx_t, peer_ctx), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_CTX_DISABLE_PEER (CTX, hipCtx_t, peer_ctx)
+/* :1297 */
+#define PW_HIP_SIG_P2P_ATTR \
+	(OUT_INT, int *, value), (P2PATTR, hipDeviceP2PAttr, attr), (DEV, int, src_dev), (DEV, int, dst_dev)
+/* :4085, :4099 */
+#define PW_HIP_SIG_MEMCPY_PEER                                                                        \
+	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
+	    (SIZE, size_t, bytes)
+#define PW_HIP_SIG_MEMCPY_PEER_ASYNC                                                                  \
+	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
+	    (SIZE, size_t, bytes), (STREAM, hipStream_t, stream)
+/* :1634, :1671 (the handle by value), :1690, :1706, :1723 */
+#define PW_HIP_SIG_IPC_GET_MEM (OUT_IPCMEM, hipIpcMemHandle_t *, handle), (PTR, void *, ptr)
+#define PW_HIP_SIG_IPC_OPEN_MEM \
+	(OUT_PTR, void **, ptr), (IPCMEM, hipIpcMemHandle_t, handle), (IPCFLAGS, unsigned int, flags)
+#define PW_HIP_SIG_IPC_CLOSE_MEM (PTR, void *, ptr)
+#define PW_HIP_SIG_IPC_GET_EVENT (OUT_IPCEVT, hipIpcEventHandle_t *, handle), (EVENT, hipEvent_t, event)
+#define PW_HIP_SIG_IPC_OPEN_EVENT (OUT_EVENT, hipEvent_t *, event), (IPCEVT, hipIpcEventHandle_t, handle)
+/* :2587 */
+#define PW_HIP_SIG_MALLOC_MANAGED \
+	(OUT_PTR, void **, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, unsigned int, flags)
+/* :2600, :2614; 7.1 _v2 ([HRS]) */
+#define PW_HIP_SIG_PREFETCH \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (DEV, int, dst_dev), (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_PREFETCH_V2                                                            \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (LOC, hipMemLocation, location), \
+	    (UINT, unsigned int, flags), (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_ADVISE \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), (DEV, int, dev)
+#define PW_HIP_SIG_ADVISE_V2                                                                \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), \
+	    (LOC, hipMemLocation, location)
+/* :2630, :2649 */
+#define PW_HIP_SIG_RANGE_ATTR                                                                  \
+	(RDATA, void *, data), (SIZE, size_t, data_size), (RATTR, hipMemRangeAttribute, attr), \
+	    (PTR, const void *, ptr), (SIZE, size_t, bytes)
+#define PW_HIP_SIG_RANGE_ATTRS                                                                        \
+	(HPTR, void **, data), (HPTR, size_t *, data_sizes), (RATTRS, hipMemRangeAttribute *, attrs), \
+	    (SIZE, size_t, num_attrs), (PTR, const void *, ptr), (SIZE, size_t, bytes)
+/* :2667 */
+#define PW_HIP_SIG_ATTACH_MEM                                                     \
+	(STREAM, hipStream_t, stream), (PTR, void *, ptr), (SIZE, size_t, bytes), \
+	    (ATTACHFLAGS, unsigned int, flags)
+/* :3208 (hipDeviceReset, :1355, takes no argument) */
+#define PW_HIP_SIG_FREE (PTR, void *, ptr)
+
+#define PW_HIP_FUNCS2(X, X0)                                                                  \
+	/* peer */                                                                            \
+	X(hipDeviceCanAccessPeer, , PEER, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                    \
+	X(hipDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))            \
+	X(hipDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))          \
+	X(hipCtxEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))           \
+	X(hipCtxDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER))         \
+	X(hipDeviceGetP2PAttribute, , PEER, 0, (PW_HIP_SIG_P2P_ATTR))                         \
+	/* copy */                                                                            \
+	X(hipMemcpyPeer, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                 \
+	X(hipMemcpyPeerAsync, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                      \
+	/* ipc */                                                                             \
+	X(hipIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                    \
+	X(hipIpcOpenMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
+	X(hipIpcCloseMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_CLOSE_MEM))                \
+	X(hipIpcGetEventHandle, , IPC, 0, (PW_HIP_SIG_IPC_GET_EVENT))                         \
+	X(hipIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))              \
+	/* managed */                                                                         \
+	X(hipMallocManaged, , MANAGED, PW_CUR_DEV, (PW_HIP_SIG_MALLOC_MANAGED))               \
+	X(hipMemPrefetchAsync, , MANAGED, 0, (PW_HIP_SIG_PREFETCH))                           \
+	X(hipMemPrefetchAsync, _v2, MANAGED, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
+	X(hipMemAdvise, , MANAGED, 0, (PW_HIP_SIG_ADVISE))                                    \
+	X(hipMemAdvise, _v2, MANAGED, 0, (PW_HIP_SIG_ADVISE_V2))                              \
+	X(hipMemRangeGetAttribute, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTR))                     \
+	X(hipMemRangeGetAttributes, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTRS))                   \
+	X(hipStreamAttachMemAsync, , MANAGED, 0, (PW_HIP_SIG_ATTACH_MEM))                     \
+	/* support: the life of exported allocations, and the reset that drops peer access */ \
+	X(hipFree, , SUPPORT, 0, (PW_HIP_SIG_FREE))                                           \
+	X0(hipDeviceReset, , SUPPORT, PW_CUR_DEV, ())
+#define PW_HIP_FUNCS(X) PW_HIP_FUNCS2(X, X)
+
+/* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
+#define PW_HIP_ID(sym) PW_HIP_ID_##sym
+#define PW_HIP_ENUM_ROW(api, sfx, fam, flags, sig) PW_HIP_ID(api##sfx),
+enum pw_hip_id { PW_HIP_FUNCS(PW_HIP_ENUM_ROW) PW_HIP_NFUNCS };
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * The HIP runtime functions the HIP integration programs call, declared with
+ * peerwatch's own ABI header (include/peerwatch/abi/hip.h) rather than a
+ * ROCm SDK: the signatures of [H52] hip_runtime_api.h (facts A2).  The
+ * programs link against the simulated libamdhip64 (tests/sim/hip_*).
+ */
+#ifndef PW_TEST_HIP_API_H
+#define PW_TEST_HIP_API_H
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "peerwatch/abi/hip.h"
+
+/* untraced support */
+hipError_t hipGetDeviceCount(int *count);
+hipError_t hipSetDevice(int deviceId);
+hipError_t hipGetDevice(int *deviceId);
+hipError_t hipRuntimeGetVersion(int *runtimeVersion);
+hipError_t hipMalloc(void **ptr, size_t size);
+hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, int kind);
+hipError_t hipStreamCreate(hipStream_t *stream);
+hipError_t hipStreamSynchronize(hipStream_t stream);
+hipError_t hipEventCreate(hipEvent_t *event);
+hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
+hipError_t hipDeviceSynchronize(void);
+hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, int dev);
+/* traced */
+hipError_t hipDeviceCanAccessPeer(int *canAccessPeer, int deviceId, int peerDeviceId);
+hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags);
+hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
+hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
+hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
+hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice);
+hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes);
+hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes,
+                              hipStream_t stream);
+hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr);
+hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned int flags);
+hipError_t hipIpcCloseMemHandle(void *devPtr);
+hipError_t hipIpcGetEventHandle(hipIpcEventHandle_t *handle, hipEvent_t event);
+hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle);
+hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags);
+hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream);
+hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device);
+hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute,
+                                   const void *dev_ptr, size_t count);
+hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes,
+                                    size_t num_attributes, const void *dev_ptr, size_t count);
+hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags);
+hipError_t hipFree(void *ptr);
+hipError_t hipDeviceReset(void);
+
+#define hipMemcpyHostToDevice 1 /* hipMemcpyKind, [H52] */
+#define hipMemcpyDeviceToHost 2
+
+#define HCHECK(call)                                                                         \
+	do {                                                                                 \
+		hipError_t r_ = (call);                                                      \
+		if (r_ != hipSuccess) {                                                      \
+			fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #call, r_); \
+			exit(1);                                                             \
+		}                                                                            \
+	} while (0)
+
+#endif

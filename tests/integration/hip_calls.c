@@ -1,0 +1,366 @@
+/*
+ * The documents' own HIP sequences, done right, against the simulated HIP
+ * runtime: the peer calls of seed 000, the IPC calls of seed 002 (two
+ * processes), the managed-memory calls of seed 004; and the cases around
+ * them that tests/integration/rules_hip.sh looks at in the trace:
+ *
+ *   hip_calls [--getproc] peer|ipc|managed|reset|all
+ *   hip_calls [--getproc] skew FLAGS     (an IPC open with these flags)
+ *
+ * The runtime is reached one of three ways, as programs do: linked symbols
+ * (built with -DHIP_LINKED), dlsym on a dlopen'ed library ($PW_HIP_LIB,
+ * default libamdhip64.so.6), or, with --getproc, pointers handed out by
+ * hipGetProcAddress (ROCm >= 6.2).  Every way must reach peerwatch.
+ */
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hip_api.h"
+
+/* name, return type, parameter types */
+#define HIP_FNS(X)                                                                               \
+	X(hipGetDeviceCount, (int *))                                                            \
+	X(hipSetDevice, (int))                                                                   \
+	X(hipRuntimeGetVersion, (int *))                                                         \
+	X(hipMalloc, (void **, size_t))                                                          \
+	X(hipMemcpy, (void *, const void *, size_t, int))                                        \
+	X(hipStreamCreate, (hipStream_t *))                                                      \
+	X(hipStreamSynchronize, (hipStream_t))                                                   \
+	X(hipEventCreateWithFlags, (hipEvent_t *, unsigned))                                     \
+	X(hipDeviceCanAccessPeer, (int *, int, int))                                             \
+	X(hipDeviceEnablePeerAccess, (int, unsigned))                                            \
+	X(hipDeviceDisablePeerAccess, (int))                                                     \
+	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                          \
+	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                   \
+	X(hipDevicePrimaryCtxRetain, (hipCtx_t *, int))                                          \
+	X(hipGetDevice, (int *))                                                                 \
+	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                         \
+	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                               \
+	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))             \
+	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                     \
+	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                           \
+	X(hipIpcCloseMemHandle, (void *))                                                        \
+	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                             \
+	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                            \
+	X(hipMallocManaged, (void **, size_t, unsigned))                                         \
+	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                         \
+	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                            \
+	X(hipMemRangeGetAttribute, (void *, size_t, hipMemRangeAttribute, const void *, size_t)) \
+	X(hipMemRangeGetAttributes,                                                              \
+	  (void **, size_t *, hipMemRangeAttribute *, size_t, const void *, size_t))             \
+	X(hipStreamAttachMemAsync, (hipStream_t, void *, size_t, unsigned))                      \
+	X(hipFree, (void *))                                                                     \
+	X(hipDeviceReset, (void))
+
+/* ROCm 7.1 only: looked up, called when present. */
+typedef hipError_t (*prefetch_v2_fn)(const void *, size_t, hipMemLocation, unsigned, hipStream_t);
+typedef hipError_t (*advise_v2_fn)(const void *, size_t, hipMemoryAdvise, hipMemLocation);
+typedef hipError_t (*getproc_fn)(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *);
+
+#define FIELD(name, params) hipError_t(*name) params;
+static struct {
+	HIP_FNS(FIELD)
+	prefetch_v2_fn hipMemPrefetchAsync_v2;
+	advise_v2_fn hipMemAdvise_v2;
+} H;
+
+static const char *self;
+static int getproc;
+static unsigned lazy;
+
+#define CK(call)                                                                             \
+	do {                                                                                 \
+		hipError_t r_ = (call);                                                      \
+		if (r_ != hipSuccess) {                                                      \
+			fprintf(stderr, "%s:%d: %s -> %d\n", __FILE__, __LINE__, #call, r_); \
+			exit(1);                                                             \
+		}                                                                            \
+	} while (0)
+
+#ifdef HIP_LINKED
+hipError_t hipGetProcAddress(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *)
+    __attribute__((weak));
+#define LINKED(name, params) H.name = name;
+#endif
+
+static void *find(void *lib, getproc_fn gp, const char *name)
+{
+	void *f = NULL;
+	if (gp) {
+		hipDriverProcAddressQueryResult st = -1;
+		if (gp(name, &f, 60200000, 0, &st) != hipSuccess || st != HIP_GET_PROC_ADDRESS_SUCCESS)
+			f = NULL;
+	} else {
+		f = dlsym(lib, name);
+	}
+	return f;
+}
+
+static void resolve(void)
+{
+	void *lib = NULL;
+	getproc_fn gp = NULL;
+#ifdef HIP_LINKED
+	HIP_FNS(LINKED)
+	gp = getproc ? hipGetProcAddress : NULL;
+	lib = RTLD_DEFAULT;
+#else
+	const char *path = getenv("PW_HIP_LIB");
+	lib = dlopen(path && *path ? path : "libamdhip64.so.6", RTLD_NOW | RTLD_LOCAL);
+	if (!lib) {
+		fprintf(stderr, "hip_calls: %s\n", dlerror());
+		exit(1);
+	}
+	if (getproc)
+		gp = (getproc_fn)dlsym(lib, "hipGetProcAddress");
+#endif
+	if (getproc && !gp) {
+		fprintf(stderr, "hip_calls: this runtime has no hipGetProcAddress\n");
+		exit(3);
+	}
+#define LOOKUP(name, params)                                  \
+	if (gp || !H.name)                                    \
+		*(void **)&H.name = find(lib, gp, #name);     \
+	if (!H.name) {                                        \
+		fprintf(stderr, "hip_calls: no %s\n", #name); \
+		exit(1);                                      \
+	}
+	HIP_FNS(LOOKUP)
+	*(void **)&H.hipMemPrefetchAsync_v2 = find(lib, gp, "hipMemPrefetchAsync_v2");
+	*(void **)&H.hipMemAdvise_v2 = find(lib, gp, "hipMemAdvise_v2");
+}
+
+static int ndev;
+static hipStream_t stream;
+
+static void init(void)
+{
+	int v = 0;
+	resolve();
+	CK(H.hipGetDeviceCount(&ndev));
+	CK(H.hipRuntimeGetVersion(&v));
+	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
+	CK(H.hipSetDevice(0));
+	CK(H.hipStreamCreate(&stream));
+}
+
+static void *alloc_on(int d, size_t n)
+{
+	void *p;
+	CK(H.hipSetDevice(d));
+	CK(H.hipMalloc(&p, n));
+	CK(H.hipSetDevice(0));
+	return p;
+}
+
+/* ---- seed 000: ask, enable both ways, copy both ways, disable ---- */
+static void peer(void)
+{
+	int can01 = 0, can10 = 0, rank = -1;
+	CK(H.hipDeviceCanAccessPeer(&can01, 0, 1));
+	CK(H.hipDeviceCanAccessPeer(&can10, 1, 0));
+	CK(H.hipDeviceGetP2PAttribute(&rank, hipDevP2PAttrPerformanceRank, 0, 1));
+	if (!can01 || !can10) {
+		fprintf(stderr, "hip_calls: devices 0 and 1 are not peers\n");
+		exit(1);
+	}
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceEnablePeerAccess(1, 0));
+	CK(H.hipSetDevice(1));
+	CK(H.hipDeviceEnablePeerAccess(0, 0));
+	size_t n = 1u << 20;
+	char *a0 = alloc_on(0, n), *a1 = alloc_on(1, n);
+	char *host = malloc(n), *back = malloc(n);
+	for (size_t i = 0; i < n; i++)
+		host[i] = (char)(i * 7);
+	CK(H.hipMemcpy(a0, host, n, hipMemcpyHostToDevice));
+	CK(H.hipMemcpyPeer(a1, 1, a0, 0, n));
+	CK(H.hipMemcpyPeerAsync(a0, 0, a1, 1, n, stream));
+	CK(H.hipStreamSynchronize(stream));
+	CK(H.hipMemcpy(back, a0, n, hipMemcpyDeviceToHost));
+	if (memcmp(host, back, n)) {
+		fprintf(stderr, "hip_calls: the bytes did not survive the round trip\n");
+		exit(1);
+	}
+	CK(H.hipSetDevice(1));
+	CK(H.hipDeviceDisablePeerAccess(0));
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceDisablePeerAccess(1));
+	CK(H.hipFree(a0));
+	CK(H.hipFree(a1));
+	free(host);
+	free(back);
+}
+
+/* ---- seed 002: export in one process, open/use/close in another, then free ---- */
+static void hex(const void *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", ((const unsigned char *)p)[i]);
+}
+
+static int ipc_child(const char *hh, unsigned flags, int expect_ok)
+{
+	hipIpcMemHandle_t h;
+	for (size_t i = 0; i < sizeof h; i++) {
+		unsigned v;
+		if (sscanf(hh + 2 * i, "%2x", &v) != 1)
+			return 2;
+		h.reserved[i] = (char)v;
+	}
+	init();
+	CK(H.hipSetDevice(1));
+	void *p = NULL;
+	hipError_t r = H.hipIpcOpenMemHandle(&p, h, flags);
+	printf("hip_calls: hipIpcOpenMemHandle(flags %u) -> %d\n", flags, (int)r);
+	if (r != hipSuccess)
+		return expect_ok ? 1 : 0;
+	char buf[16];
+	CK(H.hipMemcpy(buf, p, sizeof buf, hipMemcpyDeviceToHost));
+	if (memcmp(buf, "peerwatch-ipc", 14))
+		return 1;
+	CK(H.hipIpcCloseMemHandle(p));
+	return 0;
+}
+
+static void ipc(int use_flags, unsigned flags)
+{
+	void *a = alloc_on(0, 1u << 20);
+	CK(H.hipMemcpy(a, "peerwatch-ipc", 14, hipMemcpyHostToDevice));
+	hipIpcMemHandle_t h;
+	CK(H.hipIpcGetMemHandle(&h, a));
+	hipEvent_t ev, ev2;
+	hipIpcEventHandle_t eh;
+	CK(H.hipEventCreateWithFlags(&ev, hipEventDisableTiming | hipEventInterprocess));
+	CK(H.hipIpcGetEventHandle(&eh, ev));
+	(void)H.hipIpcOpenEventHandle(&ev2, eh); /* in the exporter: the runtime refuses it */
+	char hh[129], fl[16];
+	hex(&h, sizeof h, hh);
+	snprintf(fl, sizeof fl, "%u", use_flags ? flags : lazy);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(self, self, getproc ? "--getproc" : "--", "child", hh, fl, use_flags ? "any" : "ok",
+		      (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "hip_calls: the importer failed\n");
+		exit(1);
+	}
+	CK(H.hipFree(a));
+}
+
+/* ---- seed 004: allocate, advise, prefetch, query, attach, free ---- */
+static void managed(void)
+{
+	size_t n = 16 * 4096;
+	char *m;
+	CK(H.hipMallocManaged((void **)&m, n, hipMemAttachGlobal));
+	memset(m, 1, n);
+	CK(H.hipMemAdvise(m, n, hipMemAdviseSetReadMostly, 0));
+	CK(H.hipMemAdvise(m, n, hipMemAdviseSetPreferredLocation, 1));
+	CK(H.hipMemAdvise(m, n, hipMemAdviseSetAccessedBy, 0));
+	CK(H.hipMemPrefetchAsync(m, n, 1, stream));
+	CK(H.hipStreamSynchronize(stream));
+	int read_mostly = -1, last = -2;
+	CK(H.hipMemRangeGetAttribute(&read_mostly, sizeof read_mostly, hipMemRangeAttributeReadMostly, m, n));
+	int pref = -3, by[4];
+	void *data[3] = {&pref, by, &last};
+	size_t sizes[3] = {sizeof pref, sizeof by, sizeof last};
+	hipMemRangeAttribute attrs[3] = {hipMemRangeAttributePreferredLocation,
+	                                 hipMemRangeAttributeAccessedBy,
+	                                 hipMemRangeAttributeLastPrefetchLocation};
+	CK(H.hipMemRangeGetAttributes(data, sizes, attrs, 3, m, n));
+	printf("hip_calls: read_mostly %d preferred %d last_prefetch %d\n", read_mostly, pref, last);
+	CK(H.hipStreamAttachMemAsync(stream, m, 0, hipMemAttachSingle));
+	CK(H.hipStreamSynchronize(stream));
+	if (H.hipMemPrefetchAsync_v2 && H.hipMemAdvise_v2) { /* ROCm 7.1 */
+		hipMemLocation d0 = {hipMemLocationTypeDevice, 0};
+		CK(H.hipMemAdvise_v2(m, n, hipMemAdviseUnsetReadMostly, d0));
+		CK(H.hipMemPrefetchAsync_v2(m, n, d0, 0, stream));
+		CK(H.hipStreamSynchronize(stream));
+	}
+	CK(H.hipFree(m));
+}
+
+/* hipDeviceReset drops device 0's peer access (000: "until ... device is
+ * reset using hipDeviceReset"): enabling again afterwards is no second enable. */
+static void reset(void)
+{
+	int can;
+	CK(H.hipDeviceCanAccessPeer(&can, 0, 1));
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceEnablePeerAccess(1, 0));
+	CK(H.hipDeviceReset());
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceEnablePeerAccess(1, 0));
+	CK(H.hipDeviceDisablePeerAccess(1));
+}
+
+/* Every hooked function once, answers ignored (the encoding is checked). */
+static void all(void)
+{
+	int v = 0;
+	(void)H.hipCtxEnablePeerAccess(NULL, 0);
+	(void)H.hipCtxDisablePeerAccess(NULL);
+	/* the context flavour from device 0 to device 1's context; the thread stays on device 0 */
+	hipCtx_t c1;
+	int can, cur = -1;
+	CK(H.hipDevicePrimaryCtxRetain(&c1, 1));
+	CK(H.hipSetDevice(0));
+	CK(H.hipDeviceCanAccessPeer(&can, 0, 1));
+	CK(H.hipCtxEnablePeerAccess(c1, 0));
+	CK(H.hipGetDevice(&cur));
+	if (cur != 0) {
+		fprintf(stderr, "hip_calls: the current device moved to %d\n", cur);
+		exit(1);
+	}
+	CK(H.hipCtxDisablePeerAccess(c1));
+	(void)H.hipDeviceGetP2PAttribute(&v, hipDevP2PAttrAccessSupported, 0, 1);
+	peer();
+	managed();
+	reset();
+}
+
+int main(int argc, char **argv)
+{
+	self = argv[0];
+	int i = 1;
+	if (i < argc && !strcmp(argv[i], "--getproc")) {
+		getproc = 1;
+		i++;
+	} else if (i < argc && !strcmp(argv[i], "--")) {
+		i++;
+	}
+	if (argc - i == 4 && !strcmp(argv[i], "child"))
+		return ipc_child(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 0),
+		                 !strcmp(argv[i + 3], "ok"));
+	if (argc - i < 1) {
+		fprintf(stderr, "usage: hip_calls [--getproc] peer|ipc|managed|reset|all|skew FLAGS\n");
+		return 2;
+	}
+	const char *what = argv[i];
+	init();
+	if (!strcmp(what, "peer"))
+		peer();
+	else if (!strcmp(what, "ipc"))
+		ipc(0, 0);
+	else if (!strcmp(what, "managed"))
+		managed();
+	else if (!strcmp(what, "reset"))
+		reset();
+	else if (!strcmp(what, "all"))
+		all();
+	else if (!strcmp(what, "skew") && argc - i == 2)
+		ipc(1, (unsigned)strtoul(argv[i + 1], NULL, 0));
+	else
+		return 2;
+	return 0;
+}

@@ -1,0 +1,523 @@
+/*
+ * One program per rule that applies to HIP, against the simulated HIP
+ * runtime (tests/sim/hip_*): `hip_violations RULE bad` breaks exactly that
+ * contract once, as the documents (seeds 000, 002, 004) describe the
+ * mistake; `hip_violations RULE good` makes the nearest correct call.
+ * Everything else each scenario does is correct, so the trace must hold
+ * exactly one finding (bad) or none (good).  IPC scenarios start a second
+ * process (this program again, `child ...`).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "hip_api.h"
+
+#define MIB (1u << 20)
+static int ndev;
+static hipStream_t stream;
+static const char *self;
+static unsigned lazy; /* hipIpcMemLazyEnablePeerAccess of the runtime we run on */
+
+/* Return codes are not checked here: the runtime's answer to a broken
+ * contract is part of what the test looks at in the trace. */
+#define CALL(x) ((void)(x))
+
+static void init(void)
+{
+	int v = 0;
+	HCHECK(hipGetDeviceCount(&ndev));
+	HCHECK(hipRuntimeGetVersion(&v));
+	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
+	HCHECK(hipSetDevice(0));
+	HCHECK(hipStreamCreate(&stream));
+}
+
+/* Peer access from `from` to `to`, done right (seed 000: ask, then enable). */
+static void enable(int from, int to)
+{
+	int can;
+	HCHECK(hipSetDevice(from));
+	HCHECK(hipDeviceCanAccessPeer(&can, from, to));
+	HCHECK(hipDeviceEnablePeerAccess(to, 0));
+	HCHECK(hipSetDevice(0));
+}
+
+static void *alloc_on(int d, size_t n)
+{
+	void *p;
+	HCHECK(hipSetDevice(d));
+	HCHECK(hipMalloc(&p, n));
+	HCHECK(hipSetDevice(0));
+	return p;
+}
+
+static void hex(const void *p, size_t n, char *out)
+{
+	for (size_t i = 0; i < n; i++)
+		sprintf(out + 2 * i, "%02x", ((const unsigned char *)p)[i]);
+}
+
+static void unhex(const char *s, void *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v = 0;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			exit(2);
+		((unsigned char *)p)[i] = (unsigned char)v;
+	}
+}
+
+/* ---- a second process for the IPC scenarios ---- */
+
+struct child {
+	pid_t pid;
+	int to, from; /* pipes: to the child, from the child */
+};
+
+static struct child spawn(const char *what, const hipIpcMemHandle_t *h)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char hh[129], fa[16], fb[16];
+	hex(h, sizeof *h, hh);
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self, self, "child", what, hh, fa, fb, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
+static void say(int fd)
+{
+	char c = 1;
+	if (write(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void hear(int fd)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void reap(struct child c)
+{
+	int st;
+	close(c.to);
+	close(c.from);
+	if (waitpid(c.pid, &st, 0) != c.pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "hip_violations: the child failed\n");
+		exit(1);
+	}
+}
+
+/* The child: open the handle (on device 1) and do what `what` says. */
+static int child_main(const char *what, const char *hh, int in, int out)
+{
+	hipIpcMemHandle_t h;
+	unhex(hh, &h, sizeof h);
+	init();
+	HCHECK(hipSetDevice(1));
+	void *p = NULL, *q = NULL;
+	if (!strcmp(what, "open-close")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-stale")) {
+		CALL(hipIpcOpenMemHandle(&p, h, lazy)); /* the exporter freed it */
+	} else if (!strcmp(what, "open-wait-close")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		say(out);
+		hear(in); /* the exporter frees (or not) now */
+		CALL(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-twice")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		/* counted like CUDA's: the same pointer, closed once per open */
+		if (hipIpcOpenMemHandle(&q, h, lazy) == hipSuccess)
+			HCHECK(hipIpcCloseMemHandle(q));
+		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "close-twice")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		HCHECK(hipIpcCloseMemHandle(p));
+		CALL(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "leak")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+	} else if (!strcmp(what, "flags")) {
+		CALL(hipIpcOpenMemHandle(&p, h, 0x2)); /* no version defines 2 */
+	} else {
+		return 2;
+	}
+	say(out);
+	return 0;
+}
+
+/* ---- the scenarios: bad breaks the rule once, !bad comes close ---- */
+
+static void peer_enable_self(int bad)
+{
+	int can;
+	HCHECK(hipDeviceCanAccessPeer(&can, 0, 1));
+	CALL(hipDeviceEnablePeerAccess(bad ? 0 : 1, 0));
+}
+
+/* 000: "flags - Reserved for future use, must be zero". */
+static void peer_enable_flags(int bad)
+{
+	int can;
+	HCHECK(hipDeviceCanAccessPeer(&can, 0, 1));
+	CALL(hipDeviceEnablePeerAccess(1, bad ? 1 : 0));
+}
+
+/* Run with PWSIM_PEERS=none: no pair supports peer access; good asks and stays away. */
+static void peer_enable_unsupported(int bad)
+{
+	int can;
+	HCHECK(hipDeviceCanAccessPeer(&can, 0, 1));
+	if (bad || can)
+		CALL(hipDeviceEnablePeerAccess(1, 0));
+}
+
+/* 000: "hipErrorPeerAccessAlreadyEnabled if peer access is already enabled". */
+static void peer_enable_twice(int bad)
+{
+	enable(0, 1);
+	if (bad)
+		CALL(hipDeviceEnablePeerAccess(1, 0));
+	else
+		enable(1, 0); /* the other direction is a different grant */
+}
+
+static void peer_enable_unqueried(int bad)
+{
+	int can;
+	if (!bad)
+		HCHECK(hipDeviceCanAccessPeer(&can, 0, 1));
+	HCHECK(hipDeviceEnablePeerAccess(1, 0));
+}
+
+/* 000: "If direct access ... has not been enabled yet ... hipErrorPeerAccessNotEnabled". */
+static void peer_disable_not_enabled(int bad)
+{
+	if (!bad)
+		enable(0, 1);
+	CALL(hipDeviceDisablePeerAccess(1));
+}
+
+/* Run with PWSIM_DEVICES=10: device 0 gets 8 peers; bad asks for a ninth. */
+static void peer_limit(int bad)
+{
+	for (int d = 1; d <= 8; d++)
+		enable(0, d);
+	int can;
+	HCHECK(hipDeviceCanAccessPeer(&can, 0, 9));
+	if (bad)
+		CALL(hipDeviceEnablePeerAccess(9, 0));
+	else
+		HCHECK(hipDeviceDisablePeerAccess(8));
+}
+
+static void copy_setup(char **a0, char **a1)
+{
+	enable(0, 1);
+	enable(1, 0);
+	*a0 = alloc_on(0, MIB);
+	*a1 = alloc_on(1, MIB);
+}
+
+static void copy_peer_device_mismatch(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeer(a1, bad ? 0 : 1, a0, 0, 4096));
+}
+
+static void copy_peer_out_of_bounds(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeer(a1 + 4096, 1, a0, 0, bad ? MIB : MIB - 4096));
+}
+
+static void copy_peer_null(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeer(bad ? NULL : a1, 1, a0, 0, 4096));
+}
+
+static void copy_peer_no_peer_access(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	HCHECK(hipMemcpyPeerAsync(a1, 1, a0, 0, MIB, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* 002: "Takes a pointer to the base of an existing device memory allocation". */
+static void ipc_export_interior_pointer(int bad)
+{
+	char *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	CALL(hipIpcGetMemHandle(&h, bad ? a + 256 : a));
+}
+
+static void ipc_export_managed(int bad)
+{
+	void *m, *a = alloc_on(0, MIB);
+	HCHECK(hipMallocManaged(&m, MIB, hipMemAttachGlobal));
+	hipIpcMemHandle_t h;
+	CALL(hipIpcGetMemHandle(&h, bad ? m : a));
+}
+
+static void ipc_open_same_process(int bad)
+{
+	void *a = alloc_on(0, MIB), *p;
+	hipIpcMemHandle_t h;
+	HCHECK(hipIpcGetMemHandle(&h, a));
+	if (bad) {
+		CALL(hipIpcOpenMemHandle(&p, h, lazy)); /* HIP: hipErrorInvalidContext */
+	} else {
+		struct child c = spawn("open-close", &h);
+		hear(c.from);
+		reap(c);
+	}
+}
+
+static void ipc_child_scenario(const char *bad_what, const char *good_what, int bad)
+{
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	HCHECK(hipIpcGetMemHandle(&h, a));
+	struct child c = spawn(bad ? bad_what : good_what, &h);
+	hear(c.from);
+	reap(c);
+	HCHECK(hipFree(a));
+}
+
+static void ipc_open_flags(int bad)
+{
+	ipc_child_scenario("flags", "open-close", bad);
+}
+
+static void ipc_open_twice(int bad)
+{
+	ipc_child_scenario("open-twice", "open-close", bad);
+}
+
+static void ipc_close_twice(int bad)
+{
+	ipc_child_scenario("close-twice", "open-close", bad);
+}
+
+static void ipc_leak(int bad)
+{
+	ipc_child_scenario("leak", "open-close", bad);
+}
+
+static void ipc_close_unknown(int bad)
+{
+	void *a = alloc_on(0, MIB);
+	if (bad)
+		CALL(hipIpcCloseMemHandle(a));
+	else
+		HCHECK(hipFree(a));
+}
+
+/* 002: "Calling hipFree on an exported memory region before calling
+ * hipIpcCloseMemHandle in the importing context will result in undefined behavior". */
+static void ipc_free_while_open(int bad)
+{
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	HCHECK(hipIpcGetMemHandle(&h, a));
+	struct child c = spawn("open-wait-close", &h);
+	hear(c.from); /* opened */
+	if (bad)
+		HCHECK(hipFree(a));
+	say(c.to);
+	hear(c.from); /* closed */
+	reap(c);
+	if (!bad)
+		HCHECK(hipFree(a));
+}
+
+/* The importer opens after the exporter freed (bad) or before (good). */
+static void ipc_open_stale(int bad)
+{
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	HCHECK(hipIpcGetMemHandle(&h, a));
+	if (bad)
+		HCHECK(hipFree(a));
+	struct child c = spawn(bad ? "open-stale" : "open-close", &h);
+	hear(c.from);
+	reap(c);
+	if (!bad)
+		HCHECK(hipFree(a));
+}
+
+static char *managed(size_t n)
+{
+	void *m;
+	HCHECK(hipMallocManaged(&m, n, hipMemAttachGlobal));
+	return m;
+}
+
+static void managed_alloc_size_zero(int bad)
+{
+	void *m;
+	CALL(hipMallocManaged(&m, bad ? 0 : 4096, hipMemAttachGlobal));
+}
+
+/* 004: "size - requested allocation size in bytes, it should be granularity of 4KB". */
+static void managed_alloc_granularity(int bad)
+{
+	void *m;
+	HCHECK(hipMallocManaged(&m, bad ? 4097 : 8192, hipMemAttachGlobal));
+}
+
+/* 004: "flags - must be either hipMemAttachGlobal or hipMemAttachHost". */
+static void managed_alloc_flags(int bad)
+{
+	void *m;
+	CALL(hipMallocManaged(&m, 4096, bad ? hipMemAttachSingle : hipMemAttachHost));
+}
+
+static void managed_advise_not_managed(int bad)
+{
+	char *p = bad ? alloc_on(0, 65536) : managed(65536);
+	CALL(hipMemAdvise(p, 65536, hipMemAdviseSetReadMostly, 1));
+}
+
+static void managed_advise_unaligned(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipMemAdvise(bad ? m + 1 : m + 4096, bad ? 100 : 4096, hipMemAdviseSetReadMostly, 1));
+}
+
+static void managed_advise_out_of_range(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipMemAdvise(m + 4096, bad ? 65536 : 65536 - 4096, hipMemAdviseSetReadMostly, 1));
+}
+
+/* good: a HIP-only advice (coarse grain, [H52]:726) is a defined advice too */
+static void managed_advise_invalid(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipMemAdvise(m, 65536, bad ? 99 : hipMemAdviseSetCoarseGrain, 1));
+}
+
+static void managed_prefetch_not_managed(int bad)
+{
+	char *p = bad ? alloc_on(0, 65536) : managed(65536);
+	CALL(hipMemPrefetchAsync(p, 65536, 1, stream));
+}
+
+static void managed_prefetch_invalid_device(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipMemPrefetchAsync(m, 65536, bad ? 9 : hipCpuDeviceId, stream));
+}
+
+static void managed_prefetch_out_of_range(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipMemPrefetchAsync(m, bad ? 0 : 1, 1, stream));
+}
+
+static void managed_range_attr_data_size(int bad)
+{
+	char *m = managed(65536);
+	int v[2];
+	CALL(hipMemRangeGetAttribute(v, bad ? 3 : 4, hipMemRangeAttributeReadMostly, m, 65536));
+}
+
+static void managed_attach_length(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipStreamAttachMemAsync(stream, m, bad ? 4096 : 65536, hipMemAttachSingle));
+}
+
+static void managed_attach_flags(int bad)
+{
+	char *m = managed(65536);
+	CALL(hipStreamAttachMemAsync(stream, m, 0, bad ? 0x8 : hipMemAttachHost));
+}
+
+static const struct {
+	const char *rule;
+	void (*run)(int bad);
+} scenarios[] = {
+    {"peer.enable.self", peer_enable_self},
+    {"peer.enable.flags", peer_enable_flags},
+    {"peer.enable.unsupported", peer_enable_unsupported},
+    {"peer.enable.twice", peer_enable_twice},
+    {"peer.enable.unqueried", peer_enable_unqueried},
+    {"peer.disable.not-enabled", peer_disable_not_enabled},
+    {"peer.limit", peer_limit},
+    {"copy.peer.device-mismatch", copy_peer_device_mismatch},
+    {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
+    {"copy.peer.null", copy_peer_null},
+    {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"ipc.export.interior-pointer", ipc_export_interior_pointer},
+    {"ipc.export.managed", ipc_export_managed},
+    {"ipc.open.same-process", ipc_open_same_process},
+    {"ipc.open.flags", ipc_open_flags},
+    {"ipc.open.twice", ipc_open_twice},
+    {"ipc.open.stale", ipc_open_stale},
+    {"ipc.close.unknown", ipc_close_unknown},
+    {"ipc.close.twice", ipc_close_twice},
+    {"ipc.free-while-open", ipc_free_while_open},
+    {"ipc.leak", ipc_leak},
+    {"managed.alloc.size-zero", managed_alloc_size_zero},
+    {"managed.alloc.granularity", managed_alloc_granularity},
+    {"managed.alloc.flags", managed_alloc_flags},
+    {"managed.advise.not-managed", managed_advise_not_managed},
+    {"managed.advise.unaligned", managed_advise_unaligned},
+    {"managed.advise.out-of-range", managed_advise_out_of_range},
+    {"managed.advise.invalid", managed_advise_invalid},
+    {"managed.prefetch.not-managed", managed_prefetch_not_managed},
+    {"managed.prefetch.invalid-device", managed_prefetch_invalid_device},
+    {"managed.prefetch.out-of-range", managed_prefetch_out_of_range},
+    {"managed.range-attr.data-size", managed_range_attr_data_size},
+    {"managed.attach.length", managed_attach_length},
+    {"managed.attach.flags", managed_attach_flags},
+};
+
+int main(int argc, char **argv)
+{
+	self = argv[0];
+	if (argc == 6 && !strcmp(argv[1], "child"))
+		return child_main(argv[2], argv[3], atoi(argv[4]), atoi(argv[5]));
+	if (argc == 2 && !strcmp(argv[1], "list")) {
+		for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+			printf("%s\n", scenarios[i].rule);
+		return 0;
+	}
+	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
+		fprintf(stderr, "usage: hip_violations RULE bad|good | hip_violations list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
+		if (!strcmp(argv[1], scenarios[i].rule)) {
+			init();
+			scenarios[i].run(!strcmp(argv[2], "bad"));
+			return 0;
+		}
+	fprintf(stderr, "hip_violations: no scenario for %s\n", argv[1]);
+	return 2;
+}

@@ -1,0 +1,242 @@
+#!/bin/bash
+# HIP under peerwatch.
+#  1. the REAL runtime (Debian's ROCm 5.2.3), when installed: hip_real.sh;
+#  2. the simulated runtime (tests/sim/hip_*): the documents' own sequences
+#     (seed 000 peer calls, seed 002 IPC in two processes, seed 004 managed
+#     memory) done right leave no finding, reached through linked symbols,
+#     dlsym and hipGetProcAddress; each documented mistake leaves exactly
+#     its one finding and the near miss none; the IPC-flags version skew
+#     (0 is right on a 5.x runtime, wrong on 6.x) is explained.
+#   tests/integration/rules_hip.sh BUILD_DIR
+set -u
+B=$(cd "${1:-build}" && pwd)
+here=$(cd "$(dirname "$0")" && pwd)
+PW="$B/bin/peerwatch"
+V="$B/tests/hip_violations"
+C="$B/tests/hip_calls"
+CL="$B/tests/hip_calls-linked"
+
+real_rc=0
+timeout 600 "$here/hip_real.sh" "$B" || real_rc=1
+
+# The simulated runtime's three builds (.so.5, .so.6, .so.7), wherever sim.mk puts them.
+simlib() { # MAJOR
+	local v="HIPSIM$1"
+	if [ -n "${!v:-}" ]; then echo "${!v}"; return; fi
+	find "$B/sim" -name "libamdhip64.so.$1" \( -type f -o -type l \) 2>/dev/null | sort | head -1
+}
+S5=$(simlib 5)
+S6=$(simlib 6)
+S7=$(simlib 7)
+if [ ! -x "$V" ] || [ -z "$S6" ]; then
+	if ls "$here"/../sim/hip_sim*.c >/dev/null 2>&1; then
+		echo "not ok - rules_hip: the simulated HIP runtime is in the tree but not built" \
+			"(hip_violations: $([ -x "$V" ] && echo yes || echo no), libamdhip64.so.6: ${S6:-none})"
+		exit 1
+	fi
+	echo "skip - rules_hip: no simulated HIP runtime in this tree (tests/sim/hip_*)"
+	exit $real_rc
+fi
+export LD_LIBRARY_PATH="$(dirname "$S6")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules-hip.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
+	export LD_PRELOAD="$PW_ASAN_RUNTIME"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
+fi
+export PEERWATCH_RUN_ID="rules-hip-test-$$"
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local d=$1
+	shift
+	if "$@"; then ok "$d"; else bad "$d"; fi
+}
+jqt() { jq -e "$@" >/dev/null 2>&1; }
+found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
+calls() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="call" and .vendor=="hip") | .api' | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' '; }
+has_api() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jqt -s --arg a "$2" 'any(.[]; .type=="call" and .api==$a)'; }
+
+env_for() {
+	case $1 in
+	peer.enable.unsupported) echo "PWSIM_PEERS=none" ;;
+	peer.limit) echo "PWSIM_DEVICES=10" ;;
+	*) echo "PWSIM_DEVICES=2" ;;
+	esac
+}
+
+# --- the documents' sequences, done right --------------------------------------------
+# seq NAME LIB PROGRAM ARGS...: runs under warn mode; no finding expected.
+seq_clean() {
+	local name=$1 lib=$2
+	shift 2
+	local d="$WORK/seq-$name"
+	mkdir -p "$d"
+	if ! env PWSIM_DEVICES=2 PW_HIP_LIB="$lib" "$PW" -q -o "$d/trace" --mode warn -- "$@" >"$d/out" 2>"$d/err"; then
+		bad "$name: the program failed: $(tail -2 "$d/err")"
+		return 1
+	fi
+	local got
+	got=$(found "$d" | tr '\n' ' ')
+	check "$name: done right, no finding (got: ${got:-none})" [ -z "$got" ]
+	return 0
+}
+want_apis() { # DIR NAME API...
+	local d=$1 name=$2
+	shift 2
+	local missing=
+	for a in "$@"; do has_api "$d" "$a" || missing="$missing $a"; done
+	check "$name: every call is traced (missing:${missing:- none}; seen: $(calls "$d"))" [ -z "$missing" ]
+}
+PEER_APIS="hipDeviceCanAccessPeer hipDeviceGetP2PAttribute hipDeviceEnablePeerAccess hipMemcpyPeer hipMemcpyPeerAsync hipDeviceDisablePeerAccess hipFree"
+IPC_APIS="hipIpcGetMemHandle hipIpcGetEventHandle hipIpcOpenEventHandle hipIpcOpenMemHandle hipIpcCloseMemHandle hipFree"
+MANAGED_APIS="hipMallocManaged hipMemAdvise hipMemPrefetchAsync hipMemRangeGetAttribute hipMemRangeGetAttributes hipStreamAttachMemAsync hipFree"
+
+for how in dlsym linked getproc; do
+	for s in peer ipc managed; do
+		case $how in
+		dlsym) prog=("$C" "$s") lib=$S6 ;;
+		linked) prog=("$CL" "$s") lib=$S6 ;;
+		getproc) prog=("$C" --getproc "$s") lib=$S6 ;;
+		esac
+		name="seed $s ($how, .so.6)"
+		seq_clean "$s-$how" "$lib" "${prog[@]}" || continue
+		case $s in
+		peer) want_apis "$WORK/seq-$s-$how" "$name" $PEER_APIS ;;
+		ipc) want_apis "$WORK/seq-$s-$how" "$name" $IPC_APIS ;;
+		managed) want_apis "$WORK/seq-$s-$how" "$name" $MANAGED_APIS ;;
+		esac
+	done
+done
+# the same sequences on the 5.x and 7.x builds, through dlsym
+for major in 5 7; do
+	lib=$(simlib $major)
+	[ -n "$lib" ] || { bad "the simulated .so.$major build is missing"; continue; }
+	for s in peer ipc managed; do
+		seq_clean "$s-so$major" "$lib" "$C" "$s" || continue
+		case $s in
+		peer) want_apis "$WORK/seq-$s-so$major" "seed $s (.so.$major)" $PEER_APIS ;;
+		ipc) want_apis "$WORK/seq-$s-so$major" "seed $s (.so.$major)" $IPC_APIS ;;
+		managed) want_apis "$WORK/seq-$s-so$major" "seed $s (.so.$major)" $MANAGED_APIS ;;
+		esac
+	done
+done
+if [ -n "$S7" ] && seq_clean "managed-v2" "$S7" "$C" --getproc managed; then
+	want_apis "$WORK/seq-managed-v2" "ROCm 7.1 _v2 calls through hipGetProcAddress" hipMemAdvise hipMemPrefetchAsync
+	check "ROCm 7.1: hipMemAdvise_v2 and hipMemPrefetchAsync_v2 recorded as variant _v2" \
+		jqt -s '[.[] | select(.type=="call" and .variant=="_v2") | .api] | sort == ["hipMemAdvise","hipMemPrefetchAsync"]' "$WORK"/seq-managed-v2/trace/*.pw.jsonl
+fi
+# hipGetProcAddress's pointers go through peerwatch: each call of the
+# sequence is one event, and the program never sees the runtime's own address.
+d="$WORK/seq-peer-getproc"
+check "hipGetProcAddress: the pointers it handed out were traced (one event per call)" \
+	jqt -s '[.[] | select(.type=="call" and .api=="hipDeviceCanAccessPeer")] | length == 2' "$d"/trace/*.pw.jsonl
+check "hipGetProcAddress: no event for hipGetProcAddress itself" \
+	jqt -s 'all(.[]; .api != "hipGetProcAddress")' "$d"/trace/*.pw.jsonl
+d="$WORK/gp5"
+mkdir -p "$d"
+[ -z "$S5" ] || {
+	env PW_HIP_LIB="$S5" "$PW" -q -o "$d/trace" -- "$C" --getproc peer >"$d/out" 2>"$d/err"
+	check "hipGetProcAddress on a 5.x runtime: absent, as in ROCm < 6.2 (status 3, got $?)" [ $? -eq 3 ]
+}
+
+# hipDeviceReset drops the device's peer access: enabling again is no second enable.
+if seq_clean reset "$S6" "$C" reset; then
+	check "hipDeviceReset: recorded, family support, with cur_dev 0" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipDeviceReset" and .family=="support" and .cur_dev==0 and .ret==0)' "$WORK"/seq-reset/trace/*.pw.jsonl
+fi
+
+# --- the trace's shape (the contract in PLAN.md) ------------------------------------
+if seq_clean all "$S6" "$C" all; then
+	f=$(ls "$WORK"/seq-all/trace/*.pw.jsonl | head -1)
+	check "header: vendors.hip names the library and its runtime version" \
+		jqt -s 'any(.[]; .type=="header" and (.vendors.hip.library|test("libamdhip64")) and (.vendors.hip.runtime_version|type=="number") and .vendors.hip.runtime_version >= 60000000)' "$f"
+	check "hipDeviceEnablePeerAccess: cur_dev top-level, args peer_dev and flags" \
+		jqt -s 'any(.[]; .api=="hipDeviceEnablePeerAccess" and .cur_dev==0 and .args.peer_dev==1 and .args.flags==0 and .ret_name=="hipSuccess" and .vendor=="hip" and .family=="peer")' "$f"
+	check "hipDeviceCanAccessPeer: args can_access, dev, peer_dev" \
+		jqt -s 'any(.[]; .api=="hipDeviceCanAccessPeer" and .args.can_access==1 and .args.dev==0 and .args.peer_dev==1)' "$f"
+	check "hipMemcpyPeer: dst, dst_dev, dst_device, src, src_dev, src_device, bytes" \
+		jqt -s 'any(.[]; .api=="hipMemcpyPeer" and .family=="copy" and .args.dst_dev==1 and .args.dst_device==1 and .args.src_dev==0 and .args.src_device==0 and .args.bytes==1048576 and (.args.dst|startswith("0x")))' "$f"
+	check "hipMemAdvise: HIP advice names" \
+		jqt -s 'any(.[]; .api=="hipMemAdvise" and .args.advice_name=="hipMemAdviseSetReadMostly")' "$f"
+	check "hipMallocManaged: ptr, bytes, flags named hipMemAttachGlobal" \
+		jqt -s 'any(.[]; .api=="hipMallocManaged" and (.args.ptr|startswith("0x")) and .args.bytes==65536 and .args.flags_names=="hipMemAttachGlobal")' "$f"
+	check "hipMemRangeGetAttributes: attribute names" \
+		jqt -s 'any(.[]; .api=="hipMemRangeGetAttributes" and .args.attrs[0]=="hipMemRangeAttributePreferredLocation")' "$f"
+	check "hipCtxEnablePeerAccess(device 1's context) from device 0: peer_ctx_dev and peer_dev 1, cur_dev 0" \
+		jqt -s 'any(.[]; .api=="hipCtxEnablePeerAccess" and .ret==0 and .cur_dev==0 and .args.peer_ctx_dev==1 and .args.peer_dev==1)' "$f"
+	check "hipCtxDisablePeerAccess of it: no finding (the enable was recorded for 0 -> 1)" \
+		jqt -s 'any(.[]; .api=="hipCtxDisablePeerAccess" and .ret==0 and .args.peer_dev==1)' "$f"
+	check "hipCtxEnablePeerAccess(NULL): recorded with its error's HIP name" \
+		jqt -s 'any(.[]; .api=="hipCtxEnablePeerAccess" and .ret != 0 and (.ret_name|startswith("hipError")))' "$f"
+	check "hipDeviceDisablePeerAccess after a reset: ret 0, no finding" \
+		jqt -s '[.[] | select(.api=="hipDeviceDisablePeerAccess")] | all(.ret==0)' "$f"
+fi
+
+# --- the IPC flags across versions -----------------------------------------------------
+skew() { # NAME LIB FLAGS
+	local d="$WORK/skew-$1"
+	mkdir -p "$d"
+	env PWSIM_DEVICES=2 PW_HIP_LIB="$2" "$PW" -q -o "$d/trace" --mode warn -- "$C" skew "$3" >"$d/out" 2>"$d/err"
+}
+skew six0 "$S6" 0
+got=$(found "$WORK/skew-six0" | tr '\n' ' ')
+check "skew: flags 0 (a 5.x build) on the .so.6 runtime: exactly ipc.open.flags (got: ${got:-none})" [ "$got" = "ipc.open.flags " ]
+check "skew: the finding explains the version skew" \
+	bash -c 'cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" | grep -q "version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0"' _ "$WORK/skew-six0"
+check "skew: the runtime rejects it (hipErrorInvalidValue in the trace)" \
+	bash -c 'cat "$1"/trace/*.pw.jsonl | jq -e -s "any(.[]; .api==\"hipIpcOpenMemHandle\" and .ret==1 and .ret_name==\"hipErrorInvalidValue\")" >/dev/null' _ "$WORK/skew-six0"
+if [ -n "$S5" ]; then
+	skew five0 "$S5" 0
+	got=$(found "$WORK/skew-five0" | tr '\n' ' ')
+	check "skew: flags 0 on the .so.5 runtime is right: no finding (got: ${got:-none})" [ -z "$got" ]
+	check "skew: ... and the open succeeds, its flags named hipIpcMemLazyEnablePeerAccess" \
+		bash -c 'cat "$1"/trace/*.pw.jsonl | jq -e -s "any(.[]; .api==\"hipIpcOpenMemHandle\" and .ret==0 and .args.flags_names==\"hipIpcMemLazyEnablePeerAccess\")" >/dev/null' _ "$WORK/skew-five0"
+	skew five1 "$S5" 1
+	got=$(found "$WORK/skew-five1" | tr '\n' ' ')
+	check "skew: flags 1 (a 6.x build) on the .so.5 runtime: ipc.open.flags, explained (got: ${got:-none})" \
+		bash -c '[ "$2" = "ipc.open.flags " ] && cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" | grep -q "is 1 only from ROCm 6.0"' _ "$WORK/skew-five1" "$got"
+else
+	bad "skew: the simulated .so.5 build is missing"
+fi
+skew six1 "$S6" 1
+got=$(found "$WORK/skew-six1" | tr '\n' ' ')
+check "skew: flags 1 on the .so.6 runtime is right: no finding (got: ${got:-none})" [ -z "$got" ]
+
+# --- each documented mistake: exactly its finding; the near miss: none -------------------
+# Where an allocation starts and ends peerwatch asks of hipMemGetAddressRange
+# (exported by every real runtime: hip_4.2 in 5.2.3); a runtime without it
+# leaves these rules nothing to compare with.
+needs_range="copy.peer.out-of-bounds ipc.export.interior-pointer managed.advise.out-of-range managed.attach.length"
+has_range=1
+objdump -T "$S6" 2>/dev/null | grep -q " hipMemGetAddressRange$" || has_range=0
+for rule in $("$V" list); do
+	if [ $has_range -eq 0 ] && [[ " $needs_range " == *" $rule "* ]]; then
+		echo "skip - $rule (HIP): the simulated runtime has no hipMemGetAddressRange, so allocation bounds are unknown"
+		continue
+	fi
+	d="$WORK/$rule-bad"
+	mkdir -p "$d"
+	if ! env $(env_for "$rule") "$PW" -q -o "$d/trace" --mode warn -- "$V" "$rule" bad >"$d/out" 2>"$d/err"; then
+		bad "$rule: the program failed: $(tail -2 "$d/err")"
+		continue
+	fi
+	got=$(found "$d" | tr '\n' ' ')
+	check "$rule (HIP): a program breaking it once gets exactly that finding (got: ${got:-none})" [ "$got" = "$rule " ]
+	check "$rule (HIP): the finding names a hip call" \
+		bash -c 'cat "$1"/trace/*.pw.jsonl | jq -e -s "any(.[]; .type==\"violation\" and .vendor==\"hip\" and ((.api|startswith(\"hip\")) or .api==\"exit\"))" >/dev/null' _ "$d"
+	g="$WORK/$rule-good"
+	mkdir -p "$g"
+	if ! env $(env_for "$rule") "$PW" -q -o "$g/trace" --mode warn -- "$V" "$rule" good >"$g/out" 2>"$g/err"; then
+		bad "$rule: the near miss failed: $(tail -2 "$g/err")"
+		continue
+	fi
+	got=$(found "$g" | tr '\n' ' ')
+	check "$rule (HIP): a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
+done
+
+echo "rules_hip: $pass passed, $fail failed"
+[ $fail -eq 0 ] && [ $real_rc -eq 0 ]

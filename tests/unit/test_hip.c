@@ -1,0 +1,169 @@
+/*
+ * The HIP module's version-dependent decoding, with no runtime: hipMemoryType
+ * (renumbered in ROCm 6.0), the IPC lazy flag and its skew note,
+ * hipError_t names, the descriptors generated from hip_table.h, and what
+ * hipDeviceReset does to the peer state.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "hip_hooks.h"
+#include "rules.h"
+#include "state.h"
+
+static void memory_type_by_version(void **state)
+{
+	(void)state;
+	/* 5.x: Host 0, Device 1, Array 2, Unified 3, Managed 4 */
+	assert_int_equal(pw_hip_memtype_is_device(0, 5), 0);
+	assert_int_equal(pw_hip_memtype_is_device(1, 5), 1);
+	assert_int_equal(pw_hip_memtype_is_device(4, 5), 1);
+	assert_true(pw_hip_memtype_is_managed(4, 5));
+	assert_false(pw_hip_memtype_is_managed(3, 5));
+	/* 6.x: Unregistered 0, Host 1, Device 2, Managed 3, Array 10, Unified 11 */
+	assert_int_equal(pw_hip_memtype_is_device(0, 6), 0);
+	assert_int_equal(pw_hip_memtype_is_device(1, 6), 0); /* a 5.x reading would say device */
+	assert_int_equal(pw_hip_memtype_is_device(2, 6), 1);
+	assert_int_equal(pw_hip_memtype_is_device(10, 7), 1);
+	assert_int_equal(pw_hip_memtype_is_device(4, 6), -1);
+	assert_true(pw_hip_memtype_is_managed(3, 6));
+	assert_false(pw_hip_memtype_is_managed(4, 6));
+	/* an unknown version decodes nothing */
+	assert_int_equal(pw_hip_memtype_is_device(1, 0), -1);
+}
+
+static void lazy_flag_and_skew(void **state)
+{
+	(void)state;
+	assert_int_equal(pw_hip_ipc_lazy_flag(50221153), 0);
+	assert_int_equal(pw_hip_ipc_lazy_flag(60243483), 1);
+	assert_int_equal(pw_hip_ipc_lazy_flag(70100000), 1);
+	assert_non_null(pw_hip_flags_note(0, 60243483));
+	assert_non_null(strstr(pw_hip_flags_note(0, 60243483), "version skew"));
+	assert_non_null(pw_hip_flags_note(1, 50221153));
+	assert_null(pw_hip_flags_note(1, 60243483));
+	assert_null(pw_hip_flags_note(0, 50221153));
+	assert_null(pw_hip_flags_note(2, 60243483)); /* wrong everywhere: no skew to explain */
+	assert_null(pw_hip_flags_note(0, 0));
+}
+
+static void ipc_flags_rule_with_note(void **state)
+{
+	(void)state;
+	struct pw_state st;
+	pw_state_reset(&st);
+	struct pw_op op;
+	memset(&op, 0, sizeof op);
+	op.kind = PW_OP_IPC_OPEN;
+	op.vendor = PW_VENDOR_HIP;
+	op.api = "hipIpcOpenMemHandle";
+	op.flags = 0;
+	op.ipc_lazy_flag = pw_hip_ipc_lazy_flag(60243483);
+	op.flags_note = pw_hip_flags_note(op.flags, 60243483);
+	char msg[640] = "";
+	assert_true(pw_rules[PW_RULE_IPC_OPEN_FLAGS].check(&st, &op, msg, sizeof msg));
+	assert_non_null(strstr(msg, "version skew"));
+	op.ipc_lazy_flag = pw_hip_ipc_lazy_flag(50221153);
+	op.flags_note = pw_hip_flags_note(op.flags, 50221153);
+	assert_false(pw_rules[PW_RULE_IPC_OPEN_FLAGS].check(&st, &op, msg, sizeof msg));
+}
+
+static void error_names(void **state)
+{
+	(void)state;
+	assert_string_equal(pw_hip_error_name(0), "hipSuccess");
+	assert_string_equal(pw_hip_error_name(101), "hipErrorInvalidDevice");
+	assert_string_equal(pw_hip_error_name(704), "hipErrorPeerAccessAlreadyEnabled");
+	assert_string_equal(pw_hip_error_name(705), "hipErrorPeerAccessNotEnabled");
+	assert_string_equal(pw_hip_error_name(201), "hipErrorInvalidContext");
+}
+
+static void descriptors(void **state)
+{
+	(void)state;
+	const struct pw_fn_desc *d = &pw_hip_desc[PW_HIP_ID(hipMemcpyPeerAsync)];
+	assert_string_equal(d->symbol, "hipMemcpyPeerAsync");
+	assert_int_equal(d->vendor, PW_VENDOR_HIP);
+	assert_int_equal(d->family, PW_FAM_COPY);
+	assert_int_equal(d->nargs, 6);
+	assert_string_equal(d->args[1].name, "dst_device");
+	d = &pw_hip_desc[PW_HIP_ID(hipMemAdvise_v2)];
+	assert_string_equal(d->api, "hipMemAdvise");
+	assert_string_equal(d->variant, "_v2");
+	assert_int_equal(d->args[3].kind, PW_K_LOC);
+	d = &pw_hip_desc[PW_HIP_ID(hipDeviceReset)];
+	assert_int_equal(d->nargs, 0);
+	assert_true(d->flags & PW_CUR_DEV);
+	assert_int_equal(PW_HIP_NFUNCS, 23);
+}
+
+static void device_reset_drops_peer_access(void **state)
+{
+	(void)state;
+	struct pw_state st;
+	pw_state_reset(&st);
+	struct pw_op op;
+	memset(&op, 0, sizeof op);
+	op.vendor = PW_VENDOR_HIP;
+	op.kind = PW_OP_PEER_ENABLE;
+	op.cur_dev = 0;
+	op.peer_dev = 1;
+	pw_state_update(&st, &op, 0, false);
+	op.cur_dev = 1;
+	op.peer_dev = 0;
+	pw_state_update(&st, &op, 0, false);
+	op.cur_dev = 2;
+	op.peer_dev = 1;
+	pw_state_update(&st, &op, 0, false);
+	assert_true(pw_peer_on(&st, 0, 1) && pw_peer_on(&st, 1, 0) && pw_peer_on(&st, 2, 1));
+	op.kind = PW_OP_DEVICE_RESET;
+	op.cur_dev = 0;
+	pw_state_update(&st, &op, 101, false); /* a failed reset changes nothing */
+	assert_true(pw_peer_on(&st, 0, 1));
+	pw_state_update(&st, &op, 0, false);
+	assert_false(pw_peer_on(&st, 0, 1));
+	assert_false(pw_peer_on(&st, 1, 0));
+	assert_true(pw_peer_on(&st, 2, 1)); /* other pairs keep theirs */
+	/* enabling again after the reset is no second enable */
+	op.kind = PW_OP_PEER_ENABLE;
+	op.peer_dev = 1;
+	char msg[640];
+	assert_false(pw_rules[PW_RULE_PEER_ENABLE_TWICE].check(&st, &op, msg, sizeof msg));
+}
+
+static void coarse_grain_is_advice(void **state)
+{
+	(void)state;
+	struct pw_state st;
+	pw_state_reset(&st);
+	struct pw_op op;
+	memset(&op, 0, sizeof op);
+	op.kind = PW_OP_ADVISE;
+	op.vendor = PW_VENDOR_HIP;
+	op.api = "hipMemAdvise";
+	op.advice = hipMemAdviseSetCoarseGrain;
+	op.loc_valid = true;
+	op.loc_dev = 0;
+	op.ndev = 2;
+	char msg[640];
+	assert_false(pw_rules[PW_RULE_MANAGED_ADVISE_INVALID].check(&st, &op, msg, sizeof msg));
+	op.vendor = PW_VENDOR_CUDA; /* CUDA has no advice 100 */
+	assert_true(pw_rules[PW_RULE_MANAGED_ADVISE_INVALID].check(&st, &op, msg, sizeof msg));
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(memory_type_by_version),
+	    cmocka_unit_test(lazy_flag_and_skew),
+	    cmocka_unit_test(ipc_flags_rule_with_note),
+	    cmocka_unit_test(error_names),
+	    cmocka_unit_test(descriptors),
+	    cmocka_unit_test(device_reset_drops_peer_access),
+	    cmocka_unit_test(coarse_grain_is_advice),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
