@@ -443,6 +443,16 @@ static void test_memory(void)
 	EXPECT(hipMemset(host, 0, sizeof(host)), hipErrorInvalidValue);
 	EXPECT(hipMemset(a, 0, N + 1), hipErrorInvalidValue);
 
+	/* allocation ranges: base and asked size from any interior pointer */
+	{
+		hipDeviceptr_t base = NULL;
+		size_t size = 0;
+		OK(hipMemGetAddressRange(&base, &size, (char *)a + 17));
+		CHECK(base == a && size == N);
+		EXPECT(hipMemGetAddressRange(&base, &size, host), hipErrorInvalidDevicePointer);
+		EXPECT(hipMemGetAddressRange(&base, &size, NULL), hipErrorInvalidDevicePointer);
+	}
+
 	/* pointer attributes: numbering by major (facts A3/A4) */
 	EXPECT(hipPointerGetAttributes(NULL, a), hipErrorInvalidValue);
 	EXPECT(hipPointerGetAttributes(&attr, NULL), hipErrorInvalidValue);
@@ -821,6 +831,7 @@ static const struct export g_exports[] = {
     {"hipMemcpyPeer", "hip_4.2"},
     {"hipMemcpyPeerAsync", "hip_4.2"},
     {"hipPointerGetAttributes", "hip_4.2"},
+    {"hipMemGetAddressRange", "hip_4.2"},
     {"hipIpcGetMemHandle", "hip_4.2"},
     {"hipIpcOpenMemHandle", "hip_4.2"},
     {"hipIpcCloseMemHandle", "hip_4.2"},

@@ -47,6 +47,7 @@ typedef enum hipError_t {
 
 /* A3: opaque handles and the 64-byte IPC handles */
 typedef struct ihipStream_t *hipStream_t;
+typedef void *hipDeviceptr_t; /* hip_runtime_api.h (5.2.3): typedef void* hipDeviceptr_t */
 typedef struct ihipEvent_t *hipEvent_t;
 typedef struct ihipCtx_t *hipCtx_t;
 typedef int hipDevice_t;
@@ -207,6 +208,8 @@ PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *s
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                             size_t sizeBytes, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+/* hip_runtime_api.h (5.2.3) :4069 */
+PWSIM_HIP_API hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
 
 /* ---- IPC ---- */
 PWSIM_HIP_API hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr);

@@ -175,3 +175,21 @@ hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void
 	hsim_unlock();
 	return rc;
 }
+
+/* hip_runtime_api.h (5.2.3, :4069): "Get information on memory allocations";
+ * returns hipSuccess or hipErrorInvalidDevicePointer.  Any pointer inside a
+ * live allocation (device, managed, IPC mapping) gives that allocation's base
+ * and the size it was asked for; either output may be NULL. */
+hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr)
+{
+	hsim_lock();
+	struct hsim_alloc *a = dptr ? hsim_find_live((uintptr_t)dptr) : NULL;
+	if (a) {
+		if (pbase)
+			*pbase = (hipDeviceptr_t)a->base;
+		if (psize)
+			*psize = a->size;
+	}
+	hsim_unlock();
+	return a ? hipSuccess : hipErrorInvalidDevicePointer;
+}
