@@ -108,7 +108,9 @@ static void print_file(const struct pw_file *f)
 	         (long long)f->driver_version);
 	if (!f->has_driver_version)
 		snprintf(buf, sizeof buf, "cuda %s, version unknown", f->driver_lib ? f->driver_lib : "-");
-	line("driver", buf);
+	/* a trace of HIP or ACL alone has no CUDA driver to show */
+	if (f->driver_lib || f->has_driver_version || !f->vendors || strstr(f->vendors, "\"cuda\""))
+		line("driver", buf);
 	runtimes_line(f);
 	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times); footer: %s",
 	         (unsigned long long)f->events, (unsigned long long)f->calls,

@@ -111,9 +111,14 @@ static void print_shared(const struct ipc_report *r, const struct pw_input *in)
 {
 	for (size_t k = 0; k < r->shared.len; k++) {
 		const struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, k);
-		char *key = sanitize(sh->key), *e = sharers(in, sh, false), *im = sharers(in, sh, true);
-		printf("\nshared %s %.48s%s\n  exported by %s; imported by %s\n", sh->kind, key,
-		       strlen(key) > 48 ? "..." : "", *e ? e : "(no traced process)", *im ? im : "(none)");
+		/* the key without the prefix that keeps kinds apart: "pool ", "ptr " */
+		const char *shown = !strncmp(sh->key, "pool ", 5) ? sh->key + 5
+		                    : !strncmp(sh->key, "ptr ", 4) ? sh->key + 4
+		                                                   : sh->key;
+		char *key = sanitize(shown), *e = sharers(in, sh, false), *im = sharers(in, sh, true);
+		printf("\nshared %s%s %.48s%s\n  exported by %s; imported by %s\n", sh->kind,
+		       strcmp(sh->kind, "vmm") ? "" : " allocation", key, strlen(key) > 48 ? "..." : "",
+		       *e ? e : "(no traced process)", *im ? im : "(none)");
 		free(key);
 		free(e);
 		free(im);

@@ -29,7 +29,8 @@
  * enabled") cuCtx/cudaDevice/hipDevice/hipCtx/aclrtDevice EnablePeerAccess
  * from cur_dev to the peer, and a cuMemSetAccess/cuMemPoolSetAccess grant
  * to a device of memory on another (counted as SRC = the memory's device,
- * DST = the granted device).  What turns it off: the Disable calls, a grant
+ * DST = the granted device; a pool's grant only when the call names the
+ * pool's device, args.pool_dev or ptr_dev — the ipc report lists them all).  What turns it off: the Disable calls, a grant
  * of "none", and hipDeviceReset/cudaDeviceReset/aclrtResetDevice of either
  * device.  These changes of a file, and its gpu_time events, are read in the
  * file's pre-phase, so the order in which threads' lines reached the file
@@ -468,10 +469,9 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 		struct cell *cl = cell_of(m, f->host, ev->vendor, from, to);
 		cl->enables += on;
 		cl->disables += !on;
-	} else if (is_grant(ev)) {
+	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
-		from = grant_mem_dev(ev);
 		json_array_foreach(json_object_get(ev->args, "access"), i, g)
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
