@@ -77,8 +77,8 @@ static void runtimes_line(const struct pw_file *f)
 			snprintf(ver, sizeof ver, "%lld", (long long)json_integer_value(rv));
 		else if (json_is_string(rv))
 			snprintf(ver, sizeof ver, "%.60s", json_string_value(rv));
-		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %.200s, version %s", *buf ? "; " : "",
-		         names[i], json_is_string(lib) ? json_string_value(lib) : "-", ver);
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %.200s, version %s",
+		         *buf ? "; " : "", names[i], json_is_string(lib) ? json_string_value(lib) : "-", ver);
 	}
 	json_decref(v);
 	if (*buf)

@@ -13,10 +13,9 @@
 
 static const char *op_name(enum ipc_op op)
 {
-	static const char *const n[] = {"export", "open",   "close",  "free",    "export", "open",
-	                                "create", "export", "import", "map",     "access", "unmap",
-	                                "release", "retain", "export", "import", "access", "export",
-	                                "import"};
+	static const char *const n[] = {"export", "open",   "close",  "free",   "export", "open",    "create",
+	                                "export", "import", "map",    "access", "unmap",  "release", "retain",
+	                                "export", "import", "access", "export", "import"};
 	return (size_t)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
@@ -112,7 +111,7 @@ static void print_shared(const struct ipc_report *r, const struct pw_input *in)
 	for (size_t k = 0; k < r->shared.len; k++) {
 		const struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, k);
 		/* the key without the prefix that keeps kinds apart: "pool ", "ptr " */
-		const char *shown = !strncmp(sh->key, "pool ", 5) ? sh->key + 5
+		const char *shown = !strncmp(sh->key, "pool ", 5)  ? sh->key + 5
 		                    : !strncmp(sh->key, "ptr ", 4) ? sh->key + 4
 		                                                   : sh->key;
 		char *key = sanitize(shown), *e = sharers(in, sh, false), *im = sharers(in, sh, true);
@@ -242,9 +241,10 @@ static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in
 {
 	json_t *j = json_object(), *life = json_array();
 	json_object_set_new(j, "kind", json_string(h->event ? "event" : "memory"));
-	json_object_set_new(j, "vendor", json_string(h->export ? h->export->vendor
-	                                             : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
-	                                                           : "?"));
+	json_object_set_new(j, "vendor",
+	                    json_string(h->export     ? h->export->vendor
+	                                : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
+	                                              : "?"));
 	json_object_set_new(j, "host", json_string(h->host));
 	json_object_set_new(j, "handle", json_string(h->handle));
 	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
@@ -276,7 +276,8 @@ static void print_json(const struct ipc_report *r, const struct pw_input *in)
 	}
 	json_t *shared = json_array();
 	for (size_t i = 0; i < r->shared.len; i++)
-		json_array_append_new(shared, shared_json(r, in, *(struct ipc_shared **)vec_at(&r->shared, i)));
+		json_array_append_new(shared,
+		                      shared_json(r, in, *(struct ipc_shared **)vec_at(&r->shared, i)));
 	json_object_set_new(doc, "handles", handles);
 	json_object_set_new(doc, "shared", shared);
 	json_object_set_new(doc, "unmatched_closes", stray);

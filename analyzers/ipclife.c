@@ -169,7 +169,8 @@ static void access_text(const struct pw_event *ev, char *buf, size_t len)
 		char one[64];
 		if (json_is_string(fl))
 			snprintf(one, sizeof one, "%sdev%lld %s", i ? ", " : "",
-			         (long long)json_integer_value(json_object_get(g, "dev")), json_string_value(fl));
+			         (long long)json_integer_value(json_object_get(g, "dev")),
+			         json_string_value(fl));
 		else
 			snprintf(one, sizeof one, "%sdev%lld flags %lld", i ? ", " : "",
 			         (long long)json_integer_value(json_object_get(g, "dev")),
@@ -198,7 +199,8 @@ static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
 	case OP_VMM_IMPORT:
 	case OP_POOL_EXPORT:
 	case OP_POOL_IMPORT:
-		snprintf(b, sizeof b, "%s %s 0x%llx as %s", r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
+		snprintf(b, sizeof b, "%s %s 0x%llx as %s",
+		         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
 		         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
 		         (unsigned long long)r->vh, ht ? ht : "?");
 		break;
@@ -373,7 +375,8 @@ static void match_free(struct hmap *exports, struct ipc_rec *fr)
 	struct vec *v = by_fptr(exports, fr->file, fr->ptr);
 	for (size_t i = 0; i < v->len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(v, i);
-		if (!h->free && h->export && h->export->t_ns <= fr->t_ns && !strcmp(h->export->vendor, fr->vendor)) {
+		if (!h->free && h->export && h->export->t_ns <= fr->t_ns &&
+		    !strcmp(h->export->vendor, fr->vendor)) {
 			h->free = fr;
 			*(struct ipc_rec **)vec_push(&h->recs) = fr;
 		}
@@ -528,7 +531,9 @@ static struct ipc_shared *shared_of(struct ipc_report *r, struct hmap *map, cons
 	if (!*sh) {
 		*sh = xcalloc(1, sizeof **sh);
 		(*sh)->key = xstrdup(key);
-		(*sh)->kind = !strncmp(key, "ptr ", 4) ? "pool pointer" : !strncmp(key, "pool ", 5) ? "pool" : "vmm";
+		(*sh)->kind = !strncmp(key, "ptr ", 4)    ? "pool pointer"
+		              : !strncmp(key, "pool ", 5) ? "pool"
+		                                          : "vmm";
 		(*sh)->host = in->files[rec->file].host;
 		vec_init(&(*sh)->recs, sizeof(struct ipc_rec *));
 		*(struct ipc_shared **)vec_push(&r->shared) = *sh;
@@ -600,7 +605,8 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 			struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&v, i);
 			if (rec->key && rec->has_vh && (rec->op == OP_VMM_EXPORT || rec->op == OP_VMM_IMPORT))
 				*hmap_put_u64(&h2k, rec->vh) = rec->key;
-			if (rec->key && rec->has_vh && (rec->op == OP_POOL_EXPORT || rec->op == OP_POOL_IMPORT))
+			if (rec->key && rec->has_vh &&
+			    (rec->op == OP_POOL_EXPORT || rec->op == OP_POOL_IMPORT))
 				*hmap_put_u64(&pool2k, rec->vh) = rec->key;
 		}
 		for (size_t i = from; i < to; i++) {

@@ -84,9 +84,9 @@ struct ipc_rec {
 	struct ipc_rec *closed_by; /* an open: the close that ended it */
 	struct ipc_rec *close_of;  /* a close: the open it ended */
 	/* VMM and pool IPC */
-	char *key;    /* export/import: the cross-process key, else NULL */
-	bool has_vh;  /* an allocation handle or a pool */
-	uint64_t vh;  /* ... its value */
+	char *key;   /* export/import: the cross-process key, else NULL */
+	bool has_vh; /* an allocation handle or a pool */
+	uint64_t vh; /* ... its value */
 	uint64_t bytes;
 	char *detail; /* what the call says beyond its api, for the report */
 };

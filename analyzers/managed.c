@@ -333,7 +333,7 @@ static void mg_event(void *partial, void *fctx, const struct pw_file *f, const s
 		return;
 	const char *api = ev->api;
 	/* cu*, cuda* and hip* share the part after their prefix */
-	const char *tail = !strncmp(api, "cuda", 4) ? api + 4
+	const char *tail = !strncmp(api, "cuda", 4)  ? api + 4
 	                   : !strncmp(api, "hip", 3) ? api + 3
 	                   : !strncmp(api, "cu", 2)  ? api + 2
 	                                             : "";
@@ -500,8 +500,7 @@ static void print_ops(const struct managed *m, const struct pw_input *in, const 
 		fmt_bytes(bytes, sizeof bytes, op->bytes);
 		snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)op->ptr, bytes);
 		/* a free has no length; an attach of length 0 means the whole allocation */
-		if (!strcmp(op->what, "free") ||
-		    (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
+		if (!strcmp(op->what, "free") || (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
 			snprintf(range, sizeof range, "0x%llx%s", (unsigned long long)op->ptr,
 			         op->bytes                  ? ""
 			         : strcmp(op->what, "free") ? " (all)"

@@ -30,11 +30,10 @@
  * from cur_dev to the peer, and a cuMemSetAccess/cuMemPoolSetAccess grant
  * to a device of memory on another (counted as SRC = the memory's device,
  * DST = the granted device; a pool's grant only when the call names the
- * pool's device, args.pool_dev or ptr_dev — the ipc report lists them all).  What turns it off: the Disable calls, a grant
- * of "none", and hipDeviceReset/cudaDeviceReset/aclrtResetDevice of either
- * device.  These changes of a file, and its gpu_time events, are read in the
- * file's pre-phase, so the order in which threads' lines reached the file
- * does not matter.
+ * pool's device, args.pool_dev or ptr_dev — the ipc report lists them all).  What turns it off: the Disable
+ * calls, a grant of "none", and hipDeviceReset/cudaDeviceReset/aclrtResetDevice of either device.  These
+ * changes of a file, and its gpu_time events, are read in the file's pre-phase, so the order in which
+ * threads' lines reached the file does not matter.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -123,7 +122,7 @@ static struct cell *cell_of(struct matrix *m, const char *host, const char *vend
 	if (!*c) {
 		*c = xcalloc(1, sizeof **c);
 		(*c)->host = xstrdup(host);
-		snprintf((*c)->vendor, sizeof (*c)->vendor, "%s", vendor);
+		snprintf((*c)->vendor, sizeof(*c)->vendor, "%s", vendor);
 		(*c)->src = src;
 		(*c)->dst = dst;
 	}
@@ -310,7 +309,8 @@ static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, u
 		return false;
 	for (size_t i = 0; i < c->resets.len; i++) {
 		const struct reset *r = vec_at(&c->resets, i);
-		if (r->vendor == vendor && (r->dev == from || r->dev == to) && r->seq > last->seq && r->seq < seq)
+		if (r->vendor == vendor && (r->dev == from || r->dev == to) && r->seq > last->seq &&
+		    r->seq < seq)
 			return false;
 	}
 	return true;
@@ -443,7 +443,8 @@ static void add_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 {
 	json_t *list = json_object_get(ev->args, "copies");
 	if (ev->ret != 0) {
-		cell_of(m, f->host, ev->vendor, side_dev(ev->args, "src"), side_dev(ev->args, "dst"))->failed++;
+		cell_of(m, f->host, ev->vendor, side_dev(ev->args, "src"), side_dev(ev->args, "dst"))
+		    ->failed++;
 		return;
 	}
 	if (json_is_array(list) && json_array_size(list)) {
@@ -638,8 +639,8 @@ static void print_pairs(struct cell **cells, size_t from, size_t to)
 	           "GPU GB/S", "NO PEER", "IMPLICIT", "PEER ON/OFF", "GRANTS", "ON AT END");
 	for (size_t i = from; i < to; i++) {
 		const struct cell *c = cells[i];
-		char s[32], d[32], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], im[24], oo[48], gr[24],
-		    end[24];
+		char s[32], d[32], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], im[24], oo[48],
+		    gr[24], end[24];
 		fmt_dev(s, sizeof s, c->src);
 		fmt_dev(d, sizeof d, c->dst);
 		snprintf(n, sizeof n, "%llu", (unsigned long long)c->copies);
@@ -687,7 +688,8 @@ static void print_text(const struct matrix *m)
 		    "enabled (staged through the host).\nIMPLICIT: copies the program did not name as peer "
 		    "copies (cuMemcpy and the like across devices; batch entries each count).\nPEER ON/OFF: "
 		    "successful enables/disables from SRC's context to DST's; GRANTS: cuMemSetAccess/"
-		    "cuMemPoolSetAccess\ngrants to DST of memory on SRC; ON AT END: processes that left access "
+		    "cuMemPoolSetAccess\ngrants to DST of memory on SRC; ON AT END: processes that left "
+		    "access "
 		    "on.\nA call made inside another recorded call counts only through that call.\n");
 	free(cells);
 }

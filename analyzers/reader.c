@@ -51,7 +51,7 @@ struct run {
 	struct pw_sink *sinks;
 	size_t nsinks;
 	bool any_pre;
-	bool nesting; /* a sink wants ev->parent_recorded */
+	bool nesting;       /* a sink wants ev->parent_recorded */
 	struct vec items;   /* struct item */
 	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
 	struct worker *w0;  /* the calling thread's worker */
@@ -212,7 +212,8 @@ static void mark_nested(const struct worker *w, struct pw_event *ev)
 	ev->parent_recorded = false;
 	if (!w->run->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !w->seqs.len)
 		return;
-	ev->parent_recorded = bsearch(&ev->parent, w->seqs.data, w->seqs.len, sizeof(uint64_t), by_u64) != NULL;
+	ev->parent_recorded =
+	    bsearch(&ev->parent, w->seqs.data, w->seqs.len, sizeof(uint64_t), by_u64) != NULL;
 }
 
 /* One line after the header, in the main phase. */

@@ -64,7 +64,7 @@ struct pw_event {
 	bool parent_recorded;
 	const char *layer; /* "runtime" for the CUDA runtime layer, NULL when absent */
 	bool implicit;     /* a copy the program did not name as one (cross-device) */
-	int64_t cur_dev; /* PW_DEV_NONE when null or absent */
+	int64_t cur_dev;   /* PW_DEV_NONE when null or absent */
 	json_t *args;
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
@@ -102,7 +102,7 @@ struct pw_file {
 	char *driver_lib;
 	bool has_driver_version;
 	int64_t driver_version;
-	char *vendors; /* the header's "vendors" object as compact JSON, or NULL */
+	char *vendors;      /* the header's "vendors" object as compact JSON, or NULL */
 	struct vec modules; /* struct pw_module: the header's, then the footer's new ones */
 	/* footer */
 	bool footer;

@@ -348,8 +348,8 @@ static struct vendor_total *vendor_totals(const struct summary *s, size_t *n)
 static void print_apis(const struct summary *s)
 {
 	struct table t;
-	table_init(&t, "llrrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "NESTED", "TOTAL", "MEAN", "P50", "P99",
-	           "MAX");
+	table_init(&t, "llrrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "NESTED", "TOTAL", "MEAN", "P50",
+	           "P99", "MAX");
 	void **v = sorted_values(&s->apis, by_api);
 	for (size_t i = 0; v[i]; i++) {
 		const struct api_stat *a = v[i];

@@ -165,18 +165,47 @@ static const struct {
 	const char *key;
 	enum akind kind;
 } arg_kinds[] = {
-    {"bytes", A_UINT},     {"flags", A_UINT},     {"width", A_UINT},     {"height", A_UINT},
-    {"depth", A_UINT},     {"data_size", A_UINT}, {"num_attrs", A_UINT}, {"can_access", A_INT},
-    {"value", A_INT},      {"advice", A_INT},     {"attr", A_INT},       {"ptr", A_HEX},
-    {"dst", A_HEX},        {"src", A_HEX},        {"peer_ctx", A_HEX},   {"dst_ctx", A_HEX},
-    {"src_ctx", A_HEX},    {"stream", A_HEX},     {"event", A_HEX},      {"data", A_HEX},
-    {"data_sizes", A_HEX}, {"handle", A_HANDLE},  {"location", A_LOC},   {"attrs", A_ATTRS},
-    {"src_type", A_STR},   {"dst_type", A_STR},   {"copy", A_NULL},
+    {"bytes", A_UINT},
+    {"flags", A_UINT},
+    {"width", A_UINT},
+    {"height", A_UINT},
+    {"depth", A_UINT},
+    {"data_size", A_UINT},
+    {"num_attrs", A_UINT},
+    {"can_access", A_INT},
+    {"value", A_INT},
+    {"advice", A_INT},
+    {"attr", A_INT},
+    {"ptr", A_HEX},
+    {"dst", A_HEX},
+    {"src", A_HEX},
+    {"peer_ctx", A_HEX},
+    {"dst_ctx", A_HEX},
+    {"src_ctx", A_HEX},
+    {"stream", A_HEX},
+    {"event", A_HEX},
+    {"data", A_HEX},
+    {"data_sizes", A_HEX},
+    {"handle", A_HANDLE},
+    {"location", A_LOC},
+    {"attrs", A_ATTRS},
+    {"src_type", A_STR},
+    {"dst_type", A_STR},
+    {"copy", A_NULL},
     /* devices the call names, batches and grants (the trace format's
      * additions for HIP, ACL, the runtime layer, implicit copies and VMM) */
-    {"dev", A_DEV},        {"device", A_DEV},     {"dst_device", A_DEV}, {"src_device", A_DEV},
-    {"count", A_UINT},     {"copies", A_COPIES},  {"ranges", A_RANGES},  {"access", A_ACCESS},
-    {"pool", A_HEX},       {"export_data", A_HEXBYTES}, {"file_id", A_STR}, {"handle_type", A_STR},
+    {"dev", A_DEV},
+    {"device", A_DEV},
+    {"dst_device", A_DEV},
+    {"src_device", A_DEV},
+    {"count", A_UINT},
+    {"copies", A_COPIES},
+    {"ranges", A_RANGES},
+    {"access", A_ACCESS},
+    {"pool", A_HEX},
+    {"export_data", A_HEXBYTES},
+    {"file_id", A_STR},
+    {"handle_type", A_STR},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -389,9 +418,10 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return fail(c->err, c->errlen, "\"implicit\" must be a boolean, not %s", type_name(im));
 	ev->implicit = json_is_true(im);
 	if (!pw_vendor_known(ev->vendor))
-		return fail(c->err, c->errlen,
-		            "vendor \"%.32s\" is not one this reader knows (cuda, hip, acl); the call is skipped",
-		            ev->vendor);
+		return fail(
+		    c->err, c->errlen,
+		    "vendor \"%.32s\" is not one this reader knows (cuda, hip, acl); the call is skipped",
+		    ev->vendor);
 	ev->args = need(c, "args", JSON_OBJECT, "an object");
 	if (!ev->args || check_args(ev->args, c->err, c->errlen))
 		return -1;
@@ -651,9 +681,10 @@ static int get_vendors(struct ctx *c, struct pw_file *f)
 		if (get_str_null(&oc, "library", &lib, true))
 			return -1;
 		if (rv && !json_is_null(rv) && !json_is_integer(rv) && !json_is_string(rv))
-			return fail(c->err, c->errlen,
-			            "\"vendors.%s.runtime_version\" must be an integer, a string or null, not %s",
-			            others[i], type_name(rv));
+			return fail(
+			    c->err, c->errlen,
+			    "\"vendors.%s.runtime_version\" must be an integer, a string or null, not %s",
+			    others[i], type_name(rv));
 	}
 	free(f->vendors);
 	f->vendors = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);

@@ -21,12 +21,10 @@
 
 static void use_event(const struct pw_event *ev)
 {
-	static const char *const keys[] = {"ptr",      "dst",         "src",        "bytes",
-	                                   "handle",   "src_dev",     "dst_dev",    "peer_ctx_dev",
-	                                   "location", "flags_names", "advice_name", "peer_dev",
-	                                   "device",   "dev",         "count",      "file_id",
-	                                   "export_data", "pool",     "copies",     "ranges",
-	                                   "access"};
+	static const char *const keys[] = {
+	    "ptr",          "dst",      "src",         "bytes",       "handle",   "src_dev", "dst_dev",
+	    "peer_ctx_dev", "location", "flags_names", "advice_name", "peer_dev", "device",  "dev",
+	    "count",        "file_id",  "export_data", "pool",        "copies",   "ranges",  "access"};
 	char h[129];
 	uint64_t u;
 	int64_t i;

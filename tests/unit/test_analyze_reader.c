@@ -259,7 +259,7 @@ static void cnt_event(void *partial, void *fctx, const struct pw_file *f, const 
 	((struct counts *)partial)->events++;
 }
 static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_filter,
-                                           cnt_pre, cnt_event, NULL, false};
+                                           cnt_pre, cnt_event, NULL,      false};
 
 static char dir[64];
 
@@ -363,9 +363,10 @@ static const struct pw_sink_ops nest_ops = {.partial_new = nest_new,
                                             .event = nest_event,
                                             .nesting = true};
 
-#define NESTED(seq, parent)                                                                               \
-	"{\"type\":\"call\",\"seq\":" #seq ",\"tid\":42,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\",\"variant\":" \
-	"\"\",\"family\":\"copy\",\"t_ns\":5,\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"parent\":" #parent          \
+#define NESTED(seq, parent)                                                                                \
+	"{\"type\":\"call\",\"seq\":" #seq                                                                 \
+	",\"tid\":42,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\",\"variant\":"                            \
+	"\"\",\"family\":\"copy\",\"t_ns\":5,\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"parent\":" #parent \
 	",\"args\":{}}"
 
 static void nesting(void **state)
@@ -374,12 +375,16 @@ static void nesting(void **state)
 	/* a child written before its parent (seq 1), one whose parent is a
 	 * violation's seq (not a call), one whose parent is not in the file,
 	 * and a pretty-printed parent (spaces around the colons) */
-	write_file("n.pw.jsonl", HEADER "\n" NESTED(2, 1) "\n" CALL(1) "\n" NESTED(4, 3) "\n"
-	                                "{\"type\":\"violation\",\"seq\":3,\"call\":1,\"rule\":\"r\",\"severity\":"
-	                                "\"error\",\"message\":\"m\"}\n" NESTED(5, 99) "\n" NESTED(7, 6) "\n"
-	                                "{\"type\" : \"call\", \"seq\" : 6,\"tid\":1,\"vendor\":\"hip\",\"api\":"
-	                                "\"hipMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":9,"
-	                                "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{}}\n" FOOTER "\n");
+	write_file(
+	    "n.pw.jsonl",
+	    HEADER "\n" NESTED(2, 1) "\n" CALL(1) "\n" NESTED(
+	        4, 3) "\n"
+	              "{\"type\":\"violation\",\"seq\":3,\"call\":1,\"rule\":\"r\",\"severity\":"
+	              "\"error\",\"message\":\"m\"}\n" NESTED(5, 99) "\n" NESTED(
+	                  7, 6) "\n"
+	                        "{\"type\" : \"call\", \"seq\" : 6,\"tid\":1,\"vendor\":\"hip\",\"api\":"
+	                        "\"hipMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":9,"
+	                        "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{}}\n" FOOTER "\n");
 	char *paths[] = {dir};
 	struct pw_input in = {0};
 	struct nest_counts c = {0};
