@@ -143,18 +143,27 @@ static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const st
 /* ---- VMM and pool IPC records ---- */
 
 /* The cross-process key of an export or import: "file <dev:ino> on <host>",
- * "fabric <hex>", or "ptr <export_data>"; NULL when the call has none. */
+ * "fabric <hex>", or "ptr <export_data>"; NULL when the call has none.  A
+ * file that cannot name one allocation (args.file_id_unique false: the real
+ * driver's fds are all of one character device) or no file_id pairs nothing:
+ * such a POSIX fd gets a key of its own process and handle, so that each
+ * process's chain is still listed. */
 static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum ipc_op op)
 {
 	const char *fid = pw_arg_str(ev, "file_id"), *sh = pw_arg_str(ev, "shareable"),
 	           *ht = pw_arg_str(ev, "handle_type"), *ed = pw_arg_str(ev, "export_data");
 	const char *pool = op == OP_POOL_EXPORT || op == OP_POOL_IMPORT ? "pool " : "";
+	json_t *uq = json_object_get(ev->args, "file_id_unique");
+	uint64_t h = 0;
 	if (op == OP_PTR_EXPORT || op == OP_PTR_IMPORT)
 		return ed ? xasprintf("ptr %s", ed) : NULL;
-	if (fid)
+	if (fid && !json_is_false(uq))
 		return xasprintf("%sfile %s on %s", pool, fid, f->host);
 	if (sh && ht && !strcmp(ht, "fabric"))
 		return xasprintf("%sfabric %s", pool, sh);
+	if (ht && !strcmp(ht, "posix_fd") && pw_arg_hex(ev, *pool ? "pool" : "handle", &h))
+		return xasprintf("%sunpaired fd of pid %lld on %s, %s 0x%llx", pool, (long long)f->pid,
+		                 f->host, *pool ? "pool" : "handle", (unsigned long long)h);
 	return NULL;
 }
 

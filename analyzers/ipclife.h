@@ -25,7 +25,9 @@
  * between processes: the allocation's key is what the exporter and the
  * importers share — the exported file's "<st_dev>:<st_ino>" (args.file_id,
  * per host) for a POSIX fd, the 64-byte fabric handle (args.shareable), or
- * a pool pointer's export_data.  Inside a process the chain goes on by the
+ * a pool pointer's export_data (an fd whose file names no one allocation,
+ * file_id_unique false, pairs nothing: each process's chain is listed
+ * alone).  Inside a process the chain goes on by the
  * allocation handle (create, export/import, map, release) and by the mapped
  * pointer (set-access, unmap, free of an imported pool pointer).
  */

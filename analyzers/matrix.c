@@ -272,7 +272,7 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 		json_array_foreach(json_object_get(ev->args, "access"), i, g)
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
-			if (to != from)
+			if (to != from && to >= 0) /* not the memory's own device, not the host */
 				log_change(c, v, from, to, ev->seq, grant_on(g));
 		}
 	}
@@ -476,7 +476,7 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 		json_array_foreach(json_object_get(ev->args, "access"), i, g)
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
-			if (to != from && to >= INT32_MIN && to <= INT32_MAX)
+			if (to != from && to >= 0 && to <= INT32_MAX)
 				cell_of(m, f->host, ev->vendor, from, to)->grants++;
 		}
 	}

@@ -170,3 +170,18 @@ check "header: vendors.hip not an object is named" err_has 'hs.pw.jsonl: line 1:
 check "header: a vendor this reader does not know is kept, the file read" \
 	jqt '[.files[] | select(.file | endswith("other.pw.jsonl")) | .calls] == [14]' "$WORK/o.out"
 check "header errors: exit 2 (a file that could not be read)" rc_is 2
+
+# ---- VMM: a file_id that names no one allocation (the real driver's fds) -------------------
+
+d=$(case_dir)
+cp "$FIX"/vmm/*.pw.jsonl "$d/"
+sed -i 's/"file_id":"64769:1234"/"file_id":"0:5","file_id_unique":false/' "$d"/*.pw.jsonl
+sed -i 's/"access":\[{"dev":0,"flags":"readwrite"},{"dev":1,"flags":"readwrite"}\]/"access":[{"dev":-1,"type":"host","flags":"readwrite"}]/' \
+	"$d"/vmmprog.44001.pw.jsonl
+an ipc --json "$d"
+check "vmm: a file_id that is not unique pairs nothing: each process's chain apart" \
+	jqt '[.shared[] | select(.kind == "vmm") | [([.exporters[].pid]), ([.importers[].pid]), (.life | length)]] ==
+		[[[44001],[],6],[[],[44002],5]]' "$WORK/o.out"
+an matrix --json "$d"
+check "matrix: a grant to the host is not peer access (the exporter's DtoD is staged)" \
+	jqt '.hosts[0].pairs[] | select(.src == 0 and .dst == 1) | .access_grants == 1 and .no_peer_copies == 1' "$WORK/o.out"
