@@ -158,7 +158,10 @@ enum akind {
 	A_COPIES,
 	A_RANGES,
 	A_ACCESS,
-	A_HEXBYTES
+	A_HEXBYTES,
+	A_HEXNULL, /* a hex value or null */
+	A_STRORNULL,
+	A_NAMEORNUM /* an enum's name, or its number when the writer knows no name */
 };
 
 static const struct {
@@ -202,10 +205,10 @@ static const struct {
     {"copies", A_COPIES},
     {"ranges", A_RANGES},
     {"access", A_ACCESS},
-    {"pool", A_HEX},
+    {"pool", A_HEXNULL},
     {"export_data", A_HEXBYTES},
-    {"file_id", A_STR},
-    {"handle_type", A_STR},
+    {"file_id", A_STRORNULL},
+    {"handle_type", A_NAMEORNUM},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -339,7 +342,20 @@ static int check_arg(struct ctx *c, const char *key, json_t *v)
 		case A_COPIES: return check_objects(c, key, v, "copy objects");
 		case A_RANGES: return check_objects(c, key, v, "range objects");
 		case A_ACCESS: return check_access(c, key, v);
+		case A_HEXNULL: return json_is_null(v) ? 0 : check_hex(c, key, v);
+		case A_STRORNULL:
+			return json_is_string(v) || json_is_null(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be a string or null, not %s",
+			                  c->where, key, type_name(v));
+		case A_NAMEORNUM:
+			return json_is_string(v) || json_is_integer(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be a name or a number, not %s",
+			                  c->where, key, type_name(v));
 		case A_HEXBYTES:
+			if (json_is_null(v))
+				return 0;
 			if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) <= 256 &&
 			    is_hex_n(json_string_value(v), json_string_length(v)))
 				return 0;

@@ -185,3 +185,15 @@ check "vmm: a file_id that is not unique pairs nothing: each process's chain apa
 an matrix --json "$d"
 check "matrix: a grant to the host is not peer access (the exporter's DtoD is staged)" \
 	jqt '.hosts[0].pairs[] | select(.src == 0 and .dst == 1) | .access_grants == 1 and .no_peer_copies == 1' "$WORK/o.out"
+
+# What the VMM preload writes when it knows no name or no file: a handle type
+# as its number, file_id null, a null pool, a null export_data.
+d=$(case_dir)
+cp "$FIX"/vmm/vmmprog.44001.pw.jsonl "$d/"
+sed -i -e 's/"handle_type":"posix_fd","shareable":7,"file_id":"64769:1234"/"handle_type":1,"shareable":7,"file_id":null/' \
+	-e 's/"export_data":"[0-9a-f]*"/"export_data":null/' "$d/vmmprog.44001.pw.jsonl"
+echo '{"type":"call","seq":12,"tid":2,"vendor":"cuda","api":"cuMemPoolImportFromShareableHandle","variant":"","family":"ipc","t_ns":96000,"dur_ns":5,"ret":1,"ret_name":"CUDA_ERROR_INVALID_VALUE","args":{"pool":null,"handle_type":8,"shareable":"00"}}' |
+	sed -i '$e cat' "$d/vmmprog.44001.pw.jsonl"
+an ipc --json "$d"
+check "vmm: a handle type as a number, a null file_id, pool or export_data are read (no bad line)" \
+	bash -c "[ $rc = 0 ] && ! [ -s '$WORK/o.err' ] && jq -e '[.shared[].kind] | sort == [\"pool\"]' '$WORK/o.out' >/dev/null"
