@@ -61,6 +61,30 @@ static void line(const char *key, const char *value)
 	free(v);
 }
 
+/* HIP and ACL from the header's vendors object: "hip libamdhip64.so.6, version 60200000". */
+static void runtimes_line(const struct pw_file *f)
+{
+	json_t *v = f->vendors ? json_loads(f->vendors, 0, NULL) : NULL;
+	char buf[512] = "";
+	static const char *const names[] = {"hip", "acl"};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *o = json_object_get(v, names[i]), *lib = json_object_get(o, "library"),
+		       *rv = json_object_get(o, "runtime_version");
+		char ver[64] = "unknown";
+		if (!json_is_object(o))
+			continue;
+		if (json_is_integer(rv))
+			snprintf(ver, sizeof ver, "%lld", (long long)json_integer_value(rv));
+		else if (json_is_string(rv))
+			snprintf(ver, sizeof ver, "%.60s", json_string_value(rv));
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %.200s, version %s",
+		         *buf ? "; " : "", names[i], json_is_string(lib) ? json_string_value(lib) : "-", ver);
+	}
+	json_decref(v);
+	if (*buf)
+		line("runtimes", buf);
+}
+
 static void print_file(const struct pw_file *f)
 {
 	char *path = sanitize(f->path), *st = state_text(f);
@@ -84,7 +108,10 @@ static void print_file(const struct pw_file *f)
 	         (long long)f->driver_version);
 	if (!f->has_driver_version)
 		snprintf(buf, sizeof buf, "cuda %s, version unknown", f->driver_lib ? f->driver_lib : "-");
-	line("driver", buf);
+	/* a trace of HIP or ACL alone has no CUDA driver to show */
+	if (f->driver_lib || f->has_driver_version || !f->vendors || strstr(f->vendors, "\"cuda\""))
+		line("driver", buf);
+	runtimes_line(f);
 	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times); footer: %s",
 	         (unsigned long long)f->events, (unsigned long long)f->calls,
 	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times,
@@ -128,6 +155,8 @@ static json_t *file_json(const struct pw_file *f)
 	json_object_set_new(j, "driver_library", f->driver_lib ? json_string(f->driver_lib) : json_null());
 	json_object_set_new(j, "driver_version",
 	                    f->has_driver_version ? json_integer(f->driver_version) : json_null());
+	json_t *vendors = f->vendors ? json_loads(f->vendors, 0, NULL) : NULL;
+	json_object_set_new(j, "vendors", vendors ? vendors : json_null());
 	json_object_set_new(j, "peerwatch_version", f->pw_version ? json_string(f->pw_version) : json_null());
 	json_object_set_new(j, "events_read", json_u64(f->events));
 	json_object_set_new(j, "calls", json_u64(f->calls));

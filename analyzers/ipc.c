@@ -13,8 +13,10 @@
 
 static const char *op_name(enum ipc_op op)
 {
-	static const char *const n[] = {"export", "open", "close", "free", "export", "open"};
-	return n[op];
+	static const char *const n[] = {"export", "open",   "close",  "free",   "export", "open",    "create",
+	                                "export", "import", "map",    "access", "unmap",  "release", "retain",
+	                                "export", "import", "access", "export", "import"};
+	return (size_t)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
 /* What one record says beyond its api: the pointer, the result. */
@@ -83,6 +85,64 @@ static void print_stray(const struct ipc_report *r, const struct pw_input *in)
 	table_free(&t);
 }
 
+/* The processes that exported (or imported) a shared allocation, as text. */
+static char *sharers(const struct pw_input *in, const struct ipc_shared *sh, bool import)
+{
+	char *out = xstrdup("");
+	size_t last = (size_t)-1;
+	for (size_t i = 0; i < sh->recs.len; i++) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&sh->recs, i);
+		bool exp = rec->op == OP_VMM_EXPORT || rec->op == OP_POOL_EXPORT || rec->op == OP_PTR_EXPORT;
+		bool imp = rec->op == OP_VMM_IMPORT || rec->op == OP_POOL_IMPORT || rec->op == OP_PTR_IMPORT;
+		if (rec->ret != 0 || (import ? !imp : !exp) || rec->file == last)
+			continue;
+		char *label = proc_label(&in->files[rec->file]);
+		char *n = xasprintf("%s%s%s", out, *out ? ", " : "", label);
+		free(out);
+		free(label);
+		out = n;
+		last = rec->file;
+	}
+	return out;
+}
+
+static void print_shared(const struct ipc_report *r, const struct pw_input *in)
+{
+	for (size_t k = 0; k < r->shared.len; k++) {
+		const struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, k);
+		/* the key without the prefix that keeps kinds apart: "pool ", "ptr " */
+		const char *shown = !strncmp(sh->key, "pool ", 5)  ? sh->key + 5
+		                    : !strncmp(sh->key, "ptr ", 4) ? sh->key + 4
+		                                                   : sh->key;
+		char *key = sanitize(shown), *e = sharers(in, sh, false), *im = sharers(in, sh, true);
+		printf("\nshared %s%s %.48s%s\n  exported by %s; imported by %s\n", sh->kind,
+		       strcmp(sh->kind, "vmm") ? "" : " allocation", key, strlen(key) > 48 ? "..." : "",
+		       *e ? e : "(no traced process)", *im ? im : "(none)");
+		free(key);
+		free(e);
+		free(im);
+		struct table t;
+		table_init(&t, "lllrll", "TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL");
+		for (size_t i = 0; i < sh->recs.len; i++) {
+			const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&sh->recs, i);
+			char when[32], seq[24], det[96];
+			char *label = proc_label(&in->files[rec->file]), *d;
+			fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
+			snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
+			if (rec->detail)
+				snprintf(det, sizeof det, "%s", rec->detail);
+			else
+				detail(rec, det, sizeof det);
+			d = sanitize(det);
+			table_row(&t, when, op_name(rec->op), label, seq, rec->api, d);
+			free(d);
+			free(label);
+		}
+		table_print(&t, stdout, "  ");
+		table_free(&t);
+	}
+}
+
 static void print_findings(const struct ipc_report *r, const struct pw_input *in)
 {
 	printf("\nfindings\n");
@@ -113,10 +173,13 @@ static void print_text(const struct ipc_report *r, const struct pw_input *in)
 {
 	size_t mem, ev;
 	count(r, &mem, &ev);
-	printf("%zu memory handle%s, %zu event handle%s, %zu finding%s\n", mem, mem == 1 ? "" : "s", ev,
-	       ev == 1 ? "" : "s", r->findings.len, r->findings.len == 1 ? "" : "s");
+	printf("%zu memory handle%s, %zu event handle%s, ", mem, mem == 1 ? "" : "s", ev, ev == 1 ? "" : "s");
+	if (r->shared.len)
+		printf("%zu shared VMM/pool allocation%s, ", r->shared.len, r->shared.len == 1 ? "" : "s");
+	printf("%zu finding%s\n", r->findings.len, r->findings.len == 1 ? "" : "s");
 	for (size_t i = 0; i < r->handles.len; i++)
 		print_handle(r, in, *(struct ipc_handle **)vec_at(&r->handles, i));
+	print_shared(r, in);
 	print_stray(r, in);
 	print_findings(r, in);
 }
@@ -127,6 +190,7 @@ static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, c
 {
 	json_t *j = json_object();
 	json_object_set_new(j, "op", json_string(op_name(rec->op)));
+	json_object_set_new(j, "vendor", json_string(rec->vendor));
 	json_object_set_new(j, "process", proc_json(&in->files[rec->file]));
 	json_object_set_new(j, "seq", json_u64(rec->seq));
 	json_object_set_new(j, "api", json_string(rec->api));
@@ -136,6 +200,40 @@ static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, c
 	json_object_set_new(j, "ret_name", rec->ret_name ? json_string(rec->ret_name) : json_null());
 	json_object_set_new(j, "ptr", rec->has_ptr ? json_hex(rec->ptr) : json_null());
 	json_object_set_new(j, "dev", json_dev(rec->dev));
+	if (rec->op >= OP_VMM_CREATE) {
+		json_object_set_new(j, "handle", rec->has_vh ? json_hex(rec->vh) : json_null());
+		json_object_set_new(j, "detail", json_string(rec->detail ? rec->detail : ""));
+	}
+	return j;
+}
+
+static json_t *procs_of(const struct pw_input *in, const struct ipc_shared *sh, bool import)
+{
+	json_t *a = json_array();
+	size_t last = (size_t)-1;
+	for (size_t i = 0; i < sh->recs.len; i++) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&sh->recs, i);
+		bool exp = rec->op == OP_VMM_EXPORT || rec->op == OP_POOL_EXPORT || rec->op == OP_PTR_EXPORT;
+		bool imp = rec->op == OP_VMM_IMPORT || rec->op == OP_POOL_IMPORT || rec->op == OP_PTR_IMPORT;
+		if (rec->ret != 0 || (import ? !imp : !exp) || rec->file == last)
+			continue;
+		json_array_append_new(a, proc_json(&in->files[rec->file]));
+		last = rec->file;
+	}
+	return a;
+}
+
+static json_t *shared_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_shared *sh)
+{
+	json_t *j = json_object(), *life = json_array();
+	json_object_set_new(j, "kind", json_string(sh->kind));
+	json_object_set_new(j, "key", json_string(sh->key));
+	json_object_set_new(j, "host", json_string(sh->host));
+	json_object_set_new(j, "exporters", procs_of(in, sh, false));
+	json_object_set_new(j, "importers", procs_of(in, sh, true));
+	for (size_t i = 0; i < sh->recs.len; i++)
+		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&sh->recs, i)));
+	json_object_set_new(j, "life", life);
 	return j;
 }
 
@@ -143,6 +241,10 @@ static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in
 {
 	json_t *j = json_object(), *life = json_array();
 	json_object_set_new(j, "kind", json_string(h->event ? "event" : "memory"));
+	json_object_set_new(j, "vendor",
+	                    json_string(h->export     ? h->export->vendor
+	                                : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
+	                                              : "?"));
 	json_object_set_new(j, "host", json_string(h->host));
 	json_object_set_new(j, "handle", json_string(h->handle));
 	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
@@ -172,7 +274,12 @@ static void print_json(const struct ipc_report *r, const struct pw_input *in)
 		json_object_set_new(j, "message", json_string(f->message));
 		json_array_append_new(findings, j);
 	}
+	json_t *shared = json_array();
+	for (size_t i = 0; i < r->shared.len; i++)
+		json_array_append_new(shared,
+		                      shared_json(r, in, *(struct ipc_shared **)vec_at(&r->shared, i)));
 	json_object_set_new(doc, "handles", handles);
+	json_object_set_new(doc, "shared", shared);
 	json_object_set_new(doc, "unmatched_closes", stray);
 	json_object_set_new(doc, "findings", findings);
 	json_print(doc);

@@ -53,7 +53,17 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 
 static bool ipc_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "\"cuIpcGetMemHandle\"", 19) != NULL;
+	return memmem(line, len, "IpcGetMemHandle\"", 16) || memmem(line, len, "PoolExportPointer\"", 18) ||
+	       memmem(line, len, "PoolImportPointer\"", 18);
+}
+
+/* Pointers whose free matters: exported through an IPC handle or as a pool
+ * pointer, or imported pool pointers. */
+static bool shares_ptr(const char *api)
+{
+	return !strcmp(api, "cuIpcGetMemHandle") || !strcmp(api, "cudaIpcGetMemHandle") ||
+	       !strcmp(api, "hipIpcGetMemHandle") || !strcmp(api, "cuMemPoolExportPointer") ||
+	       !strcmp(api, "cuMemPoolImportPointer");
 }
 
 static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -62,8 +72,7 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	(void)f;
 	struct ipc_fctx *c = fctx;
 	uint64_t ptr;
-	if (ev->type == PW_EV_CALL && !strcmp(ev->api, "cuIpcGetMemHandle") && ev->ret == 0 &&
-	    pw_arg_hex(ev, "ptr", &ptr))
+	if (ev->type == PW_EV_CALL && shares_ptr(ev->api) && ev->ret == 0 && pw_arg_hex(ev, "ptr", &ptr))
 		*hmap_put_u64(&c->exported, ptr) = (void *)1;
 }
 
@@ -72,10 +81,42 @@ static bool op_of(const struct pw_event *ev, enum ipc_op *op)
 	static const struct {
 		const char *api;
 		enum ipc_op op;
-	} ops[] = {{"cuIpcGetMemHandle", OP_EXPORT},     {"cuIpcOpenMemHandle", OP_OPEN},
-	           {"cuIpcCloseMemHandle", OP_CLOSE},    {"cuIpcGetEventHandle", OP_EV_EXPORT},
-	           {"cuIpcOpenEventHandle", OP_EV_OPEN}, {"cuMemFree", OP_FREE},
-	           {"cuMemFreeAsync", OP_FREE}};
+	} ops[] = {
+	    {"cuIpcGetMemHandle", OP_EXPORT},
+	    {"cuIpcOpenMemHandle", OP_OPEN},
+	    {"cuIpcCloseMemHandle", OP_CLOSE},
+	    {"cuIpcGetEventHandle", OP_EV_EXPORT},
+	    {"cuIpcOpenEventHandle", OP_EV_OPEN},
+	    {"cuMemFree", OP_FREE},
+	    {"cuMemFreeAsync", OP_FREE},
+	    {"cudaIpcGetMemHandle", OP_EXPORT},
+	    {"cudaIpcOpenMemHandle", OP_OPEN},
+	    {"cudaIpcCloseMemHandle", OP_CLOSE},
+	    {"cudaIpcGetEventHandle", OP_EV_EXPORT},
+	    {"cudaIpcOpenEventHandle", OP_EV_OPEN},
+	    {"cudaFree", OP_FREE},
+	    {"cudaFreeAsync", OP_FREE},
+	    {"hipIpcGetMemHandle", OP_EXPORT},
+	    {"hipIpcOpenMemHandle", OP_OPEN},
+	    {"hipIpcCloseMemHandle", OP_CLOSE},
+	    {"hipIpcGetEventHandle", OP_EV_EXPORT},
+	    {"hipIpcOpenEventHandle", OP_EV_OPEN},
+	    {"hipFree", OP_FREE},
+	    {"hipFreeAsync", OP_FREE},
+	    {"cuMemCreate", OP_VMM_CREATE},
+	    {"cuMemExportToShareableHandle", OP_VMM_EXPORT},
+	    {"cuMemImportFromShareableHandle", OP_VMM_IMPORT},
+	    {"cuMemMap", OP_VMM_MAP},
+	    {"cuMemSetAccess", OP_VMM_ACCESS},
+	    {"cuMemUnmap", OP_VMM_UNMAP},
+	    {"cuMemRelease", OP_VMM_RELEASE},
+	    {"cuMemRetainAllocationHandle", OP_VMM_RETAIN},
+	    {"cuMemPoolExportToShareableHandle", OP_POOL_EXPORT},
+	    {"cuMemPoolImportFromShareableHandle", OP_POOL_IMPORT},
+	    {"cuMemPoolSetAccess", OP_POOL_ACCESS},
+	    {"cuMemPoolExportPointer", OP_PTR_EXPORT},
+	    {"cuMemPoolImportPointer", OP_PTR_IMPORT},
+	};
 	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
 		if (!strcmp(ev->api, ops[i].api)) {
 			*op = ops[i].op;
@@ -88,6 +129,7 @@ static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const st
 {
 	struct ipc_rec *r = xcalloc(1, sizeof *r);
 	r->op = op;
+	snprintf(r->vendor, sizeof r->vendor, "%s", ev->vendor);
 	r->file = f->index;
 	r->seq = ev->seq;
 	r->t_ns = ev->t_ns;
@@ -98,13 +140,120 @@ static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const st
 	return r;
 }
 
+/* ---- VMM and pool IPC records ---- */
+
+/* The cross-process key of an export or import: "file <dev:ino> on <host>",
+ * "fabric <hex>", or "ptr <export_data>"; NULL when the call has none.  A
+ * file that cannot name one allocation (args.file_id_unique false: the real
+ * driver's fds are all of one character device) or no file_id pairs nothing:
+ * such a POSIX fd gets a key of its own process and handle, so that each
+ * process's chain is still listed. */
+static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum ipc_op op)
+{
+	const char *fid = pw_arg_str(ev, "file_id"), *sh = pw_arg_str(ev, "shareable"),
+	           *ht = pw_arg_str(ev, "handle_type"), *ed = pw_arg_str(ev, "export_data");
+	const char *pool = op == OP_POOL_EXPORT || op == OP_POOL_IMPORT ? "pool " : "";
+	json_t *uq = json_object_get(ev->args, "file_id_unique");
+	uint64_t h = 0;
+	if (op == OP_PTR_EXPORT || op == OP_PTR_IMPORT)
+		return ed ? xasprintf("ptr %s", ed) : NULL;
+	if (fid && !json_is_false(uq))
+		return xasprintf("%sfile %s on %s", pool, fid, f->host);
+	if (sh && ht && !strcmp(ht, "fabric"))
+		return xasprintf("%sfabric %s", pool, sh);
+	if (ht && !strcmp(ht, "posix_fd") && pw_arg_hex(ev, *pool ? "pool" : "handle", &h))
+		return xasprintf("%sunpaired fd of pid %lld on %s, %s 0x%llx", pool, (long long)f->pid,
+		                 f->host, *pool ? "pool" : "handle", (unsigned long long)h);
+	return NULL;
+}
+
+static void access_text(const struct pw_event *ev, char *buf, size_t len)
+{
+	json_t *a = json_object_get(ev->args, "access"), *g;
+	size_t i, n = 0;
+	buf[0] = 0;
+	json_array_foreach(a, i, g)
+	{
+		json_t *fl = json_object_get(g, "flags");
+		char one[64];
+		if (json_is_string(fl))
+			snprintf(one, sizeof one, "%sdev%lld %s", i ? ", " : "",
+			         (long long)json_integer_value(json_object_get(g, "dev")),
+			         json_string_value(fl));
+		else
+			snprintf(one, sizeof one, "%sdev%lld flags %lld", i ? ", " : "",
+			         (long long)json_integer_value(json_object_get(g, "dev")),
+			         (long long)json_integer_value(fl));
+		if (n + strlen(one) + 1 >= len)
+			break;
+		memcpy(buf + n, one, strlen(one) + 1);
+		n += strlen(one);
+	}
+}
+
+static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
+{
+	char b[160] = "", sz[32];
+	const char *ht = pw_arg_str(ev, "handle_type");
+	fmt_bytes(sz, sizeof sz, r->bytes);
+	if (ev->ret != 0)
+		return xasprintf("failed: %s", ev->ret_name ? ev->ret_name : "?");
+	switch (r->op) {
+	case OP_VMM_CREATE:
+		snprintf(b, sizeof b, "handle 0x%llx, %s", (unsigned long long)r->vh, sz);
+		if (r->dev != PW_DEV_NONE)
+			snprintf(b + strlen(b), sizeof b - strlen(b), " on dev%lld", (long long)r->dev);
+		break;
+	case OP_VMM_EXPORT:
+	case OP_VMM_IMPORT:
+	case OP_POOL_EXPORT:
+	case OP_POOL_IMPORT:
+		snprintf(b, sizeof b, "%s %s 0x%llx as %s",
+		         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
+		         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
+		         (unsigned long long)r->vh, ht ? ht : "?");
+		break;
+	case OP_VMM_MAP:
+		snprintf(b, sizeof b, "0x%llx %s, handle 0x%llx", (unsigned long long)r->ptr, sz,
+		         (unsigned long long)r->vh);
+		break;
+	case OP_VMM_ACCESS:
+	case OP_POOL_ACCESS: access_text(ev, b, sizeof b); break;
+	case OP_VMM_RELEASE:
+	case OP_VMM_RETAIN: snprintf(b, sizeof b, "handle 0x%llx", (unsigned long long)r->vh); break;
+	default:
+		snprintf(b, sizeof b, "0x%llx", (unsigned long long)r->ptr);
+		if (r->dev != PW_DEV_NONE)
+			snprintf(b + strlen(b), sizeof b - strlen(b), " (dev %lld)", (long long)r->dev);
+	}
+	return xstrdup(b);
+}
+
+static void vmm_fill(struct ipc_rec *r, const struct pw_file *f, const struct pw_event *ev)
+{
+	uint64_t v;
+	const char *vh_key = r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT || r->op == OP_POOL_ACCESS ||
+	                             r->op == OP_PTR_IMPORT
+	                         ? "pool"
+	                         : "handle";
+	r->has_vh = pw_arg_hex(ev, vh_key, &v);
+	r->vh = r->has_vh ? v : 0;
+	pw_arg_u64(ev, "bytes", &r->bytes);
+	if (r->op == OP_VMM_CREATE)
+		r->dev = pw_arg_dev(ev, "dev");
+	if (r->ret == 0 && (r->op == OP_VMM_EXPORT || r->op == OP_VMM_IMPORT || r->op == OP_POOL_EXPORT ||
+	                    r->op == OP_POOL_IMPORT || r->op == OP_PTR_EXPORT || r->op == OP_PTR_IMPORT))
+		r->key = share_key(f, ev, r->op);
+	r->detail = vmm_detail(ev, r);
+}
+
 static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	struct ipc_partial *p = partial;
 	struct ipc_fctx *c = fctx;
 	enum ipc_op op;
 	uint64_t ptr = 0;
-	if (ev->type != PW_EV_CALL || strcmp(ev->vendor, "cuda") || !op_of(ev, &op))
+	if (ev->type != PW_EV_CALL || ev->parent_recorded || !op_of(ev, &op))
 		return;
 	bool has_ptr = pw_arg_hex(ev, op == OP_EV_EXPORT || op == OP_EV_OPEN ? "event" : "ptr", &ptr);
 	/* frees are kept only when they free what this process exported */
@@ -114,7 +263,9 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	r->has_ptr = has_ptr;
 	r->ptr = ptr;
 	r->dev = pw_arg_dev(ev, "ptr_dev");
-	r->has_handle = pw_arg_handle(ev, "handle", r->handle);
+	r->has_handle = op < OP_VMM_CREATE && pw_arg_handle(ev, "handle", r->handle);
+	if (op >= OP_VMM_CREATE)
+		vmm_fill(r, f, ev);
 	*(struct ipc_rec **)vec_push(&p->recs) = r;
 }
 
@@ -126,6 +277,7 @@ const struct pw_sink_ops ipc_ops = {
     .pre_event = ipc_pre_event,
     .event = ipc_event,
     .file_end = ipc_file_end,
+    .nesting = true,
 };
 
 /* ---- deriving ---- */
@@ -137,6 +289,7 @@ void ipc_init(struct ipc_report *r)
 	vec_init(&r->handles, sizeof(struct ipc_handle *));
 	vec_init(&r->stray, sizeof(struct ipc_rec *));
 	vec_init(&r->findings, sizeof(struct ipc_finding));
+	vec_init(&r->shared, sizeof(struct ipc_shared *));
 }
 
 static const struct pw_input *sort_in; /* qsort has no context argument */
@@ -155,14 +308,15 @@ static int by_time(const void *a, const void *b)
 }
 
 /* Key of a handle: its kind, its bytes, its host. */
-static char *key_handle(const char *host, const char *handle, bool event, size_t *len)
+static char *key_handle(const char *host, const char *vendor, const char *handle, bool event, size_t *len)
 {
-	size_t hl = strlen(host);
-	char *k = xmalloc(1 + 128 + hl + 1);
+	size_t hl = strlen(host), vl = strlen(vendor);
+	char *k = xmalloc(1 + 128 + hl + 1 + vl + 1);
 	k[0] = event ? 'e' : 'm';
 	memcpy(k + 1, handle, 128);
 	memcpy(k + 129, host, hl + 1);
-	*len = 129 + hl;
+	memcpy(k + 129 + hl + 1, vendor, vl + 1);
+	*len = 129 + hl + 1 + vl;
 	return k;
 }
 
@@ -171,7 +325,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 {
 	size_t len;
 	const char *host = in->files[rec->file].host;
-	char *k = key_handle(host, rec->handle, event, &len);
+	char *k = key_handle(host, rec->vendor, rec->handle, event, &len);
 	struct ipc_handle **h = (struct ipc_handle **)hmap_put(map, k, len);
 	free(k);
 	if (!*h) {
@@ -230,7 +384,8 @@ static void match_free(struct hmap *exports, struct ipc_rec *fr)
 	struct vec *v = by_fptr(exports, fr->file, fr->ptr);
 	for (size_t i = 0; i < v->len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(v, i);
-		if (!h->free && h->export && h->export->t_ns <= fr->t_ns) {
+		if (!h->free && h->export && h->export->t_ns <= fr->t_ns &&
+		    !strcmp(h->export->vendor, fr->vendor)) {
 			h->free = fr;
 			*(struct ipc_rec **)vec_push(&h->recs) = fr;
 		}
@@ -241,6 +396,8 @@ static void place(struct ipc_report *r, struct hmap *handles, struct hmap *opens
                   const struct pw_input *in, struct ipc_rec *rec)
 {
 	bool ev = rec->op == OP_EV_EXPORT || rec->op == OP_EV_OPEN;
+	if (rec->op >= OP_VMM_CREATE)
+		return; /* derive_shared */
 	if (rec->op == OP_CLOSE) {
 		match_close(r, opens, rec);
 		return;
@@ -332,12 +489,152 @@ static void derive_findings(struct ipc_report *r, const struct pw_input *in)
 	}
 }
 
+static int by_first_time_shared(const void *a, const void *b)
+{
+	const struct ipc_shared *x = *(struct ipc_shared *const *)a, *y = *(struct ipc_shared *const *)b;
+	const struct ipc_rec *rx = *(struct ipc_rec **)vec_at(&x->recs, 0),
+	                     *ry = *(struct ipc_rec **)vec_at(&y->recs, 0);
+	int c = by_time(&rx, &ry);
+	return c ? c : strcmp(x->key, y->key);
+}
+
 static int by_first_time(const void *a, const void *b)
 {
 	const struct ipc_handle *x = *(struct ipc_handle *const *)a, *y = *(struct ipc_handle *const *)b;
 	const struct ipc_rec *rx = *(struct ipc_rec **)vec_at(&x->recs, 0),
 	                     *ry = *(struct ipc_rec **)vec_at(&y->recs, 0);
 	return by_time(&rx, &ry);
+}
+
+/* ---- VMM and pool IPC: one life per shared allocation ---- */
+
+static int by_file_seq(const void *a, const void *b)
+{
+	const struct ipc_rec *x = *(struct ipc_rec *const *)a, *y = *(struct ipc_rec *const *)b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+struct span {
+	uint64_t ptr, bytes;
+	const char *key;
+};
+
+/* The key of the mapping a pointer is in (the latest such). */
+static const char *key_at(const struct hmap *p2k, const struct vec *spans, uint64_t ptr)
+{
+	const char *k = hmap_get_u64(p2k, ptr);
+	for (size_t i = spans->len; !k && i-- > 0;) {
+		const struct span *sp = vec_at(spans, i);
+		if (ptr >= sp->ptr && ptr - sp->ptr < sp->bytes)
+			k = sp->key;
+	}
+	return k;
+}
+
+static struct ipc_shared *shared_of(struct ipc_report *r, struct hmap *map, const struct pw_input *in,
+                                    const struct ipc_rec *rec, const char *key)
+{
+	struct ipc_shared **sh = (struct ipc_shared **)hmap_put_str(map, key);
+	if (!*sh) {
+		*sh = xcalloc(1, sizeof **sh);
+		(*sh)->key = xstrdup(key);
+		(*sh)->kind = !strncmp(key, "ptr ", 4)    ? "pool pointer"
+		              : !strncmp(key, "pool ", 5) ? "pool"
+		                                          : "vmm";
+		(*sh)->host = in->files[rec->file].host;
+		vec_init(&(*sh)->recs, sizeof(struct ipc_rec *));
+		*(struct ipc_shared **)vec_push(&r->shared) = *sh;
+	}
+	return *sh;
+}
+
+/* The key a record of one process belongs to, following handles and pointers. */
+static const char *link_rec(struct ipc_rec *rec, struct hmap *h2k, struct hmap *pool2k, struct hmap *p2k,
+                            struct vec *spans)
+{
+	const char *k = NULL;
+	switch (rec->op) {
+	case OP_VMM_EXPORT:
+	case OP_VMM_IMPORT:
+	case OP_POOL_EXPORT:
+	case OP_POOL_IMPORT: return rec->key;
+	case OP_PTR_EXPORT:
+	case OP_PTR_IMPORT:
+		if (rec->key && rec->has_ptr)
+			*hmap_put_u64(p2k, rec->ptr) = rec->key;
+		return rec->key;
+	case OP_VMM_CREATE:
+	case OP_VMM_RELEASE: return rec->has_vh ? hmap_get_u64(h2k, rec->vh) : NULL;
+	case OP_POOL_ACCESS: return rec->has_vh ? hmap_get_u64(pool2k, rec->vh) : NULL;
+	case OP_VMM_MAP:
+		k = rec->has_vh ? hmap_get_u64(h2k, rec->vh) : NULL;
+		if (k && rec->has_ptr && rec->ret == 0) {
+			*hmap_put_u64(p2k, rec->ptr) = (void *)k;
+			struct span *sp = vec_push(spans);
+			sp->ptr = rec->ptr;
+			sp->bytes = rec->bytes;
+			sp->key = k;
+		}
+		return k;
+	case OP_VMM_RETAIN:
+		k = rec->has_ptr ? key_at(p2k, spans, rec->ptr) : NULL;
+		if (k && rec->has_vh)
+			*hmap_put_u64(h2k, rec->vh) = (void *)k;
+		return k;
+	default: return rec->has_ptr ? key_at(p2k, spans, rec->ptr) : NULL;
+	}
+}
+
+static void derive_shared(struct ipc_report *r, const struct pw_input *in)
+{
+	struct vec v;
+	struct hmap shared;
+	vec_init(&v, sizeof(struct ipc_rec *));
+	hmap_init(&shared);
+	for (size_t i = 0; i < r->recs.len; i++) {
+		struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->recs, i);
+		if (rec->op >= OP_VMM_CREATE || rec->op == OP_FREE)
+			*(struct ipc_rec **)vec_push(&v) = rec;
+	}
+	vec_sort(&v, by_file_seq);
+	for (size_t from = 0; from < v.len;) {
+		size_t to = from;
+		size_t file = (*(struct ipc_rec **)vec_at(&v, from))->file;
+		while (to < v.len && (*(struct ipc_rec **)vec_at(&v, to))->file == file)
+			to++;
+		struct hmap h2k, pool2k, p2k;
+		struct vec spans;
+		hmap_init(&h2k);
+		hmap_init(&pool2k);
+		hmap_init(&p2k);
+		vec_init(&spans, sizeof(struct span));
+		for (size_t i = from; i < to; i++) { /* the handles first: a create comes before its export */
+			struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&v, i);
+			if (rec->key && rec->has_vh && (rec->op == OP_VMM_EXPORT || rec->op == OP_VMM_IMPORT))
+				*hmap_put_u64(&h2k, rec->vh) = rec->key;
+			if (rec->key && rec->has_vh &&
+			    (rec->op == OP_POOL_EXPORT || rec->op == OP_POOL_IMPORT))
+				*hmap_put_u64(&pool2k, rec->vh) = rec->key;
+		}
+		for (size_t i = from; i < to; i++) {
+			struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&v, i);
+			const char *k = link_rec(rec, &h2k, &pool2k, &p2k, &spans);
+			if (k)
+				*(struct ipc_rec **)vec_push(&shared_of(r, &shared, in, rec, k)->recs) = rec;
+		}
+		hmap_free(&h2k, NULL);
+		hmap_free(&pool2k, NULL);
+		hmap_free(&p2k, NULL);
+		vec_free(&spans);
+		from = to;
+	}
+	for (size_t i = 0; i < r->shared.len; i++)
+		vec_sort(&(*(struct ipc_shared **)vec_at(&r->shared, i))->recs, by_time);
+	vec_sort(&r->shared, by_first_time_shared);
+	hmap_free(&shared, NULL);
+	vec_free(&v);
 }
 
 void ipc_derive(struct ipc_report *r, const struct pw_input *in)
@@ -355,6 +652,7 @@ void ipc_derive(struct ipc_report *r, const struct pw_input *in)
 		place(r, &handles, &opens, &exports, in, *(struct ipc_rec **)vec_at(&r->recs, i));
 	vec_sort(&r->handles, by_first_time);
 	derive_findings(r, in);
+	derive_shared(r, in);
 	hmap_free(&handles, NULL);
 	hmap_free(&opens, free_vec);
 	hmap_free(&exports, free_vec);
@@ -366,6 +664,8 @@ void ipc_free(struct ipc_report *r)
 		struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->recs, i);
 		free(rec->api);
 		free(rec->ret_name);
+		free(rec->key);
+		free(rec->detail);
 		free(rec);
 	}
 	vec_free(&r->recs);
@@ -382,5 +682,12 @@ void ipc_free(struct ipc_report *r)
 		free(f->message);
 	}
 	vec_free(&r->findings);
+	for (size_t i = 0; i < r->shared.len; i++) {
+		struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, i);
+		vec_free(&sh->recs);
+		free(sh->key);
+		free(sh);
+	}
+	vec_free(&r->shared);
 	free(r->origin);
 }

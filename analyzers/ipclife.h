@@ -14,6 +14,22 @@
  * Memory: one record per IPC call, and per free of an exported pointer —
  * frees of other pointers are not kept.  Which pointers a process exported
  * is learnt in the file's pre-phase (lines naming cuIpcGetMemHandle).
+ *
+ * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
+ * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
+ * different vendors never match.  A call nested in a recorded call (the
+ * runtime's driver calls) counts only through that call, so a finding is
+ * attributed to the runtime call the program made.
+ *
+ * VMM and memory-pool IPC (CUDA driver) have no handle bytes in common
+ * between processes: the allocation's key is what the exporter and the
+ * importers share — the exported file's "<st_dev>:<st_ino>" (args.file_id,
+ * per host) for a POSIX fd, the 64-byte fabric handle (args.shareable), or
+ * a pool pointer's export_data (an fd whose file names no one allocation,
+ * file_id_unique false, pairs nothing: each process's chain is listed
+ * alone).  Inside a process the chain goes on by the
+ * allocation handle (create, export/import, map, release) and by the mapped
+ * pointer (set-access, unmap, free of an imported pool pointer).
  */
 #ifndef PW_AN_IPCLIFE_H
 #define PW_AN_IPCLIFE_H
@@ -30,10 +46,32 @@
 
 struct ipc_handle;
 
-enum ipc_op { OP_EXPORT, OP_OPEN, OP_CLOSE, OP_FREE, OP_EV_EXPORT, OP_EV_OPEN };
+enum ipc_op {
+	OP_EXPORT,
+	OP_OPEN,
+	OP_CLOSE,
+	OP_FREE,
+	OP_EV_EXPORT,
+	OP_EV_OPEN,
+	/* VMM and pool IPC (struct ipc_shared) */
+	OP_VMM_CREATE,
+	OP_VMM_EXPORT,
+	OP_VMM_IMPORT,
+	OP_VMM_MAP,
+	OP_VMM_ACCESS,
+	OP_VMM_UNMAP,
+	OP_VMM_RELEASE,
+	OP_VMM_RETAIN,
+	OP_POOL_EXPORT,
+	OP_POOL_IMPORT,
+	OP_POOL_ACCESS,
+	OP_PTR_EXPORT,
+	OP_PTR_IMPORT
+};
 
 struct ipc_rec {
 	enum ipc_op op;
+	char vendor[8];
 	size_t file;
 	uint64_t seq;
 	int64_t t_ns, ret;
@@ -47,6 +85,20 @@ struct ipc_rec {
 	struct ipc_handle *owner;  /* an export or open: its handle */
 	struct ipc_rec *closed_by; /* an open: the close that ended it */
 	struct ipc_rec *close_of;  /* a close: the open it ended */
+	/* VMM and pool IPC */
+	char *key;   /* export/import: the cross-process key, else NULL */
+	bool has_vh; /* an allocation handle or a pool */
+	uint64_t vh; /* ... its value */
+	uint64_t bytes;
+	char *detail; /* what the call says beyond its api, for the report */
+};
+
+/* A VMM allocation, pool or pool pointer shared between processes. */
+struct ipc_shared {
+	char *key;
+	const char *kind; /* "vmm", "pool", "pool pointer" */
+	const char *host; /* the first record's */
+	struct vec recs;  /* struct ipc_rec *, in time order */
 };
 
 struct ipc_handle {
@@ -72,6 +124,7 @@ struct ipc_report {
 	struct vec handles;  /* struct ipc_handle * (owned), by first time */
 	struct vec stray;    /* struct ipc_rec *: closes of pointers no traced open mapped */
 	struct vec findings; /* struct ipc_finding */
+	struct vec shared;   /* struct ipc_shared *, by first time */
 	int64_t *origin;     /* per file: its host's time origin */
 };
 

@@ -1,7 +1,11 @@
 /*
- * managed: managed allocations (cuMemAllocManaged) and their frees, the
- * history of advice and stream attachment per allocation, and prefetch
- * volume per destination.
+ * managed: managed allocations (cuMemAllocManaged, cudaMallocManaged,
+ * hipMallocManaged) and their frees, the history of advice and stream
+ * attachment per allocation, and prefetch volume per vendor and destination
+ * (cu/cuda/hipMemPrefetchAsync, hipMemPrefetchAsync_v2, and each listed
+ * range of cuMemPrefetchBatchAsync / cuMemDiscardAndPrefetchBatchAsync).
+ * A call nested in a recorded call (cudaMallocManaged's cuMemAllocManaged)
+ * counts only through that call.
  *
  * Which pointers are managed is learnt in each file's pre-phase, so that a
  * free is recognised whatever thread wrote it first.  A process that
@@ -18,6 +22,7 @@
 
 struct m_alloc {
 	size_t file;
+	char vendor[8];
 	uint64_t seq, ptr, bytes, free_seq;
 	char *flags;
 	int64_t dev;
@@ -31,7 +36,7 @@ struct m_op {
 };
 
 struct m_dest {
-	char *host, *dest;
+	char *host, *vendor, *dest;
 	uint64_t count, failed, bytes;
 };
 
@@ -59,6 +64,7 @@ static void free_dest(void *p)
 {
 	struct m_dest *d = p;
 	free(d->host);
+	free(d->vendor);
 	free(d->dest);
 	free(d);
 }
@@ -79,17 +85,19 @@ static void managed_free(struct managed *m)
 	hmap_free(&m->dests, free_dest);
 }
 
-static struct m_dest *dest_of(struct managed *m, const char *host, const char *dest)
+static struct m_dest *dest_of(struct managed *m, const char *host, const char *vendor, const char *dest)
 {
-	size_t hl = strlen(host), dl = strlen(dest);
-	char *k = xmalloc(hl + dl + 2);
+	size_t hl = strlen(host), vl = strlen(vendor), dl = strlen(dest);
+	char *k = xmalloc(hl + vl + dl + 3);
 	memcpy(k, host, hl + 1);
-	memcpy(k + hl + 1, dest, dl + 1);
-	struct m_dest **d = (struct m_dest **)hmap_put(&m->dests, k, hl + dl + 1);
+	memcpy(k + hl + 1, vendor, vl + 1);
+	memcpy(k + hl + vl + 2, dest, dl + 1);
+	struct m_dest **d = (struct m_dest **)hmap_put(&m->dests, k, hl + vl + dl + 2);
 	free(k);
 	if (!*d) {
 		*d = xcalloc(1, sizeof **d);
 		(*d)->host = xstrdup(host);
+		(*d)->vendor = xstrdup(vendor);
 		(*d)->dest = xstrdup(dest);
 	}
 	return *d;
@@ -115,7 +123,7 @@ static void target_of(const struct pw_event *ev, const char *dev_key, char *buf,
 		return;
 	}
 	int64_t d;
-	if (pw_arg_i64(ev, dev_key, &d))
+	if (pw_arg_i64(ev, dev_key, &d) || pw_arg_i64(ev, "device", &d) || pw_arg_i64(ev, "dev", &d))
 		fmt_dev(buf, len, d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d);
 	else
 		snprintf(buf, len, "?");
@@ -160,11 +168,18 @@ static void on_alloc(struct managed *m, struct m_fctx *c, const struct pw_file *
 	c->kept++;
 	struct m_alloc *a = vec_push(&m->allocs);
 	const char *flags = pw_arg_str(ev, "flags_names");
+	int64_t fl;
 	a->file = f->index;
+	snprintf(a->vendor, sizeof a->vendor, "%s", ev->vendor);
 	a->seq = ev->seq;
 	pw_arg_hex(ev, "ptr", &a->ptr);
 	pw_arg_u64(ev, "bytes", &a->bytes);
-	a->flags = xstrdup(flags ? flags : "?");
+	if (flags)
+		a->flags = xstrdup(flags);
+	else if (pw_arg_i64(ev, "flags", &fl))
+		a->flags = xasprintf("0x%llx", (unsigned long long)fl);
+	else
+		a->flags = xstrdup("?");
 	a->dev = ev->cur_dev;
 }
 
@@ -197,7 +212,7 @@ static void on_prefetch(struct managed *m, const struct pw_file *f, const struct
 	char dest[64];
 	uint64_t bytes = 0;
 	target_of(ev, "dst_dev", dest, sizeof dest);
-	struct m_dest *d = dest_of(m, f->host, dest);
+	struct m_dest *d = dest_of(m, f->host, ev->vendor, dest);
 	d->count++;
 	if (ev->ret != 0) {
 		d->failed++;
@@ -205,6 +220,39 @@ static void on_prefetch(struct managed *m, const struct pw_file *f, const struct
 	}
 	pw_arg_u64(ev, "bytes", &bytes);
 	d->bytes += bytes;
+}
+
+/* A batch: each listed range to its device; what the list leaves out (the
+ * preload lists the first 16) to "? (unlisted ranges)". */
+static void on_prefetch_batch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
+{
+	json_t *ranges = json_object_get(ev->args, "ranges"), *r;
+	uint64_t total = 0, listed = 0, count = 0;
+	size_t i;
+	pw_arg_u64(ev, "bytes", &total);
+	pw_arg_u64(ev, "count", &count);
+	if (ev->ret != 0) {
+		dest_of(m, f->host, ev->vendor, "?")->failed++;
+		dest_of(m, f->host, ev->vendor, "?")->count++;
+		return;
+	}
+	json_array_foreach(ranges, i, r)
+	{
+		char dest[32];
+		json_t *dv = json_object_get(r, "dev"), *b = json_object_get(r, "bytes");
+		int64_t dev = json_is_integer(dv) ? json_integer_value(dv) : PW_DEV_NONE;
+		fmt_dev(dest, sizeof dest, dev < INT32_MIN || dev > INT32_MAX ? PW_DEV_NONE : dev);
+		struct m_dest *d = dest_of(m, f->host, ev->vendor, dest);
+		d->count++;
+		d->bytes += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+		listed += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+	}
+	size_t n = json_is_array(ranges) ? json_array_size(ranges) : 0;
+	if (count > n || total > listed) {
+		struct m_dest *d = dest_of(m, f->host, ev->vendor, "? (unlisted ranges)");
+		d->count += count > n ? count - n : 0;
+		d->bytes += total > listed ? total - listed : 0;
+	}
 }
 
 /* ---- the sink ---- */
@@ -226,7 +274,7 @@ static void mg_partial_merge(void *report, void *partial)
 		const struct m_dest *a = p->dests.slots[i].val;
 		if (!p->dests.slots[i].key)
 			continue;
-		struct m_dest *b = dest_of(m, a->host, a->dest);
+		struct m_dest *b = dest_of(m, a->host, a->vendor, a->dest);
 		b->count += a->count;
 		b->failed += a->failed;
 		b->bytes += a->bytes;
@@ -247,9 +295,15 @@ static void *mg_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
+static bool is_alloc(const char *api)
+{
+	return !strcmp(api, "cuMemAllocManaged") || !strcmp(api, "cudaMallocManaged") ||
+	       !strcmp(api, "hipMallocManaged");
+}
+
 static bool mg_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "\"cuMemAllocManaged\"", 19) != NULL;
+	return memmem(line, len, "MallocManaged\"", 14) || memmem(line, len, "MemAllocManaged\"", 16);
 }
 
 static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -258,8 +312,7 @@ static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	(void)f;
 	struct m_fctx *c = fctx;
 	uint64_t ptr;
-	if (ev->type == PW_EV_CALL && !strcmp(ev->api, "cuMemAllocManaged") && ev->ret == 0 &&
-	    pw_arg_hex(ev, "ptr", &ptr))
+	if (ev->type == PW_EV_CALL && is_alloc(ev->api) && ev->ret == 0 && pw_arg_hex(ev, "ptr", &ptr))
 		*hmap_put_u64(&c->managed, ptr) = (void *)1;
 }
 
@@ -276,20 +329,28 @@ static void mg_event(void *partial, void *fctx, const struct pw_file *f, const s
 {
 	struct managed *m = partial;
 	struct m_fctx *c = fctx;
-	if (ev->type != PW_EV_CALL || strcmp(ev->vendor, "cuda"))
+	if (ev->type != PW_EV_CALL || ev->parent_recorded)
 		return;
 	const char *api = ev->api;
-	if (!strcmp(api, "cuMemAllocManaged"))
+	/* cu*, cuda* and hip* share the part after their prefix */
+	const char *tail = !strncmp(api, "cuda", 4)  ? api + 4
+	                   : !strncmp(api, "hip", 3) ? api + 3
+	                   : !strncmp(api, "cu", 2)  ? api + 2
+	                                             : "";
+	if (is_alloc(api))
 		on_alloc(m, c, f, ev);
-	else if (!strcmp(api, "cuMemAdvise"))
+	else if (!strcmp(tail, "MemAdvise") || !strcmp(tail, "MemAdvise_v2"))
 		on_advise(m, c, f, ev);
-	else if (!strcmp(api, "cuStreamAttachMemAsync"))
+	else if (!strcmp(tail, "StreamAttachMemAsync"))
 		on_attach(m, c, f, ev);
-	else if (!strcmp(api, "cuMemPrefetchAsync"))
+	else if (!strcmp(tail, "MemPrefetchAsync") || !strcmp(tail, "MemPrefetchAsync_v2"))
 		on_prefetch(m, f, ev);
-	else if (!strcmp(api, "cuMemRangeGetAttribute") || !strcmp(api, "cuMemRangeGetAttributes"))
+	else if (!strcmp(api, "cuMemPrefetchBatchAsync") || !strcmp(api, "cuMemDiscardAndPrefetchBatchAsync"))
+		on_prefetch_batch(m, f, ev);
+	else if (!strcmp(tail, "MemRangeGetAttribute") || !strcmp(tail, "MemRangeGetAttributes"))
 		m->queries++;
-	else if (!strcmp(api, "cuMemFree") || !strcmp(api, "cuMemFreeAsync"))
+	else if (!strcmp(api, "cuMemFree") || !strcmp(tail, "FreeAsync") || !strcmp(tail, "Free") ||
+	         !strcmp(api, "cuMemFreeAsync"))
 		on_free(m, c, f, ev);
 }
 
@@ -310,6 +371,7 @@ static const struct pw_sink_ops managed_ops = {
     .pre_event = mg_pre_event,
     .event = mg_event,
     .file_end = mg_file_end,
+    .nesting = true,
 };
 
 /* ---- putting history under its allocation ---- */
@@ -404,7 +466,7 @@ static size_t *assign(struct managed *m)
 static void print_allocs(const struct managed *m, const struct pw_input *in)
 {
 	struct table t;
-	table_init(&t, "lrlrlll", "PROCESS", "SEQ", "PTR", "BYTES", "FLAGS", "DEV", "FREED");
+	table_init(&t, "lrllrlll", "PROCESS", "SEQ", "VENDOR", "PTR", "BYTES", "FLAGS", "DEV", "FREED");
 	for (size_t i = 0; i < m->allocs.len; i++) {
 		const struct m_alloc *a = vec_at(&m->allocs, i);
 		char *label = proc_label(&in->files[a->file]);
@@ -414,7 +476,7 @@ static void print_allocs(const struct managed *m, const struct pw_input *in)
 		fmt_bytes(bytes, sizeof bytes, a->bytes);
 		fmt_dev(dev, sizeof dev, a->dev);
 		snprintf(freed, sizeof freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
-		table_row(&t, label, seq, ptr, bytes, a->flags, dev, freed);
+		table_row(&t, label, seq, a->vendor, ptr, bytes, a->flags, dev, freed);
 		free(label);
 	}
 	printf("managed allocations (%zu, %llu failed)\n", m->allocs.len,
@@ -438,8 +500,7 @@ static void print_ops(const struct managed *m, const struct pw_input *in, const 
 		fmt_bytes(bytes, sizeof bytes, op->bytes);
 		snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)op->ptr, bytes);
 		/* a free has no length; an attach of length 0 means the whole allocation */
-		if (!strcmp(op->what, "free") ||
-		    (!op->bytes && !strncmp(op->api, "cuStreamAttachMemAsync", 22)))
+		if (!strcmp(op->what, "free") || (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
 			snprintf(range, sizeof range, "0x%llx%s", (unsigned long long)op->ptr,
 			         op->bytes                  ? ""
 			         : strcmp(op->what, "free") ? " (all)"
@@ -478,6 +539,8 @@ static int by_dest(const void *a, const void *b)
 {
 	const struct m_dest *x = *(void *const *)a, *y = *(void *const *)b;
 	int h = strcmp(x->host, y->host);
+	if (!h)
+		h = strcmp(x->vendor, y->vendor);
 	return h ? h : strcmp(x->dest, y->dest);
 }
 
@@ -496,14 +559,14 @@ static struct m_dest **sorted_dests(const struct managed *m)
 static void print_dests(const struct managed *m)
 {
 	struct table t;
-	table_init(&t, "llrrr", "HOST", "DESTINATION", "PREFETCHES", "FAILED", "BYTES");
+	table_init(&t, "lllrrr", "HOST", "VENDOR", "DESTINATION", "PREFETCHES", "FAILED", "BYTES");
 	struct m_dest **v = sorted_dests(m);
 	for (size_t i = 0; v[i]; i++) {
 		char n[24], fl[24], by[32];
 		snprintf(n, sizeof n, "%llu", (unsigned long long)v[i]->count);
 		snprintf(fl, sizeof fl, "%llu", (unsigned long long)v[i]->failed);
 		fmt_bytes(by, sizeof by, v[i]->bytes);
-		table_row(&t, v[i]->host, v[i]->dest, n, fl, by);
+		table_row(&t, v[i]->host, v[i]->vendor, v[i]->dest, n, fl, by);
 	}
 	free(v);
 	printf("\nprefetch volume by destination\n");
@@ -547,6 +610,7 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 		json_t *j = json_object(), *hist = json_array();
 		json_object_set_new(j, "process", proc_json(&in->files[al->file]));
 		json_object_set_new(j, "seq", json_u64(al->seq));
+		json_object_set_new(j, "vendor", json_string(al->vendor));
 		json_object_set_new(j, "ptr", json_hex(al->ptr));
 		json_object_set_new(j, "bytes", json_u64(al->bytes));
 		json_object_set_new(j, "flags", json_string(al->flags));
@@ -565,6 +629,7 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 	for (size_t i = 0; v[i]; i++) {
 		json_t *j = json_object();
 		json_object_set_new(j, "host", json_string(v[i]->host));
+		json_object_set_new(j, "vendor", json_string(v[i]->vendor));
 		json_object_set_new(j, "destination", json_string(v[i]->dest));
 		json_object_set_new(j, "prefetches", json_u64(v[i]->count));
 		json_object_set_new(j, "failed", json_u64(v[i]->failed));

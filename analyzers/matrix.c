@@ -1,19 +1,38 @@
 /*
- * matrix: per host, device x device — bytes, copies and bandwidth of the
- * peer copies (cuMemcpyPeer[Async], cuMemcpy3DPeer[Async]), peer-access
- * state from cuCtxEnablePeerAccess / cuCtxDisablePeerAccess, and the copies
- * made while peer access between the two devices was off.
+ * matrix: per host and vendor, device x device — bytes, copies and
+ * bandwidth of the copies between devices, peer-access state, and the
+ * copies made while peer access between the two devices was off.
+ *
+ * Copies: every copy-family call of any vendor that names a peer copy
+ * (cuMemcpyPeer[Async], cuMemcpy3DPeer[Async], cudaMemcpyPeer[Async],
+ * hipMemcpyPeer[Async]), that the preload marked "implicit" (a cross-device
+ * cuMemcpy, DtoD, 2D/3D or batch copy), that lists its entries ("copies":
+ * each entry in its own pair), or whose two sides are different devices
+ * (aclrtMemcpy device to device).  A call nested in a recorded call (the
+ * driver calls of cudaMemcpyPeer) is counted only through that call.
+ *
+ * Devices of different vendors are never in one cell: a cell is (host,
+ * vendor, source, destination), and each vendor of a host has its own grid.
+ * The CUDA runtime and driver share one (the runtime runs on the driver's
+ * primary contexts).
  *
  * Bandwidth is bytes over host time (dur_ns: for an asynchronous copy only
- * the time to enqueue it) and, when the trace has gpu_time events (issue 6),
- * bytes over device time for the copies that have one.
+ * the time to enqueue it; a batch's time is shared among its entries by
+ * bytes) and, when the trace has gpu_time events (issue 6), bytes over
+ * device time for the copies that have one.
  *
  * Peer access is a property of a process's contexts, so a copy is judged
  * against the state of its own process at its seq: it counts as made with
- * peer access when either device had access to the other enabled then
- * (cuMemcpyPeer between two devices is staged through host memory unless
- * one of them can reach the other).  The state changes of a file, and its
- * gpu_time events, are read in the file's pre-phase, so the order in which
+ * peer access when either device had access to the other then (a copy
+ * between two devices is staged through host memory unless one of them can
+ * reach the other).  What turns access on: a successful (or "already
+ * enabled") cuCtx/cudaDevice/hipDevice/hipCtx/aclrtDevice EnablePeerAccess
+ * from cur_dev to the peer, and a cuMemSetAccess/cuMemPoolSetAccess grant
+ * to a device of memory on another (counted as SRC = the memory's device,
+ * DST = the granted device; a pool's grant only when the call names the
+ * pool's device, args.pool_dev or ptr_dev — the ipc report lists them all).  What turns it off: the Disable
+ * calls, a grant of "none", and hipDeviceReset/cudaDeviceReset/aclrtResetDevice of either device.  These
+ * changes of a file, and its gpu_time events, are read in the file's pre-phase, so the order in which
  * threads' lines reached the file does not matter.
  */
 #include <stdlib.h>
@@ -22,7 +41,7 @@
 #include "analyze.h"
 #include "table.h"
 
-/* -1 is CU_DEVICE_CPU, and how host memory of a 3D copy is kept here. */
+/* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */
 #define DEV_HOST (-1)
 /* Pairs kept per partial: a trace naming more device pairs than any machine
  * has is counted in an "unknown" pair rather than growing without end. */
@@ -30,15 +49,17 @@
 
 struct cell {
 	char *host;
+	char vendor[8];
 	int64_t src, dst;
 	uint64_t copies, failed, bytes, host_ns;
 	uint64_t gpu_copies, gpu_bytes, gpu_ns;
 	uint64_t no_peer, no_peer_bytes;
-	uint64_t enables, disables, on_at_end;
+	uint64_t implicit, implicit_bytes, batch;
+	uint64_t enables, disables, grants, on_at_end;
 };
 
 struct matrix {
-	struct hmap cells; /* host "\0" src dst -> struct cell */
+	struct hmap cells; /* host "\0" vendor "\0" src dst -> struct cell */
 };
 
 struct change {
@@ -51,55 +72,92 @@ struct pair_log {
 	bool sorted;
 };
 
+struct reset {
+	int vendor;
+	int64_t dev;
+	uint64_t seq;
+};
+
 struct mx_fctx {
-	struct hmap pairs; /* (from, to) -> struct pair_log: cur_dev enabled access to peer */
+	struct hmap pairs; /* (vendor, from, to) -> struct pair_log: from has access to to */
+	struct vec resets; /* struct reset: a device reset drops its peer access */
 	struct hmap gpu;   /* call seq -> gpu_ns + 1 */
 };
 
-/* The key of a cell: host "\0" src dst. */
-static char *cell_key(const char *host, int64_t src, int64_t dst, size_t *len)
+static const char *const vendors[] = {"cuda", "hip", "acl"};
+
+static int vendor_ix(const char *v)
 {
-	size_t hl = strlen(host);
-	char *k = xmalloc(hl + 1 + 16);
+	for (int i = 0; i < 3; i++)
+		if (!strcmp(v, vendors[i]))
+			return i;
+	return 0; /* the reader lets no other vendor through */
+}
+
+/* The key of a cell: host "\0" vendor "\0" src dst. */
+static char *cell_key(const char *host, const char *vendor, int64_t src, int64_t dst, size_t *len)
+{
+	size_t hl = strlen(host), vl = strlen(vendor);
+	char *k = xmalloc(hl + vl + 2 + 16);
 	memcpy(k, host, hl + 1);
-	memcpy(k + hl + 1, &src, 8);
-	memcpy(k + hl + 9, &dst, 8);
-	*len = hl + 17;
+	memcpy(k + hl + 1, vendor, vl + 1);
+	memcpy(k + hl + vl + 2, &src, 8);
+	memcpy(k + hl + vl + 10, &dst, 8);
+	*len = hl + vl + 18;
 	return k;
 }
 
-static struct cell *cell_of(struct matrix *m, const char *host, int64_t src, int64_t dst)
+static struct cell *cell_of(struct matrix *m, const char *host, const char *vendor, int64_t src, int64_t dst)
 {
 	size_t len;
-	char *k = cell_key(host, src, dst, &len);
+	char *k = cell_key(host, vendor, src, dst, &len);
 	if (m->cells.len >= MAX_CELLS && !hmap_get(&m->cells, k, len)) {
 		free(k);
 		host = "?";
 		src = dst = PW_DEV_NONE;
-		k = cell_key(host, src, dst, &len);
+		k = cell_key(host, vendor, src, dst, &len);
 	}
 	struct cell **c = (struct cell **)hmap_put(&m->cells, k, len);
 	free(k);
 	if (!*c) {
 		*c = xcalloc(1, sizeof **c);
 		(*c)->host = xstrdup(host);
+		snprintf((*c)->vendor, sizeof(*c)->vendor, "%s", vendor);
 		(*c)->src = src;
 		(*c)->dst = dst;
 	}
 	return *c;
 }
 
-static bool is_copy(const char *api)
+static int64_t side_dev(json_t *obj, const char *side)
 {
-	return !strcmp(api, "cuMemcpyPeer") || !strcmp(api, "cuMemcpyPeerAsync") ||
-	       !strcmp(api, "cuMemcpy3DPeer") || !strcmp(api, "cuMemcpy3DPeerAsync");
+	char type[16], dev[16];
+	snprintf(type, sizeof type, "%s_type", side);
+	snprintf(dev, sizeof dev, "%s_dev", side);
+	json_t *t = json_object_get(obj, type), *d = json_object_get(obj, dev);
+	if (json_is_string(t) && !strcmp(json_string_value(t), "host"))
+		return DEV_HOST;
+	if (!json_is_integer(d) || json_integer_value(d) < INT32_MIN || json_integer_value(d) > INT32_MAX)
+		return PW_DEV_NONE;
+	return json_integer_value(d);
+}
+
+static bool is_copy(const struct pw_event *ev)
+{
+	if (strcmp(ev->family, "copy") || ev->parent_recorded)
+		return false;
+	if (ev->implicit || strstr(ev->api, "MemcpyPeer") || strstr(ev->api, "Memcpy3DPeer") ||
+	    json_is_array(json_object_get(ev->args, "copies")))
+		return true;
+	int64_t s = side_dev(ev->args, "src"), d = side_dev(ev->args, "dst");
+	return s >= 0 && d >= 0 && s != d;
 }
 
 /* ---- per file: the peer-access log and gpu times (pre-phase) ---- */
 
-static struct pair_log *log_of(struct hmap *pairs, int64_t from, int64_t to, bool create)
+static struct pair_log *log_of(struct hmap *pairs, int vendor, int64_t from, int64_t to, bool create)
 {
-	int64_t k[2] = {from, to};
+	int64_t k[3] = {vendor, from, to};
 	if (!create)
 		return hmap_get(pairs, k, sizeof k);
 	struct pair_log **l = (struct pair_log **)hmap_put(pairs, k, sizeof k);
@@ -110,23 +168,81 @@ static struct pair_log *log_of(struct hmap *pairs, int64_t from, int64_t to, boo
 	return *l;
 }
 
-/* An enable that succeeded, or found access already on, leaves it on. */
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+static bool already_enabled(const struct pw_event *ev)
+{
+	if (ev->ret_name)
+		return strstr(ev->ret_name, "AlreadyEnabled") || strstr(ev->ret_name, "ALREADY_ENABLED");
+	return !strcmp(ev->vendor, "cuda") && ev->ret == 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
+}
+
+/* An enable or disable of peer access from cur_dev to the peer: an enable
+ * that succeeded, or found access already on, leaves it on. */
 static bool peer_change(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
 {
-	bool enable = !strcmp(ev->api, "cuCtxEnablePeerAccess");
-	if (!enable && strcmp(ev->api, "cuCtxDisablePeerAccess"))
+	bool enable = ends_with(ev->api, "EnablePeerAccess");
+	if (!enable && !ends_with(ev->api, "DisablePeerAccess"))
 		return false;
 	*from = ev->cur_dev;
-	*to = pw_arg_dev(ev, "peer_ctx_dev");
+	*to = pw_arg_dev(ev, "peer_dev");
+	if (*to == PW_DEV_NONE)
+		*to = pw_arg_dev(ev, "peer_ctx_dev");
 	*on = enable;
-	if (*from == PW_DEV_NONE || *to == PW_DEV_NONE)
+	if (*from == PW_DEV_NONE || *to == PW_DEV_NONE || ev->parent_recorded)
 		return false;
-	return ev->ret == 0 || (enable && ev->ret == 704 /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */);
+	return ev->ret == 0 || (enable && already_enabled(ev));
+}
+
+static bool is_grant(const struct pw_event *ev)
+{
+	return ev->ret == 0 && !ev->parent_recorded &&
+	       (!strcmp(ev->api, "cuMemSetAccess") || !strcmp(ev->api, "cuMemPoolSetAccess")) &&
+	       json_is_array(json_object_get(ev->args, "access"));
+}
+
+/* The device of the memory a grant is about (a pool's only when named). */
+static int64_t grant_mem_dev(const struct pw_event *ev)
+{
+	int64_t d = pw_arg_dev(ev, "ptr_dev");
+	return d != PW_DEV_NONE ? d : pw_arg_dev(ev, "pool_dev");
+}
+
+static bool grant_on(json_t *g)
+{
+	json_t *fl = json_object_get(g, "flags");
+	if (json_is_integer(fl))
+		return json_integer_value(fl) != 0; /* CU_MEM_ACCESS_FLAGS_PROT_NONE is 0 */
+	return !json_is_string(fl) || strcmp(json_string_value(fl), "none");
+}
+
+/* A device reset (args.device, else the current device) drops its peer access. */
+static bool reset_of(const struct pw_event *ev, int64_t *dev)
+{
+	if (strcmp(ev->api, "hipDeviceReset") && strcmp(ev->api, "cudaDeviceReset") &&
+	    strcmp(ev->api, "aclrtResetDevice"))
+		return false;
+	*dev = pw_arg_dev(ev, "device");
+	if (*dev == PW_DEV_NONE)
+		*dev = ev->cur_dev;
+	return ev->ret == 0 && *dev != PW_DEV_NONE && !ev->parent_recorded;
 }
 
 static bool mx_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "PeerAccess\"", 11) || memmem(line, len, "\"gpu_time\"", 10);
+	return memmem(line, len, "PeerAccess\"", 11) || memmem(line, len, "\"gpu_time\"", 10) ||
+	       memmem(line, len, "SetAccess\"", 10) || memmem(line, len, "Reset", 5);
+}
+
+static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
+{
+	struct change *ch = vec_push(&log_of(&c->pairs, vendor, from, to, true)->changes);
+	ch->seq = seq;
+	ch->on = on;
 }
 
 static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -134,14 +250,31 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	(void)partial;
 	(void)f;
 	struct mx_fctx *c = fctx;
-	int64_t from, to;
+	int64_t from, to, dev;
 	bool on;
 	if (ev->type == PW_EV_GPU_TIME) {
 		*hmap_put_u64(&c->gpu, ev->call) = (void *)(uintptr_t)(ev->gpu_ns + 1);
-	} else if (ev->type == PW_EV_CALL && peer_change(ev, &from, &to, &on)) {
-		struct change *ch = vec_push(&log_of(&c->pairs, from, to, true)->changes);
-		ch->seq = ev->seq;
-		ch->on = on;
+		return;
+	}
+	if (ev->type != PW_EV_CALL)
+		return;
+	int v = vendor_ix(ev->vendor);
+	if (peer_change(ev, &from, &to, &on)) {
+		log_change(c, v, from, to, ev->seq, on);
+	} else if (reset_of(ev, &dev)) {
+		struct reset *r = vec_push(&c->resets);
+		r->vendor = v;
+		r->dev = dev;
+		r->seq = ev->seq;
+	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
+		size_t i;
+		json_t *g;
+		json_array_foreach(json_object_get(ev->args, "access"), i, g)
+		{
+			to = json_integer_value(json_object_get(g, "dev"));
+			if (to != from && to >= 0) /* not the memory's own device, not the host */
+				log_change(c, v, from, to, ev->seq, grant_on(g));
+		}
 	}
 }
 
@@ -152,9 +285,9 @@ static int by_seq(const void *a, const void *b)
 }
 
 /* Was access from -> to on just before call seq? */
-static bool access_at(struct hmap *pairs, int64_t from, int64_t to, uint64_t seq)
+static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq)
 {
-	struct pair_log *l = log_of(pairs, from, to, false);
+	struct pair_log *l = log_of(&c->pairs, vendor, from, to, false);
 	if (!l)
 		return false;
 	if (!l->sorted) {
@@ -169,7 +302,18 @@ static bool access_at(struct hmap *pairs, int64_t from, int64_t to, uint64_t seq
 		else
 			hi = mid;
 	}
-	return lo > 0 && ((struct change *)vec_at(&l->changes, lo - 1))->on;
+	if (lo == 0)
+		return false;
+	const struct change *last = vec_at(&l->changes, lo - 1);
+	if (!last->on)
+		return false;
+	for (size_t i = 0; i < c->resets.len; i++) {
+		const struct reset *r = vec_at(&c->resets, i);
+		if (r->vendor == vendor && (r->dev == from || r->dev == to) && r->seq > last->seq &&
+		    r->seq < seq)
+			return false;
+	}
+	return true;
 }
 
 /* ---- the sink ---- */
@@ -196,7 +340,7 @@ static void mx_partial_merge(void *report, void *partial)
 		const struct cell *a = p->cells.slots[i].val;
 		if (!p->cells.slots[i].key)
 			continue;
-		struct cell *b = cell_of(m, a->host, a->src, a->dst);
+		struct cell *b = cell_of(m, a->host, a->vendor, a->src, a->dst);
 		b->copies += a->copies;
 		b->failed += a->failed;
 		b->bytes += a->bytes;
@@ -206,8 +350,12 @@ static void mx_partial_merge(void *report, void *partial)
 		b->gpu_ns += a->gpu_ns;
 		b->no_peer += a->no_peer;
 		b->no_peer_bytes += a->no_peer_bytes;
+		b->implicit += a->implicit;
+		b->implicit_bytes += a->implicit_bytes;
+		b->batch += a->batch;
 		b->enables += a->enables;
 		b->disables += a->disables;
+		b->grants += a->grants;
 		b->on_at_end += a->on_at_end;
 	}
 	hmap_free(&p->cells, free_cell);
@@ -220,45 +368,93 @@ static void *mx_file_begin(void *partial, const struct pw_file *f)
 	(void)f;
 	struct mx_fctx *c = xcalloc(1, sizeof *c);
 	hmap_init(&c->pairs);
+	vec_init(&c->resets, sizeof(struct reset));
 	hmap_init(&c->gpu);
 	return c;
 }
 
-static int64_t copy_dev(const struct pw_event *ev, const char *side)
+/* One copy (a call, or an entry of a batch) into its cell. */
+struct one_copy {
+	int64_t src, dst;
+	uint64_t bytes, host_ns, copies;
+	bool batch;
+};
+
+static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *f, const struct pw_event *ev,
+                     const struct one_copy *k)
 {
-	char type[16], dev[16];
-	snprintf(type, sizeof type, "%s_type", side);
-	snprintf(dev, sizeof dev, "%s_dev", side);
-	const char *t = pw_arg_str(ev, type);
-	if (t && !strcmp(t, "host"))
-		return DEV_HOST;
-	return pw_arg_dev(ev, dev);
+	struct cell *cl = cell_of(m, f->host, ev->vendor, k->src, k->dst);
+	int v = vendor_ix(ev->vendor);
+	cl->copies += k->copies;
+	cl->bytes += k->bytes;
+	cl->host_ns += k->host_ns;
+	cl->batch += k->batch ? k->copies : 0;
+	if (ev->implicit) {
+		cl->implicit += k->copies;
+		cl->implicit_bytes += k->bytes;
+	}
+	uintptr_t g = !k->batch && c->gpu.len ? (uintptr_t)hmap_get_u64(&c->gpu, ev->seq) : 0;
+	if (g) {
+		cl->gpu_copies++;
+		cl->gpu_bytes += k->bytes;
+		cl->gpu_ns += g - 1;
+	}
+	if (k->src >= 0 && k->dst >= 0 && k->src != k->dst && !access_at(c, v, k->src, k->dst, ev->seq) &&
+	    !access_at(c, v, k->dst, k->src, ev->seq)) {
+		cl->no_peer += k->copies;
+		cl->no_peer_bytes += k->bytes;
+	}
+}
+
+/* A batch: each listed entry in its own pair, its share of the call's time
+ * by bytes; entries beyond the listed ones (the preload lists the first
+ * few) go to the call's own pair, with the bytes the list does not have. */
+static void add_batch(struct matrix *m, struct mx_fctx *c, const struct pw_file *f, const struct pw_event *ev,
+                      json_t *list)
+{
+	uint64_t total = 0, listed = 0, count = 0, dur = (uint64_t)ev->dur_ns;
+	size_t i;
+	json_t *e;
+	pw_arg_u64(ev, "bytes", &total);
+	json_array_foreach(list, i, e)
+	{
+		json_t *b = json_object_get(e, "bytes");
+		listed += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+	}
+	uint64_t denom = total > listed ? total : listed;
+	json_array_foreach(list, i, e)
+	{
+		json_t *b = json_object_get(e, "bytes");
+		struct one_copy k = {side_dev(e, "src"), side_dev(e, "dst"), 0, 0, 1, true};
+		k.bytes = json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom) : dur / (i + 1);
+		put_copy(m, c, f, ev, &k);
+	}
+	if (pw_arg_u64(ev, "count", &count) && count > json_array_size(list)) {
+		struct one_copy k = {side_dev(ev->args, "src"), side_dev(ev->args, "dst"), 0, 0, 0, true};
+		k.copies = count - json_array_size(list);
+		k.bytes = total > listed ? total - listed : 0;
+		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom) : 0;
+		put_copy(m, c, f, ev, &k);
+	}
 }
 
 static void add_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *f, const struct pw_event *ev)
 {
-	int64_t src = copy_dev(ev, "src"), dst = copy_dev(ev, "dst");
-	struct cell *cl = cell_of(m, f->host, src, dst);
-	uint64_t bytes = 0;
+	json_t *list = json_object_get(ev->args, "copies");
 	if (ev->ret != 0) {
-		cl->failed++;
+		cell_of(m, f->host, ev->vendor, side_dev(ev->args, "src"), side_dev(ev->args, "dst"))
+		    ->failed++;
 		return;
 	}
-	pw_arg_u64(ev, "bytes", &bytes);
-	cl->copies++;
-	cl->bytes += bytes;
-	cl->host_ns += (uint64_t)ev->dur_ns;
-	uintptr_t g = c->gpu.len ? (uintptr_t)hmap_get_u64(&c->gpu, ev->seq) : 0;
-	if (g) {
-		cl->gpu_copies++;
-		cl->gpu_bytes += bytes;
-		cl->gpu_ns += g - 1;
+	if (json_is_array(list) && json_array_size(list)) {
+		add_batch(m, c, f, ev, list);
+		return;
 	}
-	if (src >= 0 && dst >= 0 && src != dst && !access_at(&c->pairs, src, dst, ev->seq) &&
-	    !access_at(&c->pairs, dst, src, ev->seq)) {
-		cl->no_peer++;
-		cl->no_peer_bytes += bytes;
-	}
+	struct one_copy k = {side_dev(ev->args, "src"), side_dev(ev->args, "dst"), 0, (uint64_t)ev->dur_ns, 1,
+	                     json_is_array(list)};
+	pw_arg_u64(ev, "bytes", &k.bytes);
+	put_copy(m, c, f, ev, &k);
 }
 
 static void mx_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -266,14 +462,23 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 	struct matrix *m = partial;
 	int64_t from, to;
 	bool on;
-	if (ev->type != PW_EV_CALL || strcmp(ev->vendor, "cuda"))
+	if (ev->type != PW_EV_CALL)
 		return;
-	if (is_copy(ev->api))
+	if (is_copy(ev)) {
 		add_copy(m, fctx, f, ev);
-	else if (peer_change(ev, &from, &to, &on) && ev->ret == 0) {
-		struct cell *cl = cell_of(m, f->host, from, to);
+	} else if (peer_change(ev, &from, &to, &on) && ev->ret == 0) {
+		struct cell *cl = cell_of(m, f->host, ev->vendor, from, to);
 		cl->enables += on;
 		cl->disables += !on;
+	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
+		size_t i;
+		json_t *g;
+		json_array_foreach(json_object_get(ev->args, "access"), i, g)
+		{
+			to = json_integer_value(json_object_get(g, "dev"));
+			if (to != from && to >= 0 && to <= INT32_MAX)
+				cell_of(m, f->host, ev->vendor, from, to)->grants++;
+		}
 	}
 }
 
@@ -293,10 +498,11 @@ static void mx_file_end(void *partial, void *fctx, const struct pw_file *f)
 		if (!c->pairs.slots[i].key)
 			continue;
 		const int64_t *k = c->pairs.slots[i].key;
-		if (access_at(&c->pairs, k[0], k[1], UINT64_MAX))
-			cell_of(m, f->host, k[0], k[1])->on_at_end++;
+		if (access_at(c, (int)k[0], k[1], k[2], UINT64_MAX))
+			cell_of(m, f->host, vendors[k[0]], k[1], k[2])->on_at_end++;
 	}
 	hmap_free(&c->pairs, free_log);
+	vec_free(&c->resets);
 	hmap_free(&c->gpu, NULL);
 	free(c);
 }
@@ -309,6 +515,7 @@ static const struct pw_sink_ops matrix_ops = {
     .pre_event = mx_pre_event,
     .event = mx_event,
     .file_end = mx_file_end,
+    .nesting = true,
 };
 
 /* ---- output ---- */
@@ -328,6 +535,9 @@ static int by_cell(const void *a, const void *b)
 {
 	const struct cell *x = *(void *const *)a, *y = *(void *const *)b;
 	int h = strcmp(x->host, y->host);
+	if (h)
+		return h;
+	h = strcmp(x->vendor, y->vendor);
 	if (h)
 		return h;
 	int s = dev_cmp(x->src, y->src);
@@ -425,11 +635,12 @@ static void print_grid(struct cell **cells, size_t from, size_t to)
 static void print_pairs(struct cell **cells, size_t from, size_t to)
 {
 	struct table t;
-	table_init(&t, "llrrrrrrrrr", "SRC", "DST", "COPIES", "FAILED", "BYTES", "HOST TIME", "HOST GB/S",
-	           "GPU GB/S", "NO PEER", "PEER ON/OFF", "ON AT END");
+	table_init(&t, "llrrrrrrrrrrr", "SRC", "DST", "COPIES", "FAILED", "BYTES", "HOST TIME", "HOST GB/S",
+	           "GPU GB/S", "NO PEER", "IMPLICIT", "PEER ON/OFF", "GRANTS", "ON AT END");
 	for (size_t i = from; i < to; i++) {
 		const struct cell *c = cells[i];
-		char s[32], d[32], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], oo[48], end[24];
+		char s[32], d[32], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], im[24], oo[48],
+		    gr[24], end[24];
 		fmt_dev(s, sizeof s, c->src);
 		fmt_dev(d, sizeof d, c->dst);
 		snprintf(n, sizeof n, "%llu", (unsigned long long)c->copies);
@@ -443,7 +654,9 @@ static void print_pairs(struct cell **cells, size_t from, size_t to)
 		snprintf(oo, sizeof oo, "%llu/%llu", (unsigned long long)c->enables,
 		         (unsigned long long)c->disables);
 		snprintf(end, sizeof end, "%llu", (unsigned long long)c->on_at_end);
-		table_row(&t, s, d, n, fl, by, ht, hg, gg, np, oo, end);
+		snprintf(im, sizeof im, "%llu", (unsigned long long)c->implicit);
+		snprintf(gr, sizeof gr, "%llu", (unsigned long long)c->grants);
+		table_row(&t, s, d, n, fl, by, ht, hg, gg, np, im, oo, gr, end);
 	}
 	printf("\n");
 	table_print(&t, stdout, "  ");
@@ -455,13 +668,14 @@ static void print_text(const struct matrix *m)
 	struct cell **cells = sorted_cells(m);
 	size_t n = m->cells.len;
 	if (!n)
-		printf("no peer copies or peer-access changes in the traces\n");
+		printf("no copies between devices or peer-access changes in the traces\n");
 	for (size_t from = 0; from < n;) {
 		size_t to = from;
-		while (to < n && !strcmp(cells[to]->host, cells[from]->host))
+		while (to < n && !strcmp(cells[to]->host, cells[from]->host) &&
+		       !strcmp(cells[to]->vendor, cells[from]->vendor))
 			to++;
 		char *h = sanitize(cells[from]->host);
-		printf("%shost %s\n", from ? "\n" : "", h);
+		printf("%shost %s, %s devices\n", from ? "\n" : "", h, cells[from]->vendor);
 		free(h);
 		print_grid(cells, from, to);
 		print_pairs(cells, from, to);
@@ -471,9 +685,12 @@ static void print_text(const struct matrix *m)
 		printf(
 		    "\nGB/s: 10^9 bytes/s.  HOST TIME: time in the call (an async copy returns before it is "
 		    "done).\nNO PEER: copies between two devices while neither had peer access to the other "
-		    "enabled.\nPEER ON/OFF: successful enables/disables from SRC's context to DST's; ON AT "
-		    "END: "
-		    "processes that left it on.\n");
+		    "enabled (staged through the host).\nIMPLICIT: copies the program did not name as peer "
+		    "copies (cuMemcpy and the like across devices; batch entries each count).\nPEER ON/OFF: "
+		    "successful enables/disables from SRC's context to DST's; GRANTS: cuMemSetAccess/"
+		    "cuMemPoolSetAccess\ngrants to DST of memory on SRC; ON AT END: processes that left "
+		    "access "
+		    "on.\nA call made inside another recorded call counts only through that call.\n");
 	free(cells);
 }
 
@@ -504,8 +721,12 @@ static json_t *cell_json(const struct cell *c)
 	bool judged = c->src >= 0 && c->dst >= 0 && c->src != c->dst;
 	json_object_set_new(j, "no_peer_copies", judged ? json_u64(c->no_peer) : json_null());
 	json_object_set_new(j, "no_peer_bytes", judged ? json_u64(c->no_peer_bytes) : json_null());
+	json_object_set_new(j, "implicit_copies", json_u64(c->implicit));
+	json_object_set_new(j, "implicit_bytes", json_u64(c->implicit_bytes));
+	json_object_set_new(j, "batch_copies", json_u64(c->batch));
 	json_object_set_new(j, "peer_enables", json_u64(c->enables));
 	json_object_set_new(j, "peer_disables", json_u64(c->disables));
+	json_object_set_new(j, "access_grants", json_u64(c->grants));
 	json_object_set_new(j, "peer_on_at_end", json_u64(c->on_at_end));
 	return j;
 }
@@ -517,7 +738,8 @@ static void print_json(const struct matrix *m)
 	json_t *doc = json_object(), *hosts = json_array();
 	for (size_t from = 0; from < n;) {
 		size_t to = from, nd;
-		while (to < n && !strcmp(cells[to]->host, cells[from]->host))
+		while (to < n && !strcmp(cells[to]->host, cells[from]->host) &&
+		       !strcmp(cells[to]->vendor, cells[from]->vendor))
 			to++;
 		json_t *h = json_object(), *devs = json_array(), *pairs = json_array();
 		int64_t *dev = devices_of(cells, from, to, &nd);
@@ -527,6 +749,7 @@ static void print_json(const struct matrix *m)
 		for (size_t i = from; i < to; i++)
 			json_array_append_new(pairs, cell_json(cells[i]));
 		json_object_set_new(h, "host", json_string(cells[from]->host));
+		json_object_set_new(h, "vendor", json_string(cells[from]->vendor));
 		json_object_set_new(h, "devices", devs);
 		json_object_set_new(h, "pairs", pairs);
 		json_array_append_new(hosts, h);

@@ -51,6 +51,7 @@ struct run {
 	struct pw_sink *sinks;
 	size_t nsinks;
 	bool any_pre;
+	bool nesting;       /* a sink wants ev->parent_recorded */
 	struct vec items;   /* struct item */
 	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
 	struct worker *w0;  /* the calling thread's worker */
@@ -68,6 +69,7 @@ struct worker {
 	bool *pre_wanted;
 	struct chunk *chunk; /* the chunk being read: messages wait for the merge */
 	struct vec stack;
+	struct vec seqs; /* nesting: the seqs of the file's calls, sorted */
 	struct lines lines;
 	pthread_t thread;
 };
@@ -161,6 +163,59 @@ static void count_event(struct pw_file *f, const struct pw_event *ev)
 
 /* ================= lines of a file ================= */
 
+/* The value of `"key": <digits>` at its first place in a raw line. */
+static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *out)
+{
+	size_t kl = strlen(key);
+	const char *p = memmem(line, len, key, kl), *end = line + len;
+	if (!p)
+		return false;
+	p += kl;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
+		p++;
+	if (p >= end || *p < '0' || *p > '9')
+		return false;
+	uint64_t v = 0;
+	for (; p < end && *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - 9) / 10)
+			return false;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return true;
+}
+
+/* The nesting scan: a call's seq without parsing its line.  A line this
+ * misreads can only make a nested call count on its own, never lose one. */
+static void scan_line(struct worker *w, const char *line, size_t len)
+{
+	uint64_t seq;
+	const char *t = memmem(line, len, "\"type\"", 6);
+	if (!t)
+		return;
+	const char *p = t + 6, *end = line + len;
+	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
+		p++;
+	if (end - p < 6 || memcmp(p, "\"call\"", 6) || !raw_uint(line, len, "\"seq\"", &seq))
+		return;
+	*(uint64_t *)vec_push(&w->seqs) = seq;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+static void mark_nested(const struct worker *w, struct pw_event *ev)
+{
+	ev->parent_recorded = false;
+	if (!w->run->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !w->seqs.len)
+		return;
+	ev->parent_recorded =
+	    bsearch(&ev->parent, w->seqs.data, w->seqs.len, sizeof(uint64_t), by_u64) != NULL;
+}
+
 /* One line after the header, in the main phase. */
 static void main_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
 {
@@ -171,6 +226,8 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 	uint64_t no = w->lines.lineno;
 	enum pw_line_kind k = pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err);
 	ev.line = no;
+	if (k == PW_LINE_EVENT)
+		mark_nested(w, &ev);
 	if (k != PW_LINE_BAD && f->footer)
 		bad_line(w, f, no, "a line after the footer");
 	else if (k == PW_LINE_BAD)
@@ -207,6 +264,7 @@ static void pre_line(struct worker *w, struct pw_file *f, const char *line, size
 	char err[512];
 	if (pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err) == PW_LINE_EVENT) {
 		ev.line = w->lines.lineno;
+		mark_nested(w, &ev);
 		for (size_t i = 0; i < r->nsinks; i++)
 			if (w->pre_wanted[i])
 				r->sinks[i].ops->pre_event(w->partial[i], w->fctx[i], f, &ev);
@@ -223,9 +281,13 @@ static void cut_tail(struct worker *w, struct pw_file *f)
 		bad_line(w, f, w->lines.lineno, "the last line has no newline (the file was cut short)");
 }
 
-/* Reads lines up to `end` (< 0: the end of the file); pre: the pre-phase. */
-static void read_body(struct worker *w, struct pw_file *f, off_t end, bool pre)
+enum phase { PH_MAIN, PH_PRE, PH_SCAN };
+
+/* Reads lines up to `end` (< 0: the end of the file) in one phase: the
+ * nesting scan, the pre-phase, or the main one (which alone reports). */
+static void read_body(struct worker *w, struct pw_file *f, off_t end, enum phase ph)
 {
+	bool pre = ph != PH_MAIN;
 	const char *line;
 	size_t len;
 	while (end < 0 || lines_pos(&w->lines) < end) {
@@ -246,6 +308,8 @@ static void read_body(struct worker *w, struct pw_file *f, off_t end, bool pre)
 			bad_line(w, f, w->lines.lineno, "line longer than %u bytes, skipped", PW_MAX_LINE);
 		else if (k == L_TAIL && !pre)
 			cut_tail(w, f);
+		else if (k == L_LINE && ph == PH_SCAN)
+			scan_line(w, line, len);
 		else if (k == L_LINE && pre)
 			pre_line(w, f, line, len);
 		else if (k == L_LINE)
@@ -356,15 +420,21 @@ static void read_file(struct worker *w, struct pw_file *f)
 	for (size_t i = 0; i < r->nsinks; i++)
 		w->fctx[i] =
 		    r->sinks[i].ops->file_begin ? r->sinks[i].ops->file_begin(w->partial[i], f) : NULL;
-	if (r->any_pre) {
-		off_t body = lines_pos(&w->lines);
-		uint64_t no = w->lines.lineno;
-		read_body(w, f, -1, true);
-		lseek(fd, body, SEEK_SET);
-		lines_open(&w->lines, fd, body);
-		w->lines.lineno = no;
+	off_t body = lines_pos(&w->lines);
+	uint64_t no = w->lines.lineno;
+	w->seqs.len = 0;
+	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
+		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
+			continue;
+		read_body(w, f, -1, (enum phase)ph);
+		if (ph == PH_SCAN && w->seqs.len > 1)
+			vec_sort(&w->seqs, by_u64);
+		if (ph != PH_MAIN) {
+			lseek(fd, body, SEEK_SET);
+			lines_open(&w->lines, fd, body);
+			w->lines.lineno = no;
+		}
 	}
-	read_body(w, f, -1, false);
 	close(fd);
 	report_tail_msgs(r, f);
 	for (size_t i = 0; i < r->nsinks; i++)
@@ -386,7 +456,7 @@ static void read_chunk(struct worker *w, struct pw_file *f, struct chunk *c)
 	w->chunk = c;
 	for (size_t i = 0; i < w->run->nsinks; i++)
 		w->fctx[i] = NULL;
-	read_body(w, s, c->end, false);
+	read_body(w, s, c->end, PH_MAIN);
 	w->chunk = NULL;
 	close(fd);
 }
@@ -489,7 +559,7 @@ static void plan(struct run *r, struct worker *w0, int workers)
 	bool chunkable = workers > 1;
 	for (size_t i = 0; i < r->nsinks; i++) {
 		const struct pw_sink_ops *ops = r->sinks[i].ops;
-		chunkable &= !ops->file_begin && !ops->pre_filter && !ops->file_end;
+		chunkable &= !ops->file_begin && !ops->pre_filter && !ops->file_end && !ops->nesting;
 	}
 	for (size_t i = 0; i < r->in->n; i++) {
 		struct stat st;
@@ -658,6 +728,7 @@ static void worker_init(struct worker *w, struct run *r)
 	w->fctx = xcalloc(r->nsinks, sizeof *w->fctx);
 	w->pre_wanted = xcalloc(r->nsinks, sizeof *w->pre_wanted);
 	vec_init(&w->stack, sizeof(uint64_t));
+	vec_init(&w->seqs, sizeof(uint64_t));
 	for (size_t i = 0; i < r->nsinks; i++)
 		w->partial[i] = r->sinks[i].ops->partial_new(r->sinks[i].report);
 }
@@ -671,6 +742,7 @@ static void worker_finish(struct worker *w)
 	free(w->fctx);
 	free(w->pre_wanted);
 	vec_free(&w->stack);
+	vec_free(&w->seqs);
 	lines_free(&w->lines);
 }
 
@@ -687,8 +759,10 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	r.chunks = xcalloc(in->n + 1, sizeof *r.chunks);
 	for (size_t i = 0; i < in->n; i++)
 		vec_init(&r.chunks[i], sizeof(struct chunk *));
-	for (size_t i = 0; i < nsinks; i++)
+	for (size_t i = 0; i < nsinks; i++) {
 		r.any_pre |= sinks[i].ops->pre_filter != NULL;
+		r.nesting |= sinks[i].ops->nesting;
+	}
 	int n = job_count(o);
 	struct worker *w = xcalloc((size_t)n, sizeof *w);
 	for (int i = 0; i < n; i++)

@@ -58,7 +58,13 @@ struct pw_event {
 	int64_t t_ns, dur_ns, ret;
 	bool has_parent;
 	uint64_t parent;
-	int64_t cur_dev; /* PW_DEV_NONE when null or absent */
+	/* the parent is a call recorded in the same file: set only for sinks of
+	 * a run where one asks for `nesting`; such an event is counted through
+	 * its parent (a runtime call and the driver calls it made are one call) */
+	bool parent_recorded;
+	const char *layer; /* "runtime" for the CUDA runtime layer, NULL when absent */
+	bool implicit;     /* a copy the program did not name as one (cross-device) */
+	int64_t cur_dev;   /* PW_DEV_NONE when null or absent */
 	json_t *args;
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
@@ -96,6 +102,7 @@ struct pw_file {
 	char *driver_lib;
 	bool has_driver_version;
 	int64_t driver_version;
+	char *vendors;      /* the header's "vendors" object as compact JSON, or NULL */
 	struct vec modules; /* struct pw_module: the header's, then the footer's new ones */
 	/* footer */
 	bool footer;
@@ -134,6 +141,9 @@ struct pw_sink_ops {
 	void (*event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
 	/* After the file's last line (the footer, if any, is in f); frees fctx. */
 	void (*file_end)(void *partial, void *fctx, const struct pw_file *f);
+	/* Wants ev->parent_recorded (in pre_event and event): the reader first
+	 * scans the file's raw lines for the seqs of its calls. */
+	bool nesting;
 };
 
 /* Reads and validates every line and keeps nothing: for info, and for a
@@ -182,6 +192,9 @@ int64_t pw_arg_dev(const struct pw_event *ev, const char *key);
 const char *pw_arg_str(const struct pw_event *ev, const char *key);
 /* An IPC handle's 128 hex digits, lowercased, into out[129]. */
 bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129]);
+
+/* cuda, hip, acl: the vendors of the trace format; a call of another is a bad line. */
+bool pw_vendor_known(const char *vendor);
 
 /* "calls" (argv[0]'s base name), or "?" */
 const char *pw_file_program(const struct pw_file *f);

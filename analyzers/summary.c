@@ -1,6 +1,13 @@
 /*
  * summary: per API calls, errors (by return name) and host time (total,
- * mean, p50, p99, max); per process; violations per rule.
+ * mean, p50, p99, max); per vendor; per process; violations per rule.
+ *
+ * Every call is counted under its own name, so a CUDA runtime call
+ * (cudaMemcpyPeer, "layer": "runtime") and the driver calls it made
+ * (cuMemcpyPeer with "parent") are both listed: NESTED says how many calls
+ * of an API were made inside another hooked call, and the vendor totals
+ * count "top-level" calls (those with no parent) beside all calls.  Host
+ * time of a nested call is also inside its parent's.
  *
  * Host time percentiles come from a log-linear histogram per API (hist.h):
  * memory stays the same however many calls there are.  A trace could name
@@ -20,7 +27,8 @@
 
 struct api_stat {
 	char *vendor, *api;
-	uint64_t count, errors;
+	bool runtime; /* "layer": "runtime" */
+	uint64_t count, errors, nested;
 	struct hist host;
 	struct hmap rets; /* return name of a failed call -> uint64_t count */
 };
@@ -155,6 +163,8 @@ static void sum_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct api_stat *a = api_of(s, ev->vendor, ev->api);
 	struct proc_stat *p = proc_of(s, f->index);
 	a->count++;
+	a->nested += ev->has_parent;
+	a->runtime |= ev->layer && !strcmp(ev->layer, "runtime");
 	p->calls++;
 	hist_add(&a->host, (uint64_t)ev->dur_ns);
 	if (ev->ret == 0)
@@ -200,6 +210,8 @@ static void sum_partial_merge(void *report, void *partial)
 		struct api_stat *from = p->apis.slots[i].val, *to = api_of(s, from->vendor, from->api);
 		to->count += from->count;
 		to->errors += from->errors;
+		to->nested += from->nested;
+		to->runtime |= from->runtime;
 		hist_merge(&to->host, &from->host);
 		for (size_t j = 0; j < from->rets.cap; j++)
 			if (from->rets.slots[j].key)
@@ -282,7 +294,7 @@ static const char **sorted_rets(const struct hmap *rets)
 
 struct totals {
 	size_t processes, partial;
-	uint64_t calls, errors, violations, bad_lines;
+	uint64_t calls, errors, violations, bad_lines, nested;
 };
 
 static struct totals totals_of(const struct summary *s, const struct pw_input *in)
@@ -299,6 +311,7 @@ static struct totals totals_of(const struct summary *s, const struct pw_input *i
 		if (s->apis.slots[i].key) {
 			t.calls += a->count;
 			t.errors += a->errors;
+			t.nested += a->nested;
 		}
 	}
 	for (size_t i = 0; i < s->rules.cap; i++)
@@ -307,24 +320,50 @@ static struct totals totals_of(const struct summary *s, const struct pw_input *i
 	return t;
 }
 
+/* Per vendor: calls, top-level calls (no parent), failed calls. */
+struct vendor_total {
+	const char *vendor;
+	uint64_t calls, top, errors;
+};
+
+static struct vendor_total *vendor_totals(const struct summary *s, size_t *n)
+{
+	void **v = sorted_values(&s->apis, by_api);
+	struct vendor_total *t = xcalloc(s->apis.len + 1, sizeof *t);
+	*n = 0;
+	for (size_t i = 0; v[i]; i++) {
+		const struct api_stat *a = v[i];
+		if (!*n || strcmp(t[*n - 1].vendor, a->vendor))
+			t[(*n)++].vendor = a->vendor;
+		t[*n - 1].calls += a->count;
+		t[*n - 1].top += a->count - a->nested;
+		t[*n - 1].errors += a->errors;
+	}
+	free(v);
+	return t;
+}
+
 /* ---- text ---- */
 
 static void print_apis(const struct summary *s)
 {
 	struct table t;
-	table_init(&t, "llrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "TOTAL", "MEAN", "P50", "P99", "MAX");
+	table_init(&t, "llrrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "NESTED", "TOTAL", "MEAN", "P50",
+	           "P99", "MAX");
 	void **v = sorted_values(&s->apis, by_api);
 	for (size_t i = 0; v[i]; i++) {
 		const struct api_stat *a = v[i];
-		char n[24], e[24], tot[24], mean[24], p50[24], p99[24], max[24];
+		char n[24], e[24], ne[24], tot[24], mean[24], p50[24], p99[24], max[24], vendor[40];
 		snprintf(n, sizeof n, "%llu", (unsigned long long)a->count);
+		snprintf(ne, sizeof ne, "%llu", (unsigned long long)a->nested);
+		snprintf(vendor, sizeof vendor, "%s%s", a->vendor, a->runtime ? " runtime" : "");
 		snprintf(e, sizeof e, "%llu", (unsigned long long)a->errors);
 		fmt_ns(tot, sizeof tot, (double)a->host.total);
 		fmt_ns(mean, sizeof mean, hist_mean(&a->host));
 		fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
 		fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
 		fmt_ns(max, sizeof max, (double)a->host.max);
-		table_row(&t, a->api, a->vendor, n, e, tot, mean, p50, p99, max);
+		table_row(&t, a->api, vendor, n, e, ne, tot, mean, p50, p99, max);
 	}
 	table_print(&t, stdout, "");
 	table_free(&t);
@@ -415,7 +454,17 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 	       (unsigned long long)t.errors, (unsigned long long)t.violations);
 	if (t.bad_lines)
 		printf(", %llu bad lines skipped", (unsigned long long)t.bad_lines);
-	printf("\n\n");
+	if (t.nested)
+		printf(", %llu of them nested in another hooked call", (unsigned long long)t.nested);
+	printf("\n");
+	size_t nv;
+	struct vendor_total *vt = vendor_totals(s, &nv);
+	for (size_t i = 0; nv > 1 && i < nv; i++)
+		printf("  %s: %llu calls (%llu top-level), %llu failed\n", vt[i].vendor,
+		       (unsigned long long)vt[i].calls, (unsigned long long)vt[i].top,
+		       (unsigned long long)vt[i].errors);
+	free(vt);
+	printf("\n");
 	print_apis(s);
 	print_errors(s);
 	print_procs(s, in);
@@ -449,8 +498,10 @@ static json_t *calls_json(const struct summary *s)
 		free(names);
 		json_object_set_new(j, "api", json_string(a->api));
 		json_object_set_new(j, "vendor", json_string(a->vendor));
+		json_object_set_new(j, "layer", a->runtime ? json_string("runtime") : json_null());
 		json_object_set_new(j, "count", json_u64(a->count));
 		json_object_set_new(j, "errors", json_u64(a->errors));
+		json_object_set_new(j, "nested", json_u64(a->nested));
 		json_object_set_new(j, "errors_by_return", rets);
 		json_object_set_new(j, "host_ns", host_ns_json(&a->host));
 		json_array_append_new(arr, j);
@@ -506,6 +557,20 @@ static void print_json(const struct summary *s, const struct pw_input *in)
 	json_object_set_new(doc, "errors_total", json_u64(t.errors));
 	json_object_set_new(doc, "violations_total", json_u64(t.violations));
 	json_object_set_new(doc, "bad_lines", json_u64(t.bad_lines));
+	json_object_set_new(doc, "nested_total", json_u64(t.nested));
+	size_t nv;
+	struct vendor_total *vt = vendor_totals(s, &nv);
+	json_t *vendors = json_array();
+	for (size_t i = 0; i < nv; i++) {
+		json_t *j = json_object();
+		json_object_set_new(j, "vendor", json_string(vt[i].vendor));
+		json_object_set_new(j, "calls", json_u64(vt[i].calls));
+		json_object_set_new(j, "top_level", json_u64(vt[i].top));
+		json_object_set_new(j, "errors", json_u64(vt[i].errors));
+		json_array_append_new(vendors, j);
+	}
+	free(vt);
+	json_object_set_new(doc, "vendors", vendors);
 	json_object_set_new(doc, "calls", calls_json(s));
 	json_object_set_new(doc, "per_process", procs_json(s, in));
 	json_object_set_new(doc, "violations", rules_json(s));

@@ -236,7 +236,17 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 	     (long long)ev->tid);
 	put_ts(p, "ts", ev->t_ns - p->t->origin[f->index]);
 	put_ts(p, "dur", ev->dur_ns);
-	putf(p, ",\"args\":{\"seq\":%llu,\"ret\":", (unsigned long long)ev->seq);
+	/* the vendor (the reader lets only cuda, hip and acl through), the layer, nesting */
+	putf(p, ",\"args\":{\"seq\":%llu,\"vendor\":\"%s\"", (unsigned long long)ev->seq, ev->vendor);
+	if (ev->layer) {
+		put(p, ",\"layer\":", 9);
+		put_str(p, ev->layer);
+	}
+	if (ev->has_parent)
+		putf(p, ",\"parent\":%llu", (unsigned long long)ev->parent);
+	if (ev->implicit)
+		put(p, ",\"implicit\":true", 16);
+	put(p, ",\"ret\":", 7);
 	if (ev->ret_name)
 		put_str(p, ev->ret_name);
 	else

@@ -144,19 +144,71 @@ static int check_hex(struct ctx *c, const char *key, json_t *v)
 
 /* ---- args: the kind of each member, by name (trace-format.md, kinds) ---- */
 
-enum akind { A_UINT, A_INT, A_HEX, A_HANDLE, A_STR, A_STRNULL, A_LOC, A_ATTRS, A_NULL };
+enum akind {
+	A_UINT,
+	A_INT,
+	A_HEX,
+	A_HANDLE,
+	A_STR,
+	A_STRNULL,
+	A_LOC,
+	A_ATTRS,
+	A_NULL,
+	A_DEV,
+	A_COPIES,
+	A_RANGES,
+	A_ACCESS,
+	A_HEXBYTES,
+	A_HEXNULL, /* a hex value or null */
+	A_STRORNULL,
+	A_NAMEORNUM /* an enum's name, or its number when the writer knows no name */
+};
 
 static const struct {
 	const char *key;
 	enum akind kind;
 } arg_kinds[] = {
-    {"bytes", A_UINT},     {"flags", A_UINT},     {"width", A_UINT},     {"height", A_UINT},
-    {"depth", A_UINT},     {"data_size", A_UINT}, {"num_attrs", A_UINT}, {"can_access", A_INT},
-    {"value", A_INT},      {"advice", A_INT},     {"attr", A_INT},       {"ptr", A_HEX},
-    {"dst", A_HEX},        {"src", A_HEX},        {"peer_ctx", A_HEX},   {"dst_ctx", A_HEX},
-    {"src_ctx", A_HEX},    {"stream", A_HEX},     {"event", A_HEX},      {"data", A_HEX},
-    {"data_sizes", A_HEX}, {"handle", A_HANDLE},  {"location", A_LOC},   {"attrs", A_ATTRS},
-    {"src_type", A_STR},   {"dst_type", A_STR},   {"copy", A_NULL},
+    {"bytes", A_UINT},
+    {"flags", A_UINT},
+    {"width", A_UINT},
+    {"height", A_UINT},
+    {"depth", A_UINT},
+    {"data_size", A_UINT},
+    {"num_attrs", A_UINT},
+    {"can_access", A_INT},
+    {"value", A_INT},
+    {"advice", A_INT},
+    {"attr", A_INT},
+    {"ptr", A_HEX},
+    {"dst", A_HEX},
+    {"src", A_HEX},
+    {"peer_ctx", A_HEX},
+    {"dst_ctx", A_HEX},
+    {"src_ctx", A_HEX},
+    {"stream", A_HEX},
+    {"event", A_HEX},
+    {"data", A_HEX},
+    {"data_sizes", A_HEX},
+    {"handle", A_HANDLE},
+    {"location", A_LOC},
+    {"attrs", A_ATTRS},
+    {"src_type", A_STR},
+    {"dst_type", A_STR},
+    {"copy", A_NULL},
+    /* devices the call names, batches and grants (the trace format's
+     * additions for HIP, ACL, the runtime layer, implicit copies and VMM) */
+    {"dev", A_DEV},
+    {"device", A_DEV},
+    {"dst_device", A_DEV},
+    {"src_device", A_DEV},
+    {"count", A_UINT},
+    {"copies", A_COPIES},
+    {"ranges", A_RANGES},
+    {"access", A_ACCESS},
+    {"pool", A_HEXNULL},
+    {"export_data", A_HEXBYTES},
+    {"file_id", A_STRORNULL},
+    {"handle_type", A_NAMEORNUM},
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -190,9 +242,57 @@ static int check_attrs(struct ctx *c, const char *key, json_t *v)
 	return 0;
 }
 
+static int check_arg(struct ctx *c, const char *key, json_t *v);
+
+/* An array of objects whose members are checked like args: "args.copies[2].bytes". */
+static int check_objects(struct ctx *c, const char *key, json_t *v, const char *what)
+{
+	if (!json_is_array(v))
+		return fail(c->err, c->errlen, "\"%s%s\" must be an array of %s, not %s", c->where, key, what,
+		            type_name(v));
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e)
+	{
+		char where[96];
+		if (!json_is_object(e))
+			return fail(c->err, c->errlen, "\"%s%s[%zu]\" must be %s, not %s", c->where, key, i,
+			            what, type_name(e));
+		snprintf(where, sizeof where, "%s%s[%zu].", c->where, key, i);
+		struct ctx in = {e, where, c->err, c->errlen};
+		const char *k;
+		json_t *m;
+		json_object_foreach(e, k, m) if (check_arg(&in, k, m)) return -1;
+	}
+	return 0;
+}
+
+/* cuMemSetAccess's grants: [{"dev": 1, "flags": "readwrite"}]. */
+static int check_access(struct ctx *c, const char *key, json_t *v)
+{
+	if (check_objects(c, key, v, "grant objects"))
+		return -1;
+	size_t i;
+	json_t *e;
+	json_array_foreach(v, i, e)
+	{
+		json_t *fl = json_object_get(e, "flags");
+		if (!json_is_integer(json_object_get(e, "dev")))
+			return fail(c->err, c->errlen, "\"%s%s[%zu].dev\" must be a device ordinal", c->where,
+			            key, i);
+		if (fl && !json_is_string(fl) && !json_is_integer(fl))
+			return fail(c->err, c->errlen, "\"%s%s[%zu].flags\" must be a name or a number",
+			            c->where, key, i);
+	}
+	return 0;
+}
+
 static int check_arg(struct ctx *c, const char *key, json_t *v)
 {
 	int64_t d;
+	/* inside a grant, flags are names ("readwrite") */
+	if (!strcmp(key, "flags") && strstr(c->where, ".access["))
+		return 0;
 	if (ends_with(key, "_dev"))
 		return check_dev(c, key, v, &d);
 	if (ends_with(key, "_name") || ends_with(key, "_names"))
@@ -214,12 +314,18 @@ static int check_arg(struct ctx *c, const char *key, json_t *v)
 			           : fail(c->err, c->errlen, "\"%s%s\" must be an integer, not %s", c->where,
 			                  key, type_name(v));
 		case A_HEX: return check_hex(c, key, v);
-		case A_HANDLE:
+		case A_HANDLE: {
+			uint64_t h;
 			if (json_is_string(v) && json_string_length(v) == 128 &&
 			    is_hex_n(json_string_value(v), 128))
 				return 0;
-			return fail(c->err, c->errlen, "\"%s%s\" must be an IPC handle: 128 hex digits",
+			/* a VMM allocation handle (CUmemGenericAllocationHandle): a 64-bit value */
+			if (json_is_string(v) && parse_hex_u64(json_string_value(v), &h))
+				return 0;
+			return fail(c->err, c->errlen,
+			            "\"%s%s\" must be an IPC handle (128 hex digits) or a 64-bit hex value",
 			            c->where, key);
+		}
 		case A_STR:
 			return json_is_string(v)
 			           ? 0
@@ -232,6 +338,29 @@ static int check_arg(struct ctx *c, const char *key, json_t *v)
 			return json_is_null(v)
 			           ? 0
 			           : fail(c->err, c->errlen, "\"%s%s\" must be null", c->where, key);
+		case A_DEV: return check_dev(c, key, v, &d);
+		case A_COPIES: return check_objects(c, key, v, "copy objects");
+		case A_RANGES: return check_objects(c, key, v, "range objects");
+		case A_ACCESS: return check_access(c, key, v);
+		case A_HEXNULL: return json_is_null(v) ? 0 : check_hex(c, key, v);
+		case A_STRORNULL:
+			return json_is_string(v) || json_is_null(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be a string or null, not %s",
+			                  c->where, key, type_name(v));
+		case A_NAMEORNUM:
+			return json_is_string(v) || json_is_integer(v)
+			           ? 0
+			           : fail(c->err, c->errlen, "\"%s%s\" must be a name or a number, not %s",
+			                  c->where, key, type_name(v));
+		case A_HEXBYTES:
+			if (json_is_null(v))
+				return 0;
+			if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) <= 256 &&
+			    is_hex_n(json_string_value(v), json_string_length(v)))
+				return 0;
+			return fail(c->err, c->errlen, "\"%s%s\" must be hex digits (at most 128 bytes)",
+			            c->where, key);
 		}
 	}
 	return 0; /* a member this reader does not know */
@@ -275,6 +404,11 @@ static int get_stack(struct ctx *c, struct pw_event *ev, struct vec *stack)
 
 /* ---- events ---- */
 
+bool pw_vendor_known(const char *vendor)
+{
+	return !strcmp(vendor, "cuda") || !strcmp(vendor, "hip") || !strcmp(vendor, "acl");
+}
+
 static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 {
 	int64_t seq;
@@ -293,6 +427,17 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (check_dev(c, "cur_dev", json_object_get(c->obj, "cur_dev"), &ev->cur_dev))
 		return -1;
+	if (get_str_null(c, "layer", &ev->layer, true))
+		return -1;
+	json_t *im = json_object_get(c->obj, "implicit");
+	if (im && !json_is_boolean(im))
+		return fail(c->err, c->errlen, "\"implicit\" must be a boolean, not %s", type_name(im));
+	ev->implicit = json_is_true(im);
+	if (!pw_vendor_known(ev->vendor))
+		return fail(
+		    c->err, c->errlen,
+		    "vendor \"%.32s\" is not one this reader knows (cuda, hip, acl); the call is skipped",
+		    ev->vendor);
 	ev->args = need(c, "args", JSON_OBJECT, "an object");
 	if (!ev->args || check_args(ev->args, c->err, c->errlen))
 		return -1;
@@ -536,6 +681,29 @@ static int get_vendors(struct ctx *c, struct pw_file *f)
 		return 0;
 	if (!json_is_object(v))
 		return fail(c->err, c->errlen, "\"vendors\" must be an object, not %s", type_name(v));
+	/* hip and acl: {"library": string or null, "runtime_version": integer, string or null} */
+	static const char *const others[] = {"hip", "acl"};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *o = json_object_get(v, others[i]), *rv = json_object_get(o, "runtime_version");
+		char where[32];
+		const char *lib;
+		snprintf(where, sizeof where, "vendors.%s.", others[i]);
+		struct ctx oc = {o, where, c->err, c->errlen};
+		if (!o)
+			continue;
+		if (!json_is_object(o))
+			return fail(c->err, c->errlen, "\"vendors.%s\" must be an object, not %s", others[i],
+			            type_name(o));
+		if (get_str_null(&oc, "library", &lib, true))
+			return -1;
+		if (rv && !json_is_null(rv) && !json_is_integer(rv) && !json_is_string(rv))
+			return fail(
+			    c->err, c->errlen,
+			    "\"vendors.%s.runtime_version\" must be an integer, a string or null, not %s",
+			    others[i], type_name(rv));
+	}
+	free(f->vendors);
+	f->vendors = json_dumps(v, JSON_COMPACT | JSON_PRESERVE_ORDER);
 	json_t *cuda = json_object_get(v, "cuda");
 	if (!cuda)
 		return 0;
@@ -640,6 +808,7 @@ void pw_file_clear(struct pw_file *f)
 	free(f->mode);
 	free(f->pw_version);
 	free(f->driver_lib);
+	free(f->vendors);
 	free(f->reason);
 	free(f->unreadable);
 	free_modules(&f->modules);

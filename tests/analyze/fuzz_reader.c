@@ -21,9 +21,10 @@
 
 static void use_event(const struct pw_event *ev)
 {
-	static const char *const keys[] = {"ptr",      "dst",         "src",        "bytes",
-	                                   "handle",   "src_dev",     "dst_dev",    "peer_ctx_dev",
-	                                   "location", "flags_names", "advice_name"};
+	static const char *const keys[] = {
+	    "ptr",          "dst",      "src",         "bytes",       "handle",   "src_dev", "dst_dev",
+	    "peer_ctx_dev", "location", "flags_names", "advice_name", "peer_dev", "device",  "dev",
+	    "count",        "file_id",  "export_data", "pool",        "copies",   "ranges",  "access"};
 	char h[129];
 	uint64_t u;
 	int64_t i;
@@ -39,7 +40,8 @@ static void use_event(const struct pw_event *ev)
 		u ^= ev->stack[k];
 	/* what reader.h promises each type has */
 	if (ev->type == PW_EV_CALL)
-		u ^= strlen(ev->api) + strlen(ev->vendor) + strlen(ev->variant) + strlen(ev->family);
+		u ^= strlen(ev->api) + strlen(ev->vendor) + strlen(ev->variant) + strlen(ev->family) +
+		     (ev->layer ? strlen(ev->layer) : 0) + ev->implicit + ev->parent_recorded;
 	if (ev->type == PW_EV_VIOLATION)
 		u ^= strlen(ev->rule) + strlen(ev->severity) + strlen(ev->message) +
 		     (ev->api ? strlen(ev->api) : 0);
@@ -68,7 +70,8 @@ static void f_event(void *partial, void *fctx, const struct pw_file *f, const st
 	(void)f;
 	use_event(ev);
 }
-static const struct pw_sink_ops file_ops = {f_new, f_merge, NULL, f_filter, f_event, f_event, NULL};
+/* with nesting: the raw scan for call seqs and parent_recorded run too */
+static const struct pw_sink_ops file_ops = {f_new, f_merge, NULL, f_filter, f_event, f_event, NULL, true};
 
 static void as_file(const uint8_t *data, size_t size)
 {

@@ -12,6 +12,9 @@
 #   crash     a process killed with SIGKILL after some calls: trace left .partial
 #   forkexec  parent, forked child (_exit), exec'ed child
 #   threads   80 000 calls from 8 threads
+#   fixtures  hand-written traces (tests/analyze/fixtures/, docs/trace-format.md and
+#             the trace format contract of HIP, ACL, the CUDA runtime layer,
+#             implicit and batch copies, VMM and pool IPC): every command
 # Each command's text and --json output, normalized (normalize.pl), is
 # compared with its golden file; then specific properties, exit codes, and
 # malformed input.  Last line: "run.sh: N passed, M failed".
@@ -128,8 +131,14 @@ golden "crash.info" "$WORK/crash" info "$WORK/crash"
 golden "crash.summary" "$WORK/crash" summary "$WORK/crash"
 golden "forkexec.info" "$WORK/forkexec" info "$WORK/forkexec"
 golden "forkexec.summary" "$WORK/forkexec" summary "$WORK/forkexec"
+FIX="$HERE/fixtures"
+for cmd in summary check violations matrix ipc managed info; do
+	golden "fixtures.$cmd" "$FIX" $cmd "$FIX"
+done
+golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
 
 . "$HERE/checks.sh"
+. "$HERE/checks_vendors.sh"
 
 echo "run.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

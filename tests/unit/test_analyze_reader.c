@@ -259,7 +259,7 @@ static void cnt_event(void *partial, void *fctx, const struct pw_file *f, const 
 	((struct counts *)partial)->events++;
 }
 static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_filter,
-                                           cnt_pre, cnt_event, NULL};
+                                           cnt_pre, cnt_event, NULL,      false};
 
 static char dir[64];
 
@@ -327,6 +327,105 @@ static void files_and_phases(void **state)
 	assert_true(b->tail_cut);
 	assert_int_equal(b->bad_lines, 0); /* a .partial's cut tail is expected */
 	pw_input_free(&in);
+}
+
+/* ---- nesting: parent_recorded, in the pre-phase and the main one ---- */
+
+struct nest_counts {
+	uint64_t pre_nested, nested, orphans;
+};
+static void *nest_new(void *report)
+{
+	return report;
+}
+static bool nest_filter(const char *line, size_t len)
+{
+	return memmem(line, len, "\"parent\"", 8) != NULL;
+}
+static void nest_pre(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)fctx;
+	(void)f;
+	((struct nest_counts *)partial)->pre_nested += ev->parent_recorded;
+}
+static void nest_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)fctx;
+	(void)f;
+	struct nest_counts *c = partial;
+	c->nested += ev->parent_recorded;
+	c->orphans += ev->has_parent && !ev->parent_recorded;
+}
+static const struct pw_sink_ops nest_ops = {.partial_new = nest_new,
+                                            .partial_merge = cnt_merge,
+                                            .pre_filter = nest_filter,
+                                            .pre_event = nest_pre,
+                                            .event = nest_event,
+                                            .nesting = true};
+
+#define NESTED(seq, parent)                                                                                \
+	"{\"type\":\"call\",\"seq\":" #seq                                                                 \
+	",\"tid\":42,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\",\"variant\":"                            \
+	"\"\",\"family\":\"copy\",\"t_ns\":5,\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"parent\":" #parent \
+	",\"args\":{}}"
+
+static void nesting(void **state)
+{
+	(void)state;
+	/* a child written before its parent (seq 1), one whose parent is a
+	 * violation's seq (not a call), one whose parent is not in the file,
+	 * and a pretty-printed parent (spaces around the colons) */
+	write_file(
+	    "n.pw.jsonl",
+	    HEADER "\n" NESTED(2, 1) "\n" CALL(1) "\n" NESTED(
+	        4, 3) "\n"
+	              "{\"type\":\"violation\",\"seq\":3,\"call\":1,\"rule\":\"r\",\"severity\":"
+	              "\"error\",\"message\":\"m\"}\n" NESTED(5, 99) "\n" NESTED(
+	                  7, 6) "\n"
+	                        "{\"type\" : \"call\", \"seq\" : 6,\"tid\":1,\"vendor\":\"hip\",\"api\":"
+	                        "\"hipMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":9,"
+	                        "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{}}\n" FOOTER "\n");
+	char *paths[] = {dir};
+	struct pw_input in = {0};
+	struct nest_counts c = {0};
+	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
+	struct pw_sink sink = {&nest_ops, &c};
+	struct pw_read_opts o = {.jobs = 1, .quiet = true};
+	assert_int_equal(pw_input_read(&in, &o, &sink, 1), PW_READ_OK);
+	assert_int_equal(c.nested, 2);     /* seq 2 (parent 1) and 7 (parent 6) */
+	assert_int_equal(c.pre_nested, 2); /* known in the pre-phase already */
+	assert_int_equal(c.orphans, 2);    /* parent 3 is a violation, 99 is not there */
+	pw_input_free(&in);
+}
+
+static void new_members(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	assert_int_equal(
+	    parse("{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"cuMemcpyBatchAsync\","
+	          "\"variant\":\"\",\"family\":\"copy\",\"implicit\":true,\"layer\":\"runtime\",\"t_ns\":1,"
+	          "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{\"count\":2,\"bytes\":8,\"copies\":"
+	          "[{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_dev\":0,\"bytes\":4}],"
+	          "\"access\":[{\"dev\":1,\"flags\":\"readwrite\"}],\"handle\":\"0x11\","
+	          "\"export_data\":\"00ff\"}}",
+	          &ev, err),
+	    PW_LINE_EVENT);
+	assert_true(ev.implicit);
+	assert_string_equal(ev.layer, "runtime");
+	assert_int_equal(parse("{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"level0\",\"api\":\"x\","
+	                       "\"variant\":\"\",\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,"
+	                       "\"ret_name\":null,\"args\":{}}",
+	                       &ev, err),
+	                 PW_LINE_BAD);
+	assert_non_null(strstr(err, "vendor \"level0\" is not one this reader knows"));
+	assert_int_equal(parse("{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"acl\",\"api\":\"x\","
+	                       "\"variant\":\"\",\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,"
+	                       "\"ret_name\":null,\"args\":{\"copies\":[{\"src_dev\":\"0\"}]}}",
+	                       &ev, err),
+	                 PW_LINE_BAD);
+	assert_non_null(strstr(err, "\"args.copies[0].src_dev\" must be a device ordinal"));
 }
 
 static void long_lines(void **state)
@@ -481,6 +580,8 @@ int main(void)
 	    cmocka_unit_test(header_and_footer),
 	    cmocka_unit_test_setup_teardown(files_and_phases, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
+	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
 	    cmocka_unit_test(table_alignment),
