@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_vmm.h"
 #include "op.h"
 #include "registry.h"
 #include "state.h"
@@ -204,8 +205,12 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		holders(op);
 		break;
-	default: return false;
+	default: return pw_cuda_vmm_op_before(c, op);
 	}
+	if (op->kind == PW_OP_COPY)
+		pw_cuda_vmm_copy_facts(op);
+	else if (op->kind == PW_OP_IPC_EXPORT)
+		pw_cuda_vmm_export_facts(op);
 	return true;
 }
 
@@ -216,12 +221,15 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 		return;
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
+	pw_cuda_vmm_op_after(c, op);
 }
 
 bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
 {
 	if (!pw_checking() || !pw_cuda_op_before(c, op))
 		return false;
+	if (pw_cuda_batch_check(c, op)) /* batch prefetch: the rules run per range */
+		return true;
 	pw_check_before(c, op);
 	return true;
 }

@@ -39,6 +39,22 @@ enum pw_kind {
 	PW_K_RDATA,
 	PW_K_RATTRS,
 	PW_K_COPY3D,
+	/* virtual memory, pools, batch prefetch (cuda_table.h) */
+	PW_K_ULL,
+	PW_K_VA,
+	PW_K_MEMHANDLE,
+	PW_K_OUT_MEMHANDLE,
+	PW_K_ALLOCPROP,
+	PW_K_HTYPE,
+	PW_K_SHAREABLE,
+	PW_K_OUT_SHAREABLE,
+	PW_K_ACCESS,
+	PW_K_POOL,
+	PW_K_OUT_POOL,
+	PW_K_EXPORTDATA,
+	PW_K_OUT_EXPORTDATA,
+	PW_K_BATCH,
+	PW_K_SKIP,
 };
 
 struct pw_arg_desc {

@@ -1,0 +1,194 @@
+/* The per-process virtual-memory state: see vmm_state.h. */
+#include <string.h>
+#include <sys/stat.h>
+
+#include "peerwatch/abi/cuda.h"
+#include "vmm_state.h"
+
+struct pw_vmm_state pw_vmm = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static struct pw_vmm_handle *handle_of(struct pw_vmm_state *s, uint64_t h)
+{
+	for (int i = 0; i < PW_VMM_MAX_HANDLES; i++)
+		if (s->handles[i].used && s->handles[i].handle == h)
+			return &s->handles[i];
+	return NULL;
+}
+
+void pw_vmm_created(struct pw_vmm_state *s, uint64_t handle, unsigned types, int dev, uint64_t size,
+                    bool imported)
+{
+	pthread_mutex_lock(&s->lock);
+	struct pw_vmm_handle *e = handle_of(s, handle);
+	for (int i = 0; !e && i < PW_VMM_MAX_HANDLES; i++)
+		if (!s->handles[i].used)
+			e = &s->handles[i];
+	if (e) { /* full: the rules that need the handle stay silent */
+		memset(e, 0, sizeof *e);
+		e->handle = handle;
+		e->types = types;
+		e->dev = dev;
+		e->size = size;
+		e->refs = 1;
+		e->imported = imported;
+		e->used = true;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pw_vmm_retained(struct pw_vmm_state *s, uint64_t handle)
+{
+	pthread_mutex_lock(&s->lock);
+	struct pw_vmm_handle *e = handle_of(s, handle);
+	if (e)
+		e->refs++;
+	pthread_mutex_unlock(&s->lock);
+}
+
+int pw_vmm_released(struct pw_vmm_state *s, uint64_t handle, unsigned char keys[][PW_IPC_HANDLE_BYTES])
+{
+	int n = 0;
+	pthread_mutex_lock(&s->lock);
+	struct pw_vmm_handle *e = handle_of(s, handle);
+	if (e && --e->refs <= 0) {
+		n = e->nkeys;
+		memcpy(keys, e->keys, (size_t)n * PW_IPC_HANDLE_BYTES);
+		e->used = false;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return n;
+}
+
+void pw_vmm_exported(struct pw_vmm_state *s, uint64_t handle, const unsigned char *key)
+{
+	pthread_mutex_lock(&s->lock);
+	struct pw_vmm_handle *e = handle_of(s, handle);
+	if (e) {
+		bool have = false;
+		for (int i = 0; i < e->nkeys && !have; i++)
+			have = !memcmp(e->keys[i], key, PW_IPC_HANDLE_BYTES);
+		if (!have && e->nkeys < PW_VMM_MAX_KEYS)
+			memcpy(e->keys[e->nkeys++], key, PW_IPC_HANDLE_BYTES);
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool pw_vmm_handle_info(struct pw_vmm_state *s, uint64_t handle, unsigned *types, int *dev)
+{
+	pthread_mutex_lock(&s->lock);
+	const struct pw_vmm_handle *e = handle_of(s, handle);
+	if (e) {
+		*types = e->types;
+		*dev = e->dev;
+	}
+	pthread_mutex_unlock(&s->lock);
+	return e != NULL;
+}
+
+void pw_vmm_mapped(struct pw_vmm_state *s, uint64_t ptr, uint64_t size, uint64_t handle)
+{
+	pthread_mutex_lock(&s->lock);
+	const struct pw_vmm_handle *h = handle_of(s, handle);
+	for (int i = 0; i < PW_VMM_MAX_MAPS; i++) {
+		struct pw_vmm_map *m = &s->maps[i];
+		if (m->used)
+			continue;
+		*m = (struct pw_vmm_map){.ptr = ptr,
+		                         .size = size,
+		                         .handle = handle,
+		                         .dev = h ? h->dev : PW_NO_DEV,
+		                         .used = true};
+		atomic_fetch_add(&s->nmaps, 1);
+		break;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+static bool inside(const struct pw_vmm_map *m, uint64_t ptr, uint64_t size)
+{
+	return m->used && m->ptr >= ptr && m->ptr - ptr < size && m->size <= size - (m->ptr - ptr);
+}
+
+void pw_vmm_unmapped(struct pw_vmm_state *s, uint64_t ptr, uint64_t size)
+{
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < PW_VMM_MAX_MAPS; i++)
+		if (inside(&s->maps[i], ptr, size)) {
+			s->maps[i].used = false;
+			atomic_fetch_sub(&s->nmaps, 1);
+		}
+	pthread_mutex_unlock(&s->lock);
+}
+
+void pw_vmm_access(struct pw_vmm_state *s, uint64_t ptr, uint64_t size, uint64_t set_rw, uint64_t set_read,
+                   uint64_t set_none)
+{
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < PW_VMM_MAX_MAPS; i++) {
+		struct pw_vmm_map *m = &s->maps[i];
+		if (!inside(m, ptr, size))
+			continue;
+		m->rw = (m->rw & ~(set_read | set_none)) | set_rw;
+		m->read = (m->read & ~set_none) | set_rw | set_read;
+	}
+	pthread_mutex_unlock(&s->lock);
+}
+
+bool pw_vmm_map_of(struct pw_vmm_state *s, uint64_t ptr, struct pw_vmm_map *out)
+{
+	bool found = false;
+	if (!ptr || !atomic_load_explicit(&s->nmaps, memory_order_relaxed))
+		return false;
+	pthread_mutex_lock(&s->lock);
+	for (int i = 0; i < PW_VMM_MAX_MAPS && !found; i++) {
+		const struct pw_vmm_map *m = &s->maps[i];
+		if (m->used && ptr >= m->ptr && ptr - m->ptr < m->size) {
+			*out = *m;
+			found = true;
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+bool pw_vmm_next_map(struct pw_vmm_state *s, int *cursor, struct pw_vmm_map *out)
+{
+	bool found = false;
+	pthread_mutex_lock(&s->lock);
+	for (; *cursor < PW_VMM_MAX_MAPS && !found; (*cursor)++)
+		if (s->maps[*cursor].used) {
+			*out = s->maps[*cursor];
+			found = true;
+		}
+	pthread_mutex_unlock(&s->lock);
+	return found;
+}
+
+void pw_vmm_reset(struct pw_vmm_state *s)
+{
+	pthread_mutex_init(&s->lock, NULL);
+	atomic_store(&s->nmaps, 0);
+	memset(s->handles, 0, sizeof s->handles);
+	memset(s->maps, 0, sizeof s->maps);
+}
+
+bool pw_vmm_key(int type, uint64_t fd_or_bytes, unsigned char key[PW_IPC_HANDLE_BYTES])
+{
+	memset(key, 0, PW_IPC_HANDLE_BYTES);
+	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+		struct stat st;
+		int fd = (int)(int64_t)fd_or_bytes;
+		if (fd < 0 || fstat(fd, &st) != 0)
+			return false;
+		uint64_t dev = st.st_dev, ino = st.st_ino;
+		memcpy(key, "PWFD", 4);
+		memcpy(key + 8, &dev, 8);
+		memcpy(key + 16, &ino, 8);
+		return true;
+	}
+	if (type == CU_MEM_HANDLE_TYPE_FABRIC && fd_or_bytes) {
+		memcpy(key, (const void *)(uintptr_t)fd_or_bytes, PW_IPC_HANDLE_BYTES);
+		return true;
+	}
+	return false;
+}
