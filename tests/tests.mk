@@ -5,6 +5,7 @@ TBIN := $(BUILD)/tests
 SIMDIR := $(BUILD)/sim
 
 INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
+INTEG += $(TBIN)/vmm_ipc
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
@@ -21,6 +22,9 @@ $(TBIN)/calls-linked: tests/integration/calls.c tests/integration/drv.h $(SIMDIR
 $(TBIN)/violations: tests/integration/violations.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
+$(TBIN)/vmm_ipc: tests/integration/vmm_ipc.c tests/integration/drv.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/threads: tests/integration/threads.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
@@ -45,6 +49,7 @@ unit-test: test-build
 integration-test: test-build
 	@timeout 1200 tests/integration/run.sh $(BUILD)
 	@timeout 1200 tests/integration/rules.sh $(BUILD)
+	@timeout 600 tests/integration/vmm.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build
