@@ -226,14 +226,14 @@
 	  "a stream attach with undefined flags, or attach-single on the NULL stream",                       \
 	  "pass one of the attach flags; attach-single needs a real stream")                               \
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA,                         \
-	  "cuda.h :4305 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
+	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",           \
 	  "rejects (not measured here; the simulator answers 1 invalid value)",                              \
 	  "a virtual-memory allocation exported with a handle type it was not created for",                 \
 	  "name the type in CUmemAllocationProp::requestedHandleTypes at cuMemCreate (NCCL: posix_fd, or "  \
 	  "fabric on NVSwitch systems)")                                                                     \
 	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA,                             \
-	  "cuda.h :12836 (cuMemRelease): The memory allocation will be freed when all outstanding mappings " \
+	  "cuda.h :12841 (cuMemRelease): The memory allocation will be freed when all outstanding mappings " \
 	  "to the memory are unmapped and when all outstanding references to the handle (including it's "   \
 	  "shareable counterparts) are also released",                                                       \
 	  "not measured: the open fd keeps the memory alive, so the import succeeds (the simulator too) "    \
@@ -248,13 +248,13 @@
 	  "a peer copy into or out of a mapped range the other device was not granted access to",            \
 	  "cuMemSetAccess the range for every device that reads or writes it (readwrite for a destination)") \
 	X(VMM_LEAK, "vmm.leak", PW_SEV_WARNING, PW_V_CUDA,                                                   \
-	  "cuda.h :13082 (cuMemUnmap): Any backing memory allocations will be freed if there are no "        \
+	  "cuda.h :13060 (cuMemUnmap): Any backing memory allocations will be freed if there are no "        \
 	  "existing mappings and there are no unreleased memory handles",                                    \
 	  "silent: the mapping and its memory live until the process ends",                                  \
 	  "a virtual-memory mapping still there when the process exits",                                     \
 	  "cuMemUnmap every mapping (then cuMemRelease and cuMemAddressFree) when done with it")            \
 	X(IPC_EXPORT_POOL_OR_VMM, "ipc.export.pool-or-vmm", PW_SEV_ERROR, PW_V_CUDA,                         \
-	  "cuda.h :9352 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "    \
+	  "cuda.h :9333 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "    \
 	  "(cuMemAlloc); pool memory is shared with cuMemPoolExportPointer, virtual memory with "            \
 	  "cuMemExportToShareableHandle (chelsea0x3b/cudarc#521, openucx/ucx#7110)",                         \
 	  "rejects: CUDA 1 invalid value for cuMemAllocAsync memory (cudarc#521, ucx#10065); VMM memory "    \

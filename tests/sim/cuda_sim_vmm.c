@@ -134,7 +134,7 @@ static struct pwsim_vmem *vmem_new(int fd, size_t size, int device, unsigned typ
 	return v;
 }
 
-/* The memory goes when the last reference and the last mapping do (cuda.h :12836). */
+/* The memory goes when the last reference and the last mapping do (cuda.h :12841). */
 static void vmem_maybe_destroy(struct pwsim_vmem *v)
 {
 	if (v->refs > 0 || v->maps > 0)
@@ -190,7 +190,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
 
 	if (rc)
 		return rc;
-	/* cuda.h :12826: "flags - flags for future use, must be zero now" */
+	/* cuda.h :12820: "flags - flags for future use, must be zero now" */
 	if (!handle || !prop || flags || prop->type != CU_MEM_ALLOCATION_TYPE_PINNED)
 		return CUDA_ERROR_INVALID_VALUE;
 	rc = device_location(&prop->location);
@@ -231,7 +231,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
 	return CUDA_SUCCESS;
 }
 
-/* cuda.h :12847: "If handle is not a valid handle the behavior is undefined":
+/* cuda.h :12846: "If handle is not a valid handle the behavior is undefined":
  * the simulator answers INVALID_VALUE. */
 CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 {
@@ -276,7 +276,7 @@ CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmem
 	return rc;
 }
 
-/* cuda.h :13246: any address of a mapped range; "If the address requested is
+/* cuda.h :13243: any address of a mapped range; "If the address requested is
  * not mapped, the function will fail" (INVALID_VALUE). */
 CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr)
 {
@@ -397,13 +397,13 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 
 	if (rc)
 		return rc;
-	/* cuda.h :12904-12906: offset "currently must be zero", flags "must be zero now" */
+	/* cuda.h :12901-12903: offset "currently must be zero", flags "must be zero now" */
 	if (flags || offset || size == 0 || size % PWSIM_VMM_GRANULARITY || p % PWSIM_VMM_GRANULARITY)
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
 	v = vmem_check(handle);
-	/* :12866: "offset + size must be less than the size of the memory allocation";
-	 * :12869: "This range must be an address reservation previously reserved";
+	/* :12869: "offset + size must be less than the size of the memory allocation";
+	 * :12867: "This range must be an address reservation previously reserved";
 	 * :12894: "only ... on VA range reservations that are not currently mapped" */
 	if (!v || v->refs <= 0 || size > v->size || !reservation_of(p, size) || any_mapping(p, size)) {
 		pwsim_unlock();
@@ -425,7 +425,7 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 	return rc;
 }
 
-/* cuda.h :13060: "The range must be the entire contiguous address range that
+/* cuda.h :13059: "The range must be the entire contiguous address range that
  * was mapped to" (one cuMemMap each in the simulator). */
 CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 {
@@ -474,7 +474,7 @@ static CUresult check_access(const CUmemAccessDesc *desc, size_t count, uint64_t
 	return CUDA_SUCCESS;
 }
 
-/* cuda.h :13094: "The range must be a fully mapped address range". */
+/* cuda.h :13089: "The range must be a fully mapped address range". */
 CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count)
 {
 	CUresult rc = pwsim_ready();
@@ -546,7 +546,7 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, vo
 		return rc;
 	if (!handle)
 		return CUDA_ERROR_INVALID_VALUE;
-	/* :13180: what "the current process cannot support" is NOT_SUPPORTED */
+	/* :13173: what "the current process cannot support" is NOT_SUPPORTED */
 	if (shHandleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 		return valid_single_type(shHandleType) ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
 	/* Not an fd of one of our allocations: INVALID_VALUE. */
@@ -677,7 +677,7 @@ static CUresult alloc_from(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
 	p = dflt ? default_pool(pwsim_current()->device) : pool_check(pool);
-	/* cuda.h :13736: "Imported memory pools do not support creating new allocations" */
+	/* cuda.h :13726: "Imported memory pools do not support creating new allocations" */
 	if (!p || p->imported) {
 		pwsim_unlock();
 		return CUDA_ERROR_INVALID_VALUE;
@@ -869,7 +869,7 @@ CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPo
 /* batch prefetch (CUDA 13)                                                  */
 
 #if PWSIM_MAX_VERSION >= 13000
-/* cuda.h :14566-14590: the location indices start at 0, increase, stay
+/* cuda.h :14579-14594: the location indices start at 0, increase, stay
  * below count; numPrefetchLocs <= count; flags zero; "Must not be legacy
  * NULL stream".  Each range then prefetches as cuMemPrefetchAsync does. */
 static CUresult batch(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *locs, size_t *idxs,
