@@ -13,6 +13,7 @@
  * Exits 0 when every call succeeded and both processes saw each other's bytes.
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -165,9 +166,9 @@ static int child(int sock)
 
 	init();
 	CHECK(cuCtxSetCurrent(ctx[1]));
-	/* a dup first, so the fd received has another number than the parent's */
-	int spare = dup(0);
-	int fd = recv_fd(sock, tag, sizeof tag);
+	/* moved to 100 or above, so it has another number than the parent's */
+	int got = recv_fd(sock, tag, sizeof tag), fd = fcntl(got, F_DUPFD_CLOEXEC, 100);
+	close(got);
 	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
 	CHECK(cuMemMap(va, GRAN, 0, h, 0));
@@ -187,7 +188,6 @@ static int child(int sock)
 	fill(p + 4096, 0x44);
 	CHECK(cuMemFree(p));
 	close(pfd);
-	close(spare);
 	if (write(sock, "d", 1) != 1)
 		return 1;
 	return ok ? 0 : 3;
