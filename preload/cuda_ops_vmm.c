@@ -177,7 +177,8 @@ void pw_cuda_vmm_op_after(const struct pw_call *c, const struct pw_op *op)
 		if (c->a[0] && p)
 			pw_vmm_created(&pw_vmm, *(const CUmemGenericAllocationHandle *)(uintptr_t)c->a[0],
 			               (unsigned)p->requestedHandleTypes,
-			               p->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? p->location.id : PW_NO_DEV,
+			               p->location.type == CU_MEM_LOCATION_TYPE_DEVICE ? p->location.id
+			                                                               : PW_NO_DEV,
 			               c->a[1], false);
 		break;
 	}

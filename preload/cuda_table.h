@@ -111,42 +111,42 @@
 #define PW_SIG_FREE_V1 (PTR32, CUdeviceptr_v1, ptr)
 #define PW_SIG_FREE_ASYNC (PTR, CUdeviceptr, ptr), (STREAM, CUstream, stream)
 /* virtual memory :12834, :12861, :12918, :13082, :13116, :13168, :13199, :13262 */
-#define PW_SIG_MEM_CREATE                                                                                 \
-	(OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (SIZE, size_t, bytes),                   \
+#define PW_SIG_MEM_CREATE                                                               \
+	(OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (SIZE, size_t, bytes), \
 	    (ALLOCPROP, const CUmemAllocationProp *, prop), (ULL, unsigned long long, flags)
 #define PW_SIG_MEM_RELEASE (MEMHANDLE, CUmemGenericAllocationHandle, handle)
-#define PW_SIG_MEM_MAP                                                                \
-	(VA, CUdeviceptr, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset),        \
+#define PW_SIG_MEM_MAP                                                         \
+	(VA, CUdeviceptr, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset), \
 	    (MEMHANDLE, CUmemGenericAllocationHandle, handle), (ULL, unsigned long long, flags)
 #define PW_SIG_MEM_UNMAP (VA, CUdeviceptr, ptr), (SIZE, size_t, bytes)
-#define PW_SIG_MEM_SET_ACCESS                                                               \
+#define PW_SIG_MEM_SET_ACCESS                                                                      \
 	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (ACCESS, const CUmemAccessDesc *, access), \
 	    (SIZE, size_t, count)
-#define PW_SIG_MEM_EXPORT                                                                        \
+#define PW_SIG_MEM_EXPORT                                                                      \
 	(OUT_SHAREABLE, void *, shareable), (MEMHANDLE, CUmemGenericAllocationHandle, handle), \
 	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
-#define PW_SIG_MEM_IMPORT                                                                     \
+#define PW_SIG_MEM_IMPORT                                                                        \
 	(OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (SHAREABLE, void *, shareable), \
 	    (HTYPE, CUmemAllocationHandleType, handle_type)
 #define PW_SIG_MEM_RETAIN (OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (HPTR, void *, ptr)
 /* pools :13714, :13743, :13767, :13796, :13485 */
-#define PW_SIG_POOL_EXPORT                                                                       \
-	(OUT_SHAREABLE, void *, shareable), (POOL, CUmemoryPool, pool),                          \
+#define PW_SIG_POOL_EXPORT                                              \
+	(OUT_SHAREABLE, void *, shareable), (POOL, CUmemoryPool, pool), \
 	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
-#define PW_SIG_POOL_IMPORT                                                             \
-	(OUT_POOL, CUmemoryPool *, pool), (SHAREABLE, void *, shareable),              \
+#define PW_SIG_POOL_IMPORT                                                \
+	(OUT_POOL, CUmemoryPool *, pool), (SHAREABLE, void *, shareable), \
 	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
 #define PW_SIG_POOL_EXPORT_PTR \
 	(OUT_EXPORTDATA, CUmemPoolPtrExportData *, export_data), (PTR, CUdeviceptr, ptr)
-#define PW_SIG_POOL_IMPORT_PTR                                                      \
-	(OUT_PTR, CUdeviceptr *, ptr), (POOL, CUmemoryPool, pool),                  \
+#define PW_SIG_POOL_IMPORT_PTR                                     \
+	(OUT_PTR, CUdeviceptr *, ptr), (POOL, CUmemoryPool, pool), \
 	    (EXPORTDATA, CUmemPoolPtrExportData *, export_data)
 #define PW_SIG_POOL_SET_ACCESS \
 	(POOL, CUmemoryPool, pool), (ACCESS, const CUmemAccessDesc *, access), (SIZE, size_t, count)
 /* batch prefetch (13.0) :14596, :14677, per-thread variants :101, :103 */
-#define PW_SIG_PREFETCH_BATCH                                                                         \
-	(BATCH, CUdeviceptr *, ranges), (SKIP, size_t *, sizes), (SIZE, size_t, count),                \
-	    (SKIP, CUmemLocation *, locations), (SKIP, size_t *, location_indices),                     \
+#define PW_SIG_PREFETCH_BATCH                                                           \
+	(BATCH, CUdeviceptr *, ranges), (SKIP, size_t *, sizes), (SIZE, size_t, count), \
+	    (SKIP, CUmemLocation *, locations), (SKIP, size_t *, location_indices),     \
 	    (SIZE, size_t, num_locations), (ULL, unsigned long long, flags), (STREAM, CUstream, stream)
 
 #define PW_CUDA_FUNCS(X)                                                      \
@@ -187,26 +187,31 @@
 	X(cuMemFree, , SUPPORT, 0, (PW_SIG_FREE_V1))                          \
 	X(cuMemFree, _v2, SUPPORT, 0, (PW_SIG_FREE))                          \
 	X(cuMemFreeAsync, , SUPPORT, 0, (PW_SIG_FREE_ASYNC))                  \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, 0, (PW_SIG_FREE_ASYNC))                                 \
-	/* virtual memory (issue 7) */                                                          \
-	X(cuMemCreate, , SUPPORT, 0, (PW_SIG_MEM_CREATE))                                         \
-	X(cuMemRelease, , SUPPORT, 0, (PW_SIG_MEM_RELEASE))                                       \
-	X(cuMemMap, , SUPPORT, 0, (PW_SIG_MEM_MAP))                                               \
-	X(cuMemUnmap, , SUPPORT, 0, (PW_SIG_MEM_UNMAP))                                           \
-	X(cuMemSetAccess, , PEER, 0, (PW_SIG_MEM_SET_ACCESS))                                     \
-	X(cuMemExportToShareableHandle, , IPC, 0, (PW_SIG_MEM_EXPORT))                            \
-	X(cuMemImportFromShareableHandle, , IPC, 0, (PW_SIG_MEM_IMPORT))                          \
-	X(cuMemRetainAllocationHandle, , SUPPORT, 0, (PW_SIG_MEM_RETAIN))                         \
-	/* stream-ordered pools across processes */                                             \
-	X(cuMemPoolExportToShareableHandle, , IPC, 0, (PW_SIG_POOL_EXPORT))                       \
-	X(cuMemPoolImportFromShareableHandle, , IPC, 0, (PW_SIG_POOL_IMPORT))                     \
-	X(cuMemPoolExportPointer, , IPC, 0, (PW_SIG_POOL_EXPORT_PTR))                             \
-	X(cuMemPoolImportPointer, , IPC, 0, (PW_SIG_POOL_IMPORT_PTR))                             \
-	X(cuMemPoolSetAccess, , PEER, 0, (PW_SIG_POOL_SET_ACCESS))                                \
-	/* managed: CUDA 13 batch prefetch */                                                   \
-	X(cuMemPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH))                         \
-	X(cuMemPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))                    \
-	X(cuMemDiscardAndPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH))               \
+	X(cuMemFreeAsync, _ptsz, SUPPORT, 0, (PW_SIG_FREE_ASYNC))             \
+	PW_CUDA_FUNCS_VMM(X)
+
+/* Virtual memory, stream-ordered pools across processes, CUDA 13 batch
+ * prefetch (issue 7): appended to PW_CUDA_FUNCS. */
+#define PW_CUDA_FUNCS_VMM(X)                                                        \
+	/* virtual memory (issue 7) */                                              \
+	X(cuMemCreate, , SUPPORT, 0, (PW_SIG_MEM_CREATE))                           \
+	X(cuMemRelease, , SUPPORT, 0, (PW_SIG_MEM_RELEASE))                         \
+	X(cuMemMap, , SUPPORT, 0, (PW_SIG_MEM_MAP))                                 \
+	X(cuMemUnmap, , SUPPORT, 0, (PW_SIG_MEM_UNMAP))                             \
+	X(cuMemSetAccess, , PEER, 0, (PW_SIG_MEM_SET_ACCESS))                       \
+	X(cuMemExportToShareableHandle, , IPC, 0, (PW_SIG_MEM_EXPORT))              \
+	X(cuMemImportFromShareableHandle, , IPC, 0, (PW_SIG_MEM_IMPORT))            \
+	X(cuMemRetainAllocationHandle, , SUPPORT, 0, (PW_SIG_MEM_RETAIN))           \
+	/* stream-ordered pools across processes */                                 \
+	X(cuMemPoolExportToShareableHandle, , IPC, 0, (PW_SIG_POOL_EXPORT))         \
+	X(cuMemPoolImportFromShareableHandle, , IPC, 0, (PW_SIG_POOL_IMPORT))       \
+	X(cuMemPoolExportPointer, , IPC, 0, (PW_SIG_POOL_EXPORT_PTR))               \
+	X(cuMemPoolImportPointer, , IPC, 0, (PW_SIG_POOL_IMPORT_PTR))               \
+	X(cuMemPoolSetAccess, , PEER, 0, (PW_SIG_POOL_SET_ACCESS))                  \
+	/* managed: CUDA 13 batch prefetch */                                       \
+	X(cuMemPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH))           \
+	X(cuMemPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))      \
+	X(cuMemDiscardAndPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH)) \
 	X(cuMemDiscardAndPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */

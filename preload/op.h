@@ -93,17 +93,17 @@ struct pw_op {
 	int reg_exporter_pid;
 	int holders, holder_pids[4]; /* free: other processes with it open */
 	/* virtual memory and pools (vmm_state.h fills them) */
-	uint64_t mem_handle;      /* CUmemGenericAllocationHandle */
-	unsigned handle_type;     /* export/import: the shareable type asked for */
-	bool vmm_known;           /* export: the handle was created (or imported) in this process */
-	unsigned vmm_types;       /* export: the types the allocation was created for */
-	bool dst_pool, dst_vmm;   /* legacy IPC export: dst is pool / VMM-mapped memory */
-	bool vmm_dst_mapped;      /* copies: dst lies in a VMM mapping of this process */
-	bool vmm_src_mapped;      /* copies: src lies in a VMM mapping of this process */
-	uint64_t vmm_dst_rw;      /* bit d: device d may write the dst mapping */
-	uint64_t vmm_src_read;    /* bit d: device d may read the src mapping */
-	uint64_t vmm_map_size;    /* exit: the mapping's size */
-	int batch_index;          /* batch prefetch: which range, or -1 */
+	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
+	unsigned handle_type;   /* export/import: the shareable type asked for */
+	bool vmm_known;         /* export: the handle was created (or imported) in this process */
+	unsigned vmm_types;     /* export: the types the allocation was created for */
+	bool dst_pool, dst_vmm; /* legacy IPC export: dst is pool / VMM-mapped memory */
+	bool vmm_dst_mapped;    /* copies: dst lies in a VMM mapping of this process */
+	bool vmm_src_mapped;    /* copies: src lies in a VMM mapping of this process */
+	uint64_t vmm_dst_rw;    /* bit d: device d may write the dst mapping */
+	uint64_t vmm_src_read;  /* bit d: device d may read the src mapping */
+	uint64_t vmm_map_size;  /* exit: the mapping's size */
+	int batch_index;        /* batch prefetch: which range, or -1 */
 };
 
 #define PW_IPC_HANDLE_BYTES 64

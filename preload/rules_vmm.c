@@ -29,7 +29,8 @@ PW_RULE_FN(VMM_EXPORT_HANDLE_TYPE)
 	size_t n = 0;
 	for (unsigned bit = 1; bit <= 0x8; bit <<= 1)
 		if (op->vmm_types & bit)
-			n += (size_t)snprintf(types + n, sizeof types - n, "%s%s", n ? "|" : "", type_name(bit));
+			n += (size_t)snprintf(types + n, sizeof types - n, "%s%s", n ? "|" : "",
+			                      type_name(bit));
 	snprintf(msg, len,
 	         "%s exports allocation handle 0x%" PRIx64 " as %s, but it was created for %s "
 	         "(CUmemAllocationProp::requestedHandleTypes)",
@@ -72,11 +73,12 @@ PW_RULE_FN(VMM_COPY_NO_ACCESS)
 	if (!dst_bad && !src_bad)
 		return false;
 	if (dst_bad)
-		snprintf(msg, len,
-		         "%s writes %" PRIu64 " bytes into the mapping at 0x%" PRIx64
-		         " (device %d), which device %d was not granted read-write access to (cuMemSetAccess)%s",
-		         op->api, op->bytes, op->dst.ptr, dd, sd,
-		         src_bad ? "; nor may the destination's device read the source mapping" : "");
+		snprintf(
+		    msg, len,
+		    "%s writes %" PRIu64 " bytes into the mapping at 0x%" PRIx64
+		    " (device %d), which device %d was not granted read-write access to (cuMemSetAccess)%s",
+		    op->api, op->bytes, op->dst.ptr, dd, sd,
+		    src_bad ? "; nor may the destination's device read the source mapping" : "");
 	else
 		snprintf(msg, len,
 		         "%s reads %" PRIu64 " bytes out of the mapping at 0x%" PRIx64
@@ -100,15 +102,17 @@ PW_RULE_FN(IPC_EXPORT_POOL_OR_VMM)
 {
 	(void)s;
 	if (op->dst_pool)
-		snprintf(msg, len,
-		         "%s is given 0x%" PRIx64 ", memory from a stream-ordered pool (cuMemAllocAsync / "
-		         "cuMemAllocFromPoolAsync), which legacy IPC cannot share: allocate from a pool created "
-		         "with an IPC handle type (CUmemPoolProps::handleTypes) and share it with "
-		         "cuMemPoolExportToShareableHandle + cuMemPoolExportPointer",
-		         op->api, op->dst.ptr);
+		snprintf(
+		    msg, len,
+		    "%s is given 0x%" PRIx64 ", memory from a stream-ordered pool (cuMemAllocAsync / "
+		    "cuMemAllocFromPoolAsync), which legacy IPC cannot share: allocate from a pool created "
+		    "with an IPC handle type (CUmemPoolProps::handleTypes) and share it with "
+		    "cuMemPoolExportToShareableHandle + cuMemPoolExportPointer",
+		    op->api, op->dst.ptr);
 	else if (op->dst_vmm)
 		snprintf(msg, len,
-		         "%s is given 0x%" PRIx64 ", a virtual-memory mapping (cuMemMap), which legacy IPC cannot "
+		         "%s is given 0x%" PRIx64
+		         ", a virtual-memory mapping (cuMemMap), which legacy IPC cannot "
 		         "share: export its allocation handle with cuMemExportToShareableHandle",
 		         op->api, op->dst.ptr);
 	else

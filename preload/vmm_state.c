@@ -93,11 +93,8 @@ void pw_vmm_mapped(struct pw_vmm_state *s, uint64_t ptr, uint64_t size, uint64_t
 		struct pw_vmm_map *m = &s->maps[i];
 		if (m->used)
 			continue;
-		*m = (struct pw_vmm_map){.ptr = ptr,
-		                         .size = size,
-		                         .handle = handle,
-		                         .dev = h ? h->dev : PW_NO_DEV,
-		                         .used = true};
+		*m = (struct pw_vmm_map){
+		    .ptr = ptr, .size = size, .handle = handle, .dev = h ? h->dev : PW_NO_DEV, .used = true};
 		atomic_fetch_add(&s->nmaps, 1);
 		break;
 	}
@@ -181,7 +178,8 @@ bool pw_vmm_key(int type, uint64_t fd_or_bytes, unsigned char key[PW_IPC_HANDLE_
 		if (fd < 0 || fstat(fd, &st) != 0)
 			return false;
 		uint64_t dev = st.st_dev, ino = st.st_ino;
-		memcpy(key, "PWFD", 4);
+		static const unsigned char magic[4] = {'P', 'W', 'F', 'D'};
+		memcpy(key, magic, sizeof magic);
 		memcpy(key + 8, &dev, 8);
 		memcpy(key + 16, &ino, 8);
 		return true;

@@ -209,7 +209,8 @@ static void vmm_import_map(int fd)
 	CUmemGenericAllocationHandle h;
 	CUdeviceptr va;
 	CUmemAccessDesc a = rw(1);
-	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd,
+	                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
 	CHECK(cuMemMap(va, GRAN, 0, h, 0));
 	CHECK(cuMemSetAccess(va, GRAN, &a, 1));

@@ -41,41 +41,43 @@ static void *fn(const char *name)
 
 /* The driver functions, by cuGetProcAddress_v2. */
 #define DRV(ret, name, args) static ret(*name) args;
-#define FUNCS(X)                                                                                            \
-	X(CUresult, cuInit, (unsigned))                                                                     \
-	X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                      \
-	X(CUresult, cuCtxSetCurrent, (CUcontext))                                                           \
-	X(CUresult, cuMemcpyHtoD, (CUdeviceptr, const void *, size_t))                                      \
-	X(CUresult, cuMemcpyDtoH, (void *, CUdeviceptr, size_t))                                            \
-	X(CUresult, cuStreamCreate, (CUstream *, unsigned))                                                 \
+#define FUNCS(X)                                                                                           \
+	X(CUresult, cuInit, (unsigned))                                                                    \
+	X(CUresult, cuDevicePrimaryCtxRetain, (CUcontext *, CUdevice))                                     \
+	X(CUresult, cuCtxSetCurrent, (CUcontext))                                                          \
+	X(CUresult, cuMemcpyHtoD, (CUdeviceptr, const void *, size_t))                                     \
+	X(CUresult, cuMemcpyDtoH, (void *, CUdeviceptr, size_t))                                           \
+	X(CUresult, cuStreamCreate, (CUstream *, unsigned))                                                \
 	X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned))                                  \
-	X(CUresult, cuMemFree, (CUdeviceptr))                                                               \
+	X(CUresult, cuMemFree, (CUdeviceptr))                                                              \
 	X(CUresult, cuMemAddressReserve, (CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long)) \
-	X(CUresult, cuMemAddressFree, (CUdeviceptr, size_t))                                                \
-	X(CUresult, cuMemCreate,                                                                            \
-	  (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long))        \
-	X(CUresult, cuMemRelease, (CUmemGenericAllocationHandle))                                           \
-	X(CUresult, cuMemMap, (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long)) \
-	X(CUresult, cuMemUnmap, (CUdeviceptr, size_t))                                                      \
-	X(CUresult, cuMemSetAccess, (CUdeviceptr, size_t, const CUmemAccessDesc *, size_t))                 \
-	X(CUresult, cuMemExportToShareableHandle,                                                           \
-	  (void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long))             \
-	X(CUresult, cuMemImportFromShareableHandle,                                                         \
-	  (CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType))                              \
-	X(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *, void *))                  \
-	X(CUresult, cuMemPoolCreate, (CUmemoryPool *, const CUmemPoolProps *))                              \
-	X(CUresult, cuMemPoolDestroy, (CUmemoryPool))                                                       \
-	X(CUresult, cuMemAllocFromPoolAsync, (CUdeviceptr *, size_t, CUmemoryPool, CUstream))               \
-	X(CUresult, cuMemFreeAsync, (CUdeviceptr, CUstream))                                                \
+	X(CUresult, cuMemAddressFree, (CUdeviceptr, size_t))                                               \
+	X(CUresult, cuMemCreate,                                                                           \
+	  (CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long))       \
+	X(CUresult, cuMemRelease, (CUmemGenericAllocationHandle))                                          \
+	X(CUresult, cuMemMap,                                                                              \
+	  (CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long))                 \
+	X(CUresult, cuMemUnmap, (CUdeviceptr, size_t))                                                     \
+	X(CUresult, cuMemSetAccess, (CUdeviceptr, size_t, const CUmemAccessDesc *, size_t))                \
+	X(CUresult, cuMemExportToShareableHandle,                                                          \
+	  (void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType, unsigned long long))           \
+	X(CUresult, cuMemImportFromShareableHandle,                                                        \
+	  (CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType))                             \
+	X(CUresult, cuMemRetainAllocationHandle, (CUmemGenericAllocationHandle *, void *))                 \
+	X(CUresult, cuMemPoolCreate, (CUmemoryPool *, const CUmemPoolProps *))                             \
+	X(CUresult, cuMemPoolDestroy, (CUmemoryPool))                                                      \
+	X(CUresult, cuMemAllocFromPoolAsync, (CUdeviceptr *, size_t, CUmemoryPool, CUstream))              \
+	X(CUresult, cuMemFreeAsync, (CUdeviceptr, CUstream))                                               \
 	X(CUresult, cuMemPoolSetAccess, (CUmemoryPool, const CUmemAccessDesc *, size_t))                   \
-	X(CUresult, cuMemPoolExportToShareableHandle,                                                       \
-	  (void *, CUmemoryPool, CUmemAllocationHandleType, unsigned long long))                            \
-	X(CUresult, cuMemPoolImportFromShareableHandle,                                                     \
-	  (CUmemoryPool *, void *, CUmemAllocationHandleType, unsigned long long))                          \
-	X(CUresult, cuMemPoolExportPointer, (CUmemPoolPtrExportData *, CUdeviceptr))                        \
-	X(CUresult, cuMemPoolImportPointer, (CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *))        \
-	X(CUresult, cuMemPrefetchBatchAsync,                                                                \
-	  (CUdeviceptr *, size_t *, size_t, CUmemLocation *, size_t *, size_t, unsigned long long, CUstream))
+	X(CUresult, cuMemPoolExportToShareableHandle,                                                      \
+	  (void *, CUmemoryPool, CUmemAllocationHandleType, unsigned long long))                           \
+	X(CUresult, cuMemPoolImportFromShareableHandle,                                                    \
+	  (CUmemoryPool *, void *, CUmemAllocationHandleType, unsigned long long))                         \
+	X(CUresult, cuMemPoolExportPointer, (CUmemPoolPtrExportData *, CUdeviceptr))                       \
+	X(CUresult, cuMemPoolImportPointer, (CUdeviceptr *, CUmemoryPool, CUmemPoolPtrExportData *))       \
+	X(CUresult, cuMemPrefetchBatchAsync,                                                               \
+	  (CUdeviceptr *, size_t *, size_t, CUmemLocation *, size_t *, size_t, unsigned long long,         \
+	   CUstream))
 FUNCS(DRV)
 #define LOOKUP(ret, name, args) name = (ret(*) args)fn(#name);
 
@@ -106,7 +108,8 @@ static void send_fd(int sock, int fd, const void *data, size_t len)
 {
 	char ctl[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {(void *)data, len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
 	memset(ctl, 0, sizeof ctl);
 	struct cmsghdr *c = CMSG_FIRSTHDR(&m);
 	c->cmsg_level = SOL_SOCKET;
@@ -123,7 +126,8 @@ static int recv_fd(int sock, void *data, size_t len)
 {
 	char ctl[CMSG_SPACE(sizeof(int))];
 	struct iovec iov = {data, len};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = ctl, .msg_controllen = sizeof ctl};
 	int fd = -1;
 	if (recvmsg(sock, &m, MSG_WAITALL) != (ssize_t)len) {
 		perror("vmm_ipc: recvmsg");
@@ -169,7 +173,8 @@ static int child(int sock)
 	/* moved to 100 or above, so it has another number than the parent's */
 	int got = recv_fd(sock, tag, sizeof tag), fd = fcntl(got, F_DUPFD_CLOEXEC, 100);
 	close(got);
-	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd,
+	                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
 	CHECK(cuMemMap(va, GRAN, 0, h, 0));
 	CHECK(cuMemSetAccess(va, GRAN, &a, 1));
@@ -181,8 +186,8 @@ static int child(int sock)
 	close(fd);
 
 	int pfd = recv_fd(sock, &data, sizeof data);
-	CHECK(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)pfd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR,
-	                                         0));
+	CHECK(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)pfd,
+	                                         CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	CHECK(cuMemPoolImportPointer(&p, pool, &data));
 	ok &= holds(p, 0x33);
 	fill(p + 4096, 0x44);

@@ -251,7 +251,9 @@ static CUresult attr_get(const struct pwsim_alloc *a, CUpointer_attribute attr, 
 	/* cuda.h :917: the pool of a stream-ordered allocation, "Otherwise returns NULL" */
 	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)out = a->pool; return CUDA_SUCCESS;
 	/* cuda.h :910: what cuIpcGetMemHandle accepts (cuda_sim_ipc.c) */
-	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: b = a->kind == PWSIM_KIND_DEVICE && !a->pool; break;
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		b = a->kind == PWSIM_KIND_DEVICE && !a->pool;
+		break;
 	default: b = 0; break; /* SYNC_MEMOPS: never set by the simulator */
 	}
 	*(int *)out = b;

@@ -248,8 +248,8 @@ fail:
 	return rc;
 }
 
-CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device, struct CUctx_st *ctx,
-                           struct pwsim_alloc **out)
+CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device,
+                           struct CUctx_st *ctx, struct pwsim_alloc **out)
 {
 	struct pwsim_alloc *a = calloc(1, sizeof(*a));
 

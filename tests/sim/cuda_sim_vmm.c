@@ -78,7 +78,7 @@ struct CUmemPoolHandle_st {
 	struct CUmemPoolHandle_st *next;
 };
 
-struct pool_header { /* the pool's exported memfd */
+struct pool_header {   /* the pool's exported memfd */
 	char magic[4]; /* "PWSL" */
 	int32_t pid;
 	uint64_t id;
@@ -86,7 +86,7 @@ struct pool_header { /* the pool's exported memfd */
 	uint32_t types;
 };
 
-struct ptr_export { /* CUmemPoolPtrExportData */
+struct ptr_export {    /* CUmemPoolPtrExportData */
 	char magic[4]; /* "PWSP" */
 	int32_t pid;
 	uint64_t pool_id;
@@ -252,7 +252,8 @@ CUresult cuMemRelease(CUmemGenericAllocationHandle handle)
 	return rc;
 }
 
-CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop, CUmemGenericAllocationHandle handle)
+CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                CUmemGenericAllocationHandle handle)
 {
 	CUresult rc = pwsim_ready();
 	struct pwsim_vmem *v;
@@ -419,7 +420,8 @@ CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAlloc
 		a->vmem = v;
 		v->maps++;
 	} else {
-		(void)mmap((void *)p, size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+		(void)mmap((void *)p, size, PROT_NONE,
+		           MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	}
 	pwsim_unlock();
 	return rc;
@@ -442,8 +444,8 @@ CUresult cuMemUnmap(CUdeviceptr ptr, size_t size)
 		return CUDA_ERROR_INVALID_VALUE;
 	}
 	/* Back to a reservation (:13064), in one step. */
-	(void)mmap((void *)a->base, a->size, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-	           -1, 0);
+	(void)mmap((void *)a->base, a->size, PROT_NONE,
+	           MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 	v = a->vmem;
 	pwsim_alloc_forget(a);
 	if (v) {
@@ -465,7 +467,8 @@ static CUresult check_access(const CUmemAccessDesc *desc, size_t count, uint64_t
 
 		if (rc)
 			return rc;
-		if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE && desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
+		if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE &&
+		    desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READ &&
 		    desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_READWRITE)
 			return CUDA_ERROR_INVALID_VALUE;
 		if (desc[i].flags != CU_MEM_ACCESS_FLAGS_PROT_NONE)
@@ -735,8 +738,8 @@ CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_
 
 /* Only a pool created with the type can be exported as it; imported pools
  * are not re-exported. */
-CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, CUmemAllocationHandleType handleType,
-                                          unsigned long long flags)
+CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+                                          CUmemAllocationHandleType handleType, unsigned long long flags)
 {
 	CUresult rc = pwsim_ready();
 	struct CUmemPoolHandle_st *p;
@@ -771,8 +774,8 @@ CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool, C
 	return CUDA_SUCCESS;
 }
 
-CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle, CUmemAllocationHandleType handleType,
-                                            unsigned long long flags)
+CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+                                            CUmemAllocationHandleType handleType, unsigned long long flags)
 {
 	CUresult rc = pwsim_ready();
 	int fd = (int)(intptr_t)handle;
@@ -847,7 +850,8 @@ CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool, CUmemPo
 	memcpy(&e, shareData->reserved, sizeof(e));
 	pwsim_lock();
 	p = pool_check(pool);
-	if (!p || !p->imported || memcmp(e.magic, "PWSP", 4) || e.pid != p->exporter_pid || e.pool_id != p->id ||
+	if (!p || !p->imported || memcmp(e.magic, "PWSP", 4) || e.pid != p->exporter_pid ||
+	    e.pool_id != p->id ||
 	    snprintf(name, sizeof(name), "/pwsim.%u.%d.%llu", (unsigned)getuid(), (int)e.pid,
 	             (unsigned long long)e.buffer_id) >= (int)sizeof(name)) {
 		pwsim_unlock();
@@ -907,9 +911,9 @@ CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count
 	return batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, 0);
 }
 
-CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count, CUmemLocation *prefetchLocs,
-                                      size_t *prefetchLocIdxs, size_t numPrefetchLocs, unsigned long long flags,
-                                      CUstream hStream)
+CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                      CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                      size_t numPrefetchLocs, unsigned long long flags, CUstream hStream)
 {
 	return batch(dptrs, sizes, count, prefetchLocs, prefetchLocIdxs, numPrefetchLocs, flags, hStream, 1);
 }

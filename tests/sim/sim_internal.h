@@ -66,8 +66,10 @@ enum pwsim_kind {
 	PWSIM_KIND_DEVICE = 1, /* cuMemAlloc: a shared-memory object, exportable by IPC */
 	PWSIM_KIND_MANAGED,    /* cuMemAllocManaged */
 	PWSIM_KIND_IPC,        /* a mapping opened by cuIpcOpenMemHandle */
-	PWSIM_KIND_VMM,        /* a cuMemMap mapping of a cuMemCreate allocation (cuda_sim_vmm.c) */
-	PWSIM_KIND_POOL_IMPORT, /* a pointer imported by cuMemPoolImportPointer */
+	/* cuda_sim_vmm.c: a cuMemMap mapping of a cuMemCreate allocation */
+	PWSIM_KIND_VMM,
+	/* cuda_sim_vmm.c: a pointer imported by cuMemPoolImportPointer */
+	PWSIM_KIND_POOL_IMPORT,
 };
 
 /* Managed-memory advice of a run of pages with the same state (cuda_sim_managed.c). */
@@ -123,8 +125,8 @@ void pwsim_alloc_retire(struct pwsim_alloc *a);
 struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long buffer_id);
 
 /* Enter [base, base+size) that the caller mapped itself (a VMM mapping). */
-CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device, struct CUctx_st *ctx,
-                           struct pwsim_alloc **out);
+CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device,
+                           struct CUctx_st *ctx, struct pwsim_alloc **out);
 /* Take an entry out of the table and free it; its range is the caller's. */
 void pwsim_alloc_forget(struct pwsim_alloc *a);
 

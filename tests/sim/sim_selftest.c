@@ -940,9 +940,9 @@ static void test_vmm_local(void)
 	OK(cuMemAddressReserve(&va, 4 * GRAN, 0, 0, 0));
 	CHECK(va % GRAN == 0);
 	EXPECT(cuMemMap(va, 2 * GRAN, 0, h, 0), CUDA_SUCCESS);
-	EXPECT(cuMemMap(va, 2 * GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);            /* already mapped */
+	EXPECT(cuMemMap(va, 2 * GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);               /* already mapped */
 	EXPECT(cuMemMap(va + 2 * GRAN, 2 * GRAN, GRAN, h, 0), CUDA_ERROR_INVALID_VALUE); /* offset */
-	EXPECT(cuMemMap(other, GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);             /* not reserved */
+	EXPECT(cuMemMap(other, GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);                /* not reserved */
 	EXPECT(cuMemSetAccess(va, 2 * GRAN, &bad_acc, 1), CUDA_ERROR_INVALID_DEVICE);
 	EXPECT(cuMemSetAccess(va, 4 * GRAN, acc, 2), CUDA_ERROR_INVALID_VALUE); /* half unmapped */
 	OK(cuMemSetAccess(va, 2 * GRAN, acc, 2));
@@ -961,8 +961,10 @@ static void test_vmm_local(void)
 	OK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
 	CHECK(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC));
 	/* import in the same process: a second handle to the same bytes */
-	OK(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
-	EXPECT(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+	OK(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)fd,
+	                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	EXPECT(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)0,
+	                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
 	       CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_FABRIC),
 	       CUDA_ERROR_NOT_SUPPORTED);
@@ -971,7 +973,7 @@ static void test_vmm_local(void)
 	OK(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)(va + 3 * GRAN)));
 	OK(cuMemRelease(h2));
 	EXPECT(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)other), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuMemUnmap(va + GRAN, GRAN), CUDA_ERROR_INVALID_VALUE); /* part of a mapping */
+	EXPECT(cuMemUnmap(va + GRAN, GRAN), CUDA_ERROR_INVALID_VALUE);    /* part of a mapping */
 	EXPECT(cuMemAddressFree(va, 4 * GRAN), CUDA_ERROR_INVALID_VALUE); /* still mapped */
 	OK(cuMemUnmap(va + 2 * GRAN, 2 * GRAN));
 	OK(cuMemRelease(h2));
@@ -996,7 +998,8 @@ static void vmm_child(const char *vmmfd, const char *poolfd, const char *ptrhex)
 
 	memset(mark, 0xab, sizeof(mark));
 	init_contexts();
-	OK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)atoi(vmmfd), CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	OK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)atoi(vmmfd),
+	                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
 	OK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
 	OK(cuMemMap(va, GRAN, 0, h, 0));
 	OK(cuMemSetAccess(va, GRAN, &acc, 1));
@@ -1111,7 +1114,7 @@ static void test_batch_prefetch(void)
 	CHECK(where == 1);
 	OK(cuMemRangeGetAttribute(&where, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m + 8192, 4096));
 	CHECK(where == CU_DEVICE_CPU);
-	EXPECT(b(ptrs, sizes, 3, locs, idx, 2, 0, NULL), CUDA_ERROR_INVALID_VALUE); /* legacy NULL stream */
+	EXPECT(b(ptrs, sizes, 3, locs, idx, 2, 0, NULL), CUDA_ERROR_INVALID_VALUE);  /* legacy NULL stream */
 	OK(bp(ptrs, sizes, 3, locs, idx, 2, 0, NULL));                               /* per-thread: fine */
 	EXPECT(b(ptrs, sizes, 3, locs, bad_idx, 2, 0, s), CUDA_ERROR_INVALID_VALUE); /* idx[0] != 0 */
 	EXPECT(b(ptrs, sizes, 3, locs, idx, 2, 1, s), CUDA_ERROR_INVALID_VALUE);     /* flags */

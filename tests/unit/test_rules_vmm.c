@@ -260,7 +260,8 @@ static void shareable_keys(void **state)
 {
 	(void)state;
 	unsigned char a[PW_IPC_HANDLE_BYTES], b[PW_IPC_HANDLE_BYTES], fab[64];
-	int fd = memfd_create("pw-test", MFD_CLOEXEC), fd2 = dup(fd), other = memfd_create("pw-test2", MFD_CLOEXEC);
+	int fd = memfd_create("pw-test", MFD_CLOEXEC), fd2 = dup(fd),
+	    other = memfd_create("pw-test2", MFD_CLOEXEC);
 	assert_true(fd >= 0 && fd2 >= 0 && other >= 0);
 	assert_true(pw_vmm_key(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, (uint64_t)fd, a));
 	assert_true(pw_vmm_key(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, (uint64_t)fd2, b));

@@ -184,11 +184,11 @@ typedef int CUdevice_attribute; /* enum CUdevice_attribute_enum, :723 */
 
 /* ---- Virtual memory management, stream-ordered pools, batch prefetch (issue 7) ---- */
 typedef unsigned long long CUmemGenericAllocationHandle; /* :4129-4130 */
-typedef int CUmemAllocationHandleType;                    /* enum CUmemAllocationHandleType_enum, :4135 */
-typedef int CUmemAccess_flags;                            /* enum CUmemAccess_flags_enum, :4147 */
-typedef int CUmemAllocationType;                          /* enum CUmemAllocationType_enum, :4170 */
-typedef int CUmemAllocationGranularity_flags;             /* :4186 */
-typedef struct CUmemPoolHandle_st *CUmemoryPool;          /* :303 */
+typedef int CUmemAllocationHandleType;                   /* enum CUmemAllocationHandleType_enum, :4135 */
+typedef int CUmemAccess_flags;                           /* enum CUmemAccess_flags_enum, :4147 */
+typedef int CUmemAllocationType;                         /* enum CUmemAllocationType_enum, :4170 */
+typedef int CUmemAllocationGranularity_flags;            /* :4186 */
+typedef struct CUmemPoolHandle_st *CUmemoryPool;         /* :303 */
 
 /* CUmemAllocationHandleType, :4136-4140 */
 #define CU_MEM_HANDLE_TYPE_NONE 0x0
