@@ -347,13 +347,17 @@ const char *pw_cuda_handle_type_name(int64_t v)
 	return NULL;
 }
 
-/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat fails. */
-bool pw_cuda_file_id(int fd, char *buf, size_t len)
+/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat
+ * fails.  *unique: whether the file can name one allocation: the real
+ * driver's fds are all of /dev/nvidiactl (one character device, one inode:
+ * tests/gpu/vmm_probe.md), so theirs pairs nothing. */
+bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique)
 {
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return false;
 	snprintf(buf, len, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	*unique = !S_ISCHR(st.st_mode);
 	return true;
 }
 
@@ -373,12 +377,17 @@ static void put_shareable(struct pw_jw *w, const char *k, int64_t type, uint64_t
 	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
 		int fd = (int)(int64_t)fd_or_bytes;
 		char id[64];
+		bool unique = true;
 		pw_jw_kv_i64(w, k, fd);
 		pw_jw_key(w, "file_id");
-		if (pw_cuda_file_id(fd, id, sizeof id))
+		if (pw_cuda_file_id(fd, id, sizeof id, &unique))
 			pw_jw_str(w, id);
 		else
 			pw_jw_raw(w, "null", 4);
+		if (!unique) {
+			pw_jw_key(w, "file_id_unique");
+			pw_jw_raw(w, "false", 5);
+		}
 	} else if (type == CU_MEM_HANDLE_TYPE_FABRIC && fd_or_bytes) {
 		pw_jw_key(w, k);
 		pw_jw_bytes(w, (const void *)(uintptr_t)fd_or_bytes, CU_IPC_HANDLE_SIZE);

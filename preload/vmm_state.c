@@ -175,7 +175,9 @@ bool pw_vmm_key(int type, uint64_t fd_or_bytes, unsigned char key[PW_IPC_HANDLE_
 	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
 		struct stat st;
 		int fd = (int)(int64_t)fd_or_bytes;
-		if (fd < 0 || fstat(fd, &st) != 0)
+		/* A character device (the real driver's /dev/nvidiactl) is the
+		 * same file for every export: no key (tests/gpu/vmm_probe.md). */
+		if (fd < 0 || fstat(fd, &st) != 0 || S_ISCHR(st.st_mode))
 			return false;
 		uint64_t dev = st.st_dev, ino = st.st_ino;
 		static const unsigned char magic[4] = {'P', 'W', 'F', 'D'};

@@ -76,8 +76,10 @@ void pw_vmm_reset(struct pw_vmm_state *s);
 
 /* The registry key of a shareable handle: for a POSIX fd "PWFD", then the
  * st_dev and st_ino of its file (the same in every process holding it);
- * for a fabric handle its 64 bytes.  False when there is none (fstat fails,
- * another type). */
+ * for a fabric handle its 64 bytes.  False when there is none: fstat fails,
+ * another type, or the fd is a character device — the real driver exports
+ * every allocation as an fd of /dev/nvidiactl, one inode for all, which
+ * names no allocation (tests/gpu/vmm_probe.md). */
 bool pw_vmm_key(int type, uint64_t fd_or_bytes, unsigned char key[PW_IPC_HANDLE_BYTES]);
 
 #endif

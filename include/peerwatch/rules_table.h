@@ -228,7 +228,8 @@
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA,                         \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \
-	  "rejects (not measured here; the simulator answers 1 invalid value)",                              \
+	  "rejects: CUDA 1 invalid value (H200, driver 580: fabric export of a posix_fd allocation, "        \
+	  "posix_fd export of one created for none; tests/gpu/vmm_probe.md)",                                \
 	  "a virtual-memory allocation exported with a handle type it was not created for",                  \
 	  "name the type in CUmemAllocationProp::requestedHandleTypes at cuMemCreate (NCCL: posix_fd, or "   \
 	  "fabric on NVSwitch systems)")                                                                     \
@@ -236,15 +237,16 @@
 	  "cuda.h :12841 (cuMemRelease): The memory allocation will be freed when all outstanding mappings " \
 	  "to the memory are unmapped and when all outstanding references to the handle (including it's "    \
 	  "shareable counterparts) are also released",                                                       \
-	  "not measured: the open fd keeps the memory alive, so the import succeeds (the simulator too) "    \
-	  "and the importer maps memory its owner has given up",                                             \
+	  "silent: the fd keeps the memory, the import and map succeed and read the bytes (H200); "          \
+	  "the real driver's fds are all /dev/nvidiactl, which names no allocation, so the check runs "      \
+	  "only where the fd is the allocation's own file (the simulator), never guessing on GPUs",          \
 	  "a shareable handle imported after the exporting process released its allocation",                 \
 	  "release in the exporter only after every importer has imported (and mapped) it")                  \
 	X(VMM_COPY_NO_ACCESS, "vmm.copy.no-access", PW_SEV_ERROR, PW_V_CUDA,                                 \
 	  "cuda.h :12885 (cuMemMap): calling cuMemMap does not make the address accessible, the caller "     \
 	  "needs to update accessibility of a contiguous mapped VA range by calling cuMemSetAccess",         \
-	  "not measured: the simulator copies (host memory); on a GPU an access the mapping does not grant " \
-	  "faults",                                                                                          \
+	  "cuMemcpyPeer: silent, the copy happens (H200: device 1 into a device-0 mapping only device 0 "    \
+	  "may access); cuMemcpyDtoD issued in device 1's context: 1 invalid value; kernels fault",          \
 	  "a peer copy into or out of a mapped range the other device was not granted access to",            \
 	  "cuMemSetAccess the range for every device that reads or writes it (readwrite for a destination)") \
 	X(VMM_LEAK, "vmm.leak", PW_SEV_WARNING, PW_V_CUDA,                                                   \
@@ -257,8 +259,8 @@
 	  "cuda.h :9333 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "     \
 	  "(cuMemAlloc); pool memory is shared with cuMemPoolExportPointer, virtual memory with "            \
 	  "cuMemExportToShareableHandle (chelsea0x3b/cudarc#521, openucx/ucx#7110)",                         \
-	  "rejects: CUDA 1 invalid value for cuMemAllocAsync memory (cudarc#521, ucx#10065); VMM memory "    \
-	  "not measured (the simulator: 1 as well)",                                                         \
+	  "rejects: CUDA 1 invalid value for cuMemAllocAsync memory, IPC-capable pool memory and VMM "       \
+	  "mappings alike (H200, driver 580; cudarc#521, ucx#10065)",                                        \
 	  "legacy IPC (cuIpcGetMemHandle) on stream-ordered pool memory or virtual-memory mappings",         \
 	  "pool memory: cuMemPoolExportPointer from a pool created with an IPC handle type; virtual "        \
 	  "memory: cuMemExportToShareableHandle")

@@ -129,8 +129,8 @@ int main(void)
 	char b[320];
 	size_t gran = 0;
 	CUmemAllocationProp prop = prop_of(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
-	SAY("granularity: %d, %zu\n", cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM),
-	    gran);
+	CUresult g = cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM);
+	SAY("granularity: %d, %zu\n", g, gran);
 	CUmemGenericAllocationHandle h = 0, hn = 0;
 	SAY("create posix_fd: %d\n", cuMemCreate(&h, gran, &prop, 0));
 	CUmemAllocationProp none = prop_of(0, CU_MEM_HANDLE_TYPE_NONE);
@@ -155,11 +155,17 @@ int main(void)
 	SAY("set access over a half-mapped range: %d\n", cuMemSetAccess(va, 2 * gran, &a0, 1));
 	int ord = -7, legacy = -7;
 	CUmemoryPool mp = (CUmemoryPool)0x1;
-	SAY("VMM ptr DEVICE_ORDINAL: %d -> %d\n", cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va), ord);
-	SAY("VMM ptr MEMPOOL_HANDLE: %d -> %p\n", cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, va),
-	    (void *)mp);
-	SAY("VMM ptr IS_LEGACY_CUDA_IPC_CAPABLE: %d -> %d\n",
-	    cuPointerGetAttribute(&legacy, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, va), legacy);
+	/* each call before the line that prints what it wrote: argument order is unspecified */
+	g = cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va);
+	SAY("VMM ptr DEVICE_ORDINAL: %d -> %d\n", g, ord);
+	g = cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, va);
+	SAY("VMM ptr MEMPOOL_HANDLE: %d -> %p\n", g, (void *)mp);
+	g = cuPointerGetAttribute(&legacy, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, va);
+	SAY("VMM ptr IS_LEGACY_CUDA_IPC_CAPABLE: %d -> %d\n", g, legacy);
+	CUdeviceptr rb = 0;
+	size_t rs = 0;
+	g = cuMemGetAddressRange(&rb, &rs, va + 16);
+	SAY("VMM ptr cuMemGetAddressRange: %d\n", g);
 	CUipcMemHandle ih;
 	SAY("cuIpcGetMemHandle on VMM memory: %d\n", cuIpcGetMemHandle(&ih, va));
 	SAY("cuMemFree on VMM memory: %d\n", cuMemFree(va));
@@ -201,21 +207,21 @@ int main(void)
 	SAY("cuMemAllocAsync: %d\n", cuMemAllocAsync(&pa, 1 << 20, st));
 	cuStreamSynchronize(st);
 	mp = (CUmemoryPool)0x1;
-	SAY("async ptr MEMPOOL_HANDLE: %d -> %s\n", cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, pa),
-	    mp ? "non-NULL" : "NULL");
+	g = cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, pa);
+	SAY("async ptr MEMPOOL_HANDLE: %d -> %s\n", g, mp ? "non-NULL" : "NULL");
 	CUmemoryPool dflt = NULL;
 	cuDeviceGetDefaultMemPool(&dflt, 0);
 	SAY("  ... equals the default pool: %s\n", mp == dflt ? "yes" : "no");
 	legacy = -7;
-	SAY("async ptr IS_LEGACY_CUDA_IPC_CAPABLE: %d -> %d\n",
-	    cuPointerGetAttribute(&legacy, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, pa), legacy);
+	g = cuPointerGetAttribute(&legacy, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, pa);
+	SAY("async ptr IS_LEGACY_CUDA_IPC_CAPABLE: %d -> %d\n", g, legacy);
 	SAY("cuIpcGetMemHandle on cuMemAllocAsync memory: %d\n", cuIpcGetMemHandle(&ih, pa));
 	CUmemPoolPtrExportData ed;
 	SAY("cuMemPoolExportPointer from the default pool: %d\n", cuMemPoolExportPointer(&ed, pa));
 	cuMemAlloc(&plain, 4096);
 	mp = (CUmemoryPool)0x1;
-	SAY("cuMemAlloc ptr MEMPOOL_HANDLE: %d -> %s\n",
-	    cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, plain), mp ? "non-NULL" : "NULL");
+	g = cuPointerGetAttribute(&mp, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, plain);
+	SAY("cuMemAlloc ptr MEMPOOL_HANDLE: %d -> %s\n", g, mp ? "non-NULL" : "NULL");
 	CUmemPoolProps pp;
 	memset(&pp, 0, sizeof pp);
 	pp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;

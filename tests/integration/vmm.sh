@@ -45,6 +45,8 @@ im=$(args "$child" cuMemImportFromShareableHandle)
 fid=$(jq -r .file_id <<<"$ex")
 check "export: file_id of the fd ($fid)" grep -Eqx '[0-9]+:[0-9]+' <<<"$fid"
 check "import: the same file_id in the other process" [ "$(jq -r .file_id <<<"$im")" = "$fid" ]
+check "the simulator's fds name their allocation: no file_id_unique:false" \
+	[ "$(jq -r '.file_id_unique' <<<"$ex")" = null ]
 check "import: another fd number there" [ "$(jq -r .shareable <<<"$ex")" != "$(jq -r .shareable <<<"$im")" ]
 check "export: family ipc, handle type posix_fd" \
 	jqt -s 'any(.[]; .api=="cuMemExportToShareableHandle" and .family=="ipc" and .args.handle_type=="posix_fd")' "$parent"

@@ -95,6 +95,10 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr 
 		return rc;
 	pwsim_lock();
 	a = pwsim_find_live((uintptr_t)dptr);
+	/* A VMM mapping is no allocation here: NOT_FOUND, as the H200 driver
+	 * answers (tests/gpu/vmm_probe.md). */
+	if (a && a->kind == PWSIM_KIND_VMM)
+		a = NULL;
 	/* cuda.h :8715: both out parameters are optional. */
 	if (a && pbase)
 		*pbase = (CUdeviceptr)a->base;

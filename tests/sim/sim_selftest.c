@@ -948,8 +948,8 @@ static void test_vmm_local(void)
 	OK(cuMemSetAccess(va, 2 * GRAN, acc, 2));
 	OK(cuPointerGetAttribute(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va + 100));
 	CHECK(dev == 1);
-	OK(cuMemGetAddressRange_v2(&base, &size, va + GRAN));
-	CHECK(base == va && size == 2 * GRAN);
+	/* no allocation range for a mapping: NOT_FOUND, as on the H200s */
+	EXPECT(cuMemGetAddressRange_v2(&base, &size, va + GRAN), CUDA_ERROR_NOT_FOUND);
 	fill(va + GRAN, 4096, 5);
 	OK(cuMemcpyPeer(other, g_ctx[0], va + GRAN, g_ctx[1], 4096));
 	CHECK(holds(other, 4096, 5));

@@ -275,6 +275,11 @@ static void shareable_keys(void **state)
 	assert_true(pw_vmm_key(CU_MEM_HANDLE_TYPE_FABRIC, (uint64_t)(uintptr_t)fab, b));
 	assert_memory_equal(b, fab, sizeof fab);
 	assert_false(pw_vmm_key(CU_MEM_HANDLE_TYPE_WIN32, 5, b));
+	/* a character device (the real driver's /dev/nvidiactl) names no allocation */
+	int dev = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	assert_true(dev >= 0);
+	assert_false(pw_vmm_key(CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, (uint64_t)dev, b));
+	close(dev);
 	close(fd);
 	close(fd2);
 }
