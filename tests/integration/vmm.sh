@@ -75,5 +75,13 @@ check "batch prefetch: family managed, count 3, bytes 12288, ranges with their d
 check "no findings in either process" [ -z "$(jq -r 'select(.type=="violation") | .rule' "$parent" "$child")" ]
 check "nothing reported on stderr" [ ! -s "$WORK/err" ]
 
+# The prefetch rules run once per range of a batch.
+PWSIM_DEVICES=2 "$PW" -q -o "$WORK/batch" --mode warn -- "$B/tests/vmm_ipc" batch-bad >/dev/null 2>"$WORK/batch.err"
+rc=$?
+check "batch-bad: the driver refused the batch (status $rc)" [ $rc -eq 0 ]
+got=$(cat "$WORK"/batch/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | "\(.rule) \(.api)"' | tr '\n' ';')
+check "batch prefetch: one finding, for the unmanaged range (got: $got)" \
+	[ "$got" = "managed.prefetch.not-managed cuMemPrefetchBatchAsync;" ]
+
 echo "vmm: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -10,6 +10,7 @@
  *
  *   vmm_ipc            the parent (starts the child itself)
  *   vmm_ipc child FD   the child, FD its end of the socket
+ *   vmm_ipc batch-bad  one process: a batch prefetch with one unmanaged range
  * Exits 0 when every call succeeded and both processes saw each other's bytes.
  */
 #include <dlfcn.h>
@@ -50,6 +51,7 @@ static void *fn(const char *name)
 	X(CUresult, cuStreamCreate, (CUstream *, unsigned))                                                \
 	X(CUresult, cuMemAllocManaged, (CUdeviceptr *, size_t, unsigned))                                  \
 	X(CUresult, cuMemFree, (CUdeviceptr))                                                              \
+	X(CUresult, cuMemAlloc, (CUdeviceptr *, size_t))                                                   \
 	X(CUresult, cuMemAddressReserve, (CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long)) \
 	X(CUresult, cuMemAddressFree, (CUdeviceptr, size_t))                                               \
 	X(CUresult, cuMemCreate,                                                                           \
@@ -198,10 +200,31 @@ static int child(int sock)
 	return ok ? 0 : 3;
 }
 
+/* A batch prefetch of three ranges, the second of ordinary device memory:
+ * the prefetch rules run per range, so exactly one finding. */
+static int batch_bad(void)
+{
+	CUstream s;
+	CUdeviceptr m, d;
+	init();
+	CHECK(cuStreamCreate(&s, 0));
+	CHECK(cuMemAllocManaged(&m, 2 * 4096, CU_MEM_ATTACH_GLOBAL));
+	CHECK(cuMemAlloc(&d, 4096));
+	CUdeviceptr ptrs[3] = {m, d, m + 4096};
+	size_t sizes[3] = {4096, 4096, 4096}, idx[1] = {0};
+	CUmemLocation loc = {CU_MEM_LOCATION_TYPE_DEVICE, 1};
+	CUresult r = cuMemPrefetchBatchAsync(ptrs, sizes, 3, &loc, idx, 1, 0, s);
+	CHECK(cuMemFree(d));
+	CHECK(cuMemFree(m));
+	return r == CUDA_ERROR_INVALID_VALUE ? 0 : 3;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return child(atoi(argv[2]));
+	if (argc == 2 && !strcmp(argv[1], "batch-bad"))
+		return batch_bad();
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return 1;
