@@ -109,6 +109,7 @@ static void export_import(void **state)
 	(void)state;
 	int fd = memfd_create("pw-enc", MFD_CLOEXEC), out = fd;
 	struct stat st;
+	memset(&st, 0, sizeof st);
 	char want[64];
 	assert_true(fd >= 0 && fstat(fd, &st) == 0);
 	snprintf(want, sizeof want, "%llu:%llu", (unsigned long long)st.st_dev,
