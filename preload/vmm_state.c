@@ -85,35 +85,72 @@ bool pw_vmm_handle_info(struct pw_vmm_state *s, uint64_t handle, unsigned *types
 	return e != NULL;
 }
 
+#define LD(x) atomic_load_explicit(&(x), memory_order_relaxed)
+#define ST(x, v) atomic_store_explicit(&(x), (v), memory_order_relaxed)
+
+/* Writers (the lock held) bracket their changes with these. */
+static void write_begin(struct pw_vmm_state *s)
+{
+	atomic_fetch_add_explicit(&s->seq, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+}
+
+static void write_end(struct pw_vmm_state *s)
+{
+	atomic_fetch_add_explicit(&s->seq, 1, memory_order_release);
+}
+
+static void copy_out(const struct pw_vmm_slot *m, struct pw_vmm_map *out)
+{
+	out->ptr = LD(m->ptr);
+	out->size = LD(m->size);
+	out->handle = LD(m->handle);
+	out->rw = LD(m->rw);
+	out->read = LD(m->read);
+	out->dev = LD(m->dev);
+	out->used = LD(m->used);
+}
+
 void pw_vmm_mapped(struct pw_vmm_state *s, uint64_t ptr, uint64_t size, uint64_t handle)
 {
 	pthread_mutex_lock(&s->lock);
 	const struct pw_vmm_handle *h = handle_of(s, handle);
 	for (int i = 0; i < PW_VMM_MAX_MAPS; i++) {
-		struct pw_vmm_map *m = &s->maps[i];
-		if (m->used)
+		struct pw_vmm_slot *m = &s->maps[i];
+		if (LD(m->used))
 			continue;
-		*m = (struct pw_vmm_map){
-		    .ptr = ptr, .size = size, .handle = handle, .dev = h ? h->dev : PW_NO_DEV, .used = true};
+		write_begin(s);
+		ST(m->ptr, ptr);
+		ST(m->size, size);
+		ST(m->handle, handle);
+		ST(m->dev, h ? h->dev : PW_NO_DEV);
+		ST(m->rw, 0);
+		ST(m->read, 0);
+		ST(m->used, true);
+		write_end(s);
 		atomic_fetch_add(&s->nmaps, 1);
 		break;
 	}
 	pthread_mutex_unlock(&s->lock);
 }
 
-static bool inside(const struct pw_vmm_map *m, uint64_t ptr, uint64_t size)
+/* The mapping lies wholly inside [ptr, ptr+size). */
+static bool inside(const struct pw_vmm_slot *m, uint64_t ptr, uint64_t size)
 {
-	return m->used && m->ptr >= ptr && m->ptr - ptr < size && m->size <= size - (m->ptr - ptr);
+	uint64_t p = LD(m->ptr), n = LD(m->size);
+	return LD(m->used) && p >= ptr && p - ptr < size && n <= size - (p - ptr);
 }
 
 void pw_vmm_unmapped(struct pw_vmm_state *s, uint64_t ptr, uint64_t size)
 {
 	pthread_mutex_lock(&s->lock);
+	write_begin(s);
 	for (int i = 0; i < PW_VMM_MAX_MAPS; i++)
 		if (inside(&s->maps[i], ptr, size)) {
-			s->maps[i].used = false;
+			ST(s->maps[i].used, false);
 			atomic_fetch_sub(&s->nmaps, 1);
 		}
+	write_end(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
@@ -121,29 +158,50 @@ void pw_vmm_access(struct pw_vmm_state *s, uint64_t ptr, uint64_t size, uint64_t
                    uint64_t set_none)
 {
 	pthread_mutex_lock(&s->lock);
+	write_begin(s);
 	for (int i = 0; i < PW_VMM_MAX_MAPS; i++) {
-		struct pw_vmm_map *m = &s->maps[i];
+		struct pw_vmm_slot *m = &s->maps[i];
 		if (!inside(m, ptr, size))
 			continue;
-		m->rw = (m->rw & ~(set_read | set_none)) | set_rw;
-		m->read = (m->read & ~set_none) | set_rw | set_read;
+		ST(m->rw, (LD(m->rw) & ~(set_read | set_none)) | set_rw);
+		ST(m->read, (LD(m->read) & ~set_none) | set_rw | set_read);
 	}
+	write_end(s);
 	pthread_mutex_unlock(&s->lock);
 }
 
-bool pw_vmm_map_of(struct pw_vmm_state *s, uint64_t ptr, struct pw_vmm_map *out)
+static bool find_map(const struct pw_vmm_state *s, uint64_t ptr, struct pw_vmm_map *out)
 {
-	bool found = false;
-	if (!ptr || !atomic_load_explicit(&s->nmaps, memory_order_relaxed))
-		return false;
-	pthread_mutex_lock(&s->lock);
-	for (int i = 0; i < PW_VMM_MAX_MAPS && !found; i++) {
-		const struct pw_vmm_map *m = &s->maps[i];
-		if (m->used && ptr >= m->ptr && ptr - m->ptr < m->size) {
-			*out = *m;
-			found = true;
+	for (int i = 0; i < PW_VMM_MAX_MAPS; i++) {
+		const struct pw_vmm_slot *m = &s->maps[i];
+		if (!LD(m->used))
+			continue;
+		uint64_t p = LD(m->ptr);
+		if (ptr >= p && ptr - p < LD(m->size)) {
+			copy_out(m, out);
+			return true;
 		}
 	}
+	return false;
+}
+
+/* Lock-free: a scan between two equal, even sequence counts saw no writer;
+ * after a few collisions the lock is taken instead. */
+bool pw_vmm_map_of(struct pw_vmm_state *s, uint64_t ptr, struct pw_vmm_map *out)
+{
+	if (!ptr || !atomic_load_explicit(&s->nmaps, memory_order_relaxed))
+		return false;
+	for (int tries = 0; tries < 8; tries++) {
+		uint64_t s1 = atomic_load_explicit(&s->seq, memory_order_acquire);
+		if (s1 & 1)
+			continue;
+		bool found = find_map(s, ptr, out);
+		atomic_thread_fence(memory_order_acquire);
+		if (atomic_load_explicit(&s->seq, memory_order_relaxed) == s1)
+			return found;
+	}
+	pthread_mutex_lock(&s->lock);
+	bool found = find_map(s, ptr, out);
 	pthread_mutex_unlock(&s->lock);
 	return found;
 }
@@ -153,8 +211,8 @@ bool pw_vmm_next_map(struct pw_vmm_state *s, int *cursor, struct pw_vmm_map *out
 	bool found = false;
 	pthread_mutex_lock(&s->lock);
 	for (; *cursor < PW_VMM_MAX_MAPS && !found; (*cursor)++)
-		if (s->maps[*cursor].used) {
-			*out = s->maps[*cursor];
+		if (LD(s->maps[*cursor].used)) {
+			copy_out(&s->maps[*cursor], out);
 			found = true;
 		}
 	pthread_mutex_unlock(&s->lock);
@@ -165,8 +223,10 @@ void pw_vmm_reset(struct pw_vmm_state *s)
 {
 	pthread_mutex_init(&s->lock, NULL);
 	atomic_store(&s->nmaps, 0);
+	atomic_store(&s->seq, 0);
 	memset(s->handles, 0, sizeof s->handles);
-	memset(s->maps, 0, sizeof s->maps);
+	for (int i = 0; i < PW_VMM_MAX_MAPS; i++)
+		ST(s->maps[i].used, false);
 }
 
 bool pw_vmm_key(int type, uint64_t fd_or_bytes, unsigned char key[PW_IPC_HANDLE_BYTES])

@@ -4,9 +4,11 @@
  * for, the shareable handles exported from them, and the mappings
  * ptr -> (size, handle, device) with the devices granted access to each.
  *
- * One mutex of its own guards the tables; copies read them only while some
- * mapping exists (an atomic count says so), so programs that never map
- * virtual memory pay one relaxed load per copy.  The rules never read these
+ * One mutex of its own serializes the writers.  Copies read the mappings
+ * without it (a sequence count, as a seqlock: the wrapper's hot path takes
+ * no global lock), and only while some mapping exists (an atomic count
+ * says so), so programs that never map virtual memory pay one relaxed load
+ * per copy.  The rules never read these
  * tables: cuda_ops_vmm.c copies the facts a rule needs into the pw_op, so the
  * rules stay pure functions of (state, op).
  */
@@ -35,18 +37,25 @@ struct pw_vmm_handle {
 	unsigned char keys[PW_VMM_MAX_KEYS][PW_IPC_HANDLE_BYTES]; /* registry keys of its exports */
 };
 
-struct pw_vmm_map {
+struct pw_vmm_map { /* a mapping, as copied out */
 	uint64_t ptr, size, handle;
 	int dev;
 	uint64_t rw, read; /* bit d: device d may write / read */
 	bool used;
 };
 
+struct pw_vmm_slot { /* a mapping, as stored: read without the lock */
+	_Atomic uint64_t ptr, size, handle, rw, read;
+	atomic_int dev;
+	atomic_bool used;
+};
+
 struct pw_vmm_state {
 	pthread_mutex_t lock;
 	atomic_int nmaps;
+	_Atomic uint64_t seq; /* odd while a writer changes the slots */
 	struct pw_vmm_handle handles[PW_VMM_MAX_HANDLES];
-	struct pw_vmm_map maps[PW_VMM_MAX_MAPS];
+	struct pw_vmm_slot maps[PW_VMM_MAX_MAPS];
 };
 
 extern struct pw_vmm_state pw_vmm;
