@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "cuda_vmm.h"
 #include "pw.h"
 #include "registry.h"
 #include "rules.h"
@@ -122,4 +123,8 @@ void pw_check_exit(void)
 		op.dst.ptr = open_ptrs[i];
 		run_rules(NULL, &op);
 	}
+	/* vmm.leak: one finding per virtual-memory mapping never unmapped */
+	struct pw_op vop;
+	for (int cursor = 0; pw_vmm_exit_op(&cursor, &vop);)
+		run_rules(NULL, &vop);
 }

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check.h"
 #include "cuda_hooks.h"
@@ -323,6 +324,189 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 	pw_jw_obj_close(w);
 }
 
+/* ---- virtual memory, pools, batch prefetch ---- */
+
+const char *pw_cuda_handle_type_name(int64_t v)
+{
+	switch (v) {
+	case CU_MEM_HANDLE_TYPE_NONE: return "none";
+	case CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR: return "posix_fd";
+	case CU_MEM_HANDLE_TYPE_WIN32: return "win32";
+	case CU_MEM_HANDLE_TYPE_WIN32_KMT: return "win32_kmt";
+	case CU_MEM_HANDLE_TYPE_FABRIC: return "fabric";
+	}
+	return NULL;
+}
+
+/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat
+ * fails.  *unique: whether the file can name one allocation: the real
+ * driver's fds are all of /dev/nvidiactl (one character device, one inode:
+ * tests/gpu/vmm_probe.md), so theirs pairs nothing. */
+bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique)
+{
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0)
+		return false;
+	snprintf(buf, len, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	*unique = !S_ISCHR(st.st_mode);
+	return true;
+}
+
+/* The row's handle type (its HTYPE argument), or -1. */
+static int64_t row_handle_type(const struct pw_call *c)
+{
+	for (int i = 0; i < c->fn->nargs; i++)
+		if (c->fn->args[i].kind == PW_K_HTYPE)
+			return (int64_t)c->a[i];
+	return -1;
+}
+
+/* An OS handle: the fd (and its file_id) or the fabric handle's bytes.
+ * fd_or_bytes is the fd itself for posix_fd, else the address of the bytes. */
+static void put_shareable(struct pw_jw *w, const char *k, int64_t type, uint64_t fd_or_bytes)
+{
+	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
+		int fd = (int)(int64_t)fd_or_bytes;
+		char id[64];
+		bool unique = true;
+		pw_jw_kv_i64(w, k, fd);
+		pw_jw_key(w, "file_id");
+		if (pw_cuda_file_id(fd, id, sizeof id, &unique))
+			pw_jw_str(w, id);
+		else
+			pw_jw_raw(w, "null", 4);
+		if (!unique) {
+			pw_jw_key(w, "file_id_unique");
+			pw_jw_raw(w, "false", 5);
+		}
+	} else if (type == CU_MEM_HANDLE_TYPE_FABRIC && fd_or_bytes) {
+		pw_jw_key(w, k);
+		pw_jw_bytes(w, (const void *)(uintptr_t)fd_or_bytes, CU_IPC_HANDLE_SIZE);
+	} else {
+		pw_jw_kv_hex(w, k, fd_or_bytes);
+	}
+}
+
+static void put_handle_types(struct pw_jw *w, const char *k, unsigned types)
+{
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	bool first = true;
+	for (unsigned bit = 1; bit; bit <<= 1) {
+		if (!(types & bit))
+			continue;
+		if (!first)
+			pw_jw_ch(w, ',');
+		first = false;
+		const char *n = pw_cuda_handle_type_name(bit);
+		if (n)
+			pw_jw_str(w, n);
+		else
+			pw_jw_i64(w, bit);
+	}
+	pw_jw_ch(w, ']');
+}
+
+static void put_allocprop(struct pw_jw *w, const char *k, const CUmemAllocationProp *p)
+{
+	if (!p) {
+		pw_jw_key(w, k);
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	pw_jw_kv_i64(w, "dev", p->location.id);
+	if (p->location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
+		const char *t = loc_type_name(p->location.type);
+		pw_jw_kv_str(w, "location_type", t ? t : "?");
+	}
+	put_handle_types(w, "handle_types", (unsigned)p->requestedHandleTypes);
+}
+
+static const char *access_name(int f)
+{
+	switch (f) {
+	case CU_MEM_ACCESS_FLAGS_PROT_NONE: return "none";
+	case CU_MEM_ACCESS_FLAGS_PROT_READ: return "read";
+	case CU_MEM_ACCESS_FLAGS_PROT_READWRITE: return "readwrite";
+	}
+	return NULL;
+}
+
+#define PW_MAX_LISTED 16
+
+static void put_access(struct pw_jw *w, const char *k, const CUmemAccessDesc *d, size_t n)
+{
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; d && j < n && j < PW_MAX_LISTED; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		if (d[j].location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
+			pw_jw_kv_i64(w, "dev", d[j].location.id);
+		} else {
+			const char *t = loc_type_name(d[j].location.type);
+			pw_jw_kv_i64(w, "dev", CU_DEVICE_CPU);
+			pw_jw_kv_str(w, "type", t ? t : "?");
+		}
+		const char *f = access_name(d[j].flags);
+		pw_jw_key(w, "flags");
+		if (f)
+			pw_jw_str(w, f);
+		else
+			pw_jw_i64(w, d[j].flags);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+}
+
+/* The location that batch entry j goes to: the last locs[k] whose index is <= j. */
+int pw_cuda_batch_dev(const CUmemLocation *locs, const size_t *idxs, size_t nlocs, size_t j)
+{
+	if (!locs || !idxs)
+		return PW_NO_DEV;
+	size_t k = nlocs;
+	for (size_t i = 0; i < nlocs && i < 4096; i++)
+		if (idxs[i] <= j)
+			k = i;
+	if (k == nlocs)
+		return PW_NO_DEV;
+	switch (locs[k].type) {
+	case CU_MEM_LOCATION_TYPE_DEVICE: return locs[k].id;
+	case CU_MEM_LOCATION_TYPE_HOST:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: return CU_DEVICE_CPU;
+	}
+	return PW_NO_DEV;
+}
+
+static void put_batch(struct pw_jw *w, const struct pw_call *c, int i)
+{
+	const CUdeviceptr *ptrs = (const CUdeviceptr *)(uintptr_t)c->a[i];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[i + 1];
+	size_t n = c->a[i + 2];
+	const CUmemLocation *locs = (const CUmemLocation *)(uintptr_t)c->a[i + 3];
+	const size_t *idxs = (const size_t *)(uintptr_t)c->a[i + 4];
+	size_t nlocs = c->a[i + 5];
+	pw_jw_key(w, c->fn->args[i].name);
+	pw_jw_ch(w, '[');
+	uint64_t total = 0;
+	for (size_t j = 0; ptrs && sizes && j < n && j < 4096; j++) {
+		total += sizes[j];
+		if (j >= PW_MAX_LISTED)
+			continue;
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		pw_jw_kv_hex(w, "ptr", ptrs[j]);
+		pw_jw_kv_u64(w, "bytes", sizes[j]);
+		put_dev(w, "dev", "", pw_cuda_batch_dev(locs, idxs, nlocs, j));
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+	pw_jw_kv_u64(w, "bytes", total);
+}
+
 /* ---- before the call: everything that the call may change ---- */
 
 static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
@@ -464,6 +648,47 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_SKIP:
 	case PW_K_U64:
 	case PW_K_OUT_SIZE: pw_cuda_implicit_put_arg(w, c, i); break;
+	case PW_K_ULL: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_VA:
+	case PW_K_MEMHANDLE:
+	case PW_K_POOL: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_OUT_MEMHANDLE:
+		if (ok && v)
+			pw_jw_kv_hex(w, k, *(const CUmemGenericAllocationHandle *)(uintptr_t)v);
+		break;
+	case PW_K_OUT_POOL:
+		if (ok && v)
+			pw_jw_kv_hex(w, k, (uintptr_t) * (const CUmemoryPool *)(uintptr_t)v);
+		break;
+	case PW_K_ALLOCPROP: put_allocprop(w, k, (const CUmemAllocationProp *)(uintptr_t)v); break;
+	case PW_K_HTYPE: {
+		const char *n = pw_cuda_handle_type_name((int64_t)v);
+		pw_jw_key(w, k);
+		if (n)
+			pw_jw_str(w, n);
+		else
+			pw_jw_i64(w, (int64_t)v);
+		break;
+	}
+	case PW_K_SHAREABLE: put_shareable(w, k, row_handle_type(c), v); break;
+	case PW_K_OUT_SHAREABLE:
+		if (ok && v) {
+			int64_t t = row_handle_type(c);
+			put_shareable(w, k, t,
+			              t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+			                  ? (uint64_t)(int64_t) * (const int *)(uintptr_t)v
+			                  : v);
+		}
+		break;
+	case PW_K_ACCESS: put_access(w, k, (const CUmemAccessDesc *)(uintptr_t)v, c->a[i + 1]); break;
+	case PW_K_EXPORTDATA:
+	case PW_K_OUT_EXPORTDATA:
+		if (v && (ok || d->kind == PW_K_EXPORTDATA)) {
+			pw_jw_key(w, k);
+			pw_jw_bytes(w, (const void *)(uintptr_t)v, sizeof(CUmemPoolPtrExportData));
+		}
+		break;
+	case PW_K_PBATCH: put_batch(w, c, i); break;
 	}
 }
 

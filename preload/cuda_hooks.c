@@ -114,6 +114,59 @@ static inline uint64_t pw_cap_COPY3D(const CUDA_MEMCPY3D_PEER *const *p)
 	return (uintptr_t)*p;
 }
 #define pw_cap_HPTR(p) ((uint64_t)(uintptr_t) * (p))
+/* virtual memory, pools, batch prefetch */
+static inline uint64_t pw_cap_ULL(const unsigned long long *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_VA(const CUdeviceptr *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_MEMHANDLE(const CUmemGenericAllocationHandle *p)
+{
+	return *p;
+}
+static inline uint64_t pw_cap_OUT_MEMHANDLE(CUmemGenericAllocationHandle *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_ALLOCPROP(const CUmemAllocationProp *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_HTYPE(const CUmemAllocationHandleType *p)
+{
+	return (uint64_t)(int64_t)*p;
+}
+static inline uint64_t pw_cap_SHAREABLE(void *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_SHAREABLE(void *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_ACCESS(const CUmemAccessDesc *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_POOL(const CUmemoryPool *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_POOL(CUmemoryPool *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_EXPORTDATA(CUmemPoolPtrExportData *const *p)
+{
+	return (uintptr_t)*p;
+}
+static inline uint64_t pw_cap_OUT_EXPORTDATA(CUmemPoolPtrExportData *const *p)
+{
+	return (uintptr_t)*p;
+}
 #define pw_cap_SKIP(p) ((uint64_t)(uintptr_t) * (p))
 static inline uint64_t pw_cap_COPY2D(const CUDA_MEMCPY2D *const *p)
 {
@@ -127,6 +180,7 @@ static inline uint64_t pw_cap_BATCH(CUdeviceptr *const *p)
 {
 	return (uintptr_t)*p;
 }
+#define pw_cap_PBATCH pw_cap_BATCH
 static inline uint64_t pw_cap_BATCH3D(CUDA_MEMCPY3D_BATCH_OP *const *p)
 {
 	return (uintptr_t)*p;

@@ -284,6 +284,7 @@ uint64_t pw_cuda_range_before(const struct pw_call *c)
 	switch (c->fn->args[0].kind) {
 	case PW_K_PTR:
 	case PW_K_PTR32:
+	case PW_K_VA: /* cuMemUnmap (cuMemMap's answer is ignored after the call) */
 		if (c->a[0] && pw_range_find(c->a[0], &r) == PW_RANGE_HIT && r.base == c->a[0])
 			return r.id;
 		return 0;
@@ -291,13 +292,42 @@ uint64_t pw_cuda_range_before(const struct pw_call *c)
 	}
 }
 
+/* cuMemMap: the mapping is device memory of the allocation's device, which
+ * the driver's address-range query does not know (CUDA_ERROR_NOT_FOUND on
+ * H200s, tests/gpu/vmm_probe.md): the cache is told here. */
+typedef CUresult (*alloc_props_fn)(CUmemAllocationProp *, CUmemGenericAllocationHandle);
+static void learn_mapping(const struct pw_call *c)
+{
+	static _Atomic(alloc_props_fn) props_fn;
+	alloc_props_fn f = atomic_load_explicit(&props_fn, memory_order_acquire);
+	if (!f) {
+		f = (alloc_props_fn)pw_cuda_aux("cuMemGetAllocationPropertiesFromHandle");
+		atomic_store_explicit(&props_fn, f, memory_order_release);
+	}
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	int dev = PW_NO_DEV;
+	pw_tls_internal++;
+	if (f && f(&prop, (CUmemGenericAllocationHandle)c->a[3]) == CUDA_SUCCESS &&
+	    prop.location.type == CU_MEM_LOCATION_TYPE_DEVICE)
+		dev = prop.location.id;
+	pw_tls_internal--;
+	if (c->a[0] && c->a[1])
+		pw_range_add(c->a[0], c->a[1], dev, PW_RANGE_VMM);
+}
+
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid)
 {
 	if (c->ret != CUDA_SUCCESS)
 		return;
+	if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemMap)]) {
+		learn_mapping(c);
+		return;
+	}
 	switch (c->fn->args[0].kind) {
 	case PW_K_PTR:
 	case PW_K_PTR32: /* frees, cuIpcCloseMemHandle */
+	case PW_K_VA:    /* cuMemUnmap */
 		if (rid)
 			pw_range_remove_id(c->a[0], rid);
 		break;

@@ -10,6 +10,7 @@
 #include "check.h"
 #include "cuda_hooks.h"
 #include "cudart_hooks.h"
+#include "cuda_vmm.h"
 #include "op.h"
 #include "registry.h"
 #include "state.h"
@@ -205,8 +206,14 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		holders(op);
 		break;
-	default: return (c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op);
+	default:
+		return ((c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op)) ||
+		       pw_cuda_vmm_op_before(c, op);
 	}
+	if (op->kind == PW_OP_COPY)
+		pw_cuda_vmm_copy_facts(op);
+	else if (op->kind == PW_OP_IPC_EXPORT)
+		pw_cuda_vmm_export_facts(op);
 	return true;
 }
 
@@ -217,6 +224,7 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 		return;
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
+	pw_cuda_vmm_op_after(c, op);
 }
 
 bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
@@ -224,6 +232,8 @@ bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
 	/* inside a hooked runtime call: that call is checked and counted (cudart_ops.c) */
 	if (pw_tls_runtime || !pw_checking() || !pw_cuda_op_before(c, op))
 		return false;
+	if (pw_cuda_batch_check(c, op)) /* batch prefetch: the rules run per range */
+		return true;
 	pw_check_before(c, op);
 	return true;
 }

@@ -43,6 +43,25 @@
  * Recording them would put an event in the trace for every cudaMalloc of a
  * program for no rule or analysis that reads it (frees are recorded already,
  * for the IPC rules); cuMemAllocManaged stays recorded (the managed rules).
+ *
+ * Virtual memory, pools and batch prefetch (issue 7):
+ *   ULL      unsigned long long flags (numeric)
+ *   VA       a virtual address of a reservation, address only (no device)
+ *   MEMHANDLE / OUT_MEMHANDLE  CUmemGenericAllocationHandle (value / written by the call), hex
+ *   ALLOCPROP const CUmemAllocationProp *: "dev" (location id) and "handle_types"
+ *            (array of names: posix_fd, fabric, win32, win32_kmt)
+ *   HTYPE    CUmemAllocationHandleType, as its name ("posix_fd", ...) or a number
+ *   SHAREABLE / OUT_SHAREABLE  the OS handle (import: passed in; export: written):
+ *            "shareable" is the fd (posix_fd) or the hex of the 64 bytes (fabric),
+ *            and "file_id" "<st_dev>:<st_ino>" of the fd, the key that is the
+ *            same in every process holding that file.  The handle type is the
+ *            row's HTYPE argument.
+ *   ACCESS   const CUmemAccessDesc *: "access": [{dev, flags}] (count is the next argument)
+ *   POOL / OUT_POOL  CUmemoryPool, hex
+ *   EXPORTDATA / OUT_EXPORTDATA  CUmemPoolPtrExportData, hex of its 64 bytes
+ *   PBATCH   batch prefetch's dptrs: reads sizes, count, locations and their
+ *            indices from the arguments after it; "ranges": [{ptr, bytes, dev}]
+ *            (the first 16) and the total "bytes"
  */
 #ifndef PW_CUDA_TABLE_H
 #define PW_CUDA_TABLE_H
@@ -112,6 +131,44 @@
 #define PW_SIG_FREE (PTR, CUdeviceptr, ptr)
 #define PW_SIG_FREE_V1 (PTR32, CUdeviceptr_v1, ptr)
 #define PW_SIG_FREE_ASYNC (PTR, CUdeviceptr, ptr), (STREAM, CUstream, stream)
+/* virtual memory :12834, :12861, :12918, :13082, :13116, :13168, :13199, :13262 */
+#define PW_SIG_MEM_CREATE                                                               \
+	(OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (SIZE, size_t, bytes), \
+	    (ALLOCPROP, const CUmemAllocationProp *, prop), (ULL, unsigned long long, flags)
+#define PW_SIG_MEM_RELEASE (MEMHANDLE, CUmemGenericAllocationHandle, handle)
+#define PW_SIG_MEM_MAP                                                         \
+	(VA, CUdeviceptr, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset), \
+	    (MEMHANDLE, CUmemGenericAllocationHandle, handle), (ULL, unsigned long long, flags)
+#define PW_SIG_MEM_UNMAP (VA, CUdeviceptr, ptr), (SIZE, size_t, bytes)
+#define PW_SIG_MEM_SET_ACCESS                                                                      \
+	(PTR, CUdeviceptr, ptr), (SIZE, size_t, bytes), (ACCESS, const CUmemAccessDesc *, access), \
+	    (SIZE, size_t, count)
+#define PW_SIG_MEM_EXPORT                                                                      \
+	(OUT_SHAREABLE, void *, shareable), (MEMHANDLE, CUmemGenericAllocationHandle, handle), \
+	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
+#define PW_SIG_MEM_IMPORT                                                                        \
+	(OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (SHAREABLE, void *, shareable), \
+	    (HTYPE, CUmemAllocationHandleType, handle_type)
+#define PW_SIG_MEM_RETAIN (OUT_MEMHANDLE, CUmemGenericAllocationHandle *, handle), (HPTR, void *, ptr)
+/* pools :13714, :13743, :13767, :13796, :13485 */
+#define PW_SIG_POOL_EXPORT                                              \
+	(OUT_SHAREABLE, void *, shareable), (POOL, CUmemoryPool, pool), \
+	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
+#define PW_SIG_POOL_IMPORT                                                \
+	(OUT_POOL, CUmemoryPool *, pool), (SHAREABLE, void *, shareable), \
+	    (HTYPE, CUmemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
+#define PW_SIG_POOL_EXPORT_PTR \
+	(OUT_EXPORTDATA, CUmemPoolPtrExportData *, export_data), (PTR, CUdeviceptr, ptr)
+#define PW_SIG_POOL_IMPORT_PTR                                     \
+	(OUT_PTR, CUdeviceptr *, ptr), (POOL, CUmemoryPool, pool), \
+	    (EXPORTDATA, CUmemPoolPtrExportData *, export_data)
+#define PW_SIG_POOL_SET_ACCESS \
+	(POOL, CUmemoryPool, pool), (ACCESS, const CUmemAccessDesc *, access), (SIZE, size_t, count)
+/* batch prefetch (13.0) :14596, :14677, per-thread variants :101, :103 */
+#define PW_SIG_PREFETCH_BATCH                                                            \
+	(PBATCH, CUdeviceptr *, ranges), (SKIP, size_t *, sizes), (SIZE, size_t, count), \
+	    (SKIP, CUmemLocation *, locations), (SKIP, size_t *, location_indices),      \
+	    (SIZE, size_t, num_locations), (ULL, unsigned long long, flags), (STREAM, CUstream, stream)
 
 /* Implicit copies. :9607 (cuMemcpy, _ptds :184), :10497 (cuMemcpyAsync, _ptsz :185),
  * :9745/:25688 (cuMemcpyDtoD_v2, _v2_ptds :106), :10653/:25701 (cuMemcpyDtoDAsync_v2,
@@ -226,7 +283,32 @@
 	X(cuMemFree, , SUPPORT, PW_RNG, (PW_SIG_FREE_V1))                     \
 	X(cuMemFree, _v2, SUPPORT, PW_RNG, (PW_SIG_FREE))                     \
 	X(cuMemFreeAsync, , SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))             \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))
+	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))        \
+	PW_CUDA_FUNCS_VMM(X)
+
+/* Virtual memory, stream-ordered pools across processes, CUDA 13 batch
+ * prefetch (issue 7): appended to PW_CUDA_FUNCS. */
+#define PW_CUDA_FUNCS_VMM(X)                                                        \
+	/* virtual memory (issue 7) */                                              \
+	X(cuMemCreate, , SUPPORT, 0, (PW_SIG_MEM_CREATE))                           \
+	X(cuMemRelease, , SUPPORT, 0, (PW_SIG_MEM_RELEASE))                         \
+	X(cuMemMap, , SUPPORT, PW_RNG, (PW_SIG_MEM_MAP))                            \
+	X(cuMemUnmap, , SUPPORT, PW_RNG, (PW_SIG_MEM_UNMAP))                        \
+	X(cuMemSetAccess, , PEER, 0, (PW_SIG_MEM_SET_ACCESS))                       \
+	X(cuMemExportToShareableHandle, , IPC, 0, (PW_SIG_MEM_EXPORT))              \
+	X(cuMemImportFromShareableHandle, , IPC, 0, (PW_SIG_MEM_IMPORT))            \
+	X(cuMemRetainAllocationHandle, , SUPPORT, 0, (PW_SIG_MEM_RETAIN))           \
+	/* stream-ordered pools across processes */                                 \
+	X(cuMemPoolExportToShareableHandle, , IPC, 0, (PW_SIG_POOL_EXPORT))         \
+	X(cuMemPoolImportFromShareableHandle, , IPC, 0, (PW_SIG_POOL_IMPORT))       \
+	X(cuMemPoolExportPointer, , IPC, 0, (PW_SIG_POOL_EXPORT_PTR))               \
+	X(cuMemPoolImportPointer, , IPC, 0, (PW_SIG_POOL_IMPORT_PTR))               \
+	X(cuMemPoolSetAccess, , PEER, 0, (PW_SIG_POOL_SET_ACCESS))                  \
+	/* managed: CUDA 13 batch prefetch */                                       \
+	X(cuMemPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH))           \
+	X(cuMemPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))      \
+	X(cuMemDiscardAndPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH)) \
+	X(cuMemDiscardAndPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */
 #define PW_CUDA_ID(sym) PW_CUDA_ID_##sym

@@ -47,6 +47,21 @@ enum pw_kind {
 	PW_K_SKIP,     /* captured, recorded through another argument or not at all */
 	PW_K_U64,      /* unsigned long long */
 	PW_K_OUT_SIZE, /* size_t *, value after the call */
+	/* virtual memory, pools, batch prefetch (cuda_table.h) */
+	PW_K_ULL,
+	PW_K_VA,
+	PW_K_MEMHANDLE,
+	PW_K_OUT_MEMHANDLE,
+	PW_K_ALLOCPROP,
+	PW_K_HTYPE,
+	PW_K_SHAREABLE,
+	PW_K_OUT_SHAREABLE,
+	PW_K_ACCESS,
+	PW_K_POOL,
+	PW_K_OUT_POOL,
+	PW_K_EXPORTDATA,
+	PW_K_OUT_EXPORTDATA,
+	PW_K_PBATCH, /* batch prefetch's dptrs: the whole batch (sizes, count, locations follow) */
 };
 
 struct pw_arg_desc {

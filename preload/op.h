@@ -32,6 +32,21 @@ enum pw_op_kind {
 	PW_OP_EXIT, /* the process ends: what is still open */
 	/* cur_dev was reset (hipDeviceReset, aclrtResetDevice): its peer access is gone */
 	PW_OP_DEVICE_RESET,
+	/* virtual memory and pools (cuda_ops_vmm.c) */
+	PW_OP_VMM_CREATE,
+	PW_OP_VMM_RELEASE,
+	PW_OP_VMM_MAP,
+	PW_OP_VMM_UNMAP,
+	PW_OP_VMM_SET_ACCESS,
+	PW_OP_VMM_EXPORT,
+	PW_OP_VMM_IMPORT,
+	PW_OP_VMM_RETAIN,
+	PW_OP_VMM_EXIT, /* the process ends: a mapping still there (op->dst.ptr) */
+	PW_OP_POOL_EXPORT,
+	PW_OP_POOL_IMPORT,
+	PW_OP_POOL_EXPORT_PTR,
+	PW_OP_POOL_IMPORT_PTR,
+	PW_OP_POOL_SET_ACCESS,
 	PW_OP_KINDS
 };
 
@@ -79,6 +94,18 @@ struct pw_op {
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
 	int holders, holder_pids[4]; /* free: other processes with it open */
+	/* virtual memory and pools (vmm_state.h fills them) */
+	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
+	unsigned handle_type;   /* export/import: the shareable type asked for */
+	bool vmm_known;         /* export: the handle was created (or imported) in this process */
+	unsigned vmm_types;     /* export: the types the allocation was created for */
+	bool dst_pool, dst_vmm; /* legacy IPC export: dst is pool / VMM-mapped memory */
+	bool vmm_dst_mapped;    /* copies: dst lies in a VMM mapping of this process */
+	bool vmm_src_mapped;    /* copies: src lies in a VMM mapping of this process */
+	uint64_t vmm_dst_rw;    /* bit d: device d may write the dst mapping */
+	uint64_t vmm_src_read;  /* bit d: device d may read the src mapping */
+	uint64_t vmm_map_size;  /* exit: the mapping's size */
+	int batch_index;        /* batch prefetch: which range, or -1 */
 };
 
 #define PW_IPC_HANDLE_BYTES 64

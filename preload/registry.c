@@ -628,6 +628,19 @@ void pw_registry_freed(uint64_t base)
 	end(&c);
 }
 
+/* This process released the allocation its export under handle named (VMM:
+ * the key is built from the shareable handle, vmm_state.h): marked freed. */
+void pw_registry_freed_handle(const unsigned char *handle)
+{
+	struct call c;
+	if (!atomic_load(&R.exported) || !begin(&c))
+		return;
+	struct pw_reg_entry *e = find(c.s, handle);
+	if (e && LOAD(e->exporter_pid) == c.me)
+		e->flags |= PW_REG_FREED;
+	end(&c);
+}
+
 /* ---- open ---- */
 
 static int refuse(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -51,6 +51,9 @@ void pw_registry_closed(const unsigned char *handle);
 int pw_registry_holders(uint64_t base, int *pids, int max);
 /* This process freed the allocation at base: its exports are marked freed. */
 void pw_registry_freed(uint64_t base);
+/* The same, by the handle it was exported under (VMM exports, whose key is
+ * not an address; only this process's own export of it is marked). */
+void pw_registry_freed_handle(const unsigned char *handle);
 /* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
  * sets it); otherwise "<pid>-<start time ns>", setenv'd so children inherit
  * it.  Returns a static string. */

@@ -6,6 +6,7 @@ SIMDIR := $(BUILD)/sim
 
 INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 INTEG += $(TBIN)/implicit
+INTEG += $(TBIN)/vmm_ipc
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
@@ -25,6 +26,9 @@ $(TBIN)/violations: tests/integration/violations.c tests/integration/drv.h $(SIM
 $(TBIN)/implicit: tests/integration/implicit.c $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1
+$(TBIN)/vmm_ipc: tests/integration/vmm_ipc.c tests/integration/drv.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/threads: tests/integration/threads.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
@@ -55,6 +59,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/implicit.sh $(BUILD)
 	@timeout 600 tests/integration/cudart.sh $(BUILD)
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
+	@timeout 600 tests/integration/vmm.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

@@ -225,7 +225,46 @@
 	  ":15684: It is illegal to attach singly to the NULL stream",                                       \
 	  "rejects: CUDA 1 invalid value",                                                                   \
 	  "a stream attach with undefined flags, or attach-single on the NULL stream",                       \
-	  "pass one of the attach flags; attach-single needs a real stream")
+	  "pass one of the attach flags; attach-single needs a real stream")                                 \
+	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA,                         \
+	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
+	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \
+	  "rejects: CUDA 1 invalid value (H200, driver 580: fabric export of a posix_fd allocation, "        \
+	  "posix_fd export of one created for none; tests/gpu/vmm_probe.md)",                                \
+	  "a virtual-memory allocation exported with a handle type it was not created for",                  \
+	  "name the type in CUmemAllocationProp::requestedHandleTypes at cuMemCreate (NCCL: posix_fd, or "   \
+	  "fabric on NVSwitch systems)")                                                                     \
+	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA,                             \
+	  "cuda.h :12841 (cuMemRelease): The memory allocation will be freed when all outstanding mappings " \
+	  "to the memory are unmapped and when all outstanding references to the handle (including it's "    \
+	  "shareable counterparts) are also released",                                                       \
+	  "silent: the fd keeps the memory, the import and map succeed and read the bytes (H200); "          \
+	  "the real driver's fds are all /dev/nvidiactl, which names no allocation, so the check runs "      \
+	  "only where the fd is the allocation's own file (the simulator), never guessing on GPUs",          \
+	  "a shareable handle imported after the exporting process released its allocation",                 \
+	  "release in the exporter only after every importer has imported (and mapped) it")                  \
+	X(VMM_COPY_NO_ACCESS, "vmm.copy.no-access", PW_SEV_ERROR, PW_V_CUDA,                                 \
+	  "cuda.h :12885 (cuMemMap): calling cuMemMap does not make the address accessible, the caller "     \
+	  "needs to update accessibility of a contiguous mapped VA range by calling cuMemSetAccess",         \
+	  "cuMemcpyPeer: silent, the copy happens (H200: device 1 into a device-0 mapping only device 0 "    \
+	  "may access); cuMemcpyDtoD issued in device 1's context: 1 invalid value; kernels fault",          \
+	  "a peer copy into or out of a mapped range the other device was not granted access to",            \
+	  "cuMemSetAccess the range for every device that reads or writes it (readwrite for a destination)") \
+	X(VMM_LEAK, "vmm.leak", PW_SEV_WARNING, PW_V_CUDA,                                                   \
+	  "cuda.h :13060 (cuMemUnmap): Any backing memory allocations will be freed if there are no "        \
+	  "existing mappings and there are no unreleased memory handles",                                    \
+	  "silent: the mapping and its memory live until the process ends",                                  \
+	  "a virtual-memory mapping still there when the process exits",                                     \
+	  "cuMemUnmap every mapping (then cuMemRelease and cuMemAddressFree) when done with it")             \
+	X(IPC_EXPORT_POOL_OR_VMM, "ipc.export.pool-or-vmm", PW_SEV_ERROR, PW_V_CUDA,                         \
+	  "cuda.h :9333 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "     \
+	  "(cuMemAlloc); pool memory is shared with cuMemPoolExportPointer, virtual memory with "            \
+	  "cuMemExportToShareableHandle (chelsea0x3b/cudarc#521, openucx/ucx#7110)",                         \
+	  "rejects: CUDA 1 invalid value for cuMemAllocAsync memory, IPC-capable pool memory and VMM "       \
+	  "mappings alike (H200, driver 580; cudarc#521, ucx#10065)",                                        \
+	  "legacy IPC (cuIpcGetMemHandle) on stream-ordered pool memory or virtual-memory mappings",         \
+	  "pool memory: cuMemPoolExportPointer from a pool created with an IPC handle type; virtual "        \
+	  "memory: cuMemExportToShareableHandle")
 
 #define PW_RULE_ENUM_ROW(name, id, sev, vendors, source, runtime, summary, advice) PW_RULE_##name,
 enum pw_rule_id { PW_RULES(PW_RULE_ENUM_ROW) PW_RULE_COUNT };

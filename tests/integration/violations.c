@@ -6,6 +6,7 @@
  * IPC scenarios start a second process (this program again, `child ...`).
  */
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -35,6 +36,18 @@ CUresult cuMemAdvise_v2(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream);
 CUresult cuMemRangeGetAttribute(void *, size_t, CUmem_range_attribute, CUdeviceptr, size_t);
 CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr, size_t, unsigned);
+CUresult cuMemCreate(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
+CUresult cuMemRelease(CUmemGenericAllocationHandle);
+CUresult cuMemAddressReserve(CUdeviceptr *, size_t, size_t, CUdeviceptr, unsigned long long);
+CUresult cuMemAddressFree(CUdeviceptr, size_t);
+CUresult cuMemMap(CUdeviceptr, size_t, size_t, CUmemGenericAllocationHandle, unsigned long long);
+CUresult cuMemUnmap(CUdeviceptr, size_t);
+CUresult cuMemSetAccess(CUdeviceptr, size_t, const CUmemAccessDesc *, size_t);
+CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, CUmemAllocationHandleType,
+                                      unsigned long long);
+CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
+CUresult cuMemAllocAsync(CUdeviceptr *, size_t, CUstream);
+CUresult cuMemFreeAsync(CUdeviceptr, CUstream);
 
 #define MIB (1u << 20)
 static CUcontext ctx[16];
@@ -122,6 +135,27 @@ static struct child spawn(const char *what, const CUipcMemHandle *h)
 	return (struct child){pid, a[1], b[0]};
 }
 
+/* The same with a string for the child instead of an IPC handle. */
+static struct child spawn_str(const char *what, const char *arg)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char fa[16], fb[16];
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self, self, "child", what, arg, fa, fb, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
 static void say(int fd)
 {
 	char c = 1;
@@ -147,11 +181,52 @@ static void reap(struct child c)
 	}
 }
 
+/* ---- virtual memory ---- */
+
+#define GRAN ((size_t)2 << 20)
+
+static CUmemGenericAllocationHandle vmm_create(int dev, unsigned types)
+{
+	CUmemAllocationProp prop;
+	CUmemGenericAllocationHandle h;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.requestedHandleTypes = (CUmemAllocationHandleType)types;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = dev;
+	CHECK(cuMemCreate(&h, GRAN, &prop, 0));
+	return h;
+}
+
+static CUmemAccessDesc rw(int dev)
+{
+	return (CUmemAccessDesc){{CU_MEM_LOCATION_TYPE_DEVICE, dev}, CU_MEM_ACCESS_FLAGS_PROT_READWRITE};
+}
+
+/* Import fd, map it, make it accessible to device 1, undo it all. */
+static void vmm_import_map(int fd)
+{
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr va;
+	CUmemAccessDesc a = rw(1);
+	CHECK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)fd,
+	                                     CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	CHECK(cuMemMap(va, GRAN, 0, h, 0));
+	CHECK(cuMemSetAccess(va, GRAN, &a, 1));
+	CHECK(cuMemUnmap(va, GRAN));
+	CHECK(cuMemRelease(h));
+	CHECK(cuMemAddressFree(va, GRAN));
+}
+
 /* The child: open the handle (on device 1) and do what `what` says. */
 static int child_main(const char *what, const char *hh, int in, int out)
 {
 	CUipcMemHandle h;
-	unhex(hh, &h, sizeof h);
+	if (strcmp(what, "vmm-import")) /* that one is given an fd */
+		unhex(hh, &h, sizeof h);
+	else
+		memset(&h, 0, sizeof h);
 	init();
 	CHECK(cuCtxSetCurrent(ctx[1]));
 	CUdeviceptr p = 0, q = 0;
@@ -179,6 +254,8 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
 	} else if (!strcmp(what, "flags")) {
 		CALL(cuIpcOpenMemHandle_v2(&p, h, 0));
+	} else if (!strcmp(what, "vmm-import")) {
+		vmm_import_map(atoi(hh));
 	} else {
 		return 2;
 	}
@@ -470,6 +547,89 @@ static void managed_attach_flags(int bad)
 	CALL(cuStreamAttachMemAsync(bad ? NULL : stream, m, 0, CU_MEM_ATTACH_SINGLE));
 }
 
+/* Exported as a POSIX fd although created for no export (bad) or for it (good). */
+static void vmm_export_handle_type(int bad)
+{
+	CUmemGenericAllocationHandle h =
+	    vmm_create(0, bad ? CU_MEM_HANDLE_TYPE_NONE : CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	int fd = -1;
+	CALL(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	if (fd >= 0)
+		close(fd);
+	CHECK(cuMemRelease(h));
+}
+
+/* The child imports after the exporter released the allocation (bad) or before (good). */
+static void vmm_import_released(int bad)
+{
+	CUmemGenericAllocationHandle h = vmm_create(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	int fd;
+	CHECK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	fcntl(fd, F_SETFD, 0); /* inherited by the child over exec */
+	if (bad)
+		CHECK(cuMemRelease(h));
+	CUipcMemHandle carrier;
+	memset(&carrier, 0, sizeof carrier);
+	snprintf(carrier.reserved, sizeof carrier.reserved, "%d", fd);
+	struct child c = spawn_str("vmm-import", carrier.reserved);
+	hear(c.from);
+	reap(c);
+	close(fd);
+	if (!bad)
+		CHECK(cuMemRelease(h));
+}
+
+/* A peer copy from device 0 into a mapping on device 1 that only device 1
+ * may access (bad), or device 0 too (good). */
+static void vmm_copy_no_access(int bad)
+{
+	enable(0, 1);
+	enable(1, 0);
+	CUmemGenericAllocationHandle h = vmm_create(1, CU_MEM_HANDLE_TYPE_NONE);
+	CUdeviceptr va, src = alloc_on(0, MIB);
+	CUmemAccessDesc a[2] = {rw(1), rw(0)};
+	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	CHECK(cuMemMap(va, GRAN, 0, h, 0));
+	CHECK(cuMemSetAccess(va, GRAN, a, bad ? 1 : 2));
+	CALL(cuMemcpyPeer(va, ctx[1], src, ctx[0], MIB));
+	CHECK(cuMemUnmap(va, GRAN));
+	CHECK(cuMemRelease(h));
+	CHECK(cuMemAddressFree(va, GRAN));
+	CHECK(cuMemFree_v2(src));
+}
+
+/* A mapping left in place at exit (bad) or unmapped (good). */
+static void vmm_leak(int bad)
+{
+	CUmemGenericAllocationHandle h = vmm_create(0, CU_MEM_HANDLE_TYPE_NONE);
+	CUdeviceptr va;
+	CUmemAccessDesc a = rw(0);
+	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	CHECK(cuMemMap(va, GRAN, 0, h, 0));
+	CHECK(cuMemSetAccess(va, GRAN, &a, 1));
+	CHECK(cuMemRelease(h)); /* the mapping keeps the memory */
+	if (!bad) {
+		CHECK(cuMemUnmap(va, GRAN));
+		CHECK(cuMemAddressFree(va, GRAN));
+	}
+}
+
+/* Legacy IPC of stream-ordered pool memory (bad) or of cuMemAlloc memory (good). */
+static void ipc_export_pool_or_vmm(int bad)
+{
+	CUdeviceptr p;
+	CUipcMemHandle h;
+	if (bad)
+		CHECK(cuMemAllocAsync(&p, MIB, stream));
+	else
+		CHECK(cuMemAlloc_v2(&p, MIB));
+	CALL(cuIpcGetMemHandle(&h, p));
+	if (bad)
+		CHECK(cuMemFreeAsync(p, stream));
+	else
+		CHECK(cuMemFree_v2(p));
+}
+
 static const struct {
 	const char *rule;
 	void (*run)(int bad);
@@ -507,6 +667,11 @@ static const struct {
     {"managed.range-attr.data-size", managed_range_attr_data_size},
     {"managed.attach.length", managed_attach_length},
     {"managed.attach.flags", managed_attach_flags},
+    {"vmm.export.handle-type", vmm_export_handle_type},
+    {"vmm.import.released", vmm_import_released},
+    {"vmm.copy.no-access", vmm_copy_no_access},
+    {"vmm.leak", vmm_leak},
+    {"ipc.export.pool-or-vmm", ipc_export_pool_or_vmm},
 };
 
 int main(int argc, char **argv)

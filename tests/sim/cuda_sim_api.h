@@ -147,6 +147,71 @@ PWSIM_API CUresult cuStreamAttachMemAsync(CUstream hStream, CUdeviceptr dptr, si
 PWSIM_API CUresult cuStreamAttachMemAsync_ptsz(CUstream hStream, CUdeviceptr dptr, size_t length,
                                                unsigned int flags);
 
+/* virtual memory management :12747, :12768, :12834, :12861, :12918, :13082, :13116,
+ * :13168, :13199, :13221, :13238, :13262 (cuda_sim_vmm.c) */
+PWSIM_API CUresult cuMemAddressReserve(CUdeviceptr *ptr, size_t size, size_t alignment, CUdeviceptr addr,
+                                       unsigned long long flags);
+PWSIM_API CUresult cuMemAddressFree(CUdeviceptr ptr, size_t size);
+PWSIM_API CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size,
+                               const CUmemAllocationProp *prop, unsigned long long flags);
+PWSIM_API CUresult cuMemRelease(CUmemGenericAllocationHandle handle);
+PWSIM_API CUresult cuMemMap(CUdeviceptr ptr, size_t size, size_t offset, CUmemGenericAllocationHandle handle,
+                            unsigned long long flags);
+PWSIM_API CUresult cuMemUnmap(CUdeviceptr ptr, size_t size);
+PWSIM_API CUresult cuMemSetAccess(CUdeviceptr ptr, size_t size, const CUmemAccessDesc *desc, size_t count);
+PWSIM_API CUresult cuMemExportToShareableHandle(void *shareableHandle, CUmemGenericAllocationHandle handle,
+                                                CUmemAllocationHandleType handleType,
+                                                unsigned long long flags);
+PWSIM_API CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, void *osHandle,
+                                                  CUmemAllocationHandleType shHandleType);
+PWSIM_API CUresult cuMemGetAllocationGranularity(size_t *granularity, const CUmemAllocationProp *prop,
+                                                 CUmemAllocationGranularity_flags option);
+PWSIM_API CUresult cuMemGetAllocationPropertiesFromHandle(CUmemAllocationProp *prop,
+                                                          CUmemGenericAllocationHandle handle);
+PWSIM_API CUresult cuMemRetainAllocationHandle(CUmemGenericAllocationHandle *handle, void *addr);
+
+/* stream-ordered pools :5646, :13352, :13485, :13553, :13576, :13685, :13714, :13743,
+ * :13767, :13796 (cuda_sim_vmm.c) */
+PWSIM_API CUresult cuDeviceGetDefaultMemPool(CUmemoryPool *pool_out, CUdevice dev);
+PWSIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+PWSIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
+PWSIM_API CUresult cuMemPoolSetAccess(CUmemoryPool pool, const CUmemAccessDesc *map, size_t count);
+PWSIM_API CUresult cuMemPoolCreate(CUmemoryPool *pool, const CUmemPoolProps *poolProps);
+PWSIM_API CUresult cuMemPoolDestroy(CUmemoryPool pool);
+PWSIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                           CUstream hStream);
+PWSIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
+                                                CUstream hStream);
+PWSIM_API CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
+                                                    CUmemAllocationHandleType handleType,
+                                                    unsigned long long flags);
+PWSIM_API CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle,
+                                                      CUmemAllocationHandleType handleType,
+                                                      unsigned long long flags);
+PWSIM_API CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdeviceptr ptr);
+PWSIM_API CUresult cuMemPoolImportPointer(CUdeviceptr *ptr_out, CUmemoryPool pool,
+                                          CUmemPoolPtrExportData *shareData);
+
+/* batch prefetch (13.0) :14596, :14677 and the per-thread variants :101, :103 */
+#if PWSIM_MAX_VERSION >= 13000
+PWSIM_API CUresult cuMemPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                           CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                           size_t numPrefetchLocs, unsigned long long flags,
+                                           CUstream hStream);
+PWSIM_API CUresult cuMemPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                                CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                                size_t numPrefetchLocs, unsigned long long flags,
+                                                CUstream hStream);
+PWSIM_API CUresult cuMemDiscardAndPrefetchBatchAsync(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                                     CUmemLocation *prefetchLocs, size_t *prefetchLocIdxs,
+                                                     size_t numPrefetchLocs, unsigned long long flags,
+                                                     CUstream hStream);
+PWSIM_API CUresult cuMemDiscardAndPrefetchBatchAsync_ptsz(CUdeviceptr *dptrs, size_t *sizes, size_t count,
+                                                          CUmemLocation *prefetchLocs,
+                                                          size_t *prefetchLocIdxs, size_t numPrefetchLocs,
+                                                          unsigned long long flags, CUstream hStream);
+#endif
+
 /* driver entry points :25830 (4 arguments, 11030), :24347 (_v2, 12000) */
 PWSIM_API CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 #if PWSIM_MAX_VERSION >= 12000
@@ -201,11 +266,5 @@ PWSIM_API CUresult cuMemcpy3DBatchAsync_v2_ptsz(size_t numOps, CUDA_MEMCPY3D_BAT
 #endif
 PWSIM_API CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInBytes, size_t Height,
                                       unsigned int ElementSizeBytes);
-PWSIM_API CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
-PWSIM_API CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream);
-PWSIM_API CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
-                                           CUstream hStream);
-PWSIM_API CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool,
-                                                CUstream hStream);
 
 #endif

@@ -3,7 +3,8 @@
  * without naming them (cuMemcpy, cuMemcpyAsync, cuMemcpyDtoDAsync, cuMemcpy2D,
  * cuMemcpy3D and their asynchronous and per-thread variants, the batch copies
  * of CUDA 12.8 and 13.0), and the allocations besides cuMemAlloc
- * (cuMemAllocPitch, cuMemAllocAsync, cuMemAllocFromPoolAsync).
+ * (cuMemAllocPitch; the stream-ordered ones, with real pools, are in
+ * cuda_sim_vmm.c).
  *
  * Addresses are unified (cuda.h :9600, "the type of memory is inferred from the
  * pointer values"): an address inside an allocation is device memory and the
@@ -16,9 +17,7 @@
  * - a pitch (2D/3D) or row length / layer height (3D batch) of 0 is taken as
  *   the tight value, as cuMemcpy3DPeer does in cuda_sim_peercopy.c;
  * - cuMemAllocPitch's pitch is the width rounded up to 512 bytes;
- * - a batch of 0 copies is CUDA_ERROR_INVALID_VALUE;
- * - cuMemAllocFromPoolAsync accepts any non-NULL pool (pools are not
- *   simulated) and allocates on the current context's device.
+ * - a batch of 0 copies is CUDA_ERROR_INVALID_VALUE.
  */
 #include "sim_internal.h"
 
@@ -507,43 +506,3 @@ CUresult cuMemAllocPitch_v2(CUdeviceptr *dptr, size_t *pPitch, size_t WidthInByt
 	}
 	return rc;
 }
-
-#if PWSIM_MAX_VERSION >= 11020
-/* Stream-ordered allocation with synchronous streams: made at enqueue. */
-static CUresult alloc_async(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
-{
-	CUresult rc = need_stream(hStream);
-	struct pwsim_alloc *a;
-
-	if (rc)
-		return rc;
-	if (!dptr || !bytesize)
-		return CUDA_ERROR_INVALID_VALUE;
-	pwsim_lock();
-	rc = pwsim_alloc_new(PWSIM_KIND_DEVICE, bytesize, pwsim_current(), &a);
-	pwsim_unlock();
-	if (rc == CUDA_SUCCESS)
-		*dptr = (CUdeviceptr)a->base;
-	return rc;
-}
-
-CUresult cuMemAllocAsync(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
-{
-	return alloc_async(dptr, bytesize, hStream);
-}
-
-CUresult cuMemAllocAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUstream hStream)
-{
-	return alloc_async(dptr, bytesize, hStream);
-}
-
-CUresult cuMemAllocFromPoolAsync(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
-{
-	return pool ? alloc_async(dptr, bytesize, hStream) : CUDA_ERROR_INVALID_VALUE;
-}
-
-CUresult cuMemAllocFromPoolAsync_ptsz(CUdeviceptr *dptr, size_t bytesize, CUmemoryPool pool, CUstream hStream)
-{
-	return cuMemAllocFromPoolAsync(dptr, bytesize, pool, hStream);
-}
-#endif

@@ -174,10 +174,37 @@ static const struct proc g_procs[] = {
     PTDS(cuMemcpy3DBatchAsync, cuMemcpy3DBatchAsync_v2_ptsz, 13000),
 #endif
     ROW(cuMemAllocPitch, cuMemAllocPitch_v2, 3020),
+    /* virtual memory (10.2), pools (11.2), batch prefetch (13.0): cuda_sim_vmm.c */
+    ROW(cuMemAddressReserve, cuMemAddressReserve, 10020),
+    ROW(cuMemAddressFree, cuMemAddressFree, 10020),
+    ROW(cuMemCreate, cuMemCreate, 10020),
+    ROW(cuMemRelease, cuMemRelease, 10020),
+    ROW(cuMemMap, cuMemMap, 10020),
+    ROW(cuMemUnmap, cuMemUnmap, 10020),
+    ROW(cuMemSetAccess, cuMemSetAccess, 10020),
+    ROW(cuMemExportToShareableHandle, cuMemExportToShareableHandle, 10020),
+    ROW(cuMemImportFromShareableHandle, cuMemImportFromShareableHandle, 10020),
+    ROW(cuMemGetAllocationGranularity, cuMemGetAllocationGranularity, 10020),
+    ROW(cuMemGetAllocationPropertiesFromHandle, cuMemGetAllocationPropertiesFromHandle, 10020),
+    ROW(cuMemRetainAllocationHandle, cuMemRetainAllocationHandle, 11000),
+    ROW(cuDeviceGetDefaultMemPool, cuDeviceGetDefaultMemPool, 11020),
     ROW(cuMemAllocAsync, cuMemAllocAsync, 11020),
     PTDS(cuMemAllocAsync, cuMemAllocAsync_ptsz, 11020),
+    ROW(cuMemPoolSetAccess, cuMemPoolSetAccess, 11020),
+    ROW(cuMemPoolCreate, cuMemPoolCreate, 11020),
+    ROW(cuMemPoolDestroy, cuMemPoolDestroy, 11020),
     ROW(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync, 11020),
     PTDS(cuMemAllocFromPoolAsync, cuMemAllocFromPoolAsync_ptsz, 11020),
+    ROW(cuMemPoolExportToShareableHandle, cuMemPoolExportToShareableHandle, 11020),
+    ROW(cuMemPoolImportFromShareableHandle, cuMemPoolImportFromShareableHandle, 11020),
+    ROW(cuMemPoolExportPointer, cuMemPoolExportPointer, 11020),
+    ROW(cuMemPoolImportPointer, cuMemPoolImportPointer, 11020),
+#if PWSIM_MAX_VERSION >= 13000
+    ROW(cuMemPrefetchBatchAsync, cuMemPrefetchBatchAsync, 13000),
+    PTDS(cuMemPrefetchBatchAsync, cuMemPrefetchBatchAsync_ptsz, 13000),
+    ROW(cuMemDiscardAndPrefetchBatchAsync, cuMemDiscardAndPrefetchBatchAsync, 13000),
+    PTDS(cuMemDiscardAndPrefetchBatchAsync, cuMemDiscardAndPrefetchBatchAsync_ptsz, 13000),
+#endif
 };
 
 #undef ROW

@@ -90,7 +90,10 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 	a = pwsim_find_live((uintptr_t)dptr);
 	/* facts §2 line 80: managed memory, a host pointer, a freed allocation
 	 * -> INVALID_VALUE.  An interior pointer is accepted (line 78). */
-	if (a && a->kind == PWSIM_KIND_DEVICE)
+	/* Pool memory (cuMemAllocAsync) -> INVALID_VALUE, as reported in
+	 * chelsea0x3b/cudarc#521 and openucx/ucx#10065; VMM mappings are not
+	 * KIND_DEVICE and get the same answer (not measured). */
+	if (a && a->kind == PWSIM_KIND_DEVICE && !a->pool)
 		mem_handle(a, pHandle);
 	else
 		rc = CUDA_ERROR_INVALID_VALUE;

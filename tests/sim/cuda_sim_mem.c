@@ -50,7 +50,8 @@ static CUresult mem_free(CUdeviceptr dptr)
 		return rc;
 	pwsim_lock();
 	a = pwsim_find_live((uintptr_t)dptr);
-	if (!a || a->base != (uintptr_t)dptr || a->kind == PWSIM_KIND_IPC)
+	/* A VMM mapping is cuMemUnmap's (cuda.h :13082), not cuMemFree's. */
+	if (!a || a->base != (uintptr_t)dptr || a->kind == PWSIM_KIND_IPC || a->kind == PWSIM_KIND_VMM)
 		rc = CUDA_ERROR_INVALID_VALUE;
 	else
 		pwsim_alloc_retire(a);
@@ -94,6 +95,10 @@ CUresult cuMemGetAddressRange_v2(CUdeviceptr *pbase, size_t *psize, CUdeviceptr 
 		return rc;
 	pwsim_lock();
 	a = pwsim_find_live((uintptr_t)dptr);
+	/* A VMM mapping is no allocation here: NOT_FOUND, as the H200 driver
+	 * answers (tests/gpu/vmm_probe.md). */
+	if (a && a->kind == PWSIM_KIND_VMM)
+		a = NULL;
 	/* cuda.h :8715: both out parameters are optional. */
 	if (a && pbase)
 		*pbase = (CUdeviceptr)a->base;
@@ -210,6 +215,8 @@ static size_t attr_size(CUpointer_attribute attr)
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: return sizeof(CUdeviceptr);
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: return sizeof(size_t);
 	case CU_POINTER_ATTRIBUTE_MAPPED: return sizeof(int);
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE: return sizeof(int);
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: return sizeof(CUmemoryPool);
 	default: return 0;
 	}
 }
@@ -245,6 +252,12 @@ static CUresult attr_get(const struct pwsim_alloc *a, CUpointer_attribute attr, 
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)out = a->size; return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED: b = a->kind == PWSIM_KIND_MANAGED; break;
 	case CU_POINTER_ATTRIBUTE_MAPPED: b = 1; break;
+	/* cuda.h :917: the pool of a stream-ordered allocation, "Otherwise returns NULL" */
+	case CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE: *(CUmemoryPool *)out = a->pool; return CUDA_SUCCESS;
+	/* cuda.h :910: what cuIpcGetMemHandle accepts (cuda_sim_ipc.c) */
+	case CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE:
+		b = a->kind == PWSIM_KIND_DEVICE && !a->pool;
+		break;
 	default: b = 0; break; /* SYNC_MEMOPS: never set by the simulator */
 	}
 	*(int *)out = b;

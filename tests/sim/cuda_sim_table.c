@@ -248,6 +248,33 @@ fail:
 	return rc;
 }
 
+CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device,
+                           struct CUctx_st *ctx, struct pwsim_alloc **out)
+{
+	struct pwsim_alloc *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	a->base = base;
+	a->size = a->map_size = size;
+	a->kind = kind;
+	a->ctx = ctx;
+	a->device = device;
+	a->buffer_id = ++g_next_id;
+	if (tab_insert(a)) {
+		free(a);
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	}
+	*out = a;
+	return CUDA_SUCCESS;
+}
+
+void pwsim_alloc_forget(struct pwsim_alloc *a)
+{
+	tab_remove(a);
+	free(a);
+}
+
 static void freed_push(struct pwsim_alloc *a)
 {
 	if (g_freed_tail)

@@ -11,7 +11,7 @@
 PWSIM_SRCS := tests/sim/cuda_sim.c tests/sim/cuda_sim_ctx.c tests/sim/cuda_sim_table.c \
               tests/sim/cuda_sim_mem.c tests/sim/cuda_sim_stream.c tests/sim/cuda_sim_peer.c \
               tests/sim/cuda_sim_peercopy.c tests/sim/cuda_sim_ipc.c tests/sim/cuda_sim_managed.c \
-              tests/sim/cuda_sim_getproc.c tests/sim/cuda_sim_copy.c
+              tests/sim/cuda_sim_getproc.c tests/sim/cuda_sim_copy.c tests/sim/cuda_sim_vmm.c
 PWSIM_SRCS        += tests/sim/sim_topo.c
 PWSIM_OBJS        := $(PWSIM_SRCS:tests/sim/%.c=$(BUILD)/obj/sim/%.o)
 PWSIM_LEGACY_OBJS := $(PWSIM_SRCS:tests/sim/%.c=$(BUILD)/obj/sim-legacy/%.o)
@@ -27,7 +27,7 @@ PWSIM_CFLAGS  := $(ALL_CFLAGS) -fvisibility=hidden -Itests/sim
 PWSIM_LDFLAGS := -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic
 PWSIM_LIBS    := -lpthread -lrt
 # What must never appear in the legacy build (introduced after CUDA 11.8).
-PWSIM_POST_118 := cuGetProcAddress_v2|cuMemAdvise_v2|cuMemPrefetchAsync_v2|cuMemPrefetchAsync_v2_ptsz|cuEventElapsedTime_v2|cuCtxGetDevice_v2|cuCtxSynchronize_v2|cuMemcpyBatchAsync|cuMemcpy3DBatchAsync|cuMemcpyBatchAsync_v2
+PWSIM_POST_118 := cuGetProcAddress_v2|cuMemAdvise_v2|cuMemPrefetchAsync_v2|cuMemPrefetchAsync_v2_ptsz|cuEventElapsedTime_v2|cuCtxGetDevice_v2|cuCtxSynchronize_v2|cuMemcpyBatchAsync|cuMemcpy3DBatchAsync|cuMemcpyBatchAsync_v2|cuMemPrefetchBatchAsync|cuMemPrefetchBatchAsync_ptsz|cuMemDiscardAndPrefetchBatchAsync|cuMemDiscardAndPrefetchBatchAsync_ptsz
 
 .PHONY: sim-selftest
 all: $(PWSIM_LIB) $(PWSIM_LEGACY_LIB) $(PWSIM_SELFTEST) $(PWSIM_SHIM)

@@ -66,6 +66,10 @@ enum pwsim_kind {
 	PWSIM_KIND_DEVICE = 1, /* cuMemAlloc: a shared-memory object, exportable by IPC */
 	PWSIM_KIND_MANAGED,    /* cuMemAllocManaged */
 	PWSIM_KIND_IPC,        /* a mapping opened by cuIpcOpenMemHandle */
+	/* cuda_sim_vmm.c: a cuMemMap mapping of a cuMemCreate allocation */
+	PWSIM_KIND_VMM,
+	/* cuda_sim_vmm.c: a pointer imported by cuMemPoolImportPointer */
+	PWSIM_KIND_POOL_IMPORT,
 };
 
 /* Managed-memory advice of a run of pages with the same state (cuda_sim_managed.c). */
@@ -98,6 +102,10 @@ struct pwsim_alloc {
 	struct pwsim_seg *segs;
 	size_t nsegs;
 	struct pwsim_alloc *next_freed; /* FIFO of retired entries */
+	/* cuda_sim_vmm.c: the pool a stream-ordered allocation came from (or was
+	 * imported through), the cuMemCreate allocation a KIND_VMM range maps */
+	struct CUmemPoolHandle_st *pool;
+	struct pwsim_vmem *vmem;
 };
 
 /* Allocation containing p, freed or not (caller holds the lock). */
@@ -115,6 +123,12 @@ CUresult pwsim_alloc_import(const char *shm_name, size_t size, int device, struc
 void pwsim_alloc_retire(struct pwsim_alloc *a);
 /* Every live import, for cuIpcOpenMemHandle's reference counting. */
 struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long buffer_id);
+
+/* Enter [base, base+size) that the caller mapped itself (a VMM mapping). */
+CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device,
+                           struct CUctx_st *ctx, struct pwsim_alloc **out);
+/* Take an entry out of the table and free it; its range is the caller's. */
+void pwsim_alloc_forget(struct pwsim_alloc *a);
 
 /* ---- streams (cuda_sim_stream.c) ---- */
 /* CUDA_SUCCESS if s is the NULL stream, CU_STREAM_LEGACY, CU_STREAM_PER_THREAD

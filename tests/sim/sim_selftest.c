@@ -7,6 +7,7 @@
  * fresh process re-execute this program (/proc/self/exe) in a child mode:
  *
  *   --ipc-child MEMHEX EVHEX FD   open the parent's IPC handles
+ *   --vmm-child VMMFD POOLFD PTRHEX FD  import the parent's VMM allocation and pool pointer
  *   --ipc-stale MEMHEX FD         open a handle whose allocation was freed
  *   --env-child CASE FD           PWSIM_* environment cases
  *   --legacy-child FD             run against the legacy (11.8) build
@@ -1025,6 +1026,242 @@ static void test_ipc_cross_process(void)
 }
 
 /* ======================================================================== */
+/* virtual memory, pools, batch prefetch (cuda_sim_vmm.c)                    */
+
+#define GRAN ((size_t)2 << 20)
+
+static CUmemAllocationProp vmm_prop(int dev, unsigned types)
+{
+	CUmemAllocationProp p;
+
+	memset(&p, 0, sizeof(p));
+	p.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	p.requestedHandleTypes = (CUmemAllocationHandleType)types;
+	p.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	p.location.id = dev;
+	return p;
+}
+
+static CUmemAccessDesc access_to(int dev, CUmemAccess_flags f)
+{
+	CUmemAccessDesc d = {{CU_MEM_LOCATION_TYPE_DEVICE, dev}, f};
+
+	return d;
+}
+
+static void test_vmm_local(void)
+{
+	CUmemAllocationProp prop = vmm_prop(1, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR), got, bad;
+	CUmemGenericAllocationHandle h = 0, h2 = 0;
+	CUmemAccessDesc acc[2] = {access_to(0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE),
+	                          access_to(1, CU_MEM_ACCESS_FLAGS_PROT_READWRITE)};
+	CUmemAccessDesc bad_acc = access_to(9, CU_MEM_ACCESS_FLAGS_PROT_READ);
+	CUdeviceptr va = 0, other = alloc_on(0, 4096), base = 0;
+	size_t gran = 0, size = 0;
+	int dev = -1, fd = -1;
+	CUipcMemHandle ih;
+
+	OK(cuMemGetAllocationGranularity(&gran, &prop, CU_MEM_ALLOC_GRANULARITY_MINIMUM));
+	CHECK(gran == GRAN);
+	EXPECT(cuMemCreate(&h, GRAN + 4096, &prop, 0), CUDA_ERROR_INVALID_VALUE); /* not a multiple */
+	EXPECT(cuMemCreate(&h, GRAN, &prop, 1), CUDA_ERROR_INVALID_VALUE);        /* flags */
+	bad = vmm_prop(9, 0);
+	EXPECT(cuMemCreate(&h, GRAN, &bad, 0), CUDA_ERROR_INVALID_DEVICE);
+	bad = vmm_prop(0, CU_MEM_HANDLE_TYPE_FABRIC);
+	EXPECT(cuMemCreate(&h, GRAN, &bad, 0), CUDA_ERROR_NOT_SUPPORTED);
+	OK(cuMemCreate(&h, 2 * GRAN, &prop, 0));
+	OK(cuMemGetAllocationPropertiesFromHandle(&got, h));
+	CHECK(got.location.id == 1 && got.requestedHandleTypes == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	OK(cuMemAddressReserve(&va, 4 * GRAN, 0, 0, 0));
+	CHECK(va % GRAN == 0);
+	EXPECT(cuMemMap(va, 2 * GRAN, 0, h, 0), CUDA_SUCCESS);
+	EXPECT(cuMemMap(va, 2 * GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);               /* already mapped */
+	EXPECT(cuMemMap(va + 2 * GRAN, 2 * GRAN, GRAN, h, 0), CUDA_ERROR_INVALID_VALUE); /* offset */
+	EXPECT(cuMemMap(other, GRAN, 0, h, 0), CUDA_ERROR_INVALID_VALUE);                /* not reserved */
+	EXPECT(cuMemSetAccess(va, 2 * GRAN, &bad_acc, 1), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(cuMemSetAccess(va, 4 * GRAN, acc, 2), CUDA_ERROR_INVALID_VALUE); /* half unmapped */
+	OK(cuMemSetAccess(va, 2 * GRAN, acc, 2));
+	OK(cuPointerGetAttribute(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, va + 100));
+	CHECK(dev == 1);
+	/* no allocation range for a mapping: NOT_FOUND, as on the H200s */
+	EXPECT(cuMemGetAddressRange_v2(&base, &size, va + GRAN), CUDA_ERROR_NOT_FOUND);
+	fill(va + GRAN, 4096, 5);
+	OK(cuMemcpyPeer(other, g_ctx[0], va + GRAN, g_ctx[1], 4096));
+	CHECK(holds(other, 4096, 5));
+	/* legacy IPC and cuMemFree refuse a VMM range */
+	EXPECT(cuIpcGetMemHandle(&ih, va), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemFree_v2(va), CUDA_ERROR_INVALID_VALUE);
+	/* export: only the type it was created for */
+	EXPECT(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_FABRIC, 0), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	CHECK(fd >= 0 && (fcntl(fd, F_GETFD) & FD_CLOEXEC));
+	/* import in the same process: a second handle to the same bytes */
+	OK(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)fd,
+	                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	EXPECT(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)0,
+	                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR),
+	       CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemImportFromShareableHandle(&h2, (void *)(intptr_t)fd, CU_MEM_HANDLE_TYPE_FABRIC),
+	       CUDA_ERROR_NOT_SUPPORTED);
+	OK(cuMemMap(va + 2 * GRAN, 2 * GRAN, 0, h2, 0));
+	CHECK(holds(va + 2 * GRAN + GRAN, 4096, 5));
+	OK(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)(va + 3 * GRAN)));
+	OK(cuMemRelease(h2));
+	EXPECT(cuMemRetainAllocationHandle(&h2, (void *)(uintptr_t)other), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemUnmap(va + GRAN, GRAN), CUDA_ERROR_INVALID_VALUE);    /* part of a mapping */
+	EXPECT(cuMemAddressFree(va, 4 * GRAN), CUDA_ERROR_INVALID_VALUE); /* still mapped */
+	OK(cuMemUnmap(va + 2 * GRAN, 2 * GRAN));
+	OK(cuMemRelease(h2));
+	OK(cuMemRelease(h)); /* the memory stays while it is mapped */
+	CHECK(holds(va + GRAN, 4096, 5));
+	EXPECT(cuMemRelease(h), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemUnmap(va, 2 * GRAN));
+	OK(cuMemAddressFree(va, 4 * GRAN));
+	close(fd);
+	OK(cuMemFree_v2(other));
+}
+
+/* The child imports the parent's VMM fd and pool fd (inherited over exec). */
+static void vmm_child(const char *vmmfd, const char *poolfd, const char *ptrhex)
+{
+	CUmemGenericAllocationHandle h = 0;
+	CUmemAccessDesc acc = access_to(0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	CUmemoryPool pool = NULL;
+	CUmemPoolPtrExportData data;
+	CUdeviceptr va = 0, p = 0;
+	unsigned char mark[64];
+
+	memset(mark, 0xab, sizeof(mark));
+	init_contexts();
+	OK(cuMemImportFromShareableHandle(&h, (void *)(intptr_t)atoi(vmmfd),
+	                                  CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR));
+	OK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	OK(cuMemMap(va, GRAN, 0, h, 0));
+	OK(cuMemSetAccess(va, GRAN, &acc, 1));
+	CHECK(holds(va, 4096, 21));
+	OK(cuMemcpyHtoD_v2(va + 4096, mark, sizeof(mark)));
+	OK(cuMemUnmap(va, GRAN));
+	OK(cuMemRelease(h));
+	OK(cuMemAddressFree(va, GRAN));
+	/* pool */
+	CHECK(from_hex(ptrhex, &data, sizeof(data)) == 0);
+	OK(cuMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)atoi(poolfd),
+	                                      CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	EXPECT(cuMemAllocFromPoolAsync(&p, 4096, pool, NULL), CUDA_ERROR_INVALID_VALUE); /* imported pool */
+	OK(cuMemPoolImportPointer(&p, pool, &data));
+	CHECK(holds(p, 4096, 33));
+	OK(cuMemcpyHtoD_v2(p + 4096, mark, sizeof(mark)));
+	OK(cuMemFree_v2(p));
+}
+
+static void test_vmm_pool_cross_process(void)
+{
+	CUmemAllocationProp prop = vmm_prop(0, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR);
+	CUmemAccessDesc acc = access_to(0, CU_MEM_ACCESS_FLAGS_PROT_READWRITE);
+	CUmemPoolProps pp;
+	CUmemoryPool pool = NULL, dflt = NULL, got = NULL;
+	CUmemPoolPtrExportData data;
+	CUmemGenericAllocationHandle h = 0;
+	CUdeviceptr va = 0, p = 0, q = 0;
+	CUipcMemHandle ih;
+	char vfd[16], pfd[16], hex[2 * sizeof(data) + 1];
+	struct child c = {.argv = {"sim_selftest", "--vmm-child", vfd, pfd, hex}};
+	unsigned char back[64];
+	int fd = -1, pool_fd = -1, ok = 1, capable = -1;
+
+	OK(cuMemCreate(&h, GRAN, &prop, 0));
+	OK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	OK(cuMemMap(va, GRAN, 0, h, 0));
+	OK(cuMemSetAccess(va, GRAN, &acc, 1));
+	fill(va, 4096, 21);
+	OK(cuMemExportToShareableHandle(&fd, h, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	fcntl(fd, F_SETFD, 0); /* the child inherits it over exec */
+
+	memset(&pp, 0, sizeof(pp));
+	pp.allocType = CU_MEM_ALLOCATION_TYPE_PINNED;
+	pp.handleTypes = CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR;
+	pp.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	pp.location.id = 0;
+	OK(cuMemPoolCreate(&pool, &pp));
+	OK(cuMemPoolSetAccess(pool, &acc, 1));
+	OK(cuMemAllocFromPoolAsync(&p, 8192, pool, NULL));
+	OK(cuPointerGetAttribute(&got, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, p));
+	CHECK(got == pool);
+	OK(cuPointerGetAttribute(&capable, CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE, p));
+	CHECK(capable == 0);
+	fill(p, 4096, 33);
+	/* legacy IPC of pool memory: INVALID_VALUE (cudarc#521, ucx#10065) */
+	EXPECT(cuIpcGetMemHandle(&ih, p), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemAllocAsync(&q, 4096, NULL));
+	OK(cuDeviceGetDefaultMemPool(&dflt, 0));
+	OK(cuPointerGetAttribute(&got, CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE, q));
+	CHECK(got == dflt);
+	EXPECT(cuIpcGetMemHandle(&ih, q), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemPoolExportPointer(&data, q), CUDA_ERROR_INVALID_VALUE); /* default pool: not shareable */
+	EXPECT(cuMemPoolExportToShareableHandle(&pool_fd, dflt, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0),
+	       CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuMemPoolDestroy(dflt), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemPoolExportToShareableHandle(&pool_fd, pool, CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR, 0));
+	fcntl(pool_fd, F_SETFD, 0);
+	OK(cuMemPoolExportPointer(&data, p));
+	snprintf(vfd, sizeof(vfd), "%d", fd);
+	snprintf(pfd, sizeof(pfd), "%d", pool_fd);
+	to_hex(&data, sizeof(data), hex);
+	run_child(&c, __LINE__);
+	OK(cuMemcpyDtoH_v2(back, va + 4096, sizeof(back))); /* the child's writes, both */
+	for (size_t i = 0; i < sizeof(back); i++)
+		ok &= back[i] == 0xab;
+	OK(cuMemcpyDtoH_v2(back, p + 4096, sizeof(back)));
+	for (size_t i = 0; i < sizeof(back); i++)
+		ok &= back[i] == 0xab;
+	CHECK(ok);
+	close(fd);
+	close(pool_fd);
+	OK(cuMemFree_v2(q));
+	OK(cuMemFreeAsync(p, NULL));
+	OK(cuMemPoolDestroy(pool));
+	EXPECT(cuMemAllocFromPoolAsync(&p, 4096, pool, NULL), CUDA_ERROR_INVALID_VALUE);
+	OK(cuMemUnmap(va, GRAN));
+	OK(cuMemRelease(h));
+	OK(cuMemAddressFree(va, GRAN));
+}
+
+static void test_batch_prefetch(void)
+{
+	typedef CUresult (*batch_fn)(CUdeviceptr *, size_t *, size_t, CUmemLocation *, size_t *, size_t,
+	                             unsigned long long, CUstream);
+	batch_fn b = (batch_fn)sym("cuMemPrefetchBatchAsync");
+	batch_fn bp = (batch_fn)sym("cuMemPrefetchBatchAsync_ptsz");
+	batch_fn d = (batch_fn)sym("cuMemDiscardAndPrefetchBatchAsync");
+	CUdeviceptr m = alloc_managed(3 * 4096), dev = alloc_on(0, 4096);
+	CUdeviceptr ptrs[3] = {m, m + 4096, m + 8192};
+	size_t sizes[3] = {4096, 4096, 4096}, idx[2] = {0, 2}, bad_idx[2] = {1, 2};
+	CUmemLocation locs[2] = {{CU_MEM_LOCATION_TYPE_DEVICE, 1}, {CU_MEM_LOCATION_TYPE_HOST, 0}};
+	CUstream s = NULL;
+	int where = -1;
+
+	CHECK(b && bp && d);
+	if (!b || !bp || !d)
+		return;
+	OK(cuStreamCreate(&s, 0));
+	OK(b(ptrs, sizes, 3, locs, idx, 2, 0, s));
+	OK(cuMemRangeGetAttribute(&where, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m + 4096, 4096));
+	CHECK(where == 1);
+	OK(cuMemRangeGetAttribute(&where, 4, CU_MEM_RANGE_ATTRIBUTE_LAST_PREFETCH_LOCATION, m + 8192, 4096));
+	CHECK(where == CU_DEVICE_CPU);
+	EXPECT(b(ptrs, sizes, 3, locs, idx, 2, 0, NULL), CUDA_ERROR_INVALID_VALUE);  /* legacy NULL stream */
+	OK(bp(ptrs, sizes, 3, locs, idx, 2, 0, NULL));                               /* per-thread: fine */
+	EXPECT(b(ptrs, sizes, 3, locs, bad_idx, 2, 0, s), CUDA_ERROR_INVALID_VALUE); /* idx[0] != 0 */
+	EXPECT(b(ptrs, sizes, 3, locs, idx, 2, 1, s), CUDA_ERROR_INVALID_VALUE);     /* flags */
+	EXPECT(b(ptrs, sizes, 1, locs, idx, 2, 0, s), CUDA_ERROR_INVALID_VALUE);     /* nlocs > count */
+	ptrs[1] = dev;
+	EXPECT(d(ptrs, sizes, 3, locs, idx, 2, 0, s), CUDA_ERROR_INVALID_VALUE); /* not managed */
+	OK(cuMemFree_v2(dev));
+	OK(cuMemFree_v2(m));
+	OK(cuStreamDestroy_v2(s));
+}
+
+/* ======================================================================== */
 /* cuGetProcAddress (facts/interception.md §1)                               */
 
 typedef CUresult (*getproc_v2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
@@ -1150,6 +1387,34 @@ static const struct export g_exports[] = {
     {"cuStreamAttachMemAsync_ptsz", "cuStreamAttachMemAsync", 7000, 2, 1},
     {"cuGetProcAddress", "cuGetProcAddress", 11030, 0, 1},
     {"cuGetProcAddress_v2", "cuGetProcAddress", 12000, 0, 0},
+    {"cuMemAddressReserve", "cuMemAddressReserve", 10020, 0, 1},
+    {"cuMemAddressFree", "cuMemAddressFree", 10020, 0, 1},
+    {"cuMemCreate", "cuMemCreate", 10020, 0, 1},
+    {"cuMemRelease", "cuMemRelease", 10020, 0, 1},
+    {"cuMemMap", "cuMemMap", 10020, 0, 1},
+    {"cuMemUnmap", "cuMemUnmap", 10020, 0, 1},
+    {"cuMemSetAccess", "cuMemSetAccess", 10020, 0, 1},
+    {"cuMemExportToShareableHandle", "cuMemExportToShareableHandle", 10020, 0, 1},
+    {"cuMemImportFromShareableHandle", "cuMemImportFromShareableHandle", 10020, 0, 1},
+    {"cuMemGetAllocationGranularity", "cuMemGetAllocationGranularity", 10020, 0, 1},
+    {"cuMemGetAllocationPropertiesFromHandle", "cuMemGetAllocationPropertiesFromHandle", 10020, 0, 1},
+    {"cuMemRetainAllocationHandle", "cuMemRetainAllocationHandle", 11000, 0, 1},
+    {"cuDeviceGetDefaultMemPool", "cuDeviceGetDefaultMemPool", 11020, 0, 1},
+    {"cuMemAllocAsync", "cuMemAllocAsync", 11020, 0, 1},
+    {"cuMemAllocAsync_ptsz", "cuMemAllocAsync", 11020, 2, 1},
+    {"cuMemPoolSetAccess", "cuMemPoolSetAccess", 11020, 0, 1},
+    {"cuMemPoolCreate", "cuMemPoolCreate", 11020, 0, 1},
+    {"cuMemPoolDestroy", "cuMemPoolDestroy", 11020, 0, 1},
+    {"cuMemAllocFromPoolAsync", "cuMemAllocFromPoolAsync", 11020, 0, 1},
+    {"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocFromPoolAsync", 11020, 2, 1},
+    {"cuMemPoolExportToShareableHandle", "cuMemPoolExportToShareableHandle", 11020, 0, 1},
+    {"cuMemPoolImportFromShareableHandle", "cuMemPoolImportFromShareableHandle", 11020, 0, 1},
+    {"cuMemPoolExportPointer", "cuMemPoolExportPointer", 11020, 0, 1},
+    {"cuMemPoolImportPointer", "cuMemPoolImportPointer", 11020, 0, 1},
+    {"cuMemPrefetchBatchAsync", "cuMemPrefetchBatchAsync", 13000, 0, 0},
+    {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 13000, 2, 0},
+    {"cuMemDiscardAndPrefetchBatchAsync", "cuMemDiscardAndPrefetchBatchAsync", 13000, 0, 0},
+    {"cuMemDiscardAndPrefetchBatchAsync_ptsz", "cuMemDiscardAndPrefetchBatchAsync", 13000, 2, 0},
 };
 
 #define NEXPORTS (sizeof(g_exports) / sizeof(g_exports[0]))
@@ -1470,6 +1735,8 @@ static int child_main(int argc, char **argv)
 		ipc_child(argv[2], argv[3]);
 	else if (strcmp(argv[1], "--ipc-stale") == 0 && argc == 4)
 		ipc_stale_child(argv[2]);
+	else if (strcmp(argv[1], "--vmm-child") == 0 && argc == 6)
+		vmm_child(argv[2], argv[3], argv[4]);
 	else if (strcmp(argv[1], "--env-child") == 0 && argc == 4)
 		env_child(argv[2]);
 	else if (strcmp(argv[1], "--legacy-child") == 0 && argc == 3)
@@ -1518,6 +1785,9 @@ int main(int argc, char **argv)
 	test_managed_attach();
 	test_ipc_local();
 	test_ipc_cross_process();
+	test_vmm_local();
+	test_vmm_pool_cross_process();
+	test_batch_prefetch();
 	test_getproc_facts();
 	test_getproc_exports(0);
 	test_threads();

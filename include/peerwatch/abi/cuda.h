@@ -269,4 +269,68 @@ typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
 	unsigned int flags;
 } CUDA_MEMCPY3D_BATCH_OP; /* CUDA_MEMCPY3D_BATCH_OP_v1, :4638 */
 
+/* ---- Virtual memory management, stream-ordered pools, batch prefetch (issue 7) ---- */
+typedef unsigned long long CUmemGenericAllocationHandle; /* :4129-4130 */
+typedef int CUmemAllocationHandleType;                   /* enum CUmemAllocationHandleType_enum, :4135 */
+typedef int CUmemAccess_flags;                           /* enum CUmemAccess_flags_enum, :4147 */
+typedef int CUmemAllocationType;                         /* enum CUmemAllocationType_enum, :4170 */
+typedef int CUmemAllocationGranularity_flags;            /* :4186 */
+
+/* CUmemAllocationHandleType, :4136-4140 */
+#define CU_MEM_HANDLE_TYPE_NONE 0x0
+#define CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR 0x1
+#define CU_MEM_HANDLE_TYPE_WIN32 0x2
+#define CU_MEM_HANDLE_TYPE_WIN32_KMT 0x4
+#define CU_MEM_HANDLE_TYPE_FABRIC 0x8
+/* CUmemAccess_flags, :4148-4150 */
+#define CU_MEM_ACCESS_FLAGS_PROT_NONE 0x0
+#define CU_MEM_ACCESS_FLAGS_PROT_READ 0x1
+#define CU_MEM_ACCESS_FLAGS_PROT_READWRITE 0x3
+/* CUmemAllocationType, :4171-4178 */
+#define CU_MEM_ALLOCATION_TYPE_INVALID 0x0
+#define CU_MEM_ALLOCATION_TYPE_PINNED 0x1
+#define CU_MEM_ALLOCATION_TYPE_MANAGED 0x2
+/* CUmemAllocationGranularity_flags, :4187-4188 */
+#define CU_MEM_ALLOC_GRANULARITY_MINIMUM 0x0
+#define CU_MEM_ALLOC_GRANULARITY_RECOMMENDED 0x1
+/* CUpointer_attribute, :910, :917 */
+#define CU_POINTER_ATTRIBUTE_IS_LEGACY_CUDA_IPC_CAPABLE 10
+#define CU_POINTER_ATTRIBUTE_MEMPOOL_HANDLE 17
+
+typedef struct CUmemFabricHandle_st {
+	unsigned char data[CU_IPC_HANDLE_SIZE];
+} CUmemFabricHandle; /* :333 */
+
+typedef struct CUmemAllocationProp_st {
+	CUmemAllocationType type;
+	CUmemAllocationHandleType requestedHandleTypes;
+	CUmemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+		unsigned char reserved[4];
+	} allocFlags;
+} CUmemAllocationProp; /* :4305 */
+
+typedef struct CUmemAccessDesc_st {
+	CUmemLocation location;
+	CUmemAccess_flags flags;
+} CUmemAccessDesc; /* :4377 */
+
+typedef struct CUmemPoolProps_st {
+	CUmemAllocationType allocType;
+	CUmemAllocationHandleType handleTypes;
+	CUmemLocation location;
+	void *win32SecurityAttributes;
+	size_t maxSize;
+	unsigned short usage;
+	unsigned char reserved[54];
+} CUmemPoolProps; /* :4496 */
+
+typedef struct CUmemPoolPtrExportData_st {
+	unsigned char reserved[64];
+} CUmemPoolPtrExportData; /* :4516 */
+
 #endif
