@@ -64,6 +64,13 @@ HOOKED = {
     "cuMemRangeGetAttribute", "cuMemRangeGetAttributes",
     "cuStreamAttachMemAsync", "cuStreamAttachMemAsync_ptsz",
     "cuMemFree", "cuMemFree_v2", "cuMemFreeAsync", "cuMemFreeAsync_ptsz",
+    # virtual memory, pools, batch prefetch (recorded on every call too)
+    "cuMemCreate", "cuMemRelease", "cuMemMap", "cuMemUnmap", "cuMemSetAccess",
+    "cuMemExportToShareableHandle", "cuMemImportFromShareableHandle", "cuMemRetainAllocationHandle",
+    "cuMemPoolExportToShareableHandle", "cuMemPoolImportFromShareableHandle",
+    "cuMemPoolExportPointer", "cuMemPoolImportPointer", "cuMemPoolSetAccess",
+    "cuMemPrefetchBatchAsync", "cuMemPrefetchBatchAsync_ptsz",
+    "cuMemDiscardAndPrefetchBatchAsync", "cuMemDiscardAndPrefetchBatchAsync_ptsz",
 }
 DRIVER_API_RE = re.compile(r"^cu[A-Z]")
 SPEC_RE = re.compile(r"^([A-Za-z_][A-Za-z0-9_]*)(?:/(base|_v2|_ptds|_ptsz|_v2_ptds|_v2_ptsz))?=(\d*)(?::(\d*))?$")
