@@ -198,11 +198,19 @@ int pw_hip_ctx_device(hipCtx_t ctx)
 	int d = PW_NO_DEV;
 	pw_tls_internal++;
 	if (aux.push && aux.pop) {
+		/* clr's push makes ctx's device current and its pop does not undo
+		 * that (hip_context.cpp): the thread's device is put back. */
+		int saved_dev = PW_NO_DEV, now = PW_NO_DEV;
+		if (aux.get_device && aux.get_device(&saved_dev) != hipSuccess)
+			saved_dev = PW_NO_DEV;
 		if (aux.push(ctx) == hipSuccess) {
 			hipCtx_t popped;
 			if (aux.ctx_get_device(&d) != hipSuccess)
 				d = PW_NO_DEV;
 			aux.pop(&popped);
+			if (saved_dev != PW_NO_DEV && aux.set_device &&
+			    (aux.get_device(&now) != hipSuccess || now != saved_dev))
+				aux.set_device(saved_dev);
 		}
 	} else if (aux.get_current && aux.set_current && aux.get_device && aux.set_device) {
 		hipCtx_t saved = NULL;

@@ -21,6 +21,7 @@ $(TBIN)/hip_real: tests/integration/hip_real.c
 # programs; rules_hip.sh finds the .5/.6/.7 builds under $(SIMDIR) itself.
 HIPSIM_LIB6 := $(or $(HSIM_LIB6),$(SIMDIR)/libamdhip64.so.6)
 HIP_TESTS := $(TBIN)/hip_calls $(TBIN)/hip_calls-linked $(TBIN)/hip_violations
+HIP_TESTS += $(TBIN)/hip_ctx $(TBIN)/hip_ctxstack.so
 ifneq ($(wildcard tests/sim/hip_sim*.c),)
 test-build: $(HIP_TESTS)
 endif
@@ -33,3 +34,10 @@ $(TBIN)/hip_calls-linked: tests/integration/hip_calls.c tests/integration/hip_ap
 $(TBIN)/hip_violations: tests/integration/hip_violations.c tests/integration/hip_api.h $(HIPSIM_LIB6)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(HIPSIM_LIB6)
+# hip_ctx under hip_ctxstack.so: a runtime with clr's context stack (rules_hip.sh).
+$(TBIN)/hip_ctx: tests/integration/hip_ctx.c tests/integration/hip_api.h $(HIPSIM_LIB6)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ $(HIPSIM_LIB6)
+$(TBIN)/hip_ctxstack.so: tests/integration/hip_ctxstack.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -shared -fPIC $< -o $@ -ldl

@@ -238,5 +238,23 @@ for rule in $("$V" list); do
 	check "$rule (HIP): a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
 done
 
+# A runtime with clr's context stack (hipCtxPushCurrent / hipCtxPopCurrent,
+# hip_ctxstack.so): asking a peer context's device must not change the
+# thread's current device, nor what hipCtxEnablePeerAccess does.
+X="$B/tests/hip_ctx"
+XS="$B/tests/hip_ctxstack.so"
+mkdir -p "$WORK/ctx"
+if [ -x "$X" ] && [ -f "$XS" ]; then
+	check "hip_ctx: passes with the context stack alone" \
+		env PWSIM_DEVICES=2 LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$XS" "$X"
+	check "hip_ctx: under peerwatch, hipCtx*PeerAccess still succeed and the current device stays 0" \
+		env PWSIM_DEVICES=2 LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$XS" "$PW" -q -o "$WORK/ctx/trace" --mode warn -- "$X"
+	check "hip_ctx: peer_ctx_dev is 1 and cur_dev 0" jqt -s \
+		'[.[] | select(.type=="call" and .api=="hipCtxEnablePeerAccess")] | (length==1 and .[0].cur_dev==0 and .[0].args.peer_ctx_dev==1)' \
+		"$WORK"/ctx/trace/*.pw.jsonl
+else
+	bad "hip_ctx: not built ($X, $XS)"
+fi
+
 echo "rules_hip: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $real_rc -eq 0 ]
