@@ -22,6 +22,7 @@
 #include "state.h"
 #include "suppress.h"
 #include "trace.h"
+#include "vmm_state.h"
 
 static pid_t pw_pid;
 
@@ -44,6 +45,7 @@ static void after_fork_child(void)
 	/* The child starts with no peer access and no IPC mappings of its own:
 	 * CUDA contexts do not survive fork. */
 	pw_state_reset(&pw_state);
+	pw_vmm_reset(&pw_vmm); /* nor any virtual-memory handle or mapping (no false vmm.leak) */
 	pw_report_after_fork();
 	pw_gt_after_fork();
 	pw_tls_tid = 0;

@@ -83,5 +83,14 @@ got=$(cat "$WORK"/batch/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation
 check "batch prefetch: one finding, for the unmanaged range (got: $got)" \
 	[ "$got" = "managed.prefetch.not-managed cuMemPrefetchBatchAsync;" ]
 
+# A forked child that uses no CUDA holds none of its parent's mappings: no
+# vmm.leak at its exit (nor at the parent's, which unmaps).  A child with
+# nothing to record writes no trace.
+PWSIM_DEVICES=2 "$PW" -q -o "$WORK/fork" --mode warn -- "$B/tests/vmm_ipc" fork-worker >/dev/null 2>"$WORK/fork.err"
+rc=$?
+check "fork-worker: both processes ended well (status $rc)" [ $rc -eq 0 ]
+got=$(cat "$WORK"/fork/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule' | tr '\n' ' ')
+check "fork-worker: no finding in either process (got: ${got:-none})" [ -z "$got" ]
+
 echo "vmm: $pass passed, $fail failed"
 [ $fail -eq 0 ]

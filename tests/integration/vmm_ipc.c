@@ -11,6 +11,8 @@
  *   vmm_ipc            the parent (starts the child itself)
  *   vmm_ipc child FD   the child, FD its end of the socket
  *   vmm_ipc batch-bad  one process: a batch prefetch with one unmanaged range
+ *   vmm_ipc fork-worker  maps virtual memory, forks a child that uses no CUDA
+ *                      and exits, then unmaps: no process leaks a mapping
  * Exits 0 when every call succeeded and both processes saw each other's bytes.
  */
 #include <dlfcn.h>
@@ -219,8 +221,38 @@ static int batch_bad(void)
 	return r == CUDA_ERROR_INVALID_VALUE ? 0 : 3;
 }
 
+/* A forked worker (Python multiprocessing's default) inherits none of the
+ * parent's CUDA mappings: it has nothing to unmap when it exits. */
+static int fork_worker(void)
+{
+	CUmemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = CU_MEM_ALLOCATION_TYPE_PINNED;
+	prop.location.type = CU_MEM_LOCATION_TYPE_DEVICE;
+	prop.location.id = 0;
+	CUmemGenericAllocationHandle h;
+	CUdeviceptr va;
+	CUmemAccessDesc a = rw(0);
+	init();
+	CHECK(cuMemCreate(&h, GRAN, &prop, 0));
+	CHECK(cuMemAddressReserve(&va, GRAN, 0, 0, 0));
+	CHECK(cuMemMap(va, GRAN, 0, h, 0));
+	CHECK(cuMemSetAccess(va, GRAN, &a, 1));
+	pid_t pid = fork();
+	if (pid == 0)
+		exit(0);
+	int st = 1;
+	waitpid(pid, &st, 0);
+	CHECK(cuMemUnmap(va, GRAN));
+	CHECK(cuMemRelease(h));
+	CHECK(cuMemAddressFree(va, GRAN));
+	return pid > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 3;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "fork-worker"))
+		return fork_worker();
 	if (argc == 3 && !strcmp(argv[1], "child"))
 		return child(atoi(argv[2]));
 	if (argc == 2 && !strcmp(argv[1], "batch-bad"))
