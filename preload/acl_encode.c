@@ -143,6 +143,8 @@ void pw_acl_pre(struct pw_call *c)
 		struct pw_acl_alloc a;
 		c->dev[i] = fn->args[i].kind == PW_K_APTR && pw_acl_mem_find(c->a[i], &a) ? a.dev : PW_NO_DEV;
 	}
+	if (fn == &pw_acl_desc[PW_ACL_ID(aclrtFree)])
+		c->dev[PW_ACL_FREE_SLOT] = pw_acl_mem_slot(c->a[0]);
 }
 
 /* ---- after the call: what it changed, then the event ---- */
@@ -157,7 +159,7 @@ static void learn(const struct pw_call *c)
 			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], c->cur_dev,
 			               (int)(int64_t)c->a[2]);
 		break;
-	case PW_ACL_ID(aclrtFree): pw_acl_mem_remove(c->a[0]); break;
+	case PW_ACL_ID(aclrtFree): pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
 	case PW_ACL_ID(aclrtSetDevice): tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
 	case PW_ACL_ID(aclrtResetDevice):
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)

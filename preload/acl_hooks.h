@@ -35,6 +35,14 @@ struct pw_acl_alloc {
 };
 void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy);
 void pw_acl_mem_remove(uint64_t base);
+/* The slot of the allocation at base (-1 if none), and its removal only if
+ * that slot still holds base: aclrtFree notes the slot before the real free
+ * and removes it after, so an aclrtMalloc of another thread that gets the
+ * same address back in between keeps its own entry. */
+int pw_acl_mem_slot(uint64_t base);
+void pw_acl_mem_remove_slot(int slot, uint64_t base);
+/* Where pw_acl_pre keeps an aclrtFree's slot (a dev[] entry no ACL row uses). */
+#define PW_ACL_FREE_SLOT (PW_MAX_ARGS - 1)
 /* The allocation p lies in; false if none we saw. */
 bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out);
 bool pw_acl_policy_p2p(int policy);

@@ -40,16 +40,29 @@ void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy)
 	}
 }
 
-void pw_acl_mem_remove(uint64_t base)
+int pw_acl_mem_slot(uint64_t base)
 {
 	int n = atomic_load_explicit(&high, memory_order_acquire);
 	for (int i = 0; base && i < n; i++)
 		if (atomic_load_explicit(&slots[i].base, memory_order_relaxed) == base &&
-		    atomic_load_explicit(&slots[i].ready, memory_order_acquire)) {
-			atomic_store_explicit(&slots[i].ready, false, memory_order_relaxed);
-			atomic_store_explicit(&slots[i].base, 0, memory_order_release);
-			return;
-		}
+		    atomic_load_explicit(&slots[i].ready, memory_order_acquire))
+			return i;
+	return -1;
+}
+
+void pw_acl_mem_remove_slot(int slot, uint64_t base)
+{
+	if (slot < 0 || slot >= ACL_MEM_SLOTS || !base ||
+	    atomic_load_explicit(&slots[slot].base, memory_order_relaxed) != base ||
+	    !atomic_load_explicit(&slots[slot].ready, memory_order_acquire))
+		return;
+	atomic_store_explicit(&slots[slot].ready, false, memory_order_relaxed);
+	atomic_store_explicit(&slots[slot].base, 0, memory_order_release);
+}
+
+void pw_acl_mem_remove(uint64_t base)
+{
+	pw_acl_mem_remove_slot(pw_acl_mem_slot(base), base);
 }
 
 bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out)

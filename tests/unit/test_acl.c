@@ -188,12 +188,35 @@ static void finalize_event(void **state)
 	json_decref(j);
 }
 
+/* Thread 1 frees A (device 0); before its wrapper takes A out of the table,
+ * thread 2's aclrtMalloc gets A back on device 1, in a lower slot.  The
+ * free must take out its own entry, not the new one. */
+static void free_then_reuse(void **state)
+{
+	(void)state;
+	struct pw_acl_alloc a;
+	pw_acl_mem_add(0x30000, 64, 0, ACL_MEM_MALLOC_HUGE_FIRST);
+	pw_acl_mem_add(0x40000, 4096, 0, ACL_MEM_MALLOC_HUGE_FIRST);
+	struct pw_call f = call_of(PW_ACL_ID(aclrtFree), ACL_SUCCESS);
+	f.a[0] = 0x40000;
+	pw_acl_pre(&f); /* thread 1, before the real aclrtFree */
+	assert_int_equal(f.dev[0], 0);
+	pw_acl_mem_remove(0x30000);
+	pw_acl_mem_add(0x40000, 8192, 1, ACL_MEM_MALLOC_HUGE_FIRST_P2P); /* thread 2 */
+	pw_acl_post(&f); /* thread 1, after the real aclrtFree */
+	assert_true(pw_acl_mem_find(0x40000, &a));
+	assert_int_equal(a.dev, 1);
+	assert_int_equal(a.size, 8192);
+	pw_acl_mem_remove(0x40000);
+	assert_false(pw_acl_mem_find(0x40000, &a));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(names),          cmocka_unit_test(table),
 	    cmocka_unit_test(malloc_event),   cmocka_unit_test(copy_event_and_op),
-	    cmocka_unit_test(finalize_event),
+	    cmocka_unit_test(finalize_event), cmocka_unit_test(free_then_reuse),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
