@@ -25,6 +25,7 @@ typedef const char *(*error_name_fn)(hipError_t);
 typedef hipError_t (*ctx_push_fn)(hipCtx_t);
 typedef hipError_t (*ctx_pop_fn)(hipCtx_t *);
 typedef hipError_t (*set_device_fn)(int);
+typedef hipError_t (*last_error_fn)(void);
 
 static struct {
 	pthread_once_t once;
@@ -36,6 +37,7 @@ static struct {
 	ctx_pop_fn pop, get_current;
 	int_out_fn ctx_get_device;
 	set_device_fn set_device;
+	last_error_fn peek, get_last;
 } aux = {.once = PTHREAD_ONCE_INIT};
 
 static atomic_int version = -1; /* -1: not asked yet; 0: unknown */
@@ -54,11 +56,37 @@ static void aux_resolve(void)
 	aux.get_current = (ctx_pop_fn)pw_hip_aux("hipCtxGetCurrent");
 	aux.set_current = (ctx_push_fn)pw_hip_aux("hipCtxSetCurrent");
 	aux.set_device = (set_device_fn)pw_hip_aux("hipSetDevice");
+	aux.peek = (last_error_fn)pw_hip_aux("hipPeekAtLastError");
+	aux.get_last = (last_error_fn)pw_hip_aux("hipGetLastError");
 }
 
 static inline void aux_ready(void)
 {
 	pthread_once(&aux.once, aux_resolve);
+}
+
+/*
+ * The layer's own runtime queries must not become the program's last error.
+ * From ROCm 7, hipGetLastError returns the last call that failed (facts
+ * A8.6): a query of ours that fails on a correct program (the address range
+ * of host memory) would surface in its next hipGetLastError.  So a query is
+ * bracketed: if no error was pending before it and one is after, it was ours
+ * and is cleared.  (Before 7 the last error is the last call's result, which
+ * the program's own call overwrites: queries made after the real call are
+ * made only when it succeeded.)  Not covered: an error still pending from the
+ * program when a query of ours fails on ROCm 7 is replaced by ours.
+ */
+static inline int quiet_enter(void)
+{
+	pw_tls_internal++;
+	return aux.peek ? (int)aux.peek() : -1;
+}
+
+static inline void quiet_leave(int pending)
+{
+	if (pending == hipSuccess && aux.peek && aux.peek() != hipSuccess && aux.get_last)
+		aux.get_last();
+	pw_tls_internal--;
 }
 
 int pw_hip_runtime_version(void)
@@ -68,10 +96,10 @@ int pw_hip_runtime_version(void)
 		return v;
 	aux_ready();
 	v = 0;
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	if (!aux.runtime_version || aux.runtime_version(&v) != hipSuccess || v < 0)
 		v = 0;
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	atomic_store_explicit(&version, v, memory_order_relaxed);
 	return v;
 }
@@ -113,9 +141,9 @@ static bool ptr_attributes(const void *p, hipPointerAttribute_t *a)
 	if (!p || !aux.ptr_attr)
 		return false;
 	memset(a, 0, sizeof *a);
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	hipError_t r = aux.ptr_attr(a, p);
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	return r == hipSuccess;
 }
 
@@ -141,23 +169,23 @@ void pw_hip_mem_facts(const void *p, struct pw_mem *m)
 	    a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major_of(pw_hip_runtime_version()));
 	void *base = NULL;
 	size_t size = 0;
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	if (aux.addr_range && aux.addr_range(&base, &size, (void *)(uintptr_t)p) == hipSuccess && base) {
 		m->known = true;
 		m->base = (uintptr_t)base;
 		m->size = size;
 	}
-	pw_tls_internal--;
+	quiet_leave(pending_);
 }
 
 int pw_hip_device_count(void)
 {
 	aux_ready();
 	int n = 0;
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	if (!aux.dev_count || aux.dev_count(&n) != hipSuccess)
 		n = 0;
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	return n;
 }
 
@@ -169,10 +197,11 @@ int pw_hip_can_access(int dev, int peer)
 	int v = -1;
 	if (!f || dev == PW_NO_DEV || peer == PW_NO_DEV)
 		return -1;
-	pw_tls_internal++;
+	aux_ready();
+	const int pending_ = quiet_enter();
 	if (f(&v, dev, peer) != hipSuccess)
 		v = -1;
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	return v;
 }
 
@@ -180,10 +209,10 @@ static int current_device(void)
 {
 	aux_ready();
 	int d = PW_NO_DEV;
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	if (!aux.get_device || aux.get_device(&d) != hipSuccess)
 		d = PW_NO_DEV;
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	return d;
 }
 
@@ -196,7 +225,7 @@ int pw_hip_ctx_device(hipCtx_t ctx)
 	if (!ctx || !aux.ctx_get_device)
 		return PW_NO_DEV;
 	int d = PW_NO_DEV;
-	pw_tls_internal++;
+	const int pending_ = quiet_enter();
 	if (aux.push && aux.pop) {
 		/* clr's push makes ctx's device current and its pop does not undo
 		 * that (hip_context.cpp): the thread's device is put back. */
@@ -223,7 +252,7 @@ int pw_hip_ctx_device(hipCtx_t ctx)
 				aux.set_device(saved_dev);
 		}
 	}
-	pw_tls_internal--;
+	quiet_leave(pending_);
 	return d;
 }
 

@@ -21,7 +21,7 @@ $(TBIN)/hip_real: tests/integration/hip_real.c
 # programs; rules_hip.sh finds the .5/.6/.7 builds under $(SIMDIR) itself.
 HIPSIM_LIB6 := $(or $(HSIM_LIB6),$(SIMDIR)/libamdhip64.so.6)
 HIP_TESTS := $(TBIN)/hip_calls $(TBIN)/hip_calls-linked $(TBIN)/hip_violations
-HIP_TESTS += $(TBIN)/hip_ctx $(TBIN)/hip_ctxstack.so
+HIP_TESTS += $(TBIN)/hip_ctx $(TBIN)/hip_ctxstack.so $(TBIN)/hip_lasterr
 ifneq ($(wildcard tests/sim/hip_sim*.c),)
 test-build: $(HIP_TESTS)
 endif
@@ -41,3 +41,8 @@ $(TBIN)/hip_ctx: tests/integration/hip_ctx.c tests/integration/hip_api.h $(HIPSI
 $(TBIN)/hip_ctxstack.so: tests/integration/hip_ctxstack.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -shared -fPIC $< -o $@ -ldl
+# hip_lasterr: the layer's own failing queries must not become the program's
+# last error (ROCm 7 semantics, modelled by the .so.7 simulator).
+$(TBIN)/hip_lasterr: tests/integration/hip_lasterr.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl

@@ -256,5 +256,21 @@ else
 	bad "hip_ctx: not built ($X, $XS)"
 fi
 
+# The layer's own failing queries (the address range of host memory) must not
+# become the program's last error: ROCm 7 returns the last failing call from
+# hipGetLastError (facts A8.6), which the .so.7 simulator models.
+X="$B/tests/hip_lasterr"
+if [ -x "$X" ]; then
+	for lib in "$S5" "$S6" "$S7"; do
+		check "hip_lasterr: plain, $(basename "$lib"): the program's calls succeed, no error pending" "$X" "$lib"
+		for mode in observe warn; do
+			check "hip_lasterr: $mode, $(basename "$lib"): peerwatch leaves no error of its own pending" \
+				"$PW" -q -o "$WORK/lasterr-$mode" --mode "$mode" -- "$X" "$lib"
+		done
+	done
+else
+	bad "hip_lasterr: not built ($X)"
+fi
+
 echo "rules_hip: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $real_rc -eq 0 ]

@@ -451,6 +451,13 @@ static void test_memory(void)
 		CHECK(base == a && size == N);
 		EXPECT(hipMemGetAddressRange(&base, &size, host), hipErrorInvalidDevicePointer);
 		EXPECT(hipMemGetAddressRange(&base, &size, NULL), hipErrorInvalidDevicePointer);
+		/* the last error: sticky from 7 on, the last call's result before */
+		EXPECT(hipPeekAtLastError(), hipErrorInvalidDevicePointer);
+		OK(hipMemGetAddressRange(&base, &size, a));
+		EXPECT(hipPeekAtLastError(),
+		       PWSIM_HIP_MAJOR >= 7 ? hipErrorInvalidDevicePointer : hipSuccess);
+		EXPECT(hipGetLastError(), PWSIM_HIP_MAJOR >= 7 ? hipErrorInvalidDevicePointer : hipSuccess);
+		EXPECT(hipGetLastError(), hipSuccess);
 	}
 
 	/* pointer attributes: numbering by major (facts A3/A4) */
@@ -832,6 +839,8 @@ static const struct export g_exports[] = {
     {"hipMemcpyPeerAsync", "hip_4.2"},
     {"hipPointerGetAttributes", "hip_4.2"},
     {"hipMemGetAddressRange", "hip_4.2"},
+    {"hipGetLastError", "hip_4.2"},
+    {"hipPeekAtLastError", "hip_4.2"},
     {"hipIpcGetMemHandle", "hip_4.2"},
     {"hipIpcOpenMemHandle", "hip_4.2"},
     {"hipIpcCloseMemHandle", "hip_4.2"},

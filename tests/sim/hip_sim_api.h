@@ -208,6 +208,9 @@ PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *s
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                             size_t sizeBytes, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+/* hip_runtime_api.h (5.2.3) :1796, :1807 */
+PWSIM_HIP_API hipError_t hipGetLastError(void);
+PWSIM_HIP_API hipError_t hipPeekAtLastError(void);
 /* hip_runtime_api.h (5.2.3) :4069 */
 PWSIM_HIP_API hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDeviceptr_t dptr);
 

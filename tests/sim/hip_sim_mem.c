@@ -140,7 +140,46 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int s
  * A pointer the runtime does not know: 5.x -> InvalidValue; 6.x+ -> success
  * with type Unregistered (CUDA's behaviour, which 6.0 adopted; a choice where
  * the facts are silent) and device hipInvalidDeviceId. */
+/*
+ * The thread's last error, for the two calls peerwatch makes on its own
+ * (hipPointerGetAttributes, hipMemGetAddressRange) only: the other calls of
+ * the simulator do not record theirs.  ROCm 7 (facts A8.6): hipGetLastError
+ * returns the last call that failed and resets it; before 7 it returns the
+ * result of the last call, whatever it was.
+ */
+static __thread hipError_t t_last_error;
+
+static hipError_t note_result(hipError_t rc)
+{
+#if PWSIM_HIP_MAJOR >= 7
+	if (rc != hipSuccess)
+		t_last_error = rc;
+#else
+	t_last_error = rc;
+#endif
+	return rc;
+}
+
+hipError_t hipGetLastError(void)
+{
+	hipError_t rc = t_last_error;
+	t_last_error = hipSuccess;
+	return rc;
+}
+
+hipError_t hipPeekAtLastError(void)
+{
+	return t_last_error;
+}
+
+static hipError_t pointer_attributes(hipPointerAttribute_t *attributes, const void *ptr);
+
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
+{
+	return note_result(pointer_attributes(attributes, ptr));
+}
+
+static hipError_t pointer_attributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
 	struct hsim_alloc *a;
 	hipError_t rc = hipSuccess;
@@ -191,5 +230,5 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDevice
 			*psize = a->size;
 	}
 	hsim_unlock();
-	return a ? hipSuccess : hipErrorInvalidDevicePointer;
+	return note_result(a ? hipSuccess : hipErrorInvalidDevicePointer);
 }
