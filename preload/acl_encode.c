@@ -8,6 +8,7 @@
 
 #include "acl_hooks.h"
 #include "check.h"
+#include "event.h"
 #include "jsonw.h"
 #include "op.h"
 #include "trace.h"
@@ -173,13 +174,9 @@ static void learn(const struct pw_call *c)
 	}
 }
 
-static void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
+static inline void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
 {
-	pw_jw_key2(w, key, suffix);
-	if (dev == PW_NO_DEV)
-		pw_jw_raw(w, "null", 4);
-	else
-		pw_jw_i64(w, dev);
+	pw_event_put_dev(w, key, suffix, dev);
 }
 
 static bool is_copy(const struct pw_call *c)
@@ -257,62 +254,15 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 /* The whole "call" event of c, as one JSON object (no newline). */
 void pw_acl_encode(struct pw_jw *w, const struct pw_call *c)
 {
-	const struct pw_fn_desc *fn = c->fn;
-	if (!pw_tls_tid)
-		pw_tls_tid = pw_gettid();
-	pw_jw_obj_open(w);
-	pw_jw_raw(w, "\"type\":\"call\"", 13);
-	w->need_comma = true;
-	pw_jw_kv_u64(w, "seq", c->seq);
-	pw_jw_kv_i64(w, "tid", pw_tls_tid);
-	pw_jw_kv_str(w, "vendor", pw_vendor_name(fn->vendor));
-	pw_jw_kv_str(w, "api", fn->api);
-	pw_jw_kv_str(w, "variant", fn->variant);
-	pw_jw_kv_str(w, "family", pw_family_name(fn->family));
-	pw_jw_kv_u64(w, "t_ns", c->t0);
-	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
-	pw_jw_kv_i64(w, "ret", c->ret);
-	const char *rn = pw_acl_error_name((int)c->ret);
-	pw_jw_key(w, "ret_name");
-	if (rn)
-		pw_jw_str(w, rn);
-	else
-		pw_jw_raw(w, "null", 4);
-	if (c->parent)
-		pw_jw_kv_u64(w, "parent", c->parent);
-	if (fn->flags & PW_ACL_CUR_DEV)
-		put_dev(w, "cur", "_dev", c->cur_dev);
-	if (c->nstack > 0) {
-		pw_jw_key(w, "stack");
-		pw_jw_ch(w, '[');
-		for (int i = 0; i < c->nstack; i++) {
-			if (i)
-				pw_jw_ch(w, ',');
-			pw_jw_hex(w, c->stack[i]);
-		}
-		pw_jw_ch(w, ']');
-	}
-	pw_jw_key(w, "args");
-	pw_jw_obj_open(w);
-	for (int i = 0; i < fn->nargs; i++)
-		put_arg(w, c, i);
-	pw_jw_obj_close(w);
-	pw_jw_obj_close(w);
+	const struct pw_call_style style = {.layer = NULL,
+	                                    .ret_name = pw_acl_error_name((int)c->ret),
+	                                    .cur_dev = (c->fn->flags & PW_ACL_CUR_DEV) != 0,
+	                                    .implicit = false};
+	pw_event_call(w, c, &style, put_arg);
 }
 
 void pw_acl_post(struct pw_call *c)
 {
 	learn(c);
-	uintptr_t ips[64];
-	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
-		pw_tls_internal++;
-		c->nstack = pw_report_app_stack(ips, pw_g.opt.stack_depth);
-		pw_tls_internal--;
-		c->stack = ips;
-	}
-	struct pw_jw w;
-	if (!pw_trace_event_begin(&w))
-		return;
-	pw_acl_encode(&w, c);
-	pw_trace_event_end(&w);
+	pw_event_post(c, pw_acl_encode);
 }

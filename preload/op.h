@@ -10,6 +10,7 @@
 #define PW_OP_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hooks.h"

@@ -1,0 +1,35 @@
+/*
+ * The parts of a "call" event that every vendor's encoder writes the same
+ * way (docs/trace-format.md): the header fields, the stack, and the
+ * post-call step that captures a stack and hands the event to the writer.
+ * Each vendor supplies its error name, its flags and its argument writer.
+ */
+#ifndef PW_EVENT_H
+#define PW_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "hooks.h"
+
+struct pw_jw;
+
+struct pw_call_style {
+	const char *layer;    /* "runtime" for the CUDA runtime API, NULL elsewhere */
+	const char *ret_name; /* the vendor's name of c->ret, or NULL */
+	bool cur_dev;         /* write "cur_dev" (the row acts on the current device) */
+	bool implicit;        /* write "implicit": true */
+};
+
+typedef void (*pw_put_arg_fn)(struct pw_jw *w, const struct pw_call *c, int i);
+typedef void (*pw_encode_fn)(struct pw_jw *w, const struct pw_call *c);
+
+/* "<key><suffix>": dev, or null for PW_NO_DEV. */
+void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev);
+/* The whole "call" event of c, its arguments written by put_arg. */
+void pw_event_call(struct pw_jw *w, const struct pw_call *c, const struct pw_call_style *s,
+                   pw_put_arg_fn put_arg);
+/* After the real call: the caller's stack (stacks=all), then the event. */
+void pw_event_post(struct pw_call *c, pw_encode_fn encode);
+
+#endif
