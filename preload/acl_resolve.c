@@ -16,30 +16,10 @@
 
 #include "acl_hooks.h"
 #include "intercept.h"
+#include "vendor_lib.h"
 #include "pw.h"
 
-static _Atomic(void *) lib_handle;
-static char lib_path[4096];
-
-/* Remember the library that defines fn as the ACL runtime. */
-static void note_lib(void *fn)
-{
-	if (atomic_load(&lib_handle))
-		return;
-	Dl_info info;
-	if (!dladdr(fn, &info) || !info.dli_fname)
-		return;
-	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		return;
-	void *expected = NULL;
-	char abs[4096];
-	const char *path = info.dli_fname[0] != '/' && realpath(info.dli_fname, abs) ? abs : info.dli_fname;
-	if (atomic_compare_exchange_strong(&lib_handle, &expected, h))
-		snprintf(lib_path, sizeof lib_path, "%s", path);
-	else
-		dlclose(h);
-}
+static struct pw_lib lib;
 
 static int id_of(const char *name)
 {
@@ -59,12 +39,12 @@ static bool is_ours(void *f)
 
 void *pw_acl_aux(const char *name)
 {
-	void *h = atomic_load(&lib_handle);
+	void *h = atomic_load(&lib.handle);
 	void *f = h ? pw_real_dlsym(h, name) : NULL;
 	if (!f) {
 		f = pw_real_dlsym(RTLD_NEXT, name);
 		if (f && !is_ours(f))
-			note_lib(f);
+			pw_lib_note(&lib, f);
 	}
 	return f && is_ours(f) ? NULL : f;
 }
@@ -88,7 +68,7 @@ void *pw_acl_dlsym_hook(const char *name, void *r)
 		/* a global look-up found our own export: it exists only if the runtime has it */
 		return pw_acl_aux(name) ? r : NULL;
 	}
-	note_lib(r);
+	pw_lib_note(&lib, r);
 	void *expected = NULL;
 	if (atomic_compare_exchange_strong(&pw_acl_real_fn[id], &expected, r))
 		pw_debug("%s: the runtime's function at %p is now reached through peerwatch", name, r);
@@ -101,10 +81,10 @@ void *pw_acl_dlsym_hook(const char *name, void *r)
 
 void pw_acl_describe(void *vendors)
 {
-	void *h = atomic_load(&lib_handle);
+	void *h = atomic_load(&lib.handle);
 	if (!h)
 		return;
 	json_t *a = json_object();
-	json_object_set_new(a, "library", json_string(lib_path));
+	json_object_set_new(a, "library", json_string(lib.path));
 	json_object_set_new((json_t *)vendors, "acl", a);
 }

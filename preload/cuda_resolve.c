@@ -16,10 +16,10 @@
 
 #include "cuda_hooks.h"
 #include "intercept.h"
+#include "vendor_lib.h"
 #include "pw.h"
 
-static _Atomic(void *) driver_handle;
-static char driver_path[4096];
+static struct pw_lib driver;
 static pthread_once_t map_once = PTHREAD_ONCE_INIT;
 static void *driver_addr[PW_CUDA_NFUNCS];
 static void *driver_getproc, *driver_getproc_v2;
@@ -28,36 +28,9 @@ PW_EXPORT CUresult cuGetProcAddress(const char *symbol, void **pfn, int cudaVers
 PW_EXPORT CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags,
                                        CUdriverProcAddressQueryResult *symbolStatus);
 
-/* Remember the library that defines fn as the driver. */
-static void note_driver(void *fn)
-{
-	if (atomic_load(&driver_handle))
-		return;
-	Dl_info info;
-	if (!dladdr(fn, &info) || !info.dli_fname)
-		return;
-	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		return;
-	void *expected = NULL;
-	char abs[4096];
-	const char *path = info.dli_fname[0] != '/' && realpath(info.dli_fname, abs) ? abs : info.dli_fname;
-	if (atomic_compare_exchange_strong(&driver_handle, &expected, h))
-		snprintf(driver_path, sizeof driver_path, "%s", path);
-	else
-		dlclose(h);
-}
-
 void *pw_cuda_aux(const char *name)
 {
-	void *h = atomic_load(&driver_handle);
-	void *f = h ? pw_real_dlsym(h, name) : NULL;
-	if (!f) {
-		f = pw_real_dlsym(RTLD_NEXT, name);
-		if (f)
-			note_driver(f);
-	}
-	return f;
+	return pw_lib_find(&driver, name);
 }
 
 void *pw_cuda_resolve(int id)
@@ -72,7 +45,7 @@ void *pw_cuda_resolve(int id)
 
 static void build_map(void)
 {
-	void *h = atomic_load(&driver_handle);
+	void *h = atomic_load(&driver.handle);
 	if (!h)
 		return;
 	for (int id = 0; id < PW_CUDA_NFUNCS; id++)
@@ -85,7 +58,7 @@ void *pw_cuda_substitute(void *fn)
 {
 	if (!fn)
 		return fn;
-	note_driver(fn);
+	pw_lib_note(&driver, fn);
 	pthread_once(&map_once, build_map);
 	if (fn == driver_getproc)
 		return (void *)cuGetProcAddress;
@@ -124,7 +97,7 @@ void *pw_cuda_dlsym_hook(const char *name, void *r)
 		return d && d != r ? r : NULL;
 	}
 	if (getproc) {
-		note_driver(r);
+		pw_lib_note(&driver, r);
 		return name[16] ? (void *)cuGetProcAddress_v2 : (void *)cuGetProcAddress;
 	}
 	return pw_cuda_substitute(r);
@@ -164,11 +137,11 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
 
 void pw_cuda_describe(void *vendors)
 {
-	void *h = atomic_load(&driver_handle);
+	void *h = atomic_load(&driver.handle);
 	if (!h)
 		return;
 	json_t *c = json_object();
-	json_object_set_new(c, "library", json_string(driver_path));
+	json_object_set_new(c, "library", json_string(driver.path));
 	CUresult (*get_version)(int *) = (CUresult(*)(int *))pw_real_dlsym(h, "cuDriverGetVersion");
 	int v = 0;
 	if (get_version && get_version(&v) == CUDA_SUCCESS)

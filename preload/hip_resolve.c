@@ -17,10 +17,10 @@
 
 #include "hip_hooks.h"
 #include "intercept.h"
+#include "vendor_lib.h"
 #include "pw.h"
 
-static _Atomic(void *) runtime_handle;
-static char runtime_path[4096];
+static struct pw_lib runtime;
 static pthread_once_t map_once = PTHREAD_ONCE_INIT;
 static void *runtime_addr[PW_HIP_NFUNCS];
 static void *runtime_getproc;
@@ -28,36 +28,9 @@ static void *runtime_getproc;
 PW_EXPORT hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uint64_t flags,
                                        hipDriverProcAddressQueryResult *symbolStatus);
 
-/* Remember the library that defines fn as the runtime. */
-static void note_runtime(void *fn)
-{
-	if (atomic_load(&runtime_handle))
-		return;
-	Dl_info info;
-	if (!dladdr(fn, &info) || !info.dli_fname)
-		return;
-	void *h = dlopen(info.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-	if (!h)
-		return;
-	void *expected = NULL;
-	char abs[4096];
-	const char *path = info.dli_fname[0] != '/' && realpath(info.dli_fname, abs) ? abs : info.dli_fname;
-	if (atomic_compare_exchange_strong(&runtime_handle, &expected, h))
-		snprintf(runtime_path, sizeof runtime_path, "%s", path);
-	else
-		dlclose(h);
-}
-
 void *pw_hip_aux(const char *name)
 {
-	void *h = atomic_load(&runtime_handle);
-	void *f = h ? pw_real_dlsym(h, name) : NULL;
-	if (!f) {
-		f = pw_real_dlsym(RTLD_NEXT, name);
-		if (f)
-			note_runtime(f);
-	}
-	return f;
+	return pw_lib_find(&runtime, name);
 }
 
 void *pw_hip_resolve(int id)
@@ -72,7 +45,7 @@ void *pw_hip_resolve(int id)
 
 static void build_map(void)
 {
-	void *h = atomic_load(&runtime_handle);
+	void *h = atomic_load(&runtime.handle);
 	if (!h)
 		return;
 	for (int id = 0; id < PW_HIP_NFUNCS; id++)
@@ -84,7 +57,7 @@ void *pw_hip_substitute(void *fn)
 {
 	if (!fn)
 		return fn;
-	note_runtime(fn);
+	pw_lib_note(&runtime, fn);
 	pthread_once(&map_once, build_map);
 	if (fn == runtime_getproc)
 		return (void *)hipGetProcAddress;
@@ -120,7 +93,7 @@ void *pw_hip_dlsym_hook(const char *name, void *r)
 		return d && d != r ? r : NULL;
 	}
 	if (getproc) {
-		note_runtime(r);
+		pw_lib_note(&runtime, r);
 		return (void *)hipGetProcAddress;
 	}
 	return pw_hip_substitute(r);
@@ -148,11 +121,11 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 
 void pw_hip_describe(void *vendors)
 {
-	void *h = atomic_load(&runtime_handle);
+	void *h = atomic_load(&runtime.handle);
 	if (!h)
 		return;
 	json_t *o = json_object();
-	json_object_set_new(o, "library", json_string(runtime_path));
+	json_object_set_new(o, "library", json_string(runtime.path));
 	int v = pw_hip_runtime_version();
 	json_object_set_new(o, "runtime_version", v ? json_integer(v) : json_null());
 	json_object_set_new((json_t *)vendors, "hip", o);
