@@ -51,15 +51,7 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 {
-	memset(op, 0, sizeof *op);
-	op->vendor = PW_VENDOR_ACL;
-	op->api = c->fn->api;
-	op->cur_dev = c->cur_dev;
-	op->peer_dev = PW_NO_DEV;
-	op->can_access = -1;
-	op->loc_dev = PW_LOC_NONE;
-	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
-	op->dst.p2p = op->src.p2p = -1;
+	pw_op_init(op, PW_VENDOR_ACL, c);
 	switch (c->fn - pw_acl_desc) {
 	case PW_ACL_ID(aclrtDeviceCanAccessPeer):
 		op->kind = PW_OP_CAN_ACCESS;

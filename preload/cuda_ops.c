@@ -67,17 +67,6 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 	op->bytes = (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1);
 }
 
-static void registry_facts(struct pw_op *op)
-{
-	struct pw_reg_export e;
-	if (!op->handle || !pw_registry_lookup(op->handle, &e))
-		return;
-	op->reg_known = true;
-	op->reg_freed = e.freed;
-	op->reg_exporter_alive = e.exporter_alive;
-	op->reg_exporter_pid = e.exporter_pid;
-}
-
 /* A free of memory this process exported: who still has it open elsewhere. */
 static void holders(struct pw_op *op)
 {
@@ -87,15 +76,7 @@ static void holders(struct pw_op *op)
 
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 {
-	memset(op, 0, sizeof *op);
-	op->vendor = PW_VENDOR_CUDA;
-	op->api = c->fn->api;
-	op->cur_dev = c->cur_dev;
-	op->peer_dev = PW_NO_DEV;
-	op->can_access = -1;
-	op->loc_dev = PW_LOC_NONE;
-	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
-	op->dst.p2p = op->src.p2p = -1;
+	pw_op_init(op, PW_VENDOR_CUDA, c);
 	switch (c->fn - pw_cuda_desc) {
 	case PW_CUDA_ID(cuDeviceCanAccessPeer):
 		op->kind = PW_OP_CAN_ACCESS;
@@ -140,7 +121,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
-		registry_facts(op);
+		pw_op_registry_facts(op);
 		break;
 	case PW_CUDA_ID(cuIpcCloseMemHandle):
 		op->kind = PW_OP_IPC_CLOSE;

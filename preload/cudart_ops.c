@@ -76,28 +76,9 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 		op->bytes = 0; /* arrays: no pointer to check, and copy.peer.null must not fire */
 }
 
-static void registry_facts(struct pw_op *op)
-{
-	struct pw_reg_export e;
-	if (!op->handle || !pw_registry_lookup(op->handle, &e))
-		return;
-	op->reg_known = true;
-	op->reg_freed = e.freed;
-	op->reg_exporter_alive = e.exporter_alive;
-	op->reg_exporter_pid = e.exporter_pid;
-}
-
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 {
-	memset(op, 0, sizeof *op);
-	op->vendor = PW_VENDOR_CUDA;
-	op->api = c->fn->api;
-	op->cur_dev = c->cur_dev;
-	op->peer_dev = PW_NO_DEV;
-	op->can_access = -1;
-	op->loc_dev = PW_LOC_NONE;
-	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
-	op->dst.p2p = op->src.p2p = -1;
+	pw_op_init(op, PW_VENDOR_CUDA, c);
 	if (c->fn == &pw_cudart_desc_advise12) {
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
@@ -156,7 +137,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = cudaIpcMemLazyEnablePeerAccess;
 		op->self_pid = getpid();
-		registry_facts(op);
+		pw_op_registry_facts(op);
 		break;
 	case PW_CUDART_ID(cudaIpcCloseMemHandle):
 		op->kind = PW_OP_IPC_CLOSE;

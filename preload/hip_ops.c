@@ -75,28 +75,9 @@ static void legacy_device(uint64_t raw, struct pw_op *op)
 	op->loc_dev = d == hipCpuDeviceId ? PW_LOC_CPU : d;
 }
 
-static void registry_facts(struct pw_op *op)
-{
-	struct pw_reg_export e;
-	if (!op->handle || !pw_registry_lookup(op->handle, &e))
-		return;
-	op->reg_known = true;
-	op->reg_freed = e.freed;
-	op->reg_exporter_alive = e.exporter_alive;
-	op->reg_exporter_pid = e.exporter_pid;
-}
-
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 {
-	memset(op, 0, sizeof *op);
-	op->vendor = PW_VENDOR_HIP;
-	op->api = c->fn->api;
-	op->cur_dev = c->cur_dev;
-	op->peer_dev = PW_NO_DEV;
-	op->can_access = -1;
-	op->loc_dev = PW_LOC_NONE;
-	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
-	op->dst.p2p = op->src.p2p = -1;
+	pw_op_init(op, PW_VENDOR_HIP, c);
 	switch (c->fn - pw_hip_desc) {
 	case PW_HIP_ID(hipDeviceCanAccessPeer):
 		op->kind = PW_OP_CAN_ACCESS;
@@ -144,7 +125,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 			op->ipc_lazy_flag = op->flags <= PW_HIP_IPC_LAZY_6 ? op->flags : PW_HIP_IPC_LAZY_6;
 		}
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
-		registry_facts(op);
+		pw_op_registry_facts(op);
 		break;
 	}
 	case PW_HIP_ID(hipIpcCloseMemHandle):

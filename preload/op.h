@@ -111,4 +111,10 @@ struct pw_op {
 
 #define PW_IPC_HANDLE_BYTES 64
 
+/* op.c: an op with nothing known yet (no devices, no location, unknown P2P
+ * policy) for call c of vendor; and what the cross-process registry knows
+ * of op->handle. */
+void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
+void pw_op_registry_facts(struct pw_op *op);
+
 #endif

@@ -1,0 +1,29 @@
+/* What every vendor's translation of a call into a pw_op starts from (op.h). */
+#include <string.h>
+
+#include "op.h"
+#include "registry.h"
+
+void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
+{
+	memset(op, 0, sizeof *op);
+	op->vendor = vendor;
+	op->api = c->fn->api;
+	op->cur_dev = c->cur_dev;
+	op->peer_dev = PW_NO_DEV;
+	op->can_access = -1;
+	op->loc_dev = PW_LOC_NONE;
+	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
+	op->dst.p2p = op->src.p2p = -1;
+}
+
+void pw_op_registry_facts(struct pw_op *op)
+{
+	struct pw_reg_export e;
+	if (!op->handle || !pw_registry_lookup(op->handle, &e))
+		return;
+	op->reg_known = true;
+	op->reg_freed = e.freed;
+	op->reg_exporter_alive = e.exporter_alive;
+	op->reg_exporter_pid = e.exporter_pid;
+}
