@@ -39,7 +39,7 @@ run() {
 	fi
 	T=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null | head -1)
 	OUT="$d/out"
-	[ -n "$T" ]
+	[ -n "$T" ] || { bad "$1: no trace was written"; return 1; }
 }
 rules() { jq -r 'select(.type=="violation") | .rule' "$T" | sort | tr '\n' ' '; }
 
