@@ -186,7 +186,9 @@ static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *ou
 }
 
 /* The nesting scan: a call's seq without parsing its line.  A line this
- * misreads can only make a nested call count on its own, never lose one. */
+ * misreads can only make a nested call count on its own, never lose one:
+ * a "type" or "seq" after an object or array has begun (args.seq, say) may
+ * not be the call's, so such a line adds no seq. */
 static void scan_line(struct worker *w, const char *line, size_t len)
 {
 	uint64_t seq;
@@ -196,6 +198,10 @@ static void scan_line(struct worker *w, const char *line, size_t len)
 	const char *p = t + 6, *end = line + len;
 	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
 		p++;
+	const char *s = memmem(line, len, "\"seq\"", 5), *last = s > t ? s : t;
+	if (!s || s == line || memchr(line + 1, '{', (size_t)(last - line - 1)) ||
+	    memchr(line + 1, '[', (size_t)(last - line - 1)))
+		return;
 	if (end - p < 6 || memcmp(p, "\"call\"", 6) || !raw_uint(line, len, "\"seq\"", &seq))
 		return;
 	*(uint64_t *)vec_push(&w->seqs) = seq;

@@ -197,3 +197,18 @@ echo '{"type":"call","seq":12,"tid":2,"vendor":"cuda","api":"cuMemPoolImportFrom
 an ipc --json "$d"
 check "vmm: a handle type as a number, a null file_id, pool or export_data are read (no bad line)" \
 	bash -c "[ $rc = 0 ] && ! [ -s '$WORK/o.err' ] && jq -e '[.shared[].kind] | sort == [\"pool\"]' '$WORK/o.out' >/dev/null"
+
+# ---- nesting: a "seq" inside args is not the call's -----------------------------------------
+# The nesting scan reads a call's seq without parsing the line; a line whose
+# args hold a "seq" before the top-level one must not make the copy whose
+# parent (3) is not in the trace count as nested (and vanish from the matrix).
+d=$(case_dir)
+{
+	head -1 "$FIX/vmm/vmmprog.44001.pw.jsonl"
+	echo '{"type":"call","args":{"seq":3,"dst":"0x10","dst_dev":1,"src":"0x20","src_dev":0,"bytes":100},"seq":9,"tid":1,"vendor":"cuda","api":"cudaMemcpyPeer","variant":"","family":"copy","layer":"runtime","t_ns":1,"dur_ns":1,"ret":0,"ret_name":"cudaSuccess"}'
+	echo '{"type":"call","seq":10,"parent":3,"tid":1,"vendor":"cuda","api":"cuMemcpyPeer","variant":"","family":"copy","t_ns":2,"dur_ns":1,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"dst":"0x10","dst_dev":1,"src":"0x20","src_dev":0,"bytes":1000}}'
+	echo '{"type":"footer","events":2,"dropped":0,"t_end_ns":9,"reason":"exit"}'
+} >"$d/seq.pw.jsonl"
+an matrix --json "$d"
+check "nesting: an args.seq before the call's seq does not hide an orphan nested copy" \
+	jqt '.hosts[0].pairs[] | select(.src == 0 and .dst == 1) | [.copies, .bytes] == [2, 1100]' "$WORK/o.out"
