@@ -19,6 +19,7 @@
 #include <limits.h>
 #include <linux/futex.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,7 @@ static struct {
 	atomic_int wake;
 	atomic_bool stop_writer;
 	atomic_bool writer_started;
+	atomic_bool writer_creating; /* pthread_create called, writer_main not yet in its loop */
 	atomic_bool finished;
 	pthread_mutex_t start_lock;
 	pthread_t writer;
@@ -220,10 +222,13 @@ static void start_writer(void)
 		sigfillset(&all);
 		pthread_sigmask(SIG_SETMASK, &all, &old);
 		atomic_store(&T.stop_writer, false);
+		atomic_store(&T.writer_creating, true);
 		int rc = pthread_create(&T.writer, NULL, writer_main, NULL);
 		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		if (rc)
+		if (rc) {
+			atomic_store(&T.writer_creating, false);
 			pw_disable("cannot start the trace writer thread: %s", strerror(rc));
+		}
 		else
 			atomic_store_explicit(&T.writer_started, true, memory_order_release);
 	}
@@ -442,7 +447,16 @@ static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void pw_trace_fork_prepare(void)
 {
-	pthread_mutex_lock(&round_lock);
+	/* A writer that was created but has not taken round_lock yet is still
+	 * starting: the thread library and a sanitizer's allocator set up its
+	 * stack and TLS, under their own locks.  Wait until it is in its loop. */
+	for (;;) {
+		pthread_mutex_lock(&round_lock);
+		if (!atomic_load(&T.writer_creating))
+			return;
+		pthread_mutex_unlock(&round_lock);
+		sched_yield();
+	}
 }
 
 void pw_trace_fork_parent(void)
@@ -458,6 +472,7 @@ static void *writer_main(void *arg)
 #endif
 	pw_tls_internal = 1;
 	pthread_mutex_lock(&round_lock);
+	atomic_store(&T.writer_creating, false);
 	if (T.fd < 0 && open_trace_file() == 0) {
 		write_header();
 		if (pw_g.opt.verbosity >= 1)
@@ -561,6 +576,7 @@ void pw_trace_after_fork_child(void)
 	atomic_store(&T.threads, NULL);
 	atomic_store(&T.full, NULL);
 	atomic_store(&T.writer_started, false);
+	atomic_store(&T.writer_creating, false);
 	atomic_store(&T.stop_writer, false);
 	atomic_store(&T.finished, false);
 	atomic_store(&T.dropped, 0);
