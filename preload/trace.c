@@ -228,8 +228,7 @@ static void start_writer(void)
 		if (rc) {
 			atomic_store(&T.writer_creating, false);
 			pw_disable("cannot start the trace writer thread: %s", strerror(rc));
-		}
-		else
+		} else
 			atomic_store_explicit(&T.writer_started, true, memory_order_release);
 	}
 	pthread_mutex_unlock(&T.start_lock);
