@@ -174,11 +174,6 @@ static void learn(const struct pw_call *c)
 	}
 }
 
-static inline void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
-{
-	pw_event_put_dev(w, key, suffix, dev);
-}
-
 static bool is_copy(const struct pw_call *c)
 {
 	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] ||
@@ -211,7 +206,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		break;
 	case PW_K_APTR:
 		pw_jw_kv_hex(w, k, v);
-		put_dev(w, k, "_dev", c->dev[i]);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		if (is_copy(c)) {
 			int kind = (int)(int64_t)c->a[4];
 			if (i == 0 ? pw_acl_kind_host_dst(kind) : pw_acl_kind_host_src(kind)) {
@@ -225,7 +220,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 			uint64_t p = (uintptr_t) * (void *const *)(uintptr_t)v;
 			struct pw_acl_alloc a;
 			pw_jw_kv_hex(w, k, p);
-			put_dev(w, k, "_dev", pw_acl_mem_find(p, &a) ? a.dev : c->cur_dev);
+			pw_event_put_dev(w, k, "_dev", pw_acl_mem_find(p, &a) ? a.dev : c->cur_dev);
 		}
 		break;
 	case PW_K_POLICY: {

@@ -258,52 +258,12 @@ static const char *memtype_name(int v)
 	return v > 0 && v < 5 ? n[v] : NULL;
 }
 
-struct flag_name {
-	unsigned bit;
-	const char *name;
-};
-static const struct flag_name ipc_flags[] = {
+static const struct pw_flag_name ipc_flags[] = {
     {CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS, "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"}, {0, NULL}};
-static const struct flag_name attach_flags[] = {{CU_MEM_ATTACH_GLOBAL, "CU_MEM_ATTACH_GLOBAL"},
-                                                {CU_MEM_ATTACH_HOST, "CU_MEM_ATTACH_HOST"},
-                                                {CU_MEM_ATTACH_SINGLE, "CU_MEM_ATTACH_SINGLE"},
-                                                {0, NULL}};
-
-/* "A|B|0x8", or "0x0" */
-static void put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct flag_name *names)
-{
-	pw_jw_key(w, key);
-	pw_jw_u64(w, v);
-	pw_jw_key2(w, key, "_names");
-	char buf[160] = "";
-	size_t len = 0;
-	uint64_t rest = v;
-	for (const struct flag_name *f = names; f->name; f++) {
-		if (!(v & f->bit))
-			continue;
-		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", f->name);
-		rest &= ~(uint64_t)f->bit;
-	}
-	if (rest || !v)
-		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
-	pw_jw_str(w, buf);
-}
-
-static void put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
-{
-	pw_jw_key(w, key);
-	pw_jw_i64(w, v);
-	pw_jw_key2(w, key, "_name");
-	if (name)
-		pw_jw_str(w, name);
-	else
-		pw_jw_raw(w, "null", 4);
-}
-
-static inline void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
-{
-	pw_event_put_dev(w, key, suffix, dev);
-}
+static const struct pw_flag_name attach_flags[] = {{CU_MEM_ATTACH_GLOBAL, "CU_MEM_ATTACH_GLOBAL"},
+                                                   {CU_MEM_ATTACH_HOST, "CU_MEM_ATTACH_HOST"},
+                                                   {CU_MEM_ATTACH_SINGLE, "CU_MEM_ATTACH_SINGLE"},
+                                                   {0, NULL}};
 
 static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 {
@@ -497,7 +457,7 @@ static void put_batch(struct pw_jw *w, const struct pw_call *c, int i)
 		pw_jw_obj_open(w);
 		pw_jw_kv_hex(w, "ptr", ptrs[j]);
 		pw_jw_kv_u64(w, "bytes", sizes[j]);
-		put_dev(w, "dev", "", pw_cuda_batch_dev(locs, idxs, nlocs, j));
+		pw_event_put_dev(w, "dev", "", pw_cuda_batch_dev(locs, idxs, nlocs, j));
 		pw_jw_obj_close(w);
 	}
 	pw_jw_ch(w, ']');
@@ -548,14 +508,14 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	const char *st = memtype_name(p->srcMemoryType), *dt = memtype_name(p->dstMemoryType);
 	pw_jw_kv_str(w, "src_type", st ? st : "invalid");
 	pw_jw_kv_hex(w, "src", p->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->srcHost : p->srcDevice);
-	put_dev(w, "src", "_dev", c->dev[0]);
+	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
 	pw_jw_kv_hex(w, "src_ctx", (uintptr_t)p->srcContext);
-	put_dev(w, "src_ctx", "_dev", pw_cuda_ctx_device(p->srcContext));
+	pw_event_put_dev(w, "src_ctx", "_dev", pw_cuda_ctx_device(p->srcContext));
 	pw_jw_kv_str(w, "dst_type", dt ? dt : "invalid");
 	pw_jw_kv_hex(w, "dst", p->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->dstHost : p->dstDevice);
-	put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
 	pw_jw_kv_hex(w, "dst_ctx", (uintptr_t)p->dstContext);
-	put_dev(w, "dst_ctx", "_dev", pw_cuda_ctx_device(p->dstContext));
+	pw_event_put_dev(w, "dst_ctx", "_dev", pw_cuda_ctx_device(p->dstContext));
 	pw_jw_kv_u64(w, "width", p->WidthInBytes);
 	pw_jw_kv_u64(w, "height", p->Height);
 	pw_jw_kv_u64(w, "depth", p->Depth);
@@ -573,7 +533,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_PTR:
 	case PW_K_CTX:
 		pw_jw_kv_hex(w, k, v);
-		put_dev(w, k, "_dev", c->dev[i]);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		break;
 	case PW_K_PTR32:
 	case PW_K_STREAM:
@@ -582,11 +542,11 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE:
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
-	case PW_K_IPCFLAGS: put_flags(w, k, v, ipc_flags); break;
-	case PW_K_ATTACHFLAGS: put_flags(w, k, v, attach_flags); break;
-	case PW_K_ADVICE: put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
-	case PW_K_RATTR: put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
-	case PW_K_P2PATTR: put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
+	case PW_K_IPCFLAGS: pw_event_put_flags(w, k, v, ipc_flags); break;
+	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
+	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
+	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
+	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
@@ -601,7 +561,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		if (ok && v) {
 			CUdeviceptr p = *(const CUdeviceptr *)(uintptr_t)v;
 			pw_jw_kv_hex(w, k, p);
-			put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
+			pw_event_put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
 		}
 		break;
 	case PW_K_OUT_IPCMEM:

@@ -22,6 +22,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "event.h"
 #include "jsonw.h"
 #include "op.h"
 #include "rangecache.h"
@@ -404,15 +405,6 @@ bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op)
 
 /* ---- the event ---- */
 
-static void put_dev(struct pw_jw *w, const char *key, int32_t dev)
-{
-	pw_jw_key2(w, key, "_dev");
-	if (dev == PW_NO_DEV)
-		pw_jw_raw(w, "null", 4);
-	else
-		pw_jw_i64(w, dev);
-}
-
 static const char *memtype(int v)
 {
 	static const char *const n[] = {NULL, "host", "device", "array", "unified"};
@@ -426,7 +418,7 @@ static void put_side(struct pw_jw *w, const char *key, int type, uint64_t dptr, 
 	snprintf(k, sizeof k, "%s_type", key);
 	pw_jw_kv_str(w, k, memtype(type));
 	pw_jw_kv_hex(w, key, type == CU_MEMORYTYPE_HOST ? (uintptr_t)host : dptr);
-	put_dev(w, key, dev);
+	pw_event_put_dev(w, key, "_dev", dev);
 }
 
 /* One side of a batch entry: its device, and "host" for host memory (cache
@@ -436,7 +428,8 @@ static void put_entry_side(struct pw_jw *w, const char *key, uint64_t p)
 	struct pw_range r;
 	bool known = pw_cuda_ptr_info(p, &r);
 	pw_jw_kv_hex(w, key, p);
-	put_dev(w, key, known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV);
+	pw_event_put_dev(w, key, "_dev",
+	                 known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV);
 	if (!known || (r.flags & PW_RANGE_HOST)) {
 		char k[16];
 		snprintf(k, sizeof k, "%s_type", key);
@@ -470,9 +463,9 @@ static void put_batch(struct pw_jw *w, const struct pw_call *c)
 		total += sizes[k];
 	pw_jw_kv_u64(w, "bytes", total);
 	pw_jw_kv_hex(w, "dst", dsts[k0]);
-	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_BATCH_DST]);
 	pw_jw_kv_hex(w, "src", srcs[k0]);
-	put_dev(w, "src", c->dev[PW_DEV_BATCH_SRC]);
+	pw_event_put_dev(w, "src", "_dev", c->dev[PW_DEV_BATCH_SRC]);
 	pw_jw_key(w, "copies");
 	pw_jw_ch(w, '[');
 	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {
@@ -501,9 +494,9 @@ static void put_batch3d(struct pw_jw *w, const struct pw_call *c, int i)
 		total += (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth;
 	pw_jw_kv_u64(w, "bytes", total);
 	pw_jw_kv_hex(w, "dst", op3d_ptr(&ops[k0].dst));
-	put_dev(w, "dst", c->dev[PW_DEV_BATCH_DST]);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_BATCH_DST]);
 	pw_jw_kv_hex(w, "src", op3d_ptr(&ops[k0].src));
-	put_dev(w, "src", c->dev[PW_DEV_BATCH_SRC]);
+	pw_event_put_dev(w, "src", "_dev", c->dev[PW_DEV_BATCH_SRC]);
 	pw_jw_key(w, "copies");
 	pw_jw_ch(w, '[');
 	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {

@@ -126,51 +126,12 @@ static const char *loc_type_name(int v)
 	return v >= 0 && v < 5 ? n[v] : NULL;
 }
 
-struct flag_name {
-	unsigned bit;
-	const char *name;
-};
-static const struct flag_name ipc_flags[] = {
+static const struct pw_flag_name ipc_flags[] = {
     {cudaIpcMemLazyEnablePeerAccess, "cudaIpcMemLazyEnablePeerAccess"}, {0, NULL}};
-static const struct flag_name attach_flags[] = {{cudaMemAttachGlobal, "cudaMemAttachGlobal"},
-                                                {cudaMemAttachHost, "cudaMemAttachHost"},
-                                                {cudaMemAttachSingle, "cudaMemAttachSingle"},
-                                                {0, NULL}};
-
-static void put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct flag_name *names)
-{
-	pw_jw_key(w, key);
-	pw_jw_u64(w, v);
-	pw_jw_key2(w, key, "_names");
-	char buf[160] = "";
-	size_t len = 0;
-	uint64_t rest = v;
-	for (const struct flag_name *f = names; f->name; f++) {
-		if (!(v & f->bit))
-			continue;
-		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", f->name);
-		rest &= ~(uint64_t)f->bit;
-	}
-	if (rest || !v)
-		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
-	pw_jw_str(w, buf);
-}
-
-static void put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
-{
-	pw_jw_key(w, key);
-	pw_jw_i64(w, v);
-	pw_jw_key2(w, key, "_name");
-	if (name)
-		pw_jw_str(w, name);
-	else
-		pw_jw_raw(w, "null", 4);
-}
-
-static inline void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
-{
-	pw_event_put_dev(w, key, suffix, dev);
-}
+static const struct pw_flag_name attach_flags[] = {{cudaMemAttachGlobal, "cudaMemAttachGlobal"},
+                                                   {cudaMemAttachHost, "cudaMemAttachHost"},
+                                                   {cudaMemAttachSingle, "cudaMemAttachSingle"},
+                                                   {0, NULL}};
 
 static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 {
@@ -229,12 +190,12 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 		return;
 	}
 	pw_jw_kv_hex(w, "src", p->srcArray ? (uintptr_t)p->srcArray : copy3d_ptr(&p->srcPtr, &p->srcPos));
-	put_dev(w, "src", "_dev", c->dev[0]);
+	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
 	pw_jw_kv_i64(w, "src_device", p->srcDevice);
 	if (p->srcArray)
 		pw_jw_kv_str(w, "src_type", "array");
 	pw_jw_kv_hex(w, "dst", p->dstArray ? (uintptr_t)p->dstArray : copy3d_ptr(&p->dstPtr, &p->dstPos));
-	put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
 	pw_jw_kv_i64(w, "dst_device", p->dstDevice);
 	if (p->dstArray)
 		pw_jw_kv_str(w, "dst_type", "array");
@@ -255,7 +216,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_PTR:
 		pw_jw_kv_hex(w, k, v);
-		put_dev(w, k, "_dev", c->dev[i]);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		break;
 	case PW_K_STREAM:
 	case PW_K_EVENT:
@@ -263,11 +224,11 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v & 0xffffffffu); break; /* a register-wide unsigned int */
-	case PW_K_IPCFLAGS: put_flags(w, k, v, ipc_flags); break;
-	case PW_K_ATTACHFLAGS: put_flags(w, k, v, attach_flags); break;
-	case PW_K_ADVICE: put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
-	case PW_K_RATTR: put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
-	case PW_K_P2PATTR: put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
+	case PW_K_IPCFLAGS: pw_event_put_flags(w, k, v, ipc_flags); break;
+	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
+	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
+	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
+	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
@@ -282,7 +243,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		if (ok && v) {
 			uintptr_t p = (uintptr_t) * (void *const *)(uintptr_t)v;
 			pw_jw_kv_hex(w, k, p);
-			put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
+			pw_event_put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
 		}
 		break;
 	case PW_K_OUT_IPCMEM:

@@ -1,6 +1,8 @@
 /* The common part of every vendor's "call" event (event.h). */
 #include "event.h"
 
+#include <stdio.h>
+
 #include "check.h"
 #include "jsonw.h"
 #include "pw.h"
@@ -13,6 +15,36 @@ void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int3
 		pw_jw_raw(w, "null", 4);
 	else
 		pw_jw_i64(w, dev);
+}
+
+void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names)
+{
+	pw_jw_key(w, key);
+	pw_jw_u64(w, v);
+	pw_jw_key2(w, key, "_names");
+	char buf[160] = "";
+	size_t len = 0;
+	uint64_t rest = v;
+	for (const struct pw_flag_name *f = names; f->name; f++) {
+		if (!(v & f->bit))
+			continue;
+		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", f->name);
+		rest &= ~(uint64_t)f->bit;
+	}
+	if (rest || !v)
+		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+	pw_jw_str(w, buf);
+}
+
+void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
+{
+	pw_jw_key(w, key);
+	pw_jw_i64(w, v);
+	pw_jw_key2(w, key, "_name");
+	if (name)
+		pw_jw_str(w, name);
+	else
+		pw_jw_raw(w, "null", 4);
 }
 
 void pw_event_call(struct pw_jw *w, const struct pw_call *c, const struct pw_call_style *s,

@@ -24,6 +24,17 @@ struct pw_call_style {
 typedef void (*pw_put_arg_fn)(struct pw_jw *w, const struct pw_call *c, int i);
 typedef void (*pw_encode_fn)(struct pw_jw *w, const struct pw_call *c);
 
+/* A flag bit and its vendor name; lists end with {0, NULL}. */
+struct pw_flag_name {
+	unsigned bit;
+	const char *name;
+};
+
+/* "<key>": v, and "<key>_names": the names of its bits joined with '|', what
+ * no name covers as hex ("A|B|0x8"), or "0x0" for 0. */
+void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names);
+/* "<key>": v, and "<key>_name": name, or null. */
+void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name);
 /* "<key><suffix>": dev, or null for PW_NO_DEV. */
 void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev);
 /* The whole "call" event of c, its arguments written by put_arg. */

@@ -348,47 +348,10 @@ static const char *loc_type_name(int v)
 	return v >= 0 && v < 5 ? n[v] : NULL;
 }
 
-static void put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name)
-{
-	pw_jw_key(w, key);
-	pw_jw_i64(w, v);
-	pw_jw_key2(w, key, "_name");
-	if (name)
-		pw_jw_str(w, name);
-	else
-		pw_jw_raw(w, "null", 4);
-}
-
-static inline void put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
-{
-	pw_event_put_dev(w, key, suffix, dev);
-}
-
-/* flags as a number and names: "hipMemAttachGlobal|0x8", or "0x0". */
-static void put_attach_flags(struct pw_jw *w, const char *key, uint64_t v)
-{
-	static const struct {
-		unsigned bit;
-		const char *name;
-	} names[] = {{hipMemAttachGlobal, "hipMemAttachGlobal"},
-	             {hipMemAttachHost, "hipMemAttachHost"},
-	             {hipMemAttachSingle, "hipMemAttachSingle"}};
-	pw_jw_key(w, key);
-	pw_jw_u64(w, v);
-	pw_jw_key2(w, key, "_names");
-	char buf[160] = "";
-	size_t len = 0;
-	uint64_t rest = v;
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		if (!(v & names[i].bit))
-			continue;
-		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", names[i].name);
-		rest &= ~(uint64_t)names[i].bit;
-	}
-	if (rest || !v)
-		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
-	pw_jw_str(w, buf);
-}
+static const struct pw_flag_name attach_flags[] = {{hipMemAttachGlobal, "hipMemAttachGlobal"},
+                                                   {hipMemAttachHost, "hipMemAttachHost"},
+                                                   {hipMemAttachSingle, "hipMemAttachSingle"},
+                                                   {0, NULL}};
 
 /* hipIpcMemLazyEnablePeerAccess is 0 on 5.x and 1 from 6.0: the name is
  * given when the value is the runtime's own lazy flag. */
@@ -449,14 +412,14 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_PTR:
 		pw_jw_kv_hex(w, k, v);
-		put_dev(w, k, "_dev", c->dev[i]);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		break;
 	case PW_K_CTX:
 		pw_jw_kv_hex(w, k, v);
-		put_dev(w, k, "_dev", c->dev[i]);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		/* the trace contract: hipCtx* peer calls name the peer device as "peer_dev" */
 		if (!strcmp(k, "peer_ctx"))
-			put_dev(w, "peer_dev", "", c->dev[i]);
+			pw_event_put_dev(w, "peer_dev", "", c->dev[i]);
 		break;
 	case PW_K_STREAM:
 	case PW_K_EVENT:
@@ -465,10 +428,10 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_SIZE:
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v); break;
-	case PW_K_ATTACHFLAGS: put_attach_flags(w, k, v); break;
-	case PW_K_ADVICE: put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
-	case PW_K_RATTR: put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
-	case PW_K_P2PATTR: put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
+	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
+	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
+	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
+	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
@@ -483,7 +446,7 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		if (ok && v) {
 			void *p = *(void *const *)(uintptr_t)v;
 			pw_jw_kv_hex(w, k, (uintptr_t)p);
-			put_dev(w, k, "_dev", pw_hip_ptr_device(p));
+			pw_event_put_dev(w, k, "_dev", pw_hip_ptr_device(p));
 		}
 		break;
 	case PW_K_OUT_IPCMEM:
