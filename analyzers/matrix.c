@@ -82,6 +82,8 @@ struct mx_fctx {
 	struct hmap pairs; /* (vendor, from, to) -> struct pair_log: from has access to to */
 	struct vec resets; /* struct reset: a device reset drops its peer access */
 	struct hmap gpu;   /* call seq -> gpu_ns + 1 */
+	struct hmap
+	    timed_child; /* parent seq -> seq of a nested copy (cudaMemcpyPeerAsync's cuMemcpyPeerAsync) */
 };
 
 static const char *const vendors[] = {"cuda", "hip", "acl"};
@@ -235,7 +237,8 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 static bool mx_pre_filter(const char *line, size_t len)
 {
 	return memmem(line, len, "PeerAccess\"", 11) || memmem(line, len, "\"gpu_time\"", 10) ||
-	       memmem(line, len, "SetAccess\"", 10) || memmem(line, len, "Reset", 5);
+	       memmem(line, len, "SetAccess\"", 10) || memmem(line, len, "Reset", 5) ||
+	       memmem(line, len, "\"parent\":", 9);
 }
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
@@ -258,6 +261,13 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	}
 	if (ev->type != PW_EV_CALL)
 		return;
+	/* The device time of a copy the preload timed inside a recorded call
+	 * (the runtime's cudaMemcpyPeerAsync reaching cuMemcpyPeerAsync) is
+	 * that call's: the copy is counted through its parent. */
+	if (ev->parent_recorded && ev->family && !strcmp(ev->family, "copy")) {
+		*hmap_put_u64(&c->timed_child, ev->parent) = (void *)(uintptr_t)(ev->seq + 1);
+		return;
+	}
 	int v = vendor_ix(ev->vendor);
 	if (peer_change(ev, &from, &to, &on)) {
 		log_change(c, v, from, to, ev->seq, on);
@@ -370,6 +380,7 @@ static void *mx_file_begin(void *partial, const struct pw_file *f)
 	hmap_init(&c->pairs);
 	vec_init(&c->resets, sizeof(struct reset));
 	hmap_init(&c->gpu);
+	hmap_init(&c->timed_child);
 	return c;
 }
 
@@ -394,6 +405,11 @@ static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 		cl->implicit_bytes += k->bytes;
 	}
 	uintptr_t g = !k->batch && c->gpu.len ? (uintptr_t)hmap_get_u64(&c->gpu, ev->seq) : 0;
+	if (!g && !k->batch && c->gpu.len && c->timed_child.len) {
+		uintptr_t child = (uintptr_t)hmap_get_u64(&c->timed_child, ev->seq);
+		if (child)
+			g = (uintptr_t)hmap_get_u64(&c->gpu, child - 1);
+	}
 	if (g) {
 		cl->gpu_copies++;
 		cl->gpu_bytes += k->bytes;
@@ -504,6 +520,7 @@ static void mx_file_end(void *partial, void *fctx, const struct pw_file *f)
 	hmap_free(&c->pairs, free_log);
 	vec_free(&c->resets);
 	hmap_free(&c->gpu, NULL);
+	hmap_free(&c->timed_child, NULL);
 	free(c);
 }
 
@@ -591,12 +608,44 @@ static const struct cell *find_cell(struct cell **cells, size_t from, size_t to,
  * pair table below it says everything anyway. */
 #define GRID_MAX 32
 
-static void print_grid(struct cell **cells, size_t from, size_t to)
+/* What one grid shows in a cell; false: "-". */
+typedef bool (*grid_fmt)(char *buf, size_t len, const struct cell *c);
+
+static bool grid_bytes(char *buf, size_t len, const struct cell *c)
+{
+	if (!c->copies)
+		return false;
+	fmt_bytes(buf, len, c->bytes);
+	return true;
+}
+
+/* Peer access from SRC to DST as the processes left it: "on" where one
+ * left it on, "off" where it was turned on (or granted) and off again. */
+static bool grid_peer(char *buf, size_t len, const struct cell *c)
+{
+	if (c->on_at_end)
+		snprintf(buf, len, "on");
+	else if (c->enables || c->grants)
+		snprintf(buf, len, "off");
+	else
+		return false;
+	return true;
+}
+
+static bool grid_gpu(char *buf, size_t len, const struct cell *c)
+{
+	if (!c->gpu_ns)
+		return false;
+	fmt_gbps(buf, len, c->gpu_bytes, c->gpu_ns);
+	return true;
+}
+
+static void print_grid(struct cell **cells, size_t from, size_t to, const char *title, grid_fmt fmt)
 {
 	size_t nd;
 	int64_t *dev = devices_of(cells, from, to, &nd);
 	if (nd > GRID_MAX) {
-		printf("  %zu devices: too many for a grid, see the table\n", nd);
+		printf("  %s: %zu devices, too many for a grid, see the table\n", title, nd);
 		free(dev);
 		return;
 	}
@@ -617,19 +666,43 @@ static void print_grid(struct cell **cells, size_t from, size_t to)
 		cell[0] = buf[0];
 		for (size_t j = 0; j < nd; j++) {
 			const struct cell *c = find_cell(cells, from, to, dev[i], dev[j]);
-			if (c && c->copies)
-				fmt_bytes(buf[j + 1], sizeof buf[j + 1], c->bytes);
-			else
+			if (!c || !fmt(buf[j + 1], sizeof buf[j + 1], c))
 				snprintf(buf[j + 1], sizeof buf[j + 1], "-");
 		}
 		table_rowv(&t, cell);
 	}
-	printf("  bytes copied (row: source, column: destination)\n");
+	printf("  %s\n", title);
 	table_print(&t, stdout, "  ");
 	table_free(&t);
 	free(buf);
 	free(cell);
 	free(dev);
+}
+
+/* The grids of one host and vendor: bytes, peer access where any was
+ * turned on, device bandwidth where any copy was timed on the device. */
+static void print_grids(struct cell **cells, size_t from, size_t to)
+{
+	bool peer = false, gpu = false, copies = false;
+	for (size_t i = from; i < to; i++) {
+		copies |= cells[i]->copies > 0;
+		peer |= cells[i]->enables || cells[i]->grants;
+		gpu |= cells[i]->gpu_ns > 0;
+	}
+	if (copies)
+		print_grid(cells, from, to, "bytes copied (row: source, column: destination)", grid_bytes);
+	if (peer) {
+		if (copies)
+			printf("\n");
+		print_grid(cells, from, to,
+		           "peer access at exit (row: the device that has access, column: its peer)",
+		           grid_peer);
+	}
+	if (gpu) {
+		printf("\n");
+		print_grid(cells, from, to,
+		           "device-measured GB/s (gpu_timing=1; row: source, column: destination)", grid_gpu);
+	}
 }
 
 static void print_pairs(struct cell **cells, size_t from, size_t to)
@@ -677,7 +750,7 @@ static void print_text(const struct matrix *m)
 		char *h = sanitize(cells[from]->host);
 		printf("%shost %s, %s devices\n", from ? "\n" : "", h, cells[from]->vendor);
 		free(h);
-		print_grid(cells, from, to);
+		print_grids(cells, from, to);
 		print_pairs(cells, from, to);
 		from = to;
 	}
