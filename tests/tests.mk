@@ -60,6 +60,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/cudart.sh $(BUILD)
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
+	@timeout 600 tests/integration/mesh.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build

@@ -38,6 +38,14 @@ $(BUILD)/tests/rt: tests/integration/rt.c tests/sim/cudart_sim_api.h $(PWSIM_CUD
 	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
 all: $(BUILD)/tests/rt
 
+# All-pairs peer access and copies, as inference servers set it up
+# (tests/integration/mesh.sh; the same source runs on GPUs: tests/gpu/gpu.mk).
+$(BUILD)/tests/peer_mesh: tests/integration/peer_mesh.c tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -L$(BUILD)/sim -l:libcudart.so.13 \
+	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
+all: $(BUILD)/tests/peer_mesh
+
 # A CUDA 12.8 runtime (libcudart.so.12: int-device cudaMemAdvise and
 # cudaMemPrefetchAsync, location _v2 names), and the program that uses it.
 PWSIM_CUDART12_LIB := $(BUILD)/sim/cuda12/libcudart.so.12

@@ -1,0 +1,143 @@
+#!/bin/bash
+# All-pairs peer access on the simulated runtime (tests/integration/peer_mesh.c,
+# llama.cpp's start-up loop), with 4, 8, 9 and 10 devices (issue 8):
+#   - 4 devices, warn mode, gpu_timing=1: the program's stdout and exit status
+#     are those of a run without peerwatch; no finding; `matrix` shows every
+#     ordered pair with its copies, peer access left on, and a device-measured
+#     bandwidth (timed on the driver call the runtime made, counted for the
+#     runtime call);
+#   - 8 devices (7 peers each) and 9 (8 peers, the limit): peer.limit quiet;
+#   - 10 devices: the ninth peer of device 0 is refused by the runtime
+#     (cudaErrorTooManyPeers, llama.cpp#21883); peer.limit names that call
+#     and no other, `check` fails; with --keep-going every refusal has exactly
+#     one finding (and each copy between two devices left without access
+#     one copy.peer.no-peer-access); in enforce mode the run stops at that call, before the
+#     runtime refuses it, with the trace flushed.
+#   tests/integration/mesh.sh BUILD_DIR
+set -u
+B=$(cd "${1:-build}" && pwd)
+PW="$B/bin/peerwatch"
+AN="$B/bin/peerwatch-analyze"
+P="$B/tests/peer_mesh"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-mesh.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
+	export LD_PRELOAD="$PW_ASAN_RUNTIME"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
+fi
+
+pass=0
+fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+check() {
+	local d=$1
+	shift
+	if "$@" >/dev/null; then ok "$d"; else bad "$d"; fi
+}
+all() { # every COMMAND, given as one string each, succeeds
+	local c
+	for c in "$@"; do eval "$c" || return 1; done
+}
+
+# mesh NAME DEVICES MODE [PROGRAM ARGS...]: a plain run and a traced one;
+# leaves D (the case's folder), RC_PLAIN, RC.
+mesh() {
+	local name=$1 n=$2 mode=$3
+	shift 3
+	D=$WORK/$name
+	mkdir -p "$D"
+	PWSIM_DEVICES=$n "$P" --bytes 256k "$@" >"$D/plain.out" 2>"$D/plain.err"
+	RC_PLAIN=$?
+	# (a subshell: the shell's own "Aborted" line of the enforce run stays out of the log)
+	(PWSIM_DEVICES=$n "$PW" -q -o "$D/trace" --mode "$mode" --options gpu_timing=1 -- \
+		"$P" --bytes 256k "$@" >"$D/out" 2>"$D/err"
+	exit $?) 2>/dev/null
+	RC=$?
+}
+# the case's findings, "rule@api" each, sorted
+findings() {
+	cat "$D"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule + "@" + .api' | sort | tr '\n' ' '
+}
+
+# --- 4 devices: the clean mesh, and what matrix shows of it -------------------
+mesh four 4 warn
+check "4 devices: the program passes under peerwatch (exit $RC)" [ "$RC" = 0 ]
+check "4 devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
+check "4 devices: 12 of 12 ordered pairs enabled" grep -qx "peer_mesh: 4 devices, peer access enabled on 12 of 12 ordered pairs" "$D/out"
+check "4 devices: no finding (got '$(findings)')" [ -z "$(findings)" ]
+check "4 devices: check passes" "$AN" check "$D/trace"
+"$AN" matrix --json "$D/trace" >"$D/matrix.json" 2>"$D/matrix.err"
+check "4 devices: matrix --json has the 12 ordered pairs, each 4 copies of 256 KiB, access on, device-timed" \
+	jq -e '.hosts | length == 1 and (.[0].devices == [0,1,2,3]) and
+		(.[0].pairs | length == 12 and all(.[];
+			.src != .dst and .copies == 4 and .failed == 0 and .bytes == 1048576 and
+			.peer_enables == 1 and .peer_on_at_end == 1 and .no_peer_copies == 0 and
+			.gpu_copies == 4 and .gpu_gbps != null and .gpu_gbps > 0))' "$D/matrix.json"
+"$AN" matrix "$D/trace" >"$D/matrix.txt" 2>&1
+check "4 devices: the text has the bytes, peer-access and device-bandwidth grids" \
+	grep -q "device-measured GB/s" "$D/matrix.txt"
+# the peer grid: 4 device rows, each 'on' for the three others
+check "4 devices: every off-diagonal cell of the peer grid is 'on'" \
+	[ "$(sed -n '/peer access at exit/,/^$/p' "$D/matrix.txt" | grep -c '^  dev[0-3] .*on.*on.*on')" = 4 ]
+# every gpu_time event belongs to a driver copy nested in a runtime copy
+check "4 devices: the 48 timed copies are the driver calls under cudaMemcpyPeerAsync" \
+	jq -e -s '([.[] | select(.type=="call" and .layer=="runtime" and .api=="cudaMemcpyPeerAsync") | .seq]) as $rt |
+		([.[] | select(.type=="call" and .api=="cuMemcpyPeerAsync")]) as $drv |
+		([.[] | select(.type=="gpu_time") | .call]) as $timed |
+		($timed | length) == 48 and
+		all($drv[]; (.parent as $p | $rt | index($p)) != null and (.seq as $s | $timed | index($s)) != null)' \
+	"$D"/trace/*.pw.jsonl
+
+# --- 8 and 9 devices: 7 and 8 peers each, within the limit ---------------------
+for n in 8 9; do
+	pairs=$((n * (n - 1)))
+	mesh "n$n" "$n" warn --reps 1
+	check "$n devices: the program passes under peerwatch (exit $RC)" [ "$RC" = 0 ]
+	check "$n devices: $pairs of $pairs ordered pairs enabled" \
+		grep -qx "peer_mesh: $n devices, peer access enabled on $pairs of $pairs ordered pairs" "$D/out"
+	check "$n devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
+	check "$n devices: peer.limit quiet, no finding at all (got '$(findings)')" [ -z "$(findings)" ]
+	n_pairs=$("$AN" matrix --json "$D/trace" | jq '[.hosts[0].pairs[] | select(.peer_on_at_end == 1)] | length')
+	check "$n devices: matrix shows access on for all $pairs ordered pairs (got $n_pairs)" [ "$n_pairs" = "$pairs" ]
+done
+
+# --- 10 devices: llama.cpp#21883 --------------------------------------------
+mesh ten 10 warn --reps 1
+check "10 devices: the runtime refuses device 0's ninth peer, plain and traced alike (exit $RC_PLAIN, $RC)" \
+	all '[ "$RC_PLAIN" = 1 ]' '[ "$RC" = 1 ]' \
+		'grep -qx "device 0 -> 9: cudaDeviceEnablePeerAccess: cudaErrorTooManyPeers" "$D/out"'
+check "10 devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
+check "10 devices: exactly one finding, peer.limit in cudaDeviceEnablePeerAccess (got '$(findings)')" \
+	[ "$(findings)" = "peer.limit@cudaDeviceEnablePeerAccess " ]
+check "10 devices: the finding names device 0, device 9 and the limit" \
+	grep -q "cudaDeviceEnablePeerAccess from device 0 to device 9 would give device 0 9 peers; a device has at most 8" "$D/err"
+"$AN" check "$D/trace" >"$D/check.out" 2>&1
+rc=$?
+check "10 devices: check fails (exit $rc) and names peer.limit" \
+	all '[ "$rc" = 1 ]' 'grep -q "^error: peer.limit" "$D/check.out"'
+
+mesh ten-keep 10 warn --reps 1 --keep-going
+refused=$(grep -c "cudaErrorTooManyPeers" "$D/out")
+nf=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="peer.limit") | .rule' | wc -l)
+check "10 devices, --keep-going: the program goes on (exit $RC) and the runtime refused some enables ($refused)" \
+	all '[ "$RC" = 0 ]' '[ "$refused" -gt 0 ]'
+check "10 devices, --keep-going: one peer.limit per refused enable ($nf for $refused)" [ "$nf" = "$refused" ]
+# The pairs left with no access either way are copied through the host: a
+# performance finding for each such copy, and nothing else.
+off=$(grep -c "peer access off" "$D/out")
+np=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="copy.peer.no-peer-access") | .rule' | wc -l)
+all=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation") | .rule' | wc -l)
+check "10 devices, --keep-going: one copy.peer.no-peer-access per copy between devices left without access ($np for $off), no other finding ($all in all)" \
+	all '[ "$off" -gt 0 ]' '[ "$np" = "$off" ]' '[ "$all" = $((nf + np)) ]'
+
+mesh ten-enforce 10 enforce --reps 1
+check "10 devices, enforce: the run stops at the violation (exit $RC, SIGABRT)" [ "$RC" = 134 ]
+check "10 devices, enforce: it stopped before the runtime refused the call" \
+	bash -c "! grep -q cudaErrorTooManyPeers '$D/out'"
+check "10 devices, enforce: the flushed trace holds the finding" \
+	[ "$(findings)" = "peer.limit@cudaDeviceEnablePeerAccess " ]
+
+echo "mesh: $pass passed, $fail failed"
+[ "$fail" = 0 ]
