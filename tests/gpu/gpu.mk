@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh bench_gpu.sh paths_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_SCRIPTS   := run.sh rules_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -61,6 +61,12 @@ $(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
 # The rule scenarios of tests/integration, against the real driver.
 $(GPU_DIR)/violations: tests/integration/violations.c tests/integration/drv.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# All-pairs peer access (issue 8): the source of tests/integration/mesh.sh,
+# here over the toolkit's shared libcudart (found at run time in CUDA_HOME).
+$(GPU_DIR)/peer_mesh: tests/integration/peer_mesh.c tests/sim/cudart_sim_api.h | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -Itests/sim -o $@ $< -L$(CUDA_HOME)/lib64 -l:libcudart.so.13 \
+		-Wl,-rpath,$(CUDA_HOME)/lib64
 
 # Not a test: measures what the driver answers to a second open of one IPC handle.
 $(GPU_DIR)/ipc_reopen_probe: $(GPU_SRC)/ipc_reopen_probe.c | $(GPU_DIR)

@@ -2,9 +2,13 @@
 """An NCCL all_reduce through torch.distributed, one GPU per process.
 
 usage: nccl_allreduce.py [--legacy-ipc] [--world N|all]
+       torchrun --standalone --nproc-per-node N nccl_allreduce.py [--legacy-ipc]
 
 Spawns N ranks (default 2; --world all: one per visible GPU) with
-torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port), all-reduces (sum)
+torch.multiprocessing (MASTER_ADDR=127.0.0.1, a free port) or, started by
+torchrun (RANK, LOCAL_RANK, WORLD_SIZE, MASTER_ADDR and MASTER_PORT set), is
+one rank itself, on GPU LOCAL_RANK, as production jobs are launched (the
+ranks' traces then carry their rank).  Each rank all-reduces (sum)
 a tensor of 2^20 float32 on each, and checks every element on every rank;
 rank 0 prints the result.  NCCL reaches the driver through its own statically
 linked cudart: peer queries (cudaDeviceCanAccessPeer) and, for the buffers it
@@ -39,13 +43,14 @@ def rank_values(torch, rank, device):
     return ((i % 1000) + 1000 * rank).to(torch.float32)
 
 
-def worker(rank, port, world):
+def worker(rank, port, world, local=None):
     import torch
     import torch.distributed as dist
 
-    os.environ["MASTER_ADDR"] = "127.0.0.1"
-    os.environ["MASTER_PORT"] = str(port)
-    device = torch.device("cuda", rank)
+    if port is not None:
+        os.environ["MASTER_ADDR"] = "127.0.0.1"
+        os.environ["MASTER_PORT"] = str(port)
+    device = torch.device("cuda", rank if local is None else local)
     torch.cuda.set_device(device)
     dist.init_process_group(
         "nccl",
@@ -108,11 +113,45 @@ def parse(argv):
     return legacy, world
 
 
+def launched():
+    """(rank, local_rank, world) when a launcher such as torchrun started this
+    process as one rank, else None."""
+    names = ("RANK", "LOCAL_RANK", "WORLD_SIZE", "MASTER_ADDR", "MASTER_PORT")
+    if not all(os.environ.get(n) for n in names):
+        return None
+    try:
+        return int(os.environ["RANK"]), int(os.environ["LOCAL_RANK"]), int(os.environ["WORLD_SIZE"])
+    except ValueError:
+        return None
+
+
 def main(argv):
     legacy, world = parse(argv)
     if world is None:
         print(USAGE, file=sys.stderr)
         return 2
+    one = launched()
+    if one is not None:
+        # One rank of a job the launcher started; the launcher set the
+        # environment (NCCL_CUMEM_ENABLE too, for --legacy-ipc, must be set
+        # before NCCL initialises: here, before the process group).
+        if legacy:
+            os.environ["NCCL_CUMEM_ENABLE"] = "0"
+        for k, v in (("NCCL_NVLS_ENABLE", "0"), ("TORCH_SYMM_MEM_DISABLE_MULTICAST", "1"),
+                     ("NVSHMEM_DISABLE_NVLS", "1")):
+            os.environ.setdefault(k, v)
+        rank, local, world = one
+        if rank == 0:
+            print("nccl_allreduce: %d ranks, one GPU each (started by a launcher)" % world)
+            sys.stdout.flush()
+        try:
+            worker(rank, None, world, local)
+        except Exception as e:
+            print("nccl_allreduce: rank %d: FAIL: %s" % (rank, e), file=sys.stderr)
+            return 1
+        if rank == 0:
+            print("nccl_allreduce: ALL OK")
+        return 0
     if legacy:
         os.environ["NCCL_CUMEM_ENABLE"] = "0"  # inherited by the ranks
     # Mandatory on the shared machines; the caller should have set them already.

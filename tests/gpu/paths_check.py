@@ -3,11 +3,15 @@
 really use (issue 7): implicit cross-device copies, the runtime API layer with
 its driver calls nested under it, and VMM or legacy IPC between processes.
 
-usage: paths_check.py CASE DIR
+usage: paths_check.py CASE DIR [RANKS]
   CASE  torch        torch_peer.py: tensors moved between cuda:0 and cuda:1
         nccl-vmm     nccl_allreduce.py: NCCL's default cuMem (VMM) sharing
         nccl-legacy  nccl_allreduce.py --legacy-ipc: cuIpc* sharing
   DIR   the run's trace directory (every *.pw.jsonl under it is read)
+  RANKS for the nccl cases: the job's number of ranks; then every rank (a
+        process that shares memory) must both export and import, and where the
+        traces carry ranks (a launcher set RANK), ranks 0..RANKS-1 must all be
+        there
 
 Prints what it found and one line "RESULT: PASS|FAIL ..."; exit status 0 when
 every check passed, 1 otherwise, 2 on bad usage.  Reads the raw traces, so it
@@ -143,7 +147,28 @@ def complete(chain, first, last):
     return i == len(want)
 
 
-def vmm_case(procs, ck):
+def rank_of(evs):
+    for e in evs:
+        if e.get("type") == "header":
+            return e.get("rank")
+    return None
+
+
+def every_rank(procs, ck, ranks, exporters, importers, what):
+    """Every one of `ranks` sharing processes exports and imports."""
+    if not ranks:
+        return
+    sharing = exporters | importers
+    ck.check(len(sharing) == ranks, "%d processes share memory, one per rank (%d)" % (ranks, len(sharing)))
+    both = exporters & importers
+    ck.check(len(both) == ranks, "every rank both exports and imports %s (%d of %d)" % (what, len(both), ranks))
+    named = {rank_of(evs) for p, evs in procs if os.path.basename(p) in sharing}
+    if named != {None}:
+        ck.check(named == set(range(ranks)), "the sharing processes are ranks 0..%d (%s)"
+                 % (ranks - 1, sorted(named, key=str)))
+
+
+def vmm_case(procs, ck, ranks=None):
     exporters, importers = set(), set()
     n_exp = n_imp = 0
     unique_keys = collections.defaultdict(lambda: collections.defaultdict(set))
@@ -166,6 +191,7 @@ def vmm_case(procs, ck):
     ck.check(n_imp > 0, "an importer's chain: cuMemImportFromShareableHandle, cuMemMap, cuMemSetAccess")
     ck.check(bool(importers - exporters) or bool(exporters - importers) or len(exporters | importers) > 1,
              "exports and imports happen in different processes")
+    every_rank(procs, ck, ranks, exporters, importers, "VMM allocations")
     # Where the fd identifies the allocation (the simulator's memfds), the
     # export and its import must carry the same file_id.  The NVIDIA driver's
     # exported fds all share one /dev/nvidiactl inode (file_id_unique false):
@@ -186,7 +212,7 @@ def vmm_case(procs, ck):
     ck.check(grants > 0, "cuMemSetAccess grants a device other than the memory's own (%d)" % grants)
 
 
-def legacy_case(procs, ck):
+def legacy_case(procs, ck, ranks=None):
     exp, opened = {}, collections.defaultdict(set)
     for p, evs in procs:
         pid = os.path.basename(p)
@@ -201,18 +227,25 @@ def legacy_case(procs, ck):
     crossed = [h for h in exp if opened[h] - {exp[h]}]
     print("legacy IPC handles exported: %d, opened by another process: %d" % (len(exp), len(crossed)))
     ck.check(len(crossed) > 0, "a handle exported by one rank is opened by another")
+    every_rank(procs, ck, ranks, set(exp.values()), {q for h in crossed for q in opened[h] - {exp[h]}},
+               "IPC handles")
 
 
 def main(argv):
-    if len(argv) != 2 or argv[0] not in ("torch", "nccl-vmm", "nccl-legacy"):
+    if len(argv) not in (2, 3) or argv[0] not in ("torch", "nccl-vmm", "nccl-legacy") or \
+            (len(argv) == 3 and (argv[0] == "torch" or not argv[2].isdigit() or int(argv[2]) < 2)):
         print(__doc__.strip().splitlines()[4], file=sys.stderr)
         return 2
+    ranks = int(argv[2]) if len(argv) == 3 else None
     procs = load(argv[1])
     ck = Checks()
     ck.check(len(procs) > 0, "traces found under %s (%d files)" % (argv[1], len(procs)))
     partial = [p for p, _ in procs if p.endswith(".partial")]
     ck.check(not partial, "every process finished its trace (%d partial)" % len(partial))
-    {"torch": torch_case, "nccl-vmm": vmm_case, "nccl-legacy": legacy_case}[argv[0]](procs, ck)
+    if argv[0] == "torch":
+        torch_case(procs, ck)
+    else:
+        {"nccl-vmm": vmm_case, "nccl-legacy": legacy_case}[argv[0]](procs, ck, ranks)
     v = violations(procs)
     rules = collections.Counter(e.get("rule") for _, e in v)
     for r, n in sorted(rules.items()):
