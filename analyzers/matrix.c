@@ -56,6 +56,7 @@ struct cell {
 	uint64_t no_peer, no_peer_bytes;
 	uint64_t implicit, implicit_bytes, batch;
 	uint64_t enables, disables, grants, on_at_end;
+	uint64_t enable_failed; /* enables the runtime refused (not "already enabled") */
 };
 
 struct matrix {
@@ -183,9 +184,9 @@ static bool already_enabled(const struct pw_event *ev)
 	return !strcmp(ev->vendor, "cuda") && ev->ret == 704; /* CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED */
 }
 
-/* An enable or disable of peer access from cur_dev to the peer: an enable
- * that succeeded, or found access already on, leaves it on. */
-static bool peer_change(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
+/* The devices of a top-level enable or disable of peer access: from cur_dev
+ * to the peer. */
+static bool peer_call(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
 {
 	bool enable = ends_with(ev->api, "EnablePeerAccess");
 	if (!enable && !ends_with(ev->api, "DisablePeerAccess"))
@@ -195,9 +196,23 @@ static bool peer_change(const struct pw_event *ev, int64_t *from, int64_t *to, b
 	if (*to == PW_DEV_NONE)
 		*to = pw_arg_dev(ev, "peer_ctx_dev");
 	*on = enable;
-	if (*from == PW_DEV_NONE || *to == PW_DEV_NONE || ev->parent_recorded)
+	return *from != PW_DEV_NONE && *to != PW_DEV_NONE && !ev->parent_recorded;
+}
+
+/* An enable or disable of peer access from cur_dev to the peer: an enable
+ * that succeeded, or found access already on, leaves it on. */
+static bool peer_change(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
+{
+	if (!peer_call(ev, from, to, on))
 		return false;
-	return ev->ret == 0 || (enable && already_enabled(ev));
+	return ev->ret == 0 || (*on && already_enabled(ev));
+}
+
+/* An enable the runtime refused (too many peers, unsupported, ...). */
+static bool enable_refused(const struct pw_event *ev, int64_t *from, int64_t *to)
+{
+	bool on;
+	return peer_call(ev, from, to, &on) && on && ev->ret != 0 && !already_enabled(ev);
 }
 
 static bool is_grant(const struct pw_event *ev)
@@ -367,6 +382,7 @@ static void mx_partial_merge(void *report, void *partial)
 		b->disables += a->disables;
 		b->grants += a->grants;
 		b->on_at_end += a->on_at_end;
+		b->enable_failed += a->enable_failed;
 	}
 	hmap_free(&p->cells, free_cell);
 	free(p);
@@ -486,6 +502,8 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 		struct cell *cl = cell_of(m, f->host, ev->vendor, from, to);
 		cl->enables += on;
 		cl->disables += !on;
+	} else if (enable_refused(ev, &from, &to)) {
+		cell_of(m, f->host, ev->vendor, from, to)->enable_failed++;
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
@@ -620,13 +638,16 @@ static bool grid_bytes(char *buf, size_t len, const struct cell *c)
 }
 
 /* Peer access from SRC to DST as the processes left it: "on" where one
- * left it on, "off" where it was turned on (or granted) and off again. */
+ * left it on, "off" where it was turned on (or granted) and off again,
+ * "refused" where every enable failed (llama.cpp#21883's too many peers). */
 static bool grid_peer(char *buf, size_t len, const struct cell *c)
 {
 	if (c->on_at_end)
 		snprintf(buf, len, "on");
 	else if (c->enables || c->grants)
 		snprintf(buf, len, "off");
+	else if (c->enable_failed)
+		snprintf(buf, len, "refused");
 	else
 		return false;
 	return true;
@@ -686,7 +707,7 @@ static void print_grids(struct cell **cells, size_t from, size_t to)
 	bool peer = false, gpu = false, copies = false;
 	for (size_t i = from; i < to; i++) {
 		copies |= cells[i]->copies > 0;
-		peer |= cells[i]->enables || cells[i]->grants;
+		peer |= cells[i]->enables || cells[i]->grants || cells[i]->enable_failed;
 		gpu |= cells[i]->gpu_ns > 0;
 	}
 	if (copies)
@@ -798,6 +819,7 @@ static json_t *cell_json(const struct cell *c)
 	json_object_set_new(j, "implicit_bytes", json_u64(c->implicit_bytes));
 	json_object_set_new(j, "batch_copies", json_u64(c->batch));
 	json_object_set_new(j, "peer_enables", json_u64(c->enables));
+	json_object_set_new(j, "peer_enable_failures", json_u64(c->enable_failed));
 	json_object_set_new(j, "peer_disables", json_u64(c->disables));
 	json_object_set_new(j, "access_grants", json_u64(c->grants));
 	json_object_set_new(j, "peer_on_at_end", json_u64(c->on_at_end));

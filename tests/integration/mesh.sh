@@ -124,6 +124,12 @@ nf=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="pe
 check "10 devices, --keep-going: the program goes on (exit $RC) and the runtime refused some enables ($refused)" \
 	all '[ "$RC" = 0 ]' '[ "$refused" -gt 0 ]'
 check "10 devices, --keep-going: one peer.limit per refused enable ($nf for $refused)" [ "$nf" = "$refused" ]
+"$AN" matrix --json "$D/trace" >"$D/matrix.json"
+nr=$(jq '[.hosts[0].pairs[] | select(.peer_enable_failures == 1 and .peer_on_at_end == 0)] | length' "$D/matrix.json")
+check "10 devices, --keep-going: matrix counts each refused enable in its pair ($nr for $refused)" [ "$nr" = "$refused" ]
+"$AN" matrix "$D/trace" >"$D/matrix.txt"
+check "10 devices, --keep-going: the peer grid marks device 0's refused ninth peer" \
+	grep -Eq '^  dev0 +- +(on +){8}refused$' "$D/matrix.txt"
 # The pairs left with no access either way are copied through the host: a
 # performance finding for each such copy, and nothing else.
 off=$(grep -c "peer access off" "$D/out")
