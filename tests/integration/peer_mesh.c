@@ -98,6 +98,51 @@ static int enable_all(int n, int keep_going, unsigned char on[MAX_DEV][MAX_DEV],
 	return 0;
 }
 
+/* Each device: its own bytes (value id + 1) in the first half, the
+ * landing area for copies from the others in the second.  Then reps copies
+ * between every ordered pair, each checked byte for byte through host. */
+static int copy_all(int n, size_t bytes, long reps, unsigned char on[MAX_DEV][MAX_DEV], char *host)
+{
+	void *buf[MAX_DEV] = {0};
+	for (int d = 0; d < n; d++) {
+		CK(cudaSetDevice(d), d);
+		CK(cudaMalloc(&buf[d], 2 * bytes), d);
+		memset(host, d + 1, bytes);
+		CK(cudaMemcpy(buf[d], host, bytes, cudaMemcpyHostToDevice), d);
+	}
+
+	int bad = 0;
+	for (int src = 0; src < n; src++)
+		for (int dst = 0; dst < n; dst++) {
+			if (src == dst)
+				continue;
+			char *to = (char *)buf[dst] + bytes;
+			CK(cudaSetDevice(src), src);
+			for (long r = 0; r < reps; r++)
+				CK(cudaMemcpyPeerAsync(to, dst, buf[src], src, bytes, 0), src);
+			CK(cudaDeviceSynchronize(), src);
+			CK(cudaSetDevice(dst), dst);
+			memset(host, 0, bytes);
+			CK(cudaMemcpy(host, to, bytes, cudaMemcpyDeviceToHost), dst);
+			size_t wrong = 0;
+			for (size_t i = 0; i < bytes; i++)
+				wrong += host[i] != (char)(src + 1);
+			printf("copy %d -> %d: %ld x %zu bytes, peer access %s: %s\n", src, dst, reps, bytes,
+			       on[src][dst] || on[dst][src] ? "on" : "off", wrong ? "WRONG" : "ok");
+			if (wrong) {
+				fprintf(stderr,
+				        "peer_mesh: %zu of %zu bytes copied from device %d to %d are wrong\n",
+				        wrong, bytes, src, dst);
+				bad = 1;
+			}
+		}
+	for (int d = 0; d < n; d++) {
+		CK(cudaSetDevice(d), d);
+		CK(cudaFree(buf[d]), d);
+	}
+	return bad;
+}
+
 int main(int argc, char **argv)
 {
 	size_t bytes = 64u << 20;
@@ -143,50 +188,12 @@ int main(int argc, char **argv)
 	printf("peer_mesh: %d devices, peer access enabled on %d of %d ordered pairs\n", n, links,
 	       n * (n - 1));
 
-	/* Each device: its own bytes (value id + 1) in the first half, the
-	 * landing area for copies from the others in the second. */
 	char *host = malloc(bytes);
-	void *buf[MAX_DEV] = {0};
 	if (!host) {
 		fprintf(stderr, "peer_mesh: out of host memory for %zu bytes\n", bytes);
 		return 1;
 	}
-	for (int d = 0; d < n; d++) {
-		CK(cudaSetDevice(d), d);
-		CK(cudaMalloc(&buf[d], 2 * bytes), d);
-		memset(host, d + 1, bytes);
-		CK(cudaMemcpy(buf[d], host, bytes, cudaMemcpyHostToDevice), d);
-	}
-
-	int bad = 0;
-	for (int src = 0; src < n; src++)
-		for (int dst = 0; dst < n; dst++) {
-			if (src == dst)
-				continue;
-			char *to = (char *)buf[dst] + bytes;
-			CK(cudaSetDevice(src), src);
-			for (long r = 0; r < reps; r++)
-				CK(cudaMemcpyPeerAsync(to, dst, buf[src], src, bytes, 0), src);
-			CK(cudaDeviceSynchronize(), src);
-			CK(cudaSetDevice(dst), dst);
-			memset(host, 0, bytes);
-			CK(cudaMemcpy(host, to, bytes, cudaMemcpyDeviceToHost), dst);
-			size_t wrong = 0;
-			for (size_t i = 0; i < bytes; i++)
-				wrong += host[i] != (char)(src + 1);
-			printf("copy %d -> %d: %ld x %zu bytes, peer access %s: %s\n", src, dst, reps, bytes,
-			       on[src][dst] || on[dst][src] ? "on" : "off", wrong ? "WRONG" : "ok");
-			if (wrong) {
-				fprintf(stderr,
-				        "peer_mesh: %zu of %zu bytes copied from device %d to %d are wrong\n",
-				        wrong, bytes, src, dst);
-				bad = 1;
-			}
-		}
-	for (int d = 0; d < n; d++) {
-		CK(cudaSetDevice(d), d);
-		CK(cudaFree(buf[d]), d);
-	}
+	int bad = copy_all(n, bytes, reps, on, host);
 	free(host);
 	printf("peer_mesh: %s\n", bad ? "FAILED" : "all copies intact");
 	return bad;
