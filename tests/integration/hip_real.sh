@@ -23,21 +23,8 @@ if [ ! -x "$P" ]; then
 fi
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-hipreal.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 jqt() { jq -e "$@" >/dev/null 2>&1; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 
 # The program's references are to versioned symbols of the real library.
 refs=$(objdump -T "$P" | awk '/\*UND\*/ && /hip_4\.2/ && $NF ~ /^hip/ {print $NF}' | sort -u)

@@ -11,20 +11,8 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-implicit.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PWSIM_DEVICES=2
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 # q FILTER: jq over the whole trace (slurped) must be true
 q() { jq -e -s "$1" "$T" >/dev/null 2>&1; }
 

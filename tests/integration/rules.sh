@@ -10,23 +10,11 @@ V="$B/tests/violations"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 # One run id for all these runs: the registry must be gone at the end.
 export PEERWATCH_RUN_ID="rules-test-$$"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 
 # The simulated machine each scenario needs.
 env_for() {

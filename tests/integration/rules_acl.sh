@@ -12,21 +12,9 @@ A="$B/tests/acl_doc"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-acl.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 export PEERWATCH_RUN_ID="acl-test-$$"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 jqt() { jq -e "$@" >/dev/null 2>&1; }
 found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
 trace_of() { ls "$1"/trace/*.pw.jsonl 2>/dev/null | head -1; }

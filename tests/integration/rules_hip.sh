@@ -40,21 +40,9 @@ fi
 export LD_LIBRARY_PATH="$(dirname "$S6")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules-hip.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 export PEERWATCH_RUN_ID="rules-hip-test-$$"
 
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
 jqt() { jq -e "$@" >/dev/null 2>&1; }
 found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
 calls() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="call" and .vendor=="hip") | .api' | sort | uniq -c | awk '{print $2"="$1}' | tr '\n' ' '; }

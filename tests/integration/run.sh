@@ -12,20 +12,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-integ.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$SIM${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 # Under ASan the sanitizer runtime must be loaded before everything else.
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() { # check DESCRIPTION COMMAND...
-	local d=$1
-	shift
-	if "$@"; then ok "$d"; else bad "$d"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 jqt() { jq -e "$@" >/dev/null; }
 

@@ -10,24 +10,7 @@ PW="$B/bin/peerwatch"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-vmm.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
-
-pass=0
-fail=0
-check() {
-	local d=$1
-	shift
-	if "$@"; then
-		pass=$((pass + 1))
-		echo "ok - $d"
-	else
-		fail=$((fail + 1))
-		echo "not ok - $d"
-	fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 jqt() { jq -e "$@" >/dev/null 2>&1; }
 
 PWSIM_DEVICES=2 "$PW" -q -o "$WORK/trace" --mode warn -- "$B/tests/vmm_ipc" >"$WORK/out" 2>"$WORK/err"
