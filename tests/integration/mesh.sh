@@ -22,20 +22,8 @@ P="$B/tests/peer_mesh"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-mesh.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
-	export LD_PRELOAD="$PW_ASAN_RUNTIME"
-	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
-fi
-
-pass=0
-fail=0
-ok() { pass=$((pass + 1)); echo "ok - $*"; }
-bad() { fail=$((fail + 1)); echo "not ok - $*"; }
-check() {
-	local d=$1
-	shift
-	if "$@" >/dev/null; then ok "$d"; else bad "$d"; fi
-}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+q() { "$@" >/dev/null; } # a command whose output is not wanted (jq -e's "true")
 all() { # every COMMAND, given as one string each, succeeds
 	local c
 	for c in "$@"; do eval "$c" || return 1; done
@@ -67,10 +55,10 @@ check "4 devices: the program passes under peerwatch (exit $RC)" [ "$RC" = 0 ]
 check "4 devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
 check "4 devices: 12 of 12 ordered pairs enabled" grep -qx "peer_mesh: 4 devices, peer access enabled on 12 of 12 ordered pairs" "$D/out"
 check "4 devices: no finding (got '$(findings)')" [ -z "$(findings)" ]
-check "4 devices: check passes" "$AN" check "$D/trace"
+check "4 devices: check passes" q "$AN" check "$D/trace"
 "$AN" matrix --json "$D/trace" >"$D/matrix.json" 2>"$D/matrix.err"
 check "4 devices: matrix --json has the 12 ordered pairs, each 4 copies of 256 KiB, access on, device-timed" \
-	jq -e '.hosts | length == 1 and (.[0].devices == [0,1,2,3]) and
+	q jq -e '.hosts | length == 1 and (.[0].devices == [0,1,2,3]) and
 		(.[0].pairs | length == 12 and all(.[];
 			.src != .dst and .copies == 4 and .failed == 0 and .bytes == 1048576 and
 			.peer_enables == 1 and .peer_on_at_end == 1 and .no_peer_copies == 0 and
@@ -83,7 +71,7 @@ check "4 devices: every off-diagonal cell of the peer grid is 'on'" \
 	[ "$(sed -n '/peer access at exit/,/^$/p' "$D/matrix.txt" | grep -c '^  dev[0-3] .*on.*on.*on')" = 4 ]
 # every gpu_time event belongs to a driver copy nested in a runtime copy
 check "4 devices: the 48 timed copies are the driver calls under cudaMemcpyPeerAsync" \
-	jq -e -s '([.[] | select(.type=="call" and .layer=="runtime" and .api=="cudaMemcpyPeerAsync") | .seq]) as $rt |
+	q jq -e -s '([.[] | select(.type=="call" and .layer=="runtime" and .api=="cudaMemcpyPeerAsync") | .seq]) as $rt |
 		([.[] | select(.type=="call" and .api=="cuMemcpyPeerAsync")]) as $drv |
 		([.[] | select(.type=="gpu_time") | .call]) as $timed |
 		($timed | length) == 48 and
@@ -144,6 +132,15 @@ check "10 devices, enforce: it stopped before the runtime refused the call" \
 	bash -c "! grep -q cudaErrorTooManyPeers '$D/out'"
 check "10 devices, enforce: the flushed trace holds the finding" \
 	[ "$(findings)" = "peer.limit@cudaDeviceEnablePeerAccess " ]
+
+# --- bad usage: a clear message, exit 2, before any CUDA call ---------------------
+for args in "--bytes 0" "--bytes 12q" "--bytes 99999999999999999m" "--reps 0" "--reps x" "--frobnicate"; do
+	# shellcheck disable=SC2086 # the words of args are the arguments
+	PWSIM_DEVICES=2 "$P" $args >"$WORK/usage.out" 2>"$WORK/usage.err"
+	rc=$?
+	check "peer_mesh $args: exit 2 with a message on stderr (exit $rc: $(head -c 80 "$WORK/usage.err"))" \
+		all '[ "$rc" = 2 ]' '[ -s "$WORK/usage.err" ]' '[ ! -s "$WORK/usage.out" ]'
+done
 
 echo "mesh: $pass passed, $fail failed"
 [ "$fail" = 0 ]

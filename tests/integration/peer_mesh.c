@@ -25,6 +25,7 @@
  * wrong byte, 2 on bad usage, 77 with fewer than two devices.
  */
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,12 +55,15 @@ static int parse_size(const char *s, size_t *out)
 	unsigned long long v = strtoull(s, &end, 10);
 	if (errno || end == s)
 		return -1;
+	unsigned shift = 0;
 	if (*end == 'k' || *end == 'K')
-		v <<= 10, end++;
+		shift = 10, end++;
 	else if (*end == 'm' || *end == 'M')
-		v <<= 20, end++;
-	if (*end || v == 0)
+		shift = 20, end++;
+	/* each device holds two of them: 2 * v must fit */
+	if (*end || v == 0 || v > (SIZE_MAX / 2) >> shift)
 		return -1;
+	v <<= shift;
 	*out = (size_t)v;
 	return 0;
 }
