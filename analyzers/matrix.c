@@ -19,7 +19,10 @@
  * Bandwidth is bytes over host time (dur_ns: for an asynchronous copy only
  * the time to enqueue it; a batch's time is shared among its entries by
  * bytes) and, when the trace has gpu_time events (issue 6), bytes over
- * device time for the copies that have one.
+ * device time for the copies that have one (a copy timed inside a recorded
+ * call, the driver copy under cudaMemcpyPeerAsync, lends its time to it).
+ * The text report draws three grids per host and vendor: bytes, peer access
+ * at exit (on / off / refused) and device GB/s, then the pair table.
  *
  * Peer access is a property of a process's contexts, so a copy is judged
  * against the state of its own process at its seq: it counts as made with
@@ -83,8 +86,8 @@ struct mx_fctx {
 	struct hmap pairs; /* (vendor, from, to) -> struct pair_log: from has access to to */
 	struct vec resets; /* struct reset: a device reset drops its peer access */
 	struct hmap gpu;   /* call seq -> gpu_ns + 1 */
-	struct hmap
-	    timed_child; /* parent seq -> seq of a nested copy (cudaMemcpyPeerAsync's cuMemcpyPeerAsync) */
+	/* parent seq -> seq + 1 of the copy nested in it (cudaMemcpyPeerAsync's cuMemcpyPeerAsync) */
+	struct hmap timed_child;
 };
 
 static const char *const vendors[] = {"cuda", "hip", "acl"};
