@@ -575,28 +575,10 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		if (ok && v)
 			pw_jw_kv_hex(w, k, (uintptr_t) * (const CUevent *)(uintptr_t)v);
 		break;
-	case PW_K_RDATA:
-		pw_jw_kv_hex(w, k, v);
-		if (ok && v && c->a[i + 1] == sizeof(int))
-			pw_jw_kv_i64(w, "value", *(const int *)(uintptr_t)v);
+	case PW_K_RDATA: pw_event_put_range_data(w, k, v, c->a[i + 1], ok); break;
+	case PW_K_RATTRS:
+		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], range_attr_name);
 		break;
-	case PW_K_RATTRS: {
-		const CUmem_range_attribute *attrs = (const CUmem_range_attribute *)(uintptr_t)v;
-		size_t n = c->a[i + 1];
-		pw_jw_key(w, k);
-		pw_jw_ch(w, '[');
-		for (size_t j = 0; attrs && j < n && j < 16; j++) {
-			if (j)
-				pw_jw_ch(w, ',');
-			const char *name = range_attr_name(attrs[j]);
-			if (name)
-				pw_jw_str(w, name);
-			else
-				pw_jw_i64(w, attrs[j]);
-		}
-		pw_jw_ch(w, ']');
-		break;
-	}
 	case PW_K_COPY3D: put_copy3d(w, c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
 	case PW_K_COPY2D:
 	case PW_K_COPY3DL:

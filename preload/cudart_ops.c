@@ -167,18 +167,8 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		location(c->a[2], op);
 		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_CUDART_ID(cudaMemRangeGetAttribute):
-		op->kind = PW_OP_RANGE_ATTR;
-		op->nattrs = 1;
-		op->one_size = c->a[1];
-		op->one_attr = (int)(int64_t)c->a[2];
-		break;
-	case PW_CUDART_ID(cudaMemRangeGetAttributes):
-		op->kind = PW_OP_RANGE_ATTR;
-		op->data_sizes = (const size_t *)(uintptr_t)c->a[1];
-		op->attrs = (const int *)(uintptr_t)c->a[2];
-		op->nattrs = op->attrs && op->data_sizes && c->a[3] <= 64 ? (int)c->a[3] : 0;
-		break;
+	case PW_CUDART_ID(cudaMemRangeGetAttribute): pw_op_range_attr(op, c); break;
+	case PW_CUDART_ID(cudaMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
 	case PW_CUDART_ID(cudaStreamAttachMemAsync):
 	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
 		op->kind = PW_OP_ATTACH;

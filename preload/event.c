@@ -47,6 +47,30 @@ void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *
 		pw_jw_raw(w, "null", 4);
 }
 
+void pw_event_put_range_data(struct pw_jw *w, const char *key, uint64_t data, uint64_t size, bool ok)
+{
+	pw_jw_kv_hex(w, key, data);
+	if (ok && data && size == sizeof(int))
+		pw_jw_kv_i64(w, "value", *(const int *)(uintptr_t)data);
+}
+
+void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const int *attrs, uint64_t n,
+                              const char *(*name)(int64_t))
+{
+	pw_jw_key(w, key);
+	pw_jw_ch(w, '[');
+	for (uint64_t j = 0; attrs && j < n && j < 16; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		const char *s = name(attrs[j]);
+		if (s)
+			pw_jw_str(w, s);
+		else
+			pw_jw_i64(w, attrs[j]);
+	}
+	pw_jw_ch(w, ']');
+}
+
 void pw_event_call(struct pw_jw *w, const struct pw_call *c, const struct pw_call_style *s,
                    pw_put_arg_fn put_arg)
 {

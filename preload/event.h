@@ -37,6 +37,13 @@ void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const stru
 void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name);
 /* "<key><suffix>": dev, or null for PW_NO_DEV. */
 void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev);
+/* A range-attribute query's data pointer "<key>": "0x..", and, after a
+ * successful call whose data is one int, "value": that int. */
+void pw_event_put_range_data(struct pw_jw *w, const char *key, uint64_t data, uint64_t size, bool ok);
+/* "<key>": the first 16 of n attributes (enums of int size in every vendor's
+ * ABI), each by the vendor's name, or as a number where it has none. */
+void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const int *attrs, uint64_t n,
+                              const char *(*name)(int64_t));
 /* The whole "call" event of c, its arguments written by put_arg. */
 void pw_event_call(struct pw_jw *w, const struct pw_call *c, const struct pw_call_style *s,
                    pw_put_arg_fn put_arg);

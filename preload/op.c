@@ -17,6 +17,22 @@ void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
 	op->dst.p2p = op->src.p2p = -1;
 }
 
+void pw_op_range_attr(struct pw_op *op, const struct pw_call *c)
+{
+	op->kind = PW_OP_RANGE_ATTR;
+	op->nattrs = 1;
+	op->one_size = c->a[1];
+	op->one_attr = (int)(int64_t)c->a[2];
+}
+
+void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c)
+{
+	op->kind = PW_OP_RANGE_ATTR;
+	op->data_sizes = (const size_t *)(uintptr_t)c->a[1];
+	op->attrs = (const int *)(uintptr_t)c->a[2];
+	op->nattrs = op->attrs && op->data_sizes && c->a[3] <= 64 ? (int)c->a[3] : 0;
+}
+
 void pw_op_registry_facts(struct pw_op *op)
 {
 	struct pw_reg_export e;

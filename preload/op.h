@@ -116,5 +116,10 @@ struct pw_op {
  * of op->handle. */
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
 void pw_op_registry_facts(struct pw_op *op);
+/* The range-attribute queries, whose arguments are laid out alike in the
+ * driver, runtime and HIP APIs: (data, dataSize, attribute, ptr, count) and
+ * (data, dataSizes, attributes, numAttributes, ptr, count). */
+void pw_op_range_attr(struct pw_op *op, const struct pw_call *c);
+void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c);
 
 #endif
