@@ -66,10 +66,28 @@ static void cfg_version(void)
 	pwsim_bad_env("PWSIM_DRIVER_VERSION", s, expected, fallback);
 }
 
+/* PWSIM_PAGEABLE=1: every device reports CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS
+ * 1, as on HMM or ATS systems (Grace Hopper), and the managed-memory calls
+ * take system memory; 0 (the default) is the measured H100 host. */
+static void cfg_pageable(void)
+{
+	const char *s = getenv("PWSIM_PAGEABLE");
+	long v;
+
+	g_cfg.pageable = 0;
+	if (!s)
+		return;
+	if (pwsim_parse_int(s, 0, 1, &v) == 0)
+		g_cfg.pageable = (int)v;
+	else
+		pwsim_bad_env("PWSIM_PAGEABLE", s, "0 or 1", "0");
+}
+
 static void cfg_load(void)
 {
 	cfg_topology();
 	cfg_version();
+	cfg_pageable();
 }
 
 const struct pwsim_config *pwsim_cfg(void)
@@ -81,6 +99,48 @@ const struct pwsim_config *pwsim_cfg(void)
 int pwsim_valid_device(CUdevice dev)
 {
 	return dev >= 0 && dev < pwsim_cfg()->ndev;
+}
+
+/* ---- host NUMA nodes ---- */
+
+#define PWSIM_NUMA_NODES 1024
+static unsigned char g_numa[PWSIM_NUMA_NODES];
+static pthread_once_t g_numa_once = PTHREAD_ONCE_INIT;
+
+static void numa_load(void)
+{
+	char buf[512];
+	FILE *f = fopen("/sys/devices/system/node/online", "re");
+	const char *p = buf;
+
+	if (!f || !fgets(buf, sizeof(buf), f)) {
+		g_numa[0] = 1; /* no NUMA: node 0 alone */
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	while (*p >= '0' && *p <= '9') {
+		char *end;
+		long lo = strtol(p, &end, 10), hi = lo;
+
+		p = end;
+		if (*p == '-') {
+			hi = strtol(p + 1, &end, 10);
+			p = end;
+		}
+		for (long n = lo; n <= hi && n < PWSIM_NUMA_NODES; n++)
+			g_numa[n] = 1;
+		if (*p != ',')
+			break;
+		p++;
+	}
+}
+
+int pwsim_numa_node_ok(int node)
+{
+	pthread_once(&g_numa_once, numa_load);
+	return node >= 0 && node < PWSIM_NUMA_NODES && g_numa[node];
 }
 
 int pwsim_can_access(CUdevice dev, CUdevice peer)
@@ -188,7 +248,7 @@ static int device_attribute(CUdevice_attribute attrib, CUdevice dev, int *value)
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; return 0; /* sm_90 */
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; return 0;
 	case CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY: *value = 1; return 0;
-	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: *value = 0; return 0;
+	case CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS: *value = pwsim_cfg()->pageable; return 0;
 	case CU_DEVICE_ATTRIBUTE_CONCURRENT_MANAGED_ACCESS: *value = 1; return 0;
 	default: return -1;
 	}

@@ -14,8 +14,14 @@
  * - a device location with a bad ordinal is refused even for the advice that
  *   ignores the location (the facts do not say which advice was measured with
  *   device 9); other location types are then not looked at, as cuda.h says;
- * - one host NUMA node, id 0; HOST_NUMA_CURRENT is stored as HOST_NUMA 0;
+ * - the host's NUMA nodes are those /sys/devices/system/node/online lists
+ *   (node 0 alone without it); HOST_NUMA_CURRENT is stored as HOST_NUMA 0;
  *   a host location is stored with id CU_DEVICE_CPU;
+ * - with PWSIM_PAGEABLE=1 (devices with pageable memory access, cuda.h
+ *   :14443, :15662) advice, prefetch and stream attach take system memory:
+ *   any address in no allocation of ours, freed ones excepted; nothing is
+ *   recorded for it (the range queries still refuse it, cuda.h :14684).
+ *   Without it (the measured H100 host: attribute 0) they refuse it;
  * - ACCESSED_BY lists devices in ascending order, then CU_DEVICE_CPU for the
  *   host, then CU_DEVICE_INVALID;
  * - cuStreamAttachMemAsync with CU_MEM_ATTACH_SINGLE refuses the legacy NULL
@@ -85,6 +91,13 @@ static struct pwsim_alloc *managed_range(CUdeviceptr p, size_t count, size_t *fi
 	*first = ((uintptr_t)p - a->base) / pg;
 	*end = ((uintptr_t)p - a->base + count + pg - 1) / pg;
 	return a;
+}
+
+/* System memory a call may take (PWSIM_PAGEABLE=1): no allocation of ours,
+ * live or freed, holds p.  Caller holds the lock. */
+static int system_memory(CUdeviceptr p)
+{
+	return p && pwsim_cfg()->pageable && !pwsim_find((uintptr_t)p);
 }
 
 /* Make a run boundary at page: split the run that strictly contains it. */
@@ -159,7 +172,7 @@ static int loc_normalise(CUmemLocation in, CUmemLocation *out)
 	switch (in.type) {
 	case CU_MEM_LOCATION_TYPE_DEVICE: *out = in; return pwsim_valid_device(in.id) ? 0 : -1;
 	case CU_MEM_LOCATION_TYPE_HOST: *out = loc_make(CU_MEM_LOCATION_TYPE_HOST, CU_DEVICE_CPU); return 0;
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA: *out = in; return in.id == 0 ? 0 : -1;
+	case CU_MEM_LOCATION_TYPE_HOST_NUMA: *out = in; return pwsim_numa_node_ok(in.id) ? 0 : -1;
 	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT:
 		*out = loc_make(CU_MEM_LOCATION_TYPE_HOST_NUMA, 0);
 		return 0;
@@ -236,7 +249,10 @@ static CUresult advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CU
 	pwsim_lock();
 	a = managed_range(devPtr, count, &first, &end);
 	/* facts line 72: an unaligned range is silently rounded out */
-	rc = a ? seg_apply(a, first, end, advise_seg, advice, loc) : CUDA_ERROR_INVALID_VALUE;
+	if (a)
+		rc = seg_apply(a, first, end, advise_seg, advice, loc);
+	else
+		rc = count && system_memory(devPtr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	pwsim_unlock();
 	return rc;
 }
@@ -283,7 +299,10 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count, CUmemLocation locatio
 	pwsim_lock();
 	/* facts line 74: non-managed memory, count 0, past the end -> INVALID_VALUE */
 	a = managed_range(devPtr, count, &first, &end);
-	rc = a ? seg_apply(a, first, end, prefetch_seg, 0, loc) : CUDA_ERROR_INVALID_VALUE;
+	if (a)
+		rc = seg_apply(a, first, end, prefetch_seg, 0, loc);
+	else
+		rc = count && system_memory(devPtr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	pwsim_unlock();
 	return rc;
 }
@@ -453,9 +472,12 @@ static CUresult attach(CUstream hStream, CUdeviceptr dptr, size_t length, unsign
 	pwsim_lock();
 	a = pwsim_find_live((uintptr_t)dptr);
 	/* cuda.h :15667: "length must be either zero or the entire allocation's
-	 * size" (facts line 77: 4096 refused).  Pageable memory is refused too:
-	 * the simulated devices report no PAGEABLE_MEMORY_ACCESS. */
-	if (!a || a->kind != PWSIM_KIND_MANAGED || (length && (dptr != a->base || length != a->size)))
+	 * size" (facts line 77: 4096 refused).  System memory only where the
+	 * devices access pageable memory, and "length must be non-zero" for it
+	 * (:15671; H100: malloc'd memory refused with the attribute 0). */
+	if (!a && system_memory(dptr))
+		rc = length ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
+	else if (!a || a->kind != PWSIM_KIND_MANAGED || (length && (dptr != a->base || length != a->size)))
 		rc = CUDA_ERROR_INVALID_VALUE;
 	else
 		a->attach_flags = flags;

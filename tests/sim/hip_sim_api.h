@@ -157,11 +157,14 @@ typedef enum hipDriverProcAddressQueryResult {
 
 /* A2 (7.1+): hipMemLocation, 8 bytes by value.  The type values are not in
  * the facts' primary headers (facts D); these are the CUDA-compatible ones
- * that HIP's bindings give (Invalid 0, Device 1, Host 2). */
+ * that HIP's bindings give (Invalid 0, Device 1, Host 2, HostNuma 3,
+ * HostNumaCurrent 4). */
 typedef enum hipMemLocationType {
 	hipMemLocationTypeInvalid = 0,
 	hipMemLocationTypeDevice = 1,
 	hipMemLocationTypeHost = 2,
+	hipMemLocationTypeHostNuma = 3,        /* secondary bindings of 7.x (facts D) */
+	hipMemLocationTypeHostNumaCurrent = 4, /* likewise */
 } hipMemLocationType;
 typedef struct hipMemLocation {
 	hipMemLocationType type;

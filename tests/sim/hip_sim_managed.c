@@ -168,35 +168,46 @@ hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advic
 }
 
 #if PWSIM_HIP_MAJOR >= 7
-/* hipMemLocation -> a device argument: Device id, Host -> hipCpuDeviceId;
- * another type -> -3 (refused as InvalidValue by the callers). */
-static int location_device(hipMemLocation loc)
+/* hipMemLocation -> a device argument, as clr's ihipMemPrefetchAsync and
+ * ihipMemAdvise read it (hip_hmm.cpp): Device -> its id (so {Device, -1} is
+ * no device: InvalidDevice, not the CPU), Host, HostNuma and HostNumaCurrent
+ * -> hipCpuDeviceId (no NUMA node is checked); Invalid and undefined types
+ * -> -3, refused as InvalidValue by the callers. */
+static int location_device(hipMemLocation loc, int *bad_device)
 {
+	*bad_device = 0;
 	switch (loc.type) {
-	case hipMemLocationTypeDevice: return loc.id;
-	case hipMemLocationTypeHost: return hipCpuDeviceId;
+	case hipMemLocationTypeDevice: *bad_device = !hsim_valid_device(loc.id); return loc.id;
+	case hipMemLocationTypeHost:
+	case hipMemLocationTypeHostNuma:
+	case hipMemLocationTypeHostNumaCurrent: return hipCpuDeviceId;
 	default: return -3;
 	}
 }
 
-/* flags must be 0 (a choice: none are defined). */
+/* clr: "if (flags != 0) HIP_RETURN(hipErrorInvalidValue)". */
 hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
                                   unsigned int flags, hipStream_t stream)
 {
-	int dev = location_device(location);
+	int bad_device, dev = location_device(location, &bad_device);
 
 	if (dev == -3 || flags != 0)
 		return hipErrorInvalidValue;
+	if (bad_device)
+		return hipErrorInvalidDevice;
 	return prefetch(dev_ptr, count, dev, stream);
 }
 
 hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location)
 {
-	int dev = location_device(location);
+	int bad_device, dev = location_device(location, &bad_device);
 
 	if (dev == -3)
 		return hipErrorInvalidValue;
-	return advise(dev_ptr, count, advice, dev);
+	/* the read-mostly pair ignores the device (clr: isAdviseReadMostly) */
+	if (bad_device && advice != hipMemAdviseSetReadMostly && advice != hipMemAdviseUnsetReadMostly)
+		return hipErrorInvalidDevice;
+	return advise(dev_ptr, count, advice, bad_device ? hipCpuDeviceId : dev);
 }
 #endif
 

@@ -36,11 +36,15 @@ struct pwsim_config {
 	int ndev;                         /* PWSIM_DEVICES */
 	uint64_t peer[PWSIM_MAX_DEVICES]; /* bit j of peer[i]: i can access j (PWSIM_PEERS) */
 	int driver_version;               /* PWSIM_DRIVER_VERSION */
+	int pageable;                     /* PWSIM_PAGEABLE: devices access pageable memory (HMM/ATS) */
 };
 const struct pwsim_config *pwsim_cfg(void);
 /* CUDA_SUCCESS once cuInit has run, else CUDA_ERROR_NOT_INITIALIZED. */
 CUresult pwsim_ready(void);
 int pwsim_valid_device(CUdevice dev);
+/* A host NUMA node this host has online (/sys/devices/system/node/online;
+ * node 0 alone where it cannot be read). */
+int pwsim_numa_node_ok(int node);
 int pwsim_can_access(CUdevice dev, CUdevice peer);
 
 void pwsim_lock(void);
