@@ -35,15 +35,50 @@ static bool device_kind(int kind)
 	       kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
 }
 
+/* Whether the kind says the destination / the source is device memory
+ * (DEFAULT and undefined kinds say nothing). */
+static bool kind_says(int kind, bool src, bool *dev)
+{
+	switch (kind) {
+	case ACL_MEMCPY_HOST_TO_HOST: *dev = false; return true;
+	case ACL_MEMCPY_HOST_TO_DEVICE:
+	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: *dev = !src; return true;
+	case ACL_MEMCPY_DEVICE_TO_HOST: *dev = src; return true;
+	case ACL_MEMCPY_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: *dev = true; return true;
+	default: return false;
+	}
+}
+
+/* The kind names a direction its pointers do not have (copy.acl.kind). */
+static bool kind_mismatch(int kind, const struct pw_op *op)
+{
+	bool dd, sd;
+	if (!op->bytes || !kind_says(kind, false, &dd) || !kind_says(kind, true, &sd))
+		return false;
+	if ((op->dst.ptr && dd != op->dst.known) || (op->src.ptr && sd != op->src.known))
+		return true;
+	if (!op->dst.known || !op->src.known)
+		return false;
+	return (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && op->dst.dev != op->src.dev) ||
+	       (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && op->dst.dev == op->src.dev);
+}
+
+/* Every copy is looked at for its kind; one that moves device memory
+ * between two devices (or to/from NULL) for the peer rules too. */
 static bool copy_op(const struct pw_call *c, struct pw_op *op)
 {
 	int kind = (int)(int64_t)c->a[4];
-	if (!device_kind(kind))
-		return false;
 	op->kind = PW_OP_COPY;
+	op->copy_kind = kind;
 	op->bytes = c->a[3];
 	mem_arg(c, 0, &op->dst);
 	mem_arg(c, 2, &op->src);
+	if (kind_mismatch(kind, op))
+		return true;
+	if (!device_kind(kind))
+		return false;
 	bool cross = pw_dev_ok(op->dst.dev) && pw_dev_ok(op->src.dev) && op->dst.dev != op->src.dev;
 	bool null = kind != ACL_MEMCPY_DEFAULT && op->bytes && (!op->dst.ptr || !op->src.ptr);
 	return cross || null;

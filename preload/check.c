@@ -99,6 +99,8 @@ void pw_check_after(const struct pw_op *op, int64_t ret, bool already_enabled)
 {
 	if (ret == 0)
 		tell_registry(op); /* before the state forgets a freed export */
+	if (ret == 0 && op->kind == PW_OP_FREE)
+		pw_op_note_freed(op); /* so that a later call on it can be told it is freed */
 	pw_state_update(&pw_state, op, ret, already_enabled);
 }
 

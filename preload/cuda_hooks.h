@@ -62,5 +62,10 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op);
 /* Both together with the rules, for the wrappers: false when nothing was checked. */
 bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op);
 void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op);
+/* Managed-memory calls (driver and runtime): the facts of op->dst beyond
+ * pw_cuda_mem_facts; and CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS of a
+ * device (PW_NO_DEV: 1 only if every device says 1), cached; -1 unknown. */
+void pw_cuda_managed_facts(struct pw_op *op);
+int pw_cuda_pageable_access(int dev);
 
 #endif

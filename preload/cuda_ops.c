@@ -12,6 +12,7 @@
 #include "cudart_hooks.h"
 #include "cuda_vmm.h"
 #include "op.h"
+#include "rangecache.h"
 #include "registry.h"
 #include "state.h"
 
@@ -25,27 +26,82 @@ static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem
 		pw_cuda_mem_facts(m->ptr, m);
 }
 
-/* CUmemLocation -> (device, valid) in the rules' terms. */
+/* A CUmemLocation passed by value (captured as its 8 bytes). */
 static void location(uint64_t raw, struct pw_op *op)
 {
 	CUmemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
-	op->loc_valid = true;
-	switch (loc.type) {
-	case CU_MEM_LOCATION_TYPE_DEVICE: op->loc_dev = loc.id; break;
-	case CU_MEM_LOCATION_TYPE_HOST:
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: op->loc_dev = PW_LOC_CPU; break;
-	case CU_MEM_LOCATION_TYPE_INVALID: op->loc_dev = PW_LOC_NONE; break;
-	default: op->loc_valid = false;
-	}
+	pw_op_location(op, (int)loc.type, loc.id);
 }
 
-static void legacy_device(uint64_t raw, struct pw_op *op)
+/* Whether the device can access pageable memory (cuda.h :816,
+ * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS): asked of the driver once per
+ * device, then cached; -1 while it cannot be asked (before cuInit). */
+#define PW_PAGEABLE_UNASKED (-2)
+static atomic_int pageable_cache[PW_MAX_DEV];
+static atomic_bool pageable_cache_ready;
+
+static int pageable_of(int dev)
 {
-	int d = (int)(int64_t)raw;
-	op->loc_valid = true;
-	op->loc_dev = d == CU_DEVICE_CPU ? PW_LOC_CPU : d;
+	if (dev < 0 || dev >= PW_MAX_DEV)
+		return -1;
+	if (!atomic_load_explicit(&pageable_cache_ready, memory_order_acquire)) {
+		for (int d = 0; d < PW_MAX_DEV; d++) /* idempotent: racing threads store the same */
+			atomic_store_explicit(&pageable_cache[d], PW_PAGEABLE_UNASKED, memory_order_relaxed);
+		atomic_store_explicit(&pageable_cache_ready, true, memory_order_release);
+	}
+	int v = atomic_load_explicit(&pageable_cache[dev], memory_order_relaxed);
+	if (v != PW_PAGEABLE_UNASKED)
+		return v;
+	typedef CUresult (*attr_fn)(int *, CUdevice_attribute, CUdevice);
+	static _Atomic(attr_fn) get_attr;
+	attr_fn f = atomic_load_explicit(&get_attr, memory_order_acquire);
+	if (!f) {
+		f = (attr_fn)pw_cuda_aux("cuDeviceGetAttribute");
+		atomic_store_explicit(&get_attr, f, memory_order_release);
+	}
+	v = -1;
+	pw_tls_internal++;
+	if (!f || f(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev) != CUDA_SUCCESS)
+		v = -1;
+	pw_tls_internal--;
+	if (v >= 0) {
+		v = v != 0;
+		atomic_store_explicit(&pageable_cache[dev], v, memory_order_relaxed);
+	}
+	return v;
+}
+
+int pw_cuda_pageable_access(int dev)
+{
+	if (dev != PW_NO_DEV)
+		return pageable_of(dev);
+	int n = pw_cuda_device_count(), all = n > 0 ? 1 : -1;
+	for (int d = 0; d < n && d < PW_MAX_DEV && all != 0; d++) {
+		int v = pageable_of(d);
+		all = v == 0 ? 0 : v < 0 ? -1 : all;
+	}
+	return all;
+}
+
+/* What a managed-memory call's pointer is beyond pw_cuda_mem_facts: pool or
+ * page-locked host memory, freed lately, or (system memory) whether the
+ * device the call concerns, or every device, can access pageable memory.
+ * The driver is asked only for memory it does not know, once per device. */
+void pw_cuda_managed_facts(struct pw_op *op)
+{
+	struct pw_range r;
+	struct pw_mem *m = &op->dst;
+	m->pool = m->host = false;
+	if (m->known && pw_cuda_ptr_info(m->ptr, &r)) {
+		m->pool = (r.flags & PW_RANGE_POOL) != 0;
+		m->host = (r.flags & PW_RANGE_HOST) != 0;
+	}
+	pw_op_freed_facts(op);
+	if (!m->ptr || m->known || m->managed || op->dst_freed)
+		return;
+	op->pageable_dev = op->loc_type == PW_LOCT_DEVICE ? op->loc_id : PW_NO_DEV;
+	op->pageable = pw_cuda_pageable_access(op->pageable_dev);
 }
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
@@ -139,18 +195,20 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
 		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemAdvise)])
-			legacy_device(c->a[3], op);
+			pw_op_location_device(op, (int)(int64_t)c->a[3], CU_DEVICE_CPU);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		break;
 	case PW_CUDA_ID(cuMemPrefetchAsync):
 	case PW_CUDA_ID(cuMemPrefetchAsync_ptsz):
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
+		pw_op_location_device(op, (int)(int64_t)c->a[2], CU_DEVICE_CPU);
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		break;
 	case PW_CUDA_ID(cuMemPrefetchAsync_v2):
 	case PW_CUDA_ID(cuMemPrefetchAsync_v2_ptsz):
@@ -158,23 +216,40 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		location(c->a[2], op);
+		op->flags = c->a[3];
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDA_ID(cuMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_CUDA_ID(cuMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
+	case PW_CUDA_ID(cuMemRangeGetAttribute):
+	case PW_CUDA_ID(cuMemRangeGetAttributes):
+		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemRangeGetAttribute)])
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
+		pw_cuda_managed_facts(op);
+		break;
 	case PW_CUDA_ID(cuStreamAttachMemAsync):
 	case PW_CUDA_ID(cuStreamAttachMemAsync_ptsz):
 		op->kind = PW_OP_ATTACH;
-		op->null_stream = c->a[0] == 0 || c->a[0] == (uintptr_t)CU_STREAM_LEGACY;
+		/* the legacy NULL stream: CU_STREAM_LEGACY (cuda.h :440), or NULL in
+		 * the base variant; _ptsz is the ABI of programs built for per-thread
+		 * default streams (--default-stream per-thread), whose NULL is
+		 * CU_STREAM_PER_THREAD (:450), a specific stream */
+		op->null_stream =
+		    c->a[0] == (uintptr_t)CU_STREAM_LEGACY ||
+		    (c->a[0] == 0 && c->fn == &pw_cuda_desc[PW_CUDA_ID(cuStreamAttachMemAsync)]);
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
+		pw_cuda_managed_facts(op);
 		break;
 	case PW_CUDA_ID(cuMemFree_v2):
 	case PW_CUDA_ID(cuMemFreeAsync):
 	case PW_CUDA_ID(cuMemFreeAsync_ptsz):
 		op->kind = PW_OP_FREE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		/* the allocation's size too, so that a later call on it can be told it is freed */
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		holders(op);
 		break;
 	default:

@@ -244,20 +244,13 @@ static void batch_location(const struct pw_call *c, size_t j, struct pw_op *op)
 	size_t nlocs = c->a[5], k = nlocs;
 	op->loc_valid = false;
 	op->loc_dev = PW_LOC_NONE;
+	op->loc_type = PW_LOCT_UNSET;
 	for (size_t i = 0; locs && idxs && i < nlocs && i < 4096; i++)
 		if (idxs[i] <= j)
 			k = i;
 	if (k == nlocs)
-		return;
-	op->loc_valid = true;
-	switch (locs[k].type) {
-	case CU_MEM_LOCATION_TYPE_DEVICE: op->loc_dev = locs[k].id; break;
-	case CU_MEM_LOCATION_TYPE_HOST:
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA:
-	case CU_MEM_LOCATION_TYPE_HOST_NUMA_CURRENT: op->loc_dev = PW_LOC_CPU; break;
-	case CU_MEM_LOCATION_TYPE_INVALID: break;
-	default: op->loc_valid = false;
-	}
+		return; /* no location for this range: the batch's own checks are the driver's */
+	pw_op_location(op, (int)locs[k].type, locs[k].id);
 }
 
 /* The ranges checked per call: enough for any finding to show, bounded in cost. */
@@ -279,6 +272,7 @@ bool pw_cuda_batch_check(const struct pw_call *c, const struct pw_op *op)
 		r.bytes = sizes[j];
 		r.ndev = ndev;
 		batch_location(c, j, &r);
+		pw_cuda_managed_facts(&r);
 		pw_check_before(c, &r);
 	}
 	return true;

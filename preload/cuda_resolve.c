@@ -18,6 +18,7 @@
 #include "intercept.h"
 #include "vendor_lib.h"
 #include "pw.h"
+#include "state.h"
 
 static struct pw_lib driver;
 static pthread_once_t map_once = PTHREAD_ONCE_INIT;
@@ -148,5 +149,13 @@ void pw_cuda_describe(void *vendors)
 		json_object_set_new(c, "driver_version", json_integer(v));
 	else
 		json_object_set_new(c, "driver_version", json_null());
+	/* what the managed-memory rules judge system memory by (cuda_ops.c) */
+	int n = pw_cuda_device_count();
+	json_t *pageable = n > 0 ? json_array() : json_null();
+	for (int d = 0; d < n && d < PW_MAX_DEV; d++) {
+		int a = pw_cuda_pageable_access(d);
+		json_array_append_new(pageable, a < 0 ? json_null() : json_integer(a));
+	}
+	json_object_set_new(c, "pageable_memory_access", pageable);
 	json_object_set_new((json_t *)vendors, "cuda", c);
 }

@@ -32,28 +32,12 @@ static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem
 		pw_cuda_mem_facts(m->ptr, m);
 }
 
-/* struct cudaMemLocation -> (device, valid) in the rules' terms. */
+/* A struct cudaMemLocation passed by value (captured as its 8 bytes). */
 static void location(uint64_t raw, struct pw_op *op)
 {
 	struct cudaMemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
-	op->loc_valid = true;
-	switch (loc.type) {
-	case cudaMemLocationTypeDevice: op->loc_dev = loc.id; break;
-	case cudaMemLocationTypeHost:
-	case cudaMemLocationTypeHostNuma:
-	case cudaMemLocationTypeHostNumaCurrent: op->loc_dev = PW_LOC_CPU; break;
-	case cudaMemLocationTypeInvalid: op->loc_dev = PW_LOC_NONE; break;
-	default: op->loc_valid = false;
-	}
-}
-
-/* The CUDA 12 ABI: a plain device ordinal, cudaCpuDeviceId for the host. */
-static void legacy_device(uint64_t raw, struct pw_op *op)
-{
-	int d = (int)(int64_t)raw;
-	op->loc_valid = true;
-	op->loc_dev = d == cudaCpuDeviceId ? PW_LOC_CPU : d;
+	pw_op_location(op, (int)loc.type, loc.id);
 }
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
@@ -79,21 +63,24 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
+	/* the CUDA 12 ABI: a plain device ordinal, cudaCpuDeviceId for the host */
 	if (c->fn == &pw_cudart_desc_advise12) {
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
-		legacy_device(c->a[3], op);
+		pw_op_location_device(op, (int)(int64_t)c->a[3], cudaCpuDeviceId);
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		return true;
 	}
 	if (c->fn == &pw_cudart_desc_prefetch12 || c->fn == &pw_cudart_desc_prefetch12_ptsz) {
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
+		pw_op_location_device(op, (int)(int64_t)c->a[2], cudaCpuDeviceId);
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		return true;
 	}
 	switch (c->fn - pw_cudart_desc) {
@@ -156,6 +143,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->advice = (int)(int64_t)c->a[2];
 		location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		break;
 	case PW_CUDART_ID(cudaMemPrefetchAsync):
 	case PW_CUDART_ID(cudaMemPrefetchAsync_ptsz):
@@ -165,10 +153,19 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		location(c->a[2], op);
+		op->flags = c->a[3];
 		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDART_ID(cudaMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_CUDART_ID(cudaMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
+	case PW_CUDART_ID(cudaMemRangeGetAttribute):
+	case PW_CUDART_ID(cudaMemRangeGetAttributes):
+		if (c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaMemRangeGetAttribute)])
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
+		pw_cuda_managed_facts(op);
+		break;
 	case PW_CUDART_ID(cudaStreamAttachMemAsync):
 	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
 		op->kind = PW_OP_ATTACH;
@@ -179,12 +176,14 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
+		pw_cuda_managed_facts(op);
 		break;
 	case PW_CUDART_ID(cudaFree):
 	case PW_CUDART_ID(cudaFreeAsync):
 	case PW_CUDART_ID(cudaFreeAsync_ptsz):
 		op->kind = PW_OP_FREE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		/* the allocation's size too, so that a later call on it can be told it is freed */
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 		break;

@@ -51,28 +51,23 @@ static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem
 		pw_hip_mem_facts((const void *)(uintptr_t)m->ptr, m);
 }
 
-/* hipMemLocation -> (device, valid) in the rules' terms. */
+/* A hipMemLocation passed by value (captured as its 8 bytes). */
 static void location(uint64_t raw, struct pw_op *op)
 {
 	hipMemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
-	op->loc_valid = true;
-	switch (loc.type) {
-	case hipMemLocationTypeDevice: op->loc_dev = loc.id; break;
-	case hipMemLocationTypeHost:
-	case hipMemLocationTypeHostNuma:
-	case hipMemLocationTypeHostNumaCurrent: op->loc_dev = PW_LOC_CPU; break;
-	case hipMemLocationTypeInvalid: op->loc_dev = PW_LOC_NONE; break;
-	default: op->loc_valid = false;
-	}
+	pw_op_location(op, (int)loc.type, loc.id);
 }
 
-/* A device id argument: hipCpuDeviceId (-1) is the host. */
-static void legacy_device(uint64_t raw, struct pw_op *op)
+/* A managed-memory call's pointer: its allocation (hipPointerGetAttributes,
+ * hipMemGetAddressRange) and whether this process freed it lately.  The
+ * device attribute for pageable memory is not asked: its hipDeviceAttribute_t
+ * value moves between ROCm versions, and HIP's document admits system memory
+ * only where it says so (hipStreamAttachMemAsync). */
+static void managed_arg(const struct pw_call *c, int i, struct pw_op *op)
 {
-	int d = (int)(int64_t)raw;
-	op->loc_valid = true;
-	op->loc_dev = d == hipCpuDeviceId ? PW_LOC_CPU : d;
+	mem_arg(c, i, PW_NO_DEV, &op->dst, true);
+	pw_op_freed_facts(op);
 }
 
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
@@ -140,41 +135,50 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_HIP_ID(hipMemAdvise):
 	case PW_HIP_ID(hipMemAdvise_v2):
 		op->kind = PW_OP_ADVISE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		managed_arg(c, 0, op);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2]; /* 1..6 are CUmem_advise's values too */
 		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemAdvise)])
-			legacy_device(c->a[3], op);
+			pw_op_location_device(op, (int)(int64_t)c->a[3], hipCpuDeviceId);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_HIP_ID(hipMemPrefetchAsync):
 		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		managed_arg(c, 0, op);
 		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
+		pw_op_location_device(op, (int)(int64_t)c->a[2], hipCpuDeviceId);
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_HIP_ID(hipMemPrefetchAsync_v2):
 		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		managed_arg(c, 0, op);
 		op->bytes = c->a[1];
 		location(c->a[2], op);
+		op->flags = c->a[3];
 		op->ndev = pw_hip_device_count();
 		break;
-	case PW_HIP_ID(hipMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_HIP_ID(hipMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
+	case PW_HIP_ID(hipMemRangeGetAttribute):
+	case PW_HIP_ID(hipMemRangeGetAttributes):
+		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemRangeGetAttribute)])
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		pw_hip_mem_facts((const void *)(uintptr_t)op->dst.ptr, &op->dst);
+		pw_op_freed_facts(op);
+		break;
 	case PW_HIP_ID(hipStreamAttachMemAsync):
 		op->kind = PW_OP_ATTACH;
 		op->null_stream = c->a[0] == 0;
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		managed_arg(c, 1, op);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		break;
 	case PW_HIP_ID(hipFree):
 		op->kind = PW_OP_FREE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
+		/* the allocation's size too, so that a later call on it can be told it is freed */
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		/* a free of memory this process exported: who still has it open elsewhere */
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);

@@ -58,13 +58,28 @@ struct pw_mem {
 	int named_dev; /* the device the call names for it (context, device id), PW_NO_DEV if none */
 	bool known;    /* the runtime knows its allocation: base and size are valid */
 	bool managed;
-	int p2p; /* ACL: allocated with a *_P2P policy: 1, 0, or -1 unknown */
+	bool pool; /* known: from a stream-ordered pool (cuMemAllocAsync, cuMemAllocFromPoolAsync) */
+	bool host; /* known: page-locked host memory the runtime knows (cuMemAllocHost, registered) */
+	int p2p;   /* ACL: allocated with a *_P2P policy: 1, 0, or -1 unknown */
 	uint64_t base, size;
 };
 
 /* Location ids for advise/prefetch targets besides device ordinals. */
 #define PW_LOC_CPU (-1)
 #define PW_LOC_NONE INT32_MIN
+
+/* Where an advice or a prefetch goes (pw_op_location): the vendors' location
+ * types (CUmemLocationType, cudaMemLocationType, hipMemLocationType share
+ * the values 0..4), or a plain device argument made into one. */
+enum pw_loc_type {
+	PW_LOCT_UNSET,             /* the call names no location */
+	PW_LOCT_INVALID,           /* type 0: invalid, "no location" */
+	PW_LOCT_DEVICE,            /* type 1: loc_id is a device ordinal */
+	PW_LOCT_HOST,              /* type 2 (or the CPU device id -1 of the plain form) */
+	PW_LOCT_HOST_NUMA,         /* type 3: loc_id is a host NUMA node */
+	PW_LOCT_HOST_NUMA_CURRENT, /* type 4: the calling thread's NUMA node */
+	PW_LOCT_UNDEFINED,         /* a type value the vendor does not define (loc_raw) */
+};
 
 struct pw_op {
 	enum pw_op_kind kind;
@@ -82,9 +97,23 @@ struct pw_op {
 	uint64_t ipc_lazy_flag;      /* the vendor's lazy-enable-peer-access value (HIP: by version) */
 	const char *flags_note;      /* why the flags may be wrong (a version skew), or NULL */
 	int self_pid;
-	int advice;     /* normalized to CUmem_advise values */
-	int loc_dev;    /* advise/prefetch: device, PW_LOC_CPU, or PW_LOC_NONE */
-	bool loc_valid; /* the location type is one the vendor defines */
+	int advice;       /* normalized to CUmem_advise values */
+	int loc_dev;      /* advise/prefetch: device, PW_LOC_CPU, or PW_LOC_NONE */
+	bool loc_valid;   /* the location type is one the vendor defines */
+	int loc_type;     /* enum pw_loc_type */
+	int loc_raw;      /* the location type as passed */
+	int loc_id;       /* the location id (or device argument) as passed */
+	bool loc_struct;  /* the call takes a location struct, not a device number */
+	bool loc_numa_ok; /* PW_LOCT_HOST_NUMA: loc_id is an online NUMA node of this host */
+	/* advise/prefetch/attach of memory the runtime does not know (system
+	 * memory): whether the device(s) concerned report pageable memory
+	 * access (CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS): 1, 0, -1 not asked */
+	int pageable;
+	int pageable_dev; /* the device whose answer it is, PW_NO_DEV for all of them */
+	bool dst_freed;   /* dst is no allocation now, but lies in one this process freed lately */
+	uint64_t freed_base, freed_size;
+	bool attr_args_bad; /* range attributes: NULL data, NULL arrays, or no attribute asked */
+	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;
 	const int *attrs;
@@ -118,8 +147,20 @@ void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
 void pw_op_registry_facts(struct pw_op *op);
 /* The range-attribute queries, whose arguments are laid out alike in the
  * driver, runtime and HIP APIs: (data, dataSize, attribute, ptr, count) and
- * (data, dataSizes, attributes, numAttributes, ptr, count). */
+ * (data, dataSizes, attributes, numAttributes, ptr, count).  They set
+ * op->dst.ptr and op->bytes; the vendor module adds the pointer's facts. */
 void pw_op_range_attr(struct pw_op *op, const struct pw_call *c);
 void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c);
+/* A location struct's (type, id), or a plain device argument (cpu_id, -1 for
+ * every vendor, names the host), into op's loc_* fields. */
+void pw_op_location(struct pw_op *op, int type, int id);
+void pw_op_location_device(struct pw_op *op, int device, int cpu_id);
+
+/* Memory freed lately, remembered so that a later call on it can be told it
+ * is freed rather than unknown: pw_op_note_freed after a successful free of
+ * op->dst (base and, if known, size); pw_op_freed_facts fills dst_freed,
+ * freed_base and freed_size for an op->dst the runtime does not know. */
+void pw_op_note_freed(const struct pw_op *op);
+void pw_op_freed_facts(struct pw_op *op);
 
 #endif

@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <stdio.h>
 
+#include "peerwatch/abi/acl.h"
 #include "rules.h"
 
 /* The pointer lives on one device, the call names another for it. */
@@ -85,4 +86,75 @@ PW_RULE_FN(COPY_ACL_P2P_POLICY)
 	         " was not allocated with a P2P policy (ACL_MEM_MALLOC_*_P2P)",
 	         op->api, op->src.dev, op->dst.dev, m == &op->src ? "source" : "destination", m->ptr);
 	return true;
+}
+
+static const char *acl_kind_name(int kind)
+{
+	static const char *const n[] = {"ACL_MEMCPY_HOST_TO_HOST",
+	                                "ACL_MEMCPY_HOST_TO_DEVICE",
+	                                "ACL_MEMCPY_DEVICE_TO_HOST",
+	                                "ACL_MEMCPY_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_DEFAULT",
+	                                "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+	                                "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
+	return kind >= 0 && kind < 8 ? n[kind] : "?";
+}
+
+/* Which sides of a copy of this aclrtMemcpyKind are device memory: bit 0
+ * the destination, bit 1 the source; -1 for DEFAULT (the runtime tells) and
+ * kinds the header does not define (acl_rt.h aclrtMemcpyKind, facts B3). */
+static int acl_kind_sides(int kind)
+{
+	switch (kind) {
+	case ACL_MEMCPY_HOST_TO_HOST: return 0;
+	case ACL_MEMCPY_HOST_TO_DEVICE:
+	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: return 1;
+	case ACL_MEMCPY_DEVICE_TO_HOST: return 2;
+	case ACL_MEMCPY_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: return 3;
+	default: return -1;
+	}
+}
+
+/* 003: "ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange within a device or
+ * between devices", and the header's kind for each other direction.  A side
+ * is device memory when an aclrtMalloc returned it (the module's table). */
+PW_RULE_FN(COPY_ACL_KIND)
+{
+	(void)s;
+	int sides = acl_kind_sides(op->copy_kind);
+	if (sides < 0 || !op->bytes)
+		return false;
+	const char *name = acl_kind_name(op->copy_kind);
+	const struct pw_mem *m[2] = {&op->dst, &op->src};
+	for (int i = 0; i < 2; i++) {
+		bool want_dev = (sides >> i) & 1, is_dev = m[i]->known;
+		if (!m[i]->ptr || want_dev == is_dev)
+			continue;
+		if (is_dev)
+			snprintf(msg, len,
+			         "%s with kind %s, but the %s 0x%" PRIx64
+			         " is device memory of device %d (aclrtMalloc), not host memory",
+			         op->api, name, i ? "source" : "destination", m[i]->ptr, m[i]->dev);
+		else
+			snprintf(msg, len,
+			         "%s with kind %s, but the %s 0x%" PRIx64
+			         " is no device memory (no aclrtMalloc returned it): a host buffer",
+			         op->api, name, i ? "source" : "destination", m[i]->ptr);
+		return true;
+	}
+	if (op->copy_kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && op->dst.dev != op->src.dev) {
+		snprintf(msg, len,
+		         "%s with kind %s between devices %d and %d: the kind says within one device",
+		         op->api, name, op->src.dev, op->dst.dev);
+		return true;
+	}
+	if (op->copy_kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && op->dst.dev == op->src.dev) {
+		snprintf(msg, len, "%s with kind %s within device %d: the kind says between two devices",
+		         op->api, name, op->src.dev);
+		return true;
+	}
+	return false;
 }

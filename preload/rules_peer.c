@@ -42,7 +42,9 @@ PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
  * from the current context has already been enabled". */
 PW_RULE_FN(PEER_ENABLE_TWICE)
 {
-	if (!pw_peer_on(s, op->cur_dev, op->peer_dev))
+	/* flags other than 0 fail first (peer.enable.flags): such a call never
+	 * gets as far as "already enabled" (HIP, clr: flags checked first) */
+	if (op->flags != 0 || !pw_peer_on(s, op->cur_dev, op->peer_dev))
 		return false;
 	if (op->vendor == PW_VENDOR_ACL) { /* ACL has no "already enabled" code (facts B4) */
 		snprintf(msg, len, "%s from device %d to device %d, which is already enabled", op->api,

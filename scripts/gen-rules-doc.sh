@@ -35,11 +35,14 @@ cat <<'HEAD'
 Each rule is one documented contract. Its id names it in reports, in the trace
 (`"rule"` of a `"violation"` event) and in suppression files. Severities:
 **error** (the contract is broken), **warning** (allowed, but almost certainly
-not what was meant), **performance** (correct, and slow). The *contract* row
-cites the seed document (`../shared/seeds/`) or vendor header it comes from;
-*runtime* says what the real runtime does when the contract is broken,
-measured on H200s where the facts say so — the rules marked "silent" are the
-ones no runtime error will show you.
+not what was meant), **performance** (correct, and slow), given for each
+vendor the rule applies to; where the vendors' documents differ (HIP imposing
+none of a CUDA contract), the rule is split and each part has its own
+severity. The *contract* row quotes the vendor's text the rule enforces
+(document, section and function, or the vendor header); *runtime* says what
+the real runtime does when the contract is broken, measured on H100s and
+H200s where it says so — the rules marked "silent" are the ones no runtime
+error will show you.
 
 In `warn` mode every finding is reported on stderr as below (with the call
 stack); in `enforce` mode the first finding at or above `halt_on` stops the
@@ -48,6 +51,9 @@ process before the call runs. The examples are real reports, from
 shortened, stacks left out).
 
 HEAD
+vendors_of() { # RULE: the vendors row of its table
+	"$tmp/rules-doc" | awk -v id="## \`$1\`" '$0 == id { f = 1 } f && /^\| vendors \|/ { sub(/^\| vendors \| /, ""); sub(/ \|$/, ""); print; exit }'
+}
 "$tmp/rules-doc" | while IFS= read -r line; do
 	case $line in
 	"<!-- example "*)
@@ -58,7 +64,7 @@ HEAD
 			example "$id"
 			echo '```'
 		else
-			echo "*No CUDA example: the rule applies to another vendor (its module is not built yet).*"
+			echo "*No CUDA example: the rule applies to $(vendors_of "$id") only.*"
 		fi
 		;;
 	*) printf '%s\n' "$line" ;;

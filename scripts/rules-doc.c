@@ -19,12 +19,30 @@ static void vendors(unsigned v, char *out, size_t len)
 	         (v & PW_V_HIP) && (v & PW_V_ACL) ? ", " : "", v & PW_V_ACL ? "ACL" : "");
 }
 
+/* The severity for each vendor the rule applies to: "CUDA: error, HIP: error".
+ * A rule has one severity; where vendors' documents differ (HIP imposing
+ * none of a CUDA contract) the rule is split, one row per severity. */
+static void severities(int s, unsigned v, char *out, size_t len)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} all[] = {{PW_V_CUDA, "CUDA"}, {PW_V_HIP, "HIP"}, {PW_V_ACL, "ACL"}};
+	size_t n = 0;
+	out[0] = 0;
+	for (unsigned i = 0; i < sizeof all / sizeof all[0] && n < len; i++)
+		if (v & all[i].bit)
+			n += (size_t)snprintf(out + n, len - n, "%s%s: %s", n ? ", " : "", all[i].name,
+			                      sev(s));
+}
+
 #define ROW(name, id, s, v, source, runtime, summary, advice)                                             \
 	do {                                                                                              \
-		char vs[32];                                                                              \
+		char vs[32], ss[96];                                                                      \
 		vendors(v, vs, sizeof vs);                                                                \
+		severities(s, v, ss, sizeof ss);                                                          \
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
-		       toupper((unsigned char)summary[0]), summary + 1, sev(s), vs);                      \
+		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
 		printf("| contract | %s |\n| runtime | %s |\n| fix | %s |\n\n", source, runtime, advice); \
 		printf("<!-- example %s -->\n\n", id);                                                    \
 	} while (0);

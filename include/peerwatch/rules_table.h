@@ -5,10 +5,10 @@
  *
  *   X(NAME, "id", SEVERITY, VENDORS, "source", "runtime", "summary", "advice")
  *
- * source:  the seed document (../shared/seeds/) and the sentence, or the
- *          vendor reference, the contract comes from;
+ * source:  the vendor document (name, section, function) and the sentence
+ *          the contract comes from, or the vendor header;
  * runtime: what the real runtime does when the contract is broken
- *          (measured on H200s: ../shared/facts/cuda-on-h200.md) — "rejects"
+ *          (measured on H100s and H200s, tests/gpu/RESULTS.md) — "rejects"
  *          rules still matter, since the program then usually ignores an
  *          error code; "silent" ones are where a checker adds the most.
  */
@@ -158,74 +158,223 @@
 	  "silent: the mapping lives until the process ends",                                                \
 	  "an IPC mapping still open when the process exits", "close every mapping when done with it")       \
 	X(MANAGED_ALLOC_SIZE_ZERO, "managed.alloc.size-zero", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,          \
-	  "004 (hipMallocManaged): size - requested allocation size in bytes",                               \
+	  "CUDA Driver API, Memory Management, cuMemAllocManaged: \"If bytesize is 0, cuMemAllocManaged "    \
+	  "returns CUDA_ERROR_INVALID_VALUE\"; HIP Runtime API, Managed Memory, hipMallocManaged: \"size - " \
+	  "requested allocation size in bytes\"",                                                            \
 	  "CUDA runtime API: success, no memory behind the pointer; driver API: 1 invalid value (H200)",     \
 	  "a managed allocation of 0 bytes", "skip the allocation, or allocate at least one page")           \
 	X(MANAGED_ALLOC_GRANULARITY, "managed.alloc.granularity", PW_SEV_WARNING, PW_V_HIP,                  \
-	  "004: size - requested allocation size in bytes, it should be granularity of 4KB", "silent",       \
-	  "a managed allocation whose size is not a multiple of 4 KiB", "round the size up to 4 KiB")        \
+	  "HIP Runtime API, Managed Memory, hipMallocManaged: \"size - requested allocation size in bytes, " \
+	  "it should be granularity of 4KB\"",                                                               \
+	  "silent", "a managed allocation whose size is not a multiple of 4 KiB",                            \
+	  "round the size up to 4 KiB")                                                                      \
 	X(MANAGED_ALLOC_FLAGS, "managed.alloc.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                    \
-	  "004: flags - must be either hipMemAttachGlobal or hipMemAttachHost; cuda.h: Must be one of "      \
-	  "CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST",                                                      \
+	  "CUDA Driver API, Memory Management, cuMemAllocManaged: \"flags - Must be one of "                 \
+	  "CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\"; HIP Runtime API, Managed Memory, "                  \
+	  "hipMallocManaged: "                                                                               \
+	  "\"flags - must be either hipMemAttachGlobal or hipMemAttachHost\"",                               \
 	  "rejects: CUDA 1 invalid value (0 and ATTACH_SINGLE too)",                                         \
 	  "a managed allocation with flags other than attach-global or attach-host",                         \
 	  "pass CU_MEM_ATTACH_GLOBAL / hipMemAttachGlobal")                                                  \
 	X(MANAGED_ADVISE_NOT_MANAGED, "managed.advise.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
-	  "004 (hipMemAdvise): The memory range must refer to managed memory allocated via the API "         \
-	  "hipMallocManaged",                                                                                \
-	  "rejects: CUDA 1 invalid value", "memory advice on memory that is not managed",                    \
-	  "advise only memory from cuMemAllocManaged/hipMallocManaged")                                      \
+	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"The memory range must refer to managed "      \
+	  "memory allocated via cuMemAllocManaged or declared via __managed__ variables. The memory range "  \
+	  "could also refer to system-allocated pageable memory\" (on a device location only where \"the "   \
+	  "device attribute CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS\" is non-zero); HIP Runtime API, "    \
+	  "Managed Memory, hipMemAdvise: \"The memory range must refer to managed memory allocated via the " \
+	  "API hipMallocManaged\"",                                                                          \
+	  "rejects: CUDA 1 invalid value for device, pool and freed memory, and for malloc'd memory where "  \
+	  "the devices report no pageable memory access (H100, driver 580: attribute 0); HIP invalid value", \
+	  "memory advice on memory that is not managed (device, pool, freed, or system memory the devices "  \
+	  "cannot access)",                                                                                  \
+	  "advise only memory from cuMemAllocManaged/hipMallocManaged (system memory only on HMM/ATS "       \
+	  "systems, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS 1)")                                          \
 	X(MANAGED_ADVISE_UNALIGNED, "managed.advise.unaligned", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,        \
-	  "004: count - size in bytes of the memory range, it should be CPU page size alligned; the range "  \
-	  "will be handled with proper round down and round up",                                             \
+	  "HIP Runtime API, Managed Memory, hipMemAdvise: \"count - size in bytes of the memory range, it "  \
+	  "should be CPU page size alligned\"; CUDA Driver API, Unified Addressing, cuMemAdvise: \"The "     \
+	  "start address and end address of the memory range will be rounded down and rounded up "           \
+	  "respectively to be aligned to CPU page size before the advice is applied\"",                      \
 	  "silent: the advice applies to the whole pages around the range",                                  \
 	  "memory advice on a range that does not start and end on page boundaries",                         \
 	  "align the start down and the end up to the page size, knowing the advice covers those pages")     \
 	X(MANAGED_ADVISE_OUT_OF_RANGE, "managed.advise.out-of-range", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,    \
-	  "004: advises about the usage ... in the range starting from the pointer address devPtr, with "    \
-	  "the size of count bytes (within the managed allocation)",                                         \
-	  "rejects: CUDA 1 invalid value",                                                                   \
-	  "memory advice on a range that runs past the end of its managed allocation",                       \
-	  "advise at most the bytes left in the allocation")                                                 \
+	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"the memory range starting at devPtr with a "  \
+	  "size of count bytes ... must refer to managed memory allocated via cuMemAllocManaged\"; HIP "     \
+	  "Runtime API, Managed Memory, hipMemAdvise: \"in the range starting from the pointer address "     \
+	  "devPtr, with the size of count bytes. The memory range must refer to managed memory allocated "   \
+	  "via the API hipMallocManaged\"",                                                                  \
+	  "rejects: CUDA 1 invalid value for count 0, a range past the end, and a range over two "           \
+	  "contiguous managed allocations (H100, driver 580); HIP (clr) invalid value when count exceeds "   \
+	  "what is left of the allocation at devPtr",                                                        \
+	  "memory advice on an empty range or one that runs past the end of its managed allocation (into "   \
+	  "the next one too)",                                                                               \
+	  "advise each allocation on its own, at most the bytes left in it")                                 \
 	X(MANAGED_ADVISE_INVALID, "managed.advise.invalid", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
-	  "004: advice - advice to be applied (a hipMemoryAdvise value); device - device to apply the "      \
-	  "advice for",                                                                                      \
-	  "rejects: CUDA 1 invalid value",                                                                   \
-	  "memory advice with an unknown advice value or a device that does not exist",                      \
-	  "use a defined advice and a valid device (or the CPU id)")                                         \
+	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"The advice parameter can take the following " \
+	  "values\"; \"If CUmemLocation::type is a CU_MEM_LOCATION_TYPE_DEVICE, then CUmemLocation::id "     \
+	  "must be a valid device ordinal\"; HIP Runtime API, Managed Memory, hipMemAdvise: \"advice - "     \
+	  "advice to be applied\", \"device - device to apply the advice for\"",                             \
+	  "rejects: CUDA 1 invalid value (advice 99; {device, -1} and device 9 on H100 and H200); HIP "      \
+	  "invalid device",                                                                                  \
+	  "memory advice with an unknown advice value, or for a device that does not exist (in a location, " \
+	  "{device, -1} is no device: the CPU id -1 is only a plain device number)",                         \
+	  "use a defined advice and a valid device; in a location the host is {host, 0}")                    \
+	X(MANAGED_ADVISE_LOCATION, "managed.advise.location", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,            \
+	  "CUDA Driver API, Unified Addressing, cuMemAdvise: for CU_MEM_ADVISE_SET_ACCESSED_BY \"The "       \
+	  "CUmemLocation::type must be either CU_MEM_LOCATION_TYPE_DEVICE with CUmemLocation::id "           \
+	  "representing a valid device ordinal or CU_MEM_LOCATION_TYPE_HOST ... All other location types "   \
+	  "are invalid\"; for CU_MEM_ADVISE_SET_PREFERRED_LOCATION \"CUmemLocation::id must specify the "    \
+	  "NUMA ID of the host NUMA node\"; HIP (hipMemAdvise_v2: \"location - location to apply the "       \
+	  "advice for\"): a hipMemLocationType",                                                             \
+	  "rejects: CUDA 1 invalid value (type invalid for set-preferred-location, {host_numa, 0} for "      \
+	  "set-accessed-by: H100, driver 580); HIP (clr) invalid value for type invalid",                    \
+	  "memory advice for a location the advice does not take: type invalid or undefined, a host NUMA "   \
+	  "node for accessed-by (CUDA), or a NUMA node the host does not have (CUDA)",                       \
+	  "a device or {host, 0} for accessed-by; for the preferred location a device, the host or an "      \
+	  "online NUMA node")                                                                                \
 	X(MANAGED_PREFETCH_NOT_MANAGED, "managed.prefetch.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,  \
-	  "004 (hipMemPrefetchAsync): dev_ptr - pointer to be prefetched (managed memory)",                  \
-	  "rejects: CUDA 1 invalid value", "a prefetch of memory that is not managed",                       \
-	  "prefetch only managed memory; copy ordinary memory instead")                                      \
+	  "CUDA Runtime API, Memory Management, cudaMemPrefetchAsync: \"The memory range must refer to "     \
+	  "managed memory allocated via cudaMallocManaged or declared via __managed__ variables, or it may " \
+	  "also refer to system-allocated memory on systems with non-zero "                                  \
+	  "cudaDevAttrPageableMemoryAccess\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync: "        \
+	  "\"dev_ptr - pointer to be prefetched\" (clr refuses memory it did not allocate, for a device, "   \
+	  "without pageable memory access)",                                                                 \
+	  "rejects: CUDA 1 invalid value for device, pool and freed memory, and for malloc'd memory where "  \
+	  "the devices report no pageable memory access (H100, driver 580: attribute 0)",                    \
+	  "a prefetch of memory that is not managed (device, pool, freed, or system memory the devices "     \
+	  "cannot access)",                                                                                  \
+	  "prefetch only managed memory (system memory only on HMM/ATS systems); copy device memory "        \
+	  "instead")                                                                                         \
 	X(MANAGED_PREFETCH_INVALID_DEVICE, "managed.prefetch.invalid-device", PW_SEV_ERROR,                  \
-	  PW_V_CUDA | PW_V_HIP, "004: device - destination device to prefetch to",                           \
-	  "rejects: CUDA 101 invalid device", "a prefetch to a device that does not exist",                  \
-	  "prefetch to a valid device or to the CPU")                                                        \
+	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"Specifying "                           \
+	  "CU_MEM_LOCATION_TYPE_DEVICE for CUmemLocation::type will prefetch memory to GPU specified by "    \
+	  "device ordinal CUmemLocation::id\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync: "       \
+	  "\"device - destination device to prefetch to\"",                                                  \
+	  "rejects: CUDA 101 invalid device ({device, -1} and device 9: H100, H200); HIP invalid device",    \
+	  "a prefetch to a device that does not exist (in a location, {device, -1} is no device: the CPU "   \
+	  "id -1 is only a plain device number)",                                                            \
+	  "prefetch to a valid device, or to the host: {host, 0} in a location, -1 as a plain device "       \
+	  "number")                                                                                          \
+	X(MANAGED_PREFETCH_LOCATION, "managed.prefetch.location", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
+	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"Specifying "                           \
+	  "CU_MEM_LOCATION_TYPE_HOST as CUmemLocation::type will prefetch data to host memory. "             \
+	  "Applications can request prefetching memory to a specific host NUMA node by specifying "          \
+	  "CU_MEM_LOCATION_TYPE_HOST_NUMA for CUmemLocation::type and a valid host NUMA node id\"; HIP "     \
+	  "Runtime API, Managed Memory, hipMemPrefetchAsync_v2: \"location - destination location to "       \
+	  "prefetch to\" (a hipMemLocationType)",                                                            \
+	  "rejects: CUDA 1 invalid value for type invalid (H100, driver 580); HIP (clr) invalid value",      \
+	  "a prefetch to a location that names no processor: type invalid or undefined, or a NUMA node "     \
+	  "the host does not have (CUDA)",                                                                   \
+	  "prefetch to {device, N}, {host, 0}, {host_numa_current, 0} or an online {host_numa, N}")          \
+	X(MANAGED_PREFETCH_FLAGS, "managed.prefetch.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
+	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"flags - flags for future use, must "   \
+	  "be zero now\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2 (ROCm 7.1): \"flags - "    \
+	  "flags for future use, must be zero now\"",                                                        \
+	  "rejects: CUDA 1 invalid value (flags 1: H100, driver 580); HIP invalid value",                    \
+	  "a prefetch with flags other than 0", "pass 0")                                                    \
 	X(MANAGED_PREFETCH_OUT_OF_RANGE, "managed.prefetch.out-of-range", PW_SEV_ERROR,                      \
 	  PW_V_CUDA | PW_V_HIP,                                                                              \
-	  "004: count - size in bytes for prefetching (within the managed allocation)",                      \
-	  "rejects: CUDA 1 invalid value (count 0 too)",                                                     \
-	  "a prefetch of 0 bytes or of a range past the end of its managed allocation",                      \
-	  "prefetch between 1 and the remaining bytes of the allocation")                                    \
+	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"count specifies the number of bytes "  \
+	  "to copy ... The memory range must refer to managed memory allocated via cuMemAllocManaged\"; "    \
+	  "HIP Runtime API, Managed Memory, hipMemPrefetchAsync: \"count - size in bytes for prefetching\"", \
+	  "rejects: CUDA 1 invalid value for count 0, a range past the end, and a range over two "           \
+	  "contiguous managed allocations (H100, driver 580); HIP (clr) invalid value",                      \
+	  "a prefetch of 0 bytes or of a range past the end of its managed allocation (into the next one "   \
+	  "too)",                                                                                            \
+	  "prefetch each allocation on its own, between 1 and the bytes left in it")                         \
 	X(MANAGED_RANGE_ATTR_DATA_SIZE, "managed.range-attr.data-size", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,  \
-	  "004 (hipMemRangeGetAttribute): data_size - the size of data; "                                    \
-	  "ReadMostly/PreferredLocation/LastPrefetchLocation need exactly 4 bytes, AccessedBy a multiple "   \
-	  "of 4",                                                                                            \
-	  "rejects: CUDA 1 invalid value",                                                                   \
+	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"data will be interpreted as a "    \
+	  "32-bit integer, and dataSize must be 4\"; for CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY \"dataSize "     \
+	  "must "                                                                                            \
+	  "be a non-zero multiple of 4\"; HIP Runtime API, Managed Memory, hipMemRangeGetAttribute: "        \
+	  "\"data_size - the size of data\"",                                                                \
+	  "rejects: CUDA 1 invalid value; HIP invalid value",                                                \
 	  "a range attribute query with a data size the attribute does not have",                            \
 	  "pass 4 (an int), or a multiple of 4 for accessed-by")                                             \
-	X(MANAGED_ATTACH_LENGTH, "managed.attach.length", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                \
-	  "004 (hipStreamAttachMemAsync): length - length of memory (defaults to zero); cuda.h :15667: For " \
-	  "managed allocations, length must be either zero or the entire allocation's size",                 \
-	  "rejects: CUDA 1 invalid value",                                                                   \
-	  "a stream attach of a length that is neither 0 nor the whole allocation",                          \
-	  "pass 0 (the whole allocation)")                                                                   \
+	X(MANAGED_RANGE_ATTR_INVALID, "managed.range-attr.invalid", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
+	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"The attribute parameter can take " \
+	  "the following values\"; \"data - A pointers to a memory location where the result of each "       \
+	  "attribute query will be written to\"; cuMemRangeGetAttributes: \"numAttributes - Number of "      \
+	  "attributes to query\"; HIP Runtime API, Managed Memory, hipMemRangeGetAttribute(s): "             \
+	  "\"attribute - the attribute to query\"",                                                          \
+	  "rejects: CUDA 1 invalid value (attribute 9 with 4 bytes: H100, driver 580); HIP invalid value",   \
+	  "a range attribute query for an attribute that does not exist, with no place to write the answer " \
+	  "(NULL data or arrays), or with no attribute at all",                                              \
+	  "ask for a defined attribute, with a buffer for each")                                             \
+	X(MANAGED_RANGE_ATTR_NOT_MANAGED, "managed.range-attr.not-managed", PW_SEV_ERROR,                    \
+	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute(s): \"The memory range must refer "   \
+	  "to "                                                                                              \
+	  "managed memory allocated via cuMemAllocManaged or declared via __managed__ variables\"; HIP "     \
+	  "Runtime API, Managed Memory, hipMemRangeGetAttribute(s): \"dev_ptr - start of the range to "      \
+	  "query\" (clr refuses memory that is not hipMallocManaged memory)",                                \
+	  "rejects: CUDA 1 invalid value; HIP invalid value",                                                \
+	  "a range attribute query over memory that is not managed (device, pool, freed or system memory)",  \
+	  "query only memory from cuMemAllocManaged/hipMallocManaged")                                       \
+	X(MANAGED_RANGE_ATTR_OUT_OF_RANGE, "managed.range-attr.out-of-range", PW_SEV_ERROR,                  \
+	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"Query an attribute about the "     \
+	  "memory range starting at devPtr with a size of count bytes. The memory range must refer to "      \
+	  "managed memory allocated via cuMemAllocManaged\"; HIP Runtime API, Managed Memory, "              \
+	  "hipMemRangeGetAttribute: \"count - size of the range to query\"",                                 \
+	  "rejects: CUDA 1 invalid value (count 0: H100, driver 580); HIP invalid value",                    \
+	  "a range attribute query over 0 bytes or past the end of its managed allocation",                  \
+	  "query between 1 and the bytes left in the allocation")                                            \
+	X(MANAGED_ATTACH_LENGTH, "managed.attach.length", PW_SEV_ERROR, PW_V_CUDA,                           \
+	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"For managed allocations, length "   \
+	  "must be either zero or the entire allocation's size\"; \"For pageable host allocations, length "  \
+	  "must be non-zero\"",                                                                              \
+	  "rejects: CUDA 1 invalid value (4096 of 65536 bytes: H200)",                                       \
+	  "a stream attach of a length that is neither 0 nor the whole managed allocation, or of 0 bytes "   \
+	  "of "                                                                                              \
+	  "pageable memory",                                                                                 \
+	  "pass 0 (the whole allocation); for pageable memory the length of the range")                      \
 	X(MANAGED_ATTACH_FLAGS, "managed.attach.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
-	  "004: flags - must be one of hipMemAttachGlobal, hipMemAttachHost or hipMemAttachSingle; cuda.h "  \
-	  ":15684: It is illegal to attach singly to the NULL stream",                                       \
-	  "rejects: CUDA 1 invalid value",                                                                   \
-	  "a stream attach with undefined flags, or attach-single on the NULL stream",                       \
-	  "pass one of the attach flags; attach-single needs a real stream")                                 \
+	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"flags - Must be one of "            \
+	  "CUmemAttach_flags\"; \"It is illegal to attach singly to the NULL stream, because the NULL "      \
+	  "stream is a virtual global stream and not a specific stream\"; HIP Runtime API, Managed Memory, " \
+	  "hipStreamAttachMemAsync: \"flags - must be one of hipMemAttachGlobal, hipMemAttachHost or "       \
+	  "hipMemAttachSingle\"",                                                                            \
+	  "rejects: CUDA 1 invalid value (attach-single on the legacy NULL stream: H100; on "                \
+	  "cudaStreamPerThread it succeeds); HIP: success (ROCm 5-7 do nothing)",                            \
+	  "a stream attach with undefined flags, or (CUDA) attach-single on the legacy NULL stream",         \
+	  "pass one of the attach flags; attach-single needs a specific stream (cudaStreamPerThread is "     \
+	  "one)")                                                                                            \
+	X(MANAGED_ATTACH_NOT_MANAGED, "managed.attach.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
+	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"dptr must point to one of the "     \
+	  "following types of memories: managed memory ... a valid host-accessible region of "               \
+	  "system-allocated pageable memory. This type of memory may only be specified if the device "       \
+	  "associated with the stream reports a non-zero value for the device attribute "                    \
+	  "CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS\"; HIP Runtime API, Managed Memory, "                  \
+	  "hipStreamAttachMemAsync: \"dev_ptr - pointer to memory (must be a pointer to managed memory or "  \
+	  "to a valid host-accessible region of system-allocated memory)\"",                                 \
+	  "rejects: CUDA 1 invalid value for cudaMalloc memory and for malloc'd memory without pageable "    \
+	  "memory access (H100, driver 580); HIP: success (ROCm 5-7 do nothing)",                            \
+	  "a stream attach of memory that is neither managed nor (where the device can access it) system "   \
+	  "memory: device, pool or freed memory",                                                            \
+	  "attach only managed memory (system memory only on HMM/ATS systems)")                              \
+	X(MANAGED_ATTACH_PORTABILITY, "managed.attach.portability", PW_SEV_WARNING, PW_V_HIP,                \
+	  "HIP Runtime API, Managed Memory, hipStreamAttachMemAsync: \"length - length of memory (defaults " \
+	  "to zero)\" and flags \"(defaults to hipMemAttachSingle)\", with no condition on either; CUDA "    \
+	  "Runtime API, Stream Management, cudaStreamAttachMemAsync: \"For managed allocations, length "     \
+	  "must be either zero or the entire allocation's size\"; \"It is illegal to attach singly to the "  \
+	  "NULL stream\"",                                                                                   \
+	  "HIP: success (ROCm 5-7 do nothing); the same call is 1 invalid value on CUDA",                    \
+	  "a HIP stream attach that CUDA would refuse: part of a managed allocation, or attach-single on "   \
+	  "the NULL stream",                                                                                 \
+	  "attach the whole allocation (length 0) to a specific stream, as CUDA requires")                   \
+	X(COPY_ACL_KIND, "copy.acl.kind", PW_SEV_ERROR, PW_V_ACL,                                            \
+	  "CANN AscendCL, Inter-Device Data Transfer: \"ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange "    \
+	  "within a device or between devices\", and acl_rt.h's aclrtMemcpyKind, which names each "          \
+	  "direction (HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT, "             \
+	  "INNER_/INTER_DEVICE_TO_DEVICE)",                                                                  \
+	  "not measured on Ascend; the simulator refuses a host buffer where the kind says device and "      \
+	  "copies device memory passed as host",                                                             \
+	  "a copy whose kind says host memory where it is given device memory aclrtMalloc returned, or "     \
+	  "device memory where it is given memory that no aclrtMalloc returned",                             \
+	  "pass the kind of the direction (ACL_MEMCPY_DEVICE_TO_DEVICE between devices), or "                \
+	  "ACL_MEMCPY_DEFAULT to let the runtime tell")                                                      \
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA,                         \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \

@@ -286,6 +286,45 @@ static void local_copies(void)
 	MUST(aclFinalize());
 }
 
+/* The kind names the direction (ACL_MEMCPY_DEVICE_TO_DEVICE "Data exchange
+ * within a device or between devices"): a copy between two device buffers
+ * passed as host-to-device, which the runtime does not refuse. */
+static void kind_device_as_host(void)
+{
+	void *a = NULL, *b = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&a, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	MUST(aclrtMalloc(&b, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	MUST(aclrtMemcpy(b, SIZE, a, SIZE, ACL_MEMCPY_HOST_TO_DEVICE));
+	MUST(aclrtFree(a));
+	MUST(aclrtFree(b));
+	MUST(aclFinalize());
+}
+
+/* A host buffer passed as device-to-device: refused (the simulator: invalid param). */
+static void kind_host_as_device(void)
+{
+	static char host[SIZE];
+	void *a = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&a, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	if (aclrtMemcpy(a, SIZE, host, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	MUST(aclrtFree(a));
+	MUST(aclFinalize());
+}
+
+/* INNER_DEVICE_TO_DEVICE ("inner": within a device) between two devices. */
+static void kind_inner_across(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_INNER_DEVICE_TO_DEVICE));
+	release(b);
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -307,6 +346,9 @@ static const struct scenario {
     {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
     {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
     {"null", "copy.peer.null", "", null_src},
+    {"kind-device-as-host", "copy.acl.kind", "", kind_device_as_host},
+    {"kind-host-as-device", "copy.acl.kind", "", kind_host_as_device},
+    {"kind-inner-across-devices", "copy.acl.kind", "", kind_inner_across},
 };
 
 int main(int argc, char **argv)

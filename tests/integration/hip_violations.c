@@ -446,7 +446,36 @@ static void managed_range_attr_data_size(int bad)
 	CALL(hipMemRangeGetAttribute(v, bad ? 3 : 4, hipMemRangeAttributeReadMostly, m, 65536));
 }
 
-static void managed_attach_length(int bad)
+static void managed_range_attr_not_managed(int bad)
+{
+	char *p = bad ? alloc_on(0, 65536) : managed(65536);
+	int v;
+	CALL(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, p, 65536));
+}
+
+static void managed_range_attr_out_of_range(int bad)
+{
+	char *m = managed(65536);
+	int v;
+	CALL(hipMemRangeGetAttribute(&v, 4, hipMemRangeAttributeReadMostly, m, bad ? 0 : 4096));
+}
+
+static void managed_range_attr_invalid(int bad)
+{
+	char *m = managed(65536);
+	int v;
+	CALL(hipMemRangeGetAttribute(&v, 4, bad ? 5 : hipMemRangeAttributeCoherencyMode, m, 65536));
+}
+
+/* HIP takes system memory for an attach, not device memory. */
+static void managed_attach_not_managed(int bad)
+{
+	static char host[65536];
+	CALL(hipStreamAttachMemAsync(stream, bad ? alloc_on(0, 65536) : host, 65536, hipMemAttachSingle));
+}
+
+/* What CUDA refuses and HIP takes: part of an allocation. */
+static void managed_attach_portability(int bad)
 {
 	char *m = managed(65536);
 	CALL(hipStreamAttachMemAsync(stream, m, bad ? 4096 : 65536, hipMemAttachSingle));
@@ -494,8 +523,12 @@ static const struct {
     {"managed.prefetch.invalid-device", managed_prefetch_invalid_device},
     {"managed.prefetch.out-of-range", managed_prefetch_out_of_range},
     {"managed.range-attr.data-size", managed_range_attr_data_size},
-    {"managed.attach.length", managed_attach_length},
+    {"managed.range-attr.not-managed", managed_range_attr_not_managed},
+    {"managed.range-attr.out-of-range", managed_range_attr_out_of_range},
+    {"managed.range-attr.invalid", managed_range_attr_invalid},
     {"managed.attach.flags", managed_attach_flags},
+    {"managed.attach.not-managed", managed_attach_not_managed},
+    {"managed.attach.portability", managed_attach_portability},
 };
 
 int main(int argc, char **argv)

@@ -35,6 +35,7 @@ CUresult cuMemAllocManaged(CUdeviceptr *, size_t, unsigned);
 CUresult cuMemAdvise_v2(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
 CUresult cuMemPrefetchAsync_v2(CUdeviceptr, size_t, CUmemLocation, unsigned, CUstream);
 CUresult cuMemRangeGetAttribute(void *, size_t, CUmem_range_attribute, CUdeviceptr, size_t);
+CUresult cuMemRangeGetAttributes(void **, size_t *, CUmem_range_attribute *, size_t, CUdeviceptr, size_t);
 CUresult cuStreamAttachMemAsync(CUstream, CUdeviceptr, size_t, unsigned);
 CUresult cuMemCreate(CUmemGenericAllocationHandle *, size_t, const CUmemAllocationProp *, unsigned long long);
 CUresult cuMemRelease(CUmemGenericAllocationHandle);
@@ -535,6 +536,57 @@ static void managed_range_attr_data_size(int bad)
 	CALL(cuMemRangeGetAttribute(v, bad ? 3 : 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m, 65536));
 }
 
+/* set-accessed-by takes a device or the host, not a host NUMA node (cuda.h cuMemAdvise) */
+static void managed_advise_location(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CUmemLocation where = {bad ? CU_MEM_LOCATION_TYPE_HOST_NUMA : CU_MEM_LOCATION_TYPE_HOST, 0};
+	CALL(cuMemAdvise_v2(m, 65536, CU_MEM_ADVISE_SET_ACCESSED_BY, where));
+}
+
+static void managed_prefetch_location(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CUmemLocation where = {bad ? CU_MEM_LOCATION_TYPE_INVALID : CU_MEM_LOCATION_TYPE_HOST, 0};
+	CALL(cuMemPrefetchAsync_v2(m, 65536, where, 0, stream));
+}
+
+static void managed_prefetch_flags(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	CALL(cuMemPrefetchAsync_v2(m, 65536, dev1, bad ? 1 : 0, stream));
+}
+
+static void managed_range_attr_invalid(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	int v = 0;
+	void *data[1] = {&v};
+	size_t size[1] = {4};
+	CUmem_range_attribute attr[1] = {bad ? 9 : CU_MEM_RANGE_ATTRIBUTE_PREFERRED_LOCATION_TYPE};
+	CALL(cuMemRangeGetAttributes(data, size, attr, 1, m, 65536));
+}
+
+static void managed_range_attr_not_managed(int bad)
+{
+	CUdeviceptr p = bad ? alloc_on(0, 65536) : managed(65536);
+	int v;
+	CALL(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, p, 65536));
+}
+
+static void managed_range_attr_out_of_range(int bad)
+{
+	CUdeviceptr m = managed(65536);
+	int v;
+	CALL(cuMemRangeGetAttribute(&v, 4, CU_MEM_RANGE_ATTRIBUTE_READ_MOSTLY, m + 4096, bad ? 65536 : 4096));
+}
+
+static void managed_attach_not_managed(int bad)
+{
+	CUdeviceptr p = bad ? alloc_on(0, 65536) : managed(65536);
+	CALL(cuStreamAttachMemAsync(stream, p, 0, CU_MEM_ATTACH_SINGLE));
+}
+
 static void managed_attach_length(int bad)
 {
 	CUdeviceptr m = managed(65536);
@@ -661,12 +713,19 @@ static const struct {
     {"managed.advise.unaligned", managed_advise_unaligned},
     {"managed.advise.out-of-range", managed_advise_out_of_range},
     {"managed.advise.invalid", managed_advise_invalid},
+    {"managed.advise.location", managed_advise_location},
     {"managed.prefetch.not-managed", managed_prefetch_not_managed},
     {"managed.prefetch.invalid-device", managed_prefetch_invalid_device},
+    {"managed.prefetch.location", managed_prefetch_location},
+    {"managed.prefetch.flags", managed_prefetch_flags},
     {"managed.prefetch.out-of-range", managed_prefetch_out_of_range},
     {"managed.range-attr.data-size", managed_range_attr_data_size},
+    {"managed.range-attr.invalid", managed_range_attr_invalid},
+    {"managed.range-attr.not-managed", managed_range_attr_not_managed},
+    {"managed.range-attr.out-of-range", managed_range_attr_out_of_range},
     {"managed.attach.length", managed_attach_length},
     {"managed.attach.flags", managed_attach_flags},
+    {"managed.attach.not-managed", managed_attach_not_managed},
     {"vmm.export.handle-type", vmm_export_handle_type},
     {"vmm.import.released", vmm_import_released},
     {"vmm.copy.no-access", vmm_copy_no_access},

@@ -158,8 +158,14 @@ static void copy_event_and_op(void **state)
 	assert_int_equal(op.dst.p2p, 0);
 	assert_true(op.src.known && op.src.base == 0x10000 && op.src.size == 1024);
 
-	c.a[4] = ACL_MEMCPY_HOST_TO_DEVICE; /* not a device-to-device copy */
+	c.a[4] = ACL_MEMCPY_HOST_TO_DEVICE; /* device memory passed as host: copy.acl.kind's */
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_int_equal(op.copy_kind, ACL_MEMCPY_HOST_TO_DEVICE);
+	c.a[2] = 0x7000; /* a host source: a plain host-to-device copy, no rule looks at it */
 	assert_false(pw_acl_op_before(&c, &op));
+	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE; /* a host buffer passed as device: copy.acl.kind's */
+	assert_true(pw_acl_op_before(&c, &op));
+	c.a[2] = 0x10100;
 	c.a[4] = ACL_MEMCPY_DEFAULT; /* resolves to two devices */
 	assert_true(pw_acl_op_before(&c, &op));
 	c.a[2] = 0x20010; /* same device: no peer copy */

@@ -34,6 +34,9 @@ static struct pw_op op_of(enum pw_op_kind kind, const char *api)
 	op.ndev = 2;
 	op.loc_dev = PW_LOC_NONE;
 	op.loc_valid = true;
+	op.pageable = -1;
+	op.pageable_dev = PW_NO_DEV;
+	op.copy_kind = -1;
 	op.dst.dev = op.src.dev = op.dst.named_dev = op.src.named_dev = PW_NO_DEV;
 	op.dst.p2p = op.src.p2p = -1;
 	op.ipc_lazy_flag = 1;
@@ -95,6 +98,9 @@ static void peer_enable(void **state)
 	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
 	enable(0, 1);
 	fires(PW_RULE_PEER_ENABLE_TWICE, &op, "already enabled", "last error");
+	op.flags = 1; /* fails on its flags first: not "twice" */
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	fires(PW_RULE_PEER_ENABLE_FLAGS, &op, "flags 0x1", NULL);
 }
 
 static void peer_unqueried(void **state)
@@ -385,14 +391,15 @@ static void managed_advise(void **state)
 	(void)state;
 	struct pw_op op = managed_op(PW_OP_ADVISE, "cuMemAdvise");
 	op.advice = 3;
-	op.loc_dev = 1;
+	pw_op_location_device(&op, 1, -1);
 	quiet(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op);
 	quiet(PW_RULE_MANAGED_ADVISE_UNALIGNED, &op);
 	quiet(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op);
 	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
-	op.loc_dev = PW_LOC_CPU;
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	pw_op_location_device(&op, -1, -1); /* the plain form's CPU id */
 	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
-	op.loc_dev = 9;
+	pw_op_location_device(&op, 9, -1);
 	fires(PW_RULE_MANAGED_ADVISE_INVALID, &op, "device 9", "2 devices");
 	op.advice = 1; /* read-mostly takes no device */
 	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
@@ -405,41 +412,151 @@ static void managed_advise(void **state)
 	fires(PW_RULE_MANAGED_ADVISE_UNALIGNED, &op, "0x100001 + 100 bytes", "whole pages");
 	op.dst.ptr = 0x108000;
 	op.bytes = 65536;
-	fires(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op, "runs past its end", NULL);
+	fires(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op, "runs 32768 bytes past its end", "one allocation");
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op, "empty", NULL);
+	op.bytes = 65536;
 	op.dst.managed = false;
 	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "device memory, not managed", NULL);
 	quiet(PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE, &op); /* one finding is enough */
+	op.dst.pool = true;
+	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "pool memory", NULL);
+}
+
+/* CUmemLocation forms: what each advice takes (cuda.h cuMemAdvise). */
+static void managed_locations(void **state)
+{
+	(void)state;
+	struct pw_op op = managed_op(PW_OP_ADVISE, "cuMemAdvise");
+	op.advice = 3; /* set-preferred-location */
+	pw_op_location(&op, 1, -1);
+	fires(PW_RULE_MANAGED_ADVISE_INVALID, &op, "{device, -1}", "{host, 0}");
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	pw_op_location(&op, 0, 0);
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "{invalid, 0}", "names no processor");
+	quiet(PW_RULE_MANAGED_ADVISE_INVALID, &op);
+	pw_op_location(&op, 7, 0);
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "location type 7", NULL);
+	pw_op_location(&op, 2, 12345); /* host: the id is ignored */
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	pw_op_location(&op, 3, 0); /* host NUMA node 0: every host has it */
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	pw_op_location(&op, 3, 1000);
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "no NUMA node 1000", NULL);
+	pw_op_location(&op, 4, 77); /* the current node: the id is ignored */
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	op.advice = 5; /* set-accessed-by: a device or the host only */
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "{host_numa_current, 77}", "no other location type");
+	pw_op_location(&op, 3, 0);
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "{host_numa, 0}", NULL);
+	op.vendor = PW_VENDOR_HIP; /* clr takes NUMA locations for every advice */
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	pw_op_location(&op, 0, 0);
+	fires(PW_RULE_MANAGED_ADVISE_LOCATION, &op, "names no processor", NULL);
+	op.vendor = PW_VENDOR_CUDA;
+	pw_op_location(&op, 2, 0);
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+	op.advice = 1; /* read-mostly ignores its location */
+	pw_op_location(&op, 0, 0);
+	quiet(PW_RULE_MANAGED_ADVISE_LOCATION, &op);
+
+	op = managed_op(PW_OP_PREFETCH, "cuMemPrefetchAsync");
+	pw_op_location(&op, 1, -1);
+	fires(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op, "{device, -1}", "{host, 0}");
+	quiet(PW_RULE_MANAGED_PREFETCH_LOCATION, &op);
+	pw_op_location(&op, 0, 0);
+	fires(PW_RULE_MANAGED_PREFETCH_LOCATION, &op, "type invalid", NULL);
+	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op);
+	pw_op_location(&op, (int)0x80000000u, 0);
+	fires(PW_RULE_MANAGED_PREFETCH_LOCATION, &op, "location type -2147483648", NULL);
+	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op); /* no "device -2147483648" */
+	pw_op_location(&op, 3, -5);
+	fires(PW_RULE_MANAGED_PREFETCH_LOCATION, &op, "no NUMA node -5", NULL);
+	pw_op_location(&op, 2, 0);
+	quiet(PW_RULE_MANAGED_PREFETCH_LOCATION, &op);
+	op.flags = 1;
+	fires(PW_RULE_MANAGED_PREFETCH_FLAGS, &op, "flags 0x1", "must be 0");
+}
+
+/* System memory: valid where the device(s) can access pageable memory. */
+static void managed_pageable(void **state)
+{
+	(void)state;
+	struct pw_op op = managed_op(PW_OP_ADVISE, "cuMemAdvise");
+	op.advice = 3;
+	pw_op_location(&op, 1, 0);
+	op.dst = (struct pw_mem){.ptr = 0x5000, .dev = PW_NO_DEV, .named_dev = PW_NO_DEV, .p2p = -1};
+	op.pageable = 0;
+	op.pageable_dev = 0;
+	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "device 0 cannot access pageable memory",
+	      "PAGEABLE_MEMORY_ACCESS is 0");
+	op.pageable = 1;
+	quiet(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op);
+	op.kind = PW_OP_PREFETCH;
+	quiet(PW_RULE_MANAGED_PREFETCH_NOT_MANAGED, &op);
+	op.kind = PW_OP_RANGE_ATTR; /* the queries take managed memory only */
+	fires(PW_RULE_MANAGED_RANGE_ATTR_NOT_MANAGED, &op, "system memory", NULL);
+	op.kind = PW_OP_ATTACH;
+	op.flags = 1;
+	op.bytes = 4096;
+	quiet(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op);
+	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op);
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_ATTACH_LENGTH, &op, "must be non-zero", NULL);
+	op.pageable = 0;
+	fires(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op, "cannot access pageable memory", NULL);
+	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op); /* not-managed says it */
+	op.vendor = PW_VENDOR_HIP;                 /* HIP's document takes system memory */
+	quiet(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op);
+	op.kind = PW_OP_ADVISE; /* but not for advice */
+	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "not memory the runtime allocated", NULL);
+	/* freed memory is freed, whatever the device can access */
+	op.vendor = PW_VENDOR_CUDA;
+	op.pageable = 1;
+	op.dst_freed = true;
+	op.freed_base = 0x4000;
+	op.freed_size = 8192;
+	fires(PW_RULE_MANAGED_ADVISE_NOT_MANAGED, &op, "freed", "8192 bytes at 0x4000");
+	op.kind = PW_OP_ATTACH;
+	fires(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op, "freed", NULL);
 }
 
 static void managed_prefetch(void **state)
 {
 	(void)state;
 	struct pw_op op = managed_op(PW_OP_PREFETCH, "cuMemPrefetchAsync");
-	op.loc_dev = 1;
+	pw_op_location_device(&op, 1, -1);
 	quiet(PW_RULE_MANAGED_PREFETCH_NOT_MANAGED, &op);
 	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op);
 	quiet(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op);
-	op.loc_dev = 2;
+	quiet(PW_RULE_MANAGED_PREFETCH_FLAGS, &op);
+	pw_op_location_device(&op, 2, -1);
 	fires(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op, "device 2", NULL);
-	op.loc_dev = PW_LOC_CPU;
+	pw_op_location_device(&op, -1, -1);
 	quiet(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op);
+	pw_op_location_device(&op, -2, -1);
+	fires(PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE, &op, "device -2", NULL);
 	op.bytes = 0;
 	fires(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op, "is empty", NULL);
 	op.bytes = 65537;
-	fires(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op, "runs past its end", NULL);
+	fires(PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE, &op, "runs 1 bytes past its end", NULL);
 	op.dst.managed = false;
 	op.dst.known = false;
+	op.vendor = PW_VENDOR_HIP;
 	fires(PW_RULE_MANAGED_PREFETCH_NOT_MANAGED, &op, "not memory the runtime allocated", NULL);
 }
 
 static void managed_range_attr(void **state)
 {
 	(void)state;
-	struct pw_op op = op_of(PW_OP_RANGE_ATTR, "cuMemRangeGetAttribute");
+	struct pw_op op = managed_op(PW_OP_RANGE_ATTR, "cuMemRangeGetAttribute");
 	op.nattrs = 1;
 	op.one_attr = 1;
 	op.one_size = 4;
 	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op);
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_NOT_MANAGED, &op);
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_OUT_OF_RANGE, &op);
 	op.one_size = 3;
 	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "attribute 1 with 3 bytes", "exactly 4");
 	op.one_attr = 3;
@@ -447,14 +564,38 @@ static void managed_range_attr(void **state)
 	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
 	op.one_size = 6;
 	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "multiple of 4", NULL);
+	op.one_attr = 9; /* undefined: its size is not the question */
+	op.one_size = 4;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op, "attribute 9", "not a range attribute");
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+	op.one_attr = 8; /* CUDA 12.2's LAST_PREFETCH_LOCATION_ID */
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op);
+	op.vendor = PW_VENDOR_HIP; /* HIP has 1..4 and CoherencyMode 100 */
+	fires(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op, "attribute 8", NULL);
+	op.one_attr = 100;
+	quiet(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op);
+	op.vendor = PW_VENDOR_CUDA;
+	op.one_attr = 1;
+	op.attr_args_bad = true;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op, "data NULL", NULL);
+	op.attr_args_bad = false;
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_OUT_OF_RANGE, &op, "empty", NULL);
+	op.bytes = 65536 + 4096;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_OUT_OF_RANGE, &op, "4096 bytes past its end", NULL);
+	op.dst.managed = false;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_NOT_MANAGED, &op, "device memory", NULL);
 	int attrs[2] = {1, 4};
 	size_t sizes[2] = {4, 8};
+	op = managed_op(PW_OP_RANGE_ATTR, "cuMemRangeGetAttributes");
 	op.nattrs = 2;
 	op.attrs = attrs;
 	op.data_sizes = sizes;
 	fires(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op, "attribute 4 with 8 bytes", NULL);
 	sizes[1] = 4;
 	quiet(PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE, &op);
+	op.attr_args_bad = true;
+	fires(PW_RULE_MANAGED_RANGE_ATTR_INVALID, &op, "NULL data, dataSizes or attributes array", NULL);
 }
 
 static void managed_attach(void **state)
@@ -465,6 +606,7 @@ static void managed_attach(void **state)
 	op.bytes = 0;
 	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op);
 	quiet(PW_RULE_MANAGED_ATTACH_FLAGS, &op);
+	quiet(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op);
 	op.bytes = 65536;
 	quiet(PW_RULE_MANAGED_ATTACH_LENGTH, &op);
 	op.bytes = 4096;
@@ -473,9 +615,69 @@ static void managed_attach(void **state)
 	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "flags 0x9", NULL);
 	op.flags = 4;
 	op.null_stream = true;
-	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "NULL stream", NULL);
+	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "legacy NULL stream", "cudaStreamPerThread");
 	op.flags = 1;
 	quiet(PW_RULE_MANAGED_ATTACH_FLAGS, &op);
+	op.dst.managed = false;
+	fires(PW_RULE_MANAGED_ATTACH_NOT_MANAGED, &op, "device memory", NULL);
+
+	/* HIP: CUDA's length and NULL-stream rules are a portability warning */
+	op = managed_op(PW_OP_ATTACH, "hipStreamAttachMemAsync");
+	op.vendor = PW_VENDOR_HIP;
+	op.flags = 4;
+	op.bytes = 4096;
+	op.null_stream = true;
+	quiet(PW_RULE_MANAGED_ATTACH_FLAGS, &op);
+	fires(PW_RULE_MANAGED_ATTACH_PORTABILITY, &op, "4096 bytes", "CUDA requires 0");
+	op.bytes = 0;
+	fires(PW_RULE_MANAGED_ATTACH_PORTABILITY, &op, "NULL stream", "CUDA refuses it");
+	op.null_stream = false;
+	quiet(PW_RULE_MANAGED_ATTACH_PORTABILITY, &op);
+	op.flags = 8;
+	fires(PW_RULE_MANAGED_ATTACH_FLAGS, &op, "flags 0x8", NULL);
+}
+
+/* ACL: the kind names the direction (003, acl_rt.h aclrtMemcpyKind). */
+static void acl_copy_kind(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_COPY, "aclrtMemcpy");
+	op.vendor = PW_VENDOR_ACL;
+	op.bytes = 512;
+	op.dst = (struct pw_mem){.ptr = 0x20000,
+	                         .dev = 1,
+	                         .named_dev = PW_NO_DEV,
+	                         .known = true,
+	                         .base = 0x20000,
+	                         .size = 1024,
+	                         .p2p = 1};
+	op.src = (struct pw_mem){.ptr = 0x10000,
+	                         .dev = 0,
+	                         .named_dev = PW_NO_DEV,
+	                         .known = true,
+	                         .base = 0x10000,
+	                         .size = 1024,
+	                         .p2p = 1};
+	op.copy_kind = 3;
+	quiet(PW_RULE_COPY_ACL_KIND, &op);
+	op.copy_kind = 7; /* between devices */
+	quiet(PW_RULE_COPY_ACL_KIND, &op);
+	op.copy_kind = 6;
+	fires(PW_RULE_COPY_ACL_KIND, &op, "INNER_DEVICE_TO_DEVICE between devices 0 and 1", NULL);
+	op.copy_kind = 4; /* default: the runtime tells */
+	quiet(PW_RULE_COPY_ACL_KIND, &op);
+	op.copy_kind = 1;
+	fires(PW_RULE_COPY_ACL_KIND, &op, "ACL_MEMCPY_HOST_TO_DEVICE",
+	      "source 0x10000 is device memory of device 0");
+	op.src = (struct pw_mem){.ptr = 0x7000, .dev = PW_NO_DEV, .named_dev = PW_NO_DEV, .p2p = -1};
+	quiet(PW_RULE_COPY_ACL_KIND, &op);
+	op.copy_kind = 3;
+	fires(PW_RULE_COPY_ACL_KIND, &op, "source 0x7000 is no device memory", "host buffer");
+	op.copy_kind = 0;
+	fires(PW_RULE_COPY_ACL_KIND, &op, "HOST_TO_HOST", "destination 0x20000 is device memory");
+	op.vendor = PW_VENDOR_CUDA;
+	op.copy_kind = -1;
+	quiet(PW_RULE_COPY_ACL_KIND, &op);
 }
 
 static void count(void *arg, int rule, const char *msg)
@@ -520,9 +722,12 @@ int main(void)
 	    cmocka_unit_test_setup(ipc_free_while_open, setup),
 	    cmocka_unit_test_setup(managed_alloc, setup),
 	    cmocka_unit_test_setup(managed_advise, setup),
+	    cmocka_unit_test_setup(managed_locations, setup),
+	    cmocka_unit_test_setup(managed_pageable, setup),
 	    cmocka_unit_test_setup(managed_prefetch, setup),
 	    cmocka_unit_test_setup(managed_range_attr, setup),
 	    cmocka_unit_test_setup(managed_attach, setup),
+	    cmocka_unit_test_setup(acl_copy_kind, setup),
 	    cmocka_unit_test_setup(catalog_and_dispatch, setup),
 	};
 	return cmocka_run_group_tests_name("rules", tests, NULL, NULL);

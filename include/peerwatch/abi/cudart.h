@@ -99,6 +99,20 @@ enum {
 #define cudaMemcpyDeviceToDevice 3
 #define cudaMemcpyDefault 4
 
+/* enum cudaMemoryAdvise, DT:1857-1865, and enum cudaMemRangeAttribute,
+ * DT:1870-1880: the same values as the driver's CUmem_advise and
+ * CUmem_range_attribute. */
+#define cudaMemAdviseSetReadMostly 1
+#define cudaMemAdviseUnsetReadMostly 2
+#define cudaMemAdviseSetPreferredLocation 3
+#define cudaMemAdviseUnsetPreferredLocation 4
+#define cudaMemAdviseSetAccessedBy 5
+#define cudaMemAdviseUnsetAccessedBy 6
+#define cudaMemRangeAttributeReadMostly 1
+#define cudaMemRangeAttributePreferredLocation 2
+#define cudaMemRangeAttributeAccessedBy 3
+#define cudaMemRangeAttributeLastPrefetchLocation 4
+
 /* enum cudaMemLocationType, DT:2133-2138 */
 #define cudaMemLocationTypeInvalid 0
 #define cudaMemLocationTypeDevice 1
