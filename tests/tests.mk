@@ -41,6 +41,19 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
+# Managed memory case by case (tests/integration/managed.sh): the driver and
+# runtime API cases over the simulated libcuda and libcudart (the same source
+# runs on GPUs: tests/gpu/gpu.mk), and the HIP cases over whichever simulated
+# libamdhip64 PW_HIP_LIB names.
+$(TBIN)/managed: tests/integration/managed.c tests/sim/cudart_sim_api.h $(SIMDIR)/libcuda.so.1 $(PWSIM_CUDART_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1 \
+	    -l:libcudart.so.13 -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
+$(TBIN)/managed_hip: tests/integration/managed_hip.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+test-build: $(TBIN)/managed $(TBIN)/managed_hip
+
 $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
@@ -61,6 +74,7 @@ integration-test: test-build
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
+	@timeout 900 tests/integration/managed.sh $(BUILD)
 
 .PHONY: docs-test
 docs-test: test-build
