@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh managed)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -67,6 +67,14 @@ $(GPU_DIR)/violations: tests/integration/violations.c tests/integration/drv.h | 
 $(GPU_DIR)/peer_mesh: tests/integration/peer_mesh.c tests/sim/cudart_sim_api.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -Itests/sim -o $@ $< -L$(CUDA_HOME)/lib64 -l:libcudart.so.13 \
 		-Wl,-rpath,$(CUDA_HOME)/lib64
+
+# The managed-memory cases of tests/integration/managed.c (driver and runtime
+# API), C built by nvcc against the real driver (stub at link time) and the
+# toolkit's shared libcudart, so that runtime calls are traced as runtime
+# calls (tests/gpu/managed_gpu.sh compares each case with the simulator).
+$(GPU_DIR)/managed: tests/integration/managed.c tests/sim/cudart_sim_api.h include/peerwatch/abi/cudart.h | $(GPU_DIR)
+	$(NVCC) -O2 -g -Xcompiler -Wall,-Wextra -Iinclude -Itests/sim -o $@ $< \
+		-cudart shared -L$(CUDA_HOME)/lib64/stubs -lcuda -Xlinker -rpath,$(CUDA_HOME)/lib64
 
 # Not a test: measures what the driver answers to a second open of one IPC handle.
 $(GPU_DIR)/ipc_reopen_probe: $(GPU_SRC)/ipc_reopen_probe.c | $(GPU_DIR)
