@@ -36,23 +36,17 @@ static void location(uint64_t raw, struct pw_op *op)
 
 /* Whether the device can access pageable memory (cuda.h :816,
  * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS): asked of the driver once per
- * device, then cached; -1 while it cannot be asked (before cuInit). */
-#define PW_PAGEABLE_UNASKED (-2)
+ * device, then cached (0 not asked yet, else the answer + 1); -1 while it
+ * cannot be asked (before cuInit). */
 static atomic_int pageable_cache[PW_MAX_DEV];
-static atomic_bool pageable_cache_ready;
 
 static int pageable_of(int dev)
 {
 	if (dev < 0 || dev >= PW_MAX_DEV)
 		return -1;
-	if (!atomic_load_explicit(&pageable_cache_ready, memory_order_acquire)) {
-		for (int d = 0; d < PW_MAX_DEV; d++) /* idempotent: racing threads store the same */
-			atomic_store_explicit(&pageable_cache[d], PW_PAGEABLE_UNASKED, memory_order_relaxed);
-		atomic_store_explicit(&pageable_cache_ready, true, memory_order_release);
-	}
 	int v = atomic_load_explicit(&pageable_cache[dev], memory_order_relaxed);
-	if (v != PW_PAGEABLE_UNASKED)
-		return v;
+	if (v)
+		return v - 1;
 	typedef CUresult (*attr_fn)(int *, CUdevice_attribute, CUdevice);
 	static _Atomic(attr_fn) get_attr;
 	attr_fn f = atomic_load_explicit(&get_attr, memory_order_acquire);
@@ -60,15 +54,14 @@ static int pageable_of(int dev)
 		f = (attr_fn)pw_cuda_aux("cuDeviceGetAttribute");
 		atomic_store_explicit(&get_attr, f, memory_order_release);
 	}
-	v = -1;
 	pw_tls_internal++;
 	if (!f || f(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev) != CUDA_SUCCESS)
 		v = -1;
 	pw_tls_internal--;
-	if (v >= 0) {
-		v = v != 0;
-		atomic_store_explicit(&pageable_cache[dev], v, memory_order_relaxed);
-	}
+	if (v < 0)
+		return -1;
+	v = v != 0;
+	atomic_store_explicit(&pageable_cache[dev], v + 1, memory_order_relaxed);
 	return v;
 }
 

@@ -360,7 +360,8 @@
 	  "Runtime API, Stream Management, cudaStreamAttachMemAsync: \"For managed allocations, length "     \
 	  "must be either zero or the entire allocation's size\"; \"It is illegal to attach singly to the "  \
 	  "NULL stream\"",                                                                                   \
-	  "HIP: success (ROCm 5-7 do nothing); the same call is 1 invalid value on CUDA",                    \
+	  "HIP: success on ROCm 5-7 (a no-op; the development runtime, clr's hip_hmm.cpp, now refuses "      \
+	  "both with invalid value); the same call is 1 invalid value on CUDA",                              \
 	  "a HIP stream attach that CUDA would refuse: part of a managed allocation, or attach-single on "   \
 	  "the NULL stream",                                                                                 \
 	  "attach the whole allocation (length 0) to a specific stream, as CUDA requires")                   \
