@@ -1,6 +1,7 @@
 /*
  * Containers and formatting shared by the analyzer's modules (util.h).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,20 +126,26 @@ void vec_sort(struct vec *v, int (*cmp)(const void *, const void *))
 
 /* ---- hmap: open addressing, linear probing, FNV-1a with a per-run seed ---- */
 
+static uint64_t seed_value;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+	uint64_t s = 0;
+	/* A seed keeps crafted keys from piling into one chain; order never
+	 * shows in any output, which sorts what it prints. */
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != sizeof s)
+		s = (uint64_t)(uintptr_t)&seed_value;
+	seed_value = s | 1;
+}
+
+/* Taken once for the whole run, before any map uses it: a map filled under
+ * one seed and searched under another loses its keys, so two workers that
+ * make their first map at the same moment must not each pick one. */
 static uint64_t hash_seed(void)
 {
-	static uint64_t seed;
-	static int ready;
-	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-		uint64_t s = 0;
-		/* A seed keeps crafted keys from piling into one chain; order never
-		 * shows in any output, which sorts what it prints. */
-		if (getrandom(&s, sizeof s, GRND_NONBLOCK) != sizeof s)
-			s = (uint64_t)(uintptr_t)&seed;
-		__atomic_store_n(&seed, s | 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-	}
-	return __atomic_load_n(&seed, __ATOMIC_RELAXED);
+	pthread_once(&seed_once, seed_init);
+	return seed_value;
 }
 
 static uint64_t hash_bytes(const void *key, size_t n)
