@@ -68,6 +68,7 @@ struct matrix {
 
 struct change {
 	uint64_t seq;
+	size_t order; /* among the changes of one call (a grant's entries): the line's */
 	bool on;
 };
 
@@ -261,8 +262,10 @@ static bool mx_pre_filter(const char *line, size_t len)
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
 {
-	struct change *ch = vec_push(&log_of(&c->pairs, vendor, from, to, true)->changes);
+	struct vec *v = &log_of(&c->pairs, vendor, from, to, true)->changes;
+	struct change *ch = vec_push(v);
 	ch->seq = seq;
+	ch->order = v->len;
 	ch->on = on;
 }
 
@@ -309,7 +312,9 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 static int by_seq(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order; /* qsort is not stable */
 }
 
 /* Was access from -> to on just before call seq? */
