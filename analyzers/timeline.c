@@ -473,6 +473,7 @@ static int write_timeline(const struct pw_opts *o, struct pw_input *in, struct t
 	/* written beside the final name, renamed when complete: a failed write
 	 * leaves whatever was there before */
 	char *tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
+	errno = 0; /* so that the message says what failed, or nothing stale */
 	FILE *out = t->write_error ? NULL : fopen(tmp, "w");
 	bool ok = out != NULL;
 	if (out) {
