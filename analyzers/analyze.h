@@ -12,8 +12,10 @@
 
 #include "reader.h"
 
-/* Exit codes: 0 fine, 1 findings (check), 2 usage or unreadable input. */
-enum { EXIT_FINE = 0, EXIT_FINDINGS = 1, EXIT_BAD = 2 };
+/* Exit codes: 0 fine, 1 findings (check), 2 usage or unreadable input
+ * (check: usage, or no trace found), 3 check only: a trace is unreadable,
+ * damaged or incomplete, so the verdict cannot stand. */
+enum { EXIT_FINE = 0, EXIT_FINDINGS = 1, EXIT_BAD = 2, EXIT_INPUT = 3 };
 
 /* Severities, lowest first; a finding "at or above" --fail-on counts. */
 enum sev { SEV_UNKNOWN = 0, SEV_PERFORMANCE = 1, SEV_WARNING = 2, SEV_ERROR = 3 };
@@ -27,6 +29,7 @@ struct pw_opts {
 	int jobs;           /* -j N; 0: one per CPU */
 	const char *output; /* timeline -o FILE */
 	enum sev fail_on;   /* check --fail-on */
+	bool allow_partial; /* check --allow-partial */
 	char *const *paths;
 	int npaths;
 };

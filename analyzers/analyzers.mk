@@ -4,7 +4,9 @@
 #
 #   $(BUILD)/bin/peerwatch-analyze   built by `make` (all)
 #   make analyze-test    unit tests (tests/unit/test_analyze_*.c) and
-#                        tests/analyze/run.sh; last line "analyze: N passed, M failed"
+#                        tests/analyze/run.sh (goldens, properties, the round
+#                        trip through the library, determinism, the oracle);
+#                        last line "analyze: N passed, M failed"
 #   make analyze-fuzz    libFuzzer (clang) on the reader for FUZZ_SECONDS (60)
 #   make bench-analyze   bench/analyze_bench.sh: 1 000 000 events, summary vs jq
 #   make analyze-valgrind every command under valgrind on a small run
@@ -36,7 +38,7 @@ $(ANALYZE): $(AN_OBJ) $(AN_MAIN)
 
 AN_UNIT_SRC := $(wildcard tests/unit/test_analyze_*.c)
 AN_UNIT     := $(AN_UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
-AN_TPROGS   := $(BUILD)/tests/ipc_free_while_open
+AN_TPROGS   := $(BUILD)/tests/ipc_free_while_open $(BUILD)/tests/roundtrip
 
 # A more specific pattern than tests.mk's test_%: make picks the shorter stem.
 $(BUILD)/tests/test_analyze_%: tests/unit/test_analyze_%.c $(AN_OBJ)
@@ -47,9 +49,20 @@ $(BUILD)/tests/ipc_free_while_open: tests/analyze/ipc_free_while_open.c
 	@mkdir -p $(@D)
 	$(CC) $(AN_CFLAGS) $< -o $@ $(LDFLAGS) -ldl
 
+$(BUILD)/tests/roundtrip: tests/analyze/roundtrip.c
+	@mkdir -p $(@D)
+	$(CC) $(AN_CFLAGS) $< -o $@ $(LDFLAGS) -ldl
+
 .PHONY: analyze-test analyze-fuzz bench-analyze analyze-valgrind install-analyze
 analyze-test: test-build $(AN_UNIT) $(AN_TPROGS)
 	@timeout 1800 tests/analyze/all.sh $(BUILD) $(AN_UNIT)
+
+# The integration scenarios keep their traces (tests/integration/tap.sh) for
+# the analyzer's round-trip, determinism and oracle tests
+# (tests/analyze/checks_truth.sh), which make them themselves when run alone;
+# in `make test` they run after the integration tests and read those.
+integration-test: export PW_KEEP_TRACES := $(abspath $(BUILD))/traces/integration
+analyze-test: | $(filter integration-test,$(MAKECMDGOALS))
 
 # ---- fuzzing: clang's libFuzzer over the reader's line parser --------------
 

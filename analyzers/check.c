@@ -1,11 +1,125 @@
 /*
- * check: the CI gate.  Exit 0 when no finding is at or above --fail-on
- * (default error), 1 otherwise, 2 when the input could not be read; one
- * line per finding, then the verdict.
+ * check: the CI gate.  One line per finding, then the verdict.
+ *
+ * A gate that reads damaged input and finds nothing must not pass: the
+ * findings it did not read are the ones it would have failed on.  So every
+ * trace is first checked against what it says about itself (its footer;
+ * docs/trace-format.md, Footer): the footer is there (the process finished
+ * its trace), it counts exactly the event and violation lines the file has,
+ * no line is unreadable, and no event was dropped.  A trace that fails this
+ * fails the gate with its own exit status (3), naming the file and what
+ * disagrees; --allow-partial accepts traces that are only incomplete (left
+ * .partial, cut short, events dropped) and checks what they hold.  Counts
+ * that disagree and unreadable lines or files are damage, never accepted.
+ *
+ * A footer whose "limit" says the trace size limit stopped recording is not
+ * incomplete for the gate: the library never drops a finding for the limit
+ * (its violation events are all there), only calls; the findings derived
+ * from calls may then miss some, and a note says so.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include "findings.h"
+
+struct problem {
+	size_t file;
+	const char *kind; /* "unreadable", "partial", "cut short", ... */
+	char *message;
+	bool allowed; /* by --allow-partial */
+	bool note;    /* only a note: does not fail the gate */
+};
+
+static void add(struct vec *ps, size_t file, const char *kind, bool allowed, bool note, char *message)
+{
+	struct problem *p = vec_push(ps);
+	p->file = file;
+	p->kind = kind;
+	p->allowed = allowed;
+	p->note = note;
+	p->message = message;
+}
+
+/* Does dropped_by name the size limit, and nothing else? */
+static bool only_size_limit(const struct pw_file *f)
+{
+	json_t *d = f->dropped_by ? json_loads(f->dropped_by, 0, NULL) : NULL;
+	bool only = json_object_size(d) == 1 && json_object_get(d, "size_limit");
+	json_decref(d);
+	return only;
+}
+
+/* What is wrong with one trace, as far as the gate is concerned. */
+static void verify(const struct pw_file *f, struct vec *ps)
+{
+	size_t i = f->index;
+	if (!f->header_ok) {
+		/* an empty .partial: a process killed before it wrote its header */
+		if (f->partial)
+			add(ps, i, "partial", true, false,
+			    xasprintf(
+			        "left .partial before its header was written (the process was killed): %s",
+			        f->unreadable ? f->unreadable : "no header"));
+		else
+			add(ps, i, "unreadable", false, false,
+			    xasprintf("cannot be read: %s", f->unreadable ? f->unreadable : "no header"));
+		return;
+	}
+	if (f->unreadable)
+		add(ps, i, "unreadable", false, false,
+		    xasprintf("was not read to its end: %s", f->unreadable));
+	if (f->bad_lines)
+		add(ps, i, "bad lines", false, false,
+		    xasprintf("%llu line%s could not be read (messages above)",
+		              (unsigned long long)f->bad_lines, f->bad_lines == 1 ? "" : "s"));
+	if (f->partial) {
+		add(ps, i, "partial", true, false,
+		    xstrdup("left .partial: the process did not finish its trace (it crashed or was killed), "
+		            "so its last events and any finding made at exit are missing"));
+		return;
+	}
+	if (!f->footer) {
+		add(ps, i, "cut short", true, false,
+		    xasprintf("has no footer though it is not .partial: the file was cut short%s",
+		              f->tail_cut ? " (its last line is incomplete)" : ""));
+		return;
+	}
+	uint64_t body = f->lines >= 2 ? f->lines - 2 : 0; /* between the header and the footer */
+	if ((uint64_t)f->footer_events != body)
+		add(ps, i, "events differ", false, false,
+		    xasprintf("the footer counts %lld events, the file has %llu lines between its header and "
+		              "its footer",
+		              (long long)f->footer_events, (unsigned long long)body));
+	if (f->footer_violations >= 0 && (uint64_t)f->footer_violations != f->violations)
+		add(ps, i, "violations differ", false, false,
+		    xasprintf("the footer counts %lld violation events, the file has %llu",
+		              (long long)f->footer_violations, (unsigned long long)f->violations));
+	if (f->dropped > 0 && f->has_limit && only_size_limit(f))
+		add(ps, i, "size limit", true, true,
+		    xasprintf("the trace size limit (%lld bytes) stopped recording at seq %lld: %lld calls "
+		              "after it are not in the trace (no finding is lost to the limit, but findings "
+		              "derived from calls may be incomplete)",
+		              (long long)f->limit_bytes, (long long)f->limit_seq, (long long)f->dropped));
+	else if (f->dropped > 0)
+		add(ps, i, "dropped", true, false,
+		    xasprintf("%lld events were dropped (%s)%s%s", (long long)f->dropped,
+		              f->dropped_by ? f->dropped_by : "the footer does not say why",
+		              f->write_error ? ", write error: " : "", f->write_error ? f->write_error : ""));
+	else if (f->write_error)
+		add(ps, i, "write error", true, false, xasprintf("writing it failed: %s", f->write_error));
+}
+
+static void print_problem(const struct problem *p, const struct pw_input *in, bool allow_partial)
+{
+	char *path = sanitize(in->files[p->file].path), *msg = sanitize(p->message);
+	const char *tail = p->note                       ? ""
+	                   : p->allowed && allow_partial ? " (accepted: --allow-partial)"
+	                   : p->allowed                  ? " (--allow-partial accepts this)"
+	                                                 : "";
+	fprintf(stderr, "peerwatch-analyze: check: %s: %s%s\n", path, msg, tail);
+	free(path);
+	free(msg);
+}
 
 static void print_line(const struct finding *fd, const struct pw_input *in)
 {
@@ -13,8 +127,12 @@ static void print_line(const struct finding *fd, const struct pw_input *in)
 	char *label = proc_label(f), *host = sanitize(f->host), *rule = sanitize(fd->rule),
 	     *msg = sanitize(fd->message), *sev = sanitize(fd->severity);
 	char *api = sanitize(fd->api ? fd->api : "?");
-	printf("%s: %s: %s %s call %llu %s: %s%s\n", sev, rule, host, label, (unsigned long long)fd->call,
-	       api, msg, fd->derived ? " [derived from the trace]" : "");
+	if (fd->has_call)
+		printf("%s: %s: %s %s call %llu %s: %s%s\n", sev, rule, host, label,
+		       (unsigned long long)fd->call, api, msg,
+		       fd->derived ? " [derived from the trace]" : "");
+	else
+		printf("%s: %s: %s %s at exit: %s\n", sev, rule, host, label, msg);
 	free(label);
 	free(host);
 	free(rule);
@@ -23,37 +141,78 @@ static void print_line(const struct finding *fd, const struct pw_input *in)
 	free(api);
 }
 
+static json_t *problem_json(const struct problem *p, const struct pw_input *in)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "file", json_text(in->files[p->file].path));
+	json_object_set_new(j, "problem", json_string(p->kind));
+	json_object_set_new(j, "message", json_text(p->message));
+	json_object_set_new(j, "fails", json_boolean(!p->note && !p->allowed));
+	json_object_set_new(j, "allowed", json_boolean(p->allowed));
+	return j;
+}
+
 int cmd_check(const struct pw_opts *o)
 {
 	struct findings fs;
 	struct pw_input in = {0};
+	struct vec ps;
 	findings_init(&fs);
+	vec_init(&ps, sizeof(struct problem));
 	int st = findings_read(o, &in, &fs);
-	size_t failing = 0;
+	if (!in.n) { /* nothing to check: said on stderr already */
+		findings_free(&fs);
+		pw_input_free(&in);
+		vec_free(&ps);
+		return EXIT_BAD;
+	}
+	size_t failing = 0, bad_input = 0;
 	for (size_t i = 0; i < fs.list.len; i++)
 		failing += ((struct finding *)vec_at(&fs.list, i))->sev >= o->fail_on;
-	bool show = st != PW_READ_FATAL && in.n;
-	if (show && o->json) {
-		json_t *doc = json_object(), *arr = json_array();
+	size_t *order = file_order(&in);
+	for (size_t k = 0; k < in.n; k++)
+		verify(&in.files[order[k]], &ps);
+	free(order);
+	for (size_t i = 0; i < ps.len; i++) {
+		const struct problem *p = vec_at(&ps, i);
+		bad_input += !p->note && !(p->allowed && o->allow_partial);
+		print_problem(p, &in, o->allow_partial);
+	}
+	/* a path that is missing, or a read stopped by --strict: not all input was read */
+	bool unread = st != PW_READ_OK && !bad_input;
+	bad_input += unread;
+	bool passed = !failing && !bad_input;
+	if (o->json) {
+		json_t *doc = json_object(), *arr = json_array(), *probs = json_array();
 		for (size_t i = 0; i < fs.list.len; i++)
 			json_array_append_new(arr, finding_json(vec_at(&fs.list, i), &in, NULL));
+		for (size_t i = 0; i < ps.len; i++)
+			json_array_append_new(probs, problem_json(vec_at(&ps, i), &in));
 		json_object_set_new(doc, "fail_on", json_string(sev_name(o->fail_on)));
-		json_object_set_new(doc, "passed", json_boolean(!failing && st == PW_READ_OK));
-		json_object_set_new(doc, "input_ok", json_boolean(st == PW_READ_OK));
+		json_object_set_new(doc, "passed", json_boolean(passed));
+		json_object_set_new(doc, "input_ok", json_boolean(!bad_input));
 		json_object_set_new(doc, "failing", json_integer((json_int_t)failing));
+		json_object_set_new(doc, "traces", json_integer((json_int_t)in.n));
+		json_object_set_new(doc, "input_problems", probs);
 		json_object_set_new(doc, "findings", arr);
 		json_print(doc);
-	} else if (show) {
+	} else {
 		for (size_t i = 0; i < fs.list.len; i++)
 			print_line(vec_at(&fs.list, i), &in);
-		printf("check: %s: %zu finding%s at or above %s, %zu below, in %zu trace%s%s\n",
-		       failing ? "FAIL" : "pass", failing, failing == 1 ? "" : "s", sev_name(o->fail_on),
-		       fs.list.len - failing, in.n, in.n == 1 ? "" : "s",
-		       st == PW_READ_OK ? "" : " (some input could not be read)");
+		printf("check: %s: %zu finding%s at or above %s, %zu below, in %zu trace%s",
+		       passed ? "pass" : "FAIL", failing, failing == 1 ? "" : "s", sev_name(o->fail_on),
+		       fs.list.len - failing, in.n, in.n == 1 ? "" : "s");
+		if (bad_input)
+			printf("; input not verified: %zu problem%s (on stderr)", bad_input,
+			       bad_input == 1 ? "" : "s");
+		printf("\n");
 	}
+	for (size_t i = 0; i < ps.len; i++)
+		free(((struct problem *)vec_at(&ps, i))->message);
+	vec_free(&ps);
 	findings_free(&fs);
 	pw_input_free(&in);
-	if (st != PW_READ_OK)
-		return EXIT_BAD;
-	return failing ? EXIT_FINDINGS : EXIT_FINE;
+	if (failing)
+		return EXIT_FINDINGS;
+	return bad_input ? EXIT_INPUT : EXIT_FINE;
 }

@@ -55,7 +55,7 @@ static void fnd_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	(void)partial;
 	(void)f;
 	struct fnd_fctx *c = fctx;
-	if (ev->type != PW_EV_VIOLATION)
+	if (ev->type != PW_EV_VIOLATION || !ev->has_call)
 		return;
 	char **slot = (char **)hmap_put_u64(&c->calls, ev->call);
 	if (!*slot)
@@ -80,6 +80,7 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 	fd->file = f->index;
 	fd->seq = ev->seq;
 	fd->call = ev->call;
+	fd->has_call = ev->has_call;
 	fd->rule = xstrdup(ev->rule);
 	fd->severity = xstrdup(ev->severity);
 	fd->message = xstrdup(ev->message);
@@ -99,7 +100,7 @@ static void fnd_file_end(void *partial, void *fctx, const struct pw_file *f)
 	struct fnd_fctx *c = fctx;
 	for (size_t i = c->first; i < p->list.len; i++) {
 		struct finding *fd = vec_at(&p->list, i);
-		const char *api = hmap_get_u64(&c->calls, fd->call);
+		const char *api = fd->has_call ? hmap_get_u64(&c->calls, fd->call) : NULL;
 		if (api && *api) {
 			free(fd->api);
 			fd->api = xstrdup(api);
@@ -127,14 +128,18 @@ void findings_init(struct findings *fs)
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message)
 {
+	bool leak = !strcmp(rule, "ipc.leak");
 	for (size_t i = 0; i < fs->list.len; i++) {
 		const struct finding *fd = vec_at(&fs->list, i);
-		if (!fd->derived && fd->file == file && fd->call == call && !strcmp(fd->rule, rule))
+		if (fd->derived || fd->file != file || strcmp(fd->rule, rule))
+			continue;
+		if ((fd->has_call && fd->call == call) || (leak && !fd->has_call))
 			return; /* the online registry caught it already */
 	}
 	struct finding *fd = vec_push(&fs->list);
 	fd->file = file;
 	fd->call = call;
+	fd->has_call = true;
 	fd->api = api ? xstrdup(api) : NULL;
 	fd->rule = xstrdup(rule);
 	fd->severity = xstrdup(sev_name(sev));
@@ -150,6 +155,8 @@ static int by_place(const void *a, const void *b)
 	const struct finding *x = a, *y = b;
 	if (x->file != y->file)
 		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
+	if (x->has_call != y->has_call)
+		return x->has_call ? -1 : 1;
 	if (x->call != y->call)
 		return x->call < y->call ? -1 : 1;
 	if (x->seq != y->seq)
@@ -231,7 +238,7 @@ json_t *finding_json(const struct finding *fd, const struct pw_input *in, struct
 	json_object_set_new(j, "derived", json_boolean(fd->derived));
 	json_object_set_new(j, "process", proc_json(f));
 	json_object_set_new(j, "seq", fd->seq ? json_u64(fd->seq) : json_null());
-	json_object_set_new(j, "call", json_u64(fd->call));
+	json_object_set_new(j, "call", fd->has_call ? json_u64(fd->call) : json_null());
 	json_object_set_new(j, "api", fd->api ? json_string(fd->api) : json_null());
 	json_object_set_new(j, "stack", stack_json(fd, f, sym));
 	return j;

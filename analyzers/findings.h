@@ -17,7 +17,8 @@
 struct finding {
 	size_t file;   /* index in the input's files */
 	uint64_t seq;  /* the violation event's own seq; 0 for a derived one */
-	uint64_t call; /* seq of the call it is about */
+	uint64_t call; /* seq of the call it is about, when has_call */
+	bool has_call; /* false: a finding made outside any call (at exit) */
 	char *api;     /* that call's api+variant, NULL when not in the trace */
 	char *rule, *severity, *message;
 	enum sev sev;
@@ -34,10 +35,13 @@ extern const struct pw_sink_ops findings_ops;
 
 void findings_init(struct findings *fs);
 /* Adds a derived finding (copies the strings) unless an event already
- * reports the same rule on the same call. */
+ * reports the same rule on the same call, or, for ipc.leak, the same trace
+ * has ipc.leak events made at exit (the library then reported every mapping
+ * still open itself). */
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message);
-/* Orders by process (file_ranks), then call, then seq. */
+/* Orders by process (file_ranks), then call (findings made at exit, with no
+ * call, last), then seq. */
 void findings_sort(struct findings *fs, const struct pw_input *in);
 void findings_free(struct findings *fs);
 

@@ -131,7 +131,7 @@ static void print_file(const struct pw_file *f)
 	char span[32] = "-";
 	if (f->any_t)
 		fmt_ns(span, sizeof span, (double)(f->last_t_ns - f->first_t_ns));
-	snprintf(buf, sizeof buf, "%s of calls, %zu modules, peerwatch %s", span, f->modules.len,
+	snprintf(buf, sizeof buf, "%s of events, %zu modules, peerwatch %s", span, f->modules.len,
 	         f->pw_version ? f->pw_version : "?");
 	line("span", buf);
 }
@@ -149,6 +149,7 @@ static json_t *file_json(const struct pw_file *f)
 	for (size_t i = 0; i < f->argc; i++)
 		json_array_append_new(argv, json_string(f->argv[i]));
 	json_object_set_new(j, "process", proc_json(f));
+	json_object_set_new(j, "run_id", f->run_id ? json_text(f->run_id) : json_null());
 	json_object_set_new(j, "ppid", json_integer(f->ppid));
 	json_object_set_new(j, "argv", argv);
 	json_object_set_new(j, "options", opts ? opts : json_null());

@@ -59,7 +59,7 @@ static void print_handle(const struct ipc_report *r, const struct pw_input *in, 
 	table_print(&t, stdout, "  ");
 	table_free(&t);
 	if (!h->event && h->export && !h->free)
-		printf("  (the exporter's trace shows no free of 0x%llx)\n",
+		printf("  (the exporter's trace shows no free of the allocation exported at 0x%llx)\n",
 		       (unsigned long long)h->export->ptr);
 }
 
@@ -248,7 +248,8 @@ static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in
 	json_object_set_new(j, "host", json_string(h->host));
 	json_object_set_new(j, "handle", json_string(h->handle));
 	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
-	json_object_set_new(j, "freed", json_boolean(h->free != NULL));
+	/* an event's end (cuEventDestroy) is not traced */
+	json_object_set_new(j, "freed", h->event ? json_null() : json_boolean(h->free != NULL));
 	for (size_t i = 0; i < h->recs.len; i++)
 		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&h->recs, i)));
 	json_object_set_new(j, "life", life);

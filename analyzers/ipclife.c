@@ -307,16 +307,21 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* Key of a handle: its kind, its bytes, its host. */
-static char *key_handle(const char *host, const char *vendor, const char *handle, bool event, size_t *len)
+/* The run a file belongs to: the header's run_id ("" without one). */
+static const char *run_of(const struct pw_input *in, size_t file)
 {
-	size_t hl = strlen(host), vl = strlen(vendor);
-	char *k = xmalloc(1 + 128 + hl + 1 + vl + 1);
-	k[0] = event ? 'e' : 'm';
-	memcpy(k + 1, handle, 128);
-	memcpy(k + 129, host, hl + 1);
-	memcpy(k + 129 + hl + 1, vendor, vl + 1);
-	*len = 129 + hl + 1 + vl;
+	const char *r = in->files[file].run_id;
+	return r ? r : "";
+}
+
+/* Key of a handle: its kind, its bytes, its run, host and vendor.  Two runs
+ * in one directory (containers sharing a volume and a host name) reuse pids,
+ * and so make byte-identical handles that are not one allocation. */
+static char *key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                        size_t *len)
+{
+	char *k = xasprintf("%c%.128s%s%c%s%c%s", event ? 'e' : 'm', handle, run, 0, host, 0, vendor);
+	*len = 1 + 128 + strlen(run) + 1 + strlen(host) + 1 + strlen(vendor);
 	return k;
 }
 
@@ -325,7 +330,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 {
 	size_t len;
 	const char *host = in->files[rec->file].host;
-	char *k = key_handle(host, rec->vendor, rec->handle, event, &len);
+	char *k = key_handle(run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
 	struct ipc_handle **h = (struct ipc_handle **)hmap_put(map, k, len);
 	free(k);
 	if (!*h) {
@@ -378,7 +383,11 @@ static void match_close(struct ipc_report *r, struct hmap *opens, struct ipc_rec
 	*(struct ipc_rec **)vec_push(&r->stray) = c;
 }
 
-/* A free ends the export of that pointer by that process, if not ended. */
+/* A free ends the exports of the allocation it frees, in the process that
+ * exported it.  The handle names the whole allocation (an export of an
+ * interior pointer gives the same bytes as one of its base), so every
+ * pointer that process exported under the handle stands for it; a
+ * successful free of any of them, after the first export, is its free. */
 static void match_free(struct hmap *exports, struct ipc_rec *fr)
 {
 	struct vec *v = by_fptr(exports, fr->file, fr->ptr);
@@ -390,6 +399,16 @@ static void match_free(struct hmap *exports, struct ipc_rec *fr)
 			*(struct ipc_rec **)vec_push(&h->recs) = fr;
 		}
 	}
+}
+
+/* Registers an export's pointer as one of its allocation's, once. */
+static void note_export(struct hmap *exports, struct ipc_handle *h, const struct ipc_rec *rec)
+{
+	struct vec *v = by_fptr(exports, rec->file, rec->ptr);
+	for (size_t i = 0; i < v->len; i++)
+		if (*(struct ipc_handle **)vec_at(v, i) == h)
+			return;
+	*(struct ipc_handle **)vec_push(v) = h;
 }
 
 static void place(struct ipc_report *r, struct hmap *handles, struct hmap *opens, struct hmap *exports,
@@ -411,11 +430,13 @@ static void place(struct ipc_report *r, struct hmap *handles, struct hmap *opens
 	struct ipc_handle *h = handle_of(r, handles, in, rec, ev);
 	rec->owner = h;
 	*(struct ipc_rec **)vec_push(&h->recs) = rec;
-	if (rec->op == OP_EXPORT && rec->ret == 0 && !h->export) {
+	bool exported = (rec->op == OP_EXPORT || rec->op == OP_EV_EXPORT) && rec->ret == 0;
+	if (exported && !h->export)
 		h->export = rec;
-		if (rec->has_ptr)
-			*(struct ipc_handle **)vec_push(by_fptr(exports, rec->file, rec->ptr)) = h;
-	}
+	/* the same process's later exports of the allocation (its base after an
+	 * interior pointer, say) name it too */
+	if (exported && rec->op == OP_EXPORT && rec->has_ptr && rec->file == h->export->file)
+		note_export(exports, h, rec);
 	if (rec->op == OP_OPEN && rec->ret == 0 && rec->has_ptr)
 		*(struct ipc_rec **)vec_push(by_fptr(opens, rec->file, rec->ptr)) = rec;
 }
@@ -437,6 +458,22 @@ static char *short_handle(const char *h)
 	return xasprintf("%.16s...", h);
 }
 
+/* Was the process of f still running at t?  Its trace says so up to its
+ * last event; a footer says when it ended (t_end_ns: at exit, _exit, exec or
+ * enforce, its mappings went with it).  A trace without a footer (.partial:
+ * crashed or killed; or cut short) or without t_end_ns does not say when the
+ * process ended after its last event: unknown. */
+enum life { ALIVE, GONE, UNKNOWN };
+
+static enum life alive_at(const struct pw_file *f, int64_t t)
+{
+	if (f->any_t && t <= f->last_t_ns)
+		return ALIVE;
+	if (f->footer && f->has_t_end && !f->partial)
+		return t < f->t_end_ns ? ALIVE : GONE;
+	return UNKNOWN;
+}
+
 static void findings_of_open(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
                              const struct ipc_rec *o)
 {
@@ -450,7 +487,9 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 		fmt_rel(t_free, sizeof t_free, h->free->t_ns, origin);
 	if (o->closed_by)
 		fmt_rel(t_close, sizeof t_close, o->closed_by->t_ns, origin);
-	if (h->free && o->t_ns < h->free->t_ns && (!o->closed_by || o->closed_by->t_ns > h->free->t_ns))
+	/* open at the free: closed after it, or never closed by a process still running then */
+	if (h->free && o->t_ns < h->free->t_ns &&
+	    (o->closed_by ? o->closed_by->t_ns > h->free->t_ns : alive_at(imp, h->free->t_ns) == ALIVE))
 		add_finding(
 		    r, "ipc.free-while-open", SEV_ERROR, h->free,
 		    xasprintf("%s freed 0x%llx at %s while %s still had it open through IPC handle %s "
@@ -536,7 +575,11 @@ static const char *key_at(const struct hmap *p2k, const struct vec *spans, uint6
 static struct ipc_shared *shared_of(struct ipc_report *r, struct hmap *map, const struct pw_input *in,
                                     const struct ipc_rec *rec, const char *key)
 {
-	struct ipc_shared **sh = (struct ipc_shared **)hmap_put_str(map, key);
+	/* one allocation per run: the same key in two runs is two allocations */
+	const char *run = run_of(in, rec->file);
+	char *mk = xasprintf("%s%c%s", run, 0, key);
+	struct ipc_shared **sh = (struct ipc_shared **)hmap_put(map, mk, strlen(run) + 1 + strlen(key));
+	free(mk);
 	if (!*sh) {
 		*sh = xcalloc(1, sizeof **sh);
 		(*sh)->key = xstrdup(key);

@@ -18,7 +18,7 @@
 #endif
 
 /* Options beyond the common ones that a command accepts. */
-enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4 };
+enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8 };
 
 struct command {
 	const char *name;
@@ -30,8 +30,8 @@ struct command {
 
 static const struct command commands[] = {
     {"summary", cmd_summary, true, 0, "per API: calls, errors, host time; per process; violations per rule"},
-    {"check", cmd_check, true, OPT_FAIL_ON | OPT_DERIVED,
-     "exit 1 if a finding is at or above --fail-on (CI gate)"},
+    {"check", cmd_check, true, OPT_FAIL_ON | OPT_DERIVED | OPT_PARTIAL,
+     "the CI gate: exit 1 on a finding at or above --fail-on, 3 on damaged input"},
     {"violations", cmd_violations, true, OPT_DERIVED, "every finding with its process, call and stack"},
     {"matrix", cmd_matrix, true, 0, "device x device: bytes, copies, GB/s, peer access, copies without it"},
     {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
@@ -51,16 +51,28 @@ static void usage(FILE *out)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].what);
 	fprintf(out, "\noptions:\n"
 	             "  --json              print one JSON document (docs/analyze-json.md)\n"
-	             "  -j, --jobs N        read N files in parallel (default: one per CPU)\n"
-	             "  --strict            a bad line is fatal (exit 2) instead of skipped\n"
+	             "  -j, --jobs N        read N files in parallel (default: one per CPU); the\n"
+	             "                      result does not depend on N\n"
+	             "  --strict            a bad line is fatal (exit 2; check: 3) instead of skipped\n"
 	             "  --no-progress       no progress on stderr, even on a terminal\n"
 	             "  --fail-on LEVEL     check: error (default), warning or performance\n"
+	             "  --allow-partial     check: accept traces that are only incomplete (left\n"
+	             "                      .partial, cut short, events dropped) and check what they hold\n"
 	             "  --no-derived        check, violations: only the preload's violation events,\n"
 	             "                      not the IPC findings derived from the calls\n"
 	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON\n"
 	             "  -h, --help          this text\n"
 	             "  -V, --version       the version\n\n"
-	             "exit: 0 fine, 1 findings (check), 2 usage or unreadable input.\n"
+	             "exit status:\n"
+	             "  check    0 no finding at or above --fail-on, and every trace verified\n"
+	             "           against its footer; 1 a finding at or above --fail-on; 2 usage\n"
+	             "           error, or no trace found; 3 a trace unreadable, damaged (counts\n"
+	             "           that differ from its footer, bad lines) or incomplete (.partial,\n"
+	             "           cut short, events dropped; --allow-partial accepts these), or a\n"
+	             "           path missing\n"
+	             "  others   0 done (bad lines skipped); 2 usage error, no trace found, a path\n"
+	             "           or trace that could not be read, a bad line under --strict, or\n"
+	             "           (timeline) the file could not be written\n"
 	             "See peerwatch-analyze(1).\n");
 }
 
@@ -90,7 +102,7 @@ static bool parse_jobs(const char *s, int *out)
 	return true;
 }
 
-enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED };
+enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED, O_ALLOW_PARTIAL };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, O_JSON},
@@ -99,6 +111,7 @@ static const struct option long_opts[] = {
     {"no-progress", no_argument, NULL, O_NO_PROGRESS},
     {"fail-on", required_argument, NULL, O_FAIL_ON},
     {"no-derived", no_argument, NULL, O_NO_DERIVED},
+    {"allow-partial", no_argument, NULL, O_ALLOW_PARTIAL},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -134,6 +147,12 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 				return usage_error(
 				    "--no-derived is an option of check and violations, not of %s", c->name);
 			o->derived = false;
+			break;
+		case O_ALLOW_PARTIAL:
+			if (!(c->extra & OPT_PARTIAL))
+				return usage_error("--allow-partial is an option of check, not of %s",
+				                   c->name);
+			o->allow_partial = true;
 			break;
 		case 'o':
 			if (!(c->extra & OPT_OUTPUT))

@@ -105,6 +105,16 @@ static struct m_dest *dest_of(struct managed *m, const char *host, const char *v
 
 /* ---- decoding the calls ---- */
 
+/* A device as a destination or target: "dev1", "host" (-1, CU_DEVICE_CPU),
+ * "unknown" when the trace names none (docs/analyze-json.md, managed). */
+static void dev_label(char *buf, size_t len, int64_t dev)
+{
+	if (dev == PW_DEV_NONE)
+		snprintf(buf, len, "unknown");
+	else
+		fmt_dev(buf, len, dev);
+}
+
 /* "dev1", "host", "host_numa 0" from a location object or a device arg. */
 static void target_of(const struct pw_event *ev, const char *dev_key, char *buf, size_t len)
 {
@@ -124,9 +134,9 @@ static void target_of(const struct pw_event *ev, const char *dev_key, char *buf,
 	}
 	int64_t d;
 	if (pw_arg_i64(ev, dev_key, &d) || pw_arg_i64(ev, "device", &d) || pw_arg_i64(ev, "dev", &d))
-		fmt_dev(buf, len, d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d);
+		dev_label(buf, len, d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d);
 	else
-		snprintf(buf, len, "?");
+		dev_label(buf, len, PW_DEV_NONE);
 }
 
 static char *result_of(const struct pw_event *ev)
@@ -219,39 +229,42 @@ static void on_prefetch(struct managed *m, const struct pw_file *f, const struct
 		return;
 	}
 	pw_arg_u64(ev, "bytes", &bytes);
-	d->bytes += bytes;
+	d->bytes = sat_add(d->bytes, bytes);
 }
 
-/* A batch: each listed range to its device; what the list leaves out (the
- * preload lists the first 16) to "? (unlisted ranges)". */
+/* A batch: each listed range to its device, as one prefetch there (failed
+ * ones too: a failed batch of three ranges to device 1 is three failed
+ * prefetches to dev1); what the list leaves out (the preload lists the
+ * first 16) to "? (unlisted ranges)". */
 static void on_prefetch_batch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
 {
 	json_t *ranges = json_object_get(ev->args, "ranges"), *r;
-	uint64_t total = 0, listed = 0, count = 0;
+	uint64_t total = 0, listed = 0, count = 0, b;
+	bool ok = ev->ret == 0;
 	size_t i;
 	pw_arg_u64(ev, "bytes", &total);
 	pw_arg_u64(ev, "count", &count);
-	if (ev->ret != 0) {
-		dest_of(m, f->host, ev->vendor, "?")->failed++;
-		dest_of(m, f->host, ev->vendor, "?")->count++;
-		return;
-	}
 	json_array_foreach(ranges, i, r)
 	{
 		char dest[32];
-		json_t *dv = json_object_get(r, "dev"), *b = json_object_get(r, "bytes");
+		json_t *dv = json_object_get(r, "dev");
 		int64_t dev = json_is_integer(dv) ? json_integer_value(dv) : PW_DEV_NONE;
-		fmt_dev(dest, sizeof dest, dev < INT32_MIN || dev > INT32_MAX ? PW_DEV_NONE : dev);
+		dev_label(dest, sizeof dest, dev < INT32_MIN || dev > INT32_MAX ? PW_DEV_NONE : dev);
 		struct m_dest *d = dest_of(m, f->host, ev->vendor, dest);
+		if (!pw_json_u64(json_object_get(r, "bytes"), &b))
+			b = 0;
 		d->count++;
-		d->bytes += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
-		listed += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+		d->failed += !ok;
+		d->bytes = sat_add(d->bytes, ok ? b : 0);
+		listed = sat_add(listed, b);
 	}
 	size_t n = json_is_array(ranges) ? json_array_size(ranges) : 0;
 	if (count > n || total > listed) {
 		struct m_dest *d = dest_of(m, f->host, ev->vendor, "? (unlisted ranges)");
-		d->count += count > n ? count - n : 0;
-		d->bytes += total > listed ? total - listed : 0;
+		uint64_t more = count > n ? count - n : 0;
+		d->count = sat_add(d->count, more);
+		d->failed = sat_add(d->failed, ok ? 0 : more);
+		d->bytes = sat_add(d->bytes, ok && total > listed ? total - listed : 0);
 	}
 }
 
@@ -275,9 +288,9 @@ static void mg_partial_merge(void *report, void *partial)
 		if (!p->dests.slots[i].key)
 			continue;
 		struct m_dest *b = dest_of(m, a->host, a->vendor, a->dest);
-		b->count += a->count;
-		b->failed += a->failed;
-		b->bytes += a->bytes;
+		b->count = sat_add(b->count, a->count);
+		b->failed = sat_add(b->failed, a->failed);
+		b->bytes = sat_add(b->bytes, a->bytes);
 	}
 	m->failed_allocs += p->failed_allocs;
 	m->queries += p->queries;
@@ -427,7 +440,10 @@ static struct m_alloc *owner(struct m_alloc **idx, size_t n, const struct m_op *
 		struct m_alloc *a = idx[i];
 		if (a->file != op->file)
 			break;
-		if (a->seq > op->seq || op->ptr - a->ptr >= (a->bytes ? a->bytes : 1))
+		/* the whole range [ptr, ptr + bytes) in the allocation (a length of 0,
+		 * an attachment of the whole allocation, or a free: its start) */
+		uint64_t off = op->ptr - a->ptr, size = a->bytes ? a->bytes : 1;
+		if (a->seq > op->seq || off >= size || op->bytes > size - off)
 			continue;
 		if (a->freed && a->free_seq < op->seq)
 			continue;

@@ -68,6 +68,7 @@ struct matrix {
 
 struct change {
 	uint64_t seq;
+	size_t order; /* among the changes of one call (a grant's entries): the line's */
 	bool on;
 };
 
@@ -261,8 +262,10 @@ static bool mx_pre_filter(const char *line, size_t len)
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
 {
-	struct change *ch = vec_push(&log_of(&c->pairs, vendor, from, to, true)->changes);
+	struct vec *v = &log_of(&c->pairs, vendor, from, to, true)->changes;
+	struct change *ch = vec_push(v);
 	ch->seq = seq;
+	ch->order = v->len;
 	ch->on = on;
 }
 
@@ -309,7 +312,9 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 static int by_seq(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order; /* qsort is not stable */
 }
 
 /* Was access from -> to on just before call seq? */
@@ -369,23 +374,23 @@ static void mx_partial_merge(void *report, void *partial)
 		if (!p->cells.slots[i].key)
 			continue;
 		struct cell *b = cell_of(m, a->host, a->vendor, a->src, a->dst);
-		b->copies += a->copies;
-		b->failed += a->failed;
-		b->bytes += a->bytes;
-		b->host_ns += a->host_ns;
-		b->gpu_copies += a->gpu_copies;
-		b->gpu_bytes += a->gpu_bytes;
-		b->gpu_ns += a->gpu_ns;
-		b->no_peer += a->no_peer;
-		b->no_peer_bytes += a->no_peer_bytes;
-		b->implicit += a->implicit;
-		b->implicit_bytes += a->implicit_bytes;
-		b->batch += a->batch;
-		b->enables += a->enables;
-		b->disables += a->disables;
-		b->grants += a->grants;
-		b->on_at_end += a->on_at_end;
-		b->enable_failed += a->enable_failed;
+		b->copies = sat_add(b->copies, a->copies);
+		b->failed = sat_add(b->failed, a->failed);
+		b->bytes = sat_add(b->bytes, a->bytes);
+		b->host_ns = sat_add(b->host_ns, a->host_ns);
+		b->gpu_copies = sat_add(b->gpu_copies, a->gpu_copies);
+		b->gpu_bytes = sat_add(b->gpu_bytes, a->gpu_bytes);
+		b->gpu_ns = sat_add(b->gpu_ns, a->gpu_ns);
+		b->no_peer = sat_add(b->no_peer, a->no_peer);
+		b->no_peer_bytes = sat_add(b->no_peer_bytes, a->no_peer_bytes);
+		b->implicit = sat_add(b->implicit, a->implicit);
+		b->implicit_bytes = sat_add(b->implicit_bytes, a->implicit_bytes);
+		b->batch = sat_add(b->batch, a->batch);
+		b->enables = sat_add(b->enables, a->enables);
+		b->disables = sat_add(b->disables, a->disables);
+		b->grants = sat_add(b->grants, a->grants);
+		b->on_at_end = sat_add(b->on_at_end, a->on_at_end);
+		b->enable_failed = sat_add(b->enable_failed, a->enable_failed);
 	}
 	hmap_free(&p->cells, free_cell);
 	free(p);
@@ -415,13 +420,13 @@ static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 {
 	struct cell *cl = cell_of(m, f->host, ev->vendor, k->src, k->dst);
 	int v = vendor_ix(ev->vendor);
-	cl->copies += k->copies;
-	cl->bytes += k->bytes;
-	cl->host_ns += k->host_ns;
-	cl->batch += k->batch ? k->copies : 0;
+	cl->copies = sat_add(cl->copies, k->copies);
+	cl->bytes = sat_add(cl->bytes, k->bytes);
+	cl->host_ns = sat_add(cl->host_ns, k->host_ns);
+	cl->batch = sat_add(cl->batch, k->batch ? k->copies : 0);
 	if (ev->implicit) {
-		cl->implicit += k->copies;
-		cl->implicit_bytes += k->bytes;
+		cl->implicit = sat_add(cl->implicit, k->copies);
+		cl->implicit_bytes = sat_add(cl->implicit_bytes, k->bytes);
 	}
 	uintptr_t g = !k->batch && c->gpu.len ? (uintptr_t)hmap_get_u64(&c->gpu, ev->seq) : 0;
 	if (!g && !k->batch && c->gpu.len && c->timed_child.len) {
@@ -431,13 +436,13 @@ static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 	}
 	if (g) {
 		cl->gpu_copies++;
-		cl->gpu_bytes += k->bytes;
-		cl->gpu_ns += g - 1;
+		cl->gpu_bytes = sat_add(cl->gpu_bytes, k->bytes);
+		cl->gpu_ns = sat_add(cl->gpu_ns, g - 1);
 	}
 	if (k->src >= 0 && k->dst >= 0 && k->src != k->dst && !access_at(c, v, k->src, k->dst, ev->seq) &&
 	    !access_at(c, v, k->dst, k->src, ev->seq)) {
-		cl->no_peer += k->copies;
-		cl->no_peer_bytes += k->bytes;
+		cl->no_peer = sat_add(cl->no_peer, k->copies);
+		cl->no_peer_bytes = sat_add(cl->no_peer_bytes, k->bytes);
 	}
 }
 
@@ -453,16 +458,17 @@ static void add_batch(struct matrix *m, struct mx_fctx *c, const struct pw_file 
 	pw_arg_u64(ev, "bytes", &total);
 	json_array_foreach(list, i, e)
 	{
-		json_t *b = json_object_get(e, "bytes");
-		listed += json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
+		uint64_t b;
+		listed = sat_add(listed, pw_json_u64(json_object_get(e, "bytes"), &b) ? b : 0);
 	}
 	uint64_t denom = total > listed ? total : listed;
 	json_array_foreach(list, i, e)
 	{
-		json_t *b = json_object_get(e, "bytes");
 		struct one_copy k = {side_dev(e, "src"), side_dev(e, "dst"), 0, 0, 1, true};
-		k.bytes = json_is_integer(b) ? (uint64_t)json_integer_value(b) : 0;
-		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom) : dur / (i + 1);
+		if (!pw_json_u64(json_object_get(e, "bytes"), &k.bytes))
+			k.bytes = 0;
+		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom)
+		                  : dur / json_array_size(list); /* no bytes: equal shares */
 		put_copy(m, c, f, ev, &k);
 	}
 	if (pw_arg_u64(ev, "count", &count) && count > json_array_size(list)) {

@@ -141,9 +141,11 @@ static void bad_file(struct worker *w, struct pw_file *f, int status, const char
 	free(m);
 }
 
+/* The span of the events that have a time: calls (to their end) and
+ * violations (a finding about a call is made before the call starts). */
 static void note_time(struct pw_file *f, const struct pw_event *ev)
 {
-	if (ev->type != PW_EV_CALL)
+	if (ev->type != PW_EV_CALL && !(ev->type == PW_EV_VIOLATION && ev->has_time))
 		return;
 	if (!f->any_t || ev->t_ns < f->first_t_ns)
 		f->first_t_ns = ev->t_ns;
@@ -526,7 +528,8 @@ static struct chunk *new_chunk(struct run *r, const struct pw_file *f, off_t sta
 	struct pw_file *s = &c->shadow;
 	s->lines = s->events = s->calls = s->violations = s->gpu_times = s->unknown = s->bad_lines = 0;
 	s->tail_cut = s->any_t = s->footer = false;
-	s->reason = NULL;
+	s->reason = s->dropped_by = s->write_error = NULL;
+	s->has_limit = s->has_t_end = false;
 	s->unreadable = NULL;
 	vec_init(&c->shadow.modules, sizeof(struct pw_module));
 	vec_init(&c->msgs, sizeof(struct msg));
@@ -621,13 +624,25 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 		f->footer_events = s->footer_events;
 		f->dropped = s->dropped;
 		f->t_end_ns = s->t_end_ns;
+		f->has_t_end = s->has_t_end;
 		f->footer_violations = s->footer_violations;
 		f->suppressed = s->suppressed;
+		f->repeats = s->repeats;
+		f->has_limit = s->has_limit;
+		f->limit_bytes = s->limit_bytes;
+		f->limit_seq = s->limit_seq;
+		f->limit_t_ns = s->limit_t_ns;
 		free(f->reason);
+		free(f->dropped_by);
+		free(f->write_error);
 		f->reason = s->reason;
-		s->reason = NULL;
+		f->dropped_by = s->dropped_by;
+		f->write_error = s->write_error;
+		s->reason = s->dropped_by = s->write_error = NULL;
 	}
 	free(s->reason);
+	free(s->dropped_by);
+	free(s->write_error);
 	free(s->unreadable);
 	merge_modules(&f->modules, &s->modules);
 }

@@ -68,6 +68,7 @@ struct pw_event {
 	json_t *args;
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
+	bool has_call; /* false for a finding made outside any call (at exit) */
 	uint64_t call;
 	const char *rule, *severity, *message;
 	/* gpu_time (call is the call's seq) */
@@ -103,12 +104,19 @@ struct pw_file {
 	bool has_driver_version;
 	int64_t driver_version;
 	char *vendors;      /* the header's "vendors" object as compact JSON, or NULL */
+	char *run_id;       /* the header's run_id, or NULL */
 	struct vec modules; /* struct pw_module: the header's, then the footer's new ones */
 	/* footer */
 	bool footer;
 	int64_t footer_events, dropped, t_end_ns;
 	int64_t footer_violations, suppressed; /* -1: not in the footer */
+	int64_t repeats;                       /* -1: not in the footer */
+	bool has_t_end;                        /* the footer has t_end_ns */
 	char *reason;
+	char *dropped_by;  /* the footer's "dropped_by" object as compact JSON, or NULL */
+	char *write_error; /* the footer's "write_error", or NULL */
+	bool has_limit;    /* the footer's "limit": the size limit stopped recording */
+	int64_t limit_bytes, limit_seq, limit_t_ns;
 	/* what the last read found */
 	uint64_t lines, events, calls, violations, gpu_times, unknown, bad_lines;
 	bool tail_cut; /* a last line without its newline */
@@ -183,6 +191,12 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);
 void pw_file_clear(struct pw_file *f);
+
+/* An unsigned member of a validated event: a non-negative integer, or one
+ * beyond 2^63-1 (which jansson cannot hold; validate.c keeps it aside). */
+bool pw_json_u64(const json_t *v, uint64_t *out);
+/* Is v such a number beyond 2^63-1? */
+bool pw_json_is_big(const json_t *v);
 
 /* Arguments of a validated call (types were checked by the reader). */
 bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out);

@@ -6,11 +6,13 @@
  * pc - base, so ASLR does not multiply the work.
  */
 #include <elfutils/libdwelf.h>
+#include <errno.h>
 #include <elfutils/libdwfl.h>
 #include <fcntl.h>
 #include <gelf.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "reader.h"
@@ -28,10 +30,91 @@ struct symbolizer {
 	struct hmap files; /* path "\0" build id -> struct modfile */
 };
 
+/* Opens a file a trace names (a module, or its debug file) only if it is a
+ * regular file: a FIFO or a device there would block the open or the read
+ * for ever.  -1 with errno set otherwise. */
+static int open_regular(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = EINVAL;
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+	return fd;
+}
+
+/* Does the ELF file at fd carry this GNU build id (none wanted: yes)? */
+static bool fd_has_build_id(int fd, const unsigned char *id, int n)
+{
+	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	const void *got;
+	ssize_t gn = elf ? dwelf_elf_gnu_build_id(elf, &got) : -1;
+	bool ok = elf && elf_kind(elf) == ELF_K_ELF && (n <= 0 || (gn == n && !memcmp(got, id, (size_t)n)));
+	if (elf)
+		elf_end(elf);
+	return ok;
+}
+
+/* The separate debug file of a module, where the GNU tools put it: by build
+ * id under /usr/lib/debug/.build-id, or by its .gnu_debuglink name beside
+ * the module, in its .debug directory, or under /usr/lib/debug.  Each
+ * candidate is opened only if it is a regular file with the module's build
+ * id (libdwfl's own search opens whatever it finds). */
+static int find_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+                          const char *file_name, const char *debuglink, GElf_Word crc, char **found)
+{
+	(void)userdata;
+	(void)modname;
+	(void)base;
+	(void)crc;
+	const unsigned char *id = NULL;
+	GElf_Addr vaddr;
+	int n = dwfl_module_build_id(mod, &id, &vaddr);
+	char *cand[5] = {NULL};
+	size_t k = 0;
+	if (n > 1) {
+		char hx[2 * 64 + 1] = "";
+		for (int i = 1; i < n && i < 64; i++)
+			snprintf(hx + 2 * (i - 1), 3, "%02x", id[i]);
+		cand[k++] = xasprintf("/usr/lib/debug/.build-id/%02x/%s.debug", id[0], hx);
+	}
+	if (debuglink && *debuglink && !strchr(debuglink, '/') && file_name) {
+		const char *slash = strrchr(file_name, '/');
+		int dl = slash ? (int)(slash - file_name) : 1;
+		const char *dir = slash ? file_name : ".";
+		cand[k++] = xasprintf("%.*s/%s", dl, dir, debuglink);
+		cand[k++] = xasprintf("%.*s/.debug/%s", dl, dir, debuglink);
+		cand[k++] = xasprintf("/usr/lib/debug/%.*s/%s", dl, dir, debuglink);
+	}
+	int fd = -1;
+	for (size_t i = 0; i < k; i++) {
+		if (fd < 0 && (!file_name || strcmp(cand[i], file_name))) {
+			fd = open_regular(cand[i]);
+			if (fd >= 0 && !fd_has_build_id(fd, id, n)) {
+				close(fd);
+				fd = -1;
+			}
+			if (fd >= 0) {
+				*found = cand[i];
+				cand[i] = NULL;
+			}
+		}
+		free(cand[i]);
+	}
+	if (fd < 0)
+		errno = ENOENT;
+	return fd;
+}
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks callbacks = {
     .find_elf = dwfl_build_id_find_elf,
-    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .find_debuginfo = find_debuginfo,
     .section_address = dwfl_offline_section_address,
     .debuginfo_path = &debuginfo_path,
 };
@@ -101,9 +184,9 @@ static bool load_extent(Elf *elf, struct modfile *m)
 /* Opens and checks one module file; the result says whether it can be used. */
 static void modfile_load(struct modfile *m, const struct pw_module *pm)
 {
-	int fd = open(pm->path, O_RDONLY | O_CLOEXEC);
+	int fd = open_regular(pm->path);
 	if (fd < 0) {
-		m->why = "file not found";
+		m->why = errno == EINVAL ? "not a regular file" : "file not found";
 		return;
 	}
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
@@ -116,14 +199,16 @@ static void modfile_load(struct modfile *m, const struct pw_module *pm)
 		m->why = "no loadable segments", ok = false;
 	if (elf)
 		elf_end(elf);
-	close(fd);
-	if (!ok)
+	m->dwfl = ok ? dwfl_begin(&callbacks) : NULL;
+	if (!m->dwfl) {
+		close(fd);
 		return;
-	m->dwfl = dwfl_begin(&callbacks);
-	if (!m->dwfl)
-		return;
+	}
 	dwfl_report_begin(m->dwfl);
-	m->mod = dwfl_report_elf(m->dwfl, base_name(pm->path), pm->path, -1, 0, false);
+	/* the file checked above, not whatever is at its path by now (libdwfl takes the fd) */
+	m->mod = dwfl_report_elf(m->dwfl, base_name(pm->path), pm->path, fd, 0, false);
+	if (!m->mod)
+		close(fd); /* consumed only on success */
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	m->usable = m->mod != NULL;
 	if (!m->usable)

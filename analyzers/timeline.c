@@ -3,36 +3,53 @@
  * (ui.perfetto.dev) and chrome://tracing open.  A track (pid) per process,
  * one per thread (tid) inside it; every call a complete event ("X") with
  * its arguments (a copy's bytes and devices among them), every violation
- * an instant event ("i") at the time of its call.
+ * an instant event ("i") at its own time (a finding about a call is made
+ * just before the call), or at the end of its call when it has none.
  *
  * Times are microseconds from the earliest event of the process's host
  * (monotonic clocks of different hosts are not comparable).  That origin is
  * known only once every file was read, so the traces are read twice: the
  * first read checks every line and finds the origins, the second writes.
- * Workers write to the file in blocks under a lock; the order of events in
- * the file does not matter to the viewers.
+ *
+ * The file is the same whatever the number of workers: each worker writes
+ * the events of the files it reads to a temporary file of its own, a trace's
+ * events in one stretch, and the stretches are copied into FILE in the order
+ * of the processes (by host, start time, pid, path) at the end.  Within a
+ * trace, events keep the order of its lines, and its threads are named in
+ * the order of their ids.  FILE is written beside its final name and renamed
+ * when complete; it may not be one of the traces read.
  */
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "analyze.h"
 
 #define FLUSH_AT (64u << 10)
 
+/* One trace's stretch of a worker's temporary file. */
+struct segment {
+	FILE *from;
+	off_t off, len;
+};
+
 struct timeline {
-	FILE *out;
 	pthread_mutex_t lock;
 	const int64_t *origin; /* per file */
 	const int64_t *tpid;   /* per file: the pid in the output */
+	struct segment *segs;  /* per file */
+	struct vec tmps;       /* FILE *: the workers' temporary files */
 	uint64_t slices, instants, threads;
 	bool write_error;
 };
 
 struct tl_partial {
 	struct timeline *t;
+	FILE *tmp; /* NULL until the worker reads a file */
 	char *buf;
 	size_t len, cap;
 	uint64_t slices, instants, threads;
@@ -40,6 +57,7 @@ struct tl_partial {
 
 struct tl_viol {
 	uint64_t call;
+	bool has_call;
 	char *rule, *severity, *message;
 	bool placed;
 	size_t next; /* index+1 of the next violation of the same call, 0: none */
@@ -49,6 +67,7 @@ struct tl_fctx {
 	struct vec viols;  /* struct tl_viol, from the pre-phase */
 	struct hmap calls; /* call seq -> index+1 of its latest violation */
 	struct hmap tids;  /* tids seen */
+	off_t start;       /* where this trace's stretch begins in the worker's file */
 };
 
 /* ---- a growable output block ---- */
@@ -106,14 +125,65 @@ static void put_str(struct tl_partial *p, const char *s)
 	put(p, "\"", 1);
 }
 
+/* A value of a trace's line, as the trace wrote it (an integer beyond
+ * 2^63-1 too, which jansson cannot print). */
+static void put_json(struct tl_partial *p, json_t *v)
+{
+	uint64_t u;
+	size_t i;
+	const char *k;
+	json_t *e;
+	switch (json_typeof(v)) {
+	case JSON_OBJECT:
+		put(p, "{", 1);
+		i = 0;
+		json_object_foreach(v, k, e)
+		{
+			if (i++)
+				put(p, ",", 1);
+			put_str(p, k);
+			put(p, ":", 1);
+			put_json(p, e);
+		}
+		put(p, "}", 1);
+		break;
+	case JSON_ARRAY:
+		put(p, "[", 1);
+		json_array_foreach(v, i, e)
+		{
+			if (i)
+				put(p, ",", 1);
+			put_json(p, e);
+		}
+		put(p, "]", 1);
+		break;
+	case JSON_STRING: put_str(p, json_string_value(v)); break;
+	case JSON_INTEGER: putf(p, "%lld", (long long)json_integer_value(v)); break;
+	case JSON_REAL:
+		if (pw_json_is_big(v) && pw_json_u64(v, &u)) {
+			putf(p, "%llu", (unsigned long long)u);
+		} else {
+			char *r = json_dumps(v, JSON_ENCODE_ANY);
+			if (r)
+				put(p, r, strlen(r));
+			free(r);
+		}
+		break;
+	case JSON_TRUE: put(p, "true", 4); break;
+	case JSON_FALSE: put(p, "false", 5); break;
+	case JSON_NULL: put(p, "null", 4); break;
+	}
+}
+
 static void flush(struct tl_partial *p, bool force)
 {
 	if (!p->len || (!force && p->len < FLUSH_AT))
 		return;
-	pthread_mutex_lock(&p->t->lock);
-	if (fwrite(p->buf, 1, p->len, p->t->out) != p->len)
+	if (!p->tmp || fwrite(p->buf, 1, p->len, p->tmp) != p->len) {
+		pthread_mutex_lock(&p->t->lock);
 		p->t->write_error = true;
-	pthread_mutex_unlock(&p->t->lock);
+		pthread_mutex_unlock(&p->t->lock);
+	}
 	p->len = 0;
 }
 
@@ -139,6 +209,8 @@ static void tl_partial_merge(void *report, void *partial)
 	struct timeline *t = report;
 	struct tl_partial *p = partial;
 	flush(p, true);
+	if (p->tmp)
+		*(FILE **)vec_push(&t->tmps) = p->tmp;
 	t->slices += p->slices;
 	t->instants += p->instants;
 	t->threads += p->threads;
@@ -153,6 +225,13 @@ static void *tl_file_begin(void *partial, const struct pw_file *f)
 	vec_init(&c->viols, sizeof(struct tl_viol));
 	hmap_init(&c->calls);
 	hmap_init(&c->tids);
+	if (!p->tmp && !(p->tmp = tmpfile())) {
+		pthread_mutex_lock(&p->t->lock);
+		p->t->write_error = true;
+		pthread_mutex_unlock(&p->t->lock);
+	}
+	flush(p, true);
+	c->start = p->tmp ? ftello(p->tmp) : 0;
 	char *name = xasprintf("%s[%lld] on %s", pw_file_program(f), (long long)f->pid, f->host);
 	putf(p, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%lld,\"args\":{\"name\":",
 	     (long long)p->t->tpid[f->index]);
@@ -175,10 +254,13 @@ static void tl_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	if (ev->type != PW_EV_VIOLATION || ev->has_time)
 		return; /* one with its own time is placed as it comes */
 	struct tl_viol *v = vec_push(&c->viols);
-	void **head = hmap_put_u64(&c->calls, ev->call);
-	v->next = (size_t)(uintptr_t)*head;
-	*head = (void *)(uintptr_t)c->viols.len;
+	if (ev->has_call) {
+		void **head = hmap_put_u64(&c->calls, ev->call);
+		v->next = (size_t)(uintptr_t)*head;
+		*head = (void *)(uintptr_t)c->viols.len;
+	}
 	v->call = ev->call;
+	v->has_call = ev->has_call;
 	v->rule = xstrdup(ev->rule);
 	v->severity = xstrdup(ev->severity);
 	v->message = xstrdup(ev->message);
@@ -196,7 +278,10 @@ static void put_instant(struct tl_partial *p, const struct pw_file *f, const str
 	put_str(p, v->severity);
 	put(p, ",\"message\":", 11);
 	put_str(p, v->message);
-	putf(p, ",\"call\":%llu}}", (unsigned long long)v->call);
+	if (v->has_call)
+		putf(p, ",\"call\":%llu}}", (unsigned long long)v->call);
+	else
+		putf(p, ",\"call\":null}}");
 	p->instants++;
 }
 
@@ -218,6 +303,7 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 	struct tl_fctx *c = fctx;
 	if (ev->type == PW_EV_VIOLATION && ev->has_time) {
 		struct tl_viol v = {.call = ev->call,
+		                    .has_call = ev->has_call,
 		                    .rule = (char *)ev->rule,
 		                    .severity = (char *)ev->severity,
 		                    .message = (char *)ev->message};
@@ -251,42 +337,53 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 		put_str(p, ev->ret_name);
 	else
 		putf(p, "%lld", (long long)ev->ret);
-	/* the call's own arguments beside seq and ret: "{...}" without its brace */
-	char *args =
-	    json_object_size(ev->args) ? json_dumps(ev->args, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
-	if (args) {
+	/* the call's own arguments beside seq and ret, as in the trace */
+	const char *key;
+	json_t *v;
+	json_object_foreach(ev->args, key, v)
+	{
 		put(p, ",", 1);
-		put(p, args + 1, strlen(args + 1));
-		free(args);
-	} else {
-		put(p, "}", 1);
+		put_str(p, key);
+		put(p, ":", 1);
+		put_json(p, v);
 	}
-	put(p, "}", 1);
+	put(p, "}}", 2);
 	p->slices++;
 	if (c->viols.len)
 		violations_at(p, c, f, ev);
 	flush(p, false);
 }
 
+static int by_i64(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
 static void tl_file_end(void *partial, void *fctx, const struct pw_file *f)
 {
 	struct tl_partial *p = partial;
 	struct tl_fctx *c = fctx;
-	for (size_t i = 0; i < c->tids.cap; i++) {
-		if (!c->tids.slots[i].key)
-			continue;
-		int64_t tid = (int64_t) * (uint64_t *)c->tids.slots[i].key;
+	int64_t *tids = xcalloc(c->tids.len + 1, sizeof *tids);
+	size_t n = 0;
+	for (size_t i = 0; i < c->tids.cap; i++)
+		if (c->tids.slots[i].key)
+			tids[n++] = (int64_t) * (uint64_t *)c->tids.slots[i].key;
+	qsort(tids, n, sizeof *tids, by_i64);
+	for (size_t i = 0; i < n; i++) {
 		putf(
 		    p,
 		    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
-		    (long long)p->t->tpid[f->index], (long long)tid);
-		char *n = tid == f->pid ? xstrdup("main") : xasprintf("thread %lld", (long long)tid);
-		put_str(p, n);
-		free(n);
+		    (long long)p->t->tpid[f->index], (long long)tids[i]);
+		char *name =
+		    tids[i] == f->pid ? xstrdup("main") : xasprintf("thread %lld", (long long)tids[i]);
+		put_str(p, name);
+		free(name);
 		put(p, "}}", 2);
 		p->threads++;
 	}
-	/* a violation whose call is not in the trace: at the trace's start */
+	free(tids);
+	/* a violation whose call is not in the trace, with no time of its own: at the trace's start */
 	for (size_t i = 0; i < c->viols.len; i++) {
 		struct tl_viol *v = vec_at(&c->viols, i);
 		if (!v->placed)
@@ -298,8 +395,14 @@ static void tl_file_end(void *partial, void *fctx, const struct pw_file *f)
 	vec_free(&c->viols);
 	hmap_free(&c->calls, NULL);
 	hmap_free(&c->tids, NULL);
+	flush(p, true);
+	if (p->tmp) {
+		struct segment *sg = &p->t->segs[f->index];
+		sg->from = p->tmp;
+		sg->off = c->start;
+		sg->len = ftello(p->tmp) - c->start;
+	}
 	free(c);
-	flush(p, false);
 }
 
 static const struct pw_sink_ops timeline_ops = {
@@ -331,24 +434,75 @@ static int64_t *track_pids(const struct pw_input *in)
 	return tp;
 }
 
+/* Copies one trace's stretch into out. */
+static bool copy_segment(FILE *out, const struct segment *sg)
+{
+	char buf[64 << 10];
+	if (!sg->from || sg->len <= 0)
+		return true;
+	if (fseeko(sg->from, sg->off, SEEK_SET))
+		return false;
+	for (off_t left = sg->len; left > 0;) {
+		size_t want = left < (off_t)sizeof buf ? (size_t)left : sizeof buf;
+		if (fread(buf, 1, want, sg->from) != want || fwrite(buf, 1, want, out) != want)
+			return false;
+		left -= (off_t)want;
+	}
+	return true;
+}
+
+/* Is path one of the traces read (the same file, by device and inode)? */
+static bool is_input(const struct pw_input *in, const char *path)
+{
+	struct stat out, st;
+	if (stat(path, &out))
+		return false;
+	for (size_t i = 0; i < in->n; i++)
+		if (!stat(in->files[i].path, &st) && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+			return true;
+	return false;
+}
+
 static int write_timeline(const struct pw_opts *o, struct pw_input *in, struct timeline *t)
 {
-	t->out = fopen(o->output, "w");
-	if (!t->out) {
-		fprintf(stderr, "peerwatch-analyze: %s: %s\n", o->output, strerror(errno));
-		return PW_READ_FATAL;
-	}
-	fprintf(t->out, "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"peerwatch-analyze\"},"
-	                "\n\"traceEvents\":[\n{\"name\":\"peerwatch\",\"ph\":\"M\",\"pid\":0,\"args\":{}}");
 	struct pw_sink sink = {&timeline_ops, t};
 	struct pw_read_opts ro = {.jobs = o->jobs, .quiet = true};
+	t->segs = xcalloc(in->n + 1, sizeof *t->segs);
+	vec_init(&t->tmps, sizeof(FILE *));
 	int st = pw_input_read(in, &ro, &sink, 1);
-	fprintf(t->out, "\n]}\n");
-	if (fclose(t->out) || t->write_error) {
-		fprintf(stderr, "peerwatch-analyze: %s: write error\n", o->output);
-		return PW_READ_FATAL;
+	/* written beside the final name, renamed when complete: a failed write
+	 * leaves whatever was there before */
+	char *tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
+	errno = 0; /* so that the message says what failed, or nothing stale */
+	FILE *out = t->write_error ? NULL : fopen(tmp, "w");
+	bool ok = out != NULL;
+	if (out) {
+		fprintf(out,
+		        "{\"displayTimeUnit\":\"ms\",\"otherData\":{\"generator\":\"peerwatch-analyze\"},"
+		        "\n\"traceEvents\":[\n{\"name\":\"peerwatch\",\"ph\":\"M\",\"pid\":0,\"args\":{}}");
+		size_t *order = file_order(in);
+		for (size_t k = 0; ok && k < in->n; k++)
+			ok = copy_segment(out, &t->segs[order[k]]);
+		free(order);
+		fprintf(out, "\n]}\n");
+		ok &= !ferror(out);
+		ok &= !fclose(out);
 	}
-	return st;
+	if (ok && rename(tmp, o->output))
+		ok = false;
+	if (!ok) {
+		char *p = sanitize(o->output);
+		fprintf(stderr, "peerwatch-analyze: %s: cannot write the timeline: %s\n", p,
+		        errno ? strerror(errno) : "write error");
+		free(p);
+		unlink(tmp);
+	}
+	free(tmp);
+	for (size_t i = 0; i < t->tmps.len; i++)
+		fclose(*(FILE **)vec_at(&t->tmps, i));
+	vec_free(&t->tmps);
+	free(t->segs);
+	return ok ? st : PW_READ_FATAL;
 }
 
 static void report(const struct pw_opts *o, const struct pw_input *in, const struct timeline *t)
@@ -386,6 +540,15 @@ int cmd_timeline(const struct pw_opts *o)
 	}
 	struct timeline t = {0};
 	pthread_mutex_init(&t.lock, NULL);
+	if (is_input(&in, o->output)) {
+		char *p = sanitize(o->output);
+		fprintf(stderr,
+		        "peerwatch-analyze: timeline: -o %s is one of the traces read; not overwriting it\n",
+		        p);
+		free(p);
+		pw_input_free(&in);
+		return EXIT_BAD;
+	}
 	int64_t *origin = host_origins(&in), *tpid = track_pids(&in);
 	t.origin = origin;
 	t.tpid = tpid;

@@ -1,6 +1,7 @@
 /*
  * Containers and formatting shared by the analyzer's modules (util.h).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -125,20 +126,26 @@ void vec_sort(struct vec *v, int (*cmp)(const void *, const void *))
 
 /* ---- hmap: open addressing, linear probing, FNV-1a with a per-run seed ---- */
 
+static uint64_t seed_value;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+	uint64_t s = 0;
+	/* A seed keeps crafted keys from piling into one chain; order never
+	 * shows in any output, which sorts what it prints. */
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != sizeof s)
+		s = (uint64_t)(uintptr_t)&seed_value;
+	seed_value = s | 1;
+}
+
+/* Taken once for the whole run, before any map uses it: a map filled under
+ * one seed and searched under another loses its keys, so two workers that
+ * make their first map at the same moment must not each pick one. */
 static uint64_t hash_seed(void)
 {
-	static uint64_t seed;
-	static int ready;
-	if (!__atomic_load_n(&ready, __ATOMIC_ACQUIRE)) {
-		uint64_t s = 0;
-		/* A seed keeps crafted keys from piling into one chain; order never
-		 * shows in any output, which sorts what it prints. */
-		if (getrandom(&s, sizeof s, GRND_NONBLOCK) != sizeof s)
-			s = (uint64_t)(uintptr_t)&seed;
-		__atomic_store_n(&seed, s | 1, __ATOMIC_RELAXED);
-		__atomic_store_n(&ready, 1, __ATOMIC_RELEASE);
-	}
-	return __atomic_load_n(&seed, __ATOMIC_RELAXED);
+	pthread_once(&seed_once, seed_init);
+	return seed_value;
 }
 
 static uint64_t hash_bytes(const void *key, size_t n)
@@ -303,16 +310,44 @@ void fmt_gbps(char *buf, size_t len, uint64_t bytes, uint64_t ns)
 	snprintf(buf, len, "%.2f", (double)bytes / (double)ns);
 }
 
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = p[0] < 0x80                   ? 1
+	           : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
+	           : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+	           : p[0] >= 0xf0 && p[0] < 0xf5 ? 4
+	                                         : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 4 && p[0] == 0xf0 && p[1] < 0x90) ||
+	    (n == 4 && p[0] == 0xf4 && p[1] > 0x8f) || (n == 3 && p[0] == 0xed && p[1] > 0x9f))
+		return 0; /* overlong, beyond U+10FFFF, or a surrogate */
+	return n;
+}
+
 char *sanitize(const char *s)
 {
-	char *d = xstrdup(s);
-	for (unsigned char *p = (unsigned char *)d; *p; p++) {
-		if (*p < 0x20 || *p == 0x7f)
-			*p = '?';
-		/* U+0080..U+009F, the C1 controls (CSI among them), in UTF-8 */
-		if (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)
-			p[0] = p[1] = '?';
+	size_t len = strlen(s);
+	char *d = xmalloc(6 * len + 1), *o = d;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n == 0) /* a byte that is not UTF-8 (a raw 0x9b is a CSI to some terminals) */
+			o += sprintf(o, "\\x%02x", *p++);
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p++);
+		else if (*p == '\\')
+			o += sprintf(o, "\\\\"), p++;
+		else if (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) /* U+0080..U+009F, the C1 controls */
+			o += sprintf(o, "\\u%04x", p[1]), p += 2;
+		else {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		}
 	}
+	*o = 0;
 	return d;
 }
 

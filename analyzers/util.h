@@ -78,6 +78,13 @@ static inline void **hmap_put_str(struct hmap *h, const char *s)
 	return hmap_put(h, s, strlen(s));
 }
 
+/* a + b, or UINT64_MAX where that overflows: sums of sizes from a trace
+ * (up to 2^64-1 each) saturate rather than wrap. */
+static inline uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* ---- parsing ---- */
 
 /* "0x" followed by 1..16 lowercase or uppercase hex digits. */
@@ -93,7 +100,9 @@ void fmt_ns(char *buf, size_t len, double ns);
 void fmt_bytes(char *buf, size_t len, uint64_t bytes);
 /* GB/s (10^9 bytes per second) from bytes and nanoseconds; "-" when ns is 0. */
 void fmt_gbps(char *buf, size_t len, uint64_t bytes, uint64_t ns);
-/* A copy of `s` safe to print on a terminal: control characters become '?'. */
+/* A copy of `s` safe to print on a terminal, escaped: control characters
+ * (C0, DEL) and bytes that are not UTF-8 become \xNN, the C1 controls
+ * \u0080..\u009f, and a backslash \\. */
 char *sanitize(const char *s);
 /* The last path component. */
 const char *base_name(const char *path);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "argkinds.h"
 #include "reader.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -24,8 +25,52 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
 	return -1;
 }
 
+/* ---- integers beyond 2^63-1 ----
+ * jansson keeps integers as json_int_t (64-bit signed), but the library
+ * writes size_t and unsigned long long values as they are, up to 2^64-1.
+ * A line jansson refuses for such a number is read again with each of
+ * them replaced by a marker the reader alone makes: the real number i.5,
+ * where i indexes this thread's list of the numbers taken out.  The library
+ * never writes a real number, and a line that has a real of that form
+ * beside its own numbers is refused as ambiguous, so a marker always stands
+ * for a number of the line.  Only unsigned members (PW_A_UINT) take them;
+ * anywhere else such a number is refused as too big, as before. */
+
+static __thread struct vec big_nums; /* uint64_t, the current line's */
+
+/* The index of the marker v, or -1. */
+static long marker_index(const json_t *v)
+{
+	if (!big_nums.len || !json_is_real(v))
+		return -1;
+	double r = json_real_value(v), i = (double)(long)r;
+	if (r < 0 || r >= (double)big_nums.len || r - i != 0.5)
+		return -1;
+	return (long)i;
+}
+
+bool pw_json_u64(const json_t *v, uint64_t *out)
+{
+	long m = marker_index(v);
+	if (m >= 0) {
+		*out = *(uint64_t *)vec_at(&big_nums, (size_t)m);
+		return true;
+	}
+	if (!json_is_integer(v) || json_integer_value(v) < 0)
+		return false;
+	*out = (uint64_t)json_integer_value(v);
+	return true;
+}
+
+bool pw_json_is_big(const json_t *v)
+{
+	return marker_index(v) >= 0;
+}
+
 static const char *type_name(const json_t *j)
 {
+	if (marker_index(j) >= 0)
+		return "an integer beyond 2^63-1";
 	switch (json_typeof(j)) {
 	case JSON_OBJECT: return "an object";
 	case JSON_ARRAY: return "an array";
@@ -142,73 +187,15 @@ static int check_hex(struct ctx *c, const char *key, json_t *v)
 	return 0;
 }
 
-/* ---- args: the kind of each member, by name (trace-format.md, kinds) ---- */
-
-enum akind {
-	A_UINT,
-	A_INT,
-	A_HEX,
-	A_HANDLE,
-	A_STR,
-	A_STRNULL,
-	A_LOC,
-	A_ATTRS,
-	A_NULL,
-	A_DEV,
-	A_COPIES,
-	A_RANGES,
-	A_ACCESS,
-	A_HEXBYTES,
-	A_HEXNULL, /* a hex value or null */
-	A_STRORNULL,
-	A_NAMEORNUM /* an enum's name, or its number when the writer knows no name */
-};
+/* ---- args: the kind of each member, by name (argkinds.h) ---- */
 
 static const struct {
 	const char *key;
-	enum akind kind;
+	enum pw_akind kind;
 } arg_kinds[] = {
-    {"bytes", A_UINT},
-    {"flags", A_UINT},
-    {"width", A_UINT},
-    {"height", A_UINT},
-    {"depth", A_UINT},
-    {"data_size", A_UINT},
-    {"num_attrs", A_UINT},
-    {"can_access", A_INT},
-    {"value", A_INT},
-    {"advice", A_INT},
-    {"attr", A_INT},
-    {"ptr", A_HEX},
-    {"dst", A_HEX},
-    {"src", A_HEX},
-    {"peer_ctx", A_HEX},
-    {"dst_ctx", A_HEX},
-    {"src_ctx", A_HEX},
-    {"stream", A_HEX},
-    {"event", A_HEX},
-    {"data", A_HEX},
-    {"data_sizes", A_HEX},
-    {"handle", A_HANDLE},
-    {"location", A_LOC},
-    {"attrs", A_ATTRS},
-    {"src_type", A_STR},
-    {"dst_type", A_STR},
-    {"copy", A_NULL},
-    /* devices the call names, batches and grants (the trace format's
-     * additions for HIP, ACL, the runtime layer, implicit copies and VMM) */
-    {"dev", A_DEV},
-    {"device", A_DEV},
-    {"dst_device", A_DEV},
-    {"src_device", A_DEV},
-    {"count", A_UINT},
-    {"copies", A_COPIES},
-    {"ranges", A_RANGES},
-    {"access", A_ACCESS},
-    {"pool", A_HEXNULL},
-    {"export_data", A_HEXBYTES},
-    {"file_id", A_STRORNULL},
-    {"handle_type", A_NAMEORNUM},
+#define KIND(k, kind) {k, kind},
+    PW_ARG_KINDS(KIND)
+#undef KIND
 };
 
 static bool ends_with(const char *s, const char *suffix)
@@ -230,7 +217,7 @@ static int check_loc(struct ctx *c, const char *key, json_t *v)
 	return 0;
 }
 
-static int check_attrs(struct ctx *c, const char *key, json_t *v)
+static int check_names(struct ctx *c, const char *key, json_t *v)
 {
 	if (!json_is_array(v))
 		return fail(c->err, c->errlen, "\"%s%s\" must be an array, not %s", c->where, key,
@@ -276,8 +263,9 @@ static int check_access(struct ctx *c, const char *key, json_t *v)
 	json_t *e;
 	json_array_foreach(v, i, e)
 	{
-		json_t *fl = json_object_get(e, "flags");
-		if (!json_is_integer(json_object_get(e, "dev")))
+		json_t *fl = json_object_get(e, "flags"), *d = json_object_get(e, "dev");
+		if (!json_is_integer(d) || json_integer_value(d) < INT32_MIN ||
+		    json_integer_value(d) > INT32_MAX)
 			return fail(c->err, c->errlen, "\"%s%s[%zu].dev\" must be a device ordinal", c->where,
 			            key, i);
 		if (fl && !json_is_string(fl) && !json_is_integer(fl))
@@ -287,82 +275,69 @@ static int check_access(struct ctx *c, const char *key, json_t *v)
 	return 0;
 }
 
+static int want(struct ctx *c, const char *key, json_t *v, bool ok, const char *what)
+{
+	return ok ? 0
+	          : fail(c->err, c->errlen, "\"%s%s\" must be %s, not %s", c->where, key, what, type_name(v));
+}
+
+static int check_kind(struct ctx *c, const char *key, json_t *v, enum pw_akind kind)
+{
+	int64_t d;
+	uint64_t u;
+	size_t n = json_is_string(v) ? json_string_length(v) : 0;
+	const char *s = json_is_string(v) ? json_string_value(v) : "";
+	switch (kind) {
+	case PW_A_UINT:
+		if (json_is_integer(v) && json_integer_value(v) < 0)
+			return fail(c->err, c->errlen, "\"%s%s\" must be a non-negative integer, not %lld",
+			            c->where, key, (long long)json_integer_value(v));
+		return want(c, key, v, pw_json_u64(v, &u), "a non-negative integer");
+	case PW_A_INT: return want(c, key, v, json_is_integer(v), "an integer");
+	case PW_A_HEX: return check_hex(c, key, v);
+	case PW_A_HEXNULL: return json_is_null(v) ? 0 : check_hex(c, key, v);
+	case PW_A_HANDLE:
+		/* an IPC handle, or a VMM allocation handle (CUmemGenericAllocationHandle) */
+		return want(c, key, v, (n == 128 && is_hex_n(s, 128)) || (n && parse_hex_u64(s, &u)),
+		            "an IPC handle (128 hex digits) or a 64-bit hex value");
+	case PW_A_STR: return want(c, key, v, json_is_string(v), "a string");
+	case PW_A_STRNULL: return want(c, key, v, json_is_string(v) || json_is_null(v), "a string or null");
+	case PW_A_NAMEORNUM:
+		return want(c, key, v, json_is_string(v) || json_is_integer(v), "a name or a number");
+	case PW_A_BOOL: return want(c, key, v, json_is_boolean(v), "true or false");
+	case PW_A_DEV: return check_dev(c, key, v, &d);
+	case PW_A_LOC: return check_loc(c, key, v);
+	case PW_A_ATTRS: return json_is_string(v) ? check_hex(c, key, v) : check_names(c, key, v);
+	case PW_A_NULL: return want(c, key, v, json_is_null(v), "null");
+	case PW_A_COPIES: return check_objects(c, key, v, "copy objects");
+	case PW_A_RANGES: return check_objects(c, key, v, "range objects");
+	case PW_A_ACCESS: return check_access(c, key, v);
+	case PW_A_HEXBYTES:
+		return want(c, key, v, json_is_null(v) || (n && n <= 256 && is_hex_n(s, n)),
+		            "hex digits (at most 128 bytes)");
+	case PW_A_SHAREABLE:
+		return want(c, key, v,
+		            json_is_integer(v) || (n && n <= 256 && is_hex_n(s, n)) ||
+		                (n && parse_hex_u64(s, &u)),
+		            "an fd, hex digits or a 64-bit hex value");
+	case PW_A_NAMES: return check_names(c, key, v);
+	}
+	return 0;
+}
+
 static int check_arg(struct ctx *c, const char *key, json_t *v)
 {
 	int64_t d;
-	/* inside a grant, flags are names ("readwrite") */
+	/* inside a grant, flags are names ("readwrite") or numbers */
 	if (!strcmp(key, "flags") && strstr(c->where, ".access["))
 		return 0;
 	if (ends_with(key, "_dev"))
 		return check_dev(c, key, v, &d);
 	if (ends_with(key, "_name") || ends_with(key, "_names"))
-		return json_is_string(v) || json_is_null(v)
-		           ? 0
-		           : fail(c->err, c->errlen, "\"%s%s\" must be a string or null", c->where, key);
-	for (size_t i = 0; i < sizeof arg_kinds / sizeof *arg_kinds; i++) {
-		if (strcmp(arg_kinds[i].key, key))
-			continue;
-		switch (arg_kinds[i].kind) {
-		case A_UINT:
-			if (json_is_integer(v) && json_integer_value(v) >= 0)
-				return 0;
-			return fail(c->err, c->errlen, "\"%s%s\" must be a non-negative integer, not %s",
-			            c->where, key, json_is_integer(v) ? "negative" : type_name(v));
-		case A_INT:
-			return json_is_integer(v)
-			           ? 0
-			           : fail(c->err, c->errlen, "\"%s%s\" must be an integer, not %s", c->where,
-			                  key, type_name(v));
-		case A_HEX: return check_hex(c, key, v);
-		case A_HANDLE: {
-			uint64_t h;
-			if (json_is_string(v) && json_string_length(v) == 128 &&
-			    is_hex_n(json_string_value(v), 128))
-				return 0;
-			/* a VMM allocation handle (CUmemGenericAllocationHandle): a 64-bit value */
-			if (json_is_string(v) && parse_hex_u64(json_string_value(v), &h))
-				return 0;
-			return fail(c->err, c->errlen,
-			            "\"%s%s\" must be an IPC handle (128 hex digits) or a 64-bit hex value",
-			            c->where, key);
-		}
-		case A_STR:
-			return json_is_string(v)
-			           ? 0
-			           : fail(c->err, c->errlen, "\"%s%s\" must be a string, not %s", c->where,
-			                  key, type_name(v));
-		case A_STRNULL: return 0;
-		case A_LOC: return check_loc(c, key, v);
-		case A_ATTRS: return check_attrs(c, key, v);
-		case A_NULL:
-			return json_is_null(v)
-			           ? 0
-			           : fail(c->err, c->errlen, "\"%s%s\" must be null", c->where, key);
-		case A_DEV: return check_dev(c, key, v, &d);
-		case A_COPIES: return check_objects(c, key, v, "copy objects");
-		case A_RANGES: return check_objects(c, key, v, "range objects");
-		case A_ACCESS: return check_access(c, key, v);
-		case A_HEXNULL: return json_is_null(v) ? 0 : check_hex(c, key, v);
-		case A_STRORNULL:
-			return json_is_string(v) || json_is_null(v)
-			           ? 0
-			           : fail(c->err, c->errlen, "\"%s%s\" must be a string or null, not %s",
-			                  c->where, key, type_name(v));
-		case A_NAMEORNUM:
-			return json_is_string(v) || json_is_integer(v)
-			           ? 0
-			           : fail(c->err, c->errlen, "\"%s%s\" must be a name or a number, not %s",
-			                  c->where, key, type_name(v));
-		case A_HEXBYTES:
-			if (json_is_null(v))
-				return 0;
-			if (json_is_string(v) && json_string_length(v) > 0 && json_string_length(v) <= 256 &&
-			    is_hex_n(json_string_value(v), json_string_length(v)))
-				return 0;
-			return fail(c->err, c->errlen, "\"%s%s\" must be hex digits (at most 128 bytes)",
-			            c->where, key);
-		}
-	}
+		return want(c, key, v, json_is_string(v) || json_is_null(v), "a string or null");
+	for (size_t i = 0; i < sizeof arg_kinds / sizeof *arg_kinds; i++)
+		if (!strcmp(arg_kinds[i].key, key))
+			return check_kind(c, key, v, arg_kinds[i].kind);
 	return 0; /* a member this reader does not know */
 }
 
@@ -447,10 +422,15 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 static int violation_fields(struct ctx *c, struct pw_event *ev)
 {
 	int64_t seq;
-	if (get_int(c, "seq", &seq, 1) || get_u64(c, "call", &ev->call) || get_str(c, "rule", &ev->rule) ||
+	if (get_int(c, "seq", &seq, 1) || get_str(c, "rule", &ev->rule) ||
 	    get_str(c, "severity", &ev->severity) || get_str(c, "message", &ev->message))
 		return -1;
 	ev->seq = (uint64_t)seq;
+	/* absent for a finding made outside any call (ipc.leak, vmm.leak at exit) */
+	ev->has_call = json_object_get(c->obj, "call") != NULL;
+	if (ev->has_call && get_int(c, "call", &seq, 1))
+		return -1;
+	ev->call = ev->has_call ? (uint64_t)seq : 0;
 	if (!*ev->rule)
 		return fail(c->err, c->errlen, "\"rule\" is empty");
 	/* optional: when and where the preload saw it */
@@ -530,11 +510,13 @@ void pw_reader_init(void)
 
 void pw_reader_thread_done(void)
 {
+	vec_free(&big_nums);
+	big_nums.esz = 0;
 	free(arena.base);
 	arena.base = arena.ptr = arena.end = NULL;
 }
 
-static json_t *load(const char *line, size_t len, json_error_t *je)
+static json_t *load_arena(const char *line, size_t len, json_error_t *je)
 {
 	if (!arena_on)
 		return json_loadb(line, len, 0, je);
@@ -546,6 +528,117 @@ static json_t *load(const char *line, size_t len, json_error_t *je)
 	arena.active = true;
 	json_t *j = json_loadb(line, len, 0, je);
 	arena.active = false;
+	return j;
+}
+
+/* The line with every integer literal from 2^63 to 2^64-1 (outside strings)
+ * replaced by its marker; NULL when there is none. */
+static char *mark_big(const char *line, size_t len, size_t *outlen)
+{
+	char *out = NULL;
+	size_t n = 0, cap = 0, copied = 0;
+	bool in_str = false;
+	for (size_t i = 0; i < len; i++) {
+		char ch = line[i];
+		if (in_str) {
+			if (ch == '\\')
+				i++;
+			else if (ch == '"')
+				in_str = false;
+			continue;
+		}
+		if (ch == '"') {
+			in_str = true;
+			continue;
+		}
+		if (ch < '0' || ch > '9')
+			continue;
+		size_t j = i;
+		while (j < len && strchr("0123456789.eE+-", line[j]) && line[j])
+			j++;
+		bool plain = (i == 0 || line[i - 1] != '-') && !(line[i] == '0' && j - i > 1);
+		uint64_t v = 0;
+		for (size_t k = i; plain && k < j; k++) {
+			unsigned dg = (unsigned)(line[k] - '0');
+			if (dg > 9 || v > (UINT64_MAX - dg) / 10)
+				plain = false;
+			else
+				v = v * 10 + dg;
+		}
+		if (plain && v > (uint64_t)INT64_MAX) {
+			char m[32];
+			int ml = snprintf(m, sizeof m, "%zu.5", big_nums.len);
+			*(uint64_t *)vec_push(&big_nums) = v;
+			if (n + (i - copied) + (size_t)ml + 1 > cap) {
+				cap = 2 * (n + (i - copied) + (size_t)ml + len + 1);
+				out = xrealloc(out, cap);
+			}
+			memcpy(out + n, line + copied, i - copied);
+			n += i - copied;
+			memcpy(out + n, m, (size_t)ml);
+			n += (size_t)ml;
+			copied = j;
+		}
+		i = j - 1;
+	}
+	if (!out)
+		return NULL;
+	out = xrealloc(out, n + (len - copied) + 1);
+	memcpy(out + n, line + copied, len - copied);
+	*outlen = n + (len - copied);
+	return out;
+}
+
+/* Counts the markers in j; false when one index is there twice (the line
+ * had a real of the marker's form of its own). */
+static bool markers_once(const json_t *j, unsigned char *seen)
+{
+	size_t i;
+	const char *k;
+	json_t *e;
+	long m = marker_index(j);
+	if (m >= 0) {
+		if (seen[m])
+			return false;
+		seen[m] = 1;
+	} else if (json_is_object(j)) {
+		json_object_foreach((json_t *)j, k, e) if (!markers_once(e, seen)) return false;
+	} else if (json_is_array(j)) {
+		json_array_foreach(j, i, e) if (!markers_once(e, seen)) return false;
+	}
+	return true;
+}
+
+static json_t *load(const char *line, size_t len, json_error_t *je)
+{
+	if (!big_nums.esz)
+		vec_init(&big_nums, sizeof(uint64_t));
+	big_nums.len = 0;
+	json_t *j = load_arena(line, len, je);
+	if (j || !strstr(je->text, "too big integer"))
+		return j;
+	size_t ml = 0;
+	char *marked = mark_big(line, len, &ml);
+	if (!marked)
+		return NULL;
+	json_error_t je2;
+	j = load_arena(marked, ml, &je2);
+	free(marked);
+	if (!j) {
+		big_nums.len = 0;
+		return NULL; /* the first error, at its column in the line */
+	}
+	unsigned char *seen = xcalloc(big_nums.len, 1);
+	bool ok = markers_once(j, seen);
+	free(seen);
+	if (!ok) {
+		json_decref(j);
+		big_nums.len = 0;
+		snprintf(je->text, sizeof je->text,
+		         "a real number of the form N.5 beside an integer beyond 2^63-1 (ambiguous)");
+		je->column = 0;
+		return NULL;
+	}
 	return j;
 }
 
@@ -758,11 +851,12 @@ static int check_format(struct ctx *c)
 int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen)
 {
 	struct ctx c = {root, "", err, errlen};
-	const char *host, *pwv;
+	const char *host, *pwv, *run;
 	if (check_format(&c) || get_int(&c, "pid", &f->pid, 0) || get_str(&c, "host", &host) ||
-	    get_str_null(&c, "peerwatch_version", &pwv, true))
+	    get_str_null(&c, "peerwatch_version", &pwv, true) || get_str_null(&c, "run_id", &run, true))
 		return -1;
 	f->host = xstrdup(host);
+	f->run_id = run ? xstrdup(run) : NULL;
 	f->pw_version = pwv ? xstrdup(pwv) : NULL;
 	if (opt_int(&c, "ppid", &f->ppid) || opt_int(&c, "t0_mono_ns", &f->t0_mono_ns) ||
 	    opt_int(&c, "t0_real_ns", &f->t0_real_ns))
@@ -778,21 +872,57 @@ int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen)
 	return 0;
 }
 
+/* "dropped_by": {"cause": count, ...} */
+static int get_dropped_by(struct ctx *c, struct pw_file *f)
+{
+	json_t *d = json_object_get(c->obj, "dropped_by"), *v;
+	const char *k;
+	if (!d)
+		return 0;
+	if (!json_is_object(d))
+		return fail(c->err, c->errlen, "\"dropped_by\" must be an object, not %s", type_name(d));
+	json_object_foreach(d, k, v) if (!json_is_integer(v) || json_integer_value(v) < 0) return fail(
+	    c->err, c->errlen, "\"dropped_by.%.64s\" must be a non-negative integer", k);
+	free(f->dropped_by);
+	f->dropped_by = json_dumps(d, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return 0;
+}
+
+/* "limit": {"bytes": N, "seq": N, "t_ns": N}, present when the size limit stopped recording */
+static int get_limit(struct ctx *c, struct pw_file *f)
+{
+	json_t *l = json_object_get(c->obj, "limit");
+	if (!l)
+		return 0;
+	if (!json_is_object(l))
+		return fail(c->err, c->errlen, "\"limit\" must be an object, not %s", type_name(l));
+	struct ctx lc = {l, "limit.", c->err, c->errlen};
+	f->limit_bytes = f->limit_seq = f->limit_t_ns = -1;
+	if (opt_int(&lc, "bytes", &f->limit_bytes) || opt_int(&lc, "seq", &f->limit_seq) ||
+	    opt_int(&lc, "t_ns", &f->limit_t_ns))
+		return -1;
+	f->has_limit = true;
+	return 0;
+}
+
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen)
 {
 	struct ctx c = {root, "", err, errlen};
-	const char *reason;
+	const char *reason, *werr;
 	if (get_int(&c, "events", &f->footer_events, 0) || get_int(&c, "dropped", &f->dropped, 0) ||
-	    get_str_null(&c, "reason", &reason, true))
+	    get_str_null(&c, "reason", &reason, true) || get_str_null(&c, "write_error", &werr, true))
 		return -1;
-	f->footer_violations = f->suppressed = -1;
+	f->footer_violations = f->suppressed = f->repeats = -1;
+	f->has_t_end = json_object_get(root, "t_end_ns") != NULL;
 	if (opt_int(&c, "t_end_ns", &f->t_end_ns) || opt_int(&c, "violations", &f->footer_violations) ||
-	    opt_int(&c, "suppressed", &f->suppressed))
+	    opt_int(&c, "suppressed", &f->suppressed) || opt_int(&c, "repeats", &f->repeats))
 		return -1;
-	if (get_modules(&c, &f->modules))
+	if (get_modules(&c, &f->modules) || get_dropped_by(&c, f) || get_limit(&c, f))
 		return -1;
 	free(f->reason);
 	f->reason = reason ? xstrdup(reason) : NULL;
+	free(f->write_error);
+	f->write_error = werr ? xstrdup(werr) : NULL;
 	f->footer = true;
 	return 0;
 }
@@ -809,7 +939,10 @@ void pw_file_clear(struct pw_file *f)
 	free(f->pw_version);
 	free(f->driver_lib);
 	free(f->vendors);
+	free(f->run_id);
 	free(f->reason);
+	free(f->dropped_by);
+	free(f->write_error);
 	free(f->unreadable);
 	free_modules(&f->modules);
 	vec_free(&f->modules);
@@ -827,11 +960,7 @@ void pw_file_clear(struct pw_file *f)
 
 bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out)
 {
-	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
-	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return false;
-	*out = (uint64_t)json_integer_value(v);
-	return true;
+	return pw_json_u64(ev->args ? json_object_get(ev->args, key) : NULL, out);
 }
 
 bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out)

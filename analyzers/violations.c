@@ -28,7 +28,10 @@ static void print_one(const struct finding *fd, const struct pw_input *in, struc
 	     *api = sanitize(fd->api ? fd->api : "(call not in the trace)");
 	printf("%s  %s\n", sev, rule);
 	printf("    %s\n", msg);
-	printf("    process %s on %s, call %llu %s", label, host, (unsigned long long)fd->call, api);
+	if (fd->has_call)
+		printf("    process %s on %s, call %llu %s", label, host, (unsigned long long)fd->call, api);
+	else
+		printf("    process %s on %s, at exit (%s)", label, host, api);
 	if (fd->seq)
 		printf(", event %llu", (unsigned long long)fd->seq);
 	printf("%s\n", fd->derived ? " (derived from the trace by the analyzer)" : "");

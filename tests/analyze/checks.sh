@@ -2,7 +2,9 @@
 # findings, crash handling, parallel reading, offline symbols, malformed
 # input.  Sourced by run.sh (A, B, WORK, HERE, check, ok, bad are set).
 
-jqt() { jq -e "$@" >/dev/null 2>&1; }
+# jq -e on the file (the last argument), which must not be empty: jq passes
+# an empty input, and a command that printed nothing has failed.
+jqt() { [ -s "${!#}" ] && jq -e "$@" >/dev/null 2>&1; }
 # Runs the analyzer; $rc, $WORK/o.out, $WORK/o.err.  Death by a signal fails the test.
 an() {
 	"$A" "$@" >"$WORK/o.out" 2>"$WORK/o.err"

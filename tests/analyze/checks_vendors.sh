@@ -131,10 +131,12 @@ call='{"type":"call","seq":SEQ,"tid":1,"vendor":"hip","api":"hipMemcpyPeer","var
 	echo "${call/SEQ/12},\"args\":{\"handle\":\"0x11\",\"dst_dev\":1,\"src_dev\":0,\"bytes\":8}}"
 	echo '{"type":"footer","events":12,"dropped":0,"t_end_ns":9,"reason":"exit"}'
 } >"$d/new.pw.jsonl"
-for cmd in summary matrix ipc managed check timeline; do
+for cmd in summary matrix ipc managed timeline; do
 	if [ $cmd = timeline ]; then an timeline -o "$WORK/tlm.json" "$d"; else an $cmd "$d"; fi
 	check "malformed new members ($cmd): read on, exit 0, never a crash" rc_is 0
 done
+an check "$d"
+check "malformed new members (check): read on, but the gate fails on damaged input (exit 3)" rc_is 3
 an summary --json "$d"
 check "unknown vendor: named with file:line" err_has 'new.pw.jsonl:2: call seq 1: vendor "opencl" is not one this reader knows (cuda, hip, acl)'
 check "implicit not a boolean" err_has 'new.pw.jsonl:3: call seq 2: "implicit" must be a boolean, not a string'

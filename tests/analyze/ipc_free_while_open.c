@@ -9,6 +9,18 @@
  *       while the importer still has it open, and tells it; the importer
  *       closes its mapping and exits.  The traces must show the free
  *       between the open and the close: ipc.free-while-open.
+ *   ipc_free_while_open interior
+ *       The same, with the handle asked first for a pointer 256 bytes into
+ *       the allocation, then for its base (the same handle): the free of the
+ *       base is the free of what was exported, so the free while open is
+ *       found all the same.
+ *   ipc_free_while_open exit-first
+ *       The importer opens the handle and exits without closing it; the
+ *       exporter frees only after that: no free while open (the mapping went
+ *       with the importer), but a leak.
+ *   ipc_free_while_open killed-first
+ *       The importer opens the handle and is killed (SIGKILL, its trace left
+ *       .partial) before the exporter frees: no free while open either.
  *   ipc_free_while_open crash
  *       Makes a few calls, prints "ready", and waits to be killed (kill -9
  *       by the script), so its trace is left .partial.
@@ -16,6 +28,7 @@
  * Every step is checked; a surprise exits 1 with the line.
  */
 #include <dlfcn.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,24 +126,30 @@ static void expect(int fd, char want)
 	CHECK(read(fd, &c, 1) == 1 && c == want);
 }
 
-/* importer HANDLE READ_FD WRITE_FD */
+/* importer MODE HANDLE READ_FD WRITE_FD */
 static int importer(char **argv)
 {
 	CUipcMemHandle h;
 	CUdeviceptr p;
-	int rfd = atoi(argv[3]), wfd = atoi(argv[4]);
-	unhex(argv[2], (unsigned char *)h.reserved, sizeof h.reserved);
+	const char *mode = argv[2];
+	int rfd = atoi(argv[4]), wfd = atoi(argv[5]);
+	unhex(argv[3], (unsigned char *)h.reserved, sizeof h.reserved);
 	load();
 	use_device(1);
 	OK(cu.open_handle(&p, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
 	say(wfd, 'o');
+	if (!strcmp(mode, "exit-first"))
+		return 0; /* with the mapping open */
+	if (!strcmp(mode, "killed-first"))
+		for (;;)
+			pause();
 	expect(rfd, 'f'); /* the exporter freed it: the mapping is still open here */
 	OK(cu.close_handle(p));
 	say(wfd, 'c');
 	return 0;
 }
 
-static int exporter(const char *self)
+static int exporter(const char *self, const char *mode)
 {
 	int to_child[2], to_parent[2];
 	CUdeviceptr p;
@@ -139,6 +158,8 @@ static int exporter(const char *self)
 	load();
 	use_device(0);
 	OK(cu.alloc(&p, 1 << 20));
+	if (!strcmp(mode, "interior"))
+		OK(cu.get_handle(&h, p + 256)); /* the same handle as the base's */
 	OK(cu.get_handle(&h, p));
 	hex((unsigned char *)h.reserved, sizeof h.reserved, hh);
 	CHECK(pipe(to_child) == 0 && pipe(to_parent) == 0);
@@ -150,14 +171,26 @@ static int exporter(const char *self)
 	if (pid == 0) {
 		if (dup2(to_child[0], IMPORTER_RFD) < 0 || dup2(to_parent[1], IMPORTER_WFD) < 0)
 			_exit(127);
-		execl("/proc/self/exe", self, "importer", hh, rfd, wfd, (char *)NULL);
+		execl("/proc/self/exe", self, "importer", mode, hh, rfd, wfd, (char *)NULL);
 		_exit(127);
 	}
 	expect(to_parent[0], 'o');
+	int st;
+	if (!strcmp(mode, "exit-first")) {
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		OK(cu.free(p)); /* the importer is gone, and its mapping with it */
+		return 0;
+	}
+	if (!strcmp(mode, "killed-first")) {
+		usleep(400 * 1000); /* its trace writer flushes at least every 100 ms */
+		CHECK(kill(pid, SIGKILL) == 0);
+		CHECK(waitpid(pid, &st, 0) == pid && WIFSIGNALED(st));
+		OK(cu.free(p));
+		return 0;
+	}
 	OK(cu.free(p)); /* while the importer has it open */
 	say(to_child[1], 'f');
 	expect(to_parent[0], 'c');
-	int st;
 	CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 	return 0;
 }
@@ -178,12 +211,15 @@ static int crash(void)
 
 int main(int argc, char **argv)
 {
-	if (argc == 5 && !strcmp(argv[1], "importer"))
+	if (argc == 6 && !strcmp(argv[1], "importer"))
 		return importer(argv);
 	if (argc == 2 && !strcmp(argv[1], "crash"))
 		return crash();
 	if (argc == 1)
-		return exporter(argv[0]);
-	fprintf(stderr, "usage: ipc_free_while_open [crash]\n");
+		return exporter(argv[0], "free");
+	if (argc == 2 && (!strcmp(argv[1], "interior") || !strcmp(argv[1], "exit-first") ||
+	                  !strcmp(argv[1], "killed-first")))
+		return exporter(argv[0], argv[1]);
+	fprintf(stderr, "usage: ipc_free_while_open [interior|exit-first|killed-first|crash]\n");
 	return 2;
 }

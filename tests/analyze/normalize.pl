@@ -104,6 +104,7 @@ sub walk {
 	return ($pid{$v} // '<TID>') if defined $key && $pid_key{$key} && $v =~ /^\d+$/;
 	return '<N>' if defined $key && $key eq 'modules' && $v =~ /^\d+$/;
 	return '<VERSION>' if defined $key && $key eq 'peerwatch_version';
+	return '<RUN>' if defined $key && $key eq 'run_id' && defined $v;
 	return '<OFF>' if defined $key && $key =~ /_offset$/ && defined $v;
 	return text($v) unless is_number($v);
 	return $v;

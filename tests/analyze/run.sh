@@ -139,6 +139,7 @@ golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
 
 . "$HERE/checks.sh"
 . "$HERE/checks_vendors.sh"
+. "$HERE/checks_truth.sh"
 
 echo "run.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

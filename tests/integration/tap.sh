@@ -16,3 +16,17 @@ check() { # DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	shift
 	if "$@"; then ok "$d"; else bad "$d"; fi
 }
+# PW_KEEP_TRACES=DIR: at exit, the traces the script left under $WORK are
+# copied to DIR/<script>/ (same relative paths) before $WORK is removed, for
+# the analyzer's tests (tests/analyze/oracle_test.sh) to read again.
+if [ -n "${PW_KEEP_TRACES:-}" ] && [ -n "${WORK:-}" ]; then
+	pw_keep_traces() {
+		local to
+		to="$PW_KEEP_TRACES/$(basename "$0" .sh)"
+		rm -rf "$to"
+		mkdir -p "$to"
+		(cd "$WORK" && find . -type f \( -name '*.pw.jsonl' -o -name '*.pw.jsonl.partial' \) \
+			-exec cp --parents {} "$to/" \;) 2>/dev/null
+	}
+	trap 'pw_keep_traces; rm -rf "$WORK"' EXIT
+fi

@@ -160,6 +160,17 @@ static void refused_args(void **state)
 	    {"{\"attrs\":[{}]}", "\"args.attrs[0]\" must be a name or a number"},
 	    {"{\"advice_name\":3}", "must be a string or null"},
 	    {"{\"copy\":{}}", "\"args.copy\" must be null"},
+	    /* beyond 2^63-1: only where the library writes unsigned values */
+	    {"{\"value\":9223372036854775808}",
+	     "\"args.value\" must be an integer, not an integer beyond 2^63-1"},
+	    {"{\"src_type\":18446744073709551615}",
+	     "\"args.src_type\" must be a string, not an integer beyond"},
+	    {"{\"bytes\":18446744073709551616}", "too big integer"},
+	    {"{\"bytes\":-9223372036854775809}", "too big negative integer"},
+	    /* the reader's own marker, forged beside a number it took out */
+	    {"{\"bytes\":9223372036854775808,\"x\":0.5}", "ambiguous"},
+	    {"{\"attrs\":\"7\"}", "\"args.attrs\" is not a 64-bit hex value"},
+	    {"{\"file_id_unique\":0}", "\"args.file_id_unique\" must be true or false"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		char line[1024], err[512] = "";
@@ -173,8 +184,58 @@ static void refused_args(void **state)
 		assert_int_equal(parse(line, &ev, err), PW_LINE_BAD);
 		if (!strstr(err, cases[i].msg))
 			fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, cases[i].msg);
-		assert_non_null(strstr(err, "call seq 1: ")); /* which event */
+		if (strncmp(err, "not valid JSON", 14)) /* which event, when it could be parsed */
+			assert_non_null(strstr(err, "call seq 1: "));
 	}
+}
+
+/* What the library writes and an earlier reader refused: sizes of 2^63 and
+ * more, a batch copy's attribute pointer, a finding made at exit. */
+static void what_the_library_writes(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512] = "";
+	uint64_t v = 0;
+	const char *call =
+	    "{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"cuMemcpyBatchAsync\","
+	    "\"variant\":\"_v2\",\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":1,"
+	    "\"ret_name\":null,\"implicit\":true,\"args\":{\"count\":2,\"bytes\":9223372036854775807,"
+	    "\"copies\":[{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_dev\":0,"
+	    "\"bytes\":9223372036854775808},{\"dst\":\"0x30\",\"dst_dev\":1,\"src\":\"0x40\","
+	    "\"src_dev\":0,\"bytes\":18446744073709551615}],\"attrs\":\"0x7ffe3ad99f30\","
+	    "\"num_attrs\":1,\"flags\":18446744073709551615,\"dev\":-2147483648,"
+	    "\"stream\":\"0x2\"}}";
+	assert_int_equal(parse(call, &ev, err), PW_LINE_EVENT);
+	assert_true(pw_arg_u64(&ev, "flags", &v));
+	assert_true(v == UINT64_MAX);
+	assert_true(pw_arg_u64(&ev, "bytes", &v));
+	assert_true(v == (uint64_t)INT64_MAX);
+	json_t *copies = json_object_get(ev.args, "copies");
+	assert_true(pw_json_u64(json_object_get(json_array_get(copies, 0), "bytes"), &v));
+	assert_true(v == (uint64_t)1 << 63);
+	assert_true(pw_json_is_big(json_object_get(json_array_get(copies, 1), "bytes")));
+	assert_true(pw_json_u64(json_object_get(json_array_get(copies, 1), "bytes"), &v));
+	assert_true(v == UINT64_MAX);
+	assert_int_equal(pw_arg_dev(&ev, "dev"), INT32_MIN);
+	/* the next line has its own numbers: no marker of the last one is left */
+	assert_int_equal(parse(CALL(2), &ev, err), PW_LINE_EVENT);
+	assert_false(pw_json_is_big(json_real(0.5)));
+	/* a finding made at exit has no call */
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":7,\"tid\":9,\"t_ns\":5,\"vendor\":\"cuda\","
+	                       "\"api\":\"exit\",\"rule\":\"vmm.leak\",\"severity\":\"warning\","
+	                       "\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_false(ev.has_call);
+	assert_true(ev.has_time);
+	assert_string_equal(ev.api, "exit");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":7,\"call\":6,\"rule\":\"r\","
+	                       "\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_true(ev.has_call);
+	assert_int_equal(ev.call, 6);
 }
 
 static void header_and_footer(void **state)
@@ -534,12 +595,14 @@ static void table_alignment(void **state)
 	table_init(&t, "lr", "NAME", "N");
 	table_row(&t, "a\x1b[31m", "7");            /* an escape sequence is not printed */
 	table_row(&t, "\xc3\xa9t\xc3\xa9", "1234"); /* "été": 3 characters wide */
+	table_row(&t, "b\x9b\xc2\x9b", "2");        /* a raw CSI byte, and CSI in UTF-8 */
 	table_print(&t, out, "");
 	table_free(&t);
 	fclose(out);
-	assert_string_equal(buf, "NAME       N\n"
-	                         "a?[31m     7\n"
-	                         "\xc3\xa9t\xc3\xa9     1234\n");
+	assert_string_equal(buf, "NAME            N\n"
+	                         "a\\x1b[31m       7\n"
+	                         "\xc3\xa9t\xc3\xa9          1234\n"
+	                         "b\\x9b\\u009b     2\n");
 	free(buf);
 }
 
@@ -577,6 +640,7 @@ int main(void)
 	    cmocka_unit_test(kinds_of_lines),
 	    cmocka_unit_test(refused_lines),
 	    cmocka_unit_test(refused_args),
+	    cmocka_unit_test(what_the_library_writes),
 	    cmocka_unit_test(header_and_footer),
 	    cmocka_unit_test_setup_teardown(files_and_phases, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
