@@ -138,7 +138,7 @@ const char *pw_acl_policy_name(int policy, char *buf, size_t len)
 void pw_acl_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_ACL_CUR_DEV)
+	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = pw_acl_current_device();
 	for (int i = 0; i < fn->nargs; i++) {
 		struct pw_acl_alloc a;
@@ -150,8 +150,9 @@ void pw_acl_pre(struct pw_call *c)
 
 /* ---- after the call: what it changed, then the event ---- */
 
-static void learn(const struct pw_call *c)
+void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 {
+	(void)unused;
 	if (c->ret != ACL_SUCCESS)
 		return;
 	switch (c->fn - pw_acl_desc) {
@@ -180,7 +181,7 @@ static bool is_copy(const struct pw_call *c)
 	       c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -188,7 +189,6 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	bool ok = c->ret == ACL_SUCCESS;
 	char buf[160];
 	switch (d->kind) {
-	case PW_K_NONE: break;
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE:
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
@@ -244,20 +244,4 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	}
 	default: break;
 	}
-}
-
-/* The whole "call" event of c, as one JSON object (no newline). */
-void pw_acl_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = NULL,
-	                                    .ret_name = pw_acl_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_ACL_CUR_DEV) != 0,
-	                                    .implicit = false};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_acl_post(struct pw_call *c)
-{
-	learn(c);
-	pw_event_post(c, pw_acl_encode);
 }

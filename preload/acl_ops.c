@@ -79,25 +79,16 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 	return true;
 }
 
-bool pw_acl_check_before(const struct pw_call *c, struct pw_op *op)
+/* The document asks once "whether data exchange between two devices is
+ * supported" and then enables both directions: the answer is the pair's.
+ * (ACL has no "already enabled" code, facts B4: a repeated enable that
+ * succeeds leaves the state as it was.) */
+void pw_acl_op_after(const struct pw_call *c, struct pw_op *op)
 {
-	if (!pw_checking() || !pw_acl_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_acl_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	/* ACL has no "already enabled" code (facts B4): a repeated enable that
-	 * succeeds leaves the state as it was. */
-	pw_check_after(op, c->ret, false);
-	/* The document asks once "whether data exchange between two devices is
-	 * supported" and then enables both directions: the answer is the pair's. */
-	if (op->kind == PW_OP_CAN_ACCESS) {
-		struct pw_op back = *op;
-		back.cur_dev = op->peer_dev;
-		back.peer_dev = op->cur_dev;
-		pw_check_after(&back, c->ret, false);
-	}
+	if (op->kind != PW_OP_CAN_ACCESS)
+		return;
+	struct pw_op back = *op;
+	back.cur_dev = op->peer_dev;
+	back.peer_dev = op->cur_dev;
+	pw_check_after(&back, c->ret, false);
 }

@@ -477,7 +477,9 @@ static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
 void pw_cuda_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_CUR_CTX) {
+	if (fn->flags & PW_IMPLICIT)
+		return; /* the classification found the devices already (pw_cuda_implicit_cross) */
+	if (fn->flags & PW_CUR_DEV) {
 		aux_ready();
 		CUcontext cur = NULL;
 		pw_tls_internal++;
@@ -523,7 +525,7 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	             (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1));
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -628,31 +630,6 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		}
 		break;
 	case PW_K_PBATCH: put_batch(w, c, i); break;
+	case PW_K_NONE: break;
 	}
-}
-
-static const char *const family_names[] = {"peer", "copy", "ipc", "managed", "support"};
-const char *pw_family_name(int f)
-{
-	return family_names[f];
-}
-const char *pw_vendor_name(int v)
-{
-	static const char *const names[] = {"cuda", "hip", "acl"};
-	return v >= 0 && v < PW_VENDOR_COUNT ? names[v] : "?";
-}
-
-/* The whole "call" event of c, as one JSON object (no newline). */
-void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = NULL,
-	                                    .ret_name = pw_cuda_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_CUR_CTX) != 0,
-	                                    .implicit = (c->fn->flags & PW_IMPLICIT) != 0};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_cuda_post(struct pw_call *c)
-{
-	pw_event_post(c, pw_cuda_encode);
 }

@@ -282,6 +282,8 @@ void pw_cuda_range_alloc(const struct pw_call *c)
 uint64_t pw_cuda_range_before(const struct pw_call *c)
 {
 	struct pw_range r;
+	if (!(c->fn->flags & PW_RANGE_NOTE))
+		return 0;
 	switch (c->fn->args[0].kind) {
 	case PW_K_PTR:
 	case PW_K_PTR32:
@@ -319,7 +321,7 @@ static void learn_mapping(const struct pw_call *c)
 
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid)
 {
-	if (c->ret != CUDA_SUCCESS)
+	if (!(c->fn->flags & PW_RANGE_NOTE) || c->ret != CUDA_SUCCESS)
 		return;
 	if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemMap)]) {
 		learn_mapping(c);

@@ -9,7 +9,6 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
-#include "cudart_hooks.h"
 #include "cuda_vmm.h"
 #include "op.h"
 #include "registry.h"
@@ -196,21 +195,4 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
 	pw_cuda_vmm_op_after(c, op);
-}
-
-bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	/* inside a hooked runtime call: that call is checked and counted (cudart_ops.c) */
-	if (pw_tls_runtime || !pw_checking() || !pw_cuda_op_before(c, op))
-		return false;
-	if (pw_cuda_batch_check(c, op)) /* batch prefetch: the rules run per range */
-		return true;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_cuda_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 }

@@ -66,14 +66,14 @@
 #ifndef PW_CUDA_TABLE_H
 #define PW_CUDA_TABLE_H
 
-/* Flags of a row. */
-#define PW_CUR_CTX 0x1      /* the call acts on the thread's current context: record its device */
-#define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
-#define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the range cache */
-#define PW_RANGE_NOTE 0x400 /* the call changes the range cache (free, managed alloc, IPC open/close) */
-/* Short names, so that the rows keep their width. */
+#include "hooks.h"
+
+/* Flags of a row (hooks.h): PW_CUR_DEV (here: the device of the current
+ * context), PW_IMPLICIT, PW_NO_EVENT, PW_RANGE_NOTE (the call changes the
+ * range cache: free, managed alloc, IPC open/close, VMM map/unmap).  Short
+ * names, so that the rows keep their width: */
 #define PW_RNG PW_RANGE_NOTE
-#define PW_CTX_RNG (PW_CUR_CTX | PW_RANGE_NOTE)
+#define PW_CTX_RNG (PW_CUR_DEV | PW_RANGE_NOTE)
 
 /* :23842 */
 #define PW_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, CUdevice, dev), (DEV, CUdevice, peer_dev)
@@ -247,8 +247,8 @@
 #define PW_CUDA_FUNCS(X)                                                      \
 	/* peer */                                                            \
 	X(cuDeviceCanAccessPeer, , PEER, 0, (PW_SIG_CAN_ACCESS_PEER))         \
-	X(cuCtxEnablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_ENABLE_PEER))    \
-	X(cuCtxDisablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_DISABLE_PEER))  \
+	X(cuCtxEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_SIG_ENABLE_PEER))    \
+	X(cuCtxDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_SIG_DISABLE_PEER))  \
 	X(cuDeviceGetP2PAttribute, , PEER, 0, (PW_SIG_P2P_ATTR))              \
 	/* copy */                                                            \
 	X(cuMemcpyPeer, , COPY, 0, (PW_SIG_MEMCPY_PEER))                      \
@@ -261,12 +261,12 @@
 	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC)) \
 	PW_CUDA_FUNCS_IMPLICIT(X)                                             \
 	/* ipc */                                                             \
-	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_GET_MEM))         \
+	X(cuIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_SIG_IPC_GET_MEM))         \
 	X(cuIpcOpenMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))       \
 	X(cuIpcOpenMemHandle, _v2, IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))    \
 	X(cuIpcCloseMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))     \
 	X(cuIpcGetEventHandle, , IPC, 0, (PW_SIG_IPC_GET_EVENT))              \
-	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_EVENT))   \
+	X(cuIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_SIG_IPC_OPEN_EVENT))   \
 	/* managed */                                                         \
 	X(cuMemAllocManaged, , MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))   \
 	X(cuMemAdvise, , MANAGED, 0, (PW_SIG_ADVISE))                         \

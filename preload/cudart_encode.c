@@ -31,10 +31,10 @@ int pw_cudart_current_device(void)
 	/* Not pw_tls_internal: this may be the runtime's first call, in which it
 	 * binds the driver (dlsym of cuGetProcAddress_v2), and that binding must
 	 * be handed our wrappers.  Driver calls it makes are not checked. */
-	pw_tls_runtime++;
+	pw_tls_upper++;
 	if (f(&dev) != cudaSuccess)
 		dev = PW_NO_DEV;
-	pw_tls_runtime--;
+	pw_tls_upper--;
 	return dev;
 }
 
@@ -207,7 +207,7 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -264,18 +264,4 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_COPY3D: put_copy3d(w, c, (const struct cudaMemcpy3DPeerParms *)(uintptr_t)v); break;
 	default: pw_jw_kv_hex(w, k, v); break;
 	}
-}
-
-void pw_cudart_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = "runtime",
-	                                    .ret_name = pw_cudart_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_CUR_DEV) != 0,
-	                                    .implicit = false};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_cudart_post(struct pw_call *c)
-{
-	pw_event_post(c, pw_cudart_encode);
 }

@@ -4,10 +4,8 @@
  * slot in the wrapper table that dlsym hands out.  Also where the real
  * runtime functions are found.
  *
- * The runtime reaches the driver through the pointers cuGetProcAddress gave
- * it, which are our driver wrappers (cuda_resolve.c): so the driver calls a
- * runtime call makes are traced with "parent" set to the runtime call
- * (call.h), and pw_tls_runtime tells them not to check or update the state.
+ * The runtime's vendor descriptor (vendor.h) says it is a layer over the
+ * driver (upper): see below.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -15,68 +13,15 @@
 #include <string.h>
 
 #include "call.h"
-#include "check.h"
 #include "cudart_hooks.h"
 #include "intercept.h"
-#include "op.h"
-#include "pp.h"
-
-PW_TLS int pw_tls_runtime;
-
-/* Argument capture: every value as a uint64_t (structs passed by value: their
- * address, except a cudaMemLocation, which is its 8 bytes). */
-static inline uint64_t pw_rtcap_int(const int *p)
-{
-	return (uint64_t)(int64_t)*p;
-}
-static inline uint64_t pw_rtcap_uint(const unsigned int *p)
-{
-	return *p;
-}
-static inline uint64_t pw_rtcap_ulong(const unsigned long *p)
-{
-	return *p;
-}
-static inline uint64_t pw_rtcap_loc(const struct cudaMemLocation *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-static inline uint64_t pw_rtcap_ipcmem(const cudaIpcMemHandle_t *p)
-{
-	return (uintptr_t)p;
-}
-static inline uint64_t pw_rtcap_ipcevt(const cudaIpcEventHandle_t *p)
-{
-	return (uintptr_t)p;
-}
-static inline uint64_t pw_rtcap_ptr(const void *p)
-{
-	uintptr_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-#define pw_rtcap(x)                                       \
-	_Generic((x), int                                 \
-	         : pw_rtcap_int, unsigned int             \
-	         : pw_rtcap_uint, unsigned long           \
-	         : pw_rtcap_ulong, struct cudaMemLocation \
-	         : pw_rtcap_loc, cudaIpcMemHandle_t       \
-	         : pw_rtcap_ipcmem, cudaIpcEventHandle_t  \
-	         : pw_rtcap_ipcevt, default               \
-	         : pw_rtcap_ptr)(&(x))
-
-#define PW_RT_CAPTURE(i, t) PW_RT_CAPTURE_(i, PW_RT_CAPTURE_T t)
-#define PW_RT_CAPTURE_T(k, ty, n) n
-#define PW_RT_CAPTURE_(i, n) c.a[i] = pw_rtcap(n)
 
 /* The CUDA 12 ABIs of the base cudaMemAdvise / cudaMemPrefetchAsync names
  * (cuda_runtime_api.h of 12.x: an int device where 13 has a cudaMemLocation;
  * the prefetch has no flags, so the stream comes one register earlier). */
 #define PW_ABI12_DESC(sym, api_, sfx, ...)                                            \
 	{                                                                             \
-		.symbol = sym, .api = api_, .variant = sfx, .vendor = PW_VENDOR_CUDA, \
+		.symbol = sym, .api = api_, .variant = sfx, .lib = &pw_cudart_vendor, \
 		.family = PW_FAM_MANAGED, .nargs = 4, .flags = PW_ABI12, .args = {    \
 			__VA_ARGS__                                                   \
 		}                                                                     \
@@ -105,43 +50,48 @@ static void abi12(struct pw_call *c, int id)
 	}
 }
 
-#define PW_CUDART_WRAPPER(api, sfx, fam, flg, sig)                                         \
-	PW_EXPORT cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig));      \
-	cudaError_t api##sfx(PW_MAP(PW_ARG_DECL, PW_COMMA, PW_EXPAND sig))                 \
-	{                                                                                  \
-		typedef cudaError_t (*fn_t)(PW_MAP(PW_ARG_TYPE, PW_COMMA, PW_EXPAND sig)); \
-		const int id = PW_CUDART_ID(api##sfx);                                     \
-		fn_t real = (fn_t)pw_cudart_real(id);                                      \
-		if (PW_UNLIKELY(!real))                                                    \
-			return cudaErrorInitializationError;                               \
-		struct pw_call c;                                                          \
-		if (!pw_call_begin(&c, &pw_cudart_desc[id]))                               \
-			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));         \
-		PW_MAP(PW_RT_CAPTURE, PW_SEMI, PW_EXPAND sig);                             \
-		if (((flg)&PW_ABI12) && pw_cudart_abi12())                                 \
-			abi12(&c, id);                                                     \
-		pw_cudart_pre(&c);                                                         \
-		struct pw_op op;                                                           \
-		bool checked = pw_cudart_check_before(&c, &op);                            \
-		c.t0 = pw_now_ns();                                                        \
-		pw_tls_runtime++;                                                          \
-		cudaError_t r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
-		pw_tls_runtime--;                                                          \
-		c.t1 = pw_now_ns();                                                        \
-		c.ret = r;                                                                 \
-		pw_cudart_post(&c);                                                        \
-		if (checked)                                                               \
-			pw_cudart_check_after(&c, &op);                                    \
-		pw_call_end(&c);                                                           \
-		return r;                                                                  \
-	}
+static void pre(struct pw_call *c)
+{
+	if ((c->fn->flags & PW_ABI12) && pw_cudart_abi12())
+		abi12(c, (int)(c->fn - pw_cudart_desc));
+	pw_cudart_pre(c);
+}
+
+/*
+ * The runtime sits over the driver (upper): it reaches the driver through
+ * the pointers cuGetProcAddress gave it, which are our driver wrappers
+ * (cuda_resolve.c), so the driver calls a runtime call makes are traced
+ * with "parent" set to the runtime call, and neither checked nor counted:
+ * findings once, at the level the user called (cudart_ops.c).
+ */
+const struct pw_vendor pw_cudart_vendor = {
+    .name = "cudart",
+    .vendor = PW_VENDOR_CUDA,
+    .layer = "runtime",
+    .upper = true,
+    .fns = pw_cudart_desc,
+    .nfns = PW_CUDART_NFUNCS,
+    .wrappers = pw_cudart_wrapper,
+    .real = pw_cudart_real_fn,
+    .resolve = pw_cudart_resolve,
+    .prefix = "cuda",
+    .dlsym_hook = pw_cudart_dlsym_hook,
+    .ret_success = cudaSuccess,
+    .ret_already_enabled = cudaErrorPeerAccessAlreadyEnabled,
+    .error_name = pw_cudart_error_name,
+    .pre = pre,
+    .op_before = pw_cudart_op_before,
+    .op_after = pw_cudart_op_after,
+    .put_arg = pw_cudart_put_arg,
+};
+
+#define PW_CUDART_WRAPPER(api, sfx, fam, flg, sig)                                                      \
+	PW_WRAPPER(pw_cudart_vendor, PW_CUDART_ID(api##sfx), cudaError_t, cudaErrorInitializationError, \
+	           api##sfx, sig)
 PW_CUDART_FUNCS(PW_CUDART_WRAPPER)
 
-#define PW_CUDART_DESC(api, sfx, fam, flg, sig)                           \
-	[PW_CUDART_ID(api##sfx)] = {#api #sfx,    #api,                   \
-	                            #sfx,         PW_VENDOR_CUDA,         \
-	                            PW_FAM_##fam, PW_NARG(PW_EXPAND sig), \
-	                            flg,          {PW_MAP(PW_ARG_DESC, PW_COMMA, PW_EXPAND sig)}},
+#define PW_CUDART_DESC(api, sfx, fam, flg, sig) \
+	[PW_CUDART_ID(api##sfx)] = PW_FN_DESC(pw_cudart_vendor, api, sfx, fam, flg, sig),
 const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS] = {PW_CUDART_FUNCS(PW_CUDART_DESC)};
 
 #define PW_CUDART_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_CUDART_ID(api##sfx)] = (void *)api##sfx,

@@ -8,7 +8,9 @@
 #include "cudart_table.h"
 #include "hooks.h"
 #include "pw.h"
+#include "vendor.h"
 
+extern const struct pw_vendor pw_cudart_vendor;
 extern const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS];
 extern void *const pw_cudart_wrapper[PW_CUDART_NFUNCS];
 extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
@@ -16,19 +18,11 @@ extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
 extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12,
     pw_cudart_desc_prefetch12_ptsz;
 
-/*
- * >0 while this thread is inside a hooked runtime call: the driver calls the
- * runtime makes for it are traced (with "parent") but neither checked nor
- * fed to the state model, which the runtime-level call updates once.
- */
-extern PW_TLS int pw_tls_runtime;
-
 /* The runtime's function behind hook id, resolved on first use. */
 void *pw_cudart_resolve(int id);
 static inline void *pw_cudart_real(int id)
 {
-	void *f = atomic_load_explicit(&pw_cudart_real_fn[id], memory_order_acquire);
-	return PW_LIKELY(f != NULL) ? f : pw_cudart_resolve(id);
+	return pw_real(&pw_cudart_vendor, id);
 }
 /* A runtime function the layer itself calls (never traced), or NULL. */
 void *pw_cudart_aux(const char *name);
@@ -38,10 +32,10 @@ bool pw_cudart_abi12(void);
 void *pw_cudart_dlsym_hook(const char *name, void *r);
 
 /* cudart_encode.c */
+/* Before the call: a CUDA 12 runtime's ABI of the PW_ABI12 names, the current device, pointers' devices. */
 void pw_cudart_pre(struct pw_call *c);
-void pw_cudart_post(struct pw_call *c);
 struct pw_jw;
-void pw_cudart_encode(struct pw_jw *w, const struct pw_call *c);
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 const char *pw_cudart_error_name(int code);
 int pw_cudart_current_device(void);
 
@@ -49,7 +43,5 @@ int pw_cudart_current_device(void);
 struct pw_op;
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op);
-bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op);
-void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op);
 
 #endif

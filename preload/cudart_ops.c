@@ -7,7 +7,7 @@
  *
  * Findings once, at the level the user called: a runtime call is checked and
  * updates the state model; the driver calls it makes inside are traced but
- * neither checked nor counted (pw_tls_runtime, cuda_ops.c).  The runtime
+ * neither checked nor counted (pw_tls_upper, call.h).  The runtime
  * level owns the state because it is the one certain to be seen: a runtime
  * may reach the driver through calls we do not hook, or by other ways
  * (cuGetExportTable), and one runtime call may make several driver calls.
@@ -199,19 +199,4 @@ void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op)
 		return;
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
-}
-
-/* A runtime call made inside another hooked runtime call is the runtime's own business. */
-bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	if (pw_tls_runtime || !pw_checking() || !pw_cudart_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_cudart_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == cudaErrorPeerAccessAlreadyEnabled);
 }

@@ -29,11 +29,11 @@
 #ifndef PW_CUDART_TABLE_H
 #define PW_CUDART_TABLE_H
 
+#include "hooks.h"
 #include "peerwatch/abi/cudart.h"
 
-/* Flags of a row. */
-#define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (cur_dev) */
-#define PW_ABI12 0x2   /* a CUDA 12 libcudart gives this name the older, int-device ABI */
+/* Flags of a row: hooks.h's (PW_CUR_DEV: the runtime's current device), and */
+#define PW_ABI12 0x1000 /* a CUDA 12 libcudart gives this name the older, int-device ABI */
 
 /* :8487, :8529, :8551, :1525 */
 #define PW_RT_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)

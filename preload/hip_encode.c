@@ -403,7 +403,7 @@ void pw_hip_pre(struct pw_call *c)
 
 /* ---- after the call: the event ---- */
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -466,19 +466,4 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		break;
 	default: break; /* kinds HIP has none of (PTR32, COPY3D) */
 	}
-}
-
-/* The whole "call" event of c, as one JSON object (no newline). */
-void pw_hip_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = NULL,
-	                                    .ret_name = pw_hip_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_CUR_DEV) != 0,
-	                                    .implicit = false};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_hip_post(struct pw_call *c)
-{
-	pw_event_post(c, pw_hip_encode);
 }

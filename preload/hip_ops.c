@@ -193,17 +193,3 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
 }
-
-bool pw_hip_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	if (!pw_checking() || !pw_hip_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_hip_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_hip_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == hipErrorPeerAccessAlreadyEnabled);
-}

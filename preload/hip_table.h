@@ -16,14 +16,14 @@
  * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
- * A function without arguments is a row of X0 (its signature "()"), which
- * the generators expand with their own macro.
+ * and a function without arguments has the signature PW_SIG_VOID (pp.h).
+ * Flags are hooks.h's (PW_CUR_DEV: the current device, hipGetDevice).
  */
 #ifndef PW_HIP_TABLE_H
 #define PW_HIP_TABLE_H
 
-/* Flags of a row. */
-#define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (hipGetDevice) */
+#include "hooks.h"
+#include "pp.h"
 
 /* :4027 */
 #define PW_HIP_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
@@ -78,7 +78,7 @@
 /* :3208 (hipDeviceReset, :1355, takes no argument) */
 #define PW_HIP_SIG_FREE (PTR, void *, ptr)
 
-#define PW_HIP_FUNCS2(X, X0)                                                                  \
+#define PW_HIP_FUNCS(X)                                                                       \
 	/* peer */                                                                            \
 	X(hipDeviceCanAccessPeer, , PEER, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                    \
 	X(hipDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))            \
@@ -106,8 +106,7 @@
 	X(hipStreamAttachMemAsync, , MANAGED, 0, (PW_HIP_SIG_ATTACH_MEM))                     \
 	/* support: the life of exported allocations, and the reset that drops peer access */ \
 	X(hipFree, , SUPPORT, 0, (PW_HIP_SIG_FREE))                                           \
-	X0(hipDeviceReset, , SUPPORT, PW_CUR_DEV, ())
-#define PW_HIP_FUNCS(X) PW_HIP_FUNCS2(X, X)
+	X(hipDeviceReset, , SUPPORT, PW_CUR_DEV, (PW_SIG_VOID))
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym

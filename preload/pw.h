@@ -55,6 +55,11 @@ struct pw_thread;
 extern PW_TLS int pw_tls_internal;    /* >0: peerwatch itself is calling the runtime */
 extern PW_TLS uint64_t pw_tls_parent; /* seq of the hooked call this thread is inside, 0 if none */
 extern PW_TLS long pw_tls_tid;        /* cached gettid(), 0 until asked */
+/* >0 while this thread is inside a hooked call of a library that sits over
+ * another hooked one (the CUDA runtime over the driver): the calls it makes
+ * below are traced (with "parent") but neither checked nor fed to the state
+ * model, which the call above updates once. */
+extern PW_TLS int pw_tls_upper;
 
 static inline uint64_t pw_seq_next(void)
 {

@@ -27,6 +27,7 @@
 #include "stack.h"
 #include "suppress.h"
 #include "trace.h"
+#include "vendor.h"
 
 static atomic_uint_fast64_t violations;
 static uintptr_t self_lo, self_hi; /* our own code: frames there are not the caller's */

@@ -76,7 +76,7 @@ NF < 9 { next }
 	if ($8 ~ /PW_IMPLICIT/) fam = fam ", *implicit*"
 	if ($8 ~ /PW_NO_EVENT/) fam = fam ", *not recorded*"
 	variant = "`\"" $4 "\"`"
-	cur = ($8 ~ /PW_CUR_(CTX|DEV)|PW_CTX_RNG|PW_ACL_CUR_DEV/) ? "yes" : ""
+	cur = ($8 ~ /PW_CUR_DEV|PW_CTX_RNG/) ? "yes" : ""
 	args = ""
 	for (i = 10; i + 4 <= NF; i += 6) {
 		if ($(i + 2) == "NONE")

@@ -23,16 +23,17 @@
 #define PWDOC_SEP()
 #define PWDOC_ROW(api, sfx, fam, flg, sig) \
 	PWDOC_ROW #api #sfx #fam #flg PW_MAP(PWDOC_ARG, PWDOC_SEP, PW_EXPAND sig)
-/* a function without arguments */
-#define PWDOC_ROW0(api, sfx, fam, flg, sig) PWDOC_ROW #api #sfx #fam #flg
 
 PWDOC_BEGIN
-PWDOC_VENDOR "CUDA driver API (libcuda.so.1)" "preload/cuda_table.h" "scripts/hooks-doc/cuda.md"
-PW_CUDA_FUNCS(PWDOC_ROW)
-PWDOC_VENDOR "CUDA runtime API (libcudart.so)" "preload/cudart_table.h" "scripts/hooks-doc/cudart.md"
-PW_CUDART_FUNCS(PWDOC_ROW)
-PWDOC_VENDOR "HIP runtime (libamdhip64.so.5, .6, .7)" "preload/hip_table.h" "scripts/hooks-doc/hip.md"
-PW_HIP_FUNCS2(PWDOC_ROW, PWDOC_ROW0)
-PWDOC_VENDOR "Ascend ACL runtime (libascendcl.so)" "preload/acl_table.h" "scripts/hooks-doc/acl.md"
-PW_ACL_FUNCS(PWDOC_ROW)
-PWDOC_END
+PWDOC_VENDOR "CUDA driver API (libcuda.so.1)"
+             "preload/cuda_table.h"
+             "scripts/hooks-doc/cuda.md" PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_VENDOR
+    "CUDA runtime API (libcudart.so)"
+    "preload/cudart_table.h"
+    "scripts/hooks-doc/cudart.md" PW_CUDART_FUNCS(PWDOC_ROW) PWDOC_VENDOR
+    "HIP runtime (libamdhip64.so.5, .6, .7)"
+    "preload/hip_table.h"
+    "scripts/hooks-doc/hip.md" PW_HIP_FUNCS(PWDOC_ROW) PWDOC_VENDOR
+    "Ascend ACL runtime (libascendcl.so)"
+    "preload/acl_table.h"
+    "scripts/hooks-doc/acl.md" PW_ACL_FUNCS(PWDOC_ROW) PWDOC_END

@@ -62,6 +62,13 @@ integration-test: test-build
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 
+# No circle of calls joins the shared files of the library and a vendor's
+# (scripts/depgraph.py): the shared code reaches vendors through their
+# descriptors only (preload/vendor.h).
+.PHONY: deps-test
+deps-test: all
+	@scripts/depgraph.py $(BUILD)/obj/preload --check
+
 .PHONY: docs-test
 docs-test: test-build
 	@scripts/gen-hooks-doc.sh | cmp -s - docs/hooks.md && echo "docs: docs/hooks.md matches the hook tables" || \
@@ -72,7 +79,7 @@ docs-test: test-build
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test deps-test docs-test analyze-test
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acl_hooks.h"
+#include "event.h"
 #include "jsonw.h"
 #include "op.h"
 
@@ -22,7 +23,7 @@ static json_t *encode(const struct pw_call *c)
 	static char buf[PW_MAX_ARGS * 512];
 	struct pw_jw w;
 	pw_jw_init(&w, buf, sizeof buf - 1);
-	pw_acl_encode(&w, c);
+	pw_event_call(&w, c);
 	assert_false(w.overflow);
 	*w.p = 0;
 	json_error_t e;
@@ -203,7 +204,7 @@ static void free_then_reuse(void **state)
 	assert_int_equal(f.dev[0], 0);
 	pw_acl_mem_remove(0x30000);
 	pw_acl_mem_add(0x40000, 8192, 1, ACL_MEM_MALLOC_HUGE_FIRST_P2P); /* thread 2 */
-	pw_acl_post(&f); /* thread 1, after the real aclrtFree */
+	pw_acl_learn(&f, 0); /* thread 1, after the real aclrtFree */
 	assert_true(pw_acl_mem_find(0x40000, &a));
 	assert_int_equal(a.dev, 1);
 	assert_int_equal(a.size, 8192);
