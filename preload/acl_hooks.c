@@ -28,15 +28,15 @@ const struct pw_vendor pw_acl_vendor = {
     .describe = pw_acl_describe,
 };
 
-#define PW_ACL_WRAPPER(api, sfx, fam, flg, sig) \
+#define PW_ACL_WRAPPER(api, sfx, fam, op, flg, sig) \
 	PW_WRAPPER(pw_acl_vendor, PW_ACL_ID(api##sfx), aclError, ACL_ERROR_UNINITIALIZE, api##sfx, sig)
 PW_ACL_FUNCS(PW_ACL_WRAPPER)
 
-#define PW_ACL_DESC(api, sfx, fam, flg, sig) \
-	[PW_ACL_ID(api##sfx)] = PW_FN_DESC(pw_acl_vendor, api, sfx, fam, flg, sig),
+#define PW_ACL_DESC(api, sfx, fam, op, flg, sig) \
+	[PW_ACL_ID(api##sfx)] = PW_FN_DESC(pw_acl_vendor, api, sfx, fam, op, flg, sig),
 const struct pw_fn_desc pw_acl_desc[PW_ACL_NFUNCS] = {PW_ACL_FUNCS(PW_ACL_DESC)};
 
-#define PW_ACL_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_ACL_ID(api##sfx)] = (void *)api##sfx,
+#define PW_ACL_WRAPPER_PTR(api, sfx, fam, op, flg, sig) [PW_ACL_ID(api##sfx)] = (void *)api##sfx,
 void *const pw_acl_wrapper[PW_ACL_NFUNCS] = {PW_ACL_FUNCS(PW_ACL_WRAPPER_PTR)};
 
 _Atomic(void *) pw_acl_real_fn[PW_ACL_NFUNCS];

@@ -40,7 +40,7 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 	int kind = (int)(int64_t)c->a[4];
 	if (!device_kind(kind))
 		return false;
-	op->kind = PW_OP_COPY;
+	op->kind = PW_OP_IMPLICIT_COPY;
 	op->bytes = c->a[3];
 	mem_arg(c, 0, &op->dst);
 	mem_arg(c, 2, &op->src);

@@ -2,7 +2,7 @@
  * The Ascend ACL runtime functions (libascendcl.so) peerwatch hooks: one row
  * per exported symbol, the same shape as cuda_table.h:
  *
- *   X(api, suffix, family, flags, (signature))
+ *   X(api, suffix, family, op, flags, (signature))
  *
  * ACL exports no variants, so every suffix is empty.  Wrappers
  * (acl_hooks.c), the descriptor table, the export list and the ACL part of
@@ -63,26 +63,26 @@ enum pw_acl_kind {
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
 
-#define PW_ACL_FUNCS(X)                                                                \
-	/* peer */                                                                     \
-	X(aclrtDeviceCanAccessPeer, , PEER, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))           \
-	X(aclrtDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))   \
-	X(aclrtDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
-	/* copy */                                                                     \
-	X(aclrtMemcpy, , COPY, 0, (PW_ACL_SIG_MEMCPY))                                 \
-	X(aclrtMemcpyAsync, , COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                      \
-	/* support: allocations (their policy and device), the current device, life */ \
-	X(aclrtMalloc, , SUPPORT, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                     \
-	X(aclrtFree, , SUPPORT, 0, (PW_ACL_SIG_FREE))                                  \
-	X(aclrtSetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                           \
-	X(aclrtResetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                         \
-	X(aclrtGetDevice, , SUPPORT, 0, (PW_ACL_SIG_GET_DEVICE))                       \
-	X(aclInit, , SUPPORT, 0, (PW_ACL_SIG_INIT))                                    \
-	X(aclFinalize, , SUPPORT, 0, (PW_SIG_VOID))
+#define PW_ACL_FUNCS(X)                                                                              \
+	/* peer */                                                                                   \
+	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
+	X(aclrtDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))    \
+	X(aclrtDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
+	/* copy */                                                                                   \
+	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
+	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	/* support: allocations (their policy and device), the current device, life */               \
+	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
+	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
+	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
+	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
+	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \
+	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                    \
+	X(aclFinalize, , SUPPORT, RUNTIME_FINI, 0, (PW_SIG_VOID))
 
 /* Symbol ids: PW_ACL_ID(aclrtMemcpy) */
 #define PW_ACL_ID(sym) PW_ACL_ID_##sym
-#define PW_ACL_ENUM_ROW(api, sfx, fam, flags, sig) PW_ACL_ID(api##sfx),
+#define PW_ACL_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_ACL_ID(api##sfx),
 enum pw_acl_id { PW_ACL_FUNCS(PW_ACL_ENUM_ROW) PW_ACL_NFUNCS };
 
 #endif

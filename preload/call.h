@@ -215,10 +215,10 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	}
 
 /* The row's descriptor (hooks.h), for the table of vendor descriptor V. */
-#define PW_FN_DESC(V, api_, sfx_, fam_, flg_, sig_)                                                        \
+#define PW_FN_DESC(V, api_, sfx_, fam_, op_, flg_, sig_)                                                   \
 	{                                                                                                  \
 		.symbol = #api_ #sfx_, .api = #api_, .variant = #sfx_, .lib = &V, .family = PW_FAM_##fam_, \
-		.nargs = PW_NARGS(PW_EXPAND sig_), .flags = flg_, .args = {                                \
+		.op = PW_OP_##op_, .nargs = PW_NARGS(PW_EXPAND sig_), .flags = flg_, .args = {             \
 			PW_MAP(PW_ARG_DESC, PW_COMMA, PW_EXPAND sig_)                                      \
 		}                                                                                          \
 	}

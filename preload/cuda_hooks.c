@@ -51,15 +51,15 @@ const struct pw_vendor pw_cuda_vendor = {
     .exit_op = pw_vmm_exit_op,
 };
 
-#define PW_CUDA_WRAPPER(api, sfx, fam, flg, sig) \
+#define PW_CUDA_WRAPPER(api, sfx, fam, op, flg, sig) \
 	PW_WRAPPER(pw_cuda_vendor, PW_CUDA_ID(api##sfx), CUresult, CUDA_ERROR_NOT_INITIALIZED, api##sfx, sig)
 PW_CUDA_FUNCS(PW_CUDA_WRAPPER)
 
-#define PW_CUDA_DESC(api, sfx, fam, flg, sig) \
-	[PW_CUDA_ID(api##sfx)] = PW_FN_DESC(pw_cuda_vendor, api, sfx, fam, flg, sig),
+#define PW_CUDA_DESC(api, sfx, fam, op, flg, sig) \
+	[PW_CUDA_ID(api##sfx)] = PW_FN_DESC(pw_cuda_vendor, api, sfx, fam, op, flg, sig),
 const struct pw_fn_desc pw_cuda_desc[PW_CUDA_NFUNCS] = {PW_CUDA_FUNCS(PW_CUDA_DESC)};
 
-#define PW_CUDA_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_CUDA_ID(api##sfx)] = (void *)api##sfx,
+#define PW_CUDA_WRAPPER_PTR(api, sfx, fam, op, flg, sig) [PW_CUDA_ID(api##sfx)] = (void *)api##sfx,
 void *const pw_cuda_wrapper[PW_CUDA_NFUNCS] = {PW_CUDA_FUNCS(PW_CUDA_WRAPPER_PTR)};
 
 _Atomic(void *) pw_cuda_real_fn[PW_CUDA_NFUNCS];

@@ -357,7 +357,7 @@ static void mem_side(struct pw_mem *m, uint64_t ptr, int dev, bool facts)
 bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op)
 {
 	const struct pw_fn_desc *fn = c->fn;
-	op->kind = PW_OP_COPY;
+	op->kind = PW_OP_IMPLICIT_COPY;
 	switch (fn->args[0].kind) {
 	case PW_K_PTR:
 		op->bytes = c->a[2];

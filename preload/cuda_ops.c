@@ -96,7 +96,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_CUDA_ID(cuMemcpyPeer_ptds):
 	case PW_CUDA_ID(cuMemcpyPeerAsync):
 	case PW_CUDA_ID(cuMemcpyPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
+		op->kind = PW_OP_PEER_COPY;
 		op->bytes = c->a[4];
 		mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
@@ -105,7 +105,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_CUDA_ID(cuMemcpy3DPeer_ptds):
 	case PW_CUDA_ID(cuMemcpy3DPeerAsync):
 	case PW_CUDA_ID(cuMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
+		op->kind = PW_OP_PEER_COPY;
 		copy3d(c, op);
 		break;
 	case PW_CUDA_ID(cuIpcGetMemHandle):
@@ -180,7 +180,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		return ((c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op)) ||
 		       pw_cuda_vmm_op_before(c, op);
 	}
-	if (op->kind == PW_OP_COPY)
+	if (op->kind == PW_OP_PEER_COPY || op->kind == PW_OP_IMPLICIT_COPY)
 		pw_cuda_vmm_copy_facts(op);
 	else if (op->kind == PW_OP_IPC_EXPORT)
 		pw_cuda_vmm_export_facts(op);

@@ -19,22 +19,22 @@
 /* The CUDA 12 ABIs of the base cudaMemAdvise / cudaMemPrefetchAsync names
  * (cuda_runtime_api.h of 12.x: an int device where 13 has a cudaMemLocation;
  * the prefetch has no flags, so the stream comes one register earlier). */
-#define PW_ABI12_DESC(sym, api_, sfx, ...)                                            \
-	{                                                                             \
-		.symbol = sym, .api = api_, .variant = sfx, .lib = &pw_cudart_vendor, \
-		.family = PW_FAM_MANAGED, .nargs = 4, .flags = PW_ABI12, .args = {    \
-			__VA_ARGS__                                                   \
-		}                                                                     \
+#define PW_ABI12_DESC(sym, api_, sfx, op_, ...)                                               \
+	{                                                                                     \
+		.symbol = sym, .api = api_, .variant = sfx, .lib = &pw_cudart_vendor,         \
+		.family = PW_FAM_MANAGED, .op = op_, .nargs = 4, .flags = PW_ABI12, .args = { \
+			__VA_ARGS__                                                           \
+		}                                                                             \
 	}
 const struct pw_fn_desc pw_cudart_desc_advise12 =
-    PW_ABI12_DESC("cudaMemAdvise", "cudaMemAdvise", "", {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"},
+    PW_ABI12_DESC("cudaMemAdvise", "cudaMemAdvise", "", PW_OP_ADVISE, {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"},
                   {PW_K_ADVICE, "advice"}, {PW_K_DEV, "dev"});
 const struct pw_fn_desc pw_cudart_desc_prefetch12 =
-    PW_ABI12_DESC("cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "", {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"},
-                  {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"});
-const struct pw_fn_desc pw_cudart_desc_prefetch12_ptsz =
-    PW_ABI12_DESC("cudaMemPrefetchAsync_ptsz", "cudaMemPrefetchAsync", "_ptsz", {PW_K_PTR, "ptr"},
+    PW_ABI12_DESC("cudaMemPrefetchAsync", "cudaMemPrefetchAsync", "", PW_OP_PREFETCH, {PW_K_PTR, "ptr"},
                   {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"});
+const struct pw_fn_desc pw_cudart_desc_prefetch12_ptsz =
+    PW_ABI12_DESC("cudaMemPrefetchAsync_ptsz", "cudaMemPrefetchAsync", "_ptsz", PW_OP_PREFETCH,
+                  {PW_K_PTR, "ptr"}, {PW_K_SIZE, "bytes"}, {PW_K_DEV, "dst_dev"}, {PW_K_STREAM, "stream"});
 
 /* A CUDA 12 runtime answers a PW_ABI12 name: describe the call by its ABI. */
 static void abi12(struct pw_call *c, int id)
@@ -85,16 +85,16 @@ const struct pw_vendor pw_cudart_vendor = {
     .put_arg = pw_cudart_put_arg,
 };
 
-#define PW_CUDART_WRAPPER(api, sfx, fam, flg, sig)                                                      \
+#define PW_CUDART_WRAPPER(api, sfx, fam, op, flg, sig)                                                  \
 	PW_WRAPPER(pw_cudart_vendor, PW_CUDART_ID(api##sfx), cudaError_t, cudaErrorInitializationError, \
 	           api##sfx, sig)
 PW_CUDART_FUNCS(PW_CUDART_WRAPPER)
 
-#define PW_CUDART_DESC(api, sfx, fam, flg, sig) \
-	[PW_CUDART_ID(api##sfx)] = PW_FN_DESC(pw_cudart_vendor, api, sfx, fam, flg, sig),
+#define PW_CUDART_DESC(api, sfx, fam, op, flg, sig) \
+	[PW_CUDART_ID(api##sfx)] = PW_FN_DESC(pw_cudart_vendor, api, sfx, fam, op, flg, sig),
 const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS] = {PW_CUDART_FUNCS(PW_CUDART_DESC)};
 
-#define PW_CUDART_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_CUDART_ID(api##sfx)] = (void *)api##sfx,
+#define PW_CUDART_WRAPPER_PTR(api, sfx, fam, op, flg, sig) [PW_CUDART_ID(api##sfx)] = (void *)api##sfx,
 void *const pw_cudart_wrapper[PW_CUDART_NFUNCS] = {PW_CUDART_FUNCS(PW_CUDART_WRAPPER_PTR)};
 
 _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];

@@ -114,7 +114,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_CUDART_ID(cudaMemcpyPeer):
 	case PW_CUDART_ID(cudaMemcpyPeerAsync):
-		op->kind = PW_OP_COPY;
+		op->kind = PW_OP_PEER_COPY;
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
@@ -123,7 +123,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_CUDART_ID(cudaMemcpy3DPeer_ptds):
 	case PW_CUDART_ID(cudaMemcpy3DPeerAsync):
 	case PW_CUDART_ID(cudaMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
+		op->kind = PW_OP_PEER_COPY;
 		copy3d(c, op);
 		break;
 	case PW_CUDART_ID(cudaIpcGetMemHandle):

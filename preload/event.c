@@ -5,6 +5,7 @@
 
 #include "check.h"
 #include "jsonw.h"
+#include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
 #include "vendor.h"
@@ -90,6 +91,8 @@ void pw_event_call(struct pw_jw *w, const struct pw_call *c)
 	pw_jw_kv_str(w, "api", fn->api);
 	pw_jw_kv_str(w, "variant", fn->variant);
 	pw_jw_kv_str(w, "family", pw_family_name(fn->family));
+	const char *op = pw_op_name(fn->op);
+	pw_jw_kv_str(w, "op", op ? op : "none"); /* every row has one (tests/unit/test_ops.c) */
 	pw_jw_kv_u64(w, "t_ns", c->t0);
 	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
 	pw_jw_kv_i64(w, "ret", c->ret);

@@ -16,6 +16,7 @@
 
 #include "cuda_hooks.h"
 #include "gpu_timing.h"
+#include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
 
@@ -160,8 +161,8 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 /* The stream argument of a timed call, or -1 if the call is not timed. */
 static int stream_arg(const struct pw_call *c)
 {
-	bool timed = (c->fn->family == PW_FAM_COPY && strstr(c->fn->api, "Async")) ||
-	             !strcmp(c->fn->api, "cuMemPrefetchAsync");
+	bool timed = c->fn->op == PW_OP_PEER_COPY || c->fn->op == PW_OP_IMPLICIT_COPY ||
+	             c->fn->op == PW_OP_PREFETCH; /* those with a stream: the asynchronous ones */
 	for (int i = 0; timed && i < c->fn->nargs; i++)
 		if (c->fn->args[i].kind == PW_K_STREAM)
 			return i;

@@ -29,15 +29,15 @@ const struct pw_vendor pw_hip_vendor = {
     .describe = pw_hip_describe,
 };
 
-#define PW_HIP_WRAPPER(api, sfx, fam, flg, sig) \
+#define PW_HIP_WRAPPER(api, sfx, fam, op, flg, sig) \
 	PW_WRAPPER(pw_hip_vendor, PW_HIP_ID(api##sfx), hipError_t, hipErrorNotInitialized, api##sfx, sig)
 PW_HIP_FUNCS(PW_HIP_WRAPPER)
 
-#define PW_HIP_DESC(api, sfx, fam, flg, sig) \
-	[PW_HIP_ID(api##sfx)] = PW_FN_DESC(pw_hip_vendor, api, sfx, fam, flg, sig),
+#define PW_HIP_DESC(api, sfx, fam, op, flg, sig) \
+	[PW_HIP_ID(api##sfx)] = PW_FN_DESC(pw_hip_vendor, api, sfx, fam, op, flg, sig),
 const struct pw_fn_desc pw_hip_desc[PW_HIP_NFUNCS] = {PW_HIP_FUNCS(PW_HIP_DESC)};
 
-#define PW_HIP_WRAPPER_PTR(api, sfx, fam, flg, sig) [PW_HIP_ID(api##sfx)] = (void *)api##sfx,
+#define PW_HIP_WRAPPER_PTR(api, sfx, fam, op, flg, sig) [PW_HIP_ID(api##sfx)] = (void *)api##sfx,
 void *const pw_hip_wrapper[PW_HIP_NFUNCS] = {PW_HIP_FUNCS(PW_HIP_WRAPPER_PTR)};
 
 _Atomic(void *) pw_hip_real_fn[PW_HIP_NFUNCS];

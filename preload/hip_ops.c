@@ -102,7 +102,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_HIP_ID(hipMemcpyPeer):
 	case PW_HIP_ID(hipMemcpyPeerAsync):
-		op->kind = PW_OP_COPY;
+		op->kind = PW_OP_PEER_COPY;
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);

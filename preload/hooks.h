@@ -84,7 +84,9 @@ struct pw_fn_desc {
 	const char *api;             /* without the variant: cuMemcpyPeer */
 	const char *variant;         /* "", "_v2", "_ptds", "_ptsz", "_v2_ptsz" */
 	const struct pw_vendor *lib; /* the library whose table has the row (vendor.h) */
-	uint8_t family, nargs;
+	uint8_t family;
+	uint8_t op; /* what the call does: PW_OP_* (peerwatch/trace_format.h), the event's "op" */
+	uint8_t nargs;
 	uint16_t flags;
 	struct pw_arg_desc args[PW_MAX_ARGS];
 };

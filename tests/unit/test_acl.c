@@ -151,7 +151,7 @@ static void copy_event_and_op(void **state)
 
 	struct pw_op op;
 	assert_true(pw_acl_op_before(&c, &op));
-	assert_int_equal(op.kind, PW_OP_COPY);
+	assert_int_equal(op.kind, PW_OP_IMPLICIT_COPY);
 	assert_int_equal(op.vendor, PW_VENDOR_ACL);
 	assert_int_equal(op.src.dev, 0);
 	assert_int_equal(op.dst.dev, 1);
@@ -184,6 +184,7 @@ static void finalize_event(void **state)
 	struct pw_call c = call_of(PW_ACL_ID(aclFinalize), ACL_ERROR_REPEAT_FINALIZE);
 	json_t *j = encode(&c);
 	assert_string_equal(STR(j, "api"), "aclFinalize");
+	assert_string_equal(STR(j, "op"), "runtime_fini");
 	assert_string_equal(STR(j, "ret_name"), "ACL_ERROR_REPEAT_FINALIZE");
 	assert_int_equal(json_object_size(json_object_get(j, "args")), 0);
 	json_decref(j);

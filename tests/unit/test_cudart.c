@@ -87,7 +87,7 @@ static void ops(void **state)
 	c.dev[0] = 1;
 	c.dev[2] = 0;
 	assert_true(pw_cudart_op_before(&c, &op));
-	assert_int_equal(op.kind, PW_OP_COPY);
+	assert_int_equal(op.kind, PW_OP_PEER_COPY);
 	assert_string_equal(op.api, "cudaMemcpyPeer");
 	assert_int_equal(op.vendor, PW_VENDOR_CUDA);
 	assert_int_equal(op.dst.named_dev, 1);

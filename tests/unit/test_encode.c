@@ -65,6 +65,7 @@ static void peer_copy(void **state)
 	assert_string_equal(STR(j, "api"), "cuMemcpyPeerAsync");
 	assert_string_equal(STR(j, "variant"), "_ptsz");
 	assert_string_equal(STR(j, "family"), "copy");
+	assert_string_equal(STR(j, "op"), "peer_copy");
 	assert_int_equal(INT(j, "t_ns"), 1000);
 	assert_int_equal(INT(j, "dur_ns"), 250);
 	assert_int_equal(INT(j, "ret"), 0);

@@ -139,7 +139,7 @@ static void peer_disable_and_limit(void **state)
 
 static struct pw_op copy_op(void)
 {
-	struct pw_op op = op_of(PW_OP_COPY, "cuMemcpyPeer");
+	struct pw_op op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
 	op.bytes = 4096;
 	op.dst = (struct pw_mem){.ptr = 0x20000,
 	                         .dev = 1,
