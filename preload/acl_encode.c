@@ -144,7 +144,7 @@ void pw_acl_pre(struct pw_call *c)
 		struct pw_acl_alloc a;
 		c->dev[i] = fn->args[i].kind == PW_K_APTR && pw_acl_mem_find(c->a[i], &a) ? a.dev : PW_NO_DEV;
 	}
-	if (fn == &pw_acl_desc[PW_ACL_ID(aclrtFree)])
+	if (fn->op == PW_OP_FREE)
 		c->dev[PW_ACL_FREE_SLOT] = pw_acl_mem_slot(c->a[0]);
 }
 
@@ -155,19 +155,19 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 	(void)unused;
 	if (c->ret != ACL_SUCCESS)
 		return;
-	switch (c->fn - pw_acl_desc) {
-	case PW_ACL_ID(aclrtMalloc):
+	switch (c->fn->op) {
+	case PW_OP_ALLOC:
 		if (c->a[0])
 			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], c->cur_dev,
 			               (int)(int64_t)c->a[2]);
 		break;
-	case PW_ACL_ID(aclrtFree): pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
-	case PW_ACL_ID(aclrtSetDevice): tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
-	case PW_ACL_ID(aclrtResetDevice):
+	case PW_OP_FREE: pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
+	case PW_OP_DEVICE_SET: tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
+	case PW_OP_DEVICE_RESET:
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)
 			tls_dev_plus1 = 0; /* whatever the runtime says next */
 		break;
-	case PW_ACL_ID(aclrtGetDevice):
+	case PW_OP_DEVICE_GET:
 		if (c->a[0])
 			tls_dev_plus1 = *(const int32_t *)(uintptr_t)c->a[0] + 1;
 		break;
@@ -177,8 +177,7 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 
 static bool is_copy(const struct pw_call *c)
 {
-	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] ||
-	       c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
+	return c->fn->op == PW_OP_IMPLICIT_COPY;
 }
 
 void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)

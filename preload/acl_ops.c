@@ -52,28 +52,19 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_ACL, c);
-	switch (c->fn - pw_acl_desc) {
-	case PW_ACL_ID(aclrtDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_ACL_ID(aclrtDeviceEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_acl_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_ACL_ID(aclrtDeviceDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = (int)(int64_t)c->a[0];
-		break;
-	case PW_ACL_ID(aclrtMemcpy):
-	case PW_ACL_ID(aclrtMemcpyAsync): return copy_op(c, op);
-	case PW_ACL_ID(aclrtResetDevice):
-		op->kind = PW_OP_DEVICE_RESET;
-		op->cur_dev = (int)(int64_t)c->a[0];
-		break;
+	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
+	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;
 	}
 	return true;

@@ -323,7 +323,7 @@ void pw_cuda_range_after(const struct pw_call *c, uint64_t rid)
 {
 	if (!(c->fn->flags & PW_RANGE_NOTE) || c->ret != CUDA_SUCCESS)
 		return;
-	if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemMap)]) {
+	if (c->fn->op == PW_OP_VMM_MAP) {
 		learn_mapping(c);
 		return;
 	}

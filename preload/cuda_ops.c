@@ -76,109 +76,85 @@ static void holders(struct pw_op *op)
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
-	switch (c->fn - pw_cuda_desc) {
-	case PW_CUDA_ID(cuDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_CUDA_ID(cuCtxEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_CUDA_ID(cuCtxDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = c->dev[0];
-		break;
-	case PW_CUDA_ID(cuMemcpyPeer):
-	case PW_CUDA_ID(cuMemcpyPeer_ptds):
-	case PW_CUDA_ID(cuMemcpyPeerAsync):
-	case PW_CUDA_ID(cuMemcpyPeerAsync_ptsz):
-		op->kind = PW_OP_PEER_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = c->dev[0]; break;
+	case PW_OP_PEER_COPY:
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cuMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
 		break;
-	case PW_CUDA_ID(cuMemcpy3DPeer):
-	case PW_CUDA_ID(cuMemcpy3DPeer_ptds):
-	case PW_CUDA_ID(cuMemcpy3DPeerAsync):
-	case PW_CUDA_ID(cuMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_PEER_COPY;
-		copy3d(c, op);
-		break;
-	case PW_CUDA_ID(cuIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_CUDA_ID(cuIpcOpenMemHandle):
-	case PW_CUDA_ID(cuIpcOpenMemHandle_v2):
-		op->kind = PW_OP_IPC_OPEN;
+	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
 		pw_op_registry_facts(op);
 		break;
-	case PW_CUDA_ID(cuIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_CUDA_ID(cuMemAllocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_CUDA_ID(cuMemAdvise):
-	case PW_CUDA_ID(cuMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
-		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemAdvise)])
+		if (c->fn->args[3].kind == PW_K_DEV) /* the legacy ABI: a device ordinal */
 			legacy_device(c->a[3], op);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_CUDA_ID(cuMemPrefetchAsync):
-	case PW_CUDA_ID(cuMemPrefetchAsync_ptsz):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
+		if (c->fn->args[2].kind == PW_K_DEV) /* the legacy ABI: a device ordinal */
+			legacy_device(c->a[2], op);
+		else
+			location(c->a[2], op);
 		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_CUDA_ID(cuMemPrefetchAsync_v2):
-	case PW_CUDA_ID(cuMemPrefetchAsync_v2_ptsz):
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		location(c->a[2], op);
-		op->ndev = pw_cuda_device_count();
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
 		break;
-	case PW_CUDA_ID(cuMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_CUDA_ID(cuMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
-	case PW_CUDA_ID(cuStreamAttachMemAsync):
-	case PW_CUDA_ID(cuStreamAttachMemAsync_ptsz):
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		op->null_stream = c->a[0] == 0 || c->a[0] == (uintptr_t)CU_STREAM_LEGACY;
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		break;
-	case PW_CUDA_ID(cuMemFree_v2):
-	case PW_CUDA_ID(cuMemFreeAsync):
-	case PW_CUDA_ID(cuMemFreeAsync_ptsz):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
+		if (c->fn->args[0].kind == PW_K_PTR32)
+			return false; /* the 32-bit ABI names no UVA memory: nothing to follow */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		holders(op);
 		break;
-	default:
-		return ((c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op)) ||
-		       pw_cuda_vmm_op_before(c, op);
+	default: return pw_cuda_vmm_op_before(c, op);
 	}
 	if (op->kind == PW_OP_PEER_COPY || op->kind == PW_OP_IMPLICIT_COPY)
 		pw_cuda_vmm_copy_facts(op);

@@ -79,98 +79,71 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
-	if (c->fn == &pw_cudart_desc_advise12) {
-		op->kind = PW_OP_ADVISE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];
-		legacy_device(c->a[3], op);
-		op->ndev = pw_cuda_device_count();
-		return true;
-	}
-	if (c->fn == &pw_cudart_desc_prefetch12 || c->fn == &pw_cudart_desc_prefetch12_ptsz) {
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
-		op->ndev = pw_cuda_device_count();
-		return true;
-	}
-	switch (c->fn - pw_cudart_desc) {
-	case PW_CUDART_ID(cudaDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_CUDART_ID(cudaDeviceEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_CUDART_ID(cudaDeviceDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = (int)(int64_t)c->a[0];
-		break;
-	case PW_CUDART_ID(cudaMemcpyPeer):
-	case PW_CUDART_ID(cudaMemcpyPeerAsync):
-		op->kind = PW_OP_PEER_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_COPY:
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cudaMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		break;
-	case PW_CUDART_ID(cudaMemcpy3DPeer):
-	case PW_CUDART_ID(cudaMemcpy3DPeer_ptds):
-	case PW_CUDART_ID(cudaMemcpy3DPeerAsync):
-	case PW_CUDART_ID(cudaMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_PEER_COPY;
-		copy3d(c, op);
-		break;
-	case PW_CUDART_ID(cudaIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_CUDART_ID(cudaIpcOpenMemHandle):
-		op->kind = PW_OP_IPC_OPEN;
+	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = cudaIpcMemLazyEnablePeerAccess;
 		op->self_pid = getpid();
 		pw_op_registry_facts(op);
 		break;
-	case PW_CUDART_ID(cudaIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_CUDART_ID(cudaMallocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_CUDART_ID(cudaMemAdvise):
-	case PW_CUDART_ID(cudaMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
-		location(c->a[3], op);
+		if (c->fn->args[3].kind == PW_K_DEV) /* a CUDA 12 runtime's ABI (cudart_hooks.c) */
+			legacy_device(c->a[3], op);
+		else
+			location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_CUDART_ID(cudaMemPrefetchAsync):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_ptsz):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_v2):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_v2_ptsz):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		location(c->a[2], op);
+		if (c->fn->args[2].kind == PW_K_DEV) /* a CUDA 12 runtime's ABI */
+			legacy_device(c->a[2], op);
+		else
+			location(c->a[2], op);
 		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_CUDART_ID(cudaMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_CUDART_ID(cudaMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
-	case PW_CUDART_ID(cudaStreamAttachMemAsync):
-	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		break;
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		/* NULL is the legacy stream in the base variant, the per-thread one in _ptsz */
 		op->null_stream =
@@ -180,10 +153,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		break;
-	case PW_CUDART_ID(cudaFree):
-	case PW_CUDART_ID(cudaFreeAsync):
-	case PW_CUDART_ID(cudaFreeAsync_ptsz):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);

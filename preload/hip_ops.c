@@ -78,43 +78,30 @@ static void legacy_device(uint64_t raw, struct pw_op *op)
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_HIP, c);
-	switch (c->fn - pw_hip_desc) {
-	case PW_HIP_ID(hipDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	/* hipCtx* peer calls name the peer by its context, hipDevice* by its id */
+	bool by_ctx = c->fn->nargs > 0 && c->fn->args[0].kind == PW_K_CTX;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_HIP_ID(hipDeviceEnablePeerAccess):
-	case PW_HIP_ID(hipCtxEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxEnablePeerAccess)]
-		                   ? c->dev[0]
-		                   : (int)(int64_t)c->a[0];
+	case PW_OP_PEER_ENABLE:
+		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_HIP_ID(hipDeviceDisablePeerAccess):
-	case PW_HIP_ID(hipCtxDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxDisablePeerAccess)]
-		                   ? c->dev[0]
-		                   : (int)(int64_t)c->a[0];
-		break;
-	case PW_HIP_ID(hipMemcpyPeer):
-	case PW_HIP_ID(hipMemcpyPeerAsync):
-		op->kind = PW_OP_PEER_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_COPY:
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		break;
-	case PW_HIP_ID(hipIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_HIP_ID(hipIpcOpenMemHandle): {
+	case PW_OP_IPC_OPEN: {
 		int version = pw_hip_runtime_version();
-		op->kind = PW_OP_IPC_OPEN;
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		if (version) {
@@ -128,58 +115,53 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		pw_op_registry_facts(op);
 		break;
 	}
-	case PW_HIP_ID(hipIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_HIP_ID(hipMallocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_HIP_ID(hipMemAdvise):
-	case PW_HIP_ID(hipMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2]; /* 1..6 are CUmem_advise's values too */
-		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemAdvise)])
+		op->advice = (int)(int64_t)c->a[2];  /* 1..6 are CUmem_advise's values too */
+		if (c->fn->args[3].kind == PW_K_DEV) /* hipMemAdvise; _v2 has a location */
 			legacy_device(c->a[3], op);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_hip_device_count();
 		break;
-	case PW_HIP_ID(hipMemPrefetchAsync):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		legacy_device(c->a[2], op);
+		if (c->fn->args[2].kind == PW_K_DEV) /* hipMemPrefetchAsync; _v2 has a location */
+			legacy_device(c->a[2], op);
+		else
+			location(c->a[2], op);
 		op->ndev = pw_hip_device_count();
 		break;
-	case PW_HIP_ID(hipMemPrefetchAsync_v2):
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		location(c->a[2], op);
-		op->ndev = pw_hip_device_count();
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
 		break;
-	case PW_HIP_ID(hipMemRangeGetAttribute): pw_op_range_attr(op, c); break;
-	case PW_HIP_ID(hipMemRangeGetAttributes): pw_op_range_attrs(op, c); break;
-	case PW_HIP_ID(hipStreamAttachMemAsync):
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		op->null_stream = c->a[0] == 0;
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		break;
-	case PW_HIP_ID(hipFree):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
 		/* a free of memory this process exported: who still has it open elsewhere */
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 		break;
-	case PW_HIP_ID(hipDeviceReset): op->kind = PW_OP_DEVICE_RESET; break;
+	case PW_OP_DEVICE_RESET: break;
 	default: return false;
 	}
 	return true;
