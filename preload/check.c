@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "report.h"
 #include "pw.h"
 #include "registry.h"
 #include "rules.h"

@@ -7,8 +7,9 @@
  */
 #include "call.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cuda_vmm.h"
-#include "gpu_timing.h"
+#include "cuda_gpu_timing.h"
 #include "vmm_state.h"
 
 /* What a forked child starts without: CUDA contexts do not survive fork,
@@ -16,7 +17,7 @@
 static void after_fork(void)
 {
 	pw_vmm_reset(&pw_vmm);
-	pw_gt_after_fork();
+	pw_cuda_gt_after_fork();
 }
 
 const struct pw_vendor pw_cuda_vendor = {
@@ -42,11 +43,11 @@ const struct pw_vendor pw_cuda_vendor = {
     .check_before = pw_cuda_batch_check,
     .op_after = pw_cuda_op_after,
     .put_arg = pw_cuda_put_arg,
-    .gt_begin = pw_gt_begin,
-    .gt_end = pw_gt_end,
+    .gt_begin = pw_cuda_gt_begin,
+    .gt_end = pw_cuda_gt_end,
     .describe = pw_cuda_describe,
-    .gt_collect = pw_gt_collect,
-    .gt_skipped = pw_gt_skipped,
+    .gt_collect = pw_cuda_gt_collect,
+    .gt_skipped = pw_cuda_gt_skipped,
     .after_fork = after_fork,
     .exit_op = pw_vmm_exit_op,
 };

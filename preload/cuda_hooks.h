@@ -32,29 +32,19 @@ void *pw_cuda_substitute(void *fn);
 /* The header's "cuda" member under "vendors" (a json_t object). */
 void pw_cuda_describe(void *json_vendors);
 
-/* cuda_encode.c */
-void pw_cuda_pre(struct pw_call *c);
+/* cuda_encode.c: the event's "args" member for argument i */
 struct pw_jw;
 void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
-const char *pw_cuda_error_name(int code);
-int pw_cuda_ptr_device(CUdeviceptr p);
-int pw_cuda_ctx_device(CUcontext ctx);
-struct pw_mem;
-struct pw_op;
-void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m);
-int pw_cuda_device_count(void);
-int pw_cuda_can_access(int dev, int peer);
 
 /* cuda_implicit.c: implicit copies and the range cache */
 struct pw_range;
 /* True if the copy c (arguments captured) crosses devices; fills c->dev. */
 bool pw_cuda_implicit_cross(struct pw_call *c);
-/* What is known of p: true with *r for CUDA memory (cache, else driver, cached). */
-bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r);
 void pw_cuda_range_alloc(const struct pw_call *c);
 /* PW_RANGE_NOTE rows, before and after the real call (0 and nothing for the others). */
 uint64_t pw_cuda_range_before(const struct pw_call *c);
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid);
+struct pw_op;
 bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op);
 void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 

@@ -9,6 +9,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "op.h"
 #include "registry.h"

@@ -10,6 +10,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "registry.h"
 #include "vmm_state.h"

@@ -18,7 +18,7 @@ extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
 extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12,
     pw_cudart_desc_prefetch12_ptsz;
 
-/* The runtime's function behind hook id, resolved on first use. */
+/* cudart_resolve.c: the runtime's function behind hook id, resolved on first use. */
 void *pw_cudart_resolve(int id);
 static inline void *pw_cudart_real(int id)
 {
@@ -31,13 +31,19 @@ bool pw_cudart_abi12(void);
 /* dlsym(h, name) answered r for a cuda* name: our wrapper, or r. */
 void *pw_cudart_dlsym_hook(const char *name, void *r);
 
-/* cudart_encode.c */
-/* Before the call: a CUDA 12 runtime's ABI of the PW_ABI12 names, the current device, pointers' devices. */
+/* cudart_query.c: the look-ups of a call, asked untraced */
+/* Before the call: the current device, the devices of pointers. */
 void pw_cudart_pre(struct pw_call *c);
-struct pw_jw;
-void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 const char *pw_cudart_error_name(int code);
 int pw_cudart_current_device(void);
+struct cudaPitchedPtr;
+struct cudaPos;
+/* The pointer of one side of a 3D peer copy (0 for an array). */
+uint64_t pw_cudart_copy3d_ptr(const struct cudaPitchedPtr *p, const struct cudaPos *pos);
+
+/* cudart_encode.c: the event's "args" member for argument i */
+struct pw_jw;
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
 /* cudart_ops.c */
 struct pw_op;

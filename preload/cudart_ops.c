@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cudart_hooks.h"
 #include "op.h"
 #include "registry.h"

@@ -3,7 +3,7 @@
 
 #include <stdio.h>
 
-#include "check.h"
+#include "report.h"
 #include "jsonw.h"
 #include "peerwatch/trace_format.h"
 #include "pw.h"

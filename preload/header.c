@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "check.h"
+#include "report.h"
 #include "header.h"
 #include "registry.h"
 #include "rules.h"

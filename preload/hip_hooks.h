@@ -28,13 +28,13 @@ void *pw_hip_aux(const char *name);
 void *pw_hip_dlsym_hook(const char *name, void *r);
 /* Maps a pointer the real hipGetProcAddress returned to our wrapper. */
 void *pw_hip_substitute(void *fn);
+/* The runtime library's path once it is known, else NULL. */
+const char *pw_hip_library(void);
+
+/* hip_query.c: the look-ups of a call, asked of the runtime untraced */
 /* The header's "hip" member under "vendors" (a json_t object). */
 void pw_hip_describe(void *json_vendors);
-
-/* hip_encode.c */
 void pw_hip_pre(struct pw_call *c);
-struct pw_jw;
-void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 const char *pw_hip_error_name(int code);
 /* The runtime's version (hipRuntimeGetVersion, HIP_VERSION form: 50221153), 0 if unknown. */
 int pw_hip_runtime_version(void);
@@ -48,13 +48,17 @@ int pw_hip_can_access(int dev, int peer);
  * 1 device memory (device, array, managed, unified), 0 host, -1 unknown. */
 int pw_hip_memtype_is_device(int type, int major);
 bool pw_hip_memtype_is_managed(int type, int major);
+/* The lazy flag of a runtime of that version, and why flags may be wrong on it. */
+uint64_t pw_hip_ipc_lazy_flag(int version);
+const char *pw_hip_flags_note(uint64_t flags, int version);
+
+/* hip_encode.c: the event's "args" member for argument i */
+struct pw_jw;
+void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
 /* hip_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_hip_op_after(const struct pw_call *c, struct pw_op *op);
-/* The lazy flag of a runtime of that version, and why flags may be wrong on it. */
-uint64_t pw_hip_ipc_lazy_flag(int version);
-const char *pw_hip_flags_note(uint64_t flags, int version);
 
 #endif

@@ -14,33 +14,6 @@
 #include "registry.h"
 #include "state.h"
 
-/* hipIpcMemLazyEnablePeerAccess: 0 before ROCm 6.0, 1 from 6.0 (facts A4). */
-uint64_t pw_hip_ipc_lazy_flag(int version)
-{
-	return version >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
-}
-
-/* Why flags may be wrong on this runtime: the other version's lazy flag. */
-const char *pw_hip_flags_note(uint64_t flags, int version)
-{
-	if (!version)
-		return NULL;
-	if (version >= 60000000 && flags == PW_HIP_IPC_LAZY_5)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0 and is 1 from "
-		       "6.0, "
-		       "and this runtime is ROCm 6 or later, so a program built against ROCm 5.x headers "
-		       "passes 0, "
-		       "which the runtime rejects (hipErrorInvalidValue): rebuild against the runtime's "
-		       "headers";
-	if (version < 60000000 && flags == PW_HIP_IPC_LAZY_6)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess is 1 only from ROCm 6.0, and this "
-		       "runtime is "
-		       "ROCm 5.x, where it is 0, so a program built against ROCm 6 headers passes 1, which "
-		       "the "
-		       "runtime rejects (hipErrorInvalidValue): rebuild against the runtime's headers";
-	return NULL;
-}
-
 static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
 {
 	m->ptr = c->a[i];

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "report.h"
 #include "header.h"
 #include "intercept.h"
 #include "pw.h"

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "report.h"
 #include "intercept.h"
 #include "pw.h"
 #include "registry.h"

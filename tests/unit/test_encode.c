@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "event.h"
 #include "jsonw.h"
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "event.h"
 #include "jsonw.h"
 
