@@ -89,11 +89,14 @@ demo: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/demo.sh $(BUILD)
 
-# docs/hooks.md and docs/rules.md are generated from the hook and rule tables;
-# make test checks they are current.
+# docs/hooks.md, docs/rules.md, the member tables of docs/trace-format.md and
+# docs/trace.schema.json are generated from the hook, rule and trace-format
+# tables; make test checks they are current.
 docs: test-build
 	scripts/gen-hooks-doc.sh > docs/hooks.md
 	scripts/gen-rules-doc.sh $(BUILD) > docs/rules.md
+	scripts/gen-trace-doc.sh md > $(BUILD)/trace-format.md && mv $(BUILD)/trace-format.md docs/trace-format.md
+	scripts/gen-trace-doc.sh schema > docs/trace.schema.json
 
 # Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.

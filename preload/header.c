@@ -19,6 +19,7 @@
 #include "registry.h"
 #include "rules.h"
 #include "suppress.h"
+#include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
 #include "vendor.h"
@@ -184,8 +185,8 @@ char *pw_header_json(void)
 	host[sizeof host - 1] = 0;
 	json_t *h = json_object();
 	json_object_set_new(h, "type", json_string("header"));
-	json_object_set_new(h, "format", json_string("peerwatch"));
-	json_object_set_new(h, "version", json_integer(1));
+	json_object_set_new(h, "format", json_string(PW_FORMAT_NAME));
+	json_object_set_new(h, "version", json_integer(PW_FORMAT_VERSION));
 	json_object_set_new(h, "peerwatch_version", json_string(PW_VERSION));
 	json_object_set_new(h, "pid", json_integer(getpid()));
 	json_object_set_new(h, "ppid", json_integer(getppid()));

@@ -35,6 +35,10 @@ $(TBIN)/threads: tests/integration/threads.c
 $(TBIN)/forkexec: tests/integration/forkexec.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/trace_keys: tests/integration/trace_keys.c include/peerwatch/trace_format.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ljansson
+test-build: $(TBIN)/trace_keys
 $(TBIN)/own_jansson: tests/integration/own_jansson.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -ljansson
@@ -61,6 +65,7 @@ integration-test: test-build
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
+	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
@@ -76,6 +81,12 @@ docs-test: test-build
 	@scripts/gen-rules-doc.sh $(BUILD) | cmp -s - docs/rules.md && \
 		echo "docs: docs/rules.md matches the rule table and the reports" || \
 		{ echo "docs: docs/rules.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-trace-doc.sh md | cmp -s - docs/trace-format.md && \
+		echo "docs: docs/trace-format.md's member tables match include/peerwatch/trace_format.h" || \
+		{ echo "docs: docs/trace-format.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-trace-doc.sh schema | cmp -s - docs/trace.schema.json && \
+		echo "docs: docs/trace.schema.json matches include/peerwatch/trace_format.h" || \
+		{ echo "docs: docs/trace.schema.json is out of date: run make docs"; exit 1; }
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
