@@ -8,6 +8,8 @@ INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
+# PW_TEST=pattern runs one cmocka test of a unit test (tests/unit/filter.c).
+UNIT_FILTER := $(BUILD)/obj/tests/filter.o
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
 UNIT_LIBOBJ := $(filter-out %/init.o %/dlsym_entry.o,$(PRELOAD_OBJ))
@@ -45,9 +47,13 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
-$(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
+$(UNIT_FILTER): tests/unit/filter.c
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ) $(UNIT_FILTER)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) $(UNIT_FILTER) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
 
 .PHONY: test-build unit-test integration-test
 test-build: all $(INTEG) $(UNIT)
@@ -88,9 +94,17 @@ docs-test: test-build
 		echo "docs: docs/trace.schema.json matches include/peerwatch/trace_format.h" || \
 		{ echo "docs: docs/trace.schema.json is out of date: run make docs"; exit 1; }
 
+# make test T=NAME runs one suite (tests/one.sh lists them); T=test_x:PATTERN
+# one cmocka test (or those matching the pattern) of unit test test_x.
+ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
 	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test deps-test docs-test analyze-test
+else
+test:
+	@$(MAKE) --no-print-directory test-build
+	@tests/one.sh $(BUILD) '$(T)'
+endif
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.
