@@ -183,6 +183,8 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 #define PW_CAP_EXPORTDATA PW_CAP_VAL
 #define PW_CAP_OUT_EXPORTDATA PW_CAP_VAL
 #define PW_CAP_PBATCH PW_CAP_VAL
+#define PW_CAP_ATOMICOPS PW_CAP_VAL
+#define PW_CAP_OUT_ATOMICCAPS PW_CAP_VAL
 
 #define PW_ARG_CAPTURE(i, t) PW_ARG_CAPTURE_(i, PW_EXPAND(PW_ARG_CAPTURE_T t))
 #define PW_ARG_CAPTURE_T(k, ty, n) k, n

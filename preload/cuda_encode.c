@@ -51,6 +51,49 @@ static const char *p2p_attr_name(int64_t v)
 	return v > 0 && v < 6 ? n[v] : NULL;
 }
 
+static const char *atomic_op_name(int64_t v)
+{
+	static const char *const n[] = {"CU_ATOMIC_OPERATION_INTEGER_ADD",
+	                                "CU_ATOMIC_OPERATION_INTEGER_MIN",
+	                                "CU_ATOMIC_OPERATION_INTEGER_MAX",
+	                                "CU_ATOMIC_OPERATION_INTEGER_INCREMENT",
+	                                "CU_ATOMIC_OPERATION_INTEGER_DECREMENT",
+	                                "CU_ATOMIC_OPERATION_AND",
+	                                "CU_ATOMIC_OPERATION_OR",
+	                                "CU_ATOMIC_OPERATION_XOR",
+	                                "CU_ATOMIC_OPERATION_EXCHANGE",
+	                                "CU_ATOMIC_OPERATION_CAS",
+	                                "CU_ATOMIC_OPERATION_FLOAT_ADD",
+	                                "CU_ATOMIC_OPERATION_FLOAT_MIN",
+	                                "CU_ATOMIC_OPERATION_FLOAT_MAX"};
+	return v >= 0 && v < 13 ? n[v] : NULL;
+}
+
+static const struct pw_flag_name atomic_caps[] = {
+    {CU_ATOMIC_CAPABILITY_SIGNED, "CU_ATOMIC_CAPABILITY_SIGNED"},
+    {CU_ATOMIC_CAPABILITY_UNSIGNED, "CU_ATOMIC_CAPABILITY_UNSIGNED"},
+    {CU_ATOMIC_CAPABILITY_REDUCTION, "CU_ATOMIC_CAPABILITY_REDUCTION"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_32, "CU_ATOMIC_CAPABILITY_SCALAR_32"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_64, "CU_ATOMIC_CAPABILITY_SCALAR_64"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_128, "CU_ATOMIC_CAPABILITY_SCALAR_128"},
+    {CU_ATOMIC_CAPABILITY_VECTOR_32x4, "CU_ATOMIC_CAPABILITY_VECTOR_32x4"},
+    {0, NULL}};
+
+/* The capabilities the call wrote, one bitmask per operation, as names. */
+static void put_atomic_caps(struct pw_jw *w, const char *k, const unsigned *caps, uint64_t n)
+{
+	char buf[256];
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	for (uint64_t j = 0; caps && j < n && j < 16; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_event_flag_names(buf, sizeof buf, caps[j], atomic_caps);
+		pw_jw_str(w, buf);
+	}
+	pw_jw_ch(w, ']');
+}
+
 static const char *loc_type_name(int v)
 {
 	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
@@ -387,6 +430,13 @@ void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		}
 		break;
 	case PW_K_PBATCH: put_batch(w, c, i); break;
+	case PW_K_ATOMICOPS:
+		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], atomic_op_name);
+		break;
+	case PW_K_OUT_ATOMICCAPS:
+		if (ok && v)
+			put_atomic_caps(w, k, (const unsigned *)(uintptr_t)v, c->a[i + 2]);
+		break;
 	case PW_K_NONE: break;
 	}
 }

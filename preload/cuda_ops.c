@@ -74,6 +74,21 @@ static void holders(struct pw_op *op)
 		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 }
 
+/* A pair query (cuDeviceGetP2PAttribute ...): its two device arguments,
+ * source then destination, as (cur_dev, peer_dev). */
+static void devs_named(const struct pw_call *c, struct pw_op *op)
+{
+	int n = 0;
+	for (int i = 0; i < c->fn->nargs && n < 2; i++)
+		if (c->fn->args[i].kind == PW_K_DEV) {
+			int d = (int)(int64_t)c->a[i];
+			if (n++ == 0)
+				op->cur_dev = d;
+			else
+				op->peer_dev = d;
+		}
+}
+
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
@@ -82,6 +97,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
+	case PW_OP_PEER_ATTR: devs_named(c, op); break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];

@@ -62,6 +62,13 @@
  *   PBATCH   batch prefetch's dptrs: reads sizes, count, locations and their
  *            indices from the arguments after it; "ranges": [{ptr, bytes, dev}]
  *            (the first 16) and the total "bytes"
+ *
+ * Atomics across a link (CUDA 13):
+ *   ATOMICOPS      const CUatomicOperation *, count the next argument: "operations",
+ *                  the first 16 by name (CU_ATOMIC_OPERATION_INTEGER_ADD) or number
+ *   OUT_ATOMICCAPS unsigned int * written by the call, count two arguments on:
+ *                  "capabilities", the first 16 bitmasks, each its bits' names
+ *                  joined with '|' as flags are ("0x0" for none)
  */
 #ifndef PW_CUDA_TABLE_H
 #define PW_CUDA_TABLE_H
@@ -84,6 +91,10 @@
 #define PW_SIG_P2P_ATTR                                                                            \
 	(OUT_INT, int *, value), (P2PATTR, CUdevice_P2PAttribute, attr), (DEV, CUdevice, src_dev), \
 	    (DEV, CUdevice, dst_dev)
+/* :24002 (CUDA 13.0) */
+#define PW_SIG_P2P_ATOMIC_CAPS                                                                              \
+	(OUT_ATOMICCAPS, unsigned int *, capabilities), (ATOMICOPS, const CUatomicOperation *, operations), \
+	    (UINT, unsigned int, count), (DEV, CUdevice, src_dev), (DEV, CUdevice, dst_dev)
 /* :9637, :10530 */
 #define PW_SIG_MEMCPY_PEER                                                           \
 	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), \
@@ -250,6 +261,7 @@
 	X(cuCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_SIG_ENABLE_PEER))     \
 	X(cuCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_SIG_DISABLE_PEER))  \
 	X(cuDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_SIG_P2P_ATTR))                 \
+	X(cuDeviceGetP2PAtomicCapabilities, , PEER, PEER_ATTR, 0, (PW_SIG_P2P_ATOMIC_CAPS)) \
 	/* copy */                                                                          \
 	X(cuMemcpyPeer, , COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER))                         \
 	X(cuMemcpyPeer, _ptds, COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER))                    \

@@ -19,22 +19,29 @@ void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int3
 		pw_jw_i64(w, dev);
 }
 
-void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names)
+void pw_event_flag_names(char *buf, size_t cap, uint64_t v, const struct pw_flag_name *names)
 {
-	pw_jw_key(w, key);
-	pw_jw_u64(w, v);
-	pw_jw_key2(w, key, "_names");
-	char buf[160] = "";
 	size_t len = 0;
 	uint64_t rest = v;
+	buf[0] = 0;
 	for (const struct pw_flag_name *f = names; f->name; f++) {
 		if (!(v & f->bit))
 			continue;
-		len += (size_t)snprintf(buf + len, sizeof buf - len, "%s%s", len ? "|" : "", f->name);
+		len +=
+		    (size_t)snprintf(buf + len, len < cap ? cap - len : 0, "%s%s", len ? "|" : "", f->name);
 		rest &= ~(uint64_t)f->bit;
 	}
-	if (rest || !v)
-		snprintf(buf + len, sizeof buf - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+	if ((rest || !v) && len < cap)
+		snprintf(buf + len, cap - len, "%s0x%llx", len ? "|" : "", (unsigned long long)rest);
+}
+
+void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names)
+{
+	char buf[160];
+	pw_jw_key(w, key);
+	pw_jw_u64(w, v);
+	pw_jw_key2(w, key, "_names");
+	pw_event_flag_names(buf, sizeof buf, v, names);
 	pw_jw_str(w, buf);
 }
 

@@ -9,6 +9,7 @@
 #define PW_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hooks.h"
@@ -21,8 +22,10 @@ struct pw_flag_name {
 	const char *name;
 };
 
-/* "<key>": v, and "<key>_names": the names of its bits joined with '|', what
- * no name covers as hex ("A|B|0x8"), or "0x0" for 0. */
+/* The names of v's bits joined with '|', what no name covers as hex
+ * ("A|B|0x8"), or "0x0" for 0, into buf (cap bytes, cut if longer). */
+void pw_event_flag_names(char *buf, size_t cap, uint64_t v, const struct pw_flag_name *names);
+/* "<key>": v, and "<key>_names": its names (pw_event_flag_names). */
 void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names);
 /* "<key>": v, and "<key>_name": name, or null. */
 void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name);

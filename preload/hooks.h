@@ -62,7 +62,10 @@ enum pw_kind {
 	PW_K_EXPORTDATA,
 	PW_K_OUT_EXPORTDATA,
 	PW_K_PBATCH, /* batch prefetch's dptrs: the whole batch (sizes, count, locations follow) */
-	PW_K_NONE,   /* f(void): the row's one "argument" is none at all; nothing recorded */
+	/* atomics across a link (cuda_table.h) */
+	PW_K_ATOMICOPS,      /* const CUatomicOperation *, count the next argument */
+	PW_K_OUT_ATOMICCAPS, /* unsigned int * written by the call, count two arguments on */
+	PW_K_NONE,           /* f(void): the row's one "argument" is none at all; nothing recorded */
 };
 
 struct pw_arg_desc {

@@ -86,6 +86,13 @@
 	  "rejects: CUDA 711 too many peers", "peer access enabled to a ninth peer of one device",           \
 	  "enable peer access only between the devices that exchange data; NVSwitch systems route without "  \
 	  "it")                                                                                              \
+	X(PEER_ATTR_SELF, "peer.attr.self", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_ATTR),                    \
+	  "cuda.h :23966 cuDeviceGetP2PAttribute and :24002 cuDeviceGetP2PAtomicCapabilities: Returns "      \
+	  "CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice are not valid or if they represent the same " \
+	  "device",                                                                                          \
+	  "rejects: CUDA 101 invalid device", "a peer attribute or atomics query for a device and itself",   \
+	  "a device is no peer of itself: query pairs of two devices, and take a device's own atomics "      \
+	  "from cuDeviceGetAttribute")                                                                       \
 	X(COPY_PEER_DEVICE_MISMATCH, "copy.peer.device-mismatch", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
 	  PW_OPS_COPY,                                                                                       \
 	  "cuda.h cuMemcpyPeer: dstDevice - Destination device memory, dstContext - Destination context "    \

@@ -356,6 +356,13 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(ARGS, "ranges", OBJECTS, OPT, RANGE, "a batch prefetch's ranges: the first 16")                     \
 	X(ARGS, "copies", OBJECTS, OPT, COPY, "a batch copy's copies: the first 16")                          \
 	X(ARGS, "copy", NIL, RARE, NONE, "a copy-description pointer, when NULL")                             \
+	X(ARGS, "operations", NAMES, OPT, NONE,                                                               \
+	  "atomic operations asked about (cuDeviceGetP2PAtomicCapabilities): the first 16, each by name or "  \
+	  "number")                                                                                           \
+	X(ARGS, "capabilities", STRS, OPT, NONE,                                                              \
+	  "what the link supports of each operation, as the call wrote it: the names of its capability "      \
+	  "bits "                                                                                             \
+	  "joined by `|`, as [Flags](#flags) are")                                                            \
 	X(ARGS, "kind", NAME_OR_INT, OPT, NONE,                                                               \
 	  "an ACL copy kind (`\"ACL_MEMCPY_DEVICE_TO_DEVICE\"` …), or the number")                            \
 	X(ARGS, "policy", NAME_OR_INT, OPT, NONE,                                                             \

@@ -125,7 +125,7 @@ static void rules_run_by_op(void **state)
 	op.api = "test";
 	op.cur_dev = op.peer_dev = 0; /* peer.enable.self fires, if its rules run */
 	op.can_access = -1;
-	op.kind = PW_OP_PEER_ATTR; /* no rule looks at it */
+	op.kind = PW_OP_IPC_EVENT_EXPORT; /* no rule looks at it */
 	memset(fired, 0, sizeof fired);
 	assert_int_equal(pw_rules_check(&s, &op, sink, NULL), 0);
 	op.kind = PW_OP_PEER_ENABLE;
