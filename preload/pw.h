@@ -80,6 +80,9 @@ void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t errlen);
 void pw_options_defaults(struct pw_options *o);
 void pw_options_print_help(int fd);
+/* Option i of the table (key, allowed values, default, help line); false past the last.
+ * scripts/options-doc.c writes README's and peerwatch(1)'s lists from it. */
+bool pw_options_entry(size_t i, const char **key, const char **values, const char **def, const char **help);
 const char *pw_mode_name(enum pw_mode m);
 
 #endif

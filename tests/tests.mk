@@ -87,6 +87,12 @@ docs-test: test-build
 	@scripts/gen-rules-doc.sh $(BUILD) | cmp -s - docs/rules.md && \
 		echo "docs: docs/rules.md matches the rule table and the reports" || \
 		{ echo "docs: docs/rules.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-options-doc.sh readme | cmp -s - README.md && \
+		echo "docs: README.md's option table matches preload/options.c" || \
+		{ echo "docs: README.md's option table is out of date: run make docs"; exit 1; }
+	@scripts/gen-options-doc.sh man | cmp -s - docs/peerwatch.1 && \
+		echo "docs: docs/peerwatch.1's option list matches preload/options.c" || \
+		{ echo "docs: docs/peerwatch.1's option list is out of date: run make docs"; exit 1; }
 	@scripts/gen-trace-doc.sh md | cmp -s - docs/trace-format.md && \
 		echo "docs: docs/trace-format.md's member tables match include/peerwatch/trace_format.h" || \
 		{ echo "docs: docs/trace-format.md is out of date: run make docs"; exit 1; }
