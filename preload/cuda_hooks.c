@@ -10,7 +10,7 @@
 #include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "cuda_gpu_timing.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 /* What a forked child starts without: CUDA contexts do not survive fork,
  * nor any virtual-memory handle or mapping (no false vmm.leak). */

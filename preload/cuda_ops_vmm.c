@@ -13,7 +13,7 @@
 #include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "registry.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 

@@ -63,7 +63,7 @@ struct pw_op {
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
 	int holders, holder_pids[4]; /* free: other processes with it open */
-	/* virtual memory and pools (vmm_state.h fills them) */
+	/* virtual memory and pools (cuda_vmm_state.h fills them) */
 	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
 	unsigned handle_type;   /* export/import: the shareable type asked for */
 	bool vmm_known;         /* export: the handle was created (or imported) in this process */

@@ -16,7 +16,7 @@
 #include "peerwatch/abi/cuda.h"
 #include "rules.h"
 #include "state.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 static struct pw_state st;
 static struct pw_vmm_state vs;
