@@ -88,6 +88,7 @@ __attribute__((constructor)) static void pw_init(void)
 {
 	pw_options_defaults(&pw_g.opt);
 	pw_pid = getpid();
+	pw_log_init();
 	/* A setuid program must not write files where its caller says. */
 	if (getauxval(AT_SECURE)) {
 		pw_log("secure-execution program: peerwatch stays off");

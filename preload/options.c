@@ -189,12 +189,18 @@ void pw_options_defaults(struct pw_options *o)
 		defs[i].set(o, defs[i].def);
 }
 
+/* Through pw_write_out: a closed pipe raises no SIGPIPE in the program. */
 void pw_options_print_help(int fd)
 {
-	dprintf(fd, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
-	for (size_t i = 0; i < NDEFS; i++)
-		dprintf(fd, "  %-10s %-22s default %-9s %s\n", defs[i].key, defs[i].values, defs[i].def,
-		        defs[i].help);
+	char line[512];
+	int n = snprintf(line, sizeof line, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
+	pw_write_out(fd, line, (size_t)n);
+	for (size_t i = 0; i < NDEFS; i++) {
+		n = snprintf(line, sizeof line, "  %-12s %-22s default %-9s %s\n", defs[i].key,
+		             defs[i].values, defs[i].def, defs[i].help);
+		if (n > 0)
+			pw_write_out(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	}
 }
 
 /* One key=value; on failure writes the complaint into err. */
