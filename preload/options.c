@@ -147,6 +147,15 @@ static int set_gpu_timing(struct pw_options *o, const char *v)
 	return 0;
 }
 
+static int set_max_trace_mb(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 0, 1048576, &x))
+		return -1;
+	o->max_trace_mb = x;
+	return 0;
+}
+
 static int set_help(struct pw_options *o, const char *v)
 {
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
@@ -178,6 +187,9 @@ static const struct pw_opt_def defs[] = {
     {"gpu_timing", "0|1", "0",
      "time asynchronous copies and prefetches on the device (two event records per call, ~6 us on an H200)",
      set_gpu_timing},
+    {"max_trace_mb", "0..1048576", "1024",
+     "call events stop at this size of trace, in MiB (findings go on being recorded); 0: no limit",
+     set_max_trace_mb},
     {"help", "0|1", "0", "print this list and go on", set_help},
 };
 #define NDEFS (sizeof defs / sizeof *defs)

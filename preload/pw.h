@@ -39,6 +39,7 @@ struct pw_options {
 	char suppressions[512]; /* suppressions file */
 	int registry;           /* cross-process IPC registry on */
 	int gpu_timing;         /* device-side timing of asynchronous copies and prefetches */
+	uint64_t max_trace_mb;  /* call events stop at this many MiB of trace; 0: no limit */
 };
 
 /* The process-wide state that every file may read. */

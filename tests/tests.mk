@@ -41,6 +41,11 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
+# The trace writer's test links the fault shim in, for a full disk.
+$(TBIN)/test_trace: tests/unit/test_trace.c tests/fault/faultshim.c $(UNIT_LIBOBJ)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< tests/fault/faultshim.c $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
+
 $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
