@@ -90,3 +90,11 @@ $(TBIN)/acl_doc: tests/integration/acl_doc.c $(PWSIM_ACL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(SIMDIR) -l:libascendcl.so -lpthread
 test-build: $(TBIN)/acl_doc
+
+# The IPC registry's name for a run id (the segment's name is a keyed hash
+# of it): for the scripts that look for it in /dev/shm.
+$(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/registry.o $(BUILD)/obj/preload/log.o \
+		$(BUILD)/obj/preload/globals.o
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread
+test-build: $(TBIN)/shmname
