@@ -298,6 +298,26 @@ const char *pw_registry_run_id(void)
 
 /* ---- the lock and the per-call protocol ---- */
 
+/*
+ * gcc's ThreadSanitizer records a lock that pthread_mutex_timedlock took only
+ * when the call returns 0, not when it returns EOWNERDEAD (its
+ * pthread_mutex_lock interceptor handles both), and then reports our unlock
+ * as the unlock of an unlocked mutex.  Under TSan we tell it the lock is ours.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+static void tsan_owner_dead_locked(pthread_mutex_t *m)
+{
+	__tsan_mutex_pre_lock(m, __tsan_mutex_try_lock);
+	__tsan_mutex_post_lock(m, __tsan_mutex_try_lock, 0);
+}
+#else
+static void tsan_owner_dead_locked(pthread_mutex_t *m)
+{
+	(void)m;
+}
+#endif
+
 /* Turn the registry off for this process after a failure mid-run. */
 static void turn_off(const char *why)
 {
@@ -314,6 +334,7 @@ static bool seg_lock(struct pw_reg_segment *s)
 	int r = pthread_mutex_timedlock(&s->lock, &ts);
 	if (r == EOWNERDEAD) {
 		/* Its holder died mid-update; content is range-checked anyway. */
+		tsan_owner_dead_locked(&s->lock);
 		pthread_mutex_consistent(&s->lock);
 		return true;
 	}
@@ -912,9 +933,10 @@ static int join(struct pw_reg_segment *s, const char *name)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += PW_REG_LOCK_TIMEOUT_S;
 	int r = pthread_mutex_timedlock(&s->lock, &ts);
-	if (r == EOWNERDEAD)
+	if (r == EOWNERDEAD) {
+		tsan_owner_dead_locked(&s->lock);
 		pthread_mutex_consistent(&s->lock);
-	else if (r != 0)
+	} else if (r != 0)
 		return refuse(name, "cannot take its lock (error %d)", r);
 	int gone = LOAD(s->unlinked) != 0;
 	if (gone)

@@ -79,11 +79,12 @@
 
 #define PW_FLUSH_MS 100
 #define PW_MAX_OUTSTANDING 8
-/* A writer that completed no round for this long is taken to be stuck:
- * threads stop waiting for it (their events are dropped and counted). */
-#define PW_WRITER_STALL_NS (1000ull * 1000000)
-/* At exit, a writer that makes no progress for this long is given up on. */
-#define PW_FINISH_STALL_NS (2000ull * 1000000)
+/* A writer that completed no round and no write for this long is taken to
+ * be stuck: threads stop waiting for it (their events are dropped and
+ * counted), and at exit it is given up on.  Long enough for a writer starved
+ * of CPU on a loaded machine (or under a sanitizer) to still be waited for. */
+#define PW_WRITER_STALL_NS (3000ull * 1000000)
+#define PW_FINISH_STALL_NS PW_WRITER_STALL_NS
 /* Room kept for the footer: preallocated past the end, and left below a
  * file-size limit. */
 #define PW_RESERVE_BYTES (256u * 1024)

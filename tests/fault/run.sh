@@ -302,7 +302,7 @@ if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
 	# then reports it: the case runs in the plain and TSan builds.
 	ok "writer thread dies mid-run # skip: AddressSanitizer cannot follow that unwinding"
 else
-	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=kill-writer:200000 \
+	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=kill-writer:20000 \
 		"$PW" -q -o "$d/trace" -- "$T/exitrace" exit $THREADS "$d/counts" >"$d/got" 2>"$d/err"
 	rc1=$?
 	f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
@@ -313,7 +313,7 @@ else
 fi
 d="$WORK/writer-hangs"
 mkdir -p "$d"
-LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=stall-writer:200000 \
+LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=stall-writer:20000 \
 	timeout 120 "$PW" -q -o "$d/trace" -- "$T/exitrace" exit $THREADS >"$d/got" 2>"$d/err"
 rc1=$?
 check "writer thread hangs in a write: the program still ends with its status ($rc1), same output" \
