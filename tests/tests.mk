@@ -86,7 +86,7 @@ docs-test: test-build
 
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test docs-test analyze-test packaging-test
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.
