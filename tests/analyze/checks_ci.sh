@@ -81,12 +81,17 @@ check "sarif (calls): each finding at the program's file:line, as addr2line name
 	python3 - "$WORK/calls" "$WORK/ci.calls.check.sarif" "$ROOT" <<'EOF'
 import glob, json, os, subprocess, sys
 tdir, sarif, root = sys.argv[1:]
-lines = [json.loads(l) for l in open(glob.glob(tdir + "/*.pw.jsonl")[0])]
-prog = lines[0]["modules"][0]
-viol = [e for e in lines if e.get("type") == "violation"]
 res = [r for r in json.load(open(sarif))["runs"][0]["results"] if not r["properties"]["derived"]]
+viol = []
+for f in glob.glob(tdir + "/*.pw.jsonl"):
+    lines = [json.loads(l) for l in open(f)]
+    viol += [(lines[0]["modules"][0], e) for e in lines if e.get("type") == "violation"]
 assert viol and len(viol) == len(res), (len(viol), len(res))
-for v, r in zip(viol, res):
+res.sort(key=lambda r: (r["properties"]["process"]["pid"], r["properties"]["call"]))
+viol.sort(key=lambda pv: pv[1]["call"])
+pids = {r["properties"]["process"]["pid"] for r in res}
+assert len(pids) == 1, "the findings of calls are all its parent's"
+for (prog, v), r in zip(viol, res):
     off = int(v["stack"][0], 16) - int(prog["base"], 16) - 1
     out = subprocess.run(["addr2line", "-e", prog["path"], hex(off)], capture_output=True, text=True).stdout
     path, line = out.strip().split(" ")[0].rsplit(":", 1)
@@ -104,17 +109,18 @@ EOF
 rm -rf "$WORK/ownframe" && mkdir -p "$WORK/ownframe"
 python3 - "$WORK/calls" "$WORK/ownframe" "$B/sim/libcuda.so.1" <<'EOF'
 import glob, json, os, subprocess, sys
-src, lib = glob.glob(sys.argv[1] + "/*.pw.jsonl")[0], sys.argv[3]
+lib = sys.argv[3]
 nm = subprocess.run(["nm", "-D", "--defined-only", lib], capture_output=True, text=True).stdout
 fn = int([l.split()[0] for l in nm.splitlines() if l.endswith(" cuInit")][0], 16)
-out = open(os.path.join(sys.argv[2], os.path.basename(src)), "w")
-for l in open(src):
-    e = json.loads(l)
-    if e.get("type") == "header":
-        e["modules"].append({"path": lib, "base": "0x10000000", "build_id": None})
-    if e.get("type") == "violation" and e.get("stack"):
-        e["stack"].insert(0, hex(0x10000000 + fn + 8))
-    out.write(json.dumps(e, separators=(",", ":")) + "\n")
+for src in glob.glob(sys.argv[1] + "/*.pw.jsonl"):
+    out = open(os.path.join(sys.argv[2], os.path.basename(src)), "w")
+    for l in open(src):
+        e = json.loads(l)
+        if e.get("type") == "header":
+            e["modules"].append({"path": lib, "base": "0x10000000", "build_id": None})
+        if e.get("type") == "violation" and e.get("stack"):
+            e["stack"].insert(0, hex(0x10000000 + fn + 8))
+        out.write(json.dumps(e, separators=(",", ":")) + "\n")
 EOF
 an check --format sarif --source-root "$ROOT" "$WORK/ownframe"
 check "sarif: a vendor runtime's frame is passed over for the program's own" \
@@ -241,13 +247,13 @@ EOF
 rm -rf "$WORK/markup" && mkdir -p "$WORK/markup"
 python3 - "$WORK/calls" "$WORK/markup" <<'EOF'
 import glob, json, os, sys
-src = glob.glob(sys.argv[1] + "/*.pw.jsonl")[0]
-out = open(os.path.join(sys.argv[2], os.path.basename(src)), "w")
-for l in open(src):
-    e = json.loads(l)
-    if e.get("type") == "violation":
-        e["message"] = "a <b> & \"c\" 'd' \x01 \u00e9"
-    out.write(json.dumps(e) + "\n")
+for src in glob.glob(sys.argv[1] + "/*.pw.jsonl"):
+    out = open(os.path.join(sys.argv[2], os.path.basename(src)), "w")
+    for l in open(src):
+        e = json.loads(l)
+        if e.get("type") == "violation":
+            e["message"] = "a <b> & \"c\" 'd' \x01 \u00e9"
+        out.write(json.dumps(e) + "\n")
 EOF
 an violations --format junit "$WORK/markup"
 check "junit: markup and control characters in a message are escaped" \
