@@ -121,7 +121,9 @@ mine=$(printf '%s\n' $_peerwatch_analyze_cmds | grep -vx help | sort | tr '\n' '
 if [ "$cmds" = "$mine" ]; then ok "the analyzer's commands are those of its --help"; else
 	bad "the analyzer's commands differ from its --help: '$mine' vs '$cmds'"
 fi
-keys=$(PEERWATCH_OPTIONS=help=1:registry=0 LD_PRELOAD="$B/lib/libpeerwatch.so" /bin/true 2>&1 >/dev/null |
+# under SAN=1 the sanitizer runtime must come first in LD_PRELOAD
+keys=$(PEERWATCH_OPTIONS=help=1:registry=0 ASAN_OPTIONS=detect_leaks=0:verify_asan_link_order=0 \
+	LD_PRELOAD="${PW_ASAN_RUNTIME:+$PW_ASAN_RUNTIME:}$B/lib/libpeerwatch.so" /bin/true 2>&1 >/dev/null |
 	awk '/^  [a-z_]+ / {print $1}' | sort | tr '\n' ' ')
 mine=$(printf '%s\n' $_peerwatch_library_keys | sort | tr '\n' ' ')
 if [ -n "$keys" ] && [ "$keys" = "$mine" ]; then ok "the --options keys are the library's (help=1)"; else
