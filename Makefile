@@ -46,9 +46,10 @@ help:
 	'targets:' \
 	'  all (default)   the library, launcher, analyzer and simulated runtimes, into build/' \
 	'  test            install missing dependencies (apt-get, as root), build, run every suite' \
+	'  test T=NAME     one suite or unit test, T=test_x:PATTERN some of its tests (T=list)' \
 	'  demo            build, trace a program (real GPU or simulator), show the reports' \
 	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy' \
-	'  docs            regenerate docs/hooks.md and docs/rules.md from their tables' \
+	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
 	'  install         install under PREFIX (binaries, library, man pages, bash completion)' \
 	'  uninstall       remove what install put there' \
 	'  deb             a Debian package, build/peerwatch_$(VERSION)-1_<arch>.deb (dpkg-deb)' \
@@ -155,11 +156,17 @@ demo: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/demo.sh $(BUILD)
 
-# docs/hooks.md and docs/rules.md are generated from the hook and rule tables;
-# make test checks they are current.
+# docs/hooks.md, docs/rules.md, the member tables of docs/trace-format.md,
+# docs/trace.schema.json and the option lists of README.md and
+# docs/peerwatch.1 are generated from the hook, rule, trace-format and option
+# tables; make test checks they are current.
 docs: test-build
 	scripts/gen-hooks-doc.sh > docs/hooks.md
 	scripts/gen-rules-doc.sh $(BUILD) > docs/rules.md
+	scripts/gen-trace-doc.sh md > $(BUILD)/trace-format.md && mv $(BUILD)/trace-format.md docs/trace-format.md
+	scripts/gen-trace-doc.sh schema > docs/trace.schema.json
+	scripts/gen-options-doc.sh readme > $(BUILD)/README.md && mv $(BUILD)/README.md README.md
+	scripts/gen-options-doc.sh man > $(BUILD)/peerwatch.1 && mv $(BUILD)/peerwatch.1 docs/peerwatch.1
 
 # Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.

@@ -39,8 +39,9 @@
 /* Longest line accepted; a header with a long module list is ~10 KiB, an
  * event at most 8 KiB (the writer drops longer ones). */
 #define PW_MAX_LINE (1u << 20)
-/* The trace format version this reader knows. */
-#define PW_FORMAT_VERSION 1
+/* The trace format version this reader knows: PW_FORMAT_VERSION, the
+ * library's own (one definition for both). */
+#include "peerwatch/trace_format.h"
 /* A device member that is null or absent. */
 #define PW_DEV_NONE INT64_MIN
 

@@ -35,7 +35,7 @@ static const char *table_sev(int s)
 	                                 : "unknown";
 }
 
-#define ROW(name, id, sev, vendors, source, runtime, summary, advice) \
+#define ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) \
 	{id, NULL, source, runtime, summary, advice, vendors, true, false, sev},
 static const struct rule_row catalog[] = {
     PW_RULES(ROW){NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};

@@ -862,8 +862,11 @@ int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen)
 	    opt_int(&c, "t0_real_ns", &f->t0_real_ns))
 		return -1;
 	json_t *v = json_object_get(root, "rank");
-	if (v && !json_is_null(v) && !json_is_integer(v))
-		return fail(err, errlen, "\"rank\" must be an integer or null, not %s", type_name(v));
+	/* a rank variable that is not a decimal integer is written as its text
+	 * (docs/trace-format.md); reports show ranks that are numbers */
+	if (v && !json_is_null(v) && !json_is_integer(v) && !json_is_string(v))
+		return fail(err, errlen, "\"rank\" must be an integer, a string or null, not %s",
+		            type_name(v));
 	f->has_rank = json_is_integer(v);
 	f->rank = f->has_rank ? json_integer_value(v) : 0;
 	if (get_argv(&c, f) || get_options(&c, f) || get_vendors(&c, f) || get_modules(&c, &f->modules))

@@ -138,35 +138,36 @@ const char *pw_acl_policy_name(int policy, char *buf, size_t len)
 void pw_acl_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_ACL_CUR_DEV)
+	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = pw_acl_current_device();
 	for (int i = 0; i < fn->nargs; i++) {
 		struct pw_acl_alloc a;
 		c->dev[i] = fn->args[i].kind == PW_K_APTR && pw_acl_mem_find(c->a[i], &a) ? a.dev : PW_NO_DEV;
 	}
-	if (fn == &pw_acl_desc[PW_ACL_ID(aclrtFree)])
+	if (fn->op == PW_OP_FREE)
 		c->dev[PW_ACL_FREE_SLOT] = pw_acl_mem_slot(c->a[0]);
 }
 
 /* ---- after the call: what it changed, then the event ---- */
 
-static void learn(const struct pw_call *c)
+void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 {
+	(void)unused;
 	if (c->ret != ACL_SUCCESS)
 		return;
-	switch (c->fn - pw_acl_desc) {
-	case PW_ACL_ID(aclrtMalloc):
+	switch (c->fn->op) {
+	case PW_OP_ALLOC:
 		if (c->a[0])
 			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], c->cur_dev,
 			               (int)(int64_t)c->a[2]);
 		break;
-	case PW_ACL_ID(aclrtFree): pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
-	case PW_ACL_ID(aclrtSetDevice): tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
-	case PW_ACL_ID(aclrtResetDevice):
+	case PW_OP_FREE: pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
+	case PW_OP_DEVICE_SET: tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
+	case PW_OP_DEVICE_RESET:
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)
 			tls_dev_plus1 = 0; /* whatever the runtime says next */
 		break;
-	case PW_ACL_ID(aclrtGetDevice):
+	case PW_OP_DEVICE_GET:
 		if (c->a[0])
 			tls_dev_plus1 = *(const int32_t *)(uintptr_t)c->a[0] + 1;
 		break;
@@ -176,11 +177,10 @@ static void learn(const struct pw_call *c)
 
 static bool is_copy(const struct pw_call *c)
 {
-	return c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpy)] ||
-	       c->fn == &pw_acl_desc[PW_ACL_ID(aclrtMemcpyAsync)];
+	return c->fn->op == PW_OP_IMPLICIT_COPY;
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -188,7 +188,6 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	bool ok = c->ret == ACL_SUCCESS;
 	char buf[160];
 	switch (d->kind) {
-	case PW_K_NONE: break;
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE:
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
@@ -244,20 +243,4 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	}
 	default: break;
 	}
-}
-
-/* The whole "call" event of c, as one JSON object (no newline). */
-void pw_acl_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = NULL,
-	                                    .ret_name = pw_acl_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_ACL_CUR_DEV) != 0,
-	                                    .implicit = false};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_acl_post(struct pw_call *c)
-{
-	learn(c);
-	pw_event_post(c, pw_acl_encode);
 }

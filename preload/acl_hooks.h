@@ -9,7 +9,9 @@
 #include "hooks.h"
 #include "pw.h"
 #include "peerwatch/abi/acl.h"
+#include "vendor.h"
 
+extern const struct pw_vendor pw_acl_vendor;
 extern const struct pw_fn_desc pw_acl_desc[PW_ACL_NFUNCS];
 extern void *const pw_acl_wrapper[PW_ACL_NFUNCS];
 extern _Atomic(void *) pw_acl_real_fn[PW_ACL_NFUNCS];
@@ -18,8 +20,7 @@ extern _Atomic(void *) pw_acl_real_fn[PW_ACL_NFUNCS];
 void *pw_acl_resolve(int id);
 static inline void *pw_acl_real(int id)
 {
-	void *f = atomic_load_explicit(&pw_acl_real_fn[id], memory_order_acquire);
-	return PW_LIKELY(f != NULL) ? f : pw_acl_resolve(id);
+	return pw_real(&pw_acl_vendor, id);
 }
 /* A runtime function the layer itself calls (never traced), or NULL. */
 void *pw_acl_aux(const char *name);
@@ -51,9 +52,10 @@ bool pw_acl_policy_p2p(int policy);
 /* The calling thread's current device (aclrtSetDevice), PW_NO_DEV if unknown. */
 int pw_acl_current_device(void);
 void pw_acl_pre(struct pw_call *c);
-void pw_acl_post(struct pw_call *c);
+/* After the call: what it changed in the allocation table and the current device. */
+void pw_acl_learn(const struct pw_call *c, uint64_t unused);
 struct pw_jw;
-void pw_acl_encode(struct pw_jw *w, const struct pw_call *c);
+void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 const char *pw_acl_error_name(int code);
 const char *pw_acl_policy_name(int policy, char *buf, size_t len);
 const char *pw_acl_memcpy_kind_name(int kind);
@@ -65,7 +67,6 @@ int pw_acl_can_access(int dev, int peer);
 /* acl_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op);
-bool pw_acl_check_before(const struct pw_call *c, struct pw_op *op);
-void pw_acl_check_after(const struct pw_call *c, struct pw_op *op);
+void pw_acl_op_after(const struct pw_call *c, struct pw_op *op);
 
 #endif

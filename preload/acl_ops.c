@@ -70,7 +70,7 @@ static bool kind_mismatch(int kind, const struct pw_op *op)
 static bool copy_op(const struct pw_call *c, struct pw_op *op)
 {
 	int kind = (int)(int64_t)c->a[4];
-	op->kind = PW_OP_COPY;
+	op->kind = PW_OP_IMPLICIT_COPY;
 	op->copy_kind = kind;
 	op->bytes = c->a[3];
 	mem_arg(c, 0, &op->dst);
@@ -87,52 +87,34 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_ACL, c);
-	switch (c->fn - pw_acl_desc) {
-	case PW_ACL_ID(aclrtDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_ACL_ID(aclrtDeviceEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_acl_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_ACL_ID(aclrtDeviceDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = (int)(int64_t)c->a[0];
-		break;
-	case PW_ACL_ID(aclrtMemcpy):
-	case PW_ACL_ID(aclrtMemcpyAsync): return copy_op(c, op);
-	case PW_ACL_ID(aclrtResetDevice):
-		op->kind = PW_OP_DEVICE_RESET;
-		op->cur_dev = (int)(int64_t)c->a[0];
-		break;
+	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
+	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;
 	}
 	return true;
 }
 
-bool pw_acl_check_before(const struct pw_call *c, struct pw_op *op)
+/* The document asks once "whether data exchange between two devices is
+ * supported" and then enables both directions: the answer is the pair's.
+ * (ACL has no "already enabled" code, facts B4: a repeated enable that
+ * succeeds leaves the state as it was.) */
+void pw_acl_op_after(const struct pw_call *c, struct pw_op *op)
 {
-	if (!pw_checking() || !pw_acl_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_acl_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	/* ACL has no "already enabled" code (facts B4): a repeated enable that
-	 * succeeds leaves the state as it was. */
-	pw_check_after(op, c->ret, false);
-	/* The document asks once "whether data exchange between two devices is
-	 * supported" and then enables both directions: the answer is the pair's. */
-	if (op->kind == PW_OP_CAN_ACCESS) {
-		struct pw_op back = *op;
-		back.cur_dev = op->peer_dev;
-		back.peer_dev = op->cur_dev;
-		pw_check_after(&back, c->ret, false);
-	}
+	if (op->kind != PW_OP_CAN_ACCESS)
+		return;
+	struct pw_op back = *op;
+	back.cur_dev = op->peer_dev;
+	back.peer_dev = op->cur_dev;
+	pw_check_after(&back, c->ret, false);
 }

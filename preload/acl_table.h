@@ -2,7 +2,7 @@
  * The Ascend ACL runtime functions (libascendcl.so) peerwatch hooks: one row
  * per exported symbol, the same shape as cuda_table.h:
  *
- *   X(api, suffix, family, flags, (signature))
+ *   X(api, suffix, family, op, flags, (signature))
  *
  * ACL exports no variants, so every suffix is empty.  Wrappers
  * (acl_hooks.c), the descriptor table, the export list and the ACL part of
@@ -20,31 +20,33 @@
  *   POLICY    aclrtMemMallocPolicy: its name, and "p2p": true for *_P2P
  *   MEMKIND   aclrtMemcpyKind: its name
  *   CSTR      const char *, the string (aclInit's configuration path)
- *   NONE      no argument at all (aclFinalize(void)); nothing recorded
+ * and aclFinalize(void) has the signature PW_SIG_VOID (pp.h).
  */
 #ifndef PW_ACL_TABLE_H
 #define PW_ACL_TABLE_H
 
 #include "hooks.h"
+#include "pp.h"
 
 /* Argument kinds of the ACL rows beyond hooks.h's (which the CUDA rows use);
- * they start high so that hooks.h can grow without clashing. */
+ * they start high so that hooks.h can grow without clashing.  Each is
+ * captured (call.h) as: */
 enum pw_acl_kind {
 	PW_K_APTR = 64,
 	PW_K_OUT_APTR,
 	PW_K_POLICY,
 	PW_K_MEMKIND,
 	PW_K_CSTR,
-	PW_K_NONE,
 };
+#define PW_CAP_APTR PW_CAP_VAL
+#define PW_CAP_OUT_APTR PW_CAP_VAL
+#define PW_CAP_POLICY PW_CAP_SVAL
+#define PW_CAP_MEMKIND PW_CAP_SVAL
+#define PW_CAP_CSTR PW_CAP_VAL
 
-/* Flags of a row. */
-#define PW_ACL_CUR_DEV 0x1 /* the call acts from the thread's current device: record it as cur_dev */
+/* Flags of a row: hooks.h's (PW_CUR_DEV: the thread's current device). */
 
 #define PW_ACL_SIG_INIT (CSTR, const char *, config)
-/* (void): a name that expands to nothing, so that no macro argument is empty */
-#define PW_ACL_NONAME
-#define PW_ACL_SIG_VOID (NONE, void, PW_ACL_NONAME)
 #define PW_ACL_SIG_DEVICE (DEV, int32_t, device)
 #define PW_ACL_SIG_GET_DEVICE (OUT_INT, int32_t *, device)
 #define PW_ACL_SIG_CAN_ACCESS_PEER \
@@ -61,32 +63,26 @@ enum pw_acl_kind {
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
 
-#define PW_ACL_FUNCS(X) PW_ACL_FUNCS_ARGS(X) PW_ACL_FUNCS_VOID(X)
-
-/* The rows with arguments. */
-#define PW_ACL_FUNCS_ARGS(X)                                                               \
-	/* peer */                                                                         \
-	X(aclrtDeviceCanAccessPeer, , PEER, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))               \
-	X(aclrtDeviceEnablePeerAccess, , PEER, PW_ACL_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))   \
-	X(aclrtDeviceDisablePeerAccess, , PEER, PW_ACL_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
-	/* copy */                                                                         \
-	X(aclrtMemcpy, , COPY, 0, (PW_ACL_SIG_MEMCPY))                                     \
-	X(aclrtMemcpyAsync, , COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                          \
-	/* support: allocations (their policy and device), the current device, life */     \
-	X(aclrtMalloc, , SUPPORT, PW_ACL_CUR_DEV, (PW_ACL_SIG_MALLOC))                     \
-	X(aclrtFree, , SUPPORT, 0, (PW_ACL_SIG_FREE))                                      \
-	X(aclrtSetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                               \
-	X(aclrtResetDevice, , SUPPORT, 0, (PW_ACL_SIG_DEVICE))                             \
-	X(aclrtGetDevice, , SUPPORT, 0, (PW_ACL_SIG_GET_DEVICE))                           \
-	X(aclInit, , SUPPORT, 0, (PW_ACL_SIG_INIT))
-
-/* The rows without arguments: acl_hooks.c writes their wrappers without
- * the argument machinery; everything else reads them like the others. */
-#define PW_ACL_FUNCS_VOID(X) X(aclFinalize, , SUPPORT, 0, (PW_ACL_SIG_VOID))
+#define PW_ACL_FUNCS(X)                                                                              \
+	/* peer */                                                                                   \
+	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
+	X(aclrtDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))    \
+	X(aclrtDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
+	/* copy */                                                                                   \
+	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
+	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	/* support: allocations (their policy and device), the current device, life */               \
+	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
+	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
+	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
+	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
+	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \
+	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                    \
+	X(aclFinalize, , SUPPORT, RUNTIME_FINI, 0, (PW_SIG_VOID))
 
 /* Symbol ids: PW_ACL_ID(aclrtMemcpy) */
 #define PW_ACL_ID(sym) PW_ACL_ID_##sym
-#define PW_ACL_ENUM_ROW(api, sfx, fam, flags, sig) PW_ACL_ID(api##sfx),
+#define PW_ACL_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_ACL_ID(api##sfx),
 enum pw_acl_id { PW_ACL_FUNCS(PW_ACL_ENUM_ROW) PW_ACL_NFUNCS };
 
 #endif

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "check.h"
-#include "cuda_vmm.h"
+#include "report.h"
 #include "pw.h"
 #include "registry.h"
 #include "rules.h"
 #include "state.h"
+#include "vendor.h"
 
 bool pw_checking(void)
 {
@@ -104,6 +105,11 @@ void pw_check_after(const struct pw_op *op, int64_t ret, bool already_enabled)
 	pw_state_update(&pw_state, op, ret, already_enabled);
 }
 
+static void run_exit_rules(const struct pw_op *op)
+{
+	run_rules(NULL, op);
+}
+
 /* ipc.leak: one finding per mapping still open. */
 void pw_check_exit(void)
 {
@@ -125,8 +131,6 @@ void pw_check_exit(void)
 		op.dst.ptr = open_ptrs[i];
 		run_rules(NULL, &op);
 	}
-	/* vmm.leak: one finding per virtual-memory mapping never unmapped */
-	struct pw_op vop;
-	for (int cursor = 0; pw_vmm_exit_op(&cursor, &vop);)
-		run_rules(NULL, &vop);
+	/* what the vendors still hold (vmm.leak: a virtual-memory mapping never unmapped) */
+	pw_vendors_exit_ops(run_exit_rules);
 }

@@ -17,12 +17,4 @@ void pw_check_after(const struct pw_op *op, int64_t ret, bool already_enabled);
 /* At exit: what is still open. */
 void pw_check_exit(void);
 
-/* report.c */
-void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg);
-void pw_report_init(void);
-void pw_report_after_fork(void);
-uint64_t pw_report_violations(void);
-/* The caller's stack without peerwatch's own frames, at most max deep. */
-int pw_report_app_stack(uintptr_t *ips, int max);
-
 #endif

@@ -1,211 +1,16 @@
 /*
- * Turning a CUDA call into its trace event: argument values decoded by kind
- * (cuda_table.h), pointers and contexts with the device they belong to.
- *
- * Devices are asked of the driver through its real, untraced functions
- * (cuPointerGetAttribute costs about 55 ns on an H200, cuda-on-h200.md §3);
- * a context's device never changes, so it is asked once and cached.
+ * A CUDA call's arguments in its trace event ("args"): values decoded by
+ * kind (cuda_table.h), pointers and contexts with the devices the call's
+ * look-ups found before it ran (cuda_query.c).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
-#include "check.h"
-#include "event.h"
 #include "cuda_hooks.h"
-#include "op.h"
-#include "rangecache.h"
-#include "trace.h"
-
-typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
-typedef CUresult (*ctx_get_current_fn)(CUcontext *);
-typedef CUresult (*ctx_get_device_v2_fn)(CUdevice *, CUcontext);
-typedef CUresult (*ctx_get_device_fn)(CUdevice *);
-typedef CUresult (*ctx_push_fn)(CUcontext);
-typedef CUresult (*ctx_pop_fn)(CUcontext *);
-typedef CUresult (*error_name_fn)(CUresult, const char **);
-typedef CUresult (*addr_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
-typedef CUresult (*dev_count_fn)(int *);
-
-static struct {
-	pthread_once_t once;
-	ptr_attr_fn ptr_attr;
-	ctx_get_current_fn get_current;
-	ctx_get_device_v2_fn get_device_v2;
-	ctx_get_device_fn get_device;
-	ctx_push_fn push;
-	ctx_pop_fn pop;
-	error_name_fn error_name;
-	addr_range_fn addr_range;
-	dev_count_fn dev_count;
-} aux = {.once = PTHREAD_ONCE_INIT};
-
-static void aux_resolve(void)
-{
-	aux.ptr_attr = (ptr_attr_fn)pw_cuda_aux("cuPointerGetAttribute");
-	aux.get_current = (ctx_get_current_fn)pw_cuda_aux("cuCtxGetCurrent");
-	aux.get_device_v2 = (ctx_get_device_v2_fn)pw_cuda_aux("cuCtxGetDevice_v2");
-	aux.get_device = (ctx_get_device_fn)pw_cuda_aux("cuCtxGetDevice");
-	aux.push = (ctx_push_fn)pw_cuda_aux("cuCtxPushCurrent_v2");
-	aux.pop = (ctx_pop_fn)pw_cuda_aux("cuCtxPopCurrent_v2");
-	aux.error_name = (error_name_fn)pw_cuda_aux("cuGetErrorName");
-	aux.addr_range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
-	aux.dev_count = (dev_count_fn)pw_cuda_aux("cuDeviceGetCount");
-}
-
-static inline void aux_ready(void)
-{
-	pthread_once(&aux.once, aux_resolve);
-}
-
-/* Where p lives: the range cache, else the driver (and the answer cached). */
-int pw_cuda_ptr_device(CUdeviceptr p)
-{
-	struct pw_range r;
-	return pw_cuda_ptr_info(p, &r) ? r.dev : PW_NO_DEV;
-}
-
-/* The allocation behind p and whether it is managed: the range cache, else
- * the driver (one cuPointerGetAttributes call, cached). */
-void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
-{
-	struct pw_range r;
-	m->known = m->managed = false;
-	m->base = m->size = 0;
-	m->p2p = -1;
-	if (!pw_cuda_ptr_info(p, &r))
-		return;
-	m->managed = (r.flags & PW_RANGE_MANAGED) != 0;
-	if (r.size && p - r.base < r.size) {
-		m->known = true;
-		m->base = r.base;
-		m->size = r.size;
-	}
-}
-
-int pw_cuda_device_count(void)
-{
-	aux_ready();
-	int n = 0;
-	pw_tls_internal++;
-	if (!aux.dev_count || aux.dev_count(&n) != CUDA_SUCCESS)
-		n = 0;
-	pw_tls_internal--;
-	return n;
-}
-
-/* The driver's own answer, through the real function: not traced. */
-int pw_cuda_can_access(int dev, int peer)
-{
-	typedef CUresult (*can_fn)(int *, CUdevice, CUdevice);
-	can_fn f = (can_fn)pw_cuda_real(PW_CUDA_ID(cuDeviceCanAccessPeer));
-	int v = -1;
-	if (!f || dev == PW_NO_DEV || peer == PW_NO_DEV)
-		return -1;
-	pw_tls_internal++;
-	if (f(&v, dev, peer) != CUDA_SUCCESS)
-		v = -1;
-	pw_tls_internal--;
-	return v;
-}
-
-/* Context -> device, cached in a small open-addressed table.  A slot is
- * claimed by its key first and trusted only once `ready` says dev is in. */
-#define CTX_CACHE 64
-static struct {
-	_Atomic(uintptr_t) ctx;
-	atomic_int dev;
-	atomic_bool ready;
-} ctx_cache[CTX_CACHE];
-
-static int ctx_lookup_driver(CUcontext ctx)
-{
-	CUdevice dev = PW_NO_DEV;
-	pw_tls_internal++;
-	if (aux.get_device_v2) {
-		if (aux.get_device_v2(&dev, ctx) != CUDA_SUCCESS)
-			dev = PW_NO_DEV;
-	} else if (aux.push && aux.pop && aux.get_device && aux.push(ctx) == CUDA_SUCCESS) {
-		CUcontext popped;
-		if (aux.get_device(&dev) != CUDA_SUCCESS)
-			dev = PW_NO_DEV;
-		aux.pop(&popped);
-	}
-	pw_tls_internal--;
-	return dev;
-}
-
-int pw_cuda_ctx_device(CUcontext ctx)
-{
-	if (!ctx)
-		return PW_NO_DEV;
-	aux_ready();
-	uintptr_t key = (uintptr_t)ctx;
-	unsigned h = (unsigned)((key >> 4) * 2654435761u) % CTX_CACHE;
-	for (unsigned i = 0; i < CTX_CACHE; i++) {
-		unsigned s = (h + i) % CTX_CACHE;
-		uintptr_t k = atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire);
-		if (k == key) {
-			if (atomic_load_explicit(&ctx_cache[s].ready, memory_order_acquire))
-				return atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed);
-			return ctx_lookup_driver(ctx); /* being filled in by another thread */
-		}
-		if (k)
-			continue;
-		int dev = ctx_lookup_driver(ctx);
-		if (dev == PW_NO_DEV)
-			return dev; /* an invalid context is not cached */
-		uintptr_t empty = 0;
-		if (!atomic_compare_exchange_strong(&ctx_cache[s].ctx, &empty, key)) {
-			if (empty == key)
-				return dev;
-			continue; /* another context took the slot first */
-		}
-		atomic_store_explicit(&ctx_cache[s].dev, dev, memory_order_relaxed);
-		atomic_store_explicit(&ctx_cache[s].ready, true, memory_order_release);
-		return dev;
-	}
-	return ctx_lookup_driver(ctx);
-}
-
-/* Known names first; the driver is asked only for codes we do not list. */
-const char *pw_cuda_error_name(int code)
-{
-	switch (code) {
-	case CUDA_SUCCESS: return "CUDA_SUCCESS";
-	case CUDA_ERROR_INVALID_VALUE: return "CUDA_ERROR_INVALID_VALUE";
-	case CUDA_ERROR_OUT_OF_MEMORY: return "CUDA_ERROR_OUT_OF_MEMORY";
-	case CUDA_ERROR_NOT_INITIALIZED: return "CUDA_ERROR_NOT_INITIALIZED";
-	case CUDA_ERROR_DEINITIALIZED: return "CUDA_ERROR_DEINITIALIZED";
-	case CUDA_ERROR_NO_DEVICE: return "CUDA_ERROR_NO_DEVICE";
-	case CUDA_ERROR_INVALID_DEVICE: return "CUDA_ERROR_INVALID_DEVICE";
-	case CUDA_ERROR_INVALID_CONTEXT: return "CUDA_ERROR_INVALID_CONTEXT";
-	case CUDA_ERROR_MAP_FAILED: return "CUDA_ERROR_MAP_FAILED";
-	case CUDA_ERROR_ALREADY_MAPPED: return "CUDA_ERROR_ALREADY_MAPPED";
-	case CUDA_ERROR_PEER_ACCESS_UNSUPPORTED: return "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED";
-	case CUDA_ERROR_INVALID_HANDLE: return "CUDA_ERROR_INVALID_HANDLE";
-	case CUDA_ERROR_NOT_FOUND: return "CUDA_ERROR_NOT_FOUND";
-	case CUDA_ERROR_NOT_READY: return "CUDA_ERROR_NOT_READY";
-	case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
-	case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
-	case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
-	case CUDA_ERROR_TOO_MANY_PEERS: return "CUDA_ERROR_TOO_MANY_PEERS";
-	case CUDA_ERROR_NOT_PERMITTED: return "CUDA_ERROR_NOT_PERMITTED";
-	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
-	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: return "CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED";
-	case CUDA_ERROR_UNKNOWN: return "CUDA_ERROR_UNKNOWN";
-	}
-	const char *name = NULL;
-	aux_ready();
-	if (aux.error_name) {
-		pw_tls_internal++;
-		if (aux.error_name(code, &name) != CUDA_SUCCESS)
-			name = NULL;
-		pw_tls_internal--;
-	}
-	return name;
-}
+#include "cuda_query.h"
+#include "cuda_vmm.h"
+#include "event.h"
+#include "jsonw.h"
 
 /* ---- names of enum values ---- */
 
@@ -244,6 +49,49 @@ static const char *p2p_attr_name(int64_t v)
 	                                "CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED",
 	                                "CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED"};
 	return v > 0 && v < 6 ? n[v] : NULL;
+}
+
+static const char *atomic_op_name(int64_t v)
+{
+	static const char *const n[] = {"CU_ATOMIC_OPERATION_INTEGER_ADD",
+	                                "CU_ATOMIC_OPERATION_INTEGER_MIN",
+	                                "CU_ATOMIC_OPERATION_INTEGER_MAX",
+	                                "CU_ATOMIC_OPERATION_INTEGER_INCREMENT",
+	                                "CU_ATOMIC_OPERATION_INTEGER_DECREMENT",
+	                                "CU_ATOMIC_OPERATION_AND",
+	                                "CU_ATOMIC_OPERATION_OR",
+	                                "CU_ATOMIC_OPERATION_XOR",
+	                                "CU_ATOMIC_OPERATION_EXCHANGE",
+	                                "CU_ATOMIC_OPERATION_CAS",
+	                                "CU_ATOMIC_OPERATION_FLOAT_ADD",
+	                                "CU_ATOMIC_OPERATION_FLOAT_MIN",
+	                                "CU_ATOMIC_OPERATION_FLOAT_MAX"};
+	return v >= 0 && v < 13 ? n[v] : NULL;
+}
+
+static const struct pw_flag_name atomic_caps[] = {
+    {CU_ATOMIC_CAPABILITY_SIGNED, "CU_ATOMIC_CAPABILITY_SIGNED"},
+    {CU_ATOMIC_CAPABILITY_UNSIGNED, "CU_ATOMIC_CAPABILITY_UNSIGNED"},
+    {CU_ATOMIC_CAPABILITY_REDUCTION, "CU_ATOMIC_CAPABILITY_REDUCTION"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_32, "CU_ATOMIC_CAPABILITY_SCALAR_32"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_64, "CU_ATOMIC_CAPABILITY_SCALAR_64"},
+    {CU_ATOMIC_CAPABILITY_SCALAR_128, "CU_ATOMIC_CAPABILITY_SCALAR_128"},
+    {CU_ATOMIC_CAPABILITY_VECTOR_32x4, "CU_ATOMIC_CAPABILITY_VECTOR_32x4"},
+    {0, NULL}};
+
+/* The capabilities the call wrote, one bitmask per operation, as names. */
+static void put_atomic_caps(struct pw_jw *w, const char *k, const unsigned *caps, uint64_t n)
+{
+	char buf[256];
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	for (uint64_t j = 0; caps && j < n && j < 16; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_event_flag_names(buf, sizeof buf, caps[j], atomic_caps);
+		pw_jw_str(w, buf);
+	}
+	pw_jw_ch(w, ']');
 }
 
 static const char *loc_type_name(int v)
@@ -293,20 +141,6 @@ const char *pw_cuda_handle_type_name(int64_t v)
 	case CU_MEM_HANDLE_TYPE_FABRIC: return "fabric";
 	}
 	return NULL;
-}
-
-/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat
- * fails.  *unique: whether the file can name one allocation: the real
- * driver's fds are all of /dev/nvidiactl (one character device, one inode:
- * tests/gpu/vmm_probe.md), so theirs pairs nothing. */
-bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique)
-{
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) != 0)
-		return false;
-	snprintf(buf, len, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
-	*unique = !S_ISCHR(st.st_mode);
-	return true;
 }
 
 /* The row's handle type (its HTYPE argument), or -1. */
@@ -464,38 +298,6 @@ static void put_batch(struct pw_jw *w, const struct pw_call *c, int i)
 	pw_jw_kv_u64(w, "bytes", total);
 }
 
-/* ---- before the call: everything that the call may change ---- */
-
-static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
-{
-	c->dev[0] =
-	    p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
-	c->dev[PW_DEV_COPY3D_DST] =
-	    p && p->dstMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->dstDevice) : PW_NO_DEV;
-}
-
-void pw_cuda_pre(struct pw_call *c)
-{
-	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_CUR_CTX) {
-		aux_ready();
-		CUcontext cur = NULL;
-		pw_tls_internal++;
-		if (aux.get_current && aux.get_current(&cur) != CUDA_SUCCESS)
-			cur = NULL;
-		pw_tls_internal--;
-		c->cur_dev = pw_cuda_ctx_device(cur);
-	}
-	for (int i = 0; i < fn->nargs; i++) {
-		switch (fn->args[i].kind) {
-		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
-		case PW_K_CTX: c->dev[i] = pw_cuda_ctx_device((CUcontext)(uintptr_t)c->a[i]); break;
-		case PW_K_COPY3D: pre_copy3d(c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)c->a[i]); break;
-		default: c->dev[i] = PW_NO_DEV;
-		}
-	}
-}
-
 /* ---- after the call: the event ---- */
 
 static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
@@ -523,7 +325,7 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	             (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1));
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -628,31 +430,13 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		}
 		break;
 	case PW_K_PBATCH: put_batch(w, c, i); break;
+	case PW_K_ATOMICOPS:
+		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], atomic_op_name);
+		break;
+	case PW_K_OUT_ATOMICCAPS:
+		if (ok && v)
+			put_atomic_caps(w, k, (const unsigned *)(uintptr_t)v, c->a[i + 2]);
+		break;
+	case PW_K_NONE: break;
 	}
-}
-
-static const char *const family_names[] = {"peer", "copy", "ipc", "managed", "support"};
-const char *pw_family_name(int f)
-{
-	return family_names[f];
-}
-const char *pw_vendor_name(int v)
-{
-	static const char *const names[] = {"cuda", "hip", "acl"};
-	return v >= 0 && v < PW_VENDOR_COUNT ? names[v] : "?";
-}
-
-/* The whole "call" event of c, as one JSON object (no newline). */
-void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = NULL,
-	                                    .ret_name = pw_cuda_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_CUR_CTX) != 0,
-	                                    .implicit = (c->fn->flags & PW_IMPLICIT) != 0};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_cuda_post(struct pw_call *c)
-{
-	pw_event_post(c, pw_cuda_encode);
 }

@@ -8,7 +8,9 @@
 #include "hooks.h"
 #include "pw.h"
 #include "peerwatch/abi/cuda.h"
+#include "vendor.h"
 
+extern const struct pw_vendor pw_cuda_vendor;
 extern const struct pw_fn_desc pw_cuda_desc[PW_CUDA_NFUNCS];
 extern void *const pw_cuda_wrapper[PW_CUDA_NFUNCS];
 extern _Atomic(void *) pw_cuda_real_fn[PW_CUDA_NFUNCS];
@@ -17,8 +19,7 @@ extern _Atomic(void *) pw_cuda_real_fn[PW_CUDA_NFUNCS];
 void *pw_cuda_resolve(int id);
 static inline void *pw_cuda_real(int id)
 {
-	void *f = atomic_load_explicit(&pw_cuda_real_fn[id], memory_order_acquire);
-	return PW_LIKELY(f != NULL) ? f : pw_cuda_resolve(id);
+	return pw_real(&pw_cuda_vendor, id);
 }
 
 /* A driver function the layer itself calls (never traced), or NULL. */
@@ -28,30 +29,23 @@ void *pw_cuda_aux(const char *name);
 void *pw_cuda_dlsym_hook(const char *name, void *r);
 /* Maps a pointer the real cuGetProcAddress returned to our wrapper. */
 void *pw_cuda_substitute(void *fn);
+/* The header's "cuda" member under "vendors" (a json_t object). */
+void pw_cuda_describe(void *json_vendors); /* cuda_query.c */
+const char *pw_cuda_library(void);
 
-/* cuda_encode.c */
-void pw_cuda_pre(struct pw_call *c);
-void pw_cuda_post(struct pw_call *c);
+/* cuda_encode.c: the event's "args" member for argument i */
 struct pw_jw;
-void pw_cuda_encode(struct pw_jw *w, const struct pw_call *c);
-const char *pw_cuda_error_name(int code);
-int pw_cuda_ptr_device(CUdeviceptr p);
-int pw_cuda_ctx_device(CUcontext ctx);
-struct pw_mem;
-struct pw_op;
-void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m);
-int pw_cuda_device_count(void);
-int pw_cuda_can_access(int dev, int peer);
+void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
 /* cuda_implicit.c: implicit copies and the range cache */
 struct pw_range;
 /* True if the copy c (arguments captured) crosses devices; fills c->dev. */
 bool pw_cuda_implicit_cross(struct pw_call *c);
-/* What is known of p: true with *r for CUDA memory (cache, else driver, cached). */
-bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r);
 void pw_cuda_range_alloc(const struct pw_call *c);
+/* PW_RANGE_NOTE rows, before and after the real call (0 and nothing for the others). */
 uint64_t pw_cuda_range_before(const struct pw_call *c);
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid);
+struct pw_op;
 bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op);
 void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
@@ -59,13 +53,5 @@ void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 struct pw_op;
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op);
-/* Both together with the rules, for the wrappers: false when nothing was checked. */
-bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op);
-void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op);
-/* Managed-memory calls (driver and runtime): the facts of op->dst beyond
- * pw_cuda_mem_facts; and CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS of a
- * device (PW_NO_DEV: 1 only if every device says 1), cached; -1 unknown. */
-void pw_cuda_managed_facts(struct pw_op *op);
-int pw_cuda_pageable_access(int dev);
 
 #endif

@@ -4,135 +4,21 @@
  * range cache that classifies their pointers.
  *
  * PyTorch moves a tensor to another GPU with a generic copy on pointers of two
- * devices, not cuMemcpyPeer (facts/cuda-on-h200.md, issue 7): such a copy is
- * recorded as a copy-family event with "implicit": true and checked like a
- * peer copy.  A copy within one device, to or from host memory, or of managed
- * memory (which has no fixed device) is not recorded at all, and costs two
- * range-cache look-ups.
- *
- * Pointers: the range cache first (rangecache.h); on a miss the driver, in
- * one cuPointerGetAttributes call, and the answer is cached.  Memory the
- * driver does not know (plain host memory) is remembered per thread, by page,
- * until the next write to the cache, so a copy from a malloc'ed buffer does
- * not ask the driver every time either.
+ * devices, not cuMemcpyPeer: such a copy is recorded as a copy-family event
+ * with "implicit": true (op implicit_copy) and checked like a peer copy.  A
+ * copy within one device, to or from host memory, or of managed memory
+ * (which has no fixed device) is not recorded at all, and costs two
+ * range-cache look-ups (pw_cuda_ptr_info, cuda_query.c).
  */
-#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "event.h"
 #include "jsonw.h"
 #include "op.h"
 #include "rangecache.h"
-
-typedef CUresult (*ptr_attrs_fn)(unsigned, CUpointer_attribute *, void **, CUdeviceptr);
-typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
-typedef CUresult (*addr_range_fn)(CUdeviceptr *, size_t *, CUdeviceptr);
-
-static struct {
-	pthread_once_t once;
-	ptr_attrs_fn attrs;
-	ptr_attr_fn attr;
-	addr_range_fn range;
-} drv = {.once = PTHREAD_ONCE_INIT};
-
-static void drv_resolve(void)
-{
-	drv.attrs = (ptr_attrs_fn)pw_cuda_aux("cuPointerGetAttributes");
-	drv.attr = (ptr_attr_fn)pw_cuda_aux("cuPointerGetAttribute");
-	drv.range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
-}
-
-/* What the driver says of p.  False when p is not CUDA memory (*cuda false)
- * or nothing could be asked. */
-static bool driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda)
-{
-	pthread_once(&drv.once, drv_resolve);
-	*cuda = false;
-	unsigned type = 0;
-	int dev = PW_NO_DEV, managed = 0;
-	CUdeviceptr base = 0;
-	size_t size = 0;
-	bool asked = false;
-	pw_tls_internal++;
-	if (drv.attrs) {
-		CUpointer_attribute a[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE,
-		                           CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL,
-		                           CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
-		                           CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
-		void *d[] = {&type, &dev, &base, &size, &managed};
-		asked = drv.attrs(5, a, d, p) == CUDA_SUCCESS;
-	} else if (drv.attr) {
-		/* no cuPointerGetAttributes: one attribute at a time */
-		asked = drv.attr(&dev, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p) == CUDA_SUCCESS;
-		if (asked) {
-			type = CU_MEMORYTYPE_DEVICE;
-			if (drv.attr(&type, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, p) != CUDA_SUCCESS)
-				type = CU_MEMORYTYPE_DEVICE;
-			if (drv.attr(&managed, CU_POINTER_ATTRIBUTE_IS_MANAGED, p) != CUDA_SUCCESS)
-				managed = 0;
-			if (!drv.range || drv.range(&base, &size, p) != CUDA_SUCCESS)
-				base = size = 0;
-		}
-	}
-	pw_tls_internal--;
-	if (!asked || type == 0)
-		return false; /* not a pointer the driver knows (a default answer) */
-	*cuda = true;
-	r->base = base;
-	r->size = size;
-	r->dev = dev < 0 ? PW_NO_DEV : dev;
-	r->flags = (managed ? PW_RANGE_MANAGED : 0) | (type == CU_MEMORYTYPE_HOST ? PW_RANGE_HOST : 0);
-	r->id = 0;
-	return true;
-}
-
-/* Host pages the driver said it does not know, per thread, valid while the
- * range cache has not changed. */
-#define NEG_SLOTS 8
-static PW_TLS struct {
-	uint64_t page, version;
-} neg[NEG_SLOTS];
-
-static bool neg_hit(uint64_t p)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	return neg[s].page == page && neg[s].version == pw_range_version();
-}
-
-static void neg_put(uint64_t p, uint64_t version)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	neg[s].page = page;
-	neg[s].version = version;
-}
-
-bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
-{
-	if (!p)
-		return false;
-	enum pw_range_res res = pw_range_find(p, r);
-	if (PW_LIKELY(res == PW_RANGE_HIT))
-		return true;
-	bool cuda;
-	if (res == PW_RANGE_BUSY)
-		return driver_info(p, r, &cuda);
-	if (neg_hit(p))
-		return false;
-	uint64_t v = pw_range_version();
-	if (!driver_info(p, r, &cuda)) {
-		if (!cuda)
-			neg_put(p, v);
-		return false;
-	}
-	if (r->size && p - r->base < r->size)
-		r->id = pw_range_fill(r->base, r->size, r->dev, r->flags, v);
-	return true;
-}
 
 /* The device a copy side lives on, or PW_NO_DEV for host memory, managed
  * memory and pointers nobody knows. */
@@ -261,7 +147,7 @@ static void learn(CUdeviceptr p, unsigned flags)
 {
 	struct pw_range r;
 	bool cuda;
-	if (!p || !driver_info(p, &r, &cuda) || !r.size)
+	if (!p || !pw_cuda_driver_info(p, &r, &cuda) || !r.size)
 		return;
 	pw_range_add(r.base, r.size, r.dev, r.flags | flags);
 }
@@ -282,6 +168,8 @@ void pw_cuda_range_alloc(const struct pw_call *c)
 uint64_t pw_cuda_range_before(const struct pw_call *c)
 {
 	struct pw_range r;
+	if (!(c->fn->flags & PW_RANGE_NOTE))
+		return 0;
 	switch (c->fn->args[0].kind) {
 	case PW_K_PTR:
 	case PW_K_PTR32:
@@ -319,9 +207,9 @@ static void learn_mapping(const struct pw_call *c)
 
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid)
 {
-	if (c->ret != CUDA_SUCCESS)
+	if (!(c->fn->flags & PW_RANGE_NOTE) || c->ret != CUDA_SUCCESS)
 		return;
-	if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemMap)]) {
+	if (c->fn->op == PW_OP_VMM_MAP) {
 		learn_mapping(c);
 		return;
 	}
@@ -355,7 +243,7 @@ static void mem_side(struct pw_mem *m, uint64_t ptr, int dev, bool facts)
 bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op)
 {
 	const struct pw_fn_desc *fn = c->fn;
-	op->kind = PW_OP_COPY;
+	op->kind = PW_OP_IMPLICIT_COPY;
 	switch (fn->args[0].kind) {
 	case PW_K_PTR:
 		op->bytes = c->a[2];

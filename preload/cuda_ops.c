@@ -9,7 +9,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
-#include "cudart_hooks.h"
+#include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "op.h"
 #include "rangecache.h"
@@ -32,69 +32,6 @@ static void location(uint64_t raw, struct pw_op *op)
 	CUmemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
 	pw_op_location(op, (int)loc.type, loc.id);
-}
-
-/* Whether the device can access pageable memory (cuda.h :816,
- * CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS): asked of the driver once per
- * device, then cached (0 not asked yet, else the answer + 1); -1 while it
- * cannot be asked (before cuInit). */
-static atomic_int pageable_cache[PW_MAX_DEV];
-
-static int pageable_of(int dev)
-{
-	if (dev < 0 || dev >= PW_MAX_DEV)
-		return -1;
-	int v = atomic_load_explicit(&pageable_cache[dev], memory_order_relaxed);
-	if (v)
-		return v - 1;
-	typedef CUresult (*attr_fn)(int *, CUdevice_attribute, CUdevice);
-	static _Atomic(attr_fn) get_attr;
-	attr_fn f = atomic_load_explicit(&get_attr, memory_order_acquire);
-	if (!f) {
-		f = (attr_fn)pw_cuda_aux("cuDeviceGetAttribute");
-		atomic_store_explicit(&get_attr, f, memory_order_release);
-	}
-	pw_tls_internal++;
-	if (!f || f(&v, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS, dev) != CUDA_SUCCESS)
-		v = -1;
-	pw_tls_internal--;
-	if (v < 0)
-		return -1;
-	v = v != 0;
-	atomic_store_explicit(&pageable_cache[dev], v + 1, memory_order_relaxed);
-	return v;
-}
-
-int pw_cuda_pageable_access(int dev)
-{
-	if (dev != PW_NO_DEV)
-		return pageable_of(dev);
-	int n = pw_cuda_device_count(), all = n > 0 ? 1 : -1;
-	for (int d = 0; d < n && d < PW_MAX_DEV && all != 0; d++) {
-		int v = pageable_of(d);
-		all = v == 0 ? 0 : v < 0 ? -1 : all;
-	}
-	return all;
-}
-
-/* What a managed-memory call's pointer is beyond pw_cuda_mem_facts: pool or
- * page-locked host memory, freed lately, or (system memory) whether the
- * device the call concerns, or every device, can access pageable memory.
- * The driver is asked only for memory it does not know, once per device. */
-void pw_cuda_managed_facts(struct pw_op *op)
-{
-	struct pw_range r;
-	struct pw_mem *m = &op->dst;
-	m->pool = m->host = false;
-	if (m->known && pw_cuda_ptr_info(m->ptr, &r)) {
-		m->pool = (r.flags & PW_RANGE_POOL) != 0;
-		m->host = (r.flags & PW_RANGE_HOST) != 0;
-	}
-	pw_op_freed_facts(op);
-	if (!m->ptr || m->known || m->managed || op->dst_freed)
-		return;
-	op->pageable_dev = op->loc_type == PW_LOCT_DEVICE ? op->loc_id : PW_NO_DEV;
-	op->pageable = pw_cuda_pageable_access(op->pageable_dev);
 }
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
@@ -123,107 +60,97 @@ static void holders(struct pw_op *op)
 		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 }
 
+/* A pair query (cuDeviceGetP2PAttribute ...): its two device arguments,
+ * source then destination, as (cur_dev, peer_dev). */
+static void devs_named(const struct pw_call *c, struct pw_op *op)
+{
+	int n = 0;
+	for (int i = 0; i < c->fn->nargs && n < 2; i++)
+		if (c->fn->args[i].kind == PW_K_DEV) {
+			int d = (int)(int64_t)c->a[i];
+			if (n++ == 0)
+				op->cur_dev = d;
+			else
+				op->peer_dev = d;
+		}
+}
+
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
-	switch (c->fn - pw_cuda_desc) {
-	case PW_CUDA_ID(cuDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_CUDA_ID(cuCtxEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ATTR: devs_named(c, op); break;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_CUDA_ID(cuCtxDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = c->dev[0];
-		break;
-	case PW_CUDA_ID(cuMemcpyPeer):
-	case PW_CUDA_ID(cuMemcpyPeer_ptds):
-	case PW_CUDA_ID(cuMemcpyPeerAsync):
-	case PW_CUDA_ID(cuMemcpyPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = c->dev[0]; break;
+	case PW_OP_PEER_COPY:
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cuMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
 		break;
-	case PW_CUDA_ID(cuMemcpy3DPeer):
-	case PW_CUDA_ID(cuMemcpy3DPeer_ptds):
-	case PW_CUDA_ID(cuMemcpy3DPeerAsync):
-	case PW_CUDA_ID(cuMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
-		copy3d(c, op);
-		break;
-	case PW_CUDA_ID(cuIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_CUDA_ID(cuIpcOpenMemHandle):
-	case PW_CUDA_ID(cuIpcOpenMemHandle_v2):
-		op->kind = PW_OP_IPC_OPEN;
+	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
 		pw_op_registry_facts(op);
 		break;
-	case PW_CUDA_ID(cuIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_CUDA_ID(cuMemAllocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_CUDA_ID(cuMemAdvise):
-	case PW_CUDA_ID(cuMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
-		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemAdvise)])
+		if (c->fn->args[3].kind == PW_K_DEV) /* the legacy ABI: a device ordinal */
 			pw_op_location_device(op, (int)(int64_t)c->a[3], CU_DEVICE_CPU);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDA_ID(cuMemPrefetchAsync):
-	case PW_CUDA_ID(cuMemPrefetchAsync_ptsz):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		pw_op_location_device(op, (int)(int64_t)c->a[2], CU_DEVICE_CPU);
+		if (c->fn->args[2].kind == PW_K_DEV) { /* the legacy ABI: a device ordinal */
+			pw_op_location_device(op, (int)(int64_t)c->a[2], CU_DEVICE_CPU);
+		} else {
+			location(c->a[2], op);
+			op->flags = c->a[3];
+		}
 		op->ndev = pw_cuda_device_count();
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDA_ID(cuMemPrefetchAsync_v2):
-	case PW_CUDA_ID(cuMemPrefetchAsync_v2_ptsz):
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		location(c->a[2], op);
-		op->flags = c->a[3];
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
-	case PW_CUDA_ID(cuMemRangeGetAttribute):
-	case PW_CUDA_ID(cuMemRangeGetAttributes):
-		if (c->fn == &pw_cuda_desc[PW_CUDA_ID(cuMemRangeGetAttribute)])
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
 			pw_op_range_attr(op, c);
 		else
 			pw_op_range_attrs(op, c);
 		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDA_ID(cuStreamAttachMemAsync):
-	case PW_CUDA_ID(cuStreamAttachMemAsync_ptsz):
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		/* the legacy NULL stream: CU_STREAM_LEGACY (cuda.h :440), or NULL in
 		 * the base variant; _ptsz is the ABI of programs built for per-thread
@@ -237,19 +164,16 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[3];
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDA_ID(cuMemFree_v2):
-	case PW_CUDA_ID(cuMemFreeAsync):
-	case PW_CUDA_ID(cuMemFreeAsync_ptsz):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
+		if (c->fn->args[0].kind == PW_K_PTR32)
+			return false; /* the 32-bit ABI names no UVA memory: nothing to follow */
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		holders(op);
 		break;
-	default:
-		return ((c->fn->flags & PW_IMPLICIT) && pw_cuda_implicit_op(c, op)) ||
-		       pw_cuda_vmm_op_before(c, op);
+	default: return pw_cuda_vmm_op_before(c, op);
 	}
-	if (op->kind == PW_OP_COPY)
+	if (op->kind == PW_OP_PEER_COPY || op->kind == PW_OP_IMPLICIT_COPY)
 		pw_cuda_vmm_copy_facts(op);
 	else if (op->kind == PW_OP_IPC_EXPORT)
 		pw_cuda_vmm_export_facts(op);
@@ -264,21 +188,4 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
 	pw_cuda_vmm_op_after(c, op);
-}
-
-bool pw_cuda_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	/* inside a hooked runtime call: that call is checked and counted (cudart_ops.c) */
-	if (pw_tls_runtime || !pw_checking() || !pw_cuda_op_before(c, op))
-		return false;
-	if (pw_cuda_batch_check(c, op)) /* batch prefetch: the rules run per range */
-		return true;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_cuda_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_cuda_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 }

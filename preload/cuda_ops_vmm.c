@@ -10,9 +10,10 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cuda_vmm.h"
 #include "registry.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 typedef CUresult (*ptr_attr_fn)(void *, CUpointer_attribute, CUdeviceptr);
 
@@ -82,64 +83,41 @@ static void import_facts(const struct pw_call *c, struct pw_op *op, int type, ui
 
 bool pw_cuda_vmm_op_before(const struct pw_call *c, struct pw_op *op)
 {
-	switch (c->fn - pw_cuda_desc) {
-	case PW_CUDA_ID(cuMemCreate): op->kind = PW_OP_VMM_CREATE; break;
-	case PW_CUDA_ID(cuMemRelease):
-		op->kind = PW_OP_VMM_RELEASE;
-		op->mem_handle = c->a[0];
-		break;
-	case PW_CUDA_ID(cuMemMap):
-		op->kind = PW_OP_VMM_MAP;
+	switch (c->fn->op) {
+	case PW_OP_VMM_CREATE: break;
+	case PW_OP_VMM_RELEASE: op->mem_handle = c->a[0]; break;
+	case PW_OP_VMM_MAP:
 		op->dst.ptr = c->a[0];
 		op->bytes = c->a[1];
 		op->mem_handle = c->a[3];
 		break;
-	case PW_CUDA_ID(cuMemUnmap):
-		op->kind = PW_OP_VMM_UNMAP;
+	case PW_OP_VMM_UNMAP:
 		op->dst.ptr = c->a[0];
 		op->bytes = c->a[1];
 		break;
-	case PW_CUDA_ID(cuMemSetAccess):
-		op->kind = PW_OP_VMM_SET_ACCESS;
+	case PW_OP_VMM_SET_ACCESS:
 		op->dst.ptr = c->a[0];
 		op->dst.dev = c->dev[0];
 		op->bytes = c->a[1];
 		break;
-	case PW_CUDA_ID(cuMemExportToShareableHandle): {
+	case PW_OP_VMM_EXPORT: {
 		int dev;
-		op->kind = PW_OP_VMM_EXPORT;
 		op->mem_handle = c->a[1];
 		op->handle_type = (unsigned)c->a[2];
 		op->vmm_known = pw_vmm_handle_info(&pw_vmm, op->mem_handle, &op->vmm_types, &dev);
 		break;
 	}
-	case PW_CUDA_ID(cuMemImportFromShareableHandle):
-		op->kind = PW_OP_VMM_IMPORT;
-		import_facts(c, op, (int)c->a[2], c->a[1]);
-		break;
-	case PW_CUDA_ID(cuMemRetainAllocationHandle):
-		op->kind = PW_OP_VMM_RETAIN;
-		op->dst.ptr = c->a[1];
-		break;
-	case PW_CUDA_ID(cuMemPoolExportToShareableHandle):
-		op->kind = PW_OP_POOL_EXPORT;
-		op->handle_type = (unsigned)c->a[2];
-		break;
-	case PW_CUDA_ID(cuMemPoolImportFromShareableHandle):
-		op->kind = PW_OP_POOL_IMPORT;
-		op->handle_type = (unsigned)c->a[2];
-		break;
-	case PW_CUDA_ID(cuMemPoolExportPointer):
-		op->kind = PW_OP_POOL_EXPORT_PTR;
+	case PW_OP_VMM_IMPORT: import_facts(c, op, (int)c->a[2], c->a[1]); break;
+	case PW_OP_VMM_RETAIN: op->dst.ptr = c->a[1]; break;
+	case PW_OP_POOL_EXPORT:
+	case PW_OP_POOL_IMPORT: op->handle_type = (unsigned)c->a[2]; break;
+	case PW_OP_POOL_EXPORT_PTR:
 		op->dst.ptr = c->a[1];
 		op->dst.dev = c->dev[1];
 		break;
-	case PW_CUDA_ID(cuMemPoolImportPointer): op->kind = PW_OP_POOL_IMPORT_PTR; break;
-	case PW_CUDA_ID(cuMemPoolSetAccess): op->kind = PW_OP_POOL_SET_ACCESS; break;
-	case PW_CUDA_ID(cuMemPrefetchBatchAsync):
-	case PW_CUDA_ID(cuMemPrefetchBatchAsync_ptsz):
-	case PW_CUDA_ID(cuMemDiscardAndPrefetchBatchAsync):
-	case PW_CUDA_ID(cuMemDiscardAndPrefetchBatchAsync_ptsz):
+	case PW_OP_POOL_IMPORT_PTR:
+	case PW_OP_POOL_SET_ACCESS: break;
+	case PW_OP_PREFETCH_BATCH:
 		op->kind = PW_OP_PREFETCH; /* checked per range: pw_cuda_batch_check */
 		op->bytes = c->a[2];
 		break;
@@ -225,17 +203,6 @@ void pw_cuda_vmm_op_after(const struct pw_call *c, const struct pw_op *op)
 	}
 }
 
-static bool is_batch(const struct pw_call *c)
-{
-	switch (c->fn - pw_cuda_desc) {
-	case PW_CUDA_ID(cuMemPrefetchBatchAsync):
-	case PW_CUDA_ID(cuMemPrefetchBatchAsync_ptsz):
-	case PW_CUDA_ID(cuMemDiscardAndPrefetchBatchAsync):
-	case PW_CUDA_ID(cuMemDiscardAndPrefetchBatchAsync_ptsz): return true;
-	default: return false;
-	}
-}
-
 /* The location of batch entry j in the prefetch rules' terms. */
 static void batch_location(const struct pw_call *c, size_t j, struct pw_op *op)
 {
@@ -258,7 +225,7 @@ static void batch_location(const struct pw_call *c, size_t j, struct pw_op *op)
 
 bool pw_cuda_batch_check(const struct pw_call *c, const struct pw_op *op)
 {
-	if (!is_batch(c))
+	if (c->fn->op != PW_OP_PREFETCH_BATCH)
 		return false;
 	const CUdeviceptr *ptrs = (const CUdeviceptr *)(uintptr_t)c->a[0];
 	const size_t *sizes = (const size_t *)(uintptr_t)c->a[1];

@@ -132,30 +132,8 @@ CUresult cuGetProcAddress_v2(const char *symbol, void **pfn, int cudaVersion, cu
 	return r;
 }
 
-/* ---- the header's "cuda" member ---- */
-
-#include <jansson.h>
-
-void pw_cuda_describe(void *vendors)
+/* The driver library's path as loaded, or NULL before it is found. */
+const char *pw_cuda_library(void)
 {
-	void *h = atomic_load(&driver.handle);
-	if (!h)
-		return;
-	json_t *c = json_object();
-	json_object_set_new(c, "library", json_string(driver.path));
-	CUresult (*get_version)(int *) = (CUresult(*)(int *))pw_real_dlsym(h, "cuDriverGetVersion");
-	int v = 0;
-	if (get_version && get_version(&v) == CUDA_SUCCESS)
-		json_object_set_new(c, "driver_version", json_integer(v));
-	else
-		json_object_set_new(c, "driver_version", json_null());
-	/* what the managed-memory rules judge system memory by (cuda_ops.c) */
-	int n = pw_cuda_device_count();
-	json_t *pageable = n > 0 ? json_array() : json_null();
-	for (int d = 0; d < n && d < PW_MAX_DEV; d++) {
-		int a = pw_cuda_pageable_access(d);
-		json_array_append_new(pageable, a < 0 ? json_null() : json_integer(a));
-	}
-	json_object_set_new(c, "pageable_memory_access", pageable);
-	json_object_set_new((json_t *)vendors, "cuda", c);
+	return atomic_load(&driver.handle) ? driver.path : NULL;
 }

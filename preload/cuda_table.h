@@ -1,7 +1,7 @@
 /*
  * The CUDA driver functions peerwatch hooks: one row per exported symbol.
  *
- *   X(api, suffix, family, flags, (signature))
+ *   X(api, suffix, family, op, flags, (signature))
  *
  * The exported symbol is api##suffix (cuMemcpyPeer_ptds); the trace records
  * "api" and "variant" (the suffix, "" for the base symbol).  Rows that share
@@ -62,18 +62,25 @@
  *   PBATCH   batch prefetch's dptrs: reads sizes, count, locations and their
  *            indices from the arguments after it; "ranges": [{ptr, bytes, dev}]
  *            (the first 16) and the total "bytes"
+ *
+ * Atomics across a link (CUDA 13):
+ *   ATOMICOPS      const CUatomicOperation *, count the next argument: "operations",
+ *                  the first 16 by name (CU_ATOMIC_OPERATION_INTEGER_ADD) or number
+ *   OUT_ATOMICCAPS unsigned int * written by the call, count two arguments on:
+ *                  "capabilities", the first 16 bitmasks, each its bits' names
+ *                  joined with '|' as flags are ("0x0" for none)
  */
 #ifndef PW_CUDA_TABLE_H
 #define PW_CUDA_TABLE_H
 
-/* Flags of a row. */
-#define PW_CUR_CTX 0x1      /* the call acts on the thread's current context: record its device */
-#define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
-#define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the range cache */
-#define PW_RANGE_NOTE 0x400 /* the call changes the range cache (free, managed alloc, IPC open/close) */
-/* Short names, so that the rows keep their width. */
+#include "hooks.h"
+
+/* Flags of a row (hooks.h): PW_CUR_DEV (here: the device of the current
+ * context), PW_IMPLICIT, PW_NO_EVENT, PW_RANGE_NOTE (the call changes the
+ * range cache: free, managed alloc, IPC open/close, VMM map/unmap).  Short
+ * names, so that the rows keep their width: */
 #define PW_RNG PW_RANGE_NOTE
-#define PW_CTX_RNG (PW_CUR_CTX | PW_RANGE_NOTE)
+#define PW_CTX_RNG (PW_CUR_DEV | PW_RANGE_NOTE)
 
 /* :23842 */
 #define PW_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, CUdevice, dev), (DEV, CUdevice, peer_dev)
@@ -84,6 +91,10 @@
 #define PW_SIG_P2P_ATTR                                                                            \
 	(OUT_INT, int *, value), (P2PATTR, CUdevice_P2PAttribute, attr), (DEV, CUdevice, src_dev), \
 	    (DEV, CUdevice, dst_dev)
+/* :24002 (CUDA 13.0) */
+#define PW_SIG_P2P_ATOMIC_CAPS                                                                              \
+	(OUT_ATOMICCAPS, unsigned int *, capabilities), (ATOMICOPS, const CUatomicOperation *, operations), \
+	    (UINT, unsigned int, count), (DEV, CUdevice, src_dev), (DEV, CUdevice, dst_dev)
 /* :9637, :10530 */
 #define PW_SIG_MEMCPY_PEER                                                           \
 	(PTR, CUdeviceptr, dst), (CTX, CUcontext, dst_ctx), (PTR, CUdeviceptr, src), \
@@ -211,108 +222,109 @@
 	    (STREAM, CUstream, stream)
 
 /* The implicit copies and the allocations (cuda_implicit.c, rangecache.h). */
-#define PW_CUDA_FUNCS_IMPLICIT(X)                                                 \
-	X(cuMemcpy, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                         \
-	X(cuMemcpy, _ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                    \
-	X(cuMemcpyAsync, , COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))              \
-	X(cuMemcpyAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))         \
-	X(cuMemcpyDtoD, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                  \
-	X(cuMemcpyDtoD, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))             \
-	X(cuMemcpyDtoDAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))       \
-	X(cuMemcpyDtoDAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))  \
-	X(cuMemcpy2D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))                 \
-	X(cuMemcpy2D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))            \
-	X(cuMemcpy2DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC))      \
-	X(cuMemcpy2DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
-	X(cuMemcpy3D, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))                 \
-	X(cuMemcpy3D, _v2_ptds, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))            \
-	X(cuMemcpy3DAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC))      \
-	X(cuMemcpy3DAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
-	X(cuMemcpyBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))          \
-	X(cuMemcpyBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))     \
-	X(cuMemcpyBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH))             \
-	X(cuMemcpyBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH))        \
-	X(cuMemcpy3DBatchAsync, , COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080))      \
-	X(cuMemcpy3DBatchAsync, _ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
-	X(cuMemcpy3DBatchAsync, _v2, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))         \
-	X(cuMemcpy3DBatchAsync, _v2_ptsz, COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))    \
-	/* allocations: not recorded, they feed the range cache */                \
-	X(cuMemAlloc, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC))                  \
-	X(cuMemAllocPitch, _v2, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_PITCH))       \
-	X(cuMemAllocAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))          \
-	X(cuMemAllocAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))     \
-	X(cuMemAllocFromPoolAsync, , SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))   \
-	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
+#define PW_CUDA_FUNCS_IMPLICIT(X)                                                                \
+	X(cuMemcpy, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                         \
+	X(cuMemcpy, _ptds, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                    \
+	X(cuMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))              \
+	X(cuMemcpyAsync, _ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))         \
+	X(cuMemcpyDtoD, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))                  \
+	X(cuMemcpyDtoD, _v2_ptds, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY))             \
+	X(cuMemcpyDtoDAsync, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))       \
+	X(cuMemcpyDtoDAsync, _v2_ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_ASYNC))  \
+	X(cuMemcpy2D, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))                 \
+	X(cuMemcpy2D, _v2_ptds, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D))            \
+	X(cuMemcpy2DAsync, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC))      \
+	X(cuMemcpy2DAsync, _v2_ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_2D_ASYNC)) \
+	X(cuMemcpy3D, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))                 \
+	X(cuMemcpy3D, _v2_ptds, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D))            \
+	X(cuMemcpy3DAsync, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC))      \
+	X(cuMemcpy3DAsync, _v2_ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_MEMCPY_3D_ASYNC)) \
+	X(cuMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))          \
+	X(cuMemcpyBatchAsync, _ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH_12080))     \
+	X(cuMemcpyBatchAsync, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH))             \
+	X(cuMemcpyBatchAsync, _v2_ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH))        \
+	X(cuMemcpy3DBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080))      \
+	X(cuMemcpy3DBatchAsync, _ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH3D_12080)) \
+	X(cuMemcpy3DBatchAsync, _v2, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))         \
+	X(cuMemcpy3DBatchAsync, _v2_ptsz, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_SIG_BATCH3D))    \
+	/* allocations: not recorded, they feed the range cache */                               \
+	X(cuMemAlloc, _v2, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC))                          \
+	X(cuMemAllocPitch, _v2, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_PITCH))               \
+	X(cuMemAllocAsync, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))                  \
+	X(cuMemAllocAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))             \
+	X(cuMemAllocFromPoolAsync, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))           \
+	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
 
-#define PW_CUDA_FUNCS(X)                                                      \
-	/* peer */                                                            \
-	X(cuDeviceCanAccessPeer, , PEER, 0, (PW_SIG_CAN_ACCESS_PEER))         \
-	X(cuCtxEnablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_ENABLE_PEER))    \
-	X(cuCtxDisablePeerAccess, , PEER, PW_CUR_CTX, (PW_SIG_DISABLE_PEER))  \
-	X(cuDeviceGetP2PAttribute, , PEER, 0, (PW_SIG_P2P_ATTR))              \
-	/* copy */                                                            \
-	X(cuMemcpyPeer, , COPY, 0, (PW_SIG_MEMCPY_PEER))                      \
-	X(cuMemcpyPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_PEER))                 \
-	X(cuMemcpyPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))           \
-	X(cuMemcpyPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))      \
-	X(cuMemcpy3DPeer, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER))                 \
-	X(cuMemcpy3DPeer, _ptds, COPY, 0, (PW_SIG_MEMCPY_3D_PEER))            \
-	X(cuMemcpy3DPeerAsync, , COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))      \
-	X(cuMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC)) \
-	PW_CUDA_FUNCS_IMPLICIT(X)                                             \
-	/* ipc */                                                             \
-	X(cuIpcGetMemHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_GET_MEM))         \
-	X(cuIpcOpenMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))       \
-	X(cuIpcOpenMemHandle, _v2, IPC, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))    \
-	X(cuIpcCloseMemHandle, , IPC, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))     \
-	X(cuIpcGetEventHandle, , IPC, 0, (PW_SIG_IPC_GET_EVENT))              \
-	X(cuIpcOpenEventHandle, , IPC, PW_CUR_CTX, (PW_SIG_IPC_OPEN_EVENT))   \
-	/* managed */                                                         \
-	X(cuMemAllocManaged, , MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))   \
-	X(cuMemAdvise, , MANAGED, 0, (PW_SIG_ADVISE))                         \
-	X(cuMemAdvise, _v2, MANAGED, 0, (PW_SIG_ADVISE_V2))                   \
-	X(cuMemPrefetchAsync, , MANAGED, 0, (PW_SIG_PREFETCH))                \
-	X(cuMemPrefetchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH))           \
-	X(cuMemPrefetchAsync, _v2, MANAGED, 0, (PW_SIG_PREFETCH_V2))          \
-	X(cuMemPrefetchAsync, _v2_ptsz, MANAGED, 0, (PW_SIG_PREFETCH_V2))     \
-	X(cuMemRangeGetAttribute, , MANAGED, 0, (PW_SIG_RANGE_ATTR))          \
-	X(cuMemRangeGetAttributes, , MANAGED, 0, (PW_SIG_RANGE_ATTRS))        \
-	X(cuStreamAttachMemAsync, , MANAGED, 0, (PW_SIG_ATTACH_MEM))          \
-	X(cuStreamAttachMemAsync, _ptsz, MANAGED, 0, (PW_SIG_ATTACH_MEM))     \
-	/* support: the life of allocations that later rules follow */        \
-	X(cuMemFree, , SUPPORT, PW_RNG, (PW_SIG_FREE_V1))                     \
-	X(cuMemFree, _v2, SUPPORT, PW_RNG, (PW_SIG_FREE))                     \
-	X(cuMemFreeAsync, , SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))             \
-	X(cuMemFreeAsync, _ptsz, SUPPORT, PW_RNG, (PW_SIG_FREE_ASYNC))        \
+#define PW_CUDA_FUNCS(X)                                                                    \
+	/* peer */                                                                          \
+	X(cuDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_SIG_CAN_ACCESS_PEER))           \
+	X(cuCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_SIG_ENABLE_PEER))     \
+	X(cuCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_SIG_DISABLE_PEER))  \
+	X(cuDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_SIG_P2P_ATTR))                 \
+	X(cuDeviceGetP2PAtomicCapabilities, , PEER, PEER_ATTR, 0, (PW_SIG_P2P_ATOMIC_CAPS)) \
+	/* copy */                                                                          \
+	X(cuMemcpyPeer, , COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER))                         \
+	X(cuMemcpyPeer, _ptds, COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER))                    \
+	X(cuMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))              \
+	X(cuMemcpyPeerAsync, _ptsz, COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_PEER_ASYNC))         \
+	X(cuMemcpy3DPeer, , COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_3D_PEER))                    \
+	X(cuMemcpy3DPeer, _ptds, COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_3D_PEER))               \
+	X(cuMemcpy3DPeerAsync, , COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))         \
+	X(cuMemcpy3DPeerAsync, _ptsz, COPY, PEER_COPY, 0, (PW_SIG_MEMCPY_3D_PEER_ASYNC))    \
+	PW_CUDA_FUNCS_IMPLICIT(X)                                                           \
+	/* ipc */                                                                           \
+	X(cuIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_SIG_IPC_GET_MEM))           \
+	X(cuIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))           \
+	X(cuIpcOpenMemHandle, _v2, IPC, IPC_OPEN, PW_CTX_RNG, (PW_SIG_IPC_OPEN_MEM))        \
+	X(cuIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))        \
+	X(cuIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_SIG_IPC_GET_EVENT))          \
+	X(cuIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_SIG_IPC_OPEN_EVENT)) \
+	/* managed */                                                                       \
+	X(cuMemAllocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))  \
+	X(cuMemAdvise, , MANAGED, ADVISE, 0, (PW_SIG_ADVISE))                               \
+	X(cuMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_SIG_ADVISE_V2))                         \
+	X(cuMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_SIG_PREFETCH))                    \
+	X(cuMemPrefetchAsync, _ptsz, MANAGED, PREFETCH, 0, (PW_SIG_PREFETCH))               \
+	X(cuMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_SIG_PREFETCH_V2))              \
+	X(cuMemPrefetchAsync, _v2_ptsz, MANAGED, PREFETCH, 0, (PW_SIG_PREFETCH_V2))         \
+	X(cuMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_SIG_RANGE_ATTR))            \
+	X(cuMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_SIG_RANGE_ATTRS))          \
+	X(cuStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_SIG_ATTACH_MEM))                \
+	X(cuStreamAttachMemAsync, _ptsz, MANAGED, ATTACH, 0, (PW_SIG_ATTACH_MEM))           \
+	/* support: the life of allocations that later rules follow */                      \
+	X(cuMemFree, , SUPPORT, FREE, PW_RNG, (PW_SIG_FREE_V1))                             \
+	X(cuMemFree, _v2, SUPPORT, FREE, PW_RNG, (PW_SIG_FREE))                             \
+	X(cuMemFreeAsync, , SUPPORT, FREE, PW_RNG, (PW_SIG_FREE_ASYNC))                     \
+	X(cuMemFreeAsync, _ptsz, SUPPORT, FREE, PW_RNG, (PW_SIG_FREE_ASYNC))                \
 	PW_CUDA_FUNCS_VMM(X)
 
 /* Virtual memory, stream-ordered pools across processes, CUDA 13 batch
  * prefetch (issue 7): appended to PW_CUDA_FUNCS. */
-#define PW_CUDA_FUNCS_VMM(X)                                                        \
-	/* virtual memory (issue 7) */                                              \
-	X(cuMemCreate, , SUPPORT, 0, (PW_SIG_MEM_CREATE))                           \
-	X(cuMemRelease, , SUPPORT, 0, (PW_SIG_MEM_RELEASE))                         \
-	X(cuMemMap, , SUPPORT, PW_RNG, (PW_SIG_MEM_MAP))                            \
-	X(cuMemUnmap, , SUPPORT, PW_RNG, (PW_SIG_MEM_UNMAP))                        \
-	X(cuMemSetAccess, , PEER, 0, (PW_SIG_MEM_SET_ACCESS))                       \
-	X(cuMemExportToShareableHandle, , IPC, 0, (PW_SIG_MEM_EXPORT))              \
-	X(cuMemImportFromShareableHandle, , IPC, 0, (PW_SIG_MEM_IMPORT))            \
-	X(cuMemRetainAllocationHandle, , SUPPORT, 0, (PW_SIG_MEM_RETAIN))           \
-	/* stream-ordered pools across processes */                                 \
-	X(cuMemPoolExportToShareableHandle, , IPC, 0, (PW_SIG_POOL_EXPORT))         \
-	X(cuMemPoolImportFromShareableHandle, , IPC, 0, (PW_SIG_POOL_IMPORT))       \
-	X(cuMemPoolExportPointer, , IPC, 0, (PW_SIG_POOL_EXPORT_PTR))               \
-	X(cuMemPoolImportPointer, , IPC, 0, (PW_SIG_POOL_IMPORT_PTR))               \
-	X(cuMemPoolSetAccess, , PEER, 0, (PW_SIG_POOL_SET_ACCESS))                  \
-	/* managed: CUDA 13 batch prefetch */                                       \
-	X(cuMemPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH))           \
-	X(cuMemPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))      \
-	X(cuMemDiscardAndPrefetchBatchAsync, , MANAGED, 0, (PW_SIG_PREFETCH_BATCH)) \
-	X(cuMemDiscardAndPrefetchBatchAsync, _ptsz, MANAGED, 0, (PW_SIG_PREFETCH_BATCH))
+#define PW_CUDA_FUNCS_VMM(X)                                                                        \
+	/* virtual memory (issue 7) */                                                              \
+	X(cuMemCreate, , SUPPORT, VMM_CREATE, 0, (PW_SIG_MEM_CREATE))                               \
+	X(cuMemRelease, , SUPPORT, VMM_RELEASE, 0, (PW_SIG_MEM_RELEASE))                            \
+	X(cuMemMap, , SUPPORT, VMM_MAP, PW_RNG, (PW_SIG_MEM_MAP))                                   \
+	X(cuMemUnmap, , SUPPORT, VMM_UNMAP, PW_RNG, (PW_SIG_MEM_UNMAP))                             \
+	X(cuMemSetAccess, , PEER, VMM_SET_ACCESS, 0, (PW_SIG_MEM_SET_ACCESS))                       \
+	X(cuMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_SIG_MEM_EXPORT))                  \
+	X(cuMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_SIG_MEM_IMPORT))                \
+	X(cuMemRetainAllocationHandle, , SUPPORT, VMM_RETAIN, 0, (PW_SIG_MEM_RETAIN))               \
+	/* stream-ordered pools across processes */                                                 \
+	X(cuMemPoolExportToShareableHandle, , IPC, POOL_EXPORT, 0, (PW_SIG_POOL_EXPORT))            \
+	X(cuMemPoolImportFromShareableHandle, , IPC, POOL_IMPORT, 0, (PW_SIG_POOL_IMPORT))          \
+	X(cuMemPoolExportPointer, , IPC, POOL_EXPORT_PTR, 0, (PW_SIG_POOL_EXPORT_PTR))              \
+	X(cuMemPoolImportPointer, , IPC, POOL_IMPORT_PTR, 0, (PW_SIG_POOL_IMPORT_PTR))              \
+	X(cuMemPoolSetAccess, , PEER, POOL_SET_ACCESS, 0, (PW_SIG_POOL_SET_ACCESS))                 \
+	/* managed: CUDA 13 batch prefetch */                                                       \
+	X(cuMemPrefetchBatchAsync, , MANAGED, PREFETCH_BATCH, 0, (PW_SIG_PREFETCH_BATCH))           \
+	X(cuMemPrefetchBatchAsync, _ptsz, MANAGED, PREFETCH_BATCH, 0, (PW_SIG_PREFETCH_BATCH))      \
+	X(cuMemDiscardAndPrefetchBatchAsync, , MANAGED, PREFETCH_BATCH, 0, (PW_SIG_PREFETCH_BATCH)) \
+	X(cuMemDiscardAndPrefetchBatchAsync, _ptsz, MANAGED, PREFETCH_BATCH, 0, (PW_SIG_PREFETCH_BATCH))
 
 /* Symbol ids: PW_CUDA_ID(cuMemcpyPeer_ptds) */
 #define PW_CUDA_ID(sym) PW_CUDA_ID_##sym
-#define PW_CUDA_ENUM_ROW(api, sfx, fam, flags, sig) PW_CUDA_ID(api##sfx),
+#define PW_CUDA_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_CUDA_ID(api##sfx),
 enum pw_cuda_id { PW_CUDA_FUNCS(PW_CUDA_ENUM_ROW) PW_CUDA_NFUNCS };
 
 #endif

@@ -12,7 +12,6 @@
 
 /* cuda_encode.c */
 const char *pw_cuda_handle_type_name(int64_t v);
-bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique);
 int pw_cuda_batch_dev(const CUmemLocation *locs, const size_t *idxs, size_t nlocs, size_t j);
 
 /* cuda_ops_vmm.c */

@@ -1,85 +1,15 @@
 /*
- * Turning a CUDA runtime call into its trace event: the driver's event shape
- * (cuda_encode.c) plus "layer":"runtime", runtime enum and error names, and
- * the current device asked of the runtime itself (cudaGetDevice, untraced).
- * Where a pointer lives is asked of the driver (unified addressing: a runtime
- * device pointer is the driver's CUdeviceptr).
+ * A CUDA runtime call's arguments in its trace event ("args"): the driver's
+ * shapes (cuda_encode.c) with the runtime's enum names, pointers with the
+ * devices the call's look-ups found before it ran (cudart_query.c).
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "check.h"
-#include "event.h"
-#include "cuda_hooks.h"
 #include "cudart_hooks.h"
-#include "trace.h"
-
-typedef cudaError_t (*get_device_fn)(int *);
-typedef const char *(*error_name_fn)(cudaError_t);
-
-int pw_cudart_current_device(void)
-{
-	static _Atomic(get_device_fn) get;
-	get_device_fn f = atomic_load_explicit(&get, memory_order_acquire);
-	if (!f) {
-		f = (get_device_fn)pw_cudart_aux("cudaGetDevice");
-		atomic_store_explicit(&get, f, memory_order_release);
-	}
-	int dev = PW_NO_DEV;
-	if (!f)
-		return dev;
-	/* Not pw_tls_internal: this may be the runtime's first call, in which it
-	 * binds the driver (dlsym of cuGetProcAddress_v2), and that binding must
-	 * be handed our wrappers.  Driver calls it makes are not checked. */
-	pw_tls_runtime++;
-	if (f(&dev) != cudaSuccess)
-		dev = PW_NO_DEV;
-	pw_tls_runtime--;
-	return dev;
-}
-
-/* Known names first; the runtime is asked only for codes we do not list. */
-const char *pw_cudart_error_name(int code)
-{
-	switch (code) {
-	case cudaSuccess: return "cudaSuccess";
-	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
-	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
-	case cudaErrorInitializationError: return "cudaErrorInitializationError";
-	case cudaErrorCudartUnloading: return "cudaErrorCudartUnloading";
-	case cudaErrorInvalidDevicePointer: return "cudaErrorInvalidDevicePointer";
-	case cudaErrorInsufficientDriver: return "cudaErrorInsufficientDriver";
-	case cudaErrorNoDevice: return "cudaErrorNoDevice";
-	case cudaErrorInvalidDevice: return "cudaErrorInvalidDevice";
-	case cudaErrorDeviceUninitialized: return "cudaErrorDeviceUninitialized";
-	case cudaErrorMapBufferObjectFailed: return "cudaErrorMapBufferObjectFailed";
-	case cudaErrorAlreadyMapped: return "cudaErrorAlreadyMapped";
-	case cudaErrorPeerAccessUnsupported: return "cudaErrorPeerAccessUnsupported";
-	case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
-	case cudaErrorSymbolNotFound: return "cudaErrorSymbolNotFound";
-	case cudaErrorNotReady: return "cudaErrorNotReady";
-	case cudaErrorIllegalAddress: return "cudaErrorIllegalAddress";
-	case cudaErrorPeerAccessAlreadyEnabled: return "cudaErrorPeerAccessAlreadyEnabled";
-	case cudaErrorPeerAccessNotEnabled: return "cudaErrorPeerAccessNotEnabled";
-	case cudaErrorTooManyPeers: return "cudaErrorTooManyPeers";
-	case cudaErrorNotPermitted: return "cudaErrorNotPermitted";
-	case cudaErrorNotSupported: return "cudaErrorNotSupported";
-	case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
-	case cudaErrorUnknown: return "cudaErrorUnknown";
-	}
-	static _Atomic(error_name_fn) name_of;
-	error_name_fn f = atomic_load_explicit(&name_of, memory_order_acquire);
-	if (!f) {
-		f = (error_name_fn)pw_cudart_aux("cudaGetErrorName");
-		atomic_store_explicit(&name_of, f, memory_order_release);
-	}
-	if (!f)
-		return NULL;
-	pw_tls_internal++;
-	const char *n = f(code);
-	pw_tls_internal--;
-	return n;
-}
+#include "cuda_query.h"
+#include "event.h"
+#include "jsonw.h"
 
 /* ---- names of enum values ---- */
 
@@ -149,37 +79,6 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 	pw_jw_obj_close(w);
 }
 
-/* The pointer of one side of a 3D peer copy (NULL for an array). */
-static uint64_t copy3d_ptr(const struct cudaPitchedPtr *p, const struct cudaPos *pos)
-{
-	return p->ptr ? (uintptr_t)p->ptr + pos->x + pos->y * p->pitch + pos->z * p->pitch * p->ysize : 0;
-}
-
-/* ---- before the call ---- */
-
-void pw_cudart_pre(struct pw_call *c)
-{
-	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_CUR_DEV)
-		c->cur_dev = pw_cudart_current_device();
-	for (int i = 0; i < fn->nargs; i++) {
-		switch (fn->args[i].kind) {
-		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
-		case PW_K_COPY3D: {
-			const struct cudaMemcpy3DPeerParms *p =
-			    (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[i];
-			c->dev[i] = p && !p->srcArray ? pw_cuda_ptr_device(copy3d_ptr(&p->srcPtr, &p->srcPos))
-			                              : PW_NO_DEV;
-			c->dev[PW_DEV_COPY3D_DST] =
-			    p && !p->dstArray ? pw_cuda_ptr_device(copy3d_ptr(&p->dstPtr, &p->dstPos))
-			                      : PW_NO_DEV;
-			break;
-		}
-		default: c->dev[i] = PW_NO_DEV;
-		}
-	}
-}
-
 /* ---- after the call: the event ---- */
 
 static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cudaMemcpy3DPeerParms *p)
@@ -189,12 +88,14 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 		pw_jw_raw(w, "null", 4);
 		return;
 	}
-	pw_jw_kv_hex(w, "src", p->srcArray ? (uintptr_t)p->srcArray : copy3d_ptr(&p->srcPtr, &p->srcPos));
+	pw_jw_kv_hex(w, "src",
+	             p->srcArray ? (uintptr_t)p->srcArray : pw_cudart_copy3d_ptr(&p->srcPtr, &p->srcPos));
 	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
 	pw_jw_kv_i64(w, "src_device", p->srcDevice);
 	if (p->srcArray)
 		pw_jw_kv_str(w, "src_type", "array");
-	pw_jw_kv_hex(w, "dst", p->dstArray ? (uintptr_t)p->dstArray : copy3d_ptr(&p->dstPtr, &p->dstPos));
+	pw_jw_kv_hex(w, "dst",
+	             p->dstArray ? (uintptr_t)p->dstArray : pw_cudart_copy3d_ptr(&p->dstPtr, &p->dstPos));
 	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
 	pw_jw_kv_i64(w, "dst_device", p->dstDevice);
 	if (p->dstArray)
@@ -207,7 +108,7 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
-static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
@@ -264,18 +165,4 @@ static void put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_COPY3D: put_copy3d(w, c, (const struct cudaMemcpy3DPeerParms *)(uintptr_t)v); break;
 	default: pw_jw_kv_hex(w, k, v); break;
 	}
-}
-
-void pw_cudart_encode(struct pw_jw *w, const struct pw_call *c)
-{
-	const struct pw_call_style style = {.layer = "runtime",
-	                                    .ret_name = pw_cudart_error_name((int)c->ret),
-	                                    .cur_dev = (c->fn->flags & PW_CUR_DEV) != 0,
-	                                    .implicit = false};
-	pw_event_call(w, c, &style, put_arg);
-}
-
-void pw_cudart_post(struct pw_call *c)
-{
-	pw_event_post(c, pw_cudart_encode);
 }

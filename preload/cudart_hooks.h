@@ -8,7 +8,9 @@
 #include "cudart_table.h"
 #include "hooks.h"
 #include "pw.h"
+#include "vendor.h"
 
+extern const struct pw_vendor pw_cudart_vendor;
 extern const struct pw_fn_desc pw_cudart_desc[PW_CUDART_NFUNCS];
 extern void *const pw_cudart_wrapper[PW_CUDART_NFUNCS];
 extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
@@ -16,19 +18,11 @@ extern _Atomic(void *) pw_cudart_real_fn[PW_CUDART_NFUNCS];
 extern const struct pw_fn_desc pw_cudart_desc_advise12, pw_cudart_desc_prefetch12,
     pw_cudart_desc_prefetch12_ptsz;
 
-/*
- * >0 while this thread is inside a hooked runtime call: the driver calls the
- * runtime makes for it are traced (with "parent") but neither checked nor
- * fed to the state model, which the runtime-level call updates once.
- */
-extern PW_TLS int pw_tls_runtime;
-
-/* The runtime's function behind hook id, resolved on first use. */
+/* cudart_resolve.c: the runtime's function behind hook id, resolved on first use. */
 void *pw_cudart_resolve(int id);
 static inline void *pw_cudart_real(int id)
 {
-	void *f = atomic_load_explicit(&pw_cudart_real_fn[id], memory_order_acquire);
-	return PW_LIKELY(f != NULL) ? f : pw_cudart_resolve(id);
+	return pw_real(&pw_cudart_vendor, id);
 }
 /* A runtime function the layer itself calls (never traced), or NULL. */
 void *pw_cudart_aux(const char *name);
@@ -37,19 +31,23 @@ bool pw_cudart_abi12(void);
 /* dlsym(h, name) answered r for a cuda* name: our wrapper, or r. */
 void *pw_cudart_dlsym_hook(const char *name, void *r);
 
-/* cudart_encode.c */
+/* cudart_query.c: the look-ups of a call, asked untraced */
+/* Before the call: the current device, the devices of pointers. */
 void pw_cudart_pre(struct pw_call *c);
-void pw_cudart_post(struct pw_call *c);
-struct pw_jw;
-void pw_cudart_encode(struct pw_jw *w, const struct pw_call *c);
 const char *pw_cudart_error_name(int code);
 int pw_cudart_current_device(void);
+struct cudaPitchedPtr;
+struct cudaPos;
+/* The pointer of one side of a 3D peer copy (0 for an array). */
+uint64_t pw_cudart_copy3d_ptr(const struct cudaPitchedPtr *p, const struct cudaPos *pos);
+
+/* cudart_encode.c: the event's "args" member for argument i */
+struct pw_jw;
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
 /* cudart_ops.c */
 struct pw_op;
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op);
-bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op);
-void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op);
 
 #endif

@@ -7,7 +7,7 @@
  *
  * Findings once, at the level the user called: a runtime call is checked and
  * updates the state model; the driver calls it makes inside are traced but
- * neither checked nor counted (pw_tls_runtime, cuda_ops.c).  The runtime
+ * neither checked nor counted (pw_tls_upper, call.h).  The runtime
  * level owns the state because it is the one certain to be seen: a runtime
  * may reach the driver through calls we do not hook, or by other ways
  * (cuGetExportTable), and one runtime call may make several driver calls.
@@ -17,6 +17,7 @@
 
 #include "check.h"
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "cudart_hooks.h"
 #include "op.h"
 #include "registry.h"
@@ -60,114 +61,96 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 		op->bytes = 0; /* arrays: no pointer to check, and copy.peer.null must not fire */
 }
 
+/* A pair query (cuDeviceGetP2PAttribute ...): its two device arguments,
+ * source then destination, as (cur_dev, peer_dev). */
+static void devs_named(const struct pw_call *c, struct pw_op *op)
+{
+	int n = 0;
+	for (int i = 0; i < c->fn->nargs && n < 2; i++)
+		if (c->fn->args[i].kind == PW_K_DEV) {
+			int d = (int)(int64_t)c->a[i];
+			if (n++ == 0)
+				op->cur_dev = d;
+			else
+				op->peer_dev = d;
+		}
+}
+
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
-	/* the CUDA 12 ABI: a plain device ordinal, cudaCpuDeviceId for the host */
-	if (c->fn == &pw_cudart_desc_advise12) {
-		op->kind = PW_OP_ADVISE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];
-		pw_op_location_device(op, (int)(int64_t)c->a[3], cudaCpuDeviceId);
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		return true;
-	}
-	if (c->fn == &pw_cudart_desc_prefetch12 || c->fn == &pw_cudart_desc_prefetch12_ptsz) {
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		pw_op_location_device(op, (int)(int64_t)c->a[2], cudaCpuDeviceId);
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		return true;
-	}
-	switch (c->fn - pw_cudart_desc) {
-	case PW_CUDART_ID(cudaDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_CUDART_ID(cudaDeviceEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
+	case PW_OP_PEER_ATTR: devs_named(c, op); break;
+	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_CUDART_ID(cudaDeviceDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = (int)(int64_t)c->a[0];
-		break;
-	case PW_CUDART_ID(cudaMemcpyPeer):
-	case PW_CUDART_ID(cudaMemcpyPeerAsync):
-		op->kind = PW_OP_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_COPY:
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cudaMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		break;
-	case PW_CUDART_ID(cudaMemcpy3DPeer):
-	case PW_CUDART_ID(cudaMemcpy3DPeer_ptds):
-	case PW_CUDART_ID(cudaMemcpy3DPeerAsync):
-	case PW_CUDART_ID(cudaMemcpy3DPeerAsync_ptsz):
-		op->kind = PW_OP_COPY;
-		copy3d(c, op);
-		break;
-	case PW_CUDART_ID(cudaIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_CUDART_ID(cudaIpcOpenMemHandle):
-		op->kind = PW_OP_IPC_OPEN;
+	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = cudaIpcMemLazyEnablePeerAccess;
 		op->self_pid = getpid();
 		pw_op_registry_facts(op);
 		break;
-	case PW_CUDART_ID(cudaIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_CUDART_ID(cudaMallocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_CUDART_ID(cudaMemAdvise):
-	case PW_CUDART_ID(cudaMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
 		op->advice = (int)(int64_t)c->a[2];
-		location(c->a[3], op);
+		if (c->fn->args[3].kind == PW_K_DEV) /* a CUDA 12 runtime's ABI (cudart_hooks.c) */
+			pw_op_location_device(op, (int)(int64_t)c->a[3], cudaCpuDeviceId);
+		else
+			location(c->a[3], op);
 		op->ndev = pw_cuda_device_count();
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDART_ID(cudaMemPrefetchAsync):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_ptsz):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_v2):
-	case PW_CUDART_ID(cudaMemPrefetchAsync_v2_ptsz):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[1];
-		location(c->a[2], op);
-		op->flags = c->a[3];
+		if (c->fn->args[2].kind == PW_K_DEV) { /* a CUDA 12 runtime's ABI (cudart_hooks.c) */
+			pw_op_location_device(op, (int)(int64_t)c->a[2], cudaCpuDeviceId);
+		} else {
+			location(c->a[2], op);
+			op->flags = c->a[3];
+		}
 		op->ndev = pw_cuda_device_count();
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDART_ID(cudaMemRangeGetAttribute):
-	case PW_CUDART_ID(cudaMemRangeGetAttributes):
-		if (c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaMemRangeGetAttribute)])
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
 			pw_op_range_attr(op, c);
 		else
 			pw_op_range_attrs(op, c);
 		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDART_ID(cudaStreamAttachMemAsync):
-	case PW_CUDART_ID(cudaStreamAttachMemAsync_ptsz):
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		/* NULL is the legacy stream in the base variant, the per-thread one in _ptsz */
 		op->null_stream =
@@ -178,10 +161,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[3];
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_CUDART_ID(cudaFree):
-	case PW_CUDART_ID(cudaFreeAsync):
-	case PW_CUDART_ID(cudaFreeAsync_ptsz):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		if (pw_state_exported(&pw_state, op->dst.ptr))
@@ -198,19 +178,4 @@ void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op)
 		return;
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
-}
-
-/* A runtime call made inside another hooked runtime call is the runtime's own business. */
-bool pw_cudart_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	if (pw_tls_runtime || !pw_checking() || !pw_cudart_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_cudart_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_cudart_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == cudaErrorPeerAccessAlreadyEnabled);
 }

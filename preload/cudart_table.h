@@ -2,7 +2,7 @@
  * The CUDA runtime (libcudart) functions peerwatch hooks: one row per
  * exported symbol, in the same X-macro shape as cuda_table.h:
  *
- *   X(api, suffix, family, flags, (signature))
+ *   X(api, suffix, family, op, flags, (signature))
  *
  * Hooked by symbol interposition only: a program that links libcudart.so
  * dynamically (PyTorch does) binds these names to our exports, and dlsym of a
@@ -29,11 +29,11 @@
 #ifndef PW_CUDART_TABLE_H
 #define PW_CUDART_TABLE_H
 
+#include "hooks.h"
 #include "peerwatch/abi/cudart.h"
 
-/* Flags of a row. */
-#define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (cur_dev) */
-#define PW_ABI12 0x2   /* a CUDA 12 libcudart gives this name the older, int-device ABI */
+/* Flags of a row: hooks.h's (PW_CUR_DEV: the runtime's current device), and */
+#define PW_ABI12 0x1000 /* a CUDA 12 libcudart gives this name the older, int-device ABI */
 
 /* :8487, :8529, :8551, :1525 */
 #define PW_RT_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
@@ -89,45 +89,45 @@
 #define PW_RT_SIG_FREE (PTR, void *, ptr)
 #define PW_RT_SIG_FREE_ASYNC (PTR, void *, ptr), (STREAM, cudaStream_t, stream)
 
-#define PW_CUDART_FUNCS(X)                                                           \
-	/* peer */                                                                   \
-	X(cudaDeviceCanAccessPeer, , PEER, 0, (PW_RT_SIG_CAN_ACCESS_PEER))           \
-	X(cudaDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_RT_SIG_ENABLE_PEER))   \
-	X(cudaDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_RT_SIG_DISABLE_PEER)) \
-	X(cudaDeviceGetP2PAttribute, , PEER, 0, (PW_RT_SIG_P2P_ATTR))                \
-	/* copy */                                                                   \
-	X(cudaMemcpyPeer, , COPY, 0, (PW_RT_SIG_MEMCPY_PEER))                        \
-	X(cudaMemcpyPeerAsync, , COPY, 0, (PW_RT_SIG_MEMCPY_PEER_ASYNC))             \
-	X(cudaMemcpy3DPeer, , COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER))                   \
-	X(cudaMemcpy3DPeer, _ptds, COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER))              \
-	X(cudaMemcpy3DPeerAsync, , COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER_ASYNC))        \
-	X(cudaMemcpy3DPeerAsync, _ptsz, COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER_ASYNC))   \
-	/* ipc */                                                                    \
-	X(cudaIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_RT_SIG_IPC_GET_MEM))           \
-	X(cudaIpcOpenMemHandle, , IPC, PW_CUR_DEV, (PW_RT_SIG_IPC_OPEN_MEM))         \
-	X(cudaIpcCloseMemHandle, , IPC, PW_CUR_DEV, (PW_RT_SIG_IPC_CLOSE_MEM))       \
-	X(cudaIpcGetEventHandle, , IPC, 0, (PW_RT_SIG_IPC_GET_EVENT))                \
-	X(cudaIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_RT_SIG_IPC_OPEN_EVENT))     \
-	/* managed */                                                                \
-	X(cudaMallocManaged, , MANAGED, PW_CUR_DEV, (PW_RT_SIG_MALLOC_MANAGED))      \
-	X(cudaMemAdvise, , MANAGED, PW_ABI12, (PW_RT_SIG_ADVISE))                    \
-	X(cudaMemAdvise, _v2, MANAGED, 0, (PW_RT_SIG_ADVISE))                        \
-	X(cudaMemPrefetchAsync, , MANAGED, PW_ABI12, (PW_RT_SIG_PREFETCH))           \
-	X(cudaMemPrefetchAsync, _ptsz, MANAGED, PW_ABI12, (PW_RT_SIG_PREFETCH))      \
-	X(cudaMemPrefetchAsync, _v2, MANAGED, 0, (PW_RT_SIG_PREFETCH_V2))            \
-	X(cudaMemPrefetchAsync, _v2_ptsz, MANAGED, 0, (PW_RT_SIG_PREFETCH_V2))       \
-	X(cudaMemRangeGetAttribute, , MANAGED, 0, (PW_RT_SIG_RANGE_ATTR))            \
-	X(cudaMemRangeGetAttributes, , MANAGED, 0, (PW_RT_SIG_RANGE_ATTRS))          \
-	X(cudaStreamAttachMemAsync, , MANAGED, 0, (PW_RT_SIG_ATTACH_MEM))            \
-	X(cudaStreamAttachMemAsync, _ptsz, MANAGED, 0, (PW_RT_SIG_ATTACH_MEM))       \
-	/* support: the life of allocations that later rules follow */               \
-	X(cudaFree, , SUPPORT, 0, (PW_RT_SIG_FREE))                                  \
-	X(cudaFreeAsync, , SUPPORT, 0, (PW_RT_SIG_FREE_ASYNC))                       \
-	X(cudaFreeAsync, _ptsz, SUPPORT, 0, (PW_RT_SIG_FREE_ASYNC))
+#define PW_CUDART_FUNCS(X)                                                                         \
+	/* peer */                                                                                 \
+	X(cudaDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_RT_SIG_CAN_ACCESS_PEER))             \
+	X(cudaDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_RT_SIG_ENABLE_PEER))    \
+	X(cudaDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_RT_SIG_DISABLE_PEER)) \
+	X(cudaDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_RT_SIG_P2P_ATTR))                   \
+	/* copy */                                                                                 \
+	X(cudaMemcpyPeer, , COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_PEER))                           \
+	X(cudaMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_PEER_ASYNC))                \
+	X(cudaMemcpy3DPeer, , COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER))                      \
+	X(cudaMemcpy3DPeer, _ptds, COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER))                 \
+	X(cudaMemcpy3DPeerAsync, , COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER_ASYNC))           \
+	X(cudaMemcpy3DPeerAsync, _ptsz, COPY, PEER_COPY, 0, (PW_RT_SIG_MEMCPY_3D_PEER_ASYNC))      \
+	/* ipc */                                                                                  \
+	X(cudaIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_RT_SIG_IPC_GET_MEM))             \
+	X(cudaIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_RT_SIG_IPC_OPEN_MEM))             \
+	X(cudaIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CUR_DEV, (PW_RT_SIG_IPC_CLOSE_MEM))          \
+	X(cudaIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_RT_SIG_IPC_GET_EVENT))            \
+	X(cudaIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_RT_SIG_IPC_OPEN_EVENT))   \
+	/* managed */                                                                              \
+	X(cudaMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CUR_DEV, (PW_RT_SIG_MALLOC_MANAGED))     \
+	X(cudaMemAdvise, , MANAGED, ADVISE, PW_ABI12, (PW_RT_SIG_ADVISE))                          \
+	X(cudaMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_RT_SIG_ADVISE))                              \
+	X(cudaMemPrefetchAsync, , MANAGED, PREFETCH, PW_ABI12, (PW_RT_SIG_PREFETCH))               \
+	X(cudaMemPrefetchAsync, _ptsz, MANAGED, PREFETCH, PW_ABI12, (PW_RT_SIG_PREFETCH))          \
+	X(cudaMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_RT_SIG_PREFETCH_V2))                \
+	X(cudaMemPrefetchAsync, _v2_ptsz, MANAGED, PREFETCH, 0, (PW_RT_SIG_PREFETCH_V2))           \
+	X(cudaMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_RT_SIG_RANGE_ATTR))              \
+	X(cudaMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_RT_SIG_RANGE_ATTRS))            \
+	X(cudaStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_RT_SIG_ATTACH_MEM))                  \
+	X(cudaStreamAttachMemAsync, _ptsz, MANAGED, ATTACH, 0, (PW_RT_SIG_ATTACH_MEM))             \
+	/* support: the life of allocations that later rules follow */                             \
+	X(cudaFree, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE))                                          \
+	X(cudaFreeAsync, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))                               \
+	X(cudaFreeAsync, _ptsz, SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))
 
 /* Symbol ids: PW_CUDART_ID(cudaMemcpy3DPeer_ptds) */
 #define PW_CUDART_ID(sym) PW_CUDART_ID_##sym
-#define PW_CUDART_ENUM_ROW(api, sfx, fam, flags, sig) PW_CUDART_ID(api##sfx),
+#define PW_CUDART_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_CUDART_ID(api##sfx),
 enum pw_cudart_id { PW_CUDART_FUNCS(PW_CUDART_ENUM_ROW) PW_CUDART_NFUNCS };
 
 #endif

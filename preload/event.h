@@ -1,28 +1,20 @@
 /*
- * The parts of a "call" event that every vendor's encoder writes the same
- * way (docs/trace-format.md): the header fields, the stack, and the
- * post-call step that captures a stack and hands the event to the writer.
- * Each vendor supplies its error name, its flags and its argument writer.
+ * The "call" event (docs/trace-format.md): the members every vendor writes
+ * the same way, the stack, and the post-call step that hands the event to
+ * the writer.  The row's vendor (its descriptor, vendor.h) supplies the
+ * name of the result and writes each argument; the helpers below are what
+ * its argument writer shares with the others.
  */
 #ifndef PW_EVENT_H
 #define PW_EVENT_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "hooks.h"
 
 struct pw_jw;
-
-struct pw_call_style {
-	const char *layer;    /* "runtime" for the CUDA runtime API, NULL elsewhere */
-	const char *ret_name; /* the vendor's name of c->ret, or NULL */
-	bool cur_dev;         /* write "cur_dev" (the row acts on the current device) */
-	bool implicit;        /* write "implicit": true */
-};
-
-typedef void (*pw_put_arg_fn)(struct pw_jw *w, const struct pw_call *c, int i);
-typedef void (*pw_encode_fn)(struct pw_jw *w, const struct pw_call *c);
 
 /* A flag bit and its vendor name; lists end with {0, NULL}. */
 struct pw_flag_name {
@@ -30,8 +22,10 @@ struct pw_flag_name {
 	const char *name;
 };
 
-/* "<key>": v, and "<key>_names": the names of its bits joined with '|', what
- * no name covers as hex ("A|B|0x8"), or "0x0" for 0. */
+/* The names of v's bits joined with '|', what no name covers as hex
+ * ("A|B|0x8"), or "0x0" for 0, into buf (cap bytes, cut if longer). */
+void pw_event_flag_names(char *buf, size_t cap, uint64_t v, const struct pw_flag_name *names);
+/* "<key>": v, and "<key>_names": its names (pw_event_flag_names). */
 void pw_event_put_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_flag_name *names);
 /* "<key>": v, and "<key>_name": name, or null. */
 void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *name);
@@ -44,10 +38,9 @@ void pw_event_put_range_data(struct pw_jw *w, const char *key, uint64_t data, ui
  * ABI), each by the vendor's name, or as a number where it has none. */
 void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const int *attrs, uint64_t n,
                               const char *(*name)(int64_t));
-/* The whole "call" event of c, its arguments written by put_arg. */
-void pw_event_call(struct pw_jw *w, const struct pw_call *c, const struct pw_call_style *s,
-                   pw_put_arg_fn put_arg);
+/* The whole "call" event of c, as one JSON object (no newline). */
+void pw_event_call(struct pw_jw *w, const struct pw_call *c);
 /* After the real call: the caller's stack (stacks=all), then the event. */
-void pw_event_post(struct pw_call *c, pw_encode_fn encode);
+void pw_event_post(struct pw_call *c);
 
 #endif

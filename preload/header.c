@@ -14,15 +14,15 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "acl_hooks.h"
-#include "check.h"
-#include "gpu_timing.h"
+#include "report.h"
 #include "header.h"
 #include "registry.h"
 #include "rules.h"
 #include "suppress.h"
+#include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
+#include "vendor.h"
 
 /* A JSON string from bytes that may not be UTF-8 (argv, paths). */
 static json_t *str_lossy(const char *s, size_t n)
@@ -185,8 +185,8 @@ char *pw_header_json(void)
 	host[sizeof host - 1] = 0;
 	json_t *h = json_object();
 	json_object_set_new(h, "type", json_string("header"));
-	json_object_set_new(h, "format", json_string("peerwatch"));
-	json_object_set_new(h, "version", json_integer(1));
+	json_object_set_new(h, "format", json_string(PW_FORMAT_NAME));
+	json_object_set_new(h, "version", json_integer(PW_FORMAT_VERSION));
 	json_object_set_new(h, "peerwatch_version", json_string(PW_VERSION));
 	json_object_set_new(h, "pid", json_integer(getpid()));
 	json_object_set_new(h, "ppid", json_integer(getppid()));
@@ -210,9 +210,7 @@ char *pw_header_json(void)
 	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing));
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
-	pw_cuda_describe(v);
-	pw_acl_describe(v);
-	pw_hip_describe(v);
+	pw_vendors_describe(v);
 	json_object_set_new(h, "vendors", v);
 	json_object_set_new(h, "modules", modules());
 	return dump(h);
@@ -247,7 +245,8 @@ char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why)
 	json_object_set_new(f, "suppressed", json_integer((json_int_t)pw_suppress_count()));
 	json_object_set_new(f, "suppressions", suppression_hits());
 	if (pw_g.opt.gpu_timing)
-		json_object_set_new(f, "gpu_timing_skipped", json_integer((json_int_t)pw_gt_skipped()));
+		json_object_set_new(f, "gpu_timing_skipped",
+		                    json_integer((json_int_t)pw_vendors_gt_skipped()));
 	json_object_set_new(f, "t_end_ns", json_integer((json_int_t)pw_now_ns()));
 	json_object_set_new(f, "reason", json_string(why));
 	/* Libraries loaded after the header (dlopen) matter to stack symbolization. */

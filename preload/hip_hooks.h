@@ -9,7 +9,9 @@
 #include "hooks.h"
 #include "pw.h"
 #include "peerwatch/abi/hip.h"
+#include "vendor.h"
 
+extern const struct pw_vendor pw_hip_vendor;
 extern const struct pw_fn_desc pw_hip_desc[PW_HIP_NFUNCS];
 extern void *const pw_hip_wrapper[PW_HIP_NFUNCS];
 extern _Atomic(void *) pw_hip_real_fn[PW_HIP_NFUNCS];
@@ -18,8 +20,7 @@ extern _Atomic(void *) pw_hip_real_fn[PW_HIP_NFUNCS];
 void *pw_hip_resolve(int id);
 static inline void *pw_hip_real(int id)
 {
-	void *f = atomic_load_explicit(&pw_hip_real_fn[id], memory_order_acquire);
-	return PW_LIKELY(f != NULL) ? f : pw_hip_resolve(id);
+	return pw_real(&pw_hip_vendor, id);
 }
 /* A runtime function the layer itself calls (never traced), or NULL. */
 void *pw_hip_aux(const char *name);
@@ -27,12 +28,13 @@ void *pw_hip_aux(const char *name);
 void *pw_hip_dlsym_hook(const char *name, void *r);
 /* Maps a pointer the real hipGetProcAddress returned to our wrapper. */
 void *pw_hip_substitute(void *fn);
+/* The runtime library's path once it is known, else NULL. */
+const char *pw_hip_library(void);
 
-/* hip_encode.c */
+/* hip_query.c: the look-ups of a call, asked of the runtime untraced */
+/* The header's "hip" member under "vendors" (a json_t object). */
+void pw_hip_describe(void *json_vendors);
 void pw_hip_pre(struct pw_call *c);
-void pw_hip_post(struct pw_call *c);
-struct pw_jw;
-void pw_hip_encode(struct pw_jw *w, const struct pw_call *c);
 const char *pw_hip_error_name(int code);
 /* The runtime's version (hipRuntimeGetVersion, HIP_VERSION form: 50221153), 0 if unknown. */
 int pw_hip_runtime_version(void);
@@ -46,15 +48,17 @@ int pw_hip_can_access(int dev, int peer);
  * 1 device memory (device, array, managed, unified), 0 host, -1 unknown. */
 int pw_hip_memtype_is_device(int type, int major);
 bool pw_hip_memtype_is_managed(int type, int major);
+/* The lazy flag of a runtime of that version, and why flags may be wrong on it. */
+uint64_t pw_hip_ipc_lazy_flag(int version);
+const char *pw_hip_flags_note(uint64_t flags, int version);
+
+/* hip_encode.c: the event's "args" member for argument i */
+struct pw_jw;
+void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
 
 /* hip_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_hip_op_after(const struct pw_call *c, struct pw_op *op);
-bool pw_hip_check_before(const struct pw_call *c, struct pw_op *op);
-void pw_hip_check_after(const struct pw_call *c, struct pw_op *op);
-/* The lazy flag of a runtime of that version, and why flags may be wrong on it. */
-uint64_t pw_hip_ipc_lazy_flag(int version);
-const char *pw_hip_flags_note(uint64_t flags, int version);
 
 #endif

@@ -14,33 +14,6 @@
 #include "registry.h"
 #include "state.h"
 
-/* hipIpcMemLazyEnablePeerAccess: 0 before ROCm 6.0, 1 from 6.0 (facts A4). */
-uint64_t pw_hip_ipc_lazy_flag(int version)
-{
-	return version >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
-}
-
-/* Why flags may be wrong on this runtime: the other version's lazy flag. */
-const char *pw_hip_flags_note(uint64_t flags, int version)
-{
-	if (!version)
-		return NULL;
-	if (version >= 60000000 && flags == PW_HIP_IPC_LAZY_5)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess was 0 before ROCm 6.0 and is 1 from "
-		       "6.0, "
-		       "and this runtime is ROCm 6 or later, so a program built against ROCm 5.x headers "
-		       "passes 0, "
-		       "which the runtime rejects (hipErrorInvalidValue): rebuild against the runtime's "
-		       "headers";
-	if (version < 60000000 && flags == PW_HIP_IPC_LAZY_6)
-		return "; version skew: hipIpcMemLazyEnablePeerAccess is 1 only from ROCm 6.0, and this "
-		       "runtime is "
-		       "ROCm 5.x, where it is 0, so a program built against ROCm 6 headers passes 1, which "
-		       "the "
-		       "runtime rejects (hipErrorInvalidValue): rebuild against the runtime's headers";
-	return NULL;
-}
-
 static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
 {
 	m->ptr = c->a[i];
@@ -73,43 +46,30 @@ static void managed_arg(const struct pw_call *c, int i, struct pw_op *op)
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_HIP, c);
-	switch (c->fn - pw_hip_desc) {
-	case PW_HIP_ID(hipDeviceCanAccessPeer):
-		op->kind = PW_OP_CAN_ACCESS;
+	/* hipCtx* peer calls name the peer by its context, hipDevice* by its id */
+	bool by_ctx = c->fn->nargs > 0 && c->fn->args[0].kind == PW_K_CTX;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		break;
-	case PW_HIP_ID(hipDeviceEnablePeerAccess):
-	case PW_HIP_ID(hipCtxEnablePeerAccess):
-		op->kind = PW_OP_PEER_ENABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxEnablePeerAccess)]
-		                   ? c->dev[0]
-		                   : (int)(int64_t)c->a[0];
+	case PW_OP_PEER_ENABLE:
+		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
 		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_HIP_ID(hipDeviceDisablePeerAccess):
-	case PW_HIP_ID(hipCtxDisablePeerAccess):
-		op->kind = PW_OP_PEER_DISABLE;
-		op->peer_dev = c->fn == &pw_hip_desc[PW_HIP_ID(hipCtxDisablePeerAccess)]
-		                   ? c->dev[0]
-		                   : (int)(int64_t)c->a[0];
-		break;
-	case PW_HIP_ID(hipMemcpyPeer):
-	case PW_HIP_ID(hipMemcpyPeerAsync):
-		op->kind = PW_OP_COPY;
+	case PW_OP_PEER_DISABLE: op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_COPY:
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		break;
-	case PW_HIP_ID(hipIpcGetMemHandle):
-		op->kind = PW_OP_IPC_EXPORT;
+	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
-	case PW_HIP_ID(hipIpcOpenMemHandle): {
+	case PW_OP_IPC_OPEN: {
 		int version = pw_hip_runtime_version();
-		op->kind = PW_OP_IPC_OPEN;
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		if (version) {
@@ -123,67 +83,58 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		pw_op_registry_facts(op);
 		break;
 	}
-	case PW_HIP_ID(hipIpcCloseMemHandle):
-		op->kind = PW_OP_IPC_CLOSE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, false);
-		break;
-	case PW_HIP_ID(hipMallocManaged):
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_HIP_ID(hipMemAdvise):
-	case PW_HIP_ID(hipMemAdvise_v2):
+	case PW_OP_ADVISE:
 		op->kind = PW_OP_ADVISE;
 		managed_arg(c, 0, op);
 		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2]; /* 1..6 are CUmem_advise's values too */
-		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemAdvise)])
+		op->advice = (int)(int64_t)c->a[2];  /* 1..6 are CUmem_advise's values too */
+		if (c->fn->args[3].kind == PW_K_DEV) /* hipMemAdvise; _v2 has a location */
 			pw_op_location_device(op, (int)(int64_t)c->a[3], hipCpuDeviceId);
 		else
 			location(c->a[3], op);
 		op->ndev = pw_hip_device_count();
 		break;
-	case PW_HIP_ID(hipMemPrefetchAsync):
+	case PW_OP_PREFETCH:
 		op->kind = PW_OP_PREFETCH;
 		managed_arg(c, 0, op);
 		op->bytes = c->a[1];
-		pw_op_location_device(op, (int)(int64_t)c->a[2], hipCpuDeviceId);
+		if (c->fn->args[2].kind == PW_K_DEV) { /* hipMemPrefetchAsync; _v2 has a location */
+			pw_op_location_device(op, (int)(int64_t)c->a[2], hipCpuDeviceId);
+		} else {
+			location(c->a[2], op);
+			op->flags = c->a[3];
+		}
 		op->ndev = pw_hip_device_count();
 		break;
-	case PW_HIP_ID(hipMemPrefetchAsync_v2):
-		op->kind = PW_OP_PREFETCH;
-		managed_arg(c, 0, op);
-		op->bytes = c->a[1];
-		location(c->a[2], op);
-		op->flags = c->a[3];
-		op->ndev = pw_hip_device_count();
-		break;
-	case PW_HIP_ID(hipMemRangeGetAttribute):
-	case PW_HIP_ID(hipMemRangeGetAttributes):
-		if (c->fn == &pw_hip_desc[PW_HIP_ID(hipMemRangeGetAttribute)])
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
 			pw_op_range_attr(op, c);
 		else
 			pw_op_range_attrs(op, c);
 		pw_hip_mem_facts((const void *)(uintptr_t)op->dst.ptr, &op->dst);
 		pw_op_freed_facts(op);
 		break;
-	case PW_HIP_ID(hipStreamAttachMemAsync):
+	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		op->null_stream = c->a[0] == 0;
 		managed_arg(c, 1, op);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		break;
-	case PW_HIP_ID(hipFree):
-		op->kind = PW_OP_FREE;
+	case PW_OP_FREE:
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		/* a free of memory this process exported: who still has it open elsewhere */
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 		break;
-	case PW_HIP_ID(hipDeviceReset): op->kind = PW_OP_DEVICE_RESET; break;
+	case PW_OP_DEVICE_RESET: break;
 	default: return false;
 	}
 	return true;
@@ -196,18 +147,4 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 		return;
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
-}
-
-bool pw_hip_check_before(const struct pw_call *c, struct pw_op *op)
-{
-	if (!pw_checking() || !pw_hip_op_before(c, op))
-		return false;
-	pw_check_before(c, op);
-	return true;
-}
-
-void pw_hip_check_after(const struct pw_call *c, struct pw_op *op)
-{
-	pw_hip_op_after(c, op);
-	pw_check_after(op, c->ret, c->ret == hipErrorPeerAccessAlreadyEnabled);
 }

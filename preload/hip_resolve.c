@@ -115,18 +115,8 @@ hipError_t hipGetProcAddress(const char *symbol, void **pfn, int hipVersion, uin
 	return r;
 }
 
-/* ---- the header's "hip" member ---- */
-
-#include <jansson.h>
-
-void pw_hip_describe(void *vendors)
+/* The runtime library's path once it is known, else NULL. */
+const char *pw_hip_library(void)
 {
-	void *h = atomic_load(&runtime.handle);
-	if (!h)
-		return;
-	json_t *o = json_object();
-	json_object_set_new(o, "library", json_string(runtime.path));
-	int v = pw_hip_runtime_version();
-	json_object_set_new(o, "runtime_version", v ? json_integer(v) : json_null());
-	json_object_set_new((json_t *)vendors, "hip", o);
+	return atomic_load(&runtime.handle) ? runtime.path : NULL;
 }

@@ -2,7 +2,7 @@
  * The HIP runtime functions peerwatch hooks (libamdhip64.so.5/.6/.7): one
  * row per exported symbol, as in cuda_table.h:
  *
- *   X(api, suffix, family, flags, (signature))
+ *   X(api, suffix, family, op, flags, (signature))
  *
  * The real exports are versioned (hipFree@@hip_4.2, the 7.1 _v2 calls
  * @@hip_7.1); our unversioned definitions satisfy the programs' versioned
@@ -16,14 +16,14 @@
  * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
- * A function without arguments is a row of X0 (its signature "()"), which
- * the generators expand with their own macro.
+ * and a function without arguments has the signature PW_SIG_VOID (pp.h).
+ * Flags are hooks.h's (PW_CUR_DEV: the current device, hipGetDevice).
  */
 #ifndef PW_HIP_TABLE_H
 #define PW_HIP_TABLE_H
 
-/* Flags of a row. */
-#define PW_CUR_DEV 0x1 /* the call acts on the thread's current device: record it (hipGetDevice) */
+#include "hooks.h"
+#include "pp.h"
 
 /* :4027 */
 #define PW_HIP_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
@@ -78,40 +78,39 @@
 /* :3208 (hipDeviceReset, :1355, takes no argument) */
 #define PW_HIP_SIG_FREE (PTR, void *, ptr)
 
-#define PW_HIP_FUNCS2(X, X0)                                                                  \
-	/* peer */                                                                            \
-	X(hipDeviceCanAccessPeer, , PEER, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                    \
-	X(hipDeviceEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))            \
-	X(hipDeviceDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))          \
-	X(hipCtxEnablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))           \
-	X(hipCtxDisablePeerAccess, , PEER, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER))         \
-	X(hipDeviceGetP2PAttribute, , PEER, 0, (PW_HIP_SIG_P2P_ATTR))                         \
-	/* copy */                                                                            \
-	X(hipMemcpyPeer, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                 \
-	X(hipMemcpyPeerAsync, , COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                      \
-	/* ipc */                                                                             \
-	X(hipIpcGetMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                    \
-	X(hipIpcOpenMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
-	X(hipIpcCloseMemHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_CLOSE_MEM))                \
-	X(hipIpcGetEventHandle, , IPC, 0, (PW_HIP_SIG_IPC_GET_EVENT))                         \
-	X(hipIpcOpenEventHandle, , IPC, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))              \
-	/* managed */                                                                         \
-	X(hipMallocManaged, , MANAGED, PW_CUR_DEV, (PW_HIP_SIG_MALLOC_MANAGED))               \
-	X(hipMemPrefetchAsync, , MANAGED, 0, (PW_HIP_SIG_PREFETCH))                           \
-	X(hipMemPrefetchAsync, _v2, MANAGED, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
-	X(hipMemAdvise, , MANAGED, 0, (PW_HIP_SIG_ADVISE))                                    \
-	X(hipMemAdvise, _v2, MANAGED, 0, (PW_HIP_SIG_ADVISE_V2))                              \
-	X(hipMemRangeGetAttribute, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTR))                     \
-	X(hipMemRangeGetAttributes, , MANAGED, 0, (PW_HIP_SIG_RANGE_ATTRS))                   \
-	X(hipStreamAttachMemAsync, , MANAGED, 0, (PW_HIP_SIG_ATTACH_MEM))                     \
-	/* support: the life of exported allocations, and the reset that drops peer access */ \
-	X(hipFree, , SUPPORT, 0, (PW_HIP_SIG_FREE))                                           \
-	X0(hipDeviceReset, , SUPPORT, PW_CUR_DEV, ())
-#define PW_HIP_FUNCS(X) PW_HIP_FUNCS2(X, X)
+#define PW_HIP_FUNCS(X)                                                                             \
+	/* peer */                                                                                  \
+	X(hipDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))              \
+	X(hipDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))     \
+	X(hipDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))  \
+	X(hipCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))    \
+	X(hipCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER)) \
+	X(hipDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_HIP_SIG_P2P_ATTR))                    \
+	/* copy */                                                                                  \
+	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                            \
+	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                 \
+	/* ipc */                                                                                   \
+	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))              \
+	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_MEM))              \
+	X(hipIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CUR_DEV, (PW_HIP_SIG_IPC_CLOSE_MEM))           \
+	X(hipIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_HIP_SIG_IPC_GET_EVENT))             \
+	X(hipIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))    \
+	/* managed */                                                                               \
+	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CUR_DEV, (PW_HIP_SIG_MALLOC_MANAGED))      \
+	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                       \
+	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                 \
+	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                  \
+	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                            \
+	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))               \
+	X(hipMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTRS))             \
+	X(hipStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_HIP_SIG_ATTACH_MEM))                   \
+	/* support: the life of exported allocations, and the reset that drops peer access */       \
+	X(hipFree, , SUPPORT, FREE, 0, (PW_HIP_SIG_FREE))                                           \
+	X(hipDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym
-#define PW_HIP_ENUM_ROW(api, sfx, fam, flags, sig) PW_HIP_ID(api##sfx),
+#define PW_HIP_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_HIP_ID(api##sfx),
 enum pw_hip_id { PW_HIP_FUNCS(PW_HIP_ENUM_ROW) PW_HIP_NFUNCS };
 
 #endif

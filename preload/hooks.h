@@ -9,7 +9,7 @@
 
 #define PW_MAX_ARGS 12 /* the 9 of cuMemcpyBatchAsync, and 3 slots for batch devices */
 
-enum pw_vendor { PW_VENDOR_CUDA, PW_VENDOR_HIP, PW_VENDOR_ACL, PW_VENDOR_COUNT };
+enum pw_vendor_id { PW_VENDOR_CUDA, PW_VENDOR_HIP, PW_VENDOR_ACL, PW_VENDOR_COUNT };
 enum pw_family { PW_FAM_PEER, PW_FAM_COPY, PW_FAM_IPC, PW_FAM_MANAGED, PW_FAM_SUPPORT };
 
 /* Argument kinds; cuda_table.h says what each records. */
@@ -62,6 +62,10 @@ enum pw_kind {
 	PW_K_EXPORTDATA,
 	PW_K_OUT_EXPORTDATA,
 	PW_K_PBATCH, /* batch prefetch's dptrs: the whole batch (sizes, count, locations follow) */
+	/* atomics across a link (cuda_table.h) */
+	PW_K_ATOMICOPS,      /* const CUatomicOperation *, count the next argument */
+	PW_K_OUT_ATOMICCAPS, /* unsigned int * written by the call, count two arguments on */
+	PW_K_NONE,           /* f(void): the row's one "argument" is none at all; nothing recorded */
 };
 
 struct pw_arg_desc {
@@ -69,11 +73,23 @@ struct pw_arg_desc {
 	const char *name;
 };
 
+/* Flags of a row, the same in every vendor's table (a vendor's own flags
+ * use the bits from 0x1000 up). */
+#define PW_CUR_DEV 0x1      /* the call acts on the thread's current context or device: record it */
+#define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
+#define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the vendor's allocation table */
+#define PW_RANGE_NOTE 0x400 /* the call changes the vendor's allocation table (free, IPC open/close) */
+
+struct pw_vendor;
+
 struct pw_fn_desc {
-	const char *symbol;  /* exported name: cuMemcpyPeer_ptds */
-	const char *api;     /* without the variant: cuMemcpyPeer */
-	const char *variant; /* "", "_v2", "_ptds", "_ptsz", "_v2_ptsz" */
-	uint8_t vendor, family, nargs;
+	const char *symbol;          /* exported name: cuMemcpyPeer_ptds */
+	const char *api;             /* without the variant: cuMemcpyPeer */
+	const char *variant;         /* "", "_v2", "_ptds", "_ptsz", "_v2_ptsz" */
+	const struct pw_vendor *lib; /* the library whose table has the row (vendor.h) */
+	uint8_t family;
+	uint8_t op; /* what the call does: PW_OP_* (peerwatch/trace_format.h), the event's "op" */
+	uint8_t nargs;
 	uint16_t flags;
 	struct pw_arg_desc args[PW_MAX_ARGS];
 };
@@ -97,14 +113,11 @@ struct pw_call {
 	uint64_t seq, parent;
 	uint64_t t0, t1;
 	int64_t ret;
-	int32_t cur_dev;          /* device of the current context (PW_CUR_CTX rows) */
+	int32_t cur_dev;          /* device of the current context (PW_CUR_DEV rows) */
 	uint64_t a[PW_MAX_ARGS];  /* argument values (by-value structs: their address) */
 	int32_t dev[PW_MAX_ARGS]; /* device of a PTR/CTX argument, looked up before the call */
 	const uintptr_t *stack;   /* stacks=all: the caller's stack, nstack frames */
 	int nstack;
 };
-
-const char *pw_family_name(int family);
-const char *pw_vendor_name(int vendor);
 
 #endif

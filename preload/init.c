@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "gpu_timing.h"
+#include "report.h"
 #include "header.h"
 #include "intercept.h"
 #include "pw.h"
@@ -22,7 +22,7 @@
 #include "state.h"
 #include "suppress.h"
 #include "trace.h"
-#include "vmm_state.h"
+#include "vendor.h"
 
 static pid_t pw_pid;
 
@@ -45,9 +45,8 @@ static void after_fork_child(void)
 	/* The child starts with no peer access and no IPC mappings of its own:
 	 * CUDA contexts do not survive fork. */
 	pw_state_reset(&pw_state);
-	pw_vmm_reset(&pw_vmm); /* nor any virtual-memory handle or mapping (no false vmm.leak) */
+	pw_vendors_after_fork(); /* nor what the vendors track (vendor.h) */
 	pw_report_after_fork();
-	pw_gt_after_fork();
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
@@ -119,7 +118,7 @@ __attribute__((constructor)) static void pw_init(void)
 	if (pw_g.opt.registry && pw_checking())
 		pw_registry_open(pw_registry_run_id());
 	if (pw_g.opt.gpu_timing)
-		pw_trace_set_tick(pw_gt_collect);
+		pw_trace_set_tick(pw_vendors_gt_collect);
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	atomic_store(&pw_g.enabled, true);
 }

@@ -1,24 +1,21 @@
 /*
  * The dlsym interposer.  CUDA runtimes never link against libcuda: they
- * dlopen it and dlsym "cuGetProcAddress_v2" (../shared/facts/cuda-on-h200.md
- * §1), and some libraries dlsym plain driver names.  So the exported dlsym
- * hands back our wrapper whenever the answer is a driver function we hook.
+ * dlopen it and dlsym "cuGetProcAddress_v2" (docs/hooks.md), and
+ * some libraries dlsym plain driver names.  So the exported dlsym hands back
+ * our wrapper whenever the answer is a function of a vendor we hook.
  *
- * Only names of the form cu[A-Z]... (and hip[A-Z]...) are looked at; our own look-ups
- * (pw_tls_internal) and RTLD_NEXT (see dlsym_entry.S) pass straight through.
+ * Only names with a vendor's prefix (vendor.h: cu[A-Z]..., cuda..., hip[A-Z]...,
+ * acl...) are looked at, by that vendor; our own look-ups (pw_tls_internal)
+ * and RTLD_NEXT (see dlsym_entry.S) pass straight through.
  */
-#include <ctype.h>
 #include <dlfcn.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
-#include "acl_hooks.h"
-#include "cuda_hooks.h"
-#include "cudart_hooks.h"
-#include "hip_hooks.h"
 #include "intercept.h"
 #include "pw.h"
+#include "vendor.h"
 
 /*
  * A sanitizer runtime preloaded before us calls dlsym while it initializes,
@@ -58,17 +55,24 @@ PW_NO_SANITIZE void *pw_real_dlsym(void *handle, const char *name)
 	return f ? f(handle, name) : NULL;
 }
 
+/* The vendor whose prefix name has, or NULL.  Uninstrumented, like its caller. */
+PW_NO_SANITIZE static const struct pw_vendor *vendor_of(const char *name)
+{
+	for (const struct pw_vendor *const *v = pw_vendors; *v; v++) {
+		const char *p = (*v)->prefix, *n = name;
+		while (*p && *p == *n)
+			p++, n++;
+		if (!*p && (!(*v)->prefix_upper || (*n >= 'A' && *n <= 'Z')))
+			return *v;
+	}
+	return NULL;
+}
+
 PW_NO_SANITIZE void *pw_dlsym_impl(void *handle, const char *name)
 {
 	void *r = pw_real_dlsym(handle, name);
-	if (!pw_tls_internal && name && name[0] == 'a' && name[1] == 'c' && name[2] == 'l')
-		return pw_acl_dlsym_hook(name, r);
-	if (!pw_tls_internal && name && !strncmp(name, "cuda", 4))
-		return pw_cudart_dlsym_hook(name, r); /* the runtime API (cudart_hooks.c) */
-	if (!pw_tls_internal && name && name[0] == 'h' && name[1] == 'i' && name[2] == 'p' &&
-	    isupper((unsigned char)name[3]))
-		return pw_hip_dlsym_hook(name, r);
-	if (pw_tls_internal || !name || name[0] != 'c' || name[1] != 'u' || !isupper((unsigned char)name[2]))
+	if (pw_tls_internal || !name)
 		return r;
-	return pw_cuda_dlsym_hook(name, r);
+	const struct pw_vendor *v = vendor_of(name);
+	return v ? v->dlsym_hook(name, r) : r;
 }

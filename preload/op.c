@@ -11,6 +11,7 @@
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
 {
 	memset(op, 0, sizeof *op);
+	op->kind = (enum pw_op_kind)c->fn->op;
 	op->vendor = vendor;
 	op->api = c->fn->api;
 	op->cur_dev = c->cur_dev;

@@ -14,42 +14,7 @@
 #include <stdint.h>
 
 #include "hooks.h"
-
-enum pw_op_kind {
-	PW_OP_NONE,
-	PW_OP_CAN_ACCESS,
-	PW_OP_PEER_ENABLE,
-	PW_OP_PEER_DISABLE,
-	PW_OP_COPY,
-	PW_OP_IPC_EXPORT,
-	PW_OP_IPC_OPEN,
-	PW_OP_IPC_CLOSE,
-	PW_OP_ALLOC_MANAGED,
-	PW_OP_ADVISE,
-	PW_OP_PREFETCH,
-	PW_OP_RANGE_ATTR,
-	PW_OP_ATTACH,
-	PW_OP_FREE,
-	PW_OP_EXIT, /* the process ends: what is still open */
-	/* cur_dev was reset (hipDeviceReset, aclrtResetDevice): its peer access is gone */
-	PW_OP_DEVICE_RESET,
-	/* virtual memory and pools (cuda_ops_vmm.c) */
-	PW_OP_VMM_CREATE,
-	PW_OP_VMM_RELEASE,
-	PW_OP_VMM_MAP,
-	PW_OP_VMM_UNMAP,
-	PW_OP_VMM_SET_ACCESS,
-	PW_OP_VMM_EXPORT,
-	PW_OP_VMM_IMPORT,
-	PW_OP_VMM_RETAIN,
-	PW_OP_VMM_EXIT, /* the process ends: a mapping still there (op->dst.ptr) */
-	PW_OP_POOL_EXPORT,
-	PW_OP_POOL_IMPORT,
-	PW_OP_POOL_EXPORT_PTR,
-	PW_OP_POOL_IMPORT_PTR,
-	PW_OP_POOL_SET_ACCESS,
-	PW_OP_KINDS
-};
+#include "peerwatch/trace_format.h"
 
 /* What is known of one pointer argument. */
 struct pw_mem {
@@ -82,6 +47,9 @@ enum pw_loc_type {
 };
 
 struct pw_op {
+	/* What the call does (peerwatch/trace_format.h): the row's op, or another
+	 * one the translation chose (one range of a batch prefetch is a prefetch);
+	 * the rules of this op look at the call (rules_table.h). */
 	enum pw_op_kind kind;
 	int vendor; /* PW_VENDOR_* */
 	const char *api;
@@ -124,7 +92,7 @@ struct pw_op {
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
 	int holders, holder_pids[4]; /* free: other processes with it open */
-	/* virtual memory and pools (vmm_state.h fills them) */
+	/* virtual memory and pools (cuda_vmm_state.h fills them) */
 	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
 	unsigned handle_type;   /* export/import: the shareable type asked for */
 	bool vmm_known;         /* export: the handle was created (or imported) in this process */
@@ -140,9 +108,9 @@ struct pw_op {
 
 #define PW_IPC_HANDLE_BYTES 64
 
-/* op.c: an op with nothing known yet (no devices, no location, unknown P2P
- * policy) for call c of vendor; and what the cross-process registry knows
- * of op->handle. */
+/* op.c: the row's op with nothing known yet (no devices, no location,
+ * unknown P2P policy) for call c of vendor; and what the cross-process
+ * registry knows of op->handle. */
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
 void pw_op_registry_facts(struct pw_op *op);
 /* The range-attribute queries, whose arguments are laid out alike in the

@@ -182,6 +182,17 @@ static const struct pw_opt_def defs[] = {
 };
 #define NDEFS (sizeof defs / sizeof *defs)
 
+bool pw_options_entry(size_t i, const char **key, const char **values, const char **def, const char **help)
+{
+	if (i >= NDEFS)
+		return false;
+	*key = defs[i].key;
+	*values = defs[i].values;
+	*def = defs[i].def;
+	*help = defs[i].help;
+	return true;
+}
+
 void pw_options_defaults(struct pw_options *o)
 {
 	memset(o, 0, sizeof *o);

@@ -30,20 +30,30 @@
 #define PW_MAP_8(m, s, a, b, c, d, e, f, g, h) PW_MAP_7(m, s, a, b, c, d, e, f, g) s() m(7, h)
 #define PW_MAP_9(m, s, a, b, c, d, e, f, g, h, i) PW_MAP_8(m, s, a, b, c, d, e, f, g, h) s() m(8, i)
 
-/* Each argument of a hooked function is a tuple (KIND, C type, name). */
-#define PW_ARG_KIND(i, t) PW_ARG_KIND_ t
+/* Each argument of a hooked function is a tuple (KIND, C type, name).  A
+ * function of no arguments has the one tuple PW_SIG_VOID: its kind NONE is
+ * captured and recorded as nothing, and its name expands to nothing, so that
+ * no macro argument is empty. */
+#define PW_NONAME
+#define PW_SIG_VOID (NONE, void, PW_NONAME)
+
+/* The number of arguments of a signature: 0 for PW_SIG_VOID.  (The kind of
+ * the first tuple is NONE exactly when PW_VOID_PROBE_<kind> is defined, and
+ * then it pushes 1 into PW_SECOND's place.) */
+#define PW_NARGS(...) (PW_NARG(__VA_ARGS__) - PW_IS_VOID(__VA_ARGS__))
+#define PW_IS_VOID(t, ...) PW_SECOND_(PW_CAT(PW_VOID_PROBE_, PW_ARG_KIND(0, t)), 0, ~)
+#define PW_VOID_PROBE_NONE ~, 1
+#define PW_SECOND(a, b, ...) b
+#define PW_SECOND_(...) PW_SECOND(__VA_ARGS__)
+#define PW_ARG_KIND(i, t) PW_EXPAND(PW_ARG_KIND_ t)
 #define PW_ARG_KIND_(k, ty, n) k
-#define PW_ARG_DECL(i, t) PW_ARG_DECL_ t
+#define PW_ARG_DECL(i, t) PW_EXPAND(PW_ARG_DECL_ t)
 #define PW_ARG_DECL_(k, ty, n) ty n
-#define PW_ARG_TYPE(i, t) PW_ARG_TYPE_ t
+#define PW_ARG_TYPE(i, t) PW_EXPAND(PW_ARG_TYPE_ t)
 #define PW_ARG_TYPE_(k, ty, n) ty
-#define PW_ARG_NAME(i, t) PW_ARG_NAME_ t
+#define PW_ARG_NAME(i, t) PW_EXPAND(PW_ARG_NAME_ t)
 #define PW_ARG_NAME_(k, ty, n) n
-#define PW_ARG_CAPTURE(i, t) PW_ARG_CAPTURE_(i, PW_ARG_CAPTURE_T t)
-#define PW_ARG_CAPTURE_T(k, ty, n) k, n
-#define PW_ARG_CAPTURE_(i, ...) PW_ARG_CAPTURE__(i, __VA_ARGS__)
-#define PW_ARG_CAPTURE__(i, k, n) c.a[i] = pw_cap_##k(n)
-#define PW_ARG_DESC(i, t) PW_ARG_DESC_ t
+#define PW_ARG_DESC(i, t) PW_EXPAND(PW_ARG_DESC_ t)
 #define PW_ARG_DESC_(k, ty, n) \
 	{                      \
 		PW_K_##k, #n   \

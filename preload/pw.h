@@ -55,6 +55,11 @@ struct pw_thread;
 extern PW_TLS int pw_tls_internal;    /* >0: peerwatch itself is calling the runtime */
 extern PW_TLS uint64_t pw_tls_parent; /* seq of the hooked call this thread is inside, 0 if none */
 extern PW_TLS long pw_tls_tid;        /* cached gettid(), 0 until asked */
+/* >0 while this thread is inside a hooked call of a library that sits over
+ * another hooked one (the CUDA runtime over the driver): the calls it makes
+ * below are traced (with "parent") but neither checked nor fed to the state
+ * model, which the call above updates once. */
+extern PW_TLS int pw_tls_upper;
 
 static inline uint64_t pw_seq_next(void)
 {
@@ -75,6 +80,9 @@ void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t errlen);
 void pw_options_defaults(struct pw_options *o);
 void pw_options_print_help(int fd);
+/* Option i of the table (key, allowed values, default, help line); false past the last.
+ * scripts/options-doc.c writes README's and peerwatch(1)'s lists from it. */
+bool pw_options_entry(size_t i, const char **key, const char **values, const char **def, const char **help);
 const char *pw_mode_name(enum pw_mode m);
 
 #endif

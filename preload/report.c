@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "report.h"
 #include "intercept.h"
 #include "pw.h"
 #include "registry.h"
@@ -27,6 +28,7 @@
 #include "stack.h"
 #include "suppress.h"
 #include "trace.h"
+#include "vendor.h"
 
 static atomic_uint_fast64_t violations;
 static uintptr_t self_lo, self_hi; /* our own code: frames there are not the caller's */

@@ -1,72 +1,19 @@
-/* The catalog: the table's text joined with each rule's function and the calls it applies to. */
+/* The catalog: the table's rows joined with each rule's function. */
 #include <pthread.h>
 #include <string.h>
 
 #include "rules.h"
 
-#define PW_RULE_INFO(name, id_, sev, vendors_, source_, runtime_, summary_, advice_) \
-	[PW_RULE_##name] = {.id = id_,                                               \
-	                    .severity = sev,                                         \
-	                    .vendors = vendors_,                                     \
-	                    .source = source_,                                       \
-	                    .runtime = runtime_,                                     \
-	                    .summary = summary_,                                     \
-	                    .advice = advice_,                                       \
+#define PW_RULE_INFO(name, id_, sev, vendors_, ops_, source_, runtime_, summary_, advice_) \
+	[PW_RULE_##name] = {.id = id_,                                                     \
+	                    .severity = sev,                                               \
+	                    .vendors = vendors_,                                           \
+	                    .ops = ops_,                                                   \
+	                    .source = source_,                                             \
+	                    .runtime = runtime_,                                           \
+	                    .summary = summary_,                                           \
+	                    .advice = advice_,                                             \
 	                    .check = pw_rule_##name},
-
-/* Which calls each rule looks at. */
-static const enum pw_op_kind kinds[PW_RULE_COUNT] = {
-    [PW_RULE_PEER_ENABLE_SELF] = PW_OP_PEER_ENABLE,
-    [PW_RULE_PEER_ENABLE_FLAGS] = PW_OP_PEER_ENABLE,
-    [PW_RULE_PEER_ENABLE_UNSUPPORTED] = PW_OP_PEER_ENABLE,
-    [PW_RULE_PEER_ENABLE_TWICE] = PW_OP_PEER_ENABLE,
-    [PW_RULE_PEER_ENABLE_UNQUERIED] = PW_OP_PEER_ENABLE,
-    [PW_RULE_PEER_ENABLE_ONE_DIRECTION] = PW_OP_COPY,
-    [PW_RULE_PEER_DISABLE_NOT_ENABLED] = PW_OP_PEER_DISABLE,
-    [PW_RULE_PEER_LIMIT] = PW_OP_PEER_ENABLE,
-    [PW_RULE_COPY_PEER_DEVICE_MISMATCH] = PW_OP_COPY,
-    [PW_RULE_COPY_PEER_OUT_OF_BOUNDS] = PW_OP_COPY,
-    [PW_RULE_COPY_PEER_NULL] = PW_OP_COPY,
-    [PW_RULE_COPY_PEER_NO_PEER_ACCESS] = PW_OP_COPY,
-    [PW_RULE_COPY_ACL_P2P_POLICY] = PW_OP_COPY,
-    [PW_RULE_IPC_EXPORT_INTERIOR_POINTER] = PW_OP_IPC_EXPORT,
-    [PW_RULE_IPC_EXPORT_MANAGED] = PW_OP_IPC_EXPORT,
-    [PW_RULE_IPC_OPEN_SAME_PROCESS] = PW_OP_IPC_OPEN,
-    [PW_RULE_IPC_OPEN_FLAGS] = PW_OP_IPC_OPEN,
-    [PW_RULE_IPC_OPEN_TWICE] = PW_OP_IPC_OPEN,
-    [PW_RULE_IPC_OPEN_STALE] = PW_OP_IPC_OPEN,
-    [PW_RULE_IPC_CLOSE_UNKNOWN] = PW_OP_IPC_CLOSE,
-    [PW_RULE_IPC_CLOSE_TWICE] = PW_OP_IPC_CLOSE,
-    [PW_RULE_IPC_FREE_WHILE_OPEN] = PW_OP_FREE,
-    [PW_RULE_IPC_LEAK] = PW_OP_EXIT,
-    [PW_RULE_MANAGED_ALLOC_SIZE_ZERO] = PW_OP_ALLOC_MANAGED,
-    [PW_RULE_MANAGED_ALLOC_GRANULARITY] = PW_OP_ALLOC_MANAGED,
-    [PW_RULE_MANAGED_ALLOC_FLAGS] = PW_OP_ALLOC_MANAGED,
-    [PW_RULE_MANAGED_ADVISE_NOT_MANAGED] = PW_OP_ADVISE,
-    [PW_RULE_MANAGED_ADVISE_UNALIGNED] = PW_OP_ADVISE,
-    [PW_RULE_MANAGED_ADVISE_OUT_OF_RANGE] = PW_OP_ADVISE,
-    [PW_RULE_MANAGED_ADVISE_INVALID] = PW_OP_ADVISE,
-    [PW_RULE_MANAGED_ADVISE_LOCATION] = PW_OP_ADVISE,
-    [PW_RULE_MANAGED_PREFETCH_NOT_MANAGED] = PW_OP_PREFETCH,
-    [PW_RULE_MANAGED_PREFETCH_INVALID_DEVICE] = PW_OP_PREFETCH,
-    [PW_RULE_MANAGED_PREFETCH_LOCATION] = PW_OP_PREFETCH,
-    [PW_RULE_MANAGED_PREFETCH_FLAGS] = PW_OP_PREFETCH,
-    [PW_RULE_MANAGED_PREFETCH_OUT_OF_RANGE] = PW_OP_PREFETCH,
-    [PW_RULE_MANAGED_RANGE_ATTR_DATA_SIZE] = PW_OP_RANGE_ATTR,
-    [PW_RULE_MANAGED_RANGE_ATTR_INVALID] = PW_OP_RANGE_ATTR,
-    [PW_RULE_MANAGED_RANGE_ATTR_NOT_MANAGED] = PW_OP_RANGE_ATTR,
-    [PW_RULE_MANAGED_RANGE_ATTR_OUT_OF_RANGE] = PW_OP_RANGE_ATTR,
-    [PW_RULE_MANAGED_ATTACH_LENGTH] = PW_OP_ATTACH,
-    [PW_RULE_MANAGED_ATTACH_FLAGS] = PW_OP_ATTACH,
-    [PW_RULE_MANAGED_ATTACH_NOT_MANAGED] = PW_OP_ATTACH,
-    [PW_RULE_MANAGED_ATTACH_PORTABILITY] = PW_OP_ATTACH,
-    [PW_RULE_COPY_ACL_KIND] = PW_OP_COPY,
-    [PW_RULE_VMM_EXPORT_HANDLE_TYPE] = PW_OP_VMM_EXPORT,
-    [PW_RULE_VMM_IMPORT_RELEASED] = PW_OP_VMM_IMPORT,
-    [PW_RULE_VMM_COPY_NO_ACCESS] = PW_OP_COPY,
-    [PW_RULE_VMM_LEAK] = PW_OP_VMM_EXIT,
-    [PW_RULE_IPC_EXPORT_POOL_OR_VMM] = PW_OP_IPC_EXPORT,
-};
 
 const struct pw_rule_info pw_rules[PW_RULE_COUNT] = {PW_RULES(PW_RULE_INFO)};
 
@@ -82,7 +29,9 @@ static pthread_once_t by_kind_once = PTHREAD_ONCE_INIT;
 static void index_kinds(void)
 {
 	for (int r = 0; r < PW_RULE_COUNT; r++)
-		by_kind[kinds[r]][n_by_kind[kinds[r]]++] = r;
+		for (int k = 0; k < PW_OP_KINDS; k++)
+			if (pw_rules[r].ops & (1ull << k))
+				by_kind[k][n_by_kind[k]++] = r;
 }
 
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg)

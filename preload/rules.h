@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "op.h"
 #include "peerwatch/rules_table.h"
@@ -19,6 +20,7 @@ struct pw_rule_info {
 	const char *id;
 	int severity; /* PW_SEV_* */
 	unsigned vendors;
+	uint64_t ops; /* the ops it looks at: PW_OPBIT set */
 	const char *source, *runtime, *summary, *advice;
 	pw_rule_fn check;
 };
@@ -27,11 +29,11 @@ extern const struct pw_rule_info pw_rules[PW_RULE_COUNT];
 
 #define PW_RULE_FN(name) \
 	bool pw_rule_##name(const struct pw_state *s, const struct pw_op *op, char *msg, size_t len)
-#define PW_RULE_DECL(name, id, sev, vendors, source, runtime, summary, advice) PW_RULE_FN(name);
+#define PW_RULE_DECL(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_FN(name);
 PW_RULES(PW_RULE_DECL)
 
 typedef void (*pw_finding_sink)(void *arg, int rule, const char *msg);
-/* Every rule that applies to op (its kind and vendor); returns how many fired. */
+/* Every rule that applies to op (its kind, in the rule's ops, and its vendor); returns how many fired. */
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg);
 
 const char *pw_severity_name(int severity);

@@ -14,6 +14,18 @@ PW_RULE_FN(PEER_ENABLE_SELF)
 	return true;
 }
 
+/* cuda.h, cuDeviceGetP2PAttribute and cuDeviceGetP2PAtomicCapabilities:
+ * "Returns CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice ... represent
+ * the same device". */
+PW_RULE_FN(PEER_ATTR_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s asks about the link from device %d to itself", op->api, op->cur_dev);
+	return true;
+}
+
 /* 001: "Flags - Reserved for future use and must be set to 0". */
 PW_RULE_FN(PEER_ENABLE_FLAGS)
 {

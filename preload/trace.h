@@ -42,9 +42,4 @@ void pw_trace_set_tick(void (*fn)(bool final));
 uint64_t pw_trace_dropped(void);
 const char *pw_trace_path(void); /* final path of this process's trace, "" if none */
 
-/* Filled by the vendor modules for the header: appends ,"cuda":{...} members. */
-struct json_t;
-void pw_cuda_describe(void *json_vendors_object);
-void pw_hip_describe(void *json_vendors_object);
-
 #endif

@@ -19,6 +19,7 @@ rows=$(${CC:-cc} -E -P -Iinclude -Ipreload scripts/hooks-doc.c | tr '\n' ' ' |
 	awk '/PWDOC_BEGIN/ {
 		sub(/.*PWDOC_BEGIN */, ""); sub(/ *PWDOC_END.*/, "")
 		gsub(/PWDOC_VENDOR */, "\nPWDOC_VENDOR ")
+		gsub(/PWDOC_OPNAME */, "\nPWDOC_OPNAME ")
 		gsub(/PWDOC_ROW */, "\nPWDOC_ROW ")
 		print
 	}' | grep '^PWDOC_')
@@ -39,7 +40,8 @@ otherwise:
 
 - **api** and **variant** are the event's `"api"` and `"variant"` fields; the
   exported symbol is the two joined.
-- **family** is the event's `"family"`.
+- **family** and **op** are the event's `"family"` and `"op"`: the op says
+  what the call does, with one name for every vendor ([Ops](#ops) below).
 - **cur_dev**: yes where the event has a `"cur_dev"` field (the device of the
   calling thread's current context, or the current device of the runtimes
   that have no contexts).
@@ -54,6 +56,14 @@ function close_table() {
 		printf "\n%d symbols.\n", n
 	inside = 0
 }
+/^PWDOC_OPNAME/ {
+	ops[$2] = $4
+	nops++
+	opname[nops] = $4
+	opwhen[nops] = $6
+	opdoc[nops] = $8
+	next
+}
 /^PWDOC_VENDOR/ {
 	close_table()
 	printf "\n## %s\n\n", $2
@@ -62,33 +72,49 @@ function close_table() {
 		print line
 	close($6)
 	print ""
-	print "| api | variant | family | exported symbol | cur_dev | arguments |"
-	print "|---|---|---|---|---|---|"
+	print "| api | variant | family | op | exported symbol | cur_dev | arguments |"
+	print "|---|---|---|---|---|---|---|"
 	inside = 1
 	n = 0
 	next
 }
-NF < 9 { next }
+NF < 11 { next }
 {
-	# fields: $2 api, $4 suffix, $6 family, $8 flags, then name/kind/type
-	# triples at $10, $12, $14; $16, $18, $20; ...
+	# fields: $2 api, $4 suffix, $6 family, $8 op, $10 flags, then
+	# name/kind/type triples at $12, $14, $16; $18, $20, $22; ...
 	fam = tolower($6)
-	if ($8 ~ /PW_IMPLICIT/) fam = fam ", *implicit*"
-	if ($8 ~ /PW_NO_EVENT/) fam = fam ", *not recorded*"
+	if ($10 ~ /PW_IMPLICIT/) fam = fam ", *implicit*"
+	if ($10 ~ /PW_NO_EVENT/) fam = fam ", *not recorded*"
 	variant = "`\"" $4 "\"`"
-	cur = ($8 ~ /PW_CUR_(CTX|DEV)|PW_CTX_RNG|PW_ACL_CUR_DEV/) ? "yes" : ""
+	cur = ($10 ~ /PW_CUR_DEV|PW_CTX_RNG/) ? "yes" : ""
 	args = ""
-	for (i = 10; i + 4 <= NF; i += 6) {
+	for (i = 12; i + 4 <= NF; i += 6) {
 		if ($(i + 2) == "NONE")
 			continue
 		args = args (args == "" ? "" : "<br>") "`" $i "` " $(i + 2) " (`" $(i + 4) "`)"
 	}
 	if (args == "")
 		args = "none"
-	printf "| `%s` | %s | %s | `%s%s` | %s | %s |\n", $2, variant, fam, $2, $4, cur, args
+	printf "| `%s` | %s | %s | `%s` | `%s%s` | %s | %s |\n", $2, variant, fam, ops[$8], $2, $4, cur, args
 	n++
 }
-END { close_table() }'
+END {
+	close_table()
+	print "\n## Ops\n"
+	print "What a call does, whatever the vendor names it: the `\"op\"` of its call"
+	print "event (docs/trace-format.md), the column above, and what the rules say"
+	print "they look at (docs/rules.md). From include/peerwatch/trace_format.h.\n"
+	print "| op | what a call of it does |"
+	print "|---|---|"
+	for (i = 1; i <= nops; i++)
+		if (opwhen[i] == "CALL")
+			printf "| `%s` | %s |\n", opname[i], opdoc[i]
+	print "\nTwo more ops name what is still held when the process ends; they belong"
+	print "to no call, and show only in the rules that look at them:\n"
+	for (i = 1; i <= nops; i++)
+		if (opwhen[i] == "END")
+			printf "- `%s`: %s\n", opname[i], opdoc[i]
+}'
 
 cat <<'EOF2'
 

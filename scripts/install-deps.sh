@@ -9,8 +9,9 @@ set -eu
 clang_major=$(clang --version 2>/dev/null | sed -n 's/.*clang version \([0-9]*\).*/\1/p' | head -1)
 pkgs="make gcc clang pkg-config libjansson-dev libunwind-dev libelf-dev libdw-dev
       libcmocka-dev jq clang-format clang-tidy cppcheck perl libclang-rt-${clang_major:-14}-dev"
-# python3 (ctypes) runs the ACL document's own example, which is Python.
-pkgs="$pkgs python3"
+# python3 (ctypes) runs the ACL document's own example, which is Python;
+# python3-jsonschema checks the traces against docs/trace.schema.json.
+pkgs="$pkgs python3 python3-jsonschema"
 # The real HIP runtime (ROCm 5.2.3 on Debian bookworm) for tests/integration/hip_real.sh,
 # which needs no AMD GPU.  Installed where the distribution has it; elsewhere that test skips.
 hip_pkgs="libamdhip64-5 libamdhip64-dev"

@@ -36,13 +36,26 @@ static void severities(int s, unsigned v, char *out, size_t len)
 			                      sev(s));
 }
 
-#define ROW(name, id, s, v, source, runtime, summary, advice)                                             \
+/* The ops of a rule, by their trace names: `peer_copy`, `implicit_copy`. */
+static void op_names(unsigned long long ops, char *out, size_t len)
+{
+	size_t n = 0;
+	out[0] = 0;
+	for (int k = 1; k < PW_OP_KINDS; k++)
+		if (ops & (1ull << k) && n < len)
+			n += (size_t)snprintf(out + n, len - n, "%s`%s`", n ? ", " : "", pw_op_name(k));
+}
+
+#define ROW(name, id, s, v, ops, source, runtime, summary, advice)                                        \
 	do {                                                                                              \
 		char vs[32], ss[96];                                                                      \
 		vendors(v, vs, sizeof vs);                                                                \
 		severities(s, v, ss, sizeof ss);                                                          \
+		char os[256];                                                                             \
+		op_names(ops, os, sizeof os);                                                             \
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
 		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
+		printf("| calls | %s |\n", os);                                                           \
 		printf("| contract | %s |\n| runtime | %s |\n| fix | %s |\n\n", source, runtime, advice); \
 		printf("<!-- example %s -->\n\n", id);                                                    \
 	} while (0);

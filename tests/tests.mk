@@ -8,6 +8,8 @@ INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
+# PW_TEST=pattern runs one cmocka test of a unit test (tests/unit/filter.c).
+UNIT_FILTER := $(BUILD)/obj/tests/filter.o
 UNIT := $(UNIT_SRC:tests/unit/%.c=$(TBIN)/%)
 # Everything of the library but its constructor and the dlsym stub.
 UNIT_LIBOBJ := $(filter-out %/init.o %/dlsym_entry.o,$(PRELOAD_OBJ))
@@ -35,6 +37,10 @@ $(TBIN)/threads: tests/integration/threads.c
 $(TBIN)/forkexec: tests/integration/forkexec.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/trace_keys: tests/integration/trace_keys.c include/peerwatch/trace_format.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ljansson
+test-build: $(TBIN)/trace_keys
 $(TBIN)/own_jansson: tests/integration/own_jansson.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -ljansson
@@ -54,9 +60,13 @@ $(TBIN)/managed_hip: tests/integration/managed_hip.c
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 test-build: $(TBIN)/managed $(TBIN)/managed_hip
 
-$(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ)
+$(UNIT_FILTER): tests/unit/filter.c
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
+	$(CC) $(TEST_CFLAGS) -c $< -o $@
+
+$(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ) $(UNIT_FILTER)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< $(UNIT_LIBOBJ) $(UNIT_FILTER) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
 
 .PHONY: test-build unit-test integration-test
 test-build: all $(INTEG) $(UNIT)
@@ -75,6 +85,14 @@ integration-test: test-build
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
+	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
+
+# No circle of calls joins the shared files of the library and a vendor's
+# (scripts/depgraph.py): the shared code reaches vendors through their
+# descriptors only (preload/vendor.h).
+.PHONY: deps-test
+deps-test: all
+	@scripts/depgraph.py $(BUILD)/obj/preload --check
 
 .PHONY: docs-test
 docs-test: test-build
@@ -83,10 +101,30 @@ docs-test: test-build
 	@scripts/gen-rules-doc.sh $(BUILD) | cmp -s - docs/rules.md && \
 		echo "docs: docs/rules.md matches the rule table and the reports" || \
 		{ echo "docs: docs/rules.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-options-doc.sh readme | cmp -s - README.md && \
+		echo "docs: README.md's option table matches preload/options.c" || \
+		{ echo "docs: README.md's option table is out of date: run make docs"; exit 1; }
+	@scripts/gen-options-doc.sh man | cmp -s - docs/peerwatch.1 && \
+		echo "docs: docs/peerwatch.1's option list matches preload/options.c" || \
+		{ echo "docs: docs/peerwatch.1's option list is out of date: run make docs"; exit 1; }
+	@scripts/gen-trace-doc.sh md | cmp -s - docs/trace-format.md && \
+		echo "docs: docs/trace-format.md's member tables match include/peerwatch/trace_format.h" || \
+		{ echo "docs: docs/trace-format.md is out of date: run make docs"; exit 1; }
+	@scripts/gen-trace-doc.sh schema | cmp -s - docs/trace.schema.json && \
+		echo "docs: docs/trace.schema.json matches include/peerwatch/trace_format.h" || \
+		{ echo "docs: docs/trace.schema.json is out of date: run make docs"; exit 1; }
 
+# make test T=NAME runs one suite (tests/one.sh lists them); T=test_x:PATTERN
+# one cmocka test (or those matching the pattern) of unit test test_x.
+ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test docs-test analyze-test packaging-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test deps-test docs-test analyze-test packaging-test
+else
+test:
+	@$(MAKE) --no-print-directory test-build
+	@tests/one.sh $(BUILD) '$(T)'
+endif
 
 # Under SAN=1 the preloaded library carries ASan, whose runtime must come
 # first in LD_PRELOAD: the integration script puts it there.

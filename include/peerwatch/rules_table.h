@@ -3,7 +3,10 @@
  * The preload's checks (preload/rules_*.c, one function pw_rule_<NAME> per
  * row), `peerwatch-analyze rules` and docs/rules.md all read this table.
  *
- *   X(NAME, "id", SEVERITY, VENDORS, "source", "runtime", "summary", "advice")
+ *   X(NAME, "id", SEVERITY, VENDORS, OPS, "source", "runtime", "summary", "advice")
+ *
+ * OPS: the ops (peerwatch/trace_format.h) whose calls the rule looks at,
+ * a set of PW_OPBIT; a call of any other op never reaches the rule.
  *
  * source:  the vendor document (name, section, function) and the sentence
  *          the contract comes from, or the vendor header;
@@ -15,10 +18,15 @@
 #ifndef PEERWATCH_RULES_TABLE_H
 #define PEERWATCH_RULES_TABLE_H
 
+#include "peerwatch/trace_format.h"
+
 #define PW_V_CUDA 0x1
 #define PW_V_HIP 0x2
 #define PW_V_ACL 0x4
 #define PW_V_ALL (PW_V_CUDA | PW_V_HIP | PW_V_ACL)
+
+/* Every copy: between named devices, and between pointers' devices. */
+#define PW_OPS_COPY (PW_OPBIT(PEER_COPY) | PW_OPBIT(IMPLICIT_COPY))
 
 /* Severities, most serious first (halt_on compares them). */
 #define PW_SEV_ERROR 0
@@ -26,30 +34,30 @@
 #define PW_SEV_PERFORMANCE 2
 
 #define PW_RULES(X)                                                                                          \
-	X(PEER_ENABLE_SELF, "peer.enable.self", PW_SEV_ERROR, PW_V_ALL,                                      \
+	X(PEER_ENABLE_SELF, "peer.enable.self", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE),               \
 	  "001 (cuCtxEnablePeerAccess): CUDA_ERROR_INVALID_CONTEXT ... if the current context is "           \
 	  "peerContext; 000: a device is not a peer of itself",                                              \
 	  "rejects: CUDA 201 (runtime API 217), HIP error, ACL error",                                       \
 	  "peer access enabled from a device to itself",                                                     \
 	  "a device always reaches its own memory; drop the call")                                           \
-	X(PEER_ENABLE_FLAGS, "peer.enable.flags", PW_SEV_ERROR, PW_V_ALL,                                    \
+	X(PEER_ENABLE_FLAGS, "peer.enable.flags", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE),             \
 	  "001: Flags - Reserved for future use and must be set to 0; 000: flags ... must be zero",          \
 	  "rejects: CUDA 1 invalid value; HIP invalid value; ACL feature unsupported",                       \
 	  "peer access enabled with flags other than 0", "pass 0")                                           \
-	X(PEER_ENABLE_UNSUPPORTED, "peer.enable.unsupported", PW_SEV_ERROR, PW_V_ALL,                        \
+	X(PEER_ENABLE_UNSUPPORTED, "peer.enable.unsupported", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE), \
 	  "001: CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer() indicates that the CUdevice "  \
 	  "of the current context cannot directly access memory from the CUdevice of peerContext",           \
 	  "rejects: CUDA 217 peer access unsupported",                                                       \
 	  "peer access enabled between devices that cannot access each other",                               \
 	  "check cuDeviceCanAccessPeer first and copy through the host (or another path) when it says 0")    \
-	X(PEER_ENABLE_TWICE, "peer.enable.twice", PW_SEV_WARNING, PW_V_ALL,                                  \
+	X(PEER_ENABLE_TWICE, "peer.enable.twice", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),           \
 	  "001: CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of peerContext from the current "    \
 	  "context has already been enabled",                                                                \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
 	  "peer access enabled again while it is already on",                                                \
 	  "enable once, or treat 704 as success and clear it (cudaGetLastError)")                            \
-	X(PEER_ENABLE_UNQUERIED, "peer.enable.unqueried", PW_SEV_WARNING, PW_V_ALL,                          \
+	X(PEER_ENABLE_UNQUERIED, "peer.enable.unqueried", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),   \
 	  "001: If direct access of peerDev from dev is possible (cuDeviceCanAccessPeer), then access may "  \
 	  "be enabled; 003: call device_can_access_peer to query ... If data exchange is supported, use "    \
 	  "... enable_peer_access",                                                                          \
@@ -57,7 +65,7 @@
 	  "peer access enabled without asking first whether the pair supports it",                           \
 	  "call cuDeviceCanAccessPeer / hipDeviceCanAccessPeer / aclrtDeviceCanAccessPeer for the pair "     \
 	  "first")                                                                                           \
-	X(PEER_ENABLE_ONE_DIRECTION, "peer.enable.one-direction", PW_SEV_ERROR, PW_V_ACL,                    \
+	X(PEER_ENABLE_ONE_DIRECTION, "peer.enable.one-direction", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,       \
 	  "003: use two acl.rt.device_enable_peer_access calls to enable data exchange: one for enabling "   \
 	  "data exchange from device 0 to device 1, and the other for enabling data exchange from device 1 " \
 	  "to device 0",                                                                                     \
@@ -66,43 +74,54 @@
 	  "in neither)",                                                                                     \
 	  "enable peer access from each device to the other before copying")                                 \
 	X(PEER_DISABLE_NOT_ENABLED, "peer.disable.not-enabled", PW_SEV_ERROR, PW_V_ALL,                      \
+	  PW_OPBIT(PEER_DISABLE),                                                                            \
 	  "001 (cuCtxDisablePeerAccess): Returns CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access "  \
 	  "has not yet been enabled from peerContext to the current context",                                \
 	  "rejects: CUDA 705, HIP 705", "peer access disabled although it was not enabled",                  \
 	  "disable only what was enabled (from the same current device)")                                    \
-	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                                      \
+	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
 	  "001: CUDA_ERROR_TOO_MANY_PEERS if direct peer access is not possible because hardware resources " \
 	  "required for peer access have been exhausted (8 peers per device on current NVIDIA GPUs; "        \
 	  "ggml-org/llama.cpp#21883)",                                                                       \
 	  "rejects: CUDA 711 too many peers", "peer access enabled to a ninth peer of one device",           \
 	  "enable peer access only between the devices that exchange data; NVSwitch systems route without "  \
 	  "it")                                                                                              \
+	X(PEER_ATTR_SELF, "peer.attr.self", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_ATTR),                    \
+	  "cuda.h :23966 cuDeviceGetP2PAttribute and :24002 cuDeviceGetP2PAtomicCapabilities: Returns "      \
+	  "CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice are not valid or if they represent the same " \
+	  "device",                                                                                          \
+	  "rejects: CUDA 101 invalid device", "a peer attribute or atomics query for a device and itself",   \
+	  "a device is no peer of itself: query pairs of two devices, and take a device's own atomics "      \
+	  "from cuDeviceGetAttribute")                                                                       \
 	X(COPY_PEER_DEVICE_MISMATCH, "copy.peer.device-mismatch", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
+	  PW_OPS_COPY,                                                                                       \
 	  "cuda.h cuMemcpyPeer: dstDevice - Destination device memory, dstContext - Destination context "    \
 	  "(the context the memory lives in); 000 hipMemcpyPeer(dst, dstDeviceId, ...)",                     \
 	  "silent: the H200 driver copies anyway",                                                           \
 	  "a peer copy names a device or context other than the one its pointer lives on",                   \
 	  "pass the context/device the memory was allocated in")                                             \
-	X(COPY_PEER_OUT_OF_BOUNDS, "copy.peer.out-of-bounds", PW_SEV_ERROR, PW_V_ALL,                        \
+	X(COPY_PEER_OUT_OF_BOUNDS, "copy.peer.out-of-bounds", PW_SEV_ERROR, PW_V_ALL, PW_OPS_COPY,           \
 	  "cuda.h cuMemcpyPeer: ByteCount - Size of memory copy in bytes (within the allocations)",          \
 	  "rejects: CUDA 1 invalid value",                                                                   \
 	  "a peer copy runs past the end of its source or destination allocation",                           \
 	  "copy at most the bytes left in each allocation from the given pointer")                           \
-	X(COPY_PEER_NULL, "copy.peer.null", PW_SEV_ERROR, PW_V_ALL,                                          \
+	X(COPY_PEER_NULL, "copy.peer.null", PW_SEV_ERROR, PW_V_ALL, PW_OPS_COPY,                             \
 	  "cuda.h cuMemcpyPeer: dstDevice/srcDevice - device memory", "rejects: CUDA 1 invalid value",       \
 	  "a peer copy of more than 0 bytes from or to a NULL pointer", "check the allocation succeeded")    \
 	X(COPY_PEER_NO_PEER_ACCESS, "copy.peer.no-peer-access", PW_SEV_PERFORMANCE, PW_V_CUDA | PW_V_HIP,    \
+	  PW_OPS_COPY,                                                                                       \
 	  "001: on success all allocations from peerContext will immediately be accessible by the current "  \
 	  "context (without it, copies are staged through host memory)",                                     \
 	  "silent: 37.8 GB/s instead of 394.9 GB/s on NVLink H200s (256 MiB copies)",                        \
 	  "a copy between two devices while peer access between them is off: staged through the host",       \
 	  "enable peer access between the devices (both directions for copies both ways) before copying")    \
-	X(COPY_ACL_P2P_POLICY, "copy.acl.p2p-policy", PW_SEV_ERROR, PW_V_ACL,                                \
+	X(COPY_ACL_P2P_POLICY, "copy.acl.p2p-policy", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                   \
 	  "003: Allocate P2P memory: acl.rt.malloc(size, ACL_MEM_MALLOC_NORMAL_ONLY_P2P) before "            \
 	  "device-to-device copies",                                                                         \
 	  "not measured", "a copy between two devices of memory not allocated with a *_P2P policy",          \
 	  "allocate both buffers with ACL_MEM_MALLOC_*_P2P")                                                 \
 	X(IPC_EXPORT_INTERIOR_POINTER, "ipc.export.interior-pointer", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,    \
+	  PW_OPBIT(IPC_EXPORT),                                                                              \
 	  "002 (hipIpcGetMemHandle): Takes a pointer to the base of an existing device memory allocation; "  \
 	  "devPtr - Base pointer to previously allocated device memory",                                     \
 	  "silent: the handle names the whole allocation, so the importer maps the base, not the pointer "   \
@@ -110,65 +129,69 @@
 	  "an IPC handle taken from a pointer inside an allocation, not its base",                           \
 	  "export the allocation's base and send the offset along with the handle")                          \
 	X(IPC_EXPORT_MANAGED, "ipc.export.managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                      \
+	  PW_OPBIT(IPC_EXPORT),                                                                              \
 	  "002: an existing device memory allocation created with hipMalloc (cuMemAlloc), not managed "      \
 	  "memory",                                                                                          \
 	  "rejects: CUDA 1 invalid value", "an IPC handle asked for managed memory",                         \
 	  "share managed memory another way, or allocate with cuMemAlloc/hipMalloc")                         \
 	X(IPC_OPEN_SAME_PROCESS, "ipc.open.same-process", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                \
-	  "002: Opens an interprocess memory handle exported from another process",                          \
+	  PW_OPBIT(IPC_OPEN), "002: Opens an interprocess memory handle exported from another process",      \
 	  "rejects: CUDA 201, HIP invalid context", "an IPC handle opened in the process that exported it",  \
 	  "use the pointer you already have")                                                                \
-	X(IPC_OPEN_FLAGS, "ipc.open.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                              \
+	X(IPC_OPEN_FLAGS, "ipc.open.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
 	  "002: flags - Must be specified as hipIpcMemLazyEnablePeerAccess (0 before ROCm 6.0, 1 after); "   \
 	  "cuda.h: Must be specified as CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS",                                 \
 	  "flags 0: rejects (CUDA 1); undefined bits: silent on CUDA",                                       \
 	  "an IPC handle opened with flags other than the lazy-enable-peer-access flag",                     \
 	  "pass CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS / hipIpcMemLazyEnablePeerAccess")                         \
-	X(IPC_OPEN_TWICE, "ipc.open.twice", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,                            \
+	X(IPC_OPEN_TWICE, "ipc.open.twice", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),        \
 	  "002: hipIpcMemHandles from each device in a given process may only be opened by one context per " \
 	  "device per other process (openucx/ucx#3192)",                                                     \
 	  "CUDA: success, the same pointer, reference counted (error on HIP)",                               \
 	  "an IPC handle opened again in a process that already has it open",                                \
 	  "open each handle once per process and share the pointer; close it once per open")                 \
-	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                              \
+	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
 	  "002: Calling hipFree on an exported memory region before calling hipIpcCloseMemHandle in the "    \
 	  "importing context will result in undefined behavior",                                             \
 	  "not measured: the mapping, if any, no longer names the exporter's data",                          \
 	  "an IPC handle opened after its exporter freed the allocation",                                    \
 	  "keep the allocation alive until every importer has opened and closed it")                         \
-	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                        \
+	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
 	  "002 (hipIpcCloseMemHandle): devPtr - Device pointer returned by hipIpcOpenMemHandle",             \
 	  "rejects: CUDA 1 invalid value", "an IPC close of a pointer that no IPC open returned",            \
 	  "close the pointer the open returned; free ordinary memory with cuMemFree/hipFree")                \
-	X(IPC_CLOSE_TWICE, "ipc.close.twice", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                            \
+	X(IPC_CLOSE_TWICE, "ipc.close.twice", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),       \
 	  "002: Memory returned from hipIpcOpenMemHandle must be freed with hipIpcCloseMemHandle (once per " \
 	  "open)",                                                                                           \
 	  "rejects: CUDA 1 invalid value", "an IPC mapping closed more times than it was opened",            \
 	  "close once per successful open")                                                                  \
-	X(IPC_FREE_WHILE_OPEN, "ipc.free-while-open", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                    \
+	X(IPC_FREE_WHILE_OPEN, "ipc.free-while-open", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),    \
 	  "002: Calling hipFree on an exported memory region before calling hipIpcCloseMemHandle in the "    \
 	  "importing context will result in undefined behavior (pytorch/pytorch#114534)",                    \
 	  "not measured: undefined behaviour",                                                               \
 	  "the exporter frees an allocation another process still has open",                                 \
 	  "free only after every importer closed its mapping (a barrier, or a reference count across "       \
 	  "processes)")                                                                                      \
-	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,                                        \
+	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(EXIT),                        \
 	  "002: Memory returned from hipIpcOpenMemHandle must be freed with hipIpcCloseMemHandle "           \
 	  "(openucx/ucx#3030)",                                                                              \
 	  "silent: the mapping lives until the process ends",                                                \
 	  "an IPC mapping still open when the process exits", "close every mapping when done with it")       \
 	X(MANAGED_ALLOC_SIZE_ZERO, "managed.alloc.size-zero", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,          \
+	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "CUDA Driver API, Memory Management, cuMemAllocManaged: \"If bytesize is 0, cuMemAllocManaged "    \
 	  "returns CUDA_ERROR_INVALID_VALUE\"; HIP Runtime API, Managed Memory, hipMallocManaged: \"size - " \
 	  "requested allocation size in bytes\"",                                                            \
 	  "CUDA runtime API: success, no memory behind the pointer; driver API: 1 invalid value (H200)",     \
 	  "a managed allocation of 0 bytes", "skip the allocation, or allocate at least one page")           \
 	X(MANAGED_ALLOC_GRANULARITY, "managed.alloc.granularity", PW_SEV_WARNING, PW_V_HIP,                  \
+	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "HIP Runtime API, Managed Memory, hipMallocManaged: \"size - requested allocation size in bytes, " \
 	  "it should be granularity of 4KB\"",                                                               \
 	  "silent", "a managed allocation whose size is not a multiple of 4 KiB",                            \
 	  "round the size up to 4 KiB")                                                                      \
 	X(MANAGED_ALLOC_FLAGS, "managed.alloc.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                    \
+	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "CUDA Driver API, Memory Management, cuMemAllocManaged: \"flags - Must be one of "                 \
 	  "CU_MEM_ATTACH_GLOBAL or CU_MEM_ATTACH_HOST\"; HIP Runtime API, Managed Memory, "                  \
 	  "hipMallocManaged: "                                                                               \
@@ -177,6 +200,7 @@
 	  "a managed allocation with flags other than attach-global or attach-host",                         \
 	  "pass CU_MEM_ATTACH_GLOBAL / hipMemAttachGlobal")                                                  \
 	X(MANAGED_ADVISE_NOT_MANAGED, "managed.advise.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
+	  PW_OPBIT(ADVISE),                                                                                  \
 	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"The memory range must refer to managed "      \
 	  "memory allocated via cuMemAllocManaged or declared via __managed__ variables. The memory range "  \
 	  "could also refer to system-allocated pageable memory\" (on a device location only where \"the "   \
@@ -190,6 +214,7 @@
 	  "advise only memory from cuMemAllocManaged/hipMallocManaged (system memory only on HMM/ATS "       \
 	  "systems, CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS 1)")                                          \
 	X(MANAGED_ADVISE_UNALIGNED, "managed.advise.unaligned", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,        \
+	  PW_OPBIT(ADVISE),                                                                                  \
 	  "HIP Runtime API, Managed Memory, hipMemAdvise: \"count - size in bytes of the memory range, it "  \
 	  "should be CPU page size alligned\"; CUDA Driver API, Unified Addressing, cuMemAdvise: \"The "     \
 	  "start address and end address of the memory range will be rounded down and rounded up "           \
@@ -198,6 +223,7 @@
 	  "memory advice on a range that does not start and end on page boundaries",                         \
 	  "align the start down and the end up to the page size, knowing the advice covers those pages")     \
 	X(MANAGED_ADVISE_OUT_OF_RANGE, "managed.advise.out-of-range", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,    \
+	  PW_OPBIT(ADVISE),                                                                                  \
 	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"the memory range starting at devPtr with a "  \
 	  "size of count bytes ... must refer to managed memory allocated via cuMemAllocManaged\"; HIP "     \
 	  "Runtime API, Managed Memory, hipMemAdvise: \"in the range starting from the pointer address "     \
@@ -210,6 +236,7 @@
 	  "the next one too)",                                                                               \
 	  "advise each allocation on its own, at most the bytes left in it")                                 \
 	X(MANAGED_ADVISE_INVALID, "managed.advise.invalid", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
+	  PW_OPBIT(ADVISE),                                                                                  \
 	  "CUDA Driver API, Unified Addressing, cuMemAdvise: \"The advice parameter can take the following " \
 	  "values\"; \"If CUmemLocation::type is a CU_MEM_LOCATION_TYPE_DEVICE, then CUmemLocation::id "     \
 	  "must be a valid device ordinal\"; HIP Runtime API, Managed Memory, hipMemAdvise: \"advice - "     \
@@ -220,6 +247,7 @@
 	  "{device, -1} is no device: the CPU id -1 is only a plain device number)",                         \
 	  "use a defined advice and a valid device; in a location the host is {host, 0}")                    \
 	X(MANAGED_ADVISE_LOCATION, "managed.advise.location", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,            \
+	  PW_OPBIT(ADVISE),                                                                                  \
 	  "CUDA Driver API, Unified Addressing, cuMemAdvise: for CU_MEM_ADVISE_SET_ACCESSED_BY \"The "       \
 	  "CUmemLocation::type must be either CU_MEM_LOCATION_TYPE_DEVICE with CUmemLocation::id "           \
 	  "representing a valid device ordinal or CU_MEM_LOCATION_TYPE_HOST ... All other location types "   \
@@ -233,6 +261,7 @@
 	  "a device or {host, 0} for accessed-by; for the preferred location a device, the host or an "      \
 	  "online NUMA node")                                                                                \
 	X(MANAGED_PREFETCH_NOT_MANAGED, "managed.prefetch.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,  \
+	  PW_OPBIT(PREFETCH),                                                                                \
 	  "CUDA Runtime API, Memory Management, cudaMemPrefetchAsync: \"The memory range must refer to "     \
 	  "managed memory allocated via cudaMallocManaged or declared via __managed__ variables, or it may " \
 	  "also refer to system-allocated memory on systems with non-zero "                                  \
@@ -246,7 +275,7 @@
 	  "prefetch only managed memory (system memory only on HMM/ATS systems); copy device memory "        \
 	  "instead")                                                                                         \
 	X(MANAGED_PREFETCH_INVALID_DEVICE, "managed.prefetch.invalid-device", PW_SEV_ERROR,                  \
-	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(PREFETCH),                                                          \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"Specifying "                           \
 	  "CU_MEM_LOCATION_TYPE_DEVICE for CUmemLocation::type will prefetch memory to GPU specified by "    \
 	  "device ordinal CUmemLocation::id\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync: "       \
@@ -257,6 +286,7 @@
 	  "prefetch to a valid device, or to the host: {host, 0} in a location, -1 as a plain device "       \
 	  "number")                                                                                          \
 	X(MANAGED_PREFETCH_LOCATION, "managed.prefetch.location", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
+	  PW_OPBIT(PREFETCH),                                                                                \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"Specifying "                           \
 	  "CU_MEM_LOCATION_TYPE_HOST as CUmemLocation::type will prefetch data to host memory. "             \
 	  "Applications can request prefetching memory to a specific host NUMA node by specifying "          \
@@ -268,13 +298,14 @@
 	  "the host does not have (CUDA)",                                                                   \
 	  "prefetch to {device, N}, {host, 0}, {host_numa_current, 0} or an online {host_numa, N}")          \
 	X(MANAGED_PREFETCH_FLAGS, "managed.prefetch.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
+	  PW_OPBIT(PREFETCH),                                                                                \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"flags - flags for future use, must "   \
 	  "be zero now\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2 (ROCm 7.1): \"flags - "    \
 	  "flags for future use, must be zero now\"",                                                        \
 	  "rejects: CUDA 1 invalid value (flags 1: H100, driver 580); HIP invalid value",                    \
 	  "a prefetch with flags other than 0", "pass 0")                                                    \
 	X(MANAGED_PREFETCH_OUT_OF_RANGE, "managed.prefetch.out-of-range", PW_SEV_ERROR,                      \
-	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(PREFETCH),                                                          \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"count specifies the number of bytes "  \
 	  "to copy ... The memory range must refer to managed memory allocated via cuMemAllocManaged\"; "    \
 	  "HIP Runtime API, Managed Memory, hipMemPrefetchAsync: \"count - size in bytes for prefetching\"", \
@@ -284,6 +315,7 @@
 	  "too)",                                                                                            \
 	  "prefetch each allocation on its own, between 1 and the bytes left in it")                         \
 	X(MANAGED_RANGE_ATTR_DATA_SIZE, "managed.range-attr.data-size", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,  \
+	  PW_OPBIT(RANGE_ATTR),                                                                              \
 	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"data will be interpreted as a "    \
 	  "32-bit integer, and dataSize must be 4\"; for CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY \"dataSize "     \
 	  "must "                                                                                            \
@@ -293,6 +325,7 @@
 	  "a range attribute query with a data size the attribute does not have",                            \
 	  "pass 4 (an int), or a multiple of 4 for accessed-by")                                             \
 	X(MANAGED_RANGE_ATTR_INVALID, "managed.range-attr.invalid", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
+	  PW_OPBIT(RANGE_ATTR),                                                                              \
 	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"The attribute parameter can take " \
 	  "the following values\"; \"data - A pointers to a memory location where the result of each "       \
 	  "attribute query will be written to\"; cuMemRangeGetAttributes: \"numAttributes - Number of "      \
@@ -303,7 +336,7 @@
 	  "(NULL data or arrays), or with no attribute at all",                                              \
 	  "ask for a defined attribute, with a buffer for each")                                             \
 	X(MANAGED_RANGE_ATTR_NOT_MANAGED, "managed.range-attr.not-managed", PW_SEV_ERROR,                    \
-	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(RANGE_ATTR),                                                        \
 	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute(s): \"The memory range must refer "   \
 	  "to "                                                                                              \
 	  "managed memory allocated via cuMemAllocManaged or declared via __managed__ variables\"; HIP "     \
@@ -313,7 +346,7 @@
 	  "a range attribute query over memory that is not managed (device, pool, freed or system memory)",  \
 	  "query only memory from cuMemAllocManaged/hipMallocManaged")                                       \
 	X(MANAGED_RANGE_ATTR_OUT_OF_RANGE, "managed.range-attr.out-of-range", PW_SEV_ERROR,                  \
-	  PW_V_CUDA | PW_V_HIP,                                                                              \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(RANGE_ATTR),                                                        \
 	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute: \"Query an attribute about the "     \
 	  "memory range starting at devPtr with a size of count bytes. The memory range must refer to "      \
 	  "managed memory allocated via cuMemAllocManaged\"; HIP Runtime API, Managed Memory, "              \
@@ -321,7 +354,7 @@
 	  "rejects: CUDA 1 invalid value (count 0: H100, driver 580); HIP invalid value",                    \
 	  "a range attribute query over 0 bytes or past the end of its managed allocation",                  \
 	  "query between 1 and the bytes left in the allocation")                                            \
-	X(MANAGED_ATTACH_LENGTH, "managed.attach.length", PW_SEV_ERROR, PW_V_CUDA,                           \
+	X(MANAGED_ATTACH_LENGTH, "managed.attach.length", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(ATTACH),         \
 	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"For managed allocations, length "   \
 	  "must be either zero or the entire allocation's size\"; \"For pageable host allocations, length "  \
 	  "must be non-zero\"",                                                                              \
@@ -331,6 +364,7 @@
 	  "pageable memory",                                                                                 \
 	  "pass 0 (the whole allocation); for pageable memory the length of the range")                      \
 	X(MANAGED_ATTACH_FLAGS, "managed.attach.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
+	  PW_OPBIT(ATTACH),                                                                                  \
 	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"flags - Must be one of "            \
 	  "CUmemAttach_flags\"; \"It is illegal to attach singly to the NULL stream, because the NULL "      \
 	  "stream is a virtual global stream and not a specific stream\"; HIP Runtime API, Managed Memory, " \
@@ -342,6 +376,7 @@
 	  "pass one of the attach flags; attach-single needs a specific stream (cudaStreamPerThread is "     \
 	  "one)")                                                                                            \
 	X(MANAGED_ATTACH_NOT_MANAGED, "managed.attach.not-managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,      \
+	  PW_OPBIT(ATTACH),                                                                                  \
 	  "CUDA Driver API, Stream Management, cuStreamAttachMemAsync: \"dptr must point to one of the "     \
 	  "following types of memories: managed memory ... a valid host-accessible region of "               \
 	  "system-allocated pageable memory. This type of memory may only be specified if the device "       \
@@ -355,6 +390,7 @@
 	  "memory: device, pool or freed memory",                                                            \
 	  "attach only managed memory (system memory only on HMM/ATS systems)")                              \
 	X(MANAGED_ATTACH_PORTABILITY, "managed.attach.portability", PW_SEV_WARNING, PW_V_HIP,                \
+	  PW_OPBIT(ATTACH),                                                                                  \
 	  "HIP Runtime API, Managed Memory, hipStreamAttachMemAsync: \"length - length of memory (defaults " \
 	  "to zero)\" and flags \"(defaults to hipMemAttachSingle)\", with no condition on either; CUDA "    \
 	  "Runtime API, Stream Management, cudaStreamAttachMemAsync: \"For managed allocations, length "     \
@@ -365,7 +401,7 @@
 	  "a HIP stream attach that CUDA would refuse: part of a managed allocation, or attach-single on "   \
 	  "the NULL stream",                                                                                 \
 	  "attach the whole allocation (length 0) to a specific stream, as CUDA requires")                   \
-	X(COPY_ACL_KIND, "copy.acl.kind", PW_SEV_ERROR, PW_V_ACL,                                            \
+	X(COPY_ACL_KIND, "copy.acl.kind", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                               \
 	  "CANN AscendCL, Inter-Device Data Transfer: \"ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange "    \
 	  "within a device or between devices\", and acl_rt.h's aclrtMemcpyKind, which names each "          \
 	  "direction (HOST_TO_HOST, HOST_TO_DEVICE, DEVICE_TO_HOST, DEVICE_TO_DEVICE, DEFAULT, "             \
@@ -376,7 +412,7 @@
 	  "device memory where it is given memory that no aclrtMalloc returned",                             \
 	  "pass the kind of the direction (ACL_MEMCPY_DEVICE_TO_DEVICE between devices), or "                \
 	  "ACL_MEMCPY_DEFAULT to let the runtime tell")                                                      \
-	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA,                         \
+	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(VMM_EXPORT),   \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \
 	  "rejects: CUDA 1 invalid value (H200, driver 580: fabric export of a posix_fd allocation, "        \
@@ -384,7 +420,7 @@
 	  "a virtual-memory allocation exported with a handle type it was not created for",                  \
 	  "name the type in CUmemAllocationProp::requestedHandleTypes at cuMemCreate (NCCL: posix_fd, or "   \
 	  "fabric on NVSwitch systems)")                                                                     \
-	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA,                             \
+	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA, PW_OPBIT(VMM_IMPORT),       \
 	  "cuda.h :12841 (cuMemRelease): The memory allocation will be freed when all outstanding mappings " \
 	  "to the memory are unmapped and when all outstanding references to the handle (including it's "    \
 	  "shareable counterparts) are also released",                                                       \
@@ -393,20 +429,20 @@
 	  "only where the fd is the allocation's own file (the simulator), never guessing on GPUs",          \
 	  "a shareable handle imported after the exporting process released its allocation",                 \
 	  "release in the exporter only after every importer has imported (and mapped) it")                  \
-	X(VMM_COPY_NO_ACCESS, "vmm.copy.no-access", PW_SEV_ERROR, PW_V_CUDA,                                 \
+	X(VMM_COPY_NO_ACCESS, "vmm.copy.no-access", PW_SEV_ERROR, PW_V_CUDA, PW_OPS_COPY,                    \
 	  "cuda.h :12885 (cuMemMap): calling cuMemMap does not make the address accessible, the caller "     \
 	  "needs to update accessibility of a contiguous mapped VA range by calling cuMemSetAccess",         \
 	  "cuMemcpyPeer: silent, the copy happens (H200: device 1 into a device-0 mapping only device 0 "    \
 	  "may access); cuMemcpyDtoD issued in device 1's context: 1 invalid value; kernels fault",          \
 	  "a peer copy into or out of a mapped range the other device was not granted access to",            \
 	  "cuMemSetAccess the range for every device that reads or writes it (readwrite for a destination)") \
-	X(VMM_LEAK, "vmm.leak", PW_SEV_WARNING, PW_V_CUDA,                                                   \
+	X(VMM_LEAK, "vmm.leak", PW_SEV_WARNING, PW_V_CUDA, PW_OPBIT(VMM_EXIT),                               \
 	  "cuda.h :13060 (cuMemUnmap): Any backing memory allocations will be freed if there are no "        \
 	  "existing mappings and there are no unreleased memory handles",                                    \
 	  "silent: the mapping and its memory live until the process ends",                                  \
 	  "a virtual-memory mapping still there when the process exits",                                     \
 	  "cuMemUnmap every mapping (then cuMemRelease and cuMemAddressFree) when done with it")             \
-	X(IPC_EXPORT_POOL_OR_VMM, "ipc.export.pool-or-vmm", PW_SEV_ERROR, PW_V_CUDA,                         \
+	X(IPC_EXPORT_POOL_OR_VMM, "ipc.export.pool-or-vmm", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(IPC_EXPORT),   \
 	  "cuda.h :9333 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "     \
 	  "(cuMemAlloc); pool memory is shared with cuMemPoolExportPointer, virtual memory with "            \
 	  "cuMemExportToShareableHandle (chelsea0x3b/cudarc#521, openucx/ucx#7110)",                         \
@@ -416,7 +452,7 @@
 	  "pool memory: cuMemPoolExportPointer from a pool created with an IPC handle type; virtual "        \
 	  "memory: cuMemExportToShareableHandle")
 
-#define PW_RULE_ENUM_ROW(name, id, sev, vendors, source, runtime, summary, advice) PW_RULE_##name,
+#define PW_RULE_ENUM_ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_##name,
 enum pw_rule_id { PW_RULES(PW_RULE_ENUM_ROW) PW_RULE_COUNT };
 
 #endif

@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh managed)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -78,6 +78,10 @@ $(GPU_DIR)/managed: tests/integration/managed.c tests/sim/cudart_sim_api.h inclu
 
 # Not a test: measures what the driver answers to a second open of one IPC handle.
 $(GPU_DIR)/ipc_reopen_probe: $(GPU_SRC)/ipc_reopen_probe.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# cuDeviceGetP2PAtomicCapabilities (CUDA 13): the driver's answers (p2p_atomics.sh).
+$(GPU_DIR)/p2p_atomics: $(GPU_SRC)/p2p_atomics.c | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
 $(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)

@@ -27,6 +27,8 @@ CUresult cuStreamCreate(CUstream *, unsigned);
 CUresult cuDeviceCanAccessPeer(int *, CUdevice, CUdevice);
 CUresult cuCtxEnablePeerAccess(CUcontext, unsigned);
 CUresult cuCtxDisablePeerAccess(CUcontext);
+CUresult cuDeviceGetP2PAtomicCapabilities(unsigned *, const CUatomicOperation *, unsigned, CUdevice,
+                                          CUdevice);
 CUresult cuMemcpyPeer(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 CUresult cuIpcGetMemHandle(CUipcMemHandle *, CUdeviceptr);
 CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *, CUipcMemHandle, unsigned);
@@ -271,6 +273,14 @@ static void peer_enable_self(int bad)
 	int can;
 	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
 	CALL(cuCtxEnablePeerAccess(ctx[bad ? 0 : 1], 0));
+}
+
+/* The atomics of the link from device 0 to 0 (bad) or to 1 (good). */
+static void peer_attr_self(int bad)
+{
+	CUatomicOperation ops[1] = {CU_ATOMIC_OPERATION_INTEGER_ADD};
+	unsigned caps[1];
+	CALL(cuDeviceGetP2PAtomicCapabilities(caps, ops, 1, 0, bad ? 0 : 1));
 }
 
 static void peer_enable_flags(int bad)
@@ -693,6 +703,7 @@ static const struct {
     {"peer.enable.unqueried", peer_enable_unqueried},
     {"peer.disable.not-enabled", peer_disable_not_enabled},
     {"peer.limit", peer_limit},
+    {"peer.attr.self", peer_attr_self},
     {"copy.peer.device-mismatch", copy_peer_device_mismatch},
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},

@@ -100,6 +100,9 @@ PWSIM_API CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Fla
 PWSIM_API CUresult cuCtxDisablePeerAccess(CUcontext peerContext);
 PWSIM_API CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdevice srcDevice,
                                            CUdevice dstDevice);
+PWSIM_API CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities,
+                                                    const CUatomicOperation *operations, unsigned int count,
+                                                    CUdevice srcDevice, CUdevice dstDevice);
 
 /* peer copies :9637, :10530, :10452, :11106 and the per-thread variants :186-189 */
 PWSIM_API CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,

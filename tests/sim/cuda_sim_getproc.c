@@ -200,6 +200,7 @@ static const struct proc g_procs[] = {
     ROW(cuMemPoolExportPointer, cuMemPoolExportPointer, 11020),
     ROW(cuMemPoolImportPointer, cuMemPoolImportPointer, 11020),
 #if PWSIM_MAX_VERSION >= 13000
+    ROW(cuDeviceGetP2PAtomicCapabilities, cuDeviceGetP2PAtomicCapabilities, 13000),
     ROW(cuMemPrefetchBatchAsync, cuMemPrefetchBatchAsync, 13000),
     PTDS(cuMemPrefetchBatchAsync, cuMemPrefetchBatchAsync_ptsz, 13000),
     ROW(cuMemDiscardAndPrefetchBatchAsync, cuMemDiscardAndPrefetchBatchAsync, 13000),

@@ -130,3 +130,36 @@ CUresult cuDeviceGetP2PAttribute(int *value, CUdevice_P2PAttribute attrib, CUdev
 		return CUDA_ERROR_INVALID_VALUE;
 	return CUDA_SUCCESS;
 }
+
+#if PWSIM_MAX_VERSION >= 13000
+/* An NVLink-like pair does every operation natively in 32 and 64 bits, the
+ * integer ones signed and unsigned; other pairs do none (what a real pair
+ * answers is not measured: the values are the simulator's, not a contract).
+ * The errors are cuda.h's (:23976): a device not valid, or the same device
+ * twice, INVALID_DEVICE; NULL arrays, a count of 0 or an unknown operation,
+ * INVALID_VALUE. */
+CUresult cuDeviceGetP2PAtomicCapabilities(unsigned int *capabilities, const CUatomicOperation *operations,
+                                          unsigned int count, CUdevice srcDevice, CUdevice dstDevice)
+{
+	CUresult rc = pwsim_ready();
+
+	if (rc)
+		return rc;
+	if (!pwsim_valid_device(srcDevice) || !pwsim_valid_device(dstDevice) || srcDevice == dstDevice)
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (!capabilities || !operations || count == 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (unsigned int i = 0; i < count; i++)
+		if (operations[i] < CU_ATOMIC_OPERATION_INTEGER_ADD ||
+		    operations[i] > CU_ATOMIC_OPERATION_FLOAT_MAX)
+			return CUDA_ERROR_INVALID_VALUE;
+	int can = pwsim_can_access(srcDevice, dstDevice);
+	for (unsigned int i = 0; i < count; i++) {
+		unsigned int bits = CU_ATOMIC_CAPABILITY_SCALAR_32 | CU_ATOMIC_CAPABILITY_SCALAR_64;
+		if (operations[i] < CU_ATOMIC_OPERATION_FLOAT_ADD)
+			bits |= CU_ATOMIC_CAPABILITY_SIGNED | CU_ATOMIC_CAPABILITY_UNSIGNED;
+		capabilities[i] = can ? bits : 0;
+	}
+	return CUDA_SUCCESS;
+}
+#endif

@@ -27,7 +27,7 @@ PWSIM_CFLAGS  := $(ALL_CFLAGS) -fvisibility=hidden -Itests/sim
 PWSIM_LDFLAGS := -shared -Wl,-soname,libcuda.so.1 -Wl,-Bsymbolic
 PWSIM_LIBS    := -lpthread -lrt
 # What must never appear in the legacy build (introduced after CUDA 11.8).
-PWSIM_POST_118 := cuGetProcAddress_v2|cuMemAdvise_v2|cuMemPrefetchAsync_v2|cuMemPrefetchAsync_v2_ptsz|cuEventElapsedTime_v2|cuCtxGetDevice_v2|cuCtxSynchronize_v2|cuMemcpyBatchAsync|cuMemcpy3DBatchAsync|cuMemcpyBatchAsync_v2|cuMemPrefetchBatchAsync|cuMemPrefetchBatchAsync_ptsz|cuMemDiscardAndPrefetchBatchAsync|cuMemDiscardAndPrefetchBatchAsync_ptsz
+PWSIM_POST_118 := cuGetProcAddress_v2|cuMemAdvise_v2|cuMemPrefetchAsync_v2|cuMemPrefetchAsync_v2_ptsz|cuEventElapsedTime_v2|cuCtxGetDevice_v2|cuCtxSynchronize_v2|cuMemcpyBatchAsync|cuMemcpy3DBatchAsync|cuMemcpyBatchAsync_v2|cuMemPrefetchBatchAsync|cuMemPrefetchBatchAsync_ptsz|cuMemDiscardAndPrefetchBatchAsync|cuMemDiscardAndPrefetchBatchAsync_ptsz|cuDeviceGetP2PAtomicCapabilities
 
 .PHONY: sim-selftest
 all: $(PWSIM_LIB) $(PWSIM_LEGACY_LIB) $(PWSIM_SELFTEST) $(PWSIM_SHIM)

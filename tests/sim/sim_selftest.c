@@ -1230,6 +1230,29 @@ static void test_vmm_pool_cross_process(void)
 	OK(cuMemAddressFree(va, GRAN));
 }
 
+/* cuDeviceGetP2PAtomicCapabilities (13.0): what cuda.h says it returns. */
+static void test_p2p_atomics(void)
+{
+	typedef CUresult (*caps_fn)(unsigned int *, const CUatomicOperation *, unsigned int, CUdevice,
+	                            CUdevice);
+	caps_fn f = (caps_fn)sym("cuDeviceGetP2PAtomicCapabilities");
+	CUatomicOperation ops[2] = {CU_ATOMIC_OPERATION_INTEGER_ADD, CU_ATOMIC_OPERATION_FLOAT_ADD};
+	CUatomicOperation bad[1] = {CU_ATOMIC_OPERATION_FLOAT_MAX + 1};
+	unsigned int caps[2] = {0, 0};
+
+	CHECK(f != NULL);
+	if (!f)
+		return;
+	OK(f(caps, ops, 2, 0, 1));
+	CHECK(caps[0] & CU_ATOMIC_CAPABILITY_SIGNED);
+	CHECK((caps[1] & CU_ATOMIC_CAPABILITY_SCALAR_32) && !(caps[1] & CU_ATOMIC_CAPABILITY_SIGNED));
+	EXPECT(f(caps, ops, 2, 0, 0), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(f(caps, ops, 2, 0, 99), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(f(NULL, ops, 2, 0, 1), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(f(caps, ops, 0, 0, 1), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(f(caps, bad, 1, 0, 1), CUDA_ERROR_INVALID_VALUE);
+}
+
 static void test_batch_prefetch(void)
 {
 	typedef CUresult (*batch_fn)(CUdeviceptr *, size_t *, size_t, CUmemLocation *, size_t *, size_t,
@@ -1411,6 +1434,7 @@ static const struct export g_exports[] = {
     {"cuMemPoolImportFromShareableHandle", "cuMemPoolImportFromShareableHandle", 11020, 0, 1},
     {"cuMemPoolExportPointer", "cuMemPoolExportPointer", 11020, 0, 1},
     {"cuMemPoolImportPointer", "cuMemPoolImportPointer", 11020, 0, 1},
+    {"cuDeviceGetP2PAtomicCapabilities", "cuDeviceGetP2PAtomicCapabilities", 13000, 0, 0},
     {"cuMemPrefetchBatchAsync", "cuMemPrefetchBatchAsync", 13000, 0, 0},
     {"cuMemPrefetchBatchAsync_ptsz", "cuMemPrefetchBatchAsync", 13000, 2, 0},
     {"cuMemDiscardAndPrefetchBatchAsync", "cuMemDiscardAndPrefetchBatchAsync", 13000, 0, 0},
@@ -1788,6 +1812,7 @@ int main(int argc, char **argv)
 	test_vmm_local();
 	test_vmm_pool_cross_process();
 	test_batch_prefetch();
+	test_p2p_atomics();
 	test_getproc_facts();
 	test_getproc_exports(0);
 	test_threads();

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "acl_hooks.h"
+#include "event.h"
 #include "jsonw.h"
 #include "op.h"
 
@@ -22,7 +23,7 @@ static json_t *encode(const struct pw_call *c)
 	static char buf[PW_MAX_ARGS * 512];
 	struct pw_jw w;
 	pw_jw_init(&w, buf, sizeof buf - 1);
-	pw_acl_encode(&w, c);
+	pw_event_call(&w, c);
 	assert_false(w.overflow);
 	*w.p = 0;
 	json_error_t e;
@@ -150,7 +151,7 @@ static void copy_event_and_op(void **state)
 
 	struct pw_op op;
 	assert_true(pw_acl_op_before(&c, &op));
-	assert_int_equal(op.kind, PW_OP_COPY);
+	assert_int_equal(op.kind, PW_OP_IMPLICIT_COPY);
 	assert_int_equal(op.vendor, PW_VENDOR_ACL);
 	assert_int_equal(op.src.dev, 0);
 	assert_int_equal(op.dst.dev, 1);
@@ -189,6 +190,7 @@ static void finalize_event(void **state)
 	struct pw_call c = call_of(PW_ACL_ID(aclFinalize), ACL_ERROR_REPEAT_FINALIZE);
 	json_t *j = encode(&c);
 	assert_string_equal(STR(j, "api"), "aclFinalize");
+	assert_string_equal(STR(j, "op"), "runtime_fini");
 	assert_string_equal(STR(j, "ret_name"), "ACL_ERROR_REPEAT_FINALIZE");
 	assert_int_equal(json_object_size(json_object_get(j, "args")), 0);
 	json_decref(j);
@@ -209,7 +211,7 @@ static void free_then_reuse(void **state)
 	assert_int_equal(f.dev[0], 0);
 	pw_acl_mem_remove(0x30000);
 	pw_acl_mem_add(0x40000, 8192, 1, ACL_MEM_MALLOC_HUGE_FIRST_P2P); /* thread 2 */
-	pw_acl_post(&f); /* thread 1, after the real aclrtFree */
+	pw_acl_learn(&f, 0); /* thread 1, after the real aclrtFree */
 	assert_true(pw_acl_mem_find(0x40000, &a));
 	assert_int_equal(a.dev, 1);
 	assert_int_equal(a.size, 8192);

@@ -87,7 +87,7 @@ static void ops(void **state)
 	c.dev[0] = 1;
 	c.dev[2] = 0;
 	assert_true(pw_cudart_op_before(&c, &op));
-	assert_int_equal(op.kind, PW_OP_COPY);
+	assert_int_equal(op.kind, PW_OP_PEER_COPY);
 	assert_string_equal(op.api, "cudaMemcpyPeer");
 	assert_int_equal(op.vendor, PW_VENDOR_CUDA);
 	assert_int_equal(op.dst.named_dev, 1);
@@ -140,9 +140,16 @@ static void ops(void **state)
 	assert_int_equal(op.advice, 3);
 	assert_int_equal(op.loc_dev, PW_LOC_CPU);
 
-	/* no rule reads these */
+	/* a pair query: its two devices, source first (peer.attr.self reads them) */
 	c = call_of(PW_CUDART_ID(cudaDeviceGetP2PAttribute));
-	assert_false(pw_cudart_op_before(&c, &op));
+	c.a[2] = 1;
+	c.a[3] = 0;
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_PEER_ATTR);
+	assert_int_equal(op.cur_dev, 1);
+	assert_int_equal(op.peer_dev, 0);
+
+	/* no rule reads these */
 	c = call_of(PW_CUDART_ID(cudaIpcGetEventHandle));
 	assert_false(pw_cudart_op_before(&c, &op));
 }

@@ -7,6 +7,8 @@
 #include <string.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
+#include "event.h"
 #include "jsonw.h"
 
 static json_t *encode(const struct pw_call *c)
@@ -14,7 +16,7 @@ static json_t *encode(const struct pw_call *c)
 	static char buf[PW_MAX_ARGS * 512];
 	struct pw_jw w;
 	pw_jw_init(&w, buf, sizeof buf - 1);
-	pw_cuda_encode(&w, c);
+	pw_event_call(&w, c);
 	assert_false(w.overflow);
 	*w.p = 0;
 	json_error_t e;
@@ -64,6 +66,7 @@ static void peer_copy(void **state)
 	assert_string_equal(STR(j, "api"), "cuMemcpyPeerAsync");
 	assert_string_equal(STR(j, "variant"), "_ptsz");
 	assert_string_equal(STR(j, "family"), "copy");
+	assert_string_equal(STR(j, "op"), "peer_copy");
 	assert_int_equal(INT(j, "t_ns"), 1000);
 	assert_int_equal(INT(j, "dur_ns"), 250);
 	assert_int_equal(INT(j, "ret"), 0);
@@ -214,6 +217,41 @@ static void copy3d(void **state)
 	json_decref(j);
 }
 
+/* CUDA 13's atomics of a link: operations by name, capabilities as bit names,
+ * the capabilities only when the call succeeded. */
+static void p2p_atomic_capabilities(void **state)
+{
+	(void)state;
+	CUatomicOperation ops[3] = {CU_ATOMIC_OPERATION_INTEGER_ADD, CU_ATOMIC_OPERATION_FLOAT_MAX, 77};
+	unsigned caps[3] = {CU_ATOMIC_CAPABILITY_SIGNED | CU_ATOMIC_CAPABILITY_SCALAR_32, 0, 0x100};
+	struct pw_call c = call_of(PW_CUDA_ID(cuDeviceGetP2PAtomicCapabilities), CUDA_SUCCESS);
+	c.a[0] = (uintptr_t)caps;
+	c.a[1] = (uintptr_t)ops;
+	c.a[2] = 3;
+	c.a[3] = 0;
+	c.a[4] = 1;
+	json_t *j = encode(&c);
+	assert_string_equal(STR(j, "op"), "peer_attr");
+	json_t *a = json_object_get(j, "args");
+	json_t *o = json_object_get(a, "operations"), *k = json_object_get(a, "capabilities");
+	assert_int_equal(json_array_size(o), 3);
+	assert_string_equal(json_string_value(json_array_get(o, 0)), "CU_ATOMIC_OPERATION_INTEGER_ADD");
+	assert_string_equal(json_string_value(json_array_get(o, 1)), "CU_ATOMIC_OPERATION_FLOAT_MAX");
+	assert_int_equal(json_integer_value(json_array_get(o, 2)), 77);
+	assert_int_equal(json_array_size(k), 3);
+	assert_string_equal(json_string_value(json_array_get(k, 0)),
+	                    "CU_ATOMIC_CAPABILITY_SIGNED|CU_ATOMIC_CAPABILITY_SCALAR_32");
+	assert_string_equal(json_string_value(json_array_get(k, 1)), "0x0");
+	assert_string_equal(json_string_value(json_array_get(k, 2)), "0x100");
+	assert_int_equal(INT(a, "src_dev"), 0);
+	assert_int_equal(INT(a, "dst_dev"), 1);
+	json_decref(j);
+	c.ret = CUDA_ERROR_INVALID_DEVICE;
+	j = encode(&c);
+	assert_null(json_object_get(json_object_get(j, "args"), "capabilities"));
+	json_decref(j);
+}
+
 static void every_row_encodes(void **state)
 {
 	(void)state;
@@ -244,6 +282,7 @@ int main(void)
 	    cmocka_unit_test(managed_enums_and_location),
 	    cmocka_unit_test(range_attributes),
 	    cmocka_unit_test(copy3d),
+	    cmocka_unit_test(p2p_atomic_capabilities),
 	    cmocka_unit_test(every_row_encodes),
 	};
 	return cmocka_run_group_tests_name("encode", tests, NULL, NULL);

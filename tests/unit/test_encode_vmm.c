@@ -12,6 +12,8 @@
 #include <unistd.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
+#include "event.h"
 #include "jsonw.h"
 
 static json_t *encode(const struct pw_call *c)
@@ -19,7 +21,7 @@ static json_t *encode(const struct pw_call *c)
 	static char buf[PW_MAX_ARGS * 512];
 	struct pw_jw w;
 	pw_jw_init(&w, buf, sizeof buf - 1);
-	pw_cuda_encode(&w, c);
+	pw_event_call(&w, c);
 	assert_false(w.overflow);
 	*w.p = 0;
 	json_error_t e;

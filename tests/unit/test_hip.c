@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hip_hooks.h"
+#include "vendor.h"
 #include "rules.h"
 #include "state.h"
 
@@ -86,7 +87,7 @@ static void descriptors(void **state)
 	(void)state;
 	const struct pw_fn_desc *d = &pw_hip_desc[PW_HIP_ID(hipMemcpyPeerAsync)];
 	assert_string_equal(d->symbol, "hipMemcpyPeerAsync");
-	assert_int_equal(d->vendor, PW_VENDOR_HIP);
+	assert_int_equal(d->lib->vendor, PW_VENDOR_HIP);
 	assert_int_equal(d->family, PW_FAM_COPY);
 	assert_int_equal(d->nargs, 6);
 	assert_string_equal(d->args[1].name, "dst_device");

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 #include "rangecache.h"
 
 static int reset(void **state)

@@ -145,7 +145,7 @@ static void peer_disable_and_limit(void **state)
 
 static struct pw_op copy_op(void)
 {
-	struct pw_op op = op_of(PW_OP_COPY, "cuMemcpyPeer");
+	struct pw_op op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
 	op.bytes = 4096;
 	op.dst = (struct pw_mem){.ptr = 0x20000,
 	                         .dev = 1,
@@ -641,7 +641,7 @@ static void managed_attach(void **state)
 static void acl_copy_kind(void **state)
 {
 	(void)state;
-	struct pw_op op = op_of(PW_OP_COPY, "aclrtMemcpy");
+	struct pw_op op = op_of(PW_OP_IMPLICIT_COPY, "aclrtMemcpy");
 	op.vendor = PW_VENDOR_ACL;
 	op.bytes = 512;
 	op.dst = (struct pw_mem){.ptr = 0x20000,

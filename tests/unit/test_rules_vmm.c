@@ -16,7 +16,7 @@
 #include "peerwatch/abi/cuda.h"
 #include "rules.h"
 #include "state.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 static struct pw_state st;
 static struct pw_vmm_state vs;
@@ -101,7 +101,7 @@ static void import_released(void **state)
 static void copy_no_access(void **state)
 {
 	(void)state;
-	struct pw_op op = op_of(PW_OP_COPY, "cuMemcpyPeer");
+	struct pw_op op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
 	op.bytes = 4096;
 	op.dst.ptr = 0x10000;
 	op.dst.dev = 1;
@@ -122,7 +122,7 @@ static void copy_no_access(void **state)
 	op.src.named_dev = 1;
 	quiet(PW_RULE_VMM_COPY_NO_ACCESS, &op);
 	/* the source side: the destination's device must be able to read it */
-	op = op_of(PW_OP_COPY, "cuMemcpyPeerAsync");
+	op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeerAsync");
 	op.bytes = 64;
 	op.dst.ptr = 0x30000;
 	op.dst.dev = 2;

@@ -17,8 +17,6 @@
 #define THREADS 4
 #define EVENTS 5000
 
-void pw_cuda_describe(void *vendors);
-
 static char dir[256];
 
 static void *producer(void *arg)

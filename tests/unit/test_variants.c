@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "cuda_hooks.h"
+#include "cuda_query.h"
 
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);

@@ -23,6 +23,7 @@ typedef int CUmem_advise;                   /* enum CUmem_advise_enum, :1129 */
 typedef int CUmem_range_attribute;          /* enum CUmem_range_attribute_enum, :1138 */
 typedef int CUpointer_attribute;            /* enum CUpointer_attribute_enum, :900 */
 typedef int CUdevice_P2PAttribute;          /* enum CUdevice_P2PAttribute_enum, :3184 */
+typedef int CUatomicOperation;              /* enum CUatomicOperation_enum, :3197 */
 typedef int CUmemorytype;                   /* enum CUmemorytype_enum, :1110 */
 typedef int CUmemLocationType;              /* enum CUmemLocationType_enum, :4157 */
 typedef int CUdriverProcAddressQueryResult; /* :2419 */
@@ -139,6 +140,30 @@ enum {
 #define CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED 0x03
 #define CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED 0x04
 #define CU_DEVICE_P2P_ATTRIBUTE_ONLY_PARTIAL_NATIVE_ATOMIC_SUPPORTED 0x05
+
+/* CUatomicOperation, :3198-3210 (CUDA 13.0) */
+#define CU_ATOMIC_OPERATION_INTEGER_ADD 0
+#define CU_ATOMIC_OPERATION_INTEGER_MIN 1
+#define CU_ATOMIC_OPERATION_INTEGER_MAX 2
+#define CU_ATOMIC_OPERATION_INTEGER_INCREMENT 3
+#define CU_ATOMIC_OPERATION_INTEGER_DECREMENT 4
+#define CU_ATOMIC_OPERATION_AND 5
+#define CU_ATOMIC_OPERATION_OR 6
+#define CU_ATOMIC_OPERATION_XOR 7
+#define CU_ATOMIC_OPERATION_EXCHANGE 8
+#define CU_ATOMIC_OPERATION_CAS 9
+#define CU_ATOMIC_OPERATION_FLOAT_ADD 10
+#define CU_ATOMIC_OPERATION_FLOAT_MIN 11
+#define CU_ATOMIC_OPERATION_FLOAT_MAX 12
+
+/* CUatomicOperationCapability, :3217-3225 (bits) */
+#define CU_ATOMIC_CAPABILITY_SIGNED (1u << 0)
+#define CU_ATOMIC_CAPABILITY_UNSIGNED (1u << 1)
+#define CU_ATOMIC_CAPABILITY_REDUCTION (1u << 2)
+#define CU_ATOMIC_CAPABILITY_SCALAR_32 (1u << 3)
+#define CU_ATOMIC_CAPABILITY_SCALAR_64 (1u << 4)
+#define CU_ATOMIC_CAPABILITY_SCALAR_128 (1u << 5)
+#define CU_ATOMIC_CAPABILITY_VECTOR_32x4 (1u << 6)
 
 /* CUmemLocationType, :4158-4163 */
 #define CU_MEM_LOCATION_TYPE_INVALID 0x0

@@ -3,7 +3,7 @@
 #include <sys/stat.h>
 
 #include "peerwatch/abi/cuda.h"
-#include "vmm_state.h"
+#include "cuda_vmm_state.h"
 
 struct pw_vmm_state pw_vmm = {.lock = PTHREAD_MUTEX_INITIALIZER};
 

@@ -1,5 +1,5 @@
 /*
- * Device timing of asynchronous CUDA copies and prefetches (gpu_timing.h).
+ * Device timing of asynchronous CUDA copies and prefetches (cuda_gpu_timing.h).
  *
  * Event pairs come from a pool; a pair is recorded on the call's stream
  * (the per-thread default stream for _ptsz variants), pushed onto a
@@ -15,7 +15,8 @@
 #include <string.h>
 
 #include "cuda_hooks.h"
-#include "gpu_timing.h"
+#include "cuda_gpu_timing.h"
+#include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
 
@@ -80,7 +81,7 @@ static _Atomic(struct pw_gt_pair *) pending;
 static atomic_uint_fast64_t skipped;
 static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER; /* one collector at a time */
 
-uint64_t pw_gt_skipped(void)
+uint64_t pw_cuda_gt_skipped(void)
 {
 	return atomic_load(&skipped);
 }
@@ -160,8 +161,8 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 /* The stream argument of a timed call, or -1 if the call is not timed. */
 static int stream_arg(const struct pw_call *c)
 {
-	bool timed = (c->fn->family == PW_FAM_COPY && strstr(c->fn->api, "Async")) ||
-	             !strcmp(c->fn->api, "cuMemPrefetchAsync");
+	bool timed = c->fn->op == PW_OP_PEER_COPY || c->fn->op == PW_OP_IMPLICIT_COPY ||
+	             c->fn->op == PW_OP_PREFETCH; /* those with a stream: the asynchronous ones */
 	for (int i = 0; timed && i < c->fn->nargs; i++)
 		if (c->fn->args[i].kind == PW_K_STREAM)
 			return i;
@@ -181,7 +182,7 @@ static bool per_thread(const struct pw_call *c)
  */
 static void collect_at_exit(void)
 {
-	pw_gt_collect(true);
+	pw_cuda_gt_collect(true);
 }
 
 static void register_exit(void)
@@ -189,7 +190,7 @@ static void register_exit(void)
 	atexit(collect_at_exit);
 }
 
-struct pw_gt_pair *pw_gt_begin(const struct pw_call *c)
+struct pw_gt_pair *pw_cuda_gt_begin(const struct pw_call *c)
 {
 	static pthread_once_t exit_once = PTHREAD_ONCE_INIT;
 	int si = stream_arg(c);
@@ -235,7 +236,7 @@ static struct ctx_slot *slot_known(CUcontext ctx)
 	return NULL;
 }
 
-void pw_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
+void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
 {
 	if (!p)
 		return;
@@ -290,7 +291,7 @@ static bool settle(struct pw_gt_pair *p, bool final)
 	return true;
 }
 
-void pw_gt_collect(bool final)
+void pw_cuda_gt_collect(bool final)
 {
 	if (!atomic_load_explicit(&pending, memory_order_relaxed))
 		return;
@@ -317,7 +318,7 @@ void pw_gt_collect(bool final)
 
 /* A forked child has none of its parent's contexts or pending pairs (the
  * parent writes those). */
-void pw_gt_after_fork(void)
+void pw_cuda_gt_after_fork(void)
 {
 	atomic_store(&pending, NULL);
 	memset(slots, 0, sizeof slots);

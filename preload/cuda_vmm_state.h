@@ -12,8 +12,8 @@
  * tables: cuda_ops_vmm.c copies the facts a rule needs into the pw_op, so the
  * rules stay pure functions of (state, op).
  */
-#ifndef PW_VMM_STATE_H
-#define PW_VMM_STATE_H
+#ifndef PW_CUDA_VMM_STATE_H
+#define PW_CUDA_VMM_STATE_H
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -6,8 +6,8 @@
  * "gpu_time" events.  Cost: two cuEventRecord per timed call (2 x 2.9 us on
  * an H200, cuda-on-h200.md §3), which is why it is off by default.
  */
-#ifndef PW_GPU_TIMING_H
-#define PW_GPU_TIMING_H
+#ifndef PW_CUDA_GPU_TIMING_H
+#define PW_CUDA_GPU_TIMING_H
 
 #include <stdbool.h>
 
@@ -16,12 +16,12 @@
 struct pw_gt_pair;
 
 /* Before the real call: records the start event if the call is timed. */
-struct pw_gt_pair *pw_gt_begin(const struct pw_call *c);
+struct pw_gt_pair *pw_cuda_gt_begin(const struct pw_call *c);
 /* After it: records the end event, or gives the pair back if the call failed. */
-void pw_gt_end(const struct pw_call *c, struct pw_gt_pair *p);
+void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p);
 /* Writes gpu_time events for the pairs that completed; with final, waits for all. */
-void pw_gt_collect(bool final);
-uint64_t pw_gt_skipped(void);
-void pw_gt_after_fork(void); /* calls not timed: stream capture, no events */
+void pw_cuda_gt_collect(bool final);
+uint64_t pw_cuda_gt_skipped(void);
+void pw_cuda_gt_after_fork(void); /* calls not timed: stream capture, no events */
 
 #endif
