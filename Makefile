@@ -4,6 +4,8 @@
 #   make test       install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
+#                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
 
 VERSION    := 0.1.0
@@ -11,9 +13,16 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
 SAN        ?= 0
+TSAN       ?= 0
 ifeq ($(SAN),1)
 BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(TSAN),1)
+# -Wno-tsan: the seqlocks' atomic_thread_fence (rangecache.c, vmm_state.c) is
+# not modelled by gcc's TSan; the data they guard is read with atomics, so no
+# report can come of it, only a warning at build time.
+BUILD      ?= build-tsan
+SANFLAGS   := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 else
 BUILD      ?= build
 SANFLAGS   :=
@@ -25,7 +34,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test demo install uninstall deb dist clean lint bench deps check-deps help
+.PHONY: all test demo install uninstall deb dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -47,6 +56,8 @@ help:
 	'  all (default)   the library, launcher, analyzer and simulated runtimes, into build/' \
 	'  test            install missing dependencies (apt-get, as root), build, run every suite' \
 	'  test T=NAME     one suite or unit test, T=test_x:PATTERN some of its tests (T=list)' \
+	'  tsan-test       the library under ThreadSanitizer (build-tsan/): trace and registry' \
+	'                  unit tests, the integration and the fault suites' \
 	'  demo            build, trace a program (real GPU or simulator), show the reports' \
 	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy' \
 	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
@@ -58,13 +69,14 @@ help:
 	'  analyze-test    the analyzer suites only; analyze-fuzz: its reader under libFuzzer' \
 	'  gpu-programs    the real-GPU programs (needs nvcc; tests/gpu/README.md)' \
 	'  packaging-test  the install, uninstall, deb and completion tests (part of test)' \
-	'  clean           remove build/ and build-san/' \
+	'  fault-test      the outcome of a traced program under faults (part of test)' \
+	'  clean           remove build/, build-san/ and build-tsan/' \
 	'  help            this text' \
 	'' \
 	'variables:' \
 	'  BUILD=DIR       build directory (default build, or build-san with SAN=1)' \
 	'  CC=clang        any C11 compiler with GNU extensions (default cc)' \
-	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer' \
+	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer (TSAN=1: ThreadSanitizer)' \
 	'  CFLAGS=...      compiler flags (default -O2 -g)' \
 	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 
@@ -72,7 +84,7 @@ deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -15,10 +15,10 @@
 # `peerwatch-analyze --help` and preload/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out -m --mode --halt-on --suppressions --stacks --log-path --options -q --quiet -v --verbose --lib -h --help -V --version'
+_peerwatch_launcher_opts='-o --out -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --options -q --quiet -v --verbose --lib -h --help -V --version'
 # options of the launcher that take a value in the next word
-_peerwatch_launcher_args='-o --out -m --mode --halt-on --suppressions --stacks --log-path --options --lib'
-_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions registry gpu_timing help'
+_peerwatch_launcher_args='-o --out -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --options --lib'
+_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions registry gpu_timing max_trace_mb help'
 _peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info help'
 _peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
