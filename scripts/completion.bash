@@ -15,10 +15,10 @@
 # `peerwatch-analyze --help` and preload/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --options -q --quiet -v --verbose --lib -h --help -V --version'
+_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib -h --help -V --version'
 # options of the launcher that take a value in the next word
-_peerwatch_launcher_args='-o --out -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --options --lib'
-_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions registry gpu_timing max_trace_mb help'
+_peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
+_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions registry gpu_timing max_trace_mb ranks color help'
 _peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info help'
 _peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
@@ -32,7 +32,7 @@ _peerwatch_values()
 	stacks | --stacks) echo none violations all ;;
 	verbosity) echo 0 1 2 ;;
 	registry | gpu_timing | help) echo 0 1 ;;
-	--color | --colour) echo auto always never ;;
+	color | --color | --colour) echo auto always never ;;
 	esac
 }
 
@@ -159,7 +159,7 @@ _peerwatch()
 	--suppressions | --log-path) _peerwatch_paths "$cur" "$prefix" "" ;;
 	--lib) _peerwatch_paths "$cur" "$prefix" '*.so*' ;;
 	--options) _peerwatch_keyvals "$cur" "$prefix" ;;
-	-m | --mode | --halt-on | --stacks)
+	-m | --mode | --halt-on | --stacks | --color | --colour)
 		local -a cands=()
 		for v in $(_peerwatch_values "$opt"); do cands+=("$prefix$v"); done
 		_peerwatch_reply "$cur" "${cands[@]}"

@@ -91,6 +91,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
+	@timeout 600 tests/integration/launchers.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their

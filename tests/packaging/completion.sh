@@ -84,11 +84,17 @@ expect "peerwatch --lib $WORK/" "$WORK/libx.so $WORK/traces/"
 expect "peerwatch --suppressions $WORK/traces/f" "$WORK/traces/file.txt"
 expect_has "peerwatch -- bas" "bash"
 expect_has "peerwatch -q bas" "bash"
+expect_has "peerwatch --ranks 0-1 bas" "bash"
 # the program's own arguments: files (its own completion, with bash-completion)
 expect "peerwatch -m warn ls $WORK/traces/fi" "$WORK/traces/file.txt"
 expect "peerwatch -o $WORK/x -- ls $WORK/traces/fi" "$WORK/traces/file.txt"
 
 # ---- peerwatch-analyze ----
+expect "peerwatch --color " "always auto never"
+expect "peerwatch --colour=n" "never"
+expect "peerwatch --options color=al" "always"
+expect "peerwatch --options ra" "ranks="
+expect "peerwatch --ran" "--ranks"
 expect "peerwatch-analyze ch" "check"
 expect "peerwatch-analyze " "check help info ipc managed matrix rules summary timeline violations"
 expect "peerwatch-analyze check --format " "json junit sarif text"
@@ -106,7 +112,7 @@ expect "peerwatch-analyze rules " ""
 
 # ---- the lists against the programs' own ----
 launcher=$("$B/bin/peerwatch" --help | grep -oE '(^|[ ,])-{1,2}[a-zA-Z][a-z-]*' | tr -d ' ,' | sort -u | tr '\n' ' ')
-mine=$(printf '%s\n' $_peerwatch_launcher_opts | sort -u | tr '\n' ' ')
+mine=$(printf '%s\n' $_peerwatch_launcher_opts | grep -v -- --colour | sort -u | tr '\n' ' ')
 if [ "$launcher" = "$mine" ]; then ok "the launcher's options are those of peerwatch --help"; else
 	bad "the launcher's options differ from peerwatch --help: '$mine' vs '$launcher'"
 fi
