@@ -141,6 +141,10 @@ check "a rank of '../../etc': the program runs untraced, status 0, output unchan
 	bash -c '[ "$1" -eq 0 ] && cmp -s out expected.out' - "$st"
 check "a rank of '../../etc': refused, said clearly" grep -q "%r (the rank) in '$d/traces/r%r' is '../../etc', which is not a plain name" err
 check "a rank of '../../etc': nothing written anywhere" [ ! -e traces -a ! -e "$WORK/etc" ]
+RANK=../../etc "$PW" -m enforce -o 'traces/r%r' python3 "$L/train.py" >out 2>err
+st=$?
+check "a rank of '../../etc' under enforce: status 64 before main, nothing run" \
+	bash -c '[ "$1" -eq 64 ] && [ ! -s out ] && [ ! -e traces ]' - "$st"
 HOSTILE='a/b' "$PW" -o 'traces/%q{HOSTILE}' python3 "$L/train.py" >out 2>err
 check "a variable with a '/': refused" grep -q "%q{HOSTILE} in .* is 'a/b', which is not a plain name" err
 "$PW" -o 'traces/%d' true 2>err
