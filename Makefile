@@ -34,7 +34,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test demo install dist clean lint bench deps check-deps help tsan-test
+.PHONY: all test demo install uninstall deb dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -44,11 +44,41 @@ include tests/sim/acl.mk
 include tests/sim/hip.mk
 include tests/sim/cudart.mk
 include tests/tests.mk
+include tests/packaging/packaging.mk
 -include tests/gpu/gpu.mk
 -include bench/bench.mk
 
 help:
-	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
+	@printf '%s\n' \
+	'usage: make [TARGET] [VARIABLE=value ...]' \
+	'' \
+	'targets:' \
+	'  all (default)   the library, launcher, analyzer and simulated runtimes, into build/' \
+	'  test            install missing dependencies (apt-get, as root), build, run every suite' \
+	'  test T=NAME     one suite or unit test, T=test_x:PATTERN some of its tests (T=list)' \
+	'  tsan-test       the library under ThreadSanitizer (build-tsan/): trace and registry' \
+	'                  unit tests, the integration and the fault suites' \
+	'  demo            build, trace a program (real GPU or simulator), show the reports' \
+	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy' \
+	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
+	'  install         install under PREFIX (binaries, library, man pages, bash completion)' \
+	'  uninstall       remove what install put there' \
+	'  deb             a Debian package, build/peerwatch_$(VERSION)-1_<arch>.deb (dpkg-deb)' \
+	'  dist            a relocatable bundle, build/dist/peerwatch, and its tarball' \
+	'  bench           overhead on the simulated driver (bench/RESULTS.md)' \
+	'  analyze-test    the analyzer suites only; analyze-fuzz: its reader under libFuzzer' \
+	'  gpu-programs    the real-GPU programs (needs nvcc; tests/gpu/README.md)' \
+	'  packaging-test  the install, uninstall, deb and completion tests (part of test)' \
+	'  fault-test      the outcome of a traced program under faults (part of test)' \
+	'  clean           remove build/, build-san/ and build-tsan/' \
+	'  help            this text' \
+	'' \
+	'variables:' \
+	'  BUILD=DIR       build directory (default build, or build-san with SAN=1)' \
+	'  CC=clang        any C11 compiler with GNU extensions (default cc)' \
+	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer (TSAN=1: ThreadSanitizer)' \
+	'  CFLAGS=...      compiler flags (default -O2 -g)' \
+	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 
 deps:
 	@scripts/install-deps.sh
@@ -85,14 +115,54 @@ dist: all
 	for l in libunwind.so.8 liblzma.so.5; do p=$$($(CC) -print-file-name=$$l); \
 		if [ -f "$$p" ]; then cp -L "$$p" $(DIST)/lib/$$l; else echo "dist: $$l not found: stacks will need it on the target"; fi; done
 	cp docs/peerwatch.1 docs/peerwatch-analyze.1 $(DIST)/share/man/man1/
+	mkdir -p $(DIST)/share/bash-completion/completions $(DIST)/share/doc/peerwatch
+	cp scripts/completion.bash $(DIST)/share/bash-completion/completions/peerwatch
+	ln -sf peerwatch $(DIST)/share/bash-completion/completions/peerwatch-analyze
+	cp tests/suppressions.example $(DIST)/share/doc/peerwatch/
 	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
 	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
 
+# install: the launcher, the library (where the launcher looks for it,
+# ../lib/peerwatch beside its bin/), the man pages, bash completion for both
+# commands, and the suppressions example; the analyzer's part is in
+# analyzers/analyzers.mk.  uninstall removes exactly these.
+COMPLETIONS := $(PREFIX)/share/bash-completion/completions
+DOCDIR      := $(PREFIX)/share/doc/peerwatch
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/peerwatch $(DESTDIR)$(PREFIX)/share/man/man1
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/peerwatch $(DESTDIR)$(PREFIX)/share/man/man1 \
+		$(DESTDIR)$(COMPLETIONS) $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/peerwatch
-	install -m 0755 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so
+	install -m 0644 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so
 	install -m 0644 docs/peerwatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch.1
+	install -m 0644 scripts/completion.bash $(DESTDIR)$(COMPLETIONS)/peerwatch
+	ln -sf peerwatch $(DESTDIR)$(COMPLETIONS)/peerwatch-analyze
+	install -m 0644 tests/suppressions.example $(DESTDIR)$(DOCDIR)/suppressions.example
+
+uninstall: uninstall-analyze
+	rm -f $(DESTDIR)$(PREFIX)/bin/peerwatch $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so \
+		$(DESTDIR)$(PREFIX)/share/man/man1/peerwatch.1 $(DESTDIR)$(COMPLETIONS)/peerwatch \
+		$(DESTDIR)$(COMPLETIONS)/peerwatch-analyze $(DESTDIR)$(DOCDIR)/suppressions.example
+	-rmdir $(DESTDIR)$(PREFIX)/lib/peerwatch $(DESTDIR)$(DOCDIR) 2>/dev/null
+
+# A Debian package of the installed layout under /usr, built with dpkg-deb
+# (no debian/ directory, no root needed): man pages compressed as policy asks,
+# Depends computed from the packages that own the shared libraries the
+# analyzer links (the library itself needs only glibc; libunwind8, which it
+# loads for stacks when present, is recommended).
+DEB_ARCH       := $(shell dpkg --print-architecture 2>/dev/null || echo amd64)
+DEB_REVISION   ?= 1
+DEB_MAINTAINER ?= peerwatch maintainers <peerwatch@localhost>
+DEB            := $(BUILD)/peerwatch_$(VERSION)-$(DEB_REVISION)_$(DEB_ARCH).deb
+DEB_ROOT       := $(BUILD)/deb/root
+deb: all
+	rm -rf $(DEB_ROOT) && mkdir -p $(DEB_ROOT)/DEBIAN
+	$(MAKE) --no-print-directory install DESTDIR=$(abspath $(DEB_ROOT)) PREFIX=/usr
+	gzip -9n $(DEB_ROOT)/usr/share/man/man1/*.1
+	install -m 0644 README.md $(DEB_ROOT)/usr/share/doc/peerwatch/README.md
+	scripts/deb-control.sh $(VERSION)-$(DEB_REVISION) $(DEB_ARCH) '$(DEB_MAINTAINER)' $(DEB_ROOT) \
+		$(ANALYZE) > $(DEB_ROOT)/DEBIAN/control
+	dpkg-deb --root-owner-group -Zxz --build $(DEB_ROOT) $(DEB)
+	@echo "package: $(DEB)"
 
 demo: deps
 	@$(MAKE) --no-print-directory test-build

@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "reader.h"
 
@@ -20,16 +21,21 @@ enum { EXIT_FINE = 0, EXIT_FINDINGS = 1, EXIT_BAD = 2, EXIT_INPUT = 3 };
 /* Severities, lowest first; a finding "at or above" --fail-on counts. */
 enum sev { SEV_UNKNOWN = 0, SEV_PERFORMANCE = 1, SEV_WARNING = 2, SEV_ERROR = 3 };
 
+/* --format: what a command writes on standard output. */
+enum pw_format { FMT_TEXT, FMT_JSON, FMT_SARIF, FMT_JUNIT };
+
 struct pw_opts {
 	const char *command;
-	bool json;          /* --json */
-	bool strict;        /* --strict */
-	bool progress;      /* stderr is a terminal, no --json, no --no-progress */
-	bool derived;       /* check, violations: include findings derived offline (ipc) */
-	int jobs;           /* -j N; 0: one per CPU */
-	const char *output; /* timeline -o FILE */
-	enum sev fail_on;   /* check --fail-on */
-	bool allow_partial; /* check --allow-partial */
+	enum pw_format format;   /* --format, --json */
+	bool json;               /* --json, or --format json */
+	bool strict;             /* --strict */
+	bool progress;           /* stderr is a terminal, no --json, no --no-progress */
+	bool derived;            /* check, violations: include findings derived offline (ipc) */
+	int jobs;                /* -j N; 0: one per CPU */
+	const char *output;      /* timeline -o FILE */
+	enum sev fail_on;        /* check --fail-on */
+	bool allow_partial;      /* check --allow-partial */
+	const char *source_root; /* --source-root (sarif, junit); NULL: the working directory */
 	char *const *paths;
 	int npaths;
 };
@@ -52,6 +58,27 @@ int an_exit(int read_status);
 
 enum sev sev_rank(const char *name);
 const char *sev_name(enum sev s);
+
+/* Colour on a terminal (--color, NO_COLOR): decided once, per stream. */
+enum color_when { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+/* auto: a stream has colour when it is a terminal, NO_COLOR is unset or
+ * empty and TERM is not "dumb"; always and never: whatever the stream. */
+void color_init(enum color_when when);
+enum paint { PAINT_ERROR, PAINT_WARNING, PAINT_NOTE, PAINT_PASS, PAINT_BOLD, PAINT_DIM };
+/* The escape sequence that starts `p` on f (stdout or stderr), and the one
+ * that ends it: both "" when f has no colour. */
+const char *paint(FILE *f, enum paint p);
+const char *paint_end(FILE *f);
+/* The paint of a severity name: error, warning, anything else a note. */
+enum paint sev_paint(const char *severity);
+
+/* A rule of the catalog (rules.c): its strings are static, NULL when the
+ * catalog has none.  false for an id the catalog does not know. */
+struct rule_desc {
+	const char *severity, *summary, *source, *runtime, *advice;
+	bool cuda, hip, acl;
+};
+bool rule_describe(const char *id, struct rule_desc *d);
 
 /* The order processes are shown in: by host, start time (t0_mono_ns), pid,
  * path; rank[i] is file i's place.  free() the result. */

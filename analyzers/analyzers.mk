@@ -11,6 +11,7 @@
 #   make bench-analyze   bench/analyze_bench.sh: 1 000 000 events, summary vs jq
 #   make analyze-valgrind every command under valgrind on a small run
 #   make install         also installs peerwatch-analyze and peerwatch-analyze(1)
+#   make uninstall       and removes them
 #
 # The analyzer is an ordinary program (never preloaded): it links jansson,
 # libelf and libdw dynamically, and finds them beside it in a make dist
@@ -100,3 +101,7 @@ install-analyze: $(ANALYZE)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(ANALYZE) $(DESTDIR)$(PREFIX)/bin/peerwatch-analyze
 	install -m 0644 docs/peerwatch-analyze.1 $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch-analyze.1
+
+.PHONY: uninstall-analyze
+uninstall-analyze:
+	rm -f $(DESTDIR)$(PREFIX)/bin/peerwatch-analyze $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch-analyze.1

@@ -20,15 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "findings.h"
-
-struct problem {
-	size_t file;
-	const char *kind; /* "unreadable", "partial", "cut short", ... */
-	char *message;
-	bool allowed; /* by --allow-partial */
-	bool note;    /* only a note: does not fail the gate */
-};
+#include "ci.h"
 
 static void add(struct vec *ps, size_t file, const char *kind, bool allowed, bool note, char *message)
 {
@@ -87,22 +79,28 @@ static void verify(const struct pw_file *f, struct vec *ps)
 	uint64_t body = f->lines >= 2 ? f->lines - 2 : 0; /* between the header and the footer */
 	if ((uint64_t)f->footer_events != body)
 		add(ps, i, "events differ", false, false,
-		    xasprintf("the footer counts %lld events, the file has %llu lines between its header and "
-		              "its footer",
-		              (long long)f->footer_events, (unsigned long long)body));
+		    xasprintf(
+		        "the footer counts %lld %s, the file has %llu %s between its header and its footer",
+		        (long long)f->footer_events, plural((uint64_t)f->footer_events, "event", "events"),
+		        (unsigned long long)body, plural(body, "line", "lines")));
 	if (f->footer_violations >= 0 && (uint64_t)f->footer_violations != f->violations)
 		add(ps, i, "violations differ", false, false,
-		    xasprintf("the footer counts %lld violation events, the file has %llu",
-		              (long long)f->footer_violations, (unsigned long long)f->violations));
+		    xasprintf("the footer counts %lld violation %s, the file has %llu",
+		              (long long)f->footer_violations,
+		              plural((uint64_t)f->footer_violations, "event", "events"),
+		              (unsigned long long)f->violations));
 	if (f->dropped > 0 && f->has_limit && only_size_limit(f))
 		add(ps, i, "size limit", true, true,
-		    xasprintf("the trace size limit (%lld bytes) stopped recording at seq %lld: %lld calls "
-		              "after it are not in the trace (no finding is lost to the limit, but findings "
+		    xasprintf("the trace size limit (%lld bytes) stopped recording at seq %lld: %lld %s "
+		              "after it %s not in the trace (no finding is lost to the limit, but findings "
 		              "derived from calls may be incomplete)",
-		              (long long)f->limit_bytes, (long long)f->limit_seq, (long long)f->dropped));
+		              (long long)f->limit_bytes, (long long)f->limit_seq, (long long)f->dropped,
+		              plural((uint64_t)f->dropped, "call", "calls"),
+		              plural((uint64_t)f->dropped, "is", "are")));
 	else if (f->dropped > 0)
 		add(ps, i, "dropped", true, false,
-		    xasprintf("%lld events were dropped (%s)%s%s", (long long)f->dropped,
+		    xasprintf("%lld %s dropped (%s)%s%s", (long long)f->dropped,
+		              plural((uint64_t)f->dropped, "event was", "events were"),
 		              f->dropped_by ? f->dropped_by : "the footer does not say why",
 		              f->write_error ? ", write error: " : "", f->write_error ? f->write_error : ""));
 	else if (f->write_error)
@@ -127,12 +125,13 @@ static void print_line(const struct finding *fd, const struct pw_input *in)
 	char *label = proc_label(f), *host = sanitize(f->host), *rule = sanitize(fd->rule),
 	     *msg = sanitize(fd->message), *sev = sanitize(fd->severity);
 	char *api = sanitize(fd->api ? fd->api : "?");
+	printf("%s%s%s: %s%s%s: %s %s ", paint(stdout, sev_paint(fd->severity)), sev, paint_end(stdout),
+	       paint(stdout, PAINT_BOLD), rule, paint_end(stdout), host, label);
 	if (fd->has_call)
-		printf("%s: %s: %s %s call %llu %s: %s%s\n", sev, rule, host, label,
-		       (unsigned long long)fd->call, api, msg,
+		printf("call %llu %s: %s%s\n", (unsigned long long)fd->call, api, msg,
 		       fd->derived ? " [derived from the trace]" : "");
 	else
-		printf("%s: %s: %s %s at exit: %s\n", sev, rule, host, label, msg);
+		printf("at exit: %s\n", msg);
 	free(label);
 	free(host);
 	free(rule);
@@ -182,7 +181,12 @@ int cmd_check(const struct pw_opts *o)
 	bool unread = st != PW_READ_OK && !bad_input;
 	bad_input += unread;
 	bool passed = !failing && !bad_input;
-	if (o->json) {
+	int code = failing ? EXIT_FINDINGS : bad_input ? EXIT_INPUT : EXIT_FINE;
+	if (o->format == FMT_SARIF || o->format == FMT_JUNIT) {
+		struct ci_report r = {&in, &fs, true, o->fail_on, o->allow_partial, &ps, unread, code};
+		if (ci_write(o, &r))
+			code = EXIT_BAD;
+	} else if (o->json) {
 		json_t *doc = json_object(), *arr = json_array(), *probs = json_array();
 		for (size_t i = 0; i < fs.list.len; i++)
 			json_array_append_new(arr, finding_json(vec_at(&fs.list, i), &in, NULL));
@@ -199,8 +203,9 @@ int cmd_check(const struct pw_opts *o)
 	} else {
 		for (size_t i = 0; i < fs.list.len; i++)
 			print_line(vec_at(&fs.list, i), &in);
-		printf("check: %s: %zu finding%s at or above %s, %zu below, in %zu trace%s",
-		       passed ? "pass" : "FAIL", failing, failing == 1 ? "" : "s", sev_name(o->fail_on),
+		printf("check: %s%s%s: %zu finding%s at or above %s, %zu below, in %zu trace%s",
+		       paint(stdout, passed ? PAINT_PASS : PAINT_ERROR), passed ? "pass" : "FAIL",
+		       paint_end(stdout), failing, failing == 1 ? "" : "s", sev_name(o->fail_on),
 		       fs.list.len - failing, in.n, in.n == 1 ? "" : "s");
 		if (bad_input)
 			printf("; input not verified: %zu problem%s (on stderr)", bad_input,
@@ -212,7 +217,5 @@ int cmd_check(const struct pw_opts *o)
 	vec_free(&ps);
 	findings_free(&fs);
 	pw_input_free(&in);
-	if (failing)
-		return EXIT_FINDINGS;
-	return bad_input ? EXIT_INPUT : EXIT_FINE;
+	return code;
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "analyze.h"
 
@@ -37,6 +38,45 @@ const char *sev_name(enum sev s)
 {
 	static const char *const n[] = {"unknown", "performance", "warning", "error"};
 	return n[s];
+}
+
+static bool color_on[2]; /* stdout, stderr */
+
+static bool color_auto(int fd)
+{
+	const char *no = getenv("NO_COLOR"), *term = getenv("TERM");
+	return isatty(fd) && !(no && *no) && !(term && !strcmp(term, "dumb"));
+}
+
+void color_init(enum color_when when)
+{
+	for (int i = 0; i < 2; i++)
+		color_on[i] = when == COLOR_ALWAYS || (when == COLOR_AUTO && color_auto(i + 1));
+}
+
+static bool has_color(FILE *f)
+{
+	return (f == stdout && color_on[0]) || (f == stderr && color_on[1]);
+}
+
+const char *paint(FILE *f, enum paint p)
+{
+	/* SGR: bold red, bold yellow, cyan, bold green, bold, dim */
+	static const char *const sgr[] = {"\033[1;31m", "\033[1;33m", "\033[36m",
+	                                  "\033[1;32m", "\033[1m",    "\033[2m"};
+	return has_color(f) ? sgr[p] : "";
+}
+
+const char *paint_end(FILE *f)
+{
+	return has_color(f) ? "\033[0m" : "";
+}
+
+enum paint sev_paint(const char *severity)
+{
+	return !strcmp(severity, "error")     ? PAINT_ERROR
+	       : !strcmp(severity, "warning") ? PAINT_WARNING
+	                                      : PAINT_NOTE;
 }
 
 static const struct pw_input *rank_in; /* qsort has no context argument */

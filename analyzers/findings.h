@@ -45,6 +45,16 @@ void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const
 void findings_sort(struct findings *fs, const struct pw_input *in);
 void findings_free(struct findings *fs);
 
+/* check: something wrong with a trace, as far as the gate is concerned
+ * (check.c says what each kind means). */
+struct problem {
+	size_t file;
+	const char *kind; /* "unreadable", "partial", "cut short", ... */
+	char *message;
+	bool allowed; /* accepted by --allow-partial */
+	bool note;    /* only a note: does not fail the gate */
+};
+
 /* Reads the input for findings: violation events and, when o->derived, the
  * IPC findings too.  Returns the read status (PW_READ_*). */
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);

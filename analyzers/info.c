@@ -192,8 +192,9 @@ static void print_file(const struct pw_file *f)
 		line("stderr", ft.report_error);
 	an_footer_free(&ft);
 	if (f->bad_lines || f->unknown) {
-		snprintf(buf, sizeof buf, "%llu bad lines skipped, %llu events of unknown types ignored",
-		         (unsigned long long)f->bad_lines, (unsigned long long)f->unknown);
+		snprintf(buf, sizeof buf, "%llu bad %s skipped, %llu %s of unknown types ignored",
+		         (unsigned long long)f->bad_lines, plural(f->bad_lines, "line", "lines"),
+		         (unsigned long long)f->unknown, plural(f->unknown, "event", "events"));
 		line("lines", buf);
 	}
 	char span[32] = "-";

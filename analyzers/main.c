@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "analyze.h"
@@ -18,7 +19,7 @@
 #endif
 
 /* Options beyond the common ones that a command accepts. */
-enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8 };
+enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8, OPT_CI = 16 };
 
 struct command {
 	const char *name;
@@ -30,9 +31,10 @@ struct command {
 
 static const struct command commands[] = {
     {"summary", cmd_summary, true, 0, "per API: calls, errors, host time; per process; violations per rule"},
-    {"check", cmd_check, true, OPT_FAIL_ON | OPT_DERIVED | OPT_PARTIAL,
+    {"check", cmd_check, true, OPT_FAIL_ON | OPT_DERIVED | OPT_PARTIAL | OPT_CI,
      "the CI gate: exit 1 on a finding at or above --fail-on, 3 on damaged input"},
-    {"violations", cmd_violations, true, OPT_DERIVED, "every finding with its process, call and stack"},
+    {"violations", cmd_violations, true, OPT_DERIVED | OPT_CI,
+     "every finding with its process, call and stack"},
     {"matrix", cmd_matrix, true, 0, "device x device: bytes, copies, GB/s, peer access, copies without it"},
     {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
     {"managed", cmd_managed, true, 0, "managed allocations, advice per range, prefetch per destination"},
@@ -45,12 +47,20 @@ static void usage(FILE *out)
 {
 	fprintf(out,
 	        "usage: peerwatch-analyze COMMAND [options] PATH...\n\n"
+	        "Reads the traces peerwatch writes of a program's CUDA (driver and runtime),\n"
+	        "HIP and Ascend ACL peer-access, IPC, peer-copy and managed-memory calls.\n"
 	        "PATH: trace files (*.pw.jsonl, *.pw.jsonl.partial) or directories, searched recursively.\n\n"
 	        "commands:\n");
 	for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
 		fprintf(out, "  %-11s %s\n", commands[i].name, commands[i].what);
 	fprintf(out, "\noptions:\n"
 	             "  --json              print one JSON document (docs/analyze-json.md)\n"
+	             "  --format FORMAT     text (default) or json; check and violations also\n"
+	             "                      sarif (SARIF 2.1.0, for code scanning) or junit (JUnit XML)\n"
+	             "  --source-root DIR   sarif, junit: source paths under DIR are written relative\n"
+	             "                      to it (default: the working directory)\n"
+	             "  --color[=WHEN]      auto (default: on a terminal, unless NO_COLOR is set),\n"
+	             "                      always or never\n"
 	             "  -j, --jobs N        read N files in parallel (default: one per CPU); the\n"
 	             "                      result does not depend on N\n"
 	             "  --strict            a bad line is fatal (exit 2; check: 3) instead of skipped\n"
@@ -69,7 +79,7 @@ static void usage(FILE *out)
 	             "           error, or no trace found; 3 a trace unreadable, damaged (counts\n"
 	             "           that differ from its footer, bad lines) or incomplete (.partial,\n"
 	             "           cut short, events dropped; --allow-partial accepts these), or a\n"
-	             "           path missing\n"
+	             "           path missing; the same in every format\n"
 	             "  others   0 done (bad lines skipped); 2 usage error, no trace found, a path\n"
 	             "           or trace that could not be read, a bad line under --strict, or\n"
 	             "           (timeline) the file could not be written\n"
@@ -102,7 +112,17 @@ static bool parse_jobs(const char *s, int *out)
 	return true;
 }
 
-enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED, O_ALLOW_PARTIAL };
+enum {
+	O_JSON = 256,
+	O_STRICT,
+	O_NO_PROGRESS,
+	O_FAIL_ON,
+	O_NO_DERIVED,
+	O_ALLOW_PARTIAL,
+	O_FORMAT,
+	O_COLOR,
+	O_SOURCE_ROOT
+};
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, O_JSON},
@@ -112,21 +132,77 @@ static const struct option long_opts[] = {
     {"fail-on", required_argument, NULL, O_FAIL_ON},
     {"no-derived", no_argument, NULL, O_NO_DERIVED},
     {"allow-partial", no_argument, NULL, O_ALLOW_PARTIAL},
+    {"format", required_argument, NULL, O_FORMAT},
+    {"color", optional_argument, NULL, O_COLOR},
+    {"colour", optional_argument, NULL, O_COLOR},
+    {"source-root", required_argument, NULL, O_SOURCE_ROOT},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
     {NULL, 0, NULL, 0},
 };
 
+static const char *const format_names[] = {"text", "json", "sarif", "junit"};
+
+/* --format NAME: -1 when unknown. */
+static int parse_format(const char *s)
+{
+	for (int i = 0; i < (int)(sizeof format_names / sizeof *format_names); i++)
+		if (!strcmp(s, format_names[i]))
+			return i;
+	return -1;
+}
+
+/* --color[=WHEN]: no WHEN is always, as in GNU ls; -1 when unknown. */
+static int parse_color(const char *s)
+{
+	if (!s || !strcmp(s, "always") || !strcmp(s, "yes") || !strcmp(s, "force"))
+		return COLOR_ALWAYS;
+	if (!strcmp(s, "auto") || !strcmp(s, "tty") || !strcmp(s, "if-tty"))
+		return COLOR_AUTO;
+	if (!strcmp(s, "never") || !strcmp(s, "no") || !strcmp(s, "none"))
+		return COLOR_NEVER;
+	return -1;
+}
+
 /* Returns -1 when parsing succeeded, else the exit code. */
 static int parse_opts(int argc, char **argv, const struct command *c, struct pw_opts *o)
 {
-	bool no_progress = false;
-	int ch;
+	bool no_progress = false, json = false, format_given = false;
+	struct stat st;
+	int ch, color = COLOR_AUTO;
 	optind = 1;
 	while ((ch = getopt_long(argc, argv, "j:o:hV", long_opts, NULL)) != -1) {
 		switch (ch) {
-		case O_JSON: o->json = true; break;
+		case O_JSON: json = true; break;
+		case O_FORMAT: {
+			int f = parse_format(optarg);
+			if (f < 0)
+				return usage_error("--format takes text, json, sarif or junit, not '%s'",
+				                   optarg);
+			if ((f == FMT_SARIF || f == FMT_JUNIT) && !(c->extra & OPT_CI))
+				return usage_error(
+				    "--format sarif and junit are formats of check and violations, "
+				    "not of %s",
+				    c->name);
+			o->format = (enum pw_format)f;
+			format_given = true;
+			break;
+		}
+		case O_COLOR:
+			color = parse_color(optarg);
+			if (color < 0)
+				return usage_error("--color takes auto, always or never, not '%s'", optarg);
+			break;
+		case O_SOURCE_ROOT:
+			if (!(c->extra & OPT_CI))
+				return usage_error(
+				    "--source-root is an option of check and violations, not of %s", c->name);
+			if (stat(optarg, &st) || !S_ISDIR(st.st_mode))
+				return usage_error("--source-root needs a directory, and '%s' is not one",
+				                   optarg);
+			o->source_root = optarg;
+			break;
 		case O_STRICT: o->strict = true; break;
 		case O_NO_PROGRESS: no_progress = true; break;
 		case 'j':
@@ -164,9 +240,15 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 		default: return usage_error("%s", "bad option");
 		}
 	}
+	if (json && format_given && o->format != FMT_JSON)
+		return usage_error("--json and --format %s ask for two formats", format_names[o->format]);
+	if (json)
+		o->format = FMT_JSON;
+	o->json = o->format == FMT_JSON;
+	color_init((enum color_when)color);
 	o->paths = argv + optind;
 	o->npaths = argc - optind;
-	o->progress = !o->json && !no_progress && isatty(STDERR_FILENO);
+	o->progress = o->format == FMT_TEXT && !no_progress && isatty(STDERR_FILENO);
 	if (c->needs_paths && o->npaths == 0)
 		return usage_error("%s needs a trace file or directory", c->name);
 	if (!c->needs_paths && o->npaths)

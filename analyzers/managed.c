@@ -600,8 +600,8 @@ static void print_text(const struct managed *m, const struct pw_input *in, const
 	print_dests(m);
 	printf("\nrange attribute queries: %llu\n", (unsigned long long)m->queries);
 	if (m->not_kept)
-		printf("(%llu records beyond %d per trace not kept)\n", (unsigned long long)m->not_kept,
-		       HISTORY_MAX);
+		printf("(%llu %s beyond %d per trace not kept)\n", (unsigned long long)m->not_kept,
+		       plural(m->not_kept, "record", "records"), HISTORY_MAX);
 }
 
 static json_t *op_json(const struct m_op *op, const struct pw_input *in)

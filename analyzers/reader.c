@@ -59,6 +59,8 @@ struct run {
 	atomic_bool stop;
 	atomic_int status;
 	atomic_uint_fast64_t events, files_done;
+	atomic_uint_fast64_t bytes; /* read so far, every phase counted */
+	uint64_t total_bytes;       /* the files' sizes times the phases that read them */
 	pthread_mutex_t msg_lock;
 };
 
@@ -293,14 +295,21 @@ enum phase { PH_MAIN, PH_PRE, PH_SCAN };
 
 /* Reads lines up to `end` (< 0: the end of the file) in one phase: the
  * nesting scan, the pre-phase, or the main one (which alone reports). */
-static void read_body(struct worker *w, struct pw_file *f, off_t end, enum phase ph)
+static void read_lines(struct worker *w, struct pw_file *f, off_t end, enum phase ph, off_t *mark)
 {
 	bool pre = ph != PH_MAIN;
 	const char *line;
 	size_t len;
+	unsigned n = 0;
 	while (end < 0 || lines_pos(&w->lines) < end) {
 		if (atomic_load_explicit(&w->run->stop, memory_order_relaxed))
 			return;
+		if (++n % 4096 == 0) { /* for the progress line */
+			off_t pos = lines_pos(&w->lines);
+			atomic_fetch_add_explicit(&w->run->bytes, (uint64_t)(pos - *mark),
+			                          memory_order_relaxed);
+			*mark = pos;
+		}
 		int k = next_line(&w->lines, &line, &len);
 		if (k == L_EOF)
 			return;
@@ -323,6 +332,16 @@ static void read_body(struct worker *w, struct pw_file *f, off_t end, enum phase
 		else if (k == L_LINE)
 			main_line(w, f, line, len);
 	}
+}
+
+/* read_lines, counting the bytes it read for the progress line. */
+static void read_body(struct worker *w, struct pw_file *f, off_t end, enum phase ph)
+{
+	off_t mark = lines_pos(&w->lines);
+	read_lines(w, f, end, ph, &mark);
+	off_t pos = lines_pos(&w->lines);
+	if (pos > mark)
+		atomic_fetch_add_explicit(&w->run->bytes, (uint64_t)(pos - mark), memory_order_relaxed);
 }
 
 /* The first line must be a header of a version we know, or the file is not
@@ -412,8 +431,8 @@ static void report_tail_msgs(struct run *r, const struct pw_file *f)
 		return;
 	char *p = sanitize(f->path);
 	pthread_mutex_lock(&r->msg_lock);
-	fprintf(stderr, "%s: %llu more bad lines not shown\n", p,
-	        (unsigned long long)(f->bad_lines - MAX_SHOWN));
+	fprintf(stderr, "%s: %llu more bad %s not shown\n", p, (unsigned long long)(f->bad_lines - MAX_SHOWN),
+	        plural(f->bad_lines - MAX_SHOWN, "line", "lines"));
 	pthread_mutex_unlock(&r->msg_lock);
 	free(p);
 }
@@ -570,12 +589,18 @@ static void plan(struct run *r, struct worker *w0, int workers)
 		const struct pw_sink_ops *ops = r->sinks[i].ops;
 		chunkable &= !ops->file_begin && !ops->pre_filter && !ops->file_end && !ops->nesting;
 	}
+	/* a file read whole is read once per phase */
+	uint64_t phases = 1 + (uint64_t)r->any_pre + (uint64_t)r->nesting;
 	for (size_t i = 0; i < r->in->n; i++) {
 		struct stat st;
-		if (chunkable && !stat(r->in->files[i].path, &st) && st.st_size >= 2 * CHUNK_MIN)
+		bool sized = !stat(r->in->files[i].path, &st) && st.st_size > 0;
+		if (chunkable && sized && st.st_size >= 2 * CHUNK_MIN) {
 			split(r, w0, &r->in->files[i], st.st_size, workers);
-		else
+			r->total_bytes += (uint64_t)st.st_size;
+		} else {
 			add_item(r, i, NULL);
+			r->total_bytes += sized ? (uint64_t)st.st_size * phases : 0;
+		}
 	}
 }
 
@@ -688,19 +713,53 @@ struct progress {
 	bool done, shown;
 };
 
+/* How long a read runs before its progress is shown: 1 s, or
+ * PEERWATCH_PROGRESS_DELAY seconds (tests use 0). */
+static double progress_delay(void)
+{
+	const char *e = getenv("PEERWATCH_PROGRESS_DELAY");
+	char *end;
+	double d = e && *e ? strtod(e, &end) : 1.0;
+	return e && *e && (*end || d < 0 || d > 3600) ? 1.0 : d;
+}
+
+static void progress_line(struct progress *p, const struct timespec *t0)
+{
+	struct run *r = p->run;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	double secs = (double)(now.tv_sec - t0->tv_sec) + (double)(now.tv_nsec - t0->tv_nsec) / 1e9;
+	uint64_t done = atomic_load(&r->bytes), total = r->total_bytes;
+	uint64_t events = atomic_load(&r->events);
+	size_t files = (size_t)atomic_load(&r->files_done);
+	char got[32], all[32], rate[32];
+	fmt_bytes(got, sizeof got, done);
+	fmt_bytes(all, sizeof all, total);
+	fmt_bytes(rate, sizeof rate, secs > 0 ? (uint64_t)((double)done / secs) : 0);
+	unsigned pct = total ? (unsigned)(done >= total ? 100 : done * 100 / total) : 0;
+	fprintf(stderr, "\rpeerwatch-analyze: %3u%%  %zu/%zu file%s, %s of %s, %s/s, %llu event%s\033[K", pct,
+	        files, r->in->n, r->in->n == 1 ? "" : "s", got, all, rate, (unsigned long long)events,
+	        events == 1 ? "" : "s");
+}
+
 static void *progress_main(void *arg)
 {
 	struct progress *p = arg;
-	struct timespec until;
+	struct timespec until, t0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	clock_gettime(CLOCK_REALTIME, &until);
-	until.tv_sec += 1; /* quick runs show nothing */
+	double delay = progress_delay(); /* quick runs show nothing */
+	until.tv_sec += (time_t)delay;
+	until.tv_nsec += (long)((delay - (double)(time_t)delay) * 1e9);
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
 	pthread_mutex_lock(&p->lock);
 	while (!p->done) {
 		if (pthread_cond_timedwait(&p->cond, &p->lock, &until) != ETIMEDOUT)
 			continue;
-		fprintf(stderr, "\rpeerwatch-analyze: %zu/%zu files, %llu events read\033[K",
-		        (size_t)atomic_load(&p->run->files_done), p->run->in->n,
-		        (unsigned long long)atomic_load(&p->run->events));
+		progress_line(p, &t0);
 		p->shown = true;
 		until.tv_nsec += 250000000;
 		if (until.tv_nsec >= 1000000000) {
@@ -775,6 +834,7 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	atomic_init(&r.status, PW_READ_OK);
 	atomic_init(&r.events, 0);
 	atomic_init(&r.files_done, 0);
+	atomic_init(&r.bytes, 0);
 	pthread_mutex_init(&r.msg_lock, NULL);
 	vec_init(&r.items, sizeof(struct item));
 	r.chunks = xcalloc(in->n + 1, sizeof *r.chunks);

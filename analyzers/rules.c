@@ -90,6 +90,28 @@ static struct vec all_rules(void)
 	return v;
 }
 
+bool rule_describe(const char *id, struct rule_desc *d)
+{
+	struct vec v = all_rules();
+	bool found = false;
+	for (size_t i = 0; i < v.len && !found; i++) {
+		const struct rule_row *r = vec_at(&v, i);
+		if (strcmp(r->id, id))
+			continue;
+		found = true;
+		*d = (struct rule_desc){r->severity,
+		                        r->summary,
+		                        r->source,
+		                        r->runtime,
+		                        r->advice,
+		                        (r->vendors & VENDOR_CUDA) != 0,
+		                        (r->vendors & VENDOR_HIP) != 0,
+		                        (r->vendors & VENDOR_ACL) != 0};
+	}
+	vec_free(&v);
+	return found;
+}
+
 static void vendors_text(unsigned v, char *buf, size_t len)
 {
 	snprintf(buf, len, "%s%s%s%s%s", v & VENDOR_CUDA ? "cuda" : "",
@@ -110,7 +132,7 @@ static void print_text(const struct vec *v)
 		                                             : "offline";
 		table_row(&t, r->id, r->severity, vend, where, r->summary);
 	}
-	printf("%zu rules%s\n", v->len,
+	printf("%zu %s%s\n", v->len, plural(v->len, "rule", "rules"),
 #ifdef HAVE_RULES_TABLE
 	       ""
 #else

@@ -508,13 +508,15 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 	struct totals t = totals_of(s, in);
 	struct an_footer *ft = footers_of(in);
 	uint64_t rep = repeats_total(ft, in->n);
-	printf("%zu process%s (%zu left .partial), %llu calls, %llu failed, %llu violations", t.processes,
+	printf("%zu process%s (%zu left .partial), %llu %s, %llu failed, %llu %s", t.processes,
 	       t.processes == 1 ? "" : "es", t.partial, (unsigned long long)t.calls,
-	       (unsigned long long)t.errors, (unsigned long long)t.violations);
+	       plural(t.calls, "call", "calls"), (unsigned long long)t.errors,
+	       (unsigned long long)t.violations, plural(t.violations, "violation", "violations"));
 	if (rep)
-		printf(" (and %llu repeats counted)", (unsigned long long)rep);
+		printf(" (and %llu %s counted)", (unsigned long long)rep, plural(rep, "repeat", "repeats"));
 	if (t.bad_lines)
-		printf(", %llu bad lines skipped", (unsigned long long)t.bad_lines);
+		printf(", %llu bad %s skipped", (unsigned long long)t.bad_lines,
+		       plural(t.bad_lines, "line", "lines"));
 	if (t.nested)
 		printf(", %llu of them nested in another hooked call", (unsigned long long)t.nested);
 	printf("\n");

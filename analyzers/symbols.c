@@ -5,6 +5,7 @@
  * shared by every process that loaded that file: an address is looked up as
  * pc - base, so ASLR does not multiply the work.
  */
+#include <dwarf.h>
 #include <elfutils/libdwelf.h>
 #include <errno.h>
 #include <elfutils/libdwfl.h>
@@ -257,21 +258,32 @@ static const struct pw_module *find_module(struct symbolizer *s, const struct ve
 	return near;
 }
 
-/* The source line of addr.  dwfl finds the compile unit through
- * .debug_aranges, which clang does not write by default; without it, the
- * compile units are searched for the one whose ranges hold addr. */
-static const char *source_line(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno)
+/* The compile unit's DW_AT_comp_dir, or NULL. */
+static const char *comp_dir_of(Dwarf_Die *cu)
 {
-	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
-	if (line)
-		return dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
+	Dwarf_Attribute at;
+	return cu && dwarf_attr(cu, DW_AT_comp_dir, &at) ? dwarf_formstring(&at) : NULL;
+}
+
+/* The source line of addr, and the directory of its compile unit.  dwfl
+ * finds the compile unit through .debug_aranges, which clang does not write
+ * by default; without it, the compile units are searched for the one whose
+ * ranges hold addr. */
+static const char *source_line(Dwfl_Module *mod, Dwarf_Addr addr, int *lineno, const char **comp_dir)
+{
 	Dwarf_Addr bias;
+	Dwfl_Line *line = dwfl_module_getsrc(mod, addr);
+	if (line) {
+		*comp_dir = comp_dir_of(dwfl_module_addrdie(mod, addr, &bias));
+		return dwfl_lineinfo(line, NULL, lineno, NULL, NULL, NULL);
+	}
 	for (Dwarf_Die *cu = NULL; (cu = dwfl_module_nextcu(mod, cu, &bias));) {
 		if (dwarf_haspc(cu, addr - bias) <= 0)
 			continue;
 		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
 		if (!dl || dwarf_lineno(dl, lineno))
 			return NULL;
+		*comp_dir = comp_dir_of(cu);
 		return dwarf_linesrc(dl, NULL, NULL);
 	}
 	return NULL;
@@ -290,10 +302,13 @@ static void lookup_in(struct modfile *m, uint64_t addr, struct sym_frame *fr)
 		fr->func_off = off + (addr - at);
 	}
 	int lineno = 0;
-	const char *src = source_line(m->mod, at, &lineno);
+	const char *cdir = NULL;
+	const char *src = source_line(m->mod, at, &lineno, &cdir);
 	if (src && lineno > 0) {
 		fr->file = xstrdup(src);
 		fr->line = lineno;
+		if (src[0] != '/' && cdir && cdir[0] == '/')
+			fr->comp_dir = xstrdup(cdir);
 	}
 }
 
@@ -331,5 +346,6 @@ void sym_frame_free(struct sym_frame *fr)
 {
 	free(fr->func);
 	free(fr->file);
-	fr->func = fr->file = NULL;
+	free(fr->comp_dir);
+	fr->func = fr->file = fr->comp_dir = NULL;
 }

@@ -28,6 +28,7 @@ struct sym_frame {
 	uint64_t func_off;
 	char *file; /* source file, NULL when no line info */
 	int line;
+	char *comp_dir;   /* the compile unit's directory, which a relative file is under, or NULL */
 	const char *note; /* why the file was not used: "build id differs", "file not found" */
 };
 

@@ -512,10 +512,12 @@ static void report(const struct pw_opts *o, const struct pw_input *in, const str
 		procs += in->files[i].header_ok;
 	if (!o->json) {
 		char *out = sanitize(o->output);
-		printf("wrote %s: %zu processes, %llu threads, %llu calls, %llu violations\n"
+		printf("wrote %s: %zu %s, %llu %s, %llu %s, %llu %s\n"
 		       "open it in https://ui.perfetto.dev or chrome://tracing\n",
-		       out, procs, (unsigned long long)t->threads, (unsigned long long)t->slices,
-		       (unsigned long long)t->instants);
+		       out, procs, plural(procs, "process", "processes"), (unsigned long long)t->threads,
+		       plural(t->threads, "thread", "threads"), (unsigned long long)t->slices,
+		       plural(t->slices, "call", "calls"), (unsigned long long)t->instants,
+		       plural(t->instants, "violation", "violations"));
 		free(out);
 		return;
 	}

@@ -104,6 +104,11 @@ void fmt_gbps(char *buf, size_t len, uint64_t bytes, uint64_t ns);
  * (C0, DEL) and bytes that are not UTF-8 become \xNN, the C1 controls
  * \u0080..\u009f, and a backslash \\. */
 char *sanitize(const char *s);
+/* The word for n things: plural(1, "event", "events") is "event". */
+static inline const char *plural(uint64_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
 /* The last path component. */
 const char *base_name(const char *path);
 

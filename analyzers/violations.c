@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 
-#include "findings.h"
+#include "ci.h"
 #include "symbols.h"
 
 static void print_stack(const struct finding *fd, const struct pw_file *f, struct symbolizer *sym)
@@ -26,7 +26,8 @@ static void print_one(const struct finding *fd, const struct pw_input *in, struc
 	char *label = proc_label(f), *host = sanitize(f->host), *rule = sanitize(fd->rule),
 	     *msg = sanitize(fd->message), *sev = sanitize(fd->severity),
 	     *api = sanitize(fd->api ? fd->api : "(call not in the trace)");
-	printf("%s  %s\n", sev, rule);
+	printf("%s%s%s  %s%s%s\n", paint(stdout, sev_paint(fd->severity)), sev, paint_end(stdout),
+	       paint(stdout, PAINT_BOLD), rule, paint_end(stdout));
 	printf("    %s\n", msg);
 	if (fd->has_call)
 		printf("    process %s on %s, call %llu %s", label, host, (unsigned long long)fd->call, api);
@@ -54,8 +55,14 @@ int cmd_violations(const struct pw_opts *o)
 	findings_init(&fs);
 	int st = findings_read(o, &in, &fs);
 	struct symbolizer *sym = sym_new();
+	int code = an_exit(st);
 	if (st != PW_READ_FATAL && in.n) {
-		if (o->json) {
+		if (o->format == FMT_SARIF || o->format == FMT_JUNIT) {
+			struct ci_report r = {&in, &fs, false, SEV_UNKNOWN, false, NULL, st != PW_READ_OK,
+			                      code};
+			if (ci_write(o, &r))
+				code = EXIT_BAD;
+		} else if (o->json) {
 			json_t *doc = json_object(), *arr = json_array();
 			for (size_t i = 0; i < fs.list.len; i++)
 				json_array_append_new(arr, finding_json(vec_at(&fs.list, i), &in, sym));
@@ -72,5 +79,5 @@ int cmd_violations(const struct pw_opts *o)
 	sym_free(sym);
 	findings_free(&fs);
 	pw_input_free(&in);
-	return an_exit(st);
+	return code;
 }

@@ -17,6 +17,7 @@
 
 #include "report.h"
 #include "header.h"
+#include "launch.h"
 #include "registry.h"
 #include "rules.h"
 #include "suppress.h"
@@ -69,18 +70,6 @@ static json_t *rank_value(const char *rank)
 	char *end;
 	long long v = strtoll(rank, &end, 10);
 	return *rank && !*end ? json_integer(v) : str_lossy(rank, strlen(rank));
-}
-
-static const char *rank_env(void)
-{
-	static const char *const names[] = {"RANK",      "OMPI_COMM_WORLD_RANK", "PMI_RANK",
-	                                    "PMIX_RANK", "SLURM_PROCID",         "MV2_COMM_WORLD_RANK"};
-	for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-		const char *v = getenv(names[i]);
-		if (v && *v)
-			return v;
-	}
-	return NULL;
 }
 
 /* The GNU build id of a loaded object, from its PT_NOTE segments. */
@@ -192,7 +181,7 @@ char *pw_header_json(void)
 	json_object_set_new(h, "pid", json_integer(getpid()));
 	json_object_set_new(h, "ppid", json_integer(getppid()));
 	json_object_set_new(h, "host", str_lossy(host, strlen(host)));
-	const char *rank = rank_env();
+	const char *rank = pw_rank_env();
 	json_object_set_new(h, "rank", rank_value(rank));
 	json_object_set_new(h, "run_id", json_string(pw_registry_run_id()));
 	json_object_set_new(h, "argv", read_argv());

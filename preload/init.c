@@ -16,6 +16,7 @@
 #include "report.h"
 #include "header.h"
 #include "intercept.h"
+#include "launch.h"
 #include "pw.h"
 #include "registry.h"
 #include "stack.h"
@@ -25,6 +26,33 @@
 #include "vendor.h"
 
 static pid_t pw_pid;
+/* The working directory at start: a relative out template is made absolute
+ * against it, in a forked child too (it may have changed directory since). */
+static char start_cwd[sizeof pw_g.opt.out];
+
+/*
+ * The out option's template (%p, %h, %r, %q{VAR}, %%) for this process, made
+ * absolute: 0, or -1 with the reason already said.
+ */
+static int expand_out(void)
+{
+	char err[700], dir[sizeof pw_g.opt.out];
+	if (pw_outname_expand(pw_g.opt.out_tmpl, dir, sizeof dir, err, sizeof err)) {
+		pw_log("out=%s: %s", pw_g.opt.out_tmpl, err);
+		return -1;
+	}
+	if (dir[0] != '/' && start_cwd[0]) {
+		char abs[sizeof pw_g.opt.out];
+		if (snprintf(abs, sizeof abs, "%s/%s", start_cwd, dir) >= (int)sizeof abs) {
+			pw_log("out=%s: the trace directory's path is longer than %zu bytes",
+			       pw_g.opt.out_tmpl, sizeof abs - 1);
+			return -1;
+		}
+		memcpy(dir, abs, sizeof dir);
+	}
+	memcpy(pw_g.opt.out, dir, sizeof dir);
+	return 0;
+}
 
 /* No fork while our writer thread works: see pw_trace_fork_prepare. */
 static void before_fork(void)
@@ -50,6 +78,10 @@ static void after_fork_child(void)
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
+	/* %p names this process now; a template that cannot be expanded here
+	 * leaves the child the parent's directory (its file has its own pid) */
+	if (strchr(pw_g.opt.out_tmpl, '%'))
+		expand_out();
 	atomic_store(&pw_g.seq, 0);
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
@@ -71,16 +103,6 @@ static void load_suppressions(void)
 		_exit(PW_EXIT_BAD_OPTIONS);
 	}
 	pw_log("going on without suppressions");
-}
-
-/* Children may change directory; the trace directory must not move with them. */
-static void make_out_absolute(void)
-{
-	char cwd[sizeof pw_g.opt.out], abs[sizeof pw_g.opt.out];
-	if (pw_g.opt.out[0] == '/' || !getcwd(cwd, sizeof cwd))
-		return;
-	if (snprintf(abs, sizeof abs, "%s/%s", cwd, pw_g.opt.out) < (int)sizeof abs)
-		memcpy(pw_g.opt.out, abs, sizeof abs);
 }
 
 __attribute__((constructor)) static void pw_init(void)
@@ -106,7 +128,37 @@ __attribute__((constructor)) static void pw_init(void)
 	}
 	if (pw_g.opt.help)
 		pw_options_print_help(STDERR_FILENO);
-	make_out_absolute();
+	/* ranks=LIST: another rank runs as if we were not here (the wrappers
+	 * pass every call through while tracing is off) */
+	if (pw_g.opt.ranks[0]) {
+		const char *rank = pw_rank_env();
+		if (!rank) { /* a launcher (mpirun, torchrun's agent) has none: said at -v only */
+			if (pw_g.opt.verbosity >= 2)
+				pw_log(
+				    "ranks=%s, but no rank variable (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, "
+				    "PMIX_RANK, SLURM_PROCID, MV2_COMM_WORLD_RANK) is set: not traced",
+				    pw_g.opt.ranks);
+			return;
+		}
+		if (!pw_ranks_has(pw_g.opt.ranks, rank)) {
+			if (pw_g.opt.verbosity >= 2)
+				pw_log("rank %.32s is not in ranks=%s: not traced", rank, pw_g.opt.ranks);
+			return;
+		}
+	}
+	/* Children may change directory: the trace directory must not move
+	 * with them. */
+	if (!getcwd(start_cwd, sizeof start_cwd))
+		start_cwd[0] = 0;
+	if (expand_out()) {
+		if (pw_g.opt.mode == PW_MODE_ENFORCE) {
+			pw_log("enforce mode was asked for: exiting with status %d rather than run unchecked",
+			       PW_EXIT_BAD_OPTIONS);
+			_exit(PW_EXIT_BAD_OPTIONS);
+		}
+		pw_log("tracing is off; the program runs on untraced");
+		return;
+	}
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_trace_init();

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "color.h"
+#include "launch.h"
 #include "pw.h"
 
 struct pw_opt_def {
@@ -26,11 +28,32 @@ const char *pw_mode_name(enum pw_mode m)
 	return mode_names[m];
 }
 
+/* The template is checked here and expanded in pw_init, in each process. */
 static int set_out(struct pw_options *o, const char *v)
 {
-	if (!*v || strlen(v) >= sizeof o->out)
+	char err[8];
+	if (!*v || strlen(v) >= sizeof o->out || pw_outname_check(v, err, sizeof err))
 		return -1;
 	strcpy(o->out, v);
+	strcpy(o->out_tmpl, v);
+	return 0;
+}
+
+static int set_ranks(struct pw_options *o, const char *v)
+{
+	char err[8];
+	if (strlen(v) >= sizeof o->ranks || (*v && pw_ranks_check(v, err, sizeof err)))
+		return -1;
+	strcpy(o->ranks, v);
+	return 0;
+}
+
+static int set_color(struct pw_options *o, const char *v)
+{
+	enum pw_color c;
+	if (pw_color_parse(v, &c))
+		return -1;
+	o->color = (int)c;
 	return 0;
 }
 
@@ -165,11 +188,17 @@ static int set_help(struct pw_options *o, const char *v)
 }
 
 static const struct pw_opt_def defs[] = {
-    {"out", "DIR", "pw-trace", "directory for the traces, one <host>.<pid>.pw.jsonl per process", set_out},
+    {"out", "DIR", "pw-trace",
+     "directory for the traces, one <host>.<pid>.pw.jsonl per process; %p (pid), %h (host), "
+     "%r (rank), %q{VAR} and %% are expanded in each process",
+     set_out},
     {"mode", "observe|warn|enforce", "warn",
-     "observe: trace only; warn: also report each violation on stderr; enforce: abort at the first",
+     "observe: trace only; warn: also report each finding on stderr; enforce: also stop the "
+     "program before the first call whose finding reaches halt_on (abort(), or exit with "
+     "exitcode)",
      set_mode},
-    {"verbosity", "0|1|2", "1", "0: only problems; 1: also where the trace goes; 2: also debugging detail",
+    {"verbosity", "0|1|2", "1",
+     "0: only problems; 1: also where the trace goes and what it found; 2: also debugging detail",
      set_verbosity},
     {"buffer_kb", "16..65536", "256", "size of each per-thread event buffer, in KiB", set_buffer_kb},
     {"halt_on", "error|warning|performance", "error",
@@ -180,16 +209,25 @@ static const struct pw_opt_def defs[] = {
      "record call stacks: never, with each violation, on every call", set_stacks},
     {"stack_depth", "1..64", "16", "frames per recorded stack", set_stack_depth},
     {"log_path", "PATH", "", "write reports to PATH.<pid> instead of stderr", set_log_path},
-    {"suppressions", "FILE", "", "suppress findings listed in FILE (see tests/suppressions.example)",
+    {"suppressions", "FILE", "",
+     "suppress the findings FILE lists (rule=, api=, stack= lines; see peerwatch(1), SUPPRESSIONS)",
      set_suppressions},
     {"registry", "0|1", "1", "share IPC state with the other processes of the run (shared memory)",
      set_registry},
     {"gpu_timing", "0|1", "0",
-     "time asynchronous copies and prefetches on the device (two event records per call, ~6 us on an H200)",
+     "time asynchronous copies and prefetches on the device (two event records per call, ~6 us on "
+     "an H200)",
      set_gpu_timing},
     {"max_trace_mb", "0..1048576", "1024",
      "call events stop at this size of trace, in MiB (findings go on being recorded); 0: no limit",
      set_max_trace_mb},
+    {"ranks", "LIST", "",
+     "trace only the processes whose rank (RANK, OMPI_COMM_WORLD_RANK, PMI_RANK, PMIX_RANK, "
+     "SLURM_PROCID, MV2_COMM_WORLD_RANK) is in LIST, e.g. 0,2-3; the others, and a process with "
+     "no rank, run untraced; empty: all",
+     set_ranks},
+    {"color", "auto|always|never", "auto",
+     "colour the reports: auto where they go to a terminal and NO_COLOR is unset", set_color},
     {"help", "0|1", "0", "print this list and go on", set_help},
 };
 #define NDEFS (sizeof defs / sizeof *defs)
@@ -212,17 +250,52 @@ void pw_options_defaults(struct pw_options *o)
 		defs[i].set(o, defs[i].def);
 }
 
-/* Through pw_write_out: a closed pipe raises no SIGPIPE in the program. */
+/* Through pw_write_out: a closed pipe raises no SIGPIPE in the program.
+ * The columns are as wide as their longest entry; the help text wraps
+ * under its own column. */
 void pw_options_print_help(int fd)
 {
-	char line[512];
-	int n = snprintf(line, sizeof line, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
+	char line[1024];
+	int n = snprintf(line, sizeof line,
+	                 "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value), for the CUDA driver "
+	                 "and runtime, HIP and AscendCL alike:\n");
 	pw_write_out(fd, line, (size_t)n);
+	int wk = 0, wv = 0, wd = 0;
 	for (size_t i = 0; i < NDEFS; i++) {
-		n = snprintf(line, sizeof line, "  %-12s %-22s default %-9s %s\n", defs[i].key,
-		             defs[i].values, defs[i].def, defs[i].help);
-		if (n > 0)
-			pw_write_out(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+		int k = (int)strlen(defs[i].key), v = (int)strlen(defs[i].values),
+		    d = (int)strlen(*defs[i].def ? defs[i].def : "none");
+		wk = k > wk ? k : wk;
+		wv = v > wv ? v : wv;
+		wd = d > wd ? d : wd;
+	}
+	int indent = 2 + wk + 2 + wv + 2 + 8 + wd + 2, width = 100 - indent;
+	if (width < 30)
+		width = 30;
+	for (size_t i = 0; i < NDEFS; i++) {
+		const char *h = defs[i].help;
+		n = snprintf(line, sizeof line, "  %-*s  %-*s  default %-*s  ", wk, defs[i].key, wv,
+		             defs[i].values, wd, *defs[i].def ? defs[i].def : "none");
+		for (bool first = true; *h || first; first = false) {
+			size_t len = strlen(h), cut = len;
+			if ((int)len > width) { /* the last space that leaves the line short enough */
+				cut = (size_t)width;
+				while (cut > 0 && h[cut] != ' ')
+					cut--;
+				if (!cut)
+					cut = strcspn(h, " ");
+			}
+			if (!first)
+				n = snprintf(line, sizeof line, "%*s", indent, "");
+			if (n < 0 || (size_t)n >= sizeof line)
+				break;
+			n += snprintf(line + n, sizeof line - (size_t)n, "%.*s\n", (int)cut, h);
+			if ((size_t)n >= sizeof line)
+				n = (int)sizeof line - 1;
+			pw_write_out(fd, line, (size_t)n);
+			h += cut;
+			while (*h == ' ')
+				h++;
+		}
 	}
 }
 
@@ -244,6 +317,15 @@ static int parse_one(struct pw_options *o, const char *item, size_t len, char *e
 		if (fits) {
 			memcpy(val, eq + 1, vlen);
 			val[vlen] = 0;
+		}
+		char why[300];
+		if (fits && defs[i].set == set_out && *val && pw_outname_check(val, why, sizeof why)) {
+			snprintf(err, errlen, "PEERWATCH_OPTIONS: out: %s", why);
+			return -1;
+		}
+		if (fits && defs[i].set == set_ranks && *val && pw_ranks_check(val, why, sizeof why)) {
+			snprintf(err, errlen, "PEERWATCH_OPTIONS: ranks: %s", why);
+			return -1;
 		}
 		if (!fits || defs[i].set(o, val)) {
 			snprintf(err, errlen, "PEERWATCH_OPTIONS: bad value '%.*s' for %s (allowed: %s)",

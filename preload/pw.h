@@ -26,7 +26,10 @@ enum pw_stacks { PW_STACKS_NONE, PW_STACKS_VIOLATIONS, PW_STACKS_ALL };
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
 
 struct pw_options {
-	char out[512]; /* trace directory */
+	char out[512];      /* trace directory, expanded for this process (launch.h) */
+	char out_tmpl[512]; /* as given: a forked child expands it again */
+	char ranks[256];    /* trace only these ranks (launch.h); empty: all */
+	int color;          /* enum pw_color (color.h): the reports' colour */
 	enum pw_mode mode;
 	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
 	size_t buffer_bytes; /* per-thread buffer size */

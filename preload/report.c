@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "color.h"
 #include "report.h"
 #include "intercept.h"
 #include "pw.h"
@@ -44,7 +45,8 @@
 #include "vendor.h"
 
 static atomic_uint_fast64_t violations;
-static uintptr_t self_lo, self_hi; /* our own code: frames there are not the caller's */
+static atomic_uint_fast64_t by_sev[3]; /* every finding not suppressed, by severity */
+static uintptr_t self_lo, self_hi;     /* our own code: frames there are not the caller's */
 static int log_fd = -1;
 static bool log_failed;
 static atomic_bool log_dead; /* a write to the log_path file failed */
@@ -54,6 +56,36 @@ static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t pw_report_violations(void)
 {
 	return atomic_load(&violations);
+}
+
+void pw_report_by_severity(uint64_t out[3])
+{
+	for (int i = 0; i < 3; i++)
+		out[i] = atomic_load(&by_sev[i]);
+}
+
+void pw_report_counts_text(char *buf, size_t cap, bool color)
+{
+	static const char *const sing[] = {"error", "warning", "performance finding"};
+	static const char *const plur[] = {"errors", "warnings", "performance findings"};
+	uint64_t n[3], total = 0, supp = pw_suppress_count();
+	size_t len = 0;
+	pw_report_by_severity(n);
+	for (int i = 0; i < 3; i++)
+		total += n[i];
+#define PUT(...) (len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__))
+	int kinds = !!n[0] + !!n[1] + !!n[2];
+	if (!total)
+		PUT("no findings");
+	else if (kinds > 1)
+		PUT("%llu findings: ", (unsigned long long)total);
+	for (int i = 0, k = 0; i < 3; i++)
+		if (n[i])
+			PUT("%s%s%llu %s%s", k++ ? ", " : "", pw_color_sev(color, i),
+			    (unsigned long long)n[i], n[i] == 1 ? sing[i] : plur[i], pw_color_reset(color));
+	if (supp)
+		PUT(", %llu suppressed", (unsigned long long)supp);
+#undef PUT
 }
 
 static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
@@ -82,6 +114,8 @@ void pw_report_after_fork(void)
 	atomic_store(&log_dead, false);
 	pthread_mutex_init(&log_lock, NULL);
 	atomic_store(&violations, 0);
+	for (int i = 0; i < 3; i++)
+		atomic_store(&by_sev[i], 0);
 	pw_report_forget_repeats();
 	pw_suppress_reset_count();
 }
@@ -184,8 +218,12 @@ static void print_report(int rule, const struct pw_op *op, const char *msg, cons
 	char buf[8192], text[1200];
 	size_t len = 0;
 	int pid = (int)getpid();
+	/* not on the hot path: the first finding of a rule at a call site */
+	bool on = pw_color_for_fd((enum pw_color)pw_g.opt.color, report_fd());
 #define PUT(...) (len += (size_t)snprintf(buf + len, len < sizeof buf ? sizeof buf - len : 0, __VA_ARGS__))
-	PUT("==%d== peerwatch: %s: %s in %s\n", pid, pw_severity_name(r->severity), r->id, op->api);
+	PUT("==%d== peerwatch: %s%s%s: %s%s%s in %s\n", pid, pw_color_sev(on, r->severity),
+	    pw_severity_name(r->severity), pw_color_reset(on), pw_color_bold(on), r->id, pw_color_reset(on),
+	    op->api);
 	pw_escape(text, sizeof text, msg, strlen(msg));
 	PUT("==%d==   %s\n", pid, text);
 	PUT("==%d==   contract: %s\n", pid, r->source);
@@ -344,6 +382,7 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	bool first = op->kind == PW_OP_EXIT || first_at_site(rule, site);
 	bool halt = pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
 	            op->kind != PW_OP_EXIT;
+	atomic_fetch_add(&by_sev[pw_rules[rule].severity], 1);
 	if (first || halt) {
 		atomic_fetch_add(&violations, 1);
 		write_event(c, op, rule, msg, ips, n);

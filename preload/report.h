@@ -2,6 +2,7 @@
 #ifndef PW_REPORT_H
 #define PW_REPORT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -22,6 +23,13 @@ struct pw_repeat {
 };
 /* The (rule, site) pairs that repeated, most repeats first, at most max. */
 size_t pw_report_repeats_by(struct pw_repeat *out, size_t max);
+/* Findings of each severity (PW_SEV_*: error, warning, performance) so far,
+ * repeats included, suppressed ones not; out[3]. */
+void pw_report_by_severity(uint64_t out[3]);
+/* "3 findings: 1 error, 2 warnings", "1 error" or "no findings", with ", N suppressed"
+ * where some were, into buf; colour (color.h) around the severities when
+ * color is true. */
+void pw_report_counts_text(char *buf, size_t cap, bool color);
 /* At exit: one line on stderr saying how many findings were counted only. */
 void pw_report_summary(void);
 /* The caller's stack without peerwatch's own frames, at most max deep. */

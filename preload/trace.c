@@ -75,6 +75,7 @@
 
 #include "header.h"
 #include "pw.h"
+#include "report.h"
 #include "trace.h"
 
 #define PW_FLUSH_MS 100
@@ -1159,9 +1160,12 @@ static void finish_file(const char *why, bool was_enabled)
 	close(T.dirfd);
 	T.dirfd = -1;
 	uint64_t dropped = pw_trace_dropped();
-	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0)
-		pw_log("trace written: %s (%llu events%s)", T.path, (unsigned long long)T.lines,
-		       dropped ? ", some dropped: see its footer" : "");
+	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0) {
+		char counts[300];
+		pw_report_counts_text(counts, sizeof counts, false); /* pw_log escapes SGR */
+		pw_log("trace written: %s (%llu event%s%s; %s)", T.path, (unsigned long long)T.lines,
+		       T.lines == 1 ? "" : "s", dropped ? ", some dropped: see its footer" : "", counts);
+	}
 }
 
 void pw_trace_finish(const char *why)

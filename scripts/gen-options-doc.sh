@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd -P)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pw-optdoc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/preload" "$root/scripts/options-doc.c" \
-	"$root/preload/options.c" -o "$tmp/options-doc"
+	"$root/preload/options.c" "$root/preload/launch.c" "$root/preload/color.c" -o "$tmp/options-doc"
 case ${1:-} in
 readme)
 	"$tmp/options-doc" readme >"$tmp/list"

@@ -91,6 +91,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
+	@timeout 600 tests/integration/launchers.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
@@ -124,7 +125,7 @@ docs-test: test-build
 ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test
 else
 test:
 	@$(MAKE) --no-print-directory test-build

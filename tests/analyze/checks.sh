@@ -85,10 +85,22 @@ check "no progress output when stderr is not a terminal" bash -c "! grep -q $'\r
 # its progress on stderr — and not with --json.
 if command -v script >/dev/null && ${CC:-cc} -O2 -o "$WORK/gen_trace" "$ROOT/bench/gen_trace.c"; then
 	"$WORK/gen_trace" "$WORK/big" 400000 1
-	script -qec "'$A' summary -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
-	check "progress on a terminal: files and events read" grep -q 'files, [0-9]* events read' "$WORK/tty.out"
-	script -qec "'$A' summary --json -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
-	check "no progress with --json, even on a terminal" bash -c "! grep -q 'events read' '$WORK/tty.out'"
+	# PEERWATCH_PROGRESS_DELAY=0: from the start, not after a second
+	PEERWATCH_PROGRESS_DELAY=0 script -qec "'$A' summary -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
+	check "progress on a terminal: percentage, files, bytes of the total, rate, events" \
+		grep -Eq '[0-9]+%  [01]/1 file, [0-9.]+[KMG]?i?B of [0-9.]+MiB, [0-9.]+[KMG]?i?B/s, [0-9]+ events' "$WORK/tty.out"
+	check "progress: the percentage only grows, to at most 100, and the line is cleared at the end" \
+		python3 - "$WORK/tty.out" <<'EOF'
+import re, sys
+raw = open(sys.argv[1], encoding="utf-8", errors="replace", newline="").read()
+pcts = [int(x) for x in re.findall(r"(\d+)%  ", raw)]
+assert pcts and pcts == sorted(pcts) and pcts[-1] <= 100, pcts
+assert raw.rstrip("\n").endswith("\r\x1b[K"), repr(raw[-40:])
+EOF
+	PEERWATCH_PROGRESS_DELAY=0 script -qec "'$A' summary --json -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
+	check "no progress with --json, even on a terminal" bash -c "! grep -q 'events' '$WORK/tty.out'"
+	PEERWATCH_PROGRESS_DELAY=0 script -qec "'$A' summary --no-progress -j 1 '$WORK/big' >/dev/null" /dev/null >"$WORK/tty.out" 2>&1
+	check "no progress with --no-progress, even on a terminal" bash -c "! grep -q 'events' '$WORK/tty.out'"
 	# A big file is read in chunks by several workers: the same result, the
 	# same messages with the same line numbers, as one worker reading it whole.
 	f=$(ls "$WORK"/big/*.pw.jsonl)

@@ -138,6 +138,7 @@ done
 golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
 
 . "$HERE/checks.sh"
+. "$HERE/checks_ci.sh"
 . "$HERE/checks_vendors.sh"
 . "$HERE/checks_truth.sh"
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pw.h"
 
@@ -71,7 +72,8 @@ static void unknown_key_is_named(void **state)
 	assert_non_null(strstr(err, "unknown option 'colour'"));
 	assert_non_null(
 	    strstr(err, "known: out, mode, verbosity, buffer_kb, halt_on, exitcode, stacks, "
-	                "stack_depth, log_path, suppressions, registry, gpu_timing, max_trace_mb, help"));
+	                "stack_depth, log_path, suppressions, registry, gpu_timing, max_trace_mb, ranks, "
+	                "color, help"));
 }
 
 static void bad_values_name_the_allowed_ones(void **state)
@@ -91,6 +93,13 @@ static void bad_values_name_the_allowed_ones(void **state)
 	    {"max_trace_mb=1048577", "bad value '1048577' for max_trace_mb"},
 	    {"max_trace_mb=1g", "bad value '1g' for max_trace_mb"},
 	    {"mode", "'mode' is not key=value"},
+	    {"out=t/%x", "out: '%x' in 't/%x' is not one of %p (pid), %h (host), %r (rank)"},
+	    {"out=t/%q{1}", "out: '%q' must be followed by {NAME}"},
+	    {"out=t/%", "out: '%' in 't/%' is not one of"},
+	    {"ranks=3-1", "ranks: the range 3-1 in '3-1' runs backwards"},
+	    {"ranks=0,,1", "ranks: '0,,1' is not a list of ranks such as 0,2-3"},
+	    {"ranks=x", "ranks: 'x' is not a list of ranks"},
+	    {"color=yes", "bad value 'yes' for color (allowed: auto|always|never)"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		pw_options_defaults(&o);
@@ -122,6 +131,78 @@ static void overlong_value(void **state)
 	assert_string_equal(o.out, "pw-trace");
 }
 
+/* The launcher's keys: the template is kept as given (each process expands
+ * it), the rank list and the colour setting as parsed. */
+static void launcher_keys(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[800];
+	pw_options_defaults(&o);
+	assert_string_equal(o.ranks, "");
+	assert_int_equal(o.color, 0); /* auto */
+	assert_int_equal(
+	    pw_options_parse(&o, "out=/t/r%r-%h-%q{JOB_ID}-%p%%:ranks=0,2-3:color=never", err, sizeof err),
+	    0);
+	assert_string_equal(o.out_tmpl, "/t/r%r-%h-%q{JOB_ID}-%p%%");
+	assert_string_equal(o.ranks, "0,2-3");
+	assert_int_equal(o.color, 2);
+	assert_int_equal(pw_options_parse(&o, "color=always:ranks=", err, sizeof err), 0);
+	assert_int_equal(o.color, 1);
+	assert_string_equal(o.ranks, "");
+}
+
+/* help=1: every line's columns start where the first line's do, however
+ * long an entry, and the continuation lines of a long help text too. */
+static void help_columns_align(void **state)
+{
+	(void)state;
+	int fds[2];
+	assert_int_equal(pipe(fds), 0);
+	pw_options_print_help(fds[1]);
+	close(fds[1]);
+	char buf[16384];
+	size_t len = 0;
+	ssize_t n;
+	while ((n = read(fds[0], buf + len, sizeof buf - 1 - len)) > 0)
+		len += (size_t)n;
+	close(fds[0]);
+	buf[len] = 0;
+	assert_non_null(strstr(buf, "CUDA"));
+	assert_non_null(strstr(buf, "HIP"));
+	assert_non_null(strstr(buf, "AscendCL"));
+	assert_null(strstr(buf, "abort at the first"));
+	assert_non_null(strstr(buf, "halt_on"));
+	assert_null(strstr(buf, ".example"));
+	int col_values = -1, col_default = -1, col_help = -1, entries = 0;
+	for (char *line = strchr(buf, '\n') + 1; *line; line = strchr(line, '\n') + 1) {
+		char *end = strchr(line, '\n');
+		assert_non_null(end);
+		*end = 0;
+		char *d = strstr(line, " default ");
+		if (line[2] != ' ') { /* an entry: key, values, default, help */
+			entries++;
+			char *v = line + 2 + strcspn(line + 2, " ");
+			v += strspn(v, " ");
+			char *h = d + 9 + strcspn(d + 9, " ");
+			h += strspn(h, " ");
+			if (col_values < 0) {
+				col_values = (int)(v - line);
+				col_default = (int)(d - line);
+				col_help = (int)(h - line);
+			}
+			assert_int_equal(v - line, col_values);
+			assert_int_equal(d - line, col_default);
+			assert_int_equal(h - line, col_help);
+		} else { /* a continuation: the help column */
+			assert_null(d);
+			assert_int_equal(strspn(line, " "), col_help);
+		}
+		*end = '\n';
+	}
+	assert_true(entries >= 16);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -133,6 +214,8 @@ int main(void)
 	    cmocka_unit_test(bad_values_name_the_allowed_ones),
 	    cmocka_unit_test(enforce_is_known_despite_a_bad_key),
 	    cmocka_unit_test(overlong_value),
+	    cmocka_unit_test(launcher_keys),
+	    cmocka_unit_test(help_columns_align),
 	};
 	return cmocka_run_group_tests_name("options", tests, NULL, NULL);
 }
