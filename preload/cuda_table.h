@@ -112,6 +112,9 @@
 #define PW_SIG_IPC_CLOSE_MEM (PTR, CUdeviceptr, ptr)
 #define PW_SIG_IPC_GET_EVENT (OUT_IPCEVT, CUipcEventHandle *, handle), (EVENT, CUevent, event)
 #define PW_SIG_IPC_OPEN_EVENT (OUT_EVENT, CUevent *, event), (IPCEVT, CUipcEventHandle, handle)
+/* :15946, :16131 (cuEventDestroy_v2; the unversioned name :25680) */
+#define PW_SIG_EVENT_CREATE (OUT_EVENT, CUevent *, event), (UINT, unsigned int, flags)
+#define PW_SIG_EVENT_DESTROY (EVENT, CUevent, event)
 /* :9096 */
 #define PW_SIG_ALLOC_MANAGED \
 	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, unsigned int, flags)
@@ -279,6 +282,10 @@
 	X(cuIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))        \
 	X(cuIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_SIG_IPC_GET_EVENT))          \
 	X(cuIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_SIG_IPC_OPEN_EVENT)) \
+	/* events: the flags an IPC event needs, and the end of imported ones */            \
+	X(cuEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_SIG_EVENT_CREATE))                 \
+	X(cuEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_SIG_EVENT_DESTROY))              \
+	X(cuEventDestroy, _v2, SUPPORT, EVENT_DESTROY, 0, (PW_SIG_EVENT_DESTROY))           \
 	/* managed */                                                                       \
 	X(cuMemAllocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))  \
 	X(cuMemAdvise, , MANAGED, ADVISE, 0, (PW_SIG_ADVISE))                               \

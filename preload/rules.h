@@ -32,6 +32,13 @@ extern const struct pw_rule_info pw_rules[PW_RULE_COUNT];
 #define PW_RULE_DECL(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_FN(name);
 PW_RULES(PW_RULE_DECL)
 
+/* A device ordinal the call names that the process does not have (op->ndev
+ * devices, when known); PW_NO_DEV (a context's device unknown) is not one. */
+static inline bool pw_op_no_such_dev(const struct pw_op *op, int d)
+{
+	return d != PW_NO_DEV && (d < 0 || (op->ndev > 0 && d >= op->ndev));
+}
+
 typedef void (*pw_finding_sink)(void *arg, int rule, const char *msg);
 /* Every rule that applies to op (its kind, in the rule's ops, and its vendor); returns how many fired. */
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg);

@@ -134,6 +134,20 @@
 	  "memory",                                                                                          \
 	  "rejects: CUDA 1 invalid value", "an IPC handle asked for managed memory",                         \
 	  "share managed memory another way, or allocate with cuMemAlloc/hipMalloc")                         \
+	X(IPC_EXPORT_HOST, "ipc.export.host", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EXPORT),      \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle: \"dptr - Base pointer to previously "      \
+	  "allocated device memory\"; HIP Runtime API, hipIpcGetMemHandle: \"Takes a pointer to the base "   \
+	  "of an existing device memory allocation created with hipMalloc\"",                                \
+	  "rejects: CUDA 1 invalid value for a host pointer (H200)",                                         \
+	  "an IPC handle asked for host memory (malloc'd, page-locked, or no allocation at all)",            \
+	  "export device memory (cuMemAlloc / cudaMalloc / hipMalloc); share host memory through the OS")    \
+	X(IPC_EXPORT_FREED, "ipc.export.freed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EXPORT),    \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle: \"dptr - Base pointer to previously "      \
+	  "allocated device memory\"; HIP Runtime API, hipIpcGetMemHandle: \"an existing device memory "     \
+	  "allocation\"",                                                                                    \
+	  "rejects: CUDA 1 invalid value after cudaFree (H200)",                                             \
+	  "an IPC handle asked for memory this process already freed",                                       \
+	  "export before freeing, and free only after every importer closed its mapping")                    \
 	X(IPC_OPEN_SAME_PROCESS, "ipc.open.same-process", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                \
 	  PW_OPBIT(IPC_OPEN), "002: Opens an interprocess memory handle exported from another process",      \
 	  "rejects: CUDA 201, HIP invalid context", "an IPC handle opened in the process that exported it",  \
@@ -144,12 +158,27 @@
 	  "flags 0: rejects (CUDA 1); undefined bits: silent on CUDA",                                       \
 	  "an IPC handle opened with flags other than the lazy-enable-peer-access flag",                     \
 	  "pass CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS / hipIpcMemLazyEnablePeerAccess")                         \
-	X(IPC_OPEN_TWICE, "ipc.open.twice", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),        \
-	  "002: hipIpcMemHandles from each device in a given process may only be opened by one context per " \
-	  "device per other process (openucx/ucx#3192)",                                                     \
-	  "CUDA: success, the same pointer, reference counted (error on HIP)",                               \
-	  "an IPC handle opened again in a process that already has it open",                                \
-	  "open each handle once per process and share the pointer; close it once per open")                 \
+	X(IPC_OPEN_SECOND_CONTEXT, "ipc.open.second-context", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,            \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"CUipcMemHandles from each CUdevice in " \
+	  "a given process may only be opened by one CUcontext per CUdevice per other process\"; HIP "       \
+	  "Runtime API, hipIpcOpenMemHandle: \"hipIpcMemHandles from each device in a given process may "    \
+	  "only be opened by one context per device per other process\"",                                    \
+	  "not measured (a second open in the same context is success, the same pointer, counted; in "       \
+	  "another device's context a second mapping: H100)",                                                \
+	  "an IPC handle opened in a second context of one device, while another context of that device "    \
+	  "has it (or another handle of the same exporting device) open",                                    \
+	  "open the handles of one exporting device in one context per device (the primary one), and "       \
+	  "reopen them there: the driver counts the opens")                                                  \
+	X(IPC_OPEN_UNEXPORTED, "ipc.open.unexported", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,                  \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"Opens an interprocess memory handle "   \
+	  "exported from another process\"; HIP Runtime API, hipIpcOpenMemHandle: \"Maps memory exported "   \
+	  "from another process with hipIpcGetMemHandle\"",                                                  \
+	  "not measured: bytes that are no handle are refused; a handle of an untraced exporter maps",       \
+	  "an IPC handle opened that no traced process of the run exported (said only where it is known: "   \
+	  "the run's registry holds every export of its traced processes)",                                  \
+	  "send the handle the exporter's cuIpcGetMemHandle wrote, and trace the exporting process too")     \
 	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
 	  "002: Calling hipFree on an exported memory region before calling hipIpcCloseMemHandle in the "    \
 	  "importing context will result in undefined behavior",                                             \
@@ -172,6 +201,14 @@
 	  "the exporter frees an allocation another process still has open",                                 \
 	  "free only after every importer closed its mapping (a barrier, or a reference count across "       \
 	  "processes)")                                                                                      \
+	X(IPC_FREE_IMPORTED, "ipc.free-imported", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),        \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"Memory returned from "                  \
+	  "cuIpcOpenMemHandle must be freed with cuIpcCloseMemHandle\"; HIP Runtime API, "                   \
+	  "hipIpcOpenMemHandle: \"Memory returned from hipIpcOpenMemHandle must be freed with "              \
+	  "hipIpcCloseMemHandle\"",                                                                          \
+	  "not measured (the simulators refuse it with invalid value)",                                      \
+	  "a cuMemFree / cudaFree / hipFree of memory an IPC open mapped",                                   \
+	  "close IPC mappings with cuIpcCloseMemHandle / cudaIpcCloseMemHandle / hipIpcCloseMemHandle")      \
 	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(EXIT),                        \
 	  "002: Memory returned from hipIpcOpenMemHandle must be freed with hipIpcCloseMemHandle "           \
 	  "(openucx/ucx#3030)",                                                                              \
@@ -450,7 +487,53 @@
 	  "mappings alike (H200, driver 580; cudarc#521, ucx#10065)",                                        \
 	  "legacy IPC (cuIpcGetMemHandle) on stream-ordered pool memory or virtual-memory mappings",         \
 	  "pool memory: cuMemPoolExportPointer from a pool created with an IPC handle type; virtual "        \
-	  "memory: cuMemExportToShareableHandle")
+	  "memory: cuMemExportToShareableHandle")                                                            \
+	X(IPC_EVENT_FLAGS, "ipc.event.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                            \
+	  PW_OPBIT(IPC_EVENT_EXPORT),                                                                        \
+	  "CUDA Driver API, Memory Management, cuIpcGetEventHandle: \"The event must have been created "     \
+	  "with the CU_EVENT_INTERPROCESS and CU_EVENT_DISABLE_TIMING flags set\"; HIP Runtime API, "        \
+	  "hipIpcGetEventHandle: \"event - Event allocated with hipEventInterprocess and "                   \
+	  "hipEventDisableTiming flags\"",                                                                   \
+	  "rejects: CUDA 400 invalid resource handle without the interprocess flag (H100)",                  \
+	  "an IPC handle asked for an event created without the interprocess and disable-timing flags",      \
+	  "create the event with both flags (cudaEventInterprocess | cudaEventDisableTiming)")               \
+	X(IPC_EVENT_SAME_PROCESS, "ipc.event.same-process", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
+	  PW_OPBIT(IPC_EVENT_OPEN),                                                                          \
+	  "CUDA Driver API, Memory Management, cuIpcOpenEventHandle: \"Opens an interprocess event handle "  \
+	  "exported from another process\"; HIP Runtime API, hipIpcOpenEventHandle: \"If the function is "   \
+	  "called within the same process where handle is returned by hipIpcGetEventHandle, it will return " \
+	  "hipErrorInvalidContext\"",                                                                        \
+	  "rejects: CUDA 201 (H100); HIP invalid context",                                                   \
+	  "an IPC event handle opened in the process that exported it", "use the event you already have")    \
+	X(IPC_EVENT_LEAK, "ipc.event.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EVENT_EXIT),  \
+	  "CUDA Runtime API, Device Management, cudaIpcOpenEventHandle: \"This event must be freed with "    \
+	  "cudaEventDestroy\"; HIP Runtime API, hipIpcOpenEventHandle: \"This event need be freed with "     \
+	  "hipEventDestroy\"",                                                                               \
+	  "silent: the event lives until the process ends",                                                  \
+	  "an event an IPC open made still there when the process exits",                                    \
+	  "destroy every imported event when done with it")                                                  \
+	X(IPC_EVENT_DESTROY_WHILE_OPEN, "ipc.event.destroy-while-open", PW_SEV_WARNING,                      \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(EVENT_DESTROY),                                                     \
+	  "CUDA Runtime API, Device Management, cudaIpcGetEventHandle: \"Performing operations on the "      \
+	  "imported event after the exported event has been freed with cudaEventDestroy will result in "     \
+	  "undefined behavior\"; HIP Runtime API, hipIpcGetEventHandle: \"Operations on the imported event " \
+	  "after the exported event has been freed with hipEventDestroy will result in undefined "           \
+	  "behavior\"",                                                                                      \
+	  "not measured: undefined behaviour once the importer uses it",                                     \
+	  "the exporter destroys an event another process still has open through IPC",                       \
+	  "destroy the exported event only after every importer destroyed its copy (a barrier)")             \
+	X(PEER_INVALID_DEVICE, "peer.invalid-device", PW_SEV_ERROR, PW_V_ALL,                                \
+	  PW_OPBIT(CAN_ACCESS) | PW_OPBIT(PEER_ATTR) | PW_OPBIT(PEER_ENABLE) | PW_OPBIT(PEER_DISABLE) |      \
+	      PW_OPBIT(PEER_COPY),                                                                           \
+	  "HIP Runtime API, Peer to Peer Device Memory Access, hipDeviceCanAccessPeer: \"Returns "           \
+	  "hipErrorInvalidDevice if deviceId or peerDeviceId are not valid devices\"; CUDA Runtime API, "    \
+	  "cudaDeviceCanAccessPeer and cudaMemcpyPeer: cudaErrorInvalidDevice; CANN AscendCL, "              \
+	  "aclrtDeviceCanAccessPeer: the device IDs of the devices present",                                 \
+	  "rejects: CUDA 101 invalid device (device 9 of 2 in a peer query, an enable and a peer copy: "     \
+	  "H200); HIP invalid device; ACL invalid device id",                                                \
+	  "a peer call naming a device ordinal the process does not have",                                   \
+	  "name devices between 0 and the device count - 1 (cudaGetDeviceCount; CUDA_VISIBLE_DEVICES "       \
+	  "renumbers them)")
 
 #define PW_RULE_ENUM_ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_##name,
 enum pw_rule_id { PW_RULES(PW_RULE_ENUM_ROW) PW_RULE_COUNT };

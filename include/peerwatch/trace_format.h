@@ -44,6 +44,8 @@
 	X(IPC_CLOSE, "ipc_close", CALL, "unmaps memory an IPC open mapped")                                 \
 	X(IPC_EVENT_EXPORT, "ipc_event_export", CALL, "makes an IPC handle of an event")                    \
 	X(IPC_EVENT_OPEN, "ipc_event_open", CALL, "opens an event of another process from its IPC handle")  \
+	X(EVENT_CREATE, "event_create", CALL, "creates an event, with its flags")                           \
+	X(EVENT_DESTROY, "event_destroy", CALL, "destroys an event (its own, or one an IPC open made)")     \
 	X(ALLOC_MANAGED, "managed_alloc", CALL, "allocates managed (unified) memory")                       \
 	X(ADVISE, "managed_advise", CALL, "advises the runtime how a managed range will be used")           \
 	X(PREFETCH, "managed_prefetch", CALL, "migrates a managed range to a device or the host")           \
@@ -72,6 +74,8 @@
 	X(POOL_IMPORT_PTR, "pool_import_ptr", CALL, "imports an allocation of a shared pool")               \
 	X(POOL_SET_ACCESS, "pool_set_access", CALL, "grants devices access to a memory pool")               \
 	X(EXIT, "exit", END, "the process ends with an IPC mapping still open")                             \
+	X(IPC_EVENT_EXIT, "ipc_event_exit", END,                                                            \
+	  "the process ends with an event an IPC open made still there")                                    \
 	X(VMM_EXIT, "vmm_exit", END, "the process ends with a virtual-memory mapping still there")
 
 /* PW_OP_NONE (0) is no op: a call no rule looks at has it in the rules'

@@ -111,17 +111,23 @@ static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
 	return 0;
 }
 
-/* The same handle opened again in this process gives the same pointer and
- * one more reference (facts §2 line 84; cuda.h :9369-9371). */
-static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr)
+/* The same handle opened again in the same context gives the same pointer
+ * and one more reference (cuda.h :9369-9371, measured on H100s and H200s);
+ * opened in another device's context it is a second mapping at another
+ * address (measured on H100s).  The lazy flag enables peer access from the
+ * current context's device to the exporter's "as if the user called
+ * cuCtxEnablePeerAccess" (cuda.h), where the pair is peer-capable: a later
+ * cuCtxEnablePeerAccess answers ALREADY_ENABLED. */
+static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned int flags)
 {
 	struct pwsim_alloc *a;
+	struct CUctx_st *cur = pwsim_current();
 	CUresult rc = CUDA_SUCCESS;
 
 	pwsim_lock();
-	a = pwsim_find_import((pid_t)m->pid, m->buffer_id);
+	a = pwsim_find_import((pid_t)m->pid, m->buffer_id, cur);
 	if (!a) {
-		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, pwsim_current(), &a);
+		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, cur, &a);
 		if (rc == CUDA_SUCCESS) {
 			a->shm_pid = (pid_t)m->pid;
 			a->shm_id = m->buffer_id;
@@ -130,6 +136,9 @@ static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr)
 	if (rc == CUDA_SUCCESS) {
 		a->ipc_refs++;
 		*pdptr = (CUdeviceptr)a->base;
+		if ((flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) && cur->device != m->device &&
+		    pwsim_can_access(cur->device, m->device))
+			cur->peer_on |= 1ull << m->device;
 	}
 	pwsim_unlock();
 	return rc;
@@ -155,7 +164,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 	 * line 83: other, undefined bits (7) are silently accepted */
 	if (!(Flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 		return CUDA_ERROR_INVALID_VALUE;
-	return mem_open(&m, pdptr);
+	return mem_open(&m, pdptr, Flags);
 }
 
 /* Same signature and behaviour (cuda.h :25808). */

@@ -75,6 +75,7 @@ static struct {
 	CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*sync)(void);
 	CUresult (*event_create)(CUevent *, unsigned);
+	CUresult (*event_destroy)(CUevent);
 } drv;
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -159,6 +160,7 @@ static void init_once(void)
 	GET(ptr_attr, "cuPointerGetAttribute", 4000);
 	GET(sync, "cuCtxSynchronize", 2000);
 	GET(event_create, "cuEventCreate", 2000);
+	GET(event_destroy, "cuEventDestroy", 4000);
 	if (!drv.init || !drv.dev_count || !drv.retain || !drv.set_current || drv.init(0) != CUDA_SUCCESS ||
 	    drv.dev_count(&g_ndev) != CUDA_SUCCESS) {
 		g_init_err = cudaErrorInsufficientDriver;
@@ -321,11 +323,30 @@ RT_API cudaError_t cudaDeviceSynchronize(void)
 }
 
 /* :2798: the flags (cudaEventInterprocess 0x4, DT:126) have the driver's values */
-RT_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+static cudaError_t event_create(cudaEvent_t *event, unsigned int flags)
 {
 	BIND();
 	NEED(drv.event_create);
 	return rt(drv.event_create(event, flags));
+}
+
+RT_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	return event_create(event, flags);
+}
+
+/* :2761: the default flags */
+RT_API cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+	return event_create(event, 0);
+}
+
+/* :2981 */
+RT_API cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	BIND();
+	NEED(drv.event_destroy);
+	return rt(drv.event_destroy(event));
 }
 
 /* ---- peer access ---- */

@@ -427,6 +427,11 @@ static void test_memory(void)
 	OK(hipMemcpy(b, a, N, hipMemcpyDefault));
 	CHECK(holds(b, N, 10));
 	OK(hipMemcpyAsync(host, (char *)a + 100, sizeof(host), hipMemcpyDeviceToHost, s));
+	/* hipMemcpyDtoD[Async]: device pointers of ours only, within their allocations */
+	OK(hipMemcpyDtoD(b, a, N));
+	OK(hipMemcpyDtoDAsync(b, a, N, s));
+	EXPECT(hipMemcpyDtoD(b, host, 8), hipErrorInvalidValue);
+	EXPECT(hipMemcpyDtoD(b, a, N + 1), hipErrorInvalidValue);
 	CHECK((unsigned char)host[0] == (unsigned char)(10 + 100 * 7));
 	EXPECT(hipMemcpyAsync(host, a, 8, hipMemcpyDeviceToHost, dead), hipErrorInvalidHandle);
 	EXPECT(hipMemcpy(b, a, N, (hipMemcpyKind)7), hipErrorInvalidValue);
@@ -834,6 +839,8 @@ static const struct export g_exports[] = {
     {"hipFree", "hip_4.2"},
     {"hipMemcpy", "hip_4.2"},
     {"hipMemcpyAsync", "hip_4.2"},
+    {"hipMemcpyDtoD", "hip_4.2"},
+    {"hipMemcpyDtoDAsync", "hip_4.2"},
     {"hipMemset", "hip_4.2"},
     {"hipMemcpyPeer", "hip_4.2"},
     {"hipMemcpyPeerAsync", "hip_4.2"},

@@ -981,6 +981,22 @@ static void ipc_child(const char *memhex, const char *evhex)
 	OK(cuMemsetD8_v2(p + 8000, 0xee, 192));
 	EXPECT(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE); /* imports are closed, not freed */
 	EXPECT(cuIpcCloseMemHandle(p + 1), CUDA_ERROR_INVALID_VALUE);
+	/* another device's context: a second mapping at another address, as
+	 * measured on H100s; counted apart from the first */
+	CUdeviceptr q = 0, q2 = 0;
+	OK(cuCtxSetCurrent(g_ctx[1]));
+	OK(cuIpcOpenMemHandle_v2(&q, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(q && q != p);
+	OK(cuIpcOpenMemHandle_v2(&q2, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(q2 == q);
+	CHECK(holds(q, 8000, 77));
+	OK(cuIpcCloseMemHandle(q));
+	OK(cuIpcCloseMemHandle(q));
+	EXPECT(cuIpcCloseMemHandle(q), CUDA_ERROR_INVALID_VALUE);
+	/* the lazy flag enabled device 0's access to device 1 (the exporter's):
+	 * an explicit enable now is "already enabled" */
+	OK(cuCtxSetCurrent(g_ctx[0]));
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 	OK(cuIpcCloseMemHandle(p));
 	OK(cuIpcCloseMemHandle(p));
 	EXPECT(cuIpcCloseMemHandle(p), CUDA_ERROR_INVALID_VALUE);
