@@ -55,6 +55,7 @@ struct pw_event {
 	uint64_t seq;
 	int64_t tid;
 	const char *vendor, *api, *variant, *family;
+	const char *op;       /* what the call does ("ipc_open"), NULL in traces written before "op" */
 	const char *ret_name; /* NULL when null */
 	int64_t t_ns, dur_ns, ret;
 	bool has_parent;

@@ -402,7 +402,7 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (check_dev(c, "cur_dev", json_object_get(c->obj, "cur_dev"), &ev->cur_dev))
 		return -1;
-	if (get_str_null(c, "layer", &ev->layer, true))
+	if (get_str_null(c, "layer", &ev->layer, true) || get_str_null(c, "op", &ev->op, true))
 		return -1;
 	json_t *im = json_object_get(c->obj, "implicit");
 	if (im && !json_is_boolean(im))

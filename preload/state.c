@@ -181,6 +181,8 @@ static void event_created(struct pw_state *s, uint64_t ev, unsigned flags)
 			continue;
 		/* The key, then the flags: the export that reads them comes after
 		 * the creation returned, so after both stores. */
+		if (!atomic_load_explicit(&s->events_used, memory_order_relaxed))
+			atomic_store(&s->events_used, true);
 		if (atomic_compare_exchange_strong_explicit(&e->key, &k, ev, memory_order_acq_rel,
 		                                            memory_order_relaxed)) {
 			atomic_store_explicit(&e->flags, flags, memory_order_release);
@@ -415,6 +417,7 @@ void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bo
 	if (op->kind == PW_OP_IPC_OPEN)
 		lazy_enable(s, op);
 	pthread_mutex_lock(&s->lock);
+	atomic_store_explicit(&s->tables_used, true, memory_order_relaxed);
 	update_tables(s, op);
 	pthread_mutex_unlock(&s->lock);
 }
@@ -431,11 +434,14 @@ void pw_state_reset(struct pw_state *s)
 	atomic_store(&s->nmaps, 0);
 	atomic_store(&s->nevents, 0);
 	s->serial = 0;
-	memset(s->exports, 0, sizeof s->exports);
-	memset(s->maps, 0, sizeof s->maps);
-	memset(s->events, 0, sizeof s->events);
-	for (int i = 0; i < PW_EVENT_SLOTS; i++) {
-		atomic_store(&s->event_flags[i].key, 0);
-		atomic_store(&s->event_flags[i].flags, 0);
+	if (atomic_exchange(&s->tables_used, false)) {
+		memset(s->exports, 0, sizeof s->exports);
+		memset(s->maps, 0, sizeof s->maps);
+		memset(s->events, 0, sizeof s->events);
 	}
+	if (atomic_exchange(&s->events_used, false))
+		for (int i = 0; i < PW_EVENT_SLOTS; i++) {
+			atomic_store_explicit(&s->event_flags[i].key, 0, memory_order_relaxed);
+			atomic_store_explicit(&s->event_flags[i].flags, 0, memory_order_relaxed);
+		}
 }

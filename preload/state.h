@@ -78,6 +78,10 @@ struct pw_state {
 	atomic_int nmaps;    /* live mappings: frees skip the lock while 0 */
 	atomic_int nevents;  /* used entries of events: destroys skip the lock while 0 */
 	uint64_t serial;
+	/* anything was ever written to the IPC tables / the event table: a
+	 * forked child's reset clears only what was used, so that fork stays
+	 * cheap for programs that never use IPC or events */
+	atomic_bool tables_used, events_used;
 	struct pw_ipc_export exports[PW_MAX_EXPORTS];
 	struct pw_ipc_map maps[PW_MAX_MAPS];
 	struct pw_ipc_event events[PW_MAX_IPC_EVENTS];

@@ -83,6 +83,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/cudart.sh $(BUILD)
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
+	@timeout 600 tests/integration/ipc_model.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
