@@ -128,7 +128,8 @@ void findings_init(struct findings *fs)
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message)
 {
-	bool leak = !strcmp(rule, "ipc.leak");
+	/* what is still open at exit: the library's finding has no call */
+	bool leak = !strcmp(rule, "ipc.leak") || !strcmp(rule, "ipc.event.leak");
 	for (size_t i = 0; i < fs->list.len; i++) {
 		const struct finding *fd = vec_at(&fs->list, i);
 		if (fd->derived || fd->file != file || strcmp(fd->rule, rule))

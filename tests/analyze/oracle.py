@@ -683,7 +683,8 @@ def findings(traces, derived=True):
     if derived:
         for rule, sev, file, call in ipcr["findings"]:
             dup = any(not f["derived"] and f["file"] == file and f["rule"] == rule and
-                      (f["call"] == call or (rule == "ipc.leak" and f["call"] is None)) for f in out)
+                      (f["call"] == call or (rule in ("ipc.leak", "ipc.event.leak") and f["call"] is None))
+                      for f in out)
             if not dup:
                 out.append({"file": file, "rule": rule, "severity": sev, "call": call, "seq": None,
                             "derived": True})
