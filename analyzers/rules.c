@@ -13,6 +13,7 @@
 
 #if defined(__has_include)
 #if __has_include("peerwatch/rules_table.h")
+#include "peerwatch/rules_cites.h"
 #include "peerwatch/rules_table.h"
 #define HAVE_RULES_TABLE 1
 #endif
@@ -40,6 +41,23 @@ static const char *table_sev(int s)
 static const struct rule_row catalog[] = {
     PW_RULES(ROW){NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
 #undef ROW
+
+/* Each vendor's contract of a rule (rules_cites.h), by the rule's id. */
+#define RULE_ID(name, id, sev, vendors, ops, source, runtime, summary, advice) [CITE_##name] = id,
+#define RULE_ENUM(name, id, sev, vendors, ops, source, runtime, summary, advice) CITE_##name,
+enum { PW_RULES(RULE_ENUM) CITE_COUNT };
+static const char *const cite_rule[] = {PW_RULES(RULE_ID)};
+#undef RULE_ID
+#undef RULE_ENUM
+static const struct {
+	int rule;
+	unsigned vendors;
+	const char *document, *quote, *url;
+} cites[] = {
+#define CITE(name, v, doc, quote, url) {CITE_##name, v, doc, quote, url},
+    PW_RULE_CITES(CITE)
+#undef CITE
+};
 #define VENDOR_CUDA PW_V_CUDA
 #define VENDOR_HIP PW_V_HIP
 #define VENDOR_ACL PW_V_ACL
@@ -120,9 +138,48 @@ static void print_text(const struct vec *v)
 	if (v->len)
 		table_print(&t, stdout, "");
 	printf("\nonline: the preload checks it at the call; offline: peerwatch-analyze derives it from the\n"
-	       "trace (ipc, check, violations).  --json adds each rule's source, runtime behaviour and "
-	       "advice.\n");
+	       "trace (ipc, check, violations).  --json adds each rule's documents, each vendor's contract\n"
+	       "(the sentence and its reference page), the runtime's behaviour and the advice.\n");
 	table_free(&t);
+#ifdef HAVE_RULES_TABLE
+	printf("\ncontracts, each in its vendor's own words:\n");
+	for (size_t i = 0; i < sizeof cites / sizeof *cites; i++) {
+		const char *vend = cites[i].vendors & VENDOR_CUDA  ? "cuda"
+		                   : cites[i].vendors & VENDOR_HIP ? "hip"
+		                                                   : "acl";
+		printf("  %s (%s): %s: \"%s\"%s%s\n", cite_rule[cites[i].rule], vend, cites[i].document,
+		       cites[i].quote, *cites[i].url ? " " : "", cites[i].url);
+	}
+#endif
+}
+
+/* The contracts of the rule with this id: [{vendor, document, quote, url}]. */
+static json_t *contracts_json(const char *id)
+{
+	json_t *a = json_array();
+#ifdef HAVE_RULES_TABLE
+	for (size_t i = 0; i < sizeof cites / sizeof *cites; i++) {
+		if (strcmp(cite_rule[cites[i].rule], id))
+			continue;
+		static const struct {
+			unsigned bit;
+			const char *name;
+		} v[] = {{VENDOR_CUDA, "cuda"}, {VENDOR_HIP, "hip"}, {VENDOR_ACL, "acl"}};
+		for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
+			if (!(cites[i].vendors & v[k].bit))
+				continue;
+			json_t *c = json_object();
+			json_object_set_new(c, "vendor", json_string(v[k].name));
+			json_object_set_new(c, "document", json_string(cites[i].document));
+			json_object_set_new(c, "quote", json_string(cites[i].quote));
+			json_object_set_new(c, "url", *cites[i].url ? json_string(cites[i].url) : json_null());
+			json_array_append_new(a, c);
+		}
+	}
+#else
+	(void)id;
+#endif
+	return a;
 }
 
 static json_t *str_or_null(const char *s)
@@ -149,6 +206,7 @@ static void print_json(const struct vec *v)
 		json_object_set_new(j, "offline", json_boolean(r->derived));
 		json_object_set_new(j, "summary", str_or_null(r->summary));
 		json_object_set_new(j, "source", str_or_null(r->source));
+		json_object_set_new(j, "contract", contracts_json(r->id));
 		json_object_set_new(j, "runtime", str_or_null(r->runtime));
 		json_object_set_new(j, "advice", str_or_null(r->advice));
 		json_array_append_new(arr, j);

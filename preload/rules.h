@@ -27,6 +27,18 @@ struct pw_rule_info {
 
 extern const struct pw_rule_info pw_rules[PW_RULE_COUNT];
 
+/* Where a rule's contract is written for one vendor (rules_cites.h). */
+struct pw_rule_cite {
+	int rule;         /* PW_RULE_* */
+	unsigned vendors; /* PW_V_* */
+	const char *document, *quote, *url;
+};
+/* The contract of rule for vendor (PW_VENDOR_*), or NULL if it has none. */
+const struct pw_rule_cite *pw_rule_cite(int rule, int vendor);
+/* Every cite, and how many. */
+extern const struct pw_rule_cite pw_rule_cites[];
+extern const int pw_rule_ncites;
+
 #define PW_RULE_FN(name) \
 	bool pw_rule_##name(const struct pw_state *s, const struct pw_op *op, char *msg, size_t len)
 #define PW_RULE_DECL(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_FN(name);

@@ -38,11 +38,13 @@ Each rule is one documented contract. Its id names it in reports, in the trace
 not what was meant), **performance** (correct, and slow), given for each
 vendor the rule applies to; where the vendors' documents differ (HIP imposing
 none of a CUDA contract), the rule is split and each part has its own
-severity. The *contract* row quotes the vendor's text the rule enforces
-(document, section and function, or the vendor header); *runtime* says what
-the real runtime does when the contract is broken, measured on H100s and
-H200s where it says so — the rules marked "silent" are the ones no runtime
-error will show you.
+severity. *documents* names where the contract is written; each *contract*
+row quotes one vendor's own text the rule enforces (its document, section
+and function, and the public reference page where there is one): a finding
+is reported with its vendor's text, never another's. *runtime* says what the
+real runtime does when the contract is broken, measured on H100s and H200s
+where it says so — the rules marked "silent" are the ones no runtime error
+will show you.
 
 In `warn` mode every finding is reported on stderr as below (with the call
 stack); in `enforce` mode the first finding at or above `halt_on` stops the

@@ -999,6 +999,25 @@ static void catalog_and_dispatch(void **state)
 		assert_int_equal(pw_rule_by_id(pw_rules[r].id), r);
 	}
 	assert_int_equal(pw_rule_by_id("no.such.rule"), -1);
+	/* Each rule's contract is cited for each of its vendors, once, in that
+	 * vendor's own document; no rule is cited for a vendor it does not check. */
+	static const char *const doc_of[] = {"CUDA ", "HIP ", "CANN AscendCL"};
+	for (int r = 0; r < PW_RULE_COUNT; r++)
+		for (int v = 0; v < PW_VENDOR_COUNT; v++) {
+			int n = 0;
+			for (int i = 0; i < pw_rule_ncites; i++)
+				if (pw_rule_cites[i].rule == r && (pw_rule_cites[i].vendors & (1u << v))) {
+					n++;
+					if (strncmp(pw_rule_cites[i].document, doc_of[v], strlen(doc_of[v])))
+						fail_msg("%s: the %s cite is from %s", pw_rules[r].id, doc_of[v],
+						         pw_rule_cites[i].document);
+					assert_true(strlen(pw_rule_cites[i].quote) > 10);
+				}
+			if (n != (int)((pw_rules[r].vendors >> v) & 1))
+				fail_msg("%s: %d cites for vendor %d", pw_rules[r].id, n, v);
+			const struct pw_rule_cite *c = pw_rule_cite(r, v);
+			assert_true((c != NULL) == (((pw_rules[r].vendors >> v) & 1) != 0));
+		}
 	/* The dispatcher runs only the rules of the call's kind and vendor. */
 	struct pw_op op = op_of(PW_OP_ALLOC_MANAGED, "cuMemAllocManaged");
 	op.bytes = 100; /* granularity is a HIP rule: not for CUDA */
