@@ -44,7 +44,7 @@
  * program for no rule or analysis that reads it (frees are recorded already,
  * for the IPC rules); cuMemAllocManaged stays recorded (the managed rules).
  *
- * Virtual memory, pools and batch prefetch (issue 7):
+ * Virtual memory, pools and batch prefetch:
  *   ULL      unsigned long long flags (numeric)
  *   VA       a virtual address of a reservation, address only (no device)
  *   MEMHANDLE / OUT_MEMHANDLE  CUmemGenericAllocationHandle (value / written by the call), hex
@@ -306,9 +306,9 @@
 	PW_CUDA_FUNCS_VMM(X)
 
 /* Virtual memory, stream-ordered pools across processes, CUDA 13 batch
- * prefetch (issue 7): appended to PW_CUDA_FUNCS. */
+ * prefetch: appended to PW_CUDA_FUNCS. */
 #define PW_CUDA_FUNCS_VMM(X)                                                                        \
-	/* virtual memory (issue 7) */                                                              \
+	/* virtual memory */                                                                        \
 	X(cuMemCreate, , SUPPORT, VMM_CREATE, 0, (PW_SIG_MEM_CREATE))                               \
 	X(cuMemRelease, , SUPPORT, VMM_RELEASE, 0, (PW_SIG_MEM_RELEASE))                            \
 	X(cuMemMap, , SUPPORT, VMM_MAP, PW_RNG, (PW_SIG_MEM_MAP))                                   \

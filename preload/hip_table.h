@@ -12,7 +12,7 @@
  * the HIP table of docs/hooks.md are generated from this file.
  *
  * Signatures are [H52]'s /usr/include/hip/hip_runtime_api.h (line numbers
- * beside each; the same in 6.2 and 7.x, ../shared/facts/hip-acl-abi.md A2),
+ * beside each; the same in 6.2 and 7.x),
  * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,

@@ -1,4 +1,5 @@
-/* Rules on copies between devices (seed 001, cuda.h cuMemcpyPeer, seed 003). */
+/* Rules on copies between devices (CUDA Driver API cuMemcpyPeer, HIP
+ * hipMemcpyPeer, CANN AscendCL Inter-Device Data Transfer). */
 #include <inttypes.h>
 #include <stdio.h>
 

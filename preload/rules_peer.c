@@ -1,4 +1,6 @@
-/* Rules on enabling and disabling peer access (seeds 000, 001, 003), and on
+/* Rules on enabling and disabling peer access (CUDA Driver API Peer Context
+ * Memory Access, HIP PeerToPeer Device Memory Access, CANN AscendCL
+ * Inter-Device Data Transfer), and on
  * the device ordinals the peer calls name. */
 #include <stdio.h>
 

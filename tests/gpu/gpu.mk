@@ -54,7 +54,7 @@ $(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 # Links the driver API by its exported symbols.  The toolkit's stub library
 # satisfies the link on a machine without a driver; at run time the driver's
 # libcuda.so.1 is loaded (no rpath to the stubs).
-# Peer bandwidth and latency, the program's own measurement (issue 6).
+# Peer bandwidth and latency, the program's own measurement.
 $(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) -O2 -o $@ $<
 
@@ -62,7 +62,7 @@ $(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
 $(GPU_DIR)/violations: tests/integration/violations.c tests/integration/drv.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-# All-pairs peer access (issue 8): the source of tests/integration/mesh.sh,
+# All-pairs peer access: the source of tests/integration/mesh.sh,
 # here over the toolkit's shared libcudart (found at run time in CUDA_HOME).
 $(GPU_DIR)/peer_mesh: tests/integration/peer_mesh.c tests/sim/cudart_sim_api.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -Itests/sim -o $@ $< -L$(CUDA_HOME)/lib64 -l:libcudart.so.13 \

@@ -1,7 +1,7 @@
 /*
  * The documents' own HIP sequences, done right, against the simulated HIP
- * runtime: the peer calls of seed 000, the IPC calls of seed 002 (two
- * processes), the managed-memory calls of seed 004; and the cases around
+ * runtime: the peer calls of the HIP peer document, the IPC calls of the HIP IPC document (two
+ * processes), the managed-memory calls of the HIP managed-memory document; and the cases around
  * them that tests/integration/rules_hip.sh looks at in the trace:
  *
  *   hip_calls [--getproc] peer|ipc|managed|reset|all
@@ -159,7 +159,7 @@ static void *alloc_on(int d, size_t n)
 	return p;
 }
 
-/* ---- seed 000: ask, enable both ways, copy both ways, disable ---- */
+/* ---- the HIP peer document: ask, enable both ways, copy both ways, disable ---- */
 static void peer(void)
 {
 	int can01 = 0, can10 = 0, rank = -1;
@@ -198,7 +198,7 @@ static void peer(void)
 	free(back);
 }
 
-/* ---- seed 002: export in one process, open/use/close in another, then free ---- */
+/* ---- the HIP IPC document: export in one process, open/use/close in another, then free ---- */
 static void hex(const void *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
@@ -270,7 +270,7 @@ static void ipc(int use_flags, unsigned flags)
 	CK(H.hipFree(a));
 }
 
-/* ---- seed 004: allocate, advise, prefetch, query, attach, free ---- */
+/* ---- the HIP managed-memory document: allocate, advise, prefetch, query, attach, free ---- */
 static void managed(void)
 {
 	size_t n = 16 * 4096;

@@ -1,7 +1,7 @@
 /*
  * One program per rule that applies to HIP, against the simulated HIP
  * runtime (tests/sim/hip_*): `hip_violations RULE bad` breaks exactly that
- * contract once, as the documents (seeds 000, 002, 004) describe the
+ * contract once, as the documents (the HIP peer, IPC and managed-memory documents) describe the
  * mistake; `hip_violations RULE good` makes the nearest correct call.
  * Everything else each scenario does is correct, so the trace must hold
  * exactly one finding (bad) or none (good).  IPC scenarios start a second
@@ -36,7 +36,7 @@ static void init(void)
 	HCHECK(hipStreamCreate(&stream));
 }
 
-/* Peer access from `from` to `to`, done right (seed 000: ask, then enable). */
+/* Peer access from `from` to `to`, done right (the HIP peer document: ask, then enable). */
 static void enable(int from, int to)
 {
 	int can;

@@ -2,7 +2,7 @@
 # HIP under peerwatch.
 #  1. the REAL runtime (Debian's ROCm 5.2.3), when installed: hip_real.sh;
 #  2. the simulated runtime (tests/sim/hip_*): the documents' own sequences
-#     (seed 000 peer calls, seed 002 IPC in two processes, seed 004 managed
+#     (the HIP peer document peer calls, the HIP IPC document IPC in two processes, the HIP managed-memory document managed
 #     memory) done right leave no finding, reached through linked symbols,
 #     dlsym and hipGetProcAddress; each documented mistake leaves exactly
 #     its one finding and the near miss none; the IPC-flags version skew

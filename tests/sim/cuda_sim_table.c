@@ -6,7 +6,7 @@
  *   named "/pwsim.<uid>.<pid>.<buffer id>", so that another process can map
  *   the same bytes through cuIpcOpenMemHandle.  The object is unlinked when
  *   the allocation is freed, or when the library unloads (process exit).
- * - cuMemAllocManaged memory is anonymous: it cannot be exported (facts §2).
+ * - cuMemAllocManaged memory is anonymous: it cannot be exported (docs/facts-cuda.md).
  * - IPC imports map the exporter's object by name.
  *
  * Entries are kept sorted by base address.  A freed range is not unmapped but

@@ -12,7 +12,7 @@
  * cudaSetDevice), whose primary context the runtime makes current before
  * working; a last error per thread, set by every failing call and returned
  * and cleared by cudaGetLastError (so the 704 of enabling peer access twice
- * stays pending, as facts §2 says of the real runtime); cudaError_t codes.
+ * stays pending, as docs/facts-cuda.md says of the real runtime); cudaError_t codes.
  * The answers of cuda-on-h200.md §2 that belong to the runtime (not the
  * driver) are made here: EnablePeerAccess(self) 217, a bad device 101 before
  * the driver is asked, MallocManaged of 0 bytes a success, MemcpyPeer of 0
@@ -366,7 +366,7 @@ RT_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags
 	if (!valid_dev(peerDevice))
 		return fail(cudaErrorInvalidDevice);
 	if (peerDevice == t_dev)
-		return fail(cudaErrorPeerAccessUnsupported); /* facts §2: 217, where the driver says 201 */
+		return fail(cudaErrorPeerAccessUnsupported); /* docs/facts-cuda.md: 217, where the driver says 201 */
 	if (flags)
 		return fail(cudaErrorInvalidValue);
 	CUcontext peer = ctx_of(peerDevice);
@@ -551,7 +551,7 @@ RT_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int fl
 	NEED(drv.alloc_managed);
 	if (!devPtr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
 		return fail(cudaErrorInvalidValue);
-	if (!size) { /* facts §2: a success */
+	if (!size) { /* docs/facts-cuda.md: a success */
 		*devPtr = NULL;
 		return cudaSuccess;
 	}
@@ -625,7 +625,7 @@ static cudaError_t prefetch(const void *devPtr, size_t count, struct cudaMemLoca
 	BIND();
 	NEED(drv.prefetch[per_thread]);
 	if (location.type == cudaMemLocationTypeDevice && !valid_dev(location.id))
-		return fail(cudaErrorInvalidDevice); /* facts §2: 101 */
+		return fail(cudaErrorInvalidDevice); /* docs/facts-cuda.md: 101 */
 	return rt(drv.prefetch[per_thread]((uintptr_t)devPtr, count, cu_loc(location), flags, stream));
 }
 

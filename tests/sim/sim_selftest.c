@@ -624,7 +624,7 @@ static void test_events(void)
 }
 
 /* ======================================================================== */
-/* peer access (facts §2 lines 52-60, in driver-API form)                    */
+/* peer access (docs/facts-cuda.md, in driver-API form)                    */
 
 static void test_peer_access(void)
 {
@@ -638,7 +638,7 @@ static void test_peer_access(void)
 	CHECK(can == 0);
 	EXPECT(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
 	EXPECT(cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0), CUDA_ERROR_INVALID_CONTEXT); /* self: seed 001 */
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0), CUDA_ERROR_INVALID_CONTEXT); /* self: CUDA Driver API, Peer Context Memory Access */
 	EXPECT(cuCtxEnablePeerAccess(NULL, 0), CUDA_ERROR_INVALID_CONTEXT);
 	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 1), CUDA_ERROR_INVALID_VALUE);
 	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
@@ -669,7 +669,7 @@ static void test_peer_access(void)
 }
 
 /* ======================================================================== */
-/* peer copies (facts §2 lines 61-66)                                        */
+/* peer copies (docs/facts-cuda.md)                                        */
 
 static void test_memcpy_peer(void)
 {
@@ -769,7 +769,7 @@ static void test_memcpy_3d_peer(void)
 }
 
 /* ======================================================================== */
-/* managed memory (facts §2 lines 68-77)                                     */
+/* managed memory (docs/facts-cuda.md)                                     */
 
 typedef CUresult (*advise_v2_fn)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
 typedef CUresult (*prefetch_v2_fn)(CUdeviceptr, size_t, CUmemLocation, unsigned int, CUstream);
@@ -924,7 +924,7 @@ static void test_managed_attach(void)
 }
 
 /* ======================================================================== */
-/* IPC (facts §2 lines 78-86)                                                */
+/* IPC (docs/facts-cuda.md)                                                */
 
 static void test_ipc_local(void)
 {

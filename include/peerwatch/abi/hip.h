@@ -1,7 +1,7 @@
 /*
  * The few HIP runtime types, values and error codes peerwatch needs, so that
  * the build needs no ROCm SDK.  Names are the vendor's, so each can be
- * grepped in the vendor header.  Sources (../shared/facts/hip-acl-abi.md):
+ * grepped in the vendor header.  Sources:
  *   [H52] Debian bookworm libamdhip64-dev 5.2.3: /usr/include/hip/hip_runtime_api.h
  *         (line numbers below are that file's)
  *   [H62] ROCm/HIP rocm-6.x include/hip/hip_runtime_api.h
