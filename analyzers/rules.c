@@ -172,7 +172,8 @@ static json_t *contracts_json(const char *id)
 			json_object_set_new(c, "vendor", json_string(v[k].name));
 			json_object_set_new(c, "document", json_string(cites[i].document));
 			json_object_set_new(c, "quote", json_string(cites[i].quote));
-			json_object_set_new(c, "url", *cites[i].url ? json_string(cites[i].url) : json_null());
+			json_object_set_new(c, "url",
+			                    *cites[i].url ? json_string(cites[i].url) : json_null());
 			json_array_append_new(a, c);
 		}
 	}

@@ -28,7 +28,8 @@ static void contracts(int rule)
 	for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
 		for (size_t c = 0; c < sizeof cites / sizeof cites[0]; c++)
 			if (cites[c].rule == rule && (cites[c].vendors & all[i].bit)) {
-				printf("| contract (%s) | %s: \"%s\"", all[i].name, cites[c].doc, cites[c].quote);
+				printf("| contract (%s) | %s: \"%s\"", all[i].name, cites[c].doc,
+				       cites[c].quote);
 				if (*cites[c].url)
 					printf(" ([reference](%s))", cites[c].url);
 				printf(" |\n");
@@ -83,7 +84,7 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 		op_names(ops, os, sizeof os);                                                             \
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
 		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
-		printf("| calls | %s |\n| documents | %s |\n", os, source);                              \
+		printf("| calls | %s |\n| documents | %s |\n", os, source);                               \
 		contracts(DOC_RULE_##name);                                                               \
 		printf("| runtime | %s |\n| fix | %s |\n\n", runtime, advice);                            \
 		printf("<!-- example %s -->\n\n", id);                                                    \

@@ -218,7 +218,10 @@
 	  "hipIpcOpenMemHandle (Calling cuMemFree / hipFree on an exported memory region before calling "    \
 	  "the "                                                                                             \
 	  "close in the importing context will result in undefined behavior; pytorch/pytorch#114534)",       \
-	  "not measured: undefined behaviour",                                                               \
+	  "undefined behaviour by both vendors' documents; measured (H100, driver 580): the driver keeps "   \
+	  "the memory until the importer closes: the importer still reads the exporter's bytes, and the "    \
+	  "device's memory is not returned (NCCL's legacy IPC teardown does this on every run: its "         \
+	  "findings are suppressed by default)",                                                             \
 	  "the exporter frees an allocation another process still has open",                                 \
 	  "free only after every importer closed its mapping (a barrier, or a reference count across "       \
 	  "processes)")                                                                                      \

@@ -56,6 +56,8 @@ CUresult cuEventDestroy_v2(CUevent);
 CUresult cuIpcGetEventHandle(CUipcEventHandle *, CUevent);
 CUresult cuIpcOpenEventHandle(CUevent *, CUipcEventHandle);
 CUresult cuDeviceGetP2PAttribute(int *, CUdevice_P2PAttribute, CUdevice, CUdevice);
+CUresult cuCtxCreate_v2(CUcontext *, unsigned, CUdevice);
+CUresult cuCtxDestroy_v2(CUcontext);
 
 #define MIB (1u << 20)
 static CUcontext ctx[16];
@@ -265,6 +267,20 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		CHECK(cuCtxSetCurrent(ctx[1]));
 		CHECK(cuIpcCloseMemHandle(p));
 		CHECK(cuIpcCloseMemHandle(q));
+	} else if (!strcmp(what, "second-context") || !strcmp(what, "same-context")) {
+		/* open in device 1's primary context, then again in a second context
+		 * of device 1 (cuCtxCreate), or again in the primary one */
+		CUcontext made = NULL;
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		if (!strcmp(what, "second-context"))
+			CHECK(cuCtxCreate_v2(&made, 0, 1));
+		CALL(cuIpcOpenMemHandle_v2(&q, h, lazy));
+		if (q)
+			CHECK(cuIpcCloseMemHandle(q));
+		if (made)
+			CHECK(cuCtxDestroy_v2(made));
+		CHECK(cuCtxSetCurrent(ctx[1]));
+		CHECK(cuIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "reopen-leak")) {
 		/* the same, with device 1's mapping left open: the leak is at p */
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
@@ -477,6 +493,13 @@ static void ipc_child_scenario(const char *bad_what, const char *good_what, int 
 static void ipc_open_flags(int bad)
 {
 	ipc_child_scenario("flags", "open-close", bad);
+}
+
+/* Opened again in a second context of the same device (bad), or in the
+ * same context (good: the driver counts it). */
+static void ipc_open_second_context(int bad)
+{
+	ipc_child_scenario("second-context", "same-context", bad);
 }
 
 /* A handle of bytes no process exported (bad), or the exporter's (good):
@@ -883,6 +906,7 @@ static const struct {
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},
     {"ipc.open.flags", ipc_open_flags},
+    {"ipc.open.second-context", ipc_open_second_context},
     {"ipc.open.unexported", ipc_open_unexported},
     {"ipc.export.host", ipc_export_host},
     {"ipc.export.freed", ipc_export_freed},

@@ -366,7 +366,8 @@ RT_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags
 	if (!valid_dev(peerDevice))
 		return fail(cudaErrorInvalidDevice);
 	if (peerDevice == t_dev)
-		return fail(cudaErrorPeerAccessUnsupported); /* docs/facts-cuda.md: 217, where the driver says 201 */
+		return fail(
+		    cudaErrorPeerAccessUnsupported); /* docs/facts-cuda.md: 217, where the driver says 201 */
 	if (flags)
 		return fail(cudaErrorInvalidValue);
 	CUcontext peer = ctx_of(peerDevice);

@@ -638,7 +638,8 @@ static void test_peer_access(void)
 	CHECK(can == 0);
 	EXPECT(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
 	EXPECT(cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0), CUDA_ERROR_INVALID_CONTEXT); /* self: CUDA Driver API, Peer Context Memory Access */
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0),
+	       CUDA_ERROR_INVALID_CONTEXT); /* self: CUDA Driver API, Peer Context Memory Access */
 	EXPECT(cuCtxEnablePeerAccess(NULL, 0), CUDA_ERROR_INVALID_CONTEXT);
 	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 1), CUDA_ERROR_INVALID_VALUE);
 	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
@@ -993,6 +994,16 @@ static void ipc_child(const char *memhex, const char *evhex)
 	OK(cuIpcCloseMemHandle(q));
 	OK(cuIpcCloseMemHandle(q));
 	EXPECT(cuIpcCloseMemHandle(q), CUDA_ERROR_INVALID_VALUE);
+	/* a second context of device 1 (cuCtxCreate): a mapping of its own */
+	CUcontext made;
+	CUdeviceptr m = 0;
+	OK(cuCtxCreate_v2(&made, 0, 1));
+	OK(cuIpcOpenMemHandle_v2(&m, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(m && m != q);
+	OK(cuIpcCloseMemHandle(m));
+	OK(cuCtxDestroy_v2(made));
+	EXPECT(cuCtxDestroy_v2(made), CUDA_ERROR_INVALID_CONTEXT);
+	EXPECT(cuCtxDestroy_v2(g_ctx[1]), CUDA_ERROR_INVALID_CONTEXT); /* a primary one */
 	/* the lazy flag enabled device 0's access to device 1 (the exporter's):
 	 * an explicit enable now is "already enabled" */
 	OK(cuCtxSetCurrent(g_ctx[0]));
@@ -1340,6 +1351,11 @@ static const struct export g_exports[] = {
     {"cuCtxGetDevice_v2", "cuCtxGetDevice", 13000, 0, 0},
     {"cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, 1},
     {"cuCtxSynchronize_v2", "cuCtxSynchronize", 13000, 0, 0},
+    {"cuCtxCreate", "cuCtxCreate", 2000, 0, 1},
+    {"cuCtxCreate_v2", "cuCtxCreate", 3020, 0, 1},
+    {"cuCtxCreate_v4", "cuCtxCreate", 12050, 0, 0},
+    {"cuCtxDestroy", "cuCtxDestroy", 2000, 0, 1},
+    {"cuCtxDestroy_v2", "cuCtxDestroy", 4000, 0, 1},
     {"cuMemAlloc_v2", "cuMemAlloc", 3020, 0, 1},
     {"cuMemFree", "cuMemFree", 2000, 0, 1},
     {"cuMemFree_v2", "cuMemFree", 3020, 0, 1},

@@ -1009,8 +1009,8 @@ static void catalog_and_dispatch(void **state)
 				if (pw_rule_cites[i].rule == r && (pw_rule_cites[i].vendors & (1u << v))) {
 					n++;
 					if (strncmp(pw_rule_cites[i].document, doc_of[v], strlen(doc_of[v])))
-						fail_msg("%s: the %s cite is from %s", pw_rules[r].id, doc_of[v],
-						         pw_rule_cites[i].document);
+						fail_msg("%s: the %s cite is from %s", pw_rules[r].id,
+						         doc_of[v], pw_rule_cites[i].document);
 					assert_true(strlen(pw_rule_cites[i].quote) > 10);
 				}
 			if (n != (int)((pw_rules[r].vendors >> v) & 1))
