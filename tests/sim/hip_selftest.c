@@ -517,6 +517,17 @@ static void ipc_child(const char *memhex, const char *evhex, const char *stalehe
 	CHECK(p != NULL && holds(p, N, 21));
 	OK(hipIpcOpenMemHandle(&q, h, hipIpcMemLazyEnablePeerAccess));
 	CHECK(q == p);
+	/* another device's open is a mapping of its own (one per device, each
+	 * counted), and the opens enabled device 1's access to device 0, the
+	 * exporter's, as hipDeviceEnablePeerAccess would */
+	void *r = NULL;
+	OK(hipSetDevice(0));
+	OK(hipIpcOpenMemHandle(&r, h, hipIpcMemLazyEnablePeerAccess));
+	CHECK(r != NULL && r != p && holds(r, N, 21));
+	OK(hipIpcCloseMemHandle(r));
+	EXPECT(hipIpcCloseMemHandle(r), hipErrorInvalidValue);
+	OK(hipSetDevice(1));
+	EXPECT(hipDeviceEnablePeerAccess(0, 0), hipErrorPeerAccessAlreadyEnabled);
 	OK(hipPointerGetAttributes(&attr, p));
 	CHECK((int)attr.type == (PWSIM_HIP_MAJOR >= 6 ? 2 : 1) && attr.device == 1);
 	EXPECT(hipIpcGetMemHandle(&bad, p), hipErrorInvalidDevicePointer); /* not ours to export */
