@@ -140,6 +140,11 @@ bool pw_state_ipc_event(struct pw_state *s, uint64_t ev, struct pw_ipc_event *ou
 
 #define EV_EMPTY 0
 #define EV_GONE 1
+/* A look-up probes at most this many slots: deleted ones are never cleared,
+ * so without a bound a program that makes and destroys events for days
+ * would make a miss scan the whole table.  An event not found within it is
+ * unknown (no finding). */
+#define EV_PROBES 64
 
 static unsigned slot_of(uint64_t ev)
 {
@@ -151,7 +156,7 @@ bool pw_state_event_flags(const struct pw_state *s, uint64_t ev, unsigned *flags
 	if (ev <= EV_GONE)
 		return false;
 	unsigned h = slot_of(ev);
-	for (unsigned i = 0; i < PW_EVENT_SLOTS; i++) {
+	for (unsigned i = 0; i < EV_PROBES; i++) {
 		const struct pw_event_slot *e = &s->event_flags[(h + i) % PW_EVENT_SLOTS];
 		uint64_t k = atomic_load_explicit(&e->key, memory_order_acquire);
 		if (k == EV_EMPTY)
@@ -170,7 +175,7 @@ static void event_created(struct pw_state *s, uint64_t ev, unsigned flags)
 	if (ev <= EV_GONE)
 		return;
 	unsigned h = slot_of(ev);
-	for (unsigned i = 0; i < PW_EVENT_SLOTS; i++) {
+	for (unsigned i = 0; i < EV_PROBES; i++) {
 		struct pw_event_slot *e = &s->event_flags[(h + i) % PW_EVENT_SLOTS];
 		uint64_t k = atomic_load_explicit(&e->key, memory_order_acquire);
 		if (k == ev) { /* a handle the runtime gave out again: its new flags */
@@ -196,7 +201,7 @@ static void event_destroyed(struct pw_state *s, uint64_t ev)
 	if (ev <= EV_GONE)
 		return;
 	unsigned h = slot_of(ev);
-	for (unsigned i = 0; i < PW_EVENT_SLOTS; i++) {
+	for (unsigned i = 0; i < EV_PROBES; i++) {
 		struct pw_event_slot *e = &s->event_flags[(h + i) % PW_EVENT_SLOTS];
 		uint64_t k = atomic_load_explicit(&e->key, memory_order_acquire);
 		if (k == EV_EMPTY)

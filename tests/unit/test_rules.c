@@ -944,6 +944,35 @@ static void ipc_events(void **state)
 	quiet(PW_RULE_IPC_EVENT_DESTROY_WHILE_OPEN, &de);
 }
 
+/* Events made and destroyed for a long time leave deleted slots behind: the
+ * table still knows the live ones, and never holds a destroyed one. */
+static void event_table_churn(void **state)
+{
+	(void)state;
+	struct pw_op cr = op_of(PW_OP_EVENT_CREATE, "cuEventCreate");
+	struct pw_op de = op_of(PW_OP_EVENT_DESTROY, "cuEventDestroy");
+	unsigned fl;
+	cr.flags = 0x6;
+	for (uint64_t i = 0; i < 200000; i++) {
+		cr.event = de.event = 0x10000 + 0x40 * i;
+		pw_state_update(&st, &cr, 0, false);
+		pw_state_update(&st, &de, 0, false);
+	}
+	assert_false(pw_state_event_flags(&st, 0x10000 + 0x40 * 1234, &fl));
+	for (uint64_t i = 0; i < 1000; i++) { /* live ones, each known */
+		cr.event = 0x900000 + 0x40 * i;
+		cr.flags = (unsigned)(i & 6);
+		pw_state_update(&st, &cr, 0, false);
+	}
+	for (uint64_t i = 0; i < 1000; i++) {
+		assert_true(pw_state_event_flags(&st, 0x900000 + 0x40 * i, &fl));
+		assert_int_equal(fl, (unsigned)(i & 6));
+	}
+	de.event = 0x900000;
+	pw_state_update(&st, &de, 0, false);
+	assert_false(pw_state_event_flags(&st, 0x900000, &fl));
+}
+
 static void invalid_device(void **state)
 {
 	(void)state;
@@ -1048,6 +1077,7 @@ int main(void)
 	    cmocka_unit_test_setup(ipc_lazy_enable, setup),
 	    cmocka_unit_test_setup(ipc_free_imported, setup),
 	    cmocka_unit_test_setup(ipc_events, setup),
+	    cmocka_unit_test_setup(event_table_churn, setup),
 	    cmocka_unit_test_setup(invalid_device, setup),
 	    cmocka_unit_test_setup(managed_alloc, setup),
 	    cmocka_unit_test_setup(managed_advise, setup),
