@@ -30,6 +30,7 @@ struct pw_opts {
 	const char *output; /* timeline -o FILE */
 	enum sev fail_on;   /* check --fail-on */
 	bool allow_partial; /* check --allow-partial */
+	bool suppressions;  /* rules --suppressions */
 	char *const *paths;
 	int npaths;
 };

@@ -18,7 +18,7 @@
 #endif
 
 /* Options beyond the common ones that a command accepts. */
-enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8 };
+enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8, OPT_SUPPRESSIONS = 16 };
 
 struct command {
 	const char *name;
@@ -37,7 +37,8 @@ static const struct command commands[] = {
     {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
     {"managed", cmd_managed, true, 0, "managed allocations, advice per range, prefetch per destination"},
     {"timeline", cmd_timeline, true, OPT_OUTPUT, "Chrome trace event JSON (Perfetto) into -o FILE"},
-    {"rules", cmd_rules, false, 0, "the rule catalog"},
+    {"rules", cmd_rules, false, OPT_SUPPRESSIONS,
+     "the rule catalog; --suppressions: the default suppressions"},
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
 };
 
@@ -61,6 +62,8 @@ static void usage(FILE *out)
 	             "  --no-derived        check, violations: only the preload's violation events,\n"
 	             "                      not the IPC findings derived from the calls\n"
 	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON\n"
+	             "  --suppressions      rules: the default suppressions (findings inside\n"
+	             "                      third-party libraries the library leaves out), and why\n"
 	             "  -h, --help          this text\n"
 	             "  -V, --version       the version\n\n"
 	             "exit status:\n"
@@ -102,7 +105,7 @@ static bool parse_jobs(const char *s, int *out)
 	return true;
 }
 
-enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED, O_ALLOW_PARTIAL };
+enum { O_JSON = 256, O_STRICT, O_NO_PROGRESS, O_FAIL_ON, O_NO_DERIVED, O_ALLOW_PARTIAL, O_SUPPRESSIONS };
 
 static const struct option long_opts[] = {
     {"json", no_argument, NULL, O_JSON},
@@ -112,6 +115,7 @@ static const struct option long_opts[] = {
     {"fail-on", required_argument, NULL, O_FAIL_ON},
     {"no-derived", no_argument, NULL, O_NO_DERIVED},
     {"allow-partial", no_argument, NULL, O_ALLOW_PARTIAL},
+    {"suppressions", no_argument, NULL, O_SUPPRESSIONS},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -153,6 +157,12 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 				return usage_error("--allow-partial is an option of check, not of %s",
 				                   c->name);
 			o->allow_partial = true;
+			break;
+		case O_SUPPRESSIONS:
+			if (!(c->extra & OPT_SUPPRESSIONS))
+				return usage_error("--suppressions is an option of rules, not of %s",
+				                   c->name);
+			o->suppressions = true;
 			break;
 		case 'o':
 			if (!(c->extra & OPT_OUTPUT))

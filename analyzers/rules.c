@@ -9,6 +9,7 @@
 
 #include "analyze.h"
 #include "ipclife.h"
+#include "peerwatch/default_suppressions.h"
 #include "table.h"
 
 #if defined(__has_include)
@@ -72,6 +73,31 @@ static const char *table_sev(int s)
 #define VENDOR_HIP 0x2
 #define VENDOR_ACL 0x4
 #endif
+
+bool an_rule_contract(const char *id, const char *api, const char **document, const char **quote,
+                      const char **url)
+{
+#ifdef HAVE_RULES_TABLE
+	unsigned want = !api                      ? 0
+	                : !strncmp(api, "hip", 3) ? VENDOR_HIP
+	                : !strncmp(api, "acl", 3) ? VENDOR_ACL
+	                : !strncmp(api, "cu", 2)  ? VENDOR_CUDA
+	                                          : 0;
+	for (size_t i = 0; want && i < sizeof cites / sizeof *cites; i++) {
+		if (!(cites[i].vendors & want) || strcmp(cite_rule[cites[i].rule], id))
+			continue;
+		*document = cites[i].document;
+		*quote = cites[i].quote;
+		*url = cites[i].url;
+		return true;
+	}
+#else
+	(void)id;
+	(void)api;
+#endif
+	*document = *quote = *url = NULL;
+	return false;
+}
 
 #define DERIVED_ROW(id, sev, summary) {id, sev, summary},
 static const struct {
@@ -216,8 +242,44 @@ static void print_json(const struct vec *v)
 	json_print(doc);
 }
 
+#define DEFAULT_SUPP_ROW(name, text, library, why) {name, text, library, why},
+static const struct {
+	const char *name, *text, *library, *why;
+} default_supps[] = {PW_DEFAULT_SUPPRESSIONS(DEFAULT_SUPP_ROW)};
+#define NDEFAULT_SUPPS (sizeof default_supps / sizeof *default_supps)
+
+/* rules --suppressions: the default suppressions, each with its reason. */
+static int print_suppressions(bool json)
+{
+	if (json) {
+		json_t *doc = json_object(), *arr = json_array();
+		for (size_t i = 0; i < NDEFAULT_SUPPS; i++) {
+			json_t *j = json_object();
+			json_object_set_new(j, "name", json_string(default_supps[i].name));
+			json_object_set_new(j, "suppression", json_string(default_supps[i].text));
+			json_object_set_new(j, "library", json_string(default_supps[i].library));
+			json_object_set_new(j, "why", json_string(default_supps[i].why));
+			json_array_append_new(arr, j);
+		}
+		json_object_set_new(doc, "default_suppressions", arr);
+		json_print(doc);
+		return EXIT_FINE;
+	}
+	printf("%zu default suppression%s: findings inside third-party libraries that the library leaves "
+	       "out of its\nreports, counts in each trace footer (\"suppressed_default\") and marks on "
+	       "their calls.\nOn by default; PEERWATCH_OPTIONS=default_suppressions=0 (peerwatch "
+	       "--no-default-suppressions)\nreports them.\n",
+	       NDEFAULT_SUPPS, NDEFAULT_SUPPS == 1 ? "" : "s");
+	for (size_t i = 0; i < NDEFAULT_SUPPS; i++)
+		printf("\n%s (%s)\n  %s\n  %s.\n", default_supps[i].name, default_supps[i].library,
+		       default_supps[i].text, default_supps[i].why);
+	return EXIT_FINE;
+}
+
 int cmd_rules(const struct pw_opts *o)
 {
+	if (o->suppressions)
+		return print_suppressions(o->json);
 	struct vec v = all_rules();
 	if (o->json)
 		print_json(&v);

@@ -24,7 +24,7 @@ example() { # RULE: its report, frames and pids and addresses normalized
 	esac
 	env "$env" "$B/bin/peerwatch" -q -o "$tmp/t" --stacks none -- "$B/tests/violations" "$1" bad 2>&1 >/dev/null |
 		sed -E 's/^==[0-9]+==/==PID==/; s/0x[0-9a-f]{6,}/0x7f00.../g; s/pid [0-9]+/pid N/g' |
-		grep -F -A4 "$1 in " | head -5
+		grep -F -A6 "$1 in " | head -7
 }
 
 cat <<'HEAD'

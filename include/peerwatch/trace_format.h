@@ -224,6 +224,10 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(OPTIONS, "stacks", STR, REQ, NONE, "`\"none\"`, `\"violations\"` or `\"all\"`")                      \
 	X(OPTIONS, "stack_depth", UINT, REQ, NONE, "frames per recorded stack")                                \
 	X(OPTIONS, "suppressions", STR, REQ, NONE, "the suppressions file as given, `\"\"` for none")          \
+	X(OPTIONS, "default_suppressions", BOOL, OPT, NONE,                                                    \
+	  "whether the default suppressions are on (`default_suppressions=1`, the default; "                   \
+	  "`peerwatch-analyze "                                                                                \
+	  "rules --suppressions` lists them)")                                                                 \
 	X(OPTIONS, "registry", BOOL, REQ, NONE,                                                                \
 	  "whether this process is using the cross-process IPC registry: false in observe mode, with "         \
 	  "`registry=0`, or when it could not be opened")                                                      \
@@ -291,6 +295,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "current context or its device is not known")                                                        \
 	X(CALL, "implicit", BOOL, OPT, NONE,                                                                   \
 	  "present, and `true`, only on an implicit copy (see [Implicit copies](#implicit-copies))")           \
+	X(CALL, "suppressed", STRS, OPT, NONE,                                                                 \
+	  "present only when a suppression took findings of this call: their rule ids (the analyzer does "     \
+	  "not derive them again)")                                                                            \
 	X(CALL, "stack", HEXES, OPT, NONE,                                                                     \
 	  "present only with the option `stacks=all` (in every mode, observe included): the caller's "         \
 	  "stack, see [Stacks](#stacks)")                                                                      \
@@ -459,7 +466,11 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "the (rule, call site) pairs behind `repeats`, most repeats first, at most 64 (8 in a compact "      \
 	  "footer)")                                                                                           \
 	X(FOOTER, "suppressed", UINT, REQ, NONE,                                                               \
-	  "number of findings a suppressions file suppressed (not written, not reported)")                     \
+	  "number of findings suppressed, by a suppressions file or by the default suppressions (not "         \
+	  "written, "                                                                                          \
+	  "not reported; their calls list them as `suppressed`)")                                              \
+	X(FOOTER, "suppressed_default", UINT, OPT, NONE,                                                       \
+	  "of them, the number the default suppressions took (findings inside third-party libraries)")         \
 	X(FOOTER, "suppressions", OBJECTS, OPT, SUPPRESSION,                                                   \
 	  "each suppression that matched (absent in a compact footer)")                                        \
 	X(FOOTER, "gpu_timing_skipped", UINT, OPT, NONE,                                                       \
@@ -514,7 +525,10 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(LIMIT, "t_ns", UINT, REQ, NONE, "when it was reached (CLOCK_MONOTONIC)")                             \
 	X(SUPPRESSION, "line", UINT, REQ, NONE, "its line in the suppressions file")                           \
 	X(SUPPRESSION, "suppression", STR, REQ, NONE, "its text")                                              \
-	X(SUPPRESSION, "hits", UINT, REQ, NONE, "how many findings it suppressed")
+	X(SUPPRESSION, "hits", UINT, REQ, NONE, "how many findings it suppressed")                             \
+	X(SUPPRESSION, "default", STR, OPT, NONE,                                                              \
+	  "present for a default suppression: its name (`peerwatch-analyze rules --suppressions`); its "       \
+	  "`line` is 0")
 
 struct pw_trace_field {
 	int scope; /* PW_SC_* */

@@ -83,5 +83,60 @@ else
 	bad "lazy-copy: the program failed: $(tail -2 "$WORK/lazy-copy/err")"
 fi
 
+# --- default suppressions: NCCL's legacy teardown frees what a peer has open -------
+# The exporter frees from a module named libnccl.so.2 while its child holds
+# the mapping: a contract break the user cannot act on, suppressed by default,
+# counted, marked on its call, and not derived again by the analyzer.
+NCCL="$B/tests/nccl/libnccl.so.2"
+nccl() { # NAME [LAUNCHER FLAGS]: the teardown under peerwatch, traces in $WORK/NAME
+	local name=$1
+	shift
+	mkdir -p "$WORK/$name"
+	"$PW" -o "$WORK/$name/trace" --mode warn "$@" -- "$V" nccl-teardown "$NCCL" \
+		>"$WORK/$name/out" 2>"$WORK/$name/err"
+}
+exporter_of() { grep -L '"child"' "$WORK/$1"/trace/*.pw.jsonl | head -1; }
+if nccl nccl-default; then
+	got=$(found nccl-default | tr '\n' ' ')
+	check "nccl-default: the free inside libnccl is not reported (got: ${got:-none})" [ -z "$got" ]
+	f=$(exporter_of nccl-default)
+	check "nccl-default: the footer counts it, by the default suppression's name" jqt -s '
+		.[-1] | .type=="footer" and .suppressed==1 and .suppressed_default==1 and
+		.suppressions==[{"line":0,"suppression":"rule=ipc.free-while-open stack=...;libnccl.so*","hits":1,"default":"nccl-legacy-ipc-teardown"}]' "$f"
+	check "nccl-default: the free's call event lists the rule it took" jqt -s '
+		[.[] | select(.type=="call" and .op=="free") | .suppressed] == [["ipc.free-while-open"]]' "$f"
+	check "nccl-default: the header says the default suppressions were on" jqt -s \
+		'.[0].options.default_suppressions == true' "$f"
+	check "nccl-default: one stderr line says where and how many" grep -q \
+		'peerwatch: 1 finding in libnccl.so suppressed by the default suppressions (nccl-legacy-ipc-teardown' \
+		"$WORK/nccl-default/err"
+	"$A" check "$WORK/nccl-default/trace" >"$WORK/nccl-default.check" 2>&1
+	check "nccl-default: check passes: the analyzer does not derive the finding again" \
+		[ $? -eq 0 ]
+	"$A" summary "$WORK/nccl-default/trace" >"$WORK/nccl-default.summary" 2>&1
+	check "nccl-default: summary says what the default suppressions took" grep -q \
+		'^1 finding in libnccl.so suppressed by the default suppressions (nccl-legacy-ipc-teardown' \
+		"$WORK/nccl-default.summary"
+	"$A" summary --json "$WORK/nccl-default/trace" >"$WORK/nccl-default.summary.json" 2>/dev/null
+	check "nccl-default: summary --json counts it by name" jqt \
+		'.suppressed_default == {"nccl-legacy-ipc-teardown": 1}' "$WORK/nccl-default.summary.json"
+else
+	bad "nccl-default: the program failed: $(tail -2 "$WORK/nccl-default/err")"
+fi
+if nccl nccl-off --no-default-suppressions; then
+	got=$(found nccl-off | tr '\n' ' ')
+	check "nccl-off: --no-default-suppressions reports it (got: ${got:-none})" [ "$got" = "ipc.free-while-open " ]
+	check "nccl-off: the header says the default suppressions were off" jqt -s \
+		'.[0].options.default_suppressions == false and .[-1].suppressed_default == 0' "$(exporter_of nccl-off)"
+	"$A" check "$WORK/nccl-off/trace" >/dev/null 2>&1
+	check "nccl-off: check fails on it" [ $? -eq 1 ]
+else
+	bad "nccl-off: the program failed: $(tail -2 "$WORK/nccl-off/err")"
+fi
+"$A" rules --suppressions --json >"$WORK/supps.json" 2>/dev/null
+check "rules --suppressions lists the default suppressions with their reason" jqt '
+	.default_suppressions | length >= 1 and (map(.name) | index("nccl-legacy-ipc-teardown")) != null and
+	all(.[]; (.suppression | startswith("rule=")) and (.why | length > 40))' "$WORK/supps.json"
+
 echo "ipc_model: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -947,6 +947,38 @@ static const struct {
     {"ipc.export.pool-or-vmm", ipc_export_pool_or_vmm},
 };
 
+/* NCCL's legacy IPC teardown, as a default suppression knows it: the
+ * exporter frees while the importer holds the mapping, the free made from
+ * a module named libnccl.so.2 (tests/integration/fake_nccl.c at LIB). */
+static int free_shim(uint64_t p)
+{
+	return (int)cuMemFree_v2((CUdeviceptr)p);
+}
+
+static int nccl_teardown(const char *lib)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "violations: %s\n", dlerror());
+		return 2;
+	}
+	int (*teardown)(int (*)(uint64_t), uint64_t);
+	*(void **)&teardown = dlsym(h, "fake_nccl_teardown");
+	if (!teardown)
+		return 2;
+	init();
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle ih;
+	CHECK(cuIpcGetMemHandle(&ih, a));
+	struct child c = spawn("open-wait-close", &ih);
+	hear(c.from); /* opened */
+	CHECK((CUresult)teardown(free_shim, (uint64_t)a));
+	say(c.to);
+	hear(c.from); /* closed */
+	reap(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -959,6 +991,8 @@ int main(int argc, char **argv)
 	}
 	/* `violations model WHAT`: the exporter of one child scenario (the IPC
 	 * mapping model of tests/integration/ipc_model.sh) */
+	if (argc == 3 && !strcmp(argv[1], "nccl-teardown"))
+		return nccl_teardown(argv[2]);
 	if (argc == 3 && !strcmp(argv[1], "model")) {
 		init();
 		ipc_child_scenario(argv[2], argv[2], 1);
