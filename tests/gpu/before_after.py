@@ -11,8 +11,10 @@ after/), prints:
     expected there);
   - per rule, the findings of each bundle: written by the library (the
     trace's violation events), derived by that bundle's analyzer (check
-    --json, "derived": true), and taken by suppressions (the footers'
-    "suppressed", with the default ones where the bundle has them);
+    --json, "derived": true), and taken by suppressions: per rule from the
+    calls' "suppressed" lists, and in all from the footers' "suppressed"
+    (of which "suppressed_default", where the bundle has default
+    suppressions);
   - for the contract cases, the finding each case should give (its "expect").
 Exit 0.
 """
@@ -36,8 +38,10 @@ def traces(d):
 
 
 def online(d):
-    """Rules of the violation events, the suppressed counts, complete files."""
-    rules, suppressed, complete, partial, files = {}, 0, 0, 0, 0
+    """Rules of the violation events, the suppressed counts ("total/default",
+    and per rule in supp), complete files."""
+    rules, supp, complete, partial, files = {}, {}, 0, 0, 0
+    total, default = 0, 0
     for f in traces(d):
         files += 1
         footer = None
@@ -48,6 +52,9 @@ def online(d):
                 continue
             if e.get("type") == "violation":
                 rules[e.get("rule", "?")] = rules.get(e.get("rule", "?"), 0) + 1
+            elif e.get("type") == "call" and e.get("suppressed"):
+                for r in e["suppressed"]:
+                    supp[r] = supp.get(r, 0) + 1
             elif e.get("type") == "footer":
                 footer = e
         if f.endswith(".partial"):
@@ -55,10 +62,10 @@ def online(d):
         elif footer is not None:
             complete += 1
         if footer is not None:
-            suppressed += footer.get("suppressed", 0) or 0
-            for k in ("suppressed_default",):
-                suppressed += footer.get(k, 0) or 0
-    return rules, suppressed, complete, partial, files
+            total += footer.get("suppressed", 0) or 0
+            default += footer.get("suppressed_default", 0) or 0
+    online.supp = supp
+    return rules, "%d/%d" % (total, default) if total else "", complete, partial, files
 
 
 def derived(path):
@@ -92,7 +99,9 @@ def main(work):
         d = os.path.join(work, p)
         expect = read(os.path.join(d, "expect")).strip()
         b_on, b_sup, _, _, _ = online(os.path.join(d, "before"))
+        b_rs = online.supp
         a_on, a_sup, _, _, _ = online(os.path.join(d, "after"))
+        a_rs = online.supp
         b_de = derived(os.path.join(d, "before.check.json"))
         a_de = derived(os.path.join(d, "after.check.json"))
         rules = sorted(set(b_on) | set(a_on) | set(b_de) | set(a_de))
@@ -102,8 +111,10 @@ def main(work):
             print("%-34s %-32s %-17s %-17s %s" % (
                 p, r, "%d+%d" % (b_on.get(r, 0), b_de.get(r, 0)), "%d+%d" % (a_on.get(r, 0), a_de.get(r, 0)),
                 expect))
+        for r in sorted(set(b_rs) | set(a_rs)):
+            print("%-34s %-32s %-17s %-17s" % (p, "(suppressed) " + r, b_rs.get(r, 0), a_rs.get(r, 0)))
         if b_sup or a_sup:
-            print("%-34s %-32s %-17s %-17s" % (p, "(suppressed)", b_sup, a_sup))
+            print("%-34s %-32s %-17s %-17s" % (p, "(suppressed: all/default)", b_sup or "0", a_sup or "0"))
     return 0
 
 

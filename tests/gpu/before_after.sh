@@ -69,6 +69,16 @@ run() { # NAME -- COMMAND...: untraced, then under each bundle
 	run nccl_legacy -- "$py" "$here/nccl_allreduce.py" --legacy-ipc
 	echo
 	"$py" "$here/before_after.py" "$work"
+	echo
+	echo "what the driver answered (each contract case, untraced; then under the after bundle):"
+	for d in "$work"/contract-*; do
+		[ -d "$d" ] || continue
+		sed 's/^/  /' "$d/plain.out"
+		diff -q "$d/plain.out" "$d/after.out" >/dev/null || sed 's/^/  (after) /' "$d/after.out"
+	done
+	echo
+	echo "the after bundle's stderr lines about default suppressions:"
+	cat "$work"/*/after.err 2>/dev/null | grep 'suppressed by the default suppressions' | sed 's/^/  /'
 } 2>&1 | tee "$out/before_after.txt"
 tar -C "$work" -czf "$out/before_after.tar.gz" . 2>/dev/null
 rm -rf "$work"
