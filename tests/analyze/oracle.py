@@ -684,6 +684,7 @@ def ipc_shared(recs, by_index):
 def findings(traces, derived=True):
     ipcr = ipc(traces) if derived else None
     out = []
+    taken = set()  # (file, call seq, rule) a suppression took in the library
     for t in traces:
         if not t.ok:
             continue
@@ -691,12 +692,15 @@ def findings(traces, derived=True):
             if ty == "violation":
                 out.append({"file": t.index, "rule": o["rule"], "severity": o["severity"],
                             "call": o.get("call"), "seq": o["seq"], "derived": False})
+            elif ty == "call":
+                for r in o.get("suppressed") or []:
+                    taken.add((t.index, o["seq"], r))
     if derived:
         for rule, sev, file, call in ipcr["findings"]:
             dup = any(not f["derived"] and f["file"] == file and f["rule"] == rule and
                       (f["call"] == call or (rule in ("ipc.leak", "ipc.event.leak") and f["call"] is None))
                       for f in out)
-            if not dup:
+            if not dup and (file, call, rule) not in taken:
                 out.append({"file": file, "rule": rule, "severity": sev, "call": call, "seq": None,
                             "derived": True})
     return out
