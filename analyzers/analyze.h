@@ -35,6 +35,7 @@ struct pw_opts {
 	const char *output;      /* timeline -o FILE */
 	enum sev fail_on;        /* check --fail-on */
 	bool allow_partial;      /* check --allow-partial */
+	bool suppressions;       /* rules --suppressions */
 	const char *source_root; /* --source-root (sarif, junit); NULL: the working directory */
 	char *const *paths;
 	int npaths;

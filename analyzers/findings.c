@@ -9,7 +9,8 @@
 #include "symbols.h"
 
 struct fnd_partial {
-	struct vec list; /* struct finding */
+	struct vec list;       /* struct finding */
+	struct vec suppressed; /* struct suppressed_mark */
 };
 
 struct fnd_fctx {
@@ -22,6 +23,7 @@ static void *fnd_partial_new(void *report)
 	(void)report;
 	struct fnd_partial *p = xcalloc(1, sizeof *p);
 	vec_init(&p->list, sizeof(struct finding));
+	vec_init(&p->suppressed, sizeof(struct suppressed_mark));
 	return p;
 }
 
@@ -31,6 +33,8 @@ static void fnd_partial_merge(void *report, void *partial)
 	struct fnd_partial *p = partial;
 	vec_append(&fs->list, &p->list);
 	vec_free(&p->list);
+	vec_append(&fs->suppressed, &p->suppressed);
+	vec_free(&p->suppressed);
 	free(p);
 }
 
@@ -67,6 +71,17 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct fnd_partial *p = partial;
 	struct fnd_fctx *c = fctx;
 	if (ev->type == PW_EV_CALL) {
+		json_t *supp = json_object_get(ev->root, "suppressed"), *r;
+		size_t k;
+		json_array_foreach(supp, k, r)
+		{
+			if (!json_is_string(r))
+				continue;
+			struct suppressed_mark *m = vec_push(&p->suppressed);
+			m->file = f->index;
+			m->call = ev->seq;
+			m->rule = xstrdup(json_string_value(r));
+		}
 		if (c->calls.len && hmap_get_u64(&c->calls, ev->seq)) {
 			char **slot = (char **)hmap_put_u64(&c->calls, ev->seq);
 			free(*slot);
@@ -123,18 +138,28 @@ const struct pw_sink_ops findings_ops = {
 void findings_init(struct findings *fs)
 {
 	vec_init(&fs->list, sizeof(struct finding));
+	vec_init(&fs->suppressed, sizeof(struct suppressed_mark));
+	fs->derived_suppressed = 0;
 }
 
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message)
 {
-	bool leak = !strcmp(rule, "ipc.leak");
+	/* what is still open at exit: the library's finding has no call */
+	bool leak = !strcmp(rule, "ipc.leak") || !strcmp(rule, "ipc.event.leak");
 	for (size_t i = 0; i < fs->list.len; i++) {
 		const struct finding *fd = vec_at(&fs->list, i);
 		if (fd->derived || fd->file != file || strcmp(fd->rule, rule))
 			continue;
 		if ((fd->has_call && fd->call == call) || (leak && !fd->has_call))
 			return; /* the online registry caught it already */
+	}
+	for (size_t i = 0; i < fs->suppressed.len; i++) {
+		const struct suppressed_mark *m = vec_at(&fs->suppressed, i);
+		if (m->file == file && m->call == call && !strcmp(m->rule, rule)) {
+			fs->derived_suppressed++; /* the library's suppression took it */
+			return;
+		}
 	}
 	struct finding *fd = vec_push(&fs->list);
 	fd->file = file;
@@ -183,6 +208,9 @@ void findings_free(struct findings *fs)
 		free(fd->stack);
 	}
 	vec_free(&fs->list);
+	for (size_t i = 0; i < fs->suppressed.len; i++)
+		free(((struct suppressed_mark *)vec_at(&fs->suppressed, i))->rule);
+	vec_free(&fs->suppressed);
 }
 
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs)

@@ -27,8 +27,17 @@ struct finding {
 	bool derived;
 };
 
+/* A finding a suppression took in the library: its call lists the rule. */
+struct suppressed_mark {
+	size_t file;
+	uint64_t call;
+	char *rule;
+};
+
 struct findings {
-	struct vec list; /* struct finding */
+	struct vec list;             /* struct finding */
+	struct vec suppressed;       /* struct suppressed_mark, from the calls' "suppressed" */
+	uint64_t derived_suppressed; /* derived findings left out: a suppression took them */
 };
 
 extern const struct pw_sink_ops findings_ops;
@@ -37,7 +46,8 @@ void findings_init(struct findings *fs);
 /* Adds a derived finding (copies the strings) unless an event already
  * reports the same rule on the same call, or, for ipc.leak, the same trace
  * has ipc.leak events made at exit (the library then reported every mapping
- * still open itself). */
+ * still open itself), or a suppression took that rule's finding on the
+ * call in the library (counted in derived_suppressed). */
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message);
 /* Orders by process (file_ranks), then call (findings made at exit, with no
@@ -58,6 +68,12 @@ struct problem {
 /* Reads the input for findings: violation events and, when o->derived, the
  * IPC findings too.  Returns the read status (PW_READ_*). */
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
+
+/* The contract a finding of rule id on a call of api breaks, in the words of
+ * the api's own vendor (rules_cites.h): false when that is not known (no
+ * api, a rule only the analyzer has). */
+bool an_rule_contract(const char *id, const char *api, const char **document, const char **quote,
+                      const char **url);
 
 /* JSON of one finding; with a symbolizer (may be NULL) its stack symbolized. */
 struct symbolizer;

@@ -7,6 +7,7 @@
 
 #include "analyze.h"
 #include "footer.h"
+#include "peerwatch/default_suppressions.h"
 
 /* A compact JSON text the reader kept, parsed again (it validated it). */
 static json_t *parsed(const char *text)
@@ -23,6 +24,7 @@ void an_footer_read(const struct pw_file *f, struct an_footer *ft)
 	ft->repeats = f->repeats > 0 ? (uint64_t)f->repeats : 0;
 	ft->repeats_by = parsed(f->repeats_by);
 	ft->dropped_by = parsed(f->dropped_by);
+	ft->suppressed_default = parsed(f->suppressed_by_default);
 	if (ft->dropped_by && !json_object_size(ft->dropped_by)) {
 		json_decref(ft->dropped_by);
 		ft->dropped_by = NULL;
@@ -38,9 +40,23 @@ void an_footer_free(struct an_footer *ft)
 {
 	json_decref(ft->repeats_by);
 	json_decref(ft->dropped_by);
+	json_decref(ft->suppressed_default);
 	free(ft->write_error);
 	free(ft->report_error);
 	memset(ft, 0, sizeof *ft);
+}
+
+#define AN_DEFAULT_ROW(name, text, library, why) {name, library},
+static const struct {
+	const char *name, *library;
+} default_supps[] = {PW_DEFAULT_SUPPRESSIONS(AN_DEFAULT_ROW)};
+
+const char *an_default_suppression_library(const char *name)
+{
+	for (size_t i = 0; i < sizeof default_supps / sizeof *default_supps; i++)
+		if (!strcmp(default_supps[i].name, name))
+			return default_supps[i].library;
+	return "a third-party library";
 }
 
 const char *an_write_error_words(const char *write_error)
@@ -61,6 +77,8 @@ void an_footer_json(const struct an_footer *ft, json_t *obj)
 	json_object_set_new(obj, "dropped_by", ft->dropped_by ? json_incref(ft->dropped_by) : json_null());
 	json_object_set_new(obj, "repeats", ft->ok ? json_u64(ft->repeats) : json_null());
 	json_object_set_new(obj, "repeats_by", ft->repeats_by ? json_incref(ft->repeats_by) : json_null());
+	json_object_set_new(obj, "suppressed_default",
+	                    ft->suppressed_default ? json_incref(ft->suppressed_default) : json_null());
 	json_t *limit = json_null();
 	if (ft->limited) {
 		limit = json_object();

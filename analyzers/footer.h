@@ -14,11 +14,12 @@
 #include "reader.h"
 
 struct an_footer {
-	bool ok;            /* the footer was read again */
-	uint64_t repeats;   /* findings counted, not written */
-	json_t *repeats_by; /* [{"rule","site","count"}], or NULL */
-	json_t *dropped_by; /* {"cause": n}, or NULL */
-	bool limited;       /* max_trace_mb stopped call events */
+	bool ok;                    /* the footer was read again */
+	uint64_t repeats;           /* findings counted, not written */
+	json_t *repeats_by;         /* [{"rule","site","count"}], or NULL */
+	json_t *dropped_by;         /* {"cause": n}, or NULL */
+	json_t *suppressed_default; /* {"name": n}: findings each default suppression took, or NULL */
+	bool limited;               /* max_trace_mb stopped call events */
 	int64_t limit_bytes, limit_seq;
 	char *write_error;  /* "ENOSPC: No space left on device", or NULL */
 	char *report_error; /* why stderr was given up, or NULL */
@@ -29,6 +30,9 @@ void an_footer_read(const struct pw_file *f, struct an_footer *ft);
 void an_footer_free(struct an_footer *ft);
 /* "disk full", "file-size limit reached", "write error", for an errno name. */
 const char *an_write_error_words(const char *write_error);
+/* Where the findings of a default suppression come from ("libnccl.so"), or
+ * "a third-party library" for a name this analyzer does not know. */
+const char *an_default_suppression_library(const char *name);
 /* The footer's members as JSON (nulls where absent), added to obj. */
 void an_footer_json(const struct an_footer *ft, json_t *obj);
 

@@ -1,9 +1,12 @@
 /*
  * ipc: every IPC handle's life across processes — the export (process,
  * allocation), the opens and closes in other processes, the exporter's
- * free — and the findings those lives prove (ipclife.h): a free while
- * another process had the handle open, an open after the free, a mapping
- * never closed.  Times are relative to the host's earliest event.
+ * free (an event's destroy) — and the findings those lives prove
+ * (ipclife.h): a free while another process had the handle open, an open
+ * after the free, a mapping never closed, an open of a handle no traced
+ * process exported, an imported event never destroyed, an event destroyed
+ * while another process had it.  Times are relative to the host's earliest
+ * event.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +16,10 @@
 
 static const char *op_name(enum ipc_op op)
 {
-	static const char *const n[] = {"export", "open",   "close",  "free",   "export", "open",    "create",
-	                                "export", "import", "map",    "access", "unmap",  "release", "retain",
-	                                "export", "import", "access", "export", "import"};
+	static const char *const n[] = {"export", "open",   "close",  "free",   "export", "open",  "destroy",
+	                                "create", "export", "import", "map",    "access", "unmap", "release",
+	                                "retain", "export", "import", "access", "export", "import"};
+	_Static_assert(sizeof n / sizeof *n == OP_PTR_IMPORT + 1, "a name for every op");
 	return (size_t)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
@@ -31,7 +35,7 @@ static void detail(const struct ipc_rec *r, char *buf, size_t len)
 		snprintf(buf, len, "mapped at 0x%llx%s", (unsigned long long)r->ptr, dev);
 	else if (r->op == OP_EV_OPEN && r->has_ptr)
 		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
-	else if (r->op == OP_EV_EXPORT && r->has_ptr)
+	else if ((r->op == OP_EV_EXPORT || r->op == OP_EV_DESTROY) && r->has_ptr)
 		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
 	else if (r->has_ptr)
 		snprintf(buf, len, "0x%llx%s", (unsigned long long)r->ptr, dev);
@@ -248,8 +252,8 @@ static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in
 	json_object_set_new(j, "host", json_string(h->host));
 	json_object_set_new(j, "handle", json_string(h->handle));
 	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
-	/* an event's end (cuEventDestroy) is not traced */
-	json_object_set_new(j, "freed", h->event ? json_null() : json_boolean(h->free != NULL));
+	/* memory: the exporter freed the allocation; an event: it destroyed the event */
+	json_object_set_new(j, "freed", json_boolean(h->free != NULL));
 	for (size_t i = 0; i < h->recs.len; i++)
 		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&h->recs, i)));
 	json_object_set_new(j, "life", life);

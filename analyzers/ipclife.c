@@ -14,6 +14,7 @@ struct ipc_partial {
 
 struct ipc_fctx {
 	struct hmap exported; /* pointers this file exported (pre-phase) */
+	struct hmap events;   /* events this file exported or an event open gave it (pre-phase) */
 };
 
 static void *ipc_partial_new(void *report)
@@ -39,6 +40,7 @@ static void *ipc_file_begin(void *partial, const struct pw_file *f)
 	(void)f;
 	struct ipc_fctx *c = xcalloc(1, sizeof *c);
 	hmap_init(&c->exported);
+	hmap_init(&c->events);
 	return c;
 }
 
@@ -48,22 +50,115 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 	(void)f;
 	struct ipc_fctx *c = fctx;
 	hmap_free(&c->exported, NULL);
+	hmap_free(&c->events, NULL);
 	free(c);
 }
 
+/* The lines the pre-phase reads: exports of pointers and events, and event
+ * opens, by their op or (older traces) their API name. */
 static bool ipc_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "IpcGetMemHandle\"", 16) || memmem(line, len, "PoolExportPointer\"", 18) ||
-	       memmem(line, len, "PoolImportPointer\"", 18);
+	static const char *const keys[] = {
+	    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
+	    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
+	    "IpcGetEventHandle\"", "IpcOpenEventHandle\""};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (memmem(line, len, keys[i], strlen(keys[i])))
+			return true;
+	return false;
+}
+
+/* The calls this report follows, by op. */
+static const struct {
+	const char *op;
+	enum ipc_op ipc;
+} by_op[] = {
+    {"ipc_export", OP_EXPORT},
+    {"ipc_open", OP_OPEN},
+    {"ipc_close", OP_CLOSE},
+    {"ipc_event_export", OP_EV_EXPORT},
+    {"ipc_event_open", OP_EV_OPEN},
+    {"event_destroy", OP_EV_DESTROY},
+    {"free", OP_FREE},
+    {"vmm_create", OP_VMM_CREATE},
+    {"vmm_export", OP_VMM_EXPORT},
+    {"vmm_import", OP_VMM_IMPORT},
+    {"vmm_map", OP_VMM_MAP},
+    {"vmm_set_access", OP_VMM_ACCESS},
+    {"vmm_unmap", OP_VMM_UNMAP},
+    {"vmm_release", OP_VMM_RELEASE},
+    {"vmm_retain", OP_VMM_RETAIN},
+    {"pool_export", OP_POOL_EXPORT},
+    {"pool_import", OP_POOL_IMPORT},
+    {"pool_set_access", OP_POOL_ACCESS},
+    {"pool_export_ptr", OP_PTR_EXPORT},
+    {"pool_import_ptr", OP_PTR_IMPORT},
+};
+
+/* Traces written before calls had an "op": the same calls by API name. */
+static const struct {
+	const char *api;
+	enum ipc_op op;
+} by_api[] = {
+    {"cuIpcGetMemHandle", OP_EXPORT},
+    {"cuIpcOpenMemHandle", OP_OPEN},
+    {"cuIpcCloseMemHandle", OP_CLOSE},
+    {"cuIpcGetEventHandle", OP_EV_EXPORT},
+    {"cuIpcOpenEventHandle", OP_EV_OPEN},
+    {"cuMemFree", OP_FREE},
+    {"cuMemFreeAsync", OP_FREE},
+    {"cudaIpcGetMemHandle", OP_EXPORT},
+    {"cudaIpcOpenMemHandle", OP_OPEN},
+    {"cudaIpcCloseMemHandle", OP_CLOSE},
+    {"cudaIpcGetEventHandle", OP_EV_EXPORT},
+    {"cudaIpcOpenEventHandle", OP_EV_OPEN},
+    {"cudaFree", OP_FREE},
+    {"cudaFreeAsync", OP_FREE},
+    {"hipIpcGetMemHandle", OP_EXPORT},
+    {"hipIpcOpenMemHandle", OP_OPEN},
+    {"hipIpcCloseMemHandle", OP_CLOSE},
+    {"hipIpcGetEventHandle", OP_EV_EXPORT},
+    {"hipIpcOpenEventHandle", OP_EV_OPEN},
+    {"hipFree", OP_FREE},
+    {"hipFreeAsync", OP_FREE},
+    {"cuMemCreate", OP_VMM_CREATE},
+    {"cuMemExportToShareableHandle", OP_VMM_EXPORT},
+    {"cuMemImportFromShareableHandle", OP_VMM_IMPORT},
+    {"cuMemMap", OP_VMM_MAP},
+    {"cuMemSetAccess", OP_VMM_ACCESS},
+    {"cuMemUnmap", OP_VMM_UNMAP},
+    {"cuMemRelease", OP_VMM_RELEASE},
+    {"cuMemRetainAllocationHandle", OP_VMM_RETAIN},
+    {"cuMemPoolExportToShareableHandle", OP_POOL_EXPORT},
+    {"cuMemPoolImportFromShareableHandle", OP_POOL_IMPORT},
+    {"cuMemPoolSetAccess", OP_POOL_ACCESS},
+    {"cuMemPoolExportPointer", OP_PTR_EXPORT},
+    {"cuMemPoolImportPointer", OP_PTR_IMPORT},
+};
+
+static bool op_of(const struct pw_event *ev, enum ipc_op *op)
+{
+	if (ev->op) {
+		for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++)
+			if (!strcmp(ev->op, by_op[i].op)) {
+				*op = by_op[i].ipc;
+				return true;
+			}
+		return false;
+	}
+	for (size_t i = 0; i < sizeof by_api / sizeof *by_api; i++)
+		if (!strcmp(ev->api, by_api[i].api)) {
+			*op = by_api[i].op;
+			return true;
+		}
+	return false;
 }
 
 /* Pointers whose free matters: exported through an IPC handle or as a pool
  * pointer, or imported pool pointers. */
-static bool shares_ptr(const char *api)
+static bool shares_ptr(enum ipc_op op)
 {
-	return !strcmp(api, "cuIpcGetMemHandle") || !strcmp(api, "cudaIpcGetMemHandle") ||
-	       !strcmp(api, "hipIpcGetMemHandle") || !strcmp(api, "cuMemPoolExportPointer") ||
-	       !strcmp(api, "cuMemPoolImportPointer");
+	return op == OP_EXPORT || op == OP_PTR_EXPORT || op == OP_PTR_IMPORT;
 }
 
 static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -71,58 +166,14 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	(void)partial;
 	(void)f;
 	struct ipc_fctx *c = fctx;
-	uint64_t ptr;
-	if (ev->type == PW_EV_CALL && shares_ptr(ev->api) && ev->ret == 0 && pw_arg_hex(ev, "ptr", &ptr))
-		*hmap_put_u64(&c->exported, ptr) = (void *)1;
-}
-
-static bool op_of(const struct pw_event *ev, enum ipc_op *op)
-{
-	static const struct {
-		const char *api;
-		enum ipc_op op;
-	} ops[] = {
-	    {"cuIpcGetMemHandle", OP_EXPORT},
-	    {"cuIpcOpenMemHandle", OP_OPEN},
-	    {"cuIpcCloseMemHandle", OP_CLOSE},
-	    {"cuIpcGetEventHandle", OP_EV_EXPORT},
-	    {"cuIpcOpenEventHandle", OP_EV_OPEN},
-	    {"cuMemFree", OP_FREE},
-	    {"cuMemFreeAsync", OP_FREE},
-	    {"cudaIpcGetMemHandle", OP_EXPORT},
-	    {"cudaIpcOpenMemHandle", OP_OPEN},
-	    {"cudaIpcCloseMemHandle", OP_CLOSE},
-	    {"cudaIpcGetEventHandle", OP_EV_EXPORT},
-	    {"cudaIpcOpenEventHandle", OP_EV_OPEN},
-	    {"cudaFree", OP_FREE},
-	    {"cudaFreeAsync", OP_FREE},
-	    {"hipIpcGetMemHandle", OP_EXPORT},
-	    {"hipIpcOpenMemHandle", OP_OPEN},
-	    {"hipIpcCloseMemHandle", OP_CLOSE},
-	    {"hipIpcGetEventHandle", OP_EV_EXPORT},
-	    {"hipIpcOpenEventHandle", OP_EV_OPEN},
-	    {"hipFree", OP_FREE},
-	    {"hipFreeAsync", OP_FREE},
-	    {"cuMemCreate", OP_VMM_CREATE},
-	    {"cuMemExportToShareableHandle", OP_VMM_EXPORT},
-	    {"cuMemImportFromShareableHandle", OP_VMM_IMPORT},
-	    {"cuMemMap", OP_VMM_MAP},
-	    {"cuMemSetAccess", OP_VMM_ACCESS},
-	    {"cuMemUnmap", OP_VMM_UNMAP},
-	    {"cuMemRelease", OP_VMM_RELEASE},
-	    {"cuMemRetainAllocationHandle", OP_VMM_RETAIN},
-	    {"cuMemPoolExportToShareableHandle", OP_POOL_EXPORT},
-	    {"cuMemPoolImportFromShareableHandle", OP_POOL_IMPORT},
-	    {"cuMemPoolSetAccess", OP_POOL_ACCESS},
-	    {"cuMemPoolExportPointer", OP_PTR_EXPORT},
-	    {"cuMemPoolImportPointer", OP_PTR_IMPORT},
-	};
-	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
-		if (!strcmp(ev->api, ops[i].api)) {
-			*op = ops[i].op;
-			return true;
-		}
-	return false;
+	enum ipc_op op;
+	uint64_t v;
+	if (ev->type != PW_EV_CALL || ev->ret != 0 || !op_of(ev, &op))
+		return;
+	if (shares_ptr(op) && pw_arg_hex(ev, "ptr", &v))
+		*hmap_put_u64(&c->exported, v) = (void *)1;
+	if ((op == OP_EV_EXPORT || op == OP_EV_OPEN) && pw_arg_hex(ev, "event", &v))
+		*hmap_put_u64(&c->events, v) = (void *)1;
 }
 
 static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const struct pw_event *ev)
@@ -137,6 +188,7 @@ static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const st
 	r->api = xasprintf("%s%s", ev->api, ev->variant);
 	r->ret_name = ev->ret_name ? xstrdup(ev->ret_name) : NULL;
 	r->dev = PW_DEV_NONE;
+	r->cur_dev = ev->cur_dev;
 	return r;
 }
 
@@ -255,15 +307,19 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	uint64_t ptr = 0;
 	if (ev->type != PW_EV_CALL || ev->parent_recorded || !op_of(ev, &op))
 		return;
-	bool has_ptr = pw_arg_hex(ev, op == OP_EV_EXPORT || op == OP_EV_OPEN ? "event" : "ptr", &ptr);
-	/* frees are kept only when they free what this process exported */
+	bool has_ptr = pw_arg_hex(
+	    ev, op == OP_EV_EXPORT || op == OP_EV_OPEN || op == OP_EV_DESTROY ? "event" : "ptr", &ptr);
+	/* frees are kept only when they free what this process exported, event
+	 * destructions when they end an event it exported or imported */
 	if (op == OP_FREE && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->exported, ptr)))
+		return;
+	if (op == OP_EV_DESTROY && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->events, ptr)))
 		return;
 	struct ipc_rec *r = new_rec(op, f, ev);
 	r->has_ptr = has_ptr;
 	r->ptr = ptr;
 	r->dev = pw_arg_dev(ev, "ptr_dev");
-	r->has_handle = op < OP_VMM_CREATE && pw_arg_handle(ev, "handle", r->handle);
+	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", r->handle);
 	if (op >= OP_VMM_CREATE)
 		vmm_fill(r, f, ev);
 	*(struct ipc_rec **)vec_push(&p->recs) = r;
@@ -411,23 +467,59 @@ static void note_export(struct hmap *exports, struct ipc_handle *h, const struct
 	*(struct ipc_handle **)vec_push(v) = h;
 }
 
-static void place(struct ipc_report *r, struct hmap *handles, struct hmap *opens, struct hmap *exports,
-                  const struct pw_input *in, struct ipc_rec *rec)
+/* What matching needs while the records are placed, in time order. */
+struct places {
+	struct hmap handles;    /* key_handle -> struct ipc_handle * */
+	struct hmap opens;      /* (file, pointer) -> the memory opens that returned it */
+	struct hmap exports;    /* (file, pointer) -> the handles it was exported under */
+	struct hmap ev_opens;   /* (file, event) -> the event opens that gave it */
+	struct hmap ev_exports; /* (file, event) -> the event handles it was exported under */
+};
+
+/* A destroy ends the imported event it destroys (the latest open that gave
+ * it, not yet destroyed), else the exports of the event. */
+static void match_destroy(struct places *pl, struct ipc_rec *d)
+{
+	struct vec *v = by_fptr(&pl->ev_opens, d->file, d->ptr);
+	for (size_t i = v->len; i-- > 0;) {
+		struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, i);
+		if (!o->closed_by && o->t_ns <= d->t_ns) {
+			o->closed_by = d;
+			d->close_of = o;
+			*(struct ipc_rec **)vec_push(&o->owner->recs) = d;
+			return;
+		}
+	}
+	v = by_fptr(&pl->ev_exports, d->file, d->ptr);
+	for (size_t i = 0; i < v->len; i++) {
+		struct ipc_handle *h = *(struct ipc_handle **)vec_at(v, i);
+		if (!h->free && h->export && h->export->t_ns <= d->t_ns) {
+			h->free = d;
+			*(struct ipc_rec **)vec_push(&h->recs) = d;
+		}
+	}
+}
+
+static void place(struct ipc_report *r, struct places *pl, const struct pw_input *in, struct ipc_rec *rec)
 {
 	bool ev = rec->op == OP_EV_EXPORT || rec->op == OP_EV_OPEN;
 	if (rec->op >= OP_VMM_CREATE)
 		return; /* derive_shared */
 	if (rec->op == OP_CLOSE) {
-		match_close(r, opens, rec);
+		match_close(r, &pl->opens, rec);
 		return;
 	}
 	if (rec->op == OP_FREE) {
-		match_free(exports, rec);
+		match_free(&pl->exports, rec);
+		return;
+	}
+	if (rec->op == OP_EV_DESTROY) {
+		match_destroy(pl, rec);
 		return;
 	}
 	if (!rec->has_handle)
 		return; /* a failed export has no handle: nothing to follow */
-	struct ipc_handle *h = handle_of(r, handles, in, rec, ev);
+	struct ipc_handle *h = handle_of(r, &pl->handles, in, rec, ev);
 	rec->owner = h;
 	*(struct ipc_rec **)vec_push(&h->recs) = rec;
 	bool exported = (rec->op == OP_EXPORT || rec->op == OP_EV_EXPORT) && rec->ret == 0;
@@ -435,10 +527,11 @@ static void place(struct ipc_report *r, struct hmap *handles, struct hmap *opens
 		h->export = rec;
 	/* the same process's later exports of the allocation (its base after an
 	 * interior pointer, say) name it too */
-	if (exported && rec->op == OP_EXPORT && rec->has_ptr && rec->file == h->export->file)
-		note_export(exports, h, rec);
-	if (rec->op == OP_OPEN && rec->ret == 0 && rec->has_ptr)
-		*(struct ipc_rec **)vec_push(by_fptr(opens, rec->file, rec->ptr)) = rec;
+	if (exported && rec->has_ptr && rec->file == h->export->file)
+		note_export(rec->op == OP_EXPORT ? &pl->exports : &pl->ev_exports, h, rec);
+	if ((rec->op == OP_OPEN || rec->op == OP_EV_OPEN) && rec->ret == 0 && rec->has_ptr)
+		*(struct ipc_rec **)vec_push(by_fptr(ev ? &pl->ev_opens : &pl->opens, rec->file, rec->ptr)) =
+		    rec;
 }
 
 static void add_finding(struct ipc_report *r, const char *rule, enum sev sev, const struct ipc_rec *at,
@@ -474,6 +567,16 @@ static enum life alive_at(const struct pw_file *f, int64_t t)
 	return UNKNOWN;
 }
 
+/* A mapping is per process and context, counted: the opens of one handle
+ * that returned one pointer in one process, left open at the end, are one
+ * leak; its first open names it. */
+struct mapping_left {
+	size_t file;
+	uint64_t ptr;
+	const struct ipc_rec *first;
+	int opens;
+};
+
 static void findings_of_open(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
                              const struct ipc_rec *o)
 {
@@ -500,15 +603,113 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 		add_finding(r, "ipc.open.stale", SEV_ERROR, o,
 		            xasprintf("%s opened IPC handle %s at %s, after %s freed the allocation at %s",
 		                      il, hs, t_open, el, t_free));
-	if (!o->closed_by)
-		add_finding(
-		    r, "ipc.leak", SEV_WARNING, o,
-		    xasprintf("%s opened IPC handle %s (exported by %s) at %s and never closed it%s", il, hs,
-		              el, t_open,
-		              imp->partial ? "; its trace ends early (.partial: the process died)" : ""));
 	free(hs);
 	free(il);
 	free(el);
+}
+
+/* The mappings of h left open: grouped by (process, pointer) in open order. */
+static void leaks_of(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+{
+	struct vec left;
+	vec_init(&left, sizeof(struct mapping_left));
+	for (size_t j = 0; j < h->recs.len; j++) {
+		const struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
+		if (o->op != OP_OPEN || o->ret != 0 || o->closed_by ||
+		    (h->export && o->file == h->export->file))
+			continue;
+		/* a process whose trace ends early died: its mappings went with it */
+		if (in->files[o->file].partial)
+			continue;
+		struct mapping_left *m = NULL;
+		for (size_t k = 0; k < left.len && !m; k++) {
+			struct mapping_left *c = vec_at(&left, k);
+			if (c->file == o->file && c->ptr == o->ptr)
+				m = c;
+		}
+		if (!m) {
+			m = vec_push(&left);
+			*m = (struct mapping_left){o->file, o->ptr, o, 0};
+		}
+		m->opens++;
+	}
+	for (size_t k = 0; k < left.len; k++) {
+		const struct mapping_left *m = vec_at(&left, k);
+		const struct pw_file *imp = &in->files[m->file];
+		char t_open[32];
+		char *hs = short_handle(h->handle), *il = proc_label(imp),
+		     *el = h->export ? proc_label(&in->files[h->export->file]) : xstrdup("no traced process");
+		fmt_rel(t_open, sizeof t_open, m->first->t_ns, r->origin[m->file]);
+		add_finding(
+		    r, "ipc.leak", SEV_WARNING, m->first,
+		    xasprintf("%s opened IPC handle %s (exported by %s) at %s and never closed the mapping "
+		              "at 0x%llx (%d open%s)",
+		              il, hs, el, t_open, (unsigned long long)m->ptr, m->opens,
+		              m->opens == 1 ? "" : "s"));
+		free(hs);
+		free(il);
+		free(el);
+	}
+	vec_free(&left);
+}
+
+/* The opens of a handle no traced process of the run exported. */
+static void unexported(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+{
+	for (size_t j = 0; j < h->recs.len; j++) {
+		const struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
+		if (o->op != OP_OPEN)
+			continue;
+		const struct pw_file *f = &in->files[o->file];
+		char *hs = short_handle(h->handle), *il = proc_label(f), *run = sanitize(run_of(in, o->file));
+		add_finding(
+		    r, "ipc.open.unexported", SEV_WARNING, o,
+		    xasprintf("%s opened IPC handle %s, which no trace of run %s on this host exported%s: "
+		              "whether an untraced process exported it cannot be known from these traces",
+		              il, hs, *run ? run : "(none)",
+		              o->ret == 0 ? " (the driver mapped it)" : " (the driver refused it)"));
+		free(hs);
+		free(il);
+		free(run);
+	}
+}
+
+/* Imported events never destroyed, and the exporter's destroy of an event
+ * another process still had. */
+static void event_findings(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+{
+	const struct ipc_rec *d = h->free;
+	for (size_t j = 0; j < h->recs.len; j++) {
+		const struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
+		if (o->op != OP_EV_OPEN || o->ret != 0 || (h->export && o->file == h->export->file))
+			continue;
+		const struct pw_file *imp = &in->files[o->file];
+		char t_open[32], t_d[32];
+		char *hs = short_handle(h->handle), *il = proc_label(imp),
+		     *el = h->export ? proc_label(&in->files[h->export->file]) : xstrdup("?");
+		fmt_rel(t_open, sizeof t_open, o->t_ns, r->origin[o->file]);
+		if (d && o->t_ns < d->t_ns &&
+		    (o->closed_by ? o->closed_by->t_ns > d->t_ns : alive_at(imp, d->t_ns) == ALIVE)) {
+			fmt_rel(t_d, sizeof t_d, d->t_ns, r->origin[o->file]);
+			add_finding(
+			    r, "ipc.event.destroy-while-open", SEV_WARNING, d,
+			    xasprintf(
+			        "%s destroyed event 0x%llx at %s while %s still had it open through IPC "
+			        "handle %s (opened at %s, %s)",
+			        el, (unsigned long long)d->ptr, t_d, il, hs, t_open,
+			        o->closed_by ? "destroyed after" : "never destroyed"));
+		}
+		if (!o->closed_by && !imp->partial)
+			add_finding(
+			    r, "ipc.event.leak", SEV_WARNING, o,
+			    xasprintf(
+			        "%s opened IPC event handle %s (exported by %s) at %s and never destroyed "
+			        "the event 0x%llx it gave",
+			        il, hs, el, t_open, (unsigned long long)o->ptr));
+		free(hs);
+		free(il);
+		free(el);
+	}
 }
 
 static void derive_findings(struct ipc_report *r, const struct pw_input *in)
@@ -517,14 +718,19 @@ static void derive_findings(struct ipc_report *r, const struct pw_input *in)
 		return;
 	for (size_t i = 0; i < r->handles.len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(&r->handles, i);
-		if (h->event)
+		if (h->event) {
+			event_findings(r, in, h);
 			continue;
+		}
+		if (!h->export)
+			unexported(r, in, h);
 		for (size_t j = 0; j < h->recs.len; j++) {
 			struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
 			/* an open in the exporting process itself is refused by CUDA: skip */
 			if (o->op == OP_OPEN && o->ret == 0 && (!h->export || o->file != h->export->file))
 				findings_of_open(r, in, h, o);
 		}
+		leaks_of(r, in, h);
 	}
 }
 
@@ -682,23 +888,27 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 
 void ipc_derive(struct ipc_report *r, const struct pw_input *in)
 {
-	struct hmap handles, opens, exports;
-	hmap_init(&handles);
-	hmap_init(&opens);
-	hmap_init(&exports);
+	struct places pl;
 	r->origin = host_origins(in);
 	if (!in->n)
 		return;
+	hmap_init(&pl.handles);
+	hmap_init(&pl.opens);
+	hmap_init(&pl.exports);
+	hmap_init(&pl.ev_opens);
+	hmap_init(&pl.ev_exports);
 	sort_in = in;
 	vec_sort(&r->recs, by_time);
 	for (size_t i = 0; i < r->recs.len; i++)
-		place(r, &handles, &opens, &exports, in, *(struct ipc_rec **)vec_at(&r->recs, i));
+		place(r, &pl, in, *(struct ipc_rec **)vec_at(&r->recs, i));
 	vec_sort(&r->handles, by_first_time);
 	derive_findings(r, in);
 	derive_shared(r, in);
-	hmap_free(&handles, NULL);
-	hmap_free(&opens, free_vec);
-	hmap_free(&exports, free_vec);
+	hmap_free(&pl.handles, NULL);
+	hmap_free(&pl.opens, free_vec);
+	hmap_free(&pl.exports, free_vec);
+	hmap_free(&pl.ev_opens, free_vec);
+	hmap_free(&pl.ev_exports, free_vec);
 }
 
 void ipc_free(struct ipc_report *r)

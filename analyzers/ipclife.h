@@ -3,17 +3,28 @@
  * events, so that what the online registry would catch is proven from the
  * traces even when the registry was off.
  *
+ * Calls are recognised by their "op" (ipc_export, ipc_open, free, ...);
+ * traces written before calls had one are read by their API names.
+ *
  * Exporter and importers are matched by the handle's bytes (the hex of
  * cuIpcGetMemHandle's args.handle = cuIpcOpenMemHandle's args.handle), per
- * host: CUDA IPC does not cross nodes, and t_ns (CLOCK_MONOTONIC) is
- * comparable between processes of one host only.  An importer's close is
- * matched to its open by the pointer the open returned; the exporter's free
- * to the export by the pointer exported (so an export of an interior
- * pointer is followed only if that same pointer is freed).
+ * run, host and vendor: CUDA IPC does not cross nodes, and t_ns
+ * (CLOCK_MONOTONIC) is comparable between processes of one host only.  An
+ * importer's close is matched to its open by the pointer the open returned.
+ * A mapping is the driver's: per process and context, counted, so opens of
+ * one handle that returned one pointer are one mapping, and its leak one
+ * finding; a new mapping the driver places where a closed one was is
+ * another.  A process whose trace ends early (.partial: killed or crashed)
+ * took its mappings with it: no leak.  The exporter's free is matched to the
+ * export by the pointer exported (so an export of an interior pointer is
+ * followed only if that same pointer is freed).  Event handles the same way:
+ * an imported event ends with its destroy, the exported one with the
+ * exporter's destroy.
  *
- * Memory: one record per IPC call, and per free of an exported pointer —
- * frees of other pointers are not kept.  Which pointers a process exported
- * is learnt in the file's pre-phase (lines naming cuIpcGetMemHandle).
+ * Memory: one record per IPC call, per free of an exported pointer and per
+ * destroy of an event exported or imported — other frees and destroys are
+ * not kept.  Which pointers and events those are is learnt in the file's
+ * pre-phase.
  *
  * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
  * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
@@ -42,7 +53,13 @@
 #define PW_DERIVED_RULES(X)                                                                                  \
 	X("ipc.free-while-open", "error", "the exporter frees an allocation another process still has open") \
 	X("ipc.open.stale", "error", "an IPC handle opened after its exporter freed the allocation")         \
-	X("ipc.leak", "warning", "an IPC mapping still open when the process's trace ends")
+	X("ipc.leak", "warning", "an IPC mapping still open when the process's trace ends")                  \
+	X("ipc.open.unexported", "warning",                                                                  \
+	  "an IPC handle opened that no traced process of the run exported")                                 \
+	X("ipc.event.leak", "warning",                                                                       \
+	  "an event an IPC open made still there when the process's trace ends")                             \
+	X("ipc.event.destroy-while-open", "warning",                                                         \
+	  "the exporter destroys an event another process still has open through IPC")
 
 struct ipc_handle;
 
@@ -53,6 +70,7 @@ enum ipc_op {
 	OP_FREE,
 	OP_EV_EXPORT,
 	OP_EV_OPEN,
+	OP_EV_DESTROY, /* an event destroyed: of one exported, or one an event open made */
 	/* VMM and pool IPC (struct ipc_shared) */
 	OP_VMM_CREATE,
 	OP_VMM_EXPORT,
@@ -78,13 +96,14 @@ struct ipc_rec {
 	char *api;      /* api+variant */
 	char *ret_name; /* NULL when the trace had null */
 	bool has_ptr;
-	uint64_t ptr; /* exported, opened (result), closed or freed pointer */
-	int64_t dev;  /* the pointer's device */
+	uint64_t ptr;    /* exported, opened (result), closed or freed pointer; an event's value */
+	int64_t dev;     /* the pointer's device */
+	int64_t cur_dev; /* an open: the device of the context it mapped in */
 	bool has_handle;
 	char handle[129];
 	struct ipc_handle *owner;  /* an export or open: its handle */
-	struct ipc_rec *closed_by; /* an open: the close that ended it */
-	struct ipc_rec *close_of;  /* a close: the open it ended */
+	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
+	struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
 	/* VMM and pool IPC */
 	char *key;   /* export/import: the cross-process key, else NULL */
 	bool has_vh; /* an allocation handle or a pool */
@@ -107,7 +126,7 @@ struct ipc_handle {
 	bool event;             /* an event handle (cuIpcGetEventHandle) */
 	struct vec recs;        /* struct ipc_rec *, in time order */
 	struct ipc_rec *export; /* the first successful export, or NULL */
-	struct ipc_rec *free;   /* the exporter's first free after it, or NULL */
+	struct ipc_rec *free;   /* the exporter's first free (event: destroy) after it, or NULL */
 };
 
 struct ipc_finding {

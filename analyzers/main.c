@@ -19,7 +19,7 @@
 #endif
 
 /* Options beyond the common ones that a command accepts. */
-enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8, OPT_CI = 16 };
+enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8, OPT_CI = 16, OPT_SUPPRESSIONS = 32 };
 
 struct command {
 	const char *name;
@@ -39,7 +39,8 @@ static const struct command commands[] = {
     {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
     {"managed", cmd_managed, true, 0, "managed allocations, advice per range, prefetch per destination"},
     {"timeline", cmd_timeline, true, OPT_OUTPUT, "Chrome trace event JSON (Perfetto) into -o FILE"},
-    {"rules", cmd_rules, false, 0, "the rule catalog"},
+    {"rules", cmd_rules, false, OPT_SUPPRESSIONS,
+     "the rule catalog; --suppressions: the default suppressions"},
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
 };
 
@@ -71,6 +72,8 @@ static void usage(FILE *out)
 	             "  --no-derived        check, violations: only the preload's violation events,\n"
 	             "                      not the IPC findings derived from the calls\n"
 	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON\n"
+	             "  --suppressions      rules: the default suppressions (findings inside\n"
+	             "                      third-party libraries the library leaves out), and why\n"
 	             "  -h, --help          this text\n"
 	             "  -V, --version       the version\n\n"
 	             "exit status:\n"
@@ -121,7 +124,8 @@ enum {
 	O_ALLOW_PARTIAL,
 	O_FORMAT,
 	O_COLOR,
-	O_SOURCE_ROOT
+	O_SOURCE_ROOT,
+	O_SUPPRESSIONS
 };
 
 static const struct option long_opts[] = {
@@ -136,6 +140,7 @@ static const struct option long_opts[] = {
     {"color", optional_argument, NULL, O_COLOR},
     {"colour", optional_argument, NULL, O_COLOR},
     {"source-root", required_argument, NULL, O_SOURCE_ROOT},
+    {"suppressions", no_argument, NULL, O_SUPPRESSIONS},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -229,6 +234,12 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 				return usage_error("--allow-partial is an option of check, not of %s",
 				                   c->name);
 			o->allow_partial = true;
+			break;
+		case O_SUPPRESSIONS:
+			if (!(c->extra & OPT_SUPPRESSIONS))
+				return usage_error("--suppressions is an option of rules, not of %s",
+				                   c->name);
+			o->suppressions = true;
 			break;
 		case 'o':
 			if (!(c->extra & OPT_OUTPUT))

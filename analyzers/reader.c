@@ -548,6 +548,7 @@ static struct chunk *new_chunk(struct run *r, const struct pw_file *f, off_t sta
 	s->lines = s->events = s->calls = s->violations = s->gpu_times = s->unknown = s->bad_lines = 0;
 	s->tail_cut = s->any_t = s->footer = false;
 	s->reason = s->dropped_by = s->write_error = NULL;
+	s->repeats_by = s->report_error = s->suppressed_by_default = NULL;
 	s->has_limit = s->has_t_end = false;
 	s->unreadable = NULL;
 	vec_init(&c->shadow.modules, sizeof(struct pw_module));
@@ -660,14 +661,24 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 		free(f->reason);
 		free(f->dropped_by);
 		free(f->write_error);
+		free(f->repeats_by);
+		free(f->report_error);
+		free(f->suppressed_by_default);
 		f->reason = s->reason;
 		f->dropped_by = s->dropped_by;
 		f->write_error = s->write_error;
+		f->repeats_by = s->repeats_by;
+		f->report_error = s->report_error;
+		f->suppressed_by_default = s->suppressed_by_default;
 		s->reason = s->dropped_by = s->write_error = NULL;
+		s->repeats_by = s->report_error = s->suppressed_by_default = NULL;
 	}
 	free(s->reason);
 	free(s->dropped_by);
 	free(s->write_error);
+	free(s->repeats_by);
+	free(s->report_error);
+	free(s->suppressed_by_default);
 	free(s->unreadable);
 	merge_modules(&f->modules, &s->modules);
 }

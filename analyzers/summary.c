@@ -346,6 +346,50 @@ static uint64_t repeats_total(const struct an_footer *ft, size_t n)
 	return r;
 }
 
+/* The findings each default suppression took, summed over every footer:
+ * {"name": n}, sorted by name. */
+static json_t *suppressed_default(const struct an_footer *ft, size_t n)
+{
+	json_t *by = json_object();
+	for (size_t i = 0; i < n; i++) {
+		const char *name;
+		json_t *v;
+		json_object_foreach(ft[i].suppressed_default, name, v)
+		{
+			json_t *old = json_object_get(by, name);
+			json_object_set_new(
+			    by, name,
+			    json_integer(json_integer_value(v) + (old ? json_integer_value(old) : 0)));
+		}
+	}
+	return by;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* "96 findings in libnccl.so suppressed by the default suppressions (name)" */
+static void print_suppressed_default(const struct an_footer *ft, size_t n)
+{
+	json_t *by = suppressed_default(ft, n);
+	const char **names = xcalloc(json_object_size(by) + 1, sizeof *names);
+	size_t k = 0;
+	const char *name;
+	json_t *v;
+	json_object_foreach(by, name, v) names[k++] = name;
+	qsort(names, k, sizeof *names, by_name);
+	for (size_t i = 0; i < k; i++) {
+		json_int_t c = json_integer_value(json_object_get(by, names[i]));
+		printf("%lld finding%s in %s suppressed by the default suppressions (%s; "
+		       "peerwatch-analyze rules --suppressions says why)\n",
+		       (long long)c, c == 1 ? "" : "s", an_default_suppression_library(names[i]), names[i]);
+	}
+	free(names);
+	json_decref(by);
+}
+
 /* Findings of rule counted as repeats, over every footer. */
 static uint64_t rule_repeats(const struct an_footer *ft, size_t n, const char *rule)
 {
@@ -527,6 +571,7 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 		       (unsigned long long)vt[i].calls, (unsigned long long)vt[i].top,
 		       (unsigned long long)vt[i].errors);
 	free(vt);
+	print_suppressed_default(ft, in->n);
 	printf("\n");
 	print_apis(s);
 	print_errors(s);
@@ -628,6 +673,7 @@ static void print_json(const struct summary *s, const struct pw_input *in)
 	json_object_set_new(doc, "errors_total", json_u64(t.errors));
 	json_object_set_new(doc, "violations_total", json_u64(t.violations));
 	json_object_set_new(doc, "repeats_total", json_u64(repeats_total(ft, in->n)));
+	json_object_set_new(doc, "suppressed_default", suppressed_default(ft, in->n));
 	json_object_set_new(doc, "bad_lines", json_u64(t.bad_lines));
 	json_object_set_new(doc, "nested_total", json_u64(t.nested));
 	size_t nv;

@@ -402,7 +402,7 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (check_dev(c, "cur_dev", json_object_get(c->obj, "cur_dev"), &ev->cur_dev))
 		return -1;
-	if (get_str_null(c, "layer", &ev->layer, true))
+	if (get_str_null(c, "layer", &ev->layer, true) || get_str_null(c, "op", &ev->op, true))
 		return -1;
 	json_t *im = json_object_get(c->obj, "implicit");
 	if (im && !json_is_boolean(im))
@@ -915,6 +915,41 @@ static int get_repeats_by(struct ctx *c, struct pw_file *f)
 	return 0;
 }
 
+/* "suppressions": [{"line", "suppression", "hits", "default"?}]: the hits of
+ * the default suppressions (those with "default"), by name. */
+static int get_suppressions(struct ctx *c, struct pw_file *f)
+{
+	json_t *a = json_object_get(c->obj, "suppressions"), *e;
+	size_t i;
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c->err, c->errlen, "\"suppressions\" must be an array, not %s", type_name(a));
+	json_t *by = json_object();
+	json_array_foreach(a, i, e)
+	{
+		json_t *n = json_object_get(e, "hits"), *d = json_object_get(e, "default");
+		if (!json_is_object(e) || !json_is_integer(n) || json_integer_value(n) < 0 ||
+		    (d && !json_is_string(d))) {
+			json_decref(by);
+			return fail(c->err, c->errlen,
+			            "\"suppressions[%zu]\" must be an object with a non-negative \"hits\" "
+			            "and, for a default suppression, a \"default\" name",
+			            i);
+		}
+		if (!d)
+			continue;
+		json_t *old = json_object_get(by, json_string_value(d));
+		json_int_t sum = json_integer_value(n) + (old ? json_integer_value(old) : 0);
+		json_object_set_new(by, json_string_value(d), json_integer(sum));
+	}
+	free(f->suppressed_by_default);
+	f->suppressed_by_default =
+	    json_object_size(by) ? json_dumps(by, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+	json_decref(by);
+	return 0;
+}
+
 /* "limit": {"bytes": N, "seq": N, "t_ns": N}, present when the size limit stopped recording */
 static int get_limit(struct ctx *c, struct pw_file *f)
 {
@@ -946,7 +981,7 @@ int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen)
 	    opt_int(&c, "suppressed", &f->suppressed) || opt_int(&c, "repeats", &f->repeats))
 		return -1;
 	if (get_modules(&c, &f->modules) || get_dropped_by(&c, f) || get_repeats_by(&c, f) ||
-	    get_limit(&c, f))
+	    get_suppressions(&c, f) || get_limit(&c, f))
 		return -1;
 	free(f->reason);
 	f->reason = reason ? xstrdup(reason) : NULL;
@@ -974,6 +1009,7 @@ void pw_file_clear(struct pw_file *f)
 	free(f->reason);
 	free(f->dropped_by);
 	free(f->repeats_by);
+	free(f->suppressed_by_default);
 	free(f->write_error);
 	free(f->report_error);
 	free(f->unreadable);

@@ -36,6 +36,9 @@ static void print_one(const struct finding *fd, const struct pw_input *in, struc
 	if (fd->seq)
 		printf(", event %llu", (unsigned long long)fd->seq);
 	printf("%s\n", fd->derived ? " (derived from the trace by the analyzer)" : "");
+	const char *doc, *quote, *url;
+	if (an_rule_contract(fd->rule, fd->api, &doc, &quote, &url))
+		printf("    contract: %s: \"%s\"%s%s\n", doc, quote, *url ? "\n              " : "", url);
 	if (fd->nstack)
 		print_stack(fd, f, sym);
 	else
@@ -64,8 +67,19 @@ int cmd_violations(const struct pw_opts *o)
 				code = EXIT_BAD;
 		} else if (o->json) {
 			json_t *doc = json_object(), *arr = json_array();
-			for (size_t i = 0; i < fs.list.len; i++)
-				json_array_append_new(arr, finding_json(vec_at(&fs.list, i), &in, sym));
+			for (size_t i = 0; i < fs.list.len; i++) {
+				const struct finding *fd = vec_at(&fs.list, i);
+				json_t *j = finding_json(fd, &in, sym), *c = json_null();
+				const char *document, *quote, *url;
+				if (an_rule_contract(fd->rule, fd->api, &document, &quote, &url)) {
+					c = json_object();
+					json_object_set_new(c, "document", json_string(document));
+					json_object_set_new(c, "quote", json_string(quote));
+					json_object_set_new(c, "url", *url ? json_string(url) : json_null());
+				}
+				json_object_set_new(j, "contract", c);
+				json_array_append_new(arr, j);
+			}
 			json_object_set_new(doc, "findings", arr);
 			json_print(doc);
 		} else {

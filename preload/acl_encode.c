@@ -52,6 +52,29 @@ int pw_acl_can_access(int dev, int peer)
 	return v;
 }
 
+/* aclrtGetDeviceCount (acl_rt.h: uint32_t *count), asked once and cached;
+ * 0 if unknown. */
+static atomic_int dev_count_cache;
+
+int pw_acl_device_count(void)
+{
+	int n = atomic_load_explicit(&dev_count_cache, memory_order_relaxed);
+	if (n > 0)
+		return n;
+	typedef aclError (*count_fn)(uint32_t *);
+	count_fn f = (count_fn)pw_acl_aux("aclrtGetDeviceCount");
+	uint32_t v = 0;
+	if (!f)
+		return 0;
+	pw_tls_internal++;
+	aclError r = f(&v);
+	pw_tls_internal--;
+	if (r != ACL_SUCCESS || v == 0 || v > INT32_MAX)
+		return 0;
+	atomic_store_explicit(&dev_count_cache, (int)v, memory_order_relaxed);
+	return (int)v;
+}
+
 /* acl_base_rt.h and rt_error_codes.h (facts B4). */
 const char *pw_acl_error_name(int code)
 {

@@ -63,6 +63,8 @@ const char *pw_acl_memcpy_kind_name(int kind);
 bool pw_acl_kind_host_src(int kind);
 bool pw_acl_kind_host_dst(int kind);
 int pw_acl_can_access(int dev, int peer);
+/* aclrtGetDeviceCount's answer, cached; 0 if unknown. */
+int pw_acl_device_count(void);
 
 /* acl_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;

@@ -91,13 +91,18 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
+		op->ndev = pw_acl_device_count();
 		break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
+		op->ndev = pw_acl_device_count();
 		op->can_access = pw_acl_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_DISABLE:
+		op->peer_dev = (int)(int64_t)c->a[0];
+		op->ndev = pw_acl_device_count();
+		break;
 	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
 	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;

@@ -41,7 +41,8 @@ static void collect(void *arg, int rule, const char *msg)
 /* IPC rules read the tables that IPC calls of other threads change. */
 static bool uses_tables(enum pw_op_kind k)
 {
-	return k == PW_OP_IPC_OPEN || k == PW_OP_IPC_CLOSE || k == PW_OP_EXIT;
+	return k == PW_OP_IPC_OPEN || k == PW_OP_IPC_CLOSE || k == PW_OP_EXIT || k == PW_OP_IPC_EVENT_OPEN ||
+	       k == PW_OP_IPC_EVENT_EXIT;
 }
 
 static void run_rules(const struct pw_call *c, const struct pw_op *op)
@@ -68,11 +69,11 @@ void pw_check_before(const struct pw_call *c, const struct pw_op *op)
 static bool handle_of_mapping(uint64_t ptr, unsigned char *h)
 {
 	pthread_mutex_lock(&pw_state.lock);
-	const struct pw_ipc_open *o = pw_state_open_of_ptr(&pw_state, ptr);
-	if (o)
-		memcpy(h, o->handle, PW_IPC_HANDLE_BYTES);
+	const struct pw_ipc_map *m = pw_state_map_at(&pw_state, ptr, false);
+	if (m)
+		memcpy(h, m->handle, PW_IPC_HANDLE_BYTES);
 	pthread_mutex_unlock(&pw_state.lock);
-	return o != NULL;
+	return m != NULL;
 }
 
 static void tell_registry(const struct pw_op *op)
@@ -92,6 +93,19 @@ static void tell_registry(const struct pw_op *op)
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			pw_registry_freed(op->dst.ptr);
 		break;
+	/* Event handles share the registry: an exported event is keyed by its
+	 * handle value as memory is by its base, its importers are its holders. */
+	case PW_OP_IPC_EVENT_EXPORT:
+		if (op->handle && op->event)
+			pw_registry_export(op->handle, op->event, 0, op->cur_dev);
+		break;
+	case PW_OP_IPC_EVENT_OPEN: pw_registry_opened(op->handle); break;
+	case PW_OP_EVENT_DESTROY:
+		if (op->event_imported)
+			pw_registry_closed(op->handle);
+		else if (op->event_exported)
+			pw_registry_freed(op->event);
+		break;
 	default: break;
 	}
 }
@@ -110,25 +124,39 @@ static void run_exit_rules(const struct pw_op *op)
 	run_rules(NULL, op);
 }
 
-/* ipc.leak: one finding per mapping still open. */
+/* ipc.leak: one finding per mapping still open; ipc.event.leak: one per
+ * imported event not destroyed. */
 void pw_check_exit(void)
 {
-	uint64_t open_ptrs[PW_MAX_OPENS] = {0};
-	int vendors[PW_MAX_OPENS] = {0}, n = 0;
+	struct {
+		uint64_t ptr, ctx;
+		int vendor;
+		bool event;
+	} left[PW_MAX_MAPS + PW_MAX_IPC_EVENTS];
+	int n = 0;
 	pthread_mutex_lock(&pw_state.lock);
-	for (int i = 0; i < PW_MAX_OPENS; i++)
-		if (pw_state.opens[i].used && pw_state.opens[i].refs > 0) {
-			open_ptrs[n] = pw_state.opens[i].ptr;
-			vendors[n++] = pw_state.opens[i].vendor;
-		}
+	for (int i = 0; i < PW_MAX_MAPS; i++) {
+		const struct pw_ipc_map *m = &pw_state.maps[i];
+		if (m->used && m->refs > 0)
+			left[n++] = (typeof(left[0])){m->ptr, m->ctx, m->vendor, false};
+	}
+	for (int i = 0; i < PW_MAX_IPC_EVENTS; i++) {
+		const struct pw_ipc_event *e = &pw_state.events[i];
+		if (e->used && e->imported)
+			left[n++] = (typeof(left[0])){e->event, 0, e->vendor, true};
+	}
 	pthread_mutex_unlock(&pw_state.lock);
 	for (int i = 0; i < n; i++) {
 		struct pw_op op;
 		memset(&op, 0, sizeof op);
-		op.kind = PW_OP_EXIT;
+		op.kind = left[i].event ? PW_OP_IPC_EVENT_EXIT : PW_OP_EXIT;
 		op.api = "exit";
-		op.vendor = vendors[i];
-		op.dst.ptr = open_ptrs[i];
+		op.vendor = left[i].vendor;
+		if (left[i].event)
+			op.event = left[i].ptr;
+		else
+			op.dst.ptr = left[i].ptr;
+		op.ctx = left[i].ctx;
 		run_rules(NULL, &op);
 	}
 	/* what the vendors still hold (vmm.leak: a virtual-memory mapping never unmapped) */

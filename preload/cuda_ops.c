@@ -82,8 +82,12 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
+		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_OP_PEER_ATTR: devs_named(c, op); break;
+	case PW_OP_PEER_ATTR:
+		devs_named(c, op);
+		op->ndev = pw_cuda_device_count();
+		break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];
@@ -102,16 +106,22 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
 	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		pw_cuda_managed_facts(op);                              /* host, pool, freed lately */
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
 	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS;
+		op->ctx = pw_cuda_current_ctx();
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
 		pw_op_registry_facts(op);
 		break;
 	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_IPC_EVENT_EXPORT:
+	case PW_OP_IPC_EVENT_OPEN:
+	case PW_OP_EVENT_CREATE:
+	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
 	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
@@ -170,6 +180,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		holders(op);
+		pw_op_mapped_facts(op);
 		break;
 	default: return pw_cuda_vmm_op_before(c, op);
 	}
@@ -185,7 +196,16 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 {
 	if (c->ret != CUDA_SUCCESS)
 		return;
-	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0]) {
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
+		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
+		/* where the memory lives, in this process's numbering: the lazy
+		 * flag enables access from the current device to it */
+		op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
+		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
+			op->can_access = pw_cuda_can_access(op->cur_dev, op->dst.dev);
+	}
+	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
+		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (CUevent const *)(uintptr_t)c->a[0] : 0;
 	pw_cuda_vmm_op_after(c, op);
 }

@@ -69,6 +69,14 @@ static inline void aux_ready(void)
 	pthread_once(&aux.once, aux_resolve);
 }
 
+/* The look-ups a runtime call asks before the runtime has loaded the driver
+ * (it does so in its first call) would find no function, and aux_resolve runs
+ * once: they wait until the driver is known. */
+static bool driver_known(void)
+{
+	return pw_cuda_library() != NULL;
+}
+
 /* Where p lives: the range cache, else the driver (and the answer cached). */
 int pw_cuda_ptr_device(CUdeviceptr p)
 {
@@ -94,15 +102,36 @@ void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
 	}
 }
 
+/* The count never changes once the driver answers it: asked once, then cached
+ * (the peer calls read it on every call, to tell a device that does not exist). */
+static atomic_int dev_count_cache;
+
 int pw_cuda_device_count(void)
 {
+	int n = atomic_load_explicit(&dev_count_cache, memory_order_relaxed);
+	if (n > 0 || !driver_known())
+		return n;
 	aux_ready();
-	int n = 0;
 	pw_tls_internal++;
 	if (!aux.dev_count || aux.dev_count(&n) != CUDA_SUCCESS)
 		n = 0;
 	pw_tls_internal--;
+	if (n > 0)
+		atomic_store_explicit(&dev_count_cache, n, memory_order_relaxed);
 	return n;
+}
+
+uint64_t pw_cuda_current_ctx(void)
+{
+	if (!driver_known())
+		return 0;
+	aux_ready();
+	CUcontext cur = NULL;
+	pw_tls_internal++;
+	if (!aux.get_current || aux.get_current(&cur) != CUDA_SUCCESS)
+		cur = NULL;
+	pw_tls_internal--;
+	return (uint64_t)(uintptr_t)cur;
 }
 
 /* The driver's own answer, through the real function: not traced. */

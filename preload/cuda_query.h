@@ -4,6 +4,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "hooks.h"
 #include "peerwatch/abi/cuda.h"
@@ -26,6 +27,8 @@ bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r);
 bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);
 int pw_cuda_ctx_device(CUcontext ctx);
 int pw_cuda_device_count(void);
+/* The calling thread's current context (cuCtxGetCurrent), 0 if none. */
+uint64_t pw_cuda_current_ctx(void);
 /* cuDeviceCanAccessPeer's answer for (dev, peer): 1, 0, or -1 unknown. */
 int pw_cuda_can_access(int dev, int peer);
 /* The name of a CUresult, or NULL. */

@@ -44,7 +44,7 @@
  * program for no rule or analysis that reads it (frees are recorded already,
  * for the IPC rules); cuMemAllocManaged stays recorded (the managed rules).
  *
- * Virtual memory, pools and batch prefetch (issue 7):
+ * Virtual memory, pools and batch prefetch:
  *   ULL      unsigned long long flags (numeric)
  *   VA       a virtual address of a reservation, address only (no device)
  *   MEMHANDLE / OUT_MEMHANDLE  CUmemGenericAllocationHandle (value / written by the call), hex
@@ -112,6 +112,9 @@
 #define PW_SIG_IPC_CLOSE_MEM (PTR, CUdeviceptr, ptr)
 #define PW_SIG_IPC_GET_EVENT (OUT_IPCEVT, CUipcEventHandle *, handle), (EVENT, CUevent, event)
 #define PW_SIG_IPC_OPEN_EVENT (OUT_EVENT, CUevent *, event), (IPCEVT, CUipcEventHandle, handle)
+/* :15946, :16131 (cuEventDestroy_v2; the unversioned name :25680) */
+#define PW_SIG_EVENT_CREATE (OUT_EVENT, CUevent *, event), (UINT, unsigned int, flags)
+#define PW_SIG_EVENT_DESTROY (EVENT, CUevent, event)
 /* :9096 */
 #define PW_SIG_ALLOC_MANAGED \
 	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, unsigned int, flags)
@@ -279,6 +282,10 @@
 	X(cuIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_SIG_IPC_CLOSE_MEM))        \
 	X(cuIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_SIG_IPC_GET_EVENT))          \
 	X(cuIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_SIG_IPC_OPEN_EVENT)) \
+	/* events: the flags an IPC event needs, and the end of imported ones */            \
+	X(cuEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_SIG_EVENT_CREATE))                 \
+	X(cuEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_SIG_EVENT_DESTROY))              \
+	X(cuEventDestroy, _v2, SUPPORT, EVENT_DESTROY, 0, (PW_SIG_EVENT_DESTROY))           \
 	/* managed */                                                                       \
 	X(cuMemAllocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_SIG_ALLOC_MANAGED))  \
 	X(cuMemAdvise, , MANAGED, ADVISE, 0, (PW_SIG_ADVISE))                               \
@@ -299,9 +306,9 @@
 	PW_CUDA_FUNCS_VMM(X)
 
 /* Virtual memory, stream-ordered pools across processes, CUDA 13 batch
- * prefetch (issue 7): appended to PW_CUDA_FUNCS. */
+ * prefetch: appended to PW_CUDA_FUNCS. */
 #define PW_CUDA_FUNCS_VMM(X)                                                                        \
-	/* virtual memory (issue 7) */                                                              \
+	/* virtual memory */                                                                        \
 	X(cuMemCreate, , SUPPORT, VMM_CREATE, 0, (PW_SIG_MEM_CREATE))                               \
 	X(cuMemRelease, , SUPPORT, VMM_RELEASE, 0, (PW_SIG_MEM_RELEASE))                            \
 	X(cuMemMap, , SUPPORT, VMM_MAP, PW_RNG, (PW_SIG_MEM_MAP))                                   \

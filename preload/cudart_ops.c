@@ -83,15 +83,24 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
+		op->ndev = pw_cuda_device_count();
 		break;
-	case PW_OP_PEER_ATTR: devs_named(c, op); break;
+	case PW_OP_PEER_ATTR:
+		devs_named(c, op);
+		op->ndev = pw_cuda_device_count();
+		break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
+		op->ndev = pw_cuda_device_count();
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_OP_PEER_DISABLE: op->peer_dev = (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_DISABLE:
+		op->peer_dev = (int)(int64_t)c->a[0];
+		op->ndev = pw_cuda_device_count();
+		break;
 	case PW_OP_PEER_COPY:
+		op->ndev = pw_cuda_device_count();
 		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cudaMemcpy3DPeer[Async] */
 			copy3d(c, op);
 			break;
@@ -102,16 +111,24 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		pw_cuda_managed_facts(op);                              /* host, pool, freed lately */
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
 	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
 		op->ipc_lazy_flag = cudaIpcMemLazyEnablePeerAccess;
+		/* the runtime's context of the device (0 before the runtime made
+		 * one current: then the device tells it) */
+		op->ctx = pw_cuda_current_ctx();
 		op->self_pid = getpid();
 		pw_op_registry_facts(op);
 		break;
 	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_IPC_EVENT_EXPORT:
+	case PW_OP_IPC_EVENT_OPEN:
+	case PW_OP_EVENT_CREATE:
+	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
 	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
@@ -166,6 +183,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+		pw_op_mapped_facts(op);
 		break;
 	default: return false;
 	}
@@ -176,6 +194,15 @@ void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op)
 {
 	if (c->ret != cudaSuccess)
 		return;
-	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0]) {
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
+		op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
+		if (!op->ctx)
+			op->ctx = pw_cuda_current_ctx(); /* the runtime made its context current by now */
+		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
+			op->can_access = pw_cuda_can_access(op->cur_dev, op->dst.dev);
+	}
+	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
+		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (cudaEvent_t const *)(uintptr_t)c->a[0] : 0;
 }

@@ -60,6 +60,10 @@
 #define PW_RT_SIG_IPC_CLOSE_MEM (PTR, void *, ptr)
 #define PW_RT_SIG_IPC_GET_EVENT (OUT_IPCEVT, cudaIpcEventHandle_t *, handle), (EVENT, cudaEvent_t, event)
 #define PW_RT_SIG_IPC_OPEN_EVENT (OUT_EVENT, cudaEvent_t *, event), (IPCEVT, cudaIpcEventHandle_t, handle)
+/* :2761, :2798, :2981 */
+#define PW_RT_SIG_EVENT_CREATE (OUT_EVENT, cudaEvent_t *, event)
+#define PW_RT_SIG_EVENT_CREATE_FLAGS (OUT_EVENT, cudaEvent_t *, event), (UINT, unsigned int, flags)
+#define PW_RT_SIG_EVENT_DESTROY (EVENT, cudaEvent_t, event)
 /* :4550 */
 #define PW_RT_SIG_MALLOC_MANAGED \
 	(OUT_PTR, void **, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, unsigned int, flags)
@@ -108,6 +112,10 @@
 	X(cudaIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CUR_DEV, (PW_RT_SIG_IPC_CLOSE_MEM))          \
 	X(cudaIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_RT_SIG_IPC_GET_EVENT))            \
 	X(cudaIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_RT_SIG_IPC_OPEN_EVENT))   \
+	/* events: the flags an IPC event needs, and the end of imported ones */                   \
+	X(cudaEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_RT_SIG_EVENT_CREATE))                   \
+	X(cudaEventCreateWithFlags, , SUPPORT, EVENT_CREATE, 0, (PW_RT_SIG_EVENT_CREATE_FLAGS))    \
+	X(cudaEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_RT_SIG_EVENT_DESTROY))                \
 	/* managed */                                                                              \
 	X(cudaMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CUR_DEV, (PW_RT_SIG_MALLOC_MANAGED))     \
 	X(cudaMemAdvise, , MANAGED, ADVISE, PW_ABI12, (PW_RT_SIG_ADVISE))                          \

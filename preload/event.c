@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "report.h"
+#include "rules.h"
 #include "jsonw.h"
 #include "peerwatch/trace_format.h"
 #include "pw.h"
@@ -114,6 +115,17 @@ void pw_event_call(struct pw_jw *w, const struct pw_call *c)
 		pw_event_put_dev(w, "cur", "_dev", c->cur_dev);
 	if (fn->flags & PW_IMPLICIT)
 		pw_jw_raw(w, ",\"implicit\":true", 16);
+	if (PW_UNLIKELY(pw_tls_suppressed.seq == c->seq) && pw_tls_suppressed.n) {
+		pw_jw_key(w, "suppressed");
+		pw_jw_ch(w, '[');
+		for (int i = 0; i < pw_tls_suppressed.n; i++) {
+			if (i)
+				pw_jw_ch(w, ',');
+			pw_jw_str(w, pw_rules[pw_tls_suppressed.rule[i]].id);
+		}
+		pw_jw_ch(w, ']');
+		pw_tls_suppressed.n = 0;
+	}
 	if (c->nstack > 0) {
 		pw_jw_key(w, "stack");
 		pw_jw_ch(w, '[');

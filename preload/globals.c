@@ -4,5 +4,6 @@
 struct pw_global pw_g;
 PW_TLS int pw_tls_internal;
 PW_TLS uint64_t pw_tls_parent;
+PW_TLS struct pw_suppressed_mark pw_tls_suppressed;
 PW_TLS long pw_tls_tid;
 PW_TLS int pw_tls_upper;

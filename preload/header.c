@@ -196,6 +196,7 @@ char *pw_header_json(void)
 	json_object_set_new(o, "stack_depth", json_integer(pw_g.opt.stack_depth));
 	json_object_set_new(o, "suppressions",
 	                    str_lossy(pw_g.opt.suppressions, strlen(pw_g.opt.suppressions)));
+	json_object_set_new(o, "default_suppressions", json_boolean(pw_g.opt.default_suppressions));
 	json_object_set_new(o, "registry", json_boolean(pw_registry_active()));
 	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing));
 	json_object_set_new(h, "options", o);
@@ -297,6 +298,9 @@ static void footer_suppressions(struct pw_jw *w)
 		pw_jw_key(w, "suppression");
 		jw_lossy(w, text);
 		pw_jw_kv_u64(w, "hits", hits);
+		const char *name = pw_suppress_entry_name(i);
+		if (name)
+			pw_jw_kv_str(w, "default", name);
 		pw_jw_obj_close(w);
 	}
 	pw_jw_ch(w, ']');
@@ -346,6 +350,7 @@ size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, co
 	pw_jw_kv_u64(&w, "violations", s->violations);
 	footer_repeats(&w, compact ? 8 : PW_FOOTER_REPEATS_MAX);
 	pw_jw_kv_u64(&w, "suppressed", pw_suppress_count());
+	pw_jw_kv_u64(&w, "suppressed_default", pw_suppress_count_default());
 	if (!compact)
 		footer_suppressions(&w);
 	if (pw_g.opt.gpu_timing)

@@ -52,6 +52,20 @@ bool pw_hip_memtype_is_managed(int type, int major);
 uint64_t pw_hip_ipc_lazy_flag(int version);
 const char *pw_hip_flags_note(uint64_t flags, int version);
 
+/* What the runtime says of p as a range-cache entry (no cache): false when
+ * p is no memory it knows. */
+struct pw_range;
+bool pw_hip_runtime_info(const void *p, struct pw_range *r);
+
+/* hip_implicit.c: hipMemcpy[Async] and hipMemcpyDtoD[Async] between two
+ * devices, classified through the range cache, which hipMalloc, hipFree and
+ * the IPC calls keep current (as cuda_implicit.c does for CUDA). */
+bool pw_hip_ptr_info(uint64_t p, struct pw_range *r);
+bool pw_hip_implicit_cross(struct pw_call *c);
+void pw_hip_range_alloc(const struct pw_call *c);
+uint64_t pw_hip_range_before(const struct pw_call *c);
+void pw_hip_range_after(const struct pw_call *c, uint64_t rid);
+
 /* hip_encode.c: the event's "args" member for argument i */
 struct pw_jw;
 void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i);

@@ -52,20 +52,38 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_PEER_ATTR: /* (value, attr, src_dev, dst_dev) */
+		op->cur_dev = (int)(int64_t)c->a[2];
+		op->peer_dev = (int)(int64_t)c->a[3];
+		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
+		op->ndev = pw_hip_device_count();
 		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
 		break;
-	case PW_OP_PEER_DISABLE: op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0]; break;
+	case PW_OP_PEER_DISABLE:
+		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_IMPLICIT_COPY: /* hipMemcpy*: the devices the classification found */
+		op->bytes = c->a[2];
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, op->bytes != 0);
+		mem_arg(c, 1, PW_NO_DEV, &op->src, op->bytes != 0);
+		op->dst.dev = c->dev[0];
+		op->src.dev = c->dev[1];
+		break;
 	case PW_OP_PEER_COPY:
+		op->ndev = pw_hip_device_count();
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		break;
 	case PW_OP_IPC_EXPORT:
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		managed_arg(c, 1, op);                                  /* and whether it was freed lately */
 		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
 	case PW_OP_IPC_OPEN: {
@@ -84,6 +102,10 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	}
 	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_IPC_EVENT_EXPORT:
+	case PW_OP_IPC_EVENT_OPEN:
+	case PW_OP_EVENT_CREATE:
+	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
 	case PW_OP_ALLOC_MANAGED:
 		op->kind = PW_OP_ALLOC_MANAGED;
 		op->bytes = c->a[1];
@@ -133,6 +155,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		/* a free of memory this process exported: who still has it open elsewhere */
 		if (pw_state_exported(&pw_state, op->dst.ptr))
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+		pw_op_mapped_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: break;
 	default: return false;
@@ -145,6 +168,18 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 {
 	if (c->ret != hipSuccess)
 		return;
-	if (op->kind == PW_OP_IPC_OPEN && c->a[0])
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0]) {
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+		pw_hip_mem_facts((const void *)(uintptr_t)op->dst.ptr, &op->dst);
+		/* where the memory lives: the lazy flag enables access from the current
+		 * device to it.  HIP says the mapping's device is the importer's, so
+		 * the exporter's device comes from the registry where it is known. */
+		op->dst.dev = op->reg_known && op->reg_device != PW_NO_DEV
+		                  ? op->reg_device
+		                  : pw_hip_ptr_device((const void *)(uintptr_t)op->dst.ptr);
+		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
+			op->can_access = pw_hip_can_access(op->cur_dev, op->dst.dev);
+	}
+	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
+		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (hipEvent_t const *)(uintptr_t)c->a[0] : 0;
 }

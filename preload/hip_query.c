@@ -11,6 +11,7 @@
 
 #include "hip_hooks.h"
 #include "op.h"
+#include "rangecache.h"
 
 typedef hipError_t (*ptr_attr_fn)(hipPointerAttribute_t *, const void *);
 typedef hipError_t (*int_out_fn)(int *);
@@ -159,8 +160,9 @@ void pw_hip_mem_facts(const void *p, struct pw_mem *m)
 	hipPointerAttribute_t a;
 	if (!ptr_attributes(p, &a))
 		return;
-	m->managed =
-	    a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major_of(pw_hip_runtime_version()));
+	int major = major_of(pw_hip_runtime_version());
+	m->managed = a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major);
+	m->host = !m->managed && pw_hip_memtype_is_device(a.type, major) == 0;
 	void *base = NULL;
 	size_t size = 0;
 	const int pending_ = quiet_enter();
@@ -172,14 +174,45 @@ void pw_hip_mem_facts(const void *p, struct pw_mem *m)
 	quiet_leave(pending_);
 }
 
+/* Asked once, then cached: the peer calls read it on every call. */
+static atomic_int dev_count_cache;
+
+/* What the runtime says of p, as a range-cache entry: false when p is no
+ * memory it knows. */
+bool pw_hip_runtime_info(const void *p, struct pw_range *r)
+{
+	hipPointerAttribute_t a;
+	if (!ptr_attributes(p, &a))
+		return false;
+	int major = major_of(pw_hip_runtime_version());
+	bool managed = a.isManaged != 0 || pw_hip_memtype_is_managed(a.type, major);
+	int isdev = pw_hip_memtype_is_device(a.type, major);
+	void *base = NULL;
+	size_t size = 0;
+	const int pending_ = quiet_enter();
+	if (!aux.addr_range || aux.addr_range(&base, &size, (void *)(uintptr_t)p) != hipSuccess)
+		base = NULL;
+	quiet_leave(pending_);
+	r->base = (uintptr_t)base;
+	r->size = base ? size : 0;
+	r->dev = isdev == 1 && !managed ? a.device : PW_NO_DEV;
+	r->flags = (managed ? PW_RANGE_MANAGED : 0) | (isdev == 0 ? PW_RANGE_HOST : 0);
+	r->id = 0;
+	return true;
+}
+
 int pw_hip_device_count(void)
 {
+	int n = atomic_load_explicit(&dev_count_cache, memory_order_relaxed);
+	if (n > 0)
+		return n;
 	aux_ready();
-	int n = 0;
 	const int pending_ = quiet_enter();
 	if (!aux.dev_count || aux.dev_count(&n) != hipSuccess)
 		n = 0;
 	quiet_leave(pending_);
+	if (n > 0)
+		atomic_store_explicit(&dev_count_cache, n, memory_order_relaxed);
 	return n;
 }
 
@@ -331,6 +364,8 @@ const char *pw_hip_flags_note(uint64_t flags, int version)
 void pw_hip_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
+	if (fn->flags & PW_IMPLICIT)
+		return; /* the classification found the devices already (pw_hip_implicit_cross) */
 	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = current_device();
 	for (int i = 0; i < fn->nargs; i++) {

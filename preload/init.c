@@ -90,11 +90,13 @@ static void after_fork_child(void)
 		pw_registry_open(NULL); /* the child holds its own place in it */
 }
 
-/* A bad suppressions file is a bad option: fatal when enforcing. */
+/* A bad suppressions file is a bad option: fatal when enforcing.  The
+ * default suppressions are loaded after the file's, or alone. */
 static void load_suppressions(void)
 {
 	char err[700];
-	if (!pw_g.opt.suppressions[0] || pw_suppress_load(pw_g.opt.suppressions, err, sizeof err) == 0)
+	bool defaults = pw_g.opt.default_suppressions;
+	if (pw_suppress_load(pw_g.opt.suppressions, defaults, err, sizeof err) == 0)
 		return;
 	pw_log("%s", err);
 	if (pw_g.opt.mode == PW_MODE_ENFORCE) {
@@ -102,7 +104,10 @@ static void load_suppressions(void)
 		       PW_EXIT_BAD_OPTIONS);
 		_exit(PW_EXIT_BAD_OPTIONS);
 	}
-	pw_log("going on without suppressions");
+	if (defaults && pw_suppress_load(NULL, true, err, sizeof err) == 0)
+		pw_log("going on with the default suppressions only");
+	else
+		pw_log("going on without suppressions");
 }
 
 __attribute__((constructor)) static void pw_init(void)

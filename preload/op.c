@@ -7,6 +7,7 @@
 
 #include "op.h"
 #include "registry.h"
+#include "state.h"
 
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
 {
@@ -21,6 +22,7 @@ void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
 	op->pageable = -1;
 	op->pageable_dev = PW_NO_DEV;
 	op->copy_kind = -1;
+	op->reg_device = PW_NO_DEV;
 	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
 	op->dst.p2p = op->src.p2p = -1;
 }
@@ -201,10 +203,52 @@ void pw_op_freed_facts(struct pw_op *op)
 void pw_op_registry_facts(struct pw_op *op)
 {
 	struct pw_reg_export e;
+	op->reg_active = pw_registry_active();
 	if (!op->handle || !pw_registry_lookup(op->handle, &e))
 		return;
 	op->reg_known = true;
+	op->reg_device = e.device;
 	op->reg_freed = e.freed;
 	op->reg_exporter_alive = e.exporter_alive;
 	op->reg_exporter_pid = e.exporter_pid;
+}
+
+void pw_op_event(struct pw_op *op, const struct pw_call *c)
+{
+	struct pw_ipc_event e;
+	switch (op->kind) {
+	case PW_OP_EVENT_CREATE: op->flags = c->fn->nargs > 1 ? c->a[1] : 0; break;
+	case PW_OP_IPC_EVENT_EXPORT:
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		op->event = c->a[1];
+		op->event_known = pw_state_event_flags(&pw_state, op->event, &op->event_flags);
+		break;
+	case PW_OP_IPC_EVENT_OPEN:
+		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
+		op->self_pid = getpid(); /* a system call: only where ipc.event.same-process reads it */
+		pw_op_registry_facts(op);
+		break;
+	case PW_OP_EVENT_DESTROY:
+		op->event = c->a[0];
+		if (!pw_state_ipc_event(&pw_state, op->event, &e))
+			break;
+		memcpy(op->handle_buf, e.handle, sizeof op->handle_buf);
+		op->handle = op->handle_buf;
+		op->event_imported = e.imported;
+		op->event_exported = !e.imported;
+		/* the registry keys an exported event by its handle value, as memory by its base */
+		if (op->event_exported)
+			op->holders = pw_registry_holders(op->event, op->holder_pids, 4);
+		break;
+	default: break;
+	}
+}
+
+void pw_op_mapped_facts(struct pw_op *op)
+{
+	struct pw_ipc_map m;
+	if (pw_state_mapped(&pw_state, op->dst.ptr, &m)) {
+		op->mapped = true;
+		op->map_ptr = m.ptr;
+	}
 }

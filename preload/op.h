@@ -16,6 +16,8 @@
 #include "hooks.h"
 #include "peerwatch/trace_format.h"
 
+#define PW_IPC_HANDLE_BYTES 64
+
 /* What is known of one pointer argument. */
 struct pw_mem {
 	uint64_t ptr;
@@ -88,10 +90,23 @@ struct pw_op {
 	const size_t *data_sizes;
 	size_t one_size;
 	int one_attr;
+	/* IPC open: the context it maps in (the current one; 0 if unknown) */
+	uint64_t ctx;
+	/* events: the event (create, destroy, IPC export, IPC open) */
+	uint64_t event;
+	bool event_known;                              /* IPC event export: the event's creation was seen */
+	unsigned event_flags;                          /* ... with these flags */
+	bool event_imported;                           /* destroy: of an event an IPC open made here */
+	bool event_exported;                           /* destroy: of an event this process exported */
+	unsigned char handle_buf[PW_IPC_HANDLE_BYTES]; /* op->handle when copied from the state */
+	bool mapped;                                   /* free: dst is (in) a mapping an IPC open made here */
+	uint64_t map_ptr;                              /* ... the mapping's pointer */
 	/* from the cross-process registry (ipc ops) */
+	bool reg_active; /* the registry is on: every export of the run's traced processes is in it */
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
-	int holders, holder_pids[4]; /* free: other processes with it open */
+	int reg_device;
+	int holders, holder_pids[4]; /* free, destroy: other processes with it open */
 	/* virtual memory and pools (cuda_vmm_state.h fills them) */
 	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
 	unsigned handle_type;   /* export/import: the shareable type asked for */
@@ -106,13 +121,17 @@ struct pw_op {
 	int batch_index;        /* batch prefetch: which range, or -1 */
 };
 
-#define PW_IPC_HANDLE_BYTES 64
-
 /* op.c: the row's op with nothing known yet (no devices, no location,
  * unknown P2P policy) for call c of vendor; and what the cross-process
  * registry knows of op->handle. */
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
 void pw_op_registry_facts(struct pw_op *op);
+/* The event calls, alike in every vendor's API: (event *, flags),
+ * (event), (handle *, event) and (event *, handle): the event, its flags and
+ * what this process knows of it. */
+void pw_op_event(struct pw_op *op, const struct pw_call *c);
+/* A free: whether op->dst is (in) a mapping an IPC open made here. */
+void pw_op_mapped_facts(struct pw_op *op);
 /* The range-attribute queries, whose arguments are laid out alike in the
  * driver, runtime and HIP APIs: (data, dataSize, attribute, ptr, count) and
  * (data, dataSizes, attributes, numAttributes, ptr, count).  They set

@@ -154,6 +154,14 @@ static int set_suppressions(struct pw_options *o, const char *v)
 	return set_path(o->suppressions, sizeof o->suppressions, v);
 }
 
+static int set_default_suppressions(struct pw_options *o, const char *v)
+{
+	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+		return -1;
+	o->default_suppressions = v[0] == '1';
+	return 0;
+}
+
 static int set_registry(struct pw_options *o, const char *v)
 {
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
@@ -212,6 +220,10 @@ static const struct pw_opt_def defs[] = {
     {"suppressions", "FILE", "",
      "suppress the findings FILE lists (rule=, api=, stack= lines; see peerwatch(1), SUPPRESSIONS)",
      set_suppressions},
+    {"default_suppressions", "0|1", "1",
+     "suppress the findings inside third-party libraries listed by peerwatch-analyze rules "
+     "--suppressions (counted in the trace footer); 0 reports them",
+     set_default_suppressions},
     {"registry", "0|1", "1", "share IPC state with the other processes of the run (shared memory)",
      set_registry},
     {"gpu_timing", "0|1", "0",

@@ -38,11 +38,12 @@ struct pw_options {
 	int exitcode;        /* enforce: exit with it instead of abort() when non-zero */
 	enum pw_stacks stacks;
 	int stack_depth;
-	char log_path[512];     /* reports to <log_path>.<pid> instead of stderr */
-	char suppressions[512]; /* suppressions file */
-	int registry;           /* cross-process IPC registry on */
-	int gpu_timing;         /* device-side timing of asynchronous copies and prefetches */
-	uint64_t max_trace_mb;  /* call events stop at this many MiB of trace; 0: no limit */
+	char log_path[512];       /* reports to <log_path>.<pid> instead of stderr */
+	char suppressions[512];   /* suppressions file */
+	int default_suppressions; /* the default suppressions on */
+	int registry;             /* cross-process IPC registry on */
+	int gpu_timing;           /* device-side timing of asynchronous copies and prefetches */
+	uint64_t max_trace_mb;    /* call events stop at this many MiB of trace; 0: no limit */
 };
 
 /* The process-wide state that every file may read. */
@@ -59,7 +60,16 @@ extern struct pw_global pw_g;
 struct pw_thread;
 extern PW_TLS int pw_tls_internal;    /* >0: peerwatch itself is calling the runtime */
 extern PW_TLS uint64_t pw_tls_parent; /* seq of the hooked call this thread is inside, 0 if none */
-extern PW_TLS long pw_tls_tid;        /* cached gettid(), 0 until asked */
+/* The findings a suppression took on this thread's call `seq` (its call
+ * event lists them as "suppressed"): report.c fills it, event.c reads it. */
+#define PW_SUPPRESSED_MAX 4
+struct pw_suppressed_mark {
+	uint64_t seq;
+	int n;
+	int rule[PW_SUPPRESSED_MAX];
+};
+extern PW_TLS struct pw_suppressed_mark pw_tls_suppressed;
+extern PW_TLS long pw_tls_tid; /* cached gettid(), 0 until asked */
 /* >0 while this thread is inside a hooked call of a library that sits over
  * another hooked one (the CUDA runtime over the driver): the calls it makes
  * below are traced (with "parent") but neither checked nor fed to the state

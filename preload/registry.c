@@ -31,8 +31,9 @@
  *
  * Expiry: processes that die leave their pids behind; each pid is checked
  * with kill(pid, 0) where it matters (lookup, holders, a full table) and
- * dropped when dead.  A process that closes the registry (exit, exec) marks
- * its exports gone and drops its holds at once.
+ * dropped when dead; a process that has ended but is not yet reaped (a
+ * zombie, for which kill succeeds) is dead too: /proc/<pid>/stat says so.  A process that closes the registry
+ * (exit, exec) marks its exports gone and drops its holds at once.
  *
  * A segment that stays all zeros (its creator died between creating and
  * initialising it, or a file was made empty on purpose) is waited for
@@ -116,12 +117,46 @@ static uint32_t header_checksum(const struct pw_reg_segment *s)
 	return (uint32_t)(h ^ (h >> 32));
 }
 
-/* kill(pid, 0) with the pid range-checked: 0 and negative pids name groups. */
+/* Whether /proc/<pid>/stat says the process has ended (zombie 'Z', dead
+ * 'X'): kill(pid, 0) still succeeds until it is reaped, though it holds no
+ * mapping any more.  The state is the first field after the ')' that ends
+ * the command name (which may itself hold ')').  Unreadable: not known dead. */
+static bool pid_ended(int32_t pid)
+{
+	char path[32] = "/proc/", digits[12], buf[512];
+	int nd = 0;
+	for (uint32_t v = (uint32_t)pid; v && nd < (int)sizeof digits; v /= 10)
+		digits[nd++] = (char)('0' + v % 10);
+	size_t len = strlen(path);
+	while (nd)
+		path[len++] = digits[--nd];
+	memcpy(path + len, "/stat", 6); /* no stdio after open */
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT; /* gone between kill() and here */
+	ssize_t n;
+	do
+		n = read(fd, buf, sizeof buf - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	const char *paren = strrchr(buf, ')');
+	if (!paren || paren[1] != ' ')
+		return false;
+	return paren[2] == 'Z' || paren[2] == 'X' || paren[2] == 'x';
+}
+
+/* kill(pid, 0) with the pid range-checked (0 and negative pids name
+ * groups), and an ended process not yet reaped counted as dead. */
 static bool pid_alive(int32_t pid)
 {
 	if (pid <= 0)
 		return false;
-	return kill(pid, 0) == 0 || errno == EPERM;
+	if (kill(pid, 0) != 0 && errno != EPERM)
+		return false;
+	return !pid_ended(pid);
 }
 
 /* Pids are checked with kill(): processes in another pid namespace must not

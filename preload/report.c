@@ -5,7 +5,9 @@
  *
  *   ==1234== peerwatch: error: ipc.export.interior-pointer in cuIpcGetMemHandle
  *   ==1234==   cuIpcGetMemHandle is given 0x7f..100, 256 bytes into ...
- *   ==1234==   contract: 002 (hipIpcGetMemHandle): Takes a pointer to the base ...
+ *   ==1234==   contract: CUDA Driver API, Memory Management, cuIpcGetMemHandle:
+ *   ==1234==             "Takes a pointer to the base of an existing device memory ..."
+ *   ==1234==             https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html
  *   ==1234==   runtime:  silent: the handle names the whole allocation ...
  *   ==1234==   fix:      export the allocation's base and send the offset ...
  *   ==1234==     #0 main+0x1c (prog)
@@ -226,7 +228,17 @@ static void print_report(int rule, const struct pw_op *op, const char *msg, cons
 	    op->api);
 	pw_escape(text, sizeof text, msg, strlen(msg));
 	PUT("==%d==   %s\n", pid, text);
-	PUT("==%d==   contract: %s\n", pid, r->source);
+	/* the contract in the finding's own vendor's words (an ACL finding
+	 * quotes ACL's document), else the catalog's list of documents */
+	const struct pw_rule_cite *cite = pw_rule_cite(rule, op->vendor);
+	if (cite) {
+		PUT("==%d==   contract: %s:\n==%d==             \"%s\"\n", pid, cite->document, pid,
+		    cite->quote);
+		if (cite->url[0])
+			PUT("==%d==             %s\n", pid, cite->url);
+	} else {
+		PUT("==%d==   contract: %s\n", pid, r->source);
+	}
 	PUT("==%d==   runtime:  %s\n", pid, r->runtime);
 	PUT("==%d==   fix:      %s\n", pid, r->advice);
 	for (int i = 0; i < n; i++) {
@@ -328,10 +340,58 @@ size_t pw_report_repeats_by(struct pw_repeat *out, size_t max)
 	return n;
 }
 
+/* The call's event says which of its findings a suppression took, so that
+ * the analyzer does not derive them again. */
+static void mark_suppressed(const struct pw_call *c, int rule)
+{
+	struct pw_suppressed_mark *m = &pw_tls_suppressed;
+	if (!c)
+		return;
+	if (m->seq != c->seq) {
+		m->seq = c->seq;
+		m->n = 0;
+	}
+	for (int i = 0; i < m->n; i++)
+		if (m->rule[i] == rule)
+			return;
+	if (m->n < PW_SUPPRESSED_MAX)
+		m->rule[m->n++] = rule;
+}
+
+/* One line per default suppression that took findings: where they came
+ * from, and how to see them. */
+static void summary_defaults(void)
+{
+	const char *name, *dname, *library;
+	uint64_t hits;
+	for (int i = 0; pw_suppress_entry(i, NULL, NULL, &hits); i++) {
+		name = pw_suppress_entry_name(i);
+		if (!name || !hits)
+			continue;
+		library = "a third-party library";
+		const char *lib;
+		for (size_t d = 0; pw_suppress_default(d, &dname, NULL, &lib, NULL); d++)
+			if (!strcmp(dname, name))
+				library = lib;
+		char line[400];
+		int k =
+		    snprintf(line, sizeof line,
+		             "==%d== peerwatch: %llu finding%s in %s suppressed by the default "
+		             "suppressions (%s: `peerwatch-analyze rules --suppressions` says why; "
+		             "default_suppressions=0 reports them)\n",
+		             (int)getpid(), (unsigned long long)hits, hits == 1 ? "" : "s", library, name);
+		report_write(line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
+	}
+}
+
 void pw_report_summary(void)
 {
+	if (pw_g.opt.mode == PW_MODE_OBSERVE || pw_g.opt.verbosity < 1)
+		return;
+	if (pw_suppress_count_default())
+		summary_defaults();
 	uint64_t n = pw_report_repeats();
-	if (!n || pw_g.opt.mode == PW_MODE_OBSERVE || pw_g.opt.verbosity < 1)
+	if (!n)
 		return;
 	char line[300];
 	int k = snprintf(line, sizeof line,
@@ -366,12 +426,13 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	pw_tls_internal++;
 	/* A suppression that names frames needs the stack even with stacks=none;
 	 * it is then used for matching only.  The call site is the first frame. */
-	bool want_stack = pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack();
+	bool want_stack = pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack_for(pw_rules[rule].id);
 	if (want_stack)
 		n = pw_report_app_stack(ips, pw_g.opt.stack_depth);
 	else
 		n = pw_report_app_stack(ips, 1);
 	if (pw_suppress_match(pw_rules[rule].id, op->api, ips, n)) {
+		mark_suppressed(c, rule);
 		pw_tls_internal--;
 		return;
 	}

@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "peerwatch/rules_cites.h"
 #include "rules.h"
 
 #define PW_RULE_INFO(name, id_, sev, vendors_, ops_, source_, runtime_, summary_, advice_) \
@@ -16,6 +17,11 @@
 	                    .check = pw_rule_##name},
 
 const struct pw_rule_info pw_rules[PW_RULE_COUNT] = {PW_RULES(PW_RULE_INFO)};
+
+#define PW_RULE_CITE(name, v, doc, quote_, url_) \
+	{.rule = PW_RULE_##name, .vendors = v, .document = doc, .quote = quote_, .url = url_},
+const struct pw_rule_cite pw_rule_cites[] = {PW_RULE_CITES(PW_RULE_CITE)};
+const int pw_rule_ncites = (int)(sizeof pw_rule_cites / sizeof pw_rule_cites[0]);
 
 static unsigned vendor_bit(int vendor)
 {
@@ -52,6 +58,14 @@ int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_
 		}
 	}
 	return n;
+}
+
+const struct pw_rule_cite *pw_rule_cite(int rule, int vendor)
+{
+	for (int i = 0; i < pw_rule_ncites; i++)
+		if (pw_rule_cites[i].rule == rule && (pw_rule_cites[i].vendors & vendor_bit(vendor)))
+			return &pw_rule_cites[i];
+	return NULL;
 }
 
 const char *pw_severity_name(int severity)

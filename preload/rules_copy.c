@@ -1,9 +1,17 @@
-/* Rules on copies between devices (seed 001, cuda.h cuMemcpyPeer, seed 003). */
+/* Rules on copies between devices (CUDA Driver API cuMemcpyPeer, HIP
+ * hipMemcpyPeer, CANN AscendCL Inter-Device Data Transfer). */
 #include <inttypes.h>
 #include <stdio.h>
 
 #include "peerwatch/abi/acl.h"
 #include "rules.h"
+
+/* A copy naming a device the process does not have fails for that alone:
+ * peer.invalid-device says so, and the other copy rules keep quiet. */
+static bool names_no_such_dev(const struct pw_op *op)
+{
+	return pw_op_no_such_dev(op, op->dst.named_dev) || pw_op_no_such_dev(op, op->src.named_dev);
+}
 
 /* The pointer lives on one device, the call names another for it. */
 static bool mismatch(const struct pw_mem *m)
@@ -14,6 +22,8 @@ static bool mismatch(const struct pw_mem *m)
 PW_RULE_FN(COPY_PEER_DEVICE_MISMATCH)
 {
 	(void)s;
+	if (names_no_such_dev(op))
+		return false;
 	const struct pw_mem *m = mismatch(&op->dst) ? &op->dst : mismatch(&op->src) ? &op->src : NULL;
 	if (!m)
 		return false;
@@ -31,6 +41,8 @@ static bool past_end(const struct pw_mem *m, uint64_t bytes)
 PW_RULE_FN(COPY_PEER_OUT_OF_BOUNDS)
 {
 	(void)s;
+	if (names_no_such_dev(op))
+		return false;
 	const struct pw_mem *m = past_end(&op->dst, op->bytes)   ? &op->dst
 	                         : past_end(&op->src, op->bytes) ? &op->src
 	                                                         : NULL;
@@ -48,6 +60,8 @@ PW_RULE_FN(COPY_PEER_OUT_OF_BOUNDS)
 PW_RULE_FN(COPY_PEER_NULL)
 {
 	(void)s;
+	if (names_no_such_dev(op))
+		return false;
 	if (!op->bytes || (op->dst.ptr && op->src.ptr))
 		return false;
 	snprintf(msg, len, "%s copies %" PRIu64 " bytes %s a NULL pointer", op->api, op->bytes,
@@ -61,7 +75,7 @@ PW_RULE_FN(COPY_PEER_NULL)
 PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
 {
 	int a = op->src.dev, b = op->dst.dev;
-	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || !op->bytes)
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || !op->bytes || names_no_such_dev(op))
 		return false;
 	if (pw_peer_on(s, a, b) || pw_peer_on(s, b, a))
 		return false;

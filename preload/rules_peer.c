@@ -1,4 +1,7 @@
-/* Rules on enabling and disabling peer access (seeds 000, 001, 003). */
+/* Rules on enabling and disabling peer access (CUDA Driver API Peer Context
+ * Memory Access, HIP PeerToPeer Device Memory Access, CANN AscendCL
+ * Inter-Device Data Transfer), and on
+ * the device ordinals the peer calls name. */
 #include <stdio.h>
 
 #include "rules.h"
@@ -74,7 +77,7 @@ PW_RULE_FN(PEER_ENABLE_TWICE)
 PW_RULE_FN(PEER_ENABLE_UNQUERIED)
 {
 	if (op->cur_dev == op->peer_dev || !pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) ||
-	    pw_peer_queried(s, op->cur_dev, op->peer_dev))
+	    pw_op_no_such_dev(op, op->peer_dev) || pw_peer_queried(s, op->cur_dev, op->peer_dev))
 		return false;
 	snprintf(msg, len,
 	         "%s from device %d to device %d without asking first whether device %d can access device %d",
@@ -112,7 +115,8 @@ PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
  * been enabled from peerContext to the current context". */
 PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
 {
-	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_peer_on(s, op->cur_dev, op->peer_dev))
+	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_op_no_such_dev(op, op->peer_dev) ||
+	    pw_peer_on(s, op->cur_dev, op->peer_dev))
 		return false;
 	snprintf(msg, len, "%s from device %d to device %d, which is not enabled", op->api, op->cur_dev,
 	         op->peer_dev);
@@ -146,5 +150,39 @@ PW_RULE_FN(PEER_LIMIT)
 	snprintf(msg, len,
 	         "%s from device %d to device %d would give device %d %d peers; a device has at most %d",
 	         op->api, a, b, d, na > PW_PEER_LIMIT ? na : nb, PW_PEER_LIMIT);
+	return true;
+}
+
+/* "Returns hipErrorInvalidDevice if deviceId or peerDeviceId are not valid
+ * devices" (HIP Runtime API, hipDeviceCanAccessPeer); the CUDA runtime answers
+ * 101 invalid device for device 9 of 2 in a peer query, an enable and a peer
+ * copy (H200).  The devices a call names: both of a query, the peer of an
+ * enable or disable, each side of a peer copy. */
+PW_RULE_FN(PEER_INVALID_DEVICE)
+{
+	(void)s;
+	int d = PW_NO_DEV;
+	const char *what = "device";
+	switch (op->kind) {
+	case PW_OP_CAN_ACCESS:
+	case PW_OP_PEER_ATTR: d = pw_op_no_such_dev(op, op->cur_dev) ? op->cur_dev : op->peer_dev; break;
+	case PW_OP_PEER_ENABLE:
+	case PW_OP_PEER_DISABLE:
+		d = op->peer_dev;
+		what = "peer device";
+		break;
+	case PW_OP_PEER_COPY:
+		d = pw_op_no_such_dev(op, op->dst.named_dev) ? op->dst.named_dev : op->src.named_dev;
+		what = d == op->dst.named_dev ? "destination device" : "source device";
+		break;
+	default: return false;
+	}
+	if (!pw_op_no_such_dev(op, d))
+		return false;
+	if (op->ndev > 0)
+		snprintf(msg, len, "%s names %s %d, but this process has %d device%s (0 to %d)", op->api,
+		         what, d, op->ndev, op->ndev == 1 ? "" : "s", op->ndev - 1);
+	else
+		snprintf(msg, len, "%s names %s %d: device ordinals are not negative", op->api, what, d);
 	return true;
 }

@@ -32,6 +32,11 @@
  * 1000 suppressions, a file that cannot be read (line 0: the whole file).
  * The last line needs no newline; CR LF line ends are accepted.
  *
+ * The default suppressions (peerwatch/default_suppressions.h) are entries of
+ * the same format, loaded after the file's (so that the user's own entry
+ * wins) unless default_suppressions=0; they have a name and line 0, and the
+ * findings they take are counted apart.
+ *
  * Loading allocates.  Matching does not: a glob is matched iteratively with
  * one backtrack point (time O(pattern x name)), and so is the frame list, with
  * `...` in the role of `*` (O(patterns x frames), at most 64 x 64 frame
@@ -47,6 +52,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "peerwatch/default_suppressions.h"
 #include "pw.h"
 #include "stack.h"
 #include "suppress.h"
@@ -57,8 +63,9 @@ struct pw_supp {
 	const char **frames; /* stack= patterns, "..." for any frames */
 	int nframes;         /* 0: no stack= */
 	int line;
-	char *text; /* the line as written, trimmed */
-	char *buf;  /* the words, cut up; the patterns point into it */
+	const char *name; /* a default suppression's name; NULL for the file's */
+	char *text;       /* the line as written, trimmed */
+	char *buf;        /* the words, cut up; the patterns point into it */
 	_Atomic uint64_t hits;
 };
 
@@ -69,7 +76,13 @@ struct pw_supp_table {
 };
 
 static _Atomic(struct pw_supp_table *) table;
-static _Atomic uint64_t suppressed;
+static _Atomic uint64_t suppressed, suppressed_default;
+
+#define PW_DEFAULT_ROW(name, text, library, why) {name, text, library, why},
+static const struct {
+	const char *name, *text, *library, *why;
+} defaults[] = {PW_DEFAULT_SUPPRESSIONS(PW_DEFAULT_ROW)};
+#define NDEFAULTS (sizeof defaults / sizeof *defaults)
 
 /* ---- globs ---- */
 
@@ -265,6 +278,8 @@ static bool match(const char *rule, const char *api, struct frames *f)
 			continue;
 		atomic_fetch_add_explicit(&e->hits, 1, memory_order_relaxed);
 		atomic_fetch_add_explicit(&suppressed, 1, memory_order_relaxed);
+		if (e->name)
+			atomic_fetch_add_explicit(&suppressed_default, 1, memory_order_relaxed);
 		return true;
 	}
 	return false;
@@ -309,12 +324,51 @@ void pw_suppress_reset_count(void)
 	for (int i = 0; t && i < t->n; i++)
 		atomic_store_explicit(&t->v[i].hits, 0, memory_order_relaxed);
 	atomic_store(&suppressed, 0);
+	atomic_store(&suppressed_default, 0);
+}
+
+uint64_t pw_suppress_count_default(void)
+{
+	return atomic_load_explicit(&suppressed_default, memory_order_relaxed);
 }
 
 bool pw_suppress_wants_stack(void)
 {
 	const struct pw_supp_table *t = atomic_load_explicit(&table, memory_order_acquire);
 	return t && t->wants_stack;
+}
+
+bool pw_suppress_wants_stack_for(const char *rule)
+{
+	const struct pw_supp_table *t = atomic_load_explicit(&table, memory_order_acquire);
+	if (!t || !t->wants_stack)
+		return false;
+	for (int i = 0; i < t->n; i++)
+		if (t->v[i].nframes && pw_glob_match(t->v[i].rule, rule ? rule : ""))
+			return true;
+	return false;
+}
+
+const char *pw_suppress_entry_name(int i)
+{
+	const struct pw_supp_table *t = atomic_load_explicit(&table, memory_order_acquire);
+	return t && i >= 0 && i < t->n ? t->v[i].name : NULL;
+}
+
+bool pw_suppress_default(size_t i, const char **name, const char **text, const char **library,
+                         const char **why)
+{
+	if (i >= NDEFAULTS)
+		return false;
+	if (name)
+		*name = defaults[i].name;
+	if (text)
+		*text = defaults[i].text;
+	if (library)
+		*library = defaults[i].library;
+	if (why)
+		*why = defaults[i].why;
+	return true;
 }
 
 bool pw_suppress_entry(int i, const char **text, int *line, uint64_t *hits)
@@ -350,6 +404,7 @@ void pw_suppress_free(void)
 {
 	table_free(atomic_exchange(&table, NULL));
 	atomic_store(&suppressed, 0);
+	atomic_store(&suppressed_default, 0);
 }
 
 struct loader {
@@ -537,22 +592,51 @@ static int read_lines(struct loader *ld, int fd)
 	return len ? parse_line(ld, line, len) : 0;
 }
 
-int pw_suppress_load(const char *path, char *err, size_t errlen)
+/* The default suppressions, after the file's entries. */
+static int load_defaults(struct loader *ld)
+{
+	for (size_t i = 0; i < NDEFAULTS; i++) {
+		char line[PW_SUPPRESS_MAX_LINE + 1];
+		size_t len = strlen(defaults[i].text);
+		ld->path = "default suppression";
+		ld->line = 0;
+		if (len > PW_SUPPRESS_MAX_LINE)
+			return fail(ld, "%s is too long", defaults[i].name);
+		memcpy(line, defaults[i].text, len + 1);
+		int n = ld->t->n;
+		if (parse_line(ld, line, len))
+			return -1;
+		if (ld->t->n > n)
+			ld->t->v[n].name = defaults[i].name;
+	}
+	return 0;
+}
+
+int pw_suppress_load(const char *path, bool with_defaults, char *err, size_t errlen)
 {
 	if (err && errlen)
 		err[0] = '\0';
-	struct loader ld = {.path = path ? path : "(null)", .err = err, .errlen = errlen};
-	int fd = path ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0)
-		return fail(&ld, "cannot open: %s", path ? strerror(errno) : "no file name");
-	struct stat st;
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		close(fd);
-		return fail(&ld, "cannot read: %s", strerror(EISDIR));
+	bool file = path && *path;
+	struct loader ld = {.path = file ? path : "(none)", .err = err, .errlen = errlen};
+	int fd = -1;
+	if (file) {
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return fail(&ld, "cannot open: %s", strerror(errno));
+		struct stat st;
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+			close(fd);
+			return fail(&ld, "cannot read: %s", strerror(EISDIR));
+		}
 	}
 	ld.t = calloc(1, sizeof *ld.t);
-	int rc = ld.t ? read_lines(&ld, fd) : fail(&ld, "out of memory");
-	close(fd);
+	int rc = ld.t ? 0 : fail(&ld, "out of memory");
+	if (!rc && file)
+		rc = read_lines(&ld, fd);
+	if (fd >= 0)
+		close(fd);
+	if (!rc && with_defaults)
+		rc = load_defaults(&ld);
 	if (rc) {
 		table_free(ld.t);
 		return -1;

@@ -15,12 +15,13 @@
 #define PW_SUPPRESS_MAX_FRAMES 64 /* frame patterns in one stack= */
 
 /*
- * Load a suppressions file, replacing what was loaded before.  Returns 0, or
- * -1 with "PATH:LINE: what is wrong" in err, LINE 0 when the file cannot be
- * opened or read at all (and what was loaded before is kept).  Allocates:
- * call it at init.
+ * Load a suppressions file (NULL or "": none) and, with_defaults, the
+ * default suppressions after it, replacing what was loaded before.  Returns
+ * 0, or -1 with "PATH:LINE: what is wrong" in err, LINE 0 when the file
+ * cannot be opened or read at all (and what was loaded before is kept).
+ * Allocates: call it at init.
  */
-int pw_suppress_load(const char *path, char *err, size_t errlen);
+int pw_suppress_load(const char *path, bool with_defaults, char *err, size_t errlen);
 /* Forget every suppression; only when no thread can be matching. */
 void pw_suppress_free(void);
 
@@ -33,14 +34,22 @@ void pw_suppress_free(void);
  * matches; frames past PW_STACK_MAX are not looked at.
  */
 bool pw_suppress_match(const char *rule, const char *api, const uintptr_t *ips, int n);
-uint64_t pw_suppress_count(void);   /* findings suppressed so far */
-void pw_suppress_reset_count(void); /* a forked child counts its own: total and per entry to 0 */
+uint64_t pw_suppress_count(void);         /* findings suppressed so far */
+uint64_t pw_suppress_count_default(void); /* of them, by the default suppressions */
+void pw_suppress_reset_count(void);       /* a forked child counts its own: total and per entry to 0 */
 /* The same with the frames' names given (func[i] "" if unknown, module[i] a basename): tests. */
 bool pw_suppress_match_names(const char *rule, const char *api, const char *const *func,
                              const char *const *module, int n);
 
 /* Whether any loaded entry has a stack= pattern (then a finding needs a stack to be matched). */
 bool pw_suppress_wants_stack(void);
+/* The same for the entries whose rule= matches this rule id. */
+bool pw_suppress_wants_stack_for(const char *rule);
+/* Entry i's default suppression name, NULL for an entry of the file (or past the last). */
+const char *pw_suppress_entry_name(int i);
+/* The default suppressions' table (peerwatch/default_suppressions.h): false past the last. */
+bool pw_suppress_default(size_t i, const char **name, const char **text, const char **library,
+                         const char **why);
 /* For the footer: entry i (from 0) as written, its line and matches; false past the last. */
 bool pw_suppress_entry(int i, const char **text, int *line, uint64_t *hits);
 

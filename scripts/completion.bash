@@ -15,12 +15,12 @@
 # `peerwatch-analyze --help` and preload/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib -h --help -V --version'
+_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib -h --help -V --version'
 # options of the launcher that take a value in the next word
 _peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
-_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions registry gpu_timing max_trace_mb ranks color help'
+_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
 _peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info help'
-_peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived -o --output -h --help -V --version'
+_peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --suppressions -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
 
 # The values a key or option takes ("" for a path or free text).
@@ -31,7 +31,7 @@ _peerwatch_values()
 	halt_on | --halt-on | --fail-on) echo error warning performance ;;
 	stacks | --stacks) echo none violations all ;;
 	verbosity) echo 0 1 2 ;;
-	registry | gpu_timing | help) echo 0 1 ;;
+	registry | default_suppressions | gpu_timing | help) echo 0 1 ;;
 	color | --color | --colour) echo auto always never ;;
 	esac
 }
@@ -219,6 +219,7 @@ _peerwatch_analyze()
 				case $o in
 				--fail-on | --allow-partial) [ "$cmd" = check ] || continue ;;
 				--no-derived | --source-root) [[ $cmd == check || $cmd == violations ]] || continue ;;
+				--suppressions) [ "$cmd" = rules ] || continue ;;
 				-o | --output) [ "$cmd" = timeline ] || continue ;;
 				esac
 				opts="$opts $o"

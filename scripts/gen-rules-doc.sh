@@ -24,7 +24,7 @@ example() { # RULE: its report, frames and pids and addresses normalized
 	esac
 	env "$env" "$B/bin/peerwatch" -q -o "$tmp/t" --stacks none -- "$B/tests/violations" "$1" bad 2>&1 >/dev/null |
 		sed -E 's/^==[0-9]+==/==PID==/; s/0x[0-9a-f]{6,}/0x7f00.../g; s/pid [0-9]+/pid N/g' |
-		grep -F -A4 "$1 in " | head -5
+		grep -F -A6 "$1 in " | head -7
 }
 
 cat <<'HEAD'
@@ -38,11 +38,13 @@ Each rule is one documented contract. Its id names it in reports, in the trace
 not what was meant), **performance** (correct, and slow), given for each
 vendor the rule applies to; where the vendors' documents differ (HIP imposing
 none of a CUDA contract), the rule is split and each part has its own
-severity. The *contract* row quotes the vendor's text the rule enforces
-(document, section and function, or the vendor header); *runtime* says what
-the real runtime does when the contract is broken, measured on H100s and
-H200s where it says so — the rules marked "silent" are the ones no runtime
-error will show you.
+severity. *documents* names where the contract is written; each *contract*
+row quotes one vendor's own text the rule enforces (its document, section
+and function, and the public reference page where there is one): a finding
+is reported with its vendor's text, never another's. *runtime* says what the
+real runtime does when the contract is broken, measured on H100s and H200s
+where it says so — the rules marked "silent" are the ones no runtime error
+will show you.
 
 In `warn` mode every finding is reported on stderr as below (with the call
 stack); in `enforce` mode the first finding at or above `halt_on` stops the

@@ -5,7 +5,36 @@
 #include <ctype.h>
 #include <stdio.h>
 
+#include "peerwatch/rules_cites.h"
 #include "peerwatch/rules_table.h"
+
+/* Each vendor's contract of a rule: its document, the sentence, the page. */
+struct cite {
+	int rule;
+	unsigned vendors;
+	const char *doc, *quote, *url;
+};
+#define PW_DOC_RULE_ENUM(name, id, s, v, ops, source, runtime, summary, advice) DOC_RULE_##name,
+enum { PW_RULES(PW_DOC_RULE_ENUM) DOC_RULE_COUNT };
+#define CITE(name, v, doc, quote, url) {DOC_RULE_##name, v, doc, quote, url},
+static const struct cite cites[] = {PW_RULE_CITES(CITE)};
+
+static void contracts(int rule)
+{
+	static const struct {
+		unsigned bit;
+		const char *name;
+	} all[] = {{PW_V_CUDA, "CUDA"}, {PW_V_HIP, "HIP"}, {PW_V_ACL, "ACL"}};
+	for (unsigned i = 0; i < sizeof all / sizeof all[0]; i++)
+		for (size_t c = 0; c < sizeof cites / sizeof cites[0]; c++)
+			if (cites[c].rule == rule && (cites[c].vendors & all[i].bit)) {
+				printf("| contract (%s) | %s: \"%s\"", all[i].name, cites[c].doc,
+				       cites[c].quote);
+				if (*cites[c].url)
+					printf(" ([reference](%s))", cites[c].url);
+				printf(" |\n");
+			}
+}
 
 static const char *sev(int s)
 {
@@ -55,8 +84,9 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 		op_names(ops, os, sizeof os);                                                             \
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
 		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
-		printf("| calls | %s |\n", os);                                                           \
-		printf("| contract | %s |\n| runtime | %s |\n| fix | %s |\n\n", source, runtime, advice); \
+		printf("| calls | %s |\n| documents | %s |\n", os, source);                               \
+		contracts(DOC_RULE_##name);                                                               \
+		printf("| runtime | %s |\n| fix | %s |\n\n", runtime, advice);                            \
 		printf("<!-- example %s -->\n\n", id);                                                    \
 	} while (0);
 

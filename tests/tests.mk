@@ -4,7 +4,7 @@
 TBIN := $(BUILD)/tests
 SIMDIR := $(BUILD)/sim
 
-INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
+INTEG := $(TBIN)/violations $(TBIN)/nccl/libnccl.so.2 $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
@@ -25,6 +25,10 @@ $(TBIN)/calls-linked: tests/integration/calls.c tests/integration/drv.h $(SIMDIR
 $(TBIN)/violations: tests/integration/violations.c tests/integration/drv.h $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -L$(SIMDIR) -l:libcuda.so.1
+# A module named libnccl.so.2 for the default-suppression tests.
+$(TBIN)/nccl/libnccl.so.2: tests/integration/fake_nccl.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -fPIC -shared -fno-optimize-sibling-calls -Wl,-soname,libnccl.so.2 $< -o $@
 $(TBIN)/implicit: tests/integration/implicit.c $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1
@@ -88,6 +92,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/cudart.sh $(BUILD)
 	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
 	@timeout 600 tests/integration/vmm.sh $(BUILD)
+	@timeout 600 tests/integration/ipc_model.sh $(BUILD)
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)

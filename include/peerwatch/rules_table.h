@@ -8,8 +8,10 @@
  * OPS: the ops (peerwatch/trace_format.h) whose calls the rule looks at,
  * a set of PW_OPBIT; a call of any other op never reaches the rule.
  *
- * source:  the vendor document (name, section, function) and the sentence
- *          the contract comes from, or the vendor header;
+ * source:  the vendor documents (name, section, function) the contract
+ *          comes from, or the vendor header; each vendor's own sentence,
+ *          quoted, and its public page are in rules_cites.h, one row per
+ *          vendor the rule applies to (what reports quote);
  * runtime: what the real runtime does when the contract is broken
  *          (measured on H100s and H200s, tests/gpu/RESULTS.md) — "rejects"
  *          rules still matter, since the program then usually ignores an
@@ -35,54 +37,63 @@
 
 #define PW_RULES(X)                                                                                          \
 	X(PEER_ENABLE_SELF, "peer.enable.self", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE),               \
-	  "001 (cuCtxEnablePeerAccess): CUDA_ERROR_INVALID_CONTEXT ... if the current context is "           \
-	  "peerContext; 000: a device is not a peer of itself",                                              \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess (CUDA_ERROR_INVALID_CONTEXT "  \
+	  "... if the current context is peerContext); HIP Runtime API, PeerToPeer Device Memory Access, "   \
+	  "hipDeviceCanAccessPeer (a device is not a peer of itself); CANN AscendCL, Inter-Device Data "     \
+	  "Transfer",                                                                                        \
 	  "rejects: CUDA 201 (runtime API 217), HIP error, ACL error",                                       \
 	  "peer access enabled from a device to itself",                                                     \
 	  "a device always reaches its own memory; drop the call")                                           \
 	X(PEER_ENABLE_FLAGS, "peer.enable.flags", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE),             \
-	  "001: Flags - Reserved for future use and must be set to 0; 000: flags ... must be zero",          \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess (Flags ... must be set to "    \
+	  "0); "                                                                                             \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceEnablePeerAccess (flags ... must be "  \
+	  "zero); CANN AscendCL, Inter-Device Data Transfer",                                                \
 	  "rejects: CUDA 1 invalid value; HIP invalid value; ACL feature unsupported",                       \
 	  "peer access enabled with flags other than 0", "pass 0")                                           \
 	X(PEER_ENABLE_UNSUPPORTED, "peer.enable.unsupported", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(PEER_ENABLE), \
-	  "001: CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer() indicates that the CUdevice "  \
-	  "of the current context cannot directly access memory from the CUdevice of peerContext",           \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess "                              \
+	  "(CUDA_ERROR_PEER_ACCESS_UNSUPPORTED); HIP Runtime API, PeerToPeer Device Memory Access, "         \
+	  "hipDeviceCanAccessPeer; CANN AscendCL, Inter-Device Data Transfer",                               \
 	  "rejects: CUDA 217 peer access unsupported",                                                       \
 	  "peer access enabled between devices that cannot access each other",                               \
 	  "check cuDeviceCanAccessPeer first and copy through the host (or another path) when it says 0")    \
 	X(PEER_ENABLE_TWICE, "peer.enable.twice", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),           \
-	  "001: CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of peerContext from the current "    \
-	  "context has already been enabled",                                                                \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess "                              \
+	  "(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "     \
+	  "hipDeviceEnablePeerAccess (hipErrorPeerAccessAlreadyEnabled); CANN AscendCL, Inter-Device Data "  \
+	  "Transfer",                                                                                        \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
 	  "peer access enabled again while it is already on",                                                \
 	  "enable once, or treat 704 as success and clear it (cudaGetLastError)")                            \
 	X(PEER_ENABLE_UNQUERIED, "peer.enable.unqueried", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),   \
-	  "001: If direct access of peerDev from dev is possible (cuDeviceCanAccessPeer), then access may "  \
-	  "be enabled; 003: call device_can_access_peer to query ... If data exchange is supported, use "    \
-	  "... enable_peer_access",                                                                          \
+	  "CUDA Driver API, Peer Context Memory Access, cuDeviceCanAccessPeer; HIP Runtime API, PeerToPeer " \
+	  "Device Memory Access, hipDeviceCanAccessPeer; CANN AscendCL, Inter-Device Data Transfer (query, " \
+	  "then enable)",                                                                                    \
 	  "silent when the pair happens to support it; otherwise 217",                                       \
 	  "peer access enabled without asking first whether the pair supports it",                           \
 	  "call cuDeviceCanAccessPeer / hipDeviceCanAccessPeer / aclrtDeviceCanAccessPeer for the pair "     \
 	  "first")                                                                                           \
 	X(PEER_ENABLE_ONE_DIRECTION, "peer.enable.one-direction", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,       \
-	  "003: use two acl.rt.device_enable_peer_access calls to enable data exchange: one for enabling "   \
-	  "data exchange from device 0 to device 1, and the other for enabling data exchange from device 1 " \
-	  "to device 0",                                                                                     \
+	  "CANN AscendCL, Inter-Device Data Transfer (two enables, one per direction)",                      \
 	  "rejects the copy at run time on Ascend (not measured here)",                                      \
 	  "a device-to-device copy between devices whose peer access is enabled in one direction only (or "  \
 	  "in neither)",                                                                                     \
 	  "enable peer access from each device to the other before copying")                                 \
 	X(PEER_DISABLE_NOT_ENABLED, "peer.disable.not-enabled", PW_SEV_ERROR, PW_V_ALL,                      \
 	  PW_OPBIT(PEER_DISABLE),                                                                            \
-	  "001 (cuCtxDisablePeerAccess): Returns CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access "  \
-	  "has not yet been enabled from peerContext to the current context",                                \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxDisablePeerAccess "                             \
+	  "(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "         \
+	  "hipDeviceDisablePeerAccess (hipErrorPeerAccessNotEnabled); CANN AscendCL, "                       \
+	  "aclrtDeviceDisablePeerAccess",                                                                    \
 	  "rejects: CUDA 705, HIP 705", "peer access disabled although it was not enabled",                  \
 	  "disable only what was enabled (from the same current device)")                                    \
 	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
-	  "001: CUDA_ERROR_TOO_MANY_PEERS if direct peer access is not possible because hardware resources " \
-	  "required for peer access have been exhausted (8 peers per device on current NVIDIA GPUs; "        \
-	  "ggml-org/llama.cpp#21883)",                                                                       \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess (CUDA_ERROR_TOO_MANY_PEERS: "  \
+	  "8 "                                                                                               \
+	  "peers per device on current NVIDIA GPUs; ggml-org/llama.cpp#21883); HIP Runtime API, "            \
+	  "hipIpcOpenMemHandle (hipErrorTooManyPeers)",                                                      \
 	  "rejects: CUDA 711 too many peers", "peer access enabled to a ninth peer of one device",           \
 	  "enable peer access only between the devices that exchange data; NVSwitch systems route without "  \
 	  "it")                                                                                              \
@@ -95,8 +106,9 @@
 	  "from cuDeviceGetAttribute")                                                                       \
 	X(COPY_PEER_DEVICE_MISMATCH, "copy.peer.device-mismatch", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
 	  PW_OPS_COPY,                                                                                       \
-	  "cuda.h cuMemcpyPeer: dstDevice - Destination device memory, dstContext - Destination context "    \
-	  "(the context the memory lives in); 000 hipMemcpyPeer(dst, dstDeviceId, ...)",                     \
+	  "CUDA Driver API, Memory Management, cuMemcpyPeer (dstContext - Destination context: the context " \
+	  "the memory lives in); HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer "           \
+	  "(dstDeviceId - Destination device)",                                                              \
 	  "silent: the H200 driver copies anyway",                                                           \
 	  "a peer copy names a device or context other than the one its pointer lives on",                   \
 	  "pass the context/device the memory was allocated in")                                             \
@@ -110,71 +122,121 @@
 	  "a peer copy of more than 0 bytes from or to a NULL pointer", "check the allocation succeeded")    \
 	X(COPY_PEER_NO_PEER_ACCESS, "copy.peer.no-peer-access", PW_SEV_PERFORMANCE, PW_V_CUDA | PW_V_HIP,    \
 	  PW_OPS_COPY,                                                                                       \
-	  "001: on success all allocations from peerContext will immediately be accessible by the current "  \
-	  "context (without it, copies are staged through host memory)",                                     \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess (on success all allocations "  \
+	  "from peerContext will immediately be accessible; without it, copies are staged through host "     \
+	  "memory); HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceEnablePeerAccess",            \
 	  "silent: 37.8 GB/s instead of 394.9 GB/s on NVLink H200s (256 MiB copies)",                        \
 	  "a copy between two devices while peer access between them is off: staged through the host",       \
 	  "enable peer access between the devices (both directions for copies both ways) before copying")    \
 	X(COPY_ACL_P2P_POLICY, "copy.acl.p2p-policy", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                   \
-	  "003: Allocate P2P memory: acl.rt.malloc(size, ACL_MEM_MALLOC_NORMAL_ONLY_P2P) before "            \
-	  "device-to-device copies",                                                                         \
+	  "CANN AscendCL, Inter-Device Data Transfer (Allocate P2P memory: acl.rt.malloc(size, "             \
+	  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P) before device-to-device copies)",                                 \
 	  "not measured", "a copy between two devices of memory not allocated with a *_P2P policy",          \
 	  "allocate both buffers with ACL_MEM_MALLOC_*_P2P")                                                 \
 	X(IPC_EXPORT_INTERIOR_POINTER, "ipc.export.interior-pointer", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,    \
 	  PW_OPBIT(IPC_EXPORT),                                                                              \
-	  "002 (hipIpcGetMemHandle): Takes a pointer to the base of an existing device memory allocation; "  \
-	  "devPtr - Base pointer to previously allocated device memory",                                     \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle; HIP Runtime API, Device Management, "      \
+	  "hipIpcGetMemHandle (Takes a pointer to the base of an existing device memory allocation)",        \
 	  "silent: the handle names the whole allocation, so the importer maps the base, not the pointer "   \
 	  "passed",                                                                                          \
 	  "an IPC handle taken from a pointer inside an allocation, not its base",                           \
 	  "export the allocation's base and send the offset along with the handle")                          \
 	X(IPC_EXPORT_MANAGED, "ipc.export.managed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                      \
 	  PW_OPBIT(IPC_EXPORT),                                                                              \
-	  "002: an existing device memory allocation created with hipMalloc (cuMemAlloc), not managed "      \
-	  "memory",                                                                                          \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle (created with cuMemAlloc); HIP Runtime "    \
+	  "API, Device Management, hipIpcGetMemHandle (created with hipMalloc): not managed memory",         \
 	  "rejects: CUDA 1 invalid value", "an IPC handle asked for managed memory",                         \
 	  "share managed memory another way, or allocate with cuMemAlloc/hipMalloc")                         \
+	X(IPC_EXPORT_HOST, "ipc.export.host", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EXPORT),      \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle: \"dptr - Base pointer to previously "      \
+	  "allocated device memory\"; HIP Runtime API, hipIpcGetMemHandle: \"Takes a pointer to the base "   \
+	  "of an existing device memory allocation created with hipMalloc\"",                                \
+	  "rejects: CUDA 1 invalid value for a host pointer (H200)",                                         \
+	  "an IPC handle asked for host memory (malloc'd, page-locked, or no allocation at all)",            \
+	  "export device memory (cuMemAlloc / cudaMalloc / hipMalloc); share host memory through the OS")    \
+	X(IPC_EXPORT_FREED, "ipc.export.freed", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EXPORT),    \
+	  "CUDA Driver API, Memory Management, cuIpcGetMemHandle: \"dptr - Base pointer to previously "      \
+	  "allocated device memory\"; HIP Runtime API, hipIpcGetMemHandle: \"an existing device memory "     \
+	  "allocation\"",                                                                                    \
+	  "rejects: CUDA 1 invalid value after cudaFree (H200)",                                             \
+	  "an IPC handle asked for memory this process already freed",                                       \
+	  "export before freeing, and free only after every importer closed its mapping")                    \
 	X(IPC_OPEN_SAME_PROCESS, "ipc.open.same-process", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                \
-	  PW_OPBIT(IPC_OPEN), "002: Opens an interprocess memory handle exported from another process",      \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
+	  "hipIpcOpenMemHandle (Opens an interprocess memory handle exported from another process)",         \
 	  "rejects: CUDA 201, HIP invalid context", "an IPC handle opened in the process that exported it",  \
 	  "use the pointer you already have")                                                                \
 	X(IPC_OPEN_FLAGS, "ipc.open.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
-	  "002: flags - Must be specified as hipIpcMemLazyEnablePeerAccess (0 before ROCm 6.0, 1 after); "   \
-	  "cuda.h: Must be specified as CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS",                                 \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle (Must be specified as "                    \
+	  "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS); HIP Runtime API, Device Management, hipIpcOpenMemHandle "    \
+	  "(Must be specified as hipIpcMemLazyEnablePeerAccess: 0 before ROCm 6.0, 1 after)",                \
 	  "flags 0: rejects (CUDA 1); undefined bits: silent on CUDA",                                       \
 	  "an IPC handle opened with flags other than the lazy-enable-peer-access flag",                     \
 	  "pass CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS / hipIpcMemLazyEnablePeerAccess")                         \
-	X(IPC_OPEN_TWICE, "ipc.open.twice", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),        \
-	  "002: hipIpcMemHandles from each device in a given process may only be opened by one context per " \
-	  "device per other process (openucx/ucx#3192)",                                                     \
-	  "CUDA: success, the same pointer, reference counted (error on HIP)",                               \
-	  "an IPC handle opened again in a process that already has it open",                                \
-	  "open each handle once per process and share the pointer; close it once per open")                 \
+	X(IPC_OPEN_SECOND_CONTEXT, "ipc.open.second-context", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,            \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"CUipcMemHandles from each CUdevice in " \
+	  "a given process may only be opened by one CUcontext per CUdevice per other process\"; HIP "       \
+	  "Runtime API, hipIpcOpenMemHandle: \"hipIpcMemHandles from each device in a given process may "    \
+	  "only be opened by one context per device per other process\"",                                    \
+	  "not measured (a second open in the same context is success, the same pointer, counted; in "       \
+	  "another device's context a second mapping: H100)",                                                \
+	  "an IPC handle opened in a second context of one device, while another context of that device "    \
+	  "has it (or another handle of the same exporting device) open",                                    \
+	  "open the handles of one exporting device in one context per device (the primary one), and "       \
+	  "reopen them there: the driver counts the opens")                                                  \
+	X(IPC_OPEN_UNEXPORTED, "ipc.open.unexported", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,                  \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"Opens an interprocess memory handle "   \
+	  "exported from another process\"; HIP Runtime API, hipIpcOpenMemHandle: \"Maps memory exported "   \
+	  "from another process with hipIpcGetMemHandle\"",                                                  \
+	  "not measured: bytes that are no handle are refused; a handle of an untraced exporter maps",       \
+	  "an IPC handle opened that no traced process of the run exported (said only where it is known: "   \
+	  "the run's registry holds every export of its traced processes)",                                  \
+	  "send the handle the exporter's cuIpcGetMemHandle wrote, and trace the exporting process too")     \
 	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
-	  "002: Calling hipFree on an exported memory region before calling hipIpcCloseMemHandle in the "    \
-	  "importing context will result in undefined behavior",                                             \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
+	  "hipIpcOpenMemHandle (Calling cuMemFree / hipFree on an exported memory region before calling "    \
+	  "the "                                                                                             \
+	  "close in the importing context will result in undefined behavior)",                               \
 	  "not measured: the mapping, if any, no longer names the exporter's data",                          \
 	  "an IPC handle opened after its exporter freed the allocation",                                    \
 	  "keep the allocation alive until every importer has opened and closed it")                         \
 	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
-	  "002 (hipIpcCloseMemHandle): devPtr - Device pointer returned by hipIpcOpenMemHandle",             \
+	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle; HIP Runtime API, Device Management, "    \
+	  "hipIpcCloseMemHandle (Device pointer returned by the open)",                                      \
 	  "rejects: CUDA 1 invalid value", "an IPC close of a pointer that no IPC open returned",            \
 	  "close the pointer the open returned; free ordinary memory with cuMemFree/hipFree")                \
 	X(IPC_CLOSE_TWICE, "ipc.close.twice", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),       \
-	  "002: Memory returned from hipIpcOpenMemHandle must be freed with hipIpcCloseMemHandle (once per " \
-	  "open)",                                                                                           \
+	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle (Decrements the reference count ... by "  \
+	  "1); HIP Runtime API, Device Management, hipIpcCloseMemHandle",                                    \
 	  "rejects: CUDA 1 invalid value", "an IPC mapping closed more times than it was opened",            \
 	  "close once per successful open")                                                                  \
 	X(IPC_FREE_WHILE_OPEN, "ipc.free-while-open", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),    \
-	  "002: Calling hipFree on an exported memory region before calling hipIpcCloseMemHandle in the "    \
-	  "importing context will result in undefined behavior (pytorch/pytorch#114534)",                    \
-	  "not measured: undefined behaviour",                                                               \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
+	  "hipIpcOpenMemHandle (Calling cuMemFree / hipFree on an exported memory region before calling "    \
+	  "the "                                                                                             \
+	  "close in the importing context will result in undefined behavior; pytorch/pytorch#114534)",       \
+	  "undefined behaviour by both vendors' documents; measured (H100, driver 580): the driver keeps "   \
+	  "the memory until the importer closes: the importer still reads the exporter's bytes, and the "    \
+	  "device's memory is not returned (NCCL's legacy IPC teardown does this on every run: its "         \
+	  "findings are suppressed by default)",                                                             \
 	  "the exporter frees an allocation another process still has open",                                 \
 	  "free only after every importer closed its mapping (a barrier, or a reference count across "       \
 	  "processes)")                                                                                      \
+	X(IPC_FREE_IMPORTED, "ipc.free-imported", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),        \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"Memory returned from "                  \
+	  "cuIpcOpenMemHandle must be freed with cuIpcCloseMemHandle\"; HIP Runtime API, "                   \
+	  "hipIpcOpenMemHandle: \"Memory returned from hipIpcOpenMemHandle must be freed with "              \
+	  "hipIpcCloseMemHandle\"",                                                                          \
+	  "not measured (the simulators refuse it with invalid value)",                                      \
+	  "a cuMemFree / cudaFree / hipFree of memory an IPC open mapped",                                   \
+	  "close IPC mappings with cuIpcCloseMemHandle / cudaIpcCloseMemHandle / hipIpcCloseMemHandle")      \
 	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(EXIT),                        \
-	  "002: Memory returned from hipIpcOpenMemHandle must be freed with hipIpcCloseMemHandle "           \
-	  "(openucx/ucx#3030)",                                                                              \
+	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
+	  "hipIpcOpenMemHandle (Memory returned from the open must be freed with the close; "                \
+	  "openucx/ucx#3030)",                                                                               \
 	  "silent: the mapping lives until the process ends",                                                \
 	  "an IPC mapping still open when the process exits", "close every mapping when done with it")       \
 	X(MANAGED_ALLOC_SIZE_ZERO, "managed.alloc.size-zero", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,          \
@@ -450,7 +512,53 @@
 	  "mappings alike (H200, driver 580; cudarc#521, ucx#10065)",                                        \
 	  "legacy IPC (cuIpcGetMemHandle) on stream-ordered pool memory or virtual-memory mappings",         \
 	  "pool memory: cuMemPoolExportPointer from a pool created with an IPC handle type; virtual "        \
-	  "memory: cuMemExportToShareableHandle")
+	  "memory: cuMemExportToShareableHandle")                                                            \
+	X(IPC_EVENT_FLAGS, "ipc.event.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                            \
+	  PW_OPBIT(IPC_EVENT_EXPORT),                                                                        \
+	  "CUDA Driver API, Memory Management, cuIpcGetEventHandle: \"The event must have been created "     \
+	  "with the CU_EVENT_INTERPROCESS and CU_EVENT_DISABLE_TIMING flags set\"; HIP Runtime API, "        \
+	  "hipIpcGetEventHandle: \"event - Event allocated with hipEventInterprocess and "                   \
+	  "hipEventDisableTiming flags\"",                                                                   \
+	  "rejects: CUDA 400 invalid resource handle without the interprocess flag (H100)",                  \
+	  "an IPC handle asked for an event created without the interprocess and disable-timing flags",      \
+	  "create the event with both flags (cudaEventInterprocess | cudaEventDisableTiming)")               \
+	X(IPC_EVENT_SAME_PROCESS, "ipc.event.same-process", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
+	  PW_OPBIT(IPC_EVENT_OPEN),                                                                          \
+	  "CUDA Driver API, Memory Management, cuIpcOpenEventHandle: \"Opens an interprocess event handle "  \
+	  "exported from another process\"; HIP Runtime API, hipIpcOpenEventHandle: \"If the function is "   \
+	  "called within the same process where handle is returned by hipIpcGetEventHandle, it will return " \
+	  "hipErrorInvalidContext\"",                                                                        \
+	  "rejects: CUDA 201 (H100); HIP invalid context",                                                   \
+	  "an IPC event handle opened in the process that exported it", "use the event you already have")    \
+	X(IPC_EVENT_LEAK, "ipc.event.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_EVENT_EXIT),  \
+	  "CUDA Runtime API, Device Management, cudaIpcOpenEventHandle: \"This event must be freed with "    \
+	  "cudaEventDestroy\"; HIP Runtime API, hipIpcOpenEventHandle: \"This event need be freed with "     \
+	  "hipEventDestroy\"",                                                                               \
+	  "silent: the event lives until the process ends",                                                  \
+	  "an event an IPC open made still there when the process exits",                                    \
+	  "destroy every imported event when done with it")                                                  \
+	X(IPC_EVENT_DESTROY_WHILE_OPEN, "ipc.event.destroy-while-open", PW_SEV_WARNING,                      \
+	  PW_V_CUDA | PW_V_HIP, PW_OPBIT(EVENT_DESTROY),                                                     \
+	  "CUDA Runtime API, Device Management, cudaIpcGetEventHandle: \"Performing operations on the "      \
+	  "imported event after the exported event has been freed with cudaEventDestroy will result in "     \
+	  "undefined behavior\"; HIP Runtime API, hipIpcGetEventHandle: \"Operations on the imported event " \
+	  "after the exported event has been freed with hipEventDestroy will result in undefined "           \
+	  "behavior\"",                                                                                      \
+	  "not measured: undefined behaviour once the importer uses it",                                     \
+	  "the exporter destroys an event another process still has open through IPC",                       \
+	  "destroy the exported event only after every importer destroyed its copy (a barrier)")             \
+	X(PEER_INVALID_DEVICE, "peer.invalid-device", PW_SEV_ERROR, PW_V_ALL,                                \
+	  PW_OPBIT(CAN_ACCESS) | PW_OPBIT(PEER_ATTR) | PW_OPBIT(PEER_ENABLE) | PW_OPBIT(PEER_DISABLE) |      \
+	      PW_OPBIT(PEER_COPY),                                                                           \
+	  "HIP Runtime API, Peer to Peer Device Memory Access, hipDeviceCanAccessPeer: \"Returns "           \
+	  "hipErrorInvalidDevice if deviceId or peerDeviceId are not valid devices\"; CUDA Runtime API, "    \
+	  "cudaDeviceCanAccessPeer and cudaMemcpyPeer: cudaErrorInvalidDevice; CANN AscendCL, "              \
+	  "aclrtDeviceCanAccessPeer: the device IDs of the devices present",                                 \
+	  "rejects: CUDA 101 invalid device (device 9 of 2 in a peer query, an enable and a peer copy: "     \
+	  "H200); HIP invalid device; ACL invalid device id",                                                \
+	  "a peer call naming a device ordinal the process does not have",                                   \
+	  "name devices between 0 and the device count - 1 (cudaGetDeviceCount; CUDA_VISIBLE_DEVICES "       \
+	  "renumbers them)")
 
 #define PW_RULE_ENUM_ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_##name,
 enum pw_rule_id { PW_RULES(PW_RULE_ENUM_ROW) PW_RULE_COUNT };

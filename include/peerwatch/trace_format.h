@@ -44,6 +44,8 @@
 	X(IPC_CLOSE, "ipc_close", CALL, "unmaps memory an IPC open mapped")                                 \
 	X(IPC_EVENT_EXPORT, "ipc_event_export", CALL, "makes an IPC handle of an event")                    \
 	X(IPC_EVENT_OPEN, "ipc_event_open", CALL, "opens an event of another process from its IPC handle")  \
+	X(EVENT_CREATE, "event_create", CALL, "creates an event, with its flags")                           \
+	X(EVENT_DESTROY, "event_destroy", CALL, "destroys an event (its own, or one an IPC open made)")     \
 	X(ALLOC_MANAGED, "managed_alloc", CALL, "allocates managed (unified) memory")                       \
 	X(ADVISE, "managed_advise", CALL, "advises the runtime how a managed range will be used")           \
 	X(PREFETCH, "managed_prefetch", CALL, "migrates a managed range to a device or the host")           \
@@ -72,6 +74,8 @@
 	X(POOL_IMPORT_PTR, "pool_import_ptr", CALL, "imports an allocation of a shared pool")               \
 	X(POOL_SET_ACCESS, "pool_set_access", CALL, "grants devices access to a memory pool")               \
 	X(EXIT, "exit", END, "the process ends with an IPC mapping still open")                             \
+	X(IPC_EVENT_EXIT, "ipc_event_exit", END,                                                            \
+	  "the process ends with an event an IPC open made still there")                                    \
 	X(VMM_EXIT, "vmm_exit", END, "the process ends with a virtual-memory mapping still there")
 
 /* PW_OP_NONE (0) is no op: a call no rule looks at has it in the rules'
@@ -178,338 +182,353 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
  * hex value): a value is right when one of its rows' kinds fits it.  Adding
  * a member to any line means adding its row here (HACKING.md).
  */
-#define PW_TRACE_FIELDS(X)                                                                                    \
-	X(HEADER, "type", STR, REQ, NONE, "`\"header\"`")                                                     \
-	X(HEADER, "format", STR, REQ, NONE, "`\"peerwatch\"`")                                                \
-	X(HEADER, "version", UINT, REQ, NONE, "`1`, the version of this format")                              \
-	X(HEADER, "peerwatch_version", STR, REQ, NONE,                                                        \
-	  "version of the library that wrote the file, e.g. `\"0.1.0\"`")                                     \
-	X(HEADER, "pid", UINT, REQ, NONE, "process id")                                                       \
-	X(HEADER, "ppid", UINT, REQ, NONE, "parent process id, when the header was written")                  \
-	X(HEADER, "host", STR, REQ, NONE,                                                                     \
-	  "host name (up to 255 bytes; not shortened or changed as in the file name)")                        \
-	X(HEADER, "rank", INT_STR_NULL, REQ, NONE,                                                            \
-	  "the rank from the first of the environment variables `RANK`, `OMPI_COMM_WORLD_RANK`, "             \
-	  "`PMI_RANK`, `PMIX_RANK`, `SLURM_PROCID`, `MV2_COMM_WORLD_RANK` that is set and not empty: an "     \
-	  "integer when the whole value is a decimal integer (strtoll(3)), else the value as a string "       \
-	  "(non-ASCII bytes of a value that is not UTF-8 written as `?`); `null` when none is set")           \
-	X(HEADER, "run_id", STR, REQ, NONE,                                                                   \
-	  "the run this process belongs to: `PEERWATCH_RUN_ID` (the launcher sets it to `<launcher "          \
-	  "pid>-<seconds since the epoch>` unless it is already set), or, without it, "                       \
-	  "`<pid>-<CLOCK_REALTIME ns>` of the first process of the tree that needed one (it sets "            \
-	  "`PEERWATCH_RUN_ID` so that its later children inherit it). Processes with the same `run_id` "      \
-	  "share the IPC registry (peerwatch(1))")                                                            \
-	X(HEADER, "argv", STRS, REQ, NONE,                                                                    \
-	  "the command line, from /proc/self/cmdline (its first 16 KiB). In an argument that is not valid "   \
-	  "UTF-8, every non-ASCII byte is written as `?`")                                                    \
-	X(HEADER, "t0_mono_ns", UINT, REQ, NONE,                                                              \
-	  "CLOCK_MONOTONIC, ns, when the library started in this process (or at the fork, in a child)")       \
-	X(HEADER, "t0_real_ns", UINT, REQ, NONE,                                                              \
-	  "CLOCK_REALTIME, ns since the epoch, taken right after `t0_mono_ns`")                               \
-	X(HEADER, "options", OBJECT, REQ, OPTIONS, "the options in effect (see peerwatch(1))")                \
-	X(HEADER, "vendors", OBJECT, REQ, VENDORS,                                                            \
-	  "one member per vendor library found; empty when none was identified")                              \
-	X(HEADER, "modules", OBJECTS, REQ, MODULE,                                                            \
-	  "the objects loaded when the header was written, for symbolizing addresses")                        \
-	X(OPTIONS, "out", STR, REQ, NONE, "the trace directory, absolute")                                    \
-	X(OPTIONS, "mode", STR, REQ, NONE,                                                                    \
-	  "`\"observe\"`, `\"warn\"` or `\"enforce\"`; `\"observe\"` when `PEERWATCH_OPTIONS` had a bad "     \
-	  "item")                                                                                             \
-	X(OPTIONS, "buffer_kb", UINT, REQ, NONE, "size of each per-thread buffer, KiB")                       \
-	X(OPTIONS, "halt_on", STR, REQ, NONE, "`\"error\"`, `\"warning\"` or `\"performance\"`")              \
-	X(OPTIONS, "stacks", STR, REQ, NONE, "`\"none\"`, `\"violations\"` or `\"all\"`")                     \
-	X(OPTIONS, "stack_depth", UINT, REQ, NONE, "frames per recorded stack")                               \
-	X(OPTIONS, "suppressions", STR, REQ, NONE, "the suppressions file as given, `\"\"` for none")         \
-	X(OPTIONS, "registry", BOOL, REQ, NONE,                                                               \
-	  "whether this process is using the cross-process IPC registry: false in observe mode, with "        \
-	  "`registry=0`, or when it could not be opened")                                                     \
-	X(OPTIONS, "gpu_timing", BOOL, REQ, NONE,                                                             \
-	  "whether asynchronous copies and prefetches are timed on the device (`gpu_timing=1`)")              \
-	X(VENDORS, "cuda", OBJECT, OPT, VENDOR_CUDA, "the CUDA driver library, once identified")              \
-	X(VENDORS, "hip", OBJECT, OPT, VENDOR_HIP, "the HIP runtime library, once identified")                \
-	X(VENDORS, "acl", OBJECT, OPT, VENDOR_ACL, "the Ascend ACL library, once identified")                 \
-	X(VENDOR_CUDA, "library", STR, REQ, NONE, "path of the driver library as loaded")                     \
-	X(VENDOR_CUDA, "driver_version", INT_NULL, REQ, NONE,                                                 \
-	  "cuDriverGetVersion's value (e.g. 13000 for 13.0), or null")                                        \
-	X(VENDOR_CUDA, "pageable_memory_access", INTS_NULL, REQ, NONE,                                        \
-	  "one entry per device ordinal: its `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` (1 where the "      \
-	  "device accesses system memory, HMM or ATS; 0 on the measured H100 host), or null for a device "    \
-	  "that could not be asked; null when the devices could not be counted (the driver not initialized "  \
-	  "when the header was written). The managed-memory rules judge memory the driver did not allocate "  \
-	  "(advice, prefetch and stream attach of malloc'd memory) by these values, asked once per device "   \
-	  "and cached: a call on system memory is right only where the device its location names (for a "     \
-	  "host location, and for a stream attach, every device) says 1")                                     \
-	X(VENDOR_HIP, "library", STR, REQ, NONE, "path of libamdhip64 as loaded")                             \
-	X(VENDOR_HIP, "runtime_version", INT_NULL, REQ, NONE,                                                 \
-	  "hipRuntimeGetVersion's value (e.g. 50221153 for 5.2.3), or null")                                  \
-	X(VENDOR_ACL, "library", STR, REQ, NONE, "path of libascendcl as loaded")                             \
-	X(MODULE, "path", STR, REQ, NONE,                                                                     \
-	  "the object's path; the first entry of the header's list is the program, from /proc/self/exe")      \
-	X(MODULE, "base", HEX, REQ, NONE, "the load bias, `\"0x0\"` for a non-PIE program")                   \
-	X(MODULE, "build_id", HEXBYTES_NULL, REQ, NONE, "lowercase hex of the GNU build id, or null")         \
-	X(CALL, "type", STR, REQ, NONE, "`\"call\"`")                                                         \
-	X(CALL, "seq", UINT, REQ, NONE,                                                                       \
-	  "number of the call in this process, from 1 (see [order](#lines-and-their-order))")                 \
-	X(CALL, "tid", UINT, REQ, NONE, "kernel thread id (gettid(2)) of the calling thread")                 \
-	X(CALL, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`")                               \
-	X(CALL, "layer", STR, OPT, NONE,                                                                      \
-	  "present only on CUDA runtime API calls (libcudart, the second table of docs/hooks.md): "           \
-	  "`\"runtime\"`. Their `ret` is a `cudaError_t` and `ret_name` its name "                            \
-	  "(`\"cudaErrorPeerAccessAlreadyEnabled\"`); device arguments are ordinals (`dst_device`), "         \
-	  "pointers are recorded with their devices as for the driver. The driver calls a runtime call "      \
-	  "makes carry `\"parent\"`: its `seq`. Findings are reported on the runtime call only, and only "    \
-	  "it updates the state the rules read")                                                              \
-	X(CALL, "api", STR, REQ, NONE, "function name without the ABI suffix, e.g. `\"cuMemcpyPeerAsync\"`")  \
-	X(CALL, "variant", STR, REQ, NONE,                                                                    \
-	  "the ABI suffix of the exported symbol the program called: `\"\"`, `\"_v2\"`, `\"_ptds\"`, "        \
-	  "`\"_ptsz\"` or `\"_v2_ptsz\"`. `api` + `variant` is the symbol")                                   \
-	X(CALL, "family", STR, REQ, NONE,                                                                     \
-	  "`\"peer\"`, `\"copy\"`, `\"ipc\"`, `\"managed\"` or `\"support\"`")                                \
-	X(CALL, "op", STR, REQ, NONE,                                                                         \
-	  "what the call does, with one name for every vendor and ABI variant: `\"peer_enable\"`, "           \
-	  "`\"peer_copy\"`, `\"implicit_copy\"`, `\"ipc_open\"`, `\"managed_prefetch\"`, … (docs/hooks.md " \
-	  "lists each op, and the op of each hooked function). Group and match calls by `op`, not by `api`")  \
-	X(CALL, "t_ns", UINT, REQ, NONE, "CLOCK_MONOTONIC, ns, just before the real function was called")     \
-	X(CALL, "dur_ns", UINT, REQ, NONE,                                                                    \
-	  "ns spent in the real function (host time; for asynchronous calls, not the time of the work on "    \
-	  "the device)")                                                                                      \
-	X(CALL, "ret", INT, REQ, NONE,                                                                        \
-	  "the result code returned (`CUresult`, `cudaError_t`, `hipError_t`, `aclError`)")                   \
-	X(CALL, "ret_name", STR_NULL, REQ, NONE,                                                              \
-	  "its name, e.g. `\"CUDA_SUCCESS\"`, `\"CUDA_ERROR_INVALID_VALUE\"`; from the runtime "              \
-	  "(cuGetErrorName) for codes peerwatch does not list; `null` if neither knows it")                   \
-	X(CALL, "parent", UINT, OPT, NONE,                                                                    \
-	  "present only for a nested call: the `seq` of the hooked call, on the same thread, inside which "   \
-	  "this call was made (for example a library's hooked function calling another hooked function)")     \
-	X(CALL, "cur_dev", DEV, OPT, NONE,                                                                    \
-	  "present only for functions that act on the calling thread's current context (`cur_dev` column "    \
-	  "of docs/hooks.md): that context's device, asked before the call; `null` when there is no "         \
-	  "current context or its device is not known")                                                       \
-	X(CALL, "implicit", BOOL, OPT, NONE,                                                                  \
-	  "present, and `true`, only on an implicit copy (see [Implicit copies](#implicit-copies))")          \
-	X(CALL, "stack", HEXES, OPT, NONE,                                                                    \
-	  "present only with the option `stacks=all` (in every mode, observe included): the caller's "        \
-	  "stack, see [Stacks](#stacks)")                                                                     \
-	X(CALL, "args", OBJECT, REQ, ARGS,                                                                    \
-	  "the arguments, see [Kinds of arguments](#kinds-of-arguments) and [Argument "                       \
-	  "keys](#argument-keys)")                                                                            \
-	X(ARGS, "ptr", HEX, OPT, NONE,                                                                        \
-	  "a pointer: the memory the call acts on, or (outputs) the one it wrote")                            \
-	X(ARGS, "ptr_dev", DEV, OPT, NONE, "the device `ptr` lives on")                                       \
-	X(ARGS, "dst", HEX, OPT, NONE, "a copy's destination")                                                \
-	X(ARGS, "dst_dev", DEV, OPT, NONE,                                                                    \
-	  "the device `dst` lives on (the P2P attribute queries: the destination device they name)")          \
-	X(ARGS, "src", HEX, OPT, NONE, "a copy's source")                                                     \
-	X(ARGS, "src_dev", DEV, OPT, NONE,                                                                    \
-	  "the device `src` lives on (the P2P attribute queries: the source device they name)")               \
-	X(ARGS, "dst_ctx", HEX, OPT, NONE, "the destination's context (cuMemcpyPeer)")                        \
-	X(ARGS, "dst_ctx_dev", DEV, OPT, NONE, "its device")                                                  \
-	X(ARGS, "src_ctx", HEX, OPT, NONE, "the source's context")                                            \
-	X(ARGS, "src_ctx_dev", DEV, OPT, NONE, "its device")                                                  \
-	X(ARGS, "dst_device", DEV, OPT, NONE,                                                                 \
-	  "the destination device a runtime peer copy names (hipMemcpyPeer, cudaMemcpyPeer)")                 \
-	X(ARGS, "src_device", DEV, OPT, NONE, "the source device it names")                                   \
-	X(ARGS, "dst_type", STR, OPT, NONE,                                                                   \
-	  "a copy side's memory type when it is not plain device memory: `\"host\"`, `\"array\"`, "           \
-	  "`\"device\"`, `\"unified\"`, `\"invalid\"`")                                                       \
-	X(ARGS, "src_type", STR, OPT, NONE, "the same for the source")                                        \
-	X(ARGS, "peer_ctx", HEX, OPT, NONE,                                                                   \
-	  "the peer's context (cuCtxEnablePeerAccess, hipCtxEnablePeerAccess)")                               \
-	X(ARGS, "peer_ctx_dev", DEV, OPT, NONE, "its device")                                                 \
-	X(ARGS, "peer_dev", DEV, OPT, NONE, "the peer device")                                                \
-	X(ARGS, "dev", DEV, OPT, NONE, "a device the call names")                                             \
-	X(ARGS, "device", DEV, OPT, NONE, "a device the call names, or (aclrtGetDevice) the one it wrote")    \
-	X(ARGS, "can_access", INT, OPT, NONE, "the answer the call wrote: 1 or 0")                            \
-	X(ARGS, "value", INT, OPT, NONE,                                                                      \
-	  "the value the call wrote (a P2P attribute, a range attribute of 4 bytes)")                         \
-	X(ARGS, "bytes", UINT, OPT, NONE, "a size in bytes")                                                  \
-	X(ARGS, "dest_max", UINT, OPT, NONE, "the destination's capacity (aclrtMemcpy)")                      \
-	X(ARGS, "width", UINT, OPT, NONE, "a 2D/3D copy's width in bytes")                                    \
-	X(ARGS, "height", UINT, OPT, NONE, "its height")                                                      \
-	X(ARGS, "depth", UINT, OPT, NONE, "its depth")                                                        \
-	X(ARGS, "offset", UINT, OPT, NONE, "an offset in bytes (cuMemMap)")                                   \
-	X(ARGS, "count", UINT, OPT, NONE, "how many elements an array argument has")                          \
-	X(ARGS, "num_attrs", UINT, OPT, NONE, "how many attributes")                                          \
-	X(ARGS, "num_locations", UINT, OPT, NONE, "how many locations")                                       \
-	X(ARGS, "data_size", UINT, OPT, NONE, "the size of a range-attribute query's buffer")                 \
-	X(ARGS, "flags", UINT, OPT, NONE, "flags, as a number")                                               \
-	X(ARGS, "flags_names", STR, OPT, NONE, "the names of the flags' bits, see [Flags](#flags)")           \
-	X(ARGS, "advice", INT, OPT, NONE, "a memory advice, as a number")                                     \
-	X(ARGS, "advice_name", NAME, OPT, NONE, "its name, see [Enums](#enums)")                              \
-	X(ARGS, "attr", INT, OPT, NONE, "an attribute, as a number")                                          \
-	X(ARGS, "attr_name", NAME, OPT, NONE, "its name")                                                     \
-	X(ARGS, "attrs", NAMES, OPT, NONE,                                                                    \
-	  "range attributes (cuMemRangeGetAttributes): each by name, or as a number")                         \
-	X(ARGS, "attrs", HEX, OPT, NONE,                                                                      \
-	  "the attributes array of a batch copy (cuMemcpyBatchAsync), address only")                          \
-	X(ARGS, "location", OBJECT, OPT, LOCATION, "a memory location, see [Locations](#locations)")          \
-	X(ARGS, "stream", HEX, OPT, NONE, "a stream; `\"0x0\"` is the default one")                           \
-	X(ARGS, "event", HEX, OPT, NONE, "an event")                                                          \
-	X(ARGS, "data", HEX, OPT, NONE, "the caller's buffer of a range-attribute query")                     \
-	X(ARGS, "data_sizes", HEX, OPT, NONE, "its sizes' array")                                             \
-	X(ARGS, "handle", HEXBYTES, OPT, NONE, "an IPC handle: the 128 hex digits of its 64 bytes")           \
-	X(ARGS, "handle", HEX, OPT, NONE, "a virtual-memory allocation handle")                               \
-	X(ARGS, "handle_type", NAME_OR_INT, OPT, NONE,                                                        \
-	  "a shareable handle type: `\"none\"`, `\"posix_fd\"`, `\"win32\"`, `\"win32_kmt\"`, "               \
-	  "`\"fabric\"`, or the number")                                                                      \
-	X(ARGS, "handle_types", NAMES, OPT, NONE, "the handle types an allocation was created for")           \
-	X(ARGS, "location_type", STR, RARE, NONE, "an allocation's location type, when it is not a device")   \
-	X(ARGS, "prop", NIL, RARE, NONE, "an allocation's properties pointer, when NULL")                     \
-	X(ARGS, "shareable", INT, OPT, NONE, "an OS handle of type `posix_fd`: the fd")                       \
-	X(ARGS, "shareable", HEXBYTES, RARE, NONE, "an OS handle of type `fabric`: its bytes")                \
-	X(ARGS, "shareable", HEX, RARE, NONE, "an OS handle of another type")                                 \
-	X(ARGS, "file_id", STR_NULL, OPT, NONE,                                                               \
-	  "`<st_dev>:<st_ino>` of the fd's file; null if it could not be asked")                              \
-	X(ARGS, "file_id_unique", BOOL, RARE, NONE,                                                           \
-	  "`false` where the fd is a character device and `file_id` pairs nothing (the real driver's fds)")   \
-	X(ARGS, "access", OBJECTS, OPT, GRANT,                                                                \
-	  "access grants (cuMemSetAccess, cuMemPoolSetAccess): the first 16")                                 \
-	X(ARGS, "pool", HEX, OPT, NONE, "a memory pool")                                                      \
-	X(ARGS, "export_data", HEXBYTES, OPT, NONE, "a pool pointer's export data: 128 hex digits")           \
-	X(ARGS, "ranges", OBJECTS, OPT, RANGE, "a batch prefetch's ranges: the first 16")                     \
-	X(ARGS, "copies", OBJECTS, OPT, COPY, "a batch copy's copies: the first 16")                          \
-	X(ARGS, "copy", NIL, RARE, NONE, "a copy-description pointer, when NULL")                             \
-	X(ARGS, "operations", NAMES, OPT, NONE,                                                               \
-	  "atomic operations asked about (cuDeviceGetP2PAtomicCapabilities): the first 16, each by name or "  \
-	  "number")                                                                                           \
-	X(ARGS, "capabilities", STRS, OPT, NONE,                                                              \
-	  "what the link supports of each operation, as the call wrote it: the names of its capability "      \
-	  "bits "                                                                                             \
-	  "joined by `|`, as [Flags](#flags) are")                                                            \
-	X(ARGS, "kind", NAME_OR_INT, OPT, NONE,                                                               \
-	  "an ACL copy kind (`\"ACL_MEMCPY_DEVICE_TO_DEVICE\"` …), or the number")                            \
-	X(ARGS, "policy", NAME_OR_INT, OPT, NONE,                                                             \
-	  "an ACL allocation policy (`\"ACL_MEM_MALLOC_HUGE_FIRST_P2P\"` …), or the number")                  \
-	X(ARGS, "p2p", BOOL, OPT, NONE, "whether the policy is a *_P2P one")                                  \
-	X(ARGS, "config", STR_NULL, OPT, NONE, "aclInit's configuration path, or null")                       \
-	X(LOCATION, "type", NAME_OR_INT, REQ, NONE,                                                           \
-	  "`\"invalid\"`, `\"device\"`, `\"host\"`, `\"host_numa\"`, `\"host_numa_current\"`, or the "        \
-	  "number")                                                                                           \
-	X(LOCATION, "id", INT, REQ, NONE,                                                                     \
-	  "a device ordinal for `\"device\"`, a NUMA node for `\"host_numa\"`")                               \
-	X(COPY, "dst", HEX, REQ, NONE, "the copy's destination")                                              \
-	X(COPY, "dst_dev", DEV, REQ, NONE, "its device")                                                      \
-	X(COPY, "dst_type", STR, RARE, NONE, "`\"host\"` when it is host memory")                             \
-	X(COPY, "src", HEX, REQ, NONE, "the copy's source")                                                   \
-	X(COPY, "src_dev", DEV, REQ, NONE, "its device")                                                      \
-	X(COPY, "src_type", STR, OPT, NONE, "`\"host\"` when it is host memory")                              \
-	X(COPY, "bytes", UINT, REQ, NONE, "its size")                                                         \
-	X(RANGE, "ptr", HEX, REQ, NONE, "the range's start")                                                  \
-	X(RANGE, "bytes", UINT, REQ, NONE, "its size")                                                        \
-	X(RANGE, "dev", DEV, REQ, NONE,                                                                       \
-	  "the device it goes to, -1 for the host, null if no location applies")                              \
-	X(GRANT, "dev", INT, REQ, NONE, "the device granted, -1 for a host location")                         \
-	X(GRANT, "flags", NAME_OR_INT, REQ, NONE, "`\"none\"`, `\"read\"`, `\"readwrite\"`, or the number")   \
-	X(GRANT, "type", STR, RARE, NONE, "a host location's type")                                           \
-	X(VIOLATION, "type", STR, REQ, NONE, "`\"violation\"`")                                               \
-	X(VIOLATION, "seq", UINT, REQ, NONE,                                                                  \
-	  "number of this event in the process (see [order](#lines-and-their-order)); higher than the "       \
-	  "`seq` of the call it concerns")                                                                    \
-	X(VIOLATION, "call", UINT, OPT, NONE,                                                                 \
-	  "the `seq` of the call the finding is about: the call event with that `seq` follows in the file, "  \
-	  "unless enforce mode stopped the call. Absent for findings made outside any call (`ipc.leak`, "     \
-	  "made when the process ends)")                                                                      \
-	X(VIOLATION, "tid", UINT, REQ, NONE,                                                                  \
-	  "kernel thread id of the thread that made the call (for `ipc.leak`: the thread ending the "         \
-	  "process)")                                                                                         \
-	X(VIOLATION, "t_ns", UINT, REQ, NONE,                                                                 \
-	  "CLOCK_MONOTONIC, ns, when the finding was made: before the real function was called, so earlier "  \
-	  "than the `t_ns` of its call")                                                                      \
-	X(VIOLATION, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`")                          \
-	X(VIOLATION, "api", STR, REQ, NONE,                                                                   \
-	  "the function the finding is about, without the ABI suffix, as in the call event's `api` (e.g. "    \
-	  "`\"cuMemFree\"` for a call of `cuMemFree_v2`); `\"exit\"` for `ipc.leak`")                         \
-	X(VIOLATION, "rule", STR, REQ, NONE,                                                                  \
-	  "the rule id, e.g. `\"ipc.export.interior-pointer\"` (docs/rules.md)")                              \
-	X(VIOLATION, "severity", STR, REQ, NONE,                                                              \
-	  "the rule's severity: `\"error\"`, `\"warning\"` or `\"performance\"`")                             \
-	X(VIOLATION, "message", STR, REQ, NONE,                                                               \
-	  "one sentence saying what is wrong with this call, with its pointers, sizes and devices (at most "  \
-	  "639 bytes); the same sentence as the second line of the stderr report")                            \
-	X(VIOLATION, "stack", HEXES, OPT, NONE,                                                               \
-	  "present with `stacks=violations` (the default) or `stacks=all`, when a stack could be taken: "     \
-	  "the caller's stack, see [Stacks](#stacks)")                                                        \
-	X(GPU_TIME, "type", STR, REQ, NONE, "`\"gpu_time\"`")                                                 \
-	X(GPU_TIME, "call", UINT, REQ, NONE, "the `seq` of the call event it times")                          \
-	X(GPU_TIME, "gpu_ns", UINT, REQ, NONE,                                                                \
-	  "the copy's duration on the device, from a pair of timing events recorded on the call's own "       \
-	  "stream just before and after it")                                                                  \
-	X(GPU_TIME, "t_gpu_ns", UINT, REQ, NONE,                                                              \
-	  "when it started on the device, placed on the CLOCK_MONOTONIC clock of `t_ns` through a "           \
-	  "reference event per context (recorded and waited for when the context is first timed); accurate "  \
-	  "to a few microseconds")                                                                            \
-	X(FOOTER, "type", STR, REQ, NONE, "`\"footer\"`")                                                     \
-	X(FOOTER, "events", UINT, REQ, NONE,                                                                  \
-	  "the number of event lines in the file between the header and the footer, of every type")           \
-	X(FOOTER, "dropped", UINT, REQ, NONE,                                                                 \
-	  "events that were made but are not in the file, for any cause (`0` when none); the sum of "         \
-	  "`dropped_by`")                                                                                     \
-	X(FOOTER, "dropped_by", OBJECT, REQ, DROPPED_BY,                                                      \
-	  "`dropped` by cause, only the causes that occurred; `{}` when none")                                \
-	X(FOOTER, "violations", UINT, REQ, NONE, "the number of `\"type\":\"violation\"` lines in the file")  \
-	X(FOOTER, "repeats", UINT, REQ, NONE,                                                                 \
-	  "findings counted but not written, because the same rule had already fired at the same call site "  \
-	  "(its first finding is a violation event); `0` in observe mode")                                    \
-	X(FOOTER, "repeats_by", OBJECTS, REQ, REPEAT,                                                         \
-	  "the (rule, call site) pairs behind `repeats`, most repeats first, at most 64 (8 in a compact "     \
-	  "footer)")                                                                                          \
-	X(FOOTER, "suppressed", UINT, REQ, NONE,                                                              \
-	  "number of findings a suppressions file suppressed (not written, not reported)")                    \
-	X(FOOTER, "suppressions", OBJECTS, OPT, SUPPRESSION,                                                  \
-	  "each suppression that matched (absent in a compact footer)")                                       \
-	X(FOOTER, "gpu_timing_skipped", UINT, OPT, NONE,                                                      \
-	  "with `gpu_timing=1` only: timed calls that got no `gpu_time` event (enqueued during stream "       \
-	  "capture, no event could be created, or the context was gone when read)")                           \
-	X(FOOTER, "limit", OBJECT, RARE, LIMIT, "present only when `max_trace_mb` stopped call events")       \
-	X(FOOTER, "write_error", STR, RARE, NONE,                                                             \
-	  "present only when writing the file failed: the errno's name and text, e.g. `\"ENOSPC: No space "   \
-	  "left on device\"`, `\"EFBIG: File too large (the file-size limit, ulimit -f, is 2048000 "          \
-	  "bytes)\"`, "                                                                                       \
-	  "`\"EIO: Input/output error\"`. Tracing stopped there; the process ran on")                         \
-	X(FOOTER, "report_error", STR, RARE, NONE,                                                            \
-	  "present only when peerwatch gave up writing to stderr: why (a closed pipe, `EPIPE`; a pipe "       \
-	  "nobody read for 1 s; stderr closed when the program started) and how many messages were not "      \
-	  "written")                                                                                          \
-	X(FOOTER, "t_end_ns", UINT, REQ, NONE, "CLOCK_MONOTONIC, ns, when the footer was written")            \
-	X(FOOTER, "reason", STR, REQ, NONE,                                                                   \
-	  "why the trace ended: `\"exit\"` (the process exited normally: `exit(3)`, a return from `main`, "   \
-	  "or its last thread ending), `\"_exit\"` (it called `_exit(2)` or `_Exit(2)`), `\"exec\"` (it "     \
-	  "was "                                                                                              \
-	  "about to exec) or `\"enforce\"` (enforce mode stopped it; the last violation event says why)")     \
-	X(FOOTER, "modules", OBJECTS, OPT, MODULE,                                                            \
-	  "as in the header, as loaded at the end (objects loaded later with dlopen(3) appear here); "        \
-	  "absent "                                                                                           \
-	  "in a compact footer")                                                                              \
-	X(DROPPED_BY, "in_flight_at_exit", UINT, RARE, NONE,                                                  \
-	  "events being recorded by another thread at the moment the trace was finished (exit, exec, "        \
-	  "enforce): at most one a thread. A call that returns after that moment makes no event")             \
-	X(DROPPED_BY, "size_limit", UINT, RARE, NONE,                                                         \
-	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings are still "         \
-	  "written)")                                                                                         \
-	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                        \
-	  "events made but not written because writing had failed (`write_error` says how)")                  \
-	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                      \
-	  "events that found no buffer: the thread waited while the writer thread made progress, and not "    \
-	  "once it had made none for 3 s")                                                                    \
-	X(DROPPED_BY, "too_long", UINT, RARE, NONE, "events longer than 8191 bytes")                          \
-	X(DROPPED_BY, "no_memory", UINT, RARE, NONE,                                                          \
-	  "events that found no memory for their thread's buffer")                                            \
-	X(DROPPED_BY, "after_thread_exit", UINT, RARE, NONE,                                                  \
-	  "events a thread made in its last moments, after it had handed its buffer over (another "           \
-	  "library's thread-exit handler making a traced call)")                                              \
-	X(REPEAT, "rule", STR, REQ, NONE, "the rule id")                                                      \
-	X(REPEAT, "site", HEX, REQ, NONE,                                                                     \
-	  "the program's return address of the call (symbolize it with `\"modules\"` like a stack frame); "   \
-	  "`\"0x0\"` when no stack could be taken, or for pairs beyond the first 4096 of the process")        \
-	X(REPEAT, "count", UINT, REQ, NONE, "the findings after the first")                                   \
-	X(LIMIT, "bytes", UINT, REQ, NONE, "the limit, bytes")                                                \
-	X(LIMIT, "seq", UINT, REQ, NONE,                                                                      \
-	  "the `seq` of the first event left out (events of other threads with higher `seq` may be in the "   \
-	  "file: lines are not in `seq` order; an event without `seq` gives the next number)")                \
-	X(LIMIT, "t_ns", UINT, REQ, NONE, "when it was reached (CLOCK_MONOTONIC)")                            \
-	X(SUPPRESSION, "line", UINT, REQ, NONE, "its line in the suppressions file")                          \
-	X(SUPPRESSION, "suppression", STR, REQ, NONE, "its text")                                             \
-	X(SUPPRESSION, "hits", UINT, REQ, NONE, "how many findings it suppressed")
+#define PW_TRACE_FIELDS(X)                                                                                     \
+	X(HEADER, "type", STR, REQ, NONE, "`\"header\"`")                                                      \
+	X(HEADER, "format", STR, REQ, NONE, "`\"peerwatch\"`")                                                 \
+	X(HEADER, "version", UINT, REQ, NONE, "`1`, the version of this format")                               \
+	X(HEADER, "peerwatch_version", STR, REQ, NONE,                                                         \
+	  "version of the library that wrote the file, e.g. `\"0.1.0\"`")                                      \
+	X(HEADER, "pid", UINT, REQ, NONE, "process id")                                                        \
+	X(HEADER, "ppid", UINT, REQ, NONE, "parent process id, when the header was written")                   \
+	X(HEADER, "host", STR, REQ, NONE,                                                                      \
+	  "host name (up to 255 bytes; not shortened or changed as in the file name)")                         \
+	X(HEADER, "rank", INT_STR_NULL, REQ, NONE,                                                             \
+	  "the rank from the first of the environment variables `RANK`, `OMPI_COMM_WORLD_RANK`, "              \
+	  "`PMI_RANK`, `PMIX_RANK`, `SLURM_PROCID`, `MV2_COMM_WORLD_RANK` that is set and not empty: an "      \
+	  "integer when the whole value is a decimal integer (strtoll(3)), else the value as a string "        \
+	  "(non-ASCII bytes of a value that is not UTF-8 written as `?`); `null` when none is set")            \
+	X(HEADER, "run_id", STR, REQ, NONE,                                                                    \
+	  "the run this process belongs to: `PEERWATCH_RUN_ID` (the launcher sets it to `<launcher "           \
+	  "pid>-<seconds since the epoch>` unless it is already set), or, without it, "                        \
+	  "`<pid>-<CLOCK_REALTIME ns>` of the first process of the tree that needed one (it sets "             \
+	  "`PEERWATCH_RUN_ID` so that its later children inherit it). Processes with the same `run_id` "       \
+	  "share the IPC registry (peerwatch(1))")                                                             \
+	X(HEADER, "argv", STRS, REQ, NONE,                                                                     \
+	  "the command line, from /proc/self/cmdline (its first 16 KiB). In an argument that is not valid "    \
+	  "UTF-8, every non-ASCII byte is written as `?`")                                                     \
+	X(HEADER, "t0_mono_ns", UINT, REQ, NONE,                                                               \
+	  "CLOCK_MONOTONIC, ns, when the library started in this process (or at the fork, in a child)")        \
+	X(HEADER, "t0_real_ns", UINT, REQ, NONE,                                                               \
+	  "CLOCK_REALTIME, ns since the epoch, taken right after `t0_mono_ns`")                                \
+	X(HEADER, "options", OBJECT, REQ, OPTIONS, "the options in effect (see peerwatch(1))")                 \
+	X(HEADER, "vendors", OBJECT, REQ, VENDORS,                                                             \
+	  "one member per vendor library found; empty when none was identified")                               \
+	X(HEADER, "modules", OBJECTS, REQ, MODULE,                                                             \
+	  "the objects loaded when the header was written, for symbolizing addresses")                         \
+	X(OPTIONS, "out", STR, REQ, NONE, "the trace directory, absolute")                                     \
+	X(OPTIONS, "mode", STR, REQ, NONE,                                                                     \
+	  "`\"observe\"`, `\"warn\"` or `\"enforce\"`; `\"observe\"` when `PEERWATCH_OPTIONS` had a bad "      \
+	  "item")                                                                                              \
+	X(OPTIONS, "buffer_kb", UINT, REQ, NONE, "size of each per-thread buffer, KiB")                        \
+	X(OPTIONS, "halt_on", STR, REQ, NONE, "`\"error\"`, `\"warning\"` or `\"performance\"`")               \
+	X(OPTIONS, "stacks", STR, REQ, NONE, "`\"none\"`, `\"violations\"` or `\"all\"`")                      \
+	X(OPTIONS, "stack_depth", UINT, REQ, NONE, "frames per recorded stack")                                \
+	X(OPTIONS, "suppressions", STR, REQ, NONE, "the suppressions file as given, `\"\"` for none")          \
+	X(OPTIONS, "default_suppressions", BOOL, OPT, NONE,                                                    \
+	  "whether the default suppressions are on (`default_suppressions=1`, the default; "                   \
+	  "`peerwatch-analyze "                                                                                \
+	  "rules --suppressions` lists them)")                                                                 \
+	X(OPTIONS, "registry", BOOL, REQ, NONE,                                                                \
+	  "whether this process is using the cross-process IPC registry: false in observe mode, with "         \
+	  "`registry=0`, or when it could not be opened")                                                      \
+	X(OPTIONS, "gpu_timing", BOOL, REQ, NONE,                                                              \
+	  "whether asynchronous copies and prefetches are timed on the device (`gpu_timing=1`)")               \
+	X(VENDORS, "cuda", OBJECT, OPT, VENDOR_CUDA, "the CUDA driver library, once identified")               \
+	X(VENDORS, "hip", OBJECT, OPT, VENDOR_HIP, "the HIP runtime library, once identified")                 \
+	X(VENDORS, "acl", OBJECT, OPT, VENDOR_ACL, "the Ascend ACL library, once identified")                  \
+	X(VENDOR_CUDA, "library", STR, REQ, NONE, "path of the driver library as loaded")                      \
+	X(VENDOR_CUDA, "driver_version", INT_NULL, REQ, NONE,                                                  \
+	  "cuDriverGetVersion's value (e.g. 13000 for 13.0), or null")                                         \
+	X(VENDOR_CUDA, "pageable_memory_access", INTS_NULL, REQ, NONE,                                         \
+	  "one entry per device ordinal: its `CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS` (1 where the "       \
+	  "device accesses system memory, HMM or ATS; 0 on the measured H100 host), or null for a device "     \
+	  "that could not be asked; null when the devices could not be counted (the driver not initialized "   \
+	  "when the header was written). The managed-memory rules judge memory the driver did not allocate "   \
+	  "(advice, prefetch and stream attach of malloc'd memory) by these values, asked once per device "    \
+	  "and cached: a call on system memory is right only where the device its location names (for a "      \
+	  "host location, and for a stream attach, every device) says 1")                                      \
+	X(VENDOR_HIP, "library", STR, REQ, NONE, "path of libamdhip64 as loaded")                              \
+	X(VENDOR_HIP, "runtime_version", INT_NULL, REQ, NONE,                                                  \
+	  "hipRuntimeGetVersion's value (e.g. 50221153 for 5.2.3), or null")                                   \
+	X(VENDOR_ACL, "library", STR, REQ, NONE, "path of libascendcl as loaded")                              \
+	X(MODULE, "path", STR, REQ, NONE,                                                                      \
+	  "the object's path; the first entry of the header's list is the program, from /proc/self/exe")       \
+	X(MODULE, "base", HEX, REQ, NONE, "the load bias, `\"0x0\"` for a non-PIE program")                    \
+	X(MODULE, "build_id", HEXBYTES_NULL, REQ, NONE, "lowercase hex of the GNU build id, or null")          \
+	X(CALL, "type", STR, REQ, NONE, "`\"call\"`")                                                          \
+	X(CALL, "seq", UINT, REQ, NONE,                                                                        \
+	  "number of the call in this process, from 1 (see [order](#lines-and-their-order))")                  \
+	X(CALL, "tid", UINT, REQ, NONE, "kernel thread id (gettid(2)) of the calling thread")                  \
+	X(CALL, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`")                                \
+	X(CALL, "layer", STR, OPT, NONE,                                                                       \
+	  "present only on CUDA runtime API calls (libcudart, the second table of docs/hooks.md): "            \
+	  "`\"runtime\"`. Their `ret` is a `cudaError_t` and `ret_name` its name "                             \
+	  "(`\"cudaErrorPeerAccessAlreadyEnabled\"`); device arguments are ordinals (`dst_device`), "          \
+	  "pointers are recorded with their devices as for the driver. The driver calls a runtime call "       \
+	  "makes carry `\"parent\"`: its `seq`. Findings are reported on the runtime call only, and only "     \
+	  "it updates the state the rules read")                                                               \
+	X(CALL, "api", STR, REQ, NONE, "function name without the ABI suffix, e.g. `\"cuMemcpyPeerAsync\"`")   \
+	X(CALL, "variant", STR, REQ, NONE,                                                                     \
+	  "the ABI suffix of the exported symbol the program called: `\"\"`, `\"_v2\"`, `\"_ptds\"`, "         \
+	  "`\"_ptsz\"` or `\"_v2_ptsz\"`. `api` + `variant` is the symbol")                                    \
+	X(CALL, "family", STR, REQ, NONE,                                                                      \
+	  "`\"peer\"`, `\"copy\"`, `\"ipc\"`, `\"managed\"` or `\"support\"`")                                 \
+	X(CALL, "op", STR, REQ, NONE,                                                                          \
+	  "what the call does, with one name for every vendor and ABI variant: `\"peer_enable\"`, "            \
+	  "`\"peer_copy\"`, `\"implicit_copy\"`, `\"ipc_open\"`, `\"managed_prefetch\"`, … (docs/hooks.md "  \
+	  "lists each op, and the op of each hooked function). Group and match calls by `op`, not by `api`")   \
+	X(CALL, "t_ns", UINT, REQ, NONE, "CLOCK_MONOTONIC, ns, just before the real function was called")      \
+	X(CALL, "dur_ns", UINT, REQ, NONE,                                                                     \
+	  "ns spent in the real function (host time; for asynchronous calls, not the time of the work on "     \
+	  "the device)")                                                                                       \
+	X(CALL, "ret", INT, REQ, NONE,                                                                         \
+	  "the result code returned (`CUresult`, `cudaError_t`, `hipError_t`, `aclError`)")                    \
+	X(CALL, "ret_name", STR_NULL, REQ, NONE,                                                               \
+	  "its name, e.g. `\"CUDA_SUCCESS\"`, `\"CUDA_ERROR_INVALID_VALUE\"`; from the runtime "               \
+	  "(cuGetErrorName) for codes peerwatch does not list; `null` if neither knows it")                    \
+	X(CALL, "parent", UINT, OPT, NONE,                                                                     \
+	  "present only for a nested call: the `seq` of the hooked call, on the same thread, inside which "    \
+	  "this call was made (for example a library's hooked function calling another hooked function)")      \
+	X(CALL, "cur_dev", DEV, OPT, NONE,                                                                     \
+	  "present only for functions that act on the calling thread's current context (`cur_dev` column "     \
+	  "of docs/hooks.md): that context's device, asked before the call; `null` when there is no "          \
+	  "current context or its device is not known")                                                        \
+	X(CALL, "implicit", BOOL, OPT, NONE,                                                                   \
+	  "present, and `true`, only on an implicit copy (see [Implicit copies](#implicit-copies))")           \
+	X(CALL, "suppressed", STRS, OPT, NONE,                                                                 \
+	  "present only when a suppression took findings of this call: their rule ids (the analyzer does "     \
+	  "not derive them again)")                                                                            \
+	X(CALL, "stack", HEXES, OPT, NONE,                                                                     \
+	  "present only with the option `stacks=all` (in every mode, observe included): the caller's "         \
+	  "stack, see [Stacks](#stacks)")                                                                      \
+	X(CALL, "args", OBJECT, REQ, ARGS,                                                                     \
+	  "the arguments, see [Kinds of arguments](#kinds-of-arguments) and [Argument "                        \
+	  "keys](#argument-keys)")                                                                             \
+	X(ARGS, "ptr", HEX, OPT, NONE,                                                                         \
+	  "a pointer: the memory the call acts on, or (outputs) the one it wrote")                             \
+	X(ARGS, "ptr_dev", DEV, OPT, NONE, "the device `ptr` lives on")                                        \
+	X(ARGS, "dst", HEX, OPT, NONE, "a copy's destination")                                                 \
+	X(ARGS, "dst_dev", DEV, OPT, NONE,                                                                     \
+	  "the device `dst` lives on (the P2P attribute queries: the destination device they name)")           \
+	X(ARGS, "src", HEX, OPT, NONE, "a copy's source")                                                      \
+	X(ARGS, "src_dev", DEV, OPT, NONE,                                                                     \
+	  "the device `src` lives on (the P2P attribute queries: the source device they name)")                \
+	X(ARGS, "dst_ctx", HEX, OPT, NONE, "the destination's context (cuMemcpyPeer)")                         \
+	X(ARGS, "dst_ctx_dev", DEV, OPT, NONE, "its device")                                                   \
+	X(ARGS, "src_ctx", HEX, OPT, NONE, "the source's context")                                             \
+	X(ARGS, "src_ctx_dev", DEV, OPT, NONE, "its device")                                                   \
+	X(ARGS, "dst_device", DEV, OPT, NONE,                                                                  \
+	  "the destination device a runtime peer copy names (hipMemcpyPeer, cudaMemcpyPeer)")                  \
+	X(ARGS, "src_device", DEV, OPT, NONE, "the source device it names")                                    \
+	X(ARGS, "dst_type", STR, OPT, NONE,                                                                    \
+	  "a copy side's memory type when it is not plain device memory: `\"host\"`, `\"array\"`, "            \
+	  "`\"device\"`, `\"unified\"`, `\"invalid\"`")                                                        \
+	X(ARGS, "src_type", STR, OPT, NONE, "the same for the source")                                         \
+	X(ARGS, "peer_ctx", HEX, OPT, NONE,                                                                    \
+	  "the peer's context (cuCtxEnablePeerAccess, hipCtxEnablePeerAccess)")                                \
+	X(ARGS, "peer_ctx_dev", DEV, OPT, NONE, "its device")                                                  \
+	X(ARGS, "peer_dev", DEV, OPT, NONE, "the peer device")                                                 \
+	X(ARGS, "dev", DEV, OPT, NONE, "a device the call names")                                              \
+	X(ARGS, "device", DEV, OPT, NONE, "a device the call names, or (aclrtGetDevice) the one it wrote")     \
+	X(ARGS, "can_access", INT, OPT, NONE, "the answer the call wrote: 1 or 0")                             \
+	X(ARGS, "value", INT, OPT, NONE,                                                                       \
+	  "the value the call wrote (a P2P attribute, a range attribute of 4 bytes)")                          \
+	X(ARGS, "bytes", UINT, OPT, NONE, "a size in bytes")                                                   \
+	X(ARGS, "dest_max", UINT, OPT, NONE, "the destination's capacity (aclrtMemcpy)")                       \
+	X(ARGS, "width", UINT, OPT, NONE, "a 2D/3D copy's width in bytes")                                     \
+	X(ARGS, "height", UINT, OPT, NONE, "its height")                                                       \
+	X(ARGS, "depth", UINT, OPT, NONE, "its depth")                                                         \
+	X(ARGS, "offset", UINT, OPT, NONE, "an offset in bytes (cuMemMap)")                                    \
+	X(ARGS, "count", UINT, OPT, NONE, "how many elements an array argument has")                           \
+	X(ARGS, "num_attrs", UINT, OPT, NONE, "how many attributes")                                           \
+	X(ARGS, "num_locations", UINT, OPT, NONE, "how many locations")                                        \
+	X(ARGS, "data_size", UINT, OPT, NONE, "the size of a range-attribute query's buffer")                  \
+	X(ARGS, "flags", UINT, OPT, NONE, "flags, as a number")                                                \
+	X(ARGS, "flags_names", STR, OPT, NONE, "the names of the flags' bits, see [Flags](#flags)")            \
+	X(ARGS, "advice", INT, OPT, NONE, "a memory advice, as a number")                                      \
+	X(ARGS, "advice_name", NAME, OPT, NONE, "its name, see [Enums](#enums)")                               \
+	X(ARGS, "attr", INT, OPT, NONE, "an attribute, as a number")                                           \
+	X(ARGS, "attr_name", NAME, OPT, NONE, "its name")                                                      \
+	X(ARGS, "attrs", NAMES, OPT, NONE,                                                                     \
+	  "range attributes (cuMemRangeGetAttributes): each by name, or as a number")                          \
+	X(ARGS, "attrs", HEX, OPT, NONE,                                                                       \
+	  "the attributes array of a batch copy (cuMemcpyBatchAsync), address only")                           \
+	X(ARGS, "location", OBJECT, OPT, LOCATION, "a memory location, see [Locations](#locations)")           \
+	X(ARGS, "stream", HEX, OPT, NONE, "a stream; `\"0x0\"` is the default one")                            \
+	X(ARGS, "event", HEX, OPT, NONE, "an event")                                                           \
+	X(ARGS, "data", HEX, OPT, NONE, "the caller's buffer of a range-attribute query")                      \
+	X(ARGS, "data_sizes", HEX, OPT, NONE, "its sizes' array")                                              \
+	X(ARGS, "handle", HEXBYTES, OPT, NONE, "an IPC handle: the 128 hex digits of its 64 bytes")            \
+	X(ARGS, "handle", HEX, OPT, NONE, "a virtual-memory allocation handle")                                \
+	X(ARGS, "handle_type", NAME_OR_INT, OPT, NONE,                                                         \
+	  "a shareable handle type: `\"none\"`, `\"posix_fd\"`, `\"win32\"`, `\"win32_kmt\"`, "                \
+	  "`\"fabric\"`, or the number")                                                                       \
+	X(ARGS, "handle_types", NAMES, OPT, NONE, "the handle types an allocation was created for")            \
+	X(ARGS, "location_type", STR, RARE, NONE, "an allocation's location type, when it is not a device")    \
+	X(ARGS, "prop", NIL, RARE, NONE, "an allocation's properties pointer, when NULL")                      \
+	X(ARGS, "shareable", INT, OPT, NONE, "an OS handle of type `posix_fd`: the fd")                        \
+	X(ARGS, "shareable", HEXBYTES, RARE, NONE, "an OS handle of type `fabric`: its bytes")                 \
+	X(ARGS, "shareable", HEX, RARE, NONE, "an OS handle of another type")                                  \
+	X(ARGS, "file_id", STR_NULL, OPT, NONE,                                                                \
+	  "`<st_dev>:<st_ino>` of the fd's file; null if it could not be asked")                               \
+	X(ARGS, "file_id_unique", BOOL, RARE, NONE,                                                            \
+	  "`false` where the fd is a character device and `file_id` pairs nothing (the real driver's fds)")    \
+	X(ARGS, "access", OBJECTS, OPT, GRANT,                                                                 \
+	  "access grants (cuMemSetAccess, cuMemPoolSetAccess): the first 16")                                  \
+	X(ARGS, "pool", HEX, OPT, NONE, "a memory pool")                                                       \
+	X(ARGS, "export_data", HEXBYTES, OPT, NONE, "a pool pointer's export data: 128 hex digits")            \
+	X(ARGS, "ranges", OBJECTS, OPT, RANGE, "a batch prefetch's ranges: the first 16")                      \
+	X(ARGS, "copies", OBJECTS, OPT, COPY, "a batch copy's copies: the first 16")                           \
+	X(ARGS, "copy", NIL, RARE, NONE, "a copy-description pointer, when NULL")                              \
+	X(ARGS, "operations", NAMES, OPT, NONE,                                                                \
+	  "atomic operations asked about (cuDeviceGetP2PAtomicCapabilities): the first 16, each by name or "   \
+	  "number")                                                                                            \
+	X(ARGS, "capabilities", STRS, OPT, NONE,                                                               \
+	  "what the link supports of each operation, as the call wrote it: the names of its capability "       \
+	  "bits "                                                                                              \
+	  "joined by `|`, as [Flags](#flags) are")                                                             \
+	X(ARGS, "kind", NAME_OR_INT, OPT, NONE,                                                                \
+	  "a copy kind: ACL's by name (`\"ACL_MEMCPY_DEVICE_TO_DEVICE\"` …) or number; HIP's hipMemcpyKind " \
+	  "as its number")                                                                                     \
+	X(ARGS, "policy", NAME_OR_INT, OPT, NONE,                                                              \
+	  "an ACL allocation policy (`\"ACL_MEM_MALLOC_HUGE_FIRST_P2P\"` …), or the number")                   \
+	X(ARGS, "p2p", BOOL, OPT, NONE, "whether the policy is a *_P2P one")                                   \
+	X(ARGS, "config", STR_NULL, OPT, NONE, "aclInit's configuration path, or null")                        \
+	X(LOCATION, "type", NAME_OR_INT, REQ, NONE,                                                            \
+	  "`\"invalid\"`, `\"device\"`, `\"host\"`, `\"host_numa\"`, `\"host_numa_current\"`, or the "         \
+	  "number")                                                                                            \
+	X(LOCATION, "id", INT, REQ, NONE,                                                                      \
+	  "a device ordinal for `\"device\"`, a NUMA node for `\"host_numa\"`")                                \
+	X(COPY, "dst", HEX, REQ, NONE, "the copy's destination")                                               \
+	X(COPY, "dst_dev", DEV, REQ, NONE, "its device")                                                       \
+	X(COPY, "dst_type", STR, RARE, NONE, "`\"host\"` when it is host memory")                              \
+	X(COPY, "src", HEX, REQ, NONE, "the copy's source")                                                    \
+	X(COPY, "src_dev", DEV, REQ, NONE, "its device")                                                       \
+	X(COPY, "src_type", STR, OPT, NONE, "`\"host\"` when it is host memory")                               \
+	X(COPY, "bytes", UINT, REQ, NONE, "its size")                                                          \
+	X(RANGE, "ptr", HEX, REQ, NONE, "the range's start")                                                   \
+	X(RANGE, "bytes", UINT, REQ, NONE, "its size")                                                         \
+	X(RANGE, "dev", DEV, REQ, NONE,                                                                        \
+	  "the device it goes to, -1 for the host, null if no location applies")                               \
+	X(GRANT, "dev", INT, REQ, NONE, "the device granted, -1 for a host location")                          \
+	X(GRANT, "flags", NAME_OR_INT, REQ, NONE, "`\"none\"`, `\"read\"`, `\"readwrite\"`, or the number")    \
+	X(GRANT, "type", STR, RARE, NONE, "a host location's type")                                            \
+	X(VIOLATION, "type", STR, REQ, NONE, "`\"violation\"`")                                                \
+	X(VIOLATION, "seq", UINT, REQ, NONE,                                                                   \
+	  "number of this event in the process (see [order](#lines-and-their-order)); higher than the "        \
+	  "`seq` of the call it concerns")                                                                     \
+	X(VIOLATION, "call", UINT, OPT, NONE,                                                                  \
+	  "the `seq` of the call the finding is about: the call event with that `seq` follows in the file, "   \
+	  "unless enforce mode stopped the call. Absent for findings made outside any call (`ipc.leak`, "      \
+	  "made when the process ends)")                                                                       \
+	X(VIOLATION, "tid", UINT, REQ, NONE,                                                                   \
+	  "kernel thread id of the thread that made the call (for `ipc.leak`: the thread ending the "          \
+	  "process)")                                                                                          \
+	X(VIOLATION, "t_ns", UINT, REQ, NONE,                                                                  \
+	  "CLOCK_MONOTONIC, ns, when the finding was made: before the real function was called, so earlier "   \
+	  "than the `t_ns` of its call")                                                                       \
+	X(VIOLATION, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`")                           \
+	X(VIOLATION, "api", STR, REQ, NONE,                                                                    \
+	  "the function the finding is about, without the ABI suffix, as in the call event's `api` (e.g. "     \
+	  "`\"cuMemFree\"` for a call of `cuMemFree_v2`); `\"exit\"` for `ipc.leak`")                          \
+	X(VIOLATION, "rule", STR, REQ, NONE,                                                                   \
+	  "the rule id, e.g. `\"ipc.export.interior-pointer\"` (docs/rules.md)")                               \
+	X(VIOLATION, "severity", STR, REQ, NONE,                                                               \
+	  "the rule's severity: `\"error\"`, `\"warning\"` or `\"performance\"`")                              \
+	X(VIOLATION, "message", STR, REQ, NONE,                                                                \
+	  "one sentence saying what is wrong with this call, with its pointers, sizes and devices (at most "   \
+	  "639 bytes); the same sentence as the second line of the stderr report")                             \
+	X(VIOLATION, "stack", HEXES, OPT, NONE,                                                                \
+	  "present with `stacks=violations` (the default) or `stacks=all`, when a stack could be taken: "      \
+	  "the caller's stack, see [Stacks](#stacks)")                                                         \
+	X(GPU_TIME, "type", STR, REQ, NONE, "`\"gpu_time\"`")                                                  \
+	X(GPU_TIME, "call", UINT, REQ, NONE, "the `seq` of the call event it times")                           \
+	X(GPU_TIME, "gpu_ns", UINT, REQ, NONE,                                                                 \
+	  "the copy's duration on the device, from a pair of timing events recorded on the call's own "        \
+	  "stream just before and after it")                                                                   \
+	X(GPU_TIME, "t_gpu_ns", UINT, REQ, NONE,                                                               \
+	  "when it started on the device, placed on the CLOCK_MONOTONIC clock of `t_ns` through a "            \
+	  "reference event per context (recorded and waited for when the context is first timed); accurate "   \
+	  "to a few microseconds")                                                                             \
+	X(FOOTER, "type", STR, REQ, NONE, "`\"footer\"`")                                                      \
+	X(FOOTER, "events", UINT, REQ, NONE,                                                                   \
+	  "the number of event lines in the file between the header and the footer, of every type")            \
+	X(FOOTER, "dropped", UINT, REQ, NONE,                                                                  \
+	  "events that were made but are not in the file, for any cause (`0` when none); the sum of "          \
+	  "`dropped_by`")                                                                                      \
+	X(FOOTER, "dropped_by", OBJECT, REQ, DROPPED_BY,                                                       \
+	  "`dropped` by cause, only the causes that occurred; `{}` when none")                                 \
+	X(FOOTER, "violations", UINT, REQ, NONE, "the number of `\"type\":\"violation\"` lines in the file")   \
+	X(FOOTER, "repeats", UINT, REQ, NONE,                                                                  \
+	  "findings counted but not written, because the same rule had already fired at the same call site "   \
+	  "(its first finding is a violation event); `0` in observe mode")                                     \
+	X(FOOTER, "repeats_by", OBJECTS, REQ, REPEAT,                                                          \
+	  "the (rule, call site) pairs behind `repeats`, most repeats first, at most 64 (8 in a compact "      \
+	  "footer)")                                                                                           \
+	X(FOOTER, "suppressed", UINT, REQ, NONE,                                                               \
+	  "number of findings suppressed, by a suppressions file or by the default suppressions (not "         \
+	  "written, "                                                                                          \
+	  "not reported; their calls list them as `suppressed`)")                                              \
+	X(FOOTER, "suppressed_default", UINT, OPT, NONE,                                                       \
+	  "of them, the number the default suppressions took (findings inside third-party libraries)")         \
+	X(FOOTER, "suppressions", OBJECTS, OPT, SUPPRESSION,                                                   \
+	  "each suppression that matched (absent in a compact footer)")                                        \
+	X(FOOTER, "gpu_timing_skipped", UINT, OPT, NONE,                                                       \
+	  "with `gpu_timing=1` only: timed calls that got no `gpu_time` event (enqueued during stream "        \
+	  "capture, no event could be created, or the context was gone when read)")                            \
+	X(FOOTER, "limit", OBJECT, RARE, LIMIT, "present only when `max_trace_mb` stopped call events")        \
+	X(FOOTER, "write_error", STR, RARE, NONE,                                                              \
+	  "present only when writing the file failed: the errno's name and text, e.g. `\"ENOSPC: No space "    \
+	  "left on device\"`, `\"EFBIG: File too large (the file-size limit, ulimit -f, is 2048000 "           \
+	  "bytes)\"`, "                                                                                        \
+	  "`\"EIO: Input/output error\"`. Tracing stopped there; the process ran on")                          \
+	X(FOOTER, "report_error", STR, RARE, NONE,                                                             \
+	  "present only when peerwatch gave up writing to stderr: why (a closed pipe, `EPIPE`; a pipe "        \
+	  "nobody read for 1 s; stderr closed when the program started) and how many messages were not "       \
+	  "written")                                                                                           \
+	X(FOOTER, "t_end_ns", UINT, REQ, NONE, "CLOCK_MONOTONIC, ns, when the footer was written")             \
+	X(FOOTER, "reason", STR, REQ, NONE,                                                                    \
+	  "why the trace ended: `\"exit\"` (the process exited normally: `exit(3)`, a return from `main`, "    \
+	  "or its last thread ending), `\"_exit\"` (it called `_exit(2)` or `_Exit(2)`), `\"exec\"` (it "      \
+	  "was "                                                                                               \
+	  "about to exec) or `\"enforce\"` (enforce mode stopped it; the last violation event says why)")      \
+	X(FOOTER, "modules", OBJECTS, OPT, MODULE,                                                             \
+	  "as in the header, as loaded at the end (objects loaded later with dlopen(3) appear here); "         \
+	  "absent "                                                                                            \
+	  "in a compact footer")                                                                               \
+	X(DROPPED_BY, "in_flight_at_exit", UINT, RARE, NONE,                                                   \
+	  "events being recorded by another thread at the moment the trace was finished (exit, exec, "         \
+	  "enforce): at most one a thread. A call that returns after that moment makes no event")              \
+	X(DROPPED_BY, "size_limit", UINT, RARE, NONE,                                                          \
+	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings are still "          \
+	  "written)")                                                                                          \
+	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                         \
+	  "events made but not written because writing had failed (`write_error` says how)")                   \
+	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                       \
+	  "events that found no buffer: the thread waited while the writer thread made progress, and not "     \
+	  "once it had made none for 3 s")                                                                     \
+	X(DROPPED_BY, "too_long", UINT, RARE, NONE, "events longer than 8191 bytes")                           \
+	X(DROPPED_BY, "no_memory", UINT, RARE, NONE,                                                           \
+	  "events that found no memory for their thread's buffer")                                             \
+	X(DROPPED_BY, "after_thread_exit", UINT, RARE, NONE,                                                   \
+	  "events a thread made in its last moments, after it had handed its buffer over (another "            \
+	  "library's thread-exit handler making a traced call)")                                               \
+	X(REPEAT, "rule", STR, REQ, NONE, "the rule id")                                                       \
+	X(REPEAT, "site", HEX, REQ, NONE,                                                                      \
+	  "the program's return address of the call (symbolize it with `\"modules\"` like a stack frame); "    \
+	  "`\"0x0\"` when no stack could be taken, or for pairs beyond the first 4096 of the process")         \
+	X(REPEAT, "count", UINT, REQ, NONE, "the findings after the first")                                    \
+	X(LIMIT, "bytes", UINT, REQ, NONE, "the limit, bytes")                                                 \
+	X(LIMIT, "seq", UINT, REQ, NONE,                                                                       \
+	  "the `seq` of the first event left out (events of other threads with higher `seq` may be in the "    \
+	  "file: lines are not in `seq` order; an event without `seq` gives the next number)")                 \
+	X(LIMIT, "t_ns", UINT, REQ, NONE, "when it was reached (CLOCK_MONOTONIC)")                             \
+	X(SUPPRESSION, "line", UINT, REQ, NONE, "its line in the suppressions file")                           \
+	X(SUPPRESSION, "suppression", STR, REQ, NONE, "its text")                                              \
+	X(SUPPRESSION, "hits", UINT, REQ, NONE, "how many findings it suppressed")                             \
+	X(SUPPRESSION, "default", STR, OPT, NONE,                                                              \
+	  "present for a default suppression: its name (`peerwatch-analyze rules --suppressions`); its "       \
+	  "`line` is 0")
 
 struct pw_trace_field {
 	int scope; /* PW_SC_* */

@@ -403,7 +403,20 @@ SHARES_PTR = {"cuIpcGetMemHandle", "cudaIpcGetMemHandle", "hipIpcGetMemHandle", 
               "cuMemPoolImportPointer"}
 
 
-def ipc_op(api):
+BY_OP = {"ipc_export": "export", "ipc_open": "open", "ipc_close": "close", "ipc_event_export": "ev_export",
+         "ipc_event_open": "ev_open", "event_destroy": "ev_destroy", "free": "free",
+         "vmm_create": "vmm_create", "vmm_export": "vmm_export", "vmm_import": "vmm_import", "vmm_map": "vmm_map",
+         "vmm_set_access": "vmm_access", "vmm_unmap": "vmm_unmap", "vmm_release": "vmm_release",
+         "vmm_retain": "vmm_retain", "pool_export": "pool_export", "pool_import": "pool_import",
+         "pool_set_access": "pool_access", "pool_export_ptr": "ptr_export", "pool_import_ptr": "ptr_import"}
+
+
+def ipc_op(c):
+    """What an IPC call does: its "op" (docs/trace-format.md); by API name in
+    traces written before calls had one."""
+    if isinstance(c.get("op"), str):
+        return BY_OP.get(c["op"])
+    api = c["api"]
     for pre in ("cuda", "hip", "cu"):
         if api.startswith(pre) and api[len(pre):] in IPC_OPS:
             return IPC_OPS[api[len(pre):]]
@@ -464,19 +477,29 @@ def ipc(traces):
     for t in traces:
         if not t.ok:
             continue
-        exported = {hexval(c["args"].get("ptr")) for c in calls(t)
-                    if c["api"] in SHARES_PTR and c["ret"] == 0 and hexval(c["args"].get("ptr")) is not None}
+        exported, events = set(), set()
         for c in calls(t):
-            op = ipc_op(c["api"])
+            op = ipc_op(c)
+            if c["ret"] != 0 or op is None:
+                continue
+            if op in ("export", "ptr_export", "ptr_import") and hexval(c["args"].get("ptr")) is not None:
+                exported.add(hexval(c["args"].get("ptr")))
+            if op in ("ev_export", "ev_open") and hexval(c["args"].get("event")) is not None:
+                events.add(hexval(c["args"].get("event")))
+        for c in calls(t):
+            op = ipc_op(c)
             if op is None or nested(t, c):
                 continue
             a = c["args"]
-            ptr = hexval(a.get("event" if op in ("ev_export", "ev_open") else "ptr"))
+            ptr = hexval(a.get("event" if op in ("ev_export", "ev_open", "ev_destroy") else "ptr"))
             if op == "free" and (c["ret"] != 0 or ptr is None or ptr not in exported):
+                continue
+            if op == "ev_destroy" and (c["ret"] != 0 or ptr is None or ptr not in events):
                 continue
             r = Rec()
             r.op, r.vendor, r.file, r.seq, r.t, r.ret = op, c["vendor"], t.index, c["seq"], c["t_ns"], c["ret"]
-            r.ptr, r.handle = ptr, handle_hex(a) if op in IPC_OPS.values() else None
+            r.ptr = ptr
+            r.handle = handle_hex(a) if op in IPC_OPS.values() else None
             r.closed_by = None
             r.owner = None
             if op in VMM_OPS.values():
@@ -492,7 +515,7 @@ def ipc(traces):
         return by_index[r.file].host
 
     recs.sort(key=lambda r: (host_of(r).encode(), r.t, r.file, r.seq))
-    handles, hmap, opens, exports, stray = [], {}, {}, {}, []
+    handles, hmap, opens, exports, stray, ev_opens, ev_exports = [], {}, {}, {}, [], {}, {}
     for r in recs:
         if r.op in VMM_OPS.values():
             continue
@@ -515,6 +538,20 @@ def ipc(traces):
                     h["free"] = r
                     h["recs"].append(r)
             continue
+        if r.op == "ev_destroy":
+            done = False
+            for o in reversed(ev_opens.get((r.file, r.ptr), [])):
+                if o.closed_by is None and o.t <= r.t:
+                    o.closed_by = r
+                    o.owner["recs"].append(r)
+                    done = True
+                    break
+            if not done:
+                for h in ev_exports.get((r.file, r.ptr), []):
+                    if h["free"] is None and h["export"] is not None and h["export"].t <= r.t:
+                        h["free"] = r
+                        h["recs"].append(r)
+            continue
         if r.handle is None:
             continue
         ev = r.op in ("ev_export", "ev_open")
@@ -530,29 +567,52 @@ def ipc(traces):
         if r.op in ("export", "ev_export") and r.ret == 0:
             if h["export"] is None:
                 h["export"] = r
-            if r.op == "export" and r.ptr is not None and r.file == h["export"].file:
-                lst = exports.setdefault((r.file, r.ptr), [])
+            if r.ptr is not None and r.file == h["export"].file:
+                lst = (exports if r.op == "export" else ev_exports).setdefault((r.file, r.ptr), [])
                 if h not in lst:
                     lst.append(h)
-        if r.op == "open" and r.ret == 0 and r.ptr is not None:
-            opens.setdefault((r.file, r.ptr), []).append(r)
+        if r.op in ("open", "ev_open") and r.ret == 0 and r.ptr is not None:
+            (ev_opens if ev else opens).setdefault((r.file, r.ptr), []).append(r)
     pos = {id(r): i for i, r in enumerate(recs)}
     handles.sort(key=lambda h: pos[id(h["recs"][0])])
     findings = []
     for h in handles:
+        exp = h["export"]
         if h["event"]:
+            d = h["free"]
+            for o in h["recs"]:
+                if o.op != "ev_open" or o.ret != 0 or (exp is not None and o.file == exp.file):
+                    continue
+                imp = by_index[o.file]
+                if d is not None and o.t < d.t and (o.closed_by.t > d.t if o.closed_by is not None
+                                                    else alive_at(imp, d.t) == "alive"):
+                    findings.append(("ipc.event.destroy-while-open", "warning", d.file, d.seq))
+                if o.closed_by is None and not imp.partial:
+                    findings.append(("ipc.event.leak", "warning", o.file, o.seq))
             continue
+        if exp is None:
+            for o in h["recs"]:
+                if o.op == "open":
+                    findings.append(("ipc.open.unexported", "warning", o.file, o.seq))
         fr = h["free"]
         for o in h["recs"]:
-            if o.op != "open" or o.ret != 0 or (h["export"] is not None and o.file == h["export"].file):
+            if o.op != "open" or o.ret != 0 or (exp is not None and o.file == exp.file):
                 continue
             if fr is not None and o.t < fr.t and (o.closed_by.t > fr.t if o.closed_by is not None
                                                   else alive_at(by_index[o.file], fr.t) == "alive"):
                 findings.append(("ipc.free-while-open", "error", fr.file, fr.seq))
             if fr is not None and o.t > fr.t:
                 findings.append(("ipc.open.stale", "error", o.file, o.seq))
-            if o.closed_by is None:
-                findings.append(("ipc.leak", "warning", o.file, o.seq))
+        # one leak per mapping: the opens left of one (process, pointer), named by the first
+        left = []
+        for o in h["recs"]:
+            if o.op != "open" or o.ret != 0 or o.closed_by is not None or \
+                    (exp is not None and o.file == exp.file) or by_index[o.file].partial:
+                continue
+            if not any(f == o.file and p == o.ptr for f, p, _ in left):
+                left.append((o.file, o.ptr, o))
+        for _, _, o in left:
+            findings.append(("ipc.leak", "warning", o.file, o.seq))
     shared = ipc_shared(recs, by_index)
     return {"handles": handles, "findings": findings, "stray": stray, "shared": shared}
 
@@ -624,6 +684,7 @@ def ipc_shared(recs, by_index):
 def findings(traces, derived=True):
     ipcr = ipc(traces) if derived else None
     out = []
+    taken = set()  # (file, call seq, rule) a suppression took in the library
     for t in traces:
         if not t.ok:
             continue
@@ -631,11 +692,15 @@ def findings(traces, derived=True):
             if ty == "violation":
                 out.append({"file": t.index, "rule": o["rule"], "severity": o["severity"],
                             "call": o.get("call"), "seq": o["seq"], "derived": False})
+            elif ty == "call":
+                for r in o.get("suppressed") or []:
+                    taken.add((t.index, o["seq"], r))
     if derived:
         for rule, sev, file, call in ipcr["findings"]:
             dup = any(not f["derived"] and f["file"] == file and f["rule"] == rule and
-                      (f["call"] == call or (rule == "ipc.leak" and f["call"] is None)) for f in out)
-            if not dup:
+                      (f["call"] == call or (rule in ("ipc.leak", "ipc.event.leak") and f["call"] is None))
+                      for f in out)
+            if not dup and (file, call, rule) not in taken:
                 out.append({"file": file, "rule": rule, "severity": sev, "call": call, "seq": None,
                             "derived": True})
     return out
@@ -1058,10 +1123,10 @@ def check_ipc(ck, traces, doc):
     want = ipc(traces)
     path = {t.index: t.path for t in traces}
     names = {"export": "export", "open": "open", "close": "close", "free": "free", "ev_export": "export",
-             "ev_open": "open"}
+             "ev_open": "open", "ev_destroy": "destroy"}
     wh = [{"kind": "event" if h["event"] else "memory", "vendor": h["export"].vendor if h["export"] else
            h["recs"][0].vendor, "host": h["host"], "handle": h["handle"], "exported": h["export"] is not None,
-           "freed": None if h["event"] else h["free"] is not None,
+           "freed": h["free"] is not None,
            "life": [(names[r.op], path[r.file], r.seq) for r in h["recs"]]} for h in want["handles"]]
     gh = [{"kind": h["kind"], "vendor": h["vendor"], "host": h["host"], "handle": h["handle"],
            "exported": h["exported"], "freed": h["freed"],

@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py README.md
+GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -54,7 +54,7 @@ $(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 # Links the driver API by its exported symbols.  The toolkit's stub library
 # satisfies the link on a machine without a driver; at run time the driver's
 # libcuda.so.1 is loaded (no rpath to the stubs).
-# Peer bandwidth and latency, the program's own measurement (issue 6).
+# Peer bandwidth and latency, the program's own measurement.
 $(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) -O2 -o $@ $<
 
@@ -62,7 +62,7 @@ $(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
 $(GPU_DIR)/violations: tests/integration/violations.c tests/integration/drv.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
 
-# All-pairs peer access (issue 8): the source of tests/integration/mesh.sh,
+# All-pairs peer access: the source of tests/integration/mesh.sh,
 # here over the toolkit's shared libcudart (found at run time in CUDA_HOME).
 $(GPU_DIR)/peer_mesh: tests/integration/peer_mesh.c tests/sim/cudart_sim_api.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -Itests/sim -o $@ $< -L$(CUDA_HOME)/lib64 -l:libcudart.so.13 \
@@ -83,6 +83,12 @@ $(GPU_DIR)/ipc_reopen_probe: $(GPU_SRC)/ipc_reopen_probe.c | $(GPU_DIR)
 # cuDeviceGetP2PAtomicCapabilities (CUDA 13): the driver's answers (p2p_atomics.sh).
 $(GPU_DIR)/p2p_atomics: $(GPU_SRC)/p2p_atomics.c | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda
+
+# The IPC, peer and event contract cases, one per run (before_after.sh):
+# the driver API, and the shared libcudart for the device-ordinal case.
+$(GPU_DIR)/contract: $(GPU_SRC)/contract.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda \
+		-L$(CUDA_HOME)/lib64 -l:libcudart.so.13 -Wl,-rpath,$(CUDA_HOME)/lib64
 
 $(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< \

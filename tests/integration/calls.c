@@ -290,7 +290,8 @@ static void run(const struct drv *d, const char *self, const char *expect_path, 
 	EXPECT(CUDA_ERROR_INVALID_CONTEXT, "cuIpcOpenMemHandle", open_variant,
 	       d->IpcOpenMemHandle(&mine, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
 	CUevent ev;
-	CHECK(d->EventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
+	EXPECT(CUDA_SUCCESS, "cuEventCreate", "",
+	       d->EventCreate(&ev, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
 	CUipcEventHandle eh;
 	EXPECT(CUDA_SUCCESS, "cuIpcGetEventHandle", "", d->IpcGetEventHandle(&eh, ev));
 

@@ -93,7 +93,10 @@ check "clean: a runtime function found through dlsym is traced too" jqt -s '
 for pair in enable-twice:peer.enable.twice:cudaDeviceEnablePeerAccess \
 	ipc-same-process:ipc.open.same-process:cudaIpcOpenMemHandle \
 	no-peer-access:copy.peer.no-peer-access:cudaMemcpyPeer \
-	advise-not-managed:managed.advise.not-managed:cudaMemAdvise; do
+	advise-not-managed:managed.advise.not-managed:cudaMemAdvise \
+	invalid-enable:peer.invalid-device:cudaDeviceEnablePeerAccess \
+	invalid-copy:peer.invalid-device:cudaMemcpyPeer \
+	lazy-enable:peer.enable.twice:cudaDeviceEnablePeerAccess; do
 	IFS=: read -r sc rule api <<<"$pair"
 	if ! run "$sc"; then
 		bad "$sc: the program failed: $(tail -3 "$WORK/$sc/err")"

@@ -23,6 +23,9 @@ hipError_t hipStreamCreate(hipStream_t *stream);
 hipError_t hipStreamSynchronize(hipStream_t stream);
 hipError_t hipEventCreate(hipEvent_t *event);
 hipError_t hipEventCreateWithFlags(hipEvent_t *event, unsigned flags);
+hipError_t hipEventDestroy(hipEvent_t event);
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes);
+hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, int kind, hipStream_t stream);
 hipError_t hipDeviceSynchronize(void);
 hipError_t hipDevicePrimaryCtxRetain(hipCtx_t *pctx, int dev);
 /* traced */

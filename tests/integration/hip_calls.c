@@ -1,7 +1,7 @@
 /*
  * The documents' own HIP sequences, done right, against the simulated HIP
- * runtime: the peer calls of seed 000, the IPC calls of seed 002 (two
- * processes), the managed-memory calls of seed 004; and the cases around
+ * runtime: the peer calls of the HIP peer document, the IPC calls of the HIP IPC document (two
+ * processes), the managed-memory calls of the HIP managed-memory document; and the cases around
  * them that tests/integration/rules_hip.sh looks at in the trace:
  *
  *   hip_calls [--getproc] peer|ipc|managed|reset|all
@@ -32,6 +32,7 @@
 	X(hipStreamCreate, (hipStream_t *))                                                      \
 	X(hipStreamSynchronize, (hipStream_t))                                                   \
 	X(hipEventCreateWithFlags, (hipEvent_t *, unsigned))                                     \
+	X(hipEventDestroy, (hipEvent_t))                                                         \
 	X(hipDeviceCanAccessPeer, (int *, int, int))                                             \
 	X(hipDeviceEnablePeerAccess, (int, unsigned))                                            \
 	X(hipDeviceDisablePeerAccess, (int))                                                     \
@@ -158,7 +159,7 @@ static void *alloc_on(int d, size_t n)
 	return p;
 }
 
-/* ---- seed 000: ask, enable both ways, copy both ways, disable ---- */
+/* ---- the HIP peer document: ask, enable both ways, copy both ways, disable ---- */
 static void peer(void)
 {
 	int can01 = 0, can10 = 0, rank = -1;
@@ -197,24 +198,36 @@ static void peer(void)
 	free(back);
 }
 
-/* ---- seed 002: export in one process, open/use/close in another, then free ---- */
+/* ---- the HIP IPC document: export in one process, open/use/close in another, then free ---- */
 static void hex(const void *p, size_t n, char *out)
 {
 	for (size_t i = 0; i < n; i++)
 		sprintf(out + 2 * i, "%02x", ((const unsigned char *)p)[i]);
 }
 
-static int ipc_child(const char *hh, unsigned flags, int expect_ok)
+static int unhex(const char *s, char *out, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(s + 2 * i, "%2x", &v) != 1)
+			return -1;
+		out[i] = (char)v;
+	}
+	return 0;
+}
+
+static int ipc_child(const char *hh, const char *eh_hex, unsigned flags, int expect_ok)
 {
 	hipIpcMemHandle_t h;
-	for (size_t i = 0; i < sizeof h; i++) {
-		unsigned v;
-		if (sscanf(hh + 2 * i, "%2x", &v) != 1)
-			return 2;
-		h.reserved[i] = (char)v;
-	}
+	hipIpcEventHandle_t eh;
+	if (unhex(hh, h.reserved, sizeof h.reserved) || unhex(eh_hex, eh.reserved, sizeof eh.reserved))
+		return 2;
 	init();
 	CK(H.hipSetDevice(1));
+	/* the exporter's event, opened here and destroyed again */
+	hipEvent_t ev;
+	CK(H.hipIpcOpenEventHandle(&ev, eh));
+	CK(H.hipEventDestroy(ev));
 	void *p = NULL;
 	hipError_t r = H.hipIpcOpenMemHandle(&p, h, flags);
 	printf("hip_calls: hipIpcOpenMemHandle(flags %u) -> %d\n", flags, (int)r);
@@ -234,19 +247,19 @@ static void ipc(int use_flags, unsigned flags)
 	CK(H.hipMemcpy(a, "peerwatch-ipc", 14, hipMemcpyHostToDevice));
 	hipIpcMemHandle_t h;
 	CK(H.hipIpcGetMemHandle(&h, a));
-	hipEvent_t ev, ev2;
+	hipEvent_t ev;
 	hipIpcEventHandle_t eh;
 	CK(H.hipEventCreateWithFlags(&ev, hipEventDisableTiming | hipEventInterprocess));
 	CK(H.hipIpcGetEventHandle(&eh, ev));
-	(void)H.hipIpcOpenEventHandle(&ev2, eh); /* in the exporter: the runtime refuses it */
-	char hh[129], fl[16];
+	char hh[129], ehh[129], fl[16];
 	hex(&h, sizeof h, hh);
+	hex(&eh, sizeof eh, ehh);
 	snprintf(fl, sizeof fl, "%u", use_flags ? flags : lazy);
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
-		execl(self, self, getproc ? "--getproc" : "--", "child", hh, fl, use_flags ? "any" : "ok",
-		      (char *)NULL);
+		execl(self, self, getproc ? "--getproc" : "--", "child", hh, ehh, fl,
+		      use_flags ? "any" : "ok", (char *)NULL);
 		_exit(127);
 	}
 	int st;
@@ -257,7 +270,7 @@ static void ipc(int use_flags, unsigned flags)
 	CK(H.hipFree(a));
 }
 
-/* ---- seed 004: allocate, advise, prefetch, query, attach, free ---- */
+/* ---- the HIP managed-memory document: allocate, advise, prefetch, query, attach, free ---- */
 static void managed(void)
 {
 	size_t n = 16 * 4096;
@@ -339,9 +352,9 @@ int main(int argc, char **argv)
 	} else if (i < argc && !strcmp(argv[i], "--")) {
 		i++;
 	}
-	if (argc - i == 4 && !strcmp(argv[i], "child"))
-		return ipc_child(argv[i + 1], (unsigned)strtoul(argv[i + 2], NULL, 0),
-		                 !strcmp(argv[i + 3], "ok"));
+	if (argc - i == 5 && !strcmp(argv[i], "child"))
+		return ipc_child(argv[i + 1], argv[i + 2], (unsigned)strtoul(argv[i + 3], NULL, 0),
+		                 !strcmp(argv[i + 4], "ok"));
 	if (argc - i < 1) {
 		fprintf(stderr, "usage: hip_calls [--getproc] peer|ipc|managed|reset|all|skew FLAGS\n");
 		return 2;

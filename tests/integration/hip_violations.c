@@ -1,7 +1,7 @@
 /*
  * One program per rule that applies to HIP, against the simulated HIP
  * runtime (tests/sim/hip_*): `hip_violations RULE bad` breaks exactly that
- * contract once, as the documents (seeds 000, 002, 004) describe the
+ * contract once, as the documents (the HIP peer, IPC and managed-memory documents) describe the
  * mistake; `hip_violations RULE good` makes the nearest correct call.
  * Everything else each scenario does is correct, so the trace must hold
  * exactly one finding (bad) or none (good).  IPC scenarios start a second
@@ -36,7 +36,7 @@ static void init(void)
 	HCHECK(hipStreamCreate(&stream));
 }
 
-/* Peer access from `from` to `to`, done right (seed 000: ask, then enable). */
+/* Peer access from `from` to `to`, done right (the HIP peer document: ask, then enable). */
 static void enable(int from, int to)
 {
 	int can;
@@ -142,12 +142,26 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		say(out);
 		hear(in); /* the exporter frees (or not) now */
 		CALL(hipIpcCloseMemHandle(p));
-	} else if (!strcmp(what, "open-twice")) {
+	} else if (!strcmp(what, "reopen")) {
+		/* the same device twice: counted (the simulator gives the same pointer) */
 		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
-		/* counted like CUDA's: the same pointer, closed once per open */
 		if (hipIpcOpenMemHandle(&q, h, lazy) == hipSuccess)
 			HCHECK(hipIpcCloseMemHandle(q));
 		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "free-mapping")) {
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		CALL(hipFree(p)); /* refused: the mapping stays */
+		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-garbage")) {
+		h.reserved[40] ^= 0x5a;
+		CALL(hipIpcOpenMemHandle(&p, h, lazy));
+	} else if (!strcmp(what, "event-open-destroy") || !strcmp(what, "event-open-leak")) {
+		hipIpcEventHandle_t eh;
+		hipEvent_t e;
+		memcpy(&eh, &h, sizeof eh);
+		HCHECK(hipIpcOpenEventHandle(&e, eh));
+		if (!strcmp(what, "event-open-destroy"))
+			HCHECK(hipEventDestroy(e));
 	} else if (!strcmp(what, "close-twice")) {
 		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
 		HCHECK(hipIpcCloseMemHandle(p));
@@ -312,9 +326,75 @@ static void ipc_open_flags(int bad)
 	ipc_child_scenario("flags", "open-close", bad);
 }
 
-static void ipc_open_twice(int bad)
+static void ipc_open_unexported(int bad)
 {
-	ipc_child_scenario("open-twice", "open-close", bad);
+	ipc_child_scenario("open-garbage", "reopen", bad);
+}
+
+static void ipc_free_imported(int bad)
+{
+	ipc_child_scenario("free-mapping", "open-close", bad);
+}
+
+static void ipc_export_host(int bad)
+{
+	static char buf[4096];
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	CALL(hipIpcGetMemHandle(&h, bad ? buf : a));
+	HCHECK(hipFree(a));
+}
+
+static void ipc_event_flags(int bad)
+{
+	hipEvent_t e;
+	hipIpcEventHandle_t h;
+	HCHECK(hipEventCreateWithFlags(&e, bad ? hipEventDisableTiming
+	                                       : hipEventDisableTiming | hipEventInterprocess));
+	CALL(hipIpcGetEventHandle(&h, e));
+	HCHECK(hipEventDestroy(e));
+}
+
+static void ipc_event_leak(int bad)
+{
+	hipEvent_t e;
+	hipIpcEventHandle_t h;
+	hipIpcMemHandle_t carrier;
+	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
+	HCHECK(hipIpcGetEventHandle(&h, e));
+	memcpy(&carrier, &h, sizeof h);
+	struct child c = spawn(bad ? "event-open-leak" : "event-open-destroy", &carrier);
+	hear(c.from);
+	reap(c);
+	HCHECK(hipEventDestroy(e));
+}
+
+/* Device 9 of 2 (bad) or device 1 (good). */
+static void peer_invalid_device(int bad)
+{
+	int can;
+	CALL(hipDeviceCanAccessPeer(&can, 0, bad ? 9 : 1));
+}
+
+/* hipMemcpy / hipMemcpyDtoD between two devices: implicit peer copies, staged
+ * without peer access (bad), direct with it (good); the copies within one
+ * device or from the host are not recorded at all. */
+static void implicit_copies(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB), *b0 = alloc_on(0, MIB);
+	static char host[4096];
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	HCHECK(hipMemcpy(a1, a0, MIB, 3 /* hipMemcpyDeviceToDevice */));
+	HCHECK(hipMemcpyDtoD(a0, a1, 4096));
+	HCHECK(hipMemcpy(b0, a0, MIB, 3));
+	HCHECK(hipMemcpyAsync(host, a0, sizeof host, hipMemcpyDeviceToHost, stream));
+	HCHECK(hipStreamSynchronize(stream));
+	HCHECK(hipFree(a0));
+	HCHECK(hipFree(a1));
+	HCHECK(hipFree(b0));
 }
 
 static void ipc_close_twice(int bad)
@@ -506,7 +586,12 @@ static const struct {
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},
     {"ipc.open.flags", ipc_open_flags},
-    {"ipc.open.twice", ipc_open_twice},
+    {"ipc.open.unexported", ipc_open_unexported},
+    {"ipc.free-imported", ipc_free_imported},
+    {"ipc.export.host", ipc_export_host},
+    {"ipc.event.flags", ipc_event_flags},
+    {"ipc.event.leak", ipc_event_leak},
+    {"peer.invalid-device", peer_invalid_device},
     {"ipc.open.stale", ipc_open_stale},
     {"ipc.close.unknown", ipc_close_unknown},
     {"ipc.close.twice", ipc_close_twice},
@@ -539,6 +624,12 @@ int main(int argc, char **argv)
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
 			printf("%s\n", scenarios[i].rule);
+		return 0;
+	}
+	/* not one rule: the implicit copies (rules_hip.sh checks their events) */
+	if (argc == 3 && !strcmp(argv[1], "implicit")) {
+		init();
+		implicit_copies(!strcmp(argv[2], "bad"));
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {

@@ -91,6 +91,7 @@ static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, in
 		if (eh) {
 			cudaEvent_t e;
 			bad |= cudaIpcOpenEventHandle(&e, *eh) != cudaSuccess;
+			bad |= cudaEventDestroy(e) != cudaSuccess; /* an imported event must be destroyed */
 		}
 		if (by_driver) {
 			CUresult (*close_fn)(CUdeviceptr) =
@@ -202,6 +203,39 @@ int main(int argc, char **argv)
 	} else if (!strcmp(what, "advise-not-managed")) {
 		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
 		EXPECT(cudaMemAdvise(a, MIB, 1, dev_loc(0)), cudaErrorInvalidValue);
+		EXPECT(cudaFree(a), cudaSuccess);
+	} else if (!strcmp(what, "invalid-enable")) {
+		int v;
+		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(9, 0), cudaErrorInvalidDevice);
+	} else if (!strcmp(what, "invalid-copy")) {
+		enable_both();
+		alloc_pair(&a, &b);
+		EXPECT(cudaMemcpyPeer(b, 9, a, 0, MIB), cudaErrorInvalidDevice);
+		EXPECT(cudaFree(a), cudaSuccess);
+		EXPECT(cudaFree(b), cudaSuccess);
+	} else if (!strcmp(what, "lazy-enable")) {
+		/* the importer's lazy open enabled 1 -> 0; its explicit enable after is 704 */
+		cudaIpcMemHandle_t h;
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
+		pid_t kid = fork();
+		if (kid == 0) {
+			void *p = NULL;
+			int v, bad = cudaSetDevice(1) != cudaSuccess;
+			bad |= cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess;
+			bad |= cudaDeviceCanAccessPeer(&v, 1, 0) != cudaSuccess;
+			bad |= cudaDeviceEnablePeerAccess(0, 0) != cudaErrorPeerAccessAlreadyEnabled;
+			bad |= cudaGetLastError() != cudaErrorPeerAccessAlreadyEnabled;
+			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
+			_exit(bad);
+		}
+		int st = -1;
+		waitpid(kid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "rt: the IPC child failed\n");
+			failures++;
+		}
 		EXPECT(cudaFree(a), cudaSuccess);
 	} else if (!strcmp(what, "ipc-mixed")) {
 		cudaIpcMemHandle_t h;

@@ -2,7 +2,7 @@
 # HIP under peerwatch.
 #  1. the REAL runtime (Debian's ROCm 5.2.3), when installed: hip_real.sh;
 #  2. the simulated runtime (tests/sim/hip_*): the documents' own sequences
-#     (seed 000 peer calls, seed 002 IPC in two processes, seed 004 managed
+#     (the HIP peer document peer calls, the HIP IPC document IPC in two processes, the HIP managed-memory document managed
 #     memory) done right leave no finding, reached through linked symbols,
 #     dlsym and hipGetProcAddress; each documented mistake leaves exactly
 #     its one finding and the near miss none; the IPC-flags version skew
@@ -224,6 +224,29 @@ for rule in $("$V" list); do
 	fi
 	got=$(found "$g" | tr '\n' ' ')
 	check "$rule (HIP): a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
+done
+
+# hipMemcpy / hipMemcpyDtoD between two devices are implicit peer copies
+# (recorded only then), checked like peer copies.
+for kind in bad good; do
+	d="$WORK/implicit-$kind"
+	mkdir -p "$d"
+	if ! env PWSIM_DEVICES=2 "$PW" -q -o "$d/trace" --mode warn -- "$V" implicit "$kind" >"$d/out" 2>"$d/err"; then
+		bad "implicit ($kind): the program failed: $(tail -2 "$d/err")"
+		continue
+	fi
+	f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+	check "implicit ($kind): the two cross-device copies are recorded, implicit, with their devices; the others not" \
+		jqt -s '[.[] | select(.type=="call" and .op=="implicit_copy")] | length==2 and all(.implicit==true and .family=="copy") and
+			(.[0] | .api=="hipMemcpy" and .args.dst_dev==1 and .args.src_dev==0 and .args.bytes==1048576 and .args.kind==3) and
+			(.[1] | .api=="hipMemcpyDtoD" and .args.dst_dev==0 and .args.src_dev==1)' "$f"
+	got=$(found "$d" | tr '\n' ' ')
+	if [ "$kind" = bad ]; then
+		check "implicit (bad): each staged copy is copy.peer.no-peer-access (got: ${got:-none})" \
+			[ "$got" = "copy.peer.no-peer-access copy.peer.no-peer-access " ]
+	else
+		check "implicit (good): with peer access on, no finding (got: ${got:-none})" [ -z "$got" ]
+	fi
 done
 
 # A runtime with clr's context stack (hipCtxPushCurrent / hipCtxPopCurrent,

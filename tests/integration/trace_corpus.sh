@@ -55,6 +55,7 @@ run vmm-batch --mode warn -- "$T/vmm_ipc" batch-bad
 run vmm-fork --mode warn -- "$T/vmm_ipc" fork-worker
 printf 'rule=peer.enable.twice\n' >"$OUT/suppressions"
 run suppressed --mode warn --options "suppressions=$OUT/suppressions" -- "$T/violations" peer.enable.twice bad
+run suppressed-default --mode warn -- "$T/violations" nccl-teardown "$T/nccl/libnccl.so.2"
 RANK=3 run rank-number -- "$T/threads"
 RANK=node-a run rank-text -- "$T/threads"
 run threads -- "$T/threads"

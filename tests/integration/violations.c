@@ -51,6 +51,13 @@ CUresult cuMemExportToShareableHandle(void *, CUmemGenericAllocationHandle, CUme
 CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *, void *, CUmemAllocationHandleType);
 CUresult cuMemAllocAsync(CUdeviceptr *, size_t, CUstream);
 CUresult cuMemFreeAsync(CUdeviceptr, CUstream);
+CUresult cuEventCreate(CUevent *, unsigned);
+CUresult cuEventDestroy_v2(CUevent);
+CUresult cuIpcGetEventHandle(CUipcEventHandle *, CUevent);
+CUresult cuIpcOpenEventHandle(CUevent *, CUipcEventHandle);
+CUresult cuDeviceGetP2PAttribute(int *, CUdevice_P2PAttribute, CUdevice, CUdevice);
+CUresult cuCtxCreate_v2(CUcontext *, unsigned, CUdevice);
+CUresult cuCtxDestroy_v2(CUcontext);
 
 #define MIB (1u << 20)
 static CUcontext ctx[16];
@@ -244,11 +251,81 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		say(out);
 		hear(in); /* the exporter frees (or not) now */
 		CHECK(cuIpcCloseMemHandle(p));
-	} else if (!strcmp(what, "open-twice")) {
+	} else if (!strcmp(what, "reopen")) {
+		/* as measured on H100s: the same context twice gives the same
+		 * pointer, counted; device 0's context a second mapping */
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
 		CHECK(cuIpcOpenMemHandle_v2(&q, h, lazy));
+		if (p != q)
+			return 3;
+		CUdeviceptr r = 0;
+		CHECK(cuCtxSetCurrent(ctx[0]));
+		CHECK(cuIpcOpenMemHandle_v2(&r, h, lazy));
+		if (r == p)
+			return 3;
+		CHECK(cuIpcCloseMemHandle(r));
+		CHECK(cuCtxSetCurrent(ctx[1]));
 		CHECK(cuIpcCloseMemHandle(p));
 		CHECK(cuIpcCloseMemHandle(q));
+	} else if (!strcmp(what, "second-context") || !strcmp(what, "same-context")) {
+		/* open in device 1's primary context, then again in a second context
+		 * of device 1 (cuCtxCreate), or again in the primary one */
+		CUcontext made = NULL;
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		if (!strcmp(what, "second-context"))
+			CHECK(cuCtxCreate_v2(&made, 0, 1));
+		CALL(cuIpcOpenMemHandle_v2(&q, h, lazy));
+		if (q)
+			CHECK(cuIpcCloseMemHandle(q));
+		if (made)
+			CHECK(cuCtxDestroy_v2(made));
+		CHECK(cuCtxSetCurrent(ctx[1]));
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "reopen-leak")) {
+		/* the same, with device 1's mapping left open: the leak is at p */
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CHECK(cuIpcOpenMemHandle_v2(&q, h, lazy));
+		CUdeviceptr r = 0;
+		CHECK(cuCtxSetCurrent(ctx[0]));
+		CHECK(cuIpcOpenMemHandle_v2(&r, h, lazy));
+		CHECK(cuIpcCloseMemHandle(r));
+		CHECK(cuCtxSetCurrent(ctx[1]));
+		CHECK(cuIpcCloseMemHandle(q));
+		printf("%llx\n", (unsigned long long)p);
+	} else if (!strcmp(what, "lazy-enable")) {
+		/* the lazy flag enabled 1 -> 0: an explicit enable now is "already enabled" */
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		int can;
+		CHECK(cuDeviceCanAccessPeer(&can, 1, 0));
+		CALL(cuCtxEnablePeerAccess(ctx[0], 0));
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "lazy-copy")) {
+		/* and a copy from device 0 to device 1 is not staged */
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CUdeviceptr mine;
+		CHECK(cuMemAlloc_v2(&mine, MIB));
+		CHECK(cuMemcpyPeer(mine, ctx[1], p, ctx[0], MIB));
+		CHECK(cuMemFree_v2(mine));
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "free-mapping")) {
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CALL(cuMemFree_v2(p)); /* the driver refuses it: the mapping stays */
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-garbage")) {
+		h.reserved[40] ^= 0x5a; /* bytes no process exported */
+		CALL(cuIpcOpenMemHandle_v2(&p, h, lazy));
+	} else if (!strcmp(what, "event-open-destroy") || !strcmp(what, "event-open-leak") ||
+	           !strcmp(what, "event-open-wait-destroy")) {
+		CUipcEventHandle eh;
+		CUevent e;
+		memcpy(&eh, &h, sizeof eh);
+		CHECK(cuIpcOpenEventHandle(&e, eh));
+		if (!strcmp(what, "event-open-wait-destroy")) {
+			say(out);
+			hear(in); /* the exporter destroys (or not) now */
+		}
+		if (strcmp(what, "event-open-leak"))
+			CHECK(cuEventDestroy_v2(e));
 	} else if (!strcmp(what, "close-twice")) {
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
 		CHECK(cuIpcCloseMemHandle(p));
@@ -418,9 +495,126 @@ static void ipc_open_flags(int bad)
 	ipc_child_scenario("flags", "open-close", bad);
 }
 
-static void ipc_open_twice(int bad)
+/* Opened again in a second context of the same device (bad), or in the
+ * same context (good: the driver counts it). */
+static void ipc_open_second_context(int bad)
 {
-	ipc_child_scenario("open-twice", "open-close", bad);
+	ipc_child_scenario("second-context", "same-context", bad);
+}
+
+/* A handle of bytes no process exported (bad), or the exporter's (good):
+ * with the registry on, that is known. */
+static void ipc_open_unexported(int bad)
+{
+	ipc_child_scenario("open-garbage", "open-close", bad);
+}
+
+/* cuMemFree of an IPC mapping (bad) instead of only its close (good). */
+static void ipc_free_imported(int bad)
+{
+	ipc_child_scenario("free-mapping", "open-close", bad);
+}
+
+/* A malloc'd buffer (bad) or device memory (good). */
+static void ipc_export_host(int bad)
+{
+	static char buf[4096];
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CALL(cuIpcGetMemHandle(&h, bad ? (CUdeviceptr)(uintptr_t)buf : a));
+	CHECK(cuMemFree_v2(a));
+}
+
+/* After the free (bad) or before it (good). */
+static void ipc_export_freed(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	if (bad)
+		CHECK(cuMemFree_v2(a));
+	CALL(cuIpcGetMemHandle(&h, a));
+	if (!bad)
+		CHECK(cuMemFree_v2(a));
+}
+
+/* ---- event handles ---- */
+
+static CUevent ipc_event(unsigned flags, CUipcEventHandle *h)
+{
+	CUevent e;
+	CHECK(cuEventCreate(&e, flags));
+	CALL(cuIpcGetEventHandle(h, e));
+	return e;
+}
+
+/* An event made without the interprocess flag (bad) or with both flags (good). */
+static void ipc_event_flags(int bad)
+{
+	CUipcEventHandle h;
+	CUevent e =
+	    ipc_event(bad ? CU_EVENT_DISABLE_TIMING : CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, &h);
+	CHECK(cuEventDestroy_v2(e));
+}
+
+static void ipc_event_child(const char *bad_what, const char *good_what, int bad)
+{
+	CUipcEventHandle h;
+	CUipcMemHandle carrier;
+	CUevent e = ipc_event(CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, &h);
+	memcpy(&carrier, &h, sizeof h);
+	struct child c = spawn(bad ? bad_what : good_what, &carrier);
+	hear(c.from);
+	reap(c);
+	CHECK(cuEventDestroy_v2(e));
+}
+
+/* Opened in the process that exported it (bad), or in another (good). */
+static void ipc_event_same_process(int bad)
+{
+	CUipcEventHandle h;
+	CUevent e = ipc_event(CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, &h), o;
+	if (bad) {
+		CALL(cuIpcOpenEventHandle(&o, h));
+	} else {
+		CUipcMemHandle carrier;
+		memcpy(&carrier, &h, sizeof h);
+		struct child c = spawn("event-open-destroy", &carrier);
+		hear(c.from);
+		reap(c);
+	}
+	CHECK(cuEventDestroy_v2(e));
+}
+
+/* The importer never destroys its event (bad), or does (good). */
+static void ipc_event_leak(int bad)
+{
+	ipc_event_child("event-open-leak", "event-open-destroy", bad);
+}
+
+/* The exporter destroys while the importer still has it (bad), or after (good). */
+static void ipc_event_destroy_while_open(int bad)
+{
+	CUipcEventHandle h;
+	CUipcMemHandle carrier;
+	CUevent e = ipc_event(CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS, &h);
+	memcpy(&carrier, &h, sizeof h);
+	struct child c = spawn("event-open-wait-destroy", &carrier);
+	hear(c.from); /* opened */
+	if (bad)
+		CHECK(cuEventDestroy_v2(e));
+	say(c.to);
+	hear(c.from); /* destroyed its copy */
+	reap(c);
+	if (!bad)
+		CHECK(cuEventDestroy_v2(e));
+}
+
+/* Device 7 of 2 (bad) or device 1 (good), in a peer query and a P2P attribute query. */
+static void peer_invalid_device(int bad)
+{
+	int can, v;
+	CALL(cuDeviceCanAccessPeer(&can, 0, bad ? 7 : 1));
+	CALL(cuDeviceGetP2PAttribute(&v, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, 0, 1));
 }
 
 static void ipc_close_twice(int bad)
@@ -712,7 +906,16 @@ static const struct {
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},
     {"ipc.open.flags", ipc_open_flags},
-    {"ipc.open.twice", ipc_open_twice},
+    {"ipc.open.second-context", ipc_open_second_context},
+    {"ipc.open.unexported", ipc_open_unexported},
+    {"ipc.export.host", ipc_export_host},
+    {"ipc.export.freed", ipc_export_freed},
+    {"ipc.free-imported", ipc_free_imported},
+    {"ipc.event.flags", ipc_event_flags},
+    {"ipc.event.same-process", ipc_event_same_process},
+    {"ipc.event.leak", ipc_event_leak},
+    {"ipc.event.destroy-while-open", ipc_event_destroy_while_open},
+    {"peer.invalid-device", peer_invalid_device},
     {"ipc.open.stale", ipc_open_stale},
     {"ipc.close.unknown", ipc_close_unknown},
     {"ipc.close.twice", ipc_close_twice},
@@ -744,6 +947,38 @@ static const struct {
     {"ipc.export.pool-or-vmm", ipc_export_pool_or_vmm},
 };
 
+/* NCCL's legacy IPC teardown, as a default suppression knows it: the
+ * exporter frees while the importer holds the mapping, the free made from
+ * a module named libnccl.so.2 (tests/integration/fake_nccl.c at LIB). */
+static int free_shim(uint64_t p)
+{
+	return (int)cuMemFree_v2((CUdeviceptr)p);
+}
+
+static int nccl_teardown(const char *lib)
+{
+	void *h = dlopen(lib, RTLD_NOW | RTLD_LOCAL);
+	if (!h) {
+		fprintf(stderr, "violations: %s\n", dlerror());
+		return 2;
+	}
+	int (*teardown)(int (*)(uint64_t), uint64_t);
+	*(void **)&teardown = dlsym(h, "fake_nccl_teardown");
+	if (!teardown)
+		return 2;
+	init();
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle ih;
+	CHECK(cuIpcGetMemHandle(&ih, a));
+	struct child c = spawn("open-wait-close", &ih);
+	hear(c.from); /* opened */
+	CHECK((CUresult)teardown(free_shim, (uint64_t)a));
+	say(c.to);
+	hear(c.from); /* closed */
+	reap(c);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -754,8 +989,18 @@ int main(int argc, char **argv)
 			printf("%s\n", scenarios[i].rule);
 		return 0;
 	}
+	/* `violations model WHAT`: the exporter of one child scenario (the IPC
+	 * mapping model of tests/integration/ipc_model.sh) */
+	if (argc == 3 && !strcmp(argv[1], "nccl-teardown"))
+		return nccl_teardown(argv[2]);
+	if (argc == 3 && !strcmp(argv[1], "model")) {
+		init();
+		ipc_child_scenario(argv[2], argv[2], 1);
+		return 0;
+	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
-		fprintf(stderr, "usage: violations RULE bad|good | violations list\n");
+		fprintf(stderr,
+		        "usage: violations RULE bad|good | violations list | violations model WHAT\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)

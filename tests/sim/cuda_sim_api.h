@@ -44,6 +44,13 @@ PWSIM_API CUresult cuCtxPushCurrent(CUcontext ctx);
 PWSIM_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);
 PWSIM_API CUresult cuCtxPopCurrent(CUcontext *pctx);
 PWSIM_API CUresult cuCtxSetCurrent(CUcontext ctx);
+PWSIM_API CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev);
+PWSIM_API CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev);
+PWSIM_API CUresult cuCtxDestroy_v2(CUcontext ctx);
+PWSIM_API CUresult cuCtxDestroy(CUcontext ctx);
+#if PWSIM_MAX_VERSION >= 13000
+PWSIM_API CUresult cuCtxCreate_v4(CUcontext *pctx, void *params, unsigned int flags, CUdevice dev);
+#endif
 PWSIM_API CUresult cuCtxGetCurrent(CUcontext *pctx);
 PWSIM_API CUresult cuCtxGetDevice(CUdevice *device);
 PWSIM_API CUresult cuCtxSynchronize(void);

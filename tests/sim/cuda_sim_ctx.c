@@ -1,16 +1,24 @@
 /*
  * Simulated CUDA driver: contexts.  Each device has one primary context (a
- * struct this file owns; CUcontext points at it).  Each thread has a context
- * stack; its top is the thread's current context (cuda.h :6398-6423).
- * cuCtxCreate is not simulated.
+ * struct this file owns; CUcontext points at it), and cuCtxCreate makes up
+ * to PWSIM_MADE_CTX more, each on one device, until cuCtxDestroy (a second
+ * context of a device: IPC mappings are per context).  Each thread has a
+ * context stack; its top is the thread's current context (cuda.h
+ * :6398-6423).
  */
 #include "sim_internal.h"
+
+#include <string.h>
 
 /* Deeper nesting than any test needs; a push beyond it is refused. */
 #define PWSIM_CTX_STACK 64
 
 static struct CUctx_st g_ctx[PWSIM_MAX_DEVICES];
 static pthread_once_t g_ctx_once = PTHREAD_ONCE_INIT;
+
+/* Contexts cuCtxCreate made (a slot is free while its magic is 0). */
+#define PWSIM_MADE_CTX 16
+static struct CUctx_st g_made[PWSIM_MADE_CTX];
 
 static __thread struct CUctx_st *t_stack[PWSIM_CTX_STACK];
 static __thread int t_depth;
@@ -31,8 +39,12 @@ struct CUctx_st *pwsim_primary(CUdevice dev)
 
 struct CUctx_st *pwsim_ctx_check(CUcontext ctx)
 {
-	uintptr_t p = (uintptr_t)ctx, base = (uintptr_t)g_ctx;
+	uintptr_t p = (uintptr_t)ctx, base = (uintptr_t)g_ctx, made = (uintptr_t)g_made;
 
+	if (p >= made && p < made + sizeof g_made && (p - made) % sizeof(g_made[0]) == 0) {
+		struct CUctx_st *c = &g_made[(p - made) / sizeof(g_made[0])];
+		return c->magic == PWSIM_CTX_MAGIC ? c : NULL;
+	}
 	if (p < base || (p - base) % sizeof(g_ctx[0]))
 		return NULL;
 	return pwsim_primary((CUdevice)((p - base) / sizeof(g_ctx[0])));
@@ -99,6 +111,91 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {
 	return cuDevicePrimaryCtxRelease_v2(dev);
+}
+
+/* ---- contexts of one's own (cuda.h :6275, legacy :25632-25633) ---- */
+
+/* A new context on dev, pushed onto the calling thread's stack (cuda.h: "The
+ * context is created with a usage count of 1 and the caller of cuCtxCreate()
+ * must call cuCtxDestroy() ... the created CUcontext is made current"). */
+static CUresult ctx_create(CUcontext *pctx, CUdevice dev)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c = NULL;
+
+	if (rc)
+		return rc;
+	if (!pctx)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (!pwsim_valid_device(dev))
+		return CUDA_ERROR_INVALID_DEVICE;
+	if (t_depth == PWSIM_CTX_STACK)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	pwsim_lock();
+	for (int i = 0; i < PWSIM_MADE_CTX && !c; i++)
+		if (g_made[i].magic != PWSIM_CTX_MAGIC)
+			c = &g_made[i];
+	if (c) {
+		memset(c, 0, sizeof *c);
+		c->magic = PWSIM_CTX_MAGIC;
+		c->device = dev;
+	}
+	pwsim_unlock();
+	if (!c)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	t_stack[t_depth++] = c;
+	*pctx = c;
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxCreate_v2(CUcontext *pctx, unsigned int flags, CUdevice dev)
+{
+	(void)flags;
+	return ctx_create(pctx, dev);
+}
+
+CUresult cuCtxCreate(CUcontext *pctx, unsigned int flags, CUdevice dev) /* legacy name, same ABI */
+{
+	return cuCtxCreate_v2(pctx, flags, dev);
+}
+
+#if PWSIM_MAX_VERSION >= 13000
+/* CUDA 13's form: the creation parameters (NULL: none) before the flags. */
+CUresult cuCtxCreate_v4(CUcontext *pctx, void *params, unsigned int flags, CUdevice dev)
+{
+	(void)params;
+	(void)flags;
+	return ctx_create(pctx, dev);
+}
+#endif
+
+/* Only a context cuCtxCreate made; it leaves the calling thread's stack. */
+CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	c = pwsim_ctx_check(ctx);
+	if (!c || c < g_made || c >= g_made + PWSIM_MADE_CTX)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	for (int i = 0; i < t_depth; i++)
+		if (t_stack[i] == c) {
+			memmove(&t_stack[i], &t_stack[i + 1],
+			        (size_t)(t_depth - i - 1) * sizeof(struct CUctx_st *));
+			t_depth--;
+			i--;
+		}
+	pwsim_lock();
+	c->magic = 0;
+	pwsim_unlock();
+	return CUDA_SUCCESS;
+}
+
+CUresult cuCtxDestroy(CUcontext ctx) /* legacy name, same ABI */
+{
+	return cuCtxDestroy_v2(ctx);
 }
 
 /* ---- the thread's context stack ---- */

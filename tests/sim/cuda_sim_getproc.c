@@ -69,12 +69,17 @@ static const struct proc g_procs[] = {
     ROW(cuCtxPopCurrent, cuCtxPopCurrent, 2000),
     ROW(cuCtxPopCurrent, cuCtxPopCurrent_v2, 4000),
     ROW(cuCtxSetCurrent, cuCtxSetCurrent, 4000),
+    ROW(cuCtxCreate, cuCtxCreate, 2000),
+    ROW(cuCtxCreate, cuCtxCreate_v2, 3020),
+    ROW(cuCtxDestroy, cuCtxDestroy, 2000),
+    ROW(cuCtxDestroy, cuCtxDestroy_v2, 4000),
     ROW(cuCtxGetCurrent, cuCtxGetCurrent, 4000),
     ROW(cuCtxGetDevice, cuCtxGetDevice, 2000),
     ROW(cuCtxSynchronize, cuCtxSynchronize, 2000),
 #if PWSIM_MAX_VERSION >= 13000
     ROW(cuCtxGetDevice, cuCtxGetDevice_v2, 13000),
     ROW(cuCtxSynchronize, cuCtxSynchronize_v2, 13000),
+    ROW(cuCtxCreate, cuCtxCreate_v4, 12050),
 #endif
     /* memory */
     ROW(cuMemAlloc, cuMemAlloc_v2, 3020),

@@ -13,7 +13,7 @@
  *                 NUL-terminated, zero-padded
  *
  * It always names the whole allocation, and is built from zeroed bytes, so two
- * calls on one allocation give byte-identical handles (facts §2 lines 78-79).
+ * calls on one allocation give byte-identical handles (docs/facts-cuda.md).
  * The importer shm_open()s the name and maps it MAP_SHARED: writes on either
  * side are seen by the other.
  *
@@ -21,7 +21,7 @@
  * event id (8), event flags (4), zeros.  Streams are synchronous, so an
  * imported event is a new local event that is always complete.
  *
- * Choices where facts §2 has no measurement:
+ * Choices where docs/facts-cuda.md has no measurement:
  * - a handle that is not ours (bad magic, unterminated name, size 0, bad
  *   device) -> CUDA_ERROR_INVALID_HANDLE;
  * - a handle whose object no longer exists (the exporter freed it or exited)
@@ -88,7 +88,7 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
 	a = pwsim_find_live((uintptr_t)dptr);
-	/* facts §2 line 80: managed memory, a host pointer, a freed allocation
+	/* docs/facts-cuda.md: managed memory, a host pointer, a freed allocation
 	 * -> INVALID_VALUE.  An interior pointer is accepted (line 78). */
 	/* Pool memory (cuMemAllocAsync) -> INVALID_VALUE, as reported in
 	 * chelsea0x3b/cudarc#521 and openucx/ucx#10065; VMM mappings are not
@@ -111,17 +111,23 @@ static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
 	return 0;
 }
 
-/* The same handle opened again in this process gives the same pointer and
- * one more reference (facts §2 line 84; cuda.h :9369-9371). */
-static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr)
+/* The same handle opened again in the same context gives the same pointer
+ * and one more reference (cuda.h :9369-9371, measured on H100s and H200s);
+ * opened in another device's context it is a second mapping at another
+ * address (measured on H100s).  The lazy flag enables peer access from the
+ * current context's device to the exporter's "as if the user called
+ * cuCtxEnablePeerAccess" (cuda.h), where the pair is peer-capable: a later
+ * cuCtxEnablePeerAccess answers ALREADY_ENABLED. */
+static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned int flags)
 {
 	struct pwsim_alloc *a;
+	struct CUctx_st *cur = pwsim_current();
 	CUresult rc = CUDA_SUCCESS;
 
 	pwsim_lock();
-	a = pwsim_find_import((pid_t)m->pid, m->buffer_id);
+	a = pwsim_find_import((pid_t)m->pid, m->buffer_id, cur);
 	if (!a) {
-		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, pwsim_current(), &a);
+		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, cur, &a);
 		if (rc == CUDA_SUCCESS) {
 			a->shm_pid = (pid_t)m->pid;
 			a->shm_id = m->buffer_id;
@@ -130,6 +136,9 @@ static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr)
 	if (rc == CUDA_SUCCESS) {
 		a->ipc_refs++;
 		*pdptr = (CUdeviceptr)a->base;
+		if ((flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) && cur->device != m->device &&
+		    pwsim_can_access(cur->device, m->device))
+			cur->peer_on |= 1ull << m->device;
 	}
 	pwsim_unlock();
 	return rc;
@@ -148,14 +157,14 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 		return CUDA_ERROR_INVALID_CONTEXT;
 	if (mem_parse(&handle, &m))
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* facts §2 line 81: in the exporting process -> 201 */
+	/* docs/facts-cuda.md: in the exporting process -> 201 */
 	if (m.pid == (uint32_t)getpid())
 		return CUDA_ERROR_INVALID_CONTEXT;
 	/* line 82: without CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS -> INVALID_VALUE;
 	 * line 83: other, undefined bits (7) are silently accepted */
 	if (!(Flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 		return CUDA_ERROR_INVALID_VALUE;
-	return mem_open(&m, pdptr);
+	return mem_open(&m, pdptr, Flags);
 }
 
 /* Same signature and behaviour (cuda.h :25808). */
@@ -165,7 +174,7 @@ CUresult cuIpcOpenMemHandle(CUdeviceptr *pdptr, CUipcMemHandle handle, unsigned 
 }
 
 /* Only a pointer cuIpcOpenMemHandle returned (still open) can be closed
- * (facts §2 line 85); the last close unmaps it (cuda.h :9418-9419). */
+ * (docs/facts-cuda.md); the last close unmaps it (cuda.h :9418-9419). */
 CUresult cuIpcCloseMemHandle(CUdeviceptr dptr)
 {
 	CUresult rc = pwsim_ready();

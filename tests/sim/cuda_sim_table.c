@@ -6,7 +6,7 @@
  *   named "/pwsim.<uid>.<pid>.<buffer id>", so that another process can map
  *   the same bytes through cuIpcOpenMemHandle.  The object is unlinked when
  *   the allocation is freed, or when the library unloads (process exit).
- * - cuMemAllocManaged memory is anonymous: it cannot be exported (facts §2).
+ * - cuMemAllocManaged memory is anonymous: it cannot be exported (docs/facts-cuda.md).
  * - IPC imports map the exporter's object by name.
  *
  * Entries are kept sorted by base address.  A freed range is not unmapped but
@@ -79,10 +79,12 @@ struct pwsim_alloc *pwsim_find_range(uintptr_t p, size_t n)
 	return a;
 }
 
-struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long id)
+struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long id, const struct CUctx_st *ctx)
 {
 	for (size_t i = 0; i < g_n; i++) {
 		struct pwsim_alloc *a = g_tab[i];
+		if (a->ctx != ctx)
+			continue;
 
 		if (a->kind == PWSIM_KIND_IPC && !a->freed && a->shm_pid == pid && a->shm_id == id)
 			return a;

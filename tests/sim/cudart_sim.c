@@ -12,7 +12,7 @@
  * cudaSetDevice), whose primary context the runtime makes current before
  * working; a last error per thread, set by every failing call and returned
  * and cleared by cudaGetLastError (so the 704 of enabling peer access twice
- * stays pending, as facts §2 says of the real runtime); cudaError_t codes.
+ * stays pending, as docs/facts-cuda.md says of the real runtime); cudaError_t codes.
  * The answers of cuda-on-h200.md §2 that belong to the runtime (not the
  * driver) are made here: EnablePeerAccess(self) 217, a bad device 101 before
  * the driver is asked, MallocManaged of 0 bytes a success, MemcpyPeer of 0
@@ -75,6 +75,7 @@ static struct {
 	CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*sync)(void);
 	CUresult (*event_create)(CUevent *, unsigned);
+	CUresult (*event_destroy)(CUevent);
 } drv;
 
 static pthread_once_t g_once = PTHREAD_ONCE_INIT;
@@ -159,6 +160,7 @@ static void init_once(void)
 	GET(ptr_attr, "cuPointerGetAttribute", 4000);
 	GET(sync, "cuCtxSynchronize", 2000);
 	GET(event_create, "cuEventCreate", 2000);
+	GET(event_destroy, "cuEventDestroy", 4000);
 	if (!drv.init || !drv.dev_count || !drv.retain || !drv.set_current || drv.init(0) != CUDA_SUCCESS ||
 	    drv.dev_count(&g_ndev) != CUDA_SUCCESS) {
 		g_init_err = cudaErrorInsufficientDriver;
@@ -321,11 +323,30 @@ RT_API cudaError_t cudaDeviceSynchronize(void)
 }
 
 /* :2798: the flags (cudaEventInterprocess 0x4, DT:126) have the driver's values */
-RT_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+static cudaError_t event_create(cudaEvent_t *event, unsigned int flags)
 {
 	BIND();
 	NEED(drv.event_create);
 	return rt(drv.event_create(event, flags));
+}
+
+RT_API cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags)
+{
+	return event_create(event, flags);
+}
+
+/* :2761: the default flags */
+RT_API cudaError_t cudaEventCreate(cudaEvent_t *event)
+{
+	return event_create(event, 0);
+}
+
+/* :2981 */
+RT_API cudaError_t cudaEventDestroy(cudaEvent_t event)
+{
+	BIND();
+	NEED(drv.event_destroy);
+	return rt(drv.event_destroy(event));
 }
 
 /* ---- peer access ---- */
@@ -345,7 +366,8 @@ RT_API cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags
 	if (!valid_dev(peerDevice))
 		return fail(cudaErrorInvalidDevice);
 	if (peerDevice == t_dev)
-		return fail(cudaErrorPeerAccessUnsupported); /* facts §2: 217, where the driver says 201 */
+		return fail(
+		    cudaErrorPeerAccessUnsupported); /* docs/facts-cuda.md: 217, where the driver says 201 */
 	if (flags)
 		return fail(cudaErrorInvalidValue);
 	CUcontext peer = ctx_of(peerDevice);
@@ -530,7 +552,7 @@ RT_API cudaError_t cudaMallocManaged(void **devPtr, size_t size, unsigned int fl
 	NEED(drv.alloc_managed);
 	if (!devPtr || (flags != cudaMemAttachGlobal && flags != cudaMemAttachHost))
 		return fail(cudaErrorInvalidValue);
-	if (!size) { /* facts §2: a success */
+	if (!size) { /* docs/facts-cuda.md: a success */
 		*devPtr = NULL;
 		return cudaSuccess;
 	}
@@ -604,7 +626,7 @@ static cudaError_t prefetch(const void *devPtr, size_t count, struct cudaMemLoca
 	BIND();
 	NEED(drv.prefetch[per_thread]);
 	if (location.type == cudaMemLocationTypeDevice && !valid_dev(location.id))
-		return fail(cudaErrorInvalidDevice); /* facts §2: 101 */
+		return fail(cudaErrorInvalidDevice); /* docs/facts-cuda.md: 101 */
 	return rt(drv.prefetch[per_thread]((uintptr_t)devPtr, count, cu_loc(location), flags, stream));
 }
 

@@ -18,6 +18,8 @@ cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 cudaError_t cudaDeviceSynchronize(void);
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags); /* :2798 */
+cudaError_t cudaEventCreate(cudaEvent_t *event);                              /* :2761 */
+cudaError_t cudaEventDestroy(cudaEvent_t event);                              /* :2981 */
 /* :8487, :8529, :8551, :1525 */
 cudaError_t cudaDeviceCanAccessPeer(int *canAccessPeer, int device, int peerDevice);
 cudaError_t cudaDeviceEnablePeerAccess(int peerDevice, unsigned int flags);

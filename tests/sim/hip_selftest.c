@@ -427,6 +427,11 @@ static void test_memory(void)
 	OK(hipMemcpy(b, a, N, hipMemcpyDefault));
 	CHECK(holds(b, N, 10));
 	OK(hipMemcpyAsync(host, (char *)a + 100, sizeof(host), hipMemcpyDeviceToHost, s));
+	/* hipMemcpyDtoD[Async]: device pointers of ours only, within their allocations */
+	OK(hipMemcpyDtoD(b, a, N));
+	OK(hipMemcpyDtoDAsync(b, a, N, s));
+	EXPECT(hipMemcpyDtoD(b, host, 8), hipErrorInvalidValue);
+	EXPECT(hipMemcpyDtoD(b, a, N + 1), hipErrorInvalidValue);
 	CHECK((unsigned char)host[0] == (unsigned char)(10 + 100 * 7));
 	EXPECT(hipMemcpyAsync(host, a, 8, hipMemcpyDeviceToHost, dead), hipErrorInvalidHandle);
 	EXPECT(hipMemcpy(b, a, N, (hipMemcpyKind)7), hipErrorInvalidValue);
@@ -512,6 +517,17 @@ static void ipc_child(const char *memhex, const char *evhex, const char *stalehe
 	CHECK(p != NULL && holds(p, N, 21));
 	OK(hipIpcOpenMemHandle(&q, h, hipIpcMemLazyEnablePeerAccess));
 	CHECK(q == p);
+	/* another device's open is a mapping of its own (one per device, each
+	 * counted), and the opens enabled device 1's access to device 0, the
+	 * exporter's, as hipDeviceEnablePeerAccess would */
+	void *r = NULL;
+	OK(hipSetDevice(0));
+	OK(hipIpcOpenMemHandle(&r, h, hipIpcMemLazyEnablePeerAccess));
+	CHECK(r != NULL && r != p && holds(r, N, 21));
+	OK(hipIpcCloseMemHandle(r));
+	EXPECT(hipIpcCloseMemHandle(r), hipErrorInvalidValue);
+	OK(hipSetDevice(1));
+	EXPECT(hipDeviceEnablePeerAccess(0, 0), hipErrorPeerAccessAlreadyEnabled);
 	OK(hipPointerGetAttributes(&attr, p));
 	CHECK((int)attr.type == (PWSIM_HIP_MAJOR >= 6 ? 2 : 1) && attr.device == 1);
 	EXPECT(hipIpcGetMemHandle(&bad, p), hipErrorInvalidDevicePointer); /* not ours to export */
@@ -834,6 +850,8 @@ static const struct export g_exports[] = {
     {"hipFree", "hip_4.2"},
     {"hipMemcpy", "hip_4.2"},
     {"hipMemcpyAsync", "hip_4.2"},
+    {"hipMemcpyDtoD", "hip_4.2"},
+    {"hipMemcpyDtoDAsync", "hip_4.2"},
     {"hipMemset", "hip_4.2"},
     {"hipMemcpyPeer", "hip_4.2"},
     {"hipMemcpyPeerAsync", "hip_4.2"},

@@ -251,6 +251,15 @@ static hipError_t enable_from(int dev, int peer, unsigned flags)
 	return rc;
 }
 
+void hsim_lazy_enable(int dev, int peer)
+{
+	if (dev == peer || !linked(dev, peer))
+		return;
+	hsim_lock();
+	g_peer_on[dev] |= 1ull << peer;
+	hsim_unlock();
+}
+
 static hipError_t disable_from(int dev, int peer)
 {
 	hipError_t rc = hipSuccess;

@@ -205,6 +205,9 @@ PWSIM_HIP_API hipError_t hipFree(void *ptr);
 PWSIM_HIP_API hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
 PWSIM_HIP_API hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
                                         hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes);
+PWSIM_HIP_API hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
+                                            hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
 PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
                                        size_t sizeBytes);

@@ -75,7 +75,12 @@ struct hsim_alloc *hsim_find_live(uintptr_t p); /* not freed */
 struct hsim_alloc *hsim_find_range(uintptr_t p, size_t n);
 hipError_t hsim_alloc_new(enum hsim_kind kind, size_t size, int device, struct hsim_alloc **out);
 hipError_t hsim_alloc_import(const char *shm_name, size_t size, int device, struct hsim_alloc **out);
-struct hsim_alloc *hsim_find_import(pid_t pid, unsigned long long id);
+/* The live import of (pid, id) on device: a mapping is per device, as CUDA's
+ * is per context ("one context per device per other process"). */
+struct hsim_alloc *hsim_find_import(pid_t pid, unsigned long long id, int device);
+/* The lazy flag's peer access from dev to peer (hip_sim.c): "as if the user
+ * called hipDeviceEnablePeerAccess", where the pair is linked. */
+void hsim_lazy_enable(int dev, int peer);
 void hsim_alloc_retire(struct hsim_alloc *a);
 /* hipDeviceReset: retire the device's hipMalloc memory and its IPC mappings. */
 void hsim_retire_device(int dev);

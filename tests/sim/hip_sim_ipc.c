@@ -102,7 +102,7 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
 	    m.name[0] != '/' || !hsim_valid_device(m.device))
 		return hipErrorInvalidDevicePointer;
 	hsim_lock();
-	a = hsim_find_import((pid_t)m.pid, m.id);
+	a = hsim_find_import((pid_t)m.pid, m.id, hsim_current());
 	if (!a) {
 		rc = hsim_alloc_import(m.name, (size_t)m.size, hsim_current(), &a);
 		if (rc == hipSuccess) {
@@ -115,6 +115,8 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
 		*devPtr = (void *)a->base;
 	}
 	hsim_unlock();
+	if (rc == hipSuccess)
+		hsim_lazy_enable(hsim_current(), m.device);
 	return rc;
 }
 

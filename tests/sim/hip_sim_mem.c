@@ -97,6 +97,30 @@ hipError_t hipMemcpyAsync(void *dst, const void *src, size_t sizeBytes, hipMemcp
 	return rc ? rc : copy(dst, src, sizeBytes, (int)kind);
 }
 
+/* hip_runtime_api.h :3320, :3374: device to device, by device pointers; the
+ * range checks are hipMemcpy's, with both sides device memory of ours. */
+static hipError_t copy_dtod(hipDeviceptr_t dst, hipDeviceptr_t src, size_t n)
+{
+	if (n == 0)
+		return hipSuccess;
+	hsim_lock();
+	int ours = hsim_find_live((uintptr_t)dst) && hsim_find_live((uintptr_t)src);
+	hsim_unlock();
+	return ours ? copy(dst, src, n, hipMemcpyDeviceToDevice) : hipErrorInvalidValue;
+}
+
+hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes)
+{
+	return copy_dtod(dst, src, sizeBytes);
+}
+
+hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy_dtod(dst, src, sizeBytes);
+}
+
 /* The whole range must be inside one live allocation. */
 hipError_t hipMemset(void *dst, int value, size_t sizeBytes)
 {

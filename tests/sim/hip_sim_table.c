@@ -77,12 +77,13 @@ struct hsim_alloc *hsim_find_range(uintptr_t p, size_t n)
 	return a;
 }
 
-struct hsim_alloc *hsim_find_import(pid_t pid, unsigned long long id)
+struct hsim_alloc *hsim_find_import(pid_t pid, unsigned long long id, int device)
 {
 	for (size_t i = 0; i < g_n; i++) {
 		struct hsim_alloc *a = g_tab[i];
 
-		if (a->kind == HSIM_KIND_IPC && !a->freed && a->shm_pid == pid && a->shm_id == id)
+		if (a->kind == HSIM_KIND_IPC && !a->freed && a->shm_pid == pid && a->shm_id == id &&
+		    a->device == device)
 			return a;
 	}
 	return NULL;

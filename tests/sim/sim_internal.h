@@ -125,8 +125,9 @@ CUresult pwsim_alloc_import(const char *shm_name, size_t size, int device, struc
                             struct pwsim_alloc **out);
 /* Unmap and mark freed; the address range stays reserved for a while. */
 void pwsim_alloc_retire(struct pwsim_alloc *a);
-/* Every live import, for cuIpcOpenMemHandle's reference counting. */
-struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long buffer_id);
+/* The live import of (pid, buffer id) in context ctx, for cuIpcOpenMemHandle's
+ * reference counting: a mapping is per context (measured on H100s). */
+struct pwsim_alloc *pwsim_find_import(pid_t pid, unsigned long long buffer_id, const struct CUctx_st *ctx);
 
 /* Enter [base, base+size) that the caller mapped itself (a VMM mapping). */
 CUresult pwsim_alloc_enter(enum pwsim_kind kind, uintptr_t base, size_t size, int device,

@@ -624,7 +624,7 @@ static void test_events(void)
 }
 
 /* ======================================================================== */
-/* peer access (facts §2 lines 52-60, in driver-API form)                    */
+/* peer access (docs/facts-cuda.md, in driver-API form)                    */
 
 static void test_peer_access(void)
 {
@@ -638,7 +638,8 @@ static void test_peer_access(void)
 	CHECK(can == 0);
 	EXPECT(cuDeviceCanAccessPeer(&can, 0, 9), CUDA_ERROR_INVALID_DEVICE);
 	EXPECT(cuDeviceCanAccessPeer(NULL, 0, 1), CUDA_ERROR_INVALID_VALUE);
-	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0), CUDA_ERROR_INVALID_CONTEXT); /* self: seed 001 */
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[0], 0),
+	       CUDA_ERROR_INVALID_CONTEXT); /* self: CUDA Driver API, Peer Context Memory Access */
 	EXPECT(cuCtxEnablePeerAccess(NULL, 0), CUDA_ERROR_INVALID_CONTEXT);
 	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 1), CUDA_ERROR_INVALID_VALUE);
 	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
@@ -669,7 +670,7 @@ static void test_peer_access(void)
 }
 
 /* ======================================================================== */
-/* peer copies (facts §2 lines 61-66)                                        */
+/* peer copies (docs/facts-cuda.md)                                        */
 
 static void test_memcpy_peer(void)
 {
@@ -769,7 +770,7 @@ static void test_memcpy_3d_peer(void)
 }
 
 /* ======================================================================== */
-/* managed memory (facts §2 lines 68-77)                                     */
+/* managed memory (docs/facts-cuda.md)                                     */
 
 typedef CUresult (*advise_v2_fn)(CUdeviceptr, size_t, CUmem_advise, CUmemLocation);
 typedef CUresult (*prefetch_v2_fn)(CUdeviceptr, size_t, CUmemLocation, unsigned int, CUstream);
@@ -924,7 +925,7 @@ static void test_managed_attach(void)
 }
 
 /* ======================================================================== */
-/* IPC (facts §2 lines 78-86)                                                */
+/* IPC (docs/facts-cuda.md)                                                */
 
 static void test_ipc_local(void)
 {
@@ -981,6 +982,32 @@ static void ipc_child(const char *memhex, const char *evhex)
 	OK(cuMemsetD8_v2(p + 8000, 0xee, 192));
 	EXPECT(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE); /* imports are closed, not freed */
 	EXPECT(cuIpcCloseMemHandle(p + 1), CUDA_ERROR_INVALID_VALUE);
+	/* another device's context: a second mapping at another address, as
+	 * measured on H100s; counted apart from the first */
+	CUdeviceptr q = 0, q2 = 0;
+	OK(cuCtxSetCurrent(g_ctx[1]));
+	OK(cuIpcOpenMemHandle_v2(&q, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(q && q != p);
+	OK(cuIpcOpenMemHandle_v2(&q2, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(q2 == q);
+	CHECK(holds(q, 8000, 77));
+	OK(cuIpcCloseMemHandle(q));
+	OK(cuIpcCloseMemHandle(q));
+	EXPECT(cuIpcCloseMemHandle(q), CUDA_ERROR_INVALID_VALUE);
+	/* a second context of device 1 (cuCtxCreate): a mapping of its own */
+	CUcontext made;
+	CUdeviceptr m = 0;
+	OK(cuCtxCreate_v2(&made, 0, 1));
+	OK(cuIpcOpenMemHandle_v2(&m, h, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS));
+	CHECK(m && m != q);
+	OK(cuIpcCloseMemHandle(m));
+	OK(cuCtxDestroy_v2(made));
+	EXPECT(cuCtxDestroy_v2(made), CUDA_ERROR_INVALID_CONTEXT);
+	EXPECT(cuCtxDestroy_v2(g_ctx[1]), CUDA_ERROR_INVALID_CONTEXT); /* a primary one */
+	/* the lazy flag enabled device 0's access to device 1 (the exporter's):
+	 * an explicit enable now is "already enabled" */
+	OK(cuCtxSetCurrent(g_ctx[0]));
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
 	OK(cuIpcCloseMemHandle(p));
 	OK(cuIpcCloseMemHandle(p));
 	EXPECT(cuIpcCloseMemHandle(p), CUDA_ERROR_INVALID_VALUE);
@@ -1324,6 +1351,11 @@ static const struct export g_exports[] = {
     {"cuCtxGetDevice_v2", "cuCtxGetDevice", 13000, 0, 0},
     {"cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, 1},
     {"cuCtxSynchronize_v2", "cuCtxSynchronize", 13000, 0, 0},
+    {"cuCtxCreate", "cuCtxCreate", 2000, 0, 1},
+    {"cuCtxCreate_v2", "cuCtxCreate", 3020, 0, 1},
+    {"cuCtxCreate_v4", "cuCtxCreate", 12050, 0, 0},
+    {"cuCtxDestroy", "cuCtxDestroy", 2000, 0, 1},
+    {"cuCtxDestroy_v2", "cuCtxDestroy", 4000, 0, 1},
     {"cuMemAlloc_v2", "cuMemAlloc", 3020, 0, 1},
     {"cuMemFree", "cuMemFree", 2000, 0, 1},
     {"cuMemFree_v2", "cuMemFree", 3020, 0, 1},

@@ -149,9 +149,21 @@ static void ops(void **state)
 	assert_int_equal(op.cur_dev, 1);
 	assert_int_equal(op.peer_dev, 0);
 
-	/* no rule reads these */
+	/* an IPC event export: the event, and whether its creation was seen */
+	static unsigned char hbuf[64];
 	c = call_of(PW_CUDART_ID(cudaIpcGetEventHandle));
-	assert_false(pw_cudart_op_before(&c, &op));
+	c.a[0] = (uintptr_t)hbuf;
+	c.a[1] = 0x1234;
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_IPC_EVENT_EXPORT);
+	assert_int_equal(op.event, 0x1234);
+	assert_ptr_equal(op.handle, hbuf);
+	assert_false(op.event_known);
+	/* an event creation without flags (cudaEventCreate): the default, 0 */
+	c = call_of(PW_CUDART_ID(cudaEventCreate));
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_EVENT_CREATE);
+	assert_int_equal(op.flags, 0);
 }
 
 static void error_names(void **state)

@@ -98,7 +98,7 @@ static void descriptors(void **state)
 	d = &pw_hip_desc[PW_HIP_ID(hipDeviceReset)];
 	assert_int_equal(d->nargs, 0);
 	assert_true(d->flags & PW_CUR_DEV);
-	assert_int_equal(PW_HIP_NFUNCS, 23);
+	assert_int_equal(PW_HIP_NFUNCS, 31);
 }
 
 static void device_reset_drops_peer_access(void **state)

@@ -358,6 +358,65 @@ static int kid_opens_h(int phase, void *arg)
 	return 0;
 }
 
+/* Tell it to exit and wait until it is a zombie: ended, not reaped, so
+ * kill(pid, 0) still succeeds.  kid_reap ends it. */
+static void kid_zombie(struct kid *k)
+{
+	kid_send(k, 'x');
+	char path[64], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/stat", (int)k->pid);
+	for (int i = 0; i < 5000; i++) {
+		FILE *f = fopen(path, "r");
+		assert_non_null(f);
+		size_t n = fread(buf, 1, sizeof buf - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		const char *p = strrchr(buf, ')');
+		if (p && p[1] == ' ' && p[2] == 'Z')
+			break;
+		usleep(1000);
+	}
+	assert_int_equal(kill(k->pid, 0), 0);
+}
+
+static void kid_reap(struct kid *k)
+{
+	int st = 0;
+	assert_int_equal(waitpid(k->pid, &st, 0), k->pid);
+	assert_true(WIFEXITED(st));
+	close(k->cmd);
+	close(k->ack);
+}
+
+/* A process that has ended holds nothing and exports nothing, even before
+ * its parent reaps it. */
+static void zombie_holds_nothing(void **state)
+{
+	(void)state;
+	use_run("zombie");
+	handle(H, 6, 1);
+	handle(H2, 6, 2);
+	struct pw_reg_export x;
+	assert_int_equal(pw_registry_open(run), 0);
+	pw_registry_export(H, 0x90000, 4096, 0);
+
+	struct kid k;
+	kid_start(&k, kid_opens_h, NULL, true);
+	assert_int_equal(pw_registry_holders(0x90000, NULL, 0), 1);
+	kid_zombie(&k);
+	assert_int_equal(pw_registry_holders(0x90000, NULL, 0), 0);
+	kid_reap(&k);
+
+	kid_start(&k, kid_exports, NULL, true);
+	assert_int_equal(pw_registry_lookup(H2, &x), 1);
+	assert_int_equal(x.exporter_alive, 1);
+	kid_zombie(&k);
+	assert_int_equal(pw_registry_lookup(H2, &x), 1);
+	assert_int_equal(x.exporter_alive, 0);
+	kid_reap(&k);
+	pw_registry_close();
+}
+
 static void reexport_is_a_fresh_entry(void **state)
 {
 	(void)state;
@@ -1137,21 +1196,14 @@ static void run_id_from_env_or_made(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(one_process_round_trip),
-	    cmocka_unit_test(child_holds_then_dies),
-	    cmocka_unit_test(stale_and_dead_exporter),
-	    cmocka_unit_test(reexport_is_a_fresh_entry),
-	    cmocka_unit_test(close_unlinks_only_when_last),
-	    cmocka_unit_test(forked_child_after_last_close),
-	    cmocka_unit_test(garbage_segment_refused),
-	    cmocka_unit_test(header_checks_refuse),
-	    cmocka_unit_test(hostile_entries_survive),
-	    cmocka_unit_test(lock_owner_dies_or_sticks),
-	    cmocka_unit_test(four_processes_thousand_ops),
-	    cmocka_unit_test(table_full_and_reclaim),
-	    cmocka_unit_test(holder_slots_full),
-	    cmocka_unit_test(attach_table_full_pins),
-	    cmocka_unit_test(run_ids_sanitized),
+	    cmocka_unit_test(one_process_round_trip),        cmocka_unit_test(child_holds_then_dies),
+	    cmocka_unit_test(stale_and_dead_exporter),       cmocka_unit_test(zombie_holds_nothing),
+	    cmocka_unit_test(reexport_is_a_fresh_entry),     cmocka_unit_test(close_unlinks_only_when_last),
+	    cmocka_unit_test(forked_child_after_last_close), cmocka_unit_test(garbage_segment_refused),
+	    cmocka_unit_test(header_checks_refuse),          cmocka_unit_test(hostile_entries_survive),
+	    cmocka_unit_test(lock_owner_dies_or_sticks),     cmocka_unit_test(four_processes_thousand_ops),
+	    cmocka_unit_test(table_full_and_reclaim),        cmocka_unit_test(holder_slots_full),
+	    cmocka_unit_test(attach_table_full_pins),        cmocka_unit_test(run_ids_sanitized),
 	    cmocka_unit_test(run_id_from_env_or_made),
 	};
 	return cmocka_run_group_tests_name("registry", tests, NULL, NULL);

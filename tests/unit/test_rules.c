@@ -233,7 +233,7 @@ static void acl_copies(void **state)
 	pw_state_reset(&st);
 }
 
-static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9};
+static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9}, handle_c[64] = {7, 7};
 
 static void ipc_export(void **state)
 {
@@ -247,6 +247,24 @@ static void ipc_export(void **state)
 	      "maps 0x10000");
 	op.dst.managed = true;
 	fires(PW_RULE_IPC_EXPORT_MANAGED, &op, "managed memory 0x10100", NULL);
+	quiet(PW_RULE_IPC_EXPORT_HOST, &op);
+
+	/* host memory: page-locked, or unknown to the runtime */
+	op.dst = (struct pw_mem){.ptr = 0x10000, .dev = 0, .known = true, .base = 0x10000, .size = 4096};
+	quiet(PW_RULE_IPC_EXPORT_HOST, &op);
+	quiet(PW_RULE_IPC_EXPORT_FREED, &op);
+	op.dst.host = true;
+	fires(PW_RULE_IPC_EXPORT_HOST, &op, "page-locked host memory", NULL);
+	op.dst = (struct pw_mem){.ptr = 0x7ffd0000, .dev = PW_NO_DEV};
+	fires(PW_RULE_IPC_EXPORT_HOST, &op, "0x7ffd0000, which is no device allocation", NULL);
+	op.dst_pool = true; /* ipc.export.pool-or-vmm's */
+	quiet(PW_RULE_IPC_EXPORT_HOST, &op);
+	op.dst_pool = false;
+	/* freed */
+	op.dst_freed = true;
+	op.freed_base = 0x7ffd0000;
+	quiet(PW_RULE_IPC_EXPORT_HOST, &op);
+	fires(PW_RULE_IPC_EXPORT_FREED, &op, "already freed", "0x7ffd0000");
 }
 
 static void ipc_open(void **state)
@@ -257,7 +275,7 @@ static void ipc_open(void **state)
 	op.flags = 1;
 	quiet(PW_RULE_IPC_OPEN_SAME_PROCESS, &op);
 	quiet(PW_RULE_IPC_OPEN_FLAGS, &op);
-	quiet(PW_RULE_IPC_OPEN_TWICE, &op);
+	quiet(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &op);
 	quiet(PW_RULE_IPC_OPEN_STALE, &op);
 	op.flags = 0;
 	fires(PW_RULE_IPC_OPEN_FLAGS, &op, "flags 0x0", "0x1");
@@ -290,11 +308,179 @@ static void ipc_open(void **state)
 	pw_state_update(&st, &ex, 0, false);
 	fires(PW_RULE_IPC_OPEN_SAME_PROCESS, &op, NULL, NULL);
 
-	/* opened twice */
+	/* opened again in the same context: the driver counts it, no finding */
 	op.handle = handle_a;
+	op.ctx = 0xc1;
 	op.dst.ptr = 0x50000;
 	pw_state_update(&st, &op, 0, false);
-	fires(PW_RULE_IPC_OPEN_TWICE, &op, "already has open (at 0x50000, 1 open)", NULL);
+	quiet(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &op);
+	/* in another device's context: a second mapping, allowed */
+	op.ctx = 0xc0;
+	op.cur_dev = 1;
+	quiet(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &op);
+	/* in a second context of the same device: "one context per device" */
+	op.ctx = 0xc2;
+	op.cur_dev = 0;
+	fires(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &op, "context 0xc2 of device 0", "context 0xc1");
+	/* a context known only by its device (runtime, HIP) is that device's one */
+	op.ctx = 0;
+	quiet(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &op);
+	/* another handle of the same exporter's device, in the second context */
+	struct pw_op first = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	first.handle = handle_b;
+	first.ctx = 0xc1;
+	first.reg_known = true;
+	first.reg_exporter_pid = 300;
+	first.reg_device = 1;
+	first.dst.ptr = 0x60000;
+	pw_state_update(&st, &first, 0, false);
+	struct pw_op sib = first;
+	sib.handle = handle_c;
+	sib.ctx = 0xc2;
+	fires(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &sib, "pid 300's device 1", "context 0xc1");
+	sib.reg_device = 0; /* the exporter's other device: another set of handles */
+	quiet(PW_RULE_IPC_OPEN_SECOND_CONTEXT, &sib);
+}
+
+/* ipc.open.unexported: only where the registry can tell */
+static void ipc_unexported(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	op.handle = handle_a;
+	op.flags = 1;
+	quiet(PW_RULE_IPC_OPEN_UNEXPORTED, &op); /* registry off: cannot be known */
+	op.reg_active = true;
+	fires(PW_RULE_IPC_OPEN_UNEXPORTED, &op, "no traced process of this run exported", "not traced");
+	op.reg_known = true;
+	op.reg_exporter_pid = 200;
+	quiet(PW_RULE_IPC_OPEN_UNEXPORTED, &op);
+}
+
+/* The driver maps per context and counts (cuda-on-h100 §1): open P, reopen P,
+ * open in another device's context at Q, close P twice, close Q. */
+static void ipc_per_context(void **state)
+{
+	(void)state;
+	struct pw_op open = op_of(PW_OP_IPC_OPEN, "cudaIpcOpenMemHandle");
+	open.handle = handle_a;
+	open.flags = 1;
+	open.cur_dev = 1;
+	open.dst.ptr = 0x70000;
+	pw_state_update(&st, &open, 0, false);
+	pw_state_update(&st, &open, 0, false); /* the same pointer, counted */
+	struct pw_op other = open;
+	other.cur_dev = 0;
+	other.dst.ptr = 0x90000;
+	pw_state_update(&st, &other, 0, false);
+	struct pw_op close = op_of(PW_OP_IPC_CLOSE, "cudaIpcCloseMemHandle");
+	struct pw_op leak = op_of(PW_OP_EXIT, "exit");
+	close.dst.ptr = 0x90000;
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close);
+	pw_state_update(&st, &close, 0, false); /* Q closed */
+	leak.dst.ptr = 0x70000;
+	fires(PW_RULE_IPC_LEAK, &leak, "0x70000 is still open (2 opens)", NULL);
+	leak.dst.ptr = 0x90000;
+	quiet(PW_RULE_IPC_LEAK, &leak);
+	fires(PW_RULE_IPC_CLOSE_TWICE, &close, "0x90000", NULL);
+	close.dst.ptr = 0x70000;
+	pw_state_update(&st, &close, 0, false);
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close); /* one open left */
+	pw_state_update(&st, &close, 0, false);
+	fires(PW_RULE_IPC_CLOSE_TWICE, &close, NULL, NULL);
+	assert_int_equal(atomic_load(&st.nmaps), 0);
+}
+
+/* A closed mapping does not shadow a new one the driver places at its address. */
+static void ipc_reused_address(void **state)
+{
+	(void)state;
+	struct pw_op open = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	open.handle = handle_a;
+	open.flags = 1;
+	open.dst.ptr = 0x80000;
+	struct pw_op close = op_of(PW_OP_IPC_CLOSE, "cuIpcCloseMemHandle");
+	close.dst.ptr = 0x80000;
+	pw_state_update(&st, &open, 0, false);
+	pw_state_update(&st, &close, 0, false);
+	open.handle = handle_b; /* another handle, mapped at the same address */
+	pw_state_update(&st, &open, 0, false);
+	quiet(PW_RULE_IPC_CLOSE_TWICE, &close);
+	quiet(PW_RULE_IPC_CLOSE_UNKNOWN, &close);
+	struct pw_op leak = op_of(PW_OP_EXIT, "exit");
+	leak.dst.ptr = 0x80000;
+	fires(PW_RULE_IPC_LEAK, &leak, "0x80000 is still open (1 open)", NULL);
+	/* the close ends the new mapping, the one of handle_b */
+	pthread_mutex_lock(&st.lock);
+	const struct pw_ipc_map *m = pw_state_map_at(&st, 0x80000, false);
+	assert_non_null(m);
+	assert_memory_equal(m->handle, handle_b, 64);
+	pthread_mutex_unlock(&st.lock);
+	pw_state_update(&st, &close, 0, false);
+	quiet(PW_RULE_IPC_LEAK, &leak);
+	fires(PW_RULE_IPC_CLOSE_TWICE, &close, NULL, NULL);
+}
+
+/* The lazy flag enables peer access as cuCtxEnablePeerAccess would. */
+static void ipc_lazy_enable(void **state)
+{
+	(void)state;
+	struct pw_op open = op_of(PW_OP_IPC_OPEN, "cudaIpcOpenMemHandle");
+	open.handle = handle_a;
+	open.flags = 0; /* not lazy */
+	open.cur_dev = 1;
+	open.dst.ptr = 0x70000;
+	open.dst.dev = 0;
+	pw_state_update(&st, &open, 1, false); /* failed */
+	pw_state_update(&st, &open, 0, false);
+	assert_false(pw_peer_on(&st, 1, 0));
+	open.flags = 1;
+	open.handle = handle_b;
+	open.dst.ptr = 0x90000;
+	open.can_access = 0; /* a pair that cannot: nothing enabled */
+	pw_state_update(&st, &open, 0, false);
+	assert_false(pw_peer_on(&st, 1, 0));
+	open.handle = handle_c;
+	open.dst.ptr = 0xa0000;
+	open.can_access = 1;
+	pw_state_update(&st, &open, 0, false);
+	assert_true(pw_peer_on(&st, 1, 0));
+	assert_false(pw_peer_on(&st, 0, 1));
+	assert_true(atomic_load(&st.lazy_on[1]) & 1);
+	/* a later explicit enable fails with "already enabled" (the sticky 704) */
+	struct pw_op en = op_of(PW_OP_PEER_ENABLE, "cudaDeviceEnablePeerAccess");
+	en.cur_dev = 1;
+	en.peer_dev = 0;
+	fires(PW_RULE_PEER_ENABLE_TWICE, &en, "device 1 to device 0", "already enabled");
+	/* and a copy between the two is not staged */
+	struct pw_op cp = copy_op();
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &cp);
+	pw_state_reset(&st);
+	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &cp, NULL, NULL);
+}
+
+static void ipc_free_imported(void **state)
+{
+	(void)state;
+	struct pw_op fr = op_of(PW_OP_FREE, "cuMemFree");
+	fr.dst.ptr = 0x70000;
+	quiet(PW_RULE_IPC_FREE_IMPORTED, &fr);
+	fr.mapped = true;
+	fr.map_ptr = 0x70000;
+	fires(PW_RULE_IPC_FREE_IMPORTED, &fr, "frees 0x70000, which an IPC open mapped", "IPC close");
+	fr.dst.ptr = 0x70100;
+	fires(PW_RULE_IPC_FREE_IMPORTED, &fr, "inside the mapping at 0x70000", NULL);
+	/* the facts: pw_state_mapped, by the start or inside a mapping of known size */
+	struct pw_op open = op_of(PW_OP_IPC_OPEN, "cuIpcOpenMemHandle");
+	open.handle = handle_a;
+	open.dst = (struct pw_mem){.ptr = 0x70000, .known = true, .base = 0x70000, .size = 4096};
+	struct pw_ipc_map m;
+	assert_false(pw_state_mapped(&st, 0x70000, &m));
+	pw_state_update(&st, &open, 0, false);
+	assert_true(pw_state_mapped(&st, 0x70000, &m));
+	assert_true(pw_state_mapped(&st, 0x70fff, &m));
+	assert_int_equal(m.ptr, 0x70000);
+	assert_false(pw_state_mapped(&st, 0x71000, &m));
 }
 
 static void exports_tracked(void **state)
@@ -680,6 +866,152 @@ static void acl_copy_kind(void **state)
 	quiet(PW_RULE_COPY_ACL_KIND, &op);
 }
 
+static void ipc_events(void **state)
+{
+	(void)state;
+	/* creation flags, then the export */
+	struct pw_op cr = op_of(PW_OP_EVENT_CREATE, "cuEventCreate");
+	cr.event = 0x5000;
+	cr.flags = 0x2; /* disable-timing only */
+	pw_state_update(&st, &cr, 0, false);
+	struct pw_op ex = op_of(PW_OP_IPC_EVENT_EXPORT, "cuIpcGetEventHandle");
+	ex.event = 0x5000;
+	ex.event_known = pw_state_event_flags(&st, ex.event, &ex.event_flags);
+	assert_true(ex.event_known);
+	fires(PW_RULE_IPC_EVENT_FLAGS, &ex, "flags 0x2, without the interprocess flag", NULL);
+	ex.event_flags = 0;
+	fires(PW_RULE_IPC_EVENT_FLAGS, &ex, "without the interprocess flag and the disable-timing", NULL);
+	cr.event = 0x6000;
+	cr.flags = 0x6;
+	pw_state_update(&st, &cr, 0, false);
+	ex.event = 0x6000;
+	ex.event_known = pw_state_event_flags(&st, ex.event, &ex.event_flags);
+	quiet(PW_RULE_IPC_EVENT_FLAGS, &ex);
+	ex.event = 0x7000; /* never seen made: no guess */
+	ex.event_known = pw_state_event_flags(&st, ex.event, &ex.event_flags);
+	assert_false(ex.event_known);
+	quiet(PW_RULE_IPC_EVENT_FLAGS, &ex);
+	/* destroyed, its slot reused by another event */
+	struct pw_op de = op_of(PW_OP_EVENT_DESTROY, "cuEventDestroy");
+	de.event = 0x5000;
+	pw_state_update(&st, &de, 0, false);
+	unsigned fl;
+	assert_false(pw_state_event_flags(&st, 0x5000, &fl));
+	assert_true(pw_state_event_flags(&st, 0x6000, &fl));
+	assert_int_equal(fl, 0x6);
+
+	/* exported here, opened here */
+	ex.event = 0x6000;
+	ex.handle = handle_a;
+	pw_state_update(&st, &ex, 0, false);
+	struct pw_op op = op_of(PW_OP_IPC_EVENT_OPEN, "cuIpcOpenEventHandle");
+	op.handle = handle_b;
+	quiet(PW_RULE_IPC_EVENT_SAME_PROCESS, &op);
+	op.handle = handle_a;
+	fires(PW_RULE_IPC_EVENT_SAME_PROCESS, &op, "exported itself", NULL);
+	op.handle = handle_b;
+	op.reg_known = true;
+	op.reg_exporter_pid = 100;
+	fires(PW_RULE_IPC_EVENT_SAME_PROCESS, &op, NULL, NULL);
+
+	/* imported, never destroyed */
+	op = op_of(PW_OP_IPC_EVENT_OPEN, "cuIpcOpenEventHandle");
+	op.handle = handle_c;
+	op.event = 0x8000;
+	struct pw_op left = op_of(PW_OP_IPC_EVENT_EXIT, "exit");
+	left.event = 0x8000;
+	quiet(PW_RULE_IPC_EVENT_LEAK, &left);
+	pw_state_update(&st, &op, 0, false);
+	fires(PW_RULE_IPC_EVENT_LEAK, &left, "0x8000", "still there");
+	struct pw_ipc_event rec;
+	assert_true(pw_state_ipc_event(&st, 0x8000, &rec));
+	assert_true(rec.imported);
+	de.event = 0x8000;
+	pw_state_update(&st, &de, 0, false);
+	quiet(PW_RULE_IPC_EVENT_LEAK, &left);
+	left.event = 0x6000; /* exported, not imported */
+	quiet(PW_RULE_IPC_EVENT_LEAK, &left);
+
+	/* the exporter destroys while another process holds it */
+	de = op_of(PW_OP_EVENT_DESTROY, "cuEventDestroy");
+	de.event = 0x6000;
+	de.event_exported = true;
+	quiet(PW_RULE_IPC_EVENT_DESTROY_WHILE_OPEN, &de);
+	de.holders = 1;
+	de.holder_pids[0] = 404;
+	fires(PW_RULE_IPC_EVENT_DESTROY_WHILE_OPEN, &de, "1 other process still has it open", "pid 404");
+	de.event_exported = false;
+	quiet(PW_RULE_IPC_EVENT_DESTROY_WHILE_OPEN, &de);
+}
+
+/* Events made and destroyed for a long time leave deleted slots behind: the
+ * table still knows the live ones, and never holds a destroyed one. */
+static void event_table_churn(void **state)
+{
+	(void)state;
+	struct pw_op cr = op_of(PW_OP_EVENT_CREATE, "cuEventCreate");
+	struct pw_op de = op_of(PW_OP_EVENT_DESTROY, "cuEventDestroy");
+	unsigned fl;
+	cr.flags = 0x6;
+	for (uint64_t i = 0; i < 200000; i++) {
+		cr.event = de.event = 0x10000 + 0x40 * i;
+		pw_state_update(&st, &cr, 0, false);
+		pw_state_update(&st, &de, 0, false);
+	}
+	assert_false(pw_state_event_flags(&st, 0x10000 + 0x40 * 1234, &fl));
+	for (uint64_t i = 0; i < 1000; i++) { /* live ones, each known */
+		cr.event = 0x900000 + 0x40 * i;
+		cr.flags = (unsigned)(i & 6);
+		pw_state_update(&st, &cr, 0, false);
+	}
+	for (uint64_t i = 0; i < 1000; i++) {
+		assert_true(pw_state_event_flags(&st, 0x900000 + 0x40 * i, &fl));
+		assert_int_equal(fl, (unsigned)(i & 6));
+	}
+	de.event = 0x900000;
+	pw_state_update(&st, &de, 0, false);
+	assert_false(pw_state_event_flags(&st, 0x900000, &fl));
+}
+
+static void invalid_device(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cudaDeviceEnablePeerAccess");
+	quiet(PW_RULE_PEER_INVALID_DEVICE, &op);
+	op.peer_dev = 7;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &op, "peer device 7", "2 devices (0 to 1)");
+	quiet(PW_RULE_PEER_ENABLE_UNQUERIED, &op); /* not "unqueried": it does not exist */
+	op.kind = PW_OP_PEER_DISABLE;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &op, "peer device 7", NULL);
+	quiet(PW_RULE_PEER_DISABLE_NOT_ENABLED, &op);
+	op.ndev = 0; /* count unknown: only negative ordinals are known wrong */
+	quiet(PW_RULE_PEER_INVALID_DEVICE, &op);
+	op.peer_dev = -1;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &op, "device -1", "not negative");
+	op.peer_dev = PW_NO_DEV; /* a context whose device is unknown: not a device number */
+	quiet(PW_RULE_PEER_INVALID_DEVICE, &op);
+
+	op = op_of(PW_OP_CAN_ACCESS, "cudaDeviceCanAccessPeer");
+	quiet(PW_RULE_PEER_INVALID_DEVICE, &op);
+	op.cur_dev = 9;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &op, "device 9", NULL);
+	op.kind = PW_OP_PEER_ATTR;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &op, "device 9", NULL);
+
+	struct pw_op cp = copy_op();
+	cp.api = "cudaMemcpyPeer";
+	enable(0, 1);
+	quiet(PW_RULE_PEER_INVALID_DEVICE, &cp);
+	cp.dst.named_dev = 5;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &cp, "destination device 5", NULL);
+	quiet(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &cp);
+	cp.dst.named_dev = 1;
+	cp.src.named_dev = 2;
+	fires(PW_RULE_PEER_INVALID_DEVICE, &cp, "source device 2", NULL);
+	pw_state_reset(&st);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &cp);
+}
+
 static void count(void *arg, int rule, const char *msg)
 {
 	(void)msg;
@@ -696,6 +1028,25 @@ static void catalog_and_dispatch(void **state)
 		assert_int_equal(pw_rule_by_id(pw_rules[r].id), r);
 	}
 	assert_int_equal(pw_rule_by_id("no.such.rule"), -1);
+	/* Each rule's contract is cited for each of its vendors, once, in that
+	 * vendor's own document; no rule is cited for a vendor it does not check. */
+	static const char *const doc_of[] = {"CUDA ", "HIP ", "CANN AscendCL"};
+	for (int r = 0; r < PW_RULE_COUNT; r++)
+		for (int v = 0; v < PW_VENDOR_COUNT; v++) {
+			int n = 0;
+			for (int i = 0; i < pw_rule_ncites; i++)
+				if (pw_rule_cites[i].rule == r && (pw_rule_cites[i].vendors & (1u << v))) {
+					n++;
+					if (strncmp(pw_rule_cites[i].document, doc_of[v], strlen(doc_of[v])))
+						fail_msg("%s: the %s cite is from %s", pw_rules[r].id,
+						         doc_of[v], pw_rule_cites[i].document);
+					assert_true(strlen(pw_rule_cites[i].quote) > 10);
+				}
+			if (n != (int)((pw_rules[r].vendors >> v) & 1))
+				fail_msg("%s: %d cites for vendor %d", pw_rules[r].id, n, v);
+			const struct pw_rule_cite *c = pw_rule_cite(r, v);
+			assert_true((c != NULL) == (((pw_rules[r].vendors >> v) & 1) != 0));
+		}
 	/* The dispatcher runs only the rules of the call's kind and vendor. */
 	struct pw_op op = op_of(PW_OP_ALLOC_MANAGED, "cuMemAllocManaged");
 	op.bytes = 100; /* granularity is a HIP rule: not for CUDA */
@@ -720,6 +1071,14 @@ int main(void)
 	    cmocka_unit_test_setup(exports_tracked, setup),
 	    cmocka_unit_test_setup(ipc_close_and_leak, setup),
 	    cmocka_unit_test_setup(ipc_free_while_open, setup),
+	    cmocka_unit_test_setup(ipc_unexported, setup),
+	    cmocka_unit_test_setup(ipc_per_context, setup),
+	    cmocka_unit_test_setup(ipc_reused_address, setup),
+	    cmocka_unit_test_setup(ipc_lazy_enable, setup),
+	    cmocka_unit_test_setup(ipc_free_imported, setup),
+	    cmocka_unit_test_setup(ipc_events, setup),
+	    cmocka_unit_test_setup(event_table_churn, setup),
+	    cmocka_unit_test_setup(invalid_device, setup),
 	    cmocka_unit_test_setup(managed_alloc, setup),
 	    cmocka_unit_test_setup(managed_advise, setup),
 	    cmocka_unit_test_setup(managed_locations, setup),

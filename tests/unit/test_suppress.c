@@ -32,7 +32,7 @@ static void write_file(const char *text, size_t len)
 static int load(const char *text, char *err, size_t errlen)
 {
 	write_file(text, strlen(text));
-	return pw_suppress_load(path, err, errlen);
+	return pw_suppress_load(path, false, err, errlen);
 }
 
 static void load_ok(const char *text)
@@ -49,7 +49,7 @@ static void load_fails(const char *text, size_t len, int line, const char *msg)
 {
 	char err[600], want[600];
 	write_file(text, len);
-	assert_int_equal(pw_suppress_load(path, err, sizeof err), -1);
+	assert_int_equal(pw_suppress_load(path, false, err, sizeof err), -1);
 	snprintf(want, sizeof want, "%s:%d: %s", path, line, msg);
 	assert_string_equal(err, want);
 }
@@ -104,11 +104,11 @@ static void error_messages_are_bounded(void **state)
 	(void)state;
 	char err[24];
 	write_file("x\n", 2);
-	assert_int_equal(pw_suppress_load(path, err, sizeof err), -1);
+	assert_int_equal(pw_suppress_load(path, false, err, sizeof err), -1);
 	assert_int_equal(strlen(err), sizeof err - 1);
 	assert_memory_equal(err, path, sizeof err - 1);
 	write_file("x\n", 2);
-	assert_int_equal(pw_suppress_load(path, NULL, 0), -1);
+	assert_int_equal(pw_suppress_load(path, false, NULL, 0), -1);
 }
 
 static void long_lines(void **state)
@@ -124,7 +124,7 @@ static void long_lines(void **state)
 	n += snprintf(text + n, cap - (size_t)n, "\nrule=b\n");
 	write_file(text, (size_t)n);
 	char err[600];
-	assert_int_equal(pw_suppress_load(path, err, sizeof err), 0);
+	assert_int_equal(pw_suppress_load(path, false, err, sizeof err), 0);
 	const char *t;
 	int line;
 	assert_true(pw_suppress_entry(0, &t, &line, NULL));
@@ -154,7 +154,7 @@ static void at_most_1000_entries(void **state)
 		n += (size_t)snprintf(text + n, cap - n, "rule=r%d\n# c\n", i);
 	write_file(text, n);
 	char err[600];
-	assert_int_equal(pw_suppress_load(path, err, sizeof err), 0);
+	assert_int_equal(pw_suppress_load(path, false, err, sizeof err), 0);
 	assert_true(pw_suppress_entry(PW_SUPPRESS_MAX_ENTRIES - 1, NULL, NULL, NULL));
 	assert_false(pw_suppress_entry(PW_SUPPRESS_MAX_ENTRIES, NULL, NULL, NULL));
 	n += (size_t)snprintf(text + n, cap - n, "\nrule=one-too-many\n");
@@ -181,17 +181,19 @@ static void files_that_cannot_be_read(void **state)
 	char err[600], want[600];
 	char missing[160];
 	snprintf(missing, sizeof missing, "%s.missing", path);
-	assert_int_equal(pw_suppress_load(missing, err, sizeof err), -1);
+	assert_int_equal(pw_suppress_load(missing, false, err, sizeof err), -1);
 	snprintf(want, sizeof want, "%s:0: cannot open: No such file or directory", missing);
 	assert_string_equal(err, want);
-	assert_int_equal(pw_suppress_load("/tmp", err, sizeof err), -1);
+	assert_int_equal(pw_suppress_load("/tmp", false, err, sizeof err), -1);
 	assert_string_equal(err, "/tmp:0: cannot read: Is a directory");
-	assert_int_equal(pw_suppress_load(NULL, err, sizeof err), -1);
-	assert_string_equal(err, "(null):0: cannot open: no file name");
+	/* No file: nothing loaded, no error. */
+	assert_int_equal(pw_suppress_load(NULL, false, err, sizeof err), 0);
+	assert_string_equal(err, "");
+	assert_false(pw_suppress_entry(0, NULL, NULL, NULL));
 	if (geteuid() != 0) {
 		write_file("rule=a\n", 7);
 		chmod(path, 0);
-		assert_int_equal(pw_suppress_load(path, err, sizeof err), -1);
+		assert_int_equal(pw_suppress_load(path, false, err, sizeof err), -1);
 		snprintf(want, sizeof want, "%s:0: cannot open: Permission denied", path);
 		assert_string_equal(err, want);
 		chmod(path, 0600);
@@ -492,7 +494,7 @@ static void the_example_loads(void **state)
 		skip();
 	}
 	char err[600];
-	if (pw_suppress_load("tests/suppressions.example", err, sizeof err))
+	if (pw_suppress_load("tests/suppressions.example", false, err, sizeof err))
 		fail_msg("%s", err);
 	int n = 0;
 	while (pw_suppress_entry(n, NULL, NULL, NULL))
@@ -503,6 +505,62 @@ static void the_example_loads(void **state)
 	assert_true(m("copy.peer.no-peer-access", "cuMemcpyPeerAsync", fn2, mod2, NFR(fn2)));
 	assert_true(m("peer.enable.twice", "cuCtxEnablePeerAccess", fn, mod, NFR(fn)));
 	assert_false(m("peer.enable.twice", "cuCtxEnablePeerAccess", fn2, mod2, NFR(fn2)));
+}
+
+/* The default suppressions: after the file's entries, named, counted apart;
+ * NCCL's teardown frees are taken, the same rule anywhere else is not. */
+static void default_suppressions(void **state)
+{
+	(void)state;
+	const char *nccl_fn[] = {"", "ncclCommDestroy", "main"};
+	const char *nccl_mod[] = {"libnccl.so.2", "libnccl.so.2", "prog"};
+	const char *app_fn[] = {"teardown", "main"};
+	const char *app_mod[] = {"prog", "prog"};
+	char err[600];
+
+	/* off: the finding is reported */
+	assert_int_equal(pw_suppress_load(NULL, false, err, sizeof err), 0);
+	assert_false(pw_suppress_match_names("ipc.free-while-open", "cuMemFree", nccl_fn, nccl_mod, 3));
+
+	/* on, alone */
+	assert_int_equal(pw_suppress_load(NULL, true, err, sizeof err), 0);
+	pw_suppress_reset_count();
+	assert_true(pw_suppress_entry(0, NULL, NULL, NULL));
+	assert_string_equal(pw_suppress_entry_name(0), "nccl-legacy-ipc-teardown");
+	assert_true(pw_suppress_wants_stack_for("ipc.free-while-open"));
+	assert_false(pw_suppress_wants_stack_for("peer.enable.twice"));
+	assert_true(pw_suppress_match_names("ipc.free-while-open", "cuMemFree", nccl_fn, nccl_mod, 3));
+	assert_false(pw_suppress_match_names("ipc.free-while-open", "cuMemFree", app_fn, app_mod, 2));
+	assert_false(pw_suppress_match_names("ipc.leak", "cuMemFree", nccl_fn, nccl_mod, 3));
+	assert_int_equal(pw_suppress_count(), 1);
+	assert_int_equal(pw_suppress_count_default(), 1);
+	int line = -1;
+	uint64_t hits = 0;
+	const char *text = NULL;
+	assert_true(pw_suppress_entry(0, &text, &line, &hits));
+	assert_int_equal(line, 0);
+	assert_int_equal(hits, 1);
+	assert_string_equal(text, "rule=ipc.free-while-open stack=...;libnccl.so*");
+
+	/* with a file: its entries first, and they win */
+	write_file("rule=ipc.free-*\n", 16);
+	assert_int_equal(pw_suppress_load(path, true, err, sizeof err), 0);
+	pw_suppress_reset_count();
+	assert_null(pw_suppress_entry_name(0));
+	assert_string_equal(pw_suppress_entry_name(1), "nccl-legacy-ipc-teardown");
+	assert_true(pw_suppress_match_names("ipc.free-while-open", "cuMemFree", nccl_fn, nccl_mod, 3));
+	assert_int_equal(pw_suppress_count(), 1);
+	assert_int_equal(pw_suppress_count_default(), 0);
+	pw_suppress_reset_count();
+	assert_int_equal(pw_suppress_count(), 0);
+
+	/* the table peerwatch-analyze lists */
+	const char *name, *library, *why;
+	assert_true(pw_suppress_default(0, &name, &text, &library, &why));
+	assert_string_equal(name, "nccl-legacy-ipc-teardown");
+	assert_string_equal(library, "libnccl.so");
+	assert_true(strlen(why) > 0);
+	assert_false(pw_suppress_default(1000, &name, &text, &library, &why));
 }
 
 int main(void)
@@ -525,6 +583,7 @@ int main(void)
 	    cmocka_unit_test(frame_matching_is_bounded),
 	    cmocka_unit_test(real_addresses),
 	    cmocka_unit_test(the_example_loads),
+	    cmocka_unit_test(default_suppressions),
 	};
 	return cmocka_run_group_tests_name("suppress", tests, setup, teardown);
 }

@@ -1,7 +1,7 @@
 /*
  * The few HIP runtime types, values and error codes peerwatch needs, so that
  * the build needs no ROCm SDK.  Names are the vendor's, so each can be
- * grepped in the vendor header.  Sources (../shared/facts/hip-acl-abi.md):
+ * grepped in the vendor header.  Sources:
  *   [H52] Debian bookworm libamdhip64-dev 5.2.3: /usr/include/hip/hip_runtime_api.h
  *         (line numbers below are that file's)
  *   [H62] ROCm/HIP rocm-6.x include/hip/hip_runtime_api.h
@@ -26,6 +26,14 @@ typedef int hipMemRangeAttribute;            /* enum, [H52]:747 */
 typedef int hipMemoryType;                   /* enum, [H52]:159; renumbered in 6.0 (below) */
 typedef int hipMemLocationType;              /* enum, [H52]:825 */
 typedef int hipDriverProcAddressQueryResult; /* enum, [H62] 6.2 (facts A4) */
+typedef int hipMemcpyKind;                   /* enum, [H52] driver_types.h:344-351 */
+typedef void *hipDeviceptr_t;                /* [H52] driver_types.h:40 */
+/* hipMemcpyKind values, [H52] driver_types.h:345-350 */
+#define hipMemcpyHostToHost 0
+#define hipMemcpyHostToDevice 1
+#define hipMemcpyDeviceToHost 2
+#define hipMemcpyDeviceToDevice 3
+#define hipMemcpyDefault 4
 
 #define HIP_IPC_HANDLE_SIZE 64 /* [H52]:547, same in [H62], [HRS] */
 typedef struct hipIpcMemHandle_st {
