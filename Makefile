@@ -4,6 +4,7 @@
 #   make test       install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make PHASES=1   the library with per-phase time counters (build-phases/; preload/phase.h)
 #   make CC=clang   any C11 compiler with GNU extensions
 
 VERSION    := 0.1.0
@@ -14,14 +15,19 @@ SAN        ?= 0
 ifeq ($(SAN),1)
 BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(PHASES),1)
+BUILD      ?= build-phases
+SANFLAGS   :=
 else
 BUILD      ?= build
 SANFLAGS   :=
 endif
+PHASES     ?= 0
+PHASEFLAGS := $(if $(filter 1,$(PHASES)),-DPW_PHASES=1)
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PHASEFLAGS) -fPIC -Iinclude -Ipreload \
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
@@ -39,13 +45,13 @@ include tests/tests.mk
 -include bench/bench.mk
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,10p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-phases
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -3,12 +3,47 @@
 
 #include <stdio.h>
 
-#include "report.h"
 #include "jsonw.h"
 #include "peerwatch/trace_format.h"
 #include "pw.h"
+#include "record.h"
+#include "report.h"
 #include "trace.h"
 #include "vendor.h"
+
+/* ---- the calling thread: snapshots ---- */
+
+void pw_event_snap_deref(struct pw_snapw *s, int i, uint64_t p, size_t len)
+{
+	if (p)
+		pw_snap_copy(s, i, (const void *)(uintptr_t)p, len);
+}
+
+void pw_event_snap_ints(struct pw_snapw *s, int i, uint64_t p, uint64_t n)
+{
+	if (p)
+		pw_snap_copy(s, i, (const void *)(uintptr_t)p,
+		             (n < PW_EVENT_LISTED ? (size_t)n : PW_EVENT_LISTED) * sizeof(int));
+}
+
+void pw_event_snap_out_ptr(struct pw_snapw *s, int i, uint64_t p, int (*dev_of)(uint64_t ptr))
+{
+	if (!p)
+		return;
+	struct pw_snap_ptr *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->ptr = *(const uint64_t *)(uintptr_t)p;
+	o->dev = dev_of(o->ptr);
+}
+
+void pw_event_snap_range_data(struct pw_snapw *s, const struct pw_call *c, int i, bool ok)
+{
+	if (ok && c->a[i] && c->a[i + 1] == sizeof(int))
+		pw_snap_copy(s, i, (const void *)(uintptr_t)c->a[i], sizeof(int));
+}
+
+/* ---- the writer ---- */
 
 void pw_event_put_dev(struct pw_jw *w, const char *key, const char *suffix, int32_t dev)
 {
@@ -56,42 +91,67 @@ void pw_event_put_enum(struct pw_jw *w, const char *key, int64_t v, const char *
 		pw_jw_raw(w, "null", 4);
 }
 
-void pw_event_put_range_data(struct pw_jw *w, const char *key, uint64_t data, uint64_t size, bool ok)
+void pw_event_put_bytes(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i, size_t len)
 {
-	pw_jw_kv_hex(w, key, data);
-	if (ok && data && size == sizeof(int))
-		pw_jw_kv_i64(w, "value", *(const int *)(uintptr_t)data);
+	const void *b = pw_rec_snap(r, i, len);
+	if (!b)
+		return;
+	pw_jw_key(w, key);
+	pw_jw_bytes(w, b, len);
 }
 
-void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const int *attrs, uint64_t n,
+void pw_event_put_range_data(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i)
+{
+	const void *v = pw_rec_snap(r, i, sizeof(int));
+	pw_jw_kv_hex(w, key, r->c.a[i]);
+	if (v) {
+		int x;
+		memcpy(&x, v, sizeof x);
+		pw_jw_kv_i64(w, "value", x);
+	}
+}
+
+void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i,
                               const char *(*name)(int64_t))
 {
+	const uint8_t *b = r->snap[i];
+	size_t n = b ? r->snap_len[i] / sizeof(int) : 0;
 	pw_jw_key(w, key);
 	pw_jw_ch(w, '[');
-	for (uint64_t j = 0; attrs && j < n && j < 16; j++) {
+	for (size_t j = 0; j < n; j++) {
+		int a;
+		memcpy(&a, b + j * sizeof a, sizeof a);
 		if (j)
 			pw_jw_ch(w, ',');
-		const char *s = name(attrs[j]);
+		const char *s = name(a);
 		if (s)
 			pw_jw_str(w, s);
 		else
-			pw_jw_i64(w, attrs[j]);
+			pw_jw_i64(w, a);
 	}
 	pw_jw_ch(w, ']');
 }
 
-void pw_event_call(struct pw_jw *w, const struct pw_call *c)
+void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i)
 {
+	const struct pw_snap_ptr *o = pw_rec_snap(r, i, sizeof *o);
+	if (!o)
+		return;
+	pw_jw_kv_hex(w, key, o->ptr);
+	pw_event_put_dev(w, key, "_dev", o->dev);
+}
+
+void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
+{
+	const struct pw_call *c = &r->c;
 	const struct pw_fn_desc *fn = c->fn;
 	const struct pw_vendor *v = fn->lib;
 	const char *ret_name = v->error_name ? v->error_name((int)c->ret) : NULL;
-	if (!pw_tls_tid)
-		pw_tls_tid = pw_gettid();
 	pw_jw_obj_open(w);
 	pw_jw_raw(w, "\"type\":\"call\"", 13);
 	w->need_comma = true;
 	pw_jw_kv_u64(w, "seq", c->seq);
-	pw_jw_kv_i64(w, "tid", pw_tls_tid);
+	pw_jw_kv_i64(w, "tid", r->tid);
 	pw_jw_kv_str(w, "vendor", pw_vendor_name(v->vendor));
 	if (v->layer)
 		pw_jw_kv_str(w, "layer", v->layer);
@@ -128,9 +188,18 @@ void pw_event_call(struct pw_jw *w, const struct pw_call *c)
 	pw_jw_obj_open(w);
 	for (int i = 0; i < fn->nargs; i++)
 		if (fn->args[i].kind != PW_K_NONE)
-			v->put_arg(w, c, i);
+			v->put_arg(w, r, i);
 	pw_jw_obj_close(w);
 	pw_jw_obj_close(w);
+}
+
+/* ---- both ---- */
+
+void pw_event_call(struct pw_jw *w, const struct pw_call *c)
+{
+	_Alignas(8) char rec[PW_EVENT_MAX];
+	size_t n = pw_record_call_into(rec, sizeof rec, c);
+	pw_record_decode(w, rec, n);
 }
 
 void pw_event_post(struct pw_call *c)
@@ -142,9 +211,5 @@ void pw_event_post(struct pw_call *c)
 		pw_tls_internal--;
 		c->stack = ips;
 	}
-	struct pw_jw w;
-	if (!pw_trace_event_begin(&w))
-		return;
-	pw_event_call(&w, c);
-	pw_trace_event_end(&w);
+	pw_record_call(c);
 }

@@ -13,9 +13,11 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "clock.h"
 #include "report.h"
 #include "header.h"
 #include "intercept.h"
+#include "phase.h"
 #include "pw.h"
 #include "registry.h"
 #include "stack.h"
@@ -108,6 +110,7 @@ __attribute__((constructor)) static void pw_init(void)
 	make_out_absolute();
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
+	pw_clock_init();
 	pw_trace_init();
 	pw_report_init();
 	load_suppressions();
@@ -130,6 +133,7 @@ static void process_end(const char *why)
 		pw_check_exit();
 	pw_trace_finish(why);
 	pw_registry_close();
+	pw_phase_report(); /* make PHASES=1 only */
 }
 
 __attribute__((destructor)) static void pw_fini(void)

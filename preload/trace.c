@@ -1,18 +1,21 @@
 /*
  * Per-thread event buffers and the thread that writes them out.
  *
- * Hot path (pw_trace_event_begin/end): the calling thread appends one JSON
- * line to its own buffer and publishes the new length with a release store.
- * No lock, no system call, no allocation except when a buffer fills (then it
- * is pushed onto a lock-free list and, if no spare buffer came back yet, a new
- * one is allocated; past PW_MAX_OUTSTANDING the thread waits for the writer
- * instead, so nothing is ever dropped for lack of memory).
+ * Hot path (pw_trace_rec_begin/end, pw_trace_event_begin/end): the calling
+ * thread appends one record (record.h: a call's binary record, or a line
+ * made elsewhere) to its own buffer and publishes the new length with a
+ * release store.  No lock, no system call, no allocation except when a
+ * buffer fills (then it is pushed onto a lock-free list and, if no spare
+ * buffer came back yet, a new one is allocated; past PW_MAX_OUTSTANDING the
+ * thread waits for the writer instead, so nothing is ever dropped for lack
+ * of memory).
  *
- * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, writes the
- * full buffers in each thread's order, then whatever complete events the
- * threads' current buffers hold, so a crash loses at most the last
- * PW_FLUSH_MS of events.  Only the writer reads `flushed` and recycles
- * buffers, so a buffer is never reused while it is being written.
+ * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, decodes the
+ * full buffers' records into JSON lines in each thread's order and writes
+ * them, then whatever complete records the threads' current buffers hold, so
+ * a crash loses at most the last PW_FLUSH_MS of events.  Only the writer
+ * reads `flushed` and recycles buffers, so a buffer is never reused while it
+ * is being written.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -31,6 +34,7 @@
 
 #include "header.h"
 #include "pw.h"
+#include "record.h"
 #include "trace.h"
 
 #define PW_FLUSH_MS 100
@@ -58,7 +62,6 @@ struct pw_thread {
 	uint64_t writer_gen;               /* writer only: next buffer to write */
 	atomic_bool busy;                  /* inside begin..end */
 	atomic_bool exited;
-	_Atomic uint64_t events;
 };
 
 static struct {
@@ -77,6 +80,7 @@ static struct {
 	char name[256];            /* final file name inside the directory */
 	char path[PATH_MAX + 300]; /* final path, for messages */
 	_Atomic uint64_t dropped;
+	uint64_t events; /* lines written: the writer role only */
 	uint64_t written_bytes;
 	bool enabled_at_finish;
 } T = {.start_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .dirfd = -1};
@@ -234,20 +238,22 @@ static void start_writer(void)
 	pthread_mutex_unlock(&T.start_lock);
 }
 
-bool pw_trace_event_begin(struct pw_jw *w)
+/* Room for one record in the calling thread's buffer (PW_EVENT_MAX bytes),
+ * the thread marked busy; NULL when it is not recorded (counted if made). */
+static struct pw_buf *rec_room(void)
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
-		return false;
+		return NULL;
 	struct pw_thread *t = tls_thread;
 	if (PW_UNLIKELY(!t) && !(t = thread_register())) {
 		atomic_fetch_add(&T.dropped, 1);
-		return false;
+		return NULL;
 	}
 	/* Paired with pw_trace_finish(): either it sees busy, or we see disabled. */
 	atomic_store(&t->busy, true);
 	if (PW_UNLIKELY(!atomic_load(&pw_g.enabled))) {
 		atomic_store_explicit(&t->busy, false, memory_order_release);
-		return false;
+		return NULL;
 	}
 	if (PW_UNLIKELY(!atomic_load_explicit(&T.writer_started, memory_order_acquire)))
 		start_writer();
@@ -255,26 +261,57 @@ bool pw_trace_event_begin(struct pw_jw *w)
 	if (PW_UNLIKELY(b->cap - b->used < PW_EVENT_MAX) && !(b = rotate(t))) {
 		atomic_fetch_add(&T.dropped, 1);
 		atomic_store_explicit(&t->busy, false, memory_order_release);
-		return false;
+		return NULL;
 	}
-	pw_jw_init(w, b->data + b->used, PW_EVENT_MAX - 1);
+	return b;
+}
+
+/* Publish size bytes at the end of the thread's buffer. */
+static void rec_commit(size_t size)
+{
+	struct pw_thread *t = tls_thread;
+	struct pw_buf *b = t->cur;
+	b->used += size;
+	atomic_store_explicit(&b->committed, b->used, memory_order_release);
+	atomic_store_explicit(&t->busy, false, memory_order_release);
+}
+
+void *pw_trace_rec_begin(void)
+{
+	struct pw_buf *b = rec_room();
+	return b ? b->data + b->used : NULL;
+}
+
+void pw_trace_rec_end(void *rec, size_t size)
+{
+	(void)rec;
+	rec_commit(size);
+}
+
+bool pw_trace_event_begin(struct pw_jw *w)
+{
+	struct pw_buf *b = rec_room();
+	if (!b)
+		return false;
+	pw_jw_init(w, b->data + b->used + sizeof(struct pw_rec_hdr),
+	           PW_EVENT_MAX - sizeof(struct pw_rec_hdr) - 1);
 	return true;
 }
 
 void pw_trace_event_end(struct pw_jw *w)
 {
-	struct pw_thread *t = tls_thread;
-	struct pw_buf *b = t->cur;
+	struct pw_buf *b = tls_thread->cur;
+	char *start = b->data + b->used;
 	if (PW_UNLIKELY(w->overflow)) {
 		atomic_fetch_add(&T.dropped, 1);
-	} else {
-		*w->p++ = '\n';
-		b->used = (size_t)(w->p - b->data);
-		atomic_store_explicit(&b->committed, b->used, memory_order_release);
-		atomic_store_explicit(&t->events, atomic_load_explicit(&t->events, memory_order_relaxed) + 1,
-		                      memory_order_relaxed);
+		rec_commit(0);
+		return;
 	}
-	atomic_store_explicit(&t->busy, false, memory_order_release);
+	size_t len = (size_t)(w->p - start) - sizeof(struct pw_rec_hdr);
+	struct pw_rec_hdr h = {
+	    .size = (uint32_t)((sizeof h + len + 7) & ~(size_t)7), .type = PW_REC_LINE, .len = (uint16_t)len};
+	memcpy(start, &h, sizeof h);
+	rec_commit(h.size);
 }
 
 /* ---- the writer side ---- */
@@ -295,16 +332,35 @@ static int write_all(const char *p, size_t n)
 	return 0;
 }
 
-static void write_span(struct pw_buf *b)
+/* The lines the writer role decodes records into, before they are written. */
+static char out_lines[256 * 1024];
+
+static void write_lines(const char *p, size_t n)
 {
-	size_t c = atomic_load_explicit(&b->committed, memory_order_acquire);
-	if (c <= b->flushed || T.fd < 0)
+	if (T.fd < 0 || !n)
 		return;
-	if (write_all(b->data + b->flushed, c - b->flushed)) {
+	if (write_all(p, n)) {
 		int e = errno;
 		pw_disable("writing the trace %s failed: %s", T.path, strerror(e));
 		close(T.fd);
 		T.fd = -1;
+	}
+}
+
+/* The committed records of b not written yet, decoded into lines. */
+static void write_span(struct pw_buf *b)
+{
+	size_t c = atomic_load_explicit(&b->committed, memory_order_acquire);
+	if (c <= b->flushed)
+		return;
+	const char *p = b->data + b->flushed, *end = b->data + c;
+	while (p < end) {
+		struct pw_decode_out o = {.buf = out_lines, .cap = sizeof out_lines};
+		p += pw_record_decode_span(p, end, &o);
+		if (T.fd >= 0)
+			T.events += o.lines;
+		write_lines(o.buf, o.len);
+		atomic_fetch_add(&T.dropped, o.too_long + o.bad);
 	}
 	b->flushed = c;
 }
@@ -498,14 +554,6 @@ static void quiesce_producers(void)
 			sched_yield();
 }
 
-static uint64_t events_total(void)
-{
-	uint64_t n = 0;
-	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next)
-		n += atomic_load(&t->events);
-	return n;
-}
-
 void pw_trace_finish(const char *why)
 {
 	if (atomic_load(&T.finished))
@@ -526,7 +574,7 @@ void pw_trace_finish(const char *why)
 	if (T.fd < 0)
 		goto out;
 	drain();
-	char *footer = pw_footer_json(events_total(), atomic_load(&T.dropped), why);
+	char *footer = pw_footer_json(T.events, atomic_load(&T.dropped), why);
 	if (footer) {
 		write_all(footer, strlen(footer));
 		write_all("\n", 1);
@@ -541,7 +589,7 @@ void pw_trace_finish(const char *why)
 	close(T.dirfd);
 	T.dirfd = -1;
 	if (was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0)
-		pw_log("trace written: %s (%llu events%s)", T.path, (unsigned long long)events_total(),
+		pw_log("trace written: %s (%llu events%s)", T.path, (unsigned long long)T.events,
 		       atomic_load(&T.dropped) ? ", some dropped" : "");
 out:;
 }
@@ -549,8 +597,7 @@ out:;
 /* exec failed: the process goes on, so tracing goes on in a new file. */
 void pw_trace_after_failed_exec(void)
 {
-	for (struct pw_thread *t = atomic_load(&T.threads); t; t = t->next)
-		atomic_store(&t->events, 0);
+	T.events = 0;
 	atomic_store(&T.dropped, 0);
 	atomic_store(&T.finished, false);
 	atomic_store(&pw_g.enabled, T.enabled_at_finish);
@@ -572,6 +619,7 @@ void pw_trace_after_fork_child(void)
 	T.fd = T.dirfd = -1;
 	T.path[0] = 0;
 	T.written_bytes = 0;
+	T.events = 0;
 	atomic_store(&T.threads, NULL);
 	atomic_store(&T.full, NULL);
 	atomic_store(&T.writer_started, false);
