@@ -7,8 +7,8 @@
  * release store.  No lock, no system call, no allocation except when a
  * buffer fills (then it is pushed onto a lock-free list and, if no spare
  * buffer came back yet, a new one is allocated; past PW_MAX_OUTSTANDING the
- * thread waits for the writer instead, so nothing is ever dropped for lack
- * of memory).
+ * writer is behind, and the event is dropped and counted: the thread never
+ * waits for the writer).
  *
  * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, decodes the
  * full buffers' records into JSON lines in each thread's order and writes
@@ -186,34 +186,32 @@ static struct pw_thread *thread_register(void)
 	return t;
 }
 
-/* The current buffer is full: hand it over and get another. */
+/*
+ * The current buffer is full: hand it over and get another (a spare, one
+ * the writer gave back, or a new one while fewer than PW_MAX_OUTSTANDING are
+ * out).  With none to be had the writer is behind: the event is dropped and
+ * counted, and the thread goes on; it never waits for the writer.
+ */
 static struct pw_buf *rotate(struct pw_thread *t)
 {
+	struct pw_buf *b = t->spare;
+	if (!b) {
+		b = atomic_exchange_explicit(&t->returned, NULL, memory_order_acquire);
+		if (b)
+			t->spare = b->next;
+	} else {
+		t->spare = b->next;
+	}
+	if (!b && atomic_load(&t->outstanding) < PW_MAX_OUTSTANDING)
+		b = buf_new(t);
+	if (!b) {
+		wake_writer();
+		return NULL;
+	}
 	push_full(t->cur);
 	wake_writer();
-	t->cur = NULL;
-	for (;;) {
-		struct pw_buf *b = t->spare;
-		if (!b) {
-			b = atomic_exchange_explicit(&t->returned, NULL, memory_order_acquire);
-			if (b)
-				t->spare = b->next;
-		} else {
-			t->spare = b->next;
-		}
-		if (!b && atomic_load(&t->outstanding) < PW_MAX_OUTSTANDING)
-			b = buf_new(t);
-		if (b) {
-			buf_install(t, b);
-			return b;
-		}
-		/* The writer is behind: wait for it rather than lose events. */
-		if (!atomic_load(&pw_g.enabled) || atomic_load(&T.finished))
-			return NULL;
-		wake_writer();
-		struct timespec ts = {0, 200000};
-		nanosleep(&ts, NULL);
-	}
+	buf_install(t, b);
+	return b;
 }
 
 static void *writer_main(void *arg);
