@@ -88,8 +88,9 @@ static const struct pw_flag_name atomic_caps[] = {
 static void put_atomic_caps(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
 {
 	char buf[256];
-	const uint8_t *caps = r->snap[i];
-	size_t n = caps ? r->snap_len[i] / sizeof(unsigned) : 0;
+	size_t n;
+	const uint8_t *caps = pw_rec_snap_n(r, i, &n);
+	n /= sizeof(unsigned);
 	pw_jw_key(w, k);
 	pw_jw_ch(w, '[');
 	for (size_t j = 0; j < n; j++) {
@@ -265,8 +266,9 @@ static const char *access_name(int f)
 
 static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
 {
-	const CUmemAccessDesc *d = (const CUmemAccessDesc *)(const void *)r->snap[i];
-	size_t n = d ? r->snap_len[i] / sizeof *d : 0;
+	size_t n;
+	const CUmemAccessDesc *d = (const CUmemAccessDesc *)(const void *)pw_rec_snap_n(r, i, &n);
+	n /= sizeof *d;
 	pw_jw_key(w, k);
 	pw_jw_ch(w, '[');
 	for (size_t j = 0; j < n; j++) {
@@ -572,7 +574,7 @@ void pw_cuda_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_PBATCH: put_batch(w, r, i); break;
 	case PW_K_ATOMICOPS: pw_event_put_range_attrs(w, k, r, i, atomic_op_name); break;
 	case PW_K_OUT_ATOMICCAPS:
-		if (r->snap[i])
+		if (pw_rec_snap(r, i, 0))
 			put_atomic_caps(w, k, r, i);
 		break;
 	case PW_K_NONE: break;

@@ -2,6 +2,7 @@
 #include "event.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "jsonw.h"
 #include "peerwatch/trace_format.h"
@@ -114,8 +115,9 @@ void pw_event_put_range_data(struct pw_jw *w, const char *key, const struct pw_r
 void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i,
                               const char *(*name)(int64_t))
 {
-	const uint8_t *b = r->snap[i];
-	size_t n = b ? r->snap_len[i] / sizeof(int) : 0;
+	size_t n;
+	const uint8_t *b = pw_rec_snap_n(r, i, &n);
+	n /= sizeof(int);
 	pw_jw_key(w, key);
 	pw_jw_ch(w, '[');
 	for (size_t j = 0; j < n; j++) {
@@ -141,17 +143,31 @@ void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcal
 	pw_event_put_dev(w, key, "_dev", o->dev);
 }
 
-void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
+/*
+ * The members of a call event that depend on its row alone, from "vendor"
+ * to "op", and those of a successful result ("ret", "ret_name"), made once
+ * per row and kept: most of a short event's bytes.  Only the writer role
+ * (one thread at a time) reads and fills the table.
+ */
+#define ROW_SLOTS 1024
+struct row_text {
+	const struct pw_fn_desc *fn;
+	char *members, *success;
+	size_t members_len, success_len;
+};
+static struct row_text rows[ROW_SLOTS];
+
+static char *dup_text(const char *p, size_t n)
 {
-	const struct pw_call *c = &r->c;
-	const struct pw_fn_desc *fn = c->fn;
+	char *d = malloc(n ? n : 1);
+	if (d)
+		memcpy(d, p, n);
+	return d;
+}
+
+static void put_row_members(struct pw_jw *w, const struct pw_fn_desc *fn)
+{
 	const struct pw_vendor *v = fn->lib;
-	const char *ret_name = v->error_name ? v->error_name((int)c->ret) : NULL;
-	pw_jw_obj_open(w);
-	pw_jw_raw(w, "\"type\":\"call\"", 13);
-	w->need_comma = true;
-	pw_jw_kv_u64(w, "seq", c->seq);
-	pw_jw_kv_i64(w, "tid", r->tid);
 	pw_jw_kv_str(w, "vendor", pw_vendor_name(v->vendor));
 	if (v->layer)
 		pw_jw_kv_str(w, "layer", v->layer);
@@ -160,14 +176,73 @@ void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
 	pw_jw_kv_str(w, "family", pw_family_name(fn->family));
 	const char *op = pw_op_name(fn->op);
 	pw_jw_kv_str(w, "op", op ? op : "none"); /* every row has one (tests/unit/test_ops.c) */
-	pw_jw_kv_u64(w, "t_ns", c->t0);
-	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
-	pw_jw_kv_i64(w, "ret", c->ret);
+}
+
+static void put_ret(struct pw_jw *w, const struct pw_vendor *v, int64_t ret)
+{
+	const char *ret_name = v->error_name ? v->error_name((int)ret) : NULL;
+	pw_jw_kv_i64(w, "ret", ret);
 	pw_jw_key(w, "ret_name");
 	if (ret_name)
 		pw_jw_str(w, ret_name);
 	else
 		pw_jw_raw(w, "null", 4);
+}
+
+/* The row's kept text, made on first use; NULL when it cannot be kept. */
+static const struct row_text *row_text(const struct pw_fn_desc *fn)
+{
+	unsigned h = (unsigned)(((uintptr_t)fn >> 3) * 2654435761u) % ROW_SLOTS;
+	for (unsigned i = 0; i < ROW_SLOTS; i++) {
+		struct row_text *t = &rows[(h + i) % ROW_SLOTS];
+		if (t->fn == fn)
+			return t;
+		if (t->fn)
+			continue;
+		char buf[512];
+		struct pw_jw w;
+		pw_jw_init(&w, buf, sizeof buf);
+		w.need_comma = true;
+		put_row_members(&w, fn);
+		if (w.overflow || !(t->members = dup_text(buf, (size_t)(w.p - buf))))
+			return NULL;
+		t->members_len = (size_t)(w.p - buf);
+		pw_jw_init(&w, buf, sizeof buf);
+		w.need_comma = true;
+		put_ret(&w, fn->lib, fn->lib->ret_success);
+		if (w.overflow || !(t->success = dup_text(buf, (size_t)(w.p - buf)))) {
+			free(t->members);
+			t->members = NULL;
+			return NULL;
+		}
+		t->success_len = (size_t)(w.p - buf);
+		t->fn = fn;
+		return t;
+	}
+	return NULL;
+}
+
+void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
+{
+	const struct pw_call *c = &r->c;
+	const struct pw_fn_desc *fn = c->fn;
+	const struct pw_vendor *v = fn->lib;
+	const struct row_text *t = row_text(fn);
+	pw_jw_obj_open(w);
+	pw_jw_raw(w, "\"type\":\"call\"", 13);
+	w->need_comma = true;
+	pw_jw_kv_u64(w, "seq", c->seq);
+	pw_jw_kv_i64(w, "tid", r->tid);
+	if (t)
+		pw_jw_raw(w, t->members, t->members_len);
+	else
+		put_row_members(w, fn);
+	pw_jw_kv_u64(w, "t_ns", c->t0);
+	pw_jw_kv_u64(w, "dur_ns", c->t1 - c->t0);
+	if (t && c->ret == v->ret_success)
+		pw_jw_raw(w, t->success, t->success_len);
+	else
+		put_ret(w, v, c->ret);
 	if (c->parent)
 		pw_jw_kv_u64(w, "parent", c->parent);
 	if (fn->flags & PW_CUR_DEV)

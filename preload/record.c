@@ -80,20 +80,16 @@ static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
 	d.c.cur_dev = r->cur_dev;
 	d.tid = r->tid;
 	const uint8_t *q = (const uint8_t *)(r + 1);
+	/* past nargs and ndev nothing is read (put_arg reads the slots past the
+	 * arguments only of "wide" rows, whose devices are all recorded) */
 	memcpy(d.c.a, q, nargs * 8);
-	memset(d.c.a + nargs, 0, (PW_MAX_ARGS - nargs) * 8);
 	q += nargs * 8;
 	memcpy(d.c.dev, q, ndev * 4);
-	for (unsigned i = ndev; i < PW_MAX_ARGS; i++)
-		d.c.dev[i] = PW_NO_DEV;
 	q += round8(ndev * 4);
 	d.c.stack = (const uintptr_t *)(const void *)q;
 	d.c.nstack = (int)nstack;
 	q += nstack * 8;
-	for (int i = 0; i < PW_MAX_ARGS; i++) {
-		d.snap[i] = NULL;
-		d.snap_len[i] = 0;
-	}
+	d.has_snap = 0;
 	const uint8_t *end = p + size;
 	while (q + 8 <= end) {
 		uint16_t len;
@@ -102,6 +98,7 @@ static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
 			return 0;
 		d.snap[q[0]] = q + 8;
 		d.snap_len[q[0]] = len;
+		d.has_snap |= (uint16_t)(1u << q[0]);
 		q += 8 + round8(len);
 	}
 	pw_event_write(w, &d);

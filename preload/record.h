@@ -103,6 +103,7 @@ struct pw_snap_ptr {
 struct pw_rcall {
 	struct pw_call c; /* fn, seq, parent, t0/t1 in ns, ret, cur_dev, a[], dev[], stack */
 	long tid;
+	uint16_t has_snap; /* bit i: snap[i] and snap_len[i] are set */
 	const uint8_t *snap[PW_MAX_ARGS];
 	uint16_t snap_len[PW_MAX_ARGS];
 };
@@ -111,7 +112,15 @@ struct pw_rcall {
  * len of them; else NULL. */
 static inline const void *pw_rec_snap(const struct pw_rcall *r, int i, size_t len)
 {
-	return r->snap[i] && r->snap_len[i] >= len ? r->snap[i] : NULL;
+	return (r->has_snap >> i & 1) && r->snap_len[i] >= len ? r->snap[i] : NULL;
+}
+
+/* The same, with how many bytes there are (*len). */
+static inline const uint8_t *pw_rec_snap_n(const struct pw_rcall *r, int i, size_t *len)
+{
+	bool has = r->has_snap >> i & 1;
+	*len = has ? r->snap_len[i] : 0;
+	return has ? r->snap[i] : NULL;
 }
 
 /* ---- producing ---- */
