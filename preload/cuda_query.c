@@ -40,6 +40,7 @@ typedef CUresult (*dev_count_fn)(int *);
 
 static struct {
 	pthread_once_t once;
+	atomic_bool done; /* aux_resolve ran: the fast path of aux_ready */
 	ptr_attr_fn ptr_attr;
 	ctx_get_current_fn get_current;
 	ctx_get_device_v2_fn get_device_v2;
@@ -62,11 +63,13 @@ static void aux_resolve(void)
 	aux.error_name = (error_name_fn)pw_cuda_aux("cuGetErrorName");
 	aux.addr_range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
 	aux.dev_count = (dev_count_fn)pw_cuda_aux("cuDeviceGetCount");
+	atomic_store_explicit(&aux.done, true, memory_order_release);
 }
 
 static inline void aux_ready(void)
 {
-	pthread_once(&aux.once, aux_resolve);
+	if (PW_UNLIKELY(!atomic_load_explicit(&aux.done, memory_order_acquire)))
+		pthread_once(&aux.once, aux_resolve);
 }
 
 /* Where p lives: the range cache, else the driver (and the answer cached). */
