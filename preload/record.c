@@ -16,6 +16,9 @@ static inline size_t round8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
+_Static_assert(sizeof(struct pw_rec_call) + PW_MAX_ARGS * 12 + 64 * 8 < PW_EVENT_MAX / 2,
+               "a record's fixed parts leave room for its snapshots");
+
 size_t pw_record_call_into(void *buf, size_t cap, const struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
@@ -33,9 +36,11 @@ size_t pw_record_call_into(void *buf, size_t cap, const struct pw_call *c)
 	r->tid = (int32_t)pw_tls_tid;
 	r->cur_dev = c->cur_dev;
 	uint8_t *p = (uint8_t *)(r + 1);
-	memcpy(p, c->a, nargs * sizeof c->a[0]);
+	/* whole arrays (a fixed size copies in a few moves, a variable one calls
+	 * memcpy), of which the next part overwrites what is not the call's */
+	memcpy(p, c->a, sizeof c->a);
 	p += nargs * sizeof c->a[0];
-	memcpy(p, c->dev, ndev * sizeof c->dev[0]);
+	memcpy(p, c->dev, sizeof c->dev);
 	p += round8(ndev * sizeof c->dev[0]);
 	if (nstack) {
 		memcpy(p, c->stack, nstack * sizeof(uint64_t));
