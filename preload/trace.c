@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fence.h"
 #include "header.h"
 #include "pw.h"
 #include "record.h"
@@ -247,9 +248,11 @@ static struct pw_buf *rec_room(void)
 		atomic_fetch_add(&T.dropped, 1);
 		return NULL;
 	}
-	/* Paired with pw_trace_finish(): either it sees busy, or we see disabled. */
-	atomic_store(&t->busy, true);
-	if (PW_UNLIKELY(!atomic_load(&pw_g.enabled))) {
+	/* Paired with pw_trace_finish(): either it sees busy, or we see disabled
+	 * (fence.h: the full fence is on its side when membarrier is there). */
+	atomic_store_explicit(&t->busy, true, memory_order_relaxed);
+	pw_fence_light();
+	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))) {
 		atomic_store_explicit(&t->busy, false, memory_order_release);
 		return NULL;
 	}
@@ -562,6 +565,7 @@ void pw_trace_finish(const char *why)
 		return;
 	bool was_enabled = atomic_exchange(&pw_g.enabled, false);
 	T.enabled_at_finish = was_enabled;
+	pw_fence_heavy();
 	quiesce_producers();
 	if (atomic_load(&T.writer_started)) {
 		atomic_store(&T.stop_writer, true);
@@ -608,6 +612,7 @@ void pw_trace_after_failed_exec(void)
  */
 void pw_trace_after_fork_child(void)
 {
+	pw_fence_init(); /* a new process: its own registration */
 	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
 	if (T.fd >= 0)
@@ -632,6 +637,7 @@ void pw_trace_after_fork_child(void)
 
 void pw_trace_init(void)
 {
+	pw_fence_init();
 	if (pthread_key_create(&T.key, thread_gone))
 		pw_disable("cannot create a thread key");
 }
