@@ -47,6 +47,12 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
+# tests/gpu/latency.cu as C against the simulated runtime, for latency.sh's check.
+$(TBIN)/latency_sim: tests/gpu/latency.cu tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -x c -DPW_LATENCY_SIM -Itests/sim $< -o $@ -L$(SIMDIR) -l:libcudart.so.13 -lpthread
+test-build: $(TBIN)/latency_sim
+
 # Managed memory case by case (tests/integration/managed.sh): the driver and
 # runtime API cases over the simulated libcuda and libcudart (the same source
 # runs on GPUs: tests/gpu/gpu.mk), and the HIP cases over whichever simulated
@@ -86,6 +92,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
+	@timeout 600 tests/integration/latency.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
