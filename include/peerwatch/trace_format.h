@@ -440,8 +440,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "number of events the process wrote into this file, calls and violations (normally the number of "  \
 	  "event lines in it)")                                                                               \
 	X(FOOTER, "dropped", UINT, REQ, NONE,                                                                 \
-	  "number of events lost and not in the file: an event longer than 8191 bytes, a thread that could "  \
-	  "get no buffer memory, or a thread still waiting for buffer space when tracing stopped")            \
+	  "number of events lost and not in the file: an event whose line would be longer than 8191 bytes, a " \
+	  "thread that could get no buffer memory, a thread that found all its buffers full (the trace "    \
+	  "writer behind: threads never wait for it), or an event being recorded when tracing stopped")     \
 	X(FOOTER, "violations", UINT, REQ, NONE,                                                              \
 	  "number of findings reported (each one a violation event, unless it was dropped); `0` in observe "  \
 	  "mode")                                                                                             \
