@@ -147,18 +147,23 @@ echo
 # copies of earlier benchmarks with one thread.
 OPS=(can async4 rtcan rtasync4)
 OPS1=(sync4 copy4k same4k cross4k)
-N1=$(scaled 200000) # calls on one thread
-N8=$(scaled 40000)  # calls on each of 8 threads
+N1=$(scaled 100000) # calls on one thread
+N8=$(scaled 20000)  # calls on each of 8 threads
 BURST=4096
-P1=3000 # microseconds after each burst: one thread, two events a call at most
-P8=16000
+# microseconds after each burst, for calls that make one event (twice that
+# for the runtime calls, which make two): generous, since on a shared
+# machine the writer may get a fraction of a core
+P1=10000
+P8=80000
 for rep in $(seq "$REPS"); do
 	progress "per-call runs: $rep/$REPS"
 	for op in "${OPS[@]}" "${OPS1[@]}"; do
 		for mode in "${MODES[@]}"; do
 			for lib in "${LIBS[@]}"; do
-				run call "$mode" "$lib" -c "$op" -t 1 -n "$N1" -b "$BURST" -p "$P1"
-				case " ${OPS[*]} " in *" $op "*) run call "$mode" "$lib" -c "$op" -t 8 -n "$N8" -b "$BURST" -p "$P8" ;; esac
+				k=1
+				case $op in rt*) k=2 ;; esac
+				run call "$mode" "$lib" -c "$op" -t 1 -n "$N1" -b "$BURST" -p $((P1 * k))
+				case " ${OPS[*]} " in *" $op "*) run call "$mode" "$lib" -c "$op" -t 8 -n "$N8" -b "$BURST" -p $((P8 * k)) ;; esac
 				[ "$mode" = none ] && break
 			done
 		done
@@ -170,8 +175,9 @@ declare -A ADDED # "op|threads|mode|lib" -> added thread-CPU ns per call
 echo "## Per call, on the calling thread (ns/call, best of $REPS)"
 echo
 echo "thread CPU = CLOCK_THREAD_CPUTIME_ID of each calling thread / its calls; added = minus no"
-echo "peerwatch.  Calls in bursts of $BURST with a pause after each (${P1} us, ${P8} us with 8 threads), so"
-echo "that the trace writer keeps up: dropped = the most events any of the runs dropped (footer)."
+echo "peerwatch.  Calls in bursts of $BURST with a pause after each (${P1} us, ${P8} us with 8 threads, twice"
+echo "that for rtcan and rtasync4), so that the trace writer keeps up: dropped = the most events any of"
+echo "the runs dropped (footer)."
 echo
 echo "| call | threads | configuration | library | thread CPU | added | dropped |"
 echo "|---|---|---|---|---|---|---|"
@@ -370,8 +376,10 @@ if [ "$QUICK" != 1 ]; then
 				declare -A PH=()
 				for rep in $(seq "$REPS"); do
 					rm -rf "$WORK/t"
+					k=1
+					case $op in rt*) k=2 ;; esac
 					line=$(LD_PRELOAD="$PHLIB" PEERWATCH_OPTIONS="out=$WORK/t:verbosity=0:${OPTS[$mode]}" \
-						"$OVERHEAD" -c "$op" -t 1 -n "$N1" -b "$BURST" -p "$P1" 2>&1 >/dev/null | grep 'phases:')
+						"$OVERHEAD" -c "$op" -t 1 -n "$N1" -b "$BURST" -p $((P1 * k)) 2>&1 >/dev/null | grep 'phases:')
 					for kv in $line; do
 						case $kv in *=*) PH[${kv%%=*}]+="${kv#*=} " ;; esac
 					done

@@ -39,7 +39,11 @@
 #include "trace.h"
 
 #define PW_FLUSH_MS 100
-#define PW_MAX_OUTSTANDING 8
+/* Buffers a thread may have out (its current one, full ones the writer has
+ * not given back): 4 MiB at the default buffer_kb, about 30 000 calls, or
+ * 15 ms of a thread calling at 2 million a second while the writer is held
+ * up; past that its events are dropped and counted. */
+#define PW_MAX_OUTSTANDING 16
 
 struct pw_buf {
 	struct pw_buf *next;
