@@ -1,10 +1,13 @@
-/* The trace writer on its own: many threads, small buffers, the file it leaves. */
+/* The trace writer on its own: many threads, small buffers, the file it
+ * leaves.  The threads write as fast as they can, faster than the writer:
+ * what does not fit is dropped and counted, never waited for. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,14 +21,17 @@
 #define EVENTS 5000
 
 static char dir[256];
+static atomic_int refused; /* events the trace did not take (the writer behind) */
 
 static void *producer(void *arg)
 {
 	long me = (long)arg;
 	for (int i = 0; i < EVENTS; i++) {
 		struct pw_jw w;
-		if (!pw_trace_event_begin(&w))
-			fail_msg("tracing went off");
+		if (!pw_trace_event_begin(&w)) {
+			atomic_fetch_add(&refused, 1);
+			continue;
+		}
 		pw_jw_obj_open(&w);
 		pw_jw_kv_str(&w, "type", "test");
 		pw_jw_kv_i64(&w, "thread", me);
@@ -37,7 +43,7 @@ static void *producer(void *arg)
 	return NULL;
 }
 
-static void writes_every_event_in_thread_order(void **state)
+static void writes_or_counts_every_event_in_thread_order(void **state)
 {
 	(void)state;
 	snprintf(dir, sizeof dir, "/tmp/pw-unit-trace.%d/sub", (int)getpid());
@@ -83,8 +89,8 @@ static void writes_every_event_in_thread_order(void **state)
 		if (!strcmp(type, "test")) {
 			int th = (int)json_integer_value(json_object_get(j, "thread"));
 			int i = (int)json_integer_value(json_object_get(j, "i"));
-			assert_int_equal(i, next[th]);
-			next[th]++;
+			assert_true(i >= next[th]); /* in the thread's order; a gap is a dropped event */
+			next[th] = i + 1;
 			n++;
 		}
 		json_decref(last);
@@ -92,10 +98,12 @@ static void writes_every_event_in_thread_order(void **state)
 		lines++;
 	}
 	fclose(f);
-	assert_int_equal(n, THREADS * EVENTS);
 	assert_string_equal(json_string_value(json_object_get(last, "type")), "footer");
-	assert_int_equal(json_integer_value(json_object_get(last, "events")), THREADS * EVENTS);
-	assert_int_equal(json_integer_value(json_object_get(last, "dropped")), 0);
+	/* every event is in the file or counted as dropped, and the footer says which */
+	assert_int_equal(n + atomic_load(&refused), THREADS * EVENTS);
+	assert_int_equal(json_integer_value(json_object_get(last, "events")), n);
+	assert_int_equal(json_integer_value(json_object_get(last, "dropped")), atomic_load(&refused));
+	assert_true(n > 0);
 	json_decref(last);
 	char cmd[600];
 	snprintf(cmd, sizeof cmd, "rm -rf /tmp/pw-unit-trace.%d", (int)getpid());
@@ -105,7 +113,7 @@ static void writes_every_event_in_thread_order(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(writes_every_event_in_thread_order),
+	    cmocka_unit_test(writes_or_counts_every_event_in_thread_order),
 	};
 	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
 }
