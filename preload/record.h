@@ -14,7 +14,7 @@
  * A record is variable-length so that the common call stays small: a
  * 64-byte fixed part, 8 bytes per argument and 4 per device, the stack
  * (stacks=all) and a snapshot area that only calls with out-parameters or
- * structs have.  cuDeviceCanAccessPeer takes 112 bytes, cuMemcpyPeerAsync
+ * structs have.  cuDeviceCanAccessPeer takes 120 bytes, cuMemcpyPeerAsync
  * 136, against 230-350 bytes of JSON built on the calling thread before.
  * A fixed size able to hold every call (12 arguments, a 64-frame stack, 16
  * batch entries) would have been over 1 KiB for each of them.
