@@ -1,6 +1,8 @@
 /* The common part of every vendor's "call" event (event.h). */
 #include "event.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -146,16 +148,19 @@ void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcal
 /*
  * The members of a call event that depend on its row alone, from "vendor"
  * to "op", and those of a successful result ("ret", "ret_name"), made once
- * per row and kept: most of a short event's bytes.  Only the writer role
- * (one thread at a time) reads and fills the table.
+ * per row and kept: most of a short event's bytes.  The writer role reads
+ * the table without a lock; a row is filled in once, under one (should a
+ * second thread ever decode at the same time, as when the trace is finished
+ * while a stuck writer thread is still in a write).
  */
 #define ROW_SLOTS 1024
 struct row_text {
-	const struct pw_fn_desc *fn;
+	_Atomic(const struct pw_fn_desc *) fn; /* set last: the texts are whole once it is */
 	char *members, *success;
 	size_t members_len, success_len;
 };
 static struct row_text rows[ROW_SLOTS];
+static pthread_mutex_t rows_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static char *dup_text(const char *p, size_t n)
 {
@@ -189,35 +194,50 @@ static void put_ret(struct pw_jw *w, const struct pw_vendor *v, int64_t ret)
 		pw_jw_raw(w, "null", 4);
 }
 
+/* Slot t (empty) filled in for fn, under rows_lock; false when it cannot be. */
+static bool fill_row(struct row_text *t, const struct pw_fn_desc *fn)
+{
+	char buf[512];
+	struct pw_jw w;
+	pw_jw_init(&w, buf, sizeof buf);
+	w.need_comma = true;
+	put_row_members(&w, fn);
+	if (w.overflow || !(t->members = dup_text(buf, (size_t)(w.p - buf))))
+		return false;
+	t->members_len = (size_t)(w.p - buf);
+	pw_jw_init(&w, buf, sizeof buf);
+	w.need_comma = true;
+	put_ret(&w, fn->lib, fn->lib->ret_success);
+	if (w.overflow || !(t->success = dup_text(buf, (size_t)(w.p - buf)))) {
+		free(t->members);
+		t->members = NULL;
+		return false;
+	}
+	t->success_len = (size_t)(w.p - buf);
+	atomic_store_explicit(&t->fn, fn, memory_order_release);
+	return true;
+}
+
 /* The row's kept text, made on first use; NULL when it cannot be kept. */
 static const struct row_text *row_text(const struct pw_fn_desc *fn)
 {
 	unsigned h = (unsigned)(((uintptr_t)fn >> 3) * 2654435761u) % ROW_SLOTS;
 	for (unsigned i = 0; i < ROW_SLOTS; i++) {
 		struct row_text *t = &rows[(h + i) % ROW_SLOTS];
-		if (t->fn == fn)
+		const struct pw_fn_desc *k = atomic_load_explicit(&t->fn, memory_order_acquire);
+		if (k == fn)
 			return t;
-		if (t->fn)
+		if (k)
 			continue;
-		char buf[512];
-		struct pw_jw w;
-		pw_jw_init(&w, buf, sizeof buf);
-		w.need_comma = true;
-		put_row_members(&w, fn);
-		if (w.overflow || !(t->members = dup_text(buf, (size_t)(w.p - buf))))
-			return NULL;
-		t->members_len = (size_t)(w.p - buf);
-		pw_jw_init(&w, buf, sizeof buf);
-		w.need_comma = true;
-		put_ret(&w, fn->lib, fn->lib->ret_success);
-		if (w.overflow || !(t->success = dup_text(buf, (size_t)(w.p - buf)))) {
-			free(t->members);
-			t->members = NULL;
-			return NULL;
-		}
-		t->success_len = (size_t)(w.p - buf);
-		t->fn = fn;
-		return t;
+		pthread_mutex_lock(&rows_lock);
+		k = atomic_load_explicit(&t->fn, memory_order_relaxed);
+		bool ok = k == fn || (!k && fill_row(t, fn));
+		pthread_mutex_unlock(&rows_lock);
+		if (ok)
+			return t;
+		if (!k)
+			return NULL; /* out of memory: written member by member */
+		                     /* another row took the slot meanwhile: look further */
 	}
 	return NULL;
 }
