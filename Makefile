@@ -5,6 +5,8 @@
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make PHASES=1   the library with per-phase time counters (build-phases/; preload/phase.h)
+#   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
+#                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
 
 VERSION    := 0.1.0
@@ -12,9 +14,16 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
 SAN        ?= 0
+TSAN       ?= 0
 ifeq ($(SAN),1)
 BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(TSAN),1)
+# -Wno-tsan: the seqlocks' atomic_thread_fence (rangecache.c, vmm_state.c) is
+# not modelled by gcc's TSan; the data they guard is read with atomics, so no
+# report can come of it, only a warning at build time.
+BUILD      ?= build-tsan
+SANFLAGS   := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 else ifeq ($(PHASES),1)
 BUILD      ?= build-phases
 SANFLAGS   :=
@@ -31,7 +40,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PHASEFLAGS) -fPIC -Iinc
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test demo install dist clean lint bench deps check-deps help
+.PHONY: all test demo install dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -51,7 +60,7 @@ deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san build-phases
+	rm -rf build build-san build-tsan build-phases
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 
