@@ -198,12 +198,12 @@ static void runs_become_lines(void **state)
 	c.a[0] = (uintptr_t)&v;
 	at += pw_record_call_into(run + at, PW_EVENT_MAX, &c);
 	/* a line made elsewhere (a finding) */
-	const char *text = "{\"type\":\"violation\",\"seq\":10}";
-	struct pw_rec_hdr h = {.size = (uint32_t)((8 + strlen(text) + 7) & ~7u),
-	                       .type = PW_REC_LINE,
-	                       .len = (uint16_t)strlen(text)};
+	static const char text[] = "{\"type\":\"violation\",\"seq\":10}";
+	size_t tlen = sizeof text - 1; /* a record's text has no terminating NUL */
+	struct pw_rec_hdr h = {
+	    .size = (uint32_t)((8 + tlen + 7) & ~7u), .type = PW_REC_LINE, .len = (uint16_t)tlen};
 	memcpy(run + at, &h, sizeof h);
-	memcpy(run + at + 8, text, strlen(text));
+	memcpy(run + at + 8, text, tlen);
 	at += h.size;
 	/* a call with a 64-frame stack whose line cannot fit in the room left */
 	uintptr_t frames[64];
