@@ -242,7 +242,7 @@ int main(int argc, char **argv)
 	cfg.calls = 50000;
 	cfg.burst = 1024;
 	cfg.pause_us = 1000;
-	for (int i = 1; i < argc; i++) {
+	for (int i = 1; i < argc; i += 2) { /* options come in pairs: NAME VALUE */
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
 			usage();
@@ -258,7 +258,6 @@ int main(int argc, char **argv)
 			cfg.pause_us = atol(v);
 		else
 			usage();
-		i++;
 	}
 	if (cfg.nops < 1 || cfg.nthreads < 1 || cfg.calls < 1 || cfg.burst < 1 || cfg.pause_us < 0)
 		usage();
