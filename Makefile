@@ -4,6 +4,7 @@
 #   make test       install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make PHASES=1   the library with per-phase time counters (build-phases/; preload/phase.h)
 #   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
 #                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
@@ -23,14 +24,19 @@ else ifeq ($(TSAN),1)
 # report can come of it, only a warning at build time.
 BUILD      ?= build-tsan
 SANFLAGS   := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
+else ifeq ($(PHASES),1)
+BUILD      ?= build-phases
+SANFLAGS   :=
 else
 BUILD      ?= build
 SANFLAGS   :=
 endif
+PHASES     ?= 0
+PHASEFLAGS := $(if $(filter 1,$(PHASES)),-DPW_PHASES=1)
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
-ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload \
+ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PHASEFLAGS) -fPIC -Iinclude -Ipreload \
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
@@ -77,6 +83,7 @@ help:
 	'  BUILD=DIR       build directory (default build, or build-san with SAN=1)' \
 	'  CC=clang        any C11 compiler with GNU extensions (default cc)' \
 	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer (TSAN=1: ThreadSanitizer)' \
+	'  PHASES=1        the library with per-phase time counters (build-phases/; preload/phase.h)' \
 	'  CFLAGS=...      compiler flags (default -O2 -g)' \
 	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 
@@ -84,7 +91,7 @@ deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san build-tsan
+	rm -rf build build-san build-tsan build-phases
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

@@ -1,11 +1,13 @@
-# The overhead benchmarks of issue 6 (per-call cost on the simulated driver,
-# whole-process cost, trace bytes per event, resident memory).  Included by the
-# top-level Makefile (-include bench/bench.mk), which defines BUILD, CC, WARN,
-# CFLAGS and SANFLAGS and declares .PHONY: bench.
+# The overhead benchmarks (per-call cost on the simulated driver and runtime,
+# 1 and 8 threads, nesting, the trace writer's throughput, resident memory,
+# the phase counters).  Included by the top-level Makefile (-include
+# bench/bench.mk), which defines BUILD, CC, WARN, CFLAGS and SANFLAGS and
+# declares .PHONY: bench.
 #
 #   $(BENCH_OVERHEAD)   $(BUILD)/bench/overhead
-#   make bench          bench/run.sh: everything side by side, the tables, the budget
-#                       (about 30 s on 2 cores; BENCH_REPS, BENCH_SCALE, BENCH_LIB: see bench/run.sh)
+#   make bench          bench/run.sh: everything side by side, the tables, the budget; also
+#                       builds the library with phase counters (build-phases/, make PHASES=1)
+#                       (BENCH_LIBS, BENCH_REPS, BENCH_SCALE, BENCH_QUICK: see bench/run.sh)
 
 BENCH_OVERHEAD := $(BUILD)/bench/overhead
 
@@ -18,5 +20,6 @@ bench:
 	@echo "bench: timings under the sanitizers mean nothing: run make bench without SAN=1" >&2; exit 2
 else
 bench: all $(BENCH_OVERHEAD)
-	@bench/run.sh $(BUILD)
+	@$(MAKE) --no-print-directory PHASES=1 BUILD=build-phases build-phases/lib/libpeerwatch.so
+	@BENCH_PHASES_LIB=build-phases/lib/libpeerwatch.so bench/run.sh $(BUILD)
 endif

@@ -7,18 +7,31 @@
  * one run): the difference is what peerwatch adds, the run without it is what
  * the simulated driver itself costs.
  *
- *   overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]
+ *   overhead [-c OP] [-t THREADS] [-n CALLS] [-b BURST -p PAUSE_US] [-f]
  *
  *   -c   can     cuDeviceCanAccessPeer(&v, 0, 1)
+ *        async4  cuMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes, stream 0)
+ *        sync4   cuMemcpyPeer(dev 1 <- dev 0, 4 bytes)
  *        copy0   cuMemcpyPeer(dev 1 <- dev 0, 0 bytes)
  *        copy4k  cuMemcpyPeer(dev 1 <- dev 0, 4 KiB), peer access enabled both ways
  *        same4k  cuMemcpyDtoD_v2(dev 0 <- dev 0, 4 KiB): an implicit copy within one
  *                device, which peerwatch does not record
  *        cross4k cuMemcpyDtoD_v2(dev 1 <- dev 0, 4 KiB): an implicit copy across
  *                devices, recorded and checked like a peer copy
+ *        rtcan   cudaDeviceCanAccessPeer(&v, 0, 1) of the (simulated) shared
+ *                libcudart.so.13: a runtime call with its driver call nested in it
+ *        rtasync4 cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes, stream 0), the same way
+ *        (can, async4 and sync4 are what a program built with static cudart
+ *        reaches: the driver's functions through cuGetProcAddress's pointers)
  *   -t   threads making the calls (default 1)
  *   -n   measured calls per thread (default 200000); each thread first makes
  *        n/20 (at least 1000) unmeasured calls
+ *   -b, -p  calls in bursts of BURST, each followed by a sleep of PAUSE_US
+ *        microseconds (not in the thread's CPU time): a pace the trace writer
+ *        keeps up with, so that every call is recorded (default: no pause)
+ *   -r   calls per second on each thread: bursts of 256 calls, each thread
+ *        sleeping until its schedule says the next burst is due (the trace
+ *        writer's throughput: the highest rate it writes without drops)
  *   -f   whole process: fork a child that sets up, makes the calls and exits
  *        normally (so peerwatch writes the rest of its trace at exit); report
  *        the child's wall and CPU time (all its threads, the trace writer
@@ -55,20 +68,38 @@
 
 #include "peerwatch/abi/cuda.h"
 
-enum op { OP_CAN, OP_COPY0, OP_COPY4K, OP_SAME4K, OP_CROSS4K };
-static const char *const op_names[] = {"can", "copy0", "copy4k", "same4k", "cross4k"};
+enum op {
+	OP_CAN,
+	OP_ASYNC4,
+	OP_SYNC4,
+	OP_COPY0,
+	OP_COPY4K,
+	OP_SAME4K,
+	OP_CROSS4K,
+	OP_RTCAN,
+	OP_RTASYNC4,
+	OP_N
+};
+static const char *const op_names[] = {"can",    "async4",  "sync4", "copy0",   "copy4k",
+                                       "same4k", "cross4k", "rtcan", "rtasync4"};
 
 static struct {
 	enum op op;
 	int threads;
 	long calls;
 	int whole;
-} cfg = {OP_CAN, 1, 200000, 0};
+	long burst, pause_us;
+	double rate;
+} cfg = {OP_CAN, 1, 200000, 0, 0, 0, 0};
 
 /* The driver functions, from dlsym: peerwatch's wrappers when it is preloaded. */
 static CUresult (*can_access)(int *, CUdevice, CUdevice);
 static CUresult (*memcpy_peer)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t);
 static CUresult (*memcpy_dtod)(CUdeviceptr, CUdeviceptr, size_t);
+static CUresult (*memcpy_peer_async)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t, CUstream);
+/* the simulated runtime's, for rtcan and rtasync4 (int, not cudaError_t: 0 is success) */
+static int (*rt_can_access)(int *, int, int);
+static int (*rt_memcpy_peer_async)(void *, int, const void *, int, size_t, void *);
 static CUresult (*set_ctx)(CUcontext);
 static CUcontext ctx[2];
 static CUdeviceptr buf[2], buf0b; /* buf0b: a second buffer on device 0 */
@@ -139,7 +170,17 @@ static void setup(void)
 	memcpy_peer =
 	    (CUresult(*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t))sym(h, "cuMemcpyPeer");
 	memcpy_dtod = (CUresult(*)(CUdeviceptr, CUdeviceptr, size_t))sym(h, "cuMemcpyDtoD_v2");
+	memcpy_peer_async = (CUresult(*)(CUdeviceptr, CUcontext, CUdeviceptr, CUcontext, size_t,
+	                                 CUstream))sym(h, "cuMemcpyPeerAsync");
 	set_ctx = set_current;
+	if (cfg.op == OP_RTCAN || cfg.op == OP_RTASYNC4) {
+		void *rt = dlopen("libcudart.so.13", RTLD_NOW);
+		if (!rt)
+			die("cannot dlopen libcudart.so.13 (LD_LIBRARY_PATH=build/sim?)");
+		rt_can_access = (int (*)(int *, int, int))sym(rt, "cudaDeviceCanAccessPeer");
+		rt_memcpy_peer_async =
+		    (int (*)(void *, int, const void *, int, size_t, void *))sym(rt, "cudaMemcpyPeerAsync");
+	}
 
 	check(init(0), "cuInit");
 	for (int d = 0; d < 2; d++) {
@@ -160,7 +201,7 @@ static void setup(void)
 	check(alloc(&buf0b, 4096), "cuMemAlloc_v2");
 }
 
-static int calls(long n)
+static int calls_of(long n)
 {
 	int bad = 0;
 	switch (cfg.op) {
@@ -170,9 +211,14 @@ static int calls(long n)
 			bad |= can_access(&v, 0, 1) != CUDA_SUCCESS;
 		}
 		break;
+	case OP_ASYNC4:
+		for (long i = 0; i < n; i++)
+			bad |= memcpy_peer_async(buf[1], ctx[1], buf[0], ctx[0], 4, NULL) != CUDA_SUCCESS;
+		break;
+	case OP_SYNC4:
 	case OP_COPY0:
 	case OP_COPY4K: {
-		size_t bytes = cfg.op == OP_COPY0 ? 0 : 4096;
+		size_t bytes = cfg.op == OP_COPY0 ? 0 : cfg.op == OP_SYNC4 ? 4 : 4096;
 		for (long i = 0; i < n; i++)
 			bad |= memcpy_peer(buf[1], ctx[1], buf[0], ctx[0], bytes) != CUDA_SUCCESS;
 		break;
@@ -184,6 +230,50 @@ static int calls(long n)
 			bad |= memcpy_dtod(dst, buf[0], 4096) != CUDA_SUCCESS;
 		break;
 	}
+	case OP_RTCAN:
+		for (long i = 0; i < n; i++) {
+			int v;
+			bad |= rt_can_access(&v, 0, 1) != 0;
+		}
+		break;
+	case OP_RTASYNC4:
+		for (long i = 0; i < n; i++)
+			bad |= rt_memcpy_peer_async((void *)(uintptr_t)buf[1], 1,
+			                            (const void *)(uintptr_t)buf[0], 0, 4, NULL) != 0;
+		break;
+	case OP_N: break;
+	}
+	return bad;
+}
+
+/* n calls at cfg.rate a second: bursts of 256, each due at start + done / rate. */
+static int calls_at_rate(long n)
+{
+	int bad = 0;
+	uint64_t t0 = now(CLOCK_MONOTONIC);
+	for (long done = 0; done < n; done += 256) {
+		uint64_t due = t0 + (uint64_t)((double)done / cfg.rate * 1e9);
+		struct timespec ts = {(time_t)(due / 1000000000u), (long)(due % 1000000000u)};
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+			;
+		bad |= calls_of(n - done < 256 ? n - done : 256);
+	}
+	return bad;
+}
+
+/* n calls, in bursts with pauses between them if asked (-b, -p), or at a rate (-r). */
+static int calls(long n)
+{
+	if (cfg.rate > 0)
+		return calls_at_rate(n);
+	if (!cfg.burst || !cfg.pause_us)
+		return calls_of(n);
+	int bad = 0;
+	for (long done = 0; done < n; done += cfg.burst) {
+		bad |= calls_of(n - done < cfg.burst ? n - done : cfg.burst);
+		struct timespec ts = {cfg.pause_us / 1000000, (cfg.pause_us % 1000000) * 1000};
+		while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+			;
 	}
 	return bad;
 }
@@ -321,32 +411,32 @@ static int whole_process(void)
 
 static void usage(void)
 {
-	fprintf(stderr,
-	        "usage: overhead [-c can|copy0|copy4k|same4k|cross4k] [-t THREADS] [-n CALLS] [-f]\n");
+	fprintf(
+	    stderr,
+	    "usage: overhead [-c can|async4|sync4|copy0|copy4k|same4k|cross4k|rtcan|rtasync4] [-t THREADS]\n"
+	    "                [-n CALLS] [-b BURST -p PAUSE_US | -r CALLS_PER_S] [-f]\n");
 	exit(2);
 }
 
 int main(int argc, char **argv)
 {
 	int c;
-	while ((c = getopt(argc, argv, "c:t:n:f")) != -1) {
+	while ((c = getopt(argc, argv, "c:t:n:b:p:r:f")) != -1) {
 		switch (c) {
-		case 'c':
-			if (!strcmp(optarg, "can"))
-				cfg.op = OP_CAN;
-			else if (!strcmp(optarg, "copy0"))
-				cfg.op = OP_COPY0;
-			else if (!strcmp(optarg, "copy4k"))
-				cfg.op = OP_COPY4K;
-			else if (!strcmp(optarg, "same4k"))
-				cfg.op = OP_SAME4K;
-			else if (!strcmp(optarg, "cross4k"))
-				cfg.op = OP_CROSS4K;
-			else
+		case 'c': {
+			int k = 0;
+			while (k < OP_N && strcmp(optarg, op_names[k]))
+				k++;
+			if (k == OP_N)
 				usage();
+			cfg.op = (enum op)k;
 			break;
+		}
 		case 't': cfg.threads = atoi(optarg); break;
 		case 'n': cfg.calls = atol(optarg); break;
+		case 'b': cfg.burst = atol(optarg); break;
+		case 'p': cfg.pause_us = atol(optarg); break;
+		case 'r': cfg.rate = atof(optarg); break;
 		case 'f': cfg.whole = 1; break;
 		default: usage();
 		}

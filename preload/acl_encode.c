@@ -203,12 +203,53 @@ static bool is_copy(const struct pw_call *c)
 	return c->fn->op == PW_OP_IMPLICIT_COPY;
 }
 
-void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+/* The configuration path is recorded up to this many bytes. */
+#define PW_ACL_CSTR_MAX 4096
+
+/* On the calling thread, after the call: the pointer aclrtMalloc wrote and
+ * its device (the table, or the thread's device), the string. */
+void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
+	uint64_t v = c->a[i];
+	bool ok = c->ret == ACL_SUCCESS;
+	switch (c->fn->args[i].kind) {
+	case PW_K_OUT_INT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(int32_t));
+		break;
+	case PW_K_OUT_APTR:
+		if (ok && v) {
+			struct pw_snap_ptr *o = pw_snap_add(s, i, sizeof *o);
+			struct pw_acl_alloc a;
+			if (!o)
+				break;
+			o->ptr = (uintptr_t) * (void *const *)(uintptr_t)v;
+			o->dev = pw_acl_mem_find(o->ptr, &a) ? a.dev : c->cur_dev;
+		}
+		break;
+	case PW_K_CSTR:
+		if (v) {
+			const char *str = (const char *)(uintptr_t)v;
+			size_t n = strnlen(str, PW_ACL_CSTR_MAX - 1);
+			char *d = pw_snap_add(s, i, n + 1);
+			if (d) {
+				memcpy(d, str, n);
+				d[n] = 0;
+			}
+		}
+		break;
+	default: break;
+	}
+}
+
+/* On the writer's thread: the event's argument, from the record. */
+void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
 	uint64_t v = c->a[i];
-	bool ok = c->ret == ACL_SUCCESS;
+	const void *b;
 	char buf[160];
 	switch (d->kind) {
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
@@ -216,13 +257,16 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_STREAM: pw_jw_kv_hex(w, k, v); break;
 	case PW_K_OUT_INT:
-		if (ok && v)
-			pw_jw_kv_i64(w, k, *(const int32_t *)(uintptr_t)v);
+		if ((b = pw_rec_snap(r, i, sizeof(int32_t)))) {
+			int32_t x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_i64(w, k, x);
+		}
 		break;
 	case PW_K_CSTR:
 		pw_jw_key(w, k);
-		if (v)
-			pw_jw_str(w, (const char *)(uintptr_t)v);
+		if ((b = pw_rec_snap(r, i, 1)))
+			pw_jw_str(w, b);
 		else
 			pw_jw_raw(w, "null", 4);
 		break;
@@ -237,14 +281,7 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 			}
 		}
 		break;
-	case PW_K_OUT_APTR:
-		if (ok && v) {
-			uint64_t p = (uintptr_t) * (void *const *)(uintptr_t)v;
-			struct pw_acl_alloc a;
-			pw_jw_kv_hex(w, k, p);
-			pw_event_put_dev(w, k, "_dev", pw_acl_mem_find(p, &a) ? a.dev : c->cur_dev);
-		}
-		break;
+	case PW_K_OUT_APTR: pw_event_put_out_ptr(w, k, r, i); break;
 	case PW_K_POLICY: {
 		const char *name = pw_acl_policy_name((int)(int64_t)v, buf, sizeof buf);
 		if (name)

@@ -24,6 +24,7 @@ const struct pw_vendor pw_acl_vendor = {
     .state_after = pw_acl_learn,
     .op_before = pw_acl_op_before,
     .op_after = pw_acl_op_after,
+    .snap_arg = pw_acl_snap_arg,
     .put_arg = pw_acl_put_arg,
     .describe = pw_acl_describe,
 };

@@ -54,8 +54,12 @@ int pw_acl_current_device(void);
 void pw_acl_pre(struct pw_call *c);
 /* After the call: what it changed in the allocation table and the current device. */
 void pw_acl_learn(const struct pw_call *c, uint64_t unused);
+/* The event's arguments: saved after the call, written by the trace writer. */
 struct pw_jw;
-void pw_acl_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
+struct pw_snapw;
+struct pw_rcall;
+void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 const char *pw_acl_error_name(int code);
 const char *pw_acl_policy_name(int policy, char *buf, size_t len);
 const char *pw_acl_memcpy_kind_name(int kind);

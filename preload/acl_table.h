@@ -43,6 +43,13 @@ enum pw_acl_kind {
 #define PW_CAP_POLICY PW_CAP_SVAL
 #define PW_CAP_MEMKIND PW_CAP_SVAL
 #define PW_CAP_CSTR PW_CAP_VAL
+/* and what the event needs of each beyond its word (call.h's PW_SNAP_<KIND>):
+ * the allocated pointer and its device, the string */
+#define PW_SNAP_APTR 0
+#define PW_SNAP_OUT_APTR 1
+#define PW_SNAP_POLICY 0
+#define PW_SNAP_MEMKIND 0
+#define PW_SNAP_CSTR 1
 
 /* Flags of a row: hooks.h's (PW_CUR_DEV: the thread's current device). */
 

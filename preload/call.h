@@ -18,9 +18,11 @@
 #include <string.h>
 
 #include "check.h"
+#include "clock.h"
 #include "event.h"
 #include "hooks.h"
 #include "op.h"
+#include "phase.h"
 #include "pp.h"
 #include "pw.h"
 #include "vendor.h"
@@ -57,7 +59,24 @@ struct pw_wrap {
 	uint64_t token; /* the vendor's state_before, for its state_after */
 	struct pw_gt_pair *gt;
 	bool checked;
+#ifdef PW_PHASES
+	uint64_t ph_enter, ph_t, ph_real;
+#endif
 };
+
+#ifdef PW_PHASES
+#define PW_WRAP_PHASE_ENTER(w) ((w).ph_enter = (w).ph_t = PW_PHASE_NOW())
+#define PW_WRAP_PHASE(w, ph) PW_PHASE_ADD(ph, (w)->ph_t)
+#define PW_WRAP_PHASE_REAL0(w) ((w)->ph_real = PW_PHASE_NOW())
+#define PW_WRAP_PHASE_REAL1(w) ((w)->ph_t = PW_PHASE_NOW(), (w)->ph_real = (w)->ph_t - (w)->ph_real)
+#define PW_WRAP_PHASE_END(w) PW_PHASE_CALL_END((w)->ph_enter, (w)->ph_real)
+#else
+#define PW_WRAP_PHASE_ENTER(w) (void)0
+#define PW_WRAP_PHASE(w, ph) (void)0
+#define PW_WRAP_PHASE_REAL0(w) (void)0
+#define PW_WRAP_PHASE_REAL1(w) (void)0
+#define PW_WRAP_PHASE_END(w) (void)0
+#endif
 
 enum pw_step {
 	PW_STEP_PASS,  /* straight to the real function, nothing recorded */
@@ -77,17 +96,22 @@ __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const s
 		return PW_STEP_PASS;
 	if (!pw_call_begin(c, fn))
 		return PW_STEP_PASS;
+	PW_WRAP_PHASE(w, PW_PH_CAPTURE);
 	if (v->pre)
 		v->pre(c);
 	w->token = v->state_before ? v->state_before(c) : 0;
+	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 	/* Inside a call of a layer above (the runtime over the driver), that call is checked. */
-	w->checked = !pw_tls_upper && pw_checking() && v->op_before && v->op_before(c, &w->op);
+	w->checked =
+	    !pw_tls_upper && pw_g.opt.mode != PW_MODE_OBSERVE && v->op_before && v->op_before(c, &w->op);
 	if (w->checked && !(v->check_before && v->check_before(c, &w->op)))
 		pw_check_before(c, &w->op);
+	PW_WRAP_PHASE(w, PW_PH_RULES);
 	w->gt = v->gt_begin && PW_UNLIKELY(pw_g.opt.gpu_timing) ? v->gt_begin(c) : NULL;
-	c->t0 = pw_now_ns();
 	if (v->upper)
 		pw_tls_upper++;
+	PW_WRAP_PHASE_REAL0(w);
+	c->t0 = pw_ticks();
 	return PW_STEP_TRACE;
 }
 
@@ -100,21 +124,26 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 			v->note_alloc(c);
 		return;
 	}
+	c->t1 = pw_ticks();
+	PW_WRAP_PHASE_REAL1(w);
 	if (v->upper)
 		pw_tls_upper--;
-	c->t1 = pw_now_ns();
 	c->ret = ret;
 	if (w->gt && v->gt_end)
 		v->gt_end(c, w->gt);
 	if (v->state_after)
 		v->state_after(c, w->token);
+	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 	pw_event_post(c);
+	PW_WRAP_PHASE(w, PW_PH_RECORD);
 	if (w->checked) {
 		if (v->op_after)
 			v->op_after(c, &w->op);
 		pw_check_after(&w->op, ret, ret == v->ret_already_enabled);
+		PW_WRAP_PHASE(w, PW_PH_RULES);
 	}
 	pw_call_end(c);
+	PW_WRAP_PHASE_END(w);
 }
 
 /*
@@ -186,6 +215,84 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 #define PW_CAP_ATOMICOPS PW_CAP_VAL
 #define PW_CAP_OUT_ATOMICCAPS PW_CAP_VAL
 
+/*
+ * What the event needs of an argument beyond its word (event.h, record.h):
+ *   PW_SNAP_<KIND> 1  the vendor's snap_arg saves bytes for it after the call
+ *                     (out-parameters, by-value handles, structs and arrays
+ *                     behind pointers, devices of returned pointers); 0 none
+ *   PW_WIDE_<KIND> 1  its event reads the device slots past the arguments
+ *                     (PW_DEV_COPY3D_DST, the batch slots): all are recorded
+ * A kind a vendor adds says both in the vendor's table header.
+ */
+#define PW_SNAP_PTR 0
+#define PW_SNAP_PTR32 0
+#define PW_SNAP_CTX 0
+#define PW_SNAP_DEV 0
+#define PW_SNAP_SIZE 0
+#define PW_SNAP_STREAM 0
+#define PW_SNAP_EVENT 0
+#define PW_SNAP_UINT 0
+#define PW_SNAP_IPCFLAGS 1 /* HIP: the runtime's version names the lazy flag */
+#define PW_SNAP_ATTACHFLAGS 0
+#define PW_SNAP_ADVICE 0
+#define PW_SNAP_RATTR 0
+#define PW_SNAP_P2PATTR 0
+#define PW_SNAP_LOC 0
+#define PW_SNAP_IPCMEM 1
+#define PW_SNAP_IPCEVT 1
+#define PW_SNAP_OUT_INT 1
+#define PW_SNAP_OUT_PTR 1
+#define PW_SNAP_OUT_IPCMEM 1
+#define PW_SNAP_OUT_IPCEVT 1
+#define PW_SNAP_OUT_EVENT 1
+#define PW_SNAP_HPTR 0
+#define PW_SNAP_RDATA 1
+#define PW_SNAP_RATTRS 1
+#define PW_SNAP_COPY3D 1
+#define PW_SNAP_COPY2D 1
+#define PW_SNAP_COPY3DL 1
+#define PW_SNAP_BATCH 1
+#define PW_SNAP_BATCH3D 1
+#define PW_SNAP_SKIP 0
+#define PW_SNAP_U64 0
+#define PW_SNAP_OUT_SIZE 1
+#define PW_SNAP_ULL 0
+#define PW_SNAP_VA 0
+#define PW_SNAP_MEMHANDLE 0
+#define PW_SNAP_OUT_MEMHANDLE 1
+#define PW_SNAP_ALLOCPROP 1
+#define PW_SNAP_HTYPE 0
+#define PW_SNAP_SHAREABLE 1
+#define PW_SNAP_OUT_SHAREABLE 1
+#define PW_SNAP_ACCESS 1
+#define PW_SNAP_POOL 0
+#define PW_SNAP_OUT_POOL 1
+#define PW_SNAP_EXPORTDATA 1
+#define PW_SNAP_OUT_EXPORTDATA 1
+#define PW_SNAP_PBATCH 1
+#define PW_SNAP_ATOMICOPS 1
+#define PW_SNAP_OUT_ATOMICCAPS 1
+#define PW_SNAP_NONE 0
+
+#define PW_WIDE_COPY3D 1
+#define PW_WIDE_COPY2D 1
+#define PW_WIDE_COPY3DL 1
+#define PW_WIDE_BATCH 1
+#define PW_WIDE_BATCH3D 1
+/* every other kind: 0 (PW_WIDE_OF below) */
+
+#define PW_ARG_SNAPBIT(i, t) PW_ARG_SNAPBIT_(i, PW_EXPAND(PW_ARG_KIND_ t))
+#define PW_ARG_SNAPBIT_(i, k) PW_ARG_SNAPBIT__(i, k)
+#define PW_ARG_SNAPBIT__(i, k) | (PW_SNAP_##k << (i))
+#define PW_ARG_WIDE(i, t) PW_ARG_WIDE_(PW_EXPAND(PW_ARG_KIND_ t))
+#define PW_ARG_WIDE_(k) PW_ARG_WIDE__(k)
+#define PW_ARG_WIDE__(k) | PW_WIDE_OF(PW_WIDE_##k)
+/* PW_WIDE_<KIND> is 1 where defined; an undefined one stays a name, which
+ * PW_WIDE_OF turns into 0 (the probe trick of pp.h's PW_IS_VOID). */
+#define PW_WIDE_OF(x) PW_SECOND_(PW_CAT(PW_WIDE_PROBE_, x), 0, ~)
+#define PW_WIDE_PROBE_1 ~, 1
+#define PW_NOSEP()
+
 #define PW_ARG_CAPTURE(i, t) PW_ARG_CAPTURE_(i, PW_EXPAND(PW_ARG_CAPTURE_T t))
 #define PW_ARG_CAPTURE_T(k, ty, n) k, n
 #define PW_ARG_CAPTURE_(i, ...) PW_ARG_CAPTURE__(i, __VA_ARGS__)
@@ -206,6 +313,7 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		if (PW_UNLIKELY(!real))                                              \
 			return uninit;                                               \
 		struct pw_wrap w;                                                    \
+		PW_WRAP_PHASE_ENTER(w);                                              \
 		w.c.fn = &V.fns[id];                                                 \
 		PW_MAP(PW_ARG_CAPTURE, PW_SEMI, PW_EXPAND sig);                      \
 		enum pw_step step = pw_wrap_before(&V, &w);                          \
@@ -220,7 +328,9 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 #define PW_FN_DESC(V, api_, sfx_, fam_, op_, flg_, sig_)                                                   \
 	{                                                                                                  \
 		.symbol = #api_ #sfx_, .api = #api_, .variant = #sfx_, .lib = &V, .family = PW_FAM_##fam_, \
-		.op = PW_OP_##op_, .nargs = PW_NARGS(PW_EXPAND sig_), .flags = flg_, .args = {             \
+		.op = PW_OP_##op_, .nargs = PW_NARGS(PW_EXPAND sig_), .flags = flg_,                       \
+		.snap = 0 PW_MAP(PW_ARG_SNAPBIT, PW_NOSEP, PW_EXPAND sig_),                                \
+		.wide = 0 PW_MAP(PW_ARG_WIDE, PW_NOSEP, PW_EXPAND sig_), .args = {                         \
 			PW_MAP(PW_ARG_DESC, PW_COMMA, PW_EXPAND sig_)                                      \
 		}                                                                                          \
 	}

@@ -1,7 +1,12 @@
 /*
- * A CUDA call's arguments in its trace event ("args"): values decoded by
- * kind (cuda_table.h), pointers and contexts with the devices the call's
- * look-ups found before it ran (cuda_query.c).
+ * A CUDA call's arguments in its trace event ("args"), in two halves by
+ * kind (cuda_table.h): on the calling thread, after the call, what each
+ * argument's event needs beyond its word (pw_cuda_snap_arg: out-parameters,
+ * IPC handles, the structs and arrays behind pointers, the devices of
+ * returned pointers and of contexts in structs, file ids); on the trace
+ * writer's thread, the JSON from the record alone (pw_cuda_put_arg).
+ * Pointers and contexts carry the devices the call's look-ups found before
+ * it ran (cuda_query.c).
  */
 #include <stdio.h>
 #include <string.h>
@@ -80,15 +85,20 @@ static const struct pw_flag_name atomic_caps[] = {
     {0, NULL}};
 
 /* The capabilities the call wrote, one bitmask per operation, as names. */
-static void put_atomic_caps(struct pw_jw *w, const char *k, const unsigned *caps, uint64_t n)
+static void put_atomic_caps(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
 {
 	char buf[256];
+	size_t n;
+	const uint8_t *caps = pw_rec_snap_n(r, i, &n);
+	n /= sizeof(unsigned);
 	pw_jw_key(w, k);
 	pw_jw_ch(w, '[');
-	for (uint64_t j = 0; caps && j < n && j < 16; j++) {
+	for (size_t j = 0; j < n; j++) {
+		unsigned v;
+		memcpy(&v, caps + j * sizeof v, sizeof v);
 		if (j)
 			pw_jw_ch(w, ',');
-		pw_event_flag_names(buf, sizeof buf, caps[j], atomic_caps);
+		pw_event_flag_names(buf, sizeof buf, v, atomic_caps);
 		pw_jw_str(w, buf);
 	}
 	pw_jw_ch(w, ']');
@@ -152,29 +162,60 @@ static int64_t row_handle_type(const struct pw_call *c)
 	return -1;
 }
 
-/* An OS handle: the fd (and its file_id) or the fabric handle's bytes.
- * fd_or_bytes is the fd itself for posix_fd, else the address of the bytes. */
-static void put_shareable(struct pw_jw *w, const char *k, int64_t type, uint64_t fd_or_bytes)
+/* An OS handle as saved: a posix fd with the file behind it, or a fabric
+ * handle's bytes. */
+struct snap_shareable {
+	int64_t fd;
+	uint8_t has_id, unique, fabric, pad_[5];
+	uint64_t st_dev, st_ino;
+	uint8_t bytes[CU_IPC_HANDLE_SIZE];
+};
+
+/* fd_or_bytes: the fd itself for posix_fd, else the address of the bytes. */
+static void snap_shareable(struct pw_snapw *s, int i, int64_t type, uint64_t fd_or_bytes)
 {
+	struct snap_shareable *o;
 	if (type == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR) {
-		int fd = (int)(int64_t)fd_or_bytes;
-		char id[64];
+		if (!(o = pw_snap_add(s, i, sizeof *o)))
+			return;
 		bool unique = true;
-		pw_jw_kv_i64(w, k, fd);
+		o->fd = (int)(int64_t)fd_or_bytes;
+		o->fabric = 0;
+		o->has_id = pw_cuda_file_stat((int)o->fd, &o->st_dev, &o->st_ino, &unique);
+		o->unique = unique;
+	} else if (type == CU_MEM_HANDLE_TYPE_FABRIC && fd_or_bytes) {
+		if (!(o = pw_snap_add(s, i, sizeof *o)))
+			return;
+		o->fabric = 1;
+		memcpy(o->bytes, (const void *)(uintptr_t)fd_or_bytes, sizeof o->bytes);
+	}
+}
+
+/* An OS handle: the fd (and its file_id) or the fabric handle's bytes, as
+ * saved; anything else as the argument's word. */
+static void put_shareable(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i, uint64_t v)
+{
+	const struct snap_shareable *o = pw_rec_snap(r, i, sizeof *o);
+	if (o && !o->fabric) {
+		char id[48];
+		pw_jw_kv_i64(w, k, o->fd);
 		pw_jw_key(w, "file_id");
-		if (pw_cuda_file_id(fd, id, sizeof id, &unique))
+		if (o->has_id) {
+			snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)o->st_dev,
+			         (unsigned long long)o->st_ino);
 			pw_jw_str(w, id);
-		else
+		} else {
 			pw_jw_raw(w, "null", 4);
-		if (!unique) {
+		}
+		if (o->has_id && !o->unique) {
 			pw_jw_key(w, "file_id_unique");
 			pw_jw_raw(w, "false", 5);
 		}
-	} else if (type == CU_MEM_HANDLE_TYPE_FABRIC && fd_or_bytes) {
+	} else if (o) {
 		pw_jw_key(w, k);
-		pw_jw_bytes(w, (const void *)(uintptr_t)fd_or_bytes, CU_IPC_HANDLE_SIZE);
+		pw_jw_bytes(w, o->bytes, sizeof o->bytes);
 	} else {
-		pw_jw_kv_hex(w, k, fd_or_bytes);
+		pw_jw_kv_hex(w, k, v);
 	}
 }
 
@@ -223,13 +264,14 @@ static const char *access_name(int f)
 	return NULL;
 }
 
-#define PW_MAX_LISTED 16
-
-static void put_access(struct pw_jw *w, const char *k, const CUmemAccessDesc *d, size_t n)
+static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
 {
+	size_t n;
+	const CUmemAccessDesc *d = (const CUmemAccessDesc *)(const void *)pw_rec_snap_n(r, i, &n);
+	n /= sizeof *d;
 	pw_jw_key(w, k);
 	pw_jw_ch(w, '[');
-	for (size_t j = 0; d && j < n && j < PW_MAX_LISTED; j++) {
+	for (size_t j = 0; j < n; j++) {
 		if (j)
 			pw_jw_ch(w, ',');
 		pw_jw_obj_open(w);
@@ -271,7 +313,16 @@ int pw_cuda_batch_dev(const CUmemLocation *locs, const size_t *idxs, size_t nloc
 	return PW_NO_DEV;
 }
 
-static void put_batch(struct pw_jw *w, const struct pw_call *c, int i)
+/* A batch prefetch as saved: the count, the total bytes, the first ranges. */
+struct snap_pbatch {
+	uint64_t n, total;
+	struct {
+		uint64_t ptr, bytes;
+		int64_t dev;
+	} e[PW_EVENT_LISTED];
+};
+
+static void snap_pbatch(struct pw_snapw *s, const struct pw_call *c, int i)
 {
 	const CUdeviceptr *ptrs = (const CUdeviceptr *)(uintptr_t)c->a[i];
 	const size_t *sizes = (const size_t *)(uintptr_t)c->a[i + 1];
@@ -279,45 +330,79 @@ static void put_batch(struct pw_jw *w, const struct pw_call *c, int i)
 	const CUmemLocation *locs = (const CUmemLocation *)(uintptr_t)c->a[i + 3];
 	const size_t *idxs = (const size_t *)(uintptr_t)c->a[i + 4];
 	size_t nlocs = c->a[i + 5];
-	pw_jw_key(w, c->fn->args[i].name);
-	pw_jw_ch(w, '[');
-	uint64_t total = 0;
+	struct snap_pbatch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = 0;
+	o->total = 0;
 	for (size_t j = 0; ptrs && sizes && j < n && j < 4096; j++) {
-		total += sizes[j];
-		if (j >= PW_MAX_LISTED)
+		o->total += sizes[j];
+		if (j >= PW_EVENT_LISTED)
 			continue;
+		o->e[j].ptr = ptrs[j];
+		o->e[j].bytes = sizes[j];
+		o->e[j].dev = pw_cuda_batch_dev(locs, idxs, nlocs, j);
+		o->n = j + 1;
+	}
+}
+
+static void put_batch(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct snap_pbatch *o = pw_rec_snap(r, i, sizeof *o);
+	pw_jw_key(w, r->c.fn->args[i].name);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; o && j < o->n; j++) {
 		if (j)
 			pw_jw_ch(w, ',');
 		pw_jw_obj_open(w);
-		pw_jw_kv_hex(w, "ptr", ptrs[j]);
-		pw_jw_kv_u64(w, "bytes", sizes[j]);
-		pw_event_put_dev(w, "dev", "", pw_cuda_batch_dev(locs, idxs, nlocs, j));
+		pw_jw_kv_hex(w, "ptr", o->e[j].ptr);
+		pw_jw_kv_u64(w, "bytes", o->e[j].bytes);
+		pw_event_put_dev(w, "dev", "", (int32_t)o->e[j].dev);
 		pw_jw_obj_close(w);
 	}
 	pw_jw_ch(w, ']');
-	pw_jw_kv_u64(w, "bytes", total);
+	pw_jw_kv_u64(w, "bytes", o ? o->total : 0);
 }
 
-/* ---- after the call: the event ---- */
+/* ---- cuMemcpy3DPeer[Async] ---- */
 
-static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
+/* The struct as passed, and the devices of its two contexts. */
+struct snap_copy3d {
+	CUDA_MEMCPY3D_PEER p;
+	int32_t src_ctx_dev, dst_ctx_dev;
+};
+
+static void snap_copy3d(struct pw_snapw *s, int i, const CUDA_MEMCPY3D_PEER *p)
 {
-	if (!p) {
+	struct snap_copy3d *o;
+	if (!p || !(o = pw_snap_add(s, i, sizeof *o)))
+		return;
+	o->p = *p;
+	o->src_ctx_dev = pw_cuda_ctx_device(p->srcContext);
+	o->dst_ctx_dev = pw_cuda_ctx_device(p->dstContext);
+}
+
+static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const struct snap_copy3d *o = pw_rec_snap(r, i, sizeof *o);
+	if (!o) {
 		pw_jw_key(w, "copy");
 		pw_jw_raw(w, "null", 4);
 		return;
 	}
+	const CUDA_MEMCPY3D_PEER *p = &o->p;
 	const char *st = memtype_name(p->srcMemoryType), *dt = memtype_name(p->dstMemoryType);
 	pw_jw_kv_str(w, "src_type", st ? st : "invalid");
 	pw_jw_kv_hex(w, "src", p->srcMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->srcHost : p->srcDevice);
 	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
 	pw_jw_kv_hex(w, "src_ctx", (uintptr_t)p->srcContext);
-	pw_event_put_dev(w, "src_ctx", "_dev", pw_cuda_ctx_device(p->srcContext));
+	pw_event_put_dev(w, "src_ctx", "_dev", o->src_ctx_dev);
 	pw_jw_kv_str(w, "dst_type", dt ? dt : "invalid");
 	pw_jw_kv_hex(w, "dst", p->dstMemoryType == CU_MEMORYTYPE_HOST ? (uintptr_t)p->dstHost : p->dstDevice);
 	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
 	pw_jw_kv_hex(w, "dst_ctx", (uintptr_t)p->dstContext);
-	pw_event_put_dev(w, "dst_ctx", "_dev", pw_cuda_ctx_device(p->dstContext));
+	pw_event_put_dev(w, "dst_ctx", "_dev", o->dst_ctx_dev);
 	pw_jw_kv_u64(w, "width", p->WidthInBytes);
 	pw_jw_kv_u64(w, "height", p->Height);
 	pw_jw_kv_u64(w, "depth", p->Depth);
@@ -325,12 +410,95 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const CUDA_MEMC
 	             (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1));
 }
 
-void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+/* ---- on the calling thread, after the call: what the event will need ---- */
+
+static int ptr_dev(uint64_t p)
 {
+	return pw_cuda_ptr_device(p);
+}
+
+void pw_cuda_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	const struct pw_arg_desc *d = &c->fn->args[i];
+	uint64_t v = c->a[i];
+	bool ok = c->ret == CUDA_SUCCESS;
+	switch ((enum pw_kind)d->kind) {
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, CU_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(int));
+		break;
+	case PW_K_OUT_PTR:
+		if (ok)
+			pw_event_snap_out_ptr(s, i, v, ptr_dev);
+		break;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, CU_IPC_HANDLE_SIZE);
+		break;
+	case PW_K_OUT_EVENT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(CUevent));
+		break;
+	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
+	case PW_K_RATTRS:
+	case PW_K_ATOMICOPS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
+	case PW_K_COPY3D: snap_copy3d(s, i, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
+	case PW_K_COPY2D:
+	case PW_K_COPY3DL:
+	case PW_K_BATCH:
+	case PW_K_BATCH3D:
+	case PW_K_OUT_SIZE: pw_cuda_implicit_snap_arg(s, c, i); break;
+	case PW_K_OUT_MEMHANDLE:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(CUmemGenericAllocationHandle));
+		break;
+	case PW_K_OUT_POOL:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(CUmemoryPool));
+		break;
+	case PW_K_ALLOCPROP: pw_event_snap_deref(s, i, v, sizeof(CUmemAllocationProp)); break;
+	case PW_K_SHAREABLE: snap_shareable(s, i, row_handle_type(c), v); break;
+	case PW_K_OUT_SHAREABLE:
+		if (ok && v) {
+			int64_t t = row_handle_type(c);
+			snap_shareable(s, i, t,
+			               t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
+			                   ? (uint64_t)(int64_t) * (const int *)(uintptr_t)v
+			                   : v);
+		}
+		break;
+	case PW_K_ACCESS:
+		if (v)
+			pw_snap_copy(s, i, (const void *)(uintptr_t)v,
+			             (c->a[i + 1] < PW_EVENT_LISTED ? (size_t)c->a[i + 1] : PW_EVENT_LISTED) *
+			                 sizeof(CUmemAccessDesc));
+		break;
+	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(CUmemPoolPtrExportData)); break;
+	case PW_K_OUT_EXPORTDATA:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(CUmemPoolPtrExportData));
+		break;
+	case PW_K_PBATCH: snap_pbatch(s, c, i); break;
+	case PW_K_OUT_ATOMICCAPS:
+		if (ok)
+			pw_event_snap_ints(s, i, v, c->a[i + 2]);
+		break;
+	default: break; /* the argument's word says it all */
+	}
+}
+
+/* ---- on the writer's thread: the event ---- */
+
+void pw_cuda_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
 	uint64_t v = c->a[i];
-	bool ok = c->ret == CUDA_SUCCESS;
+	const void *b;
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_PTR:
 	case PW_K_CTX:
@@ -352,56 +520,40 @@ void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
-		pw_jw_key(w, k);
-		pw_jw_bytes(w, (const void *)(uintptr_t)v, CU_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_INT:
-		if (ok && v)
-			pw_jw_kv_i64(w, k, *(const int *)(uintptr_t)v);
-		break;
-	case PW_K_OUT_PTR:
-		if (ok && v) {
-			CUdeviceptr p = *(const CUdeviceptr *)(uintptr_t)v;
-			pw_jw_kv_hex(w, k, p);
-			pw_event_put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
-		}
-		break;
 	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok && v) {
-			pw_jw_key(w, k);
-			pw_jw_bytes(w, (const void *)(uintptr_t)v, CU_IPC_HANDLE_SIZE);
+	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, CU_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
+			int x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_i64(w, k, x);
 		}
 		break;
+	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); break;
 	case PW_K_OUT_EVENT:
-		if (ok && v)
-			pw_jw_kv_hex(w, k, (uintptr_t) * (const CUevent *)(uintptr_t)v);
+	case PW_K_OUT_MEMHANDLE:
+	case PW_K_OUT_POOL:
+		if ((b = pw_rec_snap(r, i, sizeof(uint64_t)))) {
+			uint64_t x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_hex(w, k, x);
+		}
 		break;
-	case PW_K_RDATA: pw_event_put_range_data(w, k, v, c->a[i + 1], ok); break;
-	case PW_K_RATTRS:
-		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], range_attr_name);
-		break;
-	case PW_K_COPY3D: put_copy3d(w, c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
+	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); break;
+	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, range_attr_name); break;
+	case PW_K_COPY3D: put_copy3d(w, r, i); break;
 	case PW_K_COPY2D:
 	case PW_K_COPY3DL:
 	case PW_K_BATCH:
 	case PW_K_BATCH3D:
 	case PW_K_SKIP:
 	case PW_K_U64:
-	case PW_K_OUT_SIZE: pw_cuda_implicit_put_arg(w, c, i); break;
+	case PW_K_OUT_SIZE: pw_cuda_implicit_put_arg(w, r, i); break;
 	case PW_K_ULL: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_VA:
 	case PW_K_MEMHANDLE:
 	case PW_K_POOL: pw_jw_kv_hex(w, k, v); break;
-	case PW_K_OUT_MEMHANDLE:
-		if (ok && v)
-			pw_jw_kv_hex(w, k, *(const CUmemGenericAllocationHandle *)(uintptr_t)v);
-		break;
-	case PW_K_OUT_POOL:
-		if (ok && v)
-			pw_jw_kv_hex(w, k, (uintptr_t) * (const CUmemoryPool *)(uintptr_t)v);
-		break;
-	case PW_K_ALLOCPROP: put_allocprop(w, k, (const CUmemAllocationProp *)(uintptr_t)v); break;
+	case PW_K_ALLOCPROP: put_allocprop(w, k, pw_rec_snap(r, i, sizeof(CUmemAllocationProp))); break;
 	case PW_K_HTYPE: {
 		const char *n = pw_cuda_handle_type_name((int64_t)v);
 		pw_jw_key(w, k);
@@ -411,31 +563,19 @@ void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 			pw_jw_i64(w, (int64_t)v);
 		break;
 	}
-	case PW_K_SHAREABLE: put_shareable(w, k, row_handle_type(c), v); break;
+	case PW_K_SHAREABLE: put_shareable(w, k, r, i, v); break;
 	case PW_K_OUT_SHAREABLE:
-		if (ok && v) {
-			int64_t t = row_handle_type(c);
-			put_shareable(w, k, t,
-			              t == CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR
-			                  ? (uint64_t)(int64_t) * (const int *)(uintptr_t)v
-			                  : v);
-		}
+		if (c->ret == CUDA_SUCCESS && v)
+			put_shareable(w, k, r, i, v);
 		break;
-	case PW_K_ACCESS: put_access(w, k, (const CUmemAccessDesc *)(uintptr_t)v, c->a[i + 1]); break;
+	case PW_K_ACCESS: put_access(w, k, r, i); break;
 	case PW_K_EXPORTDATA:
-	case PW_K_OUT_EXPORTDATA:
-		if (v && (ok || d->kind == PW_K_EXPORTDATA)) {
-			pw_jw_key(w, k);
-			pw_jw_bytes(w, (const void *)(uintptr_t)v, sizeof(CUmemPoolPtrExportData));
-		}
-		break;
-	case PW_K_PBATCH: put_batch(w, c, i); break;
-	case PW_K_ATOMICOPS:
-		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], atomic_op_name);
-		break;
+	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(CUmemPoolPtrExportData)); break;
+	case PW_K_PBATCH: put_batch(w, r, i); break;
+	case PW_K_ATOMICOPS: pw_event_put_range_attrs(w, k, r, i, atomic_op_name); break;
 	case PW_K_OUT_ATOMICCAPS:
-		if (ok && v)
-			put_atomic_caps(w, k, (const unsigned *)(uintptr_t)v, c->a[i + 2]);
+		if (pw_rec_snap(r, i, 0))
+			put_atomic_caps(w, k, r, i);
 		break;
 	case PW_K_NONE: break;
 	}

@@ -246,6 +246,8 @@ void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
 	bool ok = c->ret == CUDA_SUCCESS && record(p->end, stream) == CUDA_SUCCESS;
 	pw_tls_internal--;
 	if (!ok) {
+		if (c->ret == CUDA_SUCCESS) /* timed, but its end could not be recorded */
+			atomic_fetch_add(&skipped, 1);
 		push(&slot_known(p->ctx)->idle, p);
 		return;
 	}
@@ -256,8 +258,13 @@ void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
 static void emit(const struct pw_gt_pair *p, const struct ctx_slot *s, float gpu_ms, float since_ref_ms)
 {
 	struct pw_jw w;
-	if (!pw_trace_event_begin(&w))
+	if (!pw_trace_event_begin(&w)) {
+		/* Not taken: the trace counted it as dropped, unless tracing is
+		 * off (the trace finished): then the call got no device time. */
+		if (!atomic_load(&pw_g.enabled))
+			atomic_fetch_add(&skipped, 1);
 		return;
+	}
 	pw_jw_obj_open(&w);
 	pw_jw_kv_str(&w, "type", "gpu_time");
 	pw_jw_kv_u64(&w, "call", p->call_seq);
@@ -291,9 +298,18 @@ static bool settle(struct pw_gt_pair *p, bool final)
 	return true;
 }
 
+/*
+ * Every round of the writer (final false) and once before the footer (final
+ * true).  The final collection waits for one in progress: the writer may
+ * hold the pending pairs at that moment, and those it finds not yet
+ * complete it puts back, after which only a final collection sees them.
+ * (Without the wait, a final collection that found the list empty returned
+ * at once, and the pairs the writer held were written after the trace was
+ * finished, or never: lost without being counted.)
+ */
 void pw_cuda_gt_collect(bool final)
 {
-	if (!atomic_load_explicit(&pending, memory_order_relaxed))
+	if (!final && !atomic_load_explicit(&pending, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&collect_lock);
 	pw_tls_internal++;

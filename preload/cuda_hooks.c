@@ -42,6 +42,7 @@ const struct pw_vendor pw_cuda_vendor = {
     .op_before = pw_cuda_op_before,
     .check_before = pw_cuda_batch_check,
     .op_after = pw_cuda_op_after,
+    .snap_arg = pw_cuda_snap_arg,
     .put_arg = pw_cuda_put_arg,
     .gt_begin = pw_cuda_gt_begin,
     .gt_end = pw_cuda_gt_end,

@@ -33,9 +33,13 @@ void *pw_cuda_substitute(void *fn);
 void pw_cuda_describe(void *json_vendors); /* cuda_query.c */
 const char *pw_cuda_library(void);
 
-/* cuda_encode.c: the event's "args" member for argument i */
+/* cuda_encode.c: what argument i's event needs, saved after the call on the
+ * calling thread; the event's "args" member for it, on the writer's */
 struct pw_jw;
-void pw_cuda_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
+struct pw_snapw;
+struct pw_rcall;
+void pw_cuda_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_cuda_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* cuda_implicit.c: implicit copies and the range cache */
 struct pw_range;
@@ -47,7 +51,8 @@ uint64_t pw_cuda_range_before(const struct pw_call *c);
 void pw_cuda_range_after(const struct pw_call *c, uint64_t rid);
 struct pw_op;
 bool pw_cuda_implicit_op(const struct pw_call *c, struct pw_op *op);
-void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
+void pw_cuda_implicit_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* cuda_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;

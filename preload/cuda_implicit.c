@@ -309,59 +309,46 @@ static void put_side(struct pw_jw *w, const char *key, int type, uint64_t dptr, 
 	pw_event_put_dev(w, key, "_dev", dev);
 }
 
+#define BATCH_LISTED PW_EVENT_LISTED
+
+/* A batch as saved on the calling thread: the count, the total bytes, the
+ * first cross-device copy and the first entries, each side with the device
+ * the range cache gave it and whether it is host memory. */
+struct snap_side {
+	uint64_t ptr;
+	int32_t dev;
+	uint8_t host, pad_[3];
+};
+struct snap_batch {
+	uint64_t n, total;
+	uint64_t dst0, src0; /* the copy the wrapper found crossing devices */
+	uint64_t listed;
+	struct {
+		struct snap_side dst, src;
+		uint64_t bytes;
+	} e[BATCH_LISTED];
+};
+
 /* One side of a batch entry: its device, and "host" for host memory (cache
  * hits: the classification looked them up already). */
-static void put_entry_side(struct pw_jw *w, const char *key, uint64_t p)
+static void snap_side(struct snap_side *o, uint64_t p)
 {
 	struct pw_range r;
 	bool known = pw_cuda_ptr_info(p, &r);
-	pw_jw_kv_hex(w, key, p);
-	pw_event_put_dev(w, key, "_dev",
-	                 known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV);
-	if (!known || (r.flags & PW_RANGE_HOST)) {
+	o->ptr = p;
+	o->dev = known && !(r.flags & (PW_RANGE_MANAGED | PW_RANGE_HOST)) ? r.dev : PW_NO_DEV;
+	o->host = !known || (r.flags & PW_RANGE_HOST);
+}
+
+static void put_entry_side(struct pw_jw *w, const char *key, const struct snap_side *o)
+{
+	pw_jw_kv_hex(w, key, o->ptr);
+	pw_event_put_dev(w, key, "_dev", o->dev);
+	if (o->host) {
 		char k[16];
 		snprintf(k, sizeof k, "%s_type", key);
 		pw_jw_kv_str(w, k, "host");
 	}
-}
-
-static void put_batch_entry(struct pw_jw *w, uint64_t dst, uint64_t src, uint64_t bytes)
-{
-	pw_jw_obj_open(w);
-	put_entry_side(w, "dst", dst);
-	put_entry_side(w, "src", src);
-	pw_jw_kv_u64(w, "bytes", bytes);
-	pw_jw_obj_close(w);
-}
-
-#define BATCH_LISTED 16
-
-static void put_batch(struct pw_jw *w, const struct pw_call *c)
-{
-	const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
-	const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
-	const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
-	size_t n = c->a[3];
-	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
-	uint64_t total = 0;
-	pw_jw_kv_u64(w, "count", n);
-	if (!dsts || !srcs || !sizes || k0 < 0 || (size_t)k0 >= n)
-		return; /* not a batch this wrapper recorded as crossing devices */
-	for (size_t k = 0; k < n; k++)
-		total += sizes[k];
-	pw_jw_kv_u64(w, "bytes", total);
-	pw_jw_kv_hex(w, "dst", dsts[k0]);
-	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_BATCH_DST]);
-	pw_jw_kv_hex(w, "src", srcs[k0]);
-	pw_event_put_dev(w, "src", "_dev", c->dev[PW_DEV_BATCH_SRC]);
-	pw_jw_key(w, "copies");
-	pw_jw_ch(w, '[');
-	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {
-		if (k)
-			pw_jw_ch(w, ',');
-		put_batch_entry(w, dsts[k], srcs[k], sizes[k]);
-	}
-	pw_jw_ch(w, ']');
 }
 
 static uint64_t op3d_ptr(const CUmemcpy3DOperand *o)
@@ -369,40 +356,113 @@ static uint64_t op3d_ptr(const CUmemcpy3DOperand *o)
 	return o->type == CU_MEMCPY_OPERAND_TYPE_POINTER ? o->op.ptr.ptr : 0;
 }
 
-static void put_batch3d(struct pw_jw *w, const struct pw_call *c, int i)
+static uint64_t op3d_bytes(const CUDA_MEMCPY3D_BATCH_OP *o)
+{
+	return (uint64_t)o->extent.width * o->extent.height * o->extent.depth;
+}
+
+static void snap_batch(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	const CUdeviceptr *dsts = (const CUdeviceptr *)(uintptr_t)c->a[0];
+	const CUdeviceptr *srcs = (const CUdeviceptr *)(uintptr_t)c->a[1];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
+	size_t n = c->a[3];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
+	if (!dsts || !srcs || !sizes || k0 < 0 || (size_t)k0 >= n)
+		return; /* not a batch this wrapper recorded as crossing devices */
+	struct snap_batch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = n;
+	o->total = 0;
+	for (size_t k = 0; k < n; k++)
+		o->total += sizes[k];
+	o->dst0 = dsts[k0];
+	o->src0 = srcs[k0];
+	o->listed = n < BATCH_LISTED ? n : BATCH_LISTED;
+	for (size_t k = 0; k < o->listed; k++) {
+		snap_side(&o->e[k].dst, dsts[k]);
+		snap_side(&o->e[k].src, srcs[k]);
+		o->e[k].bytes = sizes[k];
+	}
+}
+
+static void snap_batch3d(struct pw_snapw *s, const struct pw_call *c, int i)
 {
 	const CUDA_MEMCPY3D_BATCH_OP *ops = (const CUDA_MEMCPY3D_BATCH_OP *)(uintptr_t)c->a[i];
 	size_t n = c->a[i - 1];
 	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
-	uint64_t total = 0;
-	pw_jw_kv_u64(w, "count", n);
 	if (!ops || k0 < 0 || (size_t)k0 >= n)
 		return;
+	struct snap_batch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = n;
+	o->total = 0;
 	for (size_t k = 0; k < n; k++)
-		total += (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth;
-	pw_jw_kv_u64(w, "bytes", total);
-	pw_jw_kv_hex(w, "dst", op3d_ptr(&ops[k0].dst));
+		o->total += op3d_bytes(&ops[k]);
+	o->dst0 = op3d_ptr(&ops[k0].dst);
+	o->src0 = op3d_ptr(&ops[k0].src);
+	o->listed = n < BATCH_LISTED ? n : BATCH_LISTED;
+	for (size_t k = 0; k < o->listed; k++) {
+		snap_side(&o->e[k].dst, op3d_ptr(&ops[k].dst));
+		snap_side(&o->e[k].src, op3d_ptr(&ops[k].src));
+		o->e[k].bytes = op3d_bytes(&ops[k]);
+	}
+}
+
+/* "count" from the argument word (the records of a batch that did not cross
+ * devices, which are never made, would have no more). */
+static void put_batch(struct pw_jw *w, const struct pw_rcall *r, int i, uint64_t count)
+{
+	const struct pw_call *c = &r->c;
+	const struct snap_batch *o = pw_rec_snap(r, i, sizeof *o);
+	pw_jw_kv_u64(w, "count", count);
+	if (!o)
+		return;
+	pw_jw_kv_u64(w, "bytes", o->total);
+	pw_jw_kv_hex(w, "dst", o->dst0);
 	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_BATCH_DST]);
-	pw_jw_kv_hex(w, "src", op3d_ptr(&ops[k0].src));
+	pw_jw_kv_hex(w, "src", o->src0);
 	pw_event_put_dev(w, "src", "_dev", c->dev[PW_DEV_BATCH_SRC]);
 	pw_jw_key(w, "copies");
 	pw_jw_ch(w, '[');
-	for (size_t k = 0; k < n && k < BATCH_LISTED; k++) {
+	for (size_t k = 0; k < o->listed && k < BATCH_LISTED; k++) {
 		if (k)
 			pw_jw_ch(w, ',');
-		put_batch_entry(w, op3d_ptr(&ops[k].dst), op3d_ptr(&ops[k].src),
-		                (uint64_t)ops[k].extent.width * ops[k].extent.height * ops[k].extent.depth);
+		pw_jw_obj_open(w);
+		put_entry_side(w, "dst", &o->e[k].dst);
+		put_entry_side(w, "src", &o->e[k].src);
+		pw_jw_kv_u64(w, "bytes", o->e[k].bytes);
+		pw_jw_obj_close(w);
 	}
 	pw_jw_ch(w, ']');
 }
 
-void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cuda_implicit_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
+	uint64_t v = c->a[i];
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_COPY2D: pw_event_snap_deref(s, i, v, sizeof(CUDA_MEMCPY2D)); break;
+	case PW_K_COPY3DL: pw_event_snap_deref(s, i, v, sizeof(CUDA_MEMCPY3D)); break;
+	case PW_K_BATCH: snap_batch(s, c, i); break;
+	case PW_K_BATCH3D: snap_batch3d(s, c, i); break;
+	case PW_K_OUT_SIZE:
+		if (c->ret == CUDA_SUCCESS)
+			pw_event_snap_deref(s, i, v, sizeof(size_t));
+		break;
+	default: break;
+	}
+}
+
+void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	uint64_t v = c->a[i];
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_COPY2D: {
-		const CUDA_MEMCPY2D *p = (const CUDA_MEMCPY2D *)(uintptr_t)v;
+		const CUDA_MEMCPY2D *p = pw_rec_snap(r, i, sizeof *p);
 		if (!p)
 			break;
 		put_side(w, "src", p->srcMemoryType, p->srcDevice, p->srcHost, c->dev[0]);
@@ -413,7 +473,7 @@ void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		break;
 	}
 	case PW_K_COPY3DL: {
-		const CUDA_MEMCPY3D *p = (const CUDA_MEMCPY3D *)(uintptr_t)v;
+		const CUDA_MEMCPY3D *p = pw_rec_snap(r, i, sizeof *p);
 		if (!p)
 			break;
 		put_side(w, "src", p->srcMemoryType, p->srcDevice, p->srcHost, c->dev[0]);
@@ -426,13 +486,18 @@ void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 		                 (p->Depth ? p->Depth : 1));
 		break;
 	}
-	case PW_K_BATCH: put_batch(w, c); break;
-	case PW_K_BATCH3D: put_batch3d(w, c, i); break;
+	case PW_K_BATCH: put_batch(w, r, i, c->a[3]); break;
+	case PW_K_BATCH3D: put_batch(w, r, i, c->a[i - 1]); break;
 	case PW_K_U64: pw_jw_kv_u64(w, d->name, v); break;
-	case PW_K_OUT_SIZE:
-		if (c->ret == CUDA_SUCCESS && v)
-			pw_jw_kv_u64(w, d->name, *(const size_t *)(uintptr_t)v);
+	case PW_K_OUT_SIZE: {
+		const void *b = pw_rec_snap(r, i, sizeof(uint64_t));
+		if (b) {
+			uint64_t x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_u64(w, d->name, x);
+		}
 		break;
+	}
 	default: break; /* PW_K_SKIP */
 	}
 }

@@ -40,6 +40,7 @@ typedef CUresult (*dev_count_fn)(int *);
 
 static struct {
 	pthread_once_t once;
+	atomic_bool done; /* aux_resolve ran: the fast path of aux_ready */
 	ptr_attr_fn ptr_attr;
 	ctx_get_current_fn get_current;
 	ctx_get_device_v2_fn get_device_v2;
@@ -62,11 +63,13 @@ static void aux_resolve(void)
 	aux.error_name = (error_name_fn)pw_cuda_aux("cuGetErrorName");
 	aux.addr_range = (addr_range_fn)pw_cuda_aux("cuMemGetAddressRange_v2");
 	aux.dev_count = (dev_count_fn)pw_cuda_aux("cuDeviceGetCount");
+	atomic_store_explicit(&aux.done, true, memory_order_release);
 }
 
 static inline void aux_ready(void)
 {
-	pthread_once(&aux.once, aux_resolve);
+	if (PW_UNLIKELY(!atomic_load_explicit(&aux.done, memory_order_acquire)))
+		pthread_once(&aux.once, aux_resolve);
 }
 
 /* The look-ups a runtime call asks before the runtime has loaded the driver
@@ -351,16 +354,19 @@ bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
 	return true;
 }
 
-/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat
- * fails.  *unique: whether the file can name one allocation: the real
- * driver's fds are all of /dev/nvidiactl (one character device, one inode:
- * tests/gpu/vmm_probe.md), so theirs pairs nothing. */
-bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique)
+/* The file behind fd: its st_dev and st_ino, the key that is the same in
+ * every process holding that file (the event's "file_id").  *unique: whether
+ * the file can name one allocation: the real driver's fds are all of
+ * /dev/nvidiactl (one character device, one inode: tests/gpu/vmm_probe.md),
+ * so theirs pairs nothing.  A system call, made only for the calls that
+ * export or import a shareable handle. */
+bool pw_cuda_file_stat(int fd, uint64_t *dev, uint64_t *ino, bool *unique)
 {
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0)
 		return false;
-	snprintf(buf, len, "%llu:%llu", (unsigned long long)st.st_dev, (unsigned long long)st.st_ino);
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
 	*unique = !S_ISCHR(st.st_mode);
 	return true;
 }

@@ -33,9 +33,9 @@ uint64_t pw_cuda_current_ctx(void);
 int pw_cuda_can_access(int dev, int peer);
 /* The name of a CUresult, or NULL. */
 const char *pw_cuda_error_name(int code);
-/* "<st_dev>:<st_ino>" of fd into buf (at least 48 bytes); false if fstat
- * fails.  *unique: whether the file can name one allocation. */
-bool pw_cuda_file_id(int fd, char *buf, size_t len, bool *unique);
+/* The file behind fd (fstat: st_dev, st_ino); false if fstat fails.
+ * *unique: whether the file can name one allocation. */
+bool pw_cuda_file_stat(int fd, uint64_t *dev, uint64_t *ino, bool *unique);
 /* CU_DEVICE_ATTRIBUTE_PAGEABLE_MEMORY_ACCESS of a device (PW_NO_DEV: 1
  * only if every device says 1), asked once and cached; -1 unknown. */
 int pw_cuda_pageable_access(int dev);

@@ -1,7 +1,10 @@
 /*
  * A CUDA runtime call's arguments in its trace event ("args"): the driver's
  * shapes (cuda_encode.c) with the runtime's enum names, pointers with the
- * devices the call's look-ups found before it ran (cudart_query.c).
+ * devices the call's look-ups found before it ran (cudart_query.c).  As for
+ * the driver: what the event needs is saved on the calling thread after the
+ * call (pw_cudart_snap_arg), the JSON is written by the trace writer from
+ * the record (pw_cudart_put_arg).
  */
 #include <stdio.h>
 #include <string.h>
@@ -79,10 +82,50 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 	pw_jw_obj_close(w);
 }
 
-/* ---- after the call: the event ---- */
+/* ---- on the calling thread, after the call ---- */
 
-static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cudaMemcpy3DPeerParms *p)
+static int ptr_dev(uint64_t p)
 {
+	return pw_cuda_ptr_device(p);
+}
+
+void pw_cudart_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	uint64_t v = c->a[i];
+	bool ok = c->ret == cudaSuccess;
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, CUDA_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(int));
+		break;
+	case PW_K_OUT_PTR:
+		if (ok)
+			pw_event_snap_out_ptr(s, i, v, ptr_dev);
+		break;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, CUDA_IPC_HANDLE_SIZE);
+		break;
+	case PW_K_OUT_EVENT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(cudaEvent_t));
+		break;
+	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
+	case PW_K_RATTRS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
+	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(struct cudaMemcpy3DPeerParms)); break;
+	default: break;
+	}
+}
+
+/* ---- on the writer's thread: the event ---- */
+
+static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const struct cudaMemcpy3DPeerParms *p = pw_rec_snap(r, i, sizeof *p);
 	if (!p) {
 		pw_jw_key(w, "copy");
 		pw_jw_raw(w, "null", 4);
@@ -108,12 +151,13 @@ static void put_copy3d(struct pw_jw *w, const struct pw_call *c, const struct cu
 	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
-void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 {
+	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
 	uint64_t v = c->a[i];
-	bool ok = c->ret == cudaSuccess;
+	const void *b;
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_PTR:
 		pw_jw_kv_hex(w, k, v);
@@ -133,36 +177,26 @@ void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
-		pw_jw_key(w, k);
-		pw_jw_bytes(w, (const void *)(uintptr_t)v, CUDA_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_INT:
-		if (ok && v)
-			pw_jw_kv_i64(w, k, *(const int *)(uintptr_t)v);
-		break;
-	case PW_K_OUT_PTR:
-		if (ok && v) {
-			uintptr_t p = (uintptr_t) * (void *const *)(uintptr_t)v;
-			pw_jw_kv_hex(w, k, p);
-			pw_event_put_dev(w, k, "_dev", pw_cuda_ptr_device(p));
-		}
-		break;
 	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok && v) {
-			pw_jw_key(w, k);
-			pw_jw_bytes(w, (const void *)(uintptr_t)v, CUDA_IPC_HANDLE_SIZE);
+	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, CUDA_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
+			int x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_i64(w, k, x);
 		}
 		break;
+	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); break;
 	case PW_K_OUT_EVENT:
-		if (ok && v)
-			pw_jw_kv_hex(w, k, (uintptr_t) * (const cudaEvent_t *)(uintptr_t)v);
+		if ((b = pw_rec_snap(r, i, sizeof(uint64_t)))) {
+			uint64_t x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_hex(w, k, x);
+		}
 		break;
-	case PW_K_RDATA: pw_event_put_range_data(w, k, v, c->a[i + 1], ok); break;
-	case PW_K_RATTRS:
-		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], range_attr_name);
-		break;
-	case PW_K_COPY3D: put_copy3d(w, c, (const struct cudaMemcpy3DPeerParms *)(uintptr_t)v); break;
+	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); break;
+	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, range_attr_name); break;
+	case PW_K_COPY3D: put_copy3d(w, r, i); break;
 	default: pw_jw_kv_hex(w, k, v); break;
 	}
 }

@@ -76,6 +76,7 @@ const struct pw_vendor pw_cudart_vendor = {
     .pre = pre,
     .op_before = pw_cudart_op_before,
     .op_after = pw_cudart_op_after,
+    .snap_arg = pw_cudart_snap_arg,
     .put_arg = pw_cudart_put_arg,
 };
 

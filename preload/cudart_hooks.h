@@ -41,9 +41,13 @@ struct cudaPos;
 /* The pointer of one side of a 3D peer copy (0 for an array). */
 uint64_t pw_cudart_copy3d_ptr(const struct cudaPitchedPtr *p, const struct cudaPos *pos);
 
-/* cudart_encode.c: the event's "args" member for argument i */
+/* cudart_encode.c: what argument i's event needs (calling thread, after the
+ * call), and its "args" member (the writer, from the record) */
 struct pw_jw;
-void pw_cudart_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
+struct pw_snapw;
+struct pw_rcall;
+void pw_cudart_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_cudart_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* cudart_ops.c */
 struct pw_op;

@@ -1,7 +1,10 @@
 /*
  * A HIP call's arguments in its trace event ("args"): values decoded by
  * kind (hip_table.h) with HIP's names, pointers with the devices the call's
- * look-ups found before it ran (hip_query.c).
+ * look-ups found before it ran (hip_query.c).  What the event needs beyond
+ * the argument words is saved on the calling thread after the call
+ * (pw_hip_snap_arg); the JSON is written by the trace writer from the
+ * record (pw_hip_put_arg).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -62,10 +65,14 @@ static const struct pw_flag_name attach_flags[] = {{hipMemAttachGlobal, "hipMemA
                                                    {0, NULL}};
 
 /* hipIpcMemLazyEnablePeerAccess is 0 on 5.x and 1 from 6.0: the name is
- * given when the value is the runtime's own lazy flag. */
-static void put_ipc_flags(struct pw_jw *w, const char *key, uint64_t v)
+ * given when the value is the runtime's own lazy flag, by the runtime's
+ * version (saved with the call). */
+static void put_ipc_flags(struct pw_jw *w, const char *key, uint64_t v, const struct pw_rcall *r, int i)
 {
-	int ver = pw_hip_runtime_version();
+	int ver = 0;
+	const void *b = pw_rec_snap(r, i, sizeof ver);
+	if (b)
+		memcpy(&ver, b, sizeof ver);
 	pw_jw_key(w, key);
 	pw_jw_u64(w, v);
 	pw_jw_key2(w, key, "_names");
@@ -93,14 +100,57 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 	pw_jw_obj_close(w);
 }
 
-/* ---- after the call: the event ---- */
+/* ---- on the calling thread, after the call ---- */
 
-void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
+static int ptr_dev(uint64_t p)
 {
+	return pw_hip_ptr_device((const void *)(uintptr_t)p);
+}
+
+void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	uint64_t v = c->a[i];
+	bool ok = c->ret == hipSuccess;
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_IPCFLAGS: {
+		int ver = pw_hip_runtime_version();
+		pw_snap_copy(s, i, &ver, sizeof ver);
+		break;
+	}
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, HIP_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(int));
+		break;
+	case PW_K_OUT_PTR:
+		if (ok)
+			pw_event_snap_out_ptr(s, i, v, ptr_dev);
+		break;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, HIP_IPC_HANDLE_SIZE);
+		break;
+	case PW_K_OUT_EVENT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(hipEvent_t));
+		break;
+	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
+	case PW_K_RATTRS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
+	default: break;
+	}
+}
+
+/* ---- on the writer's thread: the event ---- */
+
+void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
 	uint64_t v = c->a[i];
-	bool ok = c->ret == hipSuccess;
+	const void *b;
 	switch ((enum pw_kind)d->kind) {
 	case PW_K_PTR:
 		pw_jw_kv_hex(w, k, v);
@@ -119,7 +169,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE:
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
-	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v); break;
+	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v, r, i); break;
 	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
 	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
 	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
@@ -127,35 +177,25 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i)
 	case PW_K_LOC: put_loc(w, k, v); break;
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT:
-		pw_jw_key(w, k);
-		pw_jw_bytes(w, (const void *)(uintptr_t)v, HIP_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_INT:
-		if (ok && v)
-			pw_jw_kv_i64(w, k, *(const int *)(uintptr_t)v);
-		break;
-	case PW_K_OUT_PTR:
-		if (ok && v) {
-			void *p = *(void *const *)(uintptr_t)v;
-			pw_jw_kv_hex(w, k, (uintptr_t)p);
-			pw_event_put_dev(w, k, "_dev", pw_hip_ptr_device(p));
-		}
-		break;
 	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok && v) {
-			pw_jw_key(w, k);
-			pw_jw_bytes(w, (const void *)(uintptr_t)v, HIP_IPC_HANDLE_SIZE);
+	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, HIP_IPC_HANDLE_SIZE); break;
+	case PW_K_OUT_INT:
+		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
+			int x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_i64(w, k, x);
 		}
 		break;
+	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); break;
 	case PW_K_OUT_EVENT:
-		if (ok && v)
-			pw_jw_kv_hex(w, k, (uintptr_t) * (const hipEvent_t *)(uintptr_t)v);
+		if ((b = pw_rec_snap(r, i, sizeof(uint64_t)))) {
+			uint64_t x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_hex(w, k, x);
+		}
 		break;
-	case PW_K_RDATA: pw_event_put_range_data(w, k, v, c->a[i + 1], ok); break;
-	case PW_K_RATTRS:
-		pw_event_put_range_attrs(w, k, (const int *)(uintptr_t)v, c->a[i + 1], range_attr_name);
-		break;
+	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); break;
+	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, range_attr_name); break;
 	default: break; /* kinds HIP has none of (PTR32, COPY3D) */
 	}
 }

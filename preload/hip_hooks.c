@@ -29,6 +29,7 @@ const struct pw_vendor pw_hip_vendor = {
     .state_after = pw_hip_range_after,
     .op_before = pw_hip_op_before,
     .op_after = pw_hip_op_after,
+    .snap_arg = pw_hip_snap_arg,
     .put_arg = pw_hip_put_arg,
     .describe = pw_hip_describe,
 };

@@ -68,7 +68,10 @@ void pw_hip_range_after(const struct pw_call *c, uint64_t rid);
 
 /* hip_encode.c: the event's "args" member for argument i */
 struct pw_jw;
-void pw_hip_put_arg(struct pw_jw *w, const struct pw_call *c, int i);
+struct pw_snapw;
+struct pw_rcall;
+void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* hip_ops.c: the call as the rules see it; false when no rule looks at it. */
 struct pw_op;

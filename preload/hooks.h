@@ -90,7 +90,9 @@ struct pw_fn_desc {
 	uint8_t family;
 	uint8_t op; /* what the call does: PW_OP_* (peerwatch/trace_format.h), the event's "op" */
 	uint8_t nargs;
+	uint8_t wide; /* the event reads devices past the arguments' (PW_DEV_COPY3D_DST ...) */
 	uint16_t flags;
+	uint16_t snap; /* bit i: argument i's kind saves bytes for the event (call.h, PW_SNAP_<KIND>) */
 	struct pw_arg_desc args[PW_MAX_ARGS];
 };
 
@@ -111,7 +113,7 @@ struct pw_fn_desc {
 struct pw_call {
 	const struct pw_fn_desc *fn;
 	uint64_t seq, parent;
-	uint64_t t0, t1;
+	uint64_t t0, t1; /* ticks (clock.h) in a wrapper; nanoseconds once decoded (record.h) */
 	int64_t ret;
 	int32_t cur_dev;          /* device of the current context (PW_CUR_DEV rows) */
 	uint64_t a[PW_MAX_ARGS];  /* argument values (by-value structs: their address) */

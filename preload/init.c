@@ -13,10 +13,12 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "clock.h"
 #include "report.h"
 #include "header.h"
 #include "intercept.h"
 #include "launch.h"
+#include "phase.h"
 #include "pw.h"
 #include "registry.h"
 #include "stack.h"
@@ -166,6 +168,7 @@ __attribute__((constructor)) static void pw_init(void)
 	}
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
+	pw_clock_init();
 	pw_trace_init();
 	pw_report_init();
 	load_suppressions();
@@ -190,6 +193,7 @@ static void process_end(const char *why)
 	pw_report_summary();
 	pw_trace_finish(why);
 	pw_registry_close();
+	pw_phase_report(); /* make PHASES=1 only */
 }
 
 __attribute__((destructor)) static void pw_fini(void)

@@ -8,22 +8,46 @@ static const char digit_pairs[] =
     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
     "8081828384858687888990919293949596979899";
 
+/* Decimal digits of v (1 for 0). */
+static inline unsigned digits10(uint64_t v)
+{
+	unsigned n = 1;
+	for (;;) {
+		if (v < 10)
+			return n;
+		if (v < 100)
+			return n + 1;
+		if (v < 1000)
+			return n + 2;
+		if (v < 10000)
+			return n + 3;
+		v /= 10000;
+		n += 4;
+	}
+}
+
 void pw_jw_u64(struct pw_jw *w, uint64_t v)
 {
-	char tmp[20];
-	char *p = tmp + sizeof tmp;
+	unsigned n = digits10(v);
+	char *p = w->p;
+	if (PW_JW_UNLIKELY((size_t)(w->end - p) < n)) {
+		w->overflow = true;
+		w->p = w->end;
+		return;
+	}
+	char *q = p + n;
 	while (v >= 100) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * (v % 100), 2);
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * (v % 100), 2);
 		v /= 100;
 	}
 	if (v >= 10) {
-		p -= 2;
-		memcpy(p, digit_pairs + 2 * v, 2);
+		q -= 2;
+		memcpy(q, digit_pairs + 2 * v, 2);
 	} else {
-		*--p = (char)('0' + v);
+		*--q = (char)('0' + v);
 	}
-	pw_jw_raw(w, p, (size_t)(tmp + sizeof tmp - p));
+	w->p = p + n;
 }
 
 void pw_jw_i64(struct pw_jw *w, int64_t v)
@@ -38,28 +62,40 @@ void pw_jw_i64(struct pw_jw *w, int64_t v)
 
 void pw_jw_hex(struct pw_jw *w, uint64_t v)
 {
-	char tmp[20];
-	int n = 0;
-	do {
-		tmp[19 - n++] = hexdig[v & 15];
+	unsigned n = v ? (unsigned)(64 - __builtin_clzll(v) + 3) / 4 : 1; /* hex digits */
+	char *p = w->p;
+	if (PW_JW_UNLIKELY((size_t)(w->end - p) < n + 4)) {
+		w->overflow = true;
+		w->p = w->end;
+		return;
+	}
+	p[0] = '"';
+	p[1] = '0';
+	p[2] = 'x';
+	for (unsigned i = n; i > 0; i--) {
+		p[2 + i] = hexdig[v & 15];
 		v >>= 4;
-	} while (v);
-	tmp[19 - n++] = 'x';
-	tmp[19 - n++] = '0';
-	tmp[19 - n++] = '"';
-	pw_jw_raw(w, tmp + 20 - n, (size_t)n);
-	pw_jw_ch(w, '"');
+	}
+	p[n + 3] = '"';
+	w->p = p + n + 4;
 }
 
 void pw_jw_bytes(struct pw_jw *w, const void *p, size_t n)
 {
 	const unsigned char *b = p;
-	pw_jw_ch(w, '"');
-	for (size_t i = 0; i < n; i++) {
-		char two[2] = {hexdig[b[i] >> 4], hexdig[b[i] & 15]};
-		pw_jw_raw(w, two, 2);
+	char *q = w->p;
+	if (PW_JW_UNLIKELY((size_t)(w->end - q) < 2 * n + 2)) {
+		w->overflow = true;
+		w->p = w->end;
+		return;
 	}
-	pw_jw_ch(w, '"');
+	*q++ = '"';
+	for (size_t i = 0; i < n; i++) {
+		*q++ = hexdig[b[i] >> 4];
+		*q++ = hexdig[b[i] & 15];
+	}
+	*q++ = '"';
+	w->p = q;
 }
 
 void pw_jw_str(struct pw_jw *w, const char *s)

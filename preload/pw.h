@@ -51,7 +51,11 @@ struct pw_global {
 	struct pw_options opt;
 	/* false until the constructor ran and when tracing was turned off */
 	atomic_bool enabled;
-	atomic_uint_fast64_t seq; /* last event sequence number handed out */
+	/* last event sequence number handed out: on a cache line of its own, so
+	 * that threads taking numbers do not also evict `enabled` from each
+	 * other's caches */
+	_Alignas(64) atomic_uint_fast64_t seq;
+	char seq_line_[64 - sizeof(atomic_uint_fast64_t)];
 	uint64_t t0_mono_ns, t0_real_ns;
 };
 extern struct pw_global pw_g;

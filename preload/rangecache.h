@@ -8,7 +8,9 @@
  * sequence counter (a seqlock) for readers and a mutex for writers.
  * - Readers (pw_range_find) take no lock and never wait: they read the
  *   counter, binary-search the array with relaxed atomic loads, and check the
- *   counter again.  A reader that overlapped a write retries, at most
+ *   counter again.  Each thread keeps the last 4 entries it found, with the
+ *   counter's value then: while it has not changed they are answered from
+ *   there, without the search.  A reader that overlapped a write retries, at most
  *   PW_RANGE_TRIES times, then answers PW_RANGE_BUSY and the caller asks the
  *   driver (uncached).  No malloc, no system call, no store to shared memory:
  *   readers on many threads do not contend with each other.

@@ -1,5 +1,6 @@
 /* The catalog: the table's rows joined with each rule's function. */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "peerwatch/rules_cites.h"
@@ -31,6 +32,7 @@ static unsigned vendor_bit(int vendor)
 /* The rules of each kind of call, so a call looks only at its own (bench/RESULTS.md). */
 static int by_kind[PW_OP_KINDS][PW_RULE_COUNT], n_by_kind[PW_OP_KINDS];
 static pthread_once_t by_kind_once = PTHREAD_ONCE_INIT;
+static atomic_bool by_kind_ready; /* index_kinds ran: no pthread_once call on every check */
 
 static void index_kinds(void)
 {
@@ -38,13 +40,15 @@ static void index_kinds(void)
 		for (int k = 0; k < PW_OP_KINDS; k++)
 			if (pw_rules[r].ops & (1ull << k))
 				by_kind[k][n_by_kind[k]++] = r;
+	atomic_store_explicit(&by_kind_ready, true, memory_order_release);
 }
 
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg)
 {
 	char msg[640];
 	int n = 0;
-	pthread_once(&by_kind_once, index_kinds);
+	if (__builtin_expect(!atomic_load_explicit(&by_kind_ready, memory_order_acquire), 0))
+		pthread_once(&by_kind_once, index_kinds);
 	if (op->kind <= PW_OP_NONE || op->kind >= PW_OP_KINDS)
 		return 0;
 	for (int i = 0; i < n_by_kind[op->kind]; i++) {

@@ -1,10 +1,13 @@
 /*
  * Per-thread event buffers and the thread that writes them out.
  *
- * Hot path (pw_trace_event_begin/end): the calling thread appends one line
- * to its own buffer and publishes it with a release store.  No lock, no
- * system call, no allocation except when a buffer fills (then it is handed
- * to the writer and a spare, a recycled or a new one takes its place).
+ * Hot path (pw_trace_rec_begin/end, pw_trace_event_begin/end): the calling
+ * thread appends one record (record.h: a call's binary record, or a line
+ * made elsewhere) to its own buffer and publishes it with a release store.
+ * No lock, no system call, no allocation except when a buffer fills (then
+ * it is handed to the writer and a spare, a recycled or a new one takes its
+ * place; with PW_MAX_OUTSTANDING out, the writer is behind and the event is
+ * dropped and counted: the calling thread never waits for the writer).
  *
  * Ownership.  Every buffer is, at any moment, in exactly one of these hands:
  *
@@ -34,17 +37,18 @@
  * full list, and only when its thread has exited (so it is published
  * nowhere).
  *
- * The cut at exit.  pw_trace_finish turns tracing off (a seq_cst store) and
- * then reads each thread's current buffer's `st` once (seq_cst): events
- * committed by then are written; a thread between begin and end (BUSY) is
- * counted in the footer as in flight and its event is not written, wherever
- * its thread gets to after.  begin sets BUSY (seq_cst) before it checks that
+ * The cut at exit.  pw_trace_finish turns tracing off (a seq_cst store),
+ * passes the heavy side of an asymmetric fence (fence.h) and then reads each
+ * thread's current buffer's `st` once: events committed by then are
+ * written; a thread between begin and end (BUSY) is counted in the footer as
+ * in flight and its event is not written, wherever its thread gets to after.
+ * begin sets BUSY, passes the light side of the fence and then checks that
  * tracing is on, so a thread either sees tracing off or is seen busy.
  *
- * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, writes the
- * full buffers in each thread's order, then whatever complete events the
- * threads' current buffers hold, so a crash loses at most the last
- * PW_FLUSH_MS of events.  The file is created, with its header, by the
+ * Writer thread: wakes when a buffer fills or every PW_FLUSH_MS, decodes the
+ * full buffers' records into JSON lines in each thread's order and writes
+ * them, then whatever complete records the threads' current buffers hold, so
+ * a crash loses at most the last PW_FLUSH_MS of events.  The file is created, with its header, by the
  * thread making the process's first traced call, so a process that dies
  * right after still leaves a .partial file with a header.
  *
@@ -73,17 +77,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fence.h"
 #include "header.h"
 #include "pw.h"
+#include "record.h"
 #include "report.h"
 #include "trace.h"
 
 #define PW_FLUSH_MS 100
-#define PW_MAX_OUTSTANDING 8
+/* Buffers a thread may have out (its current one, full ones the writer has
+ * not given back): 4 MiB at the default buffer_kb, about 30 000 calls, or
+ * 15 ms of a thread calling at 2 million a second while the writer is held
+ * up; past that its events are dropped and counted. */
+#define PW_MAX_OUTSTANDING 16
 /* A writer that completed no round and no write for this long is taken to
- * be stuck: threads stop waiting for it (their events are dropped and
- * counted), and at exit it is given up on.  Long enough for a writer starved
- * of CPU on a loaded machine (or under a sanitizer) to still be waited for. */
+ * be stuck: at exit it is given up on.  Long enough for a writer starved of
+ * CPU on a loaded machine (or under a sanitizer) to still be waited for. */
 #define PW_WRITER_STALL_NS (3000ull * 1000000)
 #define PW_FINISH_STALL_NS PW_WRITER_STALL_NS
 /* Room kept for the footer: preallocated past the end, and left below a
@@ -170,7 +179,6 @@ static struct {
 static PW_TLS struct pw_thread *tls_thread;
 static PW_TLS bool tls_thread_gone;
 static PW_TLS bool tls_opening;
-static PW_TLS bool tls_writer;   /* the writer thread: never waits for itself */
 static int main_marker;          /* the main thread's key value until it registers */
 static void (*tick)(bool final); /* run by the writer each round, and once at the end */
 
@@ -368,33 +376,18 @@ static struct pw_thread *thread_register(void)
 /*
  * The current buffer is full: install another, then hand the old one over.
  * With no buffer to be had, the old one stays current (full) and NULL is
- * returned: the event is dropped, the next one tries again.  A writer that
- * is making progress is waited for; one that is stuck is not.
+ * returned: the event is dropped and counted, the next one tries again.
+ * The thread never waits for the writer (whose pace is the disk's).
  */
 static struct pw_buf *rotate(struct pw_thread *t)
 {
 	bool oom = false;
 	struct pw_buf *nb = take_buffer(t, &oom);
-	uint64_t seen = atomic_load(&T.progress), since = pw_now_ns();
-	while (!nb && !oom) {
-		if (tls_writer || !atomic_load(&pw_g.enabled) || atomic_load(&T.closing) ||
-		    since - atomic_load(&T.progress_ns) > PW_WRITER_STALL_NS)
-			break;
-		wake_writer();
-		struct timespec ts = {0, 200000};
-		nanosleep(&ts, NULL);
-		nb = take_buffer(t, &oom);
-		uint64_t p = atomic_load(&T.progress), now = pw_now_ns();
-		if (p != seen) {
-			seen = p;
-			since = now;
-		} else if (now - since > PW_WRITER_STALL_NS) {
-			break;
-		}
-	}
 	if (!nb) {
+		wake_writer();
 		/* After the cut (or with tracing off) the event was never made. */
-		if (atomic_load(&pw_g.enabled) && !atomic_load(&T.closing))
+		if (atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) &&
+		    !atomic_load_explicit(&T.closing, memory_order_relaxed))
 			drop(oom ? PW_DROP_NO_MEMORY : PW_DROP_WRITER_BEHIND, 1);
 		return NULL;
 	}
@@ -407,42 +400,80 @@ static struct pw_buf *rotate(struct pw_thread *t)
 static bool open_once(void);
 static void restart_writer(void);
 
-bool pw_trace_event_begin(struct pw_jw *w)
+/* Room for one record (PW_EVENT_MAX bytes) in the calling thread's
+ * buffer, the buffer marked busy; NULL when none is made (counted as
+ * dropped when tracing is on). */
+static struct pw_buf *rec_room(void)
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
-		return false;
+		return NULL;
 	struct pw_thread *t = tls_thread;
 	if (PW_UNLIKELY(!t) && !(t = thread_register()))
-		return false;
+		return NULL;
 	if (PW_UNLIKELY(atomic_load_explicit(&T.file_state, memory_order_acquire) != FILE_OPEN) &&
 	    !open_once())
-		return false;
+		return NULL;
 	if (PW_UNLIKELY(!atomic_load_explicit(&T.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
 	if (PW_UNLIKELY(b->cap - b->used < PW_EVENT_MAX) && !(b = rotate(t)))
-		return false;
-	/* seq_cst, then the check: either pw_trace_finish sees us busy, or we
-	 * see tracing off. */
-	atomic_store(&b->st, (uint64_t)b->used << 1 | ST_BUSY);
-	if (PW_UNLIKELY(!atomic_load(&pw_g.enabled))) {
+		return NULL;
+	/* Busy, then the check: either pw_trace_finish sees us busy, or we see
+	 * tracing off (fence.h: the full fence is on its side where membarrier
+	 * is there, so no locked instruction here). */
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | ST_BUSY, memory_order_relaxed);
+	pw_fence_light();
+	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))) {
 		atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
-		return false;
+		return NULL;
 	}
-	pw_jw_init(w, b->data + b->used, PW_EVENT_MAX - 1);
+	return b;
+}
+
+/* Publish size more bytes of the thread's current buffer, not busy. */
+static void rec_commit(size_t size)
+{
+	struct pw_buf *b = tls_thread->cur;
+	b->used += size;
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+}
+
+void *pw_trace_rec_begin(void)
+{
+	struct pw_buf *b = rec_room();
+	return b ? b->data + b->used : NULL;
+}
+
+void pw_trace_rec_end(void *rec, size_t size)
+{
+	(void)rec;
+	rec_commit(size);
+}
+
+bool pw_trace_event_begin(struct pw_jw *w)
+{
+	struct pw_buf *b = rec_room();
+	if (!b)
+		return false;
+	pw_jw_init(w, b->data + b->used + sizeof(struct pw_rec_hdr),
+	           PW_EVENT_MAX - sizeof(struct pw_rec_hdr) - 1);
 	return true;
 }
 
 void pw_trace_event_end(struct pw_jw *w)
 {
 	struct pw_buf *b = tls_thread->cur;
+	char *start = b->data + b->used;
 	if (PW_UNLIKELY(w->overflow)) {
 		drop(PW_DROP_TOO_LONG, 1);
-	} else {
-		*w->p++ = '\n';
-		b->used = (size_t)(w->p - b->data);
+		rec_commit(0);
+		return;
 	}
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+	size_t len = (size_t)(w->p - start) - sizeof(struct pw_rec_hdr);
+	struct pw_rec_hdr h = {
+	    .size = (uint32_t)((sizeof h + len + 7) & ~(size_t)7), .type = PW_REC_LINE, .len = (uint16_t)len};
+	memcpy(start, &h, sizeof h);
+	rec_commit(h.size);
 }
 
 /* ---- the file (writer role) ---- */
@@ -510,8 +541,12 @@ static void set_write_error(int e, const char *detail)
 		/* a partial line may stay after the last complete one: the footer
 		 * is written over it, at file_bytes, and the file cut there */
 	}
-	pw_disable("writing the trace %s stopped: %s (its footer will say what was lost)", T.path,
-	           T.write_err_text);
+	if (atomic_load(&T.closing)) /* the final drain: tracing is off already, say it here */
+		pw_log("writing the trace %s stopped: %s (its footer says what was lost)", T.path,
+		       T.write_err_text);
+	else
+		pw_disable("writing the trace %s stopped: %s (its footer will say what was lost)", T.path,
+		           T.write_err_text);
 }
 
 /* Blocks for n more bytes and the footer's room, ahead of the end. */
@@ -608,21 +643,19 @@ static void append_run(const char *p, const char *end)
 }
 
 /*
- * Writes the complete lines of b up to `to`: all of them while under the
- * size limit, then only findings; after a write error, none (each counted).
+ * Writes complete lines [p, end): all of them while under the size limit,
+ * then only findings; after a write error, none (each counted).
  */
-static void write_span(struct pw_buf *b, size_t to)
+static void write_lines(const char *p, const char *end)
 {
-	size_t from = b->flushed;
-	if (to <= from)
+	if (p >= end)
 		return;
-	const char *p = b->data + from, *end = b->data + to;
 	uint64_t limit = pw_g.opt.max_trace_mb * 1024 * 1024;
 	if (T.write_err || T.fd < 0) {
 		uint64_t lines = 0, viol = 0;
 		count_lines(p, end, &lines, &viol);
 		drop(PW_DROP_WRITE_ERROR, lines);
-	} else if (!limit || (!T.limited && T.event_bytes + (to - from) <= limit)) {
+	} else if (!limit || (!T.limited && T.event_bytes + (uint64_t)(end - p) <= limit)) {
 		append_run(p, end);
 	} else {
 		/* Line by line, a run of the lines that go in written at once. */
@@ -642,6 +675,26 @@ static void write_span(struct pw_buf *b, size_t to)
 			p = next;
 		}
 		append_run(run, end);
+	}
+}
+
+/* The lines the writer role decodes records into, before they are written
+ * (static: the final drain may run in exit() called from a signal handler,
+ * and allocates nothing). */
+static char out_lines[256 * 1024];
+
+/* Decodes the committed records of b up to `to` into lines and writes them. */
+static void write_span(struct pw_buf *b, size_t to)
+{
+	if (to <= b->flushed)
+		return;
+	const char *p = b->data + b->flushed, *end = b->data + to;
+	while (p < end) {
+		struct pw_decode_out o = {.buf = out_lines, .cap = sizeof out_lines};
+		p += pw_record_decode_span(p, end, &o);
+		write_lines(o.buf, o.buf + o.len);
+		if (o.too_long + o.bad)
+			drop(PW_DROP_TOO_LONG, o.too_long + o.bad);
 	}
 	b->flushed = to;
 }
@@ -931,7 +984,6 @@ static void *writer_main(void *arg)
 	pthread_setname_np(pthread_self(), "peerwatch-wr");
 #endif
 	pw_tls_internal = 1;
-	tls_writer = true;
 	pthread_setspecific(T.writer_key, &main_marker);
 	pthread_mutex_lock(&round_lock);
 	tls_in_round = true;
@@ -1185,6 +1237,7 @@ void pw_trace_finish(const char *why)
 	if (tick && atomic_load(&pw_g.enabled))
 		tick(true); /* last events, while events are still taken */
 	bool was_enabled = atomic_exchange(&pw_g.enabled, false); /* the cut (seq_cst) */
+	pw_fence_heavy(); /* the full fence for every thread's begin (fence.h) */
 	T.enabled_at_finish = was_enabled;
 	atomic_store(&T.closing, true);
 	/* A thread creating the file right now finishes doing so first (and
@@ -1242,6 +1295,7 @@ void pw_trace_after_failed_exec(void)
  */
 void pw_trace_after_fork_child(void)
 {
+	pw_fence_init(); /* a new process: its own registration */
 	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
 	if (T.fd >= 0)
@@ -1271,13 +1325,13 @@ void pw_trace_after_fork_child(void)
 	tls_thread = NULL;
 	tls_opening = false;
 	tls_in_round = false;
-	tls_writer = false;
 	atomic_store(&T.main_exited, false);
 	pthread_setspecific(T.key, &main_marker);
 }
 
 void pw_trace_init(void)
 {
+	pw_fence_init();
 	if (pthread_key_create(&T.key, thread_gone) || pthread_key_create(&T.writer_key, writer_gone))
 		pw_disable("cannot create a thread key");
 	else if (pw_gettid() == getpid())

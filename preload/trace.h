@@ -22,8 +22,18 @@ struct pw_thread;
  * pw_trace_event_end() on the same thread.
  */
 bool pw_trace_event_begin(struct pw_jw *w);
-/* Publish the event written into w (a trailing newline is added). */
+/* Publish the event written into w (a JSON object, no newline). */
 void pw_trace_event_end(struct pw_jw *w);
+
+/*
+ * A binary record (record.h) instead: room for PW_EVENT_MAX bytes in the
+ * calling thread's buffer, or NULL when tracing is off or the writer is
+ * behind (then counted as dropped).  pw_trace_rec_end publishes the size
+ * bytes written there (a multiple of 8).  The writer decodes records into
+ * lines (pw_record_decode_span).
+ */
+void *pw_trace_rec_begin(void);
+void pw_trace_rec_end(void *rec, size_t size);
 
 /* Process life cycle (init.c calls these). */
 void pw_trace_init(void); /* from the constructor: no I/O */

@@ -21,6 +21,8 @@
 
 struct pw_jw;
 struct pw_op;
+struct pw_rcall;
+struct pw_snapw;
 struct pw_gt_pair;
 
 /* A result code no vendor returns: "this vendor has no such code". */
@@ -70,8 +72,15 @@ struct pw_vendor {
 	bool (*check_before)(const struct pw_call *c, const struct pw_op *op);
 	/* After a checked call: what it wrote that the state model needs. */
 	void (*op_after)(const struct pw_call *c, struct pw_op *op);
-	/* The event's "args" member for argument i (docs/trace-format.md). */
-	void (*put_arg)(struct pw_jw *w, const struct pw_call *c, int i);
+	/* After the call, on the calling thread, for each argument whose kind
+	 * has PW_SNAP_<KIND> (call.h): save into s what put_arg will need of it
+	 * that is not in the argument word itself (record.h, event.h). */
+	void (*snap_arg)(struct pw_snapw *s, const struct pw_call *c, int i);
+	/* On the trace writer's thread: the event's "args" member for argument i
+	 * (docs/trace-format.md), from the record alone: the argument words,
+	 * devices and snapshots of r.  Never through a pointer argument: what it
+	 * pointed to may be gone by now. */
+	void (*put_arg)(struct pw_jw *w, const struct pw_rcall *r, int i);
 	/* gpu_timing=1: device timing of the call, if it is one that is timed. */
 	struct pw_gt_pair *(*gt_begin)(const struct pw_call *c);
 	void (*gt_end)(const struct pw_call *c, struct pw_gt_pair *p);

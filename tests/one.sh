@@ -7,7 +7,7 @@
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
 #   integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed
-#   launchers
+#   launchers latency
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh)
 #   unit sim acl-sim hip-sim deps docs analyze fault packaging
@@ -20,7 +20,7 @@ B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers"
+suites="integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency"
 targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in

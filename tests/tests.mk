@@ -51,6 +51,12 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
+# tests/gpu/latency.cu as C against the simulated runtime, for latency.sh's check.
+$(TBIN)/latency_sim: tests/gpu/latency.cu tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -x c -DPW_LATENCY_SIM -Itests/sim $< -o $@ -L$(SIMDIR) -l:libcudart.so.13 -lpthread
+test-build: $(TBIN)/latency_sim
+
 # The trace writer's test links the fault shim in, for a full disk.
 $(TBIN)/test_trace: tests/unit/test_trace.c tests/fault/faultshim.c $(UNIT_LIBOBJ) $(UNIT_FILTER)
 	@mkdir -p $(@D)
@@ -97,6 +103,7 @@ integration-test: test-build
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
 	@timeout 600 tests/integration/launchers.sh $(BUILD)
+	@timeout 600 tests/integration/latency.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their

@@ -505,9 +505,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                         \
 	  "events made but not written because writing had failed (`write_error` says how)")                   \
 	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                       \
-	  "events that found no buffer: the thread waited while the writer thread made progress, and not "     \
-	  "once it had made none for 3 s")                                                                     \
-	X(DROPPED_BY, "too_long", UINT, RARE, NONE, "events longer than 8191 bytes")                           \
+	  "events that found all their thread's buffers full: the trace writer thread was behind, and "        \
+	  "threads never wait for it")                                                                         \
+	X(DROPPED_BY, "too_long", UINT, RARE, NONE, "events whose line would be longer than 8191 bytes")       \
 	X(DROPPED_BY, "no_memory", UINT, RARE, NONE,                                                           \
 	  "events that found no memory for their thread's buffer")                                             \
 	X(DROPPED_BY, "after_thread_exit", UINT, RARE, NONE,                                                   \

@@ -54,18 +54,27 @@ trace_ok() { # FILE
 }
 footer() { tail -1 "$1"; }
 
-# Each thread's calls that returned before the process left are in the traces.
+# Each thread's calls that returned before the process left are in the
+# traces, or counted as refused while the writer was behind (a thread never
+# waits for it: on this small machine eight threads calling flat out outrun
+# it) or as past max_trace_mb (a run slowed down by the machine's load makes
+# that many calls): the calls missing from the traces are at most the
+# footers' writer_behind and size_limit.
 counts_ok() { # COUNTS_FILE TRACE...
-	local c=$1 tid n have
+	local c=$1 tid n have missing=0 behind=0 f
 	shift
 	[ -s "$c" ] || return 1
 	while read -r tid n; do
 		have=$(cat "$@" | grep -c "\"tid\":$tid,")
-		if [ "$have" -lt "$n" ]; then
-			echo "# thread $tid: $have events traced, $n calls returned" >&2
-			return 1
-		fi
+		[ "$have" -lt "$n" ] && missing=$((missing + n - have))
 	done <"$c"
+	for f in "$@"; do
+		behind=$((behind + $(footer "$f" | jq '(.dropped_by.writer_behind // 0) + (.dropped_by.size_limit // 0)')))
+	done
+	if [ "$missing" -gt "$behind" ]; then
+		echo "# $missing returned calls not traced, $behind counted as writer_behind or size_limit" >&2
+		return 1
+	fi
 }
 
 # --- exit, exec, fork and thread exit with threads mid-call ---------------------------------
@@ -108,8 +117,10 @@ for mode in $modes; do
 		else
 			for f in "${files[@]}"; do
 				trace_ok "$f" || why="$f: the footer does not match the file"
-				# Only events in flight at the cut are lost, one a thread at most.
-				jq -e --argjson n $((THREADS + 1)) '(.dropped_by | keys - ["in_flight_at_exit"] == [])
+				# Only events in flight at the cut are lost, one a thread at most,
+				# and those refused while the writer was behind or past the
+				# size limit (counts_ok).
+				jq -e --argjson n $((THREADS + 1)) '(.dropped_by | keys - ["in_flight_at_exit", "writer_behind", "size_limit"] == [])
 					and (.dropped_by.in_flight_at_exit // 0) <= $n' <(footer "$f") >/dev/null ||
 					why="$f: dropped_by $(footer "$f" | jq -c .dropped_by)"
 			done
@@ -122,7 +133,7 @@ for mode in $modes; do
 			cp -r "$d/trace" "$d/failed-$i" 2>/dev/null
 		fi
 	done
-	check "race $mode: $RUNS runs x $THREADS threads mid-call, $failed failures (status $want_rc, output, footer, every returned call traced)" \
+	check "race $mode: $RUNS runs x $THREADS threads mid-call, $failed failures (status $want_rc, output, footer, every returned call traced or counted)" \
 		[ $failed -eq 0 ]
 done
 

@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
+GPU_SCRIPTS   := run.sh latency.sh outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -50,6 +50,14 @@ $(GPU_DIR)/peer_shared: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 
 $(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) --default-stream per-thread -o $@ $<
+
+# What a traced call costs on the calling thread (latency.sh), with static
+# and with shared cudart.
+$(GPU_DIR)/latency_static: $(GPU_SRC)/latency.cu | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart static -o $@ $< -lpthread
+
+$(GPU_DIR)/latency_shared: $(GPU_SRC)/latency.cu | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $< -lpthread
 
 # Links the driver API by its exported symbols.  The toolkit's stub library
 # satisfies the link on a machine without a driver; at run time the driver's

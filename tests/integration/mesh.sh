@@ -79,6 +79,19 @@ check "4 devices: the 48 timed copies are the driver calls under cudaMemcpyPeerA
 		all($drv[]; (.parent as $p | $rt | index($p)) != null and (.seq as $s | $timed | index($s)) != null)' \
 	"$D"/trace/*.pw.jsonl
 
+# The same with every event query taking 20 ms (a busy machine): the trace
+# writer is still collecting device times when the process ends, and the
+# final collection must wait for it rather than find nothing to do.
+D=$WORK/slowq
+mkdir -p "$D"
+(PWSIM_EVENT_QUERY_US=20000 PWSIM_DEVICES=4 "$PW" -q -o "$D/trace" --mode warn --options gpu_timing=1 -- \
+	"$P" --bytes 16m >"$D/out" 2>"$D/err"
+exit $?) 2>/dev/null
+check "4 devices, slow event queries: every one of the 48 timed copies has its gpu_time, none lost uncounted" \
+	q jq -e -s '([.[] | select(.type=="gpu_time")] | length) as $n |
+		(.[-1] | select(.type=="footer")) as $f |
+		$n + $f.gpu_timing_skipped + $f.dropped == 48 and $n == 48' "$D"/trace/*.pw.jsonl
+
 # --- 8 and 9 devices: 7 and 8 peers each, within the limit ---------------------
 for n in 8 9; do
 	pairs=$((n * (n - 1)))

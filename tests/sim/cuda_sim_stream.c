@@ -8,6 +8,7 @@
 #include "sim_internal.h"
 
 #include <stdlib.h>
+#include <time.h>
 
 #define PWSIM_STREAM_MAGIC 0x52545353u /* "SSTR" */
 
@@ -204,6 +205,22 @@ CUresult cuEventRecord_ptsz(CUevent hEvent, CUstream hStream)
 	return cuEventRecord(hEvent, hStream);
 }
 
+/* PWSIM_EVENT_QUERY_US: every event query (and wait) takes that long, like
+ * a driver on a busy machine (tests of device timing's collection). */
+static void query_delay(void)
+{
+	static long us = -1; /* read once: a race only reads it twice */
+	if (us < 0) {
+		const char *s = getenv("PWSIM_EVENT_QUERY_US");
+		long v = s ? strtol(s, NULL, 10) : 0;
+		us = v > 0 && v <= 10000000 ? v : 0;
+	}
+	if (us > 0) {
+		struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 /* Complete as soon as recorded; never recorded also answers CUDA_SUCCESS
  * (cuda.h :15963-15965). */
 CUresult cuEventQuery(CUevent hEvent)
@@ -212,6 +229,7 @@ CUresult cuEventQuery(CUevent hEvent)
 
 	if (rc)
 		return rc;
+	query_delay();
 	pwsim_lock();
 	rc = pwsim_event_check(hEvent) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 	pwsim_unlock();
