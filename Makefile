@@ -34,6 +34,7 @@ include tests/sim/sim.mk
 include tests/sim/acl.mk
 include tests/sim/hip.mk
 include tests/sim/cudart.mk
+include tests/sim/nvml.mk
 include tests/tests.mk
 -include tests/gpu/gpu.mk
 -include bench/bench.mk
