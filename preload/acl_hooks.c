@@ -26,6 +26,7 @@ const struct pw_vendor pw_acl_vendor = {
     .op_after = pw_acl_op_after,
     .put_arg = pw_acl_put_arg,
     .describe = pw_acl_describe,
+    .identify = pw_acl_identify,
 };
 
 #define PW_ACL_WRAPPER(api, sfx, fam, op, flg, sig) \

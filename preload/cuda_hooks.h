@@ -32,6 +32,10 @@ void *pw_cuda_substitute(void *fn);
 /* The header's "cuda" member under "vendors" (a json_t object). */
 void pw_cuda_describe(void *json_vendors); /* cuda_query.c */
 const char *pw_cuda_library(void);
+/* cuda_ident.c: the devices and pairs (devices.h), and their links (NVML) */
+struct pw_devset;
+bool pw_cuda_identify(struct pw_devset *set);
+void pw_cuda_links(struct pw_devset *set);
 
 /* cuda_encode.c: the event's "args" member for argument i */
 struct pw_jw;

@@ -27,6 +27,7 @@ const struct pw_vendor pw_hip_vendor = {
     .op_after = pw_hip_op_after,
     .put_arg = pw_hip_put_arg,
     .describe = pw_hip_describe,
+    .identify = pw_hip_identify,
 };
 
 #define PW_HIP_WRAPPER(api, sfx, fam, op, flg, sig) \

@@ -22,6 +22,7 @@
 struct pw_jw;
 struct pw_op;
 struct pw_gt_pair;
+struct pw_devset;
 
 /* A result code no vendor returns: "this vendor has no such code". */
 #define PW_RET_NONE INT64_MIN
@@ -79,6 +80,14 @@ struct pw_vendor {
 	/* ---- the process ---- */
 	/* Adds the vendor's member to the header's "vendors" (a json_t object). */
 	void (*describe)(void *json_vendors);
+	/* Device identity (devices.h), once a call of the vendor was traced:
+	 * sets set->n and fills each visible device and what the runtime says
+	 * of each pair, asked untraced; false while it cannot say yet (asked
+	 * again next round).  Never on the hot path. */
+	bool (*identify)(struct pw_devset *set);
+	/* The link of each pair, from the vendor's management library, once,
+	 * on the trace writer's thread only (it may load that library). */
+	void (*links)(struct pw_devset *set);
 	/* gpu_timing=1: device times that completed, every round of the trace
 	 * writer; final: all of them, once, before the footer. */
 	void (*gt_collect)(bool final);
@@ -96,6 +105,9 @@ extern const struct pw_vendor *const pw_vendors[];
 /* vendor.c: the shared code's loops over them. */
 void pw_vendors_describe(void *json_vendors);
 void pw_vendors_gt_collect(bool final);
+/* The trace writer's round (final: once, before the footer): the devices'
+ * lines (devices.h), and device timing where gpu_timing=1. */
+void pw_vendors_tick(bool final);
 uint64_t pw_vendors_gt_skipped(void);
 void pw_vendors_after_fork(void);
 /* At exit: every vendor's exit ops, each handed to run. */

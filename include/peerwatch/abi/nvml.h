@@ -13,12 +13,13 @@
 #ifndef PEERWATCH_ABI_NVML_H
 #define PEERWATCH_ABI_NVML_H
 
-typedef int nvmlReturn_t;                 /* enum nvmlReturn_enum, :1295-1330 */
+typedef int nvmlReturn_t;                   /* enum nvmlReturn_enum, :1295-1330 */
 typedef struct nvmlDevice_st *nvmlDevice_t; /* :158 */
-typedef int nvmlEnableState_t;            /* enum nvmlEnableState_enum, :884-888 */
-typedef int nvmlGpuTopologyLevel_t;       /* enum nvmlGpuLevel_enum, :544-554 */
-typedef int nvmlGpuP2PStatus_t;           /* enum nvmlGpuP2PStatus_enum, :560-571 */
-typedef int nvmlGpuP2PCapsIndex_t;        /* enum nvmlGpuP2PCapsIndex_enum, :574-587 */
+typedef int nvmlEnableState_t;              /* enum nvmlEnableState_enum, :884-888 */
+typedef int nvmlGpuTopologyLevel_t;         /* enum nvmlGpuLevel_enum, :544-554 */
+typedef int nvmlGpuP2PStatus_t;             /* enum nvmlGpuP2PStatus_enum, :560-571 */
+typedef int nvmlGpuP2PCapsIndex_t;          /* enum nvmlGpuP2PCapsIndex_enum, :574-587 */
+typedef int nvmlIntNvLinkDeviceType_t;      /* enum nvmlIntNvLinkDeviceType_enum, :532-538 */
 
 /* nvmlReturn_t, :1298-1329 */
 #define NVML_SUCCESS 0
@@ -54,6 +55,13 @@ typedef int nvmlGpuP2PCapsIndex_t;        /* enum nvmlGpuP2PCapsIndex_enum, :574
 #define NVML_P2P_STATUS_NOT_SUPPORTED 5
 #define NVML_P2P_STATUS_UNKNOWN 6
 
+/* nvmlIntNvLinkDeviceType_t, :534-537: what is at the far end of a link (on
+ * HGX boards every GPU link ends at an NVSwitch, not at the peer GPU) */
+#define NVML_NVLINK_DEVICE_TYPE_GPU 0x00
+#define NVML_NVLINK_DEVICE_TYPE_IBMNPU 0x01
+#define NVML_NVLINK_DEVICE_TYPE_SWITCH 0x02
+#define NVML_NVLINK_DEVICE_TYPE_UNKNOWN 0xFF
+
 /* nvmlGpuP2PCapsIndex_t, :576-586 */
 #define NVML_P2P_CAPS_INDEX_READ 0
 #define NVML_P2P_CAPS_INDEX_WRITE 1
@@ -61,7 +69,7 @@ typedef int nvmlGpuP2PCapsIndex_t;        /* enum nvmlGpuP2PCapsIndex_enum, :574
 #define NVML_P2P_CAPS_INDEX_ATOMICS 3
 #define NVML_P2P_CAPS_INDEX_PCI 4
 
-#define NVML_NVLINK_MAX_LINKS 36                /* :455 (18 in older headers) */
+#define NVML_NVLINK_MAX_LINKS 36                 /* :455 (18 in older headers) */
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE 32    /* :165 */
 #define NVML_DEVICE_PCI_BUS_ID_BUFFER_V2_SIZE 16 /* :170 */
 #define NVML_DEVICE_UUID_V2_BUFFER_SIZE 96       /* :4080 */
@@ -101,6 +109,8 @@ typedef struct nvmlPciInfo_st {
  *                                         nvmlEnableState_t *isActive);            :9506
  *   nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
  *                                                    nvmlPciInfo_t *pci);           :9565
+ *   nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+ *                                      nvmlIntNvLinkDeviceType_t *pNvLinkDeviceType); :9742
  */
 typedef nvmlReturn_t (*nvmlInit_v2_fn)(void);
 typedef nvmlReturn_t (*nvmlShutdown_fn)(void);
@@ -121,5 +131,7 @@ typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t device, unsigne
                                                     nvmlEnableState_t *isActive);
 typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemotePciInfo_v2_fn)(nvmlDevice_t device, unsigned int link,
                                                                nvmlPciInfo_t *pci);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkRemoteDeviceType_fn)(nvmlDevice_t device, unsigned int link,
+                                                               nvmlIntNvLinkDeviceType_t *type);
 
 #endif
