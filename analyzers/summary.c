@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "devices.h"
 #include "hist.h"
 #include "table.h"
 
@@ -469,6 +470,10 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 	print_errors(s);
 	print_procs(s, in);
 	print_rules(s);
+	struct pw_devmap m;
+	pw_devmap_build(&m, in);
+	pw_devmap_print_all(&m, in);
+	pw_devmap_free(&m);
 }
 
 /* ---- JSON ---- */
@@ -574,6 +579,11 @@ static void print_json(const struct summary *s, const struct pw_input *in)
 	json_object_set_new(doc, "calls", calls_json(s));
 	json_object_set_new(doc, "per_process", procs_json(s, in));
 	json_object_set_new(doc, "violations", rules_json(s));
+	struct pw_devmap m;
+	pw_devmap_build(&m, in);
+	json_object_set_new(doc, "devices", pw_devmap_all_json(&m, in));
+	json_object_set_new(doc, "traces_without_devices", json_integer((json_int_t)m.unidentified));
+	pw_devmap_free(&m);
 	json_print(doc);
 }
 

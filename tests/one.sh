@@ -6,7 +6,7 @@
 #   test_rules                a unit test (tests/unit/test_rules.c)
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
-#   integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys
+#   integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh)
 #   unit sim acl-sim hip-sim nvml-sim deps docs analyze
@@ -18,7 +18,7 @@ B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys"
+suites="integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices"
 targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in

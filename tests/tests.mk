@@ -7,6 +7,7 @@ SIMDIR := $(BUILD)/sim
 INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
+INTEG += $(TBIN)/visible
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 # PW_TEST=pattern runs one cmocka test of a unit test (tests/unit/filter.c).
 UNIT_FILTER := $(BUILD)/obj/tests/filter.o
@@ -29,6 +30,9 @@ $(TBIN)/implicit: tests/integration/implicit.c $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1
 $(TBIN)/vmm_ipc: tests/integration/vmm_ipc.c tests/integration/drv.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/visible: tests/integration/visible.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/threads: tests/integration/threads.c
@@ -86,6 +90,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/mesh.sh $(BUILD)
 	@timeout 900 tests/integration/managed.sh $(BUILD)
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
+	@timeout 600 tests/integration/devices.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their

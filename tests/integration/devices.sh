@@ -1,0 +1,132 @@
+#!/bin/bash
+# Devices by identity, not by ordinal (docs/trace-format.md, Device lines),
+# on the simulated runtimes:
+#   - every vendor: two processes copy 1 MiB from their ordinal 0 to their
+#     ordinal 1, the second with the devices seen in the other order
+#     (CUDA_VISIBLE_DEVICES=1,0, HIP_VISIBLE_DEVICES=1,0,
+#     ASCEND_RT_VISIBLE_DEVICES=1,0): the device lines name the same two
+#     devices by UUID with swapped ordinals, and `matrix` shows 1 MiB in each
+#     direction between GPU0 and GPU1; the same traces without their device
+#     lines (as written before them) show 2 MiB from dev0 to dev1, with the
+#     note that ordinals are private to a process;
+#   - the header records the VISIBLE_DEVICES variables and no other;
+#   - the link of a pair from the simulated NVML: NVLinks, NVSwitch, PCIe
+#     across sockets, unknown without NVML;
+#   - a driver asked before cuInit: the lines are written once it is;
+#   - each device is written once per trace, however many calls.
+#   tests/integration/devices.sh BUILD_DIR
+set -u
+B=$(cd "${1:-build}" && pwd)
+PW="$B/bin/peerwatch"
+AN="$B/bin/peerwatch-analyze"
+P="$B/tests/visible"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-devices.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export PWSIM_DEVICES=2 PWSIM_PEERS=all
+unset CUDA_VISIBLE_DEVICES HIP_VISIBLE_DEVICES ROCR_VISIBLE_DEVICES ASCEND_RT_VISIBLE_DEVICES PEERWATCH_OPTIONS
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+q() { "$@" >/dev/null; }
+# one_line FILTER FILE...: FILTER holds for the first line SELECT picks:
+# one_line SELECT TEST FILE
+one_line() { jq -se "map(select($1))[0] | $2" "${@:3}" >/dev/null; }
+
+# traced DIR [VAR=VALUE...] -- ARGS: the program under peerwatch (observe mode)
+traced() {
+	local d=$1
+	shift
+	local envs=()
+	while [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	shift
+	mkdir -p "$d"
+	env "${envs[@]}" "$PW" -q --mode observe -o "$d" -- "$P" "$@" >>"$d.out" 2>>"$d.err"
+}
+
+MiB=1048576
+for case in "cuda CUDA_VISIBLE_DEVICES" "hip HIP_VISIBLE_DEVICES" "acl ASCEND_RT_VISIBLE_DEVICES"; do
+	set -- $case
+	v=$1 var=$2
+	D=$WORK/$v
+	traced "$D" -- "$v" $MiB
+	traced "$D" "$var=1,0" SECRET_TOKEN=hunter2 -- "$v" $MiB
+	files=("$D"/*.pw.jsonl)
+	check "$v: two traces" [ ${#files[@]} -eq 2 ]
+	uuids() { jq -r 'select(.type=="device") | "\(.ordinal) \(.uuid)"' "$1" | sort; }
+	a=$(uuids "${files[0]}")
+	b=$(uuids "${files[1]}")
+	check "$v: each trace has a device line per device, with a UUID" \
+		bash -c "[ \$(echo '$a' | wc -l) = 2 ] && [ \$(echo '$b' | wc -l) = 2 ] && ! echo '$a$b' | grep -q null"
+	swapped=$(echo "$b" | awk '{print 1 - $1, $2}' | sort)
+	check "$v: the two traces name the same devices, their ordinals swapped" \
+		bash -c "[ -n '$a' ] && { [ '$a' = '$swapped' ] || [ '$b' = '$(echo "$a" | awk '{print 1 - $1, $2}' | sort)' ]; } && [ '$a' != '$b' ]"
+	q "$AN" matrix --json "$D" >"$D.matrix" 2>"$D.matrix.err"
+	prefix=GPU
+	[ "$v" = acl ] && prefix=NPU
+	check "$v: matrix: ${MiB} bytes each way between ${prefix}0 and ${prefix}1, not 2 MiB one way" \
+		jq -e --arg p $prefix '.hosts[0].pairs | map(select(.copies > 0) | [.src, .dst, .bytes]) ==
+			[[($p + "0"), ($p + "1"), 1048576], [($p + "1"), ($p + "0"), 1048576]]' "$D.matrix"
+	check "$v: matrix: each process's ordinal of each device" \
+		jq -e '.hosts[0].identities | map(.ordinals | map(.ordinal) | sort) == [[0, 1], [0, 1]] and
+			.[0].device != .[1].device' "$D.matrix"
+	check "$v: the header records $var=1,0 and no other variable" \
+		one_line '.type=="header"' '.environment == [{"name": "'"$var"'", "value": "1,0"}]' \
+		$(grep -l "\"$var\"" "$D"/*.pw.jsonl)
+	# the same traces as written before device lines: ordinals merged by number
+	O=$WORK/$v-old
+	mkdir -p "$O"
+	for f in "${files[@]}"; do
+		n=$(grep -c '"type":"device"' "$f")
+		grep -v '"type":"device"' "$f" |
+			jq -c 'if .type == "footer" then .events -= '"$n"' elif .type == "header" then del(.environment) else . end' \
+				>"$O/$(basename "$f")"
+	done
+	q "$AN" matrix --json "$O" >"$O.matrix"
+	check "$v: without device lines the ordinals merge: 2 MiB from dev0 to dev1 (what the lines fix)" \
+		jq -e '.hosts[0].pairs | map(select(.copies > 0) | [.src, .dst, .bytes]) == [[0, 1, 2097152]] and
+			.traces_without_devices == 2' "$O.matrix" -c
+	"$AN" matrix "$O" >"$O.txt"
+	check "$v: ... and the text says why ordinals of two processes may be different GPUs" \
+		grep -q "ordinals are private to a process" "$O.txt"
+done
+
+# cuda: physical devices in the device lines are the simulator's
+f=$(ls "$WORK"/cuda/*.pw.jsonl | head -1)
+check "cuda: device 0's bus id and name are the driver's, lower case" \
+	one_line '.type=="device" and .bus_id=="0000:10:00.0"' '.name == "NVIDIA H200 (pwsim 0)"' "$f"
+check "cuda: each pair's can-access and P2P attributes" \
+	one_line '.type=="device" and .ordinal==0' '.peers == [.peers[0]] and .peers[0].ordinal == 1 and
+		.peers[0].can_access == 1 and .peers[0].access_supported == 1' "$f"
+
+# ---- links from the simulated management library ----------------------------------------
+link() { # NAME VAR=VALUE...: the LINK column of the GPU0 -> GPU1 pair
+	local d=$WORK/link-$1
+	shift
+	traced "$d" "$@" -- cuda 4096
+	"$AN" matrix "$d" | awk '$1 == "GPU0" && $2 == "GPU1" {for (i = 3; i < NF - 10; i++) printf "%s%s", $i, (i < NF - 11 ? " " : ""); print ""}'
+}
+check "link: two NVLink pairs: NV18" [ "$(link nv PWSIM_NVLINKS=0-1:18)" = NV18 ]
+check "link: an HGX board: NV18 via NVSwitch" [ "$(link sw PWSIM_NVSWITCH=18)" = "NV18 via NVSwitch" ]
+check "link: no NVLink, CPU sockets apart: PCIe, across CPU sockets" \
+	[ "$(link pcie PWSIM_SOCKETS=2)" = "PCIe, across CPU sockets" ]
+check "link: no management library: unknown" [ "$(link none PWSIM_NVML=absent)" = unknown ]
+check "link: the device line has the NVML statuses" \
+	one_line '.type=="device" and .ordinal==0' '.peers[0] | .link == "pcie" and .topology == "system" and
+		.p2p_read == "ok" and .p2p_nvlink == "not_supported"' "$WORK"/link-pcie/*.pw.jsonl
+check "link: without NVML, nulls" \
+	one_line '.type=="device" and .ordinal==0' '.peers[0] | .link == "unknown" and .nvlinks == null and
+		.topology == null and .p2p_read == null' "$WORK"/link-none/*.pw.jsonl
+
+# ---- a driver asked before cuInit; one line per device ---------------------------------------
+traced "$WORK/late" -- cuda 4096 late-init
+check "late init: the first call found the driver not initialized" \
+	one_line '.type=="call" and .api=="cuDeviceCanAccessPeer"' '.ret == 3' "$WORK"/late/*.pw.jsonl
+check "late init: the device lines are written once it is, one per device" \
+	[ "$(grep -c '"type":"device"' "$WORK"/late/*.pw.jsonl)" = 2 ]
+check "late init: check vouches for the trace (its footer counts the lines)" \
+	q "$AN" check --allow-partial "$WORK/late"
+
+echo "devices: $pass passed, $fail failed"
+[ "$fail" -eq 0 ]
