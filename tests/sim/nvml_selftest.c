@@ -30,19 +30,20 @@ static const char *const exports[] = {
     "nvmlDeviceGetP2PStatus",
     "nvmlDeviceGetNvLinkState",
     "nvmlDeviceGetNvLinkRemotePciInfo_v2",
+    "nvmlDeviceGetNvLinkRemoteDeviceType",
 };
 
 static int passed, failed;
 static void *lib;
 
-#define CHECK(cond)                                                         \
-	do {                                                                \
-		if (cond) {                                                 \
-			passed++;                                           \
-		} else {                                                    \
-			failed++;                                           \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			passed++;                                              \
+		} else {                                                       \
+			failed++;                                              \
 			printf("FAIL %s:%d: %s\n", __FILE__, __LINE__, #cond); \
-		}                                                           \
+		}                                                              \
 	} while (0)
 
 #define FN(name) ((name##_fn)dlsym(lib, #name))
@@ -76,10 +77,14 @@ static int links(unsigned a, unsigned b)
 	CHECK(FN(nvmlDeviceGetPciInfo_v3)(dev(b), &mine) == NVML_SUCCESS);
 	for (unsigned l = 0; l < NVML_NVLINK_MAX_LINKS; l++) {
 		nvmlEnableState_t on = -1;
-		if (FN(nvmlDeviceGetNvLinkState)(dev(a), l, &on) != NVML_SUCCESS || on != NVML_FEATURE_ENABLED)
+		if (FN(nvmlDeviceGetNvLinkState)(dev(a), l, &on) != NVML_SUCCESS ||
+		    on != NVML_FEATURE_ENABLED)
 			continue;
+		nvmlIntNvLinkDeviceType_t t = -1;
 		if (FN(nvmlDeviceGetNvLinkRemotePciInfo_v2)(dev(a), l, &pci) == NVML_SUCCESS &&
-		    !strcmp(pci.busId, mine.busId))
+		    !strcmp(pci.busId, mine.busId) &&
+		    FN(nvmlDeviceGetNvLinkRemoteDeviceType)(dev(a), l, &t) == NVML_SUCCESS &&
+		    t == NVML_NVLINK_DEVICE_TYPE_GPU)
 			n++;
 	}
 	return n;
@@ -134,6 +139,20 @@ static int child_topology(void)
 	return failed;
 }
 
+/* PWSIM_NVSWITCH=18: every GPU's links end at a switch, and peers talk over it */
+static int child_switch(void)
+{
+	nvmlIntNvLinkDeviceType_t t = -1;
+	nvmlEnableState_t on = -1;
+	CHECK(FN(nvmlInit_v2)() == NVML_SUCCESS);
+	CHECK(links(0, 1) == 0);
+	CHECK(FN(nvmlDeviceGetNvLinkState)(dev(1), 17, &on) == NVML_SUCCESS && on == NVML_FEATURE_ENABLED);
+	CHECK(FN(nvmlDeviceGetNvLinkRemoteDeviceType)(dev(1), 17, &t) == NVML_SUCCESS &&
+	      t == NVML_NVLINK_DEVICE_TYPE_SWITCH);
+	CHECK(status(0, 1, NVML_P2P_CAPS_INDEX_NVLINK) == NVML_P2P_STATUS_OK);
+	return failed;
+}
+
 static int child_absent(void)
 {
 	CHECK(FN(nvmlInit_v2)() == NVML_ERROR_DRIVER_NOT_LOADED);
@@ -184,13 +203,25 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof exports / sizeof *exports; i++)
 		CHECK(dlsym(lib, exports[i]) != NULL);
-	static const char *const topo[] = {"PWSIM_DEVICES", "4", "PWSIM_PEERS", "0-1,2-3", "PWSIM_NVLINKS",
-	                                   "0-1:18,2-3:4", "PWSIM_SOCKETS", "2", "PWSIM_TOPOLOGY",
-	                                   "2-3:single", "PWSIM_P2P", "0-2:regkey", NULL};
+	static const char *const topo[] = {"PWSIM_DEVICES",
+	                                   "4",
+	                                   "PWSIM_PEERS",
+	                                   "0-1,2-3",
+	                                   "PWSIM_NVLINKS",
+	                                   "0-1:18,2-3:4",
+	                                   "PWSIM_SOCKETS",
+	                                   "2",
+	                                   "PWSIM_TOPOLOGY",
+	                                   "2-3:single",
+	                                   "PWSIM_P2P",
+	                                   "0-2:regkey",
+	                                   NULL};
 	static const char *const absent[] = {"PWSIM_NVML", "absent", NULL};
 	static const char *const bad[] = {"PWSIM_NVLINKS", "0-1:99", NULL};
 	in_child("topology", child_topology, topo);
+	static const char *const nvswitch[] = {"PWSIM_NVSWITCH", "18", NULL};
 	in_child("absent", child_absent, absent);
+	in_child("switch", child_switch, nvswitch);
 	in_child("bad", child_bad, bad);
 	defaults();
 	printf("nvml_selftest: %d passed, %d failed\n", passed, failed);

@@ -35,6 +35,7 @@ static struct {
 	int sockets;                       /* PWSIM_SOCKETS */
 	int level[MAXD][MAXD];             /* PWSIM_TOPOLOGY, -1: from the sockets */
 	int status[MAXD][MAXD];            /* PWSIM_P2P, -1: from the links */
+	int switched;                      /* PWSIM_NVSWITCH: links to NVSwitches per device */
 	int absent;                        /* PWSIM_NVML=absent */
 } S;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -126,11 +127,20 @@ static void load(void)
 	else if (s)
 		pwsim_bad_env("PWSIM_SOCKETS", s, "an integer 1..8", "1");
 	env_pairs("PWSIM_NVLINKS", set_nvlinks, "pairs with link counts like '0-1:18,2-3:4'");
-	env_pairs("PWSIM_TOPOLOGY", set_level,
-	          "pairs with a level (internal, single, multiple, hostbridge, node, system) like '0-1:single'");
+	env_pairs(
+	    "PWSIM_TOPOLOGY", set_level,
+	    "pairs with a level (internal, single, multiple, hostbridge, node, system) like '0-1:single'");
 	env_pairs("PWSIM_P2P", set_status,
 	          "pairs with a status (ok, chipset, gpu, topology, regkey, unsupported, unknown) like "
 	          "'0-1:regkey'");
+	s = getenv("PWSIM_NVSWITCH");
+	if (s && pwsim_parse_int(s, 0, DEVICE_LINKS, &v) == 0)
+		S.switched = (int)v;
+	else if (s)
+		pwsim_bad_env("PWSIM_NVSWITCH", s,
+		              "an integer 0.."
+		              "18",
+		              "0");
 	s = getenv("PWSIM_NVML");
 	S.absent = s && !strcmp(s, "absent");
 }
@@ -158,7 +168,7 @@ static int rw_status(int a, int b)
 	if ((S.topo.link[a] >> b) & 1)
 		return NVML_P2P_STATUS_OK;
 	return level_of(a, b) == NVML_TOPOLOGY_SYSTEM ? NVML_P2P_STATUS_IOH_TOPOLOGY_NOT_SUPPORTED
-	                                               : NVML_P2P_STATUS_NOT_SUPPORTED;
+	                                              : NVML_P2P_STATUS_NOT_SUPPORTED;
 }
 
 static int ready(void)
@@ -344,29 +354,34 @@ API nvmlReturn_t nvmlDeviceGetP2PStatus(nvmlDevice_t device1, nvmlDevice_t devic
 	if (!device_ok(device1) || !device_ok(device2) || !p2pStatus || p2pIndex < 0 ||
 	    p2pIndex > NVML_P2P_CAPS_INDEX_PCI)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	int a = device1->phys, b = device2->phys, rw = a == b ? NVML_P2P_STATUS_NOT_SUPPORTED : rw_status(a, b);
-	bool nvlink = S.nvlinks[a][b] > 0;
+	int a = device1->phys, b = device2->phys,
+	    rw = a == b ? NVML_P2P_STATUS_NOT_SUPPORTED : rw_status(a, b);
+	bool nvlink = S.nvlinks[a][b] > 0 || S.switched > 0;
 	switch (p2pIndex) {
 	case NVML_P2P_CAPS_INDEX_READ:
 	case NVML_P2P_CAPS_INDEX_WRITE: *p2pStatus = rw; break;
 	case NVML_P2P_CAPS_INDEX_NVLINK:
-		*p2pStatus = nvlink && rw == NVML_P2P_STATUS_OK ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+		*p2pStatus =
+		    nvlink && rw == NVML_P2P_STATUS_OK ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
 		break;
 	case NVML_P2P_CAPS_INDEX_ATOMICS: /* native atomics need the NVLink */
-		*p2pStatus = nvlink && rw == NVML_P2P_STATUS_OK ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
+		*p2pStatus =
+		    nvlink && rw == NVML_P2P_STATUS_OK ? NVML_P2P_STATUS_OK : NVML_P2P_STATUS_NOT_SUPPORTED;
 		break;
-	default: /* PCI: peer traffic over PCIe */
-		*p2pStatus = rw;
-		break;
+	default: /* PCI: peer traffic over PCIe */ *p2pStatus = rw; break;
 	}
 	return NVML_SUCCESS;
 }
 
-/* Device p's links, in the order of its peers: the remote device of link l,
- * -1 for an inactive one. */
+/* The far end of device p's link l: a device, SWITCH for an NVSwitch, or -1
+ * for an inactive link.  With PWSIM_NVSWITCH the first links go to the
+ * switches (an HGX board), the direct ones follow in the order of the peers. */
+#define SWITCH (-2)
 static int remote_of(int p, unsigned l)
 {
-	unsigned k = 0;
+	if (l < (unsigned)S.switched)
+		return SWITCH;
+	unsigned k = (unsigned)S.switched;
 	for (int q = 0; q < S.topo.nphys; q++) {
 		if (l < k + S.nvlinks[p][q])
 			return q;
@@ -381,7 +396,7 @@ static nvmlReturn_t link_check(nvmlDevice_t device, unsigned int link, const voi
 		return NVML_ERROR_UNINITIALIZED;
 	if (!device_ok(device) || !out || link >= NVML_NVLINK_MAX_LINKS)
 		return NVML_ERROR_INVALID_ARGUMENT;
-	unsigned total = 0;
+	unsigned total = (unsigned)S.switched;
 	for (int q = 0; q < S.topo.nphys; q++)
 		total += S.nvlinks[device->phys][q];
 	return !total || link >= DEVICE_LINKS ? NVML_ERROR_NOT_SUPPORTED : NVML_SUCCESS;
@@ -391,18 +406,40 @@ API nvmlReturn_t nvmlDeviceGetNvLinkState(nvmlDevice_t device, unsigned int link
 {
 	nvmlReturn_t r = link_check(device, link, isActive);
 	if (r == NVML_SUCCESS)
-		*isActive = remote_of(device->phys, link) >= 0 ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+		*isActive =
+		    remote_of(device->phys, link) != -1 ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
 	return r;
 }
 
-API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link, nvmlPciInfo_t *pci)
+API nvmlReturn_t nvmlDeviceGetNvLinkRemotePciInfo_v2(nvmlDevice_t device, unsigned int link,
+                                                     nvmlPciInfo_t *pci)
 {
 	nvmlReturn_t r = link_check(device, link, pci);
 	if (r != NVML_SUCCESS)
 		return r;
 	int q = remote_of(device->phys, link);
-	if (q < 0)
+	if (q == -1)
 		return NVML_ERROR_NOT_SUPPORTED; /* an inactive link has no remote end */
+	if (q == SWITCH) {                       /* the switches sit on bus 0xf0 onwards */
+		memset(pci, 0, sizeof *pci);
+		pci->bus = 0xf0u + link % 4;
+		snprintf(pci->busIdLegacy, sizeof pci->busIdLegacy, "0000:%02X:00.0", pci->bus & 0xff);
+		snprintf(pci->busId, sizeof pci->busId, "00000000:%02X:00.0", pci->bus & 0xff);
+		return NVML_SUCCESS;
+	}
 	pci_of(q, pci);
+	return NVML_SUCCESS;
+}
+
+API nvmlReturn_t nvmlDeviceGetNvLinkRemoteDeviceType(nvmlDevice_t device, unsigned int link,
+                                                     nvmlIntNvLinkDeviceType_t *type)
+{
+	nvmlReturn_t r = link_check(device, link, type);
+	if (r != NVML_SUCCESS)
+		return r;
+	int q = remote_of(device->phys, link);
+	if (q == -1)
+		return NVML_ERROR_NOT_SUPPORTED;
+	*type = q == SWITCH ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
 	return NVML_SUCCESS;
 }
