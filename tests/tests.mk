@@ -7,7 +7,7 @@ SIMDIR := $(BUILD)/sim
 INTEG := $(TBIN)/violations $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
-INTEG += $(TBIN)/visible
+INTEG += $(TBIN)/visible $(TBIN)/nvml_probe
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 # PW_TEST=pattern runs one cmocka test of a unit test (tests/unit/filter.c).
 UNIT_FILTER := $(BUILD)/obj/tests/filter.o
@@ -33,6 +33,9 @@ $(TBIN)/vmm_ipc: tests/integration/vmm_ipc.c tests/integration/drv.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/visible: tests/integration/visible.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/nvml_probe: tests/gpu/nvml_probe.c include/peerwatch/abi/nvml.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/threads: tests/integration/threads.c

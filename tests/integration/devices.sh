@@ -128,5 +128,19 @@ check "late init: the device lines are written once it is, one per device" \
 check "late init: check vouches for the trace (its footer counts the lines)" \
 	q "$AN" check --allow-partial "$WORK/late"
 
+# ---- the GPU probe (tests/gpu/nvml_probe.c) on the simulated NVML ----------------------------
+PWSIM_DEVICES=3 PWSIM_PEERS=0-1 PWSIM_NVLINKS=0-1:4 PWSIM_SOCKETS=2 "$B/tests/nvml_probe" >"$WORK/probe.txt"
+check "nvml probe: every device by UUID and bus id" \
+	grep -qx 'device 2 GPU-7077736d-0002-4000-8000-5e1d00000000 00000000:30:00.0 NVIDIA H200 (pwsim 2)' "$WORK/probe.txt"
+check "nvml probe: a pair with NVLinks, its statuses and common ancestor" \
+	grep -qx 'pair 0 1 read ok write ok nvlink ok atomics ok pci ok ancestor node nvlinks 4' "$WORK/probe.txt"
+check "nvml probe: a pair across sockets" \
+	grep -qx 'pair 1 2 read topology_not_supported write topology_not_supported nvlink not_supported atomics not_supported pci topology_not_supported ancestor system nvlinks 0' "$WORK/probe.txt"
+check "nvml probe: each active link's far end" \
+	bash -c "[ \$(grep -c '^link 0 [0-9]* gpu 00000000:20:00.0' '$WORK/probe.txt') = 4 ]"
+PWSIM_NVML=absent "$B/tests/nvml_probe" >"$WORK/probe-absent.txt"
+check "nvml probe: without NVML it says so, exit 1" \
+	bash -c "[ $? = 1 ] && grep -q 'cannot start (9)' '$WORK/probe-absent.txt'"
+
 echo "devices: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
