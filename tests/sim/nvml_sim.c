@@ -45,7 +45,9 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 /* "a-b:word[,...]": fn(a, b, word) for each; -1 on a malformed list. */
 static int pairs(const char *s, int (*fn)(int a, int b, const char *w, size_t n))
 {
-	while (s && *s) {
+	if (!s)
+		return 0;
+	while (*s) {
 		char *end;
 		errno = 0;
 		long a = strtol(s, &end, 10);

@@ -130,10 +130,9 @@ void pwsim_topo_uuid_text(enum pwsim_vis vis, int p, char *buf, size_t len)
 		snprintf(buf, len, "GPU-%.16s", (const char *)u);
 		return;
 	}
-	snprintf(buf, len,
-	         "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
-	         u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13],
-	         u[14], u[15]);
+	snprintf(buf, len, "GPU-%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x", u[0],
+	         u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11], u[12], u[13], u[14],
+	         u[15]);
 }
 
 /* Fifteen buses per PCI domain, 0x10 apart: unique for 64 devices. */
@@ -185,7 +184,7 @@ static int apply(const char *s, int *order, int n, enum pwsim_vis uuids)
 {
 	if (!s)
 		return n;
-	int out[PWSIM_TOPO_MAX_DEVICES], k = 0;
+	int out[PWSIM_TOPO_MAX_DEVICES] = {0}, k = 0;
 	uint64_t seen = 0;
 	for (const char *p = s; *p && k < PWSIM_TOPO_MAX_DEVICES;) {
 		size_t len = strcspn(p, ",");
