@@ -36,6 +36,7 @@ const char *pw_cuda_library(void);
 struct pw_devset;
 bool pw_cuda_identify(struct pw_devset *set);
 void pw_cuda_links(struct pw_devset *set);
+bool pw_cuda_why_not(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
 
 /* cuda_encode.c: the event's "args" member for argument i */
 struct pw_jw;

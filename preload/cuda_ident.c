@@ -65,3 +65,9 @@ void pw_cuda_links(struct pw_devset *s)
 {
 	pw_nvml_links(s);
 }
+
+bool pw_cuda_why_not(const struct pw_devset *s, int dev, int peer, char *buf, size_t len)
+{
+	return s->dev[dev].bus_id[0] && s->dev[peer].bus_id[0] &&
+	       pw_nvml_why_not(s->dev[dev].bus_id, s->dev[peer].bus_id, buf, len);
+}

@@ -17,6 +17,7 @@
 #include "vendor.h"
 
 atomic_bool pw_devices_used[PW_VENDOR_COUNT];
+static pthread_mutex_t why_lock = PTHREAD_MUTEX_INITIALIZER; /* pw_devices_why_not's */
 
 static struct {
 	pthread_mutex_t lock;            /* one identification at a time */
@@ -217,11 +218,65 @@ void pw_devices_after_fork(void)
 	 * its own first traced call of the vendor (a child that makes none has
 	 * no trace at all, and the lines must not make one). */
 	pthread_mutex_init(&tick_lock, NULL);
+	pthread_mutex_init(&why_lock, NULL);
 	for (int v = 0; v < PW_VENDOR_COUNT; v++) {
 		pthread_mutex_init(&V[v].lock, NULL);
 		V[v].written = false;
 		atomic_store(&pw_devices_used[v], false);
 	}
+}
+
+/* ---- why not, and names ---- */
+
+#define WHY_MAX 64 /* pairs remembered per vendor */
+static struct {
+	int vendor, dev, peer;
+	char *text; /* NULL: nothing can say */
+} why[WHY_MAX * PW_VENDOR_COUNT];
+static int nwhy;
+
+const char *pw_devices_why_not(int vendor, int dev, int peer)
+{
+	const struct pw_vendor *vd = vendor_of(vendor);
+	const struct pw_devset *s = pw_devices_get(vendor);
+	if (!vd || !vd->why_not || !s || dev < 0 || peer < 0 || dev >= s->n || peer >= s->n || dev == peer)
+		return NULL;
+	const char *out = NULL;
+	pthread_mutex_lock(&why_lock);
+	int i = 0;
+	while (i < nwhy && !(why[i].vendor == vendor && why[i].dev == dev && why[i].peer == peer))
+		i++;
+	if (i < nwhy) {
+		out = why[i].text;
+	} else if (nwhy < WHY_MAX * PW_VENDOR_COUNT) {
+		char buf[400];
+		pw_tls_internal++;
+		bool said = vd->why_not(s, dev, peer, buf, sizeof buf);
+		pw_tls_internal--;
+		why[nwhy].vendor = vendor;
+		why[nwhy].dev = dev;
+		why[nwhy].peer = peer;
+		why[nwhy].text = said ? strdup(buf) : NULL;
+		out = why[nwhy++].text;
+	}
+	pthread_mutex_unlock(&why_lock);
+	return out;
+}
+
+void pw_devices_name(int vendor, int dev, char *buf, size_t len)
+{
+	const struct pw_devset *s = vendor >= 0 && vendor < PW_VENDOR_COUNT
+	                                ? atomic_load_explicit(&V[vendor].set, memory_order_acquire)
+	                                : NULL;
+	if (!s || dev < 0 || dev >= s->n || !s->dev[dev].uuid[0]) {
+		snprintf(buf, len, "device %d", dev);
+		return;
+	}
+	const struct pw_dev_info *i = &s->dev[dev];
+	if (i->bus_id[0])
+		snprintf(buf, len, "device %d (%s, %s)", dev, i->uuid, i->bus_id);
+	else
+		snprintf(buf, len, "device %d (%s)", dev, i->uuid);
 }
 
 /* ---- text ---- */

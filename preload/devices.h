@@ -90,6 +90,14 @@ void pw_devices_tick(bool final);
 const struct pw_devset *pw_devices_get(int vendor);
 /* In a forked child: its new trace file gets the lines again. */
 void pw_devices_after_fork(void);
+/* Why devices dev and peer of vendor cannot be peers ("the devices are on
+ * different CPU sockets (NVML: ...)"), asked of the vendor's management
+ * library once per pair and remembered; NULL when nothing can say.  For a
+ * finding's report only: it may load that library. */
+const char *pw_devices_why_not(int vendor, int dev, int peer);
+/* "device 1 (GPU-…, 0000:18:00.0)", or "device 1" when its identity is not
+ * known yet: how a finding names a device. */
+void pw_devices_name(int vendor, int dev, char *buf, size_t len);
 
 /* Helpers for the vendors' identify hooks. */
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from 16 bytes; bytes that are

@@ -88,6 +88,10 @@ struct pw_vendor {
 	/* The link of each pair, from the vendor's management library, once,
 	 * on the trace writer's thread only (it may load that library). */
 	void (*links)(struct pw_devset *set);
+	/* Why devices dev and peer of set cannot be peers, in words, from the
+	 * vendor's management library loaded now (only for a finding that
+	 * says they cannot); false when it cannot say. */
+	bool (*why_not)(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
 	/* gpu_timing=1: device times that completed, every round of the trace
 	 * writer; final: all of them, once, before the footer. */
 	void (*gt_collect)(bool final);
