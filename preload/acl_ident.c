@@ -48,3 +48,13 @@ bool pw_acl_identify(struct pw_devset *s)
 		}
 	return true;
 }
+
+/* Before aclFinalize: after it the runtime answers nothing, and a short
+ * program may finalize before the trace writer first asked.  Once per
+ * process, on a call the program makes once. */
+uint64_t pw_acl_before(const struct pw_call *c)
+{
+	if (c->fn->op == PW_OP_RUNTIME_FINI)
+		pw_devices_get(PW_VENDOR_ACL);
+	return 0;
+}

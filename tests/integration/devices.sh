@@ -128,6 +128,12 @@ check "late init: the device lines are written once it is, one per device" \
 check "late init: check vouches for the trace (its footer counts the lines)" \
 	q "$AN" check --allow-partial "$WORK/late"
 
+# ---- ACL: a program that finalizes before the writer first asked ---------------------------
+mkdir -p "$WORK/acl-fini"
+"$PW" -q --mode observe -o "$WORK/acl-fini" -- "$B/tests/acl_doc" example >/dev/null 2>&1
+check "acl: the devices are asked before aclFinalize, and written" \
+	[ "$(cat "$WORK"/acl-fini/*.pw.jsonl | grep -c '"type":"device"')" = 2 ]
+
 # ---- the GPU probe (tests/gpu/nvml_probe.c) on the simulated NVML ----------------------------
 PWSIM_DEVICES=3 PWSIM_PEERS=0-1 PWSIM_NVLINKS=0-1:4 PWSIM_SOCKETS=2 "$B/tests/nvml_probe" >"$WORK/probe.txt"
 check "nvml probe: every device by UUID and bus id" \
