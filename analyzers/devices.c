@@ -240,6 +240,8 @@ void pw_link_fmt(const struct pw_peer_info *p, char *buf, size_t len)
 	if (!strcmp(p->link, "nvlink") || !strcmp(p->link, "nvswitch"))
 		snprintf(buf, len, "NV%lld%s", (long long)p->nvlinks,
 		         !strcmp(p->link, "nvswitch") ? " via NVSwitch" : "");
+	else if (!strcmp(p->link, "xgmi"))
+		snprintf(buf, len, "XGMI");
 	else if (!strcmp(p->link, "pcie"))
 		snprintf(buf, len, "PCIe%s", across ? ", across CPU sockets" : "");
 	else

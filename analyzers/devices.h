@@ -63,7 +63,7 @@ int pw_devkey_cmp(int64_t a, int64_t b);
 
 /* The link between two physical devices as a trace recorded it, or NULL. */
 const struct pw_peer_info *pw_devmap_link(const struct pw_devmap *m, int64_t a, int64_t b);
-/* "NV18", "NV18 via NVSwitch", "PCIe", "PCIe, across CPU sockets", "unknown", "-" (none) */
+/* "NV18", "NV18 via NVSwitch", "XGMI", "PCIe", "PCIe, across CPU sockets", "unknown", "-" (none) */
 void pw_link_fmt(const struct pw_peer_info *p, char *buf, size_t len);
 /* {"link", "nvlinks", "topology", "p2p_read"} or null */
 json_t *pw_link_json(const struct pw_peer_info *p);

@@ -150,13 +150,16 @@ static void pair(struct pw_devset *s, nvmlDevice_t *h, int (*direct)[PW_MAX_DEV]
 	if (direct[d][p] > 0) {
 		i->nvlinks = direct[d][p];
 		i->nvswitch = 0;
+		i->link = "nvlink";
 	} else if (sw_d > 0 && sw_p > 0 && i->p2p[PW_P2P_NVLINK] && !strcmp(i->p2p[PW_P2P_NVLINK], "ok")) {
 		/* both on the switches, and NVML says the pair talks over NVLink */
 		i->nvlinks = sw_d < sw_p ? sw_d : sw_p;
 		i->nvswitch = 1;
+		i->link = "nvswitch";
 	} else if (sw_d >= 0 && sw_p >= 0) {
 		i->nvlinks = 0;
 		i->nvswitch = 0;
+		i->link = "pcie";
 	}
 }
 

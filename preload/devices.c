@@ -124,11 +124,7 @@ static void put_peer(struct pw_jw *w, const struct pw_devset *s, int d, int p)
 	kv_int_or_null(w, "access_supported", i->access);
 	kv_int_or_null(w, "native_atomics", i->atomics);
 	kv_int_or_null(w, "array_access", i->array_access);
-	const char *link = !s->links || i->nvlinks < 0 ? "unknown"
-	                   : i->nvlinks == 0           ? "pcie"
-	                   : i->nvswitch == 1          ? "nvswitch"
-	                                               : "nvlink";
-	pw_jw_kv_str(w, "link", link);
+	pw_jw_kv_str(w, "link", s->links && i->link ? i->link : "unknown");
 	kv_int_or_null(w, "nvlinks", s->links ? i->nvlinks : -1);
 	kv_name(w, "topology", i->topology);
 	kv_name(w, "p2p_read", i->p2p[PW_P2P_READ]);

@@ -46,6 +46,7 @@ struct pw_pair_info {
 	int nvlinks;  /* active NVLinks from dev to peer: direct, or through the switches */
 	int nvswitch; /* 1: those go through NVSwitches, 0: direct (or none) */
 	/* the trace's names (docs/trace-format.md), NULL where unknown */
+	const char *link;             /* "nvlink", "nvswitch", "xgmi", "pcie" */
 	const char *topology;         /* the PCIe paths' common ancestor: "numa_node", … */
 	const char *p2p[PW_P2P_CAPS]; /* each capability's status: "ok", "disabled_by_regkey", … */
 };

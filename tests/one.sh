@@ -9,7 +9,7 @@
 #   integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh)
-#   unit sim acl-sim hip-sim nvml-sim deps docs analyze
+#   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze
 #                             every unit test, a simulator's self-test, the
 #                             call-graph check, the generated docs, the analyzer
 #   list                      these names
@@ -19,7 +19,7 @@ T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 suites="integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices"
-targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test"
+targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in
 list)

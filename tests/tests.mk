@@ -127,7 +127,7 @@ docs-test: test-build
 ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest unit-test integration-test deps-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test deps-test docs-test analyze-test
 else
 test:
 	@$(MAKE) --no-print-directory test-build

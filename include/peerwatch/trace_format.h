@@ -477,10 +477,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(PEER, "native_atomics", INT_NULL, REQ, NONE, "the P2P attribute native atomics supported")          \
 	X(PEER, "array_access", INT_NULL, REQ, NONE, "the P2P attribute array access supported")              \
 	X(PEER, "link", STR, REQ, NONE,                                                                       \
-	  "the pair's link, from the management library (CUDA: NVML): `\"nvlink\"` (NVLinks from one to "     \
-	  "the "                                                                                              \
-	  "other), `\"nvswitch\"` (NVLinks through NVSwitches), `\"pcie\"` (none), or `\"unknown\"` (no "     \
-	  "management library: HIP, ACL, or NVML absent)")                                                    \
+	  "the pair's link, from the vendor's management library: `\"nvlink\"` (NVLinks from one to the "     \
+	  "other), `\"nvswitch\"` (NVLinks through NVSwitches), `\"xgmi\"` (AMD Infinity Fabric, from ROCm "  \
+	  "SMI), `\"pcie\"`, or `\"unknown\"` (no management library: ACL, or NVML or ROCm SMI absent)")      \
 	X(PEER, "nvlinks", INT_NULL, REQ, NONE,                                                               \
 	  "how many: direct links, or, through the switches, the fewer of the two devices' switch links; "    \
 	  "null when unknown")                                                                                \

@@ -119,6 +119,20 @@ check "link: without NVML, nulls" \
 	one_line '.type=="device" and .ordinal==0' '.peers[0] | .link == "unknown" and .nvlinks == null and
 		.topology == null and .p2p_read == null' "$WORK"/link-none/*.pw.jsonl
 
+# HIP: ROCm SMI's link type
+hlink() { # NAME VAR=VALUE...: the LINK column of HIP's GPU0 -> GPU1
+	local d=$WORK/hlink-$1
+	shift
+	traced "$d" "$@" -- hip 4096
+	"$AN" matrix "$d" | awk '$1 == "GPU0" && $2 == "GPU1" {print $3}'
+}
+check "hip link: XGMI from ROCm SMI" [ "$(hlink xgmi PWSIM_XGMI=0-1)" = XGMI ]
+check "hip link: PCIe otherwise" [ "$(hlink pcie)" = PCIe ]
+check "hip link: no ROCm SMI: unknown" [ "$(hlink none PWSIM_RSMI=absent)" = unknown ]
+check "hip link: the device line says whether P2P is possible" \
+	one_line '.type=="device" and .ordinal==0' '.peers[0] | .link == "xgmi" and .p2p_read == "ok" and .nvlinks == null' \
+	"$WORK"/hlink-xgmi/*.pw.jsonl
+
 # ---- a driver asked before cuInit; one line per device ---------------------------------------
 traced "$WORK/late" -- cuda 4096 late-init
 check "late init: the first call found the driver not initialized" \
