@@ -4,6 +4,8 @@
 #   make test       install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
+#   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
+#                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
 
 VERSION    := 0.1.0
@@ -11,9 +13,16 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 CC         ?= cc
 SAN        ?= 0
+TSAN       ?= 0
 ifeq ($(SAN),1)
 BUILD      ?= build-san
 SANFLAGS   := -fsanitize=address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer
+else ifeq ($(TSAN),1)
+# -Wno-tsan: the seqlocks' atomic_thread_fence (rangecache.c, vmm_state.c) is
+# not modelled by gcc's TSan; the data they guard is read with atomics, so no
+# report can come of it, only a warning at build time.
+BUILD      ?= build-tsan
+SANFLAGS   := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 else
 BUILD      ?= build
 SANFLAGS   :=
@@ -25,7 +34,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -Iinclude -Ipreload
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test demo install dist clean lint bench deps check-deps help
+.PHONY: all test demo install dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -41,13 +50,13 @@ include tests/tests.mk
 -include bench/bench.mk
 
 help:
-	@sed -n '2,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '2,11p' Makefile | sed 's/^# \{0,1\}//'
 
 deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-tsan
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

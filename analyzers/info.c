@@ -1,13 +1,16 @@
 /*
  * info: per trace file — the process (pid, ppid, host, rank, argv), the
  * options it ran with, the driver, how many events were read against how
- * many the footer counts, events dropped, lines refused, and whether the
- * trace ended cleanly or was left .partial by a process that died.
+ * many the footer counts, events dropped (and why), findings counted as
+ * repeats, lines refused, and whether the trace ended cleanly, stopped
+ * writing (a full disk, a file-size limit), reached its size limit, or was
+ * left .partial by a process that died.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "analyze.h"
+#include "footer.h"
 
 enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
 
@@ -26,10 +29,17 @@ static const char *state_name(enum state s)
 	return n[s];
 }
 
-static char *state_text(const struct pw_file *f)
+static char *state_text(const struct pw_file *f, const struct an_footer *ft)
 {
 	switch (state_of(f)) {
 	case ST_CLEAN:
+		/* The footer is there, so the process finished it: writing had
+		 * stopped before, and the footer says why. */
+		if (ft->write_error)
+			return xasprintf(
+			    "stopped writing: %s (%s); the process went on untraced and ended (%s)",
+			    an_write_error_words(ft->write_error), ft->write_error,
+			    f->reason ? f->reason : "?");
 		if (f->reason && !strcmp(f->reason, "enforce"))
 			return xstrdup("stopped by enforce mode (its last violation says why)");
 		return xasprintf("ended cleanly (%s)", f->reason ? f->reason : "?");
@@ -117,15 +127,61 @@ static void environment_line(const struct pw_file *f)
 		line("env", buf);
 }
 
+/* "in_flight_at_exit 2, writer_behind 1" */
+static void dropped_line(const struct an_footer *ft)
+{
+	char buf[512] = "";
+	const char *k;
+	json_t *v;
+	json_object_foreach(ft->dropped_by, k, v)
+	{
+		if (json_is_integer(v))
+			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %lld", *buf ? ", " : "",
+			         k, (long long)json_integer_value(v));
+	}
+	if (*buf)
+		line("dropped", buf);
+}
+
+/* "1204 findings counted, not written: peer.enable.self at 0x55d0c1e02b5a 1200, ..." */
+static void repeats_line(const struct an_footer *ft)
+{
+	if (!ft->repeats)
+		return;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%llu finding%s counted, not written (a rule again at a call site)",
+	         (unsigned long long)ft->repeats, ft->repeats == 1 ? "" : "s");
+	size_t i;
+	json_t *e;
+	json_array_foreach(ft->repeats_by, i, e)
+	{
+		json_t *r = json_object_get(e, "rule"), *s = json_object_get(e, "site"),
+		       *c = json_object_get(e, "count");
+		if (i >= 3) {
+			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", ...");
+			break;
+		}
+		if (json_is_string(r) && json_is_string(s) && json_is_integer(c))
+			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s %.60s at %.20s %lld",
+			         i ? "," : ":", json_string_value(r), json_string_value(s),
+			         (long long)json_integer_value(c));
+	}
+	line("repeats", buf);
+}
+
 static void print_file(const struct pw_file *f)
 {
-	char *path = sanitize(f->path), *st = state_text(f);
+	struct an_footer ft;
+	an_footer_read(f, &ft);
+	char *path = sanitize(f->path), *st = state_text(f, &ft);
 	printf("%s\n", path);
 	free(path);
 	line("trace", st);
 	free(st);
-	if (!f->header_ok)
+	if (!f->header_ok) {
+		an_footer_free(&ft);
 		return;
+	}
 	char buf[512];
 	char *argv = joined_argv(f);
 	snprintf(buf, sizeof buf, "pid %lld, ppid %lld, host %s, rank %s", (long long)f->pid,
@@ -157,6 +213,19 @@ static void print_file(const struct pw_file *f)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %lld violations, %lld suppressed",
 		         (long long)f->footer_violations, (long long)(f->suppressed > 0 ? f->suppressed : 0));
 	line("events", buf);
+	dropped_line(&ft);
+	repeats_line(&ft);
+	if (ft.limited) {
+		snprintf(buf, sizeof buf,
+		         "call events stopped at the size limit (max_trace_mb: %lld MiB) from seq "
+		         "%lld on; "
+		         "findings were still written",
+		         (long long)(ft.limit_bytes >> 20), (long long)ft.limit_seq);
+		line("limit", buf);
+	}
+	if (ft.report_error)
+		line("stderr", ft.report_error);
+	an_footer_free(&ft);
 	if (f->bad_lines || f->unknown) {
 		snprintf(buf, sizeof buf, "%llu bad lines skipped, %llu events of unknown types ignored",
 		         (unsigned long long)f->bad_lines, (unsigned long long)f->unknown);
@@ -179,6 +248,10 @@ static json_t *file_json(const struct pw_file *f)
 	json_object_set_new(j, "unreadable", f->unreadable ? json_string(f->unreadable) : json_null());
 	if (!f->header_ok)
 		return j;
+	struct an_footer ft;
+	an_footer_read(f, &ft);
+	an_footer_json(&ft, j);
+	an_footer_free(&ft);
 	json_t *argv = json_array(), *opts = f->options ? json_loads(f->options, 0, NULL) : NULL;
 	for (size_t i = 0; i < f->argc; i++)
 		json_array_append_new(argv, json_string(f->argv[i]));
@@ -256,7 +329,8 @@ int cmd_info(const struct pw_opts *o)
 				printf("\n");
 			print_file(&in.files[order[k]]);
 		}
-		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu unreadable\n",
+		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu "
+		       "unreadable\n",
 		       in.n, in.n == 1 ? "" : "s", n[ST_CLEAN], n[ST_PARTIAL], n[ST_CUT], n[ST_UNREADABLE]);
 	}
 	free(order);

@@ -136,9 +136,11 @@ struct pw_file {
 	int64_t repeats;                       /* -1: not in the footer */
 	bool has_t_end;                        /* the footer has t_end_ns */
 	char *reason;
-	char *dropped_by;  /* the footer's "dropped_by" object as compact JSON, or NULL */
-	char *write_error; /* the footer's "write_error", or NULL */
-	bool has_limit;    /* the footer's "limit": the size limit stopped recording */
+	char *dropped_by;   /* the footer's "dropped_by" object as compact JSON, or NULL */
+	char *repeats_by;   /* the footer's "repeats_by" array as compact JSON, or NULL when empty */
+	char *write_error;  /* the footer's "write_error", or NULL */
+	char *report_error; /* the footer's "report_error", or NULL */
+	bool has_limit;     /* the footer's "limit": the size limit stopped recording */
 	int64_t limit_bytes, limit_seq, limit_t_ns;
 	/* what the last read found */
 	uint64_t lines, events, calls, violations, gpu_times, unknown, bad_lines;

@@ -19,6 +19,7 @@
 
 #include "analyze.h"
 #include "devices.h"
+#include "footer.h"
 #include "hist.h"
 #include "table.h"
 
@@ -321,6 +322,63 @@ static struct totals totals_of(const struct summary *s, const struct pw_input *i
 	return t;
 }
 
+/* Each file's footer members beyond the reader's (repeats, limit, write
+ * error), by file index. */
+static struct an_footer *footers_of(const struct pw_input *in)
+{
+	struct an_footer *ft = xcalloc(in->n ? in->n : 1, sizeof *ft);
+	for (size_t i = 0; i < in->n; i++)
+		an_footer_read(&in->files[i], &ft[i]);
+	return ft;
+}
+
+static void footers_free(struct an_footer *ft, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		an_footer_free(&ft[i]);
+	free(ft);
+}
+
+static uint64_t repeats_total(const struct an_footer *ft, size_t n)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < n; i++)
+		r += ft[i].repeats;
+	return r;
+}
+
+/* Findings of rule counted as repeats, over every footer. */
+static uint64_t rule_repeats(const struct an_footer *ft, size_t n, const char *rule)
+{
+	uint64_t r = 0;
+	for (size_t i = 0; i < n; i++) {
+		size_t k;
+		json_t *e;
+		json_array_foreach(ft[i].repeats_by, k, e)
+		{
+			json_t *id = json_object_get(e, "rule"), *c = json_object_get(e, "count");
+			if (json_is_string(id) && json_is_integer(c) && json_integer_value(c) > 0 &&
+			    !strcmp(json_string_value(id), rule))
+				r += (uint64_t)json_integer_value(c);
+		}
+	}
+	return r;
+}
+
+/* The TRACE column: how the file ended. */
+static const char *trace_state(const struct pw_file *f, const struct an_footer *ft)
+{
+	if (f->partial)
+		return "partial (the process died)";
+	if (!f->footer)
+		return "no footer";
+	if (ft->write_error)
+		return ft->write_error[1] == 'N'               ? "stopped writing: disk full"
+		       : !strncmp(ft->write_error, "EFBIG", 5) ? "stopped writing: file-size limit"
+		                                               : "stopped writing: write error";
+	return ft->limited ? "clean, size limit reached" : "clean";
+}
+
 /* Per vendor: calls, top-level calls (no parent), failed calls. */
 struct vendor_total {
 	const char *vendor;
@@ -396,7 +454,7 @@ static void print_errors(const struct summary *s)
 	table_free(&t);
 }
 
-static void print_procs(const struct summary *s, const struct pw_input *in)
+static void print_procs(const struct summary *s, const struct pw_input *in, const struct an_footer *ft)
 {
 	struct table t;
 	table_init(&t, "lrrlrrrl", "HOST", "PID", "RANK", "PROGRAM", "CALLS", "ERRORS", "VIOLATIONS",
@@ -416,10 +474,7 @@ static void print_procs(const struct summary *s, const struct pw_input *in)
 		snprintf(c, sizeof c, "%llu", (unsigned long long)p->calls);
 		snprintf(e, sizeof e, "%llu", (unsigned long long)p->errors);
 		snprintf(v, sizeof v, "%llu", (unsigned long long)p->violations);
-		table_row(&t, f->host, pid, rank, pw_file_program(f), c, e, v,
-		          f->partial  ? "partial (the process died)"
-		          : f->footer ? "clean"
-		                      : "no footer");
+		table_row(&t, f->host, pid, rank, pw_file_program(f), c, e, v, trace_state(f, &ft[order[k]]));
 	}
 	free(order);
 	printf("\nprocesses\n");
@@ -427,19 +482,21 @@ static void print_procs(const struct summary *s, const struct pw_input *in)
 	table_free(&t);
 }
 
-static void print_rules(const struct summary *s)
+static void print_rules(const struct summary *s, const struct an_footer *ft, size_t nft)
 {
 	struct table t;
-	table_init(&t, "llr", "RULE", "SEVERITY", "COUNT");
+	table_init(&t, "llrr", "RULE", "SEVERITY", "COUNT", "REPEATS");
 	void **v = sorted_values(&s->rules, by_rule);
 	for (size_t i = 0; v[i]; i++) {
 		const struct rule_stat *r = v[i];
-		char n[24];
+		char n[24], rep[24];
 		snprintf(n, sizeof n, "%llu", (unsigned long long)r->count);
-		table_row(&t, r->rule, r->severity, n);
+		snprintf(rep, sizeof rep, "%llu", (unsigned long long)rule_repeats(ft, nft, r->rule));
+		table_row(&t, r->rule, r->severity, n, rep);
 	}
 	free(v);
-	printf("\nviolations per rule\n");
+	printf("\nviolations per rule (REPEATS: more findings of it at a call site already reported, "
+	       "counted in the footers, not written)\n");
 	if (t.rows.len)
 		table_print(&t, stdout, "");
 	else
@@ -450,9 +507,13 @@ static void print_rules(const struct summary *s)
 static void print_text(const struct summary *s, const struct pw_input *in)
 {
 	struct totals t = totals_of(s, in);
+	struct an_footer *ft = footers_of(in);
+	uint64_t rep = repeats_total(ft, in->n);
 	printf("%zu process%s (%zu left .partial), %llu calls, %llu failed, %llu violations", t.processes,
 	       t.processes == 1 ? "" : "es", t.partial, (unsigned long long)t.calls,
 	       (unsigned long long)t.errors, (unsigned long long)t.violations);
+	if (rep)
+		printf(" (and %llu repeats counted)", (unsigned long long)rep);
 	if (t.bad_lines)
 		printf(", %llu bad lines skipped", (unsigned long long)t.bad_lines);
 	if (t.nested)
@@ -468,8 +529,9 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 	printf("\n");
 	print_apis(s);
 	print_errors(s);
-	print_procs(s, in);
-	print_rules(s);
+	print_procs(s, in, ft);
+	print_rules(s, ft, in->n);
+	footers_free(ft, in->n);
 	struct pw_devmap m;
 	pw_devmap_build(&m, in);
 	pw_devmap_print_all(&m, in);
@@ -515,7 +577,7 @@ static json_t *calls_json(const struct summary *s)
 	return arr;
 }
 
-static json_t *procs_json(const struct summary *s, const struct pw_input *in)
+static json_t *procs_json(const struct summary *s, const struct pw_input *in, const struct an_footer *ft)
 {
 	json_t *arr = json_array();
 	size_t *order = file_order(in);
@@ -530,13 +592,18 @@ static json_t *procs_json(const struct summary *s, const struct pw_input *in)
 		json_object_set_new(j, "violations", json_u64(p ? p->violations : 0));
 		json_object_set_new(j, "partial", json_boolean(f->partial));
 		json_object_set_new(j, "footer", json_boolean(f->footer));
+		json_object_set_new(j, "repeats", json_u64(ft[order[k]].repeats));
+		json_object_set_new(j, "limited", json_boolean(ft[order[k]].limited));
+		json_object_set_new(j, "write_error",
+		                    ft[order[k]].write_error ? json_text(ft[order[k]].write_error)
+		                                             : json_null());
 		json_array_append_new(arr, j);
 	}
 	free(order);
 	return arr;
 }
 
-static json_t *rules_json(const struct summary *s)
+static json_t *rules_json(const struct summary *s, const struct an_footer *ft, size_t nft)
 {
 	json_t *arr = json_array();
 	void **v = sorted_values(&s->rules, by_rule);
@@ -546,6 +613,7 @@ static json_t *rules_json(const struct summary *s)
 		json_object_set_new(j, "rule", json_string(r->rule));
 		json_object_set_new(j, "severity", json_string(r->severity));
 		json_object_set_new(j, "count", json_u64(r->count));
+		json_object_set_new(j, "repeats", json_u64(rule_repeats(ft, nft, r->rule)));
 		json_array_append_new(arr, j);
 	}
 	free(v);
@@ -555,12 +623,14 @@ static json_t *rules_json(const struct summary *s)
 static void print_json(const struct summary *s, const struct pw_input *in)
 {
 	struct totals t = totals_of(s, in);
+	struct an_footer *ft = footers_of(in);
 	json_t *doc = json_object();
 	json_object_set_new(doc, "processes", json_integer((json_int_t)t.processes));
 	json_object_set_new(doc, "partial", json_integer((json_int_t)t.partial));
 	json_object_set_new(doc, "calls_total", json_u64(t.calls));
 	json_object_set_new(doc, "errors_total", json_u64(t.errors));
 	json_object_set_new(doc, "violations_total", json_u64(t.violations));
+	json_object_set_new(doc, "repeats_total", json_u64(repeats_total(ft, in->n)));
 	json_object_set_new(doc, "bad_lines", json_u64(t.bad_lines));
 	json_object_set_new(doc, "nested_total", json_u64(t.nested));
 	size_t nv;
@@ -577,8 +647,9 @@ static void print_json(const struct summary *s, const struct pw_input *in)
 	free(vt);
 	json_object_set_new(doc, "vendors", vendors);
 	json_object_set_new(doc, "calls", calls_json(s));
-	json_object_set_new(doc, "per_process", procs_json(s, in));
-	json_object_set_new(doc, "violations", rules_json(s));
+	json_object_set_new(doc, "per_process", procs_json(s, in, ft));
+	json_object_set_new(doc, "violations", rules_json(s, ft, in->n));
+	footers_free(ft, in->n);
 	struct pw_devmap m;
 	pw_devmap_build(&m, in);
 	json_object_set_new(doc, "devices", pw_devmap_all_json(&m, in));

@@ -1019,6 +1019,30 @@ static int get_dropped_by(struct ctx *c, struct pw_file *f)
 	return 0;
 }
 
+/* "repeats_by": [{"rule": id, "site": "0x...", "count": N}, ...] */
+static int get_repeats_by(struct ctx *c, struct pw_file *f)
+{
+	json_t *a = json_object_get(c->obj, "repeats_by"), *e;
+	size_t i;
+	if (!a)
+		return 0;
+	if (!json_is_array(a))
+		return fail(c->err, c->errlen, "\"repeats_by\" must be an array, not %s", type_name(a));
+	json_array_foreach(a, i, e)
+	{
+		json_t *r = json_object_get(e, "rule"), *n = json_object_get(e, "count");
+		if (!json_is_object(e) || !json_is_string(r) || !json_is_integer(n) ||
+		    json_integer_value(n) < 0)
+			return fail(c->err, c->errlen,
+			            "\"repeats_by[%zu]\" must be an object with a \"rule\" string and a "
+			            "non-negative \"count\"",
+			            i);
+	}
+	free(f->repeats_by);
+	f->repeats_by = json_array_size(a) ? json_dumps(a, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+	return 0;
+}
+
 /* "limit": {"bytes": N, "seq": N, "t_ns": N}, present when the size limit stopped recording */
 static int get_limit(struct ctx *c, struct pw_file *f)
 {
@@ -1039,21 +1063,25 @@ static int get_limit(struct ctx *c, struct pw_file *f)
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen)
 {
 	struct ctx c = {root, "", err, errlen};
-	const char *reason, *werr;
+	const char *reason, *werr, *rerr;
 	if (get_int(&c, "events", &f->footer_events, 0) || get_int(&c, "dropped", &f->dropped, 0) ||
-	    get_str_null(&c, "reason", &reason, true) || get_str_null(&c, "write_error", &werr, true))
+	    get_str_null(&c, "reason", &reason, true) || get_str_null(&c, "write_error", &werr, true) ||
+	    get_str_null(&c, "report_error", &rerr, true))
 		return -1;
 	f->footer_violations = f->suppressed = f->repeats = -1;
 	f->has_t_end = json_object_get(root, "t_end_ns") != NULL;
 	if (opt_int(&c, "t_end_ns", &f->t_end_ns) || opt_int(&c, "violations", &f->footer_violations) ||
 	    opt_int(&c, "suppressed", &f->suppressed) || opt_int(&c, "repeats", &f->repeats))
 		return -1;
-	if (get_modules(&c, &f->modules) || get_dropped_by(&c, f) || get_limit(&c, f))
+	if (get_modules(&c, &f->modules) || get_dropped_by(&c, f) || get_repeats_by(&c, f) ||
+	    get_limit(&c, f))
 		return -1;
 	free(f->reason);
 	f->reason = reason ? xstrdup(reason) : NULL;
 	free(f->write_error);
 	f->write_error = werr ? xstrdup(werr) : NULL;
+	free(f->report_error);
+	f->report_error = rerr ? xstrdup(rerr) : NULL;
 	f->footer = true;
 	return 0;
 }
@@ -1073,7 +1101,9 @@ void pw_file_clear(struct pw_file *f)
 	free(f->run_id);
 	free(f->reason);
 	free(f->dropped_by);
+	free(f->repeats_by);
 	free(f->write_error);
+	free(f->report_error);
 	free(f->unreadable);
 	free(f->environment);
 	free_modules(&f->modules);

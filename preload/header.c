@@ -1,8 +1,9 @@
 /*
- * Header and footer of a trace file, built with jansson: they run once per
- * file, on the writer thread, never on the hot path.  jansson is linked in
- * statically with hidden symbols, so the traced program's own jansson (if
- * any) and ours never meet.
+ * Header and footer of a trace file: once per file, never on the hot path.
+ * The header is built with jansson by the thread making the process's first
+ * traced call; jansson is linked in statically with hidden symbols, so the
+ * traced program's own jansson (if any) and ours never meet.  The footer is
+ * written while the process ends, with nothing allocated (see below).
  */
 #include <elf.h>
 #include <fcntl.h>
@@ -254,40 +255,178 @@ char *pw_header_json(void)
 	return dump(h);
 }
 
-/* Each suppression that matched, with its count, as ASan lists them at exit. */
-static json_t *suppression_hits(void)
+/*
+ * The footer is written while the process ends, perhaps from exit() called in
+ * a signal handler that interrupted malloc: so it allocates nothing.  It is
+ * written with the event writer (jsonw) into the caller's buffer, the module
+ * list read without jansson, the repeats chosen without qsort.
+ */
+
+/* s as a JSON string, bytes that are not UTF-8 replaced by '?' (paths). */
+static void jw_lossy(struct pw_jw *w, const char *s)
 {
-	json_t *a = json_array();
+	char buf[4200];
+	size_t n = strlen(s), k = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n && k + 5 < sizeof buf;) {
+		size_t len = u[i] < 0x80 ? 1 : pw_utf8_len(u + i, n - i);
+		if (!len) {
+			buf[k++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(buf + k, s + i, len);
+		k += len;
+		i += len;
+	}
+	buf[k] = 0;
+	pw_jw_str(w, buf);
+}
+
+static int footer_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	struct pw_jw *w = arg;
+	char path[4096], abs[4096], bid[80], *name = (char *)info->dlpi_name;
+	bool first = w->need_comma == false;
+	if (!name || !*name) {
+		if (!first)
+			return 0; /* the vDSO has no name either; only the first is the program */
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		path[n > 0 ? n : 0] = 0;
+		name = path;
+	}
+	if (name[0] != '/' && strchr(name, '/') && realpath(name, abs))
+		name = abs;
+	build_id(info, bid, sizeof bid);
+	if (!first)
+		pw_jw_ch(w, ',');
+	pw_jw_obj_open(w);
+	pw_jw_key(w, "path");
+	jw_lossy(w, name);
+	pw_jw_kv_hex(w, "base", (uint64_t)info->dlpi_addr);
+	pw_jw_key(w, "build_id");
+	if (bid[0])
+		pw_jw_str(w, bid);
+	else
+		pw_jw_raw(w, "null", 4);
+	pw_jw_obj_close(w);
+	return 0;
+}
+
+static void footer_modules(struct pw_jw *w)
+{
+	pw_jw_key(w, "modules");
+	pw_jw_ch(w, '[');
+	w->need_comma = false; /* here: no module written yet */
+	pthread_mutex_lock(&listing);
+	dl_iterate_phdr(footer_module, w);
+	pthread_mutex_unlock(&listing);
+	pw_jw_ch(w, ']');
+	w->need_comma = true;
+}
+
+/* Each suppression that matched, with its count, as ASan lists them at exit. */
+static void footer_suppressions(struct pw_jw *w)
+{
 	const char *text;
 	int line;
 	uint64_t hits;
+	pw_jw_key(w, "suppressions");
+	pw_jw_ch(w, '[');
+	bool any = false;
 	for (int i = 0; pw_suppress_entry(i, &text, &line, &hits); i++) {
 		if (!hits)
 			continue;
-		json_t *e = json_object();
-		json_object_set_new(e, "line", json_integer(line));
-		json_object_set_new(e, "suppression", str_lossy(text, strlen(text)));
-		json_object_set_new(e, "hits", json_integer((json_int_t)hits));
-		json_array_append_new(a, e);
+		if (any)
+			pw_jw_ch(w, ',');
+		any = true;
+		pw_jw_obj_open(w);
+		pw_jw_kv_i64(w, "line", line);
+		pw_jw_key(w, "suppression");
+		jw_lossy(w, text);
+		pw_jw_kv_u64(w, "hits", hits);
+		pw_jw_obj_close(w);
 	}
-	return a;
+	pw_jw_ch(w, ']');
+	w->need_comma = true;
 }
 
-char *pw_footer_json(uint64_t events, uint64_t dropped, const char *why)
+/* The (rule, site) pairs that repeated, most first (report.c). */
+static void footer_repeats(struct pw_jw *w, size_t max)
 {
-	json_t *f = json_object();
-	json_object_set_new(f, "type", json_string("footer"));
-	json_object_set_new(f, "events", json_integer((json_int_t)events));
-	json_object_set_new(f, "dropped", json_integer((json_int_t)dropped));
-	json_object_set_new(f, "violations", json_integer((json_int_t)pw_report_violations()));
-	json_object_set_new(f, "suppressed", json_integer((json_int_t)pw_suppress_count()));
-	json_object_set_new(f, "suppressions", suppression_hits());
+	static struct pw_repeat r[PW_FOOTER_REPEATS_MAX];
+	if (max > PW_FOOTER_REPEATS_MAX)
+		max = PW_FOOTER_REPEATS_MAX;
+	size_t n = pw_report_repeats_by(r, max);
+	pw_jw_kv_u64(w, "repeats", pw_report_repeats());
+	pw_jw_key(w, "repeats_by");
+	pw_jw_ch(w, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		pw_jw_kv_str(w, "rule", pw_rules[r[i].rule].id);
+		pw_jw_kv_hex(w, "site", (uint64_t)r[i].site);
+		pw_jw_kv_u64(w, "count", r[i].count);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+	w->need_comma = true;
+}
+
+size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, const char *why, bool compact)
+{
+	struct pw_jw w;
+	pw_jw_init(&w, buf, cap);
+	uint64_t dropped = 0;
+	for (int i = 0; i < PW_DROP_N; i++)
+		dropped += s->dropped_by[i];
+	pw_jw_obj_open(&w);
+	pw_jw_kv_str(&w, "type", "footer");
+	pw_jw_kv_u64(&w, "events", s->events);
+	pw_jw_kv_u64(&w, "dropped", dropped);
+	pw_jw_key(&w, "dropped_by");
+	pw_jw_obj_open(&w);
+	for (int i = 0; i < PW_DROP_N; i++)
+		if (s->dropped_by[i])
+			pw_jw_kv_u64(&w, pw_drop_cause_name(i), s->dropped_by[i]);
+	pw_jw_obj_close(&w);
+	pw_jw_kv_u64(&w, "violations", s->violations);
+	footer_repeats(&w, compact ? 8 : PW_FOOTER_REPEATS_MAX);
+	pw_jw_kv_u64(&w, "suppressed", pw_suppress_count());
+	if (!compact)
+		footer_suppressions(&w);
 	if (pw_g.opt.gpu_timing)
-		json_object_set_new(f, "gpu_timing_skipped",
-		                    json_integer((json_int_t)pw_vendors_gt_skipped()));
-	json_object_set_new(f, "t_end_ns", json_integer((json_int_t)pw_now_ns()));
-	json_object_set_new(f, "reason", json_string(why));
+		pw_jw_kv_u64(&w, "gpu_timing_skipped", pw_vendors_gt_skipped());
+	if (s->limited) {
+		pw_jw_key(&w, "limit");
+		pw_jw_obj_open(&w);
+		pw_jw_kv_u64(&w, "bytes", s->limit_bytes);
+		pw_jw_kv_u64(&w, "seq", s->limit_seq);
+		pw_jw_kv_u64(&w, "t_ns", s->limit_t_ns);
+		pw_jw_obj_close(&w);
+	}
+	if (s->write_error[0]) {
+		pw_jw_key(&w, "write_error");
+		jw_lossy(&w, s->write_error);
+	}
+	uint64_t lost = 0;
+	const char *report_error = pw_stderr_error(&lost);
+	if (report_error) {
+		char text[300];
+		snprintf(text, sizeof text, "%s (%llu message%s not written)", report_error,
+		         (unsigned long long)lost, lost == 1 ? "" : "s");
+		pw_jw_key(&w, "report_error");
+		jw_lossy(&w, text);
+	}
+	pw_jw_kv_u64(&w, "t_end_ns", pw_now_ns());
+	pw_jw_kv_str(&w, "reason", why);
 	/* Libraries loaded after the header (dlopen) matter to stack symbolization. */
-	json_object_set_new(f, "modules", modules());
-	return dump(f);
+	if (!compact)
+		footer_modules(&w);
+	pw_jw_obj_close(&w);
+	if (w.overflow)
+		return 0;
+	return (size_t)(w.p - buf);
 }

@@ -87,6 +87,7 @@ __attribute__((constructor)) static void pw_init(void)
 {
 	pw_options_defaults(&pw_g.opt);
 	pw_pid = getpid();
+	pw_log_init();
 	/* A setuid program must not write files where its caller says. */
 	if (getauxval(AT_SECURE)) {
 		pw_log("secure-execution program: peerwatch stays off");
@@ -111,9 +112,10 @@ __attribute__((constructor)) static void pw_init(void)
 	pw_trace_init();
 	pw_report_init();
 	load_suppressions();
-	/* The unwinder is loaded only where stacks can be recorded or matched. */
-	if ((pw_checking() && (pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack())) ||
-	    pw_g.opt.stacks == PW_STACKS_ALL)
+	/* The unwinder is loaded where stacks are recorded or matched, and
+	 * wherever rules run: a finding's call site (its first frame) decides
+	 * whether it is a repeat, with stacks=none too. */
+	if (pw_checking() || pw_g.opt.stacks == PW_STACKS_ALL)
 		pw_stack_init();
 	if (pw_g.opt.registry && pw_checking())
 		pw_registry_open(pw_registry_run_id());
@@ -128,6 +130,7 @@ static void process_end(const char *why)
 {
 	if (pw_checking() && atomic_load(&pw_g.enabled))
 		pw_check_exit();
+	pw_report_summary();
 	pw_trace_finish(why);
 	pw_registry_close();
 }

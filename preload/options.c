@@ -147,6 +147,15 @@ static int set_gpu_timing(struct pw_options *o, const char *v)
 	return 0;
 }
 
+static int set_max_trace_mb(struct pw_options *o, const char *v)
+{
+	unsigned long x;
+	if (parse_uint(v, 0, 1048576, &x))
+		return -1;
+	o->max_trace_mb = x;
+	return 0;
+}
+
 static int set_help(struct pw_options *o, const char *v)
 {
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
@@ -178,6 +187,9 @@ static const struct pw_opt_def defs[] = {
     {"gpu_timing", "0|1", "0",
      "time asynchronous copies and prefetches on the device (two event records per call, ~6 us on an H200)",
      set_gpu_timing},
+    {"max_trace_mb", "0..1048576", "1024",
+     "call events stop at this size of trace, in MiB (findings go on being recorded); 0: no limit",
+     set_max_trace_mb},
     {"help", "0|1", "0", "print this list and go on", set_help},
 };
 #define NDEFS (sizeof defs / sizeof *defs)
@@ -200,12 +212,18 @@ void pw_options_defaults(struct pw_options *o)
 		defs[i].set(o, defs[i].def);
 }
 
+/* Through pw_write_out: a closed pipe raises no SIGPIPE in the program. */
 void pw_options_print_help(int fd)
 {
-	dprintf(fd, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
-	for (size_t i = 0; i < NDEFS; i++)
-		dprintf(fd, "  %-10s %-22s default %-9s %s\n", defs[i].key, defs[i].values, defs[i].def,
-		        defs[i].help);
+	char line[512];
+	int n = snprintf(line, sizeof line, "peerwatch options (PEERWATCH_OPTIONS=key=value:key=value):\n");
+	pw_write_out(fd, line, (size_t)n);
+	for (size_t i = 0; i < NDEFS; i++) {
+		n = snprintf(line, sizeof line, "  %-12s %-22s default %-9s %s\n", defs[i].key,
+		             defs[i].values, defs[i].def, defs[i].help);
+		if (n > 0)
+			pw_write_out(fd, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	}
 }
 
 /* One key=value; on failure writes the complaint into err. */

@@ -8,6 +8,7 @@
 #ifndef PW_H
 #define PW_H
 
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -38,6 +39,7 @@ struct pw_options {
 	char suppressions[512]; /* suppressions file */
 	int registry;           /* cross-process IPC registry on */
 	int gpu_timing;         /* device-side timing of asynchronous copies and prefetches */
+	uint64_t max_trace_mb;  /* call events stop at this many MiB of trace; 0: no limit */
 };
 
 /* The process-wide state that every file may read. */
@@ -70,11 +72,42 @@ uint64_t pw_now_ns(void);      /* CLOCK_MONOTONIC */
 uint64_t pw_realtime_ns(void); /* CLOCK_REALTIME */
 long pw_gettid(void);
 
-/* log.c: one line to stderr prefixed "peerwatch[pid]: ", no stdio, no malloc. */
+/* log.c: one line to stderr prefixed "peerwatch[pid]: ", no stdio, no malloc,
+ * control bytes in it escaped. */
 void pw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Turn tracing off for good, once, saying why. */
 void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/*
+ * Writes into the program's files that cannot change its outcome (log.c).
+ * SIGPIPE and SIGXFSZ are blocked around the write and the one the write
+ * raised is taken back; a pipe, socket or terminal is never waited on longer
+ * than PW_OUT_WAIT_MS.  Each returns 0, or -1 with errno.
+ */
+#define PW_OUT_WAIT_MS 1000
+struct pw_sigguard {
+	sigset_t old, pending;
+};
+void pw_sig_block(struct pw_sigguard *g);
+void pw_sig_restore(struct pw_sigguard *g, int err);
+/* A regular file: all of buf, *done (if not NULL) says how much got written. */
+int pw_write_file(int fd, const void *buf, size_t len, size_t *done);
+/* Any descriptor: a regular file as above, anything else without waiting long. */
+int pw_write_out(int fd, const void *buf, size_t len);
+/* stderr: off for good after its first failure, or when it was closed at start. */
+void pw_log_init(void);
+int pw_stderr_write(const char *buf, size_t len);
+/* Why stderr is off (NULL while it works); *lost: messages not written. */
+const char *pw_stderr_error(uint64_t *lost);
+/* Copies n bytes of src (up to a NUL) into dst, control bytes and malformed
+ * UTF-8 as \xNN; always NUL-terminated; returns the length written. */
+size_t pw_escape(char *dst, size_t cap, const char *src, size_t n);
+/* The length of the UTF-8 sequence of a non-ASCII byte at s (n bytes there),
+ * 0 if it is malformed, overlong, a surrogate or a C1 control. */
+size_t pw_utf8_len(const unsigned char *s, size_t n);
+/* "ENOSPC" for ENOSPC, and so on for the errors a write can meet. */
+const char *pw_errno_name(int e);
 
 /* options.c */
 int pw_options_parse(struct pw_options *o, const char *text, char *err, size_t errlen);

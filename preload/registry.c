@@ -5,7 +5,13 @@
  * process still maps the memory, and the importer's open the moment to say
  * that the exporter already freed it.  Neither process can see that alone, so
  * the processes of one run share a small table in POSIX shared memory, named
- * "/peerwatch.<uid>.<run id>" and created 0600 by the first of them.
+ * "/peerwatch.<uid>.<keyed hash of the run id>" and created 0600 by the first
+ * of them.
+ *
+ * Other users: they can list /dev/shm and create names in it, but cannot
+ * open our 0600 files.  A name they hold is never used: it is passed over
+ * for the run's next name, which they cannot work out from the ones they
+ * saw (keyed by the run id, 128 random bits unless the user chose it).
  *
  * Trust: the segment is writable by every process of the user, including
  * crashed, older or buggy ones, so nothing read from it is used unchecked:
@@ -28,6 +34,11 @@
  * dropped when dead.  A process that closes the registry (exit, exec) marks
  * its exports gone and drops its holds at once.
  *
+ * A segment that stays all zeros (its creator died between creating and
+ * initialising it, or a file was made empty on purpose) is waited for
+ * PW_REG_READY_TIMEOUT_MS by the first process that finds it, which then
+ * replaces it: the others find the new one at once.
+ *
  * Cleanup: every process that opens the segment records its pid in the attach
  * table.  The process that closes it when no other attached pid is alive
  * unlinks the name, after marking the segment unlinked so that an opener that
@@ -47,6 +58,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -54,10 +66,10 @@
 #include "pw.h"
 #include "registry.h"
 
-#define PW_REG_READY_TIMEOUT_MS 2000
+/* A segment still uninitialised after this long is replaced (its creator
+ * initialises it in microseconds after creating it). */
+#define PW_REG_READY_TIMEOUT_MS 500
 #define PW_REG_LOCK_TIMEOUT_S 5
-#define PW_REG_ID_MAX 64  /* sanitized run id in the name */
-#define PW_REG_ID_HEAD 47 /* a longer id keeps this much, then "-" and a hash */
 
 _Static_assert((uint32_t)sizeof(struct pw_reg_segment) == sizeof(struct pw_reg_segment),
                "segment_bytes is 32-bit");
@@ -74,6 +86,7 @@ static struct {
 	dev_t dev;
 	ino_t ino;
 	char name[PW_REG_NAME_MAX];
+	char run_id[256];
 } R = {.open_lock = PTHREAD_MUTEX_INITIALIZER};
 
 /* ---- small helpers ---- */
@@ -147,43 +160,97 @@ static char *put_uint(char *p, char *end, uint64_t v, unsigned base, int width)
 
 /* ---- names and run ids ---- */
 
-static bool id_char_ok(char c)
+/*
+ * The name must not tell another local user what the next one will be:
+ * /dev/shm is world-listable, and a user who could create the name before
+ * us (after the run's last process removed it, say) would push our run onto
+ * per-process state.  So the name is a keyed hash (SipHash-2-4) of the
+ * attempt number, keyed by the run id, which only the run's processes know
+ * (their environment and their trace headers, both private to the user):
+ * seeing one name says nothing about the next, and a name taken by another
+ * user is passed over for the next attempt (PW_REG_NAMES of them).
+ */
+static uint64_t rotl(uint64_t x, int b)
 {
-	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' ||
-	       c == '.' || c == '-';
+	return (x << b) | (x >> (64 - b));
 }
 
-/* Only [A-Za-z0-9_.-] and at most PW_REG_ID_MAX characters reach the name;
- * a longer id keeps its head and a hash of the whole, so ids that differ
- * late still get different segments. */
-static char *put_sanitized(char *p, char *end, const char *id)
+#define SIPROUND                                                          \
+	do {                                                              \
+		v0 += v1, v1 = rotl(v1, 13), v1 ^= v0, v0 = rotl(v0, 32); \
+		v2 += v3, v3 = rotl(v3, 16), v3 ^= v2;                    \
+		v0 += v3, v3 = rotl(v3, 21), v3 ^= v0;                    \
+		v2 += v1, v1 = rotl(v1, 17), v1 ^= v2, v2 = rotl(v2, 32); \
+	} while (0)
+
+/* SipHash-2-4 of one 64-bit word m under the key (k0, k1). */
+static uint64_t siphash_word(uint64_t k0, uint64_t k1, uint64_t m)
 {
-	size_t n = strlen(id);
-	size_t keep = n > PW_REG_ID_MAX ? PW_REG_ID_HEAD : n;
-	for (size_t i = 0; i < keep && p < end; i++)
-		*p++ = id_char_ok(id[i]) ? id[i] : '_';
-	if (n > PW_REG_ID_MAX) {
-		p = put_str(p, end, "-");
-		p = put_uint(p, end, fnv1a(0xcbf29ce484222325ull, id, n), 16, 16);
-	}
-	return p;
+	uint64_t v0 = 0x736f6d6570736575ull ^ k0, v1 = 0x646f72616e646f6dull ^ k1;
+	uint64_t v2 = 0x6c7967656e657261ull ^ k0, v3 = 0x7465646279746573ull ^ k1;
+	uint64_t b = 8ull << 56; /* the length, 8 bytes, in the last block */
+	v3 ^= m;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= m;
+	v3 ^= b;
+	SIPROUND;
+	SIPROUND;
+	v0 ^= b;
+	v2 ^= 0xff;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	SIPROUND;
+	return v0 ^ v1 ^ v2 ^ v3;
 }
 
-int pw_registry_shm_name(const char *run_id, char *buf, size_t len)
+int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t len)
 {
-	if (!run_id || !*run_id || !buf || len < PW_REG_NAME_MAX)
+	if (!run_id || !*run_id || !buf || len < PW_REG_NAME_MAX || attempt < 0)
 		return -1;
+	size_t n = strlen(run_id);
+	uint64_t k0 = fnv1a(0xcbf29ce484222325ull, run_id, n);
+	uint64_t k1 = fnv1a(0x84222325cbf29ce4ull ^ n, run_id, n);
+	uint64_t h = siphash_word(k0, k1, 0x7765727770000000ull + (uint64_t)attempt); /* "pwrew" + n */
 	char *p = buf, *end = buf + len - 1;
 	p = put_str(p, end, "/peerwatch.");
 	p = put_uint(p, end, getuid(), 10, 1);
 	p = put_str(p, end, ".");
-	p = put_sanitized(p, end, run_id);
+	p = put_uint(p, end, h, 16, 16);
 	*p = '\0';
 	return 0;
 }
 
+int pw_registry_shm_name(const char *run_id, char *buf, size_t len)
+{
+	return pw_registry_shm_name_n(run_id, 0, buf, len);
+}
+
 static char run_id_buf[256];
 static pthread_once_t run_id_once = PTHREAD_ONCE_INIT;
+
+/* 128 bits nobody else can guess: getrandom, else /dev/urandom. */
+static bool random_bytes(unsigned char *out, size_t n)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = getrandom(out + got, n - got, 0);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got == n)
+		return true;
+	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t r = read(fd, out, n);
+	close(fd);
+	return r == (ssize_t)n;
+}
 
 static void run_id_init(void)
 {
@@ -202,9 +269,22 @@ static void run_id_init(void)
 		*p = '\0';
 		return;
 	}
+	unsigned char r[16];
+	int saved = errno;
+	if (!random_bytes(r, sizeof r)) {
+		/* No randomness to be had: still unique, though guessable. */
+		uint64_t a = pw_realtime_ns(), b = (uint64_t)(uintptr_t)&r ^ pw_now_ns();
+		memcpy(r, &a, 8);
+		memcpy(r + 8, &b, 8);
+		pw_log(
+		    "IPC registry: no random bytes for a run id (getrandom and /dev/urandom failed): another "
+		    "local user could guess it; set PEERWATCH_RUN_ID to a secret");
+	}
+	errno = saved;
 	p = put_uint(p, end, (uint64_t)getpid(), 10, 1);
 	p = put_str(p, end, "-");
-	p = put_uint(p, end, pw_realtime_ns(), 10, 1);
+	for (size_t i = 0; i < sizeof r; i++)
+		p = put_uint(p, end, r[i], 16, 2);
 	*p = '\0';
 	/* Children of this process tree inherit it and share our registry. */
 	setenv("PEERWATCH_RUN_ID", run_id_buf, 1);
@@ -217,6 +297,26 @@ const char *pw_registry_run_id(void)
 }
 
 /* ---- the lock and the per-call protocol ---- */
+
+/*
+ * gcc's ThreadSanitizer records a lock that pthread_mutex_timedlock took only
+ * when the call returns 0, not when it returns EOWNERDEAD (its
+ * pthread_mutex_lock interceptor handles both), and then reports our unlock
+ * as the unlock of an unlocked mutex.  Under TSan we tell it the lock is ours.
+ */
+#if defined(__SANITIZE_THREAD__)
+#include <sanitizer/tsan_interface.h>
+static void tsan_owner_dead_locked(pthread_mutex_t *m)
+{
+	__tsan_mutex_pre_lock(m, __tsan_mutex_try_lock);
+	__tsan_mutex_post_lock(m, __tsan_mutex_try_lock, 0);
+}
+#else
+static void tsan_owner_dead_locked(pthread_mutex_t *m)
+{
+	(void)m;
+}
+#endif
 
 /* Turn the registry off for this process after a failure mid-run. */
 static void turn_off(const char *why)
@@ -234,6 +334,7 @@ static bool seg_lock(struct pw_reg_segment *s)
 	int r = pthread_mutex_timedlock(&s->lock, &ts);
 	if (r == EOWNERDEAD) {
 		/* Its holder died mid-update; content is range-checked anyway. */
+		tsan_owner_dead_locked(&s->lock);
 		pthread_mutex_consistent(&s->lock);
 		return true;
 	}
@@ -685,14 +786,29 @@ static struct pw_reg_segment *map(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* We won the O_EXCL race: size it, map it, initialize it. */
+/* What opening one name came to. */
+enum { OPEN_OK = 0, OPEN_FAIL = -1, OPEN_FOREIGN = -2, OPEN_STALE = -3 };
+
+/* We won the O_EXCL race: size it, map it, initialize it.  A file-size
+ * limit (ulimit -f) below the segment's size fails ftruncate with EFBIG and
+ * raises SIGXFSZ, which must not reach the program. */
 static struct pw_reg_segment *create(int fd, const char *name)
 {
 	struct stat st;
 	struct pw_reg_segment *s = NULL;
-	if (ftruncate(fd, sizeof *s) != 0 || fstat(fd, &st) != 0 || !(s = map(fd))) {
-		refuse(name, "cannot size or map a new segment: %s", strerror(errno));
+	struct pw_sigguard g;
+	pw_sig_block(&g);
+	int r = ftruncate(fd, sizeof *s);
+	int e = r ? errno : 0;
+	pw_sig_restore(&g, e);
+	errno = e;
+	if (r != 0 || fstat(fd, &st) != 0 || !(s = map(fd))) {
+		e = errno;
 		shm_unlink(name); /* openers would wait on it in vain */
+		if (e == EFBIG)
+			refuse(name, "the file-size limit (ulimit -f) is below its %zu bytes", sizeof *s);
+		else
+			refuse(name, "cannot size or map a new segment: %s", strerror(e));
 		return NULL;
 	}
 	R.dev = st.st_dev;
@@ -718,33 +834,35 @@ static int check_file(int fd, const char *name, uint64_t deadline)
 	struct stat st;
 	if (stat_sized(fd, &st, deadline) != 0)
 		return refuse(name, "fstat: %s", strerror(errno));
+	/* Another user's file under our name: never used, the next name is tried. */
 	if (st.st_uid != getuid())
-		return refuse(name, "owned by uid %u, not by us (uid %u)", (unsigned)st.st_uid,
-		              (unsigned)getuid());
+		return OPEN_FOREIGN;
 	if (!S_ISREG(st.st_mode) || (st.st_mode & 077))
 		return refuse(name, "mode %o: not a private segment", (unsigned)st.st_mode);
+	if (st.st_size == 0)
+		return OPEN_STALE; /* its creator died before sizing it */
 	if (st.st_size != (off_t)sizeof(struct pw_reg_segment))
 		return refuse(name, "size %lld, expected %zu (corrupt, or another peerwatch version)",
 		              (long long)st.st_size, sizeof(struct pw_reg_segment));
 	R.dev = st.st_dev;
 	R.ino = st.st_ino;
-	return 0;
+	return OPEN_OK;
 }
 
 /* The creator publishes 'ready' last.  Until then every field it wrote holds
- * its final value or zero, so anything else is garbage, known at once. */
+ * its final value or zero, so anything else is garbage, known at once; all
+ * zeros past the deadline is a segment nobody will initialise. */
 static int wait_ready(const struct pw_reg_segment *s, const char *name, uint64_t deadline)
 {
 	for (;;) {
 		uint32_t r = atomic_load_explicit(&s->ready, memory_order_acquire);
 		uint64_t magic = LOAD(s->magic);
 		if (r == PW_REG_READY)
-			return 0;
+			return OPEN_OK;
 		if (r != 0 || (magic != 0 && magic != PW_REG_MAGIC))
 			return refuse(name, "corrupt header (not a peerwatch registry)");
 		if (pw_now_ns() > deadline)
-			return refuse(name, "not initialized after %d ms (its creator died making it?)",
-			              PW_REG_READY_TIMEOUT_MS);
+			return OPEN_STALE;
 		sleep_ms(1);
 	}
 }
@@ -762,39 +880,49 @@ static int check_header(const struct pw_reg_segment *s, const char *name)
 		return refuse(name, "layout differs from this build's");
 	if (s->pid_ns != pid_namespace())
 		return refuse(name, "made in another pid namespace, whose pids mean other processes here");
-	return 0;
+	return OPEN_OK;
 }
 
 /* Someone else created it: trust nothing until checked. */
 static int attach_existing(int fd, const char *name, struct pw_reg_segment **out)
 {
 	uint64_t deadline = pw_now_ns() + PW_REG_READY_TIMEOUT_MS * 1000000ull;
-	if (check_file(fd, name, deadline) != 0)
-		return -1;
+	int r = check_file(fd, name, deadline);
+	if (r != OPEN_OK)
+		return r;
 	struct pw_reg_segment *s = map(fd);
 	if (!s) {
 		refuse(name, "mmap: %s", strerror(errno));
-		return -1;
+		return OPEN_FAIL;
 	}
-	if (wait_ready(s, name, deadline) != 0 || check_header(s, name) != 0) {
+	r = wait_ready(s, name, deadline);
+	if (r == OPEN_OK)
+		r = check_header(s, name);
+	if (r != OPEN_OK) {
 		munmap(s, sizeof *s);
-		return -1;
+		return r;
 	}
 	*out = s;
-	return 0;
+	return OPEN_OK;
 }
 
-/* Unlink the name only if it is still ours: someone may have replaced it. */
-static void unlink_if_ours(void)
+/* Unlink name only if it still names the file (dev, ino): someone may have
+ * replaced it meanwhile. */
+static void unlink_if_same(const char *name, dev_t dev, ino_t ino)
 {
 	struct stat st;
-	int fd = shm_open(R.name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
+	int fd = shm_open(name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC, 0);
 	if (fd < 0)
 		return;
-	bool ours = fstat(fd, &st) == 0 && st.st_dev == R.dev && st.st_ino == R.ino;
+	bool same = fstat(fd, &st) == 0 && st.st_dev == dev && st.st_ino == ino;
 	close(fd);
-	if (ours)
-		shm_unlink(R.name);
+	if (same)
+		shm_unlink(name);
+}
+
+static void unlink_if_ours(void)
+{
+	unlink_if_same(R.name, R.dev, R.ino);
 }
 
 /* Lock it and record our pid, unless its last user removed it meanwhile
@@ -805,9 +933,10 @@ static int join(struct pw_reg_segment *s, const char *name)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ts.tv_sec += PW_REG_LOCK_TIMEOUT_S;
 	int r = pthread_mutex_timedlock(&s->lock, &ts);
-	if (r == EOWNERDEAD)
+	if (r == EOWNERDEAD) {
+		tsan_owner_dead_locked(&s->lock);
 		pthread_mutex_consistent(&s->lock);
-	else if (r != 0)
+	} else if (r != 0)
 		return refuse(name, "cannot take its lock (error %d)", r);
 	int gone = LOAD(s->unlinked) != 0;
 	if (gone)
@@ -818,8 +947,9 @@ static int join(struct pw_reg_segment *s, const char *name)
 	return gone ? 1 : 0;
 }
 
-/* Create it, or open the one another process of the run created. */
-static struct pw_reg_segment *open_segment(const char *name)
+/* Create the segment called name, or open the one another process of the run
+ * created.  OPEN_FOREIGN: another user's file has the name. */
+static int open_segment(const char *name, struct pw_reg_segment **out)
 {
 	for (int attempt = 0; attempt < 8; attempt++) {
 		struct pw_reg_segment *s = NULL;
@@ -827,36 +957,49 @@ static struct pw_reg_segment *open_segment(const char *name)
 		if (fd >= 0) {
 			s = create(fd, name);
 			close(fd);
-			if (s && join(s, name) == 0)
-				return s;
+			if (s && join(s, name) == 0) {
+				*out = s;
+				return OPEN_OK;
+			}
 			if (s)
 				munmap(s, sizeof *s);
-			return NULL;
+			return OPEN_FAIL;
 		}
-		if (errno != EEXIST) {
-			refuse(name, "shm_open: %s", strerror(errno));
-			return NULL;
-		}
+		if (errno != EEXIST)
+			return refuse(name, "shm_open: %s", strerror(errno));
 		fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (fd < 0 && errno == ENOENT)
 			continue; /* its last user removed it just now */
-		if (fd < 0) {
-			refuse(name, "shm_open: %s", strerror(errno));
-			return NULL;
-		}
+		if (fd < 0 && (errno == EACCES || errno == EPERM))
+			return OPEN_FOREIGN; /* another user's, mode 0600 */
+		if (fd < 0)
+			return refuse(name, "shm_open: %s", strerror(errno));
+		struct stat st;
 		int r = attach_existing(fd, name, &s);
+		bool stat_ok = r == OPEN_STALE && fstat(fd, &st) == 0;
 		close(fd);
-		if (r < 0)
-			return NULL;
+		if (r == OPEN_STALE) {
+			/* Nobody will initialise it (its creator died making it, or it
+			 * was made empty on purpose): replace it, once waited for. */
+			pw_log("IPC registry %s was never initialised (%d ms waited: its creator died making "
+			       "it?): replacing it",
+			       name, PW_REG_READY_TIMEOUT_MS);
+			if (stat_ok)
+				unlink_if_same(name, st.st_dev, st.st_ino);
+			continue;
+		}
+		if (r != OPEN_OK)
+			return r;
 		int j = join(s, name);
-		if (j == 0)
-			return s;
+		if (j == 0) {
+			*out = s;
+			return OPEN_OK;
+		}
 		munmap(s, sizeof *s);
 		if (j < 0)
-			return NULL;
+			return OPEN_FAIL;
 	}
-	refuse(name, "it keeps being removed while we open it");
-	return NULL;
+	return refuse(name, "it keeps being removed or replaced while we open it");
 }
 
 /* ---- close ---- */
@@ -957,7 +1100,7 @@ static int open_locked(const char *run_id)
 	char name[PW_REG_NAME_MAX];
 	if (pw_registry_shm_name(run_id, name, sizeof name) != 0)
 		return refuse("(none)", "the run id is empty");
-	if (R.seg && atomic_load(&R.active) && strcmp(name, R.name) == 0) {
+	if (R.seg && atomic_load(&R.active) && strcmp(run_id, R.run_id) == 0) {
 		int r = reattach();
 		if (r <= 0)
 			return r;
@@ -965,10 +1108,22 @@ static int open_locked(const char *run_id)
 	close_locked();
 	if (R.seg) /* a call never left the old mapping: it must stay */
 		return refuse(name, "the previous registry is still in use");
-	memcpy(R.name, name, sizeof name);
-	struct pw_reg_segment *s = open_segment(name);
-	if (!s)
+	struct pw_reg_segment *s = NULL;
+	int r = OPEN_FOREIGN;
+	for (int n = 0; n < PW_REG_NAMES && r == OPEN_FOREIGN; n++) {
+		pw_registry_shm_name_n(run_id, n, name, sizeof name);
+		memcpy(R.name, name, sizeof name);
+		r = open_segment(name, &s);
+		if (r == OPEN_FOREIGN)
+			pw_log(
+			    "IPC registry %s: the name is taken by another user's file; trying another name",
+			    name);
+	}
+	if (r == OPEN_FOREIGN)
+		return refuse(name, "every name this run may use is taken by another user's file");
+	if (r != OPEN_OK)
 		return -1;
+	snprintf(R.run_id, sizeof R.run_id, "%s", run_id);
 	R.seg = s;
 	atomic_store(&R.attached, getpid());
 	atomic_store(&R.broken, false);

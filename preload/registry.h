@@ -55,14 +55,19 @@ void pw_registry_freed(uint64_t base);
  * not an address; only this process's own export of it is marked). */
 void pw_registry_freed_handle(const unsigned char *handle);
 /* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
- * sets it); otherwise "<pid>-<start time ns>", setenv'd so children inherit
- * it.  Returns a static string. */
+ * sets it); otherwise "<pid>-<32 hex digits from getrandom>", setenv'd so
+ * children inherit it.  Returns a static string. */
 const char *pw_registry_run_id(void);
 
-/* The segment's name for run_id, "/peerwatch.<uid>.<sanitized id>" (for tests
- * and cleanup tools): 0, or -1 when run_id is NULL or empty or buf too small. */
+/* The segment's name for run_id, "/peerwatch.<uid>.<16 hex digits>", a keyed
+ * hash of attempt under the run id: another user who sees one name cannot
+ * tell the next.  A name held by another user's file is passed over for the
+ * next attempt, up to PW_REG_NAMES.  0, or -1 when run_id is NULL or empty or
+ * buf too small.  pw_registry_shm_name is attempt 0 (for tests and tools). */
 #define PW_REG_NAME_MAX 96
+#define PW_REG_NAMES 4
 int pw_registry_shm_name(const char *run_id, char *buf, size_t len);
+int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t len);
 
 /*
  * The segment's layout: a cross-process ABI between builds of peerwatch

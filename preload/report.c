@@ -9,8 +9,21 @@
  *   ==1234==   runtime:  silent: the handle names the whole allocation ...
  *   ==1234==   fix:      export the allocation's base and send the offset ...
  *   ==1234==     #0 main+0x1c (prog)
+ *
+ * A finding of the same rule at the same call site (the program's return
+ * address of the call that broke the contract) is reported in full once,
+ * report and violation event, then only counted: a loop that breaks one
+ * contract a million times makes one report, and the footer's "repeats"
+ * and "repeats_by" say how many more there were.  Findings at exit (ipc.leak
+ * of each mapping) are each reported.
+ *
+ * Reports go through pw_write_out: a closed or full stderr pipe, or a
+ * log_path file past the file-size limit, never raises a signal in the
+ * program or blocks it; the destination is then given up (stderr's reason
+ * goes into the footer, log_path's onto stderr).
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <link.h>
@@ -34,6 +47,8 @@ static atomic_uint_fast64_t violations;
 static uintptr_t self_lo, self_hi; /* our own code: frames there are not the caller's */
 static int log_fd = -1;
 static bool log_failed;
+static atomic_bool log_dead; /* a write to the log_path file failed */
+static void pw_report_forget_repeats(void);
 static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t pw_report_violations(void)
@@ -64,8 +79,10 @@ void pw_report_after_fork(void)
 		close(log_fd);
 	log_fd = -1;
 	log_failed = false;
+	atomic_store(&log_dead, false);
 	pthread_mutex_init(&log_lock, NULL);
 	atomic_store(&violations, 0);
+	pw_report_forget_repeats();
 	pw_suppress_reset_count();
 }
 
@@ -124,7 +141,7 @@ static void write_event(const struct pw_call *c, const struct pw_op *op, int rul
 
 static int report_fd(void)
 {
-	if (!pw_g.opt.log_path[0])
+	if (!pw_g.opt.log_path[0] || atomic_load(&log_dead))
 		return STDERR_FILENO;
 	pthread_mutex_lock(&log_lock);
 	if (log_fd < 0 && !log_failed) {
@@ -140,55 +157,150 @@ static int report_fd(void)
 	return log_fd >= 0 ? log_fd : STDERR_FILENO;
 }
 
-/* One report, written with one write(2) so reports of threads don't mix. */
-static void print_report(int rule, const struct pw_op *op, const char *msg, const uintptr_t *ips, int n,
-                         bool repeat)
+/* One report: to log_path's file or stderr, raising no signal, never
+ * waiting long; a log file that fails is given up for stderr. */
+static void report_write(const char *buf, size_t len)
+{
+	int fd = report_fd();
+	if (fd == STDERR_FILENO) {
+		pw_stderr_write(buf, len);
+		return;
+	}
+	if (pw_write_out(fd, buf, len) == 0)
+		return;
+	int e = errno;
+	if (!atomic_exchange(&log_dead, true))
+		pw_log("writing reports to log_path %s.%d failed (%s): reports go to stderr from now on",
+		       pw_g.opt.log_path, (int)getpid(), strerror(e));
+	pw_stderr_write(buf, len);
+}
+
+/* One report, written with one write(2) so reports of threads don't mix.
+ * Text that is not ours (the message quotes the program's values, frames
+ * name its files) goes out with control bytes escaped. */
+static void print_report(int rule, const struct pw_op *op, const char *msg, const uintptr_t *ips, int n)
 {
 	const struct pw_rule_info *r = &pw_rules[rule];
-	char buf[8192];
+	char buf[8192], text[1200];
 	size_t len = 0;
 	int pid = (int)getpid();
 #define PUT(...) (len += (size_t)snprintf(buf + len, len < sizeof buf ? sizeof buf - len : 0, __VA_ARGS__))
 	PUT("==%d== peerwatch: %s: %s in %s\n", pid, pw_severity_name(r->severity), r->id, op->api);
-	PUT("==%d==   %s\n", pid, msg);
-	if (!repeat) {
-		PUT("==%d==   contract: %s\n", pid, r->source);
-		PUT("==%d==   runtime:  %s\n", pid, r->runtime);
-		PUT("==%d==   fix:      %s\n", pid, r->advice);
-	}
+	pw_escape(text, sizeof text, msg, strlen(msg));
+	PUT("==%d==   %s\n", pid, text);
+	PUT("==%d==   contract: %s\n", pid, r->source);
+	PUT("==%d==   runtime:  %s\n", pid, r->runtime);
+	PUT("==%d==   fix:      %s\n", pid, r->advice);
 	for (int i = 0; i < n; i++) {
 		char frame[300];
 		pw_stack_format(ips[i], frame, sizeof frame);
-		PUT("==%d==     #%d %s\n", pid, i, frame);
+		pw_escape(text, sizeof text, frame, strlen(frame));
+		PUT("==%d==     #%d %s\n", pid, i, text);
 	}
 #undef PUT
 	if (len > sizeof buf - 1)
 		len = sizeof buf - 1;
-	ssize_t w = write(report_fd(), buf, len);
-	(void)w;
+	report_write(buf, len);
 }
 
-/* Has this rule been reported from this call site before?  Then the report
- * is short: the explanation was given once. */
-#define SEEN 256
-static _Atomic uint64_t seen[SEEN];
-static bool seen_before(int rule, uintptr_t site)
+/*
+ * (rule, call site) pairs seen: the first finding of each is reported in
+ * full, the rest counted.  An open-addressed table, no lock; when it is
+ * full, a new pair is counted under its rule with site 0.
+ */
+#define SITES 4096
+static struct {
+	_Atomic uint64_t key; /* site << 8 | rule << 1 | 1; 0: free */
+	_Atomic uint64_t count;
+} sites[SITES];
+static _Atomic uint64_t overflow[PW_RULE_COUNT]; /* pairs the table had no room for */
+static _Atomic uint64_t repeats;
+
+static void pw_report_forget_repeats(void)
+{
+	for (int i = 0; i < SITES; i++) {
+		atomic_store(&sites[i].key, 0);
+		atomic_store(&sites[i].count, 0);
+	}
+	for (int i = 0; i < PW_RULE_COUNT; i++)
+		atomic_store(&overflow[i], 0);
+	atomic_store(&repeats, 0);
+}
+
+/* True the first time this rule fires at this site; counts the others. */
+static bool first_at_site(int rule, uintptr_t site)
 {
 	/* user-space addresses fit in 56 bits: the site and the rule both fit */
 	uint64_t key = (uint64_t)site << 8 | (uint64_t)rule << 1 | 1;
-	unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 56);
-	for (unsigned i = 0; i < SEEN; i++) {
-		unsigned s = (h + i) % SEEN;
-		uint64_t k = atomic_load(&seen[s]);
-		if (k == key)
-			return true;
-		uint64_t empty = 0;
-		if (!k && atomic_compare_exchange_strong(&seen[s], &empty, key))
+	unsigned h = (unsigned)((key * 0x9E3779B97F4A7C15ull) >> 52) % SITES;
+	for (unsigned i = 0; i < SITES; i++) {
+		unsigned s = (h + i) % SITES;
+		uint64_t k = atomic_load(&sites[s].key);
+		if (!k) {
+			uint64_t empty = 0;
+			if (atomic_compare_exchange_strong(&sites[s].key, &empty, key))
+				return true;
+			k = empty;
+		}
+		if (k == key) {
+			atomic_fetch_add(&sites[s].count, 1);
+			atomic_fetch_add(&repeats, 1);
 			return false;
-		if (empty == key)
-			return true;
+		}
 	}
+	atomic_fetch_add(&overflow[rule], 1);
+	atomic_fetch_add(&repeats, 1);
 	return false;
+}
+
+uint64_t pw_report_repeats(void)
+{
+	return atomic_load(&repeats);
+}
+
+/* Kept sorted by insertion, most first: no qsort, which may allocate (this
+ * runs while the process ends; see header.c). */
+size_t pw_report_repeats_by(struct pw_repeat *out, size_t max)
+{
+	size_t n = 0;
+	for (int i = 0; i < SITES + PW_RULE_COUNT; i++) {
+		struct pw_repeat e;
+		if (i < SITES) {
+			uint64_t k = atomic_load(&sites[i].key), c = atomic_load(&sites[i].count);
+			if (!k || !c)
+				continue;
+			e = (struct pw_repeat){(int)((k >> 1) & 0x7f), (uintptr_t)(k >> 8), c};
+		} else {
+			uint64_t c = atomic_load(&overflow[i - SITES]);
+			if (!c)
+				continue;
+			e = (struct pw_repeat){i - SITES, 0, c};
+		}
+		size_t at = n;
+		while (at > 0 && out[at - 1].count < e.count)
+			at--;
+		if (at >= max)
+			continue;
+		size_t keep = n < max ? n : max - 1;
+		memmove(out + at + 1, out + at, (keep - at) * sizeof *out);
+		out[at] = e;
+		if (n < max)
+			n++;
+	}
+	return n;
+}
+
+void pw_report_summary(void)
+{
+	uint64_t n = pw_report_repeats();
+	if (!n || pw_g.opt.mode == PW_MODE_OBSERVE || pw_g.opt.verbosity < 1)
+		return;
+	char line[300];
+	int k = snprintf(line, sizeof line,
+	                 "==%d== peerwatch: %llu more finding%s of a rule at a call site already reported "
+	                 "%s counted, not reported again (the trace footer's \"repeats_by\" lists them)\n",
+	                 (int)getpid(), (unsigned long long)n, n == 1 ? "" : "s", n == 1 ? "was" : "were");
+	report_write(line, (size_t)k < sizeof line ? (size_t)k : sizeof line - 1);
 }
 
 static _Noreturn void stop(const struct pw_op *op, int rule)
@@ -197,8 +309,7 @@ static _Noreturn void stop(const struct pw_op *op, int rule)
 	int n = snprintf(line, sizeof line,
 	                 "==%d== peerwatch: stopping before %s runs (mode=enforce, halt_on=%s): %s\n",
 	                 (int)getpid(), op->api, pw_severity_name(pw_g.opt.halt_on), pw_rules[rule].id);
-	ssize_t w = write(report_fd(), line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-	(void)w;
+	report_write(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
 	pw_trace_finish("enforce");
 	pw_registry_close();
 	if (pw_g.opt.exitcode) {
@@ -216,23 +327,30 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	int n = 0;
 	pw_tls_internal++;
 	/* A suppression that names frames needs the stack even with stacks=none;
-	 * it is then used for matching only. */
+	 * it is then used for matching only.  The call site is the first frame. */
 	bool want_stack = pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack();
 	if (want_stack)
 		n = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+	else
+		n = pw_report_app_stack(ips, 1);
 	if (pw_suppress_match(pw_rules[rule].id, op->api, ips, n)) {
 		pw_tls_internal--;
 		return;
 	}
+	uintptr_t site = n ? ips[0] : 0;
 	if (pw_g.opt.stacks == PW_STACKS_NONE)
 		n = 0;
-	atomic_fetch_add(&violations, 1);
-	write_event(c, op, rule, msg, ips, n);
-	if (pw_g.opt.mode != PW_MODE_OBSERVE)
-		print_report(rule, op, msg, ips, n, seen_before(rule, n ? ips[0] : 0));
-	/* At exit there is nothing left to stop (ipc.leak). */
-	if (pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
-	    op->kind != PW_OP_EXIT)
+	/* At exit each finding is about another mapping: all reported. */
+	bool first = op->kind == PW_OP_EXIT || first_at_site(rule, site);
+	bool halt = pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
+	            op->kind != PW_OP_EXIT;
+	if (first || halt) {
+		atomic_fetch_add(&violations, 1);
+		write_event(c, op, rule, msg, ips, n);
+		if (pw_g.opt.mode != PW_MODE_OBSERVE)
+			print_report(rule, op, msg, ips, n);
+	}
+	if (halt) /* at exit there is nothing left to stop (ipc.leak) */
 		stop(op, rule);
 	pw_tls_internal--;
 }

@@ -13,8 +13,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "pw.h"
+
+/* options.c prints help=1 through the library's signal-safe writer (log.c),
+ * which this generator does not link: a plain write does here. */
+int pw_write_out(int fd, const void *buf, size_t len)
+{
+	return write(fd, buf, len) == (ssize_t)len ? 0 : -1;
+}
 
 /* s for a markdown table cell: '|' escaped, '<' and '>' as entities. */
 static void md(const char *s)

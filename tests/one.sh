@@ -6,20 +6,22 @@
 #   test_rules                a unit test (tests/unit/test_rules.c)
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
-#   integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices
+#   integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys managed
+#   devices
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh)
-#   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze
+#   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze fault
 #                             every unit test, a simulator's self-test, the
-#                             call-graph check, the generated docs, the analyzer
+#                             call-graph check, the generated docs, the
+#                             analyzer, the fault-injection suite
 #   list                      these names
 set -u
 B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys devices"
-targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test"
+suites="integration rules rules_acl implicit cudart rules_hip vmm mesh trace_keys managed devices"
+targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in
 list)

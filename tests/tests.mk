@@ -54,6 +54,11 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 
 include tests/integration/hip.mk
 
+# The trace writer's test links the fault shim in, for a full disk.
+$(TBIN)/test_trace: tests/unit/test_trace.c tests/fault/faultshim.c $(UNIT_LIBOBJ) $(UNIT_FILTER)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< tests/fault/faultshim.c $(UNIT_LIBOBJ) $(UNIT_FILTER) -o $@ $(JANSSON_A) -lcmocka -ldl -lpthread
+
 # Managed memory case by case (tests/integration/managed.sh): the driver and
 # runtime API cases over the simulated libcuda and libcudart (the same source
 # runs on GPUs: tests/gpu/gpu.mk), and the HIP cases over whichever simulated
@@ -127,7 +132,7 @@ docs-test: test-build
 ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test deps-test docs-test analyze-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test
 else
 test:
 	@$(MAKE) --no-print-directory test-build
@@ -145,3 +150,54 @@ $(TBIN)/acl_doc: tests/integration/acl_doc.c $(PWSIM_ACL_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -L$(SIMDIR) -l:libascendcl.so -lpthread
 test-build: $(TBIN)/acl_doc
+
+# Under TSAN=1 the library and the test programs carry ThreadSanitizer; its
+# runtime is their dependency, not preloaded (tests/integration/tap.sh).
+ifeq ($(TSAN),1)
+export PW_TSAN_RUNTIME := $(shell $(CC) -print-file-name=libtsan.so)
+# The dlsym interposer runs while TSan's runtime resolves its interceptors,
+# before the runtime can record anything: it is built uninstrumented.
+$(BUILD)/obj/preload/intercept.o: ALL_CFLAGS := $(filter-out -fsanitize=thread,$(ALL_CFLAGS))
+endif
+
+# The fault suite (tests/fault/run.sh): the stress programs and a preloaded
+# fault injector for the trace file.
+FAULT := $(TBIN)/exitrace $(TBIN)/flood $(TBIN)/faultshim.so
+$(TBIN)/exitrace: tests/integration/exitrace.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
+$(TBIN)/flood: tests/integration/flood.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+# Never instrumented: it is preloaded behind a sanitizer runtime, whose
+# interceptors reach it through RTLD_NEXT.
+$(TBIN)/faultshim.so: tests/fault/faultshim.c
+	@mkdir -p $(@D)
+	$(CC) -std=gnu11 $(WARN) $(CFLAGS) -fPIC -shared $< -o $@ -ldl -lpthread
+test-build: $(FAULT)
+
+.PHONY: fault-test
+fault-test: test-build
+	@timeout 1800 tests/fault/run.sh $(BUILD)
+
+# The IPC registry's name for a run id (the segment's name is a keyed hash
+# of it): for the scripts that look for it in /dev/shm.
+$(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/registry.o $(BUILD)/obj/preload/log.o \
+		$(BUILD)/obj/preload/globals.o
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread
+test-build: $(TBIN)/shmname
+
+# ThreadSanitizer: the library, the simulated runtimes and the test programs
+# built with -fsanitize=thread into build-tsan/; the writer's unit tests, the
+# integration suite and the fault suite (its races included) run on them.  A
+# report fails the run.  CI runs it (.ci/run).
+.PHONY: tsan-test tsan-suites
+tsan-test: deps
+	@$(MAKE) --no-print-directory TSAN=1 test-build
+	@$(MAKE) --no-print-directory TSAN=1 tsan-suites
+tsan-suites:
+	@fail=0; for t in $(TBIN)/test_trace $(TBIN)/test_registry; do \
+		TSAN_OPTIONS=halt_on_error=1:exitcode=66 PWSIM_LIB=$(SIMDIR)/libcuda.so.1 timeout 600 $$t || fail=1; done; \
+		timeout 1800 tests/integration/run.sh $(BUILD) || fail=1; \
+		timeout 2400 tests/fault/run.sh $(BUILD) || fail=1; exit $$fail

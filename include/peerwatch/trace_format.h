@@ -134,27 +134,30 @@ enum pw_json_kind { PW_JSON_KINDS(PW_JSON_KIND_ENUM) PW_J_COUNT };
  *
  *   X(SCOPE, "path", "type of the event, or \"\" for a nested object", "title")
  */
-#define PW_TRACE_SCOPES(X)                                                  \
-	X(HEADER, "header", "header", "Header")                             \
-	X(OPTIONS, "header.options", "", "the header's options")            \
-	X(VENDORS, "header.vendors", "", "the header's vendors")            \
-	X(VENDOR_CUDA, "header.vendors.cuda", "", "the CUDA driver")        \
-	X(VENDOR_HIP, "header.vendors.hip", "", "the HIP runtime")          \
-	X(VENDOR_ACL, "header.vendors.acl", "", "the ACL runtime")          \
-	X(MODULE, "modules[]", "", "a loaded object (header and footer)")   \
-	X(ENV, "header.environment[]", "", "an environment variable")       \
-	X(CALL, "call", "call", "Call event")                               \
-	X(ARGS, "call.args", "", "the call's arguments")                    \
-	X(LOCATION, "call.args.location", "", "a memory location")          \
-	X(COPY, "call.args.copies[]", "", "one copy of a batch")            \
-	X(RANGE, "call.args.ranges[]", "", "one range of a batch prefetch") \
-	X(GRANT, "call.args.access[]", "", "one access grant")              \
-	X(VIOLATION, "violation", "violation", "Violation event")           \
-	X(GPU_TIME, "gpu_time", "gpu_time", "GPU time event")               \
-	X(DEVICE, "device", "device", "Device line")                        \
-	X(PEER, "device.peers[]", "", "a pair: the device and a peer")      \
-	X(FOOTER, "footer", "footer", "Footer")                             \
-	X(SUPPRESSION, "footer.suppressions[]", "", "a suppression that matched")
+#define PW_TRACE_SCOPES(X)                                                                   \
+	X(HEADER, "header", "header", "Header")                                              \
+	X(OPTIONS, "header.options", "", "the header's options")                             \
+	X(VENDORS, "header.vendors", "", "the header's vendors")                             \
+	X(VENDOR_CUDA, "header.vendors.cuda", "", "the CUDA driver")                         \
+	X(VENDOR_HIP, "header.vendors.hip", "", "the HIP runtime")                           \
+	X(VENDOR_ACL, "header.vendors.acl", "", "the ACL runtime")                           \
+	X(MODULE, "modules[]", "", "a loaded object (header and footer)")                    \
+	X(ENV, "header.environment[]", "", "an environment variable")                        \
+	X(CALL, "call", "call", "Call event")                                                \
+	X(ARGS, "call.args", "", "the call's arguments")                                     \
+	X(LOCATION, "call.args.location", "", "a memory location")                           \
+	X(COPY, "call.args.copies[]", "", "one copy of a batch")                             \
+	X(RANGE, "call.args.ranges[]", "", "one range of a batch prefetch")                  \
+	X(GRANT, "call.args.access[]", "", "one access grant")                               \
+	X(VIOLATION, "violation", "violation", "Violation event")                            \
+	X(GPU_TIME, "gpu_time", "gpu_time", "GPU time event")                                \
+	X(DEVICE, "device", "device", "Device line")                                         \
+	X(PEER, "device.peers[]", "", "a pair: the device and a peer")                       \
+	X(FOOTER, "footer", "footer", "Footer")                                              \
+	X(SUPPRESSION, "footer.suppressions[]", "", "a suppression that matched")            \
+	X(DROPPED_BY, "footer.dropped_by", "", "the causes of dropped events")               \
+	X(REPEAT, "footer.repeats_by[]", "", "a rule and call site whose findings repeated") \
+	X(LIMIT, "footer.limit", "", "where the size limit stopped the trace")
 
 #define PW_TRACE_SCOPE_ENUM(id, path, type, title) PW_SC_##id,
 enum pw_trace_scope { PW_SC_NONE, PW_TRACE_SCOPES(PW_TRACE_SCOPE_ENUM) PW_SC_COUNT };
@@ -497,27 +500,73 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(PEER, "p2p_atomics", NAME, REQ, NONE, "the same for atomics")                                       \
 	X(FOOTER, "type", STR, REQ, NONE, "`\"footer\"`")                                                     \
 	X(FOOTER, "events", UINT, REQ, NONE,                                                                  \
-	  "number of events the process wrote into this file, calls and violations (normally the number of "  \
-	  "event lines in it)")                                                                               \
+	  "the number of event lines in the file between the header and the footer, of every type")           \
 	X(FOOTER, "dropped", UINT, REQ, NONE,                                                                 \
-	  "number of events lost and not in the file: an event longer than 8191 bytes, a thread that could "  \
-	  "get no buffer memory, or a thread still waiting for buffer space when tracing stopped")            \
-	X(FOOTER, "violations", UINT, REQ, NONE,                                                              \
-	  "number of findings reported (each one a violation event, unless it was dropped); `0` in observe "  \
-	  "mode")                                                                                             \
+	  "events that were made but are not in the file, for any cause (`0` when none); the sum of "         \
+	  "`dropped_by`")                                                                                     \
+	X(FOOTER, "dropped_by", OBJECT, REQ, DROPPED_BY,                                                      \
+	  "`dropped` by cause, only the causes that occurred; `{}` when none")                                \
+	X(FOOTER, "violations", UINT, REQ, NONE, "the number of `\"type\":\"violation\"` lines in the file")  \
+	X(FOOTER, "repeats", UINT, REQ, NONE,                                                                 \
+	  "findings counted but not written, because the same rule had already fired at the same call site "  \
+	  "(its first finding is a violation event); `0` in observe mode")                                    \
+	X(FOOTER, "repeats_by", OBJECTS, REQ, REPEAT,                                                         \
+	  "the (rule, call site) pairs behind `repeats`, most repeats first, at most 64 (8 in a compact "     \
+	  "footer)")                                                                                          \
 	X(FOOTER, "suppressed", UINT, REQ, NONE,                                                              \
 	  "number of findings a suppressions file suppressed (not written, not reported)")                    \
-	X(FOOTER, "suppressions", OBJECTS, REQ, SUPPRESSION, "each suppression that matched")                 \
+	X(FOOTER, "suppressions", OBJECTS, OPT, SUPPRESSION,                                                  \
+	  "each suppression that matched (absent in a compact footer)")                                       \
 	X(FOOTER, "gpu_timing_skipped", UINT, OPT, NONE,                                                      \
 	  "with `gpu_timing=1` only: timed calls that got no `gpu_time` event (enqueued during stream "       \
 	  "capture, no event could be created, or the context was gone when read)")                           \
+	X(FOOTER, "limit", OBJECT, RARE, LIMIT, "present only when `max_trace_mb` stopped call events")       \
+	X(FOOTER, "write_error", STR, RARE, NONE,                                                             \
+	  "present only when writing the file failed: the errno's name and text, e.g. `\"ENOSPC: No space "   \
+	  "left on device\"`, `\"EFBIG: File too large (the file-size limit, ulimit -f, is 2048000 "          \
+	  "bytes)\"`, "                                                                                       \
+	  "`\"EIO: Input/output error\"`. Tracing stopped there; the process ran on")                         \
+	X(FOOTER, "report_error", STR, RARE, NONE,                                                            \
+	  "present only when peerwatch gave up writing to stderr: why (a closed pipe, `EPIPE`; a pipe "       \
+	  "nobody read for 1 s; stderr closed when the program started) and how many messages were not "      \
+	  "written")                                                                                          \
 	X(FOOTER, "t_end_ns", UINT, REQ, NONE, "CLOCK_MONOTONIC, ns, when the footer was written")            \
 	X(FOOTER, "reason", STR, REQ, NONE,                                                                   \
-	  "why the trace ended: `\"exit\"` (the process exited normally: `exit(3)` or a return from "         \
-	  "`main`), `\"_exit\"` (it called `_exit(2)` or `_Exit(2)`), `\"exec\"` (it was about to exec) or "  \
-	  "`\"enforce\"` (enforce mode stopped it; the last violation event says why)")                       \
-	X(FOOTER, "modules", OBJECTS, REQ, MODULE,                                                            \
-	  "as in the header, as loaded at the end (objects loaded later with dlopen(3) appear here)")         \
+	  "why the trace ended: `\"exit\"` (the process exited normally: `exit(3)`, a return from `main`, "   \
+	  "or its last thread ending), `\"_exit\"` (it called `_exit(2)` or `_Exit(2)`), `\"exec\"` (it "     \
+	  "was "                                                                                              \
+	  "about to exec) or `\"enforce\"` (enforce mode stopped it; the last violation event says why)")     \
+	X(FOOTER, "modules", OBJECTS, OPT, MODULE,                                                            \
+	  "as in the header, as loaded at the end (objects loaded later with dlopen(3) appear here); "        \
+	  "absent "                                                                                           \
+	  "in a compact footer")                                                                              \
+	X(DROPPED_BY, "in_flight_at_exit", UINT, RARE, NONE,                                                  \
+	  "events being recorded by another thread at the moment the trace was finished (exit, exec, "        \
+	  "enforce): at most one a thread. A call that returns after that moment makes no event")             \
+	X(DROPPED_BY, "size_limit", UINT, RARE, NONE,                                                         \
+	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings are still "         \
+	  "written)")                                                                                         \
+	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                        \
+	  "events made but not written because writing had failed (`write_error` says how)")                  \
+	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                      \
+	  "events that found no buffer: the thread waited while the writer thread made progress, and not "    \
+	  "once it had made none for 3 s")                                                                    \
+	X(DROPPED_BY, "too_long", UINT, RARE, NONE, "events longer than 8191 bytes")                          \
+	X(DROPPED_BY, "no_memory", UINT, RARE, NONE,                                                          \
+	  "events that found no memory for their thread's buffer")                                            \
+	X(DROPPED_BY, "after_thread_exit", UINT, RARE, NONE,                                                  \
+	  "events a thread made in its last moments, after it had handed its buffer over (another "           \
+	  "library's thread-exit handler making a traced call)")                                              \
+	X(REPEAT, "rule", STR, REQ, NONE, "the rule id")                                                      \
+	X(REPEAT, "site", HEX, REQ, NONE,                                                                     \
+	  "the program's return address of the call (symbolize it with `\"modules\"` like a stack frame); "   \
+	  "`\"0x0\"` when no stack could be taken, or for pairs beyond the first 4096 of the process")        \
+	X(REPEAT, "count", UINT, REQ, NONE, "the findings after the first")                                   \
+	X(LIMIT, "bytes", UINT, REQ, NONE, "the limit, bytes")                                                \
+	X(LIMIT, "seq", UINT, REQ, NONE,                                                                      \
+	  "the `seq` of the first event left out (events of other threads with higher `seq` may be in the "   \
+	  "file: lines are not in `seq` order; an event without `seq` gives the next number)")                \
+	X(LIMIT, "t_ns", UINT, REQ, NONE, "when it was reached (CLOCK_MONOTONIC)")                            \
 	X(SUPPRESSION, "line", UINT, REQ, NONE, "its line in the suppressions file")                          \
 	X(SUPPRESSION, "suppression", STR, REQ, NONE, "its text")                                             \
 	X(SUPPRESSION, "hits", UINT, REQ, NONE, "how many findings it suppressed")

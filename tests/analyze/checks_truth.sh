@@ -176,11 +176,11 @@ check "check: an unreadable trace: FAIL and exit 3, not pass" bash -c "[ $rc = 3
 an check --allow-partial "$d"
 check "... --allow-partial does not accept it" rc_is 3
 d=$(case_dir)
-sed '$ s/"dropped":0/"dropped":3,"dropped_by":{"writer_behind":3}/' "$good" >"$d/dropped.pw.jsonl"
+sed '$ s/"dropped":0,"dropped_by":{}/"dropped":3,"dropped_by":{"writer_behind":3}/' "$good" >"$d/dropped.pw.jsonl"
 an check "$d"
 check "check: events dropped (writer behind): exit 3" bash -c "[ $rc = 3 ] && grep -q 'dropped.pw.jsonl: 3 events were dropped' '$WORK/o.err'"
 d=$(case_dir)
-sed '$ s/"dropped":0/"dropped":5,"dropped_by":{"size_limit":5},"limit":{"bytes":4096,"seq":20,"t_ns":1}/' \
+sed '$ s/"dropped":0,"dropped_by":{}/"dropped":5,"dropped_by":{"size_limit":5},"limit":{"bytes":4096,"seq":20,"t_ns":1}/' \
 	"$good" >"$d/limit.pw.jsonl"
 an check --json "$d"
 check "check: the size limit stopped recording: the findings are all there, the gate holds (a note)" \

@@ -424,7 +424,7 @@ def info(traces):
 
 
 def summary(traces):
-    apis, rules, vend = {}, {}, {}
+    apis, rules, vend, repeats = {}, {}, {}, {}
     tot = {"calls": 0, "errors": 0, "violations": 0, "nested": 0}
     procs = []
     for t in order(traces):
@@ -451,9 +451,19 @@ def summary(traces):
                 name = o["ret_name"] if o["ret_name"] is not None else str(o["ret"])
                 a["rets"][name] = a["rets"].get(name, 0) + 1
         p = t.process()
+        ft = t.footer if isinstance(t.footer, dict) else {}
+        rep = ft.get("repeats")
+        werr = ft.get("write_error")
         p.update({"calls": pc, "errors": pe, "violations": pv, "partial": t.partial,
-                  "footer": t.footer is not None})
+                  "footer": t.footer is not None,
+                  "repeats": rep if is_int(rep) and rep > 0 else 0,
+                  "limited": isinstance(ft.get("limit"), dict),
+                  "write_error": werr if isinstance(werr, str) else None})
         procs.append(p)
+        for e in ft.get("repeats_by") or []:
+            if isinstance(e, dict) and isinstance(e.get("rule"), str) and is_int(e.get("count")) \
+                    and e["count"] > 0:
+                repeats[e["rule"]] = repeats.get(e["rule"], 0) + e["count"]
     for (v, _), a in apis.items():
         tot["calls"] += a["count"]
         tot["errors"] += a["errors"]
@@ -477,7 +487,8 @@ def summary(traces):
             "calls_total": tot["calls"], "errors_total": tot["errors"], "violations_total": tot["violations"],
             "bad_lines": sum(t.bad for t in traces), "nested_total": tot["nested"],
             "vendors": [vend[k] for k in sorted(vend)], "calls": cl, "per_process": procs,
-            "violations": [{"rule": r, "severity": s, "count": rules[(r, s)]} for r, s in vl]}
+            "violations": [{"rule": r, "severity": s, "count": rules[(r, s)], "repeats": repeats.get(r, 0)}
+                           for r, s in vl]}
 
 
 def rank_value(d, p):

@@ -53,12 +53,17 @@ int main(int argc, char **argv)
 		calls(2);
 		_exit(0); /* as forked workers leave: no destructors */
 	}
+	/* one child after the other, so that the reports list them in one order */
+	if (!wait_ok(a)) {
+		fprintf(stderr, "forkexec: a child failed\n");
+		return 1;
+	}
 	pid_t b = fork();
 	if (b == 0) {
 		execl(argv[0], argv[0], "exec-child", (char *)NULL);
 		_exit(127);
 	}
-	if (!wait_ok(a) || !wait_ok(b)) {
+	if (!wait_ok(b)) {
 		fprintf(stderr, "forkexec: a child failed\n");
 		return 1;
 	}

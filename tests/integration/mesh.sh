@@ -11,7 +11,8 @@
 #     (cudaErrorTooManyPeers, llama.cpp#21883); peer.limit names that call
 #     and no other, `check` fails; with --keep-going every refusal has exactly
 #     one finding (and each copy between two devices left without access
-#     one copy.peer.no-peer-access); in enforce mode the run stops at that call, before the
+#     one copy.peer.no-peer-access): the first of a rule at its call site
+#     in full, the others counted in the footer's repeats_by; in enforce mode the run stops at that call, before the
 #     runtime refuses it, with the trace flushed.
 #   tests/integration/mesh.sh BUILD_DIR
 set -u
@@ -108,7 +109,17 @@ check "10 devices: check fails (exit $rc) and names peer.limit" \
 
 mesh ten-keep 10 warn --reps 1 --keep-going
 refused=$(grep -c "cudaErrorTooManyPeers" "$D/out")
-nf=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="peer.limit") | .rule' | wc -l)
+# Findings of a rule: its violation events and the repeats the footers count.
+findings_of() { # RULE
+	local v r
+	v=$(cat "$D"/trace/*.pw.jsonl | jq -r --arg r "$1" 'select(.type=="violation" and .rule==$r) | .rule' | wc -l)
+	r=$(cat "$D"/trace/*.pw.jsonl | jq -r --arg r "$1" 'select(.type=="footer") | .repeats_by[] | select(.rule==$r) | .count' |
+		awk '{n += $1} END {print n + 0}')
+	echo $((v + r))
+}
+nf=$(findings_of peer.limit)
+nv=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="peer.limit") | .rule' | wc -l)
+check "10 devices, --keep-going: peer.limit reported once from its one call site, the rest counted ($nv)" [ "$nv" = 1 ]
 check "10 devices, --keep-going: the program goes on (exit $RC) and the runtime refused some enables ($refused)" \
 	all '[ "$RC" = 0 ]' '[ "$refused" -gt 0 ]'
 check "10 devices, --keep-going: one peer.limit per refused enable ($nf for $refused)" [ "$nf" = "$refused" ]
@@ -121,8 +132,9 @@ check "10 devices, --keep-going: the peer grid marks device 0's refused ninth pe
 # The pairs left with no access either way are copied through the host: a
 # performance finding for each such copy, and nothing else.
 off=$(grep -c "peer access off" "$D/out")
-np=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation" and .rule=="copy.peer.no-peer-access") | .rule' | wc -l)
-all=$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation") | .rule' | wc -l)
+np=$(findings_of copy.peer.no-peer-access)
+all=$(($(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="violation") | .rule' | wc -l) +
+	$(cat "$D"/trace/*.pw.jsonl | jq -r 'select(.type=="footer") | .repeats' | awk '{n += $1} END {print n + 0}')))
 check "10 devices, --keep-going: one copy.peer.no-peer-access per copy between devices left without access ($np for $off), no other finding ($all in all)" \
 	all '[ "$off" -gt 0 ]' '[ "$np" = "$off" ]' '[ "$all" = $((nf + np)) ]'
 

@@ -61,6 +61,10 @@ run suppressed --mode warn --options "suppressions=$OUT/suppressions" -- "$T/vio
 RANK=3 run rank-number -- "$T/threads"
 RANK=node-a run rank-text -- "$T/threads"
 run threads -- "$T/threads"
+# one finding repeated at two call sites (footer repeats_by), and a trace the
+# size limit stopped (footer limit)
+run repeats --mode warn -- "$T/flood" 10 40 2
+run size-limit --mode warn --options max_trace_mb=1 -- "$T/flood" 20000 3
 run forkexec -- "$T/forkexec"
 # the CUDA runtime, 13 and 12
 for s in clean enable-twice ipc-same-process no-peer-access advise-not-managed ipc-mixed; do

@@ -16,6 +16,7 @@ static void defaults(void **state)
 	assert_int_equal(o.mode, PW_MODE_WARN);
 	assert_int_equal(o.verbosity, 1);
 	assert_int_equal(o.buffer_bytes, 256 * 1024);
+	assert_int_equal(o.max_trace_mb, 1024);
 	assert_int_equal(o.help, 0);
 }
 
@@ -26,8 +27,10 @@ static void parses_every_key(void **state)
 	char err[800];
 	pw_options_defaults(&o);
 	assert_int_equal(
-	    pw_options_parse(&o, "out=/tmp/x:mode=enforce:verbosity=0:buffer_kb=64:help=1", err, sizeof err),
+	    pw_options_parse(&o, "out=/tmp/x:mode=enforce:verbosity=0:buffer_kb=64:max_trace_mb=0:help=1",
+	                     err, sizeof err),
 	    0);
+	assert_int_equal(o.max_trace_mb, 0);
 	assert_string_equal(o.out, "/tmp/x");
 	assert_int_equal(o.mode, PW_MODE_ENFORCE);
 	assert_int_equal(o.verbosity, 0);
@@ -66,8 +69,9 @@ static void unknown_key_is_named(void **state)
 	pw_options_defaults(&o);
 	assert_int_equal(pw_options_parse(&o, "colour=red", err, sizeof err), -1);
 	assert_non_null(strstr(err, "unknown option 'colour'"));
-	assert_non_null(strstr(err, "known: out, mode, verbosity, buffer_kb, halt_on, exitcode, stacks, "
-	                            "stack_depth, log_path, suppressions, registry, gpu_timing, help"));
+	assert_non_null(
+	    strstr(err, "known: out, mode, verbosity, buffer_kb, halt_on, exitcode, stacks, "
+	                "stack_depth, log_path, suppressions, registry, gpu_timing, max_trace_mb, help"));
 }
 
 static void bad_values_name_the_allowed_ones(void **state)
@@ -83,6 +87,9 @@ static void bad_values_name_the_allowed_ones(void **state)
 	    {"buffer_kb=12x", "bad value '12x' for buffer_kb"},
 	    {"out=", "bad value '' for out"},
 	    {"help=yes", "bad value 'yes' for help"},
+	    {"max_trace_mb=-1", "bad value '-1' for max_trace_mb (allowed: 0..1048576)"},
+	    {"max_trace_mb=1048577", "bad value '1048577' for max_trace_mb"},
+	    {"max_trace_mb=1g", "bad value '1g' for max_trace_mb"},
 	    {"mode", "'mode' is not key=value"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {

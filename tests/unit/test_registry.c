@@ -614,17 +614,48 @@ static void header_checks_refuse(void **state)
 	write_segment(bad, SEG_BYTES, 0600);
 	refused("pid namespace");
 
-	/* Sized but never made ready: its creator died making it. */
+	/* Sized but never made ready (its creator died making it), or never
+	 * even sized: waited for once, then replaced by a fresh one. */
 	memset(bad, 0, SEG_BYTES);
-	write_segment(bad, SEG_BYTES, 0600);
-	refused("not initialized");
+	for (size_t size = SEG_BYTES, k = 0; k < 2; k++, size = 0) {
+		write_segment(bad, size, 0600);
+		cap_begin();
+		int r = pw_registry_open(run);
+		int lines = cap_end();
+		if (r != 0 || lines != 1 || !strstr(captured, "never initialised") ||
+		    !strstr(captured, "replacing it"))
+			fail_msg("size %zu: expected one line saying it is replaced, got %d (open %d): %s",
+			         size, lines, r, captured);
+		assert_true(pw_registry_active());
+		struct pw_reg_segment *fresh = peek();
+		assert_true(fresh->magic == PW_REG_MAGIC && fresh->ready == PW_REG_READY);
+		munmap(fresh, SEG_BYTES);
+		pw_registry_close();
+	}
 
-	/* Owned by someone else: only root can make one here. */
+	/* Another user's file under the name: left alone, the run's next name
+	 * is used (only root can make one here). */
 	write_segment(good, SEG_BYTES, 0600);
 	int fd = shm_open(shm, O_RDWR, 0);
 	assert_true(fd >= 0);
-	if (fchown(fd, 4321, (gid_t)-1) == 0)
-		refused("owned by uid 4321");
+	if (fchown(fd, 4321, (gid_t)-1) == 0) {
+		char next[PW_REG_NAME_MAX];
+		assert_int_equal(pw_registry_shm_name_n(run, 1, next, sizeof next), 0);
+		shm_unlink(next);
+		cap_begin();
+		int r = pw_registry_open(run);
+		int lines = cap_end();
+		if (r != 0 || lines != 1 || !strstr(captured, "taken by another user"))
+			fail_msg("expected one line about the name taken, got %d (open %d): %s", lines, r,
+			         captured);
+		assert_true(pw_registry_active());
+		assert_true(shm_exists(next));
+		struct stat st;
+		assert_int_equal(fstat(fd, &st), 0);
+		assert_int_equal(st.st_uid, 4321); /* untouched */
+		pw_registry_close();
+		assert_false(shm_exists(next));
+	}
 	close(fd);
 	free(good);
 	free(bad);
@@ -990,26 +1021,27 @@ static void attach_table_full_pins(void **state)
 
 /* ---- run ids ---- */
 
+/* "/peerwatch.<uid>.<16 hex digits>": nothing of the run id shows. */
 static bool name_ok(const char *name)
 {
-	if (strncmp(name, "/peerwatch.", 11) != 0 || strlen(name) > 11 + 10 + 1 + 64)
+	char want[32];
+	int n = snprintf(want, sizeof want, "/peerwatch.%u.", (unsigned)getuid());
+	if (strncmp(name, want, (size_t)n) != 0 || strlen(name + n) != 16)
 		return false;
-	for (const char *p = name + 1; *p; p++)
-		if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-", *p))
-			return false;
-	return true;
+	return strspn(name + n, "0123456789abcdef") == 16;
 }
 
 static void run_ids_sanitized(void **state)
 {
 	(void)state;
-	char name[PW_REG_NAME_MAX], name2[PW_REG_NAME_MAX], want[PW_REG_NAME_MAX];
+	char name[PW_REG_NAME_MAX], name2[PW_REG_NAME_MAX];
 	assert_int_equal(pw_registry_shm_name("../x", name, sizeof name), 0);
-	snprintf(want, sizeof want, "/peerwatch.%u..._x", (unsigned)getuid());
-	assert_string_equal(name, want);
+	assert_true(name_ok(name));
+	assert_null(strstr(name, "x"));
 	assert_int_equal(pw_registry_shm_name("", name, sizeof name), -1);
 	assert_int_equal(pw_registry_shm_name(NULL, name, sizeof name), -1);
 	assert_int_equal(pw_registry_shm_name("x", name, 8), -1);
+	assert_int_equal(pw_registry_shm_name_n("x", -1, name, sizeof name), -1);
 	assert_int_equal(pw_registry_shm_name("a b\n/c\xff", name, sizeof name), 0);
 	assert_true(name_ok(name));
 
@@ -1024,6 +1056,19 @@ static void run_ids_sanitized(void **state)
 	assert_string_not_equal(name, name2);
 	assert_int_equal(pw_registry_shm_name(lng, name, sizeof name), 0);
 	assert_string_equal(name, name2); /* and the same id, the same one */
+
+	/* The run's names: one per attempt, none telling the next. */
+	char names[PW_REG_NAMES][PW_REG_NAME_MAX];
+	for (int a = 0; a < PW_REG_NAMES; a++) {
+		assert_int_equal(pw_registry_shm_name_n("run-1", a, names[a], sizeof names[a]), 0);
+		assert_true(name_ok(names[a]));
+		for (int b = 0; b < a; b++)
+			assert_string_not_equal(names[a], names[b]);
+	}
+	assert_int_equal(pw_registry_shm_name("run-1", name, sizeof name), 0);
+	assert_string_equal(name, names[0]);
+	assert_int_equal(pw_registry_shm_name("run-2", name, sizeof name), 0);
+	assert_string_not_equal(name, names[0]);
 
 	/* Hostile ids open a segment inside /dev/shm and nowhere else. */
 	char id[600], raw[80];
@@ -1067,9 +1112,10 @@ static void run_id_from_env_or_made(void **state)
 	const char *id = pw_registry_run_id();
 	char prefix[32];
 	int n = snprintf(prefix, sizeof prefix, "%d-", (int)getpid());
+	/* "<pid>-" and 128 random bits: another user cannot guess it */
 	assert_int_equal(strncmp(id, prefix, (size_t)n), 0);
-	assert_true(strlen(id) > (size_t)n + 9);
-	assert_int_equal(strspn(id + n, "0123456789"), strlen(id + n));
+	assert_int_equal(strlen(id + n), 32);
+	assert_int_equal(strspn(id + n, "0123456789abcdef"), 32);
 	assert_ptr_equal(pw_registry_run_id(), id);
 	assert_non_null(getenv("PEERWATCH_RUN_ID"));
 	assert_string_equal(getenv("PEERWATCH_RUN_ID"), id);

@@ -1,4 +1,10 @@
-/* The trace writer on its own: many threads, small buffers, the file it leaves. */
+/*
+ * The trace writer on its own: many threads, small buffers, the file it
+ * leaves; finishing while threads are still writing; a full disk (the fault
+ * shim of tests/fault, linked in: its write, pwrite, fallocate and ftruncate
+ * stand in for libc's); the size limit.  Each scenario after the first runs
+ * in a forked child, which starts the trace afresh.
+ */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,8 +17,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <signal.h>
+#include <sys/wait.h>
+
 #include "pw.h"
 #include "trace.h"
+
+/* tests/fault/faultshim.c, linked in (tests/tests.mk): its write, pwrite,
+ * fallocate and ftruncate stand in for libc's. */
+void pwfault_set(const char *spec);
 
 #define THREADS 4
 #define EVENTS 5000
@@ -102,10 +115,282 @@ static void writes_every_event_in_thread_order(void **state)
 	assert_int_equal(system(cmd), 0);
 }
 
+/* ---- scenarios in a forked child ---- */
+
+static char sdir[256];
+
+/* Runs fn in a child with a fresh trace into sdir/NAME; the child's status. */
+static int in_child(const char *name, void (*fn)(void))
+{
+	snprintf(sdir, sizeof sdir, "/tmp/pw-unit-trace.%d/%s", (int)getpid(), name);
+	pid_t pid = fork();
+	if (pid == 0) {
+		pw_trace_after_fork_child();
+		pw_options_defaults(&pw_g.opt);
+		strcpy(pw_g.opt.out, sdir);
+		pw_g.opt.verbosity = 0;
+		pw_g.opt.buffer_bytes = 16 * 1024;
+		atomic_store(&pw_g.enabled, true);
+		fn();
+		_exit(0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	return st;
+}
+
+/* The one trace file in sdir, its lines parsed; NULL if not exactly one. */
+static json_t *read_trace(const char *suffix)
+{
+	char cmd[600], path[600];
+	snprintf(cmd, sizeof cmd, "ls %s/*%s 2>/dev/null", sdir, suffix);
+	FILE *ls = popen(cmd, "r");
+	if (!ls || !fgets(path, sizeof path, ls)) {
+		if (ls)
+			pclose(ls);
+		return NULL;
+	}
+	pclose(ls);
+	path[strcspn(path, "\n")] = 0;
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return NULL;
+	json_t *lines = json_array();
+	char line[PW_EVENT_MAX + 64];
+	while (fgets(line, sizeof line, f)) {
+		json_t *j = json_loads(line, 0, NULL);
+		if (!j)
+			fail_msg("%s: a line that is not JSON: %.80s", path, line);
+		json_array_append_new(lines, j);
+	}
+	fclose(f);
+	return lines;
+}
+
+static const char *type_of(json_t *j)
+{
+	return json_string_value(json_object_get(j, "type"));
+}
+
+/* The footer is true to the file: its counts are the lines between. */
+static json_t *checked_footer(json_t *lines)
+{
+	size_t n = json_array_size(lines);
+	assert_true(n >= 2);
+	assert_string_equal(type_of(json_array_get(lines, 0)), "header");
+	json_t *footer = json_array_get(lines, n - 1);
+	assert_string_equal(type_of(footer), "footer");
+	assert_int_equal(json_integer_value(json_object_get(footer, "events")), n - 2);
+	size_t viol = 0;
+	for (size_t i = 1; i + 1 < n; i++)
+		viol += !strcmp(type_of(json_array_get(lines, i)), "violation");
+	assert_int_equal(json_integer_value(json_object_get(footer, "violations")), viol);
+	json_int_t by = 0;
+	const char *k;
+	json_t *v;
+	json_object_foreach(json_object_get(footer, "dropped_by"), k, v) by += json_integer_value(v);
+	assert_int_equal(json_integer_value(json_object_get(footer, "dropped")), by);
+	return footer;
+}
+
+/* One event; false when tracing is off (it was not made). */
+static bool put_event(const char *type, long thread, long i)
+{
+	struct pw_jw w;
+	if (!pw_trace_event_begin(&w))
+		return false;
+	pw_jw_obj_open(&w);
+	pw_jw_kv_str(&w, "type", type);
+	pw_jw_kv_i64(&w, "thread", thread);
+	pw_jw_kv_i64(&w, "i", i);
+	pw_jw_kv_str(&w, "pad", "0123456789012345678901234567890123456789");
+	pw_jw_obj_close(&w);
+	pw_trace_event_end(&w);
+	return true;
+}
+
+static void write_number(const char *name, long v)
+{
+	char p[300];
+	snprintf(p, sizeof p, "%s/%s", sdir, name);
+	FILE *f = fopen(p, "w");
+	if (f) {
+		fprintf(f, "%ld\n", v);
+		fclose(f);
+	}
+}
+
+static long read_number(const char *name)
+{
+	char p[300];
+	long v = -1;
+	snprintf(p, sizeof p, "%s/%s", sdir, name);
+	FILE *f = fopen(p, "r");
+	if (f) {
+		if (fscanf(f, "%ld", &v) != 1)
+			v = -1;
+		fclose(f);
+	}
+	return v;
+}
+
+/* Finishing while threads write: each thread's events up to the cut, in
+ * order and without a gap; those it had finished before the finish began
+ * all in; nothing but events in flight dropped; no crash after. */
+#define RACERS 4
+static atomic_long ended[RACERS];
+static atomic_bool racers_stop;
+
+static void *racer(void *arg)
+{
+	long me = (long)arg;
+	for (long i = 0; !atomic_load(&racers_stop);) {
+		struct pw_jw w;
+		if (!pw_trace_event_begin(&w))
+			continue; /* tracing ended: the thread goes on */
+		pw_jw_obj_open(&w);
+		pw_jw_kv_str(&w, "type", "test");
+		pw_jw_kv_i64(&w, "thread", me);
+		pw_jw_kv_i64(&w, "i", i);
+		pw_jw_obj_close(&w);
+		pw_trace_event_end(&w);
+		atomic_store(&ended[me], ++i);
+	}
+	return NULL;
+}
+
+static long snap[RACERS];
+
+static void finish_under_writers(void)
+{
+	pthread_t t[RACERS];
+	for (long i = 0; i < RACERS; i++)
+		pthread_create(&t[i], NULL, racer, (void *)i);
+	struct timespec ts = {0, 30 * 1000000};
+	nanosleep(&ts, NULL);
+	for (int i = 0; i < RACERS; i++)
+		snap[i] = atomic_load(&ended[i]);
+	pw_trace_finish("exit");
+	nanosleep(&ts, NULL); /* they write on, into buffers nobody reads */
+	atomic_store(&racers_stop, true);
+	for (int i = 0; i < RACERS; i++)
+		pthread_join(t[i], NULL);
+	char p[300];
+	snprintf(p, sizeof p, "%s/snap", sdir);
+	FILE *f = fopen(p, "w");
+	for (int i = 0; i < RACERS && f; i++)
+		fprintf(f, "%ld\n", snap[i]);
+	if (f)
+		fclose(f);
+}
+
+static void finishing_while_threads_write(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child("race", finish_under_writers), 0);
+	json_t *lines = read_trace(".pw.jsonl");
+	assert_non_null(lines);
+	json_t *footer = checked_footer(lines);
+	long next[RACERS] = {0};
+	for (size_t i = 1; i + 1 < json_array_size(lines); i++) {
+		json_t *e = json_array_get(lines, i);
+		long th = (long)json_integer_value(json_object_get(e, "thread"));
+		assert_int_equal(json_integer_value(json_object_get(e, "i")), next[th]);
+		next[th]++;
+	}
+	char p[300];
+	snprintf(p, sizeof p, "%s/snap", sdir);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	for (int i = 0; i < RACERS; i++) {
+		long want = -1;
+		assert_int_equal(fscanf(f, "%ld", &want), 1);
+		if (next[i] < want)
+			fail_msg("thread %d: %ld events in the trace, %ld finished before the finish began",
+			         i, next[i], want);
+	}
+	fclose(f);
+	json_t *by = json_object_get(footer, "dropped_by");
+	json_int_t in_flight = json_integer_value(json_object_get(by, "in_flight_at_exit"));
+	assert_true(in_flight <= RACERS);
+	assert_int_equal(json_object_size(by), in_flight ? 1 : 0);
+	json_decref(lines);
+}
+
+/* A full disk: the events stop, the file is cut back to its last whole line,
+ * the footer (written into the blocks kept for it) says write_error. */
+static void write_until_full(void)
+{
+	pwfault_set("enospc:400000");
+	long made = 0;
+	for (long i = 0; i < 20000; i++)
+		made += put_event("test", 0, i);
+	pw_trace_finish("exit");
+	write_number("made", made); /* after the error, tracing is off: no more made */
+}
+
+static void full_disk_ends_with_a_footer(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child("full", write_until_full), 0);
+	json_t *lines = read_trace(".pw.jsonl");
+	assert_non_null(lines); /* finished: not .partial */
+	json_t *footer = checked_footer(lines);
+	const char *we = json_string_value(json_object_get(footer, "write_error"));
+	assert_non_null(we);
+	assert_true(!strncmp(we, "ENOSPC", 6));
+	json_int_t events = json_integer_value(json_object_get(footer, "events"));
+	json_int_t lost =
+	    json_integer_value(json_object_get(json_object_get(footer, "dropped_by"), "write_error"));
+	assert_true(events > 100 && lost > 10);
+	assert_int_equal(events + lost, read_number("made"));
+	json_decref(lines);
+}
+
+/* The size limit: call events stop at it, findings do not. */
+static void write_past_the_limit(void)
+{
+	pw_g.opt.max_trace_mb = 1;
+	for (long i = 0; i < 20000; i++)
+		put_event(i % 1000 == 999 ? "violation" : "call", 0, i);
+	pw_trace_finish("exit");
+}
+
+static void size_limit_keeps_findings(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child("limit", write_past_the_limit), 0);
+	json_t *lines = read_trace(".pw.jsonl");
+	assert_non_null(lines);
+	json_t *footer = checked_footer(lines);
+	json_t *limit = json_object_get(footer, "limit");
+	assert_non_null(limit);
+	assert_int_equal(json_integer_value(json_object_get(limit, "bytes")), 1024 * 1024);
+	assert_int_equal(json_integer_value(json_object_get(footer, "violations")), 20);
+	json_int_t events = json_integer_value(json_object_get(footer, "events"));
+	json_int_t lost =
+	    json_integer_value(json_object_get(json_object_get(footer, "dropped_by"), "size_limit"));
+	assert_int_equal(events + lost, 20000);
+	assert_true(lost > 1000 && events > 1000);
+	json_decref(lines);
+}
+
+static int remove_dirs(void **state)
+{
+	(void)state;
+	char cmd[600];
+	snprintf(cmd, sizeof cmd, "%s /tmp/pw-unit-trace.%d", getenv("KEEP") ? "ls -R" : "rm -rf",
+	         (int)getpid());
+	return system(cmd) == 0 ? 0 : -1;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(writes_every_event_in_thread_order),
+	    cmocka_unit_test(finishing_while_threads_write),
+	    cmocka_unit_test(full_disk_ends_with_a_footer),
+	    cmocka_unit_test(size_limit_keeps_findings),
 	};
-	return cmocka_run_group_tests_name("trace", tests, NULL, NULL);
+	return cmocka_run_group_tests_name("trace", tests, NULL, remove_dirs);
 }

@@ -1,0 +1,403 @@
+#!/bin/bash
+# The fault suite: a traced program under each fault peerwatch may meet must
+# end exactly as it does untraced — same exit status, same output — and its
+# trace must say true things about itself (footer counts against its lines,
+# .partial only when the process could not finish it, write_error, limit).
+#
+#   tests/fault/run.sh BUILD_DIR        PW_STRESS_RUNS=N: runs per race (20)
+#
+# Faults: the process leaving (exit, _exit, exec, failed exec, fork,
+# pthread_exit, threads ending) with threads mid-call, again and again;
+# signals (SIGTERM, SIGINT, SIGKILL, the program's own handler, a crash);
+# a closed stdout pipe, a closed or full stderr pipe, stderr closed at start;
+# a full disk (tests/fault/faultshim.c, and a real 1 MiB tmpfs when root);
+# an I/O error; a file-size limit; an unusable trace directory; a writer
+# thread that dies or hangs; the size limit and repeated findings; a bundle
+# under a path with a space; control bytes in a suppressions file; registry
+# names taken by another user, and a segment nobody initialises.
+set -u
+B=$(cd "${1:-build}" && pwd)
+PW="$B/bin/peerwatch"
+AN="$B/bin/peerwatch-analyze"
+T="$B/tests"
+SHIM="$T/faultshim.so"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-fault.XXXXXX")
+MNT=
+cleanup() {
+	[ -n "$MNT" ] && umount "$MNT" 2>/dev/null
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+. "$(dirname "${BASH_SOURCE[0]}")/../integration/tap.sh"
+RUNS=${PW_STRESS_RUNS:-20}
+THREADS=8
+unset PEERWATCH_OPTIONS PEERWATCH_RUN_ID
+
+all() { # every COMMAND, given as one string each, succeeds
+	local c
+	for c in "$@"; do eval "$c" || return 1; done
+}
+
+# Our own lines on stderr, left out where the program's stderr is compared.
+# A finished trace is true to itself: header first, footer last, the footer's
+# counts equal to what the file holds, "dropped" the sum of "dropped_by".
+trace_ok() { # FILE
+	local f=$1 lines info
+	lines=$(wc -l <"$f")
+	[ "$(head -c 17 "$f")" = '{"type":"header",' ] || return 1
+	info=$("$AN" info --json "$f" 2>/dev/null) || return 1
+	jq -e --argjson lines "$lines" '.files[0] | .state == "clean" and .bad_lines == 0
+		and .footer_events == .events_read and .footer_events == ($lines - 2)
+		and .footer_violations == .violations
+		and .dropped == ([(.dropped_by // {})[]] | add // 0)' <<<"$info" >/dev/null
+}
+footer() { tail -1 "$1"; }
+
+# Each thread's calls that returned before the process left are in the traces.
+counts_ok() { # COUNTS_FILE TRACE...
+	local c=$1 tid n have
+	shift
+	[ -s "$c" ] || return 1
+	while read -r tid n; do
+		have=$(cat "$@" | grep -c "\"tid\":$tid,")
+		if [ "$have" -lt "$n" ]; then
+			echo "# thread $tid: $have events traced, $n calls returned" >&2
+			return 1
+		fi
+	done <"$c"
+}
+
+# --- exit, exec, fork and thread exit with threads mid-call ---------------------------------
+# Expected status and output come from the untraced run of each mode.  Under
+# ThreadSanitizer two modes cannot run at all: it does not support starting
+# threads after a multi-threaded fork (the child's writer), and its own
+# background thread keeps a process whose main thread called pthread_exit
+# alive untraced too.
+modes="exit _exit exec exec-fail fork pthread_exit thread_exit handler"
+[ -n "${PW_TSAN_RUNTIME:-}" ] && modes="exit _exit exec exec-fail thread_exit handler"
+for mode in $modes; do
+	d="$WORK/race-$mode"
+	mkdir -p "$d"
+	"$T/exitrace" "$mode" $THREADS >"$d/want.out" 2>"$d/want.err"
+	want_rc=$?
+	case $mode in exec | exec-fail | fork) want_files=2 ;; *) want_files=1 ;; esac
+	failed=0
+	for i in $(seq "$RUNS"); do
+		rm -rf "$d/trace" "$d/counts"
+		"$PW" -q -o "$d/trace" -- "$T/exitrace" "$mode" $THREADS "$d/counts" >"$d/out" 2>"$d/err"
+		rc=$?
+		why=
+		files=("$d"/trace/*)
+		if [ $rc -ne $want_rc ]; then
+			why="exit status $rc, untraced $want_rc"
+		elif ! cmp -s "$d/out" "$d/want.out" || ! cmp -s "$d/err" "$d/want.err"; then
+			why="output differs: $(head -c 300 "$d/err")"
+		elif ls "$d"/trace/*.partial >/dev/null 2>&1; then
+			why="a trace was left .partial"
+		elif [ ${#files[@]} -ne $want_files ]; then
+			why="${#files[@]} trace files, not $want_files"
+		else
+			for f in "${files[@]}"; do
+				trace_ok "$f" || why="$f: the footer does not match the file"
+				# Only events in flight at the cut are lost, one a thread at most.
+				jq -e --argjson n $((THREADS + 1)) '(.dropped_by | keys - ["in_flight_at_exit"] == [])
+					and (.dropped_by.in_flight_at_exit // 0) <= $n' <(footer "$f") >/dev/null ||
+					why="$f: dropped_by $(footer "$f" | jq -c .dropped_by)"
+			done
+			[ -z "$why" ] && [ -e "$d/counts" ] && ! counts_ok "$d/counts" "${files[@]}" &&
+				why="calls that returned before the process left are missing"
+		fi
+		if [ -n "$why" ]; then
+			failed=$((failed + 1))
+			echo "# $mode run $i: $why"
+			cp -r "$d/trace" "$d/failed-$i" 2>/dev/null
+		fi
+	done
+	check "race $mode: $RUNS runs x $THREADS threads mid-call, $failed failures (status $want_rc, output, footer, every returned call traced)" \
+		[ $failed -eq 0 ]
+done
+
+# --- signals --------------------------------------------------------------------------------
+# The program waits with its threads calling until it is killed; a signal
+# that kills it leaves the trace .partial, with its header and whole lines.
+killed() { # SIGNAL TRACED(0|1) -> status
+	local sig=$1 traced=$2 d="$WORK/sig-$1-$2" pid
+	mkdir -p "$d"
+	if [ "$traced" = 1 ]; then
+		"$PW" -q -o "$d/trace" -- "$T/exitrace" wait 4 >"$d/out" 2>"$d/err" &
+	else
+		"$T/exitrace" wait 4 >"$d/out" 2>"$d/err" &
+	fi
+	pid=$!
+	for _ in $(seq 1000); do grep -q ready "$d/out" 2>/dev/null && break; sleep 0.01; done
+	sleep 0.2
+	kill -s "$sig" $pid
+	{ wait $pid; } 2>/dev/null # no "Killed" from the shell
+}
+for sig in TERM INT KILL; do
+	killed $sig 0
+	rc0=$?
+	killed $sig 1
+	rc1=$?
+	d="$WORK/sig-$sig-1"
+	check "SIG$sig mid-run: status $rc1, untraced $rc0" [ $rc1 -eq $rc0 ]
+	check "SIG$sig mid-run: same output" cmp -s "$d/out" "$WORK/sig-$sig-0/out"
+	p=$(ls "$d"/trace/*.partial 2>/dev/null | head -1)
+	check "SIG$sig mid-run: the trace is left .partial, its header first, only whole JSON lines" \
+		bash -c '[ -n "$1" ] && [ "$(head -1 "$1" | jq -r .type)" = header ] && head -n -1 "$1" | jq -e . >/dev/null' _ "$p"
+done
+for mode in quick crash; do
+	d="$WORK/$mode"
+	mkdir -p "$d"
+	{ "$T/exitrace" $mode 0 >"$d/want.out" 2>/dev/null; } 2>/dev/null
+	rc0=$?
+	{ "$PW" -q -o "$d/trace" -- "$T/exitrace" $mode 0 >"$d/out" 2>"$d/err"; } 2>/dev/null
+	rc1=$?
+	check "$mode: status $rc1, untraced $rc0; same output" all "[ $rc1 -eq $rc0 ]" "cmp -s $d/out $d/want.out"
+done
+check "quick (one call, then exit): a finished trace with that one call" \
+	bash -c 'f=$(ls "$1"/trace/*.pw.jsonl) && [ "$(grep -c "\"type\":\"call\"" "$f")" = 1 ]' _ "$WORK/quick"
+check "crash right after the first call: a .partial trace with its header" \
+	bash -c 'f=$(ls "$1"/trace/*.partial) && [ "$(head -1 "$f" | jq -r .type)" = header ]' _ "$WORK/crash"
+
+# --- pipes ----------------------------------------------------------------------------------
+d="$WORK/stdout-pipe"
+mkdir -p "$d"
+FLOOD_PRINT=1 "$T/flood" 100000 0 2>/dev/null | head -1 >"$d/want"
+rc0=${PIPESTATUS[0]}
+FLOOD_PRINT=1 "$PW" -q -o "$d/trace" -- "$T/flood" 100000 0 2>/dev/null | head -1 >"$d/got"
+rc1=${PIPESTATUS[0]}
+check "stdout a pipe closed early: status $rc1 (SIGPIPE of the program's own write), untraced $rc0; same output" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+
+# stderr a pipe with no reader left: the reports meet EPIPE, which must raise
+# no SIGPIPE in the program.
+d="$WORK/stderr-closed-pipe"
+mkdir -p "$d"
+mkfifo "$d/fifo"
+exec 7<>"$d/fifo" 8>"$d/fifo" 7<&-
+"$T/flood" 0 50 3 >"$d/want" 2>&8
+rc0=$?
+"$PW" -q -o "$d/trace" -- "$T/flood" 0 50 3 >"$d/got" 2>&8
+rc1=$?
+exec 8>&-
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+check "stderr a pipe nobody reads any more: status $rc1, untraced $rc0; same output" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+check "stderr a closed pipe: the footer says why the reports stopped (EPIPE), the trace is whole" \
+	all "[ -n '$f' ]" "trace_ok '$f'" "footer '$f' | jq -e '.report_error | test(\"EPIPE\")' >/dev/null"
+
+# stderr a full pipe that nobody reads: a report must not block the program
+# for good (it waits PW_OUT_WAIT_MS, then gives stderr up).
+d="$WORK/stderr-full-pipe"
+mkdir -p "$d"
+mkfifo "$d/fifo"
+exec 7<>"$d/fifo"
+head -c 65536 /dev/zero >&7
+"$PW" -q -o "$d/trace" -- timeout 60 "$T/flood" 0 50 3 >"$d/got" 2>&7
+rc1=$?
+exec 7>&-
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+check "stderr a full pipe nobody reads: the program ends (status $rc1), same output" \
+	all "[ $rc1 -eq 0 ]" "grep -qx 'flood: 0 calls, 50 bad from 3 sites' $d/got"
+check "stderr a full pipe: the footer says the reports could not be written in time" \
+	all "[ -n '$f' ]" "footer '$f' | jq -e '.report_error | test(\"did not finish\")' >/dev/null"
+
+# stderr closed at start: the program's first open(2) gets descriptor 2, and
+# none of our reports may land in its file.
+d="$WORK/stderr-closed"
+mkdir -p "$d"
+FLOOD_OUT="$d/want" "$T/flood" 10 50 3 2>&-
+rc0=$?
+FLOOD_OUT="$d/got" "$PW" -q -o "$d/trace" -- "$T/flood" 10 50 3 2>&-
+rc1=$?
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+check "stderr closed at start: status $rc1, untraced $rc0; the program's file (on descriptor 2) holds only its own line" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+check "stderr closed at start: the footer says so" \
+	all "[ -n '$f' ]" "footer '$f' | jq -e '.report_error | test(\"closed when the program started\")' >/dev/null"
+
+# --- writing the trace fails ----------------------------------------------------------------
+# Same status and output; the file is finished (renamed, footer), says
+# write_error, and holds what its footer says; info tells it from a crash.
+write_fault() { # SLUG NAME WORDS PREFIX...: flood run under PREFIX (a command that runs the rest)
+	local d="$WORK/$1" name=$2 words=$3 f
+	shift 3
+	mkdir -p "$d"
+	"$T/flood" 30000 20 2 >"$d/want" 2>/dev/null
+	local rc0=$?
+	"$@" "$PW" -q -o "$d/trace" -- "$T/flood" 30000 20 2 >"$d/got" 2>"$d/err"
+	local rc1=$?
+	f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+	check "$name: status $rc1, untraced $rc0; same output" all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+	check "$name: one warning on stderr" [ "$(grep -c '^peerwatch\[.*stopped' "$d/err")" = 1 ]
+	check "$name: the trace is finished and true to itself, with write_error" \
+		all "[ -n '$f' ]" "trace_ok '$f'" "footer '$f' | jq -e '.write_error and .dropped_by.write_error > 0' >/dev/null"
+	check "$name: info says 'stopped writing: $words'" \
+		bash -c '"$1" info "$2" | grep -q "stopped writing: $3"' _ "$AN" "$f" "$words"
+}
+write_fault enospc "full disk (fault shim)" "disk full" env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=enospc:700000
+write_fault eio "I/O error (fault shim)" "write error" env LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=eio:300000
+ulimited() { (ulimit -f 600 && exec "$@"); }
+write_fault fsize "file-size limit (ulimit -f 600)" "file-size limit" ulimited
+f=$(ls "$WORK"/fsize/trace/*.pw.jsonl 2>/dev/null)
+check "file-size limit: the file stays below it" [ "$(stat -c %s "$f")" -le $((600 * 1024)) ]
+# Below the size of a header: no trace, one warning, no SIGXFSZ.
+d="$WORK/fsize-tiny"
+mkdir -p "$d"
+(ulimit -f 4 && exec "$T/exitrace" quick 0) >"$d/want" 2>/dev/null
+rc0=$?
+(ulimit -f 4 && exec "$PW" -q -o "$d/trace" -- "$T/exitrace" quick 0) >"$d/got" 2>"$d/err"
+rc1=$?
+check "file-size limit below a header: status $rc1, untraced $rc0; same output" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+check "file-size limit below a header: no trace, one warning saying why" \
+	all "! ls $d/trace/* >/dev/null 2>&1" "[ \$(grep -c 'cannot write the trace' $d/err) = 1 ]"
+# A real full file system, where one can be made.
+MNT="$WORK/tmpfs"
+mkdir -p "$MNT"
+if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2>/dev/null; then
+	d="$WORK/tmpfs-run"
+	mkdir -p "$d"
+	"$T/flood" 30000 20 2 >"$d/want" 2>/dev/null
+	rc0=$?
+	"$PW" -q -o "$MNT/trace" -- "$T/flood" 30000 20 2 >"$d/got" 2>"$d/err"
+	rc1=$?
+	f=$(ls "$MNT"/trace/*.pw.jsonl 2>/dev/null)
+	check "a full 1 MiB tmpfs: status $rc1, untraced $rc0; same output" all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got"
+	check "a full 1 MiB tmpfs: a finished trace, true to itself, write_error ENOSPC" \
+		all "[ -n '$f' ]" "trace_ok '$f'" "footer '$f' | jq -e '.write_error | startswith(\"ENOSPC\")' >/dev/null"
+	umount "$MNT"
+	MNT=
+else
+	MNT=
+	ok "a full 1 MiB tmpfs # skip: needs root and mount"
+fi
+
+# --- the trace directory cannot be used ----------------------------------------------------
+touch "$WORK/notadir"
+for args in "quick 0" "exit $THREADS"; do
+	d="$WORK/baddir-${args%% *}"
+	mkdir -p "$d"
+	# shellcheck disable=SC2086 # the words of args are the arguments
+	"$T/exitrace" $args >"$d/want" 2>/dev/null
+	rc0=$?
+	# shellcheck disable=SC2086
+	"$PW" -q -o "$WORK/notadir/sub" -- "$T/exitrace" $args >"$d/got" 2>"$d/err"
+	rc1=$?
+	check "unusable trace directory (exitrace $args): status $rc1, untraced $rc0; same output; exactly one warning" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "[ \$(grep -c 'tracing is off' $d/err) = 1 ]" \
+		"grep -q 'cannot create the trace directory' $d/err"
+done
+
+# --- the writer thread dies or hangs ----------------------------------------------------------
+d="$WORK/writer-dies"
+mkdir -p "$d"
+"$T/exitrace" exit $THREADS >"$d/want" 2>/dev/null
+rc0=$?
+if [ -n "${PW_ASAN_RUNTIME:-}" ]; then
+	# ASan leaves the stack of a thread unwound by pthread_exit from
+	# uninstrumented code (the shim) poisoned, and its own thread teardown
+	# then reports it: the case runs in the plain and TSan builds.
+	ok "writer thread dies mid-run # skip: AddressSanitizer cannot follow that unwinding"
+else
+	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=kill-writer:20000 \
+		"$PW" -q -o "$d/trace" -- "$T/exitrace" exit $THREADS "$d/counts" >"$d/got" 2>"$d/err"
+	rc1=$?
+	f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+	check "writer thread dies mid-run: status $rc1, untraced $rc0; same output; one warning" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "[ \$(grep -c 'writer thread ended unexpectedly' $d/err) = 1 ]"
+	check "writer thread dies mid-run: the exiting thread writes the rest; the trace is true to itself" \
+		all "[ -n '$f' ]" "trace_ok '$f'"
+fi
+d="$WORK/writer-hangs"
+mkdir -p "$d"
+LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=stall-writer:20000 \
+	timeout 120 "$PW" -q -o "$d/trace" -- "$T/exitrace" exit $THREADS >"$d/got" 2>"$d/err"
+rc1=$?
+check "writer thread hangs in a write: the program still ends with its status ($rc1), same output" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $WORK/writer-dies/want $d/got"
+check "writer thread hangs: the trace stays .partial, one warning says so" \
+	all "ls $d/trace/*.partial >/dev/null" "[ \$(grep -c 'writer is stuck' $d/err) = 1 ]"
+
+# --- bounded output: the size limit and repeated findings ------------------------------------
+d="$WORK/limit"
+mkdir -p "$d"
+"$T/flood" 20000 1000 3 >"$d/want" 2>/dev/null
+"$PW" -q -o "$d/trace" --max-trace-mb 1 -- "$T/flood" 20000 1000 3 >"$d/got" 2>"$d/err"
+rc1=$?
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+check "max_trace_mb=1: status $rc1, same output" all "[ $rc1 -eq 0 ]" "cmp -s $d/want $d/got"
+check "max_trace_mb=1: the trace is true to itself and says where the limit stopped it" \
+	all "[ -n '$f' ]" "trace_ok '$f'" "footer '$f' | jq -e '.limit.bytes == 1048576 and .limit.seq > 1' >/dev/null"
+# 20000 + 1000 calls and 3 findings were made: each is in the file or counted.
+check "max_trace_mb=1: every event made is written or counted (size_limit), the findings all written" \
+	all "footer '$f' | jq -e '.events + .dropped == 21003 and .dropped_by.size_limit == .dropped and .violations == 3 and .repeats == 997' >/dev/null"
+check "max_trace_mb=1: the events stop short of 1 MiB" [ "$(stat -c %s "$f")" -lt $((1024 * 1024 + 64 * 1024)) ]
+
+d="$WORK/repeats"
+mkdir -p "$d"
+"$PW" -o "$d/trace" -- "$T/flood" 0 100000 3 >"$d/got" 2>"$d/err"
+rc1=$?
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
+check "100 000 findings from 3 call sites: 3 reports on stderr and one line counting the rest" \
+	all "[ $rc1 -eq 0 ]" "[ \$(grep -c 'peer.enable.self in cuCtxEnablePeerAccess' $d/err) = 3 ]" \
+	"grep -q '99997 more findings' $d/err" "[ \$(wc -l <$d/err) -lt 60 ]"
+check "100 000 findings: 3 violation events, 99 997 repeats counted by site, the trace true to itself" \
+	all "trace_ok '$f'" "footer '$f' | jq -e '.violations == 3 and .repeats == 99997 and
+		(.repeats_by | length == 3 and (map(.count) | add) == 99997 and all(.rule == \"peer.enable.self\"))' >/dev/null"
+check "100 000 findings: summary shows the repeats" bash -c '"$1" summary "$2" | grep -Eq "^peer.enable.self +error +3 +99997$"' _ "$AN" "$d/trace"
+
+# --- the launcher under a path with a space ---------------------------------------------------
+d="$WORK/dir with space"
+mkdir -p "$d/bin" "$d/lib"
+cp "$PW" "$d/bin/peerwatch"
+cp "$B/lib/libpeerwatch.so" "$d/lib/"
+"$d/bin/peerwatch" -q -o "$WORK/space-trace" -- "$T/exitrace" quick 0 >/dev/null 2>"$WORK/space.err"
+rc1=$?
+check "a bundle under a path with a space: the program runs ($rc1) and is traced" \
+	all "[ $rc1 -eq 7 ]" "ls $WORK/space-trace/*.pw.jsonl >/dev/null" "! grep -q 'cannot be preloaded' $WORK/space.err"
+
+# --- text from input reaches the terminal escaped ---------------------------------------------
+printf 'rule=x col\033]0;owned\007or=1\n' >"$WORK/supp"
+"$PW" -q -o "$WORK/supp-trace" --suppressions "$WORK/supp" -- "$T/exitrace" quick 0 >/dev/null 2>"$WORK/supp.err"
+check "a suppressions file's control bytes are escaped in the warning" \
+	all "grep -qF 'col\\x1b]0;owned\\x07or' $WORK/supp.err" "! grep -q \$'\\033' $WORK/supp.err" "! grep -q \$'\\007' $WORK/supp.err"
+
+# --- the IPC registry's name and a segment nobody initialises --------------------------------
+id="fault-$$-$RANDOM"
+name=$("$T/shmname" "$id")
+if [ "$(id -u)" = 0 ] && id nobody >/dev/null 2>&1; then
+	install -o nobody -m 600 /dev/null "/dev/shm$name"
+	PEERWATCH_RUN_ID=$id "$PW" -q -o "$WORK/squat" -- "$T/exitrace" quick 0 >/dev/null 2>"$WORK/squat.err"
+	rc1=$?
+	check "registry name taken by another user: the run goes on ($rc1) under another name, one line says so" \
+		all "[ $rc1 -eq 7 ]" "[ \$(grep -c 'taken by another user' $WORK/squat.err) = 1 ]" \
+		"! grep -q 'fall back to per-process' $WORK/squat.err"
+	check "registry name taken by another user: that file is left alone" [ "$(stat -c %U "/dev/shm$name")" = nobody ]
+	rm -f "/dev/shm$name"
+else
+	ok "registry name taken by another user # skip: needs root to be another user"
+fi
+id="fault-$$-$RANDOM"
+name=$("$T/shmname" "$id")
+truncate -s "$("$T/shmname" -s)" "/dev/shm$name"
+chmod 600 "/dev/shm$name"
+d="$WORK/stale"
+mkdir -p "$d"
+PEERWATCH_RUN_ID=$id "$PW" -q -o "$d/trace" -- "$T/exitrace" wait 1 >"$d/out1" 2>"$d/err1" &
+pid=$!
+for _ in $(seq 1000); do grep -q ready "$d/out1" 2>/dev/null && break; sleep 0.01; done
+PEERWATCH_RUN_ID=$id "$PW" -q -o "$d/trace" -- "$T/exitrace" quick 0 >/dev/null 2>"$d/err2"
+rc2=$?
+kill $pid
+wait $pid 2>/dev/null
+check "a registry segment nobody initialises: the first process says so once and replaces it" \
+	all "[ \$(grep -c 'never initialised' $d/err1) = 1 ]" "! grep -q 'fall back' $d/err1"
+check "a registry segment nobody initialises: the next process uses the new one at once ($rc2)" \
+	all "[ $rc2 -eq 7 ]" "[ ! -s $d/err2 ]"
+rm -f "/dev/shm$name"
+
+echo "fault: $pass passed, $fail failed"
+[ $fail -eq 0 ]
