@@ -111,12 +111,12 @@ bool pw_hip_why_not(const struct pw_devset *s, int dev, int peer, char *buf, siz
 	    R.p2p((uint32_t)ix[dev], (uint32_t)ix[peer], &ok) == RSMI_STATUS_SUCCESS && !ok) {
 		bool typed = R.link_type && R.link_type((uint32_t)ix[dev], (uint32_t)ix[peer], &hops, &t) ==
 		                                RSMI_STATUS_SUCCESS;
-		snprintf(buf, len, "ROCm SMI says P2P is not possible between them (link %s, %llu hops)",
+		snprintf(buf, len, "ROCm SMI says P2P is not possible between them (link %s, %llu hop%s)",
 		         !typed                             ? "unknown"
 		         : t == RSMI_IOLINK_TYPE_XGMI       ? "XGMI"
 		         : t == RSMI_IOLINK_TYPE_PCIEXPRESS ? "PCIe"
 		                                            : "undefined",
-		         (unsigned long long)hops);
+		         (unsigned long long)hops, hops == 1 ? "" : "s");
 		said = true;
 	}
 	R.shut_down();

@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "devices.h"
 #include "report.h"
 #include "intercept.h"
 #include "pw.h"
@@ -321,6 +322,34 @@ static _Noreturn void stop(const struct pw_op *op, int rule)
 	abort();
 }
 
+/*
+ * A finding that two devices are not peers (the runtime refused, or a copy
+ * between them is staged through the host) says why, when the vendor's
+ * management library can: asked here, only for a finding that is
+ * reported, once per pair (devices.c remembers the answer).
+ */
+static const char *with_why(const struct pw_op *op, int rule, const char *msg, char *buf, size_t len)
+{
+	int a, b;
+	if (rule == PW_RULE_PEER_ENABLE_UNSUPPORTED) {
+		a = op->cur_dev;
+		b = op->peer_dev;
+	} else if (rule == PW_RULE_COPY_PEER_NO_PEER_ACCESS) {
+		a = op->src.dev;
+		b = op->dst.dev;
+	} else {
+		return msg;
+	}
+	const char *why = pw_devices_why_not(op->vendor, a, b);
+	if (!why)
+		return msg;
+	char na[128], nb[128];
+	pw_devices_name(op->vendor, a, na, sizeof na);
+	pw_devices_name(op->vendor, b, nb, sizeof nb);
+	snprintf(buf, len, "%s; %s and %s cannot be peers: %s", msg, na, nb, why);
+	return buf;
+}
+
 void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg)
 {
 	uintptr_t ips[64];
@@ -345,6 +374,8 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	bool halt = pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
 	            op->kind != PW_OP_EXIT;
 	if (first || halt) {
+		char why[640];
+		msg = with_why(op, rule, msg, why, sizeof why);
 		atomic_fetch_add(&violations, 1);
 		write_event(c, op, rule, msg, ips, n);
 		if (pw_g.opt.mode != PW_MODE_OBSERVE)

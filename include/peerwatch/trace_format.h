@@ -437,7 +437,13 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "the rule's severity: `\"error\"`, `\"warning\"` or `\"performance\"`")                             \
 	X(VIOLATION, "message", STR, REQ, NONE,                                                               \
 	  "one sentence saying what is wrong with this call, with its pointers, sizes and devices (at most "  \
-	  "639 bytes); the same sentence as the second line of the stderr report")                            \
+	  "639 bytes); the same sentence as the second line of the stderr report. For "                       \
+	  "`peer.enable.unsupported` "                                                                        \
+	  "and `copy.peer.no-peer-access` it ends, where the vendor's management library can say, with "      \
+	  "both "                                                                                             \
+	  "devices' UUID and bus id and why they cannot be peers (NVML's P2P status and common ancestor, "    \
+	  "or "                                                                                               \
+	  "ROCm SMI's answer)")                                                                               \
 	X(VIOLATION, "stack", HEXES, OPT, NONE,                                                               \
 	  "present with `stacks=violations` (the default) or `stacks=all`, when a stack could be taken: "     \
 	  "the caller's stack, see [Stacks](#stacks)")                                                        \

@@ -12,6 +12,7 @@
 #   - the header records the VISIBLE_DEVICES variables and no other;
 #   - the link of a pair from the simulated NVML: NVLinks, NVSwitch, PCIe
 #     across sockets, unknown without NVML;
+#   - a finding that two devices cannot be peers says why (NVML, ROCm SMI);
 #   - a driver asked before cuInit: the lines are written once it is;
 #   - each device is written once per trace, however many calls.
 #   tests/integration/devices.sh BUILD_DIR
@@ -132,6 +133,39 @@ check "hip link: no ROCm SMI: unknown" [ "$(hlink none PWSIM_RSMI=absent)" = unk
 check "hip link: the device line says whether P2P is possible" \
 	one_line '.type=="device" and .ordinal==0' '.peers[0] | .link == "xgmi" and .p2p_read == "ok" and .nvlinks == null' \
 	"$WORK"/hlink-xgmi/*.pw.jsonl
+
+# ---- why two devices cannot be peers: the finding says so, from the management library ------
+# why NAME PROGRAM RULE VAR=VALUE...: the message of the first RULE finding of PROGRAM's "bad" case
+why() {
+	local d=$WORK/why-$1 prog=$2 rule=$3
+	shift 3
+	mkdir -p "$d"
+	env "$@" "$PW" -q --mode warn -o "$d" -- "$B/tests/$prog" "$rule" bad >"$d.out" 2>"$d.err"
+	jq -r --arg r "$rule" 'select(.type=="violation" and .rule==$r) | .message' "$d"/*.pw.jsonl | head -1
+}
+U0=GPU-7077736d-0000-4000-8000-5e1d00000000 U1=GPU-7077736d-0001-4000-8000-5e1d00000000
+m=$(why sockets violations peer.enable.unsupported PWSIM_PEERS=none PWSIM_SOCKETS=2)
+check "why: a refused peer.enable names both GPUs by UUID and bus id (got: $m)" \
+	grep -qF "device 0 ($U0, 0000:10:00.0) and device 1 ($U1, 0000:20:00.0) cannot be peers" <<<"$m"
+check "why: ... and says they are on different CPU sockets, from NVML" \
+	grep -qF "they are on different CPU sockets (NVML: P2P read status topology_not_supported, common ancestor system)" <<<"$m"
+check "why: the stderr report says it too" grep -qF "they are on different CPU sockets" "$WORK/why-sockets.err"
+check "why: violations shows it" bash -c "'$AN' violations '$WORK/why-sockets' | grep -qF 'different CPU sockets'"
+m=$(why regkey violations copy.peer.no-peer-access PWSIM_P2P=0-1:regkey)
+check "why: a copy staged through the host: peer-to-peer disabled by a registry key (got: $m)" \
+	grep -qF "cannot be peers: peer-to-peer is disabled by a driver registry key (NVML: P2P read status disabled_by_regkey" <<<"$m"
+m=$(why canpeer violations copy.peer.no-peer-access)
+check "why: a staged copy between devices that can be peers: nothing to add (got: $m)" \
+	bash -c "[ -n '$m' ] && ! grep -q 'cannot be peers' <<<'$m'"
+m=$(why nonvml violations peer.enable.unsupported PWSIM_PEERS=none PWSIM_NVML=absent)
+check "why: without NVML the finding stands alone (got: $m)" \
+	bash -c "[ -n '$m' ] && ! grep -q 'cannot be peers' <<<'$m'"
+m=$(why hip hip_violations peer.enable.unsupported PWSIM_PEERS=none PWSIM_XGMI=0-1)
+check "why: HIP: ROCm SMI says P2P is not possible, with the link (got: $m)" \
+	grep -qF "cannot be peers: ROCm SMI says P2P is not possible between them (link XGMI, 1 hop)" <<<"$m"
+m=$(why hipnosmi hip_violations copy.peer.no-peer-access PWSIM_PEERS=none PWSIM_RSMI=absent)
+check "why: HIP without ROCm SMI: the finding stands alone (got: $m)" \
+	bash -c "[ -n '$m' ] && ! grep -q 'cannot be peers' <<<'$m'"
 
 # ---- a driver asked before cuInit; one line per device ---------------------------------------
 traced "$WORK/late" -- cuda 4096 late-init
