@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "devices.h"
 #include "report.h"
 #include "pw.h"
 #include "registry.h"
@@ -79,10 +80,15 @@ static void tell_registry(const struct pw_op *op)
 {
 	unsigned char h[PW_IPC_HANDLE_BYTES];
 	switch (op->kind) {
-	case PW_OP_IPC_EXPORT:
-		pw_registry_export(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
-		                   op->dst.dev);
+	case PW_OP_IPC_EXPORT: {
+		/* the device by UUID: an importer may number it otherwise */
+		char uuid[PW_UUID_LEN] = "";
+		if (pw_registry_active())
+			pw_devices_uuid_of(op->vendor, op->dst.dev, uuid, sizeof uuid);
+		pw_registry_export_dev(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
+		                       op->dst.dev, uuid);
 		break;
+	}
 	case PW_OP_IPC_OPEN: pw_registry_opened(op->handle); break;
 	case PW_OP_IPC_CLOSE:
 		if (handle_of_mapping(op->dst.ptr, h))

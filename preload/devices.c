@@ -259,6 +259,34 @@ const char *pw_devices_why_not(int vendor, int dev, int peer)
 	return out;
 }
 
+bool pw_devices_uuid_of(int vendor, int dev, char *out, size_t len)
+{
+	const struct pw_devset *s = pw_devices_get(vendor);
+	if (len)
+		out[0] = 0;
+	if (!s || dev < 0 || dev >= s->n || !s->dev[dev].uuid[0])
+		return false;
+	snprintf(out, len, "%s", s->dev[dev].uuid);
+	return true;
+}
+
+int pw_devices_ordinal_of(int vendor, const char *uuid)
+{
+	const struct pw_devset *s = pw_devices_get(vendor);
+	for (int d = 0; s && uuid && uuid[0] && d < s->n; d++)
+		if (!strcmp(s->dev[d].uuid, uuid))
+			return d;
+	return -1;
+}
+
+int pw_devices_can_access(int vendor, int dev, int peer)
+{
+	const struct pw_devset *s = pw_devices_get(vendor);
+	if (!s || dev < 0 || peer < 0 || dev >= s->n || peer >= s->n)
+		return -1;
+	return dev == peer ? 1 : pw_devset_pair(s, dev, peer)->can_access;
+}
+
 void pw_devices_name(int vendor, int dev, char *buf, size_t len)
 {
 	const struct pw_devset *s = vendor >= 0 && vendor < PW_VENDOR_COUNT

@@ -99,6 +99,13 @@ const char *pw_devices_why_not(int vendor, int dev, int peer);
 /* "device 1 (GPU-…, 0000:18:00.0)", or "device 1" when its identity is not
  * known yet: how a finding names a device. */
 void pw_devices_name(int vendor, int dev, char *buf, size_t len);
+/* Device dev's UUID into out ("" and false when not known); identifies the
+ * devices first if need be (pw_devices_get).  For the IPC registry. */
+bool pw_devices_uuid_of(int vendor, int dev, char *out, size_t len);
+/* This process's ordinal of the device with that UUID, or -1. */
+int pw_devices_ordinal_of(int vendor, const char *uuid);
+/* What the runtime said: can dev access peer's memory (1, 0; -1 unknown). */
+int pw_devices_can_access(int vendor, int dev, int peer);
 
 /* Helpers for the vendors' identify hooks. */
 /* "GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" from 16 bytes; bytes that are

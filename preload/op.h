@@ -91,6 +91,10 @@ struct pw_op {
 	/* from the cross-process registry (ipc ops) */
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
+	/* the exporter's device by UUID: this process's ordinal of it
+	 * (reg_dev_known), and whether cur_dev can access it (1, 0, -1) */
+	bool reg_dev_known;
+	int reg_dev, reg_can_access;
 	int holders, holder_pids[4]; /* free: other processes with it open */
 	/* virtual memory and pools (cuda_vmm_state.h fills them) */
 	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */

@@ -537,8 +537,11 @@ static struct pw_reg_entry *claim(struct pw_reg_segment *s, int32_t me)
 }
 
 static void fill(struct pw_reg_segment *s, struct pw_reg_entry *e, int32_t me, uint64_t base, uint64_t size,
-                 int device)
+                 int device, const char *uuid)
 {
+	memset(e->uuid, 0, sizeof e->uuid);
+	if (uuid)
+		snprintf(e->uuid, sizeof e->uuid, "%s", uuid);
 	e->exporter_pid = me;
 	e->device = device;
 	e->base = base;
@@ -548,14 +551,14 @@ static void fill(struct pw_reg_segment *s, struct pw_reg_entry *e, int32_t me, u
 }
 
 static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned char *handle, uint64_t base,
-                          uint64_t size, int device)
+                          uint64_t size, int device, const char *uuid)
 {
 	struct pw_reg_entry *e = find(s, handle);
 	if (e) {
 		/* A new allocation behind a known handle: the old holds were of the old one. */
 		if ((LOAD(e->flags) & (PW_REG_FREED | PW_REG_GONE)) || LOAD(e->exporter_pid) != me)
 			memset(e->holders, 0, sizeof e->holders);
-		fill(s, e, me, base, size, device);
+		fill(s, e, me, base, size, device, uuid);
 		return;
 	}
 	e = claim(s, me);
@@ -568,7 +571,7 @@ static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned c
 	}
 	memset(e, 0, sizeof *e);
 	memcpy(e->handle, handle, PW_IPC_HANDLE_BYTES);
-	fill(s, e, me, base, size, device);
+	fill(s, e, me, base, size, device, uuid);
 	e->state = PW_REG_USED;
 }
 
@@ -579,15 +582,21 @@ bool pw_registry_active(void)
 	return atomic_load(&R.active);
 }
 
-void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device)
+void pw_registry_export_dev(const unsigned char *handle, uint64_t base, uint64_t size, int device,
+                            const char *uuid)
 {
 	struct call c;
 	if (!handle)
 		return;
 	atomic_store(&R.exported, true);
 	if (begin(&c))
-		export_locked(c.s, c.me, handle, base, size, device);
+		export_locked(c.s, c.me, handle, base, size, device, uuid);
 	end(&c);
+}
+
+void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device)
+{
+	pw_registry_export_dev(handle, base, size, device, NULL);
 }
 
 int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out)
@@ -604,6 +613,16 @@ int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out)
 			out->base = LOAD(e->base);
 			out->size = LOAD(e->size);
 			out->device = LOAD(e->device);
+			/* another process wrote it: take only a NUL-ended UUID of printable characters */
+			size_t n = 0;
+			while (n < sizeof e->uuid && e->uuid[n] > ' ' && e->uuid[n] < 0x7f)
+				n++;
+			if (n < sizeof e->uuid && !e->uuid[n]) {
+				memcpy(out->uuid, e->uuid, n);
+				out->uuid[n] = 0;
+			} else {
+				out->uuid[0] = 0;
+			}
 			found = 1;
 		}
 		end(&c);

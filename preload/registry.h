@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define PW_IPC_HANDLE_BYTES 64
+#define PW_REG_UUID 48 /* a device's UUID, "GPU-…" and a NUL (devices.h PW_UUID_LEN) */
 
 struct pw_reg_export { /* what lookup() says about a handle */
 	int exporter_pid;
@@ -23,6 +24,7 @@ struct pw_reg_export { /* what lookup() says about a handle */
 	int freed;          /* the exporter freed the allocation */
 	uint64_t base, size;
 	int device;
+	char uuid[PW_REG_UUID]; /* the exporter's device, the same in every process; "" unknown */
 };
 
 /* Attach to (or create) the registry of run_id; returns 0, or -1 after one
@@ -39,6 +41,10 @@ bool pw_registry_active(void);
  * handle again: refresh (a re-export after 'freed', or by another process, is
  * a fresh, unfreed entry with no holders). */
 void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device);
+/* The same, with the exporting device's UUID (NULL or "": unknown), so that
+ * an importer whose ordinals differ knows which physical device it was. */
+void pw_registry_export_dev(const unsigned char *handle, uint64_t base, uint64_t size, int device,
+                            const char *uuid);
 /* 1 and *out filled if the handle is known, 0 if not. */
 int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out);
 /* This process opened / closed a mapping of handle (reference counted per pid).
@@ -76,7 +82,7 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
  * index and pid is range-checked where it is read.
  */
 #define PW_REG_MAGIC 0x3130676572777070ull /* "ppwreg01" little-endian */
-#define PW_REG_VERSION 1
+#define PW_REG_VERSION 2
 #define PW_REG_READY 0x52454459u /* "READY": the creator finished init */
 #define PW_REG_ENTRIES 2048
 #define PW_REG_HOLDERS 16
@@ -99,6 +105,7 @@ struct pw_reg_entry {
 	uint64_t base, size;
 	uint64_t stamp; /* when exported: the oldest freed entry is reclaimed first */
 	unsigned char handle[PW_IPC_HANDLE_BYTES];
+	char uuid[PW_REG_UUID]; /* the exporting device's UUID; "" unknown (untrusted: NUL not promised) */
 	struct pw_reg_holder holders[PW_REG_HOLDERS];
 };
 

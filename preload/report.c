@@ -337,6 +337,12 @@ static const char *with_why(const struct pw_op *op, int rule, const char *msg, c
 	} else if (rule == PW_RULE_COPY_PEER_NO_PEER_ACCESS) {
 		a = op->src.dev;
 		b = op->dst.dev;
+	} else if (rule == PW_RULE_IPC_OPEN_UNREACHABLE) {
+		const char *why = pw_devices_why_not(op->vendor, op->cur_dev, op->reg_dev);
+		if (!why)
+			return msg;
+		snprintf(buf, len, "%s; why: %s", msg, why); /* the message named both devices */
+		return buf;
 	} else {
 		return msg;
 	}

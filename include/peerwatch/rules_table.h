@@ -156,6 +156,15 @@
 	  "not measured: the mapping, if any, no longer names the exporter's data",                          \
 	  "an IPC handle opened after its exporter freed the allocation",                                    \
 	  "keep the allocation alive until every importer has opened and closed it")                         \
+	X(IPC_OPEN_UNREACHABLE, "ipc.open.unreachable", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "002 (hipIpcOpenMemHandle): For contexts on different devices hipIpcOpenMemHandle can attempt to " \
+	  "enable peer access between the devices ... hipDeviceCanAccessPeer can determine if a mapping is " \
+	  "possible",                                                                                        \
+	  "rejects: CUDA 217 peer access unsupported (openucx/ucx#6360); HIP not measured",                  \
+	  "an IPC handle opened on a device that cannot access the exporter's device",                       \
+	  "open the handle on the exporter's device or one that can access it (cuDeviceCanAccessPeer), "     \
+	  "or copy through the host")                                                                        \
 	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
 	  "002 (hipIpcCloseMemHandle): devPtr - Device pointer returned by hipIpcOpenMemHandle",             \
 	  "rejects: CUDA 1 invalid value", "an IPC close of a pointer that no IPC open returned",            \
