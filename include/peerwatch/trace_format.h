@@ -550,8 +550,8 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "events being recorded by another thread at the moment the trace was finished (exit, exec, "        \
 	  "enforce): at most one a thread. A call that returns after that moment makes no event")             \
 	X(DROPPED_BY, "size_limit", UINT, RARE, NONE,                                                         \
-	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings are still "         \
-	  "written)")                                                                                         \
+	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings and device lines "  \
+	  "are still written)")                                                                               \
 	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                        \
 	  "events made but not written because writing had failed (`write_error` says how)")                  \
 	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                      \
