@@ -49,6 +49,7 @@ const struct pw_vendor pw_cuda_vendor = {
     .identify = pw_cuda_identify,
     .links = pw_cuda_links,
     .why_not = pw_cuda_why_not,
+    .switch_links = pw_cuda_switch_links,
     .gt_collect = pw_cuda_gt_collect,
     .gt_skipped = pw_cuda_gt_skipped,
     .after_fork = after_fork,

@@ -37,6 +37,7 @@ struct pw_devset;
 bool pw_cuda_identify(struct pw_devset *set);
 void pw_cuda_links(struct pw_devset *set);
 bool pw_cuda_why_not(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
+int pw_cuda_switch_links(const struct pw_devset *set, int dev);
 
 /* cuda_encode.c: the event's "args" member for argument i */
 struct pw_jw;

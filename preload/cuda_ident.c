@@ -66,6 +66,11 @@ void pw_cuda_links(struct pw_devset *s)
 	pw_nvml_links(s);
 }
 
+int pw_cuda_switch_links(const struct pw_devset *s, int dev)
+{
+	return pw_nvml_switch_links(s, dev);
+}
+
 bool pw_cuda_why_not(const struct pw_devset *s, int dev, int peer, char *buf, size_t len)
 {
 	return s->dev[dev].bus_id[0] && s->dev[peer].bus_id[0] &&

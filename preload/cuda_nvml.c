@@ -200,6 +200,18 @@ static const char *reason(nvmlGpuP2PStatus_t st)
 	}
 }
 
+int pw_nvml_switch_links(const struct pw_devset *s, int dev)
+{
+	if (!begin())
+		return -1;
+	int direct[PW_MAX_DEV] = {0}, n = -1;
+	nvmlDevice_t h = handle_of(s->dev[dev].bus_id);
+	if (h)
+		n = count_links(s, h, direct);
+	end();
+	return n;
+}
+
 bool pw_nvml_why_not(const char *bus_a, const char *bus_b, char *buf, size_t len)
 {
 	if (!begin())

@@ -24,4 +24,8 @@ void pw_nvml_links(struct pw_devset *s);
  * false when NVML cannot say (absent, or the pair is fine by it). */
 bool pw_nvml_why_not(const char *bus_a, const char *bus_b, char *buf, size_t len);
 
+/* Device dev of s: its active NVLinks that end at an NVSwitch, asked now;
+ * -1 when NVML cannot say. */
+int pw_nvml_switch_links(const struct pw_devset *s, int dev);
+
 #endif

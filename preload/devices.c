@@ -259,6 +259,25 @@ const char *pw_devices_why_not(int vendor, int dev, int peer)
 	return out;
 }
 
+int pw_devices_switch_links(int vendor, int dev)
+{
+	static int known[PW_VENDOR_COUNT][PW_MAX_DEV]; /* links + 2; 0: not asked */
+	const struct pw_vendor *vd = vendor_of(vendor);
+	const struct pw_devset *s = pw_devices_get(vendor);
+	if (!vd || !vd->switch_links || !s || dev < 0 || dev >= s->n)
+		return -1;
+	pthread_mutex_lock(&why_lock);
+	if (!known[vendor][dev]) {
+		pw_tls_internal++;
+		int n = vd->switch_links(s, dev);
+		pw_tls_internal--;
+		known[vendor][dev] = (n < 0 ? -1 : n) + 2;
+	}
+	int n = known[vendor][dev] - 2;
+	pthread_mutex_unlock(&why_lock);
+	return n;
+}
+
 bool pw_devices_uuid_of(int vendor, int dev, char *out, size_t len)
 {
 	const struct pw_devset *s = pw_devices_get(vendor);

@@ -102,6 +102,10 @@ void pw_devices_name(int vendor, int dev, char *buf, size_t len);
 /* Device dev's UUID into out ("" and false when not known); identifies the
  * devices first if need be (pw_devices_get).  For the IPC registry. */
 bool pw_devices_uuid_of(int vendor, int dev, char *out, size_t len);
+/* Device dev's active links to NVSwitches, asked of the vendor's management
+ * library once and remembered; -1 when unknown.  For a finding's report
+ * only: it may load that library. */
+int pw_devices_switch_links(int vendor, int dev);
 /* This process's ordinal of the device with that UUID, or -1. */
 int pw_devices_ordinal_of(int vendor, const char *uuid);
 /* What the runtime said: can dev access peer's memory (1, 0; -1 unknown). */

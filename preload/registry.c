@@ -82,7 +82,7 @@ static struct {
 	atomic_int users;     /* calls inside the mapping; close drains them */
 	_Atomic int attached; /* the pid recorded in seg->attached (fork changes it) */
 	atomic_bool exported; /* this process exported something: frees must look */
-	atomic_bool warned_full, warned_holders;
+	atomic_bool warned_full, warned_holders, warned_links;
 	dev_t dev;
 	ino_t ino;
 	char name[PW_REG_NAME_MAX];
@@ -575,6 +575,78 @@ static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned c
 	e->state = PW_REG_USED;
 }
 
+/* ---- peer connections (all under the lock) ---- */
+
+/* A UUID from the segment: NUL-ended within the field and printable. */
+static bool uuid_ok(const char *u)
+{
+	for (size_t i = 0; i < PW_REG_UUID; i++) {
+		if (!u[i])
+			return i > 0;
+		if (u[i] <= ' ' || u[i] >= 0x7f)
+			return false;
+	}
+	return false;
+}
+
+static bool uuid_is(const char *field, const char *u)
+{
+	return uuid_ok(field) && !strcmp(field, u);
+}
+
+void pw_registry_peer(const char *a, const char *b, bool on)
+{
+	struct call c;
+	if (!a || !b || !a[0] || !b[0] || strlen(a) >= PW_REG_UUID || strlen(b) >= PW_REG_UUID || !begin(&c))
+		return;
+	struct pw_reg_link *mine = NULL, *free_slot = NULL;
+	for (int i = 0; i < PW_REG_LINKS; i++) {
+		struct pw_reg_link *l = &c.s->links[i];
+		int32_t pid = LOAD(l->pid);
+		if (pid == c.me && uuid_is(l->a, a) && uuid_is(l->b, b))
+			mine = l;
+		else if (!free_slot && (pid <= 0 || (pid != c.me && !pid_alive(pid))))
+			free_slot = l;
+	}
+	if (!on && mine) {
+		mine->pid = 0;
+	} else if (on && !mine && free_slot) {
+		memset(free_slot, 0, sizeof *free_slot);
+		snprintf(free_slot->a, sizeof free_slot->a, "%s", a);
+		snprintf(free_slot->b, sizeof free_slot->b, "%s", b);
+		free_slot->pid = c.me;
+	} else if (on && !mine && !atomic_exchange(&R.warned_links, true)) {
+		pw_log("IPC registry %s: %d peer connections recorded already; the peer limit is counted per "
+		       "process from now on",
+		       R.name, PW_REG_LINKS);
+	}
+	end(&c);
+}
+
+int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max)
+{
+	struct call c;
+	int n = 0;
+	if (!uuid || !uuid[0] || !begin(&c))
+		return 0;
+	for (int i = 0; i < PW_REG_LINKS && n < max; i++) {
+		const struct pw_reg_link *l = &c.s->links[i];
+		int32_t pid = LOAD(l->pid);
+		if (pid <= 0 || pid == c.me || !uuid_ok(l->a) || !uuid_ok(l->b) || !pid_alive(pid))
+			continue;
+		const char *other = !strcmp(l->a, uuid) ? l->b : !strcmp(l->b, uuid) ? l->a : NULL;
+		if (!other || !strcmp(other, uuid))
+			continue;
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(out[k], other);
+		if (!seen)
+			snprintf(out[n++], PW_REG_UUID, "%s", other);
+	}
+	end(&c);
+	return n;
+}
+
 /* ---- the API ---- */
 
 bool pw_registry_active(void)
@@ -1047,6 +1119,9 @@ static bool other_attached_alive(const struct pw_reg_segment *s, int32_t me)
 /* Our exports end with us (exit or exec takes the allocations), so do our maps. */
 static void forget_me(struct pw_reg_segment *s, int32_t me)
 {
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		if (LOAD(s->links[i].pid) == me)
+			s->links[i].pid = 0;
 	uint32_t n = used_slots(s);
 	for (uint32_t i = 0; i < n; i++) {
 		struct pw_reg_entry *e = &s->entries[i];
@@ -1148,6 +1223,7 @@ static int open_locked(const char *run_id)
 	atomic_store(&R.broken, false);
 	atomic_store(&R.warned_full, false);
 	atomic_store(&R.warned_holders, false);
+	atomic_store(&R.warned_links, false);
 	atomic_store(&R.active, true);
 	return 0;
 }

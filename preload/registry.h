@@ -60,6 +60,15 @@ void pw_registry_freed(uint64_t base);
 /* The same, by the handle it was exported under (VMM exports, whose key is
  * not an address; only this process's own export of it is marked). */
 void pw_registry_freed_handle(const unsigned char *handle);
+/* This process enabled (on) or disabled (off) access from device a to the
+ * memory of device b, both by UUID: the peer connections of the run's
+ * processes, which the peer limit counts per physical device. */
+void pw_registry_peer(const char *a, const char *b, bool on);
+/* The devices (UUIDs, into out, at most max) that OTHER live processes of
+ * the run connect to the device uuid, either way; how many were found (at
+ * most max). */
+int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max);
+
 /* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
  * sets it); otherwise "<pid>-<32 hex digits from getrandom>", setenv'd so
  * children inherit it.  Returns a static string. */
@@ -87,6 +96,7 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
 #define PW_REG_ENTRIES 2048
 #define PW_REG_HOLDERS 16
 #define PW_REG_ATTACH 1024
+#define PW_REG_LINKS 512 /* peer connections of the run's processes */
 
 #define PW_REG_USED 0x55534544u /* entry state; anything else is a free slot */
 #define PW_REG_FREED 1u         /* entry flags */
@@ -109,6 +119,13 @@ struct pw_reg_entry {
 	struct pw_reg_holder holders[PW_REG_HOLDERS];
 };
 
+struct pw_reg_link { /* pid enabled access from device a to device b's memory */
+	int32_t pid; /* > 0, or a free slot */
+	uint32_t pad;
+	char a[PW_REG_UUID]; /* untrusted: NUL not promised */
+	char b[PW_REG_UUID];
+};
+
 struct pw_reg_segment {
 	/* Immutable once ready; checked by every opener. */
 	uint64_t magic;
@@ -129,6 +146,7 @@ struct pw_reg_segment {
 	uint64_t stamp;
 	int32_t attached[PW_REG_ATTACH]; /* pids that opened it; 0 free */
 	struct pw_reg_entry entries[PW_REG_ENTRIES];
+	struct pw_reg_link links[PW_REG_LINKS];
 };
 
 #endif

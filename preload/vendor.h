@@ -92,6 +92,9 @@ struct pw_vendor {
 	 * vendor's management library loaded now (only for a finding that
 	 * says they cannot); false when it cannot say. */
 	bool (*why_not)(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
+	/* Device dev's active links to NVSwitches, from the management library
+	 * loaded now (only for a finding that needs it); -1 when unknown. */
+	int (*switch_links)(const struct pw_devset *set, int dev);
 	/* gpu_timing=1: device times that completed, every round of the trace
 	 * writer; final: all of them, once, before the footer. */
 	void (*gt_collect)(bool final);

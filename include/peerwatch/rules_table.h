@@ -81,8 +81,10 @@
 	  "disable only what was enabled (from the same current device)")                                    \
 	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
 	  "001: CUDA_ERROR_TOO_MANY_PEERS if direct peer access is not possible because hardware resources " \
-	  "required for peer access have been exhausted (8 peers per device on current NVIDIA GPUs; "        \
-	  "ggml-org/llama.cpp#21883)",                                                                       \
+	  "required for peer access have been exhausted; CUDA C++ Programming Guide, Peer-to-Peer Memory "   \
+	  "Access: each device can support a system-wide maximum of eight peer connections (counted over "   \
+	  "all the run's processes, by device UUID; on NVSwitch systems, where the guide says nothing, "     \
+	  "reported but never stopped; ggml-org/llama.cpp#21883)",                                           \
 	  "rejects: CUDA 711 too many peers", "peer access enabled to a ninth peer of one device",           \
 	  "enable peer access only between the devices that exchange data; NVSwitch systems route without "  \
 	  "it")                                                                                              \

@@ -13,6 +13,7 @@
 #   - the link of a pair from the simulated NVML: NVLinks, NVSwitch, PCIe
 #     across sockets, unknown without NVML;
 #   - a finding that two devices cannot be peers says why (NVML, ROCm SMI);
+#   - peer.limit counts a device's peers across the run's processes, by UUID;
 #   - a driver asked before cuInit: the lines are written once it is;
 #   - each device is written once per trace, however many calls.
 #   tests/integration/devices.sh BUILD_DIR
@@ -166,6 +167,51 @@ check "why: HIP: ROCm SMI says P2P is not possible, with the link (got: $m)" \
 m=$(why hipnosmi hip_violations copy.peer.no-peer-access PWSIM_PEERS=none PWSIM_RSMI=absent)
 check "why: HIP without ROCm SMI: the finding stands alone (got: $m)" \
 	bash -c "[ -n '$m' ] && ! grep -q 'cannot be peers' <<<'$m'"
+
+# ---- peer.limit counts a device's connections across the run's processes, by UUID ------------
+# A connects GPU0 to N others and stays; B, seeing the devices in another order
+# (its ordinal 4 is GPU0), connects GPU0 to four more.
+limit_run() { # NAME N: prints B's peer.limit messages
+	local d=$WORK/limit-$1 n=$2
+	mkdir -p "$d"
+	local to=$(seq -s ' ' 1 "$n")
+	PEERWATCH_RUN_ID="limit-$1-$$" PWSIM_DEVICES=10 "$PW" -q --mode warn -o "$d/a" -- \
+		"$P" cuda-peers "$d/go" 0 $to >"$d/a.out" 2>"$d/a.err" &
+	local pid=$! i
+	for i in $(seq 300); do grep -q ready "$d/a.out" 2>/dev/null && break; sleep 0.1; done
+	PEERWATCH_RUN_ID="limit-$1-$$" PWSIM_DEVICES=10 CUDA_VISIBLE_DEVICES=9,8,7,6,0 "$PW" -q --mode warn \
+		-o "$d/b" -- "$P" cuda-peers "$d/go" 4 0 1 2 3 >"$d/b.out" 2>"$d/b.err" </dev/null &
+	local pid_b=$!
+	for i in $(seq 300); do grep -q ready "$d/b.out" 2>/dev/null && break; sleep 0.1; done
+	touch "$d/go"
+	wait $pid $pid_b
+	cat "$d"/b/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation" and .rule=="peer.limit") | .message'
+}
+m=$(limit_run over 5)
+check "peer.limit: 5 peers of GPU0 in one process and 4 in another make 9: found in the second (got: $m)" \
+	grep -qF "cuCtxEnablePeerAccess from device 4 to device 3 would give device 4 (GPU-7077736d-0000-4000-8000-5e1d00000000, 0000:10:00.0) 9 peers (5 of them through other processes of the run); a device has at most 8" <<<"$m"
+check "peer.limit: ... once" [ "$(grep -c . <<<"$m")" = 1 ]
+check "peer.limit: ... and the first process has none" \
+	bash -c "! cat '$WORK'/limit-over/a/*.pw.jsonl | grep -q '\"rule\":\"peer.limit\"'"
+m=$(limit_run exact 4)
+check "peer.limit: 4 and 4 make 8: no finding (got: $m)" [ -z "$m" ]
+# NVSwitch: the documented limit may not apply; reported, never stopped
+nvlimit() { # NAME VAR=VALUE...: enforce mode, one process, nine peers of device 0
+	local d=$WORK/nvlimit-$1
+	shift
+	mkdir -p "$d"
+	env PWSIM_DEVICES=10 "$@" "$PW" -q --mode enforce -o "$d" -- "$B/tests/violations" peer.limit bad \
+		>"$d.out" 2>"$d.err"
+	echo $?
+}
+rc=$(nvlimit sw PWSIM_NVSWITCH=18)
+check "peer.limit on NVSwitches: enforce mode does not stop the program (status $rc)" [ "$rc" = 0 ]
+check "peer.limit on NVSwitches: the finding says why it did not stop" \
+	grep -qF "but both devices are on NVSwitches (NVML: 18 NVLinks to the switches), where whether the limit applies is not documented: reported, not stopped" "$WORK/nvlimit-sw.err"
+rc=$(nvlimit pcie)
+check "peer.limit without NVSwitches: enforce mode stops it (status $rc)" [ "$rc" = 134 ]
+rc=$(nvlimit nonvml PWSIM_NVML=absent)
+check "peer.limit without NVML: the documented limit, enforce mode stops it (status $rc)" [ "$rc" = 134 ]
 
 # ---- a driver asked before cuInit; one line per device ---------------------------------------
 traced "$WORK/late" -- cuda 4096 late-init

@@ -5,16 +5,23 @@
  * like), the two copies go between the same two GPUs in opposite directions.
  *
  *   visible cuda|hip|acl BYTES [late-init]
+ *   visible cuda-peers HOLD FROM TO...
  *
  * late-init (cuda): asks the driver a traced question before cuInit, so
  * that the first traced call finds the driver not initialized.
  * Prints "visible: copied BYTES from <id of 0> to <id of 1>" (the runtime's
  * own view of the two devices' bus ids; ACL has none: "-").
+ *
+ * cuda-peers: enables peer access from ordinal FROM to each TO (printing
+ * each result), prints "ready", then waits until the file HOLD exists
+ * (at most 60 s) so that its connections stay while another process
+ * makes its own.
  */
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "peerwatch/abi/acl.h"
 #include "peerwatch/abi/cuda.h"
@@ -66,6 +73,26 @@ static void cuda(size_t n, int late)
 	printf("visible: copied %zu from %s to %s\n", n, bus[0], bus[1]);
 }
 
+static void cuda_peers(const char *hold, int from, char **to, int n)
+{
+	lib = dlopen("libcuda.so.1", RTLD_NOW);
+	if (!lib)
+		exit(2);
+	MUST(FN(CUresult(*)(unsigned), "cuInit")(0));
+	CUcontext me, peer;
+	MUST(FN(CUresult(*)(CUcontext *, CUdevice), "cuDevicePrimaryCtxRetain")(&me, from));
+	for (int i = 0; i < n; i++) {
+		MUST(FN(CUresult(*)(CUcontext *, CUdevice), "cuDevicePrimaryCtxRetain")(&peer, atoi(to[i])));
+		MUST(FN(CUresult(*)(CUcontext), "cuCtxSetCurrent")(me));
+		int r = FN(CUresult(*)(CUcontext, unsigned), "cuCtxEnablePeerAccess")(peer, 0);
+		printf("enable %d -> %s: %d\n", from, to[i], r);
+	}
+	printf("ready\n");
+	fflush(stdout);
+	for (int i = 0; i < 6000 && access(hold, F_OK) != 0; i++)
+		usleep(10000);
+}
+
 static void hip(size_t n)
 {
 	lib = dlopen("libamdhip64.so.6", RTLD_NOW);
@@ -102,6 +129,10 @@ static void acl(size_t n)
 
 int main(int argc, char **argv)
 {
+	if (argc > 4 && !strcmp(argv[1], "cuda-peers")) {
+		cuda_peers(argv[2], atoi(argv[3]), argv + 4, argc - 4);
+		return 0;
+	}
 	if (argc < 3) {
 		fprintf(stderr, "usage: visible cuda|hip|acl BYTES [late-init]\n");
 		return 2;

@@ -737,6 +737,37 @@ static void hostile_entries_survive(void **state)
 	assert_int_equal(pw_registry_lookup(hy, &x), 1);
 	assert_int_equal(x.exporter_alive, 0);
 
+	/* Peer connections: another live process's count, a dead one's and a
+	 * garbled one's do not, nor do this process's own. */
+	char got[4][PW_REG_UUID];
+	memset(s->links, 0, sizeof s->links);
+	s->links[0].pid = getppid();
+	snprintf(s->links[0].a, sizeof s->links[0].a, "GPU-x");
+	snprintf(s->links[0].b, sizeof s->links[0].b, "GPU-y");
+	s->links[1] = s->links[0];
+	s->links[1].pid = INT32_MAX; /* no such process */
+	snprintf(s->links[1].b, sizeof s->links[1].b, "GPU-dead");
+	s->links[2] = s->links[0];
+	memset(s->links[2].b, 'z', sizeof s->links[2].b); /* no NUL */
+	s->links[3] = s->links[0];
+	s->links[3].pid = -5;
+	assert_int_equal(pw_registry_peers_of("GPU-x", got, 4), 1);
+	assert_string_equal(got[0], "GPU-y");
+	assert_int_equal(pw_registry_peers_of("GPU-y", got, 4), 1);
+	assert_string_equal(got[0], "GPU-x");
+	pw_registry_peer("GPU-x", "GPU-mine", true);
+	pw_registry_peer("GPU-x", "GPU-mine", true); /* once */
+	assert_int_equal(pw_registry_peers_of("GPU-x", got, 4), 1);
+	int mine = 0;
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		mine += s->links[i].pid == me && !strcmp(s->links[i].b, "GPU-mine");
+	assert_int_equal(mine, 1);
+	pw_registry_peer("GPU-x", "GPU-mine", false);
+	mine = 0;
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		mine += s->links[i].pid == me;
+	assert_int_equal(mine, 0);
+
 	/* Everything else still works over the garbage. */
 	unsigned char n[PW_IPC_HANDLE_BYTES];
 	for (unsigned i = 0; i < 64; i++) {
