@@ -9,7 +9,9 @@
 #      nvidia-smi lists, `matrix` shows 1 MiB in each direction of each pair
 #      the ranks copied over (not 2 MiB from "dev0" to "dev1"), and the LINK
 #      column is what NVML says of the pair;
-#   3. observe mode changes nothing: each rank's output is the same traced.
+#   3. observe mode changes nothing: each rank's output is the same traced;
+#   4. IPC between an exporter and an importer that sees the GPUs the other
+#      way round (ipc.open.unreachable only where NVML says no P2P).
 #
 #   tests/gpu/devices_gpu.sh DIR     (DIR: make gpu-carry's folder, or BUILD/gpu
 #                                     with BUILD/bin/peerwatch beside it)
@@ -87,5 +89,28 @@ check "matrix: 1 MiB over each pair a rank copied over, by UUID, none merged" \
 check "matrix: the link of each copied pair is known (NVML was there)" \
 	q jq -e '[.hosts[0].pairs[] | select(.copies > 0) | .link.link] | all(. != null and . != "unknown")' \
 	"$WORK/matrix.json"
+# IPC across processes that number the GPUs differently: the exporter uses
+# its ordinal 0 (GPU 0); the importer runs under CUDA_VISIBLE_DEVICES=1,0 and
+# opens on its ordinal 1 (GPU 0 again: "good") or its ordinal 0 (GPU 1:
+# "bad"). The registry names the exporter's GPU by UUID, so the importer's
+# finding (ipc.open.unreachable) comes only where GPU 1 cannot access GPU 0.
+echo "== IPC, the importer seeing the GPUs the other way round"
+p2p=$(awk '$1 == "pair" && $2 == 1 && $3 == 0 {print $5}' "$WORK/nvml.txt")
+for k in good bad; do
+	rm -rf "$WORK/ipc-$k"
+	PEERWATCH_RUN_ID="devices-gpu-$$-$k" "$PW" -q --mode warn -o "$WORK/ipc-$k" -- \
+		"$G/violations" ipc.open.unreachable $k >"$WORK/ipc-$k.out" 2>"$WORK/ipc-$k.err"
+	echo "ipc $k: status $?, findings: $(cat "$WORK"/ipc-$k/*.pw.jsonl | jq -r 'select(.type=="violation") | .rule' | tr '\n' ' ')"
+done
+unreach() { cat "$WORK"/ipc-$1/*.pw.jsonl | grep -c '"rule":"ipc.open.unreachable"'; }
+check "ipc: two traces each, the importer's device lines swapped (its ordinal 1 is the exporter's 0)" \
+	bash -c "[ \$(ls '$WORK'/ipc-good/*.pw.jsonl | wc -l) = 2 ] &&
+		[ \$(jq -r 'select(.type==\"device\") | .uuid' '$WORK'/ipc-good/*.pw.jsonl | sort -u | wc -l) = 2 ]"
+check "ipc: opening on the exporter's own GPU (its ordinal 1 there): no finding" [ "$(unreach good)" = 0 ]
+if [ "$p2p" = ok ]; then
+	check "ipc: opening on GPU 1, which NVML says reads GPU 0 (P2P ok): no finding" [ "$(unreach bad)" = 0 ]
+else
+	check "ipc: opening on GPU 1, which cannot access GPU 0 (NVML: ${p2p:-?}): one finding" [ "$(unreach bad)" = 1 ]
+fi
 echo "devices_gpu: $pass passed, $fail failed"
 [ $fail -eq 0 ]
