@@ -100,8 +100,8 @@ check "10 devices: the runtime refuses device 0's ninth peer, plain and traced a
 check "10 devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
 check "10 devices: exactly one finding, peer.limit in cudaDeviceEnablePeerAccess (got '$(findings)')" \
 	[ "$(findings)" = "peer.limit@cudaDeviceEnablePeerAccess " ]
-check "10 devices: the finding names device 0, device 9 and the limit" \
-	grep -q "cudaDeviceEnablePeerAccess from device 0 to device 9 would give device 0 9 peers; a device has at most 8" "$D/err"
+check "10 devices: the finding names device 0 (by UUID and bus id), device 9 and the limit" \
+	grep -qE "cudaDeviceEnablePeerAccess from device 0 to device 9 would give device 0 \(GPU-[0-9a-f-]{36}, 0000:10:00\.0\) 9 peers; a device has at most 8" "$D/err"
 "$AN" check "$D/trace" >"$D/check.out" 2>&1
 rc=$?
 check "10 devices: check fails (exit $rc) and names peer.limit" \
