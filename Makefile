@@ -49,6 +49,8 @@ include tests/sim/sim.mk
 include tests/sim/acl.mk
 include tests/sim/hip.mk
 include tests/sim/cudart.mk
+include tests/sim/nvml.mk
+include tests/sim/rsmi.mk
 include tests/tests.mk
 include tests/packaging/packaging.mk
 -include tests/gpu/gpu.mk

@@ -92,6 +92,7 @@ int pw_input_find(struct pw_input *in, char *const *paths, int npaths)
 		f->index = i;
 		f->partial = strlen(f->path) > 8 && !strcmp(f->path + strlen(f->path) - 8, ".partial");
 		vec_init(&f->modules, sizeof(struct pw_module));
+		vec_init(&f->devices, sizeof(struct pw_device));
 	}
 	vec_free(&found);
 	if (!in->n && status == PW_READ_OK) {
@@ -106,6 +107,7 @@ void pw_input_free(struct pw_input *in)
 	for (size_t i = 0; i < in->n; i++) {
 		pw_file_clear(&in->files[i]);
 		vec_free(&in->files[i].modules);
+		pw_devices_free(&in->files[i].devices);
 		free(in->files[i].path);
 	}
 	free(in->files);

@@ -95,6 +95,38 @@ static void runtimes_line(const struct pw_file *f)
 		line("runtimes", buf);
 }
 
+/* Each device line: "cuda 0: GPU-... 0000:18:00.0 NVIDIA H100 80GB HBM3". */
+static void devices_lines(const struct pw_file *f)
+{
+	for (size_t i = 0; i < f->devices.len; i++) {
+		const struct pw_device *d = vec_at(&f->devices, i);
+		char buf[400];
+		snprintf(buf, sizeof buf, "%s %lld: %.60s %.24s %.120s", d->vendor, (long long)d->ordinal,
+		         d->uuid ? d->uuid : "(no UUID)", d->bus_id ? d->bus_id : "-",
+		         d->name ? d->name : "-");
+		line(i ? "" : "devices", buf);
+	}
+}
+
+/* The environment that shaped the devices: "CUDA_VISIBLE_DEVICES=1,0 ...". */
+static void environment_line(const struct pw_file *f)
+{
+	json_t *e = f->environment ? json_loads(f->environment, 0, NULL) : NULL, *o;
+	size_t i, n = 0;
+	char buf[1024] = "";
+	json_array_foreach(e, i, o)
+	{
+		n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s=%s", i ? " " : "",
+		                      json_string_value(json_object_get(o, "name")),
+		                      json_string_value(json_object_get(o, "value")));
+		if (n >= sizeof buf)
+			break;
+	}
+	json_decref(e);
+	if (*buf)
+		line("env", buf);
+}
+
 /* "in_flight_at_exit 2, writer_behind 1" */
 static void dropped_line(const struct an_footer *ft)
 {
@@ -168,6 +200,8 @@ static void print_file(const struct pw_file *f)
 	if (f->driver_lib || f->has_driver_version || !f->vendors || strstr(f->vendors, "\"cuda\""))
 		line("driver", buf);
 	runtimes_line(f);
+	devices_lines(f);
+	environment_line(f);
 	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times); footer: %s",
 	         (unsigned long long)f->events, (unsigned long long)f->calls,
 	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times,
@@ -183,7 +217,8 @@ static void print_file(const struct pw_file *f)
 	repeats_line(&ft);
 	if (ft.limited) {
 		snprintf(buf, sizeof buf,
-		         "call events stopped at the size limit (max_trace_mb: %lld MiB) from seq %lld on; "
+		         "call events stopped at the size limit (max_trace_mb: %lld MiB) from seq "
+		         "%lld on; "
 		         "findings were still written",
 		         (long long)(ft.limit_bytes >> 20), (long long)ft.limit_seq);
 		line("limit", buf);
@@ -249,6 +284,20 @@ static json_t *file_json(const struct pw_file *f)
 	json_object_set_new(j, "first_t_ns", f->any_t ? json_integer(f->first_t_ns) : json_null());
 	json_object_set_new(j, "last_t_ns", f->any_t ? json_integer(f->last_t_ns) : json_null());
 	json_object_set_new(j, "modules", json_integer((json_int_t)f->modules.len));
+	json_t *devs = json_array();
+	for (size_t i = 0; i < f->devices.len; i++) {
+		const struct pw_device *d = vec_at(&f->devices, i);
+		json_t *o = json_object();
+		json_object_set_new(o, "vendor", json_string(d->vendor));
+		json_object_set_new(o, "ordinal", json_integer(d->ordinal));
+		json_object_set_new(o, "uuid", d->uuid ? json_text(d->uuid) : json_null());
+		json_object_set_new(o, "bus_id", d->bus_id ? json_text(d->bus_id) : json_null());
+		json_object_set_new(o, "name", d->name ? json_text(d->name) : json_null());
+		json_array_append_new(devs, o);
+	}
+	json_object_set_new(j, "devices", devs);
+	json_t *env = f->environment ? json_loads(f->environment, 0, NULL) : NULL;
+	json_object_set_new(j, "environment", env ? env : json_null());
 	return j;
 }
 
@@ -281,7 +330,8 @@ int cmd_info(const struct pw_opts *o)
 				printf("\n");
 			print_file(&in.files[order[k]]);
 		}
-		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu unreadable\n",
+		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu "
+		       "unreadable\n",
 		       in.n, in.n == 1 ? "" : "s", n[ST_CLEAN], n[ST_PARTIAL], n[ST_CUT], n[ST_UNREADABLE]);
 	}
 	free(order);

@@ -11,8 +11,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "devices.h"
 #include "ipclife.h"
 #include "table.h"
+
+/* The physical devices of the traces (devices.h): a record's device is
+ * shown as the host's GPU its ordinal names, where its trace says. */
+static const struct pw_devmap *dm;
 
 static const char *op_name(enum ipc_op op)
 {
@@ -26,8 +31,12 @@ static const char *op_name(enum ipc_op op)
 /* What one record says beyond its api: the pointer, the result. */
 static void detail(const struct ipc_rec *r, char *buf, size_t len)
 {
-	char dev[32] = "";
-	if (r->dev != PW_DEV_NONE)
+	char dev[48] = "", phys[24];
+	int64_t key = pw_devkey(dm, r->file, r->vendor, r->dev);
+	pw_devkey_fmt(dm, key, phys, sizeof phys);
+	if (key >= PW_PHYS_BASE)
+		snprintf(dev, sizeof dev, " (dev %lld = %s)", (long long)r->dev, phys);
+	else if (r->dev != PW_DEV_NONE)
 		snprintf(dev, sizeof dev, " (dev %lld)", (long long)r->dev);
 	if (r->ret != 0)
 		snprintf(buf, len, "failed: %s", r->ret_name ? r->ret_name : "?");
@@ -204,6 +213,7 @@ static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, c
 	json_object_set_new(j, "ret_name", rec->ret_name ? json_string(rec->ret_name) : json_null());
 	json_object_set_new(j, "ptr", rec->has_ptr ? json_hex(rec->ptr) : json_null());
 	json_object_set_new(j, "dev", json_dev(rec->dev));
+	json_object_set_new(j, "device", pw_devkey_json(dm, pw_devkey(dm, rec->file, rec->vendor, rec->dev)));
 	if (rec->op >= OP_VMM_CREATE) {
 		json_object_set_new(j, "handle", rec->has_vh ? json_hex(rec->vh) : json_null());
 		json_object_set_new(j, "detail", json_string(rec->detail ? rec->detail : ""));
@@ -298,11 +308,16 @@ int cmd_ipc(const struct pw_opts *o)
 	struct pw_sink sink = {&ipc_ops, &r};
 	int st = an_read(o, &in, &sink, 1);
 	if (st != PW_READ_FATAL && in.n) {
+		struct pw_devmap map;
+		pw_devmap_build(&map, &in);
+		dm = &map;
 		ipc_derive(&r, &in);
 		if (o->json)
 			print_json(&r, &in);
 		else
 			print_text(&r, &in);
+		pw_devmap_free(&map);
+		dm = NULL;
 	}
 	ipc_free(&r);
 	pw_input_free(&in);

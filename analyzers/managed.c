@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "devices.h"
 #include "table.h"
 
 #define HISTORY_MAX 100000
@@ -37,6 +38,8 @@ struct m_op {
 
 struct m_dest {
 	char *host, *vendor, *dest;
+	size_t file; /* while reading: the process whose ordinal dev is */
+	int64_t dev; /* a device ordinal, or PW_DEV_NONE for the others (dest) */
 	uint64_t count, failed, bytes;
 };
 
@@ -85,22 +88,34 @@ static void managed_free(struct managed *m)
 	hmap_free(&m->dests, free_dest);
 }
 
-static struct m_dest *dest_of(struct managed *m, const char *host, const char *vendor, const char *dest)
+/* A destination: a device of one process (file, dev), or by its name. */
+static struct m_dest *dest_at(struct managed *m, const char *host, const char *vendor, size_t file,
+                              int64_t dev, const char *dest)
 {
 	size_t hl = strlen(host), vl = strlen(vendor), dl = strlen(dest);
-	char *k = xmalloc(hl + vl + dl + 3);
+	uint64_t fi = dev == PW_DEV_NONE ? 0 : file;
+	char *k = xmalloc(hl + vl + dl + 19);
 	memcpy(k, host, hl + 1);
 	memcpy(k + hl + 1, vendor, vl + 1);
 	memcpy(k + hl + vl + 2, dest, dl + 1);
-	struct m_dest **d = (struct m_dest **)hmap_put(&m->dests, k, hl + vl + dl + 2);
+	memcpy(k + hl + vl + dl + 3, &fi, 8);
+	memcpy(k + hl + vl + dl + 11, &dev, 8);
+	struct m_dest **d = (struct m_dest **)hmap_put(&m->dests, k, hl + vl + dl + 19);
 	free(k);
 	if (!*d) {
 		*d = xcalloc(1, sizeof **d);
 		(*d)->host = xstrdup(host);
 		(*d)->vendor = xstrdup(vendor);
 		(*d)->dest = xstrdup(dest);
+		(*d)->file = (size_t)fi;
+		(*d)->dev = dev;
 	}
 	return *d;
+}
+
+static struct m_dest *dest_of(struct managed *m, const char *host, const char *vendor, const char *dest)
+{
+	return dest_at(m, host, vendor, 0, PW_DEV_NONE, dest);
 }
 
 /* ---- decoding the calls ---- */
@@ -217,12 +232,30 @@ static void on_attach(struct managed *m, struct m_fctx *c, const struct pw_file 
 	add_op(m, c, f, ev, flags ? flags : "?", target);
 }
 
+/* The device a prefetch goes to, or PW_DEV_NONE when it is not a device. */
+static int64_t target_dev(const struct pw_event *ev, const char *dev_key)
+{
+	json_t *loc = json_object_get(ev->args, "location");
+	int64_t d;
+	if (json_is_object(loc)) {
+		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
+		d = json_integer_value(id);
+		return json_is_string(t) && !strcmp(json_string_value(t), "device") && d >= 0 &&
+		               d <= INT32_MAX
+		           ? d
+		           : PW_DEV_NONE;
+	}
+	if (pw_arg_i64(ev, dev_key, &d) || pw_arg_i64(ev, "device", &d) || pw_arg_i64(ev, "dev", &d))
+		return d >= 0 && d <= INT32_MAX ? d : PW_DEV_NONE;
+	return PW_DEV_NONE;
+}
+
 static void on_prefetch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
 {
 	char dest[64];
 	uint64_t bytes = 0;
 	target_of(ev, "dst_dev", dest, sizeof dest);
-	struct m_dest *d = dest_of(m, f->host, ev->vendor, dest);
+	struct m_dest *d = dest_at(m, f->host, ev->vendor, f->index, target_dev(ev, "dst_dev"), dest);
 	d->count++;
 	if (ev->ret != 0) {
 		d->failed++;
@@ -249,8 +282,10 @@ static void on_prefetch_batch(struct managed *m, const struct pw_file *f, const 
 		char dest[32];
 		json_t *dv = json_object_get(r, "dev");
 		int64_t dev = json_is_integer(dv) ? json_integer_value(dv) : PW_DEV_NONE;
-		dev_label(dest, sizeof dest, dev < INT32_MIN || dev > INT32_MAX ? PW_DEV_NONE : dev);
-		struct m_dest *d = dest_of(m, f->host, ev->vendor, dest);
+		dev = dev < INT32_MIN || dev > INT32_MAX ? PW_DEV_NONE : dev;
+		dev_label(dest, sizeof dest, dev);
+		struct m_dest *d =
+		    dest_at(m, f->host, ev->vendor, f->index, dev >= 0 ? dev : PW_DEV_NONE, dest);
 		if (!pw_json_u64(json_object_get(r, "bytes"), &b))
 			b = 0;
 		d->count++;
@@ -287,7 +322,7 @@ static void mg_partial_merge(void *report, void *partial)
 		const struct m_dest *a = p->dests.slots[i].val;
 		if (!p->dests.slots[i].key)
 			continue;
-		struct m_dest *b = dest_of(m, a->host, a->vendor, a->dest);
+		struct m_dest *b = dest_at(m, a->host, a->vendor, a->file, a->dev, a->dest);
 		b->count = sat_add(b->count, a->count);
 		b->failed = sat_add(b->failed, a->failed);
 		b->bytes = sat_add(b->bytes, a->bytes);
@@ -308,15 +343,61 @@ static void *mg_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-static bool is_alloc(const char *api)
+/* What a call does, by its op; a trace from before "op" was written has
+ * none, and its calls are known by their API names. */
+enum mg_kind { MG_OTHER, MG_ALLOC, MG_ADVISE, MG_ATTACH, MG_PREFETCH, MG_BATCH, MG_QUERY, MG_FREE };
+
+static enum mg_kind kind_by_api(const char *api)
 {
-	return !strcmp(api, "cuMemAllocManaged") || !strcmp(api, "cudaMallocManaged") ||
-	       !strcmp(api, "hipMallocManaged");
+	/* cu*, cuda* and hip* share the part after their prefix */
+	const char *tail = !strncmp(api, "cuda", 4)  ? api + 4
+	                   : !strncmp(api, "hip", 3) ? api + 3
+	                   : !strncmp(api, "cu", 2)  ? api + 2
+	                                             : "";
+	if (!strcmp(api, "cuMemAllocManaged") || !strcmp(api, "cudaMallocManaged") ||
+	    !strcmp(api, "hipMallocManaged"))
+		return MG_ALLOC;
+	if (!strcmp(tail, "MemAdvise") || !strcmp(tail, "MemAdvise_v2"))
+		return MG_ADVISE;
+	if (!strcmp(tail, "StreamAttachMemAsync"))
+		return MG_ATTACH;
+	if (!strcmp(tail, "MemPrefetchAsync") || !strcmp(tail, "MemPrefetchAsync_v2"))
+		return MG_PREFETCH;
+	if (!strcmp(api, "cuMemPrefetchBatchAsync") || !strcmp(api, "cuMemDiscardAndPrefetchBatchAsync"))
+		return MG_BATCH;
+	if (!strcmp(tail, "MemRangeGetAttribute") || !strcmp(tail, "MemRangeGetAttributes"))
+		return MG_QUERY;
+	if (!strcmp(api, "cuMemFree") || !strcmp(tail, "FreeAsync") || !strcmp(tail, "Free") ||
+	    !strcmp(api, "cuMemFreeAsync"))
+		return MG_FREE;
+	return MG_OTHER;
+}
+
+static enum mg_kind kind_of(const struct pw_event *ev)
+{
+	static const struct {
+		const char *op;
+		enum mg_kind kind;
+	} ops[] = {{"managed_alloc", MG_ALLOC},
+	           {"managed_advise", MG_ADVISE},
+	           {"managed_attach", MG_ATTACH},
+	           {"managed_prefetch", MG_PREFETCH},
+	           {"managed_prefetch_batch", MG_BATCH},
+	           {"managed_range_attr", MG_QUERY},
+	           {"free", MG_FREE}};
+	if (!ev->op)
+		return kind_by_api(ev->api);
+	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+		if (!strcmp(ev->op, ops[i].op))
+			return ops[i].kind;
+	return MG_OTHER;
 }
 
 static bool mg_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "MallocManaged\"", 14) || memmem(line, len, "MemAllocManaged\"", 16);
+#define HAS(lit) (memmem(line, len, lit, sizeof lit - 1) != NULL)
+	return HAS("\"op\":\"managed_alloc\"") || HAS("MallocManaged\"") || HAS("MemAllocManaged\"");
+#undef HAS
 }
 
 static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -325,7 +406,7 @@ static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	(void)f;
 	struct m_fctx *c = fctx;
 	uint64_t ptr;
-	if (ev->type == PW_EV_CALL && is_alloc(ev->api) && ev->ret == 0 && pw_arg_hex(ev, "ptr", &ptr))
+	if (ev->type == PW_EV_CALL && kind_of(ev) == MG_ALLOC && ev->ret == 0 && pw_arg_hex(ev, "ptr", &ptr))
 		*hmap_put_u64(&c->managed, ptr) = (void *)1;
 }
 
@@ -344,27 +425,16 @@ static void mg_event(void *partial, void *fctx, const struct pw_file *f, const s
 	struct m_fctx *c = fctx;
 	if (ev->type != PW_EV_CALL || ev->parent_recorded)
 		return;
-	const char *api = ev->api;
-	/* cu*, cuda* and hip* share the part after their prefix */
-	const char *tail = !strncmp(api, "cuda", 4)  ? api + 4
-	                   : !strncmp(api, "hip", 3) ? api + 3
-	                   : !strncmp(api, "cu", 2)  ? api + 2
-	                                             : "";
-	if (is_alloc(api))
-		on_alloc(m, c, f, ev);
-	else if (!strcmp(tail, "MemAdvise") || !strcmp(tail, "MemAdvise_v2"))
-		on_advise(m, c, f, ev);
-	else if (!strcmp(tail, "StreamAttachMemAsync"))
-		on_attach(m, c, f, ev);
-	else if (!strcmp(tail, "MemPrefetchAsync") || !strcmp(tail, "MemPrefetchAsync_v2"))
-		on_prefetch(m, f, ev);
-	else if (!strcmp(api, "cuMemPrefetchBatchAsync") || !strcmp(api, "cuMemDiscardAndPrefetchBatchAsync"))
-		on_prefetch_batch(m, f, ev);
-	else if (!strcmp(tail, "MemRangeGetAttribute") || !strcmp(tail, "MemRangeGetAttributes"))
-		m->queries++;
-	else if (!strcmp(api, "cuMemFree") || !strcmp(tail, "FreeAsync") || !strcmp(tail, "Free") ||
-	         !strcmp(api, "cuMemFreeAsync"))
-		on_free(m, c, f, ev);
+	switch (kind_of(ev)) {
+	case MG_ALLOC: on_alloc(m, c, f, ev); break;
+	case MG_ADVISE: on_advise(m, c, f, ev); break;
+	case MG_ATTACH: on_attach(m, c, f, ev); break;
+	case MG_PREFETCH: on_prefetch(m, f, ev); break;
+	case MG_BATCH: on_prefetch_batch(m, f, ev); break;
+	case MG_QUERY: m->queries++; break;
+	case MG_FREE: on_free(m, c, f, ev); break;
+	case MG_OTHER: break;
+	}
 }
 
 static void mg_file_end(void *partial, void *fctx, const struct pw_file *f)
@@ -479,6 +549,44 @@ static size_t *assign(struct managed *m)
 
 /* ---- output ---- */
 
+/* The physical devices of the traces (devices.h). */
+static const struct pw_devmap *dm;
+
+/* Destinations that are a process's device onto the physical device its
+ * ordinal names ("GPU0"), or "dev1" where the trace has no device lines. */
+static void regroup_dests(struct managed *m)
+{
+	struct hmap old = m->dests;
+	hmap_init(&m->dests);
+	for (size_t i = 0; i < old.cap; i++) {
+		const struct m_dest *a = old.slots[i].val;
+		if (!old.slots[i].key)
+			continue;
+		char label[32];
+		if (a->dev != PW_DEV_NONE)
+			pw_devkey_fmt(dm, pw_devkey(dm, a->file, a->vendor, a->dev), label, sizeof label);
+		struct m_dest *b = dest_of(m, a->host, a->vendor, a->dev != PW_DEV_NONE ? label : a->dest);
+		b->count = sat_add(b->count, a->count);
+		b->failed = sat_add(b->failed, a->failed);
+		b->bytes = sat_add(b->bytes, a->bytes);
+	}
+	hmap_free(&old, free_dest);
+}
+
+/* "GPU0 (dev1)" for a device the trace identified, "dev1" otherwise. */
+static void alloc_dev(char *buf, size_t len, const struct m_alloc *a)
+{
+	int64_t key = pw_devkey(dm, a->file, a->vendor, a->dev);
+	char phys[24], own[24];
+	fmt_dev(own, sizeof own, a->dev);
+	if (key >= PW_PHYS_BASE) {
+		pw_devkey_fmt(dm, key, phys, sizeof phys);
+		snprintf(buf, len, "%.20s (%.20s)", phys, own);
+	} else {
+		snprintf(buf, len, "%s", own);
+	}
+}
+
 static void print_allocs(const struct managed *m, const struct pw_input *in)
 {
 	struct table t;
@@ -486,11 +594,11 @@ static void print_allocs(const struct managed *m, const struct pw_input *in)
 	for (size_t i = 0; i < m->allocs.len; i++) {
 		const struct m_alloc *a = vec_at(&m->allocs, i);
 		char *label = proc_label(&in->files[a->file]);
-		char seq[24], ptr[24], bytes[32], dev[32], freed[32];
+		char seq[24], ptr[24], bytes[32], dev[64], freed[32];
 		snprintf(seq, sizeof seq, "%llu", (unsigned long long)a->seq);
 		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)a->ptr);
 		fmt_bytes(bytes, sizeof bytes, a->bytes);
-		fmt_dev(dev, sizeof dev, a->dev);
+		alloc_dev(dev, sizeof dev, a);
 		snprintf(freed, sizeof freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
 		table_row(&t, label, seq, a->vendor, ptr, bytes, a->flags, dev, freed);
 		free(label);
@@ -599,6 +707,8 @@ static void print_text(const struct managed *m, const struct pw_input *in, const
 	print_history(m, in, own);
 	print_dests(m);
 	printf("\nrange attribute queries: %llu\n", (unsigned long long)m->queries);
+	if (pw_devmap_note(dm))
+		printf("\n%s.\n", pw_devmap_note(dm));
 	if (m->not_kept)
 		printf("(%llu %s beyond %d per trace not kept)\n", (unsigned long long)m->not_kept,
 		       plural(m->not_kept, "record", "records"), HISTORY_MAX);
@@ -631,6 +741,8 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 		json_object_set_new(j, "bytes", json_u64(al->bytes));
 		json_object_set_new(j, "flags", json_string(al->flags));
 		json_object_set_new(j, "dev", json_dev(al->dev));
+		json_object_set_new(j, "device",
+		                    pw_devkey_json(dm, pw_devkey(dm, al->file, al->vendor, al->dev)));
 		json_object_set_new(j, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
 		for (size_t i = 0; i < m->ops.len; i++)
 			if (own[i] == a + 1)
@@ -670,6 +782,10 @@ int cmd_managed(const struct pw_opts *o)
 	struct pw_sink sink = {&managed_ops, &m};
 	int st = an_read(o, &in, &sink, 1);
 	if (st != PW_READ_FATAL && in.n) {
+		struct pw_devmap map;
+		pw_devmap_build(&map, &in);
+		dm = &map;
+		regroup_dests(&m);
 		size_t *rank = file_ranks(&in);
 		sort_rank = rank;
 		vec_sort(&m.allocs, alloc_cmp);
@@ -681,6 +797,8 @@ int cmd_managed(const struct pw_opts *o)
 			print_text(&m, &in, own);
 		free(own);
 		free(rank);
+		pw_devmap_free(&map);
+		dm = NULL;
 	}
 	managed_free(&m);
 	pw_input_free(&in);

@@ -42,6 +42,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "devices.h"
 #include "table.h"
 
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */
@@ -53,7 +54,8 @@
 struct cell {
 	char *host;
 	char vendor[8];
-	int64_t src, dst;
+	size_t file;      /* the process, while reading; MERGED once devices are physical */
+	int64_t src, dst; /* ordinals while reading; device keys (devices.h) once merged */
 	uint64_t copies, failed, bytes, host_ns;
 	uint64_t gpu_copies, gpu_bytes, gpu_ns;
 	uint64_t no_peer, no_peer_bytes;
@@ -63,8 +65,10 @@ struct cell {
 };
 
 struct matrix {
-	struct hmap cells; /* host "\0" vendor "\0" src dst -> struct cell */
+	struct hmap cells; /* host "\0" vendor "\0" file src dst -> struct cell */
 };
+
+#define MERGED ((size_t)-1)
 
 struct change {
 	uint64_t seq;
@@ -101,28 +105,33 @@ static int vendor_ix(const char *v)
 	return 0; /* the reader lets no other vendor through */
 }
 
-/* The key of a cell: host "\0" vendor "\0" src dst. */
-static char *cell_key(const char *host, const char *vendor, int64_t src, int64_t dst, size_t *len)
+/* The key of a cell: host "\0" vendor "\0" file src dst. */
+static char *cell_key(const char *host, const char *vendor, size_t file, int64_t src, int64_t dst,
+                      size_t *len)
 {
 	size_t hl = strlen(host), vl = strlen(vendor);
-	char *k = xmalloc(hl + vl + 2 + 16);
+	uint64_t fi = file;
+	char *k = xmalloc(hl + vl + 2 + 24);
 	memcpy(k, host, hl + 1);
 	memcpy(k + hl + 1, vendor, vl + 1);
-	memcpy(k + hl + vl + 2, &src, 8);
-	memcpy(k + hl + vl + 10, &dst, 8);
-	*len = hl + vl + 18;
+	memcpy(k + hl + vl + 2, &fi, 8);
+	memcpy(k + hl + vl + 10, &src, 8);
+	memcpy(k + hl + vl + 18, &dst, 8);
+	*len = hl + vl + 26;
 	return k;
 }
 
-static struct cell *cell_of(struct matrix *m, const char *host, const char *vendor, int64_t src, int64_t dst)
+static struct cell *cell_of(struct matrix *m, const char *host, const char *vendor, size_t file, int64_t src,
+                            int64_t dst)
 {
 	size_t len;
-	char *k = cell_key(host, vendor, src, dst, &len);
+	char *k = cell_key(host, vendor, file, src, dst, &len);
 	if (m->cells.len >= MAX_CELLS && !hmap_get(&m->cells, k, len)) {
 		free(k);
 		host = "?";
 		src = dst = PW_DEV_NONE;
-		k = cell_key(host, vendor, src, dst, &len);
+		file = MERGED;
+		k = cell_key(host, vendor, file, src, dst, &len);
 	}
 	struct cell **c = (struct cell **)hmap_put(&m->cells, k, len);
 	free(k);
@@ -130,6 +139,7 @@ static struct cell *cell_of(struct matrix *m, const char *host, const char *vend
 		*c = xcalloc(1, sizeof **c);
 		(*c)->host = xstrdup(host);
 		snprintf((*c)->vendor, sizeof(*c)->vendor, "%s", vendor);
+		(*c)->file = file;
 		(*c)->src = src;
 		(*c)->dst = dst;
 	}
@@ -149,12 +159,39 @@ static int64_t side_dev(json_t *obj, const char *side)
 	return json_integer_value(d);
 }
 
+/* The call's op (docs/trace-format.md); a trace from before "op" was
+ * written has none, and its calls are recognised by their API names. */
+static bool op_is(const struct pw_event *ev, const char *op)
+{
+	return ev->op && !strcmp(ev->op, op);
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+	return n >= m && !memcmp(s + n - m, suffix, m);
+}
+
+static bool is_peer_copy(const struct pw_event *ev)
+{
+	if (ev->op)
+		return op_is(ev, "peer_copy");
+	return strstr(ev->api, "MemcpyPeer") || strstr(ev->api, "Memcpy3DPeer");
+}
+
+/* A copy of any kind: a peer copy or one whose devices the runtime infers. */
+static bool copy_op(const struct pw_event *ev)
+{
+	if (ev->op)
+		return op_is(ev, "peer_copy") || op_is(ev, "implicit_copy");
+	return ev->family && !strcmp(ev->family, "copy");
+}
+
 static bool is_copy(const struct pw_event *ev)
 {
-	if (strcmp(ev->family, "copy") || ev->parent_recorded)
+	if (!copy_op(ev) || ev->parent_recorded)
 		return false;
-	if (ev->implicit || strstr(ev->api, "MemcpyPeer") || strstr(ev->api, "Memcpy3DPeer") ||
-	    json_is_array(json_object_get(ev->args, "copies")))
+	if (ev->implicit || is_peer_copy(ev) || json_is_array(json_object_get(ev->args, "copies")))
 		return true;
 	int64_t s = side_dev(ev->args, "src"), d = side_dev(ev->args, "dst");
 	return s >= 0 && d >= 0 && s != d;
@@ -175,12 +212,6 @@ static struct pair_log *log_of(struct hmap *pairs, int vendor, int64_t from, int
 	return *l;
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
-
 static bool already_enabled(const struct pw_event *ev)
 {
 	if (ev->ret_name)
@@ -192,8 +223,8 @@ static bool already_enabled(const struct pw_event *ev)
  * to the peer. */
 static bool peer_call(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
 {
-	bool enable = ends_with(ev->api, "EnablePeerAccess");
-	if (!enable && !ends_with(ev->api, "DisablePeerAccess"))
+	bool enable = ev->op ? op_is(ev, "peer_enable") : ends_with(ev->api, "EnablePeerAccess");
+	if (!enable && !(ev->op ? op_is(ev, "peer_disable") : ends_with(ev->api, "DisablePeerAccess")))
 		return false;
 	*from = ev->cur_dev;
 	*to = pw_arg_dev(ev, "peer_dev");
@@ -221,8 +252,9 @@ static bool enable_refused(const struct pw_event *ev, int64_t *from, int64_t *to
 
 static bool is_grant(const struct pw_event *ev)
 {
-	return ev->ret == 0 && !ev->parent_recorded &&
-	       (!strcmp(ev->api, "cuMemSetAccess") || !strcmp(ev->api, "cuMemPoolSetAccess")) &&
+	bool grant = ev->op ? op_is(ev, "vmm_set_access") || op_is(ev, "pool_set_access")
+	                    : !strcmp(ev->api, "cuMemSetAccess") || !strcmp(ev->api, "cuMemPoolSetAccess");
+	return grant && ev->ret == 0 && !ev->parent_recorded &&
 	       json_is_array(json_object_get(ev->args, "access"));
 }
 
@@ -244,8 +276,9 @@ static bool grant_on(json_t *g)
 /* A device reset (args.device, else the current device) drops its peer access. */
 static bool reset_of(const struct pw_event *ev, int64_t *dev)
 {
-	if (strcmp(ev->api, "hipDeviceReset") && strcmp(ev->api, "cudaDeviceReset") &&
-	    strcmp(ev->api, "aclrtResetDevice"))
+	if (ev->op ? !op_is(ev, "device_reset")
+	           : strcmp(ev->api, "hipDeviceReset") && strcmp(ev->api, "cudaDeviceReset") &&
+	                 strcmp(ev->api, "aclrtResetDevice"))
 		return false;
 	*dev = pw_arg_dev(ev, "device");
 	if (*dev == PW_DEV_NONE)
@@ -255,9 +288,13 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 
 static bool mx_pre_filter(const char *line, size_t len)
 {
-	return memmem(line, len, "PeerAccess\"", 11) || memmem(line, len, "\"gpu_time\"", 10) ||
-	       memmem(line, len, "SetAccess\"", 10) || memmem(line, len, "Reset", 5) ||
-	       memmem(line, len, "\"parent\":", 9);
+	/* the ops (and, for traces without them, the API names) of the
+	 * peer-access changes, device times, nested copies */
+#define HAS(lit) (memmem(line, len, lit, sizeof lit - 1) != NULL)
+	return HAS("\"op\":\"peer_") || HAS("_set_access\"") || HAS("\"op\":\"device_reset\"") ||
+	       HAS("PeerAccess\"") || HAS("\"gpu_time\"") || HAS("SetAccess\"") || HAS("Reset") ||
+	       HAS("\"parent\":");
+#undef HAS
 }
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
@@ -285,7 +322,7 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	/* The device time of a copy the preload timed inside a recorded call
 	 * (the runtime's cudaMemcpyPeerAsync reaching cuMemcpyPeerAsync) is
 	 * that call's: the copy is counted through its parent. */
-	if (ev->parent_recorded && ev->family && !strcmp(ev->family, "copy")) {
+	if (ev->parent_recorded && copy_op(ev)) {
 		*hmap_put_u64(&c->timed_child, ev->parent) = (void *)(uintptr_t)(ev->seq + 1);
 		return;
 	}
@@ -366,31 +403,34 @@ static void free_cell(void *p)
 	free(c);
 }
 
+static void add_cell(struct cell *b, const struct cell *a)
+{
+	b->copies = sat_add(b->copies, a->copies);
+	b->failed = sat_add(b->failed, a->failed);
+	b->bytes = sat_add(b->bytes, a->bytes);
+	b->host_ns = sat_add(b->host_ns, a->host_ns);
+	b->gpu_copies = sat_add(b->gpu_copies, a->gpu_copies);
+	b->gpu_bytes = sat_add(b->gpu_bytes, a->gpu_bytes);
+	b->gpu_ns = sat_add(b->gpu_ns, a->gpu_ns);
+	b->no_peer = sat_add(b->no_peer, a->no_peer);
+	b->no_peer_bytes = sat_add(b->no_peer_bytes, a->no_peer_bytes);
+	b->implicit = sat_add(b->implicit, a->implicit);
+	b->implicit_bytes = sat_add(b->implicit_bytes, a->implicit_bytes);
+	b->batch = sat_add(b->batch, a->batch);
+	b->enables = sat_add(b->enables, a->enables);
+	b->disables = sat_add(b->disables, a->disables);
+	b->grants = sat_add(b->grants, a->grants);
+	b->on_at_end = sat_add(b->on_at_end, a->on_at_end);
+	b->enable_failed = sat_add(b->enable_failed, a->enable_failed);
+}
+
 static void mx_partial_merge(void *report, void *partial)
 {
 	struct matrix *m = report, *p = partial;
 	for (size_t i = 0; i < p->cells.cap; i++) {
 		const struct cell *a = p->cells.slots[i].val;
-		if (!p->cells.slots[i].key)
-			continue;
-		struct cell *b = cell_of(m, a->host, a->vendor, a->src, a->dst);
-		b->copies = sat_add(b->copies, a->copies);
-		b->failed = sat_add(b->failed, a->failed);
-		b->bytes = sat_add(b->bytes, a->bytes);
-		b->host_ns = sat_add(b->host_ns, a->host_ns);
-		b->gpu_copies = sat_add(b->gpu_copies, a->gpu_copies);
-		b->gpu_bytes = sat_add(b->gpu_bytes, a->gpu_bytes);
-		b->gpu_ns = sat_add(b->gpu_ns, a->gpu_ns);
-		b->no_peer = sat_add(b->no_peer, a->no_peer);
-		b->no_peer_bytes = sat_add(b->no_peer_bytes, a->no_peer_bytes);
-		b->implicit = sat_add(b->implicit, a->implicit);
-		b->implicit_bytes = sat_add(b->implicit_bytes, a->implicit_bytes);
-		b->batch = sat_add(b->batch, a->batch);
-		b->enables = sat_add(b->enables, a->enables);
-		b->disables = sat_add(b->disables, a->disables);
-		b->grants = sat_add(b->grants, a->grants);
-		b->on_at_end = sat_add(b->on_at_end, a->on_at_end);
-		b->enable_failed = sat_add(b->enable_failed, a->enable_failed);
+		if (p->cells.slots[i].key)
+			add_cell(cell_of(m, a->host, a->vendor, a->file, a->src, a->dst), a);
 	}
 	hmap_free(&p->cells, free_cell);
 	free(p);
@@ -418,7 +458,7 @@ struct one_copy {
 static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *f, const struct pw_event *ev,
                      const struct one_copy *k)
 {
-	struct cell *cl = cell_of(m, f->host, ev->vendor, k->src, k->dst);
+	struct cell *cl = cell_of(m, f->host, ev->vendor, f->index, k->src, k->dst);
 	int v = vendor_ix(ev->vendor);
 	cl->copies = sat_add(cl->copies, k->copies);
 	cl->bytes = sat_add(cl->bytes, k->bytes);
@@ -484,7 +524,8 @@ static void add_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 {
 	json_t *list = json_object_get(ev->args, "copies");
 	if (ev->ret != 0) {
-		cell_of(m, f->host, ev->vendor, side_dev(ev->args, "src"), side_dev(ev->args, "dst"))
+		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev->args, "src"),
+		        side_dev(ev->args, "dst"))
 		    ->failed++;
 		return;
 	}
@@ -508,11 +549,11 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 	if (is_copy(ev)) {
 		add_copy(m, fctx, f, ev);
 	} else if (peer_change(ev, &from, &to, &on) && ev->ret == 0) {
-		struct cell *cl = cell_of(m, f->host, ev->vendor, from, to);
+		struct cell *cl = cell_of(m, f->host, ev->vendor, f->index, from, to);
 		cl->enables += on;
 		cl->disables += !on;
 	} else if (enable_refused(ev, &from, &to)) {
-		cell_of(m, f->host, ev->vendor, from, to)->enable_failed++;
+		cell_of(m, f->host, ev->vendor, f->index, from, to)->enable_failed++;
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
@@ -520,7 +561,7 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
 			if (to != from && to >= 0 && to <= INT32_MAX)
-				cell_of(m, f->host, ev->vendor, from, to)->grants++;
+				cell_of(m, f->host, ev->vendor, f->index, from, to)->grants++;
 		}
 	}
 }
@@ -542,7 +583,7 @@ static void mx_file_end(void *partial, void *fctx, const struct pw_file *f)
 			continue;
 		const int64_t *k = c->pairs.slots[i].key;
 		if (access_at(c, (int)k[0], k[1], k[2], UINT64_MAX))
-			cell_of(m, f->host, vendors[k[0]], k[1], k[2])->on_at_end++;
+			cell_of(m, f->host, vendors[k[0]], f->index, k[1], k[2])->on_at_end++;
 	}
 	hmap_free(&c->pairs, free_log);
 	vec_free(&c->resets);
@@ -564,15 +605,32 @@ static const struct pw_sink_ops matrix_ops = {
 
 /* ---- output ---- */
 
-/* Devices in order: host memory, then ordinals, then unknown (PW_DEV_NONE
- * is INT64_MIN, so it is moved last by hand). */
+/* The physical devices of the traces; the cells below are merged onto them. */
+static const struct pw_devmap *dm;
+
+/* Devices in order: host memory, ordinals, physical devices, unknown. */
 static int dev_cmp(int64_t a, int64_t b)
 {
-	if (a == b)
-		return 0;
-	if (a == PW_DEV_NONE || b == PW_DEV_NONE)
-		return a == PW_DEV_NONE ? 1 : -1;
-	return a < b ? -1 : 1;
+	return pw_devkey_cmp(a, b);
+}
+
+static void fmt_key(char *buf, size_t len, int64_t key)
+{
+	pw_devkey_fmt(dm, key, buf, len);
+}
+
+/* Each process's cells onto the physical devices its ordinals name (a
+ * process without device lines keeps its ordinals, merged by number). */
+static void regroup(struct matrix *to, const struct matrix *from)
+{
+	for (size_t i = 0; i < from->cells.cap; i++) {
+		const struct cell *a = from->cells.slots[i].val;
+		if (!from->cells.slots[i].key)
+			continue;
+		int64_t s = a->file == MERGED ? a->src : pw_devkey(dm, a->file, a->vendor, a->src),
+		        d = a->file == MERGED ? a->dst : pw_devkey(dm, a->file, a->vendor, a->dst);
+		add_cell(cell_of(to, a->host, a->vendor, MERGED, s, d), a);
+	}
 }
 
 static int by_cell(const void *a, const void *b)
@@ -684,7 +742,7 @@ static void print_grid(struct cell **cells, size_t from, size_t to, const char *
 	char align[GRID_MAX + 2] = "l";
 	cell[0] = "SRC\\DST";
 	for (size_t j = 0; j < nd; j++) {
-		fmt_dev(buf[j + 1], sizeof buf[j + 1], dev[j]);
+		fmt_key(buf[j + 1], sizeof buf[j + 1], dev[j]);
 		cell[j + 1] = buf[j + 1];
 		align[j + 1] = 'r';
 	}
@@ -692,7 +750,7 @@ static void print_grid(struct cell **cells, size_t from, size_t to, const char *
 	struct table t;
 	table_initv(&t, align, cell);
 	for (size_t i = 0; i < nd; i++) {
-		fmt_dev(buf[0], sizeof buf[0], dev[i]);
+		fmt_key(buf[0], sizeof buf[0], dev[i]);
 		cell[0] = buf[0];
 		for (size_t j = 0; j < nd; j++) {
 			const struct cell *c = find_cell(cells, from, to, dev[i], dev[j]);
@@ -738,14 +796,15 @@ static void print_grids(struct cell **cells, size_t from, size_t to)
 static void print_pairs(struct cell **cells, size_t from, size_t to)
 {
 	struct table t;
-	table_init(&t, "llrrrrrrrrrrr", "SRC", "DST", "COPIES", "FAILED", "BYTES", "HOST TIME", "HOST GB/S",
-	           "GPU GB/S", "NO PEER", "IMPLICIT", "PEER ON/OFF", "GRANTS", "ON AT END");
+	table_init(&t, "lllrrrrrrrrrrr", "SRC", "DST", "LINK", "COPIES", "FAILED", "BYTES", "HOST TIME",
+	           "HOST GB/S", "GPU GB/S", "NO PEER", "IMPLICIT", "PEER ON/OFF", "GRANTS", "ON AT END");
 	for (size_t i = from; i < to; i++) {
 		const struct cell *c = cells[i];
-		char s[32], d[32], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], im[24], oo[48],
-		    gr[24], end[24];
-		fmt_dev(s, sizeof s, c->src);
-		fmt_dev(d, sizeof d, c->dst);
+		char s[32], d[32], ln[48], n[24], fl[24], by[32], ht[32], hg[32], gg[32], np[24], im[24],
+		    oo[48], gr[24], end[24];
+		fmt_key(s, sizeof s, c->src);
+		fmt_key(d, sizeof d, c->dst);
+		pw_link_fmt(pw_devmap_link(dm, c->src, c->dst), ln, sizeof ln);
 		snprintf(n, sizeof n, "%llu", (unsigned long long)c->copies);
 		snprintf(fl, sizeof fl, "%llu", (unsigned long long)c->failed);
 		fmt_bytes(by, sizeof by, c->bytes);
@@ -759,14 +818,14 @@ static void print_pairs(struct cell **cells, size_t from, size_t to)
 		snprintf(end, sizeof end, "%llu", (unsigned long long)c->on_at_end);
 		snprintf(im, sizeof im, "%llu", (unsigned long long)c->implicit);
 		snprintf(gr, sizeof gr, "%llu", (unsigned long long)c->grants);
-		table_row(&t, s, d, n, fl, by, ht, hg, gg, np, im, oo, gr, end);
+		table_row(&t, s, d, ln, n, fl, by, ht, hg, gg, np, im, oo, gr, end);
 	}
 	printf("\n");
 	table_print(&t, stdout, "  ");
 	table_free(&t);
 }
 
-static void print_text(const struct matrix *m)
+static void print_text(const struct matrix *m, const struct pw_input *in)
 {
 	struct cell **cells = sorted_cells(m);
 	size_t n = m->cells.len;
@@ -780,6 +839,7 @@ static void print_text(const struct matrix *m)
 		char *h = sanitize(cells[from]->host);
 		printf("%shost %s, %s devices\n", from ? "\n" : "", h, cells[from]->vendor);
 		free(h);
+		pw_devmap_legend(dm, in, cells[from]->host, cells[from]->vendor, "  ");
 		print_grids(cells, from, to);
 		print_pairs(cells, from, to);
 		from = to;
@@ -793,7 +853,12 @@ static void print_text(const struct matrix *m)
 		    "successful enables/disables from SRC's context to DST's; GRANTS: cuMemSetAccess/"
 		    "cuMemPoolSetAccess\ngrants to DST of memory on SRC; ON AT END: processes that left "
 		    "access "
-		    "on.\nA call made inside another recorded call counts only through that call.\n");
+		    "on.\nA call made inside another recorded call counts only through that call.\nGPUn: a "
+		    "device by its UUID, numbered by PCI bus id among those the traces name (the legend "
+		    "gives each process's ordinal of it); LINK: NVn (NVLinks), via NVSwitch, PCIe, as the "
+		    "management library told the traced process.\n");
+	if (n && pw_devmap_note(dm))
+		printf("%s.\n", pw_devmap_note(dm));
 	free(cells);
 }
 
@@ -804,7 +869,7 @@ static json_t *gbps_json(uint64_t bytes, uint64_t ns)
 
 static json_t *dev_json(int64_t d)
 {
-	return d == DEV_HOST ? json_string("host") : json_dev(d);
+	return pw_devkey_json(dm, d);
 }
 
 static json_t *cell_json(const struct cell *c)
@@ -812,6 +877,7 @@ static json_t *cell_json(const struct cell *c)
 	json_t *j = json_object();
 	json_object_set_new(j, "src", dev_json(c->src));
 	json_object_set_new(j, "dst", dev_json(c->dst));
+	json_object_set_new(j, "link", pw_link_json(pw_devmap_link(dm, c->src, c->dst)));
 	json_object_set_new(j, "copies", json_u64(c->copies));
 	json_object_set_new(j, "failed", json_u64(c->failed));
 	json_object_set_new(j, "bytes", json_u64(c->bytes));
@@ -835,7 +901,7 @@ static json_t *cell_json(const struct cell *c)
 	return j;
 }
 
-static void print_json(const struct matrix *m)
+static void print_json(const struct matrix *m, const struct pw_input *in)
 {
 	struct cell **cells = sorted_cells(m);
 	size_t n = m->cells.len;
@@ -855,11 +921,14 @@ static void print_json(const struct matrix *m)
 		json_object_set_new(h, "host", json_string(cells[from]->host));
 		json_object_set_new(h, "vendor", json_string(cells[from]->vendor));
 		json_object_set_new(h, "devices", devs);
+		json_object_set_new(h, "identities",
+		                    pw_devmap_json(dm, in, cells[from]->host, cells[from]->vendor));
 		json_object_set_new(h, "pairs", pairs);
 		json_array_append_new(hosts, h);
 		from = to;
 	}
 	json_object_set_new(doc, "hosts", hosts);
+	json_object_set_new(doc, "traces_without_devices", json_integer((json_int_t)dm->unidentified));
 	json_print(doc);
 	free(cells);
 }
@@ -872,10 +941,19 @@ int cmd_matrix(const struct pw_opts *o)
 	struct pw_sink sink = {&matrix_ops, &m};
 	int st = an_read(o, &in, &sink, 1);
 	if (st != PW_READ_FATAL && in.n) {
+		struct pw_devmap map;
+		struct matrix merged;
+		pw_devmap_build(&map, &in);
+		dm = &map;
+		hmap_init(&merged.cells);
+		regroup(&merged, &m);
 		if (o->json)
-			print_json(&m);
+			print_json(&merged, &in);
 		else
-			print_text(&m);
+			print_text(&merged, &in);
+		hmap_free(&merged.cells, free_cell);
+		pw_devmap_free(&map);
+		dm = NULL;
 	}
 	hmap_free(&m.cells, free_cell);
 	pw_input_free(&in);

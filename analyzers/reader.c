@@ -71,7 +71,8 @@ struct worker {
 	bool *pre_wanted;
 	struct chunk *chunk; /* the chunk being read: messages wait for the merge */
 	struct vec stack;
-	struct vec seqs; /* nesting: the seqs of the file's calls, sorted */
+	struct vec seqs;    /* nesting: the seqs of the file's calls, sorted */
+	bool devices_early; /* the file's device lines were read in an earlier phase */
 	struct lines lines;
 	pthread_t thread;
 };
@@ -248,6 +249,10 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 		bad_line(w, f, no, "footer: %s", err);
 	else if (k == PW_LINE_OTHER)
 		f->unknown++;
+	else if (k == PW_LINE_DEVICE && pw_file_add_device(f, root, err, sizeof err))
+		bad_line(w, f, no, "device: %s", err);
+	else if (k == PW_LINE_DEVICE)
+		f->events++; /* written as an event, counted in the footer's */
 	else if (k == PW_LINE_EVENT) {
 		count_event(f, &ev);
 		atomic_fetch_add_explicit(&r->events, 1, memory_order_relaxed);
@@ -257,11 +262,28 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 	json_decref(root);
 }
 
+/* A device line seen before the main phase: the file's devices are known
+ * before its first event is handed out (the main phase reads it again,
+ * and reports it if it is bad). */
+static void early_device(struct worker *w, struct pw_file *f, const char *line, size_t len)
+{
+	static const char start[] = "{\"type\":\"device\""; /* as the library writes it */
+	if (w->devices_early || len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
+		return;
+	struct pw_event ev;
+	json_t *root;
+	char err[512];
+	if (pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err) == PW_LINE_DEVICE)
+		pw_file_add_device(f, root, err, sizeof err);
+	json_decref(root);
+}
+
 /* One line in the pre-phase: only lines some sink's filter wants, quietly. */
 static void pre_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
 {
 	struct run *r = w->run;
 	bool any = false;
+	early_device(w, f, line, len);
 	for (size_t i = 0; i < r->nsinks; i++) {
 		const struct pw_sink_ops *ops = r->sinks[i].ops;
 		w->pre_wanted[i] = ops->pre_filter && ops->pre_filter(line, len);
@@ -325,9 +347,10 @@ static void read_lines(struct worker *w, struct pw_file *f, off_t end, enum phas
 			bad_line(w, f, w->lines.lineno, "line longer than %u bytes, skipped", PW_MAX_LINE);
 		else if (k == L_TAIL && !pre)
 			cut_tail(w, f);
-		else if (k == L_LINE && ph == PH_SCAN)
+		else if (k == L_LINE && ph == PH_SCAN) {
 			scan_line(w, line, len);
-		else if (k == L_LINE && pre)
+			early_device(w, f, line, len);
+		} else if (k == L_LINE && pre)
 			pre_line(w, f, line, len);
 		else if (k == L_LINE)
 			main_line(w, f, line, len);
@@ -450,10 +473,12 @@ static void read_file(struct worker *w, struct pw_file *f)
 	off_t body = lines_pos(&w->lines);
 	uint64_t no = w->lines.lineno;
 	w->seqs.len = 0;
+	w->devices_early = false;
 	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
 		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
 			continue;
 		read_body(w, f, -1, (enum phase)ph);
+		w->devices_early = true;
 		if (ph == PH_SCAN && w->seqs.len > 1)
 			vec_sort(&w->seqs, by_u64);
 		if (ph != PH_MAIN) {
@@ -552,6 +577,7 @@ static struct chunk *new_chunk(struct run *r, const struct pw_file *f, off_t sta
 	s->has_limit = s->has_t_end = false;
 	s->unreadable = NULL;
 	vec_init(&c->shadow.modules, sizeof(struct pw_module));
+	vec_init(&c->shadow.devices, sizeof(struct pw_device));
 	vec_init(&c->msgs, sizeof(struct msg));
 	*(struct chunk **)vec_push(&r->chunks[f->index]) = c;
 	add_item(r, f->index, c);
@@ -681,6 +707,9 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 	free(s->suppressed_by_default);
 	free(s->unreadable);
 	merge_modules(&f->modules, &s->modules);
+	for (size_t i = 0; i < s->devices.len; i++) /* chunks in file order: a later line wins */
+		*(struct pw_device *)vec_push(&f->devices) = *(struct pw_device *)vec_at(&s->devices, i);
+	vec_free(&s->devices);
 }
 
 static void merge_chunks(struct run *r, struct pw_file *f, struct vec *chunks)

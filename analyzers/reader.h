@@ -86,6 +86,25 @@ struct pw_module {
 	char *build_id; /* NULL when null */
 };
 
+/* What a "device" line says of a pair: the device and one of its peers. */
+struct pw_peer_info {
+	int64_t ordinal;
+	int64_t can_access; /* -1: null */
+	char *link;         /* "nvlink", "nvswitch", "pcie", "unknown" */
+	int64_t nvlinks;    /* -1: null */
+	char *topology;     /* NULL when null */
+	char *p2p_read;     /* NULL when null */
+};
+
+/* One device of one process, from its "device" line. */
+struct pw_device {
+	char vendor[8];
+	int64_t ordinal;
+	char *uuid, *bus_id, *name; /* NULL when null */
+	int64_t physical_id;        /* -1 when absent */
+	struct vec peers;           /* struct pw_peer_info */
+};
+
 /* One trace file: one program image of one process. */
 struct pw_file {
 	size_t index; /* in pw_input.files, sorted by path */
@@ -108,6 +127,8 @@ struct pw_file {
 	char *vendors;      /* the header's "vendors" object as compact JSON, or NULL */
 	char *run_id;       /* the header's run_id, or NULL */
 	struct vec modules; /* struct pw_module: the header's, then the footer's new ones */
+	char *environment;  /* the header's "environment" as compact JSON, or NULL */
+	struct vec devices; /* struct pw_device: the "device" lines (devices.h) */
 	/* footer */
 	bool footer;
 	int64_t footer_events, dropped, t_end_ns;
@@ -190,12 +211,23 @@ void pw_reader_thread_done(void);
  * tests): the kind of line, *ev filled for an event; the caller must
  * json_decref(*root) before the thread parses its next line (the objects
  * live in the thread's arena).  PW_LINE_BAD: a message in err. */
-enum pw_line_kind { PW_LINE_BAD, PW_LINE_HEADER, PW_LINE_FOOTER, PW_LINE_EVENT, PW_LINE_OTHER };
+enum pw_line_kind {
+	PW_LINE_BAD,
+	PW_LINE_HEADER,
+	PW_LINE_FOOTER,
+	PW_LINE_EVENT,
+	PW_LINE_DEVICE,
+	PW_LINE_OTHER
+};
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen);
 /* Header and footer members into the file; -1 with a message when invalid. */
 int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);
+/* A "device" line into f->devices (a second line for the same vendor and
+ * ordinal replaces the first); -1 with a message when invalid. */
+int pw_file_add_device(struct pw_file *f, json_t *root, char *err, size_t errlen);
+void pw_devices_free(struct vec *devices);
 void pw_file_clear(struct pw_file *f);
 
 /* An unsigned member of a validated event: a non-negative integer, or one

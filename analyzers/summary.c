@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "analyze.h"
+#include "devices.h"
 #include "footer.h"
 #include "hist.h"
 #include "table.h"
@@ -578,6 +579,10 @@ static void print_text(const struct summary *s, const struct pw_input *in)
 	print_procs(s, in, ft);
 	print_rules(s, ft, in->n);
 	footers_free(ft, in->n);
+	struct pw_devmap m;
+	pw_devmap_build(&m, in);
+	pw_devmap_print_all(&m, in);
+	pw_devmap_free(&m);
 }
 
 /* ---- JSON ---- */
@@ -693,6 +698,11 @@ static void print_json(const struct summary *s, const struct pw_input *in)
 	json_object_set_new(doc, "per_process", procs_json(s, in, ft));
 	json_object_set_new(doc, "violations", rules_json(s, ft, in->n));
 	footers_free(ft, in->n);
+	struct pw_devmap m;
+	pw_devmap_build(&m, in);
+	json_object_set_new(doc, "devices", pw_devmap_all_json(&m, in));
+	json_object_set_new(doc, "traces_without_devices", json_integer((json_int_t)m.unidentified));
+	pw_devmap_free(&m);
 	json_print(doc);
 }
 

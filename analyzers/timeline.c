@@ -28,6 +28,7 @@
 #include <unistd.h>
 
 #include "analyze.h"
+#include "devices.h"
 
 #define FLUSH_AT (64u << 10)
 
@@ -39,10 +40,11 @@ struct segment {
 
 struct timeline {
 	pthread_mutex_t lock;
-	const int64_t *origin; /* per file */
-	const int64_t *tpid;   /* per file: the pid in the output */
-	struct segment *segs;  /* per file */
-	struct vec tmps;       /* FILE *: the workers' temporary files */
+	const int64_t *origin;      /* per file */
+	const int64_t *tpid;        /* per file: the pid in the output */
+	const struct pw_devmap *dm; /* the devices, from the first read */
+	struct segment *segs;       /* per file */
+	struct vec tmps;            /* FILE *: the workers' temporary files */
 	uint64_t slices, instants, threads;
 	bool write_error;
 };
@@ -297,6 +299,44 @@ static void violations_at(struct tl_partial *p, struct tl_fctx *c, const struct 
 	}
 }
 
+/* Beside each device the call names by ordinal, the physical device its
+ * trace says that is: "dst_dev_gpu": "GPU1 0000:20:00.0". */
+static void gpu_arg(struct tl_partial *p, const struct pw_file *f, const struct pw_event *ev, const char *key,
+                    int64_t ordinal)
+{
+	int64_t k = pw_devkey(p->t->dm, f->index, ev->vendor, ordinal);
+	const struct pw_phys *ph = pw_devkey_phys(p->t->dm, k);
+	if (!ph)
+		return;
+	char label[24], *text, *name = xasprintf("%s_gpu", key);
+	pw_devkey_fmt(p->t->dm, k, label, sizeof label);
+	text = xasprintf("%s %s", label, ph->bus_id ? ph->bus_id : ph->uuid);
+	put(p, ",", 1);
+	put_str(p, name);
+	put(p, ":", 1);
+	put_str(p, text);
+	free(text);
+	free(name);
+}
+
+static bool dev_key(const char *k)
+{
+	size_t n = strlen(k);
+	return !strcmp(k, "dev") || !strcmp(k, "device") || (n > 4 && !strcmp(k + n - 4, "_dev"));
+}
+
+static void gpu_args(struct tl_partial *p, const struct pw_file *f, const struct pw_event *ev)
+{
+	const char *key;
+	json_t *v;
+	if (!p->t->dm || !p->t->dm->phys.len)
+		return;
+	if (ev->cur_dev >= 0)
+		gpu_arg(p, f, ev, "cur_dev", ev->cur_dev);
+	json_object_foreach(ev->args, key, v) if (dev_key(key) && json_is_integer(v))
+	    gpu_arg(p, f, ev, key, json_integer_value(v));
+}
+
 static void tl_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	struct tl_partial *p = partial;
@@ -347,6 +387,7 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 		put(p, ":", 1);
 		put_json(p, v);
 	}
+	gpu_args(p, f, ev);
 	put(p, "}}", 2);
 	p->slices++;
 	if (c->viols.len)
@@ -552,9 +593,13 @@ int cmd_timeline(const struct pw_opts *o)
 		return EXIT_BAD;
 	}
 	int64_t *origin = host_origins(&in), *tpid = track_pids(&in);
+	struct pw_devmap map;
+	pw_devmap_build(&map, &in);
 	t.origin = origin;
 	t.tpid = tpid;
+	t.dm = &map;
 	int wst = write_timeline(o, &in, &t);
+	pw_devmap_free(&map);
 	if (wst != PW_READ_FATAL)
 		report(o, &in, &t);
 	pthread_mutex_destroy(&t.lock);

@@ -672,6 +672,8 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 	} else if (!strcmp(type, "gpu_time")) {
 		ev->type = PW_EV_GPU_TIME;
 		r = parse_gpu_time(&c, ev);
+	} else if (!strcmp(type, "device")) {
+		return PW_LINE_DEVICE;
 	} else if (!strcmp(type, "header")) {
 		return PW_LINE_HEADER;
 	} else if (!strcmp(type, "footer")) {
@@ -815,6 +817,28 @@ static int get_vendors(struct ctx *c, struct pw_file *f)
 	return 0;
 }
 
+/* "environment": [{"name", "value"}...]; absent in traces from before it */
+static int get_environment(struct ctx *c, struct pw_file *f)
+{
+	json_t *e = json_object_get(c->obj, "environment"), *o;
+	size_t i;
+	if (!e)
+		return 0;
+	if (!json_is_array(e))
+		return fail(c->err, c->errlen, "\"environment\" must be an array, not %s", type_name(e));
+	json_array_foreach(e, i, o)
+	{
+		if (!json_is_object(o) || !json_is_string(json_object_get(o, "name")) ||
+		    !json_is_string(json_object_get(o, "value")))
+			return fail(
+			    c->err, c->errlen,
+			    "\"environment[%zu]\" must be an object with string members name and value", i);
+	}
+	free(f->environment);
+	f->environment = json_dumps(e, JSON_COMPACT | JSON_PRESERVE_ORDER);
+	return 0;
+}
+
 static int get_options(struct ctx *c, struct pw_file *f)
 {
 	json_t *o = json_object_get(c->obj, "options");
@@ -869,9 +893,113 @@ int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen)
 		            type_name(v));
 	f->has_rank = json_is_integer(v);
 	f->rank = f->has_rank ? json_integer_value(v) : 0;
-	if (get_argv(&c, f) || get_options(&c, f) || get_vendors(&c, f) || get_modules(&c, &f->modules))
+	if (get_argv(&c, f) || get_options(&c, f) || get_vendors(&c, f) || get_modules(&c, &f->modules) ||
+	    get_environment(&c, f))
 		return -1;
 	f->header_ok = true;
+	return 0;
+}
+
+/* ---- device lines ---- */
+
+static void device_free(struct pw_device *d)
+{
+	free(d->uuid);
+	free(d->bus_id);
+	free(d->name);
+	for (size_t i = 0; i < d->peers.len; i++) {
+		struct pw_peer_info *p = vec_at(&d->peers, i);
+		free(p->link);
+		free(p->topology);
+		free(p->p2p_read);
+	}
+	vec_free(&d->peers);
+}
+
+void pw_devices_free(struct vec *devices)
+{
+	for (size_t i = 0; i < devices->len; i++)
+		device_free(vec_at(devices, i));
+	vec_free(devices);
+}
+
+static char *dup_or_null(const char *s)
+{
+	return s ? xstrdup(s) : NULL;
+}
+
+/* An integer or null member (absent: null); out -1 for null. */
+static int int_or_null(struct ctx *c, const char *key, int64_t *out)
+{
+	json_t *v = json_object_get(c->obj, key);
+	*out = -1;
+	if (!v || json_is_null(v))
+		return 0;
+	return get_int(c, key, out, 0);
+}
+
+static int get_peer(struct ctx *dc, json_t *o, size_t i, struct pw_peer_info *p)
+{
+	char where[48];
+	snprintf(where, sizeof where, "peers[%zu].", i);
+	if (!json_is_object(o))
+		return fail(dc->err, dc->errlen, "\"peers[%zu]\" must be an object, not %s", i, type_name(o));
+	struct ctx c = {o, where, dc->err, dc->errlen};
+	const char *link, *topo, *rd;
+	if (get_int(&c, "ordinal", &p->ordinal, 0) || get_str(&c, "link", &link) ||
+	    int_or_null(&c, "can_access", &p->can_access) || int_or_null(&c, "nvlinks", &p->nvlinks) ||
+	    get_str_null(&c, "topology", &topo, true) || get_str_null(&c, "p2p_read", &rd, true))
+		return -1;
+	if (p->ordinal > INT32_MAX)
+		return fail(dc->err, dc->errlen, "\"%sordinal\" is not a device ordinal", where);
+	p->link = xstrdup(link);
+	p->topology = dup_or_null(topo);
+	p->p2p_read = dup_or_null(rd);
+	return 0;
+}
+
+int pw_file_add_device(struct pw_file *f, json_t *root, char *err, size_t errlen)
+{
+	struct ctx c = {root, "", err, errlen};
+	struct pw_device d = {.physical_id = -1};
+	const char *vendor, *uuid, *bus, *name;
+	vec_init(&d.peers, sizeof(struct pw_peer_info));
+	if (get_str(&c, "vendor", &vendor) || get_int(&c, "ordinal", &d.ordinal, 0) ||
+	    get_str_null(&c, "uuid", &uuid, false) || get_str_null(&c, "bus_id", &bus, false) ||
+	    get_str_null(&c, "name", &name, false) || opt_int(&c, "physical_id", &d.physical_id))
+		return -1;
+	if (!pw_vendor_known(vendor))
+		return fail(err, errlen, "vendor \"%.32s\" is not one this reader knows (cuda, hip, acl)",
+		            vendor);
+	if (d.ordinal > INT32_MAX)
+		return fail(err, errlen, "\"ordinal\" is %lld, not a device ordinal", (long long)d.ordinal);
+	json_t *peers = need(&c, "peers", JSON_ARRAY, "an array");
+	if (!peers)
+		return -1;
+	size_t i;
+	json_t *o;
+	json_array_foreach(peers, i, o)
+	{
+		struct pw_peer_info p = {0};
+		if (get_peer(&c, o, i, &p)) {
+			device_free(&d);
+			return -1;
+		}
+		*(struct pw_peer_info *)vec_push(&d.peers) = p;
+	}
+	snprintf(d.vendor, sizeof d.vendor, "%s", vendor);
+	d.uuid = dup_or_null(uuid);
+	d.bus_id = dup_or_null(bus);
+	d.name = dup_or_null(name);
+	for (size_t k = 0; k < f->devices.len; k++) {
+		struct pw_device *old = vec_at(&f->devices, k);
+		if (old->ordinal == d.ordinal && !strcmp(old->vendor, d.vendor)) {
+			device_free(old);
+			*old = d;
+			return 0;
+		}
+	}
+	*(struct pw_device *)vec_push(&f->devices) = d;
 	return 0;
 }
 
@@ -1013,8 +1141,10 @@ void pw_file_clear(struct pw_file *f)
 	free(f->write_error);
 	free(f->report_error);
 	free(f->unreadable);
+	free(f->environment);
 	free_modules(&f->modules);
 	vec_free(&f->modules);
+	pw_devices_free(&f->devices);
 	char *path = f->path;
 	size_t index = f->index;
 	bool partial = f->partial;
@@ -1023,6 +1153,7 @@ void pw_file_clear(struct pw_file *f)
 	f->index = index;
 	f->partial = partial;
 	vec_init(&f->modules, sizeof(struct pw_module));
+	vec_init(&f->devices, sizeof(struct pw_device));
 }
 
 /* ---- arguments of a validated call ---- */

@@ -3,6 +3,7 @@
  * records), and the bookkeeping the event needs first: the thread's current
  * device (from aclrtSetDevice) and the allocation table (acl_mem.c).
  */
+#include "devices.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -161,6 +162,7 @@ const char *pw_acl_policy_name(int policy, char *buf, size_t len)
 void pw_acl_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
+	pw_devices_note_use(PW_VENDOR_ACL); /* asked once aclInit has run (acl_ident.c) */
 	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = pw_acl_current_device();
 	for (int i = 0; i < fn->nargs; i++) {

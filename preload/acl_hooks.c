@@ -21,12 +21,14 @@ const struct pw_vendor pw_acl_vendor = {
     .ret_already_enabled = PW_RET_NONE, /* ACL has no "already enabled" code (facts B4) */
     .error_name = pw_acl_error_name,
     .pre = pw_acl_pre,
+    .state_before = pw_acl_before,
     .state_after = pw_acl_learn,
     .op_before = pw_acl_op_before,
     .op_after = pw_acl_op_after,
     .snap_arg = pw_acl_snap_arg,
     .put_arg = pw_acl_put_arg,
     .describe = pw_acl_describe,
+    .identify = pw_acl_identify,
 };
 
 #define PW_ACL_WRAPPER(api, sfx, fam, op, flg, sig) \

@@ -28,6 +28,10 @@ void *pw_acl_aux(const char *name);
 void *pw_acl_dlsym_hook(const char *name, void *r);
 /* The header's "acl" member under "vendors" (a json_t object). */
 void pw_acl_describe(void *json_vendors_object);
+/* acl_ident.c: the devices and pairs (devices.h) */
+struct pw_devset;
+bool pw_acl_identify(struct pw_devset *set);
+uint64_t pw_acl_before(const struct pw_call *c); /* state_before: identity before aclFinalize */
 
 /* acl_mem.c: aclrtMalloc allocations, ptr -> (size, device, policy).  Lock-free. */
 struct pw_acl_alloc {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "devices.h"
 #include "report.h"
 #include "pw.h"
 #include "registry.h"
@@ -59,8 +60,37 @@ static void run_rules(const struct pw_call *c, const struct pw_op *op)
 		pw_report_finding(c, op, f.rule[i], f.msg[i]);
 }
 
+/* How many devices other processes of the run connect to dev (by UUID),
+ * besides other and this process's own peers of dev: the peer limit is the
+ * device's, whoever enabled the connections. */
+static int others_peers(int vendor, int dev, int other)
+{
+	char u[PW_UUID_LEN], list[64][PW_REG_UUID];
+	if (!pw_devices_uuid_of(vendor, dev, u, sizeof u))
+		return 0;
+	int n = pw_registry_peers_of(u, list, 64), extra = 0;
+	for (int i = 0; i < n; i++) {
+		int o = pw_devices_ordinal_of(vendor, list[i]);
+		if (o == other ||
+		    (o >= 0 && o != dev && (pw_peer_on(&pw_state, dev, o) || pw_peer_on(&pw_state, o, dev))))
+			continue;
+		extra++;
+	}
+	return extra;
+}
+
 void pw_check_before(const struct pw_call *c, const struct pw_op *op)
 {
+	if (op->kind == PW_OP_PEER_ENABLE && pw_registry_active() && pw_dev_ok(op->cur_dev) &&
+	    pw_dev_ok(op->peer_dev) && op->cur_dev != op->peer_dev) {
+		/* peer.limit counts every process's connections: asked of the
+		 * registry, for an enable only (off the copy and memory paths) */
+		struct pw_op o = *op;
+		o.peer_others[0] = others_peers(op->vendor, op->cur_dev, op->peer_dev);
+		o.peer_others[1] = others_peers(op->vendor, op->peer_dev, op->cur_dev);
+		run_rules(c, &o);
+		return;
+	}
 	if (op->kind != PW_OP_NONE)
 		run_rules(c, op);
 }
@@ -80,11 +110,24 @@ static void tell_registry(const struct pw_op *op)
 {
 	unsigned char h[PW_IPC_HANDLE_BYTES];
 	switch (op->kind) {
-	case PW_OP_IPC_EXPORT:
-		pw_registry_export(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
-		                   op->dst.dev);
+	case PW_OP_IPC_EXPORT: {
+		/* the device by UUID: an importer may number it otherwise */
+		char uuid[PW_UUID_LEN] = "";
+		if (pw_registry_active())
+			pw_devices_uuid_of(op->vendor, op->dst.dev, uuid, sizeof uuid);
+		pw_registry_export_dev(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
+		                       op->dst.dev, uuid);
 		break;
+	}
 	case PW_OP_IPC_OPEN: pw_registry_opened(op->handle); break;
+	case PW_OP_PEER_ENABLE:
+	case PW_OP_PEER_DISABLE: {
+		char a[PW_UUID_LEN], b[PW_UUID_LEN];
+		if (pw_registry_active() && pw_devices_uuid_of(op->vendor, op->cur_dev, a, sizeof a) &&
+		    pw_devices_uuid_of(op->vendor, op->peer_dev, b, sizeof b))
+			pw_registry_peer(a, b, op->kind == PW_OP_PEER_ENABLE);
+		break;
+	}
 	case PW_OP_IPC_CLOSE:
 		if (handle_of_mapping(op->dst.ptr, h))
 			pw_registry_closed(h);

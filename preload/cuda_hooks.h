@@ -32,6 +32,12 @@ void *pw_cuda_substitute(void *fn);
 /* The header's "cuda" member under "vendors" (a json_t object). */
 void pw_cuda_describe(void *json_vendors); /* cuda_query.c */
 const char *pw_cuda_library(void);
+/* cuda_ident.c: the devices and pairs (devices.h), and their links (NVML) */
+struct pw_devset;
+bool pw_cuda_identify(struct pw_devset *set);
+void pw_cuda_links(struct pw_devset *set);
+bool pw_cuda_why_not(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
+int pw_cuda_switch_links(const struct pw_devset *set, int dev);
 
 /* cuda_encode.c: what argument i's event needs, saved after the call on the
  * calling thread; the event's "args" member for it, on the writer's */

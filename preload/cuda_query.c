@@ -15,6 +15,7 @@
  * cuPointerGetAttribute costs about 55 ns on an H200; a context's device
  * never changes, so it is asked once and cached.
  */
+#include "devices.h"
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -384,6 +385,7 @@ static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
 void pw_cuda_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
+	pw_devices_note_use(PW_VENDOR_CUDA); /* the devices may now be asked about */
 	if (fn->flags & PW_IMPLICIT)
 		return; /* the classification found the devices already (pw_cuda_implicit_cross) */
 	if (fn->flags & PW_CUR_DEV) {

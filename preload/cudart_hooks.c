@@ -7,6 +7,7 @@
  * The runtime's vendor descriptor (vendor.h) says it is a layer over the
  * driver (upper): see below.
  */
+#include "devices.h"
 #include "call.h"
 #include "cudart_hooks.h"
 
@@ -46,6 +47,7 @@ static void abi12(struct pw_call *c, int id)
 
 static void pre(struct pw_call *c)
 {
+	pw_devices_note_use(PW_VENDOR_CUDA); /* the runtime's devices are the driver's */
 	if ((c->fn->flags & PW_ABI12) && pw_cudart_abi12())
 		abi12(c, (int)(c->fn - pw_cudart_desc));
 	pw_cudart_pre(c);

@@ -60,6 +60,43 @@ static json_t *read_argv(void)
 	return a;
 }
 
+/* The variables that shape which devices a process sees and how it reaches
+ * them, and only those: the environment may hold secrets. */
+static bool shapes_devices(const char *name, size_t len)
+{
+	static const char *const prefixes[] = {"NCCL_", "HSA_", "HIP_", "ROCR_", "ASCEND_"};
+	static const char *const names[] = {"CUDA_DEVICE_ORDER", "GPU_DEVICE_ORDINAL"};
+	static const char suffix[] = "_VISIBLE_DEVICES";
+	if (len >= sizeof suffix - 1 && !memcmp(name + len - (sizeof suffix - 1), suffix, sizeof suffix - 1))
+		return true;
+	for (size_t i = 0; i < sizeof prefixes / sizeof *prefixes; i++)
+		if (!strncmp(name, prefixes[i], strlen(prefixes[i])))
+			return true;
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (strlen(names[i]) == len && !memcmp(name, names[i], len))
+			return true;
+	return false;
+}
+
+#define PW_ENV_MAX 128
+#define PW_ENV_VALUE_MAX 1024
+
+static json_t *environment(void)
+{
+	extern char **environ;
+	json_t *a = json_array();
+	for (char **e = environ; e && *e && json_array_size(a) < PW_ENV_MAX; e++) {
+		const char *eq = strchr(*e, '=');
+		if (!eq || eq == *e || !shapes_devices(*e, (size_t)(eq - *e)))
+			continue;
+		json_t *o = json_object();
+		json_object_set_new(o, "name", str_lossy(*e, (size_t)(eq - *e)));
+		json_object_set_new(o, "value", str_lossy(eq + 1, strnlen(eq + 1, PW_ENV_VALUE_MAX)));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
 static const char *const stacks_names[] = {"none", "violations", "all"};
 
 /* A rank that is not a number is kept as the string it is. */
@@ -204,6 +241,7 @@ char *pw_header_json(void)
 	pw_vendors_describe(v);
 	json_object_set_new(h, "vendors", v);
 	json_object_set_new(h, "modules", modules());
+	json_object_set_new(h, "environment", environment());
 	return dump(h);
 }
 

@@ -32,6 +32,9 @@ const struct pw_vendor pw_hip_vendor = {
     .snap_arg = pw_hip_snap_arg,
     .put_arg = pw_hip_put_arg,
     .describe = pw_hip_describe,
+    .identify = pw_hip_identify,
+    .links = pw_hip_links,
+    .why_not = pw_hip_why_not,
 };
 
 #define PW_HIP_WRAPPER(api, sfx, fam, op, flg, sig) \

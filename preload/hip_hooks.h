@@ -30,6 +30,12 @@ void *pw_hip_dlsym_hook(const char *name, void *r);
 void *pw_hip_substitute(void *fn);
 /* The runtime library's path once it is known, else NULL. */
 const char *pw_hip_library(void);
+/* hip_ident.c: the devices and pairs (devices.h) */
+struct pw_devset;
+bool pw_hip_identify(struct pw_devset *set);
+/* hip_smi.c: each pair's link and why two devices cannot be peers (ROCm SMI) */
+void pw_hip_links(struct pw_devset *set);
+bool pw_hip_why_not(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
 
 /* hip_query.c: the look-ups of a call, asked of the runtime untraced */
 /* The header's "hip" member under "vendors" (a json_t object). */

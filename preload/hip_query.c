@@ -5,6 +5,7 @@
  * so it is decoded with the runtime's own major version
  * (hipRuntimeGetVersion, asked once); the current device from hipGetDevice.
  */
+#include "devices.h"
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -364,6 +365,7 @@ const char *pw_hip_flags_note(uint64_t flags, int version)
 void pw_hip_pre(struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
+	pw_devices_note_use(PW_VENDOR_HIP); /* any call initializes the runtime */
 	if (fn->flags & PW_IMPLICIT)
 		return; /* the classification found the devices already (pw_hip_implicit_cross) */
 	if (fn->flags & PW_CUR_DEV)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "devices.h"
 #include "op.h"
 #include "registry.h"
 #include "state.h"
@@ -211,6 +212,14 @@ void pw_op_registry_facts(struct pw_op *op)
 	op->reg_freed = e.freed;
 	op->reg_exporter_alive = e.exporter_alive;
 	op->reg_exporter_pid = e.exporter_pid;
+	/* The exporter's device as this process numbers it: only an open
+	 * makes these look-ups, and after the first they are in memory. */
+	int d = e.uuid[0] ? pw_devices_ordinal_of(op->vendor, e.uuid) : -1;
+	if (d >= 0) {
+		op->reg_dev_known = true;
+		op->reg_dev = d;
+		op->reg_can_access = pw_devices_can_access(op->vendor, op->cur_dev, d);
+	}
 }
 
 void pw_op_event(struct pw_op *op, const struct pw_call *c)

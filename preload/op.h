@@ -106,7 +106,14 @@ struct pw_op {
 	bool reg_known, reg_freed, reg_exporter_alive;
 	int reg_exporter_pid;
 	int reg_device;
+	/* the exporter's device by UUID: this process's ordinal of it
+	 * (reg_dev_known), and whether cur_dev can access it (1, 0, -1) */
+	bool reg_dev_known;
+	int reg_dev, reg_can_access;
 	int holders, holder_pids[4]; /* free, destroy: other processes with it open */
+	/* peer enable: devices (by UUID) that other processes of the run connect
+	 * to cur_dev [0] and to peer_dev [1], beyond this process's own peers */
+	int peer_others[2];
 	/* virtual memory and pools (cuda_vmm_state.h fills them) */
 	uint64_t mem_handle;    /* CUmemGenericAllocationHandle */
 	unsigned handle_type;   /* export/import: the shareable type asked for */

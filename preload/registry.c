@@ -83,7 +83,7 @@ static struct {
 	atomic_int users;     /* calls inside the mapping; close drains them */
 	_Atomic int attached; /* the pid recorded in seg->attached (fork changes it) */
 	atomic_bool exported; /* this process exported something: frees must look */
-	atomic_bool warned_full, warned_holders;
+	atomic_bool warned_full, warned_holders, warned_links;
 	dev_t dev;
 	ino_t ino;
 	char name[PW_REG_NAME_MAX];
@@ -572,8 +572,11 @@ static struct pw_reg_entry *claim(struct pw_reg_segment *s, int32_t me)
 }
 
 static void fill(struct pw_reg_segment *s, struct pw_reg_entry *e, int32_t me, uint64_t base, uint64_t size,
-                 int device)
+                 int device, const char *uuid)
 {
+	memset(e->uuid, 0, sizeof e->uuid);
+	if (uuid)
+		snprintf(e->uuid, sizeof e->uuid, "%s", uuid);
 	e->exporter_pid = me;
 	e->device = device;
 	e->base = base;
@@ -583,14 +586,14 @@ static void fill(struct pw_reg_segment *s, struct pw_reg_entry *e, int32_t me, u
 }
 
 static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned char *handle, uint64_t base,
-                          uint64_t size, int device)
+                          uint64_t size, int device, const char *uuid)
 {
 	struct pw_reg_entry *e = find(s, handle);
 	if (e) {
 		/* A new allocation behind a known handle: the old holds were of the old one. */
 		if ((LOAD(e->flags) & (PW_REG_FREED | PW_REG_GONE)) || LOAD(e->exporter_pid) != me)
 			memset(e->holders, 0, sizeof e->holders);
-		fill(s, e, me, base, size, device);
+		fill(s, e, me, base, size, device, uuid);
 		return;
 	}
 	e = claim(s, me);
@@ -603,8 +606,80 @@ static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned c
 	}
 	memset(e, 0, sizeof *e);
 	memcpy(e->handle, handle, PW_IPC_HANDLE_BYTES);
-	fill(s, e, me, base, size, device);
+	fill(s, e, me, base, size, device, uuid);
 	e->state = PW_REG_USED;
+}
+
+/* ---- peer connections (all under the lock) ---- */
+
+/* A UUID from the segment: NUL-ended within the field and printable. */
+static bool uuid_ok(const char *u)
+{
+	for (size_t i = 0; i < PW_REG_UUID; i++) {
+		if (!u[i])
+			return i > 0;
+		if (u[i] <= ' ' || u[i] >= 0x7f)
+			return false;
+	}
+	return false;
+}
+
+static bool uuid_is(const char *field, const char *u)
+{
+	return uuid_ok(field) && !strcmp(field, u);
+}
+
+void pw_registry_peer(const char *a, const char *b, bool on)
+{
+	struct call c;
+	if (!a || !b || !a[0] || !b[0] || strlen(a) >= PW_REG_UUID || strlen(b) >= PW_REG_UUID || !begin(&c))
+		return;
+	struct pw_reg_link *mine = NULL, *free_slot = NULL;
+	for (int i = 0; i < PW_REG_LINKS; i++) {
+		struct pw_reg_link *l = &c.s->links[i];
+		int32_t pid = LOAD(l->pid);
+		if (pid == c.me && uuid_is(l->a, a) && uuid_is(l->b, b))
+			mine = l;
+		else if (!free_slot && (pid <= 0 || (pid != c.me && !pid_alive(pid))))
+			free_slot = l;
+	}
+	if (!on && mine) {
+		mine->pid = 0;
+	} else if (on && !mine && free_slot) {
+		memset(free_slot, 0, sizeof *free_slot);
+		snprintf(free_slot->a, sizeof free_slot->a, "%s", a);
+		snprintf(free_slot->b, sizeof free_slot->b, "%s", b);
+		free_slot->pid = c.me;
+	} else if (on && !mine && !atomic_exchange(&R.warned_links, true)) {
+		pw_log("IPC registry %s: %d peer connections recorded already; the peer limit is counted per "
+		       "process from now on",
+		       R.name, PW_REG_LINKS);
+	}
+	end(&c);
+}
+
+int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max)
+{
+	struct call c;
+	int n = 0;
+	if (!uuid || !uuid[0] || !begin(&c))
+		return 0;
+	for (int i = 0; i < PW_REG_LINKS && n < max; i++) {
+		const struct pw_reg_link *l = &c.s->links[i];
+		int32_t pid = LOAD(l->pid);
+		if (pid <= 0 || pid == c.me || !uuid_ok(l->a) || !uuid_ok(l->b) || !pid_alive(pid))
+			continue;
+		const char *other = !strcmp(l->a, uuid) ? l->b : !strcmp(l->b, uuid) ? l->a : NULL;
+		if (!other || !strcmp(other, uuid))
+			continue;
+		bool seen = false;
+		for (int k = 0; k < n && !seen; k++)
+			seen = !strcmp(out[k], other);
+		if (!seen)
+			snprintf(out[n++], PW_REG_UUID, "%s", other);
+	}
+	end(&c);
+	return n;
 }
 
 /* ---- the API ---- */
@@ -614,15 +689,21 @@ bool pw_registry_active(void)
 	return atomic_load(&R.active);
 }
 
-void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device)
+void pw_registry_export_dev(const unsigned char *handle, uint64_t base, uint64_t size, int device,
+                            const char *uuid)
 {
 	struct call c;
 	if (!handle)
 		return;
 	atomic_store(&R.exported, true);
 	if (begin(&c))
-		export_locked(c.s, c.me, handle, base, size, device);
+		export_locked(c.s, c.me, handle, base, size, device, uuid);
 	end(&c);
+}
+
+void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device)
+{
+	pw_registry_export_dev(handle, base, size, device, NULL);
 }
 
 int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out)
@@ -639,6 +720,16 @@ int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out)
 			out->base = LOAD(e->base);
 			out->size = LOAD(e->size);
 			out->device = LOAD(e->device);
+			/* another process wrote it: take only a NUL-ended UUID of printable characters */
+			size_t n = 0;
+			while (n < sizeof e->uuid && e->uuid[n] > ' ' && e->uuid[n] < 0x7f)
+				n++;
+			if (n < sizeof e->uuid && !e->uuid[n]) {
+				memcpy(out->uuid, e->uuid, n);
+				out->uuid[n] = 0;
+			} else {
+				out->uuid[0] = 0;
+			}
 			found = 1;
 		}
 		end(&c);
@@ -1063,6 +1154,9 @@ static bool other_attached_alive(const struct pw_reg_segment *s, int32_t me)
 /* Our exports end with us (exit or exec takes the allocations), so do our maps. */
 static void forget_me(struct pw_reg_segment *s, int32_t me)
 {
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		if (LOAD(s->links[i].pid) == me)
+			s->links[i].pid = 0;
 	uint32_t n = used_slots(s);
 	for (uint32_t i = 0; i < n; i++) {
 		struct pw_reg_entry *e = &s->entries[i];
@@ -1164,6 +1258,7 @@ static int open_locked(const char *run_id)
 	atomic_store(&R.broken, false);
 	atomic_store(&R.warned_full, false);
 	atomic_store(&R.warned_holders, false);
+	atomic_store(&R.warned_links, false);
 	atomic_store(&R.active, true);
 	return 0;
 }

@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #define PW_IPC_HANDLE_BYTES 64
+#define PW_REG_UUID 48 /* a device's UUID, "GPU-…" and a NUL (devices.h PW_UUID_LEN) */
 
 struct pw_reg_export { /* what lookup() says about a handle */
 	int exporter_pid;
@@ -23,6 +24,7 @@ struct pw_reg_export { /* what lookup() says about a handle */
 	int freed;          /* the exporter freed the allocation */
 	uint64_t base, size;
 	int device;
+	char uuid[PW_REG_UUID]; /* the exporter's device, the same in every process; "" unknown */
 };
 
 /* Attach to (or create) the registry of run_id; returns 0, or -1 after one
@@ -39,6 +41,10 @@ bool pw_registry_active(void);
  * handle again: refresh (a re-export after 'freed', or by another process, is
  * a fresh, unfreed entry with no holders). */
 void pw_registry_export(const unsigned char *handle, uint64_t base, uint64_t size, int device);
+/* The same, with the exporting device's UUID (NULL or "": unknown), so that
+ * an importer whose ordinals differ knows which physical device it was. */
+void pw_registry_export_dev(const unsigned char *handle, uint64_t base, uint64_t size, int device,
+                            const char *uuid);
 /* 1 and *out filled if the handle is known, 0 if not. */
 int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out);
 /* This process opened / closed a mapping of handle (reference counted per pid).
@@ -54,6 +60,15 @@ void pw_registry_freed(uint64_t base);
 /* The same, by the handle it was exported under (VMM exports, whose key is
  * not an address; only this process's own export of it is marked). */
 void pw_registry_freed_handle(const unsigned char *handle);
+/* This process enabled (on) or disabled (off) access from device a to the
+ * memory of device b, both by UUID: the peer connections of the run's
+ * processes, which the peer limit counts per physical device. */
+void pw_registry_peer(const char *a, const char *b, bool on);
+/* The devices (UUIDs, into out, at most max) that OTHER live processes of
+ * the run connect to the device uuid, either way; how many were found (at
+ * most max). */
+int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max);
+
 /* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
  * sets it); otherwise "<pid>-<32 hex digits from getrandom>", setenv'd so
  * children inherit it.  Returns a static string. */
@@ -76,11 +91,12 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
  * index and pid is range-checked where it is read.
  */
 #define PW_REG_MAGIC 0x3130676572777070ull /* "ppwreg01" little-endian */
-#define PW_REG_VERSION 1
+#define PW_REG_VERSION 2
 #define PW_REG_READY 0x52454459u /* "READY": the creator finished init */
 #define PW_REG_ENTRIES 2048
 #define PW_REG_HOLDERS 16
 #define PW_REG_ATTACH 1024
+#define PW_REG_LINKS 512 /* peer connections of the run's processes */
 
 #define PW_REG_USED 0x55534544u /* entry state; anything else is a free slot */
 #define PW_REG_FREED 1u         /* entry flags */
@@ -99,7 +115,15 @@ struct pw_reg_entry {
 	uint64_t base, size;
 	uint64_t stamp; /* when exported: the oldest freed entry is reclaimed first */
 	unsigned char handle[PW_IPC_HANDLE_BYTES];
+	char uuid[PW_REG_UUID]; /* the exporting device's UUID; "" unknown (untrusted: NUL not promised) */
 	struct pw_reg_holder holders[PW_REG_HOLDERS];
+};
+
+struct pw_reg_link { /* pid enabled access from device a to device b's memory */
+	int32_t pid; /* > 0, or a free slot */
+	uint32_t pad;
+	char a[PW_REG_UUID]; /* untrusted: NUL not promised */
+	char b[PW_REG_UUID];
 };
 
 struct pw_reg_segment {
@@ -122,6 +146,7 @@ struct pw_reg_segment {
 	uint64_t stamp;
 	int32_t attached[PW_REG_ATTACH]; /* pids that opened it; 0 free */
 	struct pw_reg_entry entries[PW_REG_ENTRIES];
+	struct pw_reg_link links[PW_REG_LINKS];
 };
 
 #endif

@@ -36,6 +36,7 @@
 
 #include "check.h"
 #include "color.h"
+#include "devices.h"
 #include "report.h"
 #include "intercept.h"
 #include "pw.h"
@@ -419,6 +420,83 @@ static _Noreturn void stop(const struct pw_op *op, int rule)
 	abort();
 }
 
+/* buf += s, cut at len (the message's limit). */
+static void append(char *buf, size_t len, const char *s)
+{
+	size_t n = strlen(buf), m = strlen(s);
+	if (n + 1 >= len)
+		return;
+	if (m > len - 1 - n)
+		m = len - 1 - n;
+	memcpy(buf + n, s, m);
+	buf[n + m] = 0;
+}
+
+/*
+ * A finding that two devices are not peers (the runtime refused, or a copy
+ * between them is staged through the host) says why, when the vendor's
+ * management library can: asked here, only for a finding that is
+ * reported, once per pair (devices.c remembers the answer).
+ */
+static const char *with_why(const struct pw_op *op, int rule, const char *msg, char *buf, size_t len)
+{
+	int a, b;
+	if (rule == PW_RULE_PEER_ENABLE_UNSUPPORTED) {
+		a = op->cur_dev;
+		b = op->peer_dev;
+	} else if (rule == PW_RULE_COPY_PEER_NO_PEER_ACCESS) {
+		a = op->src.dev;
+		b = op->dst.dev;
+	} else if (rule == PW_RULE_IPC_OPEN_UNREACHABLE) {
+		const char *why = pw_devices_why_not(op->vendor, op->cur_dev, op->reg_dev);
+		if (!why)
+			return msg;
+		/* the message named both devices already */
+		buf[0] = 0;
+		append(buf, len, msg);
+		append(buf, len, "; why: ");
+		append(buf, len, why);
+		return buf;
+	} else {
+		return msg;
+	}
+	const char *why = pw_devices_why_not(op->vendor, a, b);
+	if (!why)
+		return msg;
+	char na[128], nb[128];
+	pw_devices_name(op->vendor, a, na, sizeof na);
+	pw_devices_name(op->vendor, b, nb, sizeof nb);
+	char tail[512];
+	snprintf(tail, sizeof tail, "; %s and %s cannot be peers: %s", na, nb, why);
+	buf[0] = 0;
+	append(buf, len, msg);
+	append(buf, len, tail);
+	return buf;
+}
+
+/*
+ * The limit of eight peers a device is documented system-wide (CUDA
+ * Programming Guide, Peer-to-Peer Memory Access) without a word on NVSwitch
+ * systems, where a device's peers are reached through the switches.  There
+ * the finding is reported, saying so, and never stops the program.
+ */
+static bool nvswitched(const struct pw_op *op, const char *msg, char *buf, size_t len)
+{
+	int sa = pw_devices_switch_links(op->vendor, op->cur_dev),
+	    sb = pw_devices_switch_links(op->vendor, op->peer_dev);
+	if (sa <= 0 && sb <= 0)
+		return false;
+	char tail[256];
+	snprintf(tail, sizeof tail,
+	         "; but %s on NVSwitches (NVML: %d NVLinks to the switches), where whether the limit "
+	         "applies is not documented: reported, not stopped",
+	         sa > 0 && sb > 0 ? "both devices are" : "one device is", sa > 0 ? sa : sb);
+	buf[0] = 0;
+	append(buf, len, msg);
+	append(buf, len, tail);
+	return true;
+}
+
 void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg)
 {
 	uintptr_t ips[64];
@@ -444,7 +522,14 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	bool halt = pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
 	            op->kind != PW_OP_EXIT;
 	atomic_fetch_add(&by_sev[pw_rules[rule].severity], 1);
+	char nvsw[640];
+	if (rule == PW_RULE_PEER_LIMIT && (first || halt) && nvswitched(op, msg, nvsw, sizeof nvsw)) {
+		msg = nvsw; /* reported, never stopped: the limit there is not known */
+		halt = false;
+	}
 	if (first || halt) {
+		char why[640];
+		msg = with_why(op, rule, msg, why, sizeof why);
 		atomic_fetch_add(&violations, 1);
 		write_event(c, op, rule, msg, ips, n);
 		if (pw_g.opt.mode != PW_MODE_OBSERVE)

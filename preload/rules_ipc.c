@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "devices.h"
 #include "rules.h"
 
 /* 002: "Takes a pointer to the base of an existing device memory allocation". */
@@ -152,6 +153,26 @@ PW_RULE_FN(IPC_OPEN_STALE)
 		return false;
 	snprintf(msg, len, "%s opens a handle whose exporter (pid %d) %s", op->api, op->reg_exporter_pid,
 	         op->reg_freed ? "already freed the allocation" : "has exited");
+	return true;
+}
+
+/* 002 (hipIpcOpenMemHandle): "For contexts on different devices
+ * hipIpcOpenMemHandle can attempt to enable peer access between the devices
+ * ... hipDeviceCanAccessPeer can determine if a mapping is possible."  The
+ * exporter's device is known by UUID (the registry), whatever this process
+ * calls it. */
+PW_RULE_FN(IPC_OPEN_UNREACHABLE)
+{
+	(void)s;
+	if (!op->reg_known || !op->reg_dev_known || op->reg_can_access != 0 || op->reg_dev == op->cur_dev)
+		return false;
+	char here[128], there[128];
+	pw_devices_name(op->vendor, op->cur_dev, here, sizeof here);
+	pw_devices_name(op->vendor, op->reg_dev, there, sizeof there);
+	snprintf(msg, len,
+	         "%s opens, on %s, memory that pid %d exported from %s, but the runtime says the first "
+	         "cannot access the second: no mapping is possible",
+	         op->api, here, op->reg_exporter_pid, there);
 	return true;
 }
 

@@ -4,6 +4,7 @@
  * the device ordinals the peer calls name. */
 #include <stdio.h>
 
+#include "devices.h"
 #include "rules.h"
 
 /* 001: "CUDA_ERROR_INVALID_CONTEXT ... if the current context is peerContext";
@@ -142,14 +143,19 @@ PW_RULE_FN(PEER_LIMIT)
 	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || pw_peer_on(s, a, b))
 		return false;
 	uint64_t pa = peers_of(s, a), pb = peers_of(s, b);
-	int na = __builtin_popcountll(pa | (uint64_t)1 << b),
-	    nb = __builtin_popcountll(pb | (uint64_t)1 << a);
+	/* the limit is the device's: other processes' connections count too */
+	int na = __builtin_popcountll(pa | (uint64_t)1 << b) + op->peer_others[0],
+	    nb = __builtin_popcountll(pb | (uint64_t)1 << a) + op->peer_others[1];
 	if (na <= PW_PEER_LIMIT && nb <= PW_PEER_LIMIT)
 		return false;
-	int d = na > PW_PEER_LIMIT ? a : b;
-	snprintf(msg, len,
-	         "%s from device %d to device %d would give device %d %d peers; a device has at most %d",
-	         op->api, a, b, d, na > PW_PEER_LIMIT ? na : nb, PW_PEER_LIMIT);
+	bool first = na > PW_PEER_LIMIT;
+	int d = first ? a : b, others = op->peer_others[first ? 0 : 1];
+	char name[128], tail[96] = "";
+	pw_devices_name(op->vendor, d, name, sizeof name);
+	if (others > 0)
+		snprintf(tail, sizeof tail, " (%d of them through other processes of the run)", others);
+	snprintf(msg, len, "%s from device %d to device %d would give %s %d peers%s; a device has at most %d",
+	         op->api, a, b, name, first ? na : nb, tail, PW_PEER_LIMIT);
 	return true;
 }
 

@@ -486,6 +486,14 @@ static bool is_violation(const char *line, size_t len)
 	       !memcmp(line, violation_prefix, sizeof violation_prefix - 1);
 }
 
+/* A device line (devices.c): at most one per device, and what the trace's
+ * ordinals mean; kept past the size limit like the findings. */
+static const char device_prefix[] = "{\"type\":\"device\"";
+static bool is_device(const char *line, size_t len)
+{
+	return len >= sizeof device_prefix - 1 && !memcmp(line, device_prefix, sizeof device_prefix - 1);
+}
+
 static void count_lines(const char *p, const char *end, uint64_t *lines, uint64_t *viol)
 {
 	while (p < end) {
@@ -664,7 +672,7 @@ static void write_lines(const char *p, const char *end)
 			const char *nl = memchr(p, '\n', (size_t)(end - p));
 			const char *next = nl ? nl + 1 : end;
 			size_t len = (size_t)(next - p);
-			bool keep = is_violation(p, len) ||
+			bool keep = is_violation(p, len) || is_device(p, len) ||
 			            (!T.limited && T.event_bytes + (uint64_t)(p - run) + len <= limit);
 			if (!keep) {
 				append_run(run, p);

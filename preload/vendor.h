@@ -24,6 +24,7 @@ struct pw_op;
 struct pw_rcall;
 struct pw_snapw;
 struct pw_gt_pair;
+struct pw_devset;
 
 /* A result code no vendor returns: "this vendor has no such code". */
 #define PW_RET_NONE INT64_MIN
@@ -88,6 +89,21 @@ struct pw_vendor {
 	/* ---- the process ---- */
 	/* Adds the vendor's member to the header's "vendors" (a json_t object). */
 	void (*describe)(void *json_vendors);
+	/* Device identity (devices.h), once a call of the vendor was traced:
+	 * sets set->n and fills each visible device and what the runtime says
+	 * of each pair, asked untraced; false while it cannot say yet (asked
+	 * again next round).  Never on the hot path. */
+	bool (*identify)(struct pw_devset *set);
+	/* The link of each pair, from the vendor's management library, once,
+	 * on the trace writer's thread only (it may load that library). */
+	void (*links)(struct pw_devset *set);
+	/* Why devices dev and peer of set cannot be peers, in words, from the
+	 * vendor's management library loaded now (only for a finding that
+	 * says they cannot); false when it cannot say. */
+	bool (*why_not)(const struct pw_devset *set, int dev, int peer, char *buf, size_t len);
+	/* Device dev's active links to NVSwitches, from the management library
+	 * loaded now (only for a finding that needs it); -1 when unknown. */
+	int (*switch_links)(const struct pw_devset *set, int dev);
 	/* gpu_timing=1: device times that completed, every round of the trace
 	 * writer; final: all of them, once, before the footer. */
 	void (*gt_collect)(bool final);
@@ -105,6 +121,9 @@ extern const struct pw_vendor *const pw_vendors[];
 /* vendor.c: the shared code's loops over them. */
 void pw_vendors_describe(void *json_vendors);
 void pw_vendors_gt_collect(bool final);
+/* The trace writer's round (final: once, before the footer): the devices'
+ * lines (devices.h), and device timing where gpu_timing=1. */
+void pw_vendors_tick(bool final);
 uint64_t pw_vendors_gt_skipped(void);
 void pw_vendors_after_fork(void);
 /* At exit: every vendor's exit ops, each handed to run. */

@@ -7,10 +7,10 @@
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
 #   integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed
-#   launchers latency
+#   launchers latency devices
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh)
-#   unit sim acl-sim hip-sim deps docs analyze fault packaging
+#   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze fault packaging
 #                             every unit test, a simulator's self-test, the
 #                             call-graph check, the generated docs, the
 #                             analyzer, the fault-injection suite
@@ -20,8 +20,8 @@ B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency"
-targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test"
+suites="integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
+targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in
 list)

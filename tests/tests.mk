@@ -7,6 +7,7 @@ SIMDIR := $(BUILD)/sim
 INTEG := $(TBIN)/violations $(TBIN)/nccl/libnccl.so.2 $(TBIN)/calls $(TBIN)/calls-linked $(TBIN)/threads $(TBIN)/forkexec $(TBIN)/own_jansson
 INTEG += $(TBIN)/implicit
 INTEG += $(TBIN)/vmm_ipc
+INTEG += $(TBIN)/visible $(TBIN)/nvml_probe
 UNIT_SRC := $(filter-out tests/unit/test_analyze_%,$(wildcard tests/unit/test_*.c))
 # PW_TEST=pattern runs one cmocka test of a unit test (tests/unit/filter.c).
 UNIT_FILTER := $(BUILD)/obj/tests/filter.o
@@ -33,6 +34,12 @@ $(TBIN)/implicit: tests/integration/implicit.c $(SIMDIR)/libcuda.so.1
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1
 $(TBIN)/vmm_ipc: tests/integration/vmm_ipc.c tests/integration/drv.h
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/visible: tests/integration/visible.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+$(TBIN)/nvml_probe: tests/gpu/nvml_probe.c include/peerwatch/abi/nvml.h
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 $(TBIN)/threads: tests/integration/threads.c
@@ -104,6 +111,7 @@ integration-test: test-build
 	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
 	@timeout 600 tests/integration/launchers.sh $(BUILD)
 	@timeout 600 tests/integration/latency.sh $(BUILD)
+	@timeout 600 tests/integration/devices.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
@@ -137,7 +145,7 @@ docs-test: test-build
 ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test
 else
 test:
 	@$(MAKE) --no-print-directory test-build

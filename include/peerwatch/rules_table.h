@@ -90,10 +90,14 @@
 	  "rejects: CUDA 705, HIP 705", "peer access disabled although it was not enabled",                  \
 	  "disable only what was enabled (from the same current device)")                                    \
 	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
-	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess (CUDA_ERROR_TOO_MANY_PEERS: "  \
-	  "8 "                                                                                               \
-	  "peers per device on current NVIDIA GPUs; ggml-org/llama.cpp#21883); HIP Runtime API, "            \
-	  "hipIpcOpenMemHandle (hipErrorTooManyPeers)",                                                      \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess: CUDA_ERROR_TOO_MANY_PEERS "   \
+	  "if "                                                                                              \
+	  "direct peer access is not possible because hardware resources required for peer access have "     \
+	  "been exhausted; CUDA C++ Programming Guide, Peer-to-Peer Memory Access: each device can support " \
+	  "a system-wide maximum of eight peer connections (counted over all the run's processes, by "       \
+	  "device "                                                                                          \
+	  "UUID; on NVSwitch systems, where the guide says nothing, reported but never stopped; "            \
+	  "ggml-org/llama.cpp#21883); HIP Runtime API, hipIpcOpenMemHandle (hipErrorTooManyPeers)",          \
 	  "rejects: CUDA 711 too many peers", "peer access enabled to a ninth peer of one device",           \
 	  "enable peer access only between the devices that exchange data; NVSwitch systems route without "  \
 	  "it")                                                                                              \
@@ -203,6 +207,15 @@
 	  "not measured: the mapping, if any, no longer names the exporter's data",                          \
 	  "an IPC handle opened after its exporter freed the allocation",                                    \
 	  "keep the allocation alive until every importer has opened and closed it")                         \
+	X(IPC_OPEN_UNREACHABLE, "ipc.open.unreachable", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
+	  PW_OPBIT(IPC_OPEN),                                                                                \
+	  "002 (hipIpcOpenMemHandle): For contexts on different devices hipIpcOpenMemHandle can attempt to " \
+	  "enable peer access between the devices ... hipDeviceCanAccessPeer can determine if a mapping is " \
+	  "possible",                                                                                        \
+	  "rejects: CUDA 217 peer access unsupported (openucx/ucx#6360); HIP not measured",                  \
+	  "an IPC handle opened on a device that cannot access the exporter's device",                       \
+	  "open the handle on the exporter's device or one that can access it (cuDeviceCanAccessPeer), "     \
+	  "or copy through the host")                                                                        \
 	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
 	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle; HIP Runtime API, Device Management, "    \
 	  "hipIpcCloseMemHandle (Device pointer returned by the open)",                                      \

@@ -146,6 +146,7 @@ enum pw_json_kind { PW_JSON_KINDS(PW_JSON_KIND_ENUM) PW_J_COUNT };
 	X(VENDOR_HIP, "header.vendors.hip", "", "the HIP runtime")                           \
 	X(VENDOR_ACL, "header.vendors.acl", "", "the ACL runtime")                           \
 	X(MODULE, "modules[]", "", "a loaded object (header and footer)")                    \
+	X(ENV, "header.environment[]", "", "an environment variable")                        \
 	X(CALL, "call", "call", "Call event")                                                \
 	X(ARGS, "call.args", "", "the call's arguments")                                     \
 	X(LOCATION, "call.args.location", "", "a memory location")                           \
@@ -154,6 +155,8 @@ enum pw_json_kind { PW_JSON_KINDS(PW_JSON_KIND_ENUM) PW_J_COUNT };
 	X(GRANT, "call.args.access[]", "", "one access grant")                               \
 	X(VIOLATION, "violation", "violation", "Violation event")                            \
 	X(GPU_TIME, "gpu_time", "gpu_time", "GPU time event")                                \
+	X(DEVICE, "device", "device", "Device line")                                         \
+	X(PEER, "device.peers[]", "", "a pair: the device and a peer")                       \
 	X(FOOTER, "footer", "footer", "Footer")                                              \
 	X(SUPPRESSION, "footer.suppressions[]", "", "a suppression that matched")            \
 	X(DROPPED_BY, "footer.dropped_by", "", "the causes of dropped events")               \
@@ -215,6 +218,15 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "one member per vendor library found; empty when none was identified")                               \
 	X(HEADER, "modules", OBJECTS, REQ, MODULE,                                                             \
 	  "the objects loaded when the header was written, for symbolizing addresses")                         \
+	X(HEADER, "environment", OBJECTS, REQ, ENV,                                                            \
+	  "the environment variables that decide which devices the process sees and how they are reached, "    \
+	  "when the header was written: every `*_VISIBLE_DEVICES`, `CUDA_DEVICE_ORDER`, "                      \
+	  "`GPU_DEVICE_ORDINAL` "                                                                              \
+	  "and those starting `NCCL_`, `HSA_`, `HIP_`, `ROCR_`, `ASCEND_` (no others: nothing else of the "    \
+	  "environment is recorded), in the order of the environment, at most 128 of them")                    \
+	X(ENV, "name", STR, REQ, NONE, "the variable's name")                                                  \
+	X(ENV, "value", STR, REQ, NONE,                                                                        \
+	  "its value (its first 1024 bytes; non-ASCII bytes of a value that is not UTF-8 written as `?`)")     \
 	X(OPTIONS, "out", STR, REQ, NONE, "the trace directory, absolute")                                     \
 	X(OPTIONS, "mode", STR, REQ, NONE,                                                                     \
 	  "`\"observe\"`, `\"warn\"` or `\"enforce\"`; `\"observe\"` when `PEERWATCH_OPTIONS` had a bad "      \
@@ -437,7 +449,13 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "the rule's severity: `\"error\"`, `\"warning\"` or `\"performance\"`")                              \
 	X(VIOLATION, "message", STR, REQ, NONE,                                                                \
 	  "one sentence saying what is wrong with this call, with its pointers, sizes and devices (at most "   \
-	  "639 bytes); the same sentence as the second line of the stderr report")                             \
+	  "639 bytes); the same sentence as the second line of the stderr report. For "                        \
+	  "`peer.enable.unsupported` "                                                                         \
+	  "and `copy.peer.no-peer-access` it ends, where the vendor's management library can say, with "       \
+	  "both "                                                                                              \
+	  "devices' UUID and bus id and why they cannot be peers (NVML's P2P status and common ancestor, "     \
+	  "or "                                                                                                \
+	  "ROCm SMI's answer)")                                                                                \
 	X(VIOLATION, "stack", HEXES, OPT, NONE,                                                                \
 	  "present with `stacks=violations` (the default) or `stacks=all`, when a stack could be taken: "      \
 	  "the caller's stack, see [Stacks](#stacks)")                                                         \
@@ -450,6 +468,54 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "when it started on the device, placed on the CLOCK_MONOTONIC clock of `t_ns` through a "            \
 	  "reference event per context (recorded and waited for when the context is first timed); accurate "   \
 	  "to a few microseconds")                                                                             \
+	X(DEVICE, "type", STR, REQ, NONE, "`\"device\"`")                                                      \
+	X(DEVICE, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`: whose ordinals these are")    \
+	X(DEVICE, "ordinal", UINT, REQ, NONE,                                                                  \
+	  "the device's ordinal in this process: what the calls' device members (`cur_dev`, `dst_dev`, …) "  \
+	  "name it by")                                                                                        \
+	X(DEVICE, "count", UINT, REQ, NONE, "how many devices the process sees (one line each)")               \
+	X(DEVICE, "uuid", STR_NULL, REQ, NONE,                                                                 \
+	  "the device's UUID, the same in every process: `\"GPU-\"` and the runtime's 16 bytes in the form "   \
+	  "`nvidia-smi -L` prints (`xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`), or, where they are 16 hex "        \
+	  "digits (ROCm), those digits; null where the runtime has no such call")                              \
+	X(DEVICE, "bus_id", STR_NULL, REQ, NONE,                                                               \
+	  "its PCI bus id, `\"dddd:bb:dd.f\"` in lower case; null where the runtime gives none (ACL)")         \
+	X(DEVICE, "name", STR_NULL, REQ, NONE, "the runtime's name of the device (ACL: the chip's)")           \
+	X(DEVICE, "physical_id", UINT, OPT, NONE,                                                              \
+	  "ACL only: the runtime's physical device id (aclrtGetPhyDevIdByUserDevId), where it has the call")   \
+	X(DEVICE, "nvswitch_links", INT_NULL, OPT, NONE,                                                       \
+	  "CUDA with the management library only: the device's active NVLinks that end at an NVSwitch")        \
+	X(DEVICE, "peers", OBJECTS, REQ, PEER, "every other device the process sees, in ordinal order")        \
+	X(PEER, "ordinal", UINT, REQ, NONE, "the peer's ordinal")                                              \
+	X(PEER, "can_access", INT_NULL, REQ, NONE,                                                             \
+	  "whether the device can access the peer's memory (cuDeviceCanAccessPeer, hipDeviceCanAccessPeer, "   \
+	  "aclrtDeviceCanAccessPeer): 1 or 0; null if the runtime did not answer")                             \
+	X(PEER, "performance_rank", INT_NULL, REQ, NONE,                                                       \
+	  "the P2P attribute performance rank of device -> peer (lower is better); null where there is "       \
+	  "none "                                                                                              \
+	  "(ACL)")                                                                                             \
+	X(PEER, "access_supported", INT_NULL, REQ, NONE, "the P2P attribute access supported")                 \
+	X(PEER, "native_atomics", INT_NULL, REQ, NONE, "the P2P attribute native atomics supported")           \
+	X(PEER, "array_access", INT_NULL, REQ, NONE, "the P2P attribute array access supported")               \
+	X(PEER, "link", STR, REQ, NONE,                                                                        \
+	  "the pair's link, from the vendor's management library: `\"nvlink\"` (NVLinks from one to the "      \
+	  "other), `\"nvswitch\"` (NVLinks through NVSwitches), `\"xgmi\"` (AMD Infinity Fabric, from ROCm "   \
+	  "SMI), `\"pcie\"`, or `\"unknown\"` (no management library: ACL, or NVML or ROCm SMI absent)")       \
+	X(PEER, "nvlinks", INT_NULL, REQ, NONE,                                                                \
+	  "how many: direct links, or, through the switches, the fewer of the two devices' switch links; "     \
+	  "null when unknown")                                                                                 \
+	X(PEER, "topology", NAME, REQ, NONE,                                                                   \
+	  "where the two devices' PCIe paths meet (nvmlDeviceGetTopologyCommonAncestor): "                     \
+	  "`\"internal\"`, `\"single_switch\"`, `\"multiple_switches\"`, `\"host_bridge\"`, "                  \
+	  "`\"numa_node\"`, "                                                                                  \
+	  "`\"system\"` (across CPU sockets); null when unknown")                                              \
+	X(PEER, "p2p_read", NAME, REQ, NONE,                                                                   \
+	  "NVML's P2P status for reads (nvmlDeviceGetP2PStatus): `\"ok\"`, `\"chipset_not_supported\"`, "      \
+	  "`\"gpu_not_supported\"`, `\"topology_not_supported\"`, `\"disabled_by_regkey\"`, "                  \
+	  "`\"not_supported\"`, `\"unknown\"`; null without NVML")                                             \
+	X(PEER, "p2p_write", NAME, REQ, NONE, "the same for writes")                                           \
+	X(PEER, "p2p_nvlink", NAME, REQ, NONE, "the same for P2P over NVLink")                                 \
+	X(PEER, "p2p_atomics", NAME, REQ, NONE, "the same for atomics")                                        \
 	X(FOOTER, "type", STR, REQ, NONE, "`\"footer\"`")                                                      \
 	X(FOOTER, "events", UINT, REQ, NONE,                                                                   \
 	  "the number of event lines in the file between the header and the footer, of every type")            \
@@ -500,8 +566,8 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	  "events being recorded by another thread at the moment the trace was finished (exit, exec, "         \
 	  "enforce): at most one a thread. A call that returns after that moment makes no event")              \
 	X(DROPPED_BY, "size_limit", UINT, RARE, NONE,                                                          \
-	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings are still "          \
-	  "written)")                                                                                          \
+	  "events after `max_trace_mb` was reached (calls and `gpu_time` events; findings and device lines "   \
+	  "are still written)")                                                                                \
 	X(DROPPED_BY, "write_error", UINT, RARE, NONE,                                                         \
 	  "events made but not written because writing had failed (`write_error` says how)")                   \
 	X(DROPPED_BY, "writer_behind", UINT, RARE, NONE,                                                       \

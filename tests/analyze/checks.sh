@@ -183,6 +183,9 @@ check "check --fail-on with an unknown level is a usage error (exit 2)" rc_is 2
 
 good=$(ls "$WORK"/forkexec/*.pw.jsonl | head -1)
 nlines=$(wc -l <"$good")
+# its first call, and how many calls it has (its device lines are no calls)
+call1=$(grep -m1 '"type":"call"' "$good")
+ncalls=$(grep -c '"type":"call"' "$good")
 case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
 calls_in() { jq '.calls_total' "$WORK/o.out"; }
 
@@ -211,17 +214,17 @@ d=$(case_dir)
 an summary --json "$d"
 check "huge line: reported with its line number" err_has "huge.pw.jsonl:3: line longer than 1048576 bytes"
 check "huge line: skipped, every other call read, exit 0" \
-	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $((nlines - 2)) ]"
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
 an summary --strict "$d"
 check "huge line with --strict: exit 2" rc_is 2
 
 d=$(case_dir)
 {
 	head -1 "$good"
-	sed -n 2p "$good" | sed 's/"seq":[0-9]*/"seq":"7"/'
-	sed -n 2p "$good" | sed 's/"args":{/"args":{"bytes":"many",/'
-	sed -n 2p "$good" | sed 's/"ret":0/"ret":1.5/'
-	sed -n 2p "$good" | sed 's/"t_ns":[0-9]*/"t_ns":123456789012345678901234567890/'
+	echo "$call1" | sed 's/"seq":[0-9]*/"seq":"7"/'
+	echo "$call1" | sed 's/"args":{/"args":{"bytes":"many",/'
+	echo "$call1" | sed 's/"ret":0/"ret":1.5/'
+	echo "$call1" | sed 's/"t_ns":[0-9]*/"t_ns":123456789012345678901234567890/'
 	echo '{"type":"violation","seq":3,"call":1,"rule":"x","severity":"error","message":"m","stack":["main"]}'
 	echo '[1,2,3]'
 	echo '{"no":"type"}'
@@ -238,7 +241,7 @@ check "wrong type: a line that is not an object" err_has 'types.pw.jsonl:7: a li
 check "wrong type: no type member" err_has 'types.pw.jsonl:8: missing member "type"'
 check "wrong type: invalid UTF-8" err_has 'types.pw.jsonl:9: not valid JSON'
 check "wrong types: the good lines are all read, exit 0" \
-	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $((nlines - 2)) ]"
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
 
 d=$(case_dir)
 {
@@ -306,3 +309,34 @@ check "an option of another command: usage error" rc_is 2
 an --help
 check "--help: exit 0 and every command listed" \
 	bash -c "[ $rc = 0 ] && for c in summary check violations matrix ipc managed timeline rules info; do grep -q \"^  \$c \" '$WORK/o.out' || exit 1; done"
+
+# ---- calls known by their op; traces from before "op", by API name ----------------------
+
+# the same traces with every "op" removed: the same matrix and managed report
+d=$(case_dir)
+for f in "$WORK"/calls/*.pw.jsonl; do
+	sed 's/,"op":"[a-z_0-9]*"//' "$f" >"$d/$(basename "$f")"
+done
+check "no op: the calls traces without \"op\" members" bash -c "! grep -q '\"op\":' '$d'/*.pw.jsonl"
+for cmd in matrix managed; do
+	an $cmd --json "$WORK/calls"
+	sed "s|$WORK/calls|X|g" "$WORK/o.out" >"$WORK/with-op.json"
+	an $cmd --json "$d"
+	sed "s|$d|X|g" "$WORK/o.out" >"$WORK/no-op.json"
+	check "no op: $cmd gives the same answer by API names" \
+		bash -c "cmp -s '$WORK/with-op.json' '$WORK/no-op.json' && jq -e '.. | numbers | select(. > 0)' '$WORK/no-op.json' >/dev/null"
+done
+# the op decides, not the name: a peer copy under a name no vendor has counts,
+# and a call named like one whose op says it is not a copy does not
+d=$(case_dir)
+for f in "$WORK"/calls/*.pw.jsonl; do
+	sed -e 's/"api":"cuMemcpyPeer","variant":"","family":"copy","op":"peer_copy"/"api":"cuFutureCopy","variant":"","family":"copy","op":"peer_copy"/' \
+		-e 's/"api":"cuMemcpyPeerAsync","variant":"","family":"copy","op":"peer_copy"/"api":"cuMemcpyPeerAsync","variant":"","family":"copy","op":"managed_range_attr"/' \
+		"$f" >"$d/$(basename "$f")"
+done
+an matrix --json "$WORK/calls"
+with=$(jq '[.hosts[].pairs[].copies] | add' "$WORK/o.out")
+async=$(jq -s '[.[] | select(.type == "call" and .api == "cuMemcpyPeerAsync" and .parent == null and .ret == 0)] | length' "$WORK"/calls/*.pw.jsonl)
+an matrix --json "$d"
+check "op: a peer copy by op under another name counts; a MemcpyPeer whose op is not a copy does not" \
+	bash -c "[ $async -gt 0 ] && grep -q cuFutureCopy '$d'/*.pw.jsonl && [ \"\$(jq '[.hosts[].pairs[].copies] | add' '$WORK/o.out')\" = $((with - async)) ]"

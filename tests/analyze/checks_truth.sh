@@ -68,7 +68,7 @@ check "... and so is the ipc.leak of the importer that exited with its mapping o
 	jqt '[.findings[] | select(.rule == "ipc.leak" and .call == null and .derived == false)] | length == 1' "$WORK/o.out"
 an matrix --json "$WORK/roundtrip"
 check "cuMemcpyBatchAsync (its attrs a pointer) is read: 2 batch copies, 400 bytes from device 0 to 1" \
-	jqt '.hosts[] | select(.vendor == "cuda") | .pairs[] | select(.src == 0 and .dst == 1) |
+	jqt '.hosts[] | select(.vendor == "cuda") | .pairs[] | select(.src == "GPU0" and .dst == "GPU1") |
 		.batch_copies == 2 and .bytes == 4496 and .copies == 3' "$WORK/o.out"
 an summary --json "$WORK/roundtrip"
 check "calls with sizes of 2^63 and more are counted: 3 cuMemPrefetchAsync, 2 cuMemcpyBatchAsync" \
@@ -230,8 +230,8 @@ check "oracle: the analyzer's JSON figures are those recomputed from the raw tra
 # ---- 7. managed and timeline ------------------------------------------------------------------
 
 an managed --json "$WORK/roundtrip"
-check "managed: a failed batch prefetch of 3 ranges to device 1 counts 3 failed prefetches to dev1" \
-	jqt '.prefetch == [{"host": .prefetch[0].host, "vendor": "cuda", "destination": "dev1", "prefetches": 12,
+check "managed: a failed batch prefetch of 3 ranges to device 1 counts 3 failed prefetches to GPU1" \
+	jqt '.prefetch == [{"host": .prefetch[0].host, "vendor": "cuda", "destination": "GPU1", "prefetches": 12,
 		"failed": 5, "bytes": 28672}]' "$WORK/o.out"
 check "managed: advice whose range runs past its allocation is in other_ranges, not its history" \
 	jqt '([.other_ranges[] | select(.api == "cuMemAdvise_v2") | .bytes] == [9223372036854775807, 1048576]) and

@@ -69,6 +69,8 @@ class Trace:
         self.tail_cut = False
         self.unreadable = False
         self.modules = []
+        self.devices = {}  # (vendor, ordinal) -> the device line (a later one replaces it)
+        self.device_lines = 0
 
     # fields of the header
     @property
@@ -124,6 +126,25 @@ def valid_event(o):
         return "call" not in o or is_int(o["call"])
     if t == "gpu_time":
         return is_int(o.get("call")) and is_int(o.get("gpu_ns"))
+    if t == "device":
+        if not (o.get("vendor") in VENDORS and is_int(o.get("ordinal")) and 0 <= o["ordinal"] < (1 << 31)
+                and isinstance(o.get("peers"), list)):
+            return False
+        if any(k not in o or not (o[k] is None or isinstance(o[k], str)) for k in ("uuid", "bus_id", "name")):
+            return False
+        if "physical_id" in o and not (is_int(o["physical_id"]) and o["physical_id"] >= 0):
+            return False
+        for p in o["peers"]:
+            if not (isinstance(p, dict) and is_int(p.get("ordinal")) and 0 <= p["ordinal"] < (1 << 31) and
+                    isinstance(p.get("link"), str)):
+                return False
+            for k in ("can_access", "nvlinks"):
+                if p.get(k) is not None and not (is_int(p[k]) and p[k] >= 0):
+                    return False
+            for k in ("topology", "p2p_read"):
+                if p.get(k) is not None and not isinstance(p[k], str):
+                    return False
+        return True
     return True
 
 
@@ -193,6 +214,9 @@ def read_trace(path, index):
             tr.bad += 1
         elif t in ("call", "violation", "gpu_time"):
             tr.events.append((t, o))
+        elif t == "device":
+            tr.devices[(o["vendor"], o["ordinal"])] = o
+            tr.device_lines += 1
         else:
             tr.unknown += 1
     tr.call_seqs = {o["seq"] for t, o in tr.events if t == "call"}
@@ -267,6 +291,94 @@ def origins(traces):
     return {t.index: first[t.host] if t.ok else 0 for t in traces}
 
 
+# ---------------------------------------------------------------- devices
+
+PHYS = 1 << 40  # a physical device's key: PHYS + its index (analyzer: devices.h)
+
+
+class DevMap:
+    """Physical devices: (host, vendor, UUID) from the device lines, numbered
+    per host and vendor by bus id (docs/analyze-json.md)."""
+
+    def __init__(self, traces):
+        ids = {}
+        self.unidentified = 0
+        for t in traces:
+            if not t.ok:
+                continue
+            if not t.devices:
+                self.unidentified += any(ty == "call" for ty, _ in t.events)
+                continue
+            for (v, n), o in t.devices.items():
+                ident = o["uuid"] if o["uuid"] is not None else \
+                    ("physical %d" % o["physical_id"] if "physical_id" in o else None)
+                if ident is None:
+                    continue
+                d = ids.setdefault((t.host, v, ident), {"host": t.host, "vendor": v, "uuid": ident, "bus_id": None,
+                                                         "name": None, "ordinals": []})
+                d["bus_id"] = d["bus_id"] or o["bus_id"]
+                d["name"] = d["name"] or o["name"]
+                d["ordinals"].append((t.index, n))
+        self.phys = sorted(ids.values(), key=lambda d: (d["host"].encode(), d["vendor"].encode(),
+                                                        d["bus_id"] is None, (d["bus_id"] or "").encode(),
+                                                        d["uuid"].encode()))
+        self.byord, num, prev = {}, 0, None
+        for i, d in enumerate(self.phys):
+            if prev != (d["host"], d["vendor"]):
+                num, prev = 0, (d["host"], d["vendor"])
+            d["label"] = "%s%d" % ("NPU" if d["vendor"] == "acl" else "GPU", num)
+            num += 1
+            d["ordinals"].sort()
+            for f, n in d["ordinals"]:
+                self.byord[(f, d["vendor"], n)] = PHYS + i
+        self.links = {}
+        for t in sorted(traces, key=lambda t: t.index):
+            for (v, n), o in t.devices.items():
+                a = self.key(t.index, v, n)
+                if a < PHYS:
+                    continue
+                for p in o["peers"]:
+                    b = self.key(t.index, v, p["ordinal"])
+                    if b >= PHYS and (a, b) not in self.links:
+                        self.links[(a, b)] = p
+
+    def key(self, f, vendor, n):
+        if n is NONE or n < 0:
+            return n
+        return self.byord.get((f, vendor, n), n)
+
+    def label(self, k):
+        if is_int(k) and k >= PHYS:
+            return self.phys[k - PHYS]["label"]
+        return "host" if k == HOST else k
+
+    def link(self, a, b):
+        if not (is_int(a) and is_int(b) and a >= PHYS and b >= PHYS):
+            return None
+        p = self.links.get((a, b)) or self.links.get((b, a))
+        if p is None:
+            return None
+        return {"link": p["link"], "nvlinks": p.get("nvlinks"), "topology": p.get("topology"),
+                "p2p_read": p.get("p2p_read")}
+
+    def identities(self, traces, host, vendor):
+        by_index = {t.index: t for t in traces}
+        return [{"device": d["label"], "uuid": d["uuid"], "bus_id": d["bus_id"], "name": d["name"],
+                 "ordinals": [{"process": by_index[f].process(), "ordinal": n} for f, n in d["ordinals"]]}
+                for d in self.phys if d["host"] == host and d["vendor"] == vendor]
+
+    def groups(self, traces):
+        seen = []
+        for d in self.phys:
+            if (d["host"], d["vendor"]) not in seen:
+                seen.append((d["host"], d["vendor"]))
+        return [{"host": h, "vendor": v, "devices": self.identities(traces, h, v)} for h, v in seen]
+
+
+def op_is(c, *ops):
+    return c.get("op") in ops
+
+
 def arg_u64(a, k):
     v = a.get(k)
     return v if is_int(v) and v >= 0 else None
@@ -292,7 +404,10 @@ def info(traces):
             ft = t.footer or {}
             f.update({
                 "process": t.process(), "run_id": t.header.get("run_id"),
-                "events_read": len(t.events),
+                "events_read": len(t.events) + t.device_lines,
+                "devices": [{"vendor": v, "ordinal": n, "uuid": o["uuid"], "bus_id": o["bus_id"], "name": o["name"]}
+                            for (v, n), o in t.devices.items()],
+                "environment": t.header.get("environment"),
                 "calls": sum(1 for ty, _ in t.events if ty == "call"),
                 "violations": sum(1 for ty, _ in t.events if ty == "violation"),
                 "gpu_times": sum(1 for ty, _ in t.events if ty == "gpu_time"),
@@ -366,7 +481,9 @@ def summary(traces):
                    "count": a["count"], "errors": a["errors"], "nested": a["nested"],
                    "errors_by_return": a["rets"], "durs": d})
     vl = sorted(rules, key=lambda k: (-SEV.get(k[1], 0), k[0].encode(), k[1].encode()))
-    return {"processes": sum(1 for t in traces if t.ok), "partial": sum(1 for t in traces if t.ok and t.partial),
+    dm = DevMap(traces)
+    return {"devices": dm.groups(traces), "traces_without_devices": dm.unidentified,
+            "processes": sum(1 for t in traces if t.ok), "partial": sum(1 for t in traces if t.ok and t.partial),
             "calls_total": tot["calls"], "errors_total": tot["errors"], "violations_total": tot["violations"],
             "bad_lines": sum(t.bad for t in traces), "nested_total": tot["nested"],
             "vendors": [vend[k] for k in sorted(vend)], "calls": cl, "per_process": procs,
@@ -498,8 +615,8 @@ def ipc(traces):
                 continue
             r = Rec()
             r.op, r.vendor, r.file, r.seq, r.t, r.ret = op, c["vendor"], t.index, c["seq"], c["t_ns"], c["ret"]
-            r.ptr = ptr
-            r.handle = handle_hex(a) if op in IPC_OPS.values() else None
+            r.ptr, r.handle = ptr, handle_hex(a) if op in IPC_OPS.values() else None
+            r.dev = dev_of(a.get("dev" if op == "vmm_create" else "ptr_dev"))
             r.closed_by = None
             r.owner = None
             if op in VMM_OPS.values():
@@ -751,8 +868,11 @@ def already_enabled(c):
 
 def peer_call(t, c):
     api = c["api"]
-    enable = api.endswith("EnablePeerAccess")
-    if not enable and not api.endswith("DisablePeerAccess"):
+    if "op" in c:  # the op names what a call does; traces from before it, the API name
+        enable, disable = op_is(c, "peer_enable"), op_is(c, "peer_disable")
+    else:
+        enable, disable = api.endswith("EnablePeerAccess"), api.endswith("DisablePeerAccess")
+    if not enable and not disable:
         return None
     frm = dev_of(c.get("cur_dev"))
     to = dev_of(c["args"].get("peer_dev"))
@@ -763,11 +883,11 @@ def peer_call(t, c):
     return frm, to, enable
 
 
-def matrix(traces):
+def matrix(traces, dm):
     cells = {}
 
-    def cell(host, vendor, s, d):
-        k = (host, vendor, s, d)
+    def cell(t, vendor, s, d):
+        k = (t.host, vendor, dm.key(t.index, vendor, s), dm.key(t.index, vendor, d))
         if k not in cells:
             cells[k] = dict.fromkeys(("copies", "failed", "bytes", "host_ns", "gpu_copies", "gpu_bytes", "gpu_ns",
                                       "no_peer", "no_peer_bytes", "implicit", "implicit_bytes", "batch", "enables",
@@ -782,7 +902,7 @@ def matrix(traces):
             if ty == "gpu_time":
                 gpu[o["call"]] = o["gpu_ns"]
         for c in calls(t):
-            if nested(t, c) and c["family"] == "copy":
+            if nested(t, c) and copy_op(c):
                 child[c["parent"]] = c["seq"]
                 continue
             v = c["vendor"]
@@ -790,7 +910,8 @@ def matrix(traces):
             if pc and (c["ret"] == 0 or (pc[2] and already_enabled(c))):
                 logs.setdefault((v, pc[0], pc[1]), []).append((c["seq"], pc[2]))
                 continue
-            if c["api"] in ("hipDeviceReset", "cudaDeviceReset", "aclrtResetDevice"):
+            if op_is(c, "device_reset") if "op" in c else \
+                    c["api"] in ("hipDeviceReset", "cudaDeviceReset", "aclrtResetDevice"):
                 d = dev_of(c["args"].get("device"))
                 d = dev_of(c.get("cur_dev")) if d is NONE else d
                 if c["ret"] == 0 and d is not NONE and not nested(t, c):
@@ -812,7 +933,7 @@ def matrix(traces):
             return not any(rv == v and (rd == frm or rd == to) and last < rs < seq for rv, rd, rs in resets)
 
         def put(c, s, d, nbytes, host_ns, copies, batch):
-            cl = cell(t.host, c["vendor"], s, d)
+            cl = cell(t, c["vendor"], s, d)
             cl["copies"] += copies
             cl["bytes"] = sat(cl["bytes"] + nbytes)
             cl["host_ns"] += host_ns
@@ -839,7 +960,7 @@ def matrix(traces):
             if is_copy(t, c):
                 lst = a.get("copies")
                 if c["ret"] != 0:
-                    cell(t.host, c["vendor"], side_dev(a, "src"), side_dev(a, "dst"))["failed"] += 1
+                    cell(t, c["vendor"], side_dev(a, "src"), side_dev(a, "dst"))["failed"] += 1
                 elif isinstance(lst, list) and lst:
                     total = arg_u64(a, "bytes") or 0
                     sizes = [arg_u64(e, "bytes") or 0 for e in lst]
@@ -860,35 +981,43 @@ def matrix(traces):
                 continue
             pc = peer_call(t, c)
             if pc and c["ret"] == 0:
-                cl = cell(t.host, c["vendor"], pc[0], pc[1])
+                cl = cell(t, c["vendor"], pc[0], pc[1])
                 cl["enables" if pc[2] else "disables"] += 1
             elif pc and pc[2] and c["ret"] != 0 and not already_enabled(c):
-                cell(t.host, c["vendor"], pc[0], pc[1])["enable_failed"] += 1
+                cell(t, c["vendor"], pc[0], pc[1])["enable_failed"] += 1
             elif not pc:
                 g = grant(t, c)
                 if g:
                     for to, _ in g[1]:
                         if to != g[0] and to >= 0:
-                            cell(t.host, c["vendor"], g[0], to)["grants"] += 1
+                            cell(t, c["vendor"], g[0], to)["grants"] += 1
         for (v, frm, to) in logs:
             if access_at(v, frm, to, float("inf")):
-                cell(t.host, v, frm, to)["on_at_end"] += 1
+                cell(t, v, frm, to)["on_at_end"] += 1
     return cells
 
 
+def copy_op(c):
+    if "op" in c:
+        return op_is(c, "peer_copy", "implicit_copy")
+    return c["family"] == "copy"
+
+
 def is_copy(t, c):
-    if c["family"] != "copy" or nested(t, c):
+    if not copy_op(c) or nested(t, c):
         return False
     a = c["args"]
-    if c.get("implicit") is True or "MemcpyPeer" in c["api"] or "Memcpy3DPeer" in c["api"] or \
-            isinstance(a.get("copies"), list):
+    peer = op_is(c, "peer_copy") if "op" in c else "MemcpyPeer" in c["api"] or "Memcpy3DPeer" in c["api"]
+    if c.get("implicit") is True or peer or isinstance(a.get("copies"), list):
         return True
     s, d = side_dev(a, "src"), side_dev(a, "dst")
     return s is not NONE and d is not NONE and s >= 0 and d >= 0 and s != d
 
 
 def grant(t, c):
-    if c["ret"] != 0 or nested(t, c) or c["api"] not in ("cuMemSetAccess", "cuMemPoolSetAccess"):
+    g = op_is(c, "vmm_set_access", "pool_set_access") if "op" in c else \
+        c["api"] in ("cuMemSetAccess", "cuMemPoolSetAccess")
+    if c["ret"] != 0 or nested(t, c) or not g:
         return None
     acc = c["args"].get("access")
     if not isinstance(acc, list):
@@ -932,60 +1061,104 @@ def target_of(c, dev_key):
     return "unknown"
 
 
+def target_dev(c, dev_key):
+    """The device a prefetch goes to, or None when it is not a device."""
+    a = c["args"]
+    loc = a.get("location")
+    if isinstance(loc, dict):
+        i = loc.get("id")
+        return i if loc.get("type") == "device" and is_int(i) and 0 <= i < (1 << 31) else None
+    for k in (dev_key, "device", "dev"):
+        if is_int(a.get(k)):
+            return a[k] if 0 <= a[k] < (1 << 31) else None
+    return None
+
+
+MG_OPS = {"managed_alloc": "alloc", "managed_advise": "advise", "managed_attach": "attach",
+          "managed_prefetch": "prefetch", "managed_prefetch_batch": "batch", "managed_range_attr": "query",
+          "free": "free"}
+
+
+def mg_kind(c):
+    if "op" in c:
+        return MG_OPS.get(c["op"])
+    api = c["api"]
+    tail = api[4:] if api.startswith("cuda") else api[3:] if api.startswith("hip") else \
+        api[2:] if api.startswith("cu") else ""
+    if api in ("cuMemAllocManaged", "cudaMallocManaged", "hipMallocManaged"):
+        return "alloc"
+    if tail in ("MemAdvise", "MemAdvise_v2"):
+        return "advise"
+    if tail == "StreamAttachMemAsync":
+        return "attach"
+    if tail in ("MemPrefetchAsync", "MemPrefetchAsync_v2"):
+        return "prefetch"
+    if api in ("cuMemPrefetchBatchAsync", "cuMemDiscardAndPrefetchBatchAsync"):
+        return "batch"
+    if tail in ("MemRangeGetAttribute", "MemRangeGetAttributes"):
+        return "query"
+    if api in ("cuMemFree", "cuMemFreeAsync") or tail in ("FreeAsync", "Free"):
+        return "free"
+    return None
+
+
 def managed(traces):
     allocs, ops, dests = [], [], {}
     failed = queries = 0
+    dm = DevMap(traces)
     rank = {t.index: i for i, t in enumerate(order(traces))}
     for t in traces:
         if not t.ok:
             continue
-        mset = {hexval(c["args"].get("ptr")) for c in calls(t)
-                if c["api"] in ("cuMemAllocManaged", "cudaMallocManaged", "hipMallocManaged") and c["ret"] == 0}
+        mset = {hexval(c["args"].get("ptr")) for c in calls(t) if mg_kind(c) == "alloc" and c["ret"] == 0}
         for c in calls(t):
             if nested(t, c):
                 continue
-            api, a = c["api"], c["args"]
-            tail = api[4:] if api.startswith("cuda") else api[3:] if api.startswith("hip") else \
-                api[2:] if api.startswith("cu") else ""
+            api, a, kind = c["api"], c["args"], mg_kind(c)
 
             def op(what, target):
                 ops.append({"file": t.index, "seq": c["seq"], "ptr": hexval(a.get("ptr")) or 0,
                             "bytes": arg_u64(a, "bytes") or 0, "api": api + c["variant"], "what": what,
                             "target": target, "ok": c["ret"] == 0})
 
-            def dest(name):
+            def dest(name, dev=None):
+                if dev is not None:
+                    name = dm.label(dm.key(t.index, c["vendor"], dev))
+                    name = name if isinstance(name, str) else "dev%d" % name
                 return dests.setdefault((t.host, c["vendor"], name), [0, 0, 0])
 
-            if api in ("cuMemAllocManaged", "cudaMallocManaged", "hipMallocManaged"):
+            if kind == "alloc":
                 if c["ret"] != 0:
                     failed += 1
                     continue
                 fl = a.get("flags_names")
                 if not isinstance(fl, str):
                     fl = ("0x%x" % (a["flags"] & U64_MAX)) if is_int(a.get("flags")) else "?"
+                dv = dev_of(c.get("cur_dev"))
                 allocs.append({"file": t.index, "seq": c["seq"], "vendor": c["vendor"],
                                "ptr": hexval(a.get("ptr")) or 0, "bytes": arg_u64(a, "bytes") or 0, "flags": fl,
-                               "dev": dev_of(c.get("cur_dev")), "free_seq": None})
-            elif tail in ("MemAdvise", "MemAdvise_v2"):
+                               "dev": dv, "device": dm.label(dm.key(t.index, c["vendor"], dv)), "free_seq": None})
+            elif kind == "advise":
                 name = a.get("advice_name")
                 adv = a.get("advice") if is_int(a.get("advice")) else 0
                 op(name if isinstance(name, str) else "advice %d" % adv, target_of(c, "dev"))
-            elif tail == "StreamAttachMemAsync":
+            elif kind == "attach":
                 fl = a.get("flags_names")
                 op(fl if isinstance(fl, str) else "?", "stream 0x%x" % (hexval(a.get("stream")) or 0))
-            elif tail in ("MemPrefetchAsync", "MemPrefetchAsync_v2"):
-                d = dest(target_of(c, "dst_dev"))
+            elif kind == "prefetch":
+                d = dest(target_of(c, "dst_dev"), target_dev(c, "dst_dev"))
                 d[0] += 1
                 if c["ret"] != 0:
                     d[1] += 1
                 else:
                     d[2] = sat(d[2] + (arg_u64(a, "bytes") or 0))
-            elif api in ("cuMemPrefetchBatchAsync", "cuMemDiscardAndPrefetchBatchAsync"):
+            elif kind == "batch":
                 ok = c["ret"] == 0
                 rng = a.get("ranges") if isinstance(a.get("ranges"), list) else []
                 total, count, listed = arg_u64(a, "bytes") or 0, arg_u64(a, "count") or 0, 0
                 for r in rng:
-                    d = dest(dev_label(dev_of(r.get("dev"))))
+                    rd = dev_of(r.get("dev"))
+                    d = dest(dev_label(rd), rd if rd is not NONE and rd >= 0 else None)
                     b = arg_u64(r, "bytes") or 0
                     d[0] += 1
                     d[1] += not ok
@@ -997,9 +1170,9 @@ def managed(traces):
                     d[0] += more
                     d[1] += 0 if ok else more
                     d[2] = sat(d[2] + (total - listed if ok and total > listed else 0))
-            elif tail in ("MemRangeGetAttribute", "MemRangeGetAttributes"):
+            elif kind == "query":
                 queries += 1
-            elif api in ("cuMemFree", "cuMemFreeAsync") or tail in ("FreeAsync", "Free"):
+            elif kind == "free":
                 p = hexval(a.get("ptr"))
                 if c["ret"] == 0 and p is not None and p in mset:
                     op("free", "")
@@ -1069,7 +1242,7 @@ def check_info(ck, traces, doc):
 def check_summary(ck, traces, doc):
     want = summary(traces)
     for k in ("processes", "partial", "calls_total", "errors_total", "violations_total", "bad_lines",
-              "nested_total", "vendors", "per_process", "violations"):
+              "nested_total", "vendors", "per_process", "violations", "devices", "traces_without_devices"):
         ck.eq("summary." + k, doc.get(k), want[k])
     got = doc.get("calls", [])
     ck.eq("summary.calls: apis", [(c.get("vendor"), c.get("api")) for c in got],
@@ -1121,16 +1294,19 @@ def check_check(ck, traces, doc, rc, allow_partial):
 
 def check_ipc(ck, traces, doc):
     want = ipc(traces)
+    dm = DevMap(traces)
     path = {t.index: t.path for t in traces}
     names = {"export": "export", "open": "open", "close": "close", "free": "free", "ev_export": "export",
              "ev_open": "open", "ev_destroy": "destroy"}
     wh = [{"kind": "event" if h["event"] else "memory", "vendor": h["export"].vendor if h["export"] else
            h["recs"][0].vendor, "host": h["host"], "handle": h["handle"], "exported": h["export"] is not None,
            "freed": h["free"] is not None,
-           "life": [(names[r.op], path[r.file], r.seq) for r in h["recs"]]} for h in want["handles"]]
+           "life": [(names[r.op], path[r.file], r.seq, dm.label(dm.key(r.file, r.vendor, r.dev))) for r in h["recs"]]}
+          for h in want["handles"]]
     gh = [{"kind": h["kind"], "vendor": h["vendor"], "host": h["host"], "handle": h["handle"],
            "exported": h["exported"], "freed": h["freed"],
-           "life": [(r["op"], r["process"]["file"], r["seq"]) for r in h["life"]]} for h in doc.get("handles", [])]
+           "life": [(r["op"], r["process"]["file"], r["seq"], r.get("device")) for r in h["life"]]}
+          for h in doc.get("handles", [])]
     ck.eq("ipc.handles", gh, wh)
     ck.eq("ipc.findings", [(f["rule"], f["severity"], f["process"]["file"], f["call"]) for f in doc.get("findings", [])],
           [(r, s, path[f], c) for r, s, f, c in want["findings"]])
@@ -1147,7 +1323,8 @@ def check_ipc(ck, traces, doc):
 
 
 def check_matrix(ck, traces, doc):
-    cells = matrix(traces)
+    dm = DevMap(traces)
+    cells = matrix(traces, dm)
     want = {}
     for (host, vendor, s, d), c in cells.items():
         want.setdefault((host, vendor), {})[(s, d)] = c
@@ -1156,14 +1333,17 @@ def check_matrix(ck, traces, doc):
         return (1, 0) if x is NONE else (0, x)
 
     def devjson(x):
-        return "host" if x == HOST else x
+        return dm.label(x)
 
+    ck.eq("matrix.traces_without_devices", doc.get("traces_without_devices"), dm.unidentified)
     ck.eq("matrix: hosts", [(h.get("host"), h.get("vendor")) for h in doc.get("hosts", [])],
           sorted(want, key=lambda k: (k[0].encode(), k[1].encode())))
     for h in doc.get("hosts", []):
         w = want.get((h.get("host"), h.get("vendor")), {})
         devs = sorted({x for k in w for x in k}, key=devkey)
         ck.eq("matrix %s/%s: devices" % (h["host"], h["vendor"]), h.get("devices"), [devjson(x) for x in devs])
+        ck.eq("matrix %s/%s: identities" % (h["host"], h["vendor"]), h.get("identities"),
+              dm.identities(traces, h["host"], h["vendor"]))
         pairs = sorted(w, key=lambda k: (devkey(k[0]), devkey(k[1])))
         ck.eq("matrix %s/%s: pairs" % (h["host"], h["vendor"]), [(p.get("src"), p.get("dst")) for p in h["pairs"]],
               [(devjson(s), devjson(d)) for s, d in pairs])
@@ -1180,6 +1360,7 @@ def check_matrix(ck, traces, doc):
                    "batch_copies": c["batch"], "peer_enables": c["enables"],
                    "peer_enable_failures": c["enable_failed"], "peer_disables": c["disables"],
                    "access_grants": c["grants"], "peer_on_at_end": c["on_at_end"]}
+            exp["link"] = dm.link(s, d)
             for k, v in exp.items():
                 ck.eq("%s: %s" % (where, k), p.get(k), v)
             for k, b, n in (("host_gbps", c["bytes"], c["host_ns"]), ("gpu_gbps", c["gpu_bytes"], c["gpu_ns"])):
@@ -1202,10 +1383,10 @@ def check_managed(ck, traces, doc):
         return (o["process"]["file"], o["seq"], o["api"], hexval(o["ptr"]), o["bytes"], o["what"], o["target"])
 
     wa = [(path[a["file"]], a["seq"], a["vendor"], a["ptr"], out_u64(a["bytes"]), a["flags"], a["dev"],
-           a["free_seq"], [opj(o) for o, ow in zip(w["ops"], w["owner"]) if ow == i])
+           a["device"], a["free_seq"], [opj(o) for o, ow in zip(w["ops"], w["owner"]) if ow == i])
           for i, a in enumerate(w["allocs"])]
     ga = [(a["process"]["file"], a["seq"], a["vendor"], hexval(a["ptr"]), a["bytes"], a["flags"], a["dev"],
-           a["free_seq"], [gopj(o) for o in a["history"]]) for a in doc.get("allocations", [])]
+           a.get("device"), a["free_seq"], [gopj(o) for o in a["history"]]) for a in doc.get("allocations", [])]
     ck.eq("managed.allocations", ga, wa)
     ck.eq("managed.other_ranges", [gopj(o) for o in doc.get("other_ranges", [])],
           [opj(o) for o, ow in zip(w["ops"], w["owner"]) if ow is None])

@@ -26,7 +26,7 @@ A=${PW_ANALYZE:-$B/bin/peerwatch-analyze} # PW_ANALYZE: another build of the ana
 PW="$B/bin/peerwatch"
 GOLD="$HERE/golden"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-analyze.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+trap '[ -n "${PW_KEEP_WORK:-}" ] && echo "# work left in $WORK" || rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PWSIM_DEVICES=2 PWSIM_PEERS=all
 unset PEERWATCH_OPTIONS

@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared visible nvml_probe)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh latency.sh outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
+GPU_SCRIPTS   := run.sh latency.sh outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -97,6 +97,13 @@ $(GPU_DIR)/p2p_atomics: $(GPU_SRC)/p2p_atomics.c | $(GPU_DIR)
 $(GPU_DIR)/contract: $(GPU_SRC)/contract.c | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda \
 		-L$(CUDA_HOME)/lib64 -l:libcudart.so.13 -Wl,-rpath,$(CUDA_HOME)/lib64
+# Device identity (devices_gpu.sh): one peer copy per rank, the runtime by
+# dlopen (tests/integration/visible.c, as on the simulators), and what NVML
+# says of every pair (nvml_probe.c, peerwatch's own NVML declarations).
+$(GPU_DIR)/visible: tests/integration/visible.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
+$(GPU_DIR)/nvml_probe: $(GPU_SRC)/nvml_probe.c include/peerwatch/abi/nvml.h | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
 
 $(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< \

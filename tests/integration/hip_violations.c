@@ -135,6 +135,12 @@ static int child_main(const char *what, const char *hh, int in, int out)
 	if (!strcmp(what, "open-close")) {
 		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
 		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-on0")) {
+		HCHECK(hipSetDevice(0));
+		/* a device that cannot reach the exporter's: the HIP document does
+		 * not say that the open fails (the simulator maps it) */
+		if (hipIpcOpenMemHandle(&p, h, lazy) == hipSuccess)
+			HCHECK(hipIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "open-stale")) {
 		CALL(hipIpcOpenMemHandle(&p, h, lazy)); /* the exporter freed it */
 	} else if (!strcmp(what, "open-wait-close")) {
@@ -449,6 +455,22 @@ static void ipc_open_stale(int bad)
 		HCHECK(hipFree(a));
 }
 
+/* The importer sees the devices the other way round (HIP_VISIBLE_DEVICES=1,0):
+ * its device 1 is the exporter's device 0 (good), its device 0 the other
+ * one, which cannot access it (PWSIM_PEERS=none; bad). */
+static void ipc_open_unreachable(int bad)
+{
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	HCHECK(hipIpcGetMemHandle(&h, a));
+	setenv("HIP_VISIBLE_DEVICES", "1,0", 1);
+	struct child c = spawn(bad ? "open-on0" : "open-close", &h);
+	unsetenv("HIP_VISIBLE_DEVICES");
+	hear(c.from);
+	reap(c);
+	HCHECK(hipFree(a));
+}
+
 static char *managed(size_t n)
 {
 	void *m;
@@ -593,6 +615,7 @@ static const struct {
     {"ipc.event.leak", ipc_event_leak},
     {"peer.invalid-device", peer_invalid_device},
     {"ipc.open.stale", ipc_open_stale},
+    {"ipc.open.unreachable", ipc_open_unreachable},
     {"ipc.close.unknown", ipc_close_unknown},
     {"ipc.close.twice", ipc_close_twice},
     {"ipc.free-while-open", ipc_free_while_open},

@@ -59,7 +59,7 @@ check "4 devices: no finding (got '$(findings)')" [ -z "$(findings)" ]
 check "4 devices: check passes" q "$AN" check "$D/trace"
 "$AN" matrix --json "$D/trace" >"$D/matrix.json" 2>"$D/matrix.err"
 check "4 devices: matrix --json has the 12 ordered pairs, each 4 copies of 256 KiB, access on, device-timed" \
-	q jq -e '.hosts | length == 1 and (.[0].devices == [0,1,2,3]) and
+	q jq -e '.hosts | length == 1 and (.[0].devices == ["GPU0","GPU1","GPU2","GPU3"]) and
 		(.[0].pairs | length == 12 and all(.[];
 			.src != .dst and .copies == 4 and .failed == 0 and .bytes == 1048576 and
 			.peer_enables == 1 and .peer_on_at_end == 1 and .no_peer_copies == 0 and
@@ -69,7 +69,7 @@ check "4 devices: the text has the bytes, peer-access and device-bandwidth grids
 	grep -q "device-measured GB/s" "$D/matrix.txt"
 # the peer grid: 4 device rows, each 'on' for the three others
 check "4 devices: every off-diagonal cell of the peer grid is 'on'" \
-	[ "$(sed -n '/peer access at exit/,/^$/p' "$D/matrix.txt" | grep -c '^  dev[0-3] .*on.*on.*on')" = 4 ]
+	[ "$(sed -n '/peer access at exit/,/^$/p' "$D/matrix.txt" | grep -c '^  GPU[0-3] .*on.*on.*on')" = 4 ]
 # every gpu_time event belongs to a driver copy nested in a runtime copy
 check "4 devices: the 48 timed copies are the driver calls under cudaMemcpyPeerAsync" \
 	q jq -e -s '([.[] | select(.type=="call" and .layer=="runtime" and .api=="cudaMemcpyPeerAsync") | .seq]) as $rt |
@@ -113,8 +113,8 @@ check "10 devices: the runtime refuses device 0's ninth peer, plain and traced a
 check "10 devices: stdout is that of the plain run" cmp -s "$D/plain.out" "$D/out"
 check "10 devices: exactly one finding, peer.limit in cudaDeviceEnablePeerAccess (got '$(findings)')" \
 	[ "$(findings)" = "peer.limit@cudaDeviceEnablePeerAccess " ]
-check "10 devices: the finding names device 0, device 9 and the limit" \
-	grep -q "cudaDeviceEnablePeerAccess from device 0 to device 9 would give device 0 9 peers; a device has at most 8" "$D/err"
+check "10 devices: the finding names device 0 (by UUID and bus id), device 9 and the limit" \
+	grep -qE "cudaDeviceEnablePeerAccess from device 0 to device 9 would give device 0 \(GPU-[0-9a-f-]{36}, 0000:10:00\.0\) 9 peers; a device has at most 8" "$D/err"
 "$AN" check "$D/trace" >"$D/check.out" 2>&1
 rc=$?
 check "10 devices: check fails (exit $rc) and names peer.limit" \
@@ -141,7 +141,7 @@ nr=$(jq '[.hosts[0].pairs[] | select(.peer_enable_failures == 1 and .peer_on_at_
 check "10 devices, --keep-going: matrix counts each refused enable in its pair ($nr for $refused)" [ "$nr" = "$refused" ]
 "$AN" matrix "$D/trace" >"$D/matrix.txt"
 check "10 devices, --keep-going: the peer grid marks device 0's refused ninth peer" \
-	grep -Eq '^  dev0 +- +(on +){8}refused$' "$D/matrix.txt"
+	grep -Eq '^  GPU0 +- +(on +){8}refused$' "$D/matrix.txt"
 # The pairs left with no access either way are copied through the host: a
 # performance finding for each such copy, and nothing else.
 off=$(grep -c "peer access off" "$D/out")

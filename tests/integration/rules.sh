@@ -19,7 +19,7 @@ export PEERWATCH_RUN_ID="rules-test-$$"
 # The simulated machine each scenario needs.
 env_for() {
 	case $1 in
-	peer.enable.unsupported) echo "PWSIM_PEERS=none" ;;
+	peer.enable.unsupported | ipc.open.unreachable) echo "PWSIM_PEERS=none" ;;
 	peer.limit) echo "PWSIM_DEVICES=10" ;;
 	*) echo "PWSIM_DEVICES=2" ;;
 	esac

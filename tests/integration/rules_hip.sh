@@ -50,7 +50,7 @@ has_api() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jqt -s --arg a "$2" 'any(.[]
 
 env_for() {
 	case $1 in
-	peer.enable.unsupported) echo "PWSIM_PEERS=none" ;;
+	peer.enable.unsupported | ipc.open.unreachable) echo "PWSIM_PEERS=none" ;;
 	peer.limit) echo "PWSIM_DEVICES=10" ;;
 	*) echo "PWSIM_DEVICES=2" ;;
 	esac

@@ -109,7 +109,8 @@ if "$PW" -q -o "$d" -- "$T/threads" 2>"$WORK/threads.err"; then
 		[.[] | select(.type=="call")] | (length==80000) and ((map(.seq) | unique | length)==80000)' "$f"
 	check "threads: 10 000 events from each of 8 threads" jqt -s '
 		[.[] | select(.type=="call")] | group_by(.tid) | (length==8) and all(length==10000)' "$f"
-	check "threads: footer counts 80 000, none dropped" jqt -s '.[-1] | .events==80000 and .dropped==0' "$f"
+	check "threads: footer counts 80 000 calls and the device lines, none dropped" jqt -s '
+		([.[] | select(.type=="device")] | length) as $d | .[-1] | .events==80000+$d and .dropped==0' "$f"
 else
 	bad "threads: program failed: $(tail -3 "$WORK/threads.err")"
 fi

@@ -13,6 +13,9 @@ PW="$B/bin/peerwatch"
 mkdir -p "$OUT"
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PWSIM_DEVICES=2 PWSIM_PEERS=all
+# recorded in every header's "environment" (harmless to the simulators); the
+# simulated NVML gives the CUDA device lines their links, over NVSwitches
+export CUDA_DEVICE_ORDER=PCI_BUS_ID PWSIM_NVSWITCH=18
 export PEERWATCH_RUN_ID="corpus-$$"
 unset PEERWATCH_OPTIONS
 n=0

@@ -244,6 +244,12 @@ static int child_main(const char *what, const char *hh, int in, int out)
 	if (!strcmp(what, "open-close")) {
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
 		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "open-on0")) {
+		CHECK(cuCtxSetCurrent(ctx[0]));
+		/* a device that cannot reach the exporter's (the open fails), or on
+		 * real GPUs one that can (it maps, and is closed) */
+		if (cuIpcOpenMemHandle_v2(&p, h, lazy) == CUDA_SUCCESS)
+			CHECK(cuIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "open-stale")) {
 		CALL(cuIpcOpenMemHandle_v2(&p, h, lazy)); /* the exporter freed it */
 	} else if (!strcmp(what, "open-wait-close")) {
@@ -669,6 +675,23 @@ static void ipc_open_stale(int bad)
 		CHECK(cuMemFree_v2(a));
 }
 
+/* The importer sees the devices the other way round (CUDA_VISIBLE_DEVICES=1,0):
+ * its device 1 is the exporter's device 0 (good), its device 0 the other
+ * one, which cannot access it (PWSIM_PEERS=none; bad).  By ordinal alone
+ * both would be judged wrong. */
+static void ipc_open_unreachable(int bad)
+{
+	CUdeviceptr a = alloc_on(0, MIB);
+	CUipcMemHandle h;
+	CHECK(cuIpcGetMemHandle(&h, a));
+	setenv("CUDA_VISIBLE_DEVICES", "1,0", 1);
+	struct child c = spawn(bad ? "open-on0" : "open-close", &h);
+	unsetenv("CUDA_VISIBLE_DEVICES");
+	hear(c.from);
+	reap(c);
+	CHECK(cuMemFree_v2(a));
+}
+
 static CUdeviceptr managed(size_t n)
 {
 	CUdeviceptr m;
@@ -917,6 +940,7 @@ static const struct {
     {"ipc.event.destroy-while-open", ipc_event_destroy_while_open},
     {"peer.invalid-device", peer_invalid_device},
     {"ipc.open.stale", ipc_open_stale},
+    {"ipc.open.unreachable", ipc_open_unreachable},
     {"ipc.close.unknown", ipc_close_unknown},
     {"ipc.close.twice", ipc_close_twice},
     {"ipc.free-while-open", ipc_free_while_open},

@@ -29,6 +29,9 @@ aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, a
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
 aclError aclrtSynchronizeStream(aclrtStream stream);
+aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
+aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
+const char *aclrtGetSocName(void);
 int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy);
 int pwsim_acl_peer_on(int from, int to);
 
@@ -45,7 +48,10 @@ static const char *const exports[] = {"aclInit",
                                       "aclrtFree",
                                       "aclrtMemcpy",
                                       "aclrtMemcpyAsync",
-                                      "aclrtSynchronizeStream"};
+                                      "aclrtSynchronizeStream",
+                                      "aclrtDeviceGetUuid",
+                                      "aclrtGetPhyDevIdByUserDevId",
+                                      "aclrtGetSocName"};
 
 static int passed, failed;
 
@@ -105,6 +111,28 @@ static int child_bad_env(void)
 	return failed;
 }
 
+/* ASCEND_RT_VISIBLE_DEVICES=3,1: ids 0 and 1 are physical devices 3 and 1,
+ * whose link (PWSIM_PEERS names physical devices) follows them. */
+static int child_visible(void)
+{
+	uint32_t n = 0;
+	int32_t can = -1, phys = -1;
+	aclrtUuid u;
+	EXPECT_RET(aclInit(NULL), ACL_SUCCESS);
+	EXPECT_RET(aclrtGetDeviceCount(&n), ACL_SUCCESS);
+	EXPECT(n == 2, "two devices visible (%u)", n);
+	EXPECT_RET(aclrtGetPhyDevIdByUserDevId(0, &phys), ACL_SUCCESS);
+	EXPECT(phys == 3, "device 0 is physical 3 (%d)", phys);
+	EXPECT_RET(aclrtDeviceGetUuid(1, &u), ACL_SUCCESS);
+	EXPECT(u.bytes[5] == 1 && !memcmp(u.bytes, "pwan", 4), "device 1's UUID names physical 1");
+	EXPECT_RET(aclrtDeviceCanAccessPeer(&can, 0, 1), ACL_SUCCESS);
+	EXPECT(can == 1, "physical 3 and 1 are linked (%d)", can);
+	EXPECT_RET(aclrtDeviceGetUuid(2, &u), ACL_ERROR_RT_INVALID_DEVICEID);
+	EXPECT_RET(aclrtDeviceGetUuid(0, NULL), ACL_ERROR_INVALID_PARAM);
+	EXPECT(aclrtGetSocName() != NULL, "a chip name after aclInit");
+	return failed;
+}
+
 static void in_child(const char *what, int (*fn)(void), const char *devices, const char *peers)
 {
 	fflush(stdout);
@@ -142,6 +170,10 @@ int main(int argc, char **argv)
 	in_child("PWSIM_PEERS=none", child_none, NULL, "none");
 	in_child("PWSIM_DEVICES=4 PWSIM_PEERS=0-1,2-3", child_pairs, "4", "0-1,2-3");
 	in_child("PWSIM_DEVICES=x", child_bad_env, "x", "0-1,");
+	setenv("ASCEND_RT_VISIBLE_DEVICES", "3,1", 1);
+	in_child("ASCEND_RT_VISIBLE_DEVICES=3,1", child_visible, "4", "1-3");
+	unsetenv("ASCEND_RT_VISIBLE_DEVICES");
+	EXPECT(aclrtGetSocName() == NULL, "no chip name before aclInit");
 
 	/* initialization */
 	int32_t dev = -1, can = -1;

@@ -1,8 +1,9 @@
 /*
  * Simulated Ascend ACL runtime: configuration, aclInit/aclFinalize, the
  * current device and peer access.  Devices and which pairs can reach each
- * other come from PWSIM_DEVICES / PWSIM_PEERS, read as the simulated CUDA
- * driver reads them (README.md).  Return codes: facts B4/B5 where they say;
+ * other come from PWSIM_DEVICES / PWSIM_PEERS (and which of them the process
+ * sees from ASCEND_RT_VISIBLE_DEVICES), read by sim_topo.c as for the other
+ * simulators (README.md).  Return codes: facts B4/B5 where they say;
  * the choices where they are silent are listed in README.md.
  */
 #include <errno.h>
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "acl_sim_internal.h"
+#include "sim_topo.h"
 
 struct pwsim_acl pwsim_acl;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -28,68 +30,15 @@ void pwsim_acl_unlock(void)
 	pthread_mutex_unlock(&lock);
 }
 
-static void bad_env(const char *var, const char *val, const char *expected, const char *fallback)
-{
-	fprintf(stderr, "pwsim-acl: %s='%s' is not valid: expected %s; using %s\n", var, val, expected,
-	        fallback);
-}
-
-static void links_all(void)
-{
-	for (int i = 0; i < pwsim_acl.ndev; i++) {
-		uint64_t all = pwsim_acl.ndev == 64 ? ~0ull : (1ull << pwsim_acl.ndev) - 1;
-		pwsim_acl.link[i] = all & ~(1ull << i);
-	}
-}
-
-/* "a-b[,c-d...]": each pair can reach each other both ways. */
-static int parse_pairs(const char *s, uint64_t *link)
-{
-	while (*s) {
-		char *end;
-		errno = 0;
-		long a = strtol(s, &end, 10);
-		if (errno || end == s || *end != '-' || a < 0 || a >= pwsim_acl.ndev)
-			return -1;
-		s = end + 1;
-		long b = strtol(s, &end, 10);
-		if (errno || end == s || (*end && *end != ',') || b < 0 || b >= pwsim_acl.ndev || a == b)
-			return -1;
-		link[a] |= 1ull << b;
-		link[b] |= 1ull << a;
-		s = *end ? end + 1 : end;
-		if (*end == ',' && !*s)
-			return -1;
-	}
-	return 0;
-}
-
+/* PWSIM_DEVICES, PWSIM_PEERS and ASCEND_RT_VISIBLE_DEVICES: sim_topo.c, shared
+ * with the other simulators. */
 static void config(void)
 {
-	const char *s = getenv("PWSIM_DEVICES");
-	pwsim_acl.ndev = 2;
-	if (s) {
-		char *end;
-		errno = 0;
-		long v = strtol(s, &end, 10);
-		if (!errno && end != s && !*end && v >= 1 && v <= PWSIM_ACL_MAX_DEVICES)
-			pwsim_acl.ndev = (int)v;
-		else
-			bad_env("PWSIM_DEVICES", s, "an integer 1..64", "2");
-	}
-	s = getenv("PWSIM_PEERS");
-	uint64_t link[PWSIM_ACL_MAX_DEVICES] = {0};
-	if (!s || !strcmp(s, "all")) {
-		links_all();
-	} else if (!strcmp(s, "none")) {
-		memset(pwsim_acl.link, 0, sizeof pwsim_acl.link);
-	} else if (*s && parse_pairs(s, link) == 0) {
-		memcpy(pwsim_acl.link, link, sizeof link);
-	} else {
-		bad_env("PWSIM_PEERS", s, "'all', 'none' or pairs of distinct device ordinals like '0-1,2-3'",
-		        "all");
-		links_all();
-	}
+	struct pwsim_topo t;
+	pwsim_topo_load(&t, PWSIM_VIS_ACL);
+	pwsim_acl.ndev = t.ndev;
+	memcpy(pwsim_acl.phys, t.phys, sizeof pwsim_acl.phys);
+	memcpy(pwsim_acl.link, t.peer, sizeof pwsim_acl.link);
 }
 
 void pwsim_acl_config(void)
@@ -141,6 +90,43 @@ PWSIM_ACL_API aclError aclFinalize(void)
 }
 
 /* ---- devices ---- */
+
+/* acl_rt.h :3985: a 16-byte UUID "for globally unique identification of an
+ * NPU device": the physical device's, whatever ASCEND_RT_VISIBLE_DEVICES
+ * lets the process see. */
+PWSIM_ACL_API aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!uuid)
+		return ACL_ERROR_INVALID_PARAM;
+	if (!pwsim_acl_valid(deviceId))
+		return ACL_ERROR_RT_INVALID_DEVICEID;
+	pwsim_topo_uuid(PWSIM_VIS_ACL, pwsim_acl.phys[deviceId], (unsigned char *)uuid->bytes);
+	return ACL_SUCCESS;
+}
+
+/* acl_rt.h :5163: the physical device of a user device id (the id the
+ * program passes, after ASCEND_RT_VISIBLE_DEVICES). */
+PWSIM_ACL_API aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!phyDevId)
+		return ACL_ERROR_INVALID_PARAM;
+	if (!pwsim_acl_valid(userDevId))
+		return ACL_ERROR_RT_INVALID_DEVICEID;
+	*phyDevId = pwsim_acl.phys[userDevId];
+	return ACL_SUCCESS;
+}
+
+/* acl_base_rt.h :377: the chip's name, NULL before aclInit (a choice). */
+PWSIM_ACL_API const char *aclrtGetSocName(void)
+{
+	return pwsim_acl_ready() == ACL_SUCCESS ? "Ascend910B (pwsim)" : NULL;
+}
 
 PWSIM_ACL_API aclError aclrtGetDeviceCount(uint32_t *count)
 {

@@ -18,7 +18,8 @@
 #define PWSIM_ACL_MAX_DEVICES 64
 
 struct pwsim_acl {
-	int ndev;                             /* PWSIM_DEVICES */
+	int ndev;                             /* devices visible (ASCEND_RT_VISIBLE_DEVICES) */
+	int phys[PWSIM_ACL_MAX_DEVICES];      /* user device id -> physical device */
 	uint64_t link[PWSIM_ACL_MAX_DEVICES]; /* bit j of link[i]: i can access j (PWSIM_PEERS) */
 	uint64_t on[PWSIM_ACL_MAX_DEVICES];   /* bit j of on[i]: i -> j enabled */
 	int init;                             /* 0 never, 1 initialized, 2 finalized */

@@ -35,16 +35,20 @@ void pwsim_unlock(void)
 
 /* ---- environment ---- */
 
-/* PWSIM_DEVICES and PWSIM_PEERS: sim_topo.c, shared with the HIP simulator. */
+/* PWSIM_DEVICES, PWSIM_PEERS and CUDA_VISIBLE_DEVICES: sim_topo.c, shared with
+ * the other simulators. */
 _Static_assert(PWSIM_MAX_DEVICES == PWSIM_TOPO_MAX_DEVICES, "one device limit");
 
 static void cfg_topology(void)
 {
 	struct pwsim_topo t;
 
-	pwsim_topo_load(&t);
+	pwsim_topo_load(&t, PWSIM_VIS_CUDA);
 	g_cfg.ndev = t.ndev;
+	g_cfg.nphys = t.nphys;
+	memcpy(g_cfg.phys, t.phys, sizeof(g_cfg.phys));
 	memcpy(g_cfg.peer, t.peer, sizeof(g_cfg.peer));
+	memcpy(g_cfg.link, t.link, sizeof(g_cfg.link));
 }
 
 static void cfg_version(void)
@@ -148,6 +152,15 @@ int pwsim_can_access(CUdevice dev, CUdevice peer)
 	return (pwsim_cfg()->peer[dev] >> peer) & 1;
 }
 
+int pwsim_ordinal_of(int p)
+{
+	const struct pwsim_config *c = pwsim_cfg();
+	for (int d = 0; d < c->ndev; d++)
+		if (c->phys[d] == p)
+			return d;
+	return -1;
+}
+
 CUresult pwsim_ready(void)
 {
 	return atomic_load(&g_initialized) ? CUDA_SUCCESS : CUDA_ERROR_NOT_INITIALIZED;
@@ -160,7 +173,10 @@ CUresult cuInit(unsigned int Flags)
 	/* cuda.h :5189: "Currently, the Flags parameter must be 0." */
 	if (Flags != 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	pwsim_cfg();
+	/* No device left visible (CUDA_VISIBLE_DEVICES="" or an invalid first
+	 * entry): the driver reports none. */
+	if (pwsim_cfg()->ndev == 0)
+		return CUDA_ERROR_NO_DEVICE;
 	atomic_store(&g_initialized, 1);
 	return CUDA_SUCCESS;
 }
@@ -220,7 +236,39 @@ CUresult cuDeviceGetName(char *name, int len, CUdevice dev)
 		return rc;
 	if (len <= 0)
 		return CUDA_ERROR_INVALID_VALUE;
-	snprintf(name, (size_t)len, "NVIDIA H200 (pwsim %d)", dev);
+	snprintf(name, (size_t)len, "NVIDIA H200 (pwsim %d)", pwsim_cfg()->phys[dev]);
+	return CUDA_SUCCESS;
+}
+
+/* The physical device's UUID, the same in every process whatever it sees
+ * (cuda.h :5378; the _v2 ABI also names MIG instances, which the simulator
+ * has none of, so both give the same bytes). */
+CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev)
+{
+	CUresult rc = device_query(uuid, dev);
+
+	if (rc)
+		return rc;
+	pwsim_topo_uuid(PWSIM_VIS_CUDA, pwsim_cfg()->phys[dev], (unsigned char *)uuid->bytes);
+	return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev)
+{
+	return cuDeviceGetUuid_v2(uuid, dev);
+}
+
+/* cuda.h :9217: "[domain]:[bus]:[device].[function]", hex values; a buffer
+ * too short for it gets as much as fits (the real length is 13 bytes). */
+CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev)
+{
+	CUresult rc = device_query(pciBusId, dev);
+
+	if (rc)
+		return rc;
+	if (len <= 0)
+		return CUDA_ERROR_INVALID_VALUE;
+	pwsim_topo_bus_id(pwsim_cfg()->phys[dev], pciBusId, (size_t)len);
 	return CUDA_SUCCESS;
 }
 
@@ -241,9 +289,9 @@ static int device_attribute(CUdevice_attribute attrib, CUdevice dev, int *value)
 	switch (attrib) {
 	case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *value = 132; return 0; /* H200 */
 	case CU_DEVICE_ATTRIBUTE_CAN_MAP_HOST_MEMORY: *value = 1; return 0;
-	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = dev + 1; return 0;
+	case CU_DEVICE_ATTRIBUTE_PCI_BUS_ID: *value = 0x10 * (1 + pwsim_cfg()->phys[dev] % 15); return 0;
 	case CU_DEVICE_ATTRIBUTE_PCI_DEVICE_ID: *value = 0; return 0;
-	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *value = 0; return 0;
+	case CU_DEVICE_ATTRIBUTE_PCI_DOMAIN_ID: *value = pwsim_cfg()->phys[dev] / 15; return 0;
 	case CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING: *value = 1; return 0;
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *value = 9; return 0; /* sm_90 */
 	case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *value = 0; return 0;

@@ -33,6 +33,10 @@ PWSIM_API CUresult cuDeviceGetCount(int *count);
 PWSIM_API CUresult cuDeviceGetName(char *name, int len, CUdevice dev);
 PWSIM_API CUresult cuDeviceTotalMem_v2(size_t *bytes, CUdevice dev);
 PWSIM_API CUresult cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+/* identity :5378 (cuDeviceGetUuid, _v2 by :153; legacy :25685), :9217 */
+PWSIM_API CUresult cuDeviceGetUuid(CUuuid *uuid, CUdevice dev);
+PWSIM_API CUresult cuDeviceGetUuid_v2(CUuuid *uuid, CUdevice dev);
+PWSIM_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 
 /* contexts :5896, :5937 (and legacy :25682), :6359/:6393 (legacy :25677-25678),
  * :6423, :6446, :6476, :6499, :6621, :6653 */

@@ -56,6 +56,9 @@ static const struct proc g_procs[] = {
     ROW(cuDeviceGetName, cuDeviceGetName, 2000),
     ROW(cuDeviceTotalMem, cuDeviceTotalMem_v2, 3020),
     ROW(cuDeviceGetAttribute, cuDeviceGetAttribute, 2000),
+    ROW(cuDeviceGetUuid, cuDeviceGetUuid, 9020),
+    ROW(cuDeviceGetUuid, cuDeviceGetUuid_v2, 11040),
+    ROW(cuDeviceGetPCIBusId, cuDeviceGetPCIBusId, 4010),
     ROW(cuGetProcAddress, cuGetProcAddress, 11030),
 #if PWSIM_MAX_VERSION >= 12000
     ROW(cuGetProcAddress, cuGetProcAddress_v2, 12000),

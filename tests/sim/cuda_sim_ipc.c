@@ -8,7 +8,8 @@
  *        4     4  exporter's pid
  *        8     8  allocation size in bytes (as passed to cuMemAlloc)
  *       16     8  exporter's buffer id (its CU_POINTER_ATTRIBUTE_BUFFER_ID)
- *       24     4  device ordinal of the allocation
+ *       24     4  physical device of the allocation (the same in every
+ *                 process, whatever CUDA_VISIBLE_DEVICES lets each see)
  *       28    36  shared-memory object name, "/pwsim.<uid>.<pid>.<buffer id>",
  *                 NUL-terminated, zero-padded
  *
@@ -27,8 +28,12 @@
  * - a handle whose object no longer exists (the exporter freed it or exited)
  *   -> CUDA_ERROR_INVALID_HANDLE (the HIP document calls use after the
  *   exporter's free undefined; a mapping opened before the free stays valid);
- * - opening on a device that is not peer-capable with the exporter's works:
- *   peer access is not checked;
+ * - opening in a context whose device has no peer link to the exporter's
+ *   device -> CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, what UCX users saw the real
+ *   driver answer ("peer access is not supported between these two devices",
+ *   openucx/ucx#6360);
+ * - the mapping's device is the importer's ordinal of the exporter's device,
+ *   or, where the importer cannot see that device, its current one;
  * - an event handle opened in its exporting process -> INVALID_CONTEXT, as
  *   for memory; one whose exporter has exited -> INVALID_HANDLE.
  */
@@ -72,7 +77,7 @@ static void mem_handle(const struct pwsim_alloc *a, CUipcMemHandle *h)
 	m.pid = (uint32_t)a->shm_pid;
 	m.size = a->size;
 	m.buffer_id = a->shm_id;
-	m.device = a->device;
+	m.device = pwsim_cfg()->phys[a->device];
 	memcpy(m.name, a->shm_name, sizeof(m.name));
 	memcpy(h->reserved, &m, sizeof(m));
 }
@@ -106,7 +111,7 @@ static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
 	memcpy(m, h->reserved, sizeof(*m));
 	if (memcmp(m->magic, MEM_MAGIC, sizeof(m->magic)) || !memchr(m->name, 0, sizeof(m->name)))
 		return -1;
-	if (m->name[0] != '/' || m->size == 0 || !pwsim_valid_device(m->device))
+	if (m->name[0] != '/' || m->size == 0 || m->device < 0 || m->device >= pwsim_cfg()->nphys)
 		return -1;
 	return 0;
 }
@@ -123,11 +128,16 @@ static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned i
 	struct pwsim_alloc *a;
 	struct CUctx_st *cur = pwsim_current();
 	CUresult rc = CUDA_SUCCESS;
+	/* m->device is physical; dev its ordinal here (-1: not visible) */
+	int dev = pwsim_ordinal_of(m->device);
+	int here = pwsim_cfg()->phys[cur->device];
 
+	if (here != m->device && !((pwsim_cfg()->link[here] >> m->device) & 1))
+		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
 	pwsim_lock();
 	a = pwsim_find_import((pid_t)m->pid, m->buffer_id, cur);
 	if (!a) {
-		rc = pwsim_alloc_import(m->name, (size_t)m->size, m->device, cur, &a);
+		rc = pwsim_alloc_import(m->name, (size_t)m->size, dev >= 0 ? dev : cur->device, cur, &a);
 		if (rc == CUDA_SUCCESS) {
 			a->shm_pid = (pid_t)m->pid;
 			a->shm_id = m->buffer_id;
@@ -136,9 +146,9 @@ static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned i
 	if (rc == CUDA_SUCCESS) {
 		a->ipc_refs++;
 		*pdptr = (CUdeviceptr)a->base;
-		if ((flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) && cur->device != m->device &&
-		    pwsim_can_access(cur->device, m->device))
-			cur->peer_on |= 1ull << m->device;
+		if ((flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) && dev >= 0 && cur->device != dev &&
+		    pwsim_can_access(cur->device, dev))
+			cur->peer_on |= 1ull << dev;
 	}
 	pwsim_unlock();
 	return rc;

@@ -212,7 +212,7 @@ CUresult cuMemCreate(CUmemGenericAllocationHandle *handle, size_t size, const CU
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, "PWSV", 4);
-	h.device = prop->location.id;
+	h.device = pwsim_cfg()->phys[prop->location.id]; /* physical: the importer may see others */
 	h.types = (uint32_t)prop->requestedHandleTypes;
 	h.size = size;
 	if (ftruncate(fd, (off_t)(size + page_size())) || posix_fallocate(fd, 0, (off_t)size) ||
@@ -557,6 +557,10 @@ CUresult cuMemImportFromShareableHandle(CUmemGenericAllocationHandle *handle, vo
 	    pread(fd, &h, sizeof(h), st.st_size - (off_t)page_size()) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, "PWSV", 4) || h.size != (uint64_t)st.st_size - page_size())
 		return CUDA_ERROR_INVALID_VALUE;
+	/* on a device this process does not see (a choice: not measured) */
+	h.device = pwsim_ordinal_of(h.device);
+	if (h.device < 0)
+		return CUDA_ERROR_INVALID_DEVICE;
 	mine = fcntl(fd, F_DUPFD_CLOEXEC, 0);
 	if (mine < 0)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -760,7 +764,7 @@ CUresult cuMemPoolExportToShareableHandle(void *handle_out, CUmemoryPool pool,
 	memcpy(h.magic, "PWSL", 4);
 	h.pid = (int32_t)getpid();
 	h.id = p->id;
-	h.device = p->device;
+	h.device = pwsim_cfg()->phys[p->device];
 	h.types = p->types;
 	pwsim_unlock();
 	fd = memfd_create("pwsim-pool", MFD_CLOEXEC);
@@ -789,8 +793,11 @@ CUresult cuMemPoolImportFromShareableHandle(CUmemoryPool *pool_out, void *handle
 	if (handleType != CU_MEM_HANDLE_TYPE_POSIX_FILE_DESCRIPTOR)
 		return valid_single_type(handleType) ? CUDA_ERROR_NOT_SUPPORTED : CUDA_ERROR_INVALID_VALUE;
 	if (fd < 0 || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || memcmp(h.magic, "PWSL", 4) ||
-	    !pwsim_valid_device(h.device))
+	    h.device < 0 || h.device >= pwsim_cfg()->nphys)
 		return CUDA_ERROR_INVALID_VALUE;
+	h.device = pwsim_ordinal_of(h.device); /* as for an allocation's fd above */
+	if (h.device < 0)
+		return CUDA_ERROR_INVALID_DEVICE;
 	pwsim_lock();
 	p = pool_new(h.device, h.types);
 	if (p) {
@@ -827,7 +834,7 @@ CUresult cuMemPoolExportPointer(CUmemPoolPtrExportData *shareData_out, CUdevicep
 	e.pool_id = a->pool->id;
 	e.buffer_id = a->buffer_id;
 	e.size = a->size;
-	e.device = a->device;
+	e.device = pwsim_cfg()->phys[a->device];
 	memset(shareData_out, 0, sizeof(*shareData_out));
 	memcpy(shareData_out->reserved, &e, sizeof(e));
 	pwsim_unlock();

@@ -829,6 +829,9 @@ static const struct export g_exports[] = {
     {"hipRuntimeGetVersion", "hip_4.2"},
     {"hipDriverGetVersion", "hip_4.2"},
     {"hipGetDeviceCount", "hip_4.2"},
+    {"hipDeviceGetName", "hip_4.2"},
+    {"hipDeviceGetUuid", "hip_4.2"},
+    {"hipDeviceGetPCIBusId", "hip_4.2"},
     {"hipSetDevice", "hip_4.2"},
     {"hipGetDevice", "hip_4.2"},
     {"hipDeviceReset", "hip_4.2"},
@@ -995,7 +998,10 @@ static void env_child(const char *which)
 	int n = 0, c = -1;
 	void *a, *b;
 
-	OK(hipGetDeviceCount(&n));
+	if (strcmp(which, "hidden") == 0)
+		EXPECT(hipGetDeviceCount(&n), hipErrorNoDevice);
+	else
+		OK(hipGetDeviceCount(&n));
 	if (strcmp(which, "none") == 0) {
 		CHECK(n == 2);
 		OK(hipDeviceCanAccessPeer(&c, 0, 1));
@@ -1025,6 +1031,23 @@ static void env_child(const char *which)
 		EXPECT(hipDeviceEnablePeerAccess(1, 0), hipErrorInvalidDevice);
 		OK(hipSetDevice(3));
 		EXPECT(hipDeviceEnablePeerAccess(4, 0), hipErrorInvalidDevice);
+	} else if (strcmp(which, "visible") == 0) {
+		/* ROCr shows physical 3, 1 (by UUID), 0; HIP's list then takes its 2nd and 3rd */
+		hipUUID u;
+		char bus[32];
+		CHECK(n == 2);
+		OK(hipDeviceGetUuid(&u, 0));
+		CHECK(memcmp(u.bytes, "7077686970000001", 16) == 0);
+		OK(hipDeviceGetPCIBusId(bus, sizeof(bus), 1));
+		CHECK(strcmp(bus, "0000:10:00.0") == 0);
+		OK(hipDeviceGetName(bus, sizeof(bus), 1));
+		CHECK(strstr(bus, "pwsim 0") != NULL);
+		EXPECT(hipDeviceGetUuid(&u, 2), hipErrorInvalidDevice);
+		EXPECT(hipDeviceGetUuid(NULL, 0), hipErrorInvalidValue);
+		OK(hipDeviceCanAccessPeer(&c, 0, 1)); /* physical 1 and 0: PWSIM_PEERS=0-1 */
+		CHECK(c == 1);
+	} else if (strcmp(which, "hidden") == 0) {
+		CHECK(n == 0);
 	} else { /* "bad": the default is used */
 		CHECK(n == 2);
 		OK(hipDeviceCanAccessPeer(&c, 0, 1));
@@ -1041,8 +1064,17 @@ static void test_env(void)
 	                    .env = {"PWSIM_DEVICES=two", "PWSIM_PEERS=0-0"},
 	                    .capture = 1};
 
+	struct child visible = {.argv = {"hip_selftest", "--env-child", "visible"},
+	                        .env = {"PWSIM_DEVICES=4", "PWSIM_PEERS=0-1",
+	                                "ROCR_VISIBLE_DEVICES=3,GPU-7077686970000001,0,9,2",
+	                                "HIP_VISIBLE_DEVICES=1,2", "CUDA_VISIBLE_DEVICES=0"}};
+	struct child hidden = {.argv = {"hip_selftest", "--env-child", "hidden"},
+	                       .env = {"CUDA_VISIBLE_DEVICES="}};
+
 	run_child(&none, __LINE__);
 	run_child(&pairs, __LINE__);
+	run_child(&visible, __LINE__);
+	run_child(&hidden, __LINE__);
 	run_child(&bad, __LINE__);
 	CHECK(strstr(bad.err, "PWSIM_DEVICES='two' is not valid") != NULL);
 	CHECK(strstr(bad.err, "PWSIM_PEERS='0-0' is not valid") != NULL);

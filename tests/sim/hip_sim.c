@@ -41,9 +41,19 @@ void hsim_unlock(void)
 	pthread_mutex_unlock(&g_lock);
 }
 
+/* PWSIM_DEVICES, PWSIM_PEERS, and ROCR_VISIBLE_DEVICES then
+ * HIP_VISIBLE_DEVICES (or CUDA_VISIBLE_DEVICES): sim_topo.c. */
 static void load(void)
 {
-	pwsim_topo_load(&g_topo);
+	pwsim_topo_load(&g_topo, PWSIM_VIS_HIP);
+}
+
+int hsim_ordinal_of(int p)
+{
+	for (int d = 0; d < hsim_topo()->ndev; d++)
+		if (g_topo.phys[d] == p)
+			return d;
+	return -1;
 }
 
 const struct pwsim_topo *hsim_topo(void)
@@ -98,6 +108,42 @@ hipError_t hipGetDeviceCount(int *count)
 	if (!count)
 		return hipErrorInvalidValue;
 	*count = hsim_topo()->ndev;
+	return *count ? hipSuccess : hipErrorNoDevice; /* clr: no device visible */
+}
+
+/* The physical device's name, UUID and bus id, the same in every process
+ * whatever it sees.  A NULL buffer or a length below 1: InvalidValue; a bad
+ * device: InvalidDevice ([H52] :1275-1307 list both). */
+hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device)
+{
+	if (!name || len <= 0)
+		return hipErrorInvalidValue;
+	if (!hsim_valid_device(device))
+		return hipErrorInvalidDevice;
+	snprintf(name, (size_t)len, "AMD Instinct MI300X (pwsim %d)", g_topo.phys[device]);
+	return hipSuccess;
+}
+
+hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device)
+{
+	if (!uuid)
+		return hipErrorInvalidValue;
+	if (!hsim_valid_device(device))
+		return hipErrorInvalidDevice;
+	pwsim_topo_uuid(PWSIM_VIS_HIP, g_topo.phys[device], (unsigned char *)uuid->bytes);
+	return hipSuccess;
+}
+
+hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device)
+{
+	if (!pciBusId || len <= 0)
+		return hipErrorInvalidValue;
+	if (!hsim_valid_device(device))
+		return hipErrorInvalidDevice;
+	pwsim_topo_bus_id(g_topo.phys[device], pciBusId, (size_t)len);
+	for (char *c = pciBusId; *c; c++) /* ROCm writes lower-case hex digits */
+		if (*c >= 'A' && *c <= 'F')
+			*c = (char)(*c - 'A' + 'a');
 	return hipSuccess;
 }
 

@@ -51,6 +51,11 @@ typedef void *hipDeviceptr_t; /* hip_runtime_api.h (5.2.3): typedef void* hipDev
 typedef struct ihipEvent_t *hipEvent_t;
 typedef struct ihipCtx_t *hipCtx_t;
 typedef int hipDevice_t;
+/* [H52] hip_runtime_api.h :76: the 16 bytes hipDeviceGetUuid writes (ROCm:
+ * the 16 ASCII hex digits of the device's unique id) */
+typedef struct hipUUID_t {
+	char bytes[16];
+} hipUUID;
 #define HIP_IPC_HANDLE_SIZE 64
 typedef struct hipIpcMemHandle_st {
 	char reserved[HIP_IPC_HANDLE_SIZE];
@@ -180,6 +185,10 @@ PWSIM_HIP_API hipError_t hipSetDevice(int deviceId);
 PWSIM_HIP_API hipError_t hipGetDevice(int *deviceId);
 PWSIM_HIP_API hipError_t hipDeviceReset(void);
 PWSIM_HIP_API hipError_t hipDeviceSynchronize(void);
+/* [H52] :1275, :1287, :1307 */
+PWSIM_HIP_API hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device);
+PWSIM_HIP_API hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device);
+PWSIM_HIP_API hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device);
 PWSIM_HIP_API const char *hipGetErrorName(hipError_t hip_error);
 PWSIM_HIP_API const char *hipGetErrorString(hipError_t hipError);
 

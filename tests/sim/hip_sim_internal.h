@@ -31,6 +31,7 @@ const struct pwsim_topo *hsim_topo(void);
 int hsim_valid_device(int dev);
 int hsim_can_access(int dev, int peer); /* a link from dev to peer (both valid) */
 int hsim_current(void);                 /* the calling thread's device */
+int hsim_ordinal_of(int p);             /* physical device p's ordinal here, or -1 */
 void hsim_lock(void);
 void hsim_unlock(void);
 

@@ -8,7 +8,7 @@
  *        4     4  exporter's pid
  *        8     8  allocation size in bytes (as passed to hipMalloc): psize
  *       16     8  exporter's allocation id
- *       24     4  device ordinal of the allocation
+ *       24     4  physical device of the allocation (sim_topo.h)
  *       28    36  shared-memory object name "/pwhip.<uid>.<pid>.<id>",
  *                 NUL-terminated, zero-padded
  *
@@ -74,7 +74,7 @@ hipError_t hipIpcGetMemHandle(hipIpcMemHandle_t *handle, void *devPtr)
 		m.pid = (uint32_t)a->shm_pid;
 		m.size = a->size;
 		m.id = a->shm_id;
-		m.device = a->device;
+		m.device = hsim_topo()->phys[a->device];
 		memcpy(m.name, a->shm_name, sizeof(m.name));
 	} else {
 		rc = hipErrorInvalidDevicePointer;
@@ -99,7 +99,7 @@ hipError_t hipIpcOpenMemHandle(void **devPtr, hipIpcMemHandle_t handle, unsigned
 	if (m.pid == (uint32_t)getpid())
 		return hipErrorInvalidContext;
 	if (memcmp(m.magic, MEM_MAGIC, sizeof(m.magic)) || !memchr(m.name, 0, sizeof(m.name)) ||
-	    m.name[0] != '/' || !hsim_valid_device(m.device))
+	    m.name[0] != '/' || m.device < 0 || m.device >= hsim_topo()->nphys)
 		return hipErrorInvalidDevicePointer;
 	hsim_lock();
 	a = hsim_find_import((pid_t)m.pid, m.id, hsim_current());

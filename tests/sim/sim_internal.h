@@ -33,8 +33,11 @@
 
 /* ---- configuration (cuda_sim.c) ---- */
 struct pwsim_config {
-	int ndev;                         /* PWSIM_DEVICES */
+	int ndev;                         /* devices visible (PWSIM_DEVICES, CUDA_VISIBLE_DEVICES) */
+	int nphys;                        /* PWSIM_DEVICES */
+	int phys[PWSIM_MAX_DEVICES];      /* ordinal -> physical device */
 	uint64_t peer[PWSIM_MAX_DEVICES]; /* bit j of peer[i]: i can access j (PWSIM_PEERS) */
+	uint64_t link[PWSIM_MAX_DEVICES]; /* the same by physical device */
 	int driver_version;               /* PWSIM_DRIVER_VERSION */
 	int pageable;                     /* PWSIM_PAGEABLE: devices access pageable memory (HMM/ATS) */
 };
@@ -46,6 +49,8 @@ int pwsim_valid_device(CUdevice dev);
  * node 0 alone where it cannot be read). */
 int pwsim_numa_node_ok(int node);
 int pwsim_can_access(CUdevice dev, CUdevice peer);
+/* The ordinal of physical device p in this process, or -1 if it is not visible. */
+int pwsim_ordinal_of(int p);
 
 void pwsim_lock(void);
 void pwsim_unlock(void);

@@ -277,6 +277,28 @@ static void test_devices(void)
 	       CUDA_ERROR_INVALID_DEVICE);
 }
 
+/* Every device has a UUID and a bus id of its own, the same in any process. */
+static void test_identity(void)
+{
+	CUuuid u0, u1, v1;
+	char bus0[32], bus1[32], tiny[5];
+
+	OK(cuDeviceGetUuid_v2(&u0, 0));
+	OK(cuDeviceGetUuid_v2(&u1, 1));
+	OK(cuDeviceGetUuid(&v1, 1));
+	CHECK(memcmp(u0.bytes, u1.bytes, 16) != 0 && memcmp(u1.bytes, v1.bytes, 16) == 0);
+	CHECK(memcmp(u0.bytes, "pwsm", 4) == 0 && u0.bytes[5] == 0 && u1.bytes[5] == 1);
+	EXPECT(cuDeviceGetUuid_v2(NULL, 0), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuDeviceGetUuid_v2(&u0, 2), CUDA_ERROR_INVALID_DEVICE);
+	OK(cuDeviceGetPCIBusId(bus0, sizeof(bus0), 0));
+	OK(cuDeviceGetPCIBusId(bus1, sizeof(bus1), 1));
+	CHECK(strcmp(bus0, "0000:10:00.0") == 0 && strcmp(bus1, "0000:20:00.0") == 0);
+	OK(cuDeviceGetPCIBusId(tiny, sizeof(tiny), 1));
+	CHECK(strcmp(tiny, "0000") == 0);
+	EXPECT(cuDeviceGetPCIBusId(bus0, 0, 0), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuDeviceGetPCIBusId(bus0, sizeof(bus0), 3), CUDA_ERROR_INVALID_DEVICE);
+}
+
 /* ======================================================================== */
 /* contexts                                                                  */
 
@@ -1338,6 +1360,9 @@ static const struct export g_exports[] = {
     {"cuDeviceGetName", "cuDeviceGetName", 2000, 0, 1},
     {"cuDeviceTotalMem_v2", "cuDeviceTotalMem", 3020, 0, 1},
     {"cuDeviceGetAttribute", "cuDeviceGetAttribute", 2000, 0, 1},
+    {"cuDeviceGetUuid", "cuDeviceGetUuid", 9020, 0, 1},
+    {"cuDeviceGetUuid_v2", "cuDeviceGetUuid", 11040, 0, 1},
+    {"cuDeviceGetPCIBusId", "cuDeviceGetPCIBusId", 4010, 0, 1},
     {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", 7000, 0, 1},
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000, 0, 1},
     {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 11000, 0, 1},
@@ -1618,10 +1643,38 @@ static void env_child(const char *which)
 {
 	int n = 0, can = -1, v = 0;
 	CUcontext c[10];
+	char bus[32];
+	CUuuid u;
 
+	if (strcmp(which, "hidden") == 0) {
+		EXPECT(cuInit(0), CUDA_ERROR_NO_DEVICE);
+		return;
+	}
 	OK(cuInit(0));
 	OK(cuDeviceGetCount(&n));
-	if (strcmp(which, "pairs") == 0) {
+	if (strcmp(which, "visible") == 0) {
+		/* physical 2, then physical 0 by its UUID's first characters; "x" ends the list */
+		CHECK(n == 2);
+		OK(cuDeviceGetPCIBusId(bus, sizeof(bus), 0));
+		CHECK(strcmp(bus, "0000:30:00.0") == 0);
+		OK(cuDeviceGetUuid_v2(&u, 0));
+		CHECK(u.bytes[5] == 2);
+		OK(cuDeviceGetPCIBusId(bus, sizeof(bus), 1));
+		CHECK(strcmp(bus, "0000:10:00.0") == 0);
+		OK(cuDeviceGetName(bus, sizeof(bus), 1));
+		CHECK(strstr(bus, "pwsim 0") != NULL);
+		/* PWSIM_PEERS names physical devices: 0-1 and 2-3, so 2 and 0 are no peers */
+		OK(cuDeviceCanAccessPeer(&can, 0, 1));
+		CHECK(can == 0);
+	} else if (strcmp(which, "swapped") == 0) {
+		CHECK(n == 3);
+		OK(cuDeviceGetUuid_v2(&u, 0));
+		CHECK(u.bytes[5] == 1);
+		OK(cuDeviceCanAccessPeer(&can, 0, 1)); /* physical 1 and 0 */
+		CHECK(can == 1);
+		OK(cuDeviceCanAccessPeer(&can, 0, 2)); /* physical 1 and 2 */
+		CHECK(can == 0);
+	} else if (strcmp(which, "pairs") == 0) {
 		CHECK(n == 4);
 		OK(cuDeviceCanAccessPeer(&can, 0, 1));
 		CHECK(can == 1);
@@ -1685,6 +1738,13 @@ static void test_env(void)
 	struct child many = {.argv = {"sim_selftest", "--env-child", "many"}, .env = {"PWSIM_DEVICES=10"}};
 	struct child v12 = {.argv = {"sim_selftest", "--env-child", "v12000"},
 	                    .env = {"PWSIM_DRIVER_VERSION=12000"}};
+	struct child visible = {.argv = {"sim_selftest", "--env-child", "visible"},
+	                        .env = {"PWSIM_DEVICES=4", "PWSIM_PEERS=0-1,2-3",
+	                                "CUDA_VISIBLE_DEVICES=2, GPU-7077736d-0000,x,1"}};
+	struct child swapped = {.argv = {"sim_selftest", "--env-child", "swapped"},
+	                        .env = {"PWSIM_DEVICES=3", "PWSIM_PEERS=0-1", "CUDA_VISIBLE_DEVICES=1,0,2"}};
+	struct child hidden = {.argv = {"sim_selftest", "--env-child", "hidden"},
+	                       .env = {"CUDA_VISIBLE_DEVICES=-1,0"}};
 
 	run_child(&pairs, __LINE__);
 	run_child(&none, __LINE__);
@@ -1695,6 +1755,9 @@ static void test_env(void)
 	CHECK(strstr(bad2.err, "PWSIM_DEVICES") && strstr(bad2.err, "PWSIM_PEERS") &&
 	      strstr(bad2.err, "PWSIM_DRIVER_VERSION"));
 	run_child(&many, __LINE__);
+	run_child(&visible, __LINE__);
+	run_child(&swapped, __LINE__);
+	run_child(&hidden, __LINE__);
 	if (PWSIM_MAX_VERSION >= 12020 && sym("cuGetProcAddress_v2"))
 		run_child(&v12, __LINE__);
 }
@@ -1825,6 +1888,7 @@ int main(int argc, char **argv)
 	unsetenv("PWSIM_DRIVER_VERSION");
 	test_init();
 	test_devices();
+	test_identity();
 	test_contexts();
 	test_alloc_free();
 	test_copies();

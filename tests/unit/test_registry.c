@@ -215,6 +215,17 @@ static void one_process_round_trip(void **state)
 	assert_int_equal(x.base, 0x1000);
 	assert_int_equal(x.size, 4096);
 	assert_int_equal(x.device, 1);
+	assert_string_equal(x.uuid, ""); /* exported without one */
+
+	/* The exporting device's UUID travels with the handle; a re-export
+	 * replaces it. */
+	pw_registry_export_dev(h, 0x1000, 4096, 1, "GPU-7077736d-0001-4000-8000-5e1d00000000");
+	assert_int_equal(pw_registry_lookup(h, &x), 1);
+	assert_string_equal(x.uuid, "GPU-7077736d-0001-4000-8000-5e1d00000000");
+	pw_registry_export_dev(h, 0x1000, 4096, 1, NULL);
+	assert_int_equal(pw_registry_lookup(h, &x), 1);
+	assert_string_equal(x.uuid, "");
+	pw_registry_export_dev(h, 0x1000, 4096, 1, "GPU-7077736d-0001-4000-8000-5e1d00000000");
 
 	/* Our own opens are not "another process". */
 	pw_registry_opened(h);
@@ -657,7 +668,9 @@ static void header_checks_refuse(void **state)
 	bad->version = PW_REG_VERSION + 1;
 	bad->checksum = checksum(bad);
 	write_segment(bad, SEG_BYTES, 0600);
-	refused("version 2");
+	char vtext[32];
+	snprintf(vtext, sizeof vtext, "version %d", PW_REG_VERSION + 1);
+	refused(vtext);
 	memcpy(bad, good, SEG_BYTES);
 	bad->checksum ^= 0x10;
 	write_segment(bad, SEG_BYTES, 0600);
@@ -763,7 +776,14 @@ static void hostile_entries_survive(void **state)
 	e->state = PW_REG_USED;
 	memcpy(e->handle, hy, sizeof hy);
 	e->exporter_pid = -1;
+	/* a UUID without its NUL, and one with a control character: not taken */
+	memset(s->entries[1].uuid, 'A', sizeof s->entries[1].uuid);
+	snprintf(e->uuid, sizeof e->uuid, "GPU-\x1b[2J");
 
+	assert_int_equal(pw_registry_lookup(hx, &x), 1);
+	assert_string_equal(x.uuid, "");
+	assert_int_equal(pw_registry_lookup(hy, &x), 1);
+	assert_string_equal(x.uuid, "");
 	assert_int_equal(pw_registry_lookup(h, &x), 1);
 	assert_int_equal(x.exporter_pid, me);
 	assert_int_equal(pw_registry_holders(0xb0000, pids, 8), 1);
@@ -775,6 +795,37 @@ static void hostile_entries_survive(void **state)
 	s->entries[2].exporter_pid = 0;
 	assert_int_equal(pw_registry_lookup(hy, &x), 1);
 	assert_int_equal(x.exporter_alive, 0);
+
+	/* Peer connections: another live process's count, a dead one's and a
+	 * garbled one's do not, nor do this process's own. */
+	char got[4][PW_REG_UUID];
+	memset(s->links, 0, sizeof s->links);
+	s->links[0].pid = getppid();
+	snprintf(s->links[0].a, sizeof s->links[0].a, "GPU-x");
+	snprintf(s->links[0].b, sizeof s->links[0].b, "GPU-y");
+	s->links[1] = s->links[0];
+	s->links[1].pid = INT32_MAX; /* no such process */
+	snprintf(s->links[1].b, sizeof s->links[1].b, "GPU-dead");
+	s->links[2] = s->links[0];
+	memset(s->links[2].b, 'z', sizeof s->links[2].b); /* no NUL */
+	s->links[3] = s->links[0];
+	s->links[3].pid = -5;
+	assert_int_equal(pw_registry_peers_of("GPU-x", got, 4), 1);
+	assert_string_equal(got[0], "GPU-y");
+	assert_int_equal(pw_registry_peers_of("GPU-y", got, 4), 1);
+	assert_string_equal(got[0], "GPU-x");
+	pw_registry_peer("GPU-x", "GPU-mine", true);
+	pw_registry_peer("GPU-x", "GPU-mine", true); /* once */
+	assert_int_equal(pw_registry_peers_of("GPU-x", got, 4), 1);
+	int mine = 0;
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		mine += s->links[i].pid == me && !strcmp(s->links[i].b, "GPU-mine");
+	assert_int_equal(mine, 1);
+	pw_registry_peer("GPU-x", "GPU-mine", false);
+	mine = 0;
+	for (int i = 0; i < PW_REG_LINKS; i++)
+		mine += s->links[i].pid == me;
+	assert_int_equal(mine, 0);
 
 	/* Everything else still works over the garbage. */
 	unsigned char n[PW_IPC_HANDLE_BYTES];

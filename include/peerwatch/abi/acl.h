@@ -84,6 +84,16 @@ typedef int aclrtMemMallocPolicy;
  *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
  *                             aclrtMemcpyKind kind, aclrtStream stream);
  *   aclError aclrtSynchronizeStream(aclrtStream stream);
+ *
+ * The device's identity, in newer CANN only (hicann/runtime acl_rt.h), asked
+ * once per process when peerwatch records the devices:
+ *   aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);            :3985
+ *   aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId,
+ *                                        int32_t *const phyDevId);             :5163
+ *   const char *aclrtGetSocName(void);                                 acl_base_rt.h :377
  */
+typedef struct aclrtUuid {
+	char bytes[16];
+} aclrtUuid; /* acl_rt.h :885-887 */
 
 #endif

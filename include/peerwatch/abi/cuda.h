@@ -35,6 +35,9 @@ typedef struct CUipcMemHandle_st {
 typedef struct CUipcEventHandle_st {
 	char reserved[CU_IPC_HANDLE_SIZE];
 } CUipcEventHandle; /* :341 */
+typedef struct CUuuid_st {
+	char bytes[16];
+} CUuuid; /* :317, what cuDeviceGetUuid_v2 (:5378 with :153) writes */
 
 typedef struct CUmemLocation_st {
 	CUmemLocationType type;

@@ -112,6 +112,16 @@ typedef struct hipPointerAttribute_t {
 #define hipCpuDeviceId ((int)-1)
 #define hipInvalidDeviceId ((int)-2)
 
+/* [H52]:76-78: what hipDeviceGetUuid writes (ROCm: the 16 ASCII hex digits
+ * of the device's unique id).  The identity calls peerwatch asks once
+ * ([H52] :1275, :1287, :1307):
+ *   hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device);
+ *   hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device);
+ *   hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device); */
+typedef struct hipUUID_t {
+	char bytes[16];
+} hipUUID;
+
 /* hipDeviceP2PAttr, [H52]:539-544. */
 #define hipDevP2PAttrPerformanceRank 0
 #define hipDevP2PAttrAccessSupported 1
