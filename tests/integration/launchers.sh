@@ -167,7 +167,12 @@ mkdir -p "$d" && cd "$d" || exit 1
 check "exit line: '1 error' for one finding of severity error" grep -qE "trace written: $d/t1/.*\([0-9]+ events; 1 error\)$" err
 "$PW" -o t2 python3 -c 'import ctypes; cu = ctypes.CDLL("libcuda.so.1"); cu.cuInit(0)
 cu.cuDeviceCanAccessPeer(ctypes.byref(ctypes.c_int()), 0, 1)' 2>err
-check "exit line: '1 event; no findings' for one clean call" grep -qE "trace written: $d/t2/.*\(1 event; no findings\)$" err
+# One call, and a device line per simulated device: the exit line counts
+# every event line, as the footer does.
+n=$(($(cat "$d"/t2/*.pw.jsonl 2>/dev/null | wc -l) - 2))
+check "exit line: '$n events; no findings' for one clean call (and its device lines)" \
+	bash -c '[ "$(grep -c "\"type\":\"call\"" "$2"/t2/*.pw.jsonl)" = 1 ] &&
+		grep -qE "trace written: $2/t2/.*\($1 events?; no findings\)$" err' - "$n" "$d"
 echo 'rule=peer.enable.twice' >supp
 "$PW" -o t3 --suppressions supp torchrun --nproc_per_node=1 "$L/train.py" >out 2>err
 check "exit line: severities and suppressions counted" grep -qE "trace written: $d/t3/.*\([0-9]+ events; 2 warnings, 1 suppressed\)$" err
