@@ -208,6 +208,30 @@ void pw_devices_tick(bool final)
 	pthread_mutex_unlock(&tick_lock);
 }
 
+/*
+ * A short process may end before the writer's round has asked about the
+ * devices, and by the time the trace is finished the real CUDA driver has
+ * torn itself down in exit(): its answers are then errors, and the device
+ * lines would name no device (measured on 2 x H200, driver 580.159.04; the
+ * simulators keep answering).  An exit handler registered at the runtime's
+ * first use runs before the driver's own (handlers run in the reverse order
+ * of registration, and the libraries' destructors after them all), so it
+ * writes the lines while the driver still answers.
+ */
+static void devices_at_exit(void)
+{
+	if (atomic_load(&pw_g.enabled))
+		pw_devices_tick(true);
+}
+
+void pw_devices_first_use(int vendor)
+{
+	static atomic_bool registered;
+	atomic_store_explicit(&pw_devices_used[vendor], true, memory_order_relaxed);
+	if (!atomic_exchange(&registered, true))
+		atexit(devices_at_exit);
+}
+
 void pw_devices_after_fork(void)
 {
 	/* The child writes the lines into its own trace, once it has one: after

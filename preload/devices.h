@@ -76,10 +76,12 @@ static inline struct pw_pair_info *pw_devset_pair(const struct pw_devset *s, int
 
 /* A runtime was used: from now on its devices may be asked about. */
 extern atomic_bool pw_devices_used[PW_VENDOR_COUNT];
+/* The first use of vendor's runtime (once per vendor, off the fast path). */
+void pw_devices_first_use(int vendor);
 static inline void pw_devices_note_use(int vendor)
 {
 	if (__builtin_expect(!atomic_load_explicit(&pw_devices_used[vendor], memory_order_relaxed), 0))
-		atomic_store_explicit(&pw_devices_used[vendor], true, memory_order_relaxed);
+		pw_devices_first_use(vendor);
 }
 
 /* The writer's round (and, final, the end of the trace): identify what

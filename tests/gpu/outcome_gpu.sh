@@ -14,7 +14,7 @@
 # Per race mode, RUNS (default 20) runs: the exit status and output must be
 # those of the untraced run, no trace left .partial, every trace clean
 # (`peerwatch-analyze info --strict`), and every call that returned before
-# the process left in the trace.  Exit status 0 when every check passed.
+# the process left in the trace or counted in its footer as dropped.  Exit status 0 when every check passed.
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 P=$(cd "${1:?BUNDLE}" && pwd -P)
@@ -31,15 +31,32 @@ pass=0
 fail=0
 check() { if "${@:2}"; then pass=$((pass + 1)); echo "ok - $1"; else fail=$((fail + 1)); echo "not ok - $1"; fi; }
 
-# Every call a thread counted as returned is in the traces.
+# Every call a thread counted as returned is in the traces, or counted as
+# dropped: a thread never waits for a trace writer that is behind, so with
+# 8 threads calling flat out some events are dropped and counted in the
+# footer (writer_behind, size_limit).  The calls missing must be at most
+# those counted.  Python, not jq: the GPU hosts have no jq.
 counts_ok() { # COUNTS TRACE...
-	local c=$1 tid n have
-	shift
-	[ -s "$c" ] || return 1
-	while read -r tid n; do
-		have=$(cat "$@" | grep -c "\"tid\":$tid,")
-		[ "$have" -ge "$n" ] || return 1
-	done <"$c"
+	python3 - "$@" <<'PY'
+import json, sys
+counts, traces = sys.argv[1], sys.argv[2:]
+have, counted = {}, 0
+for t in traces:
+    lines = open(t).read().splitlines()
+    for l in lines[1:-1]:
+        e = json.loads(l)
+        if e.get("type") == "call":
+            have[e["tid"]] = have.get(e["tid"], 0) + 1
+    d = json.loads(lines[-1]).get("dropped_by", {})
+    counted += d.get("writer_behind", 0) + d.get("size_limit", 0)
+missing = 0
+for l in open(counts):
+    tid, n = map(int, l.split())
+    missing += max(0, n - have.get(tid, 0))
+if missing > counted:
+    print("# %d returned calls not traced, %d counted as dropped" % (missing, counted))
+    sys.exit(1)
+PY
 }
 
 for mode in exit exec fork pthread_exit thread_exit handler; do
