@@ -171,7 +171,9 @@ int main(int argc, char **argv)
 	while (atomic_load(&started) < nthreads)
 		pause_ms(1);
 	pause_ms(1 + (long)(getpid() % 4));
-	atomic_store(&leaving, true);
+	/* After main's pthread_exit the process lives on with its workers, and
+	 * a failed call is a failure again (it must end the run, not hang it). */
+	atomic_store(&leaving, strcmp(mode, "pthread_exit") != 0);
 	if (!strcmp(mode, "exit") || !strcmp(mode, "thread_exit")) {
 		write_counts();
 		exit(7);
