@@ -1,5 +1,5 @@
 /*
- * Findings: the "violation" events the preload writes (issue 3), each with
+ * Findings: the "violation" events the preload writes, each with
  * the call it is about, plus the findings the analyzer derives offline from
  * IPC calls (ipclife.h).  check, violations and summary read them.
  *

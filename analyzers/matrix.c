@@ -18,7 +18,7 @@
  *
  * Bandwidth is bytes over host time (dur_ns: for an asynchronous copy only
  * the time to enqueue it; a batch's time is shared among its entries by
- * bytes) and, when the trace has gpu_time events (issue 6), bytes over
+ * bytes) and, when the trace has gpu_time events, bytes over
  * device time for the copies that have one (a copy timed inside a recorded
  * call, the driver copy under cudaMemcpyPeerAsync, lends its time to it).
  * The text report draws three grids per host and vendor: bytes, peer access

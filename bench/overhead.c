@@ -1,5 +1,5 @@
 /*
- * Per-call overhead of peerwatch on the simulated driver (issue 6, item 2).
+ * Per-call overhead of peerwatch on the simulated driver.
  *
  * Calls one cheap driver function through a dlsym'd pointer, N times on each
  * of T threads, and prints one line of key=value figures.  The same binary is

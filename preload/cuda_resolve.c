@@ -4,7 +4,7 @@
  *
  * cuGetProcAddress picks the ABI variant itself (by version and flags), and
  * every pointer it returns is the address of one exported libcuda symbol
- * (../shared/facts/cuda-on-h200.md §1).  So we let the real one choose, find
+ * (docs/facts-cuda.mdcuda-on-h200.md §1).  So we let the real one choose, find
  * which exported symbol that address is, and return our wrapper for exactly
  * that symbol: the caller keeps the ABI and stream semantics it asked for.
  */

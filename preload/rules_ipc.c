@@ -7,7 +7,7 @@
 #include "devices.h"
 #include "rules.h"
 
-/* 002: "Takes a pointer to the base of an existing device memory allocation". */
+/* HIP Runtime API, IPC: "Takes a pointer to the base of an existing device memory allocation". */
 PW_RULE_FN(IPC_EXPORT_INTERIOR_POINTER)
 {
 	(void)s;
@@ -143,7 +143,7 @@ PW_RULE_FN(IPC_OPEN_UNEXPORTED)
 	return true;
 }
 
-/* 002: hipFree on an exported region before every importer closed it is
+/* HIP Runtime API, IPC: hipFree on an exported region before every importer closed it is
  * undefined behaviour; opening after the free is the same mistake seen from
  * the importer's side. */
 PW_RULE_FN(IPC_OPEN_STALE)
@@ -156,7 +156,7 @@ PW_RULE_FN(IPC_OPEN_STALE)
 	return true;
 }
 
-/* 002 (hipIpcOpenMemHandle): "For contexts on different devices
+/* HIP Runtime API, IPC, hipIpcOpenMemHandle: "For contexts on different devices
  * hipIpcOpenMemHandle can attempt to enable peer access between the devices
  * ... hipDeviceCanAccessPeer can determine if a mapping is possible."  The
  * exporter's device is known by UUID (the registry), whatever this process
@@ -196,7 +196,7 @@ PW_RULE_FN(IPC_CLOSE_TWICE)
 	return true;
 }
 
-/* 002: "Calling hipFree on an exported memory region before calling
+/* HIP Runtime API, IPC: "Calling hipFree on an exported memory region before calling
  * hipIpcCloseMemHandle in the importing context will result in undefined
  * behavior." */
 PW_RULE_FN(IPC_FREE_WHILE_OPEN)
@@ -238,7 +238,7 @@ PW_RULE_FN(IPC_FREE_IMPORTED)
 	return true;
 }
 
-/* 002: "Memory returned from hipIpcOpenMemHandle must be freed with
+/* HIP Runtime API, IPC: "Memory returned from hipIpcOpenMemHandle must be freed with
  * hipIpcCloseMemHandle." Checked once per open mapping when the process ends:
  * op->dst.ptr names the mapping. */
 PW_RULE_FN(IPC_LEAK)

@@ -7,8 +7,8 @@
 #include "devices.h"
 #include "rules.h"
 
-/* 001: "CUDA_ERROR_INVALID_CONTEXT ... if the current context is peerContext";
- * 000: "a device is not a peer of itself". */
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_INVALID_CONTEXT ... if the current context is
+ * peerContext"; HIP Runtime API, peer access: "a device is not a peer of itself". */
 PW_RULE_FN(PEER_ENABLE_SELF)
 {
 	(void)s;
@@ -30,7 +30,7 @@ PW_RULE_FN(PEER_ATTR_SELF)
 	return true;
 }
 
-/* 001: "Flags - Reserved for future use and must be set to 0". */
+/* CUDA Driver API, Peer Context Memory Access: "Flags - Reserved for future use and must be set to 0". */
 PW_RULE_FN(PEER_ENABLE_FLAGS)
 {
 	(void)s;
@@ -41,8 +41,8 @@ PW_RULE_FN(PEER_ENABLE_FLAGS)
 	return true;
 }
 
-/* 001: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer() indicates
- * that the CUdevice of the current context cannot directly access memory". */
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer()
+ * indicates that the CUdevice of the current context cannot directly access memory". */
 PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
 {
 	(void)s;
@@ -54,8 +54,8 @@ PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
 	return true;
 }
 
-/* 001: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of peerContext
- * from the current context has already been enabled". */
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of
+ * peerContext from the current context has already been enabled". */
 PW_RULE_FN(PEER_ENABLE_TWICE)
 {
 	/* flags other than 0 fail first (peer.enable.flags): such a call never
@@ -74,7 +74,8 @@ PW_RULE_FN(PEER_ENABLE_TWICE)
 	return true;
 }
 
-/* 001/003: query (CanAccessPeer) before enabling. */
+/* CUDA Driver API, Peer Context Memory Access, and CANN AscendCL, Inter-Device Data Transfer: query
+ * (CanAccessPeer) before enabling. */
 PW_RULE_FN(PEER_ENABLE_UNQUERIED)
 {
 	if (op->cur_dev == op->peer_dev || !pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) ||
@@ -86,7 +87,7 @@ PW_RULE_FN(PEER_ENABLE_UNQUERIED)
 	return true;
 }
 
-/* 003: "use two ... enable_peer_access calls ... one for enabling data
+/* CANN AscendCL, Inter-Device Data Transfer: "use two ... enable_peer_access calls ... one for enabling data
  * exchange from device 0 to device 1, and the other ... from device 1 to
  * device 0" — checked at the copy, where the missing direction matters. */
 PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
@@ -112,8 +113,8 @@ PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
 	return true;
 }
 
-/* 001: "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has not yet
- * been enabled from peerContext to the current context". */
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has
+ * not yet been enabled from peerContext to the current context". */
 PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
 {
 	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_op_no_such_dev(op, op->peer_dev) ||
@@ -124,9 +125,9 @@ PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
 	return true;
 }
 
-/* 001: CUDA_ERROR_TOO_MANY_PEERS when the hardware's peer resources are
- * exhausted: 8 peers per device.  A link uses resources on both devices, so a
- * device's peers are those it accesses and those that access it. */
+/* CUDA Driver API, Peer Context Memory Access: CUDA_ERROR_TOO_MANY_PEERS when the hardware's peer resources
+ * are exhausted: 8 peers per device.  A link uses resources on both devices, so a device's peers are those it
+ * accesses and those that access it. */
 #define PW_PEER_LIMIT 8
 static uint64_t peers_of(const struct pw_state *s, int d)
 {

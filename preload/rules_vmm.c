@@ -1,5 +1,5 @@
 /* Rules on CUDA virtual memory and stream-ordered pools shared across
- * processes (cuda.h cuMem* VMM and pool functions, issue 7).  Each reads
+ * processes (cuda.h cuMem* VMM and pool functions).  Each reads
  * only the op: cuda_ops_vmm.c copies in what the VMM state, the registry
  * and the driver know. */
 #include <inttypes.h>

@@ -209,7 +209,8 @@
 	  "keep the allocation alive until every importer has opened and closed it")                         \
 	X(IPC_OPEN_UNREACHABLE, "ipc.open.unreachable", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
 	  PW_OPBIT(IPC_OPEN),                                                                                \
-	  "002 (hipIpcOpenMemHandle): For contexts on different devices hipIpcOpenMemHandle can attempt to " \
+	  "HIP Runtime API, IPC, hipIpcOpenMemHandle: For contexts on different devices "                    \
+	  "hipIpcOpenMemHandle can attempt to "                                                              \
 	  "enable peer access between the devices ... hipDeviceCanAccessPeer can determine if a mapping is " \
 	  "possible",                                                                                        \
 	  "rejects: CUDA 217 peer access unsupported (openucx/ucx#6360); HIP not measured",                  \

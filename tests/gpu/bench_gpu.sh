@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# GPU benchmarks of issue 6: peer bandwidth/latency and a PyTorch copy loop
+# GPU benchmarks: peer bandwidth/latency and a PyTorch copy loop
 # with and without peerwatch, and gpu_timing's device figures against the
 # program's own.  usage: bench_gpu.sh BUNDLE OUT
 set -u

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Peer bandwidth with and without peerwatch, and peerwatch's device timing
-against the program's own (issue 6).
+against the program's own.
 
 usage: bw_compare.py PEER_BW_BINARY BUNDLE_DIR OUT_DIR [runs]
 

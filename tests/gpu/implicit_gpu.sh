@@ -1,5 +1,5 @@
 #!/bin/bash
-# Implicit cross-device copies on two real GPUs (issue 7, item 3), and the
+# Implicit cross-device copies on two real GPUs, and the
 # 4 KiB peer-copy latency with and without the range cache.
 #   tests/gpu/implicit_gpu.sh NEW_BUNDLE OLD_BUNDLE OUT
 # NEW_BUNDLE: `make dist` of this tree; OLD_BUNDLE: `make dist` of a tree

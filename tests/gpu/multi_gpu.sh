@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 8 on a machine with more than two GPUs (every visible GPU is used):
+# All-pairs runs on a machine with more than two GPUs (every visible GPU is used):
 #   mesh  all-pairs peer enabling as inference servers do it at start-up
 #         (peer_mesh, tests/integration/peer_mesh.c), then a 64 MiB peer copy
 #         between every ordered pair, without and with peerwatch (warn,

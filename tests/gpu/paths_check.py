@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check that the traces of a PyTorch or NCCL run show the paths those stacks
-really use (issue 7): implicit cross-device copies, the runtime API layer with
+really use: implicit cross-device copies, the runtime API layer with
 its driver calls nested under it, and VMM or legacy IPC between processes.
 
 usage: paths_check.py CASE DIR [RANKS]

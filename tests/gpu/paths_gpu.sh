@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The paths PyTorch and NCCL really take, on real GPUs (issue 7): PyTorch's
+# The paths PyTorch and NCCL really take, on real GPUs: PyTorch's
 # tensor moves between devices (implicit copies, the runtime API layer), a
 # two-process NCCL all_reduce over NCCL's default cuMem (VMM) sharing, and the
 # same with NCCL_CUMEM_ENABLE=0 (legacy cuIpc).  Each runs in warn mode; the

@@ -1,5 +1,5 @@
 /*
- * The ACL document's inter-device transfer (seed 003), in its own order, and
+ * The ACL document's inter-device transfer (the ACL inter-device transfer document), in its own order, and
  * each documented mistake once, against the simulated libascendcl.so:
  *
  *   acl_doc list       the scenarios, one a line: NAME EXPECTED-RULE ("-": none) [ENV]

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The ACL document's own example (seed 003, "Inter-Device Data Transfer"),
+"""The ACL document's own example (the ACL inter-device transfer document, "Inter-Device Data Transfer"),
 written against pyACL's acl.rt.* calls, run here through ctypes on
 libascendcl.so: the same calls in the same order, so that
 tests/integration/rules_acl.sh can show that a Python program is traced the

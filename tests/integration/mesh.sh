@@ -1,6 +1,6 @@
 #!/bin/bash
 # All-pairs peer access on the simulated runtime (tests/integration/peer_mesh.c,
-# llama.cpp's start-up loop), with 4, 8, 9 and 10 devices (issue 8):
+# llama.cpp's start-up loop), with 4, 8, 9 and 10 devices:
 #   - 4 devices, warn mode, gpu_timing=1: the program's stdout and exit status
 #     are those of a run without peerwatch; no finding; `matrix` shows every
 #     ordered pair with its copies, peer access left on, and a device-measured

@@ -5,7 +5,7 @@
  * then a peer copy between every ordered pair, checked byte for byte.
  *
  * With ten or more GPUs that loop asks for more peers than a device has
- * (8, seed 001: CUDA_ERROR_TOO_MANY_PEERS, "peer mapping resources
+ * (8, the CUDA Driver API's Peer Context Memory Access: CUDA_ERROR_TOO_MANY_PEERS, "peer mapping resources
  * exhausted"); ggml-org/llama.cpp#21883 is that crash.  peerwatch's
  * peer.limit reports the call before the driver refuses it.
  *

@@ -1,5 +1,5 @@
 #!/bin/bash
-# The ACL document (seed 003) on the simulated libascendcl.so: its example in
+# The ACL document (the ACL inter-device transfer document) on the simulated libascendcl.so: its example in
 # the right order leaves no finding, each documented mistake exactly its
 # one; the events say what the trace contract says; the document's Python
 # example (ctypes) is traced the same way as the C one.

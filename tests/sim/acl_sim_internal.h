@@ -1,8 +1,8 @@
 /*
  * Internal state of the simulated Ascend ACL runtime (libascendcl.so over
  * host memory), shared by acl_sim.c and acl_sim_mem.c.  A test double: it
- * follows the facts file (/work/shared/facts/hip-acl-abi.md B2-B5) and the
- * ACL document (seed 003), and says where it had to choose (README.md).
+ * follows the facts file (docs/facts-hip-acl.md B2-B5) and the
+ * ACL document (the ACL inter-device transfer document), and says where it had to choose (README.md).
  * One mutex guards everything; the current device is per thread.
  */
 #ifndef PWSIM_ACL_SIM_INTERNAL_H

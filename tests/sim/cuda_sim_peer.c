@@ -1,6 +1,6 @@
 /*
  * Simulated CUDA driver: peer access between contexts (the driver API's
- * section 3.21, /work/shared/seeds/001_b60bbb3e6fc54d2a.txt) and P2P
+ * section 3.21) and P2P
  * attributes.  Which device pairs are peer-capable comes from PWSIM_PEERS.
  * Enabled access is kept per context as a bit set of the peer devices.
  */
@@ -45,7 +45,7 @@ static int too_many_peers(int a, int b)
 }
 
 /* The two contexts of an enable/disable call: the current one and the peer.
- * No current context, or an invalid peer -> INVALID_CONTEXT (seed 001). */
+ * No current context, or an invalid peer -> INVALID_CONTEXT (the CUDA Driver API's Peer Context Memory Access). */
 static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct CUctx_st **peer)
 {
 	CUresult rc = pwsim_ready();
@@ -57,9 +57,9 @@ static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct C
 	return *cur && *peer ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
 }
 
-/* The order of the checks follows seed 001's list.  The runtime's
+/* The order of the checks follows the CUDA Driver API's Peer Context Memory Access's list.  The runtime's
  * cudaDeviceEnablePeerAccess(self) gives 217 (facts §2 line 56); in the driver API the
- * peer context is then the current one, which seed 001 makes INVALID_CONTEXT. */
+ * peer context is then the current one, which the CUDA Driver API's Peer Context Memory Access makes INVALID_CONTEXT. */
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
 	struct CUctx_st *cur, *peer;

@@ -1,7 +1,7 @@
 /*
  * Simulated CUDA runtime (libcudart.so.13) over the simulated driver: a test
  * double for peerwatch's runtime layer.  Like the real runtime
- * (/work/shared/facts/interception.md §1, cuda-on-h200.md §1) it never links
+ * (docs/facts-cuda.md §1, cuda-on-h200.md §1) it never links
  * against libcuda: it dlopen()s "libcuda.so.1", dlsym()s only
  * "cuGetProcAddress_v2", asks that for "cuGetProcAddress" itself at 12000,
  * and reaches every driver function through the pointers the answer gives —

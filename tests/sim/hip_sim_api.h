@@ -1,7 +1,7 @@
 /*
  * The simulated HIP runtime's own declarations (no ROCm header): types,
  * constants and every exported function, with the signatures and values of
- * /work/shared/facts/hip-acl-abi.md (A2 declarations, A3 types, A4 constants,
+ * docs/facts-hip-acl.md (A2 declarations, A3 types, A4 constants,
  * A6 error codes).  The simulator's sources include it so that the compiler
  * checks each definition; the self-test includes it to call the simulator.
  *

@@ -5,7 +5,7 @@
  * functions of hip_sim_api.h.
  *
  * A test double for peerwatch's CI, which has no GPU: it follows the facts
- * file (/work/shared/facts/hip-acl-abi.md, "facts" below) and the HIP
+ * file (docs/facts-hip-acl.md, "facts" below) and the HIP
  * documentation; it defines no contract of its own.  One mutex guards
  * everything; streams and events are synchronous.  The current device is per
  * thread (0 until hipSetDevice), as in HIP.

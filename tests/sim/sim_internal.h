@@ -5,7 +5,7 @@
  *
  * The simulator is a test double for peerwatch's CI, which has no GPU: it
  * follows the vendor documents (cuda.h) and the behaviour measured on a real
- * driver (/work/shared/facts/cuda-on-h200.md, "facts" below); it defines no
+ * driver (docs/facts-cuda.md, "facts" below); it defines no
  * contract of its own.  One mutex guards everything; streams and events are
  * synchronous (work happens when it is enqueued).
  */

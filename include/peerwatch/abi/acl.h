@@ -1,7 +1,7 @@
 /*
  * The few Huawei Ascend ACL (CANN) runtime types, values and error codes
  * peerwatch needs, so that the build needs no CANN SDK.  Names are the
- * vendor's.  Sources (keys of /work/shared/facts/hip-acl-abi.md):
+ * vendor's.  Sources (keys of docs/facts-hip-acl.md):
  *   [A-UP]  hicann/runtime acl_base_rt.h, acl_rt.h, error_codes/rt_error_codes.h
  *   [A-PT]  Ascend/pytorch third_party/acl/inc/acl/ (v2.10.0-26.0.0), same values
  * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes).

@@ -297,7 +297,7 @@ typedef struct CUDA_MEMCPY3D_BATCH_OP_st {
 	unsigned int flags;
 } CUDA_MEMCPY3D_BATCH_OP; /* CUDA_MEMCPY3D_BATCH_OP_v1, :4638 */
 
-/* ---- Virtual memory management, stream-ordered pools, batch prefetch (issue 7) ---- */
+/* ---- Virtual memory management, stream-ordered pools, batch prefetch ---- */
 typedef unsigned long long CUmemGenericAllocationHandle; /* :4129-4130 */
 typedef int CUmemAllocationHandleType;                   /* enum CUmemAllocationHandleType_enum, :4135 */
 typedef int CUmemAccess_flags;                           /* enum CUmemAccess_flags_enum, :4147 */
