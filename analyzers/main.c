@@ -19,7 +19,14 @@
 #endif
 
 /* Options beyond the common ones that a command accepts. */
-enum { OPT_FAIL_ON = 1, OPT_OUTPUT = 2, OPT_DERIVED = 4, OPT_PARTIAL = 8, OPT_CI = 16, OPT_SUPPRESSIONS = 32 };
+enum {
+	OPT_FAIL_ON = 1,
+	OPT_OUTPUT = 2,
+	OPT_DERIVED = 4,
+	OPT_PARTIAL = 8,
+	OPT_CI = 16,
+	OPT_SUPPRESSIONS = 32
+};
 
 struct command {
 	const char *name;

@@ -45,7 +45,8 @@ static int too_many_peers(int a, int b)
 }
 
 /* The two contexts of an enable/disable call: the current one and the peer.
- * No current context, or an invalid peer -> INVALID_CONTEXT (the CUDA Driver API's Peer Context Memory Access). */
+ * No current context, or an invalid peer -> INVALID_CONTEXT (the CUDA Driver API's Peer Context Memory
+ * Access). */
 static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct CUctx_st **peer)
 {
 	CUresult rc = pwsim_ready();
@@ -59,7 +60,8 @@ static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct C
 
 /* The order of the checks follows the CUDA Driver API's Peer Context Memory Access's list.  The runtime's
  * cudaDeviceEnablePeerAccess(self) gives 217 (facts §2 line 56); in the driver API the
- * peer context is then the current one, which the CUDA Driver API's Peer Context Memory Access makes INVALID_CONTEXT. */
+ * peer context is then the current one, which the CUDA Driver API's Peer Context Memory Access makes
+ * INVALID_CONTEXT. */
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 {
 	struct CUctx_st *cur, *peer;
