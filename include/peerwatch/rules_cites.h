@@ -236,6 +236,18 @@
 	  "from each device in a given process may only be opened by one context per device per other "      \
 	  "process.",                                                                                        \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html")               \
+	C(IPC_OPEN_UNREACHABLE, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcOpenMemHandle",         \
+	  "For contexts on different devices cuIpcOpenMemHandle can attempt to enable peer access between "  \
+	  "the devices as if the user called cuCtxEnablePeerAccess. This behavior is controlled by the "     \
+	  "CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS flag. cuDeviceCanAccessPeer can determine if a mapping is "    \
+	  "possible.",                                                                                       \
+	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
+	C(IPC_OPEN_UNREACHABLE, PW_V_HIP, "HIP Runtime API, Device Management, hipIpcOpenMemHandle",         \
+	  "For contexts on different devices hipIpcOpenMemHandle can attempt to enable peer access between " \
+	  "the devices as if the user called hipDeviceEnablePeerAccess. This behavior is controlled by the " \
+	  "hipIpcMemLazyEnablePeerAccess flag. hipDeviceCanAccessPeer can determine if a mapping is "        \
+	  "possible.",                                                                                       \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html")               \
 	C(IPC_OPEN_UNEXPORTED, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcOpenMemHandle",          \
 	  "Maps memory exported from another process with cuIpcGetMemHandle into the current device "        \
 	  "address space.",                                                                                  \
