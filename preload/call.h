@@ -24,6 +24,7 @@
 #include "op.h"
 #include "phase.h"
 #include "pp.h"
+#include "record.h"
 #include "pw.h"
 #include "vendor.h"
 
@@ -82,7 +83,18 @@ enum pw_step {
 	PW_STEP_PASS,  /* straight to the real function, nothing recorded */
 	PW_STEP_FEED,  /* the real function, then its result to the vendor's table (PW_NO_EVENT) */
 	PW_STEP_TRACE, /* traced and checked */
+	PW_STEP_FOLD,  /* nested in a runtime call: recorded into its fold area, untimed (record.h) */
 };
+
+/* Whether call c, just begun, is folded into its parent's record: the
+ * parent (a call of the layer above) owns the fold area (which it takes
+ * only when its calls need nothing a fold leaves out: a stack, device
+ * timing) and the area has room. */
+static inline bool pw_fold_ok(const struct pw_vendor *v, const struct pw_call *c)
+{
+	return !v->upper && c->parent && pw_tls_fold.owner == c->parent &&
+	       PW_FOLD_BYTES - pw_tls_fold.used >= PW_FOLD_ROOM;
+}
 
 __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const struct pw_vendor *v,
                                                                          struct pw_wrap *w)
@@ -101,6 +113,10 @@ __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const s
 		v->pre(c);
 	w->token = v->state_before ? v->state_before(c) : 0;
 	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
+	if (PW_UNLIKELY(pw_tls_upper) && pw_fold_ok(v, c)) {
+		PW_WRAP_PHASE_REAL0(w);
+		return PW_STEP_FOLD; /* not checked: the call above is */
+	}
 	/* Inside a call of a layer above (the runtime over the driver), that call is checked. */
 	w->checked =
 	    !pw_tls_upper && pw_g.opt.mode != PW_MODE_OBSERVE && v->op_before && v->op_before(c, &w->op);
@@ -108,8 +124,13 @@ __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const s
 		pw_check_before(c, &w->op);
 	PW_WRAP_PHASE(w, PW_PH_RULES);
 	w->gt = v->gt_begin && PW_UNLIKELY(pw_g.opt.gpu_timing) ? v->gt_begin(c) : NULL;
-	if (v->upper)
+	if (v->upper) {
 		pw_tls_upper++;
+		/* the calls it makes below fold into its record (none needs a stack
+		 * or device timing of its own) */
+		if (!pw_tls_fold.owner && pw_g.opt.stacks != PW_STACKS_ALL && !pw_g.opt.gpu_timing)
+			pw_tls_fold.owner = c->seq;
+	}
 	PW_WRAP_PHASE_REAL0(w);
 	c->t0 = pw_ticks();
 	return PW_STEP_TRACE;
@@ -124,6 +145,18 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 			v->note_alloc(c);
 		return;
 	}
+	if (step == PW_STEP_FOLD) {
+		PW_WRAP_PHASE_REAL1(w);
+		c->ret = ret;
+		if (v->state_after)
+			v->state_after(c, w->token);
+		PW_WRAP_PHASE(w, PW_PH_LOOKUP);
+		pw_record_fold(c);
+		PW_WRAP_PHASE(w, PW_PH_RECORD);
+		pw_call_end(c);
+		PW_WRAP_PHASE_END(w);
+		return;
+	}
 	c->t1 = pw_ticks();
 	PW_WRAP_PHASE_REAL1(w);
 	if (v->upper)
@@ -134,7 +167,10 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	if (v->state_after)
 		v->state_after(c, w->token);
 	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
-	pw_event_post(c);
+	if (v->upper && pw_tls_fold.owner == c->seq)
+		pw_record_call_folded(c);
+	else
+		pw_event_post(c);
 	PW_WRAP_PHASE(w, PW_PH_RECORD);
 	if (w->checked) {
 		if (v->op_after)

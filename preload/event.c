@@ -267,6 +267,8 @@ void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
 		put_ret(w, v, c->ret);
 	if (c->parent)
 		pw_jw_kv_u64(w, "parent", c->parent);
+	if (r->parent_time)
+		pw_jw_raw(w, ",\"parent_time\":true", 19);
 	if (fn->flags & PW_CUR_DEV)
 		pw_event_put_dev(w, "cur", "_dev", c->cur_dev);
 	if (fn->flags & PW_IMPLICIT)

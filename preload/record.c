@@ -72,13 +72,48 @@ void pw_record_call(const struct pw_call *c)
 	pw_trace_rec_end(rec, pw_record_call_into(rec, PW_EVENT_MAX, c));
 }
 
+PW_TLS struct pw_fold pw_tls_fold;
+
+void pw_record_fold(const struct pw_call *c)
+{
+	struct pw_fold *f = &pw_tls_fold;
+	uint8_t *rec = f->buf + f->used;
+	size_t n = pw_record_call_into(rec, PW_FOLD_BYTES - f->used, c);
+	struct pw_rec_hdr h;
+	memcpy(&h, rec, sizeof h);
+	h.len |= PW_REC_PARENT_TIME;
+	memcpy(rec, &h, sizeof h);
+	f->used += (uint32_t)n;
+	f->n++;
+}
+
+void pw_record_call_folded(const struct pw_call *c)
+{
+	struct pw_fold *f = &pw_tls_fold;
+	size_t used = f->used;
+	uint8_t *rec = pw_trace_rec_begin_n(used, 1 + f->n);
+	f->owner = 0;
+	f->used = f->n = 0;
+	if (!rec)
+		return;
+	/* the folded calls, with the parent's times, then the parent */
+	memcpy(rec, f->buf, used);
+	for (size_t off = 0; off < used;) {
+		struct pw_rec_call *r = (struct pw_rec_call *)(void *)(rec + off);
+		r->t0 = c->t0;
+		r->t1 = c->t1;
+		off += r->h.size;
+	}
+	pw_trace_rec_end(rec, used + pw_record_call_into(rec + used, PW_EVENT_MAX, c));
+}
+
 /* ---- decoding ---- */
 
 static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
 {
 	const struct pw_rec_call *r = (const struct pw_rec_call *)p;
 	struct pw_rcall d;
-	unsigned nstack = r->h.len & 0xff, ndev = r->h.len >> 8;
+	unsigned nstack = r->h.len & 0xff, ndev = (r->h.len & ~PW_REC_PARENT_TIME) >> 8;
 	const struct pw_fn_desc *fn = r->fn;
 	unsigned nargs = fn->nargs;
 	size_t fixed = sizeof *r + nargs * 8 + round8(ndev * 4) + nstack * 8;
@@ -105,6 +140,7 @@ static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
 	d.has_snap = 0;
 	d.supp = NULL;
 	d.nsupp = 0;
+	d.parent_time = (r->h.len & PW_REC_PARENT_TIME) != 0;
 	const uint8_t *end = p + size;
 	while (q + 8 <= end) {
 		uint16_t len;

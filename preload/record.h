@@ -19,7 +19,7 @@
  * A fixed size able to hold every call (12 arguments, a 64-frame stack, 16
  * batch entries) would have been over 1 KiB for each of them.
  *
- *   header   uint32 size (a multiple of 8), uint16 type, ...
+ *   header   uint32 size (a multiple of 8), uint16 type, uint16 len
  *   call     fn, seq, parent, t0, t1, ret, tid, cur_dev     (64 bytes)
  *            a[nargs]  dev[ndev] (padded to 8)  stack[nstack]
  *            snapshots: { uint8 arg, uint8 0, uint16 len, uint32 0, bytes padded to 8 } ...
@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "hooks.h"
+#include "pw.h"
 
 struct pw_jw;
 
@@ -46,8 +47,11 @@ enum pw_rec_type { PW_REC_CALL = 1, PW_REC_LINE = 2 };
 struct pw_rec_hdr {
 	uint32_t size; /* bytes of the record, this header included; a multiple of 8 */
 	uint16_t type; /* enum pw_rec_type */
-	uint16_t len;  /* line: bytes of its text; call: nstack | ndev << 8 */
+	uint16_t len;  /* line: bytes of its text; call: nstack | ndev << 8 | PW_REC_PARENT_TIME */
 };
+
+/* A call folded into its parent's record (below): its times are the parent's. */
+#define PW_REC_PARENT_TIME 0x8000u
 
 struct pw_rec_call {
 	struct pw_rec_hdr h;
@@ -109,6 +113,7 @@ struct pw_rcall {
 	uint16_t snap_len[PW_MAX_ARGS];
 	const uint8_t *supp; /* the rules a suppression took: nsupp int32 indices */
 	int nsupp;
+	bool parent_time; /* folded: t0/t1 are the parent's (PW_REC_PARENT_TIME) */
 };
 
 /* The snapshot tag (in place of an argument's index) of the rules whose
@@ -137,6 +142,36 @@ static inline const uint8_t *pw_rec_snap_n(const struct pw_rcall *r, int i, size
 size_t pw_record_call_into(void *buf, size_t cap, const struct pw_call *c);
 /* The record of call c into the calling thread's trace buffer. */
 void pw_record_call(const struct pw_call *c);
+
+/*
+ * Folding: the driver calls a runtime call makes (nested, "parent") are
+ * recorded into the thread's fold area instead of the trace buffer, with
+ * no clock reads of their own, and go into the buffer just before the
+ * runtime call's own record, once it returns; their events carry the
+ * runtime call's t_ns and dur_ns and "parent_time": true.  Timing them
+ * separately would add two clock reads and a record of their own to every
+ * runtime call (about 20 ns a read on the H100 and H200 hosts: a nested
+ * pair cost 1.8x one layer alone; docs/trace-format.md).
+ *
+ * The runtime call owns the area while it runs (owner: its seq) if no
+ * other call owns it; a nested call is folded when its parent owns the
+ * area and PW_FOLD_ROOM bytes are left, else it is recorded as before.
+ */
+#define PW_FOLD_BYTES 768
+#define PW_FOLD_ROOM 384 /* a call record's fixed parts (at most 64 + 12 x 12) and its snapshots */
+struct pw_fold {
+	uint64_t owner; /* seq of the call whose nested calls are folded; 0: none */
+	uint32_t used;  /* bytes of records in buf */
+	uint32_t n;     /* records in buf */
+	_Alignas(8) uint8_t buf[PW_FOLD_BYTES];
+};
+extern PW_TLS struct pw_fold pw_tls_fold;
+
+/* Call c (nested in the fold's owner, returned) into the fold area. */
+void pw_record_fold(const struct pw_call *c);
+/* The owner's folded calls, then the owner c itself, into the trace buffer;
+ * the area is free again. */
+void pw_record_call_folded(const struct pw_call *c);
 
 /* ---- decoding (the writer role) ---- */
 

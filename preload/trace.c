@@ -379,7 +379,7 @@ static struct pw_thread *thread_register(void)
  * returned: the event is dropped and counted, the next one tries again.
  * The thread never waits for the writer (whose pace is the disk's).
  */
-static struct pw_buf *rotate(struct pw_thread *t)
+static struct pw_buf *rotate(struct pw_thread *t, uint64_t events)
 {
 	bool oom = false;
 	struct pw_buf *nb = take_buffer(t, &oom);
@@ -388,7 +388,7 @@ static struct pw_buf *rotate(struct pw_thread *t)
 		/* After the cut (or with tracing off) the event was never made. */
 		if (atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) &&
 		    !atomic_load_explicit(&T.closing, memory_order_relaxed))
-			drop(oom ? PW_DROP_NO_MEMORY : PW_DROP_WRITER_BEHIND, 1);
+			drop(oom ? PW_DROP_NO_MEMORY : PW_DROP_WRITER_BEHIND, events);
 		return NULL;
 	}
 	push_full(t->cur); /* rule 1: pushed first, then the next one published */
@@ -400,10 +400,11 @@ static struct pw_buf *rotate(struct pw_thread *t)
 static bool open_once(void);
 static void restart_writer(void);
 
-/* Room for one record (PW_EVENT_MAX bytes) in the calling thread's
- * buffer, the buffer marked busy; NULL when none is made (counted as
- * dropped when tracing is on). */
-static struct pw_buf *rec_room(void)
+/* Room for need bytes of records (at most PW_EVENT_MAX + PW_FOLD_BYTES)
+ * holding `events` events in the calling thread's buffer, the buffer
+ * marked busy; NULL when none is made (the events counted as dropped when
+ * tracing is on). */
+static struct pw_buf *rec_room(size_t need, uint64_t events)
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return NULL;
@@ -416,7 +417,7 @@ static struct pw_buf *rec_room(void)
 	if (PW_UNLIKELY(!atomic_load_explicit(&T.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
-	if (PW_UNLIKELY(b->cap - b->used < PW_EVENT_MAX) && !(b = rotate(t)))
+	if (PW_UNLIKELY(b->cap - b->used < need) && !(b = rotate(t, events)))
 		return NULL;
 	/* Busy, then the check: either pw_trace_finish sees us busy, or we see
 	 * tracing off (fence.h: the full fence is on its side where membarrier
@@ -440,7 +441,13 @@ static void rec_commit(size_t size)
 
 void *pw_trace_rec_begin(void)
 {
-	struct pw_buf *b = rec_room();
+	struct pw_buf *b = rec_room(PW_EVENT_MAX, 1);
+	return b ? b->data + b->used : NULL;
+}
+
+void *pw_trace_rec_begin_n(size_t extra, uint64_t events)
+{
+	struct pw_buf *b = rec_room(PW_EVENT_MAX + extra, events);
 	return b ? b->data + b->used : NULL;
 }
 
@@ -452,7 +459,7 @@ void pw_trace_rec_end(void *rec, size_t size)
 
 bool pw_trace_event_begin(struct pw_jw *w)
 {
-	struct pw_buf *b = rec_room();
+	struct pw_buf *b = rec_room(PW_EVENT_MAX, 1);
 	if (!b)
 		return false;
 	pw_jw_init(w, b->data + b->used + sizeof(struct pw_rec_hdr),

@@ -33,6 +33,9 @@ void pw_trace_event_end(struct pw_jw *w);
  * lines (pw_record_decode_span).
  */
 void *pw_trace_rec_begin(void);
+/* The same with room for extra more bytes (at most PW_FOLD_BYTES), for
+ * `events` events (the count dropped if no room is made). */
+void *pw_trace_rec_begin_n(size_t extra, uint64_t events);
 void pw_trace_rec_end(void *rec, size_t size);
 
 /* Process life cycle (init.c calls these). */

@@ -301,6 +301,14 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(CALL, "parent", UINT, OPT, NONE,                                                                     \
 	  "present only for a nested call: the `seq` of the hooked call, on the same thread, inside which "    \
 	  "this call was made (for example a library's hooked function calling another hooked function)")      \
+	X(CALL, "parent_time", BOOL, OPT, NONE,                                                                \
+	  "present, and `true`, on a driver call made inside a CUDA runtime call (its `parent`) when it "      \
+	  "was "                                                                                               \
+	  "not timed on its own: its `t_ns` and `dur_ns` are the runtime call's. Timing it would add two "     \
+	  "clock reads and a record to every runtime call; it is timed (no `parent_time`) with "               \
+	  "`gpu_timing=1` or `stacks=all`, or when another call nested in the same runtime call took the "     \
+	  "room "                                                                                              \
+	  "kept for them. Its line comes just before its parent's")                                            \
 	X(CALL, "cur_dev", DEV, OPT, NONE,                                                                     \
 	  "present only for functions that act on the calling thread's current context (`cur_dev` column "     \
 	  "of docs/hooks.md): that context's device, asked before the call; `null` when there is no "          \

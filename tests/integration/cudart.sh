@@ -62,6 +62,25 @@ for f in "$WORK"/clean/trace/*.pw.jsonl; do
 		[.[] | select(.type=="call" and has("parent")) | .parent] as $kids |
 		all($rt[]; .seq as $s | [$kids[] | select(. == $s)] | length == 1)' "$f"
 done
+# Folding (preload/record.h): a runtime call's driver call is recorded with
+# it, untimed: its line just before its parent's, its times the parent's,
+# "parent_time": true.  With stacks=all or gpu_timing=1 it is timed alone.
+check "clean: each driver call of a runtime call is folded: the line before its parent's, the parent's times" jqt -s '
+	[.[] | select(.type=="call")] as $c |
+	[range(0; $c | length) | select($c[.] | has("parent"))] as $kids |
+	($kids | length > 0) and all($kids[]; . as $i | $c[$i] as $k | $c[$i + 1] as $p |
+		$k.parent_time == true and $p.seq == $k.parent and $p.layer == "runtime" and $k.tid == $p.tid and
+		$k.t_ns == $p.t_ns and $k.dur_ns == $p.dur_ns and $k.seq > $p.seq)' "$E"
+check "clean: no call without a parent is marked parent_time" jqt -s '
+	all(.[] | select(.type=="call" and (has("parent") | not)); has("parent_time") | not)' "$E"
+for o in stacks=all gpu_timing=1; do
+	d="$WORK/unfolded-${o%%=*}"
+	mkdir -p "$d"
+	"$PW" -q -o "$d/trace" --mode warn --options "$o" -- "$RT" clean >"$d/out" 2>"$d/err"
+	check "clean with $o: driver calls of runtime calls are timed on their own (no parent_time)" jqt -s '
+		[.[] | select(.type=="call" and has("parent"))] | length > 0 and all(has("parent_time") | not)' \
+		"$(ls "$d"/trace/*.pw.jsonl | head -1)"
+done
 check "clean: the driver disable made directly by the program has no parent and no layer" jqt -s '
 	[.[] | select(.api=="cuCtxDisablePeerAccess")] | length==1 and all((has("parent") | not) and (has("layer") | not))' "$E"
 check "clean: cudaMemcpyPeer arguments: pointers with their devices, devices named, bytes" jqt -s '
