@@ -753,11 +753,15 @@ static int by_first_time(const void *a, const void *b)
 
 /* ---- VMM and pool IPC: one life per shared allocation ---- */
 
+/* Per process, in call order: t_ns, then seq (threads take seq numbers in
+ * blocks: between threads seq alone is not the order of the calls). */
 static int by_file_seq(const void *a, const void *b)
 {
 	const struct ipc_rec *x = *(struct ipc_rec *const *)a, *y = *(struct ipc_rec *const *)b;
 	if (x->file != y->file)
 		return x->file < y->file ? -1 : 1;
+	if (x->t_ns != y->t_ns)
+		return x->t_ns < y->t_ns ? -1 : 1;
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 

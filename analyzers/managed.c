@@ -24,7 +24,7 @@
 struct m_alloc {
 	size_t file;
 	char vendor[8];
-	uint64_t seq, ptr, bytes, free_seq;
+	uint64_t seq, t_ns, ptr, bytes, free_seq, free_t_ns;
 	char *flags;
 	int64_t dev;
 	bool freed;
@@ -32,9 +32,18 @@ struct m_alloc {
 
 struct m_op {
 	size_t file;
-	uint64_t seq, ptr, bytes;
+	uint64_t seq, t_ns, ptr, bytes;
 	char *api, *what, *target, *result;
 };
+
+/* Process order: by t_ns, then seq (threads take seq numbers in blocks, so
+ * between threads seq alone is not the order of the calls). */
+static int ord_cmp(uint64_t t1, uint64_t s1, uint64_t t2, uint64_t s2)
+{
+	if (t1 != t2)
+		return t1 < t2 ? -1 : 1;
+	return s1 < s2 ? -1 : s1 > s2;
+}
 
 struct m_dest {
 	char *host, *vendor, *dest;
@@ -172,6 +181,7 @@ static void add_op(struct managed *m, struct m_fctx *c, const struct pw_file *f,
 	struct m_op *op = vec_push(&m->ops);
 	op->file = f->index;
 	op->seq = ev->seq;
+	op->t_ns = ev->t_ns;
 	pw_arg_hex(ev, "ptr", &op->ptr);
 	pw_arg_u64(ev, "bytes", &op->bytes);
 	op->api = xasprintf("%s%s", ev->api, ev->variant);
@@ -197,6 +207,7 @@ static void on_alloc(struct managed *m, struct m_fctx *c, const struct pw_file *
 	a->file = f->index;
 	snprintf(a->vendor, sizeof a->vendor, "%s", ev->vendor);
 	a->seq = ev->seq;
+	a->t_ns = ev->t_ns;
 	pw_arg_hex(ev, "ptr", &a->ptr);
 	pw_arg_u64(ev, "bytes", &a->bytes);
 	if (flags)
@@ -466,7 +477,7 @@ static int alloc_cmp(const void *a, const void *b)
 	const struct m_alloc *x = a, *y = b;
 	if (x->file != y->file)
 		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return ord_cmp(x->t_ns, x->seq, y->t_ns, y->seq);
 }
 
 static int op_cmp(const void *a, const void *b)
@@ -474,7 +485,7 @@ static int op_cmp(const void *a, const void *b)
 	const struct m_op *x = a, *y = b;
 	if (x->file != y->file)
 		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return ord_cmp(x->t_ns, x->seq, y->t_ns, y->seq);
 }
 
 /* Allocations by (process, pointer), to find the one an op's range is in. */
@@ -485,7 +496,7 @@ static int by_ptr(const void *a, const void *b)
 		return x->file < y->file ? -1 : 1;
 	if (x->ptr != y->ptr)
 		return x->ptr < y->ptr ? -1 : 1;
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
+	return ord_cmp(x->t_ns, x->seq, y->t_ns, y->seq);
 }
 
 /* Candidates looked at below an op's pointer: reused addresses make a short
@@ -513,18 +524,18 @@ static struct m_alloc *owner(struct m_alloc **idx, size_t n, const struct m_op *
 		/* the whole range [ptr, ptr + bytes) in the allocation (a length of 0,
 		 * an attachment of the whole allocation, or a free: its start) */
 		uint64_t off = op->ptr - a->ptr, size = a->bytes ? a->bytes : 1;
-		if (a->seq > op->seq || off >= size || op->bytes > size - off)
+		if (ord_cmp(a->t_ns, a->seq, op->t_ns, op->seq) > 0 || off >= size || op->bytes > size - off)
 			continue;
-		if (a->freed && a->free_seq < op->seq)
+		if (a->freed && ord_cmp(a->free_t_ns, a->free_seq, op->t_ns, op->seq) < 0)
 			continue;
-		if (!best || a->seq > best->seq)
+		if (!best || ord_cmp(a->t_ns, a->seq, best->t_ns, best->seq) > 0)
 			best = a;
 	}
 	return best;
 }
 
 /* Frees mark their allocation; ops get their owner (index+1, 0: none).
- * Ops are in seq order per process, so a free is marked before the ops
+ * Ops are in process order (ord_cmp), so a free is marked before the ops
  * after it are placed. */
 static size_t *assign(struct managed *m)
 {
@@ -541,6 +552,7 @@ static size_t *assign(struct managed *m)
 		if (a && !strcmp(op->what, "free") && op->ptr == a->ptr && !a->freed) {
 			a->freed = true;
 			a->free_seq = op->seq;
+			a->free_t_ns = op->t_ns;
 		}
 	}
 	free(idx);

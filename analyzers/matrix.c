@@ -25,7 +25,9 @@
  * at exit (on / off / refused) and device GB/s, then the pair table.
  *
  * Peer access is a property of a process's contexts, so a copy is judged
- * against the state of its own process at its seq: it counts as made with
+ * against the state of its own process when it was made (its t_ns, then
+ * seq: threads take seq numbers in blocks, so between threads seq alone is
+ * not the order of the calls): it counts as made with
  * peer access when either device had access to the other then (a copy
  * between two devices is staged through host memory unless one of them can
  * reach the other).  What turns access on: a successful (or "already
@@ -70,8 +72,25 @@ struct matrix {
 
 #define MERGED ((size_t)-1)
 
+/* Where a call is in its process's order: t_ns, then seq. */
+struct at {
+	uint64_t t, seq;
+};
+
+static int at_cmp(struct at x, struct at y)
+{
+	if (x.t != y.t)
+		return x.t < y.t ? -1 : 1;
+	return x.seq < y.seq ? -1 : x.seq > y.seq;
+}
+
+static struct at at_of(const struct pw_event *ev)
+{
+	return (struct at){(uint64_t)ev->t_ns, ev->seq};
+}
+
 struct change {
-	uint64_t seq;
+	struct at at;
 	size_t order; /* among the changes of one call (a grant's entries): the line's */
 	bool on;
 };
@@ -84,7 +103,7 @@ struct pair_log {
 struct reset {
 	int vendor;
 	int64_t dev;
-	uint64_t seq;
+	struct at at;
 };
 
 struct mx_fctx {
@@ -297,11 +316,11 @@ static bool mx_pre_filter(const char *line, size_t len)
 #undef HAS
 }
 
-static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq, bool on)
+static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)
 {
 	struct vec *v = &log_of(&c->pairs, vendor, from, to, true)->changes;
 	struct change *ch = vec_push(v);
-	ch->seq = seq;
+	ch->at = at;
 	ch->order = v->len;
 	ch->on = on;
 }
@@ -328,12 +347,12 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	}
 	int v = vendor_ix(ev->vendor);
 	if (peer_change(ev, &from, &to, &on)) {
-		log_change(c, v, from, to, ev->seq, on);
+		log_change(c, v, from, to, at_of(ev), on);
 	} else if (reset_of(ev, &dev)) {
 		struct reset *r = vec_push(&c->resets);
 		r->vendor = v;
 		r->dev = dev;
-		r->seq = ev->seq;
+		r->at = at_of(ev);
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
@@ -341,7 +360,7 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
 			if (to != from && to >= 0) /* not the memory's own device, not the host */
-				log_change(c, v, from, to, ev->seq, grant_on(g));
+				log_change(c, v, from, to, at_of(ev), grant_on(g));
 		}
 	}
 }
@@ -349,13 +368,14 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 static int by_seq(const void *a, const void *b)
 {
 	const struct change *x = a, *y = b;
-	if (x->seq != y->seq)
-		return x->seq < y->seq ? -1 : 1;
+	int o = at_cmp(x->at, y->at);
+	if (o)
+		return o;
 	return x->order < y->order ? -1 : x->order > y->order; /* qsort is not stable */
 }
 
-/* Was access from -> to on just before call seq? */
-static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, uint64_t seq)
+/* Was access from -> to on just before the call at `at`? */
+static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at)
 {
 	struct pair_log *l = log_of(&c->pairs, vendor, from, to, false);
 	if (!l)
@@ -364,10 +384,10 @@ static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, u
 		vec_sort(&l->changes, by_seq);
 		l->sorted = true;
 	}
-	size_t lo = 0, hi = l->changes.len; /* first change with seq >= seq */
+	size_t lo = 0, hi = l->changes.len; /* first change at or after `at` */
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
-		if (((struct change *)vec_at(&l->changes, mid))->seq < seq)
+		if (at_cmp(((struct change *)vec_at(&l->changes, mid))->at, at) < 0)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -379,8 +399,8 @@ static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, u
 		return false;
 	for (size_t i = 0; i < c->resets.len; i++) {
 		const struct reset *r = vec_at(&c->resets, i);
-		if (r->vendor == vendor && (r->dev == from || r->dev == to) && r->seq > last->seq &&
-		    r->seq < seq)
+		if (r->vendor == vendor && (r->dev == from || r->dev == to) && at_cmp(r->at, last->at) > 0 &&
+		    at_cmp(r->at, at) < 0)
 			return false;
 	}
 	return true;
@@ -479,8 +499,8 @@ static void put_copy(struct matrix *m, struct mx_fctx *c, const struct pw_file *
 		cl->gpu_bytes = sat_add(cl->gpu_bytes, k->bytes);
 		cl->gpu_ns = sat_add(cl->gpu_ns, g - 1);
 	}
-	if (k->src >= 0 && k->dst >= 0 && k->src != k->dst && !access_at(c, v, k->src, k->dst, ev->seq) &&
-	    !access_at(c, v, k->dst, k->src, ev->seq)) {
+	if (k->src >= 0 && k->dst >= 0 && k->src != k->dst && !access_at(c, v, k->src, k->dst, at_of(ev)) &&
+	    !access_at(c, v, k->dst, k->src, at_of(ev))) {
 		cl->no_peer = sat_add(cl->no_peer, k->copies);
 		cl->no_peer_bytes = sat_add(cl->no_peer_bytes, k->bytes);
 	}
@@ -582,7 +602,7 @@ static void mx_file_end(void *partial, void *fctx, const struct pw_file *f)
 		if (!c->pairs.slots[i].key)
 			continue;
 		const int64_t *k = c->pairs.slots[i].key;
-		if (access_at(c, (int)k[0], k[1], k[2], UINT64_MAX))
+		if (access_at(c, (int)k[0], k[1], k[2], (struct at){UINT64_MAX, UINT64_MAX}))
 			cell_of(m, f->host, vendors[k[0]], f->index, k[1], k[2])->on_at_end++;
 	}
 	hmap_free(&c->pairs, free_log);

@@ -20,6 +20,7 @@
 #include "launch.h"
 #include "phase.h"
 #include "pw.h"
+#include "record.h"
 #include "registry.h"
 #include "stack.h"
 #include "state.h"
@@ -85,6 +86,9 @@ static void after_fork_child(void)
 	if (strchr(pw_g.opt.out_tmpl, '%'))
 		expand_out();
 	atomic_store(&pw_g.seq, 0);
+	pw_tls_seq_next = pw_tls_seq_end = 0; /* this thread's block was the parent's */
+	pw_tls_fold.owner = 0;                /* and so were calls folded so far */
+	pw_tls_fold.used = pw_tls_fold.n = 0;
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_trace_after_fork_child();

@@ -269,7 +269,8 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(MODULE, "build_id", HEXBYTES_NULL, REQ, NONE, "lowercase hex of the GNU build id, or null")          \
 	X(CALL, "type", STR, REQ, NONE, "`\"call\"`")                                                          \
 	X(CALL, "seq", UINT, REQ, NONE,                                                                        \
-	  "number of the call in this process, from 1 (see [order](#lines-and-their-order))")                  \
+	  "number of the call in this process, from 1: unique, increasing along each thread (see "             \
+	  "[order](#lines-and-their-order))")                                                                  \
 	X(CALL, "tid", UINT, REQ, NONE, "kernel thread id (gettid(2)) of the calling thread")                  \
 	X(CALL, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`")                                \
 	X(CALL, "layer", STR, OPT, NONE,                                                                       \

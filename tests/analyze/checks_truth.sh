@@ -248,6 +248,32 @@ check "timeline: the first event, a violation, is at its own time, before its ca
 	jqt '([.traceEvents[] | select(.ph == "i" and .name == "peer.enable.unqueried")][0].ts == 0) and
 		([.traceEvents[] | select(.ph == "X" and .args.seq == 1)][0].ts > 0)' "$WORK/tl.json"
 
+# Threads take seq numbers in blocks (docs/trace-format.md, "Lines and their
+# order"): a thread's numbers can be lower than those of another thread's
+# earlier calls, so reports order a process's calls by t_ns, then seq.  One
+# process, two threads: thread 10 took numbers 65.. after thread 11 took
+# 1..; thread 11 copies before (t 1000) and after (t 3000) thread 10's peer
+# enable (t 2000); thread 10 allocates managed memory (t 4000) that thread
+# 11 then prefetches (t 5000) and frees (t 6000).
+mkdir -p "$WORK/blocks"
+{
+	printf '%s\n' '{"type":"header","format":"peerwatch","version":1,"peerwatch_version":"0.1.0","pid":51001,"ppid":1,"host":"nodeS","rank":null,"argv":["blocks"],"t0_mono_ns":500,"t0_real_ns":1795314503000000300,"options":{"mode":"observe"},"vendors":{"cuda":{"library":"libcuda.so.1","driver_version":13000}},"modules":[]}'
+	printf '%s\n' '{"type":"call","seq":1,"tid":11,"vendor":"cuda","api":"cuMemcpyPeer","variant":"","family":"copy","op":"peer_copy","t_ns":1000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"dst":"0x7f2200000000","dst_dev":1,"dst_ctx":"0x5500000010","dst_ctx_dev":1,"src":"0x7f2100000000","src_dev":0,"src_ctx":"0x5500000000","src_ctx_dev":0,"bytes":4096}}'
+	printf '%s\n' '{"type":"call","seq":65,"tid":10,"vendor":"cuda","api":"cuCtxEnablePeerAccess","variant":"","family":"peer","op":"peer_enable","t_ns":2000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","cur_dev":0,"args":{"peer_ctx":"0x5500000010","peer_ctx_dev":1,"flags":0}}'
+	printf '%s\n' '{"type":"call","seq":2,"tid":11,"vendor":"cuda","api":"cuMemcpyPeer","variant":"","family":"copy","op":"peer_copy","t_ns":3000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"dst":"0x7f2200000000","dst_dev":1,"dst_ctx":"0x5500000010","dst_ctx_dev":1,"src":"0x7f2100000000","src_dev":0,"src_ctx":"0x5500000000","src_ctx_dev":0,"bytes":4096}}'
+	printf '%s\n' '{"type":"call","seq":66,"tid":10,"vendor":"cuda","api":"cuMemAllocManaged","variant":"","family":"managed","op":"managed_alloc","t_ns":4000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","cur_dev":0,"args":{"ptr":"0x7f3000000000","bytes":1048576,"flags":1,"flags_names":"CU_MEM_ATTACH_GLOBAL"}}'
+	printf '%s\n' '{"type":"call","seq":3,"tid":11,"vendor":"cuda","api":"cuMemPrefetchAsync","variant":"","family":"managed","op":"managed_prefetch","t_ns":5000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"ptr":"0x7f3000000000","ptr_dev":0,"bytes":4096,"dst_device":1,"stream":"0x0"}}'
+	printf '%s\n' '{"type":"call","seq":4,"tid":11,"vendor":"cuda","api":"cuMemFree","variant":"_v2","family":"managed","op":"free","t_ns":6000,"dur_ns":50,"ret":0,"ret_name":"CUDA_SUCCESS","args":{"ptr":"0x7f3000000000","ptr_dev":0}}'
+	printf '%s\n' '{"type":"footer","events":6,"dropped":0,"t_end_ns":7000,"reason":"exit","violations":0,"suppressed":0}'
+} >"$WORK/blocks/nodeS.51001.pw.jsonl"
+an matrix --json "$WORK/blocks"
+check "seq blocks: a copy after another thread's peer enable (a lower seq, a later t_ns) is a peer copy; the one before is staged" \
+	jqt '[.hosts[].pairs[] | select(.src == 0 and .dst == 1) | [.copies, .no_peer_copies]] == [[2, 1]]' "$WORK/o.out"
+an managed --json "$WORK/blocks"
+check "seq blocks: another thread's free (a lower seq, a later t_ns) frees the allocation" \
+	jqt '(.allocations | length == 1) and (.allocations[0].free_seq == 4) and
+		([.allocations[0].history[].seq] == [4])' "$WORK/o.out"
+
 # ---- 8. the smaller ones ----------------------------------------------------------------------
 
 d=$(case_dir)

@@ -735,7 +735,7 @@ def ipc(traces):
 
 
 def ipc_shared(recs, by_index):
-    v = sorted((r for r in recs if r.op in VMM_OPS.values() or r.op == "free"), key=lambda r: (r.file, r.seq))
+    v = sorted((r for r in recs if r.op in VMM_OPS.values() or r.op == "free"), key=lambda r: (r.file, r.t, r.seq))
     shared, smap = [], {}
     i = 0
     while i < len(v):
@@ -908,20 +908,20 @@ def matrix(traces, dm):
             v = c["vendor"]
             pc = peer_call(t, c)
             if pc and (c["ret"] == 0 or (pc[2] and already_enabled(c))):
-                logs.setdefault((v, pc[0], pc[1]), []).append((c["seq"], pc[2]))
+                logs.setdefault((v, pc[0], pc[1]), []).append(((c["t_ns"], c["seq"]), pc[2]))
                 continue
             if op_is(c, "device_reset") if "op" in c else \
                     c["api"] in ("hipDeviceReset", "cudaDeviceReset", "aclrtResetDevice"):
                 d = dev_of(c["args"].get("device"))
                 d = dev_of(c.get("cur_dev")) if d is NONE else d
                 if c["ret"] == 0 and d is not NONE and not nested(t, c):
-                    resets.append((v, d, c["seq"]))
+                    resets.append((v, d, (c["t_ns"], c["seq"])))
                 continue
             g = grant(t, c)
             if g:
                 for to, on in g[1]:
                     if to != g[0] and to >= 0:
-                        logs.setdefault((v, g[0], to), []).append((c["seq"], on))
+                        logs.setdefault((v, g[0], to), []).append(((c["t_ns"], c["seq"]), on))
         for k in logs:
             logs[k].sort(key=lambda x: x[0])
 
@@ -951,7 +951,8 @@ def matrix(traces, dm):
                 cl["gpu_bytes"] = sat(cl["gpu_bytes"] + nbytes)
                 cl["gpu_ns"] += g
             if s is not NONE and d is not NONE and s >= 0 and d >= 0 and s != d and \
-                    not access_at(c["vendor"], s, d, c["seq"]) and not access_at(c["vendor"], d, s, c["seq"]):
+                    not access_at(c["vendor"], s, d, (c["t_ns"], c["seq"])) and \
+                    not access_at(c["vendor"], d, s, (c["t_ns"], c["seq"])):
                 cl["no_peer"] += copies
                 cl["no_peer_bytes"] = sat(cl["no_peer_bytes"] + nbytes)
 
@@ -992,7 +993,7 @@ def matrix(traces, dm):
                         if to != g[0] and to >= 0:
                             cell(t, c["vendor"], g[0], to)["grants"] += 1
         for (v, frm, to) in logs:
-            if access_at(v, frm, to, float("inf")):
+            if access_at(v, frm, to, (float("inf"), float("inf"))):
                 cell(t, v, frm, to)["on_at_end"] += 1
     return cells
 
@@ -1117,7 +1118,7 @@ def managed(traces):
             api, a, kind = c["api"], c["args"], mg_kind(c)
 
             def op(what, target):
-                ops.append({"file": t.index, "seq": c["seq"], "ptr": hexval(a.get("ptr")) or 0,
+                ops.append({"file": t.index, "seq": c["seq"], "at": (c["t_ns"], c["seq"]), "ptr": hexval(a.get("ptr")) or 0,
                             "bytes": arg_u64(a, "bytes") or 0, "api": api + c["variant"], "what": what,
                             "target": target, "ok": c["ret"] == 0})
 
@@ -1135,7 +1136,7 @@ def managed(traces):
                 if not isinstance(fl, str):
                     fl = ("0x%x" % (a["flags"] & U64_MAX)) if is_int(a.get("flags")) else "?"
                 dv = dev_of(c.get("cur_dev"))
-                allocs.append({"file": t.index, "seq": c["seq"], "vendor": c["vendor"],
+                allocs.append({"file": t.index, "seq": c["seq"], "at": (c["t_ns"], c["seq"]), "vendor": c["vendor"],
                                "ptr": hexval(a.get("ptr")) or 0, "bytes": arg_u64(a, "bytes") or 0, "flags": fl,
                                "dev": dv, "device": dm.label(dm.key(t.index, c["vendor"], dv)), "free_seq": None})
             elif kind == "advise":
@@ -1176,9 +1177,10 @@ def managed(traces):
                 p = hexval(a.get("ptr"))
                 if c["ret"] == 0 and p is not None and p in mset:
                     op("free", "")
-    allocs.sort(key=lambda x: (rank[x["file"]], x["seq"]))
-    ops.sort(key=lambda x: (rank[x["file"]], x["seq"]))
-    idx = sorted(range(len(allocs)), key=lambda i: (allocs[i]["file"], allocs[i]["ptr"], allocs[i]["seq"]))
+    # process order: t_ns, then seq (threads take seq numbers in blocks)
+    allocs.sort(key=lambda x: (rank[x["file"]], x["at"]))
+    ops.sort(key=lambda x: (rank[x["file"]], x["at"]))
+    idx = sorted(range(len(allocs)), key=lambda i: (allocs[i]["file"], allocs[i]["ptr"], allocs[i]["at"]))
     freed = {}
     owner = []
     for o in ops:
@@ -1187,17 +1189,17 @@ def managed(traces):
         for i in list(reversed(cands))[:64]:
             a = allocs[i]
             off, size = o["ptr"] - a["ptr"], a["bytes"] or 1
-            if a["seq"] > o["seq"] or off >= size or o["bytes"] > size - off:
+            if a["at"] > o["at"] or off >= size or o["bytes"] > size - off:
                 continue
-            if i in freed and freed[i] < o["seq"]:
+            if i in freed and freed[i][0] < o["at"]:
                 continue
-            if best is None or a["seq"] > allocs[best]["seq"]:
+            if best is None or a["at"] > allocs[best]["at"]:
                 best = i
         owner.append(best)
         if best is not None and o["what"] == "free" and o["ptr"] == allocs[best]["ptr"] and best not in freed:
-            freed[best] = o["seq"]
+            freed[best] = (o["at"], o["seq"])
     for i, a in enumerate(allocs):
-        a["free_seq"] = freed.get(i)
+        a["free_seq"] = freed[i][1] if i in freed else None
     return {"allocs": allocs, "ops": ops, "owner": owner, "dests": dests, "failed": failed, "queries": queries}
 
 
