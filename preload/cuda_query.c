@@ -310,28 +310,6 @@ bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda)
 	return true;
 }
 
-/* Host pages the driver said it does not know, per thread, valid while the
- * range cache has not changed. */
-#define NEG_SLOTS 8
-static PW_TLS struct {
-	uint64_t page, version;
-} neg[NEG_SLOTS];
-
-static bool neg_hit(uint64_t p)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	return neg[s].page == page && neg[s].version == pw_range_version();
-}
-
-static void neg_put(uint64_t p, uint64_t version)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	neg[s].page = page;
-	neg[s].version = version;
-}
-
 bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
 {
 	if (!p)
@@ -342,12 +320,12 @@ bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
 	bool cuda;
 	if (res == PW_RANGE_BUSY)
 		return pw_cuda_driver_info(p, r, &cuda);
-	if (neg_hit(p))
+	if (pw_range_neg_hit(p))
 		return false;
 	uint64_t v = pw_range_version();
 	if (!pw_cuda_driver_info(p, r, &cuda)) {
 		if (!cuda)
-			neg_put(p, v);
+			pw_range_neg_put(p, v);
 		return false;
 	}
 	if (r->size && p - r->base < r->size)

@@ -18,26 +18,6 @@
 #include "op.h"
 #include "rangecache.h"
 
-#define NEG_SLOTS 8
-static PW_TLS struct {
-	uint64_t page, version;
-} neg[NEG_SLOTS];
-
-static bool neg_hit(uint64_t p)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	return neg[s].page == page && neg[s].version == pw_range_version();
-}
-
-static void neg_put(uint64_t p, uint64_t version)
-{
-	uint64_t page = (p >> 12) + 1;
-	unsigned s = (unsigned)page % NEG_SLOTS;
-	neg[s].page = page;
-	neg[s].version = version;
-}
-
 bool pw_hip_ptr_info(uint64_t p, struct pw_range *r)
 {
 	if (!p)
@@ -47,11 +27,11 @@ bool pw_hip_ptr_info(uint64_t p, struct pw_range *r)
 		return true;
 	if (res == PW_RANGE_BUSY)
 		return pw_hip_runtime_info((const void *)(uintptr_t)p, r);
-	if (neg_hit(p))
+	if (pw_range_neg_hit(p))
 		return false;
 	uint64_t version = pw_range_version();
 	if (!pw_hip_runtime_info((const void *)(uintptr_t)p, r)) {
-		neg_put(p, version);
+		pw_range_neg_put(p, version);
 		return false;
 	}
 	if (r->size && p >= r->base && p - r->base < r->size)

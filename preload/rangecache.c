@@ -1,5 +1,6 @@
 /* The allocation range cache: see rangecache.h for the design. */
 #include "rangecache.h"
+#include "pw.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -133,6 +134,26 @@ enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out)
 uint64_t pw_range_version(void)
 {
 	return atomic_load_explicit(&rc.seq, memory_order_acquire) & ~(uint64_t)1;
+}
+
+#define NEG_SLOTS 8
+static PW_TLS struct {
+	uint64_t page, version;
+} neg[NEG_SLOTS];
+
+bool pw_range_neg_hit(uint64_t p)
+{
+	uint64_t page = (p >> 12) + 1;
+	unsigned s = (unsigned)page % NEG_SLOTS;
+	return neg[s].page == page && neg[s].version == pw_range_version();
+}
+
+void pw_range_neg_put(uint64_t p, uint64_t version)
+{
+	uint64_t page = (p >> 12) + 1;
+	unsigned s = (unsigned)page % NEG_SLOTS;
+	neg[s].page = page;
+	neg[s].version = version;
 }
 
 /* Writers, with the lock held. */

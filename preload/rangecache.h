@@ -59,6 +59,13 @@ enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out);
 /* An even number that changes with every write; read it before asking the driver. */
 uint64_t pw_range_version(void);
 
+/* Host pages the runtime said it does not know, per thread, valid while the
+ * cache has not changed since (each vendor's ptr_info asks the runtime only
+ * for a page not listed here).  pw_range_neg_put takes the version read
+ * before the runtime was asked. */
+bool pw_range_neg_hit(uint64_t p);
+void pw_range_neg_put(uint64_t p, uint64_t version);
+
 /* Enter [base, base+size), replacing every entry it overlaps (their memory is
  * gone if the driver handed the range out again).  Returns the new id, 0 if
  * nothing was entered (size 0, out of memory). */
