@@ -25,7 +25,7 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared visible nvml_probe)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared visible nvml_probe hostprobe)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
@@ -104,6 +104,10 @@ $(GPU_DIR)/visible: tests/integration/visible.c | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
 $(GPU_DIR)/nvml_probe: $(GPU_SRC)/nvml_probe.c include/peerwatch/abi/nvml.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
+
+# What the hot path's building blocks cost on the GPU host's CPU (no GPU needed).
+$(GPU_DIR)/hostprobe: $(GPU_SRC)/hostprobe.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -o $@ $< -lpthread
 
 $(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< \
