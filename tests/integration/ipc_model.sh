@@ -86,6 +86,12 @@ if model lazy-copy; then
 	got=$(found lazy-copy | tr '\n' ' ')
 	check "lazy-copy: a copy between the devices after a lazy open is not staged: no finding (got: ${got:-none})" \
 		[ -z "$got" ]
+	check "lazy-copy: the driver reports the mapping on the importing context's device (1), as measured" jqt -s '
+		[.[] | select(.type=="call" and .op=="ipc_open" and .ret==0) | .args.ptr_dev] == [1]' \
+		"$(child_of lazy-copy)"
+	check "lazy-copy: ... and the copy names device 0's context for it, device 1's for its own memory" jqt -s '
+		[.[] | select(.type=="call" and .api=="cuMemcpyPeer") | .args |
+		 [.src_dev, .src_ctx_dev, .dst_dev, .dst_ctx_dev]] == [[1, 0, 1, 1]]' "$(child_of lazy-copy)"
 else
 	bad "lazy-copy: the program failed: $(tail -2 "$WORK/lazy-copy/err")"
 fi
