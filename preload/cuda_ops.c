@@ -184,6 +184,8 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	default: return pw_cuda_vmm_op_before(c, op);
 	}
+	if (op->kind == PW_OP_PEER_COPY)
+		pw_op_copy_map_facts(op);
 	if (op->kind == PW_OP_PEER_COPY || op->kind == PW_OP_IMPLICIT_COPY)
 		pw_cuda_vmm_copy_facts(op);
 	else if (op->kind == PW_OP_IPC_EXPORT)
@@ -200,8 +202,13 @@ void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op)
 		op->dst.ptr = *(const CUdeviceptr *)(uintptr_t)c->a[0];
 		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
 		/* where the memory lives, in this process's numbering: the lazy
-		 * flag enables access from the current device to it */
-		op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
+		 * flag enables access from the current device to it.  That is the
+		 * exporter's device (registry): the driver names the importing
+		 * context's device for the pointer (docs/facts-cuda.md), which
+		 * serves only where the registry does not know the handle. */
+		op->dst.dev = pw_op_exporter_dev(op);
+		if (op->dst.dev == PW_NO_DEV)
+			op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
 		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
 			op->can_access = pw_cuda_can_access(op->cur_dev, op->dst.dev);
 	}

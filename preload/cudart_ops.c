@@ -103,11 +103,12 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_cuda_device_count();
 		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cudaMemcpy3DPeer[Async] */
 			copy3d(c, op);
-			break;
+		} else {
+			op->bytes = c->a[4];
+			mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
+			mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		}
-		op->bytes = c->a[4];
-		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
-		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		pw_op_copy_map_facts(op);
 		break;
 	case PW_OP_IPC_EXPORT:
 		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
@@ -197,7 +198,10 @@ void pw_cudart_op_after(const struct pw_call *c, struct pw_op *op)
 	if (op->kind == PW_OP_IPC_OPEN && c->a[0]) {
 		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
 		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
-		op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
+		/* the exporter's device, as in cuda_ops.c: the pointer's own names the importer's */
+		op->dst.dev = pw_op_exporter_dev(op);
+		if (op->dst.dev == PW_NO_DEV)
+			op->dst.dev = pw_cuda_ptr_device(op->dst.ptr);
 		if (!op->ctx)
 			op->ctx = pw_cuda_current_ctx(); /* the runtime made its context current by now */
 		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)

@@ -81,6 +81,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		pw_op_copy_map_facts(op);
 		break;
 	case PW_OP_IPC_EXPORT:
 		managed_arg(c, 1, op);                                  /* and whether it was freed lately */
@@ -174,9 +175,9 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 		/* where the memory lives: the lazy flag enables access from the current
 		 * device to it.  HIP says the mapping's device is the importer's, so
 		 * the exporter's device comes from the registry where it is known. */
-		op->dst.dev = op->reg_known && op->reg_device != PW_NO_DEV
-		                  ? op->reg_device
-		                  : pw_hip_ptr_device((const void *)(uintptr_t)op->dst.ptr);
+		op->dst.dev = pw_op_exporter_dev(op);
+		if (op->dst.dev == PW_NO_DEV)
+			op->dst.dev = pw_hip_ptr_device((const void *)(uintptr_t)op->dst.ptr);
 		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
 			op->can_access = pw_hip_can_access(op->cur_dev, op->dst.dev);
 	}

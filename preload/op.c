@@ -261,3 +261,21 @@ void pw_op_mapped_facts(struct pw_op *op)
 		op->map_ptr = m.ptr;
 	}
 }
+
+static void copy_map_side(struct pw_mem *mem)
+{
+	struct pw_ipc_map m;
+	if (!mem->ptr || mem->dev == PW_NO_DEV || mem->named_dev == PW_NO_DEV || mem->dev == mem->named_dev)
+		return;
+	if (pw_state_mapped(&pw_state, mem->ptr, &m)) {
+		mem->mapped = true;
+		mem->map_dev = m.dev;
+		mem->home_dev = m.mem_dev;
+	}
+}
+
+void pw_op_copy_map_facts(struct pw_op *op)
+{
+	copy_map_side(&op->dst);
+	copy_map_side(&op->src);
+}

@@ -29,6 +29,12 @@ struct pw_mem {
 	bool host; /* known: page-locked host memory the runtime knows (cuMemAllocHost, registered) */
 	int p2p;   /* ACL: allocated with a *_P2P policy: 1, 0, or -1 unknown */
 	uint64_t base, size;
+	/* copies (pw_op_copy_map_facts): the pointer is in a live mapping an IPC
+	 * open made here, opened in a context of device map_dev, of memory the
+	 * exporter allocated on device home_dev (this process's ordinal of it,
+	 * PW_NO_DEV if unknown).  Asked only where dev and named_dev differ. */
+	bool mapped;
+	int map_dev, home_dev;
 };
 
 /* Location ids for advise/prefetch targets besides device ordinals. */
@@ -139,6 +145,18 @@ void pw_op_registry_facts(struct pw_op *op);
 void pw_op_event(struct pw_op *op, const struct pw_call *c);
 /* A free: whether op->dst is (in) a mapping an IPC open made here. */
 void pw_op_mapped_facts(struct pw_op *op);
+/* A peer copy: for a pointer whose device (the runtime's answer) is not the
+ * one the call names for it, whether it is in a mapping an IPC open made
+ * here, and that mapping's two devices (pw_mem mapped, map_dev, home_dev).
+ * Takes the state's lock only then, and only while a mapping is live. */
+void pw_op_copy_map_facts(struct pw_op *op);
+/* An IPC open: the exporter's device as this process numbers it (by UUID),
+ * else as the exporter numbered it, else PW_NO_DEV (the registry knows
+ * nothing of the handle). */
+static inline int pw_op_exporter_dev(const struct pw_op *op)
+{
+	return op->reg_dev_known ? op->reg_dev : op->reg_known ? op->reg_device : PW_NO_DEV;
+}
 /* The range-attribute queries, whose arguments are laid out alike in the
  * driver, runtime and HIP APIs: (data, dataSize, attribute, ptr, count) and
  * (data, dataSizes, attributes, numAttributes, ptr, count).  They set

@@ -13,10 +13,16 @@ static bool names_no_such_dev(const struct pw_op *op)
 	return pw_op_no_such_dev(op, op->dst.named_dev) || pw_op_no_such_dev(op, op->src.named_dev);
 }
 
-/* The pointer lives on one device, the call names another for it. */
+/* The pointer lives on one device, the call names another for it.  A
+ * mapping an IPC open made has two devices a call may name: the driver
+ * reports the importing context's device for it (docs/facts-cuda.md: an
+ * H200 pair, driver 580) and accepts the exporter's, where the bytes live,
+ * in cuMemcpyPeer; only a third device is a mismatch. */
 static bool mismatch(const struct pw_mem *m)
 {
-	return m->ptr && m->dev != PW_NO_DEV && m->named_dev != PW_NO_DEV && m->dev != m->named_dev;
+	if (!m->ptr || m->dev == PW_NO_DEV || m->named_dev == PW_NO_DEV || m->dev == m->named_dev)
+		return false;
+	return !m->mapped || (m->named_dev != m->map_dev && m->named_dev != m->home_dev);
 }
 
 PW_RULE_FN(COPY_PEER_DEVICE_MISMATCH)
@@ -27,8 +33,16 @@ PW_RULE_FN(COPY_PEER_DEVICE_MISMATCH)
 	const struct pw_mem *m = mismatch(&op->dst) ? &op->dst : mismatch(&op->src) ? &op->src : NULL;
 	if (!m)
 		return false;
-	snprintf(msg, len, "%s: %s 0x%" PRIx64 " lives on device %d, but the call names device %d for it",
-	         op->api, m == &op->dst ? "the destination" : "the source", m->ptr, m->dev, m->named_dev);
+	const char *side = m == &op->dst ? "the destination" : "the source";
+	if (m->mapped && m->home_dev != PW_NO_DEV && m->home_dev != m->map_dev)
+		snprintf(msg, len,
+		         "%s: %s 0x%" PRIx64 " is an IPC mapping opened on device %d of memory on device %d, "
+		         "but the call names device %d for it",
+		         op->api, side, m->ptr, m->map_dev, m->home_dev, m->named_dev);
+	else
+		snprintf(msg, len,
+		         "%s: %s 0x%" PRIx64 " lives on device %d, but the call names device %d for it",
+		         op->api, side, m->ptr, m->dev, m->named_dev);
 	return true;
 }
 

@@ -286,6 +286,7 @@ static void record_open(struct pw_state *s, const struct pw_op *op)
 	m->vendor = op->vendor;
 	m->exp_pid = op->reg_known ? op->reg_exporter_pid : 0;
 	m->exp_dev = op->reg_known ? op->reg_device : PW_NO_DEV;
+	m->mem_dev = pw_op_exporter_dev(op);
 	m->serial = ++s->serial;
 	m->used = true;
 	atomic_fetch_add(&s->nmaps, 1);

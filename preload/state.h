@@ -49,6 +49,7 @@ struct pw_ipc_map {
 	int vendor;      /* PW_VENDOR_* of the open */
 	int exp_pid;     /* the exporter (registry), 0 if unknown */
 	int exp_dev;     /* the exporter's device (registry), PW_NO_DEV if unknown */
+	int mem_dev;     /* ... as this process numbers it: where the bytes live */
 	uint64_t serial; /* when it was opened or closed last: the newest closed one is told */
 	bool used;
 };

@@ -113,9 +113,11 @@
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer (dstContext - Destination context: the context " \
 	  "the memory lives in); HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer "           \
 	  "(dstDeviceId - Destination device)",                                                              \
-	  "silent: the H200 driver copies anyway",                                                           \
+	  "silent: the H200 driver copies anyway; an IPC mapping it reports on the importing context's "     \
+	  "device and copies naming the exporter's (driver 580): either is accepted for it, a third is not", \
 	  "a peer copy names a device or context other than the one its pointer lives on",                   \
-	  "pass the context/device the memory was allocated in")                                             \
+	  "pass the context/device the memory was allocated in (for an IPC mapping: the importing or the "   \
+	  "exporting one)")                                                                                  \
 	X(COPY_PEER_OUT_OF_BOUNDS, "copy.peer.out-of-bounds", PW_SEV_ERROR, PW_V_ALL, PW_OPS_COPY,           \
 	  "cuda.h cuMemcpyPeer: ByteCount - Size of memory copy in bytes (within the allocations)",          \
 	  "rejects: CUDA 1 invalid value",                                                                   \

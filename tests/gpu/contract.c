@@ -205,9 +205,20 @@ static int child(const char *x1, const char *x2, int in, int out)
 		SAY(cuIpcCloseMemHandle(p));
 		SAY(cuCtxEnablePeerAccess(ctx[0], 0)); /* and after the last close? */
 	} else if (!strcmp(name, "lazy-copy")) {
+		/* which device and context the driver names for the mapping (and
+		 * inside it), and a copy naming either device's context for it */
 		CUdeviceptr mine;
+		CUcontext owner = NULL;
+		int ord = -1;
 		MUST(cuIpcOpenMemHandle(&p, h, lazy));
 		MUST(cuMemAlloc(&mine, MIB));
+		MUST(cuPointerGetAttribute(&ord, CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, p + 4096));
+		said("the device ordinal attribute inside the mapping", ord);
+		MUST(cuPointerGetAttribute(&owner, CU_POINTER_ATTRIBUTE_CONTEXT, p + 4096));
+		said("the context attribute inside the mapping is device 1's (the importing one)",
+		     owner == ctx[1]);
+		said("... is device 0's (the exporter's)", owner == ctx[0]);
+		SAY(cuMemcpyPeer(mine, ctx[1], p, ctx[1], MIB));
 		SAY(cuMemcpyPeer(mine, ctx[1], p, ctx[0], MIB));
 		MUST(cuCtxSynchronize());
 		MUST(cuMemFree(mine));
@@ -372,7 +383,7 @@ static const struct {
     {"reopen-leak", "ipc.leak", with_importer},
     {"second-context", "ipc.open.second-context", with_importer},
     {"address-reuse", "-", address_reuse},
-    {"lazy-enable", "peer.enable.twice", with_importer},
+    {"lazy-enable", "peer.enable.twice x2", with_importer},
     {"lazy-copy", "-", with_importer},
     {"killed-importer", "-", killed_importer},
     /* item 2: documented breaks */

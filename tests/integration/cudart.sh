@@ -139,6 +139,24 @@ all_events ipc-same-process >"$E"
 check "ipc-same-process: cudaErrorDeviceUninitialized, as the real runtime answers" jqt -s '
 	any(.[]; .api=="cudaIpcOpenMemHandle" and .ret==201 and .ret_name=="cudaErrorDeviceUninitialized")' "$E"
 
+# --- a copy from an IPC mapping names either of its devices --------------------------
+# The mapping is on device 1 for the runtime (the importer's, as the driver
+# reports) and its memory on device 0: naming 0 is right, naming 2 is not.
+if run lazy-copy; then
+	got=$(all_events lazy-copy | jq -r 'select(.type=="violation") | .rule' | tr '\n' ' ')
+	check "lazy-copy: cudaMemcpyPeer naming the exporter's device for the mapping: no finding (got: ${got:-none})" \
+		[ -z "$got" ]
+else
+	bad "lazy-copy: the program failed: $(tail -3 "$WORK/lazy-copy/err")"
+fi
+if PWSIM_DEVICES=3 run lazy-copy-third; then
+	got=$(all_events lazy-copy-third | jq -r 'select(.type=="violation") | .rule + " in " + .api' | tr '\n' ';')
+	check "lazy-copy-third: naming device 2 for it: copy.peer.device-mismatch in cudaMemcpyPeer, once (got: $got)" \
+		[ "$got" = "copy.peer.device-mismatch in cudaMemcpyPeer;" ]
+else
+	bad "lazy-copy-third: the program failed: $(tail -3 "$WORK/lazy-copy-third/err")"
+fi
+
 # --- the state is counted once ------------------------------------------------------
 if run ipc-mixed; then
 	got=$(all_events ipc-mixed | jq -r 'select(.type=="violation") | .rule' | tr '\n' ' ')

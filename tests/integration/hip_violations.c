@@ -176,6 +176,15 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
 	} else if (!strcmp(what, "flags")) {
 		CALL(hipIpcOpenMemHandle(&p, h, 0x2)); /* no version defines 2 */
+	} else if (!strcmp(what, "lazy-copy") || !strcmp(what, "lazy-copy-third")) {
+		/* a copy from the mapping (on device 1 for the runtime, its memory on
+		 * the exporter's device 0) naming device 0, or device 2 (PWSIM_DEVICES=3) */
+		void *mine = NULL;
+		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
+		HCHECK(hipMalloc(&mine, MIB));
+		CALL(hipMemcpyPeer(mine, 1, p, strcmp(what, "lazy-copy") ? 2 : 0, MIB));
+		HCHECK(hipFree(mine));
+		HCHECK(hipIpcCloseMemHandle(p));
 	} else {
 		return 2;
 	}
@@ -649,6 +658,12 @@ int main(int argc, char **argv)
 			printf("%s\n", scenarios[i].rule);
 		return 0;
 	}
+	/* not one rule: a child scenario of the IPC model (rules_hip.sh) */
+	if (argc == 3 && !strcmp(argv[1], "model")) {
+		init();
+		ipc_child_scenario(argv[2], argv[2], 1);
+		return 0;
+	}
 	/* not one rule: the implicit copies (rules_hip.sh checks their events) */
 	if (argc == 3 && !strcmp(argv[1], "implicit")) {
 		init();
@@ -656,7 +671,8 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
-		fprintf(stderr, "usage: hip_violations RULE bad|good | hip_violations list\n");
+		fprintf(stderr, "usage: hip_violations RULE bad|good | hip_violations list | "
+		                "hip_violations model WHAT\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)

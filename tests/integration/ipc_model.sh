@@ -75,13 +75,60 @@ if model lazy-enable; then
 else
 	bad "lazy-enable: the program failed: $(tail -2 "$WORK/lazy-enable/err")"
 fi
+
+# --- a copy from the mapping, naming either of its devices ---------------------------
+# Measured on H200s: the driver reports an IPC mapping on the importing
+# context's device (ptr_dev), and cuMemcpyPeer naming the exporter's
+# context for it (where it was allocated) copies.  Either device is right
+# for a mapping; a third one, or the wrong device for the process's own
+# memory, is still copy.peer.device-mismatch.
 if model lazy-copy; then
 	got=$(found lazy-copy | tr '\n' ' ')
 	check "lazy-copy: a copy between the devices after a lazy open is not staged: no finding (got: ${got:-none})" \
 		[ -z "$got" ]
+	check "lazy-copy: the driver reports the mapping on the importing context's device (1), as measured" jqt -s '
+		[.[] | select(.type=="call" and .op=="ipc_open" and .ret==0) | .args.ptr_dev] == [1]' \
+		"$(child_of lazy-copy)"
+	check "lazy-copy: ... and the copy names device 0's context for it, device 1's for its own memory" jqt -s '
+		[.[] | select(.type=="call" and .api=="cuMemcpyPeer") | .args |
+		 [.src_dev, .src_ctx_dev, .dst_dev, .dst_ctx_dev]] == [[1, 0, 1, 1]]' "$(child_of lazy-copy)"
 else
 	bad "lazy-copy: the program failed: $(tail -2 "$WORK/lazy-copy/err")"
 fi
+if model lazy-copy-importer; then
+	got=$(found lazy-copy-importer | tr '\n' ' ')
+	check "lazy-copy-importer: the mapping named by the importing context: no finding (got: ${got:-none})" \
+		[ -z "$got" ]
+else
+	bad "lazy-copy-importer: the program failed: $(tail -2 "$WORK/lazy-copy-importer/err")"
+fi
+if PWSIM_DEVICES=3 model lazy-copy-third; then
+	got=$(found lazy-copy-third | tr '\n' ' ')
+	check "lazy-copy-third: the mapping named by a third device is copy.peer.device-mismatch (got: ${got:-none})" \
+		[ "$got" = "copy.peer.device-mismatch " ]
+	check "lazy-copy-third: the message names the mapping's two devices and the one named" bash -c '
+		cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" |
+		grep -q "the source 0x[0-9a-f]* is an IPC mapping opened on device 1 of memory on device 0, but the call names device 2 for it"' \
+		_ "$WORK/lazy-copy-third"
+else
+	bad "lazy-copy-third: the program failed: $(tail -2 "$WORK/lazy-copy-third/err")"
+fi
+if model lazy-copy-mine; then
+	got=$(found lazy-copy-mine | tr '\n' ' ')
+	check "lazy-copy-mine: with a mapping open, its own memory named by the wrong device is still found (got: ${got:-none})" \
+		[ "$got" = "copy.peer.device-mismatch " ]
+	check "lazy-copy-mine: ... on the destination, in the plain words" bash -c '
+		cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" |
+		grep -q "the destination 0x[0-9a-f]* lives on device 1, but the call names device 0 for it"' \
+		_ "$WORK/lazy-copy-mine"
+else
+	bad "lazy-copy-mine: the program failed: $(tail -2 "$WORK/lazy-copy-mine/err")"
+fi
+mkdir -p "$WORK/plain"
+"$PW" -q -o "$WORK/plain/trace" --mode warn -- "$V" copy.peer.device-mismatch bad >/dev/null 2>&1
+got=$(found plain | tr '\n' ' ')
+check "plain: no IPC at all, the wrong context for a device pointer: copy.peer.device-mismatch (got: ${got:-none})" \
+	[ "$got" = "copy.peer.device-mismatch " ]
 
 # --- default suppressions: NCCL's legacy teardown frees what a peer has open -------
 # The exporter frees from a module named libnccl.so.2 while its child holds

@@ -13,6 +13,9 @@
  *   rt advise-not-managed cudaMemAdvise on cudaMalloc memory
  *   rt ipc-mixed          a child opens a handle through the runtime and
  *                         closes it through the driver: no finding (not a leak)
+ *   rt lazy-copy          a child opens device 0's memory on device 1 and
+ *                         copies from it naming device 0: no finding
+ *   rt lazy-copy-third    the same naming device 2 (PWSIM_DEVICES=3)
  *
  * Exits non-zero when a call does not answer what the runtime documents.
  */
@@ -227,6 +230,30 @@ int main(int argc, char **argv)
 			bad |= cudaDeviceCanAccessPeer(&v, 1, 0) != cudaSuccess;
 			bad |= cudaDeviceEnablePeerAccess(0, 0) != cudaErrorPeerAccessAlreadyEnabled;
 			bad |= cudaGetLastError() != cudaErrorPeerAccessAlreadyEnabled;
+			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
+			_exit(bad);
+		}
+		int st = -1;
+		waitpid(kid, &st, 0);
+		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+			fprintf(stderr, "rt: the IPC child failed\n");
+			failures++;
+		}
+		EXPECT(cudaFree(a), cudaSuccess);
+	} else if (!strcmp(what, "lazy-copy") || !strcmp(what, "lazy-copy-third")) {
+		/* the mapping is on device 1 for the runtime; its memory on device 0 */
+		cudaIpcMemHandle_t h;
+		int named = strcmp(what, "lazy-copy") ? 2 : 0;
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaIpcGetMemHandle(&h, a), cudaSuccess);
+		pid_t kid = fork();
+		if (kid == 0) {
+			void *p = NULL, *mine = NULL;
+			int bad = cudaSetDevice(1) != cudaSuccess;
+			bad |= cudaIpcOpenMemHandle(&p, h, cudaIpcMemLazyEnablePeerAccess) != cudaSuccess;
+			bad |= cudaMalloc(&mine, MIB) != cudaSuccess;
+			bad |= cudaMemcpyPeer(mine, 1, p, named, MIB) != cudaSuccess;
+			bad |= cudaFree(mine) != cudaSuccess;
 			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
 			_exit(bad);
 		}

@@ -283,5 +283,22 @@ else
 	bad "hip_lasterr: not built ($X)"
 fi
 
+# A copy from an IPC mapping: the runtime reports it on the importing device
+# (1), its memory is on the exporter's (0); hipMemcpyPeer may name either,
+# not a third.
+for sc in lazy-copy:2: lazy-copy-third:3:copy.peer.device-mismatch; do
+	IFS=: read -r what n want <<<"$sc"
+	d="$WORK/model-$what"
+	mkdir -p "$d"
+	if env PWSIM_DEVICES="$n" PWSIM_PEERS=all "$PW" -q -o "$d/trace" --mode warn -- "$V" model "$what" \
+		>"$d/out" 2>"$d/err"; then
+		got=$(found "$d" | tr '\n' ' ')
+		check "$what: hipMemcpyPeer from the mapping, ${want:-no finding} (got: ${got:-none})" \
+			[ "$got" = "${want:+$want }" ]
+	else
+		bad "$what: the program failed: $(tail -2 "$d/err")"
+	fi
+done
+
 echo "rules_hip: $pass passed, $fail failed"
 [ $fail -eq 0 ] && [ $real_rc -eq 0 ]

@@ -71,8 +71,9 @@ for mode in direct dlsym getproc getproc-ptds getproc-old; do
 		h2=$(jq -r 'select(.api=="cuIpcOpenMemHandle" and .ret==0) | .args.handle' "$child")
 		check "calls $mode ($simname): IPC handle recorded in full, same bytes in both processes" \
 			[ ${#h1} -eq 128 -a "$h1" = "$h2" ]
+		# ptr_dev: the importing context's device, as the driver answers (docs/facts-cuda.md)
 		check "calls $mode ($simname): IPC open recorded the mapped pointer, its device, the flag names" jqt -s '
-			map(select(.api=="cuIpcOpenMemHandle" and .ret==0)) | .[0] | .cur_dev==1 and .args.ptr_dev==0
+			map(select(.api=="cuIpcOpenMemHandle" and .ret==0)) | .[0] | .cur_dev==1 and .args.ptr_dev==1
 			and .args.flags_names=="CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS"' "$child"
 		check "calls $mode ($simname): managed advice and location names" jqt -s '
 			map(select(.api=="cuMemAdvise")) | .[0].args.advice_name=="CU_MEM_ADVISE_SET_READ_MOSTLY"' "$parent"

@@ -305,12 +305,28 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		CHECK(cuDeviceCanAccessPeer(&can, 1, 0));
 		CALL(cuCtxEnablePeerAccess(ctx[0], 0));
 		CHECK(cuIpcCloseMemHandle(p));
-	} else if (!strcmp(what, "lazy-copy")) {
-		/* and a copy from device 0 to device 1 is not staged */
+	} else if (!strcmp(what, "lazy-copy") || !strcmp(what, "lazy-copy-importer")) {
+		/* and a copy from device 0 to device 1 is not staged; the mapping
+		 * named by the exporter's context (where it was allocated), or by
+		 * the importing one (the device the driver reports for it) */
 		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
 		CUdeviceptr mine;
 		CHECK(cuMemAlloc_v2(&mine, MIB));
-		CHECK(cuMemcpyPeer(mine, ctx[1], p, ctx[0], MIB));
+		CHECK(cuMemcpyPeer(mine, ctx[1], p, ctx[strcmp(what, "lazy-copy") ? 1 : 0], MIB));
+		CHECK(cuMemFree_v2(mine));
+		CHECK(cuIpcCloseMemHandle(p));
+	} else if (!strcmp(what, "lazy-copy-third") || !strcmp(what, "lazy-copy-mine")) {
+		/* the mapping named by device 2's context, neither the importer's
+		 * nor the exporter's (PWSIM_DEVICES=3); or, the mapping open and
+		 * named right, this process's own memory on device 1 named by
+		 * device 0's context */
+		CHECK(cuIpcOpenMemHandle_v2(&p, h, lazy));
+		CUdeviceptr mine;
+		CHECK(cuMemAlloc_v2(&mine, MIB));
+		if (!strcmp(what, "lazy-copy-third"))
+			CALL(cuMemcpyPeer(mine, ctx[1], p, ctx[2], MIB));
+		else
+			CALL(cuMemcpyPeer(mine, ctx[0], p, ctx[0], MIB));
 		CHECK(cuMemFree_v2(mine));
 		CHECK(cuIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "free-mapping")) {

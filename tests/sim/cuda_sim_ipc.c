@@ -32,8 +32,11 @@
  *   device -> CUDA_ERROR_PEER_ACCESS_UNSUPPORTED, what UCX users saw the real
  *   driver answer ("peer access is not supported between these two devices",
  *   openucx/ucx#6360);
- * - the mapping's device is the importer's ordinal of the exporter's device,
- *   or, where the importer cannot see that device, its current one;
+ * - the mapping lives on the importer's ordinal of the exporter's device
+ *   (what the lazy flag enables access to), or, where the importer cannot
+ *   see that device, on its current one; its pointer attributes name the
+ *   importing context and that context's device, as measured
+ *   (docs/facts-cuda.md);
  * - an event handle opened in its exporting process -> INVALID_CONTEXT, as
  *   for memory; one whose exporter has exited -> INVALID_HANDLE.
  */

@@ -247,7 +247,12 @@ static CUresult attr_get(const struct pwsim_alloc *a, CUpointer_attribute attr, 
 		*(void **)out = (void *)(uintptr_t)ptr;
 		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_BUFFER_ID: *(unsigned long long *)out = a->buffer_id; return CUDA_SUCCESS;
-	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: *(int *)out = a->device; return CUDA_SUCCESS;
+	/* An IPC mapping reports the device of the context that opened it, not
+	 * the exporter's, where its bytes live (docs/facts-cuda.md, measured on
+	 * H200s); CONTEXT names that context too. */
+	case CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL:
+		*(int *)out = a->kind == PWSIM_KIND_IPC && a->ctx ? a->ctx->device : a->device;
+		return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: *(CUdeviceptr *)out = a->base; return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_RANGE_SIZE: *(size_t *)out = a->size; return CUDA_SUCCESS;
 	case CU_POINTER_ATTRIBUTE_IS_MANAGED: b = a->kind == PWSIM_KIND_MANAGED; break;

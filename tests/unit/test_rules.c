@@ -172,6 +172,23 @@ static void copies(void **state)
 	op.dst.named_dev = 0;
 	fires(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op, "destination 0x20000 lives on device 1",
 	      "names device 0");
+	op.ndev = 3;
+	/* an IPC mapping opened on device 1 of memory on device 0: the driver
+	 * reports device 1 for it and accepts either; a third is a mismatch */
+	op.dst.mapped = true;
+	op.dst.map_dev = 1;
+	op.dst.home_dev = 0;
+	quiet(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op);
+	op.dst.named_dev = 1;
+	quiet(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op);
+	op.dst.named_dev = 2;
+	fires(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op,
+	      "destination 0x20000 is an IPC mapping opened on device 1 of memory on device 0",
+	      "names device 2");
+	op.dst.home_dev = PW_NO_DEV; /* the exporter's device unknown: the importer's only */
+	op.dst.named_dev = 0;
+	fires(PW_RULE_COPY_PEER_DEVICE_MISMATCH, &op, "destination 0x20000 lives on device 1",
+	      "names device 0");
 
 	op = copy_op();
 	op.bytes = 8192;
