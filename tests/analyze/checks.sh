@@ -243,6 +243,28 @@ check "wrong type: invalid UTF-8" err_has 'types.pw.jsonl:9: not valid JSON'
 check "wrong types: the good lines are all read, exit 0" \
 	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
 
+# Members whose kinds only the trace format's table (trace_format.h) gives,
+# corrupted: each line refused, named by file:line and member.
+d=$(case_dir)
+{
+	head -1 "$good"
+	echo "$call1" | sed 's/"args":{/"args":{"capabilities":[7],/'
+	echo '{"type":"gpu_time","call":1,"gpu_ns":5,"t_gpu_ns":"soon"}'
+	echo "$call1" | sed 's/"args":{/"args":{"location":{"type":"device","id":"0"},/'
+	echo "$call1" | sed 's/"args":{/"args":{"copies":[{"dst":"0x1","dst_dev":0,"src":"0x2","src_dev":1}],/'
+	tail -n +2 "$good"
+} >"$d/kinds.pw.jsonl"
+an summary --json "$d"
+check "wrong kind: an argument's entry, named with file:line and member" \
+	err_has 'kinds.pw.jsonl:2: call seq 1: "args.capabilities\[0\]" must be a string, not an integer'
+check "wrong kind: a gpu_time member" err_has 'kinds.pw.jsonl:3: .*"t_gpu_ns" must be a non-negative integer, not a string'
+check "wrong kind: a member of an object inside args" \
+	err_has 'kinds.pw.jsonl:4: call seq 1: "args.location.id" must be an integer, not a string'
+check "a batch copy without the size every copy has" \
+	err_has 'kinds.pw.jsonl:5: call seq 1: missing member "args.copies\[0\].bytes"'
+check "wrong kinds: the good lines are all read, exit 0" \
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
+
 d=$(case_dir)
 {
 	head -1 "$good" | sed 's/"version":1/"version":2/'
