@@ -451,6 +451,11 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	X(VIOLATION, "api", STR, REQ, NONE,                                                                    \
 	  "the function the finding is about, without the ABI suffix, as in the call event's `api` (e.g. "     \
 	  "`\"cuMemFree\"` for a call of `cuMemFree_v2`); `\"exit\"` for `ipc.leak`")                          \
+	X(VIOLATION, "op", STR, REQ, NONE,                                                                     \
+	  "what the call does, as in the call event's `op` (`\"peer_copy\"`, `\"ipc_open\"`, …); for a "     \
+	  "finding made when the process ends, what was still held: `\"exit\"` (an IPC mapping), "             \
+	  "`\"ipc_event_exit\"`, `\"vmm_exit\"`. Absent in traces of earlier writers: readers take the op "    \
+	  "of the call event whose `seq` is `call`")                                                           \
 	X(VIOLATION, "rule", STR, REQ, NONE,                                                                   \
 	  "the rule id, e.g. `\"ipc.export.interior-pointer\"` (docs/rules.md)")                               \
 	X(VIOLATION, "severity", STR, REQ, NONE,                                                               \
