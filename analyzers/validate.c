@@ -506,6 +506,8 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (get_str_null(c, "layer", &ev->layer, true) || get_str_null(c, "op", &ev->op, true))
 		return -1;
+	if (!ev->op) /* a trace from before calls had "op" */
+		ev->op = pw_op_of_api(ev->api);
 	json_t *im = json_object_get(c->obj, "implicit");
 	if (im && !json_is_boolean(im))
 		return fail(c->err, c->errlen, "\"implicit\" must be a boolean, not %s", type_name(im));
@@ -540,8 +542,13 @@ static int violation_fields(struct ctx *c, struct pw_event *ev)
 	if ((t && get_int(c, "t_ns", &ev->t_ns, 0)) || (tid && get_int(c, "tid", &ev->tid, 0)))
 		return -1;
 	ev->has_time = t && tid;
-	/* the call's api, which an enforce-mode trace has nowhere else */
-	return get_str_null(c, "api", &ev->api, true) ? -1 : 0;
+	/* the call's api and op, which an enforce-mode trace has nowhere else; a
+	 * trace from before violations had "op": the op of the api */
+	if (get_str_null(c, "api", &ev->api, true) || get_str_null(c, "op", &ev->op, true))
+		return -1;
+	if (!ev->op && ev->api)
+		ev->op = pw_op_of_api(ev->api);
+	return 0;
 }
 
 static int parse_violation(struct ctx *c, struct pw_event *ev, struct vec *stack)

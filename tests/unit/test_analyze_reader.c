@@ -495,6 +495,32 @@ static void new_members(void **state)
 	assert_non_null(strstr(err, "\"args.copies[0].src_dev\" must be a device ordinal"));
 }
 
+/* Traces written before events had "op": a call's and a violation's op
+ * come from the hook tables by API name; an event's own "op" wins. */
+static void ops_of_old_traces(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	assert_int_equal(parse(CALL(1), &ev, err), PW_LINE_EVENT);
+	assert_string_equal(ev.op, "peer_copy");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"call\":1,\"api\":\"hipIpcOpenMemHandle\","
+	                       "\"rule\":\"x\",\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_string_equal(ev.op, "ipc_open");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"api\":\"exit\",\"op\":\"vmm_exit\","
+	                       "\"rule\":\"x\",\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_string_equal(ev.op, "vmm_exit");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"api\":\"exit\",\"rule\":\"x\","
+	                       "\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_null(ev.op);
+}
+
 /* Every row of the trace format's table is checked by the reader: each
  * member of a call event, of its args and of the objects in them, of a
  * violation and of a gpu_time event, given a real number (which no kind
@@ -709,6 +735,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
+	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
 	    cmocka_unit_test(table_alignment),
