@@ -193,7 +193,7 @@ docs: test-build
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.
 LINT_SRC := $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -v -e '^scripts/hooks-doc.c$$' -e '^tests/gpu/')
 LINT_TIDY := $(filter %.c,$(LINT_SRC))
-LINT_FLAGS := -std=gnu11 -Iinclude -Ipreload -Itests/sim -Itests/integration -D_GNU_SOURCE -DPW_VERSION='"lint"'
+LINT_FLAGS := -std=gnu11 -Iinclude -Ianalyzers -Ipreload -Itests/sim -Itests/integration -D_GNU_SOURCE -DPW_VERSION='"lint"'
 lint:
 	@echo "clang-format"; clang-format --dry-run --Werror $(LINT_SRC)
 	@echo "cppcheck"; cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \

@@ -17,7 +17,9 @@
 # libelf and libdw dynamically, and finds them beside it in a make dist
 # bundle through its $ORIGIN/../lib run path.
 
-AN_SRC  := $(filter-out analyzers/main.c,$(wildcard analyzers/*.c))
+# analyzers/: the reader, validation, findings, tables and formats the
+# commands share; analyzers/cmds/: one file per command (main.c's table).
+AN_SRC  := $(filter-out analyzers/main.c,$(wildcard analyzers/*.c)) $(wildcard analyzers/cmds/*.c)
 AN_OBJ  := $(AN_SRC:analyzers/%.c=$(BUILD)/obj/analyzers/%.o)
 AN_MAIN := $(BUILD)/obj/analyzers/main.o
 ANALYZE := $(BUILD)/bin/peerwatch-analyze

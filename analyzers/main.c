@@ -2,7 +2,7 @@
  * peerwatch-analyze COMMAND [options] PATH...
  *
  * Dispatch, the options every command shares, usage, exit codes.  Each
- * command lives in its own file (summary.c, check.c, ...).
+ * command lives in its own file (cmds/summary.c, cmds/check.c, ...).
  */
 #include <getopt.h>
 #include <jansson.h>
