@@ -49,6 +49,7 @@ static const struct command commands[] = {
     {"rules", cmd_rules, false, OPT_SUPPRESSIONS,
      "the rule catalog; --suppressions: the default suppressions"},
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
+    {"ops", cmd_ops, true, 0, "per op (peer copy, IPC open, ...): calls, failed, findings, host time"},
 };
 
 static void usage(FILE *out)

@@ -362,3 +362,34 @@ async=$(jq -s '[.[] | select(.type == "call" and .api == "cuMemcpyPeerAsync" and
 an matrix --json "$d"
 check "op: a peer copy by op under another name counts; a MemcpyPeer whose op is not a copy does not" \
 	bash -c "[ $async -gt 0 ] && grep -q cuFutureCopy '$d'/*.pw.jsonl && [ \"\$(jq '[.hosts[].pairs[].copies] | add' '$WORK/o.out')\" = $((with - async)) ]"
+
+# ---- ops: the same calls and findings as summary, grouped by op -----------------------------
+
+# calls not nested in a call of their own file, counted from the traces themselves
+not_nested() {
+	local n=0 f
+	for f in $(find "$1" -name '*.pw.jsonl*'); do
+		n=$((n + $(jq -s '[.[] | select(.type == "call")] as $c | [$c[].seq] as $s |
+			[$c[] | select(.parent == null or (.parent as $p | $s | index($p) | not))] | length' "$f")))
+	done
+	echo $n
+}
+for dir in "$WORK/calls" "$WORK/ipc" "$HERE/fixtures"; do
+	an summary --json "$dir"
+	viol=$(jq '.violations_total' "$WORK/o.out")
+	top=$(not_nested "$dir")
+	an ops --json "$dir"
+	check "ops ($(basename "$dir")): its calls are those not nested in a recorded call ($top), its findings summary's violations" \
+		jqt "([.ops[].calls] | add) == $top and ([.ops[].findings] | add) == $viol" "$WORK/o.out"
+	check "ops ($(basename "$dir")): the processes add up to the total" \
+		jqt '([.per_process[].ops[].calls] | add) == ([.ops[].calls] | add)' "$WORK/o.out"
+done
+# the op, not the API name: a call of an unknown function with a known op counts under it
+d=$(case_dir)
+cp "$WORK"/calls/*.pw.jsonl "$d/"
+an ops --json "$d"
+before=$(jq '.ops[] | select(.op == "peer_copy") | .calls' "$WORK/o.out")
+sed -i '0,/"api":"cuMemcpyPeer"/s//"api":"cuFutureCopy"/' "$d"/*.pw.jsonl
+an ops --json "$d"
+check "ops: grouped by op, whatever the API name" \
+	bash -c "grep -q cuFutureCopy '$d'/*.pw.jsonl && jq -e '.ops[] | select(.op == \"peer_copy\") | .calls == $before' '$WORK/o.out' >/dev/null"
