@@ -381,23 +381,34 @@ static int kind_error(struct ctx *c, const char *path, const json_t *v, int kind
 
 static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, bool nested);
 
-/* One member against its rows; rows none: not one the table lists. */
-static int check_member(struct ctx *c, const char *path, json_t *v, size_t at, size_t n)
+/* "parent.key" (or "key" at the top) into buf: only for a message or an
+ * object's members, never on the way through a line that is right. */
+static const char *join(char *buf, size_t len, const char *parent, const char *key)
 {
+	if (snprintf(buf, len, "%s%s%s", parent, *parent ? "." : "", key) >= (int)len)
+		buf[len - 1] = 0; /* a path that long is still named */
+	return buf;
+}
+
+/* One member, parent.key, against its n rows from by_scope[at]. */
+static int check_member(struct ctx *c, const char *parent, const char *key, json_t *v, size_t at, size_t n)
+{
+	char path[200];
 	for (size_t i = 0; i < n; i++) {
 		const struct pw_trace_field *f = &fields[by_scope[at + i]];
 		if (!fits(f->kind, v))
 			continue;
 		if (f->kind == PW_J_OBJECT && f->child != PW_SC_NONE)
-			return check_scope(c, path, v, f->child, true);
-		if (f->kind == PW_J_OBJECTS && f->child != PW_SC_NONE) {
+			return check_scope(c, join(path, sizeof path, parent, key), v, f->child, true);
+		if (f->kind == PW_J_OBJECTS && f->child != PW_SC_NONE && json_array_size(v)) {
+			join(path, sizeof path, parent, key);
 			size_t j;
 			json_t *e;
 			json_array_foreach(v, j, e)
 			{
-				char p[200];
+				char p[220];
 				if (snprintf(p, sizeof p, "%s[%zu]", path, j) >= (int)sizeof p)
-					p[sizeof p - 1] = 0; /* a path that long is still named */
+					p[sizeof p - 1] = 0;
 				if (check_scope(c, p, e, f->child, true))
 					return -1;
 			}
@@ -405,6 +416,7 @@ static int check_member(struct ctx *c, const char *path, json_t *v, size_t at, s
 		return 0;
 	}
 	/* none fits: the message of the one row of the value's JSON type, or of all */
+	join(path, sizeof path, parent, key);
 	size_t one = n, shapes = 0;
 	for (size_t i = 0; i < n; i++)
 		if (shaped(fields[by_scope[at + i]].kind, v))
@@ -429,13 +441,8 @@ static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, 
 	json_object_foreach(obj, key, v)
 	{
 		size_t n, at = rows_of(scope, key, &n);
-		if (!n)
-			continue; /* a member this reader does not know */
-		char p[200];
-		if (snprintf(p, sizeof p, "%s%s%s", path, *path ? "." : "", key) >= (int)sizeof p)
-			p[sizeof p - 1] = 0;
-		if (check_member(c, p, v, at, n))
-			return -1;
+		if (n && check_member(c, path, key, v, at, n))
+			return -1; /* (n == 0: a member this reader does not know) */
 	}
 	for (size_t i = first[scope]; nested && i < first[scope + 1]; i++) {
 		const struct pw_trace_field *f = &fields[by_scope[i]];
