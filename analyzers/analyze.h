@@ -51,6 +51,7 @@ int cmd_managed(const struct pw_opts *o);
 int cmd_timeline(const struct pw_opts *o);
 int cmd_rules(const struct pw_opts *o);
 int cmd_info(const struct pw_opts *o);
+int cmd_ops(const struct pw_opts *o);
 
 /* Finds and reads the input once with these sinks; PW_READ_* (reader.h). */
 int an_read(const struct pw_opts *o, struct pw_input *in, struct pw_sink *sinks, size_t nsinks);

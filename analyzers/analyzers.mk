@@ -17,7 +17,9 @@
 # libelf and libdw dynamically, and finds them beside it in a make dist
 # bundle through its $ORIGIN/../lib run path.
 
-AN_SRC  := $(filter-out analyzers/main.c,$(wildcard analyzers/*.c))
+# analyzers/: the reader, validation, findings, tables and formats the
+# commands share; analyzers/cmds/: one file per command (main.c's table).
+AN_SRC  := $(filter-out analyzers/main.c,$(wildcard analyzers/*.c)) $(wildcard analyzers/cmds/*.c)
 AN_OBJ  := $(AN_SRC:analyzers/%.c=$(BUILD)/obj/analyzers/%.o)
 AN_MAIN := $(BUILD)/obj/analyzers/main.o
 ANALYZE := $(BUILD)/bin/peerwatch-analyze
@@ -26,6 +28,10 @@ AN_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Ianalyzers -D_G
              -DPW_VERSION='"$(VERSION)"' -MMD -MP
 
 all: $(ANALYZE)
+
+# apiop.c reads the library's hook tables (preload/<v>_table.h) for the ops
+# of traces written before events had "op".
+$(BUILD)/obj/analyzers/apiop.o: AN_CFLAGS += -Ipreload
 
 $(BUILD)/obj/analyzers/%.o: analyzers/%.c
 	@mkdir -p $(@D)
@@ -71,11 +77,12 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_reader
-FUZZ_SRC     := analyzers/files.c analyzers/lines.c analyzers/reader.c analyzers/validate.c analyzers/util.c
+FUZZ_SRC     := analyzers/files.c analyzers/lines.c analyzers/reader.c analyzers/validate.c analyzers/util.c \
+                analyzers/apiop.c
 
 $(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -D_GNU_SOURCE \
+	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE \
 		tests/analyze/fuzz_reader.c $(FUZZ_SRC) -o $@ -ljansson -lpthread
 
 analyze-fuzz: $(FUZZ_BIN)

@@ -95,60 +95,11 @@ static const struct {
     {"pool_import_ptr", OP_PTR_IMPORT},
 };
 
-/* Traces written before calls had an "op": the same calls by API name. */
-static const struct {
-	const char *api;
-	enum ipc_op op;
-} by_api[] = {
-    {"cuIpcGetMemHandle", OP_EXPORT},
-    {"cuIpcOpenMemHandle", OP_OPEN},
-    {"cuIpcCloseMemHandle", OP_CLOSE},
-    {"cuIpcGetEventHandle", OP_EV_EXPORT},
-    {"cuIpcOpenEventHandle", OP_EV_OPEN},
-    {"cuMemFree", OP_FREE},
-    {"cuMemFreeAsync", OP_FREE},
-    {"cudaIpcGetMemHandle", OP_EXPORT},
-    {"cudaIpcOpenMemHandle", OP_OPEN},
-    {"cudaIpcCloseMemHandle", OP_CLOSE},
-    {"cudaIpcGetEventHandle", OP_EV_EXPORT},
-    {"cudaIpcOpenEventHandle", OP_EV_OPEN},
-    {"cudaFree", OP_FREE},
-    {"cudaFreeAsync", OP_FREE},
-    {"hipIpcGetMemHandle", OP_EXPORT},
-    {"hipIpcOpenMemHandle", OP_OPEN},
-    {"hipIpcCloseMemHandle", OP_CLOSE},
-    {"hipIpcGetEventHandle", OP_EV_EXPORT},
-    {"hipIpcOpenEventHandle", OP_EV_OPEN},
-    {"hipFree", OP_FREE},
-    {"hipFreeAsync", OP_FREE},
-    {"cuMemCreate", OP_VMM_CREATE},
-    {"cuMemExportToShareableHandle", OP_VMM_EXPORT},
-    {"cuMemImportFromShareableHandle", OP_VMM_IMPORT},
-    {"cuMemMap", OP_VMM_MAP},
-    {"cuMemSetAccess", OP_VMM_ACCESS},
-    {"cuMemUnmap", OP_VMM_UNMAP},
-    {"cuMemRelease", OP_VMM_RELEASE},
-    {"cuMemRetainAllocationHandle", OP_VMM_RETAIN},
-    {"cuMemPoolExportToShareableHandle", OP_POOL_EXPORT},
-    {"cuMemPoolImportFromShareableHandle", OP_POOL_IMPORT},
-    {"cuMemPoolSetAccess", OP_POOL_ACCESS},
-    {"cuMemPoolExportPointer", OP_PTR_EXPORT},
-    {"cuMemPoolImportPointer", OP_PTR_IMPORT},
-};
-
 static bool op_of(const struct pw_event *ev, enum ipc_op *op)
 {
-	if (ev->op) {
-		for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++)
-			if (!strcmp(ev->op, by_op[i].op)) {
-				*op = by_op[i].ipc;
-				return true;
-			}
-		return false;
-	}
-	for (size_t i = 0; i < sizeof by_api / sizeof *by_api; i++)
-		if (!strcmp(ev->api, by_api[i].api)) {
-			*op = by_api[i].op;
+	for (size_t i = 0; ev->op && i < sizeof by_op / sizeof *by_op; i++)
+		if (!strcmp(ev->op, by_op[i].op)) {
+			*op = by_op[i].ipc;
 			return true;
 		}
 	return false;

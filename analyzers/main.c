@@ -2,7 +2,7 @@
  * peerwatch-analyze COMMAND [options] PATH...
  *
  * Dispatch, the options every command shares, usage, exit codes.  Each
- * command lives in its own file (summary.c, check.c, ...).
+ * command lives in its own file (cmds/summary.c, cmds/check.c, ...).
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -49,6 +49,7 @@ static const struct command commands[] = {
     {"rules", cmd_rules, false, OPT_SUPPRESSIONS,
      "the rule catalog; --suppressions: the default suppressions"},
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
+    {"ops", cmd_ops, true, 0, "per op (peer copy, IPC open, ...): calls, failed, findings, host time"},
 };
 
 static void usage(FILE *out)

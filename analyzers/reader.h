@@ -55,7 +55,8 @@ struct pw_event {
 	uint64_t seq;
 	int64_t tid;
 	const char *vendor, *api, *variant, *family;
-	const char *op;       /* what the call does ("ipc_open"), NULL in traces written before "op" */
+	const char *op;       /* what the call does ("ipc_open"): its "op", or in a trace written before
+	                         "op", the op of its api (pw_op_of_api); NULL when neither says */
 	const char *ret_name; /* NULL when null */
 	int64_t t_ns, dur_ns, ret;
 	bool has_parent;
@@ -247,6 +248,11 @@ bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129]);
 
 /* cuda, hip, acl: the vendors of the trace format; a call of another is a bad line. */
 bool pw_vendor_known(const char *vendor);
+
+/* The op of a hooked function by its API name ("cuMemcpyPeerAsync" ->
+ * "peer_copy"), from the hook tables; NULL for a name none has
+ * (analyzers/apiop.c).  For traces written before events had "op". */
+const char *pw_op_of_api(const char *api);
 
 /* "calls" (argv[0]'s base name), or "?" */
 const char *pw_file_program(const struct pw_file *f);

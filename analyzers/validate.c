@@ -7,12 +7,12 @@
  * Members and event types this reader does not know are ignored (the format
  * lets later writers add them within version 1).
  */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "argkinds.h"
 #include "reader.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -176,178 +176,287 @@ static int check_dev(struct ctx *c, const char *key, json_t *v, int64_t *out)
 	return 0;
 }
 
-static int check_hex(struct ctx *c, const char *key, json_t *v)
+/* ---- members: their kinds from the trace format's table ----
+ * Every member of an event, of its "args" and of the objects inside them
+ * is checked against its rows in PW_TRACE_FIELDS (peerwatch/trace_format.h),
+ * the table the library writes by and the docs are generated from.  A key
+ * with more than one row in its scope is right when one row's kind fits.
+ * Members the table does not list are not checked (later writers may add
+ * them: docs/trace-format.md, Compatibility); nor is the absence of an
+ * event's own members, which traces of earlier writers may lack ("op"), and
+ * which the parse below asks for where a report needs them.  The objects
+ * inside a member (a location, a batch's copies) must have every member the
+ * table says each has. */
+
+static const struct pw_trace_field fields[] = {PW_TRACE_FIELDS(PW_TRACE_FIELD_INIT)};
+#define NFIELDS (sizeof fields / sizeof *fields)
+
+/* The rows of each scope, sorted by key: by_scope[first[s] .. first[s+1]). */
+static unsigned short by_scope[NFIELDS], first[PW_SC_COUNT + 1];
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct pw_trace_field *x = &fields[*(const unsigned short *)a],
+	                            *y = &fields[*(const unsigned short *)b];
+	if (x->scope != y->scope)
+		return x->scope - y->scope;
+	int k = strcmp(x->key, y->key);
+	return k ? k : (int)(x - y);
+}
+
+static void build_index(void)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		by_scope[i] = (unsigned short)i;
+	qsort(by_scope, NFIELDS, sizeof *by_scope, row_cmp);
+	size_t i = 0;
+	for (int s = 0; s <= PW_SC_COUNT; s++) {
+		while (i < NFIELDS && fields[by_scope[i]].scope < s)
+			i++;
+		first[s] = (unsigned short)i;
+	}
+}
+
+/* The rows of key in scope: *n of them from the returned index in by_scope. */
+static size_t rows_of(int scope, const char *key, size_t *n)
+{
+	size_t lo = first[scope], hi = first[scope + 1];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(fields[by_scope[mid]].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*n = 0;
+	while (lo + *n < first[scope + 1] && !strcmp(fields[by_scope[lo + *n]].key, key))
+		(*n)++;
+	return lo;
+}
+
+static bool is_hex_str(const json_t *v)
 {
 	uint64_t x;
-	if (!json_is_string(v))
-		return fail(c->err, c->errlen, "\"%s%s\" must be a hex string, not %s", c->where, key,
-		            type_name(v));
-	if (!parse_hex_u64(json_string_value(v), &x))
-		return fail(c->err, c->errlen, "\"%s%s\" is not a 64-bit hex value (0x...)", c->where, key);
-	return 0;
+	return json_is_string(v) && parse_hex_u64(json_string_value(v), &x);
 }
 
-/* ---- args: the kind of each member, by name (argkinds.h) ---- */
-
-static const struct {
-	const char *key;
-	enum pw_akind kind;
-} arg_kinds[] = {
-#define KIND(k, kind) {k, kind},
-    PW_ARG_KINDS(KIND)
-#undef KIND
-};
-
-static bool ends_with(const char *s, const char *suffix)
+static bool is_hex_digits(const json_t *v, size_t want)
 {
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
-
-static int check_loc(struct ctx *c, const char *key, json_t *v)
-{
-	if (!json_is_object(v))
-		return fail(c->err, c->errlen, "\"%s%s\" must be a location object, not %s", c->where, key,
-		            type_name(v));
-	json_t *t = json_object_get(v, "type"), *id = json_object_get(v, "id");
-	if (!t || !(json_is_string(t) || json_is_integer(t)))
-		return fail(c->err, c->errlen, "\"%s%s.type\" must be a string or an integer", c->where, key);
-	if (!id || !json_is_integer(id))
-		return fail(c->err, c->errlen, "\"%s%s.id\" must be an integer", c->where, key);
-	return 0;
-}
-
-static int check_names(struct ctx *c, const char *key, json_t *v)
-{
-	if (!json_is_array(v))
-		return fail(c->err, c->errlen, "\"%s%s\" must be an array, not %s", c->where, key,
-		            type_name(v));
-	size_t i;
-	json_t *e;
-	json_array_foreach(v, i, e) if (!json_is_string(e) && !json_is_integer(e)) return fail(
-	    c->err, c->errlen, "\"%s%s[%zu]\" must be a name or a number", c->where, key, i);
-	return 0;
-}
-
-static int check_arg(struct ctx *c, const char *key, json_t *v);
-
-/* An array of objects whose members are checked like args: "args.copies[2].bytes". */
-static int check_objects(struct ctx *c, const char *key, json_t *v, const char *what)
-{
-	if (!json_is_array(v))
-		return fail(c->err, c->errlen, "\"%s%s\" must be an array of %s, not %s", c->where, key, what,
-		            type_name(v));
-	size_t i;
-	json_t *e;
-	json_array_foreach(v, i, e)
-	{
-		char where[96];
-		if (!json_is_object(e))
-			return fail(c->err, c->errlen, "\"%s%s[%zu]\" must be %s, not %s", c->where, key, i,
-			            what, type_name(e));
-		snprintf(where, sizeof where, "%s%s[%zu].", c->where, key, i);
-		struct ctx in = {e, where, c->err, c->errlen};
-		const char *k;
-		json_t *m;
-		json_object_foreach(e, k, m) if (check_arg(&in, k, m)) return -1;
-	}
-	return 0;
-}
-
-/* cuMemSetAccess's grants: [{"dev": 1, "flags": "readwrite"}]. */
-static int check_access(struct ctx *c, const char *key, json_t *v)
-{
-	if (check_objects(c, key, v, "grant objects"))
-		return -1;
-	size_t i;
-	json_t *e;
-	json_array_foreach(v, i, e)
-	{
-		json_t *fl = json_object_get(e, "flags"), *d = json_object_get(e, "dev");
-		if (!json_is_integer(d) || json_integer_value(d) < INT32_MIN ||
-		    json_integer_value(d) > INT32_MAX)
-			return fail(c->err, c->errlen, "\"%s%s[%zu].dev\" must be a device ordinal", c->where,
-			            key, i);
-		if (fl && !json_is_string(fl) && !json_is_integer(fl))
-			return fail(c->err, c->errlen, "\"%s%s[%zu].flags\" must be a name or a number",
-			            c->where, key, i);
-	}
-	return 0;
-}
-
-static int want(struct ctx *c, const char *key, json_t *v, bool ok, const char *what)
-{
-	return ok ? 0
-	          : fail(c->err, c->errlen, "\"%s%s\" must be %s, not %s", c->where, key, what, type_name(v));
-}
-
-static int check_kind(struct ctx *c, const char *key, json_t *v, enum pw_akind kind)
-{
-	int64_t d;
-	uint64_t u;
 	size_t n = json_is_string(v) ? json_string_length(v) : 0;
-	const char *s = json_is_string(v) ? json_string_value(v) : "";
-	switch (kind) {
-	case PW_A_UINT:
-		if (json_is_integer(v) && json_integer_value(v) < 0)
-			return fail(c->err, c->errlen, "\"%s%s\" must be a non-negative integer, not %lld",
-			            c->where, key, (long long)json_integer_value(v));
-		return want(c, key, v, pw_json_u64(v, &u), "a non-negative integer");
-	case PW_A_INT: return want(c, key, v, json_is_integer(v), "an integer");
-	case PW_A_HEX: return check_hex(c, key, v);
-	case PW_A_HEXNULL: return json_is_null(v) ? 0 : check_hex(c, key, v);
-	case PW_A_HANDLE:
-		/* an IPC handle, or a VMM allocation handle (CUmemGenericAllocationHandle) */
-		return want(c, key, v, (n == 128 && is_hex_n(s, 128)) || (n && parse_hex_u64(s, &u)),
-		            "an IPC handle (128 hex digits) or a 64-bit hex value");
-	case PW_A_STR: return want(c, key, v, json_is_string(v), "a string");
-	case PW_A_STRNULL: return want(c, key, v, json_is_string(v) || json_is_null(v), "a string or null");
-	case PW_A_NAMEORNUM:
-		return want(c, key, v, json_is_string(v) || json_is_integer(v), "a name or a number");
-	case PW_A_BOOL: return want(c, key, v, json_is_boolean(v), "true or false");
-	case PW_A_DEV: return check_dev(c, key, v, &d);
-	case PW_A_LOC: return check_loc(c, key, v);
-	case PW_A_ATTRS: return json_is_string(v) ? check_hex(c, key, v) : check_names(c, key, v);
-	case PW_A_NULL: return want(c, key, v, json_is_null(v), "null");
-	case PW_A_COPIES: return check_objects(c, key, v, "copy objects");
-	case PW_A_RANGES: return check_objects(c, key, v, "range objects");
-	case PW_A_ACCESS: return check_access(c, key, v);
-	case PW_A_HEXBYTES:
-		return want(c, key, v, json_is_null(v) || (n && n <= 256 && is_hex_n(s, n)),
-		            "hex digits (at most 128 bytes)");
-	case PW_A_SHAREABLE:
-		return want(c, key, v,
-		            json_is_integer(v) || (n && n <= 256 && is_hex_n(s, n)) ||
-		                (n && parse_hex_u64(s, &u)),
-		            "an fd, hex digits or a 64-bit hex value");
-	case PW_A_NAMES: return check_names(c, key, v);
+	return json_is_string(v) && n % 2 == 0 && (!want || n == want) && is_hex_n(json_string_value(v), n);
+}
+
+static bool is_dev(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
+}
+
+/* How a message names the kind: "\"args.bytes\" must be <this>". */
+static const char *kind_phrase(int kind)
+{
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR: return "a string";
+	case PW_J_STR_NULL:
+	case PW_J_NAME: return "a string or null";
+	case PW_J_HEX: return "a hex string";
+	case PW_J_HEXBYTES: return "hex digits";
+	case PW_J_HEX128: return "128 hex digits";
+	case PW_J_HEXBYTES_NULL: return "hex digits or null";
+	case PW_J_UINT: return "a non-negative integer";
+	case PW_J_INT: return "an integer";
+	case PW_J_INT_NULL: return "an integer or null";
+	case PW_J_DEV: return "a device ordinal or null";
+	case PW_J_ORDINAL: return "a device ordinal";
+	case PW_J_NAME_OR_INT: return "a name or a number";
+	case PW_J_INT_STR_NULL: return "an integer, a string or null";
+	case PW_J_BOOL: return "true or false";
+	case PW_J_NIL: return "null";
+	case PW_J_OBJECT: return "an object";
+	case PW_J_OBJECTS: return "an array of objects";
+	case PW_J_STRS: return "an array of strings";
+	case PW_J_HEXES: return "an array of hex strings";
+	case PW_J_NAMES: return "an array of names or numbers";
+	case PW_J_INTS_NULL: return "an array of integers or nulls, or null";
+	case PW_J_COUNT: break;
 	}
-	return 0;
+	return "?";
 }
 
-static int check_arg(struct ctx *c, const char *key, json_t *v)
+/* The kind of an array's entries, PW_J_COUNT for a kind that is no array. */
+static int entry_kind(int kind)
 {
-	int64_t d;
-	/* inside a grant, flags are names ("readwrite") or numbers */
-	if (!strcmp(key, "flags") && strstr(c->where, ".access["))
+	switch (kind) {
+	case PW_J_OBJECTS: return PW_J_OBJECT;
+	case PW_J_STRS: return PW_J_STR;
+	case PW_J_HEXES: return PW_J_HEX;
+	case PW_J_NAMES: return PW_J_NAME_OR_INT;
+	case PW_J_INTS_NULL: return PW_J_INT_NULL;
+	default: return PW_J_COUNT;
+	}
+}
+
+static bool fits(int kind, const json_t *v)
+{
+	uint64_t u;
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT) {
+		if (kind == PW_J_INTS_NULL && json_is_null(v))
+			return true;
+		if (!json_is_array(v))
+			return false;
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) if (!fits(ek, e)) return false;
+		return true;
+	}
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR: return json_is_string(v);
+	case PW_J_STR_NULL:
+	case PW_J_NAME: return json_is_string(v) || json_is_null(v);
+	case PW_J_HEX: return is_hex_str(v);
+	case PW_J_HEXBYTES: return is_hex_digits(v, 0);
+	case PW_J_HEX128: return is_hex_digits(v, 128);
+	case PW_J_HEXBYTES_NULL: return json_is_null(v) || is_hex_digits(v, 0);
+	case PW_J_UINT: return pw_json_u64(v, &u);
+	case PW_J_INT: return json_is_integer(v);
+	case PW_J_INT_NULL: return json_is_integer(v) || json_is_null(v);
+	case PW_J_DEV: return json_is_null(v) || is_dev(v);
+	case PW_J_ORDINAL: return is_dev(v);
+	case PW_J_NAME_OR_INT: return json_is_string(v) || json_is_integer(v);
+	case PW_J_INT_STR_NULL: return json_is_integer(v) || json_is_string(v) || json_is_null(v);
+	case PW_J_BOOL: return json_is_boolean(v);
+	case PW_J_NIL: return json_is_null(v);
+	case PW_J_OBJECT: return json_is_object(v);
+	case PW_J_OBJECTS:
+	case PW_J_STRS:
+	case PW_J_HEXES:
+	case PW_J_NAMES:
+	case PW_J_INTS_NULL:
+	case PW_J_COUNT: break;
+	}
+	return false;
+}
+
+/* Whether v has the JSON type of the kind, right or wrong in its detail: a
+ * string for a hex kind, an integer for a device ordinal. */
+static bool shaped(int kind, const json_t *v)
+{
+	switch (kind) {
+	case PW_J_HEX:
+	case PW_J_HEXBYTES:
+	case PW_J_HEX128: return json_is_string(v);
+	case PW_J_UINT:
+	case PW_J_DEV:
+	case PW_J_ORDINAL: return json_is_integer(v);
+	default: return entry_kind(kind) != PW_J_COUNT ? json_is_array(v) : fits(kind, v);
+	}
+}
+
+/* The message for a value v at path that is not of the kind. */
+static int kind_error(struct ctx *c, const char *path, const json_t *v, int kind)
+{
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT && json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) if (!fits(ek, e))
+		{
+			char at[200];
+			if (snprintf(at, sizeof at, "%s[%zu]", path, i) >= (int)sizeof at)
+				at[sizeof at - 1] = 0;
+			return kind_error(c, at, e, ek);
+		}
+	}
+	if ((kind == PW_J_HEX) && json_is_string(v))
+		return fail(c->err, c->errlen, "\"%s\" is not a 64-bit hex value (0x...)", path);
+	if ((kind == PW_J_DEV || kind == PW_J_ORDINAL) && json_is_integer(v))
+		return fail(c->err, c->errlen, "\"%s\" is %lld, not a device ordinal", path,
+		            (long long)json_integer_value(v));
+	if (kind == PW_J_UINT && json_is_integer(v))
+		return fail(c->err, c->errlen, "\"%s\" must be a non-negative integer, not %lld", path,
+		            (long long)json_integer_value(v));
+	return fail(c->err, c->errlen, "\"%s\" must be %s, not %s", path, kind_phrase(kind), type_name(v));
+}
+
+static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, bool nested);
+
+/* "parent.key" (or "key" at the top) into buf: only for a message or an
+ * object's members, never on the way through a line that is right. */
+static const char *join(char *buf, size_t len, const char *parent, const char *key)
+{
+	if (snprintf(buf, len, "%s%s%s", parent, *parent ? "." : "", key) >= (int)len)
+		buf[len - 1] = 0; /* a path that long is still named */
+	return buf;
+}
+
+/* One member, parent.key, against its n rows from by_scope[at]. */
+static int check_member(struct ctx *c, const char *parent, const char *key, json_t *v, size_t at, size_t n)
+{
+	char path[200];
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_trace_field *f = &fields[by_scope[at + i]];
+		if (!fits(f->kind, v))
+			continue;
+		if (f->kind == PW_J_OBJECT && f->child != PW_SC_NONE)
+			return check_scope(c, join(path, sizeof path, parent, key), v, f->child, true);
+		if (f->kind == PW_J_OBJECTS && f->child != PW_SC_NONE && json_array_size(v)) {
+			join(path, sizeof path, parent, key);
+			size_t j;
+			json_t *e;
+			json_array_foreach(v, j, e)
+			{
+				char p[220];
+				if (snprintf(p, sizeof p, "%s[%zu]", path, j) >= (int)sizeof p)
+					p[sizeof p - 1] = 0;
+				if (check_scope(c, p, e, f->child, true))
+					return -1;
+			}
+		}
 		return 0;
-	if (ends_with(key, "_dev"))
-		return check_dev(c, key, v, &d);
-	if (ends_with(key, "_name") || ends_with(key, "_names"))
-		return want(c, key, v, json_is_string(v) || json_is_null(v), "a string or null");
-	for (size_t i = 0; i < sizeof arg_kinds / sizeof *arg_kinds; i++)
-		if (!strcmp(arg_kinds[i].key, key))
-			return check_kind(c, key, v, arg_kinds[i].kind);
-	return 0; /* a member this reader does not know */
+	}
+	/* none fits: the message of the one row of the value's JSON type, or of all */
+	join(path, sizeof path, parent, key);
+	size_t one = n, shapes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (shaped(fields[by_scope[at + i]].kind, v))
+			one = i, shapes++;
+	if (n == 1 || shapes == 1)
+		return kind_error(c, path, v, fields[by_scope[at + (n == 1 ? 0 : one)]].kind);
+	char what[256];
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof what; i++)
+		len += (size_t)snprintf(what + len, sizeof what - len, "%s%s", i ? " or " : "",
+		                        kind_phrase(fields[by_scope[at + i]].kind));
+	return fail(c->err, c->errlen, "\"%s\" must be %s, not %s", path, what, type_name(v));
 }
 
-static int check_args(json_t *args, char *err, size_t errlen)
+/* Every member of obj (path "" for an event, "args", "args.copies[0]", ...);
+ * nested: an object inside an event, whose required members must be there. */
+static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, bool nested)
 {
-	struct ctx c = {args, "args.", err, errlen};
 	const char *key;
 	json_t *v;
-	json_object_foreach(args, key, v) if (check_arg(&c, key, v)) return -1;
+	pthread_once(&index_once, build_index);
+	json_object_foreach(obj, key, v)
+	{
+		size_t n, at = rows_of(scope, key, &n);
+		if (n && check_member(c, path, key, v, at, n))
+			return -1; /* (n == 0: a member this reader does not know) */
+	}
+	for (size_t i = first[scope]; nested && i < first[scope + 1]; i++) {
+		const struct pw_trace_field *f = &fields[by_scope[i]];
+		if (f->presence == PW_REQ && !json_object_get(obj, f->key))
+			return fail(c->err, c->errlen, "missing member \"%s%s%s\"", path, *path ? "." : "",
+			            f->key);
+	}
 	return 0;
+}
+
+/* Every member of an event (or another line) of the given scope. */
+static int check_members(struct ctx *c, int scope)
+{
+	return check_scope(c, "", c->obj, scope, false);
 }
 
 /* ---- stacks ---- */
@@ -404,6 +513,8 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (get_str_null(c, "layer", &ev->layer, true) || get_str_null(c, "op", &ev->op, true))
 		return -1;
+	if (!ev->op) /* a trace from before calls had "op" */
+		ev->op = pw_op_of_api(ev->api);
 	json_t *im = json_object_get(c->obj, "implicit");
 	if (im && !json_is_boolean(im))
 		return fail(c->err, c->errlen, "\"implicit\" must be a boolean, not %s", type_name(im));
@@ -414,9 +525,9 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		    "vendor \"%.32s\" is not one this reader knows (cuda, hip, acl); the call is skipped",
 		    ev->vendor);
 	ev->args = need(c, "args", JSON_OBJECT, "an object");
-	if (!ev->args || check_args(ev->args, c->err, c->errlen))
+	if (!ev->args || get_stack(c, ev, stack))
 		return -1;
-	return get_stack(c, ev, stack);
+	return check_members(c, PW_SC_CALL);
 }
 
 static int violation_fields(struct ctx *c, struct pw_event *ev)
@@ -438,18 +549,27 @@ static int violation_fields(struct ctx *c, struct pw_event *ev)
 	if ((t && get_int(c, "t_ns", &ev->t_ns, 0)) || (tid && get_int(c, "tid", &ev->tid, 0)))
 		return -1;
 	ev->has_time = t && tid;
-	/* the call's api, which an enforce-mode trace has nowhere else */
-	return get_str_null(c, "api", &ev->api, true) ? -1 : 0;
+	/* the call's api and op, which an enforce-mode trace has nowhere else; a
+	 * trace from before violations had "op": the op of the api */
+	if (get_str_null(c, "api", &ev->api, true) || get_str_null(c, "op", &ev->op, true))
+		return -1;
+	if (!ev->op && ev->api)
+		ev->op = pw_op_of_api(ev->api);
+	return 0;
 }
 
 static int parse_violation(struct ctx *c, struct pw_event *ev, struct vec *stack)
 {
-	return violation_fields(c, ev) || get_stack(c, ev, stack) ? -1 : 0;
+	return violation_fields(c, ev) || get_stack(c, ev, stack) || check_members(c, PW_SC_VIOLATION) ? -1
+	                                                                                               : 0;
 }
 
 static int parse_gpu_time(struct ctx *c, struct pw_event *ev)
 {
-	return get_u64(c, "call", &ev->call) || get_u64(c, "gpu_ns", &ev->gpu_ns) ? -1 : 0;
+	return get_u64(c, "call", &ev->call) || get_u64(c, "gpu_ns", &ev->gpu_ns) ||
+	               check_members(c, PW_SC_GPU_TIME)
+	           ? -1
+	           : 0;
 }
 
 /* ---- an arena for the parse ----

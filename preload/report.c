@@ -159,6 +159,9 @@ static void write_event(const struct pw_call *c, const struct pw_op *op, int rul
 	pw_jw_kv_u64(&w, "t_ns", pw_now_ns());
 	pw_jw_kv_str(&w, "vendor", pw_vendor_name(op->vendor));
 	pw_jw_kv_str(&w, "api", op->api);
+	/* the call event's op; for a finding made when the process ends, the END op */
+	const char *op_name = pw_op_name(c ? c->fn->op : (int)op->kind);
+	pw_jw_kv_str(&w, "op", op_name ? op_name : "none");
 	pw_jw_kv_str(&w, "rule", pw_rules[rule].id);
 	pw_jw_kv_str(&w, "severity", pw_severity_name(pw_rules[rule].severity));
 	pw_jw_kv_str(&w, "message", msg);

@@ -19,7 +19,7 @@ _peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --
 # options of the launcher that take a value in the next word
 _peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
 _peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
-_peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info help'
+_peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info ops help'
 _peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --suppressions -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
 

@@ -105,8 +105,9 @@ _Static_assert(PW_OP_KINDS <= 64, "an op set is a 64-bit mask");
 #define PW_JSON_KINDS(X)                                                                           \
 	X(STR, "string", "{\"type\":\"string\"}")                                                  \
 	X(STR_NULL, "string or null", "{\"type\":[\"string\",\"null\"]}")                          \
-	X(HEX, "hex string", "{\"type\":\"string\",\"pattern\":\"^0x[0-9a-f]+$\"}")                \
+	X(HEX, "hex string", "{\"type\":\"string\",\"pattern\":\"^0x[0-9a-f]{1,16}$\"}")           \
 	X(HEXBYTES, "hex digits", "{\"type\":\"string\",\"pattern\":\"^([0-9a-f][0-9a-f])*$\"}")   \
+	X(HEX128, "128 hex digits", "{\"type\":\"string\",\"pattern\":\"^[0-9a-f]{128}$\"}")       \
 	X(HEXBYTES_NULL, "hex digits or null",                                                     \
 	  "{\"type\":[\"string\",\"null\"],\"pattern\":\"^([0-9a-f][0-9a-f])*$\"}")                \
 	X(UINT, "integer", "{\"type\":\"integer\",\"minimum\":0}")                                 \
@@ -114,6 +115,8 @@ _Static_assert(PW_OP_KINDS <= 64, "an op set is a 64-bit mask");
 	X(INT_NULL, "integer or null", "{\"type\":[\"integer\",\"null\"]}")                        \
 	X(DEV, "device ordinal or null",                                                           \
 	  "{\"type\":[\"integer\",\"null\"],\"minimum\":-2147483648,\"maximum\":2147483647}")      \
+	X(ORDINAL, "device ordinal",                                                               \
+	  "{\"type\":\"integer\",\"minimum\":-2147483648,\"maximum\":2147483647}")                 \
 	X(NAME, "name or null", "{\"type\":[\"string\",\"null\"]}")                                \
 	X(NAME_OR_INT, "name, or a number", "{\"type\":[\"string\",\"integer\"]}")                 \
 	X(INT_STR_NULL, "integer, string or null", "{\"type\":[\"integer\",\"string\",\"null\"]}") \
@@ -171,8 +174,11 @@ enum pw_trace_scope { PW_SC_NONE, PW_TRACE_SCOPES(PW_TRACE_SCOPE_ENUM) PW_SC_COU
  * (OPT), or in some that the key test's traces on the simulated runtimes
  * do not reach (RARE: a NULL struct pointer, a host location or host
  * destination, a fabric or Windows handle, the real driver's fds), which
- * the key test does not ask for. */
-enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
+ * the key test does not ask for.  OLD: a shape earlier writers of this
+ * version wrote and this library no longer does; readers accept it
+ * (docs/trace-format.md, Compatibility), the key test refuses it from the
+ * library. */
+enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 
 /*
  * Every member of every line:
@@ -379,7 +385,7 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(ARGS, "event", HEX, OPT, NONE, "an event")                                                           \
 	X(ARGS, "data", HEX, OPT, NONE, "the caller's buffer of a range-attribute query")                      \
 	X(ARGS, "data_sizes", HEX, OPT, NONE, "its sizes' array")                                              \
-	X(ARGS, "handle", HEXBYTES, OPT, NONE, "an IPC handle: the 128 hex digits of its 64 bytes")            \
+	X(ARGS, "handle", HEX128, OPT, NONE, "an IPC handle: the 128 hex digits of its 64 bytes")              \
 	X(ARGS, "handle", HEX, OPT, NONE, "a virtual-memory allocation handle")                                \
 	X(ARGS, "handle_type", NAME_OR_INT, OPT, NONE,                                                         \
 	  "a shareable handle type: `\"none\"`, `\"posix_fd\"`, `\"win32\"`, `\"win32_kmt\"`, "                \
@@ -397,7 +403,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(ARGS, "access", OBJECTS, OPT, GRANT,                                                                 \
 	  "access grants (cuMemSetAccess, cuMemPoolSetAccess): the first 16")                                  \
 	X(ARGS, "pool", HEX, OPT, NONE, "a memory pool")                                                       \
-	X(ARGS, "export_data", HEXBYTES, OPT, NONE, "a pool pointer's export data: 128 hex digits")            \
+	X(ARGS, "pool", NIL, OLD, NONE, "null: no pool (earlier writers)")                                     \
+	X(ARGS, "export_data", HEX128, OPT, NONE, "a pool pointer's export data: 128 hex digits")              \
+	X(ARGS, "export_data", NIL, OLD, NONE, "null: none could be read (earlier writers)")                   \
 	X(ARGS, "ranges", OBJECTS, OPT, RANGE, "a batch prefetch's ranges: the first 16")                      \
 	X(ARGS, "copies", OBJECTS, OPT, COPY, "a batch copy's copies: the first 16")                           \
 	X(ARGS, "copy", NIL, RARE, NONE, "a copy-description pointer, when NULL")                              \
@@ -431,7 +439,7 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(RANGE, "bytes", UINT, REQ, NONE, "its size")                                                         \
 	X(RANGE, "dev", DEV, REQ, NONE,                                                                        \
 	  "the device it goes to, -1 for the host, null if no location applies")                               \
-	X(GRANT, "dev", INT, REQ, NONE, "the device granted, -1 for a host location")                          \
+	X(GRANT, "dev", ORDINAL, REQ, NONE, "the device granted, -1 for a host location")                      \
 	X(GRANT, "flags", NAME_OR_INT, REQ, NONE, "`\"none\"`, `\"read\"`, `\"readwrite\"`, or the number")    \
 	X(GRANT, "type", STR, RARE, NONE, "a host location's type")                                            \
 	X(VIOLATION, "type", STR, REQ, NONE, "`\"violation\"`")                                                \
@@ -452,6 +460,11 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE };
 	X(VIOLATION, "api", STR, REQ, NONE,                                                                    \
 	  "the function the finding is about, without the ABI suffix, as in the call event's `api` (e.g. "     \
 	  "`\"cuMemFree\"` for a call of `cuMemFree_v2`); `\"exit\"` for `ipc.leak`")                          \
+	X(VIOLATION, "op", STR, REQ, NONE,                                                                     \
+	  "what the call does, as in the call event's `op` (`\"peer_copy\"`, `\"ipc_open\"`, …); for a "     \
+	  "finding made when the process ends, what was still held: `\"exit\"` (an IPC mapping), "             \
+	  "`\"ipc_event_exit\"`, `\"vmm_exit\"`. Absent in traces of earlier writers: readers take the op "    \
+	  "of the call event whose `seq` is `call`")                                                           \
 	X(VIOLATION, "rule", STR, REQ, NONE,                                                                   \
 	  "the rule id, e.g. `\"ipc.export.interior-pointer\"` (docs/rules.md)")                               \
 	X(VIOLATION, "severity", STR, REQ, NONE,                                                               \

@@ -243,6 +243,28 @@ check "wrong type: invalid UTF-8" err_has 'types.pw.jsonl:9: not valid JSON'
 check "wrong types: the good lines are all read, exit 0" \
 	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
 
+# Members whose kinds only the trace format's table (trace_format.h) gives,
+# corrupted: each line refused, named by file:line and member.
+d=$(case_dir)
+{
+	head -1 "$good"
+	echo "$call1" | sed 's/"args":{/"args":{"capabilities":[7],/'
+	echo '{"type":"gpu_time","call":1,"gpu_ns":5,"t_gpu_ns":"soon"}'
+	echo "$call1" | sed 's/"args":{/"args":{"location":{"type":"device","id":"0"},/'
+	echo "$call1" | sed 's/"args":{/"args":{"copies":[{"dst":"0x1","dst_dev":0,"src":"0x2","src_dev":1}],/'
+	tail -n +2 "$good"
+} >"$d/kinds.pw.jsonl"
+an summary --json "$d"
+check "wrong kind: an argument's entry, named with file:line and member" \
+	err_has 'kinds.pw.jsonl:2: call seq 1: "args.capabilities\[0\]" must be a string, not an integer'
+check "wrong kind: a gpu_time member" err_has 'kinds.pw.jsonl:3: .*"t_gpu_ns" must be a non-negative integer, not a string'
+check "wrong kind: a member of an object inside args" \
+	err_has 'kinds.pw.jsonl:4: call seq 1: "args.location.id" must be an integer, not a string'
+check "a batch copy without the size every copy has" \
+	err_has 'kinds.pw.jsonl:5: call seq 1: missing member "args.copies\[0\].bytes"'
+check "wrong kinds: the good lines are all read, exit 0" \
+	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
+
 d=$(case_dir)
 {
 	head -1 "$good" | sed 's/"version":1/"version":2/'
@@ -340,3 +362,34 @@ async=$(jq -s '[.[] | select(.type == "call" and .api == "cuMemcpyPeerAsync" and
 an matrix --json "$d"
 check "op: a peer copy by op under another name counts; a MemcpyPeer whose op is not a copy does not" \
 	bash -c "[ $async -gt 0 ] && grep -q cuFutureCopy '$d'/*.pw.jsonl && [ \"\$(jq '[.hosts[].pairs[].copies] | add' '$WORK/o.out')\" = $((with - async)) ]"
+
+# ---- ops: the same calls and findings as summary, grouped by op -----------------------------
+
+# calls not nested in a call of their own file, counted from the traces themselves
+not_nested() {
+	local n=0 f
+	for f in $(find "$1" -name '*.pw.jsonl*'); do
+		n=$((n + $(jq -s '[.[] | select(.type == "call")] as $c | [$c[].seq] as $s |
+			[$c[] | select(.parent == null or (.parent as $p | $s | index($p) | not))] | length' "$f")))
+	done
+	echo $n
+}
+for dir in "$WORK/calls" "$WORK/ipc" "$HERE/fixtures"; do
+	an summary --json "$dir"
+	viol=$(jq '.violations_total' "$WORK/o.out")
+	top=$(not_nested "$dir")
+	an ops --json "$dir"
+	check "ops ($(basename "$dir")): its calls are those not nested in a recorded call ($top), its findings summary's violations" \
+		jqt "([.ops[].calls] | add) == $top and ([.ops[].findings] | add) == $viol" "$WORK/o.out"
+	check "ops ($(basename "$dir")): the processes add up to the total" \
+		jqt '([.per_process[].ops[].calls] | add) == ([.ops[].calls] | add)' "$WORK/o.out"
+done
+# the op, not the API name: a call of an unknown function with a known op counts under it
+d=$(case_dir)
+cp "$WORK"/calls/*.pw.jsonl "$d/"
+an ops --json "$d"
+before=$(jq '.ops[] | select(.op == "peer_copy") | .calls' "$WORK/o.out")
+sed -i '0,/"api":"cuMemcpyPeer"/s//"api":"cuFutureCopy"/' "$d"/*.pw.jsonl
+an ops --json "$d"
+check "ops: grouped by op, whatever the API name" \
+	bash -c "grep -q cuFutureCopy '$d'/*.pw.jsonl && jq -e '.ops[] | select(.op == \"peer_copy\") | .calls == $before' '$WORK/o.out' >/dev/null"

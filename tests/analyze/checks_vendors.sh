@@ -143,10 +143,10 @@ check "implicit not a boolean" err_has 'new.pw.jsonl:3: call seq 2: "implicit" m
 check "layer not a string" err_has 'new.pw.jsonl:4: call seq 3: "layer" must be a string or null'
 check "a batch entry with negative bytes" err_has 'new.pw.jsonl:5: call seq 4: "args.copies\[0\].bytes" must be a non-negative integer'
 check "a grant without a device ordinal" err_has 'new.pw.jsonl:6: call seq 5: "args.access\[0\].dev" must be a device ordinal'
-check "copies not an array" err_has 'new.pw.jsonl:7: call seq 6: "args.copies" must be an array of copy objects, not an object'
+check "copies not an array" err_has 'new.pw.jsonl:7: call seq 6: "args.copies" must be an array of objects, not an object'
 check "a range whose pointer is not hex" err_has 'new.pw.jsonl:8: call seq 7: "args.ranges\[0\].ptr" is not a 64-bit hex value'
-check "a handle neither IPC bytes nor a 64-bit value" err_has 'new.pw.jsonl:9: call seq 8: "args.handle" must be an IPC handle'
-check "export_data not hex" err_has 'new.pw.jsonl:10: call seq 9: "args.export_data" must be hex digits'
+check "a handle neither IPC bytes nor a 64-bit value" err_has 'new.pw.jsonl:9: call seq 8: "args.handle" must be 128 hex digits or a hex string'
+check "export_data not hex" err_has 'new.pw.jsonl:10: call seq 9: "args.export_data" must be 128 hex digits'
 check "a peer device that is not an ordinal" err_has 'new.pw.jsonl:11: call seq 10: "args.peer_dev" must be a device ordinal or null'
 check "the good line is read (a VMM handle value is a handle)" jqt '.calls_total == 1' "$WORK/o.out"
 an summary --strict "$d"

@@ -121,7 +121,7 @@ golden() { # NAME TRACEDIR COMMAND ARGS...: compare text and --json outputs
 }
 
 mkdir -p "$GOLD"
-for cmd in summary check violations matrix ipc managed info; do
+for cmd in summary check violations matrix ipc managed info ops; do
 	golden "calls.$cmd" "$WORK/calls" $cmd "$WORK/calls"
 	golden "ipc.$cmd" "$WORK/ipc" $cmd "$WORK/ipc"
 done
@@ -132,7 +132,7 @@ golden "crash.summary" "$WORK/crash" summary "$WORK/crash"
 golden "forkexec.info" "$WORK/forkexec" info "$WORK/forkexec"
 golden "forkexec.summary" "$WORK/forkexec" summary "$WORK/forkexec"
 FIX="$HERE/fixtures"
-for cmd in summary check violations matrix ipc managed info; do
+for cmd in summary check violations matrix ipc managed info ops; do
 	golden "fixtures.$cmd" "$FIX" $cmd "$FIX"
 done
 golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"

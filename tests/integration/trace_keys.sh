@@ -62,6 +62,33 @@ PY
 		bad "schema: lines that do not validate: $(head -3 "$WORK/schema.out")"
 	fi
 fi
+# A violation's "op" is its call's; one made when the process ends has an END op.
+if python3 - "$WORK/corpus" >"$WORK/vop.out" 2>&1 <<'PY'; then
+import glob, json, sys
+n = bad = 0
+for f in sorted(glob.glob(sys.argv[1] + "/**/*.pw.jsonl", recursive=True)):
+    ops, viol = {}, []
+    for i, line in enumerate(open(f), 1):
+        e = json.loads(line)
+        if e.get("type") == "call":
+            ops[e["seq"]] = e.get("op")
+        elif e.get("type") == "violation":
+            viol.append((i, e))
+    for i, e in viol:
+        n += 1
+        want = ops.get(e["call"]) if "call" in e else None
+        ok = e.get("op") == want if want else e.get("op") in ("exit", "ipc_event_exit", "vmm_exit") or "call" in e
+        if not ok:
+            bad += 1
+            if bad <= 5:
+                print("%s:%d: op %s, its call's %s" % (f, i, e.get("op"), want))
+print("%d violations, %d with another op than their call's" % (n, bad))
+sys.exit(1 if bad or not n else 0)
+PY
+	ok "violations: each has its call's op ($(tail -1 "$WORK/vop.out"))"
+else
+	bad "violations: $(head -3 "$WORK/vop.out")"
+fi
 # The check fails when the table and the library part: a member the table
 # lacks, and a row no line uses.
 printf '{"type":"call","seq":1,"tid":1,"vendor":"cuda","api":"x","variant":"","family":"peer","op":"peer_query","t_ns":1,"dur_ns":1,"ret":0,"ret_name":null,"args":{"no_such_key":1}}\n' >"$WORK/bad.jsonl"

@@ -156,7 +156,8 @@ static void refused_args(void **state)
 	    {"{\"src_dev\":\"0\"}", "\"args.src_dev\" must be a device ordinal or null"},
 	    {"{\"dst_dev\":4294967296}", "not a device ordinal"},
 	    {"{\"handle\":\"abcd\"}", "128 hex digits"},
-	    {"{\"location\":{\"type\":\"device\"}}", "\"args.location.id\" must be an integer"},
+	    {"{\"location\":{\"type\":\"device\"}}", "missing member \"args.location.id\""},
+	    {"{\"location\":{\"type\":\"device\",\"id\":\"0\"}}", "\"args.location.id\" must be an integer"},
 	    {"{\"attrs\":[{}]}", "\"args.attrs[0]\" must be a name or a number"},
 	    {"{\"advice_name\":3}", "must be a string or null"},
 	    {"{\"copy\":{}}", "\"args.copy\" must be null"},
@@ -459,6 +460,11 @@ static void nesting(void **state)
 	pw_input_free(&in);
 }
 
+/* an IPC handle or a pool pointer's export data: 64 bytes */
+#define HEX128                                                             \
+	"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff" \
+	"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff"
+
 static void new_members(void **state)
 {
 	(void)state;
@@ -470,7 +476,7 @@ static void new_members(void **state)
 	          "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{\"count\":2,\"bytes\":8,\"copies\":"
 	          "[{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_dev\":0,\"bytes\":4}],"
 	          "\"access\":[{\"dev\":1,\"flags\":\"readwrite\"}],\"handle\":\"0x11\","
-	          "\"export_data\":\"00ff\"}}",
+	          "\"export_data\":\"" HEX128 "\"}}",
 	          &ev, err),
 	    PW_LINE_EVENT);
 	assert_true(ev.implicit);
@@ -487,6 +493,88 @@ static void new_members(void **state)
 	                       &ev, err),
 	                 PW_LINE_BAD);
 	assert_non_null(strstr(err, "\"args.copies[0].src_dev\" must be a device ordinal"));
+}
+
+/* Traces written before events had "op": a call's and a violation's op
+ * come from the hook tables by API name; an event's own "op" wins. */
+static void ops_of_old_traces(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	assert_int_equal(parse(CALL(1), &ev, err), PW_LINE_EVENT);
+	assert_string_equal(ev.op, "peer_copy");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"call\":1,\"api\":\"hipIpcOpenMemHandle\","
+	                       "\"rule\":\"x\",\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_string_equal(ev.op, "ipc_open");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"api\":\"exit\",\"op\":\"vmm_exit\","
+	                       "\"rule\":\"x\",\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_string_equal(ev.op, "vmm_exit");
+	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":3,\"api\":\"exit\",\"rule\":\"x\","
+	                       "\"severity\":\"error\",\"message\":\"m\"}",
+	                       &ev, err),
+	                 PW_LINE_EVENT);
+	assert_null(ev.op);
+}
+
+/* Every row of the trace format's table is checked by the reader: each
+ * member of a call event, of its args and of the objects in them, of a
+ * violation and of a gpu_time event, given a real number (which no kind
+ * is), makes the line refused with a message that names the member. */
+static void every_row_checked(void **state)
+{
+	(void)state;
+	static const struct pw_trace_field f[] = {PW_TRACE_FIELDS(PW_TRACE_FIELD_INIT)};
+	const size_t n = sizeof f / sizeof *f;
+	size_t tried = 0;
+	for (size_t i = 0; i < n; i++) {
+		const char *base = f[i].scope == PW_SC_VIOLATION
+		                       ? "{\"type\":\"violation\",\"seq\":3,\"call\":1,\"rule\":\"x\","
+		                         "\"severity\":\"error\",\"message\":\"m\"}"
+		                   : f[i].scope == PW_SC_GPU_TIME
+		                       ? "{\"type\":\"gpu_time\",\"call\":1,\"gpu_ns\":5,\"t_gpu_ns\":6}"
+		                       : CALL(1);
+		json_t *root = json_loads(base, 0, NULL), *args = json_object_get(root, "args"), *in = NULL;
+		char path[160];
+		if (f[i].scope == PW_SC_CALL || f[i].scope == PW_SC_VIOLATION ||
+		    f[i].scope == PW_SC_GPU_TIME) {
+			in = root;
+			snprintf(path, sizeof path, "\"%s\"", f[i].key);
+		} else if (f[i].scope == PW_SC_ARGS) {
+			in = args;
+			snprintf(path, sizeof path, "\"args.%s\"", f[i].key);
+		} else {
+			/* an object inside args: under the args member whose child scope it is */
+			for (size_t j = 0; j < n && !in; j++) {
+				if (f[j].scope != PW_SC_ARGS || f[j].child != f[i].scope)
+					continue;
+				in = json_object();
+				bool many = f[j].kind == PW_J_OBJECTS;
+				json_object_set_new(args, f[j].key,
+				                    many ? json_pack("[O]", in) : json_incref(in));
+				json_decref(in);
+				snprintf(path, sizeof path, "\"args.%s%s.%s\"", f[j].key, many ? "[0]" : "",
+				         f[i].key);
+			}
+		}
+		if (!in) { /* the header's, the footer's and the device line's: read by their own parsers */
+			json_decref(root);
+			continue;
+		}
+		json_object_set_new(in, f[i].key, json_real(1.5));
+		char *line = json_dumps(root, JSON_COMPACT), err[512];
+		struct pw_event ev;
+		if (parse(line, &ev, err) != PW_LINE_BAD || !strstr(err, path))
+			fail_msg("%s (%s): not refused naming %s: %s", line, f[i].doc, path, err);
+		free(line);
+		json_decref(root);
+		tried++;
+	}
+	assert_true(tried > 100);
 }
 
 static void long_lines(void **state)
@@ -646,6 +734,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
 	    cmocka_unit_test(new_members),
+	    cmocka_unit_test(every_row_checked),
+	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
 	    cmocka_unit_test(table_alignment),

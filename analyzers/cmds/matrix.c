@@ -178,32 +178,22 @@ static int64_t side_dev(json_t *obj, const char *side)
 	return json_integer_value(d);
 }
 
-/* The call's op (docs/trace-format.md); a trace from before "op" was
- * written has none, and its calls are recognised by their API names. */
+/* The call's op (docs/trace-format.md; the reader gives the calls of traces
+ * written before "op" theirs). */
 static bool op_is(const struct pw_event *ev, const char *op)
 {
 	return ev->op && !strcmp(ev->op, op);
 }
 
-static bool ends_with(const char *s, const char *suffix)
-{
-	size_t n = strlen(s), m = strlen(suffix);
-	return n >= m && !memcmp(s + n - m, suffix, m);
-}
-
 static bool is_peer_copy(const struct pw_event *ev)
 {
-	if (ev->op)
-		return op_is(ev, "peer_copy");
-	return strstr(ev->api, "MemcpyPeer") || strstr(ev->api, "Memcpy3DPeer");
+	return op_is(ev, "peer_copy");
 }
 
 /* A copy of any kind: a peer copy or one whose devices the runtime infers. */
 static bool copy_op(const struct pw_event *ev)
 {
-	if (ev->op)
-		return op_is(ev, "peer_copy") || op_is(ev, "implicit_copy");
-	return ev->family && !strcmp(ev->family, "copy");
+	return op_is(ev, "peer_copy") || op_is(ev, "implicit_copy");
 }
 
 static bool is_copy(const struct pw_event *ev)
@@ -242,8 +232,8 @@ static bool already_enabled(const struct pw_event *ev)
  * to the peer. */
 static bool peer_call(const struct pw_event *ev, int64_t *from, int64_t *to, bool *on)
 {
-	bool enable = ev->op ? op_is(ev, "peer_enable") : ends_with(ev->api, "EnablePeerAccess");
-	if (!enable && !(ev->op ? op_is(ev, "peer_disable") : ends_with(ev->api, "DisablePeerAccess")))
+	bool enable = op_is(ev, "peer_enable");
+	if (!enable && !op_is(ev, "peer_disable"))
 		return false;
 	*from = ev->cur_dev;
 	*to = pw_arg_dev(ev, "peer_dev");
@@ -271,8 +261,7 @@ static bool enable_refused(const struct pw_event *ev, int64_t *from, int64_t *to
 
 static bool is_grant(const struct pw_event *ev)
 {
-	bool grant = ev->op ? op_is(ev, "vmm_set_access") || op_is(ev, "pool_set_access")
-	                    : !strcmp(ev->api, "cuMemSetAccess") || !strcmp(ev->api, "cuMemPoolSetAccess");
+	bool grant = op_is(ev, "vmm_set_access") || op_is(ev, "pool_set_access");
 	return grant && ev->ret == 0 && !ev->parent_recorded &&
 	       json_is_array(json_object_get(ev->args, "access"));
 }
@@ -295,9 +284,7 @@ static bool grant_on(json_t *g)
 /* A device reset (args.device, else the current device) drops its peer access. */
 static bool reset_of(const struct pw_event *ev, int64_t *dev)
 {
-	if (ev->op ? !op_is(ev, "device_reset")
-	           : strcmp(ev->api, "hipDeviceReset") && strcmp(ev->api, "cudaDeviceReset") &&
-	                 strcmp(ev->api, "aclrtResetDevice"))
+	if (!op_is(ev, "device_reset"))
 		return false;
 	*dev = pw_arg_dev(ev, "device");
 	if (*dev == PW_DEV_NONE)

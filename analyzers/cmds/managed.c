@@ -354,35 +354,9 @@ static void *mg_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-/* What a call does, by its op; a trace from before "op" was written has
- * none, and its calls are known by their API names. */
+/* What a call does, by its op (the reader gives the calls of traces written
+ * before "op" theirs). */
 enum mg_kind { MG_OTHER, MG_ALLOC, MG_ADVISE, MG_ATTACH, MG_PREFETCH, MG_BATCH, MG_QUERY, MG_FREE };
-
-static enum mg_kind kind_by_api(const char *api)
-{
-	/* cu*, cuda* and hip* share the part after their prefix */
-	const char *tail = !strncmp(api, "cuda", 4)  ? api + 4
-	                   : !strncmp(api, "hip", 3) ? api + 3
-	                   : !strncmp(api, "cu", 2)  ? api + 2
-	                                             : "";
-	if (!strcmp(api, "cuMemAllocManaged") || !strcmp(api, "cudaMallocManaged") ||
-	    !strcmp(api, "hipMallocManaged"))
-		return MG_ALLOC;
-	if (!strcmp(tail, "MemAdvise") || !strcmp(tail, "MemAdvise_v2"))
-		return MG_ADVISE;
-	if (!strcmp(tail, "StreamAttachMemAsync"))
-		return MG_ATTACH;
-	if (!strcmp(tail, "MemPrefetchAsync") || !strcmp(tail, "MemPrefetchAsync_v2"))
-		return MG_PREFETCH;
-	if (!strcmp(api, "cuMemPrefetchBatchAsync") || !strcmp(api, "cuMemDiscardAndPrefetchBatchAsync"))
-		return MG_BATCH;
-	if (!strcmp(tail, "MemRangeGetAttribute") || !strcmp(tail, "MemRangeGetAttributes"))
-		return MG_QUERY;
-	if (!strcmp(api, "cuMemFree") || !strcmp(tail, "FreeAsync") || !strcmp(tail, "Free") ||
-	    !strcmp(api, "cuMemFreeAsync"))
-		return MG_FREE;
-	return MG_OTHER;
-}
 
 static enum mg_kind kind_of(const struct pw_event *ev)
 {
@@ -396,9 +370,7 @@ static enum mg_kind kind_of(const struct pw_event *ev)
 	           {"managed_prefetch_batch", MG_BATCH},
 	           {"managed_range_attr", MG_QUERY},
 	           {"free", MG_FREE}};
-	if (!ev->op)
-		return kind_by_api(ev->api);
-	for (size_t i = 0; i < sizeof ops / sizeof *ops; i++)
+	for (size_t i = 0; ev->op && i < sizeof ops / sizeof *ops; i++)
 		if (!strcmp(ev->op, ops[i].op))
 			return ops[i].kind;
 	return MG_OTHER;
