@@ -80,6 +80,17 @@ static void alloc_pair(void **a, void **b)
 }
 
 /* A child process opens h through the runtime and closes it (through the driver if by_driver). */
+/* Wait for the IPC child; a failure of its own counts as one of ours. */
+static void reap(pid_t kid)
+{
+	int st = -1;
+	waitpid(kid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "rt: the IPC child failed\n");
+		failures++;
+	}
+}
+
 static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, int by_driver)
 {
 	/* A real CUDA cannot be used in a child forked after initialisation:
@@ -105,12 +116,7 @@ static void child_opens(cudaIpcMemHandle_t h, const cudaIpcEventHandle_t *eh, in
 		}
 		_exit(bad);
 	}
-	int st = -1;
-	waitpid(kid, &st, 0);
-	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-		fprintf(stderr, "rt: the IPC child failed\n");
-		failures++;
-	}
+	reap(kid);
 }
 
 static void clean(void)
@@ -233,12 +239,7 @@ int main(int argc, char **argv)
 			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
 			_exit(bad);
 		}
-		int st = -1;
-		waitpid(kid, &st, 0);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "rt: the IPC child failed\n");
-			failures++;
-		}
+		reap(kid);
 		EXPECT(cudaFree(a), cudaSuccess);
 	} else if (!strcmp(what, "lazy-copy") || !strcmp(what, "lazy-copy-third")) {
 		/* the mapping is on device 1 for the runtime; its memory on device 0 */
@@ -257,12 +258,7 @@ int main(int argc, char **argv)
 			bad |= cudaIpcCloseMemHandle(p) != cudaSuccess;
 			_exit(bad);
 		}
-		int st = -1;
-		waitpid(kid, &st, 0);
-		if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
-			fprintf(stderr, "rt: the IPC child failed\n");
-			failures++;
-		}
+		reap(kid);
 		EXPECT(cudaFree(a), cudaSuccess);
 	} else if (!strcmp(what, "ipc-mixed")) {
 		cudaIpcMemHandle_t h;
