@@ -92,7 +92,7 @@ enum pw_step {
  * timing) and the area has room. */
 static inline bool pw_fold_ok(const struct pw_vendor *v, const struct pw_call *c)
 {
-	return !v->upper && c->parent && pw_tls_fold.owner == c->parent &&
+	return !v->upper && c->parent && pw_tls_fold.owner == c->parent && !pw_tls_fold.busy &&
 	       PW_FOLD_BYTES - pw_tls_fold.used >= PW_FOLD_ROOM;
 }
 

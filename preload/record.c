@@ -1,6 +1,8 @@
 /* Call records: made on the calling thread, decoded by the writer (record.h). */
 #include "record.h"
 
+#include <stdatomic.h>
+
 #include "clock.h"
 #include "event.h"
 #include "jsonw.h"
@@ -83,9 +85,16 @@ void pw_record_call(const struct pw_call *c)
 
 PW_TLS struct pw_fold pw_tls_fold;
 
-void pw_record_fold(const struct pw_call *c)
+void pw_record_fold(struct pw_call *c)
 {
 	struct pw_fold *f = &pw_tls_fold;
+	if (PW_UNLIKELY(f->busy || PW_FOLD_BYTES - f->used < PW_FOLD_ROOM)) {
+		c->t0 = c->t1 = pw_ticks();
+		pw_record_call(c);
+		return;
+	}
+	f->busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
 	uint8_t *rec = f->buf + f->used;
 	size_t n = pw_record_call_into(rec, PW_FOLD_BYTES - f->used, c);
 	struct pw_rec_hdr h;
@@ -94,6 +103,8 @@ void pw_record_fold(const struct pw_call *c)
 	memcpy(rec, &h, sizeof h);
 	f->used += (uint32_t)n;
 	f->n++;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->busy = 0;
 }
 
 void pw_record_call_folded(const struct pw_call *c)
@@ -101,14 +112,19 @@ void pw_record_call_folded(const struct pw_call *c)
 	struct pw_fold *f = &pw_tls_fold;
 	size_t used = f->used;
 	uint8_t *rec = pw_trace_rec_begin_n(used, 1 + f->n);
-	f->owner = 0;
+	if (rec)
+		memcpy(rec, f->buf, used);
+	/* free only once copied: a signal handler's runtime call may take it */
+	atomic_signal_fence(memory_order_seq_cst);
 	f->used = f->n = 0;
+	f->owner = 0;
 	if (!rec)
 		return;
 	/* the folded calls, with the parent's times, then the parent */
-	memcpy(rec, f->buf, used);
-	for (size_t off = 0; off < used;) {
+	for (size_t off = 0; off + sizeof(struct pw_rec_call) <= used;) {
 		struct pw_rec_call *r = (struct pw_rec_call *)(void *)(rec + off);
+		if (r->h.size < sizeof *r || r->h.size > used - off)
+			break; /* never seen: the writer counts what is not a whole record */
 		r->t0 = c->t0;
 		r->t1 = c->t1;
 		off += r->h.size;

@@ -162,13 +162,16 @@ void pw_record_call(const struct pw_call *c);
 struct pw_fold {
 	uint64_t owner; /* seq of the call whose nested calls are folded; 0: none */
 	uint32_t used;  /* bytes of records in buf */
-	uint32_t n;     /* records in buf */
+	uint16_t n;     /* records in buf */
+	uint16_t busy;  /* a record is being written into buf (a signal handler's call must not) */
 	_Alignas(8) uint8_t buf[PW_FOLD_BYTES];
 };
 extern PW_TLS struct pw_fold pw_tls_fold;
 
-/* Call c (nested in the fold's owner, returned) into the fold area. */
-void pw_record_fold(const struct pw_call *c);
+/* Call c (nested in the fold's owner, returned) into the fold area; or,
+ * where a signal handler's call came between its check and now and took
+ * the room or is writing there, as a record of its own, timed now. */
+void pw_record_fold(struct pw_call *c);
 /* The owner's folded calls, then the owner c itself, into the trace buffer;
  * the area is free again. */
 void pw_record_call_folded(const struct pw_call *c);

@@ -231,6 +231,42 @@ static void runs_become_lines(void **state)
 	assert_int_equal(pw_record_decode_span(run, run + at, &small), 0);
 }
 
+/* A call folded into its runtime call's record (record.h): it decodes
+ * with "parent_time"; while a fold is being written (a signal handler's
+ * call came in between) the area is left alone. */
+static void folded_calls_say_so(void **state)
+{
+	(void)state;
+	int v = 1;
+	struct pw_call c = call_of(&pw_cuda_desc[PW_CUDA_ID(cuDeviceCanAccessPeer)], CUDA_SUCCESS);
+	c.a[0] = (uintptr_t)&v;
+	c.parent = 8;
+	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
+	pw_tls_fold.owner = 8;
+	pw_record_fold(&c);
+	assert_int_equal(pw_tls_fold.n, 1);
+	assert_true(pw_tls_fold.used > 0 && pw_tls_fold.used < PW_FOLD_BYTES);
+	assert_int_equal(pw_tls_fold.busy, 0);
+	memcpy(rec, pw_tls_fold.buf, pw_tls_fold.used);
+	json_t *j = decode(pw_tls_fold.used);
+	assert_true(json_is_true(json_object_get(j, "parent_time")));
+	assert_int_equal(INT(j, "parent"), 8);
+	assert_int_equal(INT(ARGS(j), "can_access"), 1);
+	json_decref(j);
+	/* an unfolded call says nothing of it */
+	size_t n = pw_record_call_into(rec, PW_EVENT_MAX, &c);
+	j = decode(n);
+	assert_null(json_object_get(j, "parent_time"));
+	json_decref(j);
+	/* busy: not written into the area (recorded on its own instead) */
+	uint32_t used = pw_tls_fold.used;
+	pw_tls_fold.busy = 1;
+	pw_record_fold(&c);
+	assert_int_equal(pw_tls_fold.used, used);
+	assert_int_equal(pw_tls_fold.n, 1);
+	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
+}
+
 /* Kept per-row text gives the same line as writing every member. */
 static void kept_row_text_is_the_same(void **state)
 {
@@ -266,6 +302,7 @@ int main(void)
 	    cmocka_unit_test(partial_records_are_refused),
 	    cmocka_unit_test(runs_become_lines),
 	    cmocka_unit_test(kept_row_text_is_the_same),
+	    cmocka_unit_test(folded_calls_say_so),
 	};
 	return cmocka_run_group_tests_name("record", tests, NULL, NULL);
 }
