@@ -417,33 +417,16 @@ static int ptr_dev(uint64_t p)
 	return pw_cuda_ptr_device(p);
 }
 
+static const struct pw_snap_sizes snap_sizes = {CU_IPC_HANDLE_SIZE, sizeof(CUevent), ptr_dev};
+
 void pw_cuda_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	uint64_t v = c->a[i];
 	bool ok = c->ret == CUDA_SUCCESS;
+	if (pw_event_snap_common(s, c, i, ok, &snap_sizes))
+		return;
 	switch ((enum pw_kind)d->kind) {
-	case PW_K_IPCMEM:
-	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, CU_IPC_HANDLE_SIZE); break;
-	case PW_K_OUT_INT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(int));
-		break;
-	case PW_K_OUT_PTR:
-		if (ok)
-			pw_event_snap_out_ptr(s, i, v, ptr_dev);
-		break;
-	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, CU_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_EVENT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(CUevent));
-		break;
-	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
-	case PW_K_RATTRS:
 	case PW_K_ATOMICOPS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
 	case PW_K_COPY3D: snap_copy3d(s, i, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)v); break;
 	case PW_K_COPY2D:

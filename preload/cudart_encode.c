@@ -89,35 +89,14 @@ static int ptr_dev(uint64_t p)
 	return pw_cuda_ptr_device(p);
 }
 
+static const struct pw_snap_sizes snap_sizes = {CUDA_IPC_HANDLE_SIZE, sizeof(cudaEvent_t), ptr_dev};
+
 void pw_cudart_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
-	uint64_t v = c->a[i];
-	bool ok = c->ret == cudaSuccess;
-	switch ((enum pw_kind)c->fn->args[i].kind) {
-	case PW_K_IPCMEM:
-	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, CUDA_IPC_HANDLE_SIZE); break;
-	case PW_K_OUT_INT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(int));
-		break;
-	case PW_K_OUT_PTR:
-		if (ok)
-			pw_event_snap_out_ptr(s, i, v, ptr_dev);
-		break;
-	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, CUDA_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_EVENT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(cudaEvent_t));
-		break;
-	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
-	case PW_K_RATTRS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
-	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(struct cudaMemcpy3DPeerParms)); break;
-	default: break;
-	}
+	if (pw_event_snap_common(s, c, i, c->ret == cudaSuccess, &snap_sizes))
+		return;
+	if (c->fn->args[i].kind == PW_K_COPY3D)
+		pw_event_snap_deref(s, i, c->a[i], sizeof(struct cudaMemcpy3DPeerParms));
 }
 
 /* ---- on the writer's thread: the event ---- */

@@ -24,6 +24,36 @@ void pw_event_snap_deref(struct pw_snapw *s, int i, uint64_t p, size_t len)
 		pw_snap_copy(s, i, (const void *)(uintptr_t)p, len);
 }
 
+bool pw_event_snap_common(struct pw_snapw *s, const struct pw_call *c, int i, bool ok,
+                          const struct pw_snap_sizes *z)
+{
+	uint64_t v = c->a[i];
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, z->ipc_handle); return true;
+	case PW_K_OUT_INT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(int));
+		return true;
+	case PW_K_OUT_PTR:
+		if (ok)
+			pw_event_snap_out_ptr(s, i, v, z->dev_of);
+		return true;
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, z->ipc_handle);
+		return true;
+	case PW_K_OUT_EVENT:
+		if (ok)
+			pw_event_snap_deref(s, i, v, z->event);
+		return true;
+	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); return true;
+	case PW_K_RATTRS: pw_event_snap_ints(s, i, v, c->a[i + 1]); return true;
+	default: return false;
+	}
+}
+
 void pw_event_snap_ints(struct pw_snapw *s, int i, uint64_t p, uint64_t n)
 {
 	if (p)

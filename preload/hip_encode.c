@@ -107,38 +107,15 @@ static int ptr_dev(uint64_t p)
 	return pw_hip_ptr_device((const void *)(uintptr_t)p);
 }
 
+static const struct pw_snap_sizes snap_sizes = {HIP_IPC_HANDLE_SIZE, sizeof(hipEvent_t), ptr_dev};
+
 void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
-	uint64_t v = c->a[i];
-	bool ok = c->ret == hipSuccess;
-	switch ((enum pw_kind)c->fn->args[i].kind) {
-	case PW_K_IPCFLAGS: {
+	if (pw_event_snap_common(s, c, i, c->ret == hipSuccess, &snap_sizes))
+		return;
+	if (c->fn->args[i].kind == PW_K_IPCFLAGS) { /* the runtime's version names the lazy flag */
 		int ver = pw_hip_runtime_version();
 		pw_snap_copy(s, i, &ver, sizeof ver);
-		break;
-	}
-	case PW_K_IPCMEM:
-	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, HIP_IPC_HANDLE_SIZE); break;
-	case PW_K_OUT_INT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(int));
-		break;
-	case PW_K_OUT_PTR:
-		if (ok)
-			pw_event_snap_out_ptr(s, i, v, ptr_dev);
-		break;
-	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, HIP_IPC_HANDLE_SIZE);
-		break;
-	case PW_K_OUT_EVENT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(hipEvent_t));
-		break;
-	case PW_K_RDATA: pw_event_snap_range_data(s, c, i, ok); break;
-	case PW_K_RATTRS: pw_event_snap_ints(s, i, v, c->a[i + 1]); break;
-	default: break;
 	}
 }
 
