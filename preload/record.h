@@ -150,8 +150,9 @@ void pw_record_call(const struct pw_call *c);
  * runtime call's own record, once it returns; their events carry the
  * runtime call's t_ns and dur_ns and "parent_time": true.  Timing them
  * separately would add two clock reads and a record of their own to every
- * runtime call (about 20 ns a read on the H100 and H200 hosts: a nested
- * pair cost 1.8x one layer alone; docs/trace-format.md).
+ * runtime call (a read is 16 ns on the H200 host's CPU and 20 ns on the
+ * H100 host's: a nested pair cost 1.8x one layer alone on the H200s;
+ * docs/design-notes.md).
  *
  * The runtime call owns the area while it runs (owner: its seq) if no
  * other call owns it; a nested call is folded when its parent owns the
