@@ -5,6 +5,8 @@
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make PHASES=1   the library with per-phase time counters (build-phases/; preload/phase.h)
+#   make ABLATE=N   a measurement build that leaves stages of every wrapper out
+#                   (build-ablate-N/; preload/call.h): for timing, never for use
 #   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
 #                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
@@ -27,12 +29,15 @@ SANFLAGS   := -fsanitize=thread -fno-omit-frame-pointer -Wno-tsan
 else ifeq ($(PHASES),1)
 BUILD      ?= build-phases
 SANFLAGS   :=
+else ifneq ($(ABLATE),)
+BUILD      ?= build-ablate-$(ABLATE)
+SANFLAGS   :=
 else
 BUILD      ?= build
 SANFLAGS   :=
 endif
 PHASES     ?= 0
-PHASEFLAGS := $(if $(filter 1,$(PHASES)),-DPW_PHASES=1)
+PHASEFLAGS := $(if $(filter 1,$(PHASES)),-DPW_PHASES=1) $(if $(ABLATE),-DPW_ABLATE=$(ABLATE))
 
 WARN       := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CFLAGS     ?= -O2 -g
@@ -86,6 +91,7 @@ help:
 	'  CC=clang        any C11 compiler with GNU extensions (default cc)' \
 	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer (TSAN=1: ThreadSanitizer)' \
 	'  PHASES=1        the library with per-phase time counters (build-phases/; preload/phase.h)' \
+	'  ABLATE=N        measurement build: wrapper stages left out (build-ablate-N/; preload/call.h)' \
 	'  CFLAGS=...      compiler flags (default -O2 -g)' \
 	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 
@@ -93,7 +99,7 @@ deps:
 	@scripts/install-deps.sh
 
 clean:
-	rm -rf build build-san build-tsan build-phases
+	rm -rf build build-san build-tsan build-phases build-ablate-*
 
 -include $(shell find $(BUILD) -name '*.d' 2>/dev/null)
 

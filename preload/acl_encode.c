@@ -159,9 +159,8 @@ const char *pw_acl_policy_name(int policy, char *buf, size_t len)
 
 /* ---- before the call ---- */
 
-void pw_acl_pre(struct pw_call *c)
+void pw_acl_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
-	const struct pw_fn_desc *fn = c->fn;
 	pw_devices_note_use(PW_VENDOR_ACL); /* asked once aclInit has run (acl_ident.c) */
 	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = pw_acl_current_device();

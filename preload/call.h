@@ -25,6 +25,7 @@
 #include "phase.h"
 #include "pp.h"
 #include "record.h"
+#include "record_write.h"
 #include "pw.h"
 #include "vendor.h"
 
@@ -79,6 +80,20 @@ struct pw_wrap {
 #define PW_WRAP_PHASE_END(w) (void)0
 #endif
 
+/*
+ * Measurement builds only (make ABLATE=N; never in a release): leave a
+ * stage of the skeleton out, so that timing builds side by side on the real
+ * machine, where no hardware counters can be read, says what each stage
+ * costs (docs/design-notes.md).  The trace of such a build is not complete.
+ */
+#ifndef PW_ABLATE
+#define PW_ABLATE 0
+#endif
+#define PW_ABLATE_ALL 1    /* the wrapper passes every call straight through */
+#define PW_ABLATE_RECORD 2 /* no record of the call */
+#define PW_ABLATE_CLOCK 4  /* no counter reads (t0 = t1 = 0) */
+#define PW_ABLATE_LOOKUP 8 /* no vendor look-ups before the call (pre) */
+
 enum pw_step {
 	PW_STEP_PASS,  /* straight to the real function, nothing recorded */
 	PW_STEP_FEED,  /* the real function, then its result to the vendor's table (PW_NO_EVENT) */
@@ -86,21 +101,34 @@ enum pw_step {
 	PW_STEP_FOLD,  /* nested in a runtime call: recorded into its fold area, untimed (record.h) */
 };
 
+/* Whether the vendor's state_before/after run for the row (vendor.h); row
+ * is the wrapper's own, a constant there, so this folds away.  (Not c->fn:
+ * a runtime's pre may change that to its other ABI's row.) */
+static inline bool pw_state_row(const struct pw_vendor *v, const struct pw_fn_desc *row)
+{
+	return !v->state_rows || (row->flags & v->state_rows);
+}
+
 /* Whether call c, just begun, is folded into its parent's record: the
  * parent (a call of the layer above) owns the fold area (which it takes
  * only when its calls need nothing a fold leaves out: a stack, device
  * timing) and the area has room. */
-static inline bool pw_fold_ok(const struct pw_vendor *v, const struct pw_call *c)
+__attribute__((always_inline)) static inline bool pw_fold_ok(const struct pw_vendor *v,
+                                                             const struct pw_call *c)
 {
 	return !v->upper && c->parent && pw_tls_fold.owner == c->parent && !pw_tls_fold.busy &&
 	       PW_FOLD_BYTES - pw_tls_fold.used >= PW_FOLD_ROOM;
 }
 
+/* fn: the wrapper's row (c->fn), a constant there, which lets every test
+ * of its flags and argument kinds fold away where the wrapper is compiled. */
 __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const struct pw_vendor *v,
-                                                                         struct pw_wrap *w)
+                                                                         struct pw_wrap *w,
+                                                                         const struct pw_fn_desc *fn)
 {
 	struct pw_call *c = &w->c;
-	const struct pw_fn_desc *fn = c->fn;
+	if (PW_ABLATE & PW_ABLATE_ALL)
+		return PW_STEP_PASS;
 	if (fn->flags & PW_NO_EVENT)
 		return PW_STEP_FEED;
 	if ((fn->flags & PW_IMPLICIT) &&
@@ -109,9 +137,9 @@ __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const s
 	if (!pw_call_begin(c, fn))
 		return PW_STEP_PASS;
 	PW_WRAP_PHASE(w, PW_PH_CAPTURE);
-	if (v->pre)
-		v->pre(c);
-	w->token = v->state_before ? v->state_before(c) : 0;
+	if (v->pre && !(PW_ABLATE & PW_ABLATE_LOOKUP))
+		v->pre(c, fn);
+	w->token = v->state_before && pw_state_row(v, fn) ? v->state_before(c) : 0;
 	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 	if (PW_UNLIKELY(pw_tls_upper) && pw_fold_ok(v, c)) {
 		PW_WRAP_PHASE_REAL0(w);
@@ -132,11 +160,12 @@ __attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const s
 			pw_tls_fold.owner = c->seq;
 	}
 	PW_WRAP_PHASE_REAL0(w);
-	c->t0 = pw_ticks();
+	c->t0 = PW_ABLATE & PW_ABLATE_CLOCK ? 0 : pw_ticks();
 	return PW_STEP_TRACE;
 }
 
 __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_vendor *v, struct pw_wrap *w,
+                                                                const struct pw_fn_desc *row,
                                                                 enum pw_step step, int64_t ret)
 {
 	struct pw_call *c = &w->c;
@@ -148,7 +177,7 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	if (step == PW_STEP_FOLD) {
 		PW_WRAP_PHASE_REAL1(w);
 		c->ret = ret;
-		if (v->state_after)
+		if (v->state_after && pw_state_row(v, row))
 			v->state_after(c, w->token);
 		PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 		pw_record_fold(c);
@@ -157,20 +186,22 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		PW_WRAP_PHASE_END(w);
 		return;
 	}
-	c->t1 = pw_ticks();
+	c->t1 = PW_ABLATE & PW_ABLATE_CLOCK ? 0 : pw_ticks();
 	PW_WRAP_PHASE_REAL1(w);
 	if (v->upper)
 		pw_tls_upper--;
 	c->ret = ret;
 	if (w->gt && v->gt_end)
 		v->gt_end(c, w->gt);
-	if (v->state_after)
+	if (v->state_after && pw_state_row(v, row))
 		v->state_after(c, w->token);
 	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 	if (v->upper && pw_tls_fold.owner == c->seq)
 		pw_record_call_folded(c);
-	else
-		pw_event_post(c);
+	else if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL))
+		pw_event_post(c); /* its stack first */
+	else if (!(PW_ABLATE & PW_ABLATE_RECORD))
+		pw_record_call(c);
 	PW_WRAP_PHASE(w, PW_PH_RECORD);
 	if (w->checked) {
 		if (v->op_after)
@@ -352,11 +383,11 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		PW_WRAP_PHASE_ENTER(w);                                              \
 		w.c.fn = &V.fns[id];                                                 \
 		PW_MAP(PW_ARG_CAPTURE, PW_SEMI, PW_EXPAND sig);                      \
-		enum pw_step step = pw_wrap_before(&V, &w);                          \
+		enum pw_step step = pw_wrap_before(&V, &w, &V.fns[id]);                          \
 		if (step == PW_STEP_PASS)                                            \
 			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));   \
 		ret_t r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
-		pw_wrap_after(&V, &w, step, (int64_t)r);                             \
+		pw_wrap_after(&V, &w, &V.fns[id], step, (int64_t)r);                             \
 		return r;                                                            \
 	}
 

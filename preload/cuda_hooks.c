@@ -39,6 +39,7 @@ const struct pw_vendor pw_cuda_vendor = {
     .pre = pw_cuda_pre,
     .state_before = pw_cuda_range_before,
     .state_after = pw_cuda_range_after,
+    .state_rows = PW_RANGE_NOTE,
     .op_before = pw_cuda_op_before,
     .check_before = pw_cuda_batch_check,
     .op_after = pw_cuda_op_after,

@@ -352,37 +352,24 @@ bool pw_cuda_file_stat(int fd, uint64_t *dev, uint64_t *ino, bool *unique)
 
 /* ---- before the call: everything that the call may change ---- */
 
-static void pre_copy3d(struct pw_call *c, const CUDA_MEMCPY3D_PEER *p)
+void pw_cuda_pre_copy3d(struct pw_call *c, int i)
 {
+	const CUDA_MEMCPY3D_PEER *p = (const CUDA_MEMCPY3D_PEER *)(uintptr_t)c->a[i];
 	c->dev[0] =
 	    p && p->srcMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->srcDevice) : PW_NO_DEV;
 	c->dev[PW_DEV_COPY3D_DST] =
 	    p && p->dstMemoryType != CU_MEMORYTYPE_HOST ? pw_cuda_ptr_device(p->dstDevice) : PW_NO_DEV;
 }
 
-void pw_cuda_pre(struct pw_call *c)
+int pw_cuda_cur_dev(void)
 {
-	const struct pw_fn_desc *fn = c->fn;
-	pw_devices_note_use(PW_VENDOR_CUDA); /* the devices may now be asked about */
-	if (fn->flags & PW_IMPLICIT)
-		return; /* the classification found the devices already (pw_cuda_implicit_cross) */
-	if (fn->flags & PW_CUR_DEV) {
-		aux_ready();
-		CUcontext cur = NULL;
-		pw_tls_internal++;
-		if (aux.get_current && aux.get_current(&cur) != CUDA_SUCCESS)
-			cur = NULL;
-		pw_tls_internal--;
-		c->cur_dev = pw_cuda_ctx_device(cur);
-	}
-	for (int i = 0; i < fn->nargs; i++) {
-		switch (fn->args[i].kind) {
-		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
-		case PW_K_CTX: c->dev[i] = pw_cuda_ctx_device((CUcontext)(uintptr_t)c->a[i]); break;
-		case PW_K_COPY3D: pre_copy3d(c, (const CUDA_MEMCPY3D_PEER *)(uintptr_t)c->a[i]); break;
-		default: c->dev[i] = PW_NO_DEV;
-		}
-	}
+	aux_ready();
+	CUcontext cur = NULL;
+	pw_tls_internal++;
+	if (aux.get_current && aux.get_current(&cur) != CUDA_SUCCESS)
+		cur = NULL;
+	pw_tls_internal--;
+	return pw_cuda_ctx_device(cur);
 }
 
 /* Whether the device can access pageable memory (cuda.h :816,

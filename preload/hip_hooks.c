@@ -27,6 +27,7 @@ const struct pw_vendor pw_hip_vendor = {
     .pre = pw_hip_pre,
     .state_before = pw_hip_range_before,
     .state_after = pw_hip_range_after,
+    .state_rows = PW_RANGE_NOTE,
     .op_before = pw_hip_op_before,
     .op_after = pw_hip_op_after,
     .snap_arg = pw_hip_snap_arg,

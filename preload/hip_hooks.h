@@ -40,7 +40,7 @@ bool pw_hip_why_not(const struct pw_devset *set, int dev, int peer, char *buf, s
 /* hip_query.c: the look-ups of a call, asked of the runtime untraced */
 /* The header's "hip" member under "vendors" (a json_t object). */
 void pw_hip_describe(void *json_vendors);
-void pw_hip_pre(struct pw_call *c);
+void pw_hip_pre(struct pw_call *c, const struct pw_fn_desc *fn);
 const char *pw_hip_error_name(int code);
 /* The runtime's version (hipRuntimeGetVersion, HIP_VERSION form: 50221153), 0 if unknown. */
 int pw_hip_runtime_version(void);

@@ -362,9 +362,8 @@ const char *pw_hip_flags_note(uint64_t flags, int version)
 
 /* ---- before the call: everything that the call may change ---- */
 
-void pw_hip_pre(struct pw_call *c)
+void pw_hip_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
-	const struct pw_fn_desc *fn = c->fn;
 	pw_devices_note_use(PW_VENDOR_HIP); /* any call initializes the runtime */
 	if (fn->flags & PW_IMPLICIT)
 		return; /* the classification found the devices already (pw_hip_implicit_cross) */

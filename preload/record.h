@@ -140,7 +140,7 @@ static inline const uint8_t *pw_rec_snap_n(const struct pw_rcall *r, int i, size
 
 /* The record of call c into buf (at least PW_EVENT_MAX bytes): its size. */
 size_t pw_record_call_into(void *buf, size_t cap, const struct pw_call *c);
-/* The record of call c into the calling thread's trace buffer. */
+/* The record of call c into the calling thread's trace buffer (trace.c). */
 void pw_record_call(const struct pw_call *c);
 
 /*
@@ -169,12 +169,9 @@ struct pw_fold {
 };
 extern PW_TLS struct pw_fold pw_tls_fold;
 
-/* Call c (nested in the fold's owner, returned) into the fold area; or,
- * where a signal handler's call came between its check and now and took
- * the room or is writing there, as a record of its own, timed now. */
-void pw_record_fold(struct pw_call *c);
+/* pw_record_fold (record_write.h): call c into the fold area. */
 /* The owner's folded calls, then the owner c itself, into the trace buffer;
- * the area is free again. */
+ * the area is free again (trace.c). */
 void pw_record_call_folded(const struct pw_call *c);
 
 /* ---- decoding (the writer role) ---- */

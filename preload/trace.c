@@ -1,7 +1,7 @@
 /*
  * Per-thread event buffers and the thread that writes them out.
  *
- * Hot path (pw_trace_rec_begin/end, pw_trace_event_begin/end): the calling
+ * Hot path (pw_record_call, pw_record_call_folded, pw_trace_event_begin/end): the calling
  * thread appends one record (record.h: a call's binary record, or a line
  * made elsewhere) to its own buffer and publishes it with a release store.
  * No lock, no system call, no allocation except when a buffer fills (then
@@ -61,6 +61,9 @@
  * complete line and the footer says "write_error".  Writes never raise
  * SIGXFSZ or SIGPIPE in the program (log.c).
  */
+#if defined(__x86_64__) || defined(__i386__)
+#include <cpuid.h>
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -81,6 +84,7 @@
 #include "header.h"
 #include "pw.h"
 #include "record.h"
+#include "record_write.h"
 #include "report.h"
 #include "trace.h"
 
@@ -404,7 +408,7 @@ static void restart_writer(void);
  * holding `events` events in the calling thread's buffer, the buffer
  * marked busy; NULL when none is made (the events counted as dropped when
  * tracing is on). */
-static struct pw_buf *rec_room(size_t need, uint64_t events)
+static inline __attribute__((always_inline)) struct pw_buf *rec_room(size_t need, uint64_t events)
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return NULL;
@@ -431,10 +435,38 @@ static struct pw_buf *rec_room(size_t need, uint64_t events)
 	return b;
 }
 
-/* Publish size more bytes of the thread's current buffer, not busy. */
-static void rec_commit(size_t size)
+/*
+ * Whether the CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8): a prefetch
+ * that takes the line for writing.  The buffer's next lines were last read
+ * by the writer's thread, on another core, so they are shared there: a
+ * plain prefetch brings them in shared and the record's stores still wait
+ * for the other core to let go; PREFETCHW starts that while the program
+ * runs on.  Set once at start (pw_trace_init).
+ */
+static bool prefetchw_ok;
+
+static void prefetch_probe(void)
 {
-	struct pw_buf *b = tls_thread->cur;
+#if defined(__x86_64__) || defined(__i386__)
+	unsigned a, b, c, d;
+	prefetchw_ok = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c >> 8 & 1);
+#endif
+}
+
+static inline void prefetch_for_write(const char *p)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	if (PW_LIKELY(prefetchw_ok)) {
+		__asm__ volatile("prefetchw %0" : : "m"(*p));
+		return;
+	}
+#endif
+	__builtin_prefetch(p, 1, 3);
+}
+
+/* Publish size more bytes of buffer b (the thread's current one), not busy. */
+static inline __attribute__((always_inline)) void rec_commit_buf(struct pw_buf *b, size_t size)
+{
 	b->used += size;
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
 	/* The next record's lines, for writing: fetched while the program runs
@@ -442,28 +474,50 @@ static void rec_commit(size_t size)
 	 * 120-200 bytes; where the buffer ends, the addresses are still its own
 	 * or harmlessly past it: a prefetch never faults). */
 	const char *next = b->data + b->used;
-	__builtin_prefetch(next, 1, 3);
-	__builtin_prefetch(next + 64, 1, 3);
-	__builtin_prefetch(next + 128, 1, 3);
-	__builtin_prefetch(next + 192, 1, 3);
+	prefetch_for_write(next);
+	prefetch_for_write(next + 64);
+	prefetch_for_write(next + 128);
+	prefetch_for_write(next + 192);
 }
 
-void *pw_trace_rec_begin(void)
+static void rec_commit(size_t size)
+{
+	rec_commit_buf(tls_thread->cur, size);
+}
+
+/* The record of call c, in the calling thread's buffer (record_write.h:
+ * reserve, write and publish in this one function). */
+__attribute__((hot)) void pw_record_call(const struct pw_call *c)
 {
 	struct pw_buf *b = rec_room(PW_EVENT_MAX, 1);
-	return b ? b->data + b->used : NULL;
+	if (b)
+		rec_commit_buf(b, pw_record_write(b->data + b->used, PW_EVENT_MAX, c));
 }
 
-void *pw_trace_rec_begin_n(size_t extra, uint64_t events)
+/* The fold area's calls with the parent's times, then the parent c (record.h). */
+__attribute__((hot)) void pw_record_call_folded(const struct pw_call *c)
 {
-	struct pw_buf *b = rec_room(PW_EVENT_MAX + extra, events);
-	return b ? b->data + b->used : NULL;
-}
-
-void pw_trace_rec_end(void *rec, size_t size)
-{
-	(void)rec;
-	rec_commit(size);
+	struct pw_fold *f = &pw_tls_fold;
+	size_t used = f->used;
+	struct pw_buf *b = rec_room(PW_EVENT_MAX + used, 1 + f->n);
+	char *rec = b ? b->data + b->used : NULL;
+	if (rec)
+		memcpy(rec, f->buf, used);
+	/* free only once copied: a signal handler's runtime call may take it */
+	atomic_signal_fence(memory_order_seq_cst);
+	f->used = f->n = 0;
+	f->owner = 0;
+	if (!rec)
+		return;
+	for (size_t off = 0; off + sizeof(struct pw_rec_call) <= used;) {
+		struct pw_rec_call *r = (struct pw_rec_call *)(void *)(rec + off);
+		if (r->h.size < sizeof *r || r->h.size > used - off)
+			break; /* never seen: the writer counts what is not a whole record */
+		r->t0 = c->t0;
+		r->t1 = c->t1;
+		off += r->h.size;
+	}
+	rec_commit_buf(b, used + pw_record_write(rec + used, PW_EVENT_MAX, c));
 }
 
 bool pw_trace_event_begin(struct pw_jw *w)
@@ -1356,6 +1410,7 @@ void pw_trace_after_fork_child(void)
 void pw_trace_init(void)
 {
 	pw_fence_init();
+	prefetch_probe();
 	if (pthread_key_create(&T.key, thread_gone) || pthread_key_create(&T.writer_key, writer_gone))
 		pw_disable("cannot create a thread key");
 	else if (pw_gettid() == getpid())

@@ -26,17 +26,12 @@ bool pw_trace_event_begin(struct pw_jw *w);
 void pw_trace_event_end(struct pw_jw *w);
 
 /*
- * A binary record (record.h) instead: room for PW_EVENT_MAX bytes in the
- * calling thread's buffer, or NULL when tracing is off or the writer is
- * behind (then counted as dropped).  pw_trace_rec_end publishes the size
- * bytes written there (a multiple of 8).  The writer decodes records into
- * lines (pw_record_decode_span).
+ * A call's binary record instead (record.h) goes in through
+ * pw_record_call and pw_record_call_folded, which this file defines: room
+ * in the calling thread's buffer, the record written, published; dropped and
+ * counted when the writer is behind.  The writer decodes records into lines
+ * (pw_record_decode_span).
  */
-void *pw_trace_rec_begin(void);
-/* The same with room for extra more bytes (at most PW_FOLD_BYTES), for
- * `events` events (the count dropped if no room is made). */
-void *pw_trace_rec_begin_n(size_t extra, uint64_t events);
-void pw_trace_rec_end(void *rec, size_t size);
 
 /* Process life cycle (init.c calls these). */
 void pw_trace_init(void); /* from the constructor: no I/O */

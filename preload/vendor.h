@@ -61,12 +61,17 @@ struct pw_vendor {
 	/* PW_IMPLICIT rows, arguments captured: does the copy cross devices?
 	 * (fills c->dev); if not, the call goes through untraced. */
 	bool (*implicit_cross)(struct pw_call *c);
-	/* Before the real call: devices of the arguments, the current device. */
-	void (*pre)(struct pw_call *c);
+	/* Before the real call: devices of the arguments, the current device.
+	 * fn is c->fn, given apart: in a wrapper it is a constant, so an inline
+	 * pre folds into what the row needs. */
+	void (*pre)(struct pw_call *c, const struct pw_fn_desc *fn);
 	/* Before and after the real call: the vendor's own bookkeeping (its
 	 * allocation tables); the value returned before is passed after. */
 	uint64_t (*state_before)(const struct pw_call *c);
 	void (*state_after)(const struct pw_call *c, uint64_t token);
+	/* Rows with none of these flags skip both (their row is known when the
+	 * wrapper is compiled, so the skip costs nothing); 0: every row runs them. */
+	unsigned state_rows;
 	/* The call as the rules see it; false when no rule looks at it. */
 	bool (*op_before)(const struct pw_call *c, struct pw_op *op);
 	/* Optional: runs the rules itself (true), instead of once on op. */

@@ -207,7 +207,7 @@ static void free_then_reuse(void **state)
 	pw_acl_mem_add(0x40000, 4096, 0, ACL_MEM_MALLOC_HUGE_FIRST);
 	struct pw_call f = call_of(PW_ACL_ID(aclrtFree), ACL_SUCCESS);
 	f.a[0] = 0x40000;
-	pw_acl_pre(&f); /* thread 1, before the real aclrtFree */
+	pw_acl_pre(&f, f.fn); /* thread 1, before the real aclrtFree */
 	assert_int_equal(f.dev[0], 0);
 	pw_acl_mem_remove(0x30000);
 	pw_acl_mem_add(0x40000, 8192, 1, ACL_MEM_MALLOC_HUGE_FIRST_P2P); /* thread 2 */

@@ -20,6 +20,7 @@
 #include "hip_hooks.h"
 #include "jsonw.h"
 #include "record.h"
+#include "record_write.h"
 #include "trace.h"
 #include "vendor.h"
 
