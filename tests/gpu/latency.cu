@@ -11,7 +11,7 @@
  * traced too, with the driver call each makes nested in it).
  *
  *   latency [--ops can,async4,sync4] [--threads 1,8] [--calls N] [--burst B]
- *           [--pause-us P]
+ *           [--pause-us P] [--reps R] [--pin 0|1]
  *
  *   can     cudaDeviceCanAccessPeer(&v, 0, 1)
  *   async4  cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes) on the thread's own
@@ -28,10 +28,18 @@
  * Sleeps and waits are not in the figure.  Peer access is enabled both ways
  * first (when the devices allow it), so warn mode has nothing to report.
  *
+ * --reps R measures each (op, threads) R times in the process and reports the
+ * median: a process's figure then depends less on one moment of the machine.
+ * --pin 1 fixes worker i on the (i+2)-th CPU the process may use, so that no
+ * worker moves between CPUs while it is timed (the first two are left to the
+ * main thread and peerwatch's writer, which are not pinned).
+ *
  * Output, one line per (op, threads):
- *   op=can threads=8 calls=400000 thr_cpu_ns=123.4 min_thr_ns=120.1 max_thr_ns=130.2 peer=1
- * thr_cpu_ns is the mean over threads of CLOCK_THREAD_CPUTIME_ID per call;
- * min/max the threads' extremes.  Exit 0, or 1 with a message when CUDA fails,
+ *   op=can threads=8 calls=400000 reps=3 thr_cpu_ns=123.4 min_thr_ns=120.1 max_thr_ns=130.2
+ *   rep_lo_ns=119.0 rep_hi_ns=131.7 peer=1
+ * thr_cpu_ns is the mean over threads of CLOCK_THREAD_CPUTIME_ID per call, of
+ * the median repetition; min/max that repetition's threads' extremes,
+ * rep_lo/rep_hi the lowest and highest repetition.  Exit 0, or 1 with a message when CUDA fails,
  * 77 with fewer than two devices.
  *
  * Built with -DPW_LATENCY_SIM as plain C against the simulated runtime
@@ -70,6 +78,7 @@ static cudaError_t cudaMemset(void *p, int v, size_t n)
 #endif
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -91,7 +100,8 @@ static const char *const op_names[OP_N] = {"can", "async4", "sync4"};
 static struct {
 	int ops[OP_N], nops;
 	int threads[8], nthreads;
-	long calls, burst, pause_us;
+	long calls, burst, pause_us, reps;
+	int pin;
 } cfg;
 
 static void *buf[2];
@@ -107,7 +117,7 @@ static uint64_t now(clockid_t c)
 struct worker {
 	pthread_t th;
 	enum op op;
-	int threads;
+	int threads, cpu;
 	pthread_barrier_t *bar;
 	uint64_t cpu_ns;
 	long calls;
@@ -161,6 +171,13 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = (struct worker *)arg;
 	cudaStream_t s;
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
+			fprintf(stderr, "latency: could not pin a worker to CPU %d (not pinned)\n", w->cpu);
+	}
 	CK(cudaSetDevice(0));
 	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	run_calls(w->op, w->calls / 10 < 256 ? 256 : w->calls / 10, s, w->threads);
@@ -170,15 +187,37 @@ static void *worker_main(void *arg)
 	return NULL;
 }
 
-static void measure(enum op op, int threads)
+/* The n-th CPU (from 0) this process may run on, or -1. */
+static int nth_cpu(int n)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && n-- == 0)
+			return c;
+	return -1;
+}
+
+struct figure {
+	double mean, lo, hi; /* thread CPU ns per call: mean over the threads, extremes */
+};
+
+static int by_mean(const void *a, const void *b)
+{
+	double x = ((const struct figure *)a)->mean, y = ((const struct figure *)b)->mean;
+	return (x > y) - (x < y);
+}
+
+static struct figure measure_once(enum op op, int threads, long calls)
 {
 	struct worker w[64];
 	pthread_barrier_t bar;
-	long calls = op == OP_SYNC4 ? (cfg.calls + 4) / 5 : cfg.calls;
 	pthread_barrier_init(&bar, NULL, (unsigned)threads);
 	for (int i = 0; i < threads; i++) {
 		w[i].op = op;
 		w[i].threads = threads;
+		w[i].cpu = cfg.pin ? nth_cpu(i + 2) : -1;
 		w[i].bar = &bar;
 		w[i].calls = calls;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i])) {
@@ -186,17 +225,31 @@ static void measure(enum op op, int threads)
 			exit(1);
 		}
 	}
-	double sum = 0, lo = 1e30, hi = 0;
+	struct figure f = {0, 1e30, 0};
 	for (int i = 0; i < threads; i++) {
 		pthread_join(w[i].th, NULL);
 		double per = (double)w[i].cpu_ns / (double)calls;
-		sum += per;
-		lo = per < lo ? per : lo;
-		hi = per > hi ? per : hi;
+		f.mean += per / threads;
+		f.lo = per < f.lo ? per : f.lo;
+		f.hi = per > f.hi ? per : f.hi;
 	}
 	pthread_barrier_destroy(&bar);
-	printf("op=%s threads=%d calls=%ld thr_cpu_ns=%.1f min_thr_ns=%.1f max_thr_ns=%.1f peer=%d\n",
-	       op_names[op], threads, calls * threads, sum / threads, lo, hi, peer_on);
+	return f;
+}
+
+static void measure(enum op op, int threads)
+{
+	long calls = op == OP_SYNC4 ? (cfg.calls + 4) / 5 : cfg.calls;
+	struct figure f[64];
+	long reps = cfg.reps;
+	for (long r = 0; r < reps; r++)
+		f[r] = measure_once(op, threads, calls);
+	qsort(f, (size_t)reps, sizeof f[0], by_mean);
+	const struct figure *m = &f[reps / 2]; /* the median (upper, for an even count) */
+	printf("op=%s threads=%d calls=%ld reps=%ld thr_cpu_ns=%.1f min_thr_ns=%.1f max_thr_ns=%.1f "
+	       "rep_lo_ns=%.1f rep_hi_ns=%.1f peer=%d\n",
+	       op_names[op], threads, calls * threads, reps, m->mean, m->lo, m->hi, f[0].mean,
+	       f[reps - 1].mean, peer_on);
 	fflush(stdout);
 }
 
@@ -226,7 +279,7 @@ static int parse_list(const char *s, const char *const *names, int n, int *out, 
 static void usage(void)
 {
 	fprintf(stderr, "usage: latency [--ops can,async4,sync4] [--threads 1,8] [--calls N] [--burst B] "
-	                "[--pause-us P]\n");
+	                "[--pause-us P] [--reps R] [--pin 0|1]\n");
 	exit(2);
 }
 
@@ -242,6 +295,7 @@ int main(int argc, char **argv)
 	cfg.calls = 50000;
 	cfg.burst = 1024;
 	cfg.pause_us = 1000;
+	cfg.reps = 1;
 	for (int i = 1; i < argc; i += 2) { /* options come in pairs: NAME VALUE */
 		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
 		if (!v)
@@ -256,10 +310,15 @@ int main(int argc, char **argv)
 			cfg.burst = atol(v);
 		else if (!strcmp(a, "--pause-us"))
 			cfg.pause_us = atol(v);
+		else if (!strcmp(a, "--reps"))
+			cfg.reps = atol(v);
+		else if (!strcmp(a, "--pin"))
+			cfg.pin = atoi(v) != 0;
 		else
 			usage();
 	}
-	if (cfg.nops < 1 || cfg.nthreads < 1 || cfg.calls < 1 || cfg.burst < 1 || cfg.pause_us < 0)
+	if (cfg.nops < 1 || cfg.nthreads < 1 || cfg.calls < 1 || cfg.burst < 1 || cfg.pause_us < 0 ||
+	    cfg.reps < 1 || cfg.reps > 64)
 		usage();
 	int n = 0;
 	CK(cudaGetDeviceCount(&n));

@@ -10,6 +10,11 @@
 #     -P BUNDLE   also run a bundle built with make PHASES=1 once per variant and
 #                 mode, and print its phase counters (where the time goes)
 #     -n CALLS    calls per thread and op (default 50000)
+#     -O OPS      the calls to time (default can,async4,sync4)
+#     -m MODES    the modes each bundle runs in (default "observe warn")
+#     -R REPS     repetitions inside each run, their median taken (default 3)
+#     -U          leave the worker threads unpinned (default: each on a CPU of
+#                 its own, latency.cu --pin 1)
 #
 # A BUNDLE is a folder with bin/peerwatch and lib/libpeerwatch.so (make dist:
 # build/dist/peerwatch).  Example, the old bundle against a new one:
@@ -19,7 +24,9 @@
 #
 # Per configuration: the median over the rounds of each run's thread CPU ns
 # per call (mean over its threads), its range (lowest-highest run), "added"
-# = median minus the plain run's median, and the events the traces dropped
+# = median minus the plain run's median, "added, best" = the best (lowest)
+# run minus the plain's best (interference only adds: the figure least
+# moved by the machine's other work), and the events the traces dropped
 # (their footers: must be 0, the calls are paced so the writer keeps up).
 # Then the budget lines, for the last bundle: observe <= 100 ns and warn <=
 # 250 ns added for cudaMemcpyPeerAsync 4 B and cudaDeviceCanAccessPeer (static
@@ -28,15 +35,19 @@
 set -u -o pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
-ROUNDS=5 OUT=/tmp/pw-latency PROGS= PHASES= CALLS=50000
-while getopts "r:o:p:P:n:" o; do
+ROUNDS=5 OUT=/tmp/pw-latency PROGS= PHASES= CALLS=50000 OPS=can,async4,sync4 MODES="observe warn" REPS=3 PIN=1
+while getopts "r:o:p:P:n:O:m:R:U" o; do
 	case $o in
 	r) ROUNDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
 	p) PROGS=$OPTARG ;;
 	P) PHASES=$OPTARG ;;
 	n) CALLS=$OPTARG ;;
-	*) sed -n '2,28p' "$0" >&2; exit 2 ;;
+	O) OPS=$OPTARG ;;
+	m) MODES=$OPTARG ;;
+	R) REPS=$OPTARG ;;
+	U) PIN=0 ;;
+	*) sed -n '2,34p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -60,9 +71,12 @@ LAST=${NAMES[${#NAMES[@]} - 1]}
 mkdir -p "$OUT"
 RAW=$OUT/raw.txt
 : >"$RAW"
-ARGS=(--ops can,async4,sync4 --threads 1,8 --calls "$CALLS")
+ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN")
+read -r -a MODE_LIST <<<"$MODES"
+has_op() { [[ ",$OPS," == *",$1,"* ]]; }
+has_mode() { [[ " $MODES " == *" $1 "* ]]; }
 START=$(date +%s)
-echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op"
+echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned)"
 nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/  gpu /'
 for n in "${NAMES[@]}"; do echo "  bundle $n: ${BUNDLE[$n]}"; done
 
@@ -77,7 +91,10 @@ one() {
 	plain) out=$("$prog" "${ARGS[@]}" 2>"$OUT/err") ;;
 	*)
 		local name=${config%:*} mode=${config#*:}
-		out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" -o "$dir" -- "$prog" "${ARGS[@]}" 2>"$OUT/err")
+		# no size limit: a run makes millions of events, and what the writer
+		# leaves out at the limit would show as dropped
+		out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" --options max_trace_mb=0 -o "$dir" -- \
+			"$prog" "${ARGS[@]}" 2>"$OUT/err")
 		;;
 	esac
 	rc=$?
@@ -99,7 +116,7 @@ one() {
 }
 
 CONFIGS=(plain)
-for n in "${NAMES[@]}"; do CONFIGS+=("$n:observe" "$n:warn"); done
+for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
 for r in $(seq "$ROUNDS"); do
 	for variant in static shared; do
 		for c in "${CONFIGS[@]}"; do
@@ -110,7 +127,7 @@ for r in $(seq "$ROUNDS"); do
 done
 
 # ---- tables -------------------------------------------------------------------
-# stat VARIANT CONFIG OP THREADS -> "median lo hi dropped_total"
+# stat VARIANT CONFIG OP THREADS -> "median lo hi dropped_total" (lo: the best run)
 stat() {
 	awk -v v="$1" -v c="$2" -v o="$3" -v t="$4" '$2 == v && $3 == c && $4 == o && $5 == t {
 		x[++n] = $6; d += ($7 == "partial" ? 1e9 : $7) }
@@ -122,19 +139,20 @@ stat() {
 calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
 declare -A ADD
 echo
-echo "## Per call on the calling thread (thread CPU ns/call: median of $ROUNDS runs, [lowest-highest])"
+echo "## Per call on the calling thread (thread CPU ns/call: median of $ROUNDS runs, each the median of $REPS repetitions; range: lowest-highest run)"
 echo
-echo "| call | cudart | threads | configuration | ns/call | range | added | dropped |"
-echo "|---|---|---|---|---|---|---|---|"
+echo "| call | cudart | threads | configuration | ns/call | range | added | added, best | dropped |"
+echo "|---|---|---|---|---|---|---|---|---|"
 for op in async4 can sync4; do
+	has_op "$op" || continue
 	for variant in static shared; do
 		for th in 1 8; do
 			read -r base blo bhi _ <<<"$(stat "$variant" plain "$op" "$th")"
-			echo "| $op | $variant | $th | plain | $base | $blo-$bhi | — | — |"
+			echo "| $op | $variant | $th | plain | $base | $blo-$bhi | — | — | — |"
 			for c in "${CONFIGS[@]:1}"; do
 				read -r m lo hi d <<<"$(stat "$variant" "$c" "$op" "$th")"
 				ADD["$op|$variant|$th|$c"]=$(calc "$m - $base")
-				echo "| $op | $variant | $th | $c | $m | $lo-$hi | ${ADD["$op|$variant|$th|$c"]} | $d |"
+				echo "| $op | $variant | $th | $c | $m | $lo-$hi | ${ADD["$op|$variant|$th|$c"]} | $(calc "$lo - $blo") | $d |"
 			done
 		done
 	done
@@ -154,18 +172,21 @@ echo "## Budget (bundle $LAST)"
 echo
 echo '```'
 for op in async4 can; do
-	budget "observe, added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:observe"]}" 100 ns/call
-	budget "warn (every rule), added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:warn"]}" 250 ns/call
+	has_op "$op" || continue
+	has_mode observe && budget "observe, added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:observe"]}" 100 ns/call
+	has_mode warn && budget "warn (every rule), added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:warn"]}" 250 ns/call
 done
 for op in async4 can; do
-	for mode in observe warn; do
+	has_op "$op" || continue
+	for mode in "${MODE_LIST[@]}"; do
 		budget "shared cudart (runtime + nested driver call) / static, $op, $mode" \
 			"$(calc "${ADD["$op|shared|1|$LAST:$mode"]} / ${ADD["$op|static|1|$LAST:$mode"]}" 2)" 1.3 x
 	done
 done
 for op in async4 can; do
+	has_op "$op" || continue
 	for variant in static shared; do
-		for mode in observe warn; do
+		for mode in "${MODE_LIST[@]}"; do
 			budget "8 threads / 1 thread, added per call, $op, $variant, $mode" \
 				"$(calc "${ADD["$op|$variant|8|$LAST:$mode"]} / ${ADD["$op|$variant|1|$LAST:$mode"]}" 2)" 1.5 x
 		done
@@ -178,8 +199,9 @@ if [ -n "$PHASES" ]; then
 	echo "## Where the time goes (bundle $PHASES, built with make PHASES=1; ns per call, one run each)"
 	echo
 	for variant in static shared; do
-		for mode in observe warn; do
+		for mode in "${MODE_LIST[@]}"; do
 			for op in async4 can; do
+				has_op "$op" || continue
 				rm -rf "$OUT/ph"
 				line=$("$PHASES/bin/peerwatch" -q --mode "$mode" -o "$OUT/ph" -- "$PROGS/latency_$variant" \
 					--ops "$op" --threads 1 --calls "$CALLS" 2>&1 >/dev/null | grep 'phases:' | sed 's/.*phases: //')
