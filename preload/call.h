@@ -122,9 +122,8 @@ __attribute__((always_inline)) static inline bool pw_fold_ok(const struct pw_ven
 
 /* fn: the wrapper's row (c->fn), a constant there, which lets every test
  * of its flags and argument kinds fold away where the wrapper is compiled. */
-__attribute__((always_inline)) static inline enum pw_step pw_wrap_before(const struct pw_vendor *v,
-                                                                         struct pw_wrap *w,
-                                                                         const struct pw_fn_desc *fn)
+__attribute__((always_inline)) static inline enum pw_step
+pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_desc *fn)
 {
 	struct pw_call *c = &w->c;
 	if (PW_ABLATE & PW_ABLATE_ALL)
@@ -383,11 +382,11 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		PW_WRAP_PHASE_ENTER(w);                                              \
 		w.c.fn = &V.fns[id];                                                 \
 		PW_MAP(PW_ARG_CAPTURE, PW_SEMI, PW_EXPAND sig);                      \
-		enum pw_step step = pw_wrap_before(&V, &w, &V.fns[id]);                          \
+		enum pw_step step = pw_wrap_before(&V, &w, &V.fns[id]);              \
 		if (step == PW_STEP_PASS)                                            \
 			return real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));   \
 		ret_t r = real(PW_MAP(PW_ARG_NAME, PW_COMMA, PW_EXPAND sig));        \
-		pw_wrap_after(&V, &w, &V.fns[id], step, (int64_t)r);                             \
+		pw_wrap_after(&V, &w, &V.fns[id], step, (int64_t)r);                 \
 		return r;                                                            \
 	}
 

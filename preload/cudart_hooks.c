@@ -47,7 +47,8 @@ static void abi12(struct pw_call *c, int id)
 
 static void pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
-	(void)fn; /* c->fn: abi12 may change it */
+	/* c->fn, not fn: abi12 may change it */
+	(void)fn;
 	pw_devices_note_use(PW_VENDOR_CUDA); /* the runtime's devices are the driver's */
 	if ((c->fn->flags & PW_ABI12) && pw_cudart_abi12())
 		abi12(c, (int)(c->fn - pw_cudart_desc));

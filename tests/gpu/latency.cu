@@ -85,13 +85,13 @@ static cudaError_t cudaMemset(void *p, int v, size_t n)
 #include <string.h>
 #include <time.h>
 
-#define CK(x)                                                                                      \
-	do {                                                                                       \
-		cudaError_t e_ = (x);                                                              \
-		if (e_ != cudaSuccess) {                                                           \
-			fprintf(stderr, "latency: %s: %s\n", #x, cudaGetErrorName(e_));            \
-			exit(1);                                                                   \
-		}                                                                                  \
+#define CK(x)                                                                           \
+	do {                                                                            \
+		cudaError_t e_ = (x);                                                   \
+		if (e_ != cudaSuccess) {                                                \
+			fprintf(stderr, "latency: %s: %s\n", #x, cudaGetErrorName(e_)); \
+			exit(1);                                                        \
+		}                                                                       \
 	} while (0)
 
 enum op { OP_CAN, OP_ASYNC4, OP_SYNC4, OP_N };
@@ -335,7 +335,8 @@ int main(int argc, char **argv)
 		if (can) {
 			cudaError_t e = cudaDeviceEnablePeerAccess(!d, 0);
 			if (e != cudaSuccess && e != cudaErrorPeerAccessAlreadyEnabled) {
-				fprintf(stderr, "latency: cudaDeviceEnablePeerAccess: %s\n", cudaGetErrorName(e));
+				fprintf(stderr, "latency: cudaDeviceEnablePeerAccess: %s\n",
+				        cudaGetErrorName(e));
 				return 1;
 			}
 			(void)cudaGetLastError();
