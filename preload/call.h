@@ -25,7 +25,6 @@
 #include "phase.h"
 #include "pp.h"
 #include "record.h"
-#include "record_write.h"
 #include "pw.h"
 #include "vendor.h"
 
@@ -175,6 +174,7 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	}
 	if (step == PW_STEP_FOLD) {
 		PW_WRAP_PHASE_REAL1(w);
+		c->t0 = c->t1 = 0; /* the parent's, set when its record is written */
 		c->ret = ret;
 		if (v->state_after && pw_state_row(v, row))
 			v->state_after(c, w->token);

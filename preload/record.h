@@ -169,7 +169,10 @@ struct pw_fold {
 };
 extern PW_TLS struct pw_fold pw_tls_fold;
 
-/* pw_record_fold (record_write.h): call c into the fold area. */
+/* Call c (nested in the fold's owner, returned) into the fold area; or,
+ * where a signal handler's call came between its check and now and took
+ * the room or is writing there, as a record of its own, timed now. */
+void pw_record_fold(struct pw_call *c);
 /* The owner's folded calls, then the owner c itself, into the trace buffer;
  * the area is free again (trace.c). */
 void pw_record_call_folded(const struct pw_call *c);

@@ -8,9 +8,6 @@
 #ifndef PW_RECORD_WRITE_H
 #define PW_RECORD_WRITE_H
 
-#include <stdatomic.h>
-
-#include "clock.h"
 #include "record.h"
 #include "vendor.h"
 
@@ -87,29 +84,6 @@ static inline size_t pw_record_write(void *buf, size_t cap, const struct pw_call
 	r->h.type = PW_REC_CALL;
 	r->h.len = (uint16_t)(nstack | ndev << 8);
 	return size;
-}
-
-/* Call c (nested in the fold's owner, returned) into the fold area
- * (record.h); or, where a signal handler's call came between its check and
- * now and took the room or is writing there, as a record of its own, timed
- * now.  Inline: it runs in every folded driver call. */
-static inline void pw_record_fold(struct pw_call *c)
-{
-	struct pw_fold *f = &pw_tls_fold;
-	if (PW_UNLIKELY(f->busy || PW_FOLD_BYTES - f->used < PW_FOLD_ROOM)) {
-		c->t0 = c->t1 = pw_ticks();
-		pw_record_call(c);
-		return;
-	}
-	f->busy = 1;
-	atomic_signal_fence(memory_order_seq_cst);
-	uint8_t *rec = f->buf + f->used;
-	size_t n = pw_record_write(rec, PW_FOLD_BYTES - f->used, c);
-	((struct pw_rec_hdr *)(void *)rec)->len |= PW_REC_PARENT_TIME;
-	f->used += (uint32_t)n;
-	f->n++;
-	atomic_signal_fence(memory_order_seq_cst);
-	f->busy = 0;
 }
 
 #endif
