@@ -13,12 +13,17 @@
  *   clock_gettime MONOTONIC and THREAD_CPUTIME_ID, a seq_cst fence, a
  *   locked add to a private line, a relaxed fetch_add on one shared counter
  *   by 1 and by THREADS threads at once (per thread), and the same with a
- *   counter per thread taken in blocks of 64.
+ *   counter per thread taken in blocks of 64; and work that shares nothing
+ *   (two counter reads and a 128-byte store into the thread's own 1 MiB
+ *   ring, about what a traced call does) by 1 and by THREADS threads at
+ *   once, each pinned to a CPU of its own as latency.cu pins its workers:
+ *   what the host itself charges when more of its CPUs are busy.
  * No GPU is needed: plain C, built by gpu.mk with the other programs.
  */
 #define _GNU_SOURCE
 #include <linux/membarrier.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -167,20 +172,64 @@ static double time_one(bench_fn f)
 /* ---- the shared counter, by T threads at once ---- */
 static _Alignas(64) atomic_uint_fast64_t shared_seq;
 static atomic_int go;
-static bool blocks;
+enum work { W_SHARED, W_BLOCKS, W_PRIVATE };
+static enum work work;
 struct thr {
 	pthread_t t;
 	double ns;
+	int cpu;
 	char pad[64];
 };
+
+/* Two counter reads and a record-sized store into a private ring, n times. */
+static uint64_t private_records(unsigned n)
+{
+	enum { RING = 1u << 20, REC = 128 };
+	uint64_t *ring = aligned_alloc(64, RING), s = 0;
+	if (!ring)
+		return 0;
+	memset(ring, 0, RING);
+	size_t at = 0;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t t0 = __rdtsc();
+		uint64_t *r = ring + at / 8;
+		for (int k = 0; k < REC / 8; k++)
+			r[k] = t0 + (uint64_t)k;
+		r[1] = __rdtsc();
+		at = (at + REC) % RING;
+	}
+	s = ring[0] + ring[RING / 8 - 1];
+	free(ring);
+	return s;
+}
+
+/* The n-th CPU (from 0) this process may run on, or -1. */
+static int nth_cpu(int n)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && n-- == 0)
+			return c;
+	return -1;
+}
 
 static void *counter_thread(void *arg)
 {
 	struct thr *me = arg;
+	if (me->cpu >= 0) {
+		cpu_set_t set;
+		CPU_ZERO(&set);
+		CPU_SET(me->cpu, &set);
+		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
+	}
 	while (!atomic_load(&go))
 		;
 	uint64_t t = now_ns(CLOCK_THREAD_CPUTIME_ID), s = 0;
-	if (blocks) {
+	if (work == W_PRIVATE) {
+		s = private_records(N);
+	} else if (work == W_BLOCKS) {
 		uint64_t next = 0, end = 0;
 		for (unsigned i = 0; i < N; i++) {
 			if (next == end) {
@@ -198,15 +247,17 @@ static void *counter_thread(void *arg)
 	return NULL;
 }
 
-static double contended(int threads, bool in_blocks)
+static double contended(int threads, enum work w)
 {
 	double r[5];
 	struct thr *th = calloc((size_t)threads, sizeof *th);
-	blocks = in_blocks;
+	work = w;
 	for (int k = 0; k < 5; k++) {
 		atomic_store(&go, 0);
-		for (int i = 0; i < threads; i++)
+		for (int i = 0; i < threads; i++) {
+			th[i].cpu = w == W_PRIVATE ? nth_cpu(i + 2) : -1;
 			pthread_create(&th[i].t, NULL, counter_thread, &th[i]);
+		}
 		atomic_store(&go, 1);
 		double sum = 0;
 		for (int i = 0; i < threads; i++) {
@@ -263,8 +314,10 @@ int main(int argc, char **argv)
 	};
 	for (size_t i = 0; i < sizeof b / sizeof b[0]; i++)
 		printf("ns_%s: %.1f\n", b[i].name, time_one(b[i].f));
-	printf("ns_fetch_add_shared_1: %.1f\n", contended(1, false));
-	printf("ns_fetch_add_shared_%d: %.1f\n", threads, contended(threads, false));
-	printf("ns_fetch_add_blocks64_%d: %.1f\n", threads, contended(threads, true));
+	printf("ns_fetch_add_shared_1: %.1f\n", contended(1, W_SHARED));
+	printf("ns_fetch_add_shared_%d: %.1f\n", threads, contended(threads, W_SHARED));
+	printf("ns_fetch_add_blocks64_%d: %.1f\n", threads, contended(threads, W_BLOCKS));
+	printf("ns_private_record_1: %.1f\n", contended(1, W_PRIVATE));
+	printf("ns_private_record_%d: %.1f\n", threads, contended(threads, W_PRIVATE));
 	return 0;
 }
