@@ -59,7 +59,7 @@ $(TBIN)/own_jansson: tests/integration/own_jansson.c
 include tests/integration/hip.mk
 
 # tests/gpu/latency.cu as C against the simulated runtime, for latency.sh's check.
-$(TBIN)/latency_sim: tests/gpu/latency.cu tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
+$(TBIN)/latency_sim: tests/gpu/latency.cu tests/gpu/gpu_common.h tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -x c -DPW_LATENCY_SIM -Itests/sim $< -o $@ -L$(SIMDIR) -l:libcudart.so.13 -lpthread
 test-build: $(TBIN)/latency_sim

@@ -53,10 +53,10 @@ $(GPU_DIR)/peer_ptds: $(GPU_SRC)/peer_all.cu $(GPU_ALL_DEPS) | $(GPU_DIR)
 
 # What a traced call costs on the calling thread (latency.sh), with static
 # and with shared cudart.
-$(GPU_DIR)/latency_static: $(GPU_SRC)/latency.cu | $(GPU_DIR)
+$(GPU_DIR)/latency_static: $(GPU_SRC)/latency.cu $(GPU_SRC)/gpu_common.h | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart static -o $@ $< -lpthread
 
-$(GPU_DIR)/latency_shared: $(GPU_SRC)/latency.cu | $(GPU_DIR)
+$(GPU_DIR)/latency_shared: $(GPU_SRC)/latency.cu $(GPU_SRC)/gpu_common.h | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $< -lpthread
 
 # Links the driver API by its exported symbols.  The toolkit's stub library
@@ -106,7 +106,7 @@ $(GPU_DIR)/nvml_probe: $(GPU_SRC)/nvml_probe.c include/peerwatch/abi/nvml.h | $(
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
 
 # What the hot path's building blocks cost on the GPU host's CPU (no GPU needed).
-$(GPU_DIR)/hostprobe: $(GPU_SRC)/hostprobe.c | $(GPU_DIR)
+$(GPU_DIR)/hostprobe: $(GPU_SRC)/hostprobe.c $(GPU_SRC)/gpu_common.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -o $@ $< -lpthread
 
 $(GPU_DIR)/peer_driver: $(GPU_SRC)/peer_driver.c $(GPU_ALL_DEPS) | $(GPU_DIR)

@@ -1,7 +1,8 @@
 /*
  * Helpers shared by the real-GPU test programs (peer_all.cu, peer_driver.c):
  * the data pattern and checksum they verify, hex encoding of IPC handles, and
- * the parent/child pipe protocol of the IPC test.
+ * the parent/child pipe protocol of the IPC test; and (latency.cu,
+ * hostprobe.c) the CPUs timed threads are pinned to.
  *
  * Why a child that is exec'd: an IPC handle can only be opened in a process
  * other than the exporter, and CUDA must not be used in a forked copy of a
@@ -21,6 +22,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -317,6 +320,27 @@ static inline int pwg_recv_done(struct pwg_child *c, uint64_t *before, uint64_t 
 	*before = b;
 	*after = a;
 	return 0;
+}
+
+/* The n-th CPU (from 0) this process may run on, or -1. */
+static inline int pwg_nth_cpu(int n)
+{
+	cpu_set_t set;
+	if (sched_getaffinity(0, sizeof set, &set) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && n-- == 0)
+			return c;
+	return -1;
+}
+
+/* Keeps the calling thread on cpu: 0, or an error number. */
+static inline int pwg_pin_self(int cpu)
+{
+	cpu_set_t set;
+	CPU_ZERO(&set);
+	CPU_SET(cpu, &set);
+	return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
 }
 
 #endif

@@ -37,6 +37,8 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
+#include "gpu_common.h"
+
 #define N (1u << 20)
 #define RUNS 9
 
@@ -203,27 +205,11 @@ static uint64_t private_records(unsigned n)
 	return s;
 }
 
-/* The n-th CPU (from 0) this process may run on, or -1. */
-static int nth_cpu(int n)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return -1;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set) && n-- == 0)
-			return c;
-	return -1;
-}
-
 static void *counter_thread(void *arg)
 {
 	struct thr *me = arg;
-	if (me->cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(me->cpu, &set);
-		pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-	}
+	if (me->cpu >= 0)
+		pwg_pin_self(me->cpu);
 	while (!atomic_load(&go))
 		;
 	uint64_t t = now_ns(CLOCK_THREAD_CPUTIME_ID), s = 0;
@@ -255,7 +241,7 @@ static double contended(int threads, enum work w)
 	for (int k = 0; k < 5; k++) {
 		atomic_store(&go, 0);
 		for (int i = 0; i < threads; i++) {
-			th[i].cpu = w == W_PRIVATE ? nth_cpu(i + 2) : -1;
+			th[i].cpu = w == W_PRIVATE ? pwg_nth_cpu(i + 2) : -1;
 			pthread_create(&th[i].t, NULL, counter_thread, &th[i]);
 		}
 		atomic_store(&go, 1);

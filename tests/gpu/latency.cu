@@ -85,6 +85,8 @@ static cudaError_t cudaMemset(void *p, int v, size_t n)
 #include <string.h>
 #include <time.h>
 
+#include "gpu_common.h"
+
 #define CK(x)                                                                           \
 	do {                                                                            \
 		cudaError_t e_ = (x);                                                   \
@@ -171,13 +173,8 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = (struct worker *)arg;
 	cudaStream_t s;
-	if (w->cpu >= 0) {
-		cpu_set_t set;
-		CPU_ZERO(&set);
-		CPU_SET(w->cpu, &set);
-		if (pthread_setaffinity_np(pthread_self(), sizeof set, &set) != 0)
-			fprintf(stderr, "latency: could not pin a worker to CPU %d (not pinned)\n", w->cpu);
-	}
+	if (w->cpu >= 0 && pwg_pin_self(w->cpu) != 0)
+		fprintf(stderr, "latency: could not pin a worker to CPU %d (not pinned)\n", w->cpu);
 	CK(cudaSetDevice(0));
 	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	run_calls(w->op, w->calls / 10 < 256 ? 256 : w->calls / 10, s, w->threads);
@@ -185,18 +182,6 @@ static void *worker_main(void *arg)
 	w->cpu_ns = run_calls(w->op, w->calls, s, w->threads);
 	CK(cudaStreamDestroy(s));
 	return NULL;
-}
-
-/* The n-th CPU (from 0) this process may run on, or -1. */
-static int nth_cpu(int n)
-{
-	cpu_set_t set;
-	if (sched_getaffinity(0, sizeof set, &set) != 0)
-		return -1;
-	for (int c = 0; c < CPU_SETSIZE; c++)
-		if (CPU_ISSET(c, &set) && n-- == 0)
-			return c;
-	return -1;
 }
 
 struct figure {
@@ -217,7 +202,7 @@ static struct figure measure_once(enum op op, int threads, long calls)
 	for (int i = 0; i < threads; i++) {
 		w[i].op = op;
 		w[i].threads = threads;
-		w[i].cpu = cfg.pin ? nth_cpu(i + 2) : -1;
+		w[i].cpu = cfg.pin ? pwg_nth_cpu(i + 2) : -1;
 		w[i].bar = &bar;
 		w[i].calls = calls;
 		if (pthread_create(&w[i].th, NULL, worker_main, &w[i])) {
