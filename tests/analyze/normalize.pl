@@ -58,7 +58,8 @@ sub text {
 	$s =~ s/\b0x[0-9a-f]{5,}\b/0x<PTR>/g;
 	$s =~ s/\+0x[0-9a-f]+\b/+0x<OFF>/g;    # offsets in a function or module
 	for my $p (sort { length $b <=> length $a } keys %pid) {
-		$s =~ s/(?<![0-9a-fA-Fx<])$p(?![0-9a-fA-F])/$pid{$p}/g;
+		# not a group of a hyphenated hex name (a UUID's "-8000-" is no pid 8000)
+		$s =~ s/(?<![0-9a-fA-Fx<])(?<![0-9a-fA-F]-)$p(?![0-9a-fA-F])(?!-[0-9a-fA-F])/$pid{$p}/g;
 	}
 	for my $h (keys %host) {
 		my $q = quotemeta $h;

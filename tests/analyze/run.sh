@@ -86,6 +86,16 @@ wait "$crash_pid" 2>/dev/null
 
 # ---- golden outputs -----------------------------------------------------------
 
+# The normalizer numbers pids, and leaves alone the same digits inside a
+# hyphenated hex name: a process whose pid is 8000 once turned the simulated
+# GPUs' UUIDs ("...-4000-8000-5e1d...") into "<P1>" and failed the goldens.
+mkdir -p "$WORK/norm"
+printf '{"type":"header","pid":8000,"ppid":424242,"t0_mono_ns":1,"host":"h"}\n' >"$WORK/norm/x.8000.pw.jsonl"
+norm=$(printf 'GPU-7077736d-0000-4000-8000-5e1d00000000 calls[8000] pid 8000\n' |
+	perl "$HERE/normalize.pl" "$WORK" "$B" "$ROOT" "$WORK/norm")
+check "normalize.pl: a pid is numbered, the same digits in a UUID are not ($norm)" \
+	[ "$norm" = "GPU-7077736d-0000-4000-8000-5e1d00000000 calls[<P1>] pid <P1>" ]
+
 golden() { # NAME TRACEDIR COMMAND ARGS...: compare text and --json outputs
 	local name=$1 dir=$2
 	shift 2
