@@ -214,10 +214,6 @@ void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 	uint64_t v = c->a[i];
 	bool ok = c->ret == ACL_SUCCESS;
 	switch (c->fn->args[i].kind) {
-	case PW_K_OUT_INT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(int32_t));
-		break;
 	case PW_K_OUT_APTR:
 		if (ok && v) {
 			struct pw_snap_ptr *o = pw_snap_add(s, i, sizeof *o);

@@ -31,10 +31,6 @@ bool pw_event_snap_common(struct pw_snapw *s, const struct pw_call *c, int i, bo
 	switch ((enum pw_kind)c->fn->args[i].kind) {
 	case PW_K_IPCMEM:
 	case PW_K_IPCEVT: pw_event_snap_deref(s, i, v, z->ipc_handle); return true;
-	case PW_K_OUT_INT:
-		if (ok)
-			pw_event_snap_deref(s, i, v, sizeof(int));
-		return true;
 	case PW_K_OUT_PTR:
 		if (ok)
 			pw_event_snap_out_ptr(s, i, v, z->dev_of);

@@ -44,10 +44,11 @@ void pw_event_snap_out_ptr(struct pw_snapw *s, int i, uint64_t p, int (*dev_of)(
  * data size (the next argument) is one int. */
 void pw_event_snap_range_data(struct pw_snapw *s, const struct pw_call *c, int i, bool ok);
 /* What every vendor saves alike for argument i of kinds they share (IPC
- * handles in and out, returned ints, pointers and events, range
- * attributes), given the vendor's handle and event sizes, whether the call
- * succeeded and how it finds a pointer's device; false for any other kind
- * (the vendor's own snap_arg handles it). */
+ * handles in and out, returned pointers and events, range attributes;
+ * returned ints the record writer saves itself, record_write.h), given
+ * the vendor's handle and event sizes, whether the call succeeded and how
+ * it finds a pointer's device; false for any other kind (the vendor's own
+ * snap_arg handles it). */
 struct pw_snap_sizes {
 	size_t ipc_handle, event;
 	int (*dev_of)(uint64_t ptr);

@@ -80,7 +80,9 @@ struct pw_vendor {
 	void (*op_after)(const struct pw_call *c, struct pw_op *op);
 	/* After the call, on the calling thread, for each argument whose kind
 	 * has PW_SNAP_<KIND> (call.h): save into s what put_arg will need of it
-	 * that is not in the argument word itself (record.h, event.h). */
+	 * that is not in the argument word itself (record.h, event.h).  Not
+	 * called for PW_K_OUT_INT: the record writer saves that int for every
+	 * vendor (record_write.h). */
 	void (*snap_arg)(struct pw_snapw *s, const struct pw_call *c, int i);
 	/* On the trace writer's thread: the event's "args" member for argument i
 	 * (docs/trace-format.md), from the record alone: the argument words,
