@@ -102,28 +102,24 @@ if model lazy-copy-importer; then
 else
 	bad "lazy-copy-importer: the program failed: $(tail -2 "$WORK/lazy-copy-importer/err")"
 fi
-if PWSIM_DEVICES=3 model lazy-copy-third; then
-	got=$(found lazy-copy-third | tr '\n' ' ')
-	check "lazy-copy-third: the mapping named by a third device is copy.peer.device-mismatch (got: ${got:-none})" \
-		[ "$got" = "copy.peer.device-mismatch " ]
-	check "lazy-copy-third: the message names the mapping's two devices and the one named" bash -c '
-		cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" |
-		grep -q "the source 0x[0-9a-f]* is an IPC mapping opened on device 1 of memory on device 0, but the call names device 2 for it"' \
-		_ "$WORK/lazy-copy-third"
-else
-	bad "lazy-copy-third: the program failed: $(tail -2 "$WORK/lazy-copy-third/err")"
-fi
-if model lazy-copy-mine; then
-	got=$(found lazy-copy-mine | tr '\n' ' ')
-	check "lazy-copy-mine: with a mapping open, its own memory named by the wrong device is still found (got: ${got:-none})" \
-		[ "$got" = "copy.peer.device-mismatch " ]
-	check "lazy-copy-mine: ... on the destination, in the plain words" bash -c '
-		cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" |
-		grep -q "the destination 0x[0-9a-f]* lives on device 1, but the call names device 0 for it"' \
-		_ "$WORK/lazy-copy-mine"
-else
-	bad "lazy-copy-mine: the program failed: $(tail -2 "$WORK/lazy-copy-mine/err")"
-fi
+# mismatch_case NAME WHAT MESSAGE: scenario NAME (WHAT, in words) reports
+# copy.peer.device-mismatch once, in a message matching the regex MESSAGE
+mismatch_case() {
+	local name=$1 what=$2 msg=$3 got
+	if ! model "$name"; then
+		bad "$name: the program failed: $(tail -2 "$WORK/$name/err")"
+		return
+	fi
+	got=$(found "$name" | tr '\n' ' ')
+	check "$name: $what is copy.peer.device-mismatch (got: ${got:-none})" [ "$got" = "copy.peer.device-mismatch " ]
+	check "$name: its message says what the call named and where the memory is" bash -c '
+		cat "$1"/trace/*.pw.jsonl | jq -r "select(.type==\"violation\") | .message" | grep -q "$2"' \
+		_ "$WORK/$name" "$msg"
+}
+PWSIM_DEVICES=3 mismatch_case lazy-copy-third "the mapping named by a third device" \
+	"the source 0x[0-9a-f]* is an IPC mapping opened on device 1 of memory on device 0, but the call names device 2 for it"
+mismatch_case lazy-copy-mine "with a mapping open, its own memory named by the wrong device" \
+	"the destination 0x[0-9a-f]* lives on device 1, but the call names device 0 for it"
 mkdir -p "$WORK/plain"
 "$PW" -q -o "$WORK/plain/trace" --mode warn -- "$V" copy.peer.device-mismatch bad >/dev/null 2>&1
 got=$(found plain | tr '\n' ' ')
