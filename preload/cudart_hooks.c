@@ -45,14 +45,15 @@ static void abi12(struct pw_call *c, int id)
 	}
 }
 
-static void pre(struct pw_call *c, const struct pw_fn_desc *fn)
+/* fn: the wrapper's row, a constant there (inline: its look-ups fold);
+ * abi12 may then describe the call by its other ABI's row, whose
+ * look-ups are the same (its pointer is the first argument too). */
+static inline void pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
-	/* c->fn, not fn: abi12 may change it */
-	(void)fn;
 	pw_devices_note_use(PW_VENDOR_CUDA); /* the runtime's devices are the driver's */
-	if ((c->fn->flags & PW_ABI12) && pw_cudart_abi12())
-		abi12(c, (int)(c->fn - pw_cudart_desc));
-	pw_cudart_pre(c);
+	pw_cudart_pre(c, fn);
+	if ((fn->flags & PW_ABI12) && pw_cudart_abi12())
+		abi12(c, (int)(fn - pw_cudart_desc));
 }
 
 /*

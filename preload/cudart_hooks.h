@@ -5,6 +5,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 
+#include "cuda_query.h"
 #include "cudart_table.h"
 #include "hooks.h"
 #include "pw.h"
@@ -32,10 +33,29 @@ bool pw_cudart_abi12(void);
 void *pw_cudart_dlsym_hook(const char *name, void *r);
 
 /* cudart_query.c: the look-ups of a call, asked untraced */
-/* Before the call: the current device, the devices of pointers. */
-void pw_cudart_pre(struct pw_call *c);
+/* The devices of a cudaMemcpy3DPeerParms argument i's source and destination. */
+void pw_cudart_pre_copy3d(struct pw_call *c, int i);
 const char *pw_cudart_error_name(int code);
 int pw_cudart_current_device(void);
+
+/* Before the call: the current device, the devices of pointers, for the
+ * arguments of row fn.  Inline, like the driver's (cuda_query.h): in a
+ * wrapper the row is a constant and the loop folds into the look-ups the
+ * row needs.  (A CUDA 12 row, PW_ABI12, has the same kinds where it has a
+ * pointer: its first argument.) */
+static inline void pw_cudart_pre(struct pw_call *c, const struct pw_fn_desc *fn)
+{
+	if (fn->flags & PW_CUR_DEV)
+		c->cur_dev = pw_cudart_current_device();
+#pragma GCC unroll 12 /* PW_MAX_ARGS */
+	for (int i = 0; i < fn->nargs; i++) {
+		switch (fn->args[i].kind) {
+		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
+		case PW_K_COPY3D: pw_cudart_pre_copy3d(c, i); break;
+		default: c->dev[i] = PW_NO_DEV;
+		}
+	}
+}
 struct cudaPitchedPtr;
 struct cudaPos;
 /* The pointer of one side of a 3D peer copy (0 for an array). */

@@ -86,27 +86,11 @@ uint64_t pw_cudart_copy3d_ptr(const struct cudaPitchedPtr *p, const struct cudaP
 
 /* ---- before the call ---- */
 
-void pw_cudart_pre(struct pw_call *c)
+void pw_cudart_pre_copy3d(struct pw_call *c, int i)
 {
-	const struct pw_fn_desc *fn = c->fn;
-	if (fn->flags & PW_CUR_DEV)
-		c->cur_dev = pw_cudart_current_device();
-	for (int i = 0; i < fn->nargs; i++) {
-		switch (fn->args[i].kind) {
-		case PW_K_PTR: c->dev[i] = pw_cuda_ptr_device(c->a[i]); break;
-		case PW_K_COPY3D: {
-			const struct cudaMemcpy3DPeerParms *p =
-			    (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[i];
-			c->dev[i] = p && !p->srcArray
-			                ? pw_cuda_ptr_device(pw_cudart_copy3d_ptr(&p->srcPtr, &p->srcPos))
-			                : PW_NO_DEV;
-			c->dev[PW_DEV_COPY3D_DST] =
-			    p && !p->dstArray
-			        ? pw_cuda_ptr_device(pw_cudart_copy3d_ptr(&p->dstPtr, &p->dstPos))
-			        : PW_NO_DEV;
-			break;
-		}
-		default: c->dev[i] = PW_NO_DEV;
-		}
-	}
+	const struct cudaMemcpy3DPeerParms *p = (const struct cudaMemcpy3DPeerParms *)(uintptr_t)c->a[i];
+	c->dev[i] =
+	    p && !p->srcArray ? pw_cuda_ptr_device(pw_cudart_copy3d_ptr(&p->srcPtr, &p->srcPos)) : PW_NO_DEV;
+	c->dev[PW_DEV_COPY3D_DST] =
+	    p && !p->dstArray ? pw_cuda_ptr_device(pw_cudart_copy3d_ptr(&p->dstPtr, &p->dstPos)) : PW_NO_DEV;
 }
