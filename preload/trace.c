@@ -141,27 +141,35 @@ struct pw_thread {
 
 enum { FILE_NONE, FILE_OPEN, FILE_FAILED };
 
+/* Read by every call (rec_room), written a few times in the process's
+ * life: a cache line of their own.  In T, on the line of `full` and
+ * `wake`, which every buffer switch writes, each switch of any thread
+ * took the line from the others (8 threads calling). */
+static struct {
+	_Alignas(64) atomic_int file_state;
+	atomic_bool writer_started;
+	char line_[64 - sizeof(atomic_int) - sizeof(atomic_bool)];
+} H;
+
 static struct {
 	pthread_key_t key;
 	pthread_key_t writer_key; /* set while the writer runs: its destructor hears of its end */
 	_Atomic(struct pw_thread *) threads;
 	_Atomic(struct pw_buf *) full;
 	atomic_int wake;
-	atomic_int file_state;
 	atomic_bool stop_writer;
-	atomic_bool writer_started;
 	atomic_bool writer_creating; /* pthread_create called, writer_main not yet in its loop */
 	atomic_bool writer_died;     /* it ended without being asked to (it was cancelled) */
 	atomic_bool closing;         /* finishing began: threads stop waiting for buffers */
 	atomic_bool main_exited;     /* the main thread called pthread_exit: see retire() */
-	_Atomic long finisher;       /* tid of the thread finishing, 0 before */
 	atomic_bool finished;        /* the finisher is done */
-	_Atomic uint64_t progress;   /* writer rounds and writes: others watch it move */
+	bool enabled_at_finish;
+	_Atomic long finisher;     /* tid of the thread finishing, 0 before */
+	_Atomic uint64_t progress; /* writer rounds and writes: others watch it move */
 	_Atomic uint64_t progress_ns;
 	pthread_mutex_t start_lock;
 	pthread_t writer;
 	_Atomic uint64_t dropped_by[PW_DROP_N];
-	bool enabled_at_finish;
 	struct pw_buf *kept; /* taken by the final drain, recycled if an exec fails */
 	/* the file: writer role only */
 	int fd, dirfd;
@@ -415,10 +423,10 @@ static inline __attribute__((always_inline)) struct pw_buf *rec_room(size_t need
 	struct pw_thread *t = tls_thread;
 	if (PW_UNLIKELY(!t) && !(t = thread_register()))
 		return NULL;
-	if (PW_UNLIKELY(atomic_load_explicit(&T.file_state, memory_order_acquire) != FILE_OPEN) &&
+	if (PW_UNLIKELY(atomic_load_explicit(&H.file_state, memory_order_acquire) != FILE_OPEN) &&
 	    !open_once())
 		return NULL;
-	if (PW_UNLIKELY(!atomic_load_explicit(&T.writer_started, memory_order_relaxed)))
+	if (PW_UNLIKELY(!atomic_load_explicit(&H.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
 	if (PW_UNLIKELY(b->cap - b->used < need) && !(b = rotate(t, events)))
@@ -1047,7 +1055,7 @@ static bool retire(void)
 	bool done = false;
 	pthread_mutex_lock(&T.start_lock);
 	if (!atomic_load(&T.closing) && !atomic_load(&T.stop_writer) && !atomic_load(&T.full)) {
-		atomic_store(&T.writer_started, false);
+		atomic_store(&H.writer_started, false);
 		pthread_detach(pthread_self());
 		done = true;
 	}
@@ -1105,7 +1113,7 @@ static void start_writer(void)
 		atomic_store(&T.writer_creating, false);
 		pw_disable("cannot start the trace writer thread: %s", strerror(rc));
 	} else {
-		atomic_store_explicit(&T.writer_started, true, memory_order_release);
+		atomic_store_explicit(&H.writer_started, true, memory_order_release);
 	}
 }
 
@@ -1119,7 +1127,7 @@ static bool open_once(void)
 	if (tls_opening) /* a signal handler's call while this thread opens it */
 		return false;
 	pthread_mutex_lock(&T.start_lock);
-	int st = atomic_load(&T.file_state);
+	int st = atomic_load(&H.file_state);
 	if (st == FILE_NONE && !atomic_load(&T.closing)) {
 		tls_opening = true;
 		pw_tls_internal++;
@@ -1131,7 +1139,7 @@ static bool open_once(void)
 		}
 		pw_tls_internal--;
 		tls_opening = false;
-		atomic_store_explicit(&T.file_state, st, memory_order_release);
+		atomic_store_explicit(&H.file_state, st, memory_order_release);
 	}
 	pthread_mutex_unlock(&T.start_lock);
 	return st == FILE_OPEN && atomic_load(&pw_g.enabled);
@@ -1141,8 +1149,8 @@ static bool open_once(void)
 static void restart_writer(void)
 {
 	pthread_mutex_lock(&T.start_lock);
-	if (!atomic_load(&T.writer_started) && !atomic_load(&T.closing) &&
-	    atomic_load(&T.file_state) == FILE_OPEN && atomic_load(&pw_g.enabled))
+	if (!atomic_load(&H.writer_started) && !atomic_load(&T.closing) &&
+	    atomic_load(&H.file_state) == FILE_OPEN && atomic_load(&pw_g.enabled))
 		start_writer();
 	pthread_mutex_unlock(&T.start_lock);
 }
@@ -1151,7 +1159,7 @@ static void restart_writer(void)
  * file or the buffers). */
 static bool stop_writer(void)
 {
-	if (!atomic_load(&T.writer_started))
+	if (!atomic_load(&H.writer_started))
 		return true;
 	atomic_store(&T.stop_writer, true);
 	wake_writer();
@@ -1175,7 +1183,7 @@ static bool stop_writer(void)
 			return false;
 		}
 	}
-	atomic_store(&T.writer_started, false);
+	atomic_store(&H.writer_started, false);
 	return true;
 }
 
@@ -1323,7 +1331,7 @@ void pw_trace_finish(const char *why)
 	int file = FILE_NONE;
 	if (!tls_opening) {
 		pthread_mutex_lock(&T.start_lock);
-		file = atomic_load(&T.file_state);
+		file = atomic_load(&H.file_state);
 		pthread_mutex_unlock(&T.start_lock);
 	}
 	if (!stop_writer()) {
@@ -1359,7 +1367,7 @@ void pw_trace_after_failed_exec(void)
 	T.limited = false;
 	T.limit_seq = T.limit_t_ns = 0;
 	T.path[0] = 0;
-	atomic_store(&T.file_state, FILE_NONE);
+	atomic_store(&H.file_state, FILE_NONE);
 	atomic_store(&T.closing, false);
 	atomic_store(&T.finished, false);
 	atomic_store(&T.finisher, 0);
@@ -1389,8 +1397,8 @@ void pw_trace_after_fork_child(void)
 	atomic_store(&T.threads, NULL);
 	atomic_store(&T.full, NULL);
 	T.kept = NULL;
-	atomic_store(&T.file_state, FILE_NONE);
-	atomic_store(&T.writer_started, false);
+	atomic_store(&H.file_state, FILE_NONE);
+	atomic_store(&H.writer_started, false);
 	atomic_store(&T.writer_creating, false);
 	atomic_store(&T.writer_died, false);
 	atomic_store(&T.stop_writer, false);
