@@ -25,6 +25,7 @@
 #include "phase.h"
 #include "pp.h"
 #include "record.h"
+#include "record_write.h"
 #include "pw.h"
 #include "vendor.h"
 
@@ -109,14 +110,13 @@ static inline bool pw_state_row(const struct pw_vendor *v, const struct pw_fn_de
 }
 
 /* Whether call c, just begun, is folded into its parent's record: the
- * parent (a call of the layer above) owns the fold area (which it takes
+ * parent (a call of the layer above) opened the fold tail (which it does
  * only when its calls need nothing a fold leaves out: a stack, device
- * timing) and the area has room. */
+ * timing; record.h). */
 __attribute__((always_inline)) static inline bool pw_fold_ok(const struct pw_vendor *v,
                                                              const struct pw_call *c)
 {
-	return !v->upper && c->parent && pw_tls_fold.owner == c->parent && !pw_tls_fold.busy &&
-	       PW_FOLD_BYTES - pw_tls_fold.used >= PW_FOLD_ROOM;
+	return !v->upper && c->parent && pw_tls_fold.owner == c->parent;
 }
 
 /* fn: the wrapper's row (c->fn), a constant there, which lets every test
@@ -155,7 +155,7 @@ pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_
 		/* the calls it makes below fold into its record (none needs a stack
 		 * or device timing of its own) */
 		if (!pw_tls_fold.owner && pw_g.opt.stacks != PW_STACKS_ALL && !pw_g.opt.gpu_timing)
-			pw_tls_fold.owner = c->seq;
+			pw_fold_open(c->seq);
 	}
 	PW_WRAP_PHASE_REAL0(w);
 	c->t0 = PW_ABLATE & PW_ABLATE_CLOCK ? 0 : pw_ticks();
@@ -179,7 +179,7 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		if (v->state_after && pw_state_row(v, row))
 			v->state_after(c, w->token);
 		PW_WRAP_PHASE(w, PW_PH_LOOKUP);
-		pw_record_fold(c);
+		pw_record_fold_row(c, row);
 		PW_WRAP_PHASE(w, PW_PH_RECORD);
 		pw_call_end(c);
 		PW_WRAP_PHASE_END(w);

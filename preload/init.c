@@ -87,8 +87,8 @@ static void after_fork_child(void)
 		expand_out();
 	atomic_store(&pw_g.seq, 0);
 	pw_tls_seq_next = pw_tls_seq_end = 0; /* this thread's block was the parent's */
-	pw_tls_fold.owner = 0;                /* and so were calls folded so far */
-	pw_tls_fold.used = pw_tls_fold.n = 0;
+	pw_tls_fold.owner = 0;                /* and so was the fold tail (in the parent's buffer) */
+	pw_tls_fold.used = pw_tls_fold.n = pw_tls_fold.busy = 0;
 	pw_g.t0_mono_ns = pw_now_ns();
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_trace_after_fork_child();

@@ -24,22 +24,27 @@ size_t pw_record_call_into(void *buf, size_t cap, const struct pw_call *c)
 
 PW_TLS struct pw_fold pw_tls_fold;
 
-/* Call c into the fold area (record.h).  Out of line: inline in the
+/* Call c into the fold tail (record.h).  Out of line: inline in the
  * wrappers, the static analyzer reads the record's argument and device
  * slots as the wrapper's uninitialized ones (it does not follow that a
  * row's slots are those its wrapper filled). */
 void pw_record_fold(struct pw_call *c)
 {
 	struct pw_fold *f = &pw_tls_fold;
-	if (PW_UNLIKELY(f->busy || PW_FOLD_BYTES - f->used < PW_FOLD_ROOM)) {
-		c->t0 = c->t1 = pw_ticks();
-		pw_record_call(c);
+	if (PW_UNLIKELY(f->busy)) {
+		pw_trace_drop(PW_DROP_SIGNAL_HANDLER, 1);
 		return;
 	}
-	f->busy = 1;
+	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
 	atomic_signal_fence(memory_order_seq_cst);
-	uint8_t *rec = f->buf + f->used;
-	size_t n = pw_record_write(rec, PW_FOLD_BYTES - f->used, c);
+	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		f->busy = 0;
+		return;
+	}
+	char *rec = f->base + f->used;
+	c->t0 = c->t1 = 0; /* the owner's (the writer takes them from its record) */
+	size_t n = pw_record_write(rec, (size_t)(f->end - rec), c);
 	((struct pw_rec_hdr *)(void *)rec)->len |= PW_REC_PARENT_TIME;
 	f->used += (uint32_t)n;
 	f->n++;
@@ -49,7 +54,27 @@ void pw_record_fold(struct pw_call *c)
 
 /* ---- decoding ---- */
 
-static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
+/* A folded call's times: its owner's, whose record follows it in the
+ * same publication (record.h); 0 if it is not there (never seen). */
+static void owner_times(const struct pw_rec_call *r, const uint8_t *q, const uint8_t *end, uint64_t *t0,
+                        uint64_t *t1)
+{
+	*t0 = *t1 = 0;
+	while ((size_t)(end - q) >= sizeof *r) {
+		const struct pw_rec_call *o = (const struct pw_rec_call *)(const void *)q;
+		if (o->h.size < sizeof o->h || o->h.size % 8 || o->h.size > (size_t)(end - q))
+			return;
+		if (o->h.type == PW_REC_CALL && o->h.size >= sizeof *o && !(o->h.len & PW_REC_PARENT_TIME) &&
+		    o->seq == r->parent) {
+			*t0 = o->t0;
+			*t1 = o->t1;
+			return;
+		}
+		q += o->h.size;
+	}
+}
+
+static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size, size_t avail)
 {
 	const struct pw_rec_call *r = (const struct pw_rec_call *)p;
 	struct pw_rcall d;
@@ -62,8 +87,11 @@ static size_t decode_call(struct pw_jw *w, const uint8_t *p, size_t size)
 	d.c.fn = fn;
 	d.c.seq = r->seq;
 	d.c.parent = r->parent;
-	d.c.t0 = pw_ticks_ns(r->t0);
-	d.c.t1 = d.c.t0 + pw_ticks_dur_ns(r->t0, r->t1);
+	uint64_t t0 = r->t0, t1 = r->t1;
+	if (r->h.len & PW_REC_PARENT_TIME)
+		owner_times(r, p + size, p + avail, &t0, &t1);
+	d.c.t0 = pw_ticks_ns(t0);
+	d.c.t1 = d.c.t0 + pw_ticks_dur_ns(t0, t1);
 	d.c.ret = r->ret;
 	d.c.cur_dev = r->cur_dev;
 	d.tid = r->tid;
@@ -122,7 +150,7 @@ size_t pw_record_decode(struct pw_jw *w, const void *rec, size_t avail)
 	case PW_REC_CALL:
 		if (h.size < sizeof(struct pw_rec_call))
 			return 0;
-		return decode_call(w, p, h.size);
+		return decode_call(w, p, h.size, avail);
 	default: return 0;
 	}
 }

@@ -145,36 +145,53 @@ void pw_record_call(const struct pw_call *c);
 
 /*
  * Folding: the driver calls a runtime call makes (nested, "parent") are
- * recorded into the thread's fold area instead of the trace buffer, with
- * no clock reads of their own, and go into the buffer just before the
- * runtime call's own record, once it returns; their events carry the
+ * recorded with no clock reads of their own and published together with
+ * the runtime call's record, once it returns; their events carry the
  * runtime call's t_ns and dur_ns and "parent_time": true.  Timing them
  * separately would add two clock reads and a record of their own to every
  * runtime call (a read is 16 ns on the H200 host's CPU and 20 ns on the
  * H100 host's: a nested pair cost 1.8x one layer alone on the H200s;
  * docs/design-notes.md).
  *
- * The runtime call owns the area while it runs (owner: its seq) if no
- * other call owns it; a nested call is folded when its parent owns the
- * area and PW_FOLD_ROOM bytes are left, else it is recorded as before.
+ * Where they go: the fold tail, the thread's trace buffer from its first
+ * unpublished byte on (trace.c).  The runtime call opens it before its
+ * real call (pw_fold_open: owner is its seq) unless another call has it
+ * open; the calls nested in it write their records there, and so does
+ * any other record the thread makes meanwhile; the runtime call's own
+ * record, written after them, publishes the lot.  Nothing is copied.
+ * A call that finds a record being written into the tail (busy) is a
+ * signal handler's: it is dropped and counted, never written over it.
  */
-#define PW_FOLD_BYTES 768
-#define PW_FOLD_ROOM 384 /* a call record's fixed parts (at most 64 + 12 x 12) and its snapshots */
+#define PW_FOLD_ROOM 512 /* a call record's fixed parts (at most 64 + 12 x 12) and its snapshots */
 struct pw_fold {
 	uint64_t owner; /* seq of the call whose nested calls are folded; 0: none */
-	uint32_t used;  /* bytes of records in buf */
-	uint16_t n;     /* records in buf */
-	uint16_t busy;  /* a record is being written into buf (a signal handler's call must not) */
-	_Alignas(8) uint8_t buf[PW_FOLD_BYTES];
+	char *base;    /* where the thread's unpublished bytes begin (kept by trace.c; NULL: no buffer yet) */
+	uint32_t used; /* bytes of records in the tail */
+	char *end;     /* the end of the buffer base is in */
+	uint16_t n;    /* records in the tail */
+	uint16_t busy; /* a folded record is being written (a signal handler's call must not) */
 };
 extern PW_TLS struct pw_fold pw_tls_fold;
 
-/* Call c (nested in the fold's owner, returned) into the fold area; or,
- * where a signal handler's call came between its check and now and took
- * the room or is writing there, as a record of its own, timed now. */
+/* The calling thread's buffer, made if it has none yet (its first traced
+ * call): false when none can be had (trace.c). */
+bool pw_trace_thread_ready(void);
+/* Open the fold tail for runtime call seq, unless it is open. */
+static inline void pw_fold_open(uint64_t seq)
+{
+	struct pw_fold *f = &pw_tls_fold;
+	if (f->owner || PW_UNLIKELY(f->busy) || (PW_UNLIKELY(!f->base) && !pw_trace_thread_ready()))
+		return; /* busy: a signal handler's call, the thread in the middle of a record */
+	f->used = 0;
+	f->n = 0;
+	f->owner = seq;
+}
+/* Room for need more bytes in the tail (the tail moved to a new buffer);
+ * false, the event dropped and counted, when there is none (trace.c). */
+bool pw_fold_grow(size_t need);
+/* Call c (nested in the fold's owner, returned) into the tail. */
 void pw_record_fold(struct pw_call *c);
-/* The owner's folded calls, then the owner c itself, into the trace buffer;
- * the area is free again (trace.c). */
+/* The owner's own record after its tail, all published (trace.c). */
 void pw_record_call_folded(const struct pw_call *c);
 
 /* ---- decoding (the writer role) ---- */

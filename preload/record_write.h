@@ -32,7 +32,8 @@ static inline void pw_record_snap(struct pw_snapw *s, const struct pw_call *c, i
 }
 
 /* The record of call c into buf (cap bytes, at least PW_EVENT_MAX): its size. */
-static inline size_t pw_record_write(void *buf, size_t cap, const struct pw_call *c)
+__attribute__((always_inline)) static inline size_t pw_record_write(void *buf, size_t cap,
+                                                                    const struct pw_call *c)
 {
 	const struct pw_fn_desc *fn = c->fn;
 	struct pw_rec_call *r = buf;
@@ -84,6 +85,90 @@ static inline size_t pw_record_write(void *buf, size_t cap, const struct pw_call
 	r->h.type = PW_REC_CALL;
 	r->h.len = (uint16_t)(nstack | ndev << 8);
 	return size;
+}
+
+/*
+ * Call c of row fn, nested in the fold tail's owner (record.h), into the
+ * tail, inline in its wrapper: there fn is a constant, and the record of a
+ * row with no wide devices and no snapshot but an int out-parameter (the
+ * common nested call: a query, a copy, an enable) is a few stores.  Its
+ * times are the owner's, which the writer takes from the owner's record
+ * (it follows in the same publication).  Any other row, or a record
+ * being written there already (a signal handler's call): pw_record_fold
+ * (record.c).
+ */
+static inline bool pw_row_fold_inline(const struct pw_fn_desc *fn)
+{
+	if (fn->wide || (fn->flags & PW_IMPLICIT)) /* devices past the arguments; set by the classification */
+		return false;
+#pragma GCC unroll 12 /* PW_MAX_ARGS: folds for a constant row */
+	for (int i = 0; i < fn->nargs; i++)
+		if ((fn->snap >> i & 1) && fn->args[i].kind != PW_K_OUT_INT)
+			return false;
+	return true;
+}
+
+__attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_call *c,
+                                                                     const struct pw_fn_desc *fn)
+{
+	struct pw_fold *f = &pw_tls_fold;
+#ifdef __clang_analyzer__
+	/* The static analyzer does not read the row, so it cannot tell that
+	 * the slots copied are those the wrapper filled: it is shown the
+	 * general writer, which writes the same bytes (test_record). */
+	pw_record_fold(c);
+	return;
+#endif
+	if (!pw_row_fold_inline(fn) || PW_UNLIKELY(f->busy) || PW_UNLIKELY(!pw_tls_tid)) {
+		pw_record_fold(c);
+		return;
+	}
+	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		f->busy = 0;
+		return;
+	}
+	struct pw_rec_call *r = (struct pw_rec_call *)(void *)(f->base + f->used);
+	unsigned nargs = fn->nargs;
+	r->fn = fn;
+	r->seq = *(const volatile uint64_t *)&c->seq;
+	r->parent = *(const volatile uint64_t *)&c->parent;
+	r->t0 = r->t1 = 0;
+	r->ret = *(const volatile int64_t *)&c->ret;
+	r->tid = (int32_t)pw_tls_tid;
+	r->cur_dev = *(const volatile int32_t *)&c->cur_dev;
+	uint64_t *pa = (uint64_t *)(void *)(r + 1);
+#pragma GCC unroll 12
+	for (unsigned i = 0; i < nargs; i++)
+		pa[i] = c->a[i];
+	int32_t *pd = (int32_t *)(void *)(pa + nargs);
+#pragma GCC unroll 12
+	for (unsigned i = 0; i < nargs; i++)
+		pd[i] = c->dev[i];
+	if (nargs & 1)
+		pd[nargs] = 0;
+	uint64_t *ps = (uint64_t *)(void *)((uint8_t *)pd + pw_rec_round8(nargs * 4));
+	bool ok = c->ret == fn->lib->ret_success;
+#pragma GCC unroll 12
+	for (unsigned i = 0; i < nargs; i++) {
+		const int32_t *out = (const int32_t *)(uintptr_t)c->a[i];
+		if ((fn->snap >> i & 1) && ok && out) {
+			/* the snapshot of an int: { arg, 0, len 4, 0 } and the value */
+			ps[0] = (uint64_t)i | (uint64_t)4 << 16;
+			ps[1] = (uint32_t)*out;
+			ps += 2;
+		}
+	}
+	uint32_t size = (uint32_t)((uint8_t *)ps - (uint8_t *)r);
+	r->h.size = size;
+	r->h.type = PW_REC_CALL;
+	r->h.len = (uint16_t)(nargs << 8 | PW_REC_PARENT_TIME);
+	f->used += size;
+	f->n++;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->busy = 0;
 }
 
 #endif

@@ -203,13 +203,19 @@ const char *pw_drop_cause_name(int cause)
 {
 	static const char *const names[PW_DROP_N] = {"writer_behind",     "no_memory",         "too_long",
 	                                             "after_thread_exit", "in_flight_at_exit", "size_limit",
-	                                             "write_error"};
+	                                             "write_error",       "signal_handler"};
 	return cause >= 0 && cause < PW_DROP_N ? names[cause] : "?";
 }
 
 static void drop(int cause, uint64_t n)
 {
 	atomic_fetch_add_explicit(&T.dropped_by[cause], n, memory_order_relaxed);
+}
+
+void pw_trace_drop(int cause, uint64_t n)
+{
+	if (atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
+		drop(cause, n);
 }
 
 uint64_t pw_trace_dropped(void)
@@ -273,6 +279,10 @@ static void buf_install(struct pw_thread *t, struct pw_buf *b)
 	b->gen = t->next_gen++;
 	t->cur = b;
 	atomic_store(&t->cur_pub, b);
+	if (!pw_tls_fold.owner) { /* (an open tail moved here: rotate set it) */
+		pw_tls_fold.base = b->data;
+		pw_tls_fold.end = b->data + b->cap;
+	}
 }
 
 static void push_full(struct pw_buf *b)
@@ -318,6 +328,7 @@ static void thread_gone(void *arg)
 	struct pw_thread *t = arg;
 	tls_thread = NULL;
 	tls_thread_gone = true;
+	pw_tls_fold.base = NULL; /* no buffer: no fold tail */
 	/* Key destructors run in the main thread only when it calls pthread_exit:
 	 * the process now ends with its last thread (see retire). */
 	if (pw_gettid() == getpid())
@@ -338,7 +349,26 @@ static void thread_gone(void *arg)
 	wake_writer();
 }
 
+static PW_TLS bool tls_registering;
+static struct pw_thread *thread_register_(void);
+
+/* (A signal handler's call that came in the middle of it, maybe in
+ * calloc, is dropped: it would allocate too.) */
 static struct pw_thread *thread_register(void)
+{
+	if (PW_UNLIKELY(tls_registering)) {
+		drop(PW_DROP_SIGNAL_HANDLER, 1);
+		return NULL;
+	}
+	tls_registering = true;
+	atomic_signal_fence(memory_order_seq_cst);
+	struct pw_thread *t = thread_register_();
+	atomic_signal_fence(memory_order_seq_cst);
+	tls_registering = false;
+	return t;
+}
+
+static struct pw_thread *thread_register_(void)
 {
 	if (tls_thread_gone) {
 		drop(PW_DROP_AFTER_THREAD_EXIT, 1);
@@ -390,21 +420,51 @@ static struct pw_thread *thread_register(void)
  * With no buffer to be had, the old one stays current (full) and NULL is
  * returned: the event is dropped and counted, the next one tries again.
  * The thread never waits for the writer (whose pace is the disk's).
+ *
+ * The open fold tail (record.h), `tail` bytes past the old buffer's
+ * committed end, moves to the start of the new one: it is not published,
+ * so the writer never saw it.
  */
-static struct pw_buf *rotate(struct pw_thread *t, uint64_t events)
+static PW_TLS bool tls_rotating;
+
+static struct pw_buf *rotate(struct pw_thread *t, uint64_t events, size_t tail)
 {
+	if (PW_UNLIKELY(
+	        tls_rotating)) { /* a signal handler's call, in the middle of ours (maybe in malloc) */
+		drop(PW_DROP_SIGNAL_HANDLER, events);
+		return NULL;
+	}
+	tls_rotating = true;
+	atomic_signal_fence(memory_order_seq_cst);
 	bool oom = false;
 	struct pw_buf *nb = take_buffer(t, &oom);
-	if (!nb) {
+	if (!nb || nb->cap < tail + PW_EVENT_MAX) {
+		if (nb) { /* a buffer_kb this small cannot hold the tail and a record: keep it */
+			nb->next = t->spare;
+			t->spare = nb;
+		}
 		wake_writer();
 		/* After the cut (or with tracing off) the event was never made. */
 		if (atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) &&
 		    !atomic_load_explicit(&T.closing, memory_order_relaxed))
 			drop(oom ? PW_DROP_NO_MEMORY : PW_DROP_WRITER_BEHIND, events);
+		atomic_signal_fence(memory_order_seq_cst);
+		tls_rotating = false;
 		return NULL;
 	}
-	push_full(t->cur); /* rule 1: pushed first, then the next one published */
+	struct pw_buf *old = t->cur;
+	if (tail) { /* before the push: rule 1 */
+		memcpy(nb->data, old->data + old->used, tail);
+		pw_tls_fold.base = nb->data;
+		pw_tls_fold.end = nb->data + nb->cap;
+	}
+	/* not busy when handed over (rec_room marked it so for the record
+	 * that now goes into nb) */
+	atomic_store_explicit(&old->st, (uint64_t)old->used << 1, memory_order_release);
+	push_full(old); /* rule 1: pushed first, then the next one published */
 	buf_install(t, nb);
+	atomic_signal_fence(memory_order_seq_cst);
+	tls_rotating = false;
 	wake_writer();
 	return nb;
 }
@@ -412,11 +472,12 @@ static struct pw_buf *rotate(struct pw_thread *t, uint64_t events)
 static bool open_once(void);
 static void restart_writer(void);
 
-/* Room for need bytes of records (at most PW_EVENT_MAX + PW_FOLD_BYTES)
- * holding `events` events in the calling thread's buffer, the buffer
- * marked busy; NULL when none is made (the events counted as dropped when
- * tracing is on). */
-static inline __attribute__((always_inline)) struct pw_buf *rec_room(size_t need, uint64_t events)
+/* Room for need bytes of records holding `events` events in the calling
+ * thread's buffer, the buffer marked busy: where to write them, and the
+ * buffer in *bp; NULL when none is made (the events counted as dropped
+ * when tracing is on).  While a runtime call's fold tail is open
+ * (record.h), records go after it, into the tail (rec_commit_buf). */
+static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_t events, struct pw_buf **bp)
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return NULL;
@@ -429,18 +490,44 @@ static inline __attribute__((always_inline)) struct pw_buf *rec_room(size_t need
 	if (PW_UNLIKELY(!atomic_load_explicit(&H.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
-	if (PW_UNLIKELY(b->cap - b->used < need) && !(b = rotate(t, events)))
-		return NULL;
-	/* Busy, then the check: either pw_trace_finish sees us busy, or we see
-	 * tracing off (fence.h: the full fence is on its side where membarrier
-	 * is there, so no locked instruction here). */
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | ST_BUSY, memory_order_relaxed);
-	pw_fence_light();
-	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))) {
-		atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+	struct pw_fold *f = &pw_tls_fold;
+	bool in_tail = PW_UNLIKELY(f->owner != 0);
+	/* A record being written on this thread already: this is a signal
+	 * handler's call that interrupted it.  Its record would be written over
+	 * the other one: it is dropped (counted), the interrupted one kept. */
+	if (PW_UNLIKELY(f->busy)) {
+		drop(PW_DROP_SIGNAL_HANDLER, events);
 		return NULL;
 	}
-	return b;
+	/* Busy before anything the write depends on is read: a signal
+	 * handler's call from here on finds it so; one that came before is
+	 * done.  And busy, then the check: either pw_trace_finish sees us busy,
+	 * or we see tracing off (fence.h: the full fence is on its side where
+	 * membarrier is there, so no locked instruction here). */
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | ST_BUSY, memory_order_relaxed);
+	f->busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
+	pw_fence_light();
+	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
+		goto off;
+	size_t tail = in_tail ? f->used : 0;
+	if (PW_UNLIKELY(b->cap - b->used - tail < need)) {
+		struct pw_buf *nb =
+		    rotate(t, events + (in_tail ? f->n : 0), tail); /* b handed over not busy */
+		if (!nb)
+			goto off;
+		b = nb;
+		atomic_store_explicit(&b->st, ST_BUSY, memory_order_relaxed);
+		pw_fence_light();
+		if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
+			goto off;
+	}
+	*bp = b;
+	return b->data + b->used + tail;
+off:
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	f->busy = 0;
+	return NULL;
 }
 
 /*
@@ -472,11 +559,24 @@ static inline void prefetch_for_write(const char *p)
 	__builtin_prefetch(p, 1, 3);
 }
 
-/* Publish size more bytes of buffer b (the thread's current one), not busy. */
+/* Publish size more bytes of buffer b (the thread's current one), not
+ * busy; while a fold tail is open, they join the tail instead (published
+ * with the runtime call's own record). */
 static inline __attribute__((always_inline)) void rec_commit_buf(struct pw_buf *b, size_t size)
 {
+	if (PW_UNLIKELY(pw_tls_fold.owner)) {
+		pw_tls_fold.used += (uint32_t)size;
+		pw_tls_fold.n += size > 0;
+		atomic_signal_fence(memory_order_seq_cst);
+		pw_tls_fold.busy = 0;
+		atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+		return;
+	}
 	b->used += size;
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+	pw_tls_fold.base = b->data + b->used; /* where a fold tail would begin (pw_fold_open) */
+	atomic_signal_fence(memory_order_seq_cst);
+	pw_tls_fold.busy = 0;
 	/* The next record's lines, for writing: fetched while the program runs
 	 * on, so that the next call's stores do not wait for them (a record is
 	 * 120-200 bytes; where the buffer ends, the addresses are still its own
@@ -488,70 +588,82 @@ static inline __attribute__((always_inline)) void rec_commit_buf(struct pw_buf *
 	prefetch_for_write(next + 192);
 }
 
-static void rec_commit(size_t size)
-{
-	rec_commit_buf(tls_thread->cur, size);
-}
-
 /* The record of call c, in the calling thread's buffer (record_write.h:
  * reserve, write and publish in this one function). */
 __attribute__((hot)) void pw_record_call(const struct pw_call *c)
 {
-	struct pw_buf *b = rec_room(PW_EVENT_MAX, 1);
-	if (b)
-		rec_commit_buf(b, pw_record_write(b->data + b->used, PW_EVENT_MAX, c));
+	struct pw_buf *b;
+	char *rec = rec_room(PW_EVENT_MAX, 1, &b);
+	if (rec)
+		rec_commit_buf(b, pw_record_write(rec, PW_EVENT_MAX, c));
 }
 
-/* The fold area's calls with the parent's times, then the parent c (record.h). */
+bool pw_trace_thread_ready(void)
+{
+	return tls_thread || thread_register();
+}
+
+/* Room for need more bytes in the tail: the tail moved to a fresh buffer;
+ * false (the event dropped and counted) when there is none. */
+bool pw_fold_grow(size_t need)
+{
+	struct pw_thread *t = tls_thread;
+	struct pw_fold *f = &pw_tls_fold;
+	if (!t || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
+		return false;
+	(void)need; /* rotate leaves PW_EVENT_MAX past the tail, more than any folded record */
+	return rotate(t, 1 + f->n, f->used) != NULL;
+}
+
+/* The runtime call c's own record after its tail, and all of it
+ * published (record.h: the writer gives the folded calls its times). */
 __attribute__((hot)) void pw_record_call_folded(const struct pw_call *c)
 {
 	struct pw_fold *f = &pw_tls_fold;
+	if (PW_UNLIKELY(f->owner != c->seq)) { /* the tail was taken from it (a fork in between) */
+		pw_record_call(c);
+		return;
+	}
+	struct pw_buf *b;
+	char *rec = rec_room(PW_EVENT_MAX, 1 + f->n, &b); /* dropped: the tail's events with it */
 	size_t used = f->used;
-	struct pw_buf *b = rec_room(PW_EVENT_MAX + used, 1 + f->n);
-	char *rec = b ? b->data + b->used : NULL;
-	if (rec)
-		memcpy(rec, f->buf, used);
-	/* free only once copied: a signal handler's runtime call may take it */
-	atomic_signal_fence(memory_order_seq_cst);
-	f->used = f->n = 0;
+	/* From here records are published again (rec_commit_buf); a signal
+	 * handler's record finds the buffer busy until this one is. */
 	f->owner = 0;
+	f->used = f->n = 0;
 	if (!rec)
 		return;
-	for (size_t off = 0; off + sizeof(struct pw_rec_call) <= used;) {
-		struct pw_rec_call *r = (struct pw_rec_call *)(void *)(rec + off);
-		if (r->h.size < sizeof *r || r->h.size > used - off)
-			break; /* never seen: the writer counts what is not a whole record */
-		r->t0 = c->t0;
-		r->t1 = c->t1;
-		off += r->h.size;
-	}
-	rec_commit_buf(b, used + pw_record_write(rec + used, PW_EVENT_MAX, c));
+	rec_commit_buf(b, used + pw_record_write(rec, PW_EVENT_MAX, c));
 }
+
+static PW_TLS char *tls_line; /* the record pw_trace_event_begin gave */
+static PW_TLS struct pw_buf *tls_line_buf;
 
 bool pw_trace_event_begin(struct pw_jw *w)
 {
-	struct pw_buf *b = rec_room(PW_EVENT_MAX, 1);
-	if (!b)
+	struct pw_buf *b;
+	char *rec = rec_room(PW_EVENT_MAX, 1, &b);
+	if (!rec)
 		return false;
-	pw_jw_init(w, b->data + b->used + sizeof(struct pw_rec_hdr),
-	           PW_EVENT_MAX - sizeof(struct pw_rec_hdr) - 1);
+	tls_line = rec;
+	tls_line_buf = b;
+	pw_jw_init(w, rec + sizeof(struct pw_rec_hdr), PW_EVENT_MAX - sizeof(struct pw_rec_hdr) - 1);
 	return true;
 }
 
 void pw_trace_event_end(struct pw_jw *w)
 {
-	struct pw_buf *b = tls_thread->cur;
-	char *start = b->data + b->used;
+	char *start = tls_line;
 	if (PW_UNLIKELY(w->overflow)) {
 		drop(PW_DROP_TOO_LONG, 1);
-		rec_commit(0);
+		rec_commit_buf(tls_line_buf, 0);
 		return;
 	}
 	size_t len = (size_t)(w->p - start) - sizeof(struct pw_rec_hdr);
 	struct pw_rec_hdr h = {
 	    .size = (uint32_t)((sizeof h + len + 7) & ~(size_t)7), .type = PW_REC_LINE, .len = (uint16_t)len};
 	memcpy(start, &h, sizeof h);
-	rec_commit(h.size);
+	rec_commit_buf(tls_line_buf, h.size);
 }
 
 /* ---- the file (writer role) ---- */
@@ -1409,6 +1521,7 @@ void pw_trace_after_fork_child(void)
 		atomic_store(&T.dropped_by[i], 0);
 	atomic_store(&T.wake, 0);
 	tls_thread = NULL;
+	pw_tls_fold.base = NULL; /* the parent's buffer: not this process's to write */
 	tls_opening = false;
 	tls_in_round = false;
 	atomic_store(&T.main_exited, false);

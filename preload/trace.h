@@ -27,7 +27,8 @@ void pw_trace_event_end(struct pw_jw *w);
 
 /*
  * A call's binary record instead (record.h) goes in through
- * pw_record_call and pw_record_call_folded, which this file defines: room
+ * pw_record_call and pw_record_call_folded (and pw_fold_open, pw_fold_grow
+ * for the calls folded into a runtime call), which this file defines: room
  * in the calling thread's buffer, the record written, published; dropped and
  * counted when the writer is behind.  The writer decodes records into lines
  * (pw_record_decode_span).
@@ -58,6 +59,7 @@ enum pw_drop_cause {
 	PW_DROP_IN_FLIGHT,         /* being recorded when the trace was finished (exit, exec, ...) */
 	PW_DROP_SIZE_LIMIT,        /* a call or other event past max_trace_mb */
 	PW_DROP_WRITE_ERROR,       /* writing the file failed (full disk, file-size limit, I/O error) */
+	PW_DROP_SIGNAL_HANDLER,    /* a signal handler's call while its thread was writing a record */
 	PW_DROP_N
 };
 const char *pw_drop_cause_name(int cause);
@@ -73,6 +75,8 @@ struct pw_trace_stats {
 };
 
 uint64_t pw_trace_dropped(void);
+/* Count n events dropped for cause (while tracing is on). */
+void pw_trace_drop(int cause, uint64_t n);
 const char *pw_trace_path(void); /* final path of this process's trace, "" if none */
 
 #endif

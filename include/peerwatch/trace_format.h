@@ -313,9 +313,7 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "was "                                                                                               \
 	  "not timed on its own: its `t_ns` and `dur_ns` are the runtime call's. Timing it would add two "     \
 	  "clock reads and a record to every runtime call; it is timed (no `parent_time`) with "               \
-	  "`gpu_timing=1` or `stacks=all`, or when another call nested in the same runtime call took the "     \
-	  "room "                                                                                              \
-	  "kept for them. Its line comes just before its parent's")                                            \
+	  "`gpu_timing=1` or `stacks=all`. Its line comes just before its parent's")                           \
 	X(CALL, "cur_dev", DEV, OPT, NONE,                                                                     \
 	  "present only for functions that act on the calling thread's current context (`cur_dev` column "     \
 	  "of docs/hooks.md): that context's device, asked before the call; `null` when there is no "          \
@@ -601,6 +599,10 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	X(DROPPED_BY, "after_thread_exit", UINT, RARE, NONE,                                                   \
 	  "events a thread made in its last moments, after it had handed its buffer over (another "            \
 	  "library's thread-exit handler making a traced call)")                                               \
+	X(DROPPED_BY, "signal_handler", UINT, RARE, NONE,                                                      \
+	  "events of calls a signal handler made while its thread was writing another event: they would "      \
+	  "have "                                                                                              \
+	  "been written over it, so they are left out and the interrupted one is kept")                        \
 	X(REPEAT, "rule", STR, REQ, NONE, "the rule id")                                                       \
 	X(REPEAT, "site", HEX, REQ, NONE,                                                                      \
 	  "the program's return address of the call (symbolize it with `\"modules\"` like a stack frame); "    \

@@ -212,6 +212,34 @@ else
 	bad "observe: the program failed"
 fi
 
+# --- calls from a signal handler, landing anywhere in the program's calls -------------
+# A timer signals the calling thread every 20 us and its handler makes the same
+# runtime call.  A handler's call that comes while the thread is writing a record
+# must not be written over it: it is dropped and counted ("signal_handler"), and
+# nothing else is lost, garbled or left hanging (peerwatch must not malloc in the
+# middle of its own malloc, for one).
+d="$WORK/signal"
+mkdir -p "$d"
+timeout 120 "$PW" -q -o "$d/trace" --mode observe -- "$RT" signal-calls >"$d/out" 2>"$d/err"
+rc=$?
+check "signal-calls: the program ran to its end (exit $rc)" [ $rc -eq 0 ]
+calls=$(sed -n 's/^calls=\([0-9]*\) handler=\([0-9]*\)$/\1/p' "$d/out")
+hcalls=$(sed -n 's/^calls=\([0-9]*\) handler=\([0-9]*\)$/\2/p' "$d/out")
+check "signal-calls: the handler made calls (${hcalls:-none})" [ "${hcalls:-0}" -gt 100 ]
+f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null | head -1)
+if [ -n "$f" ] && jq -s . "$f" >/dev/null 2>&1; then
+	ev=$(jq -s '[.[] | select(.type=="call" and (.api=="cudaDeviceCanAccessPeer" or .api=="cuDeviceCanAccessPeer"))] | length' "$f")
+	dr=$(tail -1 "$f" | jq '.dropped')
+	by=$(tail -1 "$f" | jq -c '.dropped_by')
+	check "signal-calls: every call's two events are in the trace or counted as dropped ($ev + $dr of $((2 * ${calls:-0})); $by)" \
+		[ "${calls:-0}" -gt 0 -a $((ev + dr)) -eq $((2 * ${calls:-0})) ]
+	check "signal-calls: no record was garbled (dropped_by: $by)" jqt -s '.[-1].dropped_by | has("too_long") | not' "$f"
+	check "signal-calls: the handler's calls that came mid-record are counted as such" \
+		jqt -s '.[-1].dropped_by | keys - ["signal_handler", "writer_behind"] | length == 0' "$f"
+else
+	bad "signal-calls: no whole trace (${f:-none})"
+fi
+
 # --- NVIDIA's own libcudart.so.13 over the simulated driver, when the toolkit is here ---
 # It binds the driver as the simulated runtime does (dlsym of cuGetProcAddress_v2),
 # so the same scenarios must give the same findings and nesting.

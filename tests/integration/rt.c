@@ -16,14 +16,26 @@
  *   rt lazy-copy          a child opens device 0's memory on device 1 and
  *                         copies from it naming device 0: no finding
  *   rt lazy-copy-third    the same naming device 2 (PWSIM_DEVICES=3)
+ *   rt signal-calls       the main thread calls cudaDeviceCanAccessPeer in
+ *                         bursts while a timer signals it every 20 us and
+ *                         the handler makes the same call; prints
+ *                         "calls=N" (loop and handler), so that the trace
+ *                         can be held to it: every call's two events (the
+ *                         runtime's and its driver call's) are in it or
+ *                         counted as dropped, and the file is whole
  *
  * Exits non-zero when a call does not answer what the runtime documents.
  */
 #include <dlfcn.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cudart_sim_api.h"
@@ -184,12 +196,73 @@ static void clean(void)
 	EXPECT(cudaFree(b), cudaSuccess);
 }
 
+/* ---- signal-calls ---- */
+
+static atomic_long handler_calls;
+
+static void on_timer(int sig)
+{
+	(void)sig;
+	int v;
+	if (cudaDeviceCanAccessPeer(&v, 0, 1) == cudaSuccess) /* what the test is about */
+		atomic_fetch_add_explicit(&handler_calls, 1, memory_order_relaxed);
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* For 0.1 s: bursts of 64 calls, 50 us apart, while a timer signals this
+ * thread every 20 us and its handler makes the same call: the signals
+ * land anywhere in the calls, records being written among them. */
+static void signal_calls(void)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_timer;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGUSR1, &sa, NULL);
+	int v;
+	long loop = 0;
+	loop += cudaDeviceCanAccessPeer(&v, 0, 1) == cudaSuccess; /* set up before the storm */
+	struct sigevent ev;
+	memset(&ev, 0, sizeof ev);
+	ev.sigev_notify = SIGEV_THREAD_ID;
+	ev.sigev_signo = SIGUSR1;
+	ev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+	timer_t t;
+	struct itimerspec its = {{0, 20000}, {0, 20000}};
+	if (timer_create(CLOCK_MONOTONIC, &ev, &t) != 0 || timer_settime(t, 0, &its, NULL) != 0) {
+		fprintf(stderr, "rt: cannot start the timer\n");
+		exit(1);
+	}
+	long made = 1;
+	for (double end = now_s() + 0.1; now_s() < end;) {
+		for (int i = 0; i < 64; i++, made++)
+			loop += cudaDeviceCanAccessPeer(&v, 0, 1) == cudaSuccess;
+		struct timespec pause = {0, 50000};
+		nanosleep(&pause, NULL); /* cut short by the signals: no matter */
+	}
+	timer_delete(t);
+	signal(SIGUSR1, SIG_IGN); /* one may still be pending */
+	long h = atomic_load(&handler_calls);
+	printf("calls=%ld handler=%ld\n", loop + h, h);
+	if (loop != made)
+		failures++;
+}
+
 int main(int argc, char **argv)
 {
 	const char *what = argc > 1 ? argv[1] : "clean";
 	void *a, *b;
 	if (!strcmp(what, "clean")) {
 		clean();
+	} else if (!strcmp(what, "signal-calls")) {
+		signal_calls();
 	} else if (!strcmp(what, "enable-twice")) {
 		int v;
 		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);

@@ -34,7 +34,7 @@ cudart-selftest: $(PWSIM_CUDART_SELFTEST)
 # The integration program of the runtime layer (tests/integration/cudart.sh).
 $(BUILD)/tests/rt: tests/integration/rt.c tests/sim/cudart_sim_api.h $(PWSIM_CUDART_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -ldl -L$(BUILD)/sim -l:libcudart.so.13 \
+	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -ldl -lpthread -L$(BUILD)/sim -l:libcudart.so.13 \
 	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
 all: $(BUILD)/tests/rt
 

@@ -232,39 +232,114 @@ static void runs_become_lines(void **state)
 	assert_int_equal(pw_record_decode_span(run, run + at, &small), 0);
 }
 
-/* A call folded into its runtime call's record (record.h): it decodes
- * with "parent_time"; while a fold is being written (a signal handler's
- * call came in between) the area is left alone. */
+/* A call folded into its runtime call's record (record.h): written into
+ * the fold tail after the thread's last published byte, by the wrapper's
+ * inline writer or the general one (the same bytes); it decodes with
+ * "parent_time" and the times of its owner's record, which follows it.
+ * While a record is being written into the tail (a signal handler's call
+ * came in between), or when the tail has no room and no buffer can be
+ * had, nothing is written there. */
 static void folded_calls_say_so(void **state)
 {
 	(void)state;
+	static _Alignas(8) char tail[2][PW_EVENT_MAX];
+	memset(tail, 0, sizeof tail);
 	int v = 1;
-	struct pw_call c = call_of(&pw_cuda_desc[PW_CUDA_ID(cuDeviceCanAccessPeer)], CUDA_SUCCESS);
+	const struct pw_fn_desc *fn = &pw_cuda_desc[PW_CUDA_ID(cuDeviceCanAccessPeer)];
+	struct pw_call c = call_of(fn, CUDA_SUCCESS);
 	c.a[0] = (uintptr_t)&v;
+	c.a[1] = 0;
+	c.a[2] = 1;
 	c.parent = 8;
-	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
-	pw_tls_fold.owner = 8;
-	pw_record_fold(&c);
-	assert_int_equal(pw_tls_fold.n, 1);
-	assert_true(pw_tls_fold.used > 0 && pw_tls_fold.used < PW_FOLD_BYTES);
-	assert_int_equal(pw_tls_fold.busy, 0);
-	memcpy(rec, pw_tls_fold.buf, pw_tls_fold.used);
-	json_t *j = decode(pw_tls_fold.used);
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	assert_true(pw_row_fold_inline(fn));
+	uint32_t size[2];
+	for (int k = 0; k < 2; k++) {
+		memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
+		pw_tls_fold.base = tail[k];
+		pw_tls_fold.end = tail[k] + PW_EVENT_MAX;
+		pw_fold_open(8);
+		assert_int_equal(pw_tls_fold.owner, 8);
+		struct pw_call cc = c;
+		if (k == 0)
+			pw_record_fold_row(&cc, fn);
+		else
+			pw_record_fold(&cc);
+		assert_int_equal(pw_tls_fold.n, 1);
+		assert_int_equal(pw_tls_fold.busy, 0);
+		size[k] = pw_tls_fold.used;
+		assert_true(size[k] > 0 && size[k] < PW_FOLD_ROOM);
+	}
+	assert_int_equal(size[0], size[1]);
+	assert_memory_equal(tail[0], tail[1], size[0]);
+	/* the owner's record after it; the folded call takes its times */
+	struct pw_call owner = call_of(&pw_cudart_desc[PW_CUDART_ID(cudaDeviceCanAccessPeer)], cudaSuccess);
+	owner.seq = 8;
+	owner.t0 = 7000;
+	owner.t1 = 7300;
+	owner.a[0] = (uintptr_t)&v;
+	size_t n = size[0] + pw_record_call_into(tail[0] + size[0], PW_EVENT_MAX - size[0], &owner);
+	static char out[3 * PW_EVENT_MAX];
+	struct pw_decode_out o = {.buf = out, .cap = sizeof out};
+	assert_int_equal(pw_record_decode_span(tail[0], tail[0] + n, &o), n);
+	assert_int_equal(o.lines, 2);
+	out[o.len] = 0;
+	*strchr(out, '\n') = 0;
+	json_error_t e;
+	json_t *j = json_loads(out, 0, &e), *jo = json_loads(out + strlen(out) + 1, 0, &e);
+	assert_non_null(j);
+	assert_non_null(jo);
 	assert_true(json_is_true(json_object_get(j, "parent_time")));
 	assert_int_equal(INT(j, "parent"), 8);
 	assert_int_equal(INT(ARGS(j), "can_access"), 1);
+	assert_int_equal(INT(ARGS(j), "peer_dev"), 1);
+	assert_int_equal(INT(j, "t_ns"), INT(jo, "t_ns"));
+	assert_int_equal(INT(j, "dur_ns"), 300);
+	assert_null(json_object_get(jo, "parent_time"));
+	json_decref(j);
+	json_decref(jo);
+	/* without its owner's record (never published so): no times of its own */
+	memcpy(rec, tail[0], size[0]);
+	j = decode(size[0]);
+	assert_int_equal(INT(j, "dur_ns"), 0);
 	json_decref(j);
 	/* an unfolded call says nothing of it */
-	size_t n = pw_record_call_into(rec, PW_EVENT_MAX, &c);
+	n = pw_record_call_into(rec, PW_EVENT_MAX, &c);
 	j = decode(n);
 	assert_null(json_object_get(j, "parent_time"));
+	assert_int_equal(INT(j, "dur_ns"), 100);
 	json_decref(j);
-	/* busy: not written into the area (recorded on its own instead) */
+	/* busy: a signal handler's call is not written over the record being written */
 	uint32_t used = pw_tls_fold.used;
 	pw_tls_fold.busy = 1;
+	pw_record_fold_row(&c, fn);
 	pw_record_fold(&c);
 	assert_int_equal(pw_tls_fold.used, used);
 	assert_int_equal(pw_tls_fold.n, 1);
+	/* no room left, and no buffer to move the tail to (no trace here): nothing */
+	pw_tls_fold.busy = 0;
+	pw_tls_fold.end = pw_tls_fold.base + used + PW_FOLD_ROOM - 8;
+	pw_record_fold_row(&c, fn);
+	assert_int_equal(pw_tls_fold.used, used);
+	assert_int_equal(pw_tls_fold.busy, 0);
+	/* a tail already open stays its owner's */
+	pw_fold_open(99);
+	assert_int_equal(pw_tls_fold.owner, 8);
+	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
+	/* a record being written (a signal handler's call came): not opened */
+	pw_tls_fold.base = tail[0];
+	pw_tls_fold.busy = 1;
+	pw_fold_open(99);
+	assert_int_equal(pw_tls_fold.owner, 0);
+	/* no buffer yet (the thread's first call): the thread's is made, opened there */
+	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
+	if (!pw_g.opt.buffer_bytes)
+		pw_g.opt.buffer_bytes = 64 * 1024; /* no options were read here */
+	pw_fold_open(99);
+	assert_int_equal(pw_tls_fold.owner, 99);
+	assert_non_null(pw_tls_fold.base);
+	assert_true(pw_tls_fold.end - pw_tls_fold.base > PW_FOLD_ROOM);
 	memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
 }
 
