@@ -30,26 +30,13 @@ PW_TLS struct pw_fold pw_tls_fold;
  * row's slots are those its wrapper filled). */
 void pw_record_fold(struct pw_call *c)
 {
-	struct pw_fold *f = &pw_tls_fold;
-	if (PW_UNLIKELY(f->busy)) {
-		pw_trace_drop(PW_DROP_SIGNAL_HANDLER, 1);
+	char *rec = pw_fold_take();
+	if (!rec)
 		return;
-	}
-	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
-	atomic_signal_fence(memory_order_seq_cst);
-	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
-		atomic_signal_fence(memory_order_seq_cst);
-		f->busy = 0;
-		return;
-	}
-	char *rec = f->base + f->used;
 	c->t0 = c->t1 = 0; /* the owner's (the writer takes them from its record) */
-	size_t n = pw_record_write(rec, (size_t)(f->end - rec), c);
+	size_t n = pw_record_write(rec, (size_t)(pw_tls_fold.end - rec), c);
 	((struct pw_rec_hdr *)(void *)rec)->len |= PW_REC_PARENT_TIME;
-	f->used += (uint32_t)n;
-	f->n++;
-	atomic_signal_fence(memory_order_seq_cst);
-	f->busy = 0;
+	pw_fold_put((uint32_t)n);
 }
 
 /* ---- decoding ---- */

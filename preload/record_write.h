@@ -9,6 +9,7 @@
 #define PW_RECORD_WRITE_H
 
 #include "record.h"
+#include "trace.h"
 #include "vendor.h"
 
 static inline size_t pw_rec_round8(size_t n)
@@ -87,6 +88,37 @@ __attribute__((always_inline)) static inline size_t pw_record_write(void *buf, s
 	return size;
 }
 
+/* Room in the fold tail (record.h) for one folded record, the tail taken
+ * (busy): where to write it; NULL when the record is dropped (counted): a
+ * signal handler's call that came while a record was being written, or no
+ * room and no buffer to move the tail to.  pw_fold_put gives it back. */
+static inline char *pw_fold_take(void)
+{
+	struct pw_fold *f = &pw_tls_fold;
+	if (PW_UNLIKELY(f->busy)) {
+		pw_trace_drop(PW_DROP_SIGNAL_HANDLER, 1);
+		return NULL;
+	}
+	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
+	atomic_signal_fence(memory_order_seq_cst);
+	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
+		atomic_signal_fence(memory_order_seq_cst);
+		f->busy = 0;
+		return NULL;
+	}
+	return f->base + f->used;
+}
+
+/* The record of size bytes written where pw_fold_take said joins the tail. */
+static inline void pw_fold_put(uint32_t size)
+{
+	struct pw_fold *f = &pw_tls_fold;
+	f->used += size;
+	f->n++;
+	atomic_signal_fence(memory_order_seq_cst);
+	f->busy = 0;
+}
+
 /*
  * Call c of row fn, nested in the fold tail's owner (record.h), into the
  * tail, inline in its wrapper: there fn is a constant, and the record of a
@@ -111,7 +143,6 @@ static inline bool pw_row_fold_inline(const struct pw_fn_desc *fn)
 __attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_call *c,
                                                                      const struct pw_fn_desc *fn)
 {
-	struct pw_fold *f = &pw_tls_fold;
 #ifdef __clang_analyzer__
 	/* The static analyzer does not read the row, so it cannot tell that
 	 * the slots copied are those the wrapper filled: it is shown the
@@ -119,18 +150,14 @@ __attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_c
 	pw_record_fold(c);
 	return;
 #endif
-	if (!pw_row_fold_inline(fn) || PW_UNLIKELY(f->busy) || PW_UNLIKELY(!pw_tls_tid)) {
+	if (!pw_row_fold_inline(fn) || PW_UNLIKELY(!pw_tls_tid)) {
 		pw_record_fold(c);
 		return;
 	}
-	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
-	atomic_signal_fence(memory_order_seq_cst);
-	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
-		atomic_signal_fence(memory_order_seq_cst);
-		f->busy = 0;
+	char *at = pw_fold_take();
+	if (!at)
 		return;
-	}
-	struct pw_rec_call *r = (struct pw_rec_call *)(void *)(f->base + f->used);
+	struct pw_rec_call *r = (struct pw_rec_call *)(void *)at;
 	unsigned nargs = fn->nargs;
 	r->fn = fn;
 	r->seq = *(const volatile uint64_t *)&c->seq;
@@ -165,10 +192,7 @@ __attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_c
 	r->h.size = size;
 	r->h.type = PW_REC_CALL;
 	r->h.len = (uint16_t)(nargs << 8 | PW_REC_PARENT_TIME);
-	f->used += size;
-	f->n++;
-	atomic_signal_fence(memory_order_seq_cst);
-	f->busy = 0;
+	pw_fold_put(size);
 }
 
 #endif

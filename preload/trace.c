@@ -14,7 +14,9 @@
  *   - its thread's alone: a spare, or a recycled buffer not yet installed;
  *   - its thread's as the current buffer, published in cur_pub: the thread
  *     appends and advances `st` (committed bytes); the writer role only
- *     reads [flushed, committed) and advances `flushed`;
+ *     reads [flushed, committed) and advances `flushed`.  Past the
+ *     committed end the thread may hold a fold tail (record.h), records
+ *     not yet published, which the writer never reads;
  *   - the writer role's, from the moment the thread pushes it onto the full
  *     list until the writer role hands it back (recycle) or frees it.
  *
