@@ -171,6 +171,9 @@ struct pw_fold {
 	uint16_t n;    /* records in the tail */
 	uint16_t busy; /* a folded record is being written (a signal handler's call must not) */
 };
+/* Reached by name (pw_tls_fold.x), never through a pointer: GCC 12 with
+ * -fsanitize=address,undefined turned the null check of such a pointer
+ * into a jump on stale flags and reported a null pointer that was not. */
 extern PW_TLS struct pw_fold pw_tls_fold;
 
 /* The calling thread's buffer, made if it has none yet (its first traced
@@ -179,12 +182,12 @@ bool pw_trace_thread_ready(void);
 /* Open the fold tail for runtime call seq, unless it is open. */
 static inline void pw_fold_open(uint64_t seq)
 {
-	struct pw_fold *f = &pw_tls_fold;
-	if (f->owner || PW_UNLIKELY(f->busy) || (PW_UNLIKELY(!f->base) && !pw_trace_thread_ready()))
+	if (pw_tls_fold.owner || PW_UNLIKELY(pw_tls_fold.busy) ||
+	    (PW_UNLIKELY(!pw_tls_fold.base) && !pw_trace_thread_ready()))
 		return; /* busy: a signal handler's call, the thread in the middle of a record */
-	f->used = 0;
-	f->n = 0;
-	f->owner = seq;
+	pw_tls_fold.used = 0;
+	pw_tls_fold.n = 0;
+	pw_tls_fold.owner = seq;
 }
 /* Room for need more bytes in the tail (the tail moved to a new buffer);
  * false, the event dropped and counted, when there is none (trace.c). */

@@ -94,29 +94,28 @@ __attribute__((always_inline)) static inline size_t pw_record_write(void *buf, s
  * room and no buffer to move the tail to.  pw_fold_put gives it back. */
 static inline char *pw_fold_take(void)
 {
-	struct pw_fold *f = &pw_tls_fold;
-	if (PW_UNLIKELY(f->busy)) {
+	if (PW_UNLIKELY(pw_tls_fold.busy)) {
 		pw_trace_drop(PW_DROP_SIGNAL_HANDLER, 1);
 		return NULL;
 	}
-	f->busy = 1; /* before used and room are read: a signal handler's call now finds it */
+	pw_tls_fold.busy = 1; /* before used and room are read: a signal handler's call now finds it */
 	atomic_signal_fence(memory_order_seq_cst);
-	if (PW_UNLIKELY((size_t)(f->end - f->base) - f->used < PW_FOLD_ROOM) && !pw_fold_grow(PW_FOLD_ROOM)) {
+	if (PW_UNLIKELY((size_t)(pw_tls_fold.end - pw_tls_fold.base) - pw_tls_fold.used < PW_FOLD_ROOM) &&
+	    !pw_fold_grow(PW_FOLD_ROOM)) {
 		atomic_signal_fence(memory_order_seq_cst);
-		f->busy = 0;
+		pw_tls_fold.busy = 0;
 		return NULL;
 	}
-	return f->base + f->used;
+	return pw_tls_fold.base + pw_tls_fold.used;
 }
 
 /* The record of size bytes written where pw_fold_take said joins the tail. */
 static inline void pw_fold_put(uint32_t size)
 {
-	struct pw_fold *f = &pw_tls_fold;
-	f->used += size;
-	f->n++;
+	pw_tls_fold.used += size;
+	pw_tls_fold.n++;
 	atomic_signal_fence(memory_order_seq_cst);
-	f->busy = 0;
+	pw_tls_fold.busy = 0;
 }
 
 /*

@@ -492,12 +492,11 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 	if (PW_UNLIKELY(!atomic_load_explicit(&H.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
-	struct pw_fold *f = &pw_tls_fold;
-	bool in_tail = PW_UNLIKELY(f->owner != 0);
+	bool in_tail = PW_UNLIKELY(pw_tls_fold.owner != 0);
 	/* A record being written on this thread already: this is a signal
 	 * handler's call that interrupted it.  Its record would be written over
 	 * the other one: it is dropped (counted), the interrupted one kept. */
-	if (PW_UNLIKELY(f->busy)) {
+	if (PW_UNLIKELY(pw_tls_fold.busy)) {
 		drop(PW_DROP_SIGNAL_HANDLER, events);
 		return NULL;
 	}
@@ -507,14 +506,14 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 	 * or we see tracing off (fence.h: the full fence is on its side where
 	 * membarrier is there, so no locked instruction here). */
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | ST_BUSY, memory_order_relaxed);
-	f->busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
+	pw_tls_fold.busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
 	pw_fence_light();
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
 		goto off;
-	size_t tail = in_tail ? f->used : 0;
+	size_t tail = in_tail ? pw_tls_fold.used : 0;
 	if (PW_UNLIKELY(b->cap - b->used - tail < need)) {
 		struct pw_buf *nb =
-		    rotate(t, events + (in_tail ? f->n : 0), tail); /* b handed over not busy */
+		    rotate(t, events + (in_tail ? pw_tls_fold.n : 0), tail); /* b handed over not busy */
 		if (!nb)
 			goto off;
 		b = nb;
@@ -528,7 +527,7 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 off:
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
 	atomic_signal_fence(memory_order_seq_cst);
-	f->busy = 0;
+	pw_tls_fold.busy = 0;
 	return NULL;
 }
 
@@ -610,29 +609,27 @@ bool pw_trace_thread_ready(void)
 bool pw_fold_grow(size_t need)
 {
 	struct pw_thread *t = tls_thread;
-	struct pw_fold *f = &pw_tls_fold;
 	if (!t || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return false;
 	(void)need; /* rotate leaves PW_EVENT_MAX past the tail, more than any folded record */
-	return rotate(t, 1 + f->n, f->used) != NULL;
+	return rotate(t, 1 + pw_tls_fold.n, pw_tls_fold.used) != NULL;
 }
 
 /* The runtime call c's own record after its tail, and all of it
  * published (record.h: the writer gives the folded calls its times). */
 __attribute__((hot)) void pw_record_call_folded(const struct pw_call *c)
 {
-	struct pw_fold *f = &pw_tls_fold;
-	if (PW_UNLIKELY(f->owner != c->seq)) { /* the tail was taken from it (a fork in between) */
+	if (PW_UNLIKELY(pw_tls_fold.owner != c->seq)) { /* the tail was taken from it (a fork in between) */
 		pw_record_call(c);
 		return;
 	}
 	struct pw_buf *b;
-	char *rec = rec_room(PW_EVENT_MAX, 1 + f->n, &b); /* dropped: the tail's events with it */
-	size_t used = f->used;
+	char *rec = rec_room(PW_EVENT_MAX, 1 + pw_tls_fold.n, &b); /* dropped: the tail's events with it */
+	size_t used = pw_tls_fold.used;
 	/* From here records are published again (rec_commit_buf); a signal
 	 * handler's record finds the buffer busy until this one is. */
-	f->owner = 0;
-	f->used = f->n = 0;
+	pw_tls_fold.owner = 0;
+	pw_tls_fold.used = pw_tls_fold.n = 0;
 	if (!rec)
 		return;
 	rec_commit_buf(b, used + pw_record_write(rec, PW_EVENT_MAX, c));
