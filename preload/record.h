@@ -169,7 +169,7 @@ struct pw_fold {
 	uint32_t used; /* bytes of records in the tail */
 	char *end;     /* the end of the buffer base is in */
 	uint16_t n;    /* records in the tail */
-	uint16_t busy; /* a folded record is being written (a signal handler's call must not) */
+	uint16_t busy; /* a record is being written on this thread (a signal handler's call must not) */
 };
 /* Reached by name (pw_tls_fold.x), never through a pointer: GCC 12 with
  * -fsanitize=address,undefined turned the null check of such a pointer
@@ -189,9 +189,9 @@ static inline void pw_fold_open(uint64_t seq)
 	pw_tls_fold.n = 0;
 	pw_tls_fold.owner = seq;
 }
-/* Room for need more bytes in the tail (the tail moved to a new buffer);
+/* The tail moved to a fresh buffer, with room for PW_EVENT_MAX past it;
  * false, the event dropped and counted, when there is none (trace.c). */
-bool pw_fold_grow(size_t need);
+bool pw_fold_grow(void);
 /* Call c (nested in the fold's owner, returned) into the tail. */
 void pw_record_fold(struct pw_call *c);
 /* The owner's own record after its tail, all published (trace.c). */

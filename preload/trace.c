@@ -425,19 +425,12 @@ static struct pw_thread *thread_register_(void)
  *
  * The open fold tail (record.h), `tail` bytes past the old buffer's
  * committed end, moves to the start of the new one: it is not published,
- * so the writer never saw it.
+ * so the writer never saw it.  Its callers hold the thread's busy flag
+ * (pw_tls_fold.busy): a signal handler's call that comes in the middle,
+ * maybe in malloc, is dropped before it gets here.
  */
-static PW_TLS bool tls_rotating;
-
 static struct pw_buf *rotate(struct pw_thread *t, uint64_t events, size_t tail)
 {
-	if (PW_UNLIKELY(
-	        tls_rotating)) { /* a signal handler's call, in the middle of ours (maybe in malloc) */
-		drop(PW_DROP_SIGNAL_HANDLER, events);
-		return NULL;
-	}
-	tls_rotating = true;
-	atomic_signal_fence(memory_order_seq_cst);
 	bool oom = false;
 	struct pw_buf *nb = take_buffer(t, &oom);
 	if (!nb || nb->cap < tail + PW_EVENT_MAX) {
@@ -450,8 +443,6 @@ static struct pw_buf *rotate(struct pw_thread *t, uint64_t events, size_t tail)
 		if (atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) &&
 		    !atomic_load_explicit(&T.closing, memory_order_relaxed))
 			drop(oom ? PW_DROP_NO_MEMORY : PW_DROP_WRITER_BEHIND, events);
-		atomic_signal_fence(memory_order_seq_cst);
-		tls_rotating = false;
 		return NULL;
 	}
 	struct pw_buf *old = t->cur;
@@ -465,8 +456,6 @@ static struct pw_buf *rotate(struct pw_thread *t, uint64_t events, size_t tail)
 	atomic_store_explicit(&old->st, (uint64_t)old->used << 1, memory_order_release);
 	push_full(old); /* rule 1: pushed first, then the next one published */
 	buf_install(t, nb);
-	atomic_signal_fence(memory_order_seq_cst);
-	tls_rotating = false;
 	wake_writer();
 	return nb;
 }
@@ -604,14 +593,13 @@ bool pw_trace_thread_ready(void)
 	return tls_thread || thread_register();
 }
 
-/* Room for need more bytes in the tail: the tail moved to a fresh buffer;
+/* The tail moved to a fresh buffer (rotate leaves PW_EVENT_MAX past it);
  * false (the event dropped and counted) when there is none. */
-bool pw_fold_grow(size_t need)
+bool pw_fold_grow(void)
 {
 	struct pw_thread *t = tls_thread;
 	if (!t || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return false;
-	(void)need; /* rotate leaves PW_EVENT_MAX past the tail, more than any folded record */
 	return rotate(t, 1 + pw_tls_fold.n, pw_tls_fold.used) != NULL;
 }
 

@@ -27,8 +27,8 @@ void pw_trace_event_end(struct pw_jw *w);
 
 /*
  * A call's binary record instead (record.h) goes in through
- * pw_record_call and pw_record_call_folded (and pw_fold_open, pw_fold_grow
- * for the calls folded into a runtime call), which this file defines: room
+ * pw_record_call and pw_record_call_folded (and pw_fold_grow, for the
+ * calls folded into a runtime call), which this file defines: room
  * in the calling thread's buffer, the record written, published; dropped and
  * counted when the writer is behind.  The writer decodes records into lines
  * (pw_record_decode_span).
