@@ -20,6 +20,10 @@
 #ifndef PW_GPU_COMMON_H
 #define PW_GPU_COMMON_H
 
+#if !defined(__cplusplus) && !defined(_GNU_SOURCE)
+#error "define _GNU_SOURCE before the first #include (the CPU pinning here needs sched_getaffinity)"
+#endif
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>

@@ -39,6 +39,7 @@
  *   cuIpcOpenEventHandle        1
  *   cuIpcCloseMemHandle         2
  */
+#define _GNU_SOURCE /* gpu_common.h pins threads: sched_getaffinity, CPU_SET */
 #include <cuda.h>
 
 #include "gpu_common.h"
