@@ -10,11 +10,17 @@
 #     -P BUNDLE   also run a bundle built with make PHASES=1 once per variant and
 #                 mode, and print its phase counters (where the time goes)
 #     -n CALLS    calls per thread and op (default 50000)
-#     -O OPS      the calls to time (default can,async4,sync4)
+#     -O OPS      the calls to time (default can,async4,sync4); can-ab: the
+#                 query traced and untraced in one process, alternating (what
+#                 differs between processes then cancels out; latency.cu)
 #     -m MODES    the modes each bundle runs in (default "observe warn")
 #     -R REPS     repetitions inside each run, their median taken (default 3)
 #     -U          leave the worker threads unpinned (default: each on a CPU of
 #                 its own, latency.cu --pin 1)
+#     -B N        resamplings for the budget lines' 95% intervals (default 2000)
+#     -S          run nothing: the operands are raw.txt files of earlier
+#                 invocations (the same bundle names), pooled, and the tables
+#                 and budget lines are made from all their rounds
 #
 # A BUNDLE is a folder with bin/peerwatch and lib/libpeerwatch.so (make dist:
 # build/dist/peerwatch).  Example, the old bundle against a new one:
@@ -31,12 +37,16 @@
 # Then the budget lines, for the last bundle: observe <= 100 ns and warn <=
 # 250 ns added for cudaMemcpyPeerAsync 4 B and cudaDeviceCanAccessPeer (static
 # cudart); shared cudart (a runtime call with its nested driver call) <= 1.3x
-# static; 8 threads <= 1.5x one.  About 3 minutes with 5 rounds and 2 bundles.
+# static; 8 threads <= 1.5x one.  Each with a 95% interval from resampling
+# the rounds (latency_budget.awk): PASS or OVER when the interval is on one
+# side of the limit, PASS? or OVER? when it spans it (these rounds do not
+# settle it).  About 3 minutes with 5 rounds and 2 bundles.
 set -u -o pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROUNDS=5 OUT=/tmp/pw-latency PROGS= PHASES= CALLS=50000 OPS=can,async4,sync4 MODES="observe warn" REPS=3 PIN=1
-while getopts "r:o:p:P:n:O:m:R:U" o; do
+BOOT=2000 SUMMARY=0
+while getopts "r:o:p:P:n:O:m:R:UB:S" o; do
 	case $o in
 	r) ROUNDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
@@ -47,84 +57,121 @@ while getopts "r:o:p:P:n:O:m:R:U" o; do
 	m) MODES=$OPTARG ;;
 	R) REPS=$OPTARG ;;
 	U) PIN=0 ;;
-	*) sed -n '2,34p' "$0" >&2; exit 2 ;;
+	B) BOOT=$OPTARG ;;
+	S) SUMMARY=1 ;;
+	*) sed -n '2,43p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-[ $# -ge 1 ] || { echo "latency.sh: name at least one bundle (NAME=BUNDLE)" >&2; exit 2; }
-if [ -z "$PROGS" ]; then
-	if [ -x "$here/latency_static" ]; then PROGS=$here; else PROGS=$here/../../build/gpu; fi
+[[ "$BOOT" =~ ^[1-9][0-9]*$ ]] || { echo "latency.sh: -B wants a number of resamplings, not '$BOOT'" >&2; exit 2; }
+if [ "$SUMMARY" = 1 ]; then
+	# -S: the figures of earlier invocations, pooled (round r of the i-th
+	# file becomes round i.r)
+	[ $# -ge 1 ] || { echo "latency.sh -S: name at least one raw.txt" >&2; exit 2; }
+	[ -z "$PHASES" ] || { echo "latency.sh: -S runs nothing, -P neither" >&2; exit 2; }
+	mkdir -p "$OUT"
+	RAW=$OUT/pooled.txt
+	for f in "$@"; do
+		[ -r "$f" ] || { echo "latency.sh -S: cannot read $f" >&2; exit 2; }
+		[ "$(cd "$(dirname "$f")" && pwd -P)/$(basename "$f")" != "$(cd "$OUT" && pwd -P)/pooled.txt" ] ||
+			{ echo "latency.sh -S: $f is where the pooled figures go; name another -o" >&2; exit 2; }
+		bad=$(awk 'NF != 7 || $6 !~ /^-?[0-9.]+$/ || ($2 != "static" && $2 != "shared") || ($5 != 1 && $5 != 8) {
+			print FNR ": " $0; exit }' "$f")
+		[ -z "$bad" ] || { echo "latency.sh -S: $f:$bad: not a line of latency.sh's raw figures" >&2; exit 2; }
+	done
+	awk 'FNR == 1 { i++ } { $1 = i "." $1; print }' "$@" >"$RAW"
+	[ -s "$RAW" ] || { echo "latency.sh -S: no figures in $*" >&2; exit 2; }
+	NAMES=()
+	while read -r n; do NAMES+=("$n"); done < <(awk '$3 != "plain" { n = $3; sub(/:.*/, "", n); if (!(n in s)) { s[n]; print n } }' "$RAW")
+	[ ${#NAMES[@]} -ge 1 ] || { echo "latency.sh -S: no traced runs in $*" >&2; exit 2; }
+	LAST=${NAMES[${#NAMES[@]} - 1]}
+	MODES=$(awk '$3 != "plain" { m = $3; sub(/.*:/, "", m); if (!(m in s)) { s[m]; printf "%s%s", sep, m; sep = " " } }' "$RAW")
+	OPS=$(awk '{ if (!($4 in s)) { s[$4]; printf "%s%s", sep, $4; sep = "," } }' "$RAW")
+	ROUNDS=$(awk '{ print $1 }' "$RAW" | sort -u | wc -l)
+	read -r -a MODE_LIST <<<"$MODES"
+	CONFIGS=(plain)
+	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
+	START=$(date +%s)
+	echo "latency.sh -S: the figures of $# earlier invocation(s), pooled: $ROUNDS rounds; bundles ${NAMES[*]}; modes $MODES; calls $OPS"
+	for f in "$@"; do echo "  $f"; done
+else
+	[ $# -ge 1 ] || { echo "latency.sh: name at least one bundle (NAME=BUNDLE)" >&2; exit 2; }
+	if [ -z "$PROGS" ]; then
+		if [ -x "$here/latency_static" ]; then PROGS=$here; else PROGS=$here/../../build/gpu; fi
+	fi
+	for v in static shared; do
+		[ -x "$PROGS/latency_$v" ] || { echo "latency.sh: no $PROGS/latency_$v (make gpu-programs)" >&2; exit 2; }
+	done
+	NAMES=()
+	declare -A BUNDLE
+	for spec in "$@"; do
+		name=${spec%%=*} dir=${spec#*=}
+		[ "$name" != "$spec" ] || { echo "latency.sh: '$spec' is not NAME=BUNDLE" >&2; exit 2; }
+		[ -x "$dir/bin/peerwatch" ] || { echo "latency.sh: no $dir/bin/peerwatch ($name)" >&2; exit 2; }
+		BUNDLE[$name]=$(cd "$dir" && pwd -P)
+		NAMES+=("$name")
+	done
+	LAST=${NAMES[${#NAMES[@]} - 1]}
+	mkdir -p "$OUT"
+	RAW=$OUT/raw.txt
+	: >"$RAW"
+	ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN")
+	read -r -a MODE_LIST <<<"$MODES"
+	START=$(date +%s)
+	echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned)"
+	nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/  gpu /'
+	for n in "${NAMES[@]}"; do echo "  bundle $n: ${BUNDLE[$n]}"; done
+
+	# one VARIANT CONFIG: the program once; its lines to RAW as
+	# "round variant config op threads thr_cpu_ns dropped"
+	one() {
+		local variant=$1 config=$2 round=$3 dir line dropped=0 rc
+		local prog=$PROGS/latency_$variant
+		dir=$OUT/t.$variant.${config/:/.}.$round
+		rm -rf "$dir"
+		case $config in
+		plain) out=$("$prog" "${ARGS[@]}" 2>"$OUT/err") ;;
+		*)
+			local name=${config%:*} mode=${config#*:}
+			# no size limit: a run makes millions of events, and what the writer
+			# leaves out at the limit would show as dropped
+			out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" --options max_trace_mb=0 -o "$dir" -- \
+				"$prog" "${ARGS[@]}" 2>"$OUT/err")
+			;;
+		esac
+		rc=$?
+		if [ $rc -ne 0 ]; then
+			echo "latency.sh: $variant $config failed (exit $rc): $(tail -3 "$OUT/err")" >&2
+			exit 1
+		fi
+		if [ "$config" != plain ]; then
+			dropped=$(for f in "$dir"/*.pw.jsonl; do tail -1 "$f"; done | sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
+			[ -n "$(ls "$dir"/*.partial 2>/dev/null)" ] && dropped="partial"
+		fi
+		while read -r line; do
+			op=$(sed -n 's/.*op=\([^ ]*\).*/\1/p' <<<"$line")
+			th=$(sed -n 's/.*threads=\([^ ]*\).*/\1/p' <<<"$line")
+			ns=$(sed -n 's/.*thr_cpu_ns=\([^ ]*\).*/\1/p' <<<"$line")
+			[ -n "$op" ] && echo "$round $variant $config $op $th $ns $dropped" >>"$RAW"
+		done <<<"$out"
+		rm -rf "$dir"
+	}
+
+	CONFIGS=(plain)
+	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
+	for r in $(seq "$ROUNDS"); do
+		for variant in static shared; do
+			for c in "${CONFIGS[@]}"; do
+				one "$variant" "$c" "$r"
+			done
+		done
+		echo "  round $r of $ROUNDS done ($(($(date +%s) - START)) s)" >&2
+	done
 fi
-for v in static shared; do
-	[ -x "$PROGS/latency_$v" ] || { echo "latency.sh: no $PROGS/latency_$v (make gpu-programs)" >&2; exit 2; }
-done
-NAMES=()
-declare -A BUNDLE
-for spec in "$@"; do
-	name=${spec%%=*} dir=${spec#*=}
-	[ "$name" != "$spec" ] || { echo "latency.sh: '$spec' is not NAME=BUNDLE" >&2; exit 2; }
-	[ -x "$dir/bin/peerwatch" ] || { echo "latency.sh: no $dir/bin/peerwatch ($name)" >&2; exit 2; }
-	BUNDLE[$name]=$(cd "$dir" && pwd -P)
-	NAMES+=("$name")
-done
-LAST=${NAMES[${#NAMES[@]} - 1]}
-mkdir -p "$OUT"
-RAW=$OUT/raw.txt
-: >"$RAW"
-ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN")
-read -r -a MODE_LIST <<<"$MODES"
+# the calls of the tables: can-ab reports two figures (latency.cu)
+OPS=$(sed 's/\(^\|,\)can-ab\(,\|$\)/\1can-ab-one,can-ab-pair\2/' <<<"$OPS")
 has_op() { [[ ",$OPS," == *",$1,"* ]]; }
 has_mode() { [[ " $MODES " == *" $1 "* ]]; }
-START=$(date +%s)
-echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned)"
-nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/  gpu /'
-for n in "${NAMES[@]}"; do echo "  bundle $n: ${BUNDLE[$n]}"; done
-
-# one VARIANT CONFIG: the program once; its lines to RAW as
-# "round variant config op threads thr_cpu_ns dropped"
-one() {
-	local variant=$1 config=$2 round=$3 dir line dropped=0 rc
-	local prog=$PROGS/latency_$variant
-	dir=$OUT/t.$variant.${config/:/.}.$round
-	rm -rf "$dir"
-	case $config in
-	plain) out=$("$prog" "${ARGS[@]}" 2>"$OUT/err") ;;
-	*)
-		local name=${config%:*} mode=${config#*:}
-		# no size limit: a run makes millions of events, and what the writer
-		# leaves out at the limit would show as dropped
-		out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" --options max_trace_mb=0 -o "$dir" -- \
-			"$prog" "${ARGS[@]}" 2>"$OUT/err")
-		;;
-	esac
-	rc=$?
-	if [ $rc -ne 0 ]; then
-		echo "latency.sh: $variant $config failed (exit $rc): $(tail -3 "$OUT/err")" >&2
-		exit 1
-	fi
-	if [ "$config" != plain ]; then
-		dropped=$(for f in "$dir"/*.pw.jsonl; do tail -1 "$f"; done | sed -n 's/.*"dropped":\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }')
-		[ -n "$(ls "$dir"/*.partial 2>/dev/null)" ] && dropped="partial"
-	fi
-	while read -r line; do
-		op=$(sed -n 's/.*op=\([^ ]*\).*/\1/p' <<<"$line")
-		th=$(sed -n 's/.*threads=\([^ ]*\).*/\1/p' <<<"$line")
-		ns=$(sed -n 's/.*thr_cpu_ns=\([^ ]*\).*/\1/p' <<<"$line")
-		[ -n "$op" ] && echo "$round $variant $config $op $th $ns $dropped" >>"$RAW"
-	done <<<"$out"
-	rm -rf "$dir"
-}
-
-CONFIGS=(plain)
-for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
-for r in $(seq "$ROUNDS"); do
-	for variant in static shared; do
-		for c in "${CONFIGS[@]}"; do
-			one "$variant" "$c" "$r"
-		done
-	done
-	echo "  round $r of $ROUNDS done ($(($(date +%s) - START)) s)" >&2
-done
 
 # ---- tables -------------------------------------------------------------------
 # stat VARIANT CONFIG OP THREADS -> "median lo hi dropped_total" (lo: the best run)
@@ -139,13 +186,15 @@ stat() {
 calc() { awk "BEGIN { printf \"%.${2:-1}f\", $1 }"; }
 declare -A ADD
 echo
-echo "## Per call on the calling thread (thread CPU ns/call: median of $ROUNDS runs, each the median of $REPS repetitions; range: lowest-highest run)"
+if [ "$SUMMARY" = 1 ]; then EACH="pooled"; else EACH="each the median of $REPS repetitions"; fi
+echo "## Per call on the calling thread (thread CPU ns/call: median of $ROUNDS runs, $EACH; range: lowest-highest run)"
 echo
 echo "| call | cudart | threads | configuration | ns/call | range | added | added, best | dropped |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for op in async4 can sync4; do
+for op in async4 can sync4 can-ab-one can-ab-pair; do
 	has_op "$op" || continue
 	for variant in static shared; do
+		[ "$op/$variant" != can-ab-pair/static ] || continue # static cudart: no runtime to find
 		for th in 1 8; do
 			read -r base blo bhi _ <<<"$(stat "$variant" plain "$op" "$th")"
 			echo "| $op | $variant | $th | plain | $base | $blo-$bhi | — | — | — |"
@@ -161,38 +210,22 @@ echo
 echo "calls: async4 = cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes) on the thread's stream (a wait every"
 echo "256, not timed); can = cudaDeviceCanAccessPeer(&v, 0, 1); sync4 = cudaMemcpyPeer of 4 bytes."
 echo "static: one traced driver call per call; shared: the runtime call and the driver call nested in it."
+if has_op can-ab-one; then
+	echo "can-ab-one, can-ab-pair: in one process, the query traced and untraced in alternating bursts"
+	echo "(latency.cu); their ns/call is what one layer, and the runtime call with its nested driver"
+	echo "call, add per call in that process; plain's is the method's own error (0 if it had none)."
+fi
 
-budget() { # description value limit unit
-	local verdict
-	verdict=$(awk -v v="$2" -v l="$3" 'BEGIN { print (v == v + 0 && v <= l) ? "PASS" : "OVER" }')
-	printf '%-4s  %-72s %8s %s (limit %s)\n' "$verdict" "$1" "$2" "$4" "$3"
-}
 echo
 echo "## Budget (bundle $LAST)"
 echo
 echo '```'
-for op in async4 can; do
-	has_op "$op" || continue
-	has_mode observe && budget "observe, added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:observe"]}" 100 ns/call
-	has_mode warn && budget "warn (every rule), added, $op, static cudart, 1 thread" "${ADD["$op|static|1|$LAST:warn"]}" 250 ns/call
-done
-for op in async4 can; do
-	has_op "$op" || continue
-	for mode in "${MODE_LIST[@]}"; do
-		budget "shared cudart (runtime + nested driver call) / static, $op, $mode" \
-			"$(calc "${ADD["$op|shared|1|$LAST:$mode"]} / ${ADD["$op|static|1|$LAST:$mode"]}" 2)" 1.3 x
-	done
-done
-for op in async4 can; do
-	has_op "$op" || continue
-	for variant in static shared; do
-		for mode in "${MODE_LIST[@]}"; do
-			budget "8 threads / 1 thread, added per call, $op, $variant, $mode" \
-				"$(calc "${ADD["$op|$variant|8|$LAST:$mode"]} / ${ADD["$op|$variant|1|$LAST:$mode"]}" 2)" 1.5 x
-		done
-	done
-done
+awk -v last="$LAST" -v modes="$MODES" -v ops="$OPS" -v boot="$BOOT" -f "$here/latency_budget.awk" "$RAW"
 echo '```'
+echo
+echo "95% intervals from $BOOT resamplings of the $ROUNDS rounds. PASS, OVER: the interval is within,"
+echo "past the limit; PASS?, OVER?: it spans the limit, these rounds do not settle it."
+[ "$ROUNDS" -ge 8 ] || echo "With $ROUNDS rounds the intervals are too narrow to trust (8 or more: -r, or pool runs with -S)."
 
 if [ -n "$PHASES" ]; then
 	echo

@@ -35,8 +35,9 @@ check "traced rows say how many events were dropped, and none was" \
 check "the added figures (median and best) and ranges are numbers" \
 	awk -F'|' '/^\| (async4|can|sync4) \|/ && $5 !~ /plain/ { if ($8 !~ /^ *-?[0-9.]+ *$/ || $9 !~ /^ *-?[0-9.]+ *$/ || $7 !~ /[0-9.]+-[0-9.]+/) bad = 1 }
 		END { exit bad }' "$WORK/report"
-check "16 budget lines, for the last bundle" \
-	[ "$(grep -c '^\(PASS\|OVER\)  ' "$WORK/report")" = 16 ]
+V='^\(PASS\|OVER\)?\?  ' # a budget line's verdict
+check "16 budget lines, for the last bundle, each with its 95% interval" \
+	[ "$(grep -c "$V.*(limit [0-9.]*; 95% interval -\?[0-9.]*--\?[0-9.]*)\$" "$WORK/report")" = 16 ]
 check "the traces of the runs are not left behind" [ -z "$(ls -d "$WORK"/out/t.* 2>/dev/null)" ]
 # a subset: one call, one mode
 "$here/../gpu/latency.sh" -r 1 -n 1000 -O can -m observe -R 1 -U -p "$WORK/progs" -o "$WORK/out3" one="$B" \
@@ -46,8 +47,79 @@ check "latency.sh -O can -m observe runs (exit $rc: $(tail -1 "$WORK/err3"))" [ 
 check "only the call and mode asked for are timed (got $(grep -c '^| [a-z0-9]* |' "$WORK/report3") rows of 8)" \
 	[ "$(grep -c '^| \(can\) | [a-z]* | [18] | \(plain\|one:observe\) |' "$WORK/report3")" = 8 ] &&
 	! grep -q '^| \(async4\|sync4\) |\|one:warn' "$WORK/report3"
-check "its budget lines are those of the call and mode (got $(grep -c '^\(PASS\|OVER\)  ' "$WORK/report3") of 4)" \
-	[ "$(grep -c '^\(PASS\|OVER\)  ' "$WORK/report3")" = 4 ]
+check "its budget lines are those of the call and mode (got $(grep -c "$V" "$WORK/report3") of 4)" \
+	[ "$(grep -c "$V" "$WORK/report3")" = 4 ]
+check "one round: the report says its intervals cannot be trusted" grep -q "too narrow to trust" "$WORK/report3"
+
+# The budget's verdicts (-S: figures made up, no program run).  gen ROUNDS
+# SPREAD SHARED_ADDED: can, observe, bundle "one"; plain 100 ns, static
+# traced 150 (50 added, 8 threads 60); shared traced 100 + SHARED_ADDED;
+# each run off by up to +-SPREAD ns (a fixed pseudo-random sequence).
+gen() {
+	awk -v R="$1" -v sp="$2" -v sh="$3" 'function noise() { x = (x * 1103515245 + 12345) % 2147483648; return (x / 2147483648 * 2 - 1) * sp }
+	BEGIN { x = 7; for (r = 1; r <= R; r++) for (t = 1; t <= 8; t += 7) {
+		printf "%d static plain can %d %.1f 0\n", r, t, 100 + noise()
+		printf "%d static one:observe can %d %.1f 0\n", r, t, (t == 1 ? 150 : 160) + noise()
+		printf "%d shared plain can %d %.1f 0\n", r, t, 100 + noise()
+		printf "%d shared one:observe can %d %.1f 0\n", r, t, 100 + sh * (t == 1 ? 1 : 1.2) + noise() } }'
+}
+verdict() { # REPORT: the verdict of the nested line
+	grep ' shared cudart (runtime + nested driver call) / static, can, observe ' "$1" | cut -d' ' -f1
+}
+gen 20 2 55 >"$WORK/under.txt"
+gen 20 2 80 >"$WORK/over.txt"
+gen 20 40 64 >"$WORK/noisy.txt"
+for case in under:PASS over:OVER noisy:PASS?; do
+	f=${case%%:*} want=${case#*:}
+	"$here/../gpu/latency.sh" -S -o "$WORK/s.$f" "$WORK/$f.txt" >"$WORK/s.$f.report" 2>&1
+	got=$(verdict "$WORK/s.$f.report")
+	check "-S, the nested pair at $(grep -o '[0-9.]* x (limit 1.3[^)]*)' <<<"$(grep 'nested' "$WORK/s.$f.report")"): $want (got '$got')" [ "$got" = "$want" ]
+done
+check "-S says which bundles, modes and calls it found" grep -q 'pooled: 20 rounds; bundles one; modes observe; calls can' "$WORK/s.under.report"
+"$here/../gpu/latency.sh" -S -o "$WORK/s.pool" "$WORK/under.txt" "$WORK/over.txt" >"$WORK/s.pool.report" 2>&1
+check "-S pools the rounds of every file (40)" grep -q 'pooled: 40 rounds' "$WORK/s.pool.report"
+check "pooled, each file's rounds kept apart (1.r and 2.r)" \
+	[ "$(cut -d' ' -f1 "$WORK/s.pool/pooled.txt" | sort -u | wc -l)" = 40 ]
+check "the same figures give the same report (the resampling is seeded)" \
+	cmp -s <("$here/../gpu/latency.sh" -S -o "$WORK/s.again" "$WORK/noisy.txt" 2>&1 | grep -v '^  /\|^latency.sh: [0-9]') \
+	<(grep -v '^  /\|^latency.sh: [0-9]' "$WORK/s.noisy.report")
+printf '1 static plain can 1 100.0 0\n2 static plain can one 100.0 0\n' >"$WORK/bad.txt"
+"$here/../gpu/latency.sh" -S -o "$WORK/s.bad" "$WORK/bad.txt" >/dev/null 2>"$WORK/s.bad.err"
+rc=$?
+check "-S: a file that is not raw figures is refused, its line named (exit $rc: $(cat "$WORK/s.bad.err"))" \
+	[ $rc -eq 2 ] && grep -q "bad.txt:2: " "$WORK/s.bad.err"
+"$here/../gpu/latency.sh" -S -B x "$WORK/under.txt" >/dev/null 2>"$WORK/s.b.err"
+check "-B wants a number (exit $?)" grep -q "wants a number" "$WORK/s.b.err"
+# can-ab: the query traced and untraced in one process
+out=$("$B/tests/latency_sim" --ops can-ab --threads 1 --calls 1000 --reps 3 --pause-us 10)
+check "can-ab reports one layer and the nested pair ($(tr '\n' ' ' <<<"$out"))" \
+	[ "$(grep -c '^op=can-ab-one threads=1 \|^op=can-ab-pair threads=1 ' <<<"$out")" = 2 ]
+check "can-ab: one layer = drv - drv_real, the pair = rt - rt_real + one layer" \
+	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+		d = v["drv_ns"] - v["drv_real_ns"]; if (v["op"] == "can-ab-pair") d += v["rt_ns"] - v["rt_real_ns"]
+		if (v["thr_cpu_ns"] - d > 0.25 || d - v["thr_cpu_ns"] > 0.25 || v["drv_real_ns"] <= 0) bad = 1 }
+		END { exit bad }' <<<"$out"
+rm -rf "$WORK/ab"
+"$B/bin/peerwatch" -q -o "$WORK/ab" -- "$B/tests/latency_sim" --ops can-ab --threads 1 --calls 1000 --reps 1 \
+	--pause-us 10 >/dev/null
+f=$(ls "$WORK"/ab/*.pw.jsonl)
+rt=$(grep -c '"api":"cudaDeviceCanAccessPeer"' "$f")
+nested=$(grep '"api":"cuDeviceCanAccessPeer"' "$f" | grep -c '"parent":[1-9]')
+top=$(grep '"api":"cuDeviceCanAccessPeer"' "$f" | grep -vc '"parent":[1-9]')
+# 1000 calls a way and a warm-up of 256; main's own two queries are runtime calls
+check "can-ab traced: the runtime way and the driver way are traced, the untraced ways are not (runtime $rt, nested $nested, driver $top)" \
+	[ "$rt" = 1258 ] && [ "$nested" = 1258 ] && [ "$top" = $((2 * 1256)) ]
+"$here/../gpu/latency.sh" -r 2 -n 1000 -O can-ab -R 1 -U -p "$WORK/progs" -o "$WORK/out4" one="$B" \
+	>"$WORK/report4" 2>"$WORK/err4"
+rc=$?
+check "latency.sh -O can-ab runs (exit $rc: $(tail -1 "$WORK/err4"))" [ $rc -eq 0 ]
+check "its rows: one layer for both programs, the pair for the shared one (got $(grep -c "^| can-ab" "$WORK/report4") of 18)" \
+	[ "$(grep -c '^| can-ab-one | \(static\|shared\) | [18] | \(plain\|one:observe\|one:warn\) |' "$WORK/report4")" = 12 ] &&
+	[ "$(grep -c '^| can-ab-pair | shared | [18] | \(plain\|one:observe\|one:warn\) |' "$WORK/report4")" = 6 ] &&
+	[ "$(grep -c '^| can-ab' "$WORK/report4")" = 18 ]
+check "its budget lines: one layer in both modes, the pair over it, 8 threads over 1 (got $(grep -c "$V" "$WORK/report4") of 8)" \
+	[ "$(grep -c "$V.*A/B" "$WORK/report4")" = 8 ]
+
 # the program's repetitions: the median, between the lowest and the highest
 line=$("$B/tests/latency_sim" --ops can --threads 1 --calls 500 --reps 5 --pause-us 10)
 check "latency --reps 5 reports 5 repetitions ($line)" grep -q ' reps=5 ' <<<"$line"
