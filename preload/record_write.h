@@ -92,7 +92,7 @@ __attribute__((always_inline)) static inline size_t pw_record_write(void *buf, s
  * (busy): where to write it; NULL when the record is dropped (counted): a
  * signal handler's call that came while a record was being written, or no
  * room and no buffer to move the tail to.  pw_fold_put gives it back. */
-static inline char *pw_fold_take(void)
+__attribute__((always_inline)) static inline char *pw_fold_take(void)
 {
 	if (PW_UNLIKELY(pw_tls_fold.busy)) {
 		pw_trace_drop(PW_DROP_SIGNAL_HANDLER, 1);
@@ -110,7 +110,7 @@ static inline char *pw_fold_take(void)
 }
 
 /* The record of size bytes written where pw_fold_take said joins the tail. */
-static inline void pw_fold_put(uint32_t size)
+__attribute__((always_inline)) static inline void pw_fold_put(uint32_t size)
 {
 	pw_tls_fold.used += size;
 	pw_tls_fold.n++;
