@@ -89,18 +89,34 @@ extern PW_TLS int pw_tls_upper;
  * blocks of 64; and its lock waits for the stores of the last record.
  * Between threads, numbers follow the order the blocks were taken, not
  * the order of the calls: t_ns orders those (docs/trace-format.md).
+ *
+ * A signal handler's traced call can come anywhere in its thread's call,
+ * so a number is taken in one instruction (x86-64: xadd, without lock; a
+ * plain ++ is a load and a store, and a handler's call between them took
+ * the same number: the trace held two events with one seq).  The end of
+ * the block is read before: a handler that moved the thread to a new block
+ * in between leaves this call a number past the end it read, so it takes a
+ * block of its own.  A refill stores next before end, and what a handler
+ * leaves either way is a block or a gap, never a number handed out twice.
  */
 #define PW_SEQ_BLOCK 64
 extern PW_TLS uint64_t pw_tls_seq_next, pw_tls_seq_end;
 
+uint64_t pw_seq_refill(void); /* globals.c */
+
 static inline uint64_t pw_seq_next(void)
 {
-	if (__builtin_expect(pw_tls_seq_next == pw_tls_seq_end, 0)) {
-		pw_tls_seq_next =
-		    atomic_fetch_add_explicit(&pw_g.seq, PW_SEQ_BLOCK, memory_order_relaxed) + 1;
-		pw_tls_seq_end = pw_tls_seq_next + PW_SEQ_BLOCK;
-	}
-	return pw_tls_seq_next++;
+	uint64_t end = pw_tls_seq_end, v = 1;
+#if defined(__x86_64__)
+	/* end an input: read before the xadd */
+	__asm__ volatile("xaddq %0, %1 # end %2" : "+r"(v), "+m"(pw_tls_seq_next) : "r"(end));
+#else /* one instruction with LSE; else a load/store-exclusive loop, which an interrupt restarts */
+	atomic_signal_fence(memory_order_seq_cst);
+	v = __atomic_fetch_add(&pw_tls_seq_next, 1, __ATOMIC_RELAXED);
+#endif
+	if (__builtin_expect(v < end, 1))
+		return v;
+	return pw_seq_refill();
 }
 
 uint64_t pw_now_ns(void);      /* CLOCK_MONOTONIC */

@@ -216,8 +216,8 @@ fi
 # A timer signals the calling thread every 20 us and its handler makes the same
 # runtime call.  A handler's call that comes while the thread is writing a record
 # must not be written over it: it is dropped and counted ("signal_handler"), and
-# nothing else is lost, garbled or left hanging (peerwatch must not malloc in the
-# middle of its own malloc, for one).
+# nothing else is lost, garbled, numbered twice or left hanging (peerwatch must
+# not malloc in the middle of its own malloc, for one).
 # Not under $WORK: its trace (some 20 MB, with drops, which are the point) is
 # not one for the analyzer's tests to read again (PW_KEEP_TRACES, tap.sh).
 d=$(mktemp -d "${TMPDIR:-/tmp}/pw-signal.XXXXXX")
@@ -235,6 +235,9 @@ if [ -n "$f" ] && jq -s . "$f" >/dev/null 2>&1; then
 	check "signal-calls: every call's two events are in the trace or counted as dropped ($ev + $dr of $((2 * ${calls:-0})); $by)" \
 		[ "${calls:-0}" -gt 0 -a $((ev + dr)) -eq $((2 * ${calls:-0})) ]
 	check "signal-calls: no record was garbled (dropped_by: $by)" jqt -s '.[-1].dropped_by | has("too_long") | not' "$f"
+	# a handler's call between the load and the store of a ++ took its thread's number too
+	dups=$(jq -r 'select(.type == "call") | .seq' "$f" | sort -n | uniq -d | wc -l)
+	check "signal-calls: no two events share a seq ($dups numbers taken twice)" [ "$dups" -eq 0 ]
 	check "signal-calls: the handler's calls that came mid-record are counted as such" \
 		jqt -s '.[-1].dropped_by | keys - ["signal_handler", "writer_behind"] | length == 0' "$f"
 else
