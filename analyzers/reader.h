@@ -61,6 +61,7 @@ struct pw_event {
 	int64_t t_ns, dur_ns, ret;
 	bool has_parent;
 	uint64_t parent;
+	bool parent_time; /* "parent_time": t_ns and dur_ns are the parent's, not its own */
 	/* the parent is a call recorded in the same file: set only for sinks of
 	 * a run where one asks for `nesting`; such an event is counted through
 	 * its parent (a runtime call and the driver calls it made are one call) */

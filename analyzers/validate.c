@@ -515,6 +515,10 @@ static int parse_call(struct ctx *c, struct pw_event *ev, struct vec *stack)
 		return -1;
 	if (!ev->op) /* a trace from before calls had "op" */
 		ev->op = pw_op_of_api(ev->api);
+	json_t *pt = json_object_get(c->obj, "parent_time");
+	if (pt && !json_is_boolean(pt))
+		return fail(c->err, c->errlen, "\"parent_time\" must be a boolean, not %s", type_name(pt));
+	ev->parent_time = json_is_true(pt);
 	json_t *im = json_object_get(c->obj, "implicit");
 	if (im && !json_is_boolean(im))
 		return fail(c->err, c->errlen, "\"implicit\" must be a boolean, not %s", type_name(im));

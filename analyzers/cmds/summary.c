@@ -7,7 +7,11 @@
  * (cuMemcpyPeer with "parent") are both listed: NESTED says how many calls
  * of an API were made inside another hooked call, and the vendor totals
  * count "top-level" calls (those with no parent) beside all calls.  Host
- * time of a nested call is also inside its parent's.
+ * time of a nested call is also inside its parent's.  A nested call that
+ * was not timed on its own ("parent_time": its times are its parent's)
+ * is counted but left out of the time columns, which would otherwise
+ * give a driver call its runtime call's time; TIMED says how many calls
+ * the times are of, and an API none of whose calls was timed shows "-".
  *
  * Host time percentiles come from a log-linear histogram per API (hist.h):
  * memory stays the same however many calls there are.  A trace could name
@@ -31,6 +35,7 @@ struct api_stat {
 	char *vendor, *api;
 	bool runtime; /* "layer": "runtime" */
 	uint64_t count, errors, nested;
+	uint64_t timed; /* calls timed on their own (no "parent_time"): those in host */
 	struct hist host;
 	struct hmap rets; /* return name of a failed call -> uint64_t count */
 };
@@ -168,7 +173,10 @@ static void sum_event(void *partial, void *fctx, const struct pw_file *f, const 
 	a->nested += ev->has_parent;
 	a->runtime |= ev->layer && !strcmp(ev->layer, "runtime");
 	p->calls++;
-	hist_add(&a->host, (uint64_t)ev->dur_ns);
+	if (!ev->parent_time) {
+		a->timed++;
+		hist_add(&a->host, (uint64_t)ev->dur_ns);
+	}
 	if (ev->ret == 0)
 		return;
 	char name[256];
@@ -213,6 +221,7 @@ static void sum_partial_merge(void *report, void *partial)
 		to->count += from->count;
 		to->errors += from->errors;
 		to->nested += from->nested;
+		to->timed += from->timed;
 		to->runtime |= from->runtime;
 		hist_merge(&to->host, &from->host);
 		for (size_t j = 0; j < from->rets.cap; j++)
@@ -451,14 +460,15 @@ static struct vendor_total *vendor_totals(const struct summary *s, size_t *n)
 static void print_apis(const struct summary *s)
 {
 	struct table t;
-	table_init(&t, "llrrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "NESTED", "TOTAL", "MEAN", "P50",
-	           "P99", "MAX");
+	table_init(&t, "llrrrrrrrrr", "API", "VENDOR", "CALLS", "ERRORS", "NESTED", "TIMED", "TOTAL", "MEAN",
+	           "P50", "P99", "MAX");
 	void **v = sorted_values(&s->apis, by_api);
 	for (size_t i = 0; v[i]; i++) {
 		const struct api_stat *a = v[i];
-		char n[24], e[24], ne[24], tot[24], mean[24], p50[24], p99[24], max[24], vendor[40];
+		char n[24], e[24], ne[24], ti[24], tot[24], mean[24], p50[24], p99[24], max[24], vendor[40];
 		snprintf(n, sizeof n, "%llu", (unsigned long long)a->count);
 		snprintf(ne, sizeof ne, "%llu", (unsigned long long)a->nested);
+		snprintf(ti, sizeof ti, "%llu", (unsigned long long)a->timed);
 		snprintf(vendor, sizeof vendor, "%s%s", a->vendor, a->runtime ? " runtime" : "");
 		snprintf(e, sizeof e, "%llu", (unsigned long long)a->errors);
 		fmt_ns(tot, sizeof tot, (double)a->host.total);
@@ -466,7 +476,10 @@ static void print_apis(const struct summary *s)
 		fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
 		fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
 		fmt_ns(max, sizeof max, (double)a->host.max);
-		table_row(&t, a->api, vendor, n, e, ne, tot, mean, p50, p99, max);
+		if (!a->timed) /* every call folded into its parent: no time of its own */
+			for (char *c[] = {tot, mean, p50, p99, max}, **q = c; q < c + 5; q++)
+				snprintf(*q, 24, "-");
+		table_row(&t, a->api, vendor, n, e, ne, ti, tot, mean, p50, p99, max);
 	}
 	table_print(&t, stdout, "");
 	table_free(&t);
@@ -617,7 +630,8 @@ static json_t *calls_json(const struct summary *s)
 		json_object_set_new(j, "errors", json_u64(a->errors));
 		json_object_set_new(j, "nested", json_u64(a->nested));
 		json_object_set_new(j, "errors_by_return", rets);
-		json_object_set_new(j, "host_ns", host_ns_json(&a->host));
+		json_object_set_new(j, "timed", json_u64(a->timed));
+		json_object_set_new(j, "host_ns", a->timed ? host_ns_json(&a->host) : json_null());
 		json_array_append_new(arr, j);
 	}
 	free(v);

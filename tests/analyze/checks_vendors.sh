@@ -151,6 +151,15 @@ check "a peer device that is not an ordinal" err_has 'new.pw.jsonl:11: call seq 
 check "the good line is read (a VMM handle value is a handle)" jqt '.calls_total == 1' "$WORK/o.out"
 an summary --strict "$d"
 check "malformed new members with --strict: exit 2" rc_is 2
+# a folded call's flag (the summary leaves its times out: it must be a boolean)
+d=$(case_dir)
+{
+	echo "$hdr"
+	echo "${call/SEQ/1},\"parent\":1,\"parent_time\":1,\"args\":{}}"
+	echo '{"type":"footer","events":1,"dropped":0,"t_end_ns":9,"reason":"exit"}'
+} >"$d/pt.pw.jsonl"
+an summary --json "$d"
+check "parent_time not a boolean" err_has 'pt.pw.jsonl:2: call seq 1: "parent_time" must be a boolean, not an integer'
 
 d=$(case_dir)
 {

@@ -443,7 +443,8 @@ def summary(traces):
             a["count"] += 1
             a["nested"] += "parent" in o
             a["runtime"] |= o.get("layer") == "runtime"
-            a["durs"].append(o["dur_ns"])
+            if o.get("parent_time") is not True:  # folded into its parent: the parent's times
+                a["durs"].append(o["dur_ns"])
             pc += 1
             if o["ret"] != 0:
                 a["errors"] += 1
@@ -1254,6 +1255,10 @@ def check_summary(ck, traces, doc):
         for k in ("layer", "count", "errors", "nested", "errors_by_return"):
             ck.eq("%s: %s" % (where, k), g.get(k), w[k])
         d, hn = w["durs"], g.get("host_ns", {})
+        ck.eq(where + ": timed", g.get("timed"), len(d))
+        if not d:
+            ck.eq(where + ": host_ns (no call timed on its own)", hn, None)
+            continue
         ck.eq(where + ": host_ns.total", hn.get("total"), out_u64(sum(d)))
         ck.eq(where + ": host_ns.max", hn.get("max"), d[-1])
         ck.true(where + ": host_ns.mean", abs(hn.get("mean", -1) - sum(d) / len(d)) <= 1e-6 * max(1, sum(d) / len(d)))
