@@ -370,6 +370,8 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 	}
 	if (ev->has_parent)
 		putf(p, ",\"parent\":%llu", (unsigned long long)ev->parent);
+	if (ev->parent_time) /* its slice is its parent's: it was not timed on its own */
+		put(p, ",\"parent_time\":true", 19);
 	if (ev->implicit)
 		put(p, ",\"implicit\":true", 16);
 	put(p, ",\"ret\":", 7);

@@ -247,6 +247,16 @@ an timeline -o "$WORK/tl.json" "$WORK/roundtrip"
 check "timeline: the first event, a violation, is at its own time, before its call (which starts after 0)" \
 	jqt '([.traceEvents[] | select(.ph == "i" and .name == "peer.enable.unqueried")][0].ts == 0) and
 		([.traceEvents[] | select(.ph == "X" and .args.seq == 1)][0].ts > 0)' "$WORK/tl.json"
+# a driver call folded into its runtime call has its parent's slice, and says so
+ptf=$(grep -l '"parent_time":true' $(find "$INTEG" -name '*.pw.jsonl') 2>/dev/null | head -1)
+if [ -n "$ptf" ]; then
+	an timeline -o "$WORK/tl-pt.json" "$ptf"
+	check "timeline: the calls folded into their parent say parent_time, and only they ($(basename "$ptf"))" \
+		test "$(jq -s '[.[] | select(.type == "call" and .parent_time == true) | .seq] | sort' "$ptf" | jq -c .)" = \
+		"$(jq '[.traceEvents[] | select(.ph == "X" and .args.parent_time == true) | .args.seq] | sort' "$WORK/tl-pt.json" | jq -c .)"
+else
+	bad "timeline: no trace of the integration scenarios holds a folded call"
+fi
 
 # Threads take seq numbers in blocks (docs/trace-format.md, "Lines and their
 # order"): a thread's numbers can be lower than those of another thread's
