@@ -106,9 +106,10 @@ uint64_t pw_seq_refill(void); /* globals.c */
 
 static inline uint64_t pw_seq_next(void)
 {
-	uint64_t end = pw_tls_seq_end, v = 1;
+	/* read once (volatile: never read again after the xadd, when a handler
+	 * may have moved it), and an input of the xadd: read before it */
+	uint64_t end = *(volatile uint64_t *)&pw_tls_seq_end, v = 1;
 #if defined(__x86_64__)
-	/* end an input: read before the xadd */
 	__asm__ volatile("xaddq %0, %1 # end %2" : "+r"(v), "+m"(pw_tls_seq_next) : "r"(end));
 #else /* one instruction with LSE; else a load/store-exclusive loop, which an interrupt restarts */
 	atomic_signal_fence(memory_order_seq_cst);
