@@ -22,6 +22,7 @@
  *           op=can-ab-one (one layer) and, with the shared runtime,
  *           op=can-ab-pair (the runtime call with its nested driver call),
  *           whose thr_cpu_ns is the ns per call added, not a call's cost
+ *   async4-ab  the same for the 4-byte async copy: async4-ab-one, -pair
  *
  * Each thread makes --calls calls of each op (a fifth of them for sync4,
  * which takes microseconds) after a warm-up of a tenth of them, in bursts of
@@ -101,30 +102,42 @@ static cudaError_t cudaMemset(void *p, int v, size_t n)
 		}                                                                       \
 	} while (0)
 
-enum op { OP_CAN, OP_ASYNC4, OP_SYNC4, OP_CANAB, OP_N };
-static const char *const op_names[OP_N] = {"can", "async4", "sync4", "can-ab"};
+enum op { OP_CAN, OP_ASYNC4, OP_SYNC4, OP_CANAB, OP_ASYNCAB, OP_N };
+static const char *const op_names[OP_N] = {"can", "async4", "sync4", "can-ab", "async4-ab"};
 
 /*
- * can-ab: the traced and the untraced peer query side by side in one
+ * can-ab, async4-ab: the traced and the untraced call side by side in one
  * process, bursts alternating, so that what differs between processes
  * (where the loader put things, the driver's own state) is the same for
- * both.  Four ways to the same query:
- *   rt        cudaDeviceCanAccessPeer, the program's own symbol (under
- *             peerwatch, its wrapper: the runtime call with the driver call
- *             nested in it)
+ * both.  Four ways to the same call (can: the peer query; async4: the
+ * 4-byte peer copy on the thread's stream, a wait after each burst of at
+ * most 256, not timed):
+ *   rt        cudaDeviceCanAccessPeer / cudaMemcpyPeerAsync, the program's
+ *             own symbol (under peerwatch, its wrapper: the runtime call
+ *             with the driver call nested in it)
  *   rt_real   the same function of libcudart itself, through glibc's own
  *             dlsym (its driver call is still traced: a top-level driver
  *             call, one layer)
- *   drv       cuDeviceCanAccessPeer as dlsym gives it (peerwatch's wrapper)
+ *   drv       cuDeviceCanAccessPeer / cuMemcpyPeerAsync (the devices'
+ *             primary contexts) as dlsym gives it: peerwatch's wrapper
  *   drv_real  the driver's own, through glibc's own dlsym
  * one layer = drv - drv_real; the nested pair = (rt - rt_real) + one layer
- * (rt_real holds one layer that rt does not).  Untraced, all four
- * differences are the method's own error, which latency.sh subtracts.
- * Static cudart has no libcudart to find: there only one layer is timed.
+ * (rt_real holds one layer that rt does not; for the copy, the driver call
+ * libcudart makes is taken to cost what cuMemcpyPeerAsync's does).
+ * Untraced, all four differences are the method's own error, which
+ * latency.sh subtracts.  Static cudart has no libcudart to find: there
+ * only one layer is timed.
  */
 enum ab_kind { AB_RT, AB_RT_REAL, AB_DRV, AB_DRV_REAL, AB_N };
+enum ab_op { AB_CAN, AB_ASYNC4, AB_OPS };
 typedef int (*can_fn)(int *, int, int); /* cudaDeviceCanAccessPeer, cuDeviceCanAccessPeer */
-static can_fn ab_fn[AB_N];
+typedef int (*rt_copy_fn)(void *, int, const void *, int, size_t, cudaStream_t);
+typedef struct pwl_ctx *pwl_context; /* CUcontext (cuda.h: struct CUctx_st *) */
+typedef int (*drv_copy_fn)(unsigned long long, pwl_context, unsigned long long, pwl_context, size_t,
+                           cudaStream_t); /* cuMemcpyPeerAsync (CUdeviceptr, CUstream = cudaStream_t) */
+typedef int (*retain_fn)(pwl_context *, int); /* cuDevicePrimaryCtxRetain */
+static void *ab_fn[AB_OPS][AB_N];
+static pwl_context ab_ctx[2]; /* the devices' primary contexts */
 
 static struct {
 	int ops[OP_N], nops;
@@ -149,7 +162,7 @@ struct worker {
 	int threads, cpu;
 	pthread_barrier_t *bar;
 	uint64_t cpu_ns;
-	uint64_t ab_ns[AB_N]; /* can-ab: per way */
+	uint64_t ab_ns[AB_N]; /* can-ab, async4-ab: per way */
 	long calls;
 };
 
@@ -172,6 +185,7 @@ static uint64_t burst_of(enum op op, long n, cudaStream_t s)
 			CK(cudaMemcpyPeer(buf[1], 1, buf[0], 0, 4));
 		break;
 	case OP_CANAB: /* ab_burst */
+	case OP_ASYNCAB:
 	case OP_N: break;
 	}
 	uint64_t c1 = now(CLOCK_THREAD_CPUTIME_ID);
@@ -180,35 +194,55 @@ static uint64_t burst_of(enum op op, long n, cudaStream_t s)
 	return c1 - c0;
 }
 
-/* n calls of one of can-ab's ways; the thread CPU ns they took */
-static uint64_t ab_burst(enum ab_kind k, long n)
+static void ab_failed(enum ab_op a, enum ab_kind k, int rc)
 {
-	can_fn f = ab_fn[k];
-	int v = 0;
-	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID);
-	for (long i = 0; i < n; i++)
-		if (f(&v, 0, 1) != 0) {
-			fprintf(stderr, "latency: can-ab: way %d failed\n", (int)k);
-			exit(1);
-		}
-	return now(CLOCK_THREAD_CPUTIME_ID) - c0;
+	fprintf(stderr, "latency: %s: way %d failed (%d)\n", a == AB_CAN ? "can-ab" : "async4-ab", (int)k, rc);
+	exit(1);
 }
 
-/* n calls of each way of can-ab, a burst of each in turn (the order turning
- * each round, so that no way always follows the same one); ns[k] their CPU ns */
-static void ab_calls(long n, int threads, uint64_t ns[AB_N])
+/* n calls of one of the ways of a; the thread CPU ns they took (a copy's
+ * wait after them not counted) */
+static uint64_t ab_burst(enum ab_op a, enum ab_kind k, long n, cudaStream_t s)
 {
-	/* a round of the four ways makes twice the events of a round of can on
-	 * the shared runtime (four, against two): twice the pause, so that the
-	 * trace writer keeps up as it does there */
-	long b = cfg.burst, pause = 2 * cfg.pause_us * threads;
+	void *f = ab_fn[a][k];
+	int v = 0, rc = 0;
+	uint64_t c0 = now(CLOCK_THREAD_CPUTIME_ID);
+	if (a == AB_CAN)
+		for (long i = 0; i < n && !rc; i++)
+			rc = ((can_fn)f)(&v, 0, 1);
+	else if (k == AB_RT || k == AB_RT_REAL)
+		for (long i = 0; i < n && !rc; i++)
+			rc = ((rt_copy_fn)f)(buf[1], 1, buf[0], 0, 4, s);
+	else
+		for (long i = 0; i < n && !rc; i++)
+			rc = ((drv_copy_fn)f)((unsigned long long)(uintptr_t)buf[1], ab_ctx[1],
+			                      (unsigned long long)(uintptr_t)buf[0], ab_ctx[0], 4, s);
+	uint64_t c1 = now(CLOCK_THREAD_CPUTIME_ID);
+	if (rc)
+		ab_failed(a, k, rc);
+	if (a == AB_ASYNC4)
+		CK(cudaStreamSynchronize(s));
+	return c1 - c0;
+}
+
+/* n calls of each way of a, a burst of each in turn (the order turning
+ * each round, so that no way always follows the same one); ns[k] their CPU ns */
+static void ab_calls(enum ab_op a, long n, int threads, cudaStream_t s, uint64_t ns[AB_N])
+{
+	/* the query: a round of the four ways makes twice the events of a
+	 * round of can on the shared runtime (four, against two): twice the
+	 * pause, so that the trace writer keeps up as it does there; copies
+	 * take microseconds and are not paced (as async4) */
+	long b = cfg.burst, pause = a == AB_CAN ? 2 * cfg.pause_us * threads : 0;
+	if (a == AB_ASYNC4 && b > 256)
+		b = 256;
 	unsigned turn = 0;
 	for (long done = 0; done < n; done += b, turn++) {
 		long m = n - done < b ? n - done : b;
 		for (unsigned j = 0; j < AB_N; j++) {
 			enum ab_kind k = (enum ab_kind)((j + turn) % AB_N);
-			if (ab_fn[k])
-				ns[k] += ab_burst(k, m);
+			if (ab_fn[a][k])
+				ns[k] += ab_burst(a, k, m, s);
 		}
 		if (pause > 0) {
 			struct timespec ts = {pause / 1000000, (pause % 1000000) * 1000};
@@ -244,12 +278,13 @@ static void *worker_main(void *arg)
 		fprintf(stderr, "latency: could not pin a worker to CPU %d (not pinned)\n", w->cpu);
 	CK(cudaSetDevice(0));
 	CK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
-	if (w->op == OP_CANAB) {
+	if (w->op == OP_CANAB || w->op == OP_ASYNCAB) {
+		enum ab_op a = w->op == OP_CANAB ? AB_CAN : AB_ASYNC4;
 		uint64_t warm[AB_N] = {0};
-		ab_calls(w->calls / 10 < 256 ? 256 : w->calls / 10, w->threads, warm);
+		ab_calls(a, w->calls / 10 < 256 ? 256 : w->calls / 10, w->threads, s, warm);
 		pthread_barrier_wait(w->bar);
 		memset(w->ab_ns, 0, sizeof w->ab_ns);
-		ab_calls(w->calls, w->threads, w->ab_ns);
+		ab_calls(a, w->calls, w->threads, s, w->ab_ns);
 		CK(cudaStreamDestroy(s));
 		return NULL;
 	}
@@ -262,8 +297,8 @@ static void *worker_main(void *arg)
 
 struct figure {
 	double mean, lo, hi; /* thread CPU ns per call: mean over the threads, extremes */
-	double way[AB_N];    /* can-ab: ns per call of each way, mean over the threads */
-	double one, pair;    /* can-ab: one layer, the nested pair (ns added per call) */
+	double way[AB_N];    /* -ab: ns per call of each way, mean over the threads */
+	double one, pair;    /* -ab: one layer, the nested pair (ns added per call) */
 };
 
 static int by_mean(const void *a, const void *b)
@@ -291,7 +326,7 @@ static struct figure measure_once(enum op op, int threads, long calls)
 	struct figure f = {0, 1e30, 0, {0}, 0, 0};
 	for (int i = 0; i < threads; i++) {
 		pthread_join(w[i].th, NULL);
-		if (op == OP_CANAB) {
+		if (op == OP_CANAB || op == OP_ASYNCAB) {
 			for (int k = 0; k < AB_N; k++)
 				f.way[k] += (double)w[i].ab_ns[k] / (double)calls / threads;
 			continue;
@@ -302,7 +337,7 @@ static struct figure measure_once(enum op op, int threads, long calls)
 		f.hi = per > f.hi ? per : f.hi;
 	}
 	pthread_barrier_destroy(&bar);
-	if (op == OP_CANAB) {
+	if (op == OP_CANAB || op == OP_ASYNCAB) {
 		f.one = f.way[AB_DRV] - f.way[AB_DRV_REAL];
 		f.pair = f.way[AB_RT] - f.way[AB_RT_REAL] + f.one;
 	}
@@ -321,72 +356,83 @@ static int by_pair(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-/* can-ab: its two figures, each the median of the repetitions, and the ways
- * of that repetition */
-static void measure_ab(int threads)
+/* can-ab, async4-ab: the two figures, each the median of the
+ * repetitions, and the ways of that repetition */
+static void measure_ab(enum op op, int threads)
 {
 	struct figure f[64];
 	long reps = cfg.reps;
+	const char *name = op_names[op];
 	for (long r = 0; r < reps; r++)
-		f[r] = measure_once(OP_CANAB, threads, cfg.calls);
+		f[r] = measure_once(op, threads, cfg.calls);
 	qsort(f, (size_t)reps, sizeof f[0], by_one);
 	const struct figure *m = &f[reps / 2];
-	printf("op=can-ab-one threads=%d calls=%ld reps=%ld thr_cpu_ns=%.1f drv_ns=%.1f drv_real_ns=%.1f "
+	printf("op=%s-one threads=%d calls=%ld reps=%ld thr_cpu_ns=%.1f drv_ns=%.1f drv_real_ns=%.1f "
 	       "rep_lo_ns=%.1f rep_hi_ns=%.1f peer=%d\n",
-	       threads, cfg.calls * threads, reps, m->one, m->way[AB_DRV], m->way[AB_DRV_REAL], f[0].one,
+	       name, threads, cfg.calls * threads, reps, m->one, m->way[AB_DRV], m->way[AB_DRV_REAL], f[0].one,
 	       f[reps - 1].one, peer_on);
-	if (ab_fn[AB_RT_REAL]) {
+	if (ab_fn[op == OP_CANAB ? AB_CAN : AB_ASYNC4][AB_RT_REAL]) {
 		qsort(f, (size_t)reps, sizeof f[0], by_pair);
 		m = &f[reps / 2];
-		printf("op=can-ab-pair threads=%d calls=%ld reps=%ld thr_cpu_ns=%.1f rt_ns=%.1f rt_real_ns=%.1f "
+		printf("op=%s-pair threads=%d calls=%ld reps=%ld thr_cpu_ns=%.1f rt_ns=%.1f rt_real_ns=%.1f "
 		       "drv_ns=%.1f drv_real_ns=%.1f rep_lo_ns=%.1f rep_hi_ns=%.1f peer=%d\n",
-		       threads, cfg.calls * threads, reps, m->pair, m->way[AB_RT], m->way[AB_RT_REAL],
+		       name, threads, cfg.calls * threads, reps, m->pair, m->way[AB_RT], m->way[AB_RT_REAL],
 		       m->way[AB_DRV], m->way[AB_DRV_REAL], f[0].pair, f[reps - 1].pair, peer_on);
 	}
 	fflush(stdout);
 }
 
-/* can-ab's four ways (above); 0, or 1 with a message.  The untraced ones
+/* The four ways of a (above); 0, or 1 with a message.  The untraced ones
  * come from glibc's own dlsym, which dlvsym finds: peerwatch interposes
  * dlsym (to hand out its wrappers of driver functions), not dlvsym. */
-static int ab_setup(void)
+static int ab_setup(enum ab_op a)
 {
 	typedef void *(*dlsym_fn)(void *, const char *);
+	const char *rt_name = a == AB_CAN ? "cudaDeviceCanAccessPeer" : "cudaMemcpyPeerAsync";
+	const char *drv_name = a == AB_CAN ? "cuDeviceCanAccessPeer" : "cuMemcpyPeerAsync";
 	void *libc = dlopen("libc.so.6", RTLD_NOW | RTLD_NOLOAD);
 	dlsym_fn real_dlsym = NULL;
 	if (libc && !(real_dlsym = (dlsym_fn)dlvsym(libc, "dlsym", "GLIBC_2.34")))
 		real_dlsym = (dlsym_fn)dlvsym(libc, "dlsym", "GLIBC_2.2.5");
 	if (!real_dlsym) {
-		fprintf(stderr, "latency: can-ab: glibc's dlsym not found: %s\n", dlerror());
+		fprintf(stderr, "latency: -ab: glibc's dlsym not found: %s\n", dlerror());
 		return 1;
 	}
-	ab_fn[AB_RT] = (can_fn)cudaDeviceCanAccessPeer;
+	ab_fn[a][AB_RT] = a == AB_CAN ? (void *)cudaDeviceCanAccessPeer : (void *)cudaMemcpyPeerAsync;
 	void *rt = dlopen("libcudart.so.13", RTLD_NOW | RTLD_NOLOAD);
 	if (rt) { /* the shared runtime; static cudart loads none */
-		ab_fn[AB_RT_REAL] = (can_fn)real_dlsym(rt, "cudaDeviceCanAccessPeer");
-		if (!ab_fn[AB_RT_REAL]) {
-			fprintf(stderr, "latency: can-ab: no cudaDeviceCanAccessPeer in libcudart.so.13: %s\n", dlerror());
+		ab_fn[a][AB_RT_REAL] = real_dlsym(rt, rt_name);
+		if (!ab_fn[a][AB_RT_REAL]) {
+			fprintf(stderr, "latency: -ab: no %s in libcudart.so.13: %s\n", rt_name, dlerror());
 			return 1;
 		}
 	}
 	void *drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_NOLOAD);
 	if (!drv) {
-		fprintf(stderr, "latency: can-ab: libcuda.so.1 is not loaded: %s\n", dlerror());
+		fprintf(stderr, "latency: -ab: libcuda.so.1 is not loaded: %s\n", dlerror());
 		return 1;
 	}
-	ab_fn[AB_DRV] = (can_fn)dlsym(drv, "cuDeviceCanAccessPeer");
-	ab_fn[AB_DRV_REAL] = (can_fn)real_dlsym(drv, "cuDeviceCanAccessPeer");
-	if (!ab_fn[AB_DRV] || !ab_fn[AB_DRV_REAL]) {
-		fprintf(stderr, "latency: can-ab: cuDeviceCanAccessPeer not found in libcuda.so.1: %s\n", dlerror());
+	ab_fn[a][AB_DRV] = dlsym(drv, drv_name);
+	ab_fn[a][AB_DRV_REAL] = real_dlsym(drv, drv_name);
+	if (!ab_fn[a][AB_DRV] || !ab_fn[a][AB_DRV_REAL]) {
+		fprintf(stderr, "latency: -ab: %s not found in libcuda.so.1: %s\n", drv_name, dlerror());
 		return 1;
+	}
+	if (a == AB_ASYNC4) {
+		retain_fn retain = (retain_fn)real_dlsym(drv, "cuDevicePrimaryCtxRetain");
+		for (int d = 0; d < 2; d++)
+			if (!retain || retain(&ab_ctx[d], d) != 0) {
+				fprintf(stderr, "latency: async4-ab: no primary context of device %d\n", d);
+				return 1;
+			}
 	}
 	return 0;
 }
 
 static void measure(enum op op, int threads)
 {
-	if (op == OP_CANAB) {
-		measure_ab(threads);
+	if (op == OP_CANAB || op == OP_ASYNCAB) {
+		measure_ab(op, threads);
 		return;
 	}
 	long calls = op == OP_SYNC4 ? (cfg.calls + 4) / 5 : cfg.calls;
@@ -428,7 +474,7 @@ static int parse_list(const char *s, const char *const *names, int n, int *out, 
 
 static void usage(void)
 {
-	fprintf(stderr, "usage: latency [--ops can,async4,sync4,can-ab] [--threads 1,8] [--calls N] [--burst B] "
+	fprintf(stderr, "usage: latency [--ops can,async4,sync4,can-ab,async4-ab] [--threads 1,8] [--calls N] [--burst B] "
 	                "[--pause-us P] [--reps R] [--pin 0|1]\n");
 	exit(2);
 }
@@ -497,7 +543,8 @@ int main(int argc, char **argv)
 	CK(cudaSetDevice(0));
 	CK(cudaDeviceSynchronize());
 	for (int o = 0; o < cfg.nops; o++)
-		if (cfg.ops[o] == OP_CANAB && ab_setup() != 0)
+		if ((cfg.ops[o] == OP_CANAB && ab_setup(AB_CAN) != 0) ||
+		    (cfg.ops[o] == OP_ASYNCAB && ab_setup(AB_ASYNC4) != 0))
 			return 1;
 	for (int o = 0; o < cfg.nops; o++)
 		for (int t = 0; t < cfg.nthreads; t++)

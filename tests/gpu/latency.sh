@@ -10,9 +10,10 @@
 #     -P BUNDLE   also run a bundle built with make PHASES=1 once per variant and
 #                 mode, and print its phase counters (where the time goes)
 #     -n CALLS    calls per thread and op (default 50000)
-#     -O OPS      the calls to time (default can,async4,sync4); can-ab: the
-#                 query traced and untraced in one process, alternating (what
-#                 differs between processes then cancels out; latency.cu)
+#     -O OPS      the calls to time (default can,async4,sync4); can-ab and
+#                 async4-ab: the call traced and untraced in one process,
+#                 alternating (what differs between processes then cancels
+#                 out; latency.cu)
 #     -m MODES    the modes each bundle runs in (default "observe warn")
 #     -R REPS     repetitions inside each run, their median taken (default 3)
 #     -U          leave the worker threads unpinned (default: each on a CPU of
@@ -59,7 +60,7 @@ while getopts "r:o:p:P:n:O:m:R:UB:S" o; do
 	U) PIN=0 ;;
 	B) BOOT=$OPTARG ;;
 	S) SUMMARY=1 ;;
-	*) sed -n '2,43p' "$0" >&2; exit 2 ;;
+	*) sed -n '2,44p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
@@ -168,8 +169,8 @@ else
 		echo "  round $r of $ROUNDS done ($(($(date +%s) - START)) s)" >&2
 	done
 fi
-# the calls of the tables: can-ab reports two figures (latency.cu)
-OPS=$(sed 's/\(^\|,\)can-ab\(,\|$\)/\1can-ab-one,can-ab-pair\2/' <<<"$OPS")
+# the calls of the tables: can-ab and async4-ab report two figures each (latency.cu)
+OPS=$(sed 's/\(^\|,\)can-ab\(,\|$\)/\1can-ab-one,can-ab-pair\2/; s/\(^\|,\)async4-ab\(,\|$\)/\1async4-ab-one,async4-ab-pair\2/' <<<"$OPS")
 has_op() { [[ ",$OPS," == *",$1,"* ]]; }
 has_mode() { [[ " $MODES " == *" $1 "* ]]; }
 
@@ -191,10 +192,10 @@ echo "## Per call on the calling thread (thread CPU ns/call: median of $ROUNDS r
 echo
 echo "| call | cudart | threads | configuration | ns/call | range | added | added, best | dropped |"
 echo "|---|---|---|---|---|---|---|---|---|"
-for op in async4 can sync4 can-ab-one can-ab-pair; do
+for op in async4 can sync4 async4-ab-one async4-ab-pair can-ab-one can-ab-pair; do
 	has_op "$op" || continue
 	for variant in static shared; do
-		[ "$op/$variant" != can-ab-pair/static ] || continue # static cudart: no runtime to find
+		[[ "$op/$variant" != *-ab-pair/static ]] || continue # static cudart: no runtime to find
 		for th in 1 8; do
 			read -r base blo bhi _ <<<"$(stat "$variant" plain "$op" "$th")"
 			echo "| $op | $variant | $th | plain | $base | $blo-$bhi | — | — | — |"
@@ -210,10 +211,10 @@ echo
 echo "calls: async4 = cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes) on the thread's stream (a wait every"
 echo "256, not timed); can = cudaDeviceCanAccessPeer(&v, 0, 1); sync4 = cudaMemcpyPeer of 4 bytes."
 echo "static: one traced driver call per call; shared: the runtime call and the driver call nested in it."
-if has_op can-ab-one; then
-	echo "can-ab-one, can-ab-pair: in one process, the query traced and untraced in alternating bursts"
-	echo "(latency.cu); their ns/call is what one layer, and the runtime call with its nested driver"
-	echo "call, add per call in that process; plain's is the method's own error (0 if it had none)."
+if has_op can-ab-one || has_op async4-ab-one; then
+	echo "can-ab-*, async4-ab-*: in one process, the call traced and untraced in alternating bursts"
+	echo "(latency.cu); their ns/call is what one layer (-one), and the runtime call with its nested"
+	echo "driver call (-pair), add per call in that process; plain's is the method's own error."
 fi
 
 echo

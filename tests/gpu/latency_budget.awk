@@ -127,13 +127,17 @@ END {
 		if (has(modes, "warn", " "))
 			line("warn (every rule), added, " op ", static cudart, 1 thread", "ns", 250, op, "static", 1, last ":warn")
 	}
-	ab = has(ops, "can-ab-one", ",")
-	if (ab && has(modes, "observe", " "))
-		line("observe, added, can, one layer, in-process A/B, 1 thread", "ns", 100, "can-ab-one", "static", 1,
-		     last ":observe")
-	if (ab && has(modes, "warn", " "))
-		line("warn (every rule), added, can, one layer, in-process A/B, 1 thread", "ns", 250, "can-ab-one", "static",
-		     1, last ":warn")
+	for (o = 1; o <= 2; o++) {
+		ab = o == 1 ? "async4" : "can"
+		if (!has(ops, ab "-ab-one", ","))
+			continue
+		if (has(modes, "observe", " "))
+			line("observe, added, " ab ", one layer, in-process A/B, 1 thread", "ns", 100, ab "-ab-one",
+			     "static", 1, last ":observe")
+		if (has(modes, "warn", " "))
+			line("warn (every rule), added, " ab ", one layer, in-process A/B, 1 thread", "ns", 250,
+			     ab "-ab-one", "static", 1, last ":warn")
+	}
 	for (o = 1; o <= 2; o++) {
 		op = o == 1 ? "async4" : "can"
 		if (!has(ops, op, ","))
@@ -142,10 +146,14 @@ END {
 			line("shared cudart (runtime + nested driver call) / static, " op ", " ML[m], "x", 1.3, op,
 			     "shared", 1, last ":" ML[m], "static", 1)
 	}
-	if (ab && has(ops, "can-ab-pair", ","))
+	for (o = 1; o <= 2; o++) {
+		ab = o == 1 ? "async4" : "can"
+		if (!has(ops, ab "-ab-pair", ","))
+			continue
 		for (m = 1; m in ML; m++)
-			line("runtime + nested driver call / one layer, can, in-process A/B, " ML[m], "x", 1.3,
-			     "can-ab-pair", "shared", 1, last ":" ML[m], "shared", 1, "can-ab-one")
+			line("runtime + nested driver call / one layer, " ab ", in-process A/B, " ML[m], "x", 1.3,
+			     ab "-ab-pair", "shared", 1, last ":" ML[m], "shared", 1, ab "-ab-one")
+	}
 	for (o = 1; o <= 2; o++) {
 		op = o == 1 ? "async4" : "can"
 		if (!has(ops, op, ","))
@@ -157,14 +165,14 @@ END {
 				     variant, 8, last ":" ML[m], variant, 1)
 		}
 	}
-	for (o = 1; ab && o <= 2; o++) {
-		op = o == 1 ? "can-ab-one" : "can-ab-pair"
+	for (o = 1; o <= 4; o++) {
+		op = (o <= 2 ? "async4" : "can") (o % 2 ? "-ab-one" : "-ab-pair")
 		if (!has(ops, op, ","))
 			continue
 		for (m = 1; m in ML; m++)
-			line("8 threads / 1 thread, added per call, " (o == 1 ? "one layer" : "runtime + nested") \
-			     ", in-process A/B, " ML[m], "x", 1.5, op, o == 1 ? "static" : "shared", 8, last ":" ML[m],
-			     o == 1 ? "static" : "shared", 1)
+			line("8 threads / 1 thread, added per call, " (o <= 2 ? "async4" : "can") ", " \
+			     (o % 2 ? "one layer" : "runtime + nested") ", A/B, " ML[m], "x", 1.5, op,
+			     o % 2 ? "static" : "shared", 8, last ":" ML[m], o % 2 ? "static" : "shared", 1)
 	}
 	# the figures over every round
 	for (r = 1; r <= nr; r++)

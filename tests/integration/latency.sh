@@ -90,35 +90,43 @@ check "-S: a file that is not raw figures is refused, its line named (exit $rc: 
 	[ $rc -eq 2 ] && grep -q "bad.txt:2: " "$WORK/s.bad.err"
 "$here/../gpu/latency.sh" -S -B x "$WORK/under.txt" >/dev/null 2>"$WORK/s.b.err"
 check "-B wants a number (exit $?)" grep -q "wants a number" "$WORK/s.b.err"
-# can-ab: the query traced and untraced in one process
-out=$("$B/tests/latency_sim" --ops can-ab --threads 1 --calls 1000 --reps 3 --pause-us 10)
-check "can-ab reports one layer and the nested pair ($(tr '\n' ' ' <<<"$out"))" \
-	[ "$(grep -c '^op=can-ab-one threads=1 \|^op=can-ab-pair threads=1 ' <<<"$out")" = 2 ]
-check "can-ab: one layer = drv - drv_real, the pair = rt - rt_real + one layer" \
-	awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
-		d = v["drv_ns"] - v["drv_real_ns"]; if (v["op"] == "can-ab-pair") d += v["rt_ns"] - v["rt_real_ns"]
-		if (v["thr_cpu_ns"] - d > 0.25 || d - v["thr_cpu_ns"] > 0.25 || v["drv_real_ns"] <= 0) bad = 1 }
-		END { exit bad }' <<<"$out"
-rm -rf "$WORK/ab"
-"$B/bin/peerwatch" -q -o "$WORK/ab" -- "$B/tests/latency_sim" --ops can-ab --threads 1 --calls 1000 --reps 1 \
-	--pause-us 10 >/dev/null
-f=$(ls "$WORK"/ab/*.pw.jsonl)
-rt=$(grep -c '"api":"cudaDeviceCanAccessPeer"' "$f")
-nested=$(grep '"api":"cuDeviceCanAccessPeer"' "$f" | grep -c '"parent":[1-9]')
-top=$(grep '"api":"cuDeviceCanAccessPeer"' "$f" | grep -vc '"parent":[1-9]')
-# 1000 calls a way and a warm-up of 256; main's own two queries are runtime calls
-check "can-ab traced: the runtime way and the driver way are traced, the untraced ways are not (runtime $rt, nested $nested, driver $top)" \
-	[ "$rt" = 1258 ] && [ "$nested" = 1258 ] && [ "$top" = $((2 * 1256)) ]
-"$here/../gpu/latency.sh" -r 2 -n 1000 -O can-ab -R 1 -U -p "$WORK/progs" -o "$WORK/out4" one="$B" \
-	>"$WORK/report4" 2>"$WORK/err4"
-rc=$?
-check "latency.sh -O can-ab runs (exit $rc: $(tail -1 "$WORK/err4"))" [ $rc -eq 0 ]
-check "its rows: one layer for both programs, the pair for the shared one (got $(grep -c "^| can-ab" "$WORK/report4") of 18)" \
-	[ "$(grep -c '^| can-ab-one | \(static\|shared\) | [18] | \(plain\|one:observe\|one:warn\) |' "$WORK/report4")" = 12 ] &&
-	[ "$(grep -c '^| can-ab-pair | shared | [18] | \(plain\|one:observe\|one:warn\) |' "$WORK/report4")" = 6 ] &&
-	[ "$(grep -c '^| can-ab' "$WORK/report4")" = 18 ]
-check "its budget lines: one layer in both modes, the pair over it, 8 threads over 1 (got $(grep -c "$V" "$WORK/report4") of 8)" \
-	[ "$(grep -c "$V.*A/B" "$WORK/report4")" = 8 ]
+# can-ab, async4-ab: the call traced and untraced in one process
+for ab in can async4; do
+	case $ab in
+	can) rtapi=cudaDeviceCanAccessPeer drvapi=cuDeviceCanAccessPeer main=2 ;; # main's own two queries
+	async4) rtapi=cudaMemcpyPeerAsync drvapi=cuMemcpyPeerAsync main=0 ;;
+	esac
+	out=$("$B/tests/latency_sim" --ops $ab-ab --threads 1 --calls 1000 --reps 3 --pause-us 10)
+	check "$ab-ab reports one layer and the nested pair ($(tr '\n' ' ' <<<"$out"))" \
+		[ "$(grep -c "^op=$ab-ab-one threads=1 \|^op=$ab-ab-pair threads=1 " <<<"$out")" = 2 ]
+	check "$ab-ab: one layer = drv - drv_real, the pair = rt - rt_real + one layer" \
+		awk '{ for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+			d = v["drv_ns"] - v["drv_real_ns"]; if (v["op"] ~ /-pair$/) d += v["rt_ns"] - v["rt_real_ns"]
+			if (v["thr_cpu_ns"] - d > 0.25 || d - v["thr_cpu_ns"] > 0.25 || v["drv_real_ns"] <= 0) bad = 1 }
+			END { exit bad }' <<<"$out"
+	rm -rf "$WORK/ab"
+	"$B/bin/peerwatch" -q -o "$WORK/ab" -- "$B/tests/latency_sim" --ops $ab-ab --threads 1 --calls 1000 \
+		--reps 1 --pause-us 10 >/dev/null
+	f=$(ls "$WORK"/ab/*.pw.jsonl)
+	rt=$(grep -c "\"api\":\"$rtapi\"" "$f")
+	nested=$(grep "\"api\":\"$drvapi\"" "$f" | grep -c '"parent":[1-9]')
+	top=$(grep "\"api\":\"$drvapi\"" "$f" | grep -vc '"parent":[1-9]')
+	# 1000 calls a way and a warm-up of 256
+	check "$ab-ab traced: the runtime way and the driver way are traced, the untraced ways are not (runtime $rt, nested $nested, driver $top)" \
+		[ "$rt" = $((1256 + main)) ] && [ "$nested" = $((1256 + main)) ] && [ "$top" = $((2 * 1256)) ]
+	check "$ab-ab traced: nothing dropped, no finding ($(tail -1 "$f" | cut -c1-60))" \
+		grep -q '^{"type":"footer","events":[0-9]*,"dropped":0,.*"violations":0,' <(tail -1 "$f")
+	"$here/../gpu/latency.sh" -r 2 -n 1000 -O $ab-ab -R 1 -U -p "$WORK/progs" -o "$WORK/out4" one="$B" \
+		>"$WORK/report4" 2>"$WORK/err4"
+	rc=$?
+	check "latency.sh -O $ab-ab runs (exit $rc: $(tail -1 "$WORK/err4"))" [ $rc -eq 0 ]
+	check "its rows: one layer for both programs, the pair for the shared one (got $(grep -c "^| $ab-ab" "$WORK/report4") of 18)" \
+		[ "$(grep -c "^| $ab-ab-one | \(static\|shared\) | [18] | \(plain\|one:observe\|one:warn\) |" "$WORK/report4")" = 12 ] &&
+		[ "$(grep -c "^| $ab-ab-pair | shared | [18] | \(plain\|one:observe\|one:warn\) |" "$WORK/report4")" = 6 ] &&
+		[ "$(grep -c '^| [a-z0-9-]* |' "$WORK/report4")" = 18 ]
+	check "its budget lines: one layer in both modes, the pair over it, 8 threads over 1 (got $(grep -c "$V" "$WORK/report4") of 8)" \
+		[ "$(grep -c "$V.*, $ab, .*A/B" "$WORK/report4")" = 8 ] && [ "$(grep -c "$V" "$WORK/report4")" = 8 ]
+done
 
 # the program's repetitions: the median, between the lowest and the highest
 line=$("$B/tests/latency_sim" --ops can --threads 1 --calls 500 --reps 5 --pause-us 10)
