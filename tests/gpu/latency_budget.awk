@@ -15,7 +15,8 @@
 #   OVER   the whole interval past it
 #   PASS?  the figure within it, the interval across it (not settled)
 #   OVER?  the figure past it, the interval across it (not settled)
-# The resampling is seeded (seed), so one RAW always gives one report.
+# The resampling is seeded (seed), so one RAW always gives one report with
+# one awk (mawk and gawk draw different numbers from one seed).
 
 {
 	if (!($1 in rid)) {

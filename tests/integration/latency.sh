@@ -80,7 +80,7 @@ check "-S says which bundles, modes and calls it found" grep -q 'pooled: 20 roun
 check "-S pools the rounds of every file (40)" grep -q 'pooled: 40 rounds' "$WORK/s.pool.report"
 check "pooled, each file's rounds kept apart (1.r and 2.r)" \
 	[ "$(cut -d' ' -f1 "$WORK/s.pool/pooled.txt" | sort -u | wc -l)" = 40 ]
-check "the same figures give the same report (the resampling is seeded)" \
+check "the same figures give the same report (the resampling is seeded; one awk)" \
 	cmp -s <("$here/../gpu/latency.sh" -S -o "$WORK/s.again" "$WORK/noisy.txt" 2>&1 | grep -v '^  /\|^latency.sh: [0-9]') \
 	<(grep -v '^  /\|^latency.sh: [0-9]' "$WORK/s.noisy.report")
 printf '1 static plain can 1 100.0 0\n2 static plain can one 100.0 0\n' >"$WORK/bad.txt"
