@@ -90,6 +90,8 @@ if [ "$SUMMARY" = 1 ]; then
 	OPS=$(awk '{ if (!($4 in s)) { s[$4]; printf "%s%s", sep, $4; sep = "," } }' "$RAW")
 	ROUNDS=$(awk '{ print $1 }' "$RAW" | sort -u | wc -l)
 	read -r -a MODE_LIST <<<"$MODES"
+	CONFIGS=(plain)
+	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
 	START=$(date +%s)
 	echo "latency.sh -S: the figures of $# earlier invocation(s), pooled: $ROUNDS rounds; bundles ${NAMES[*]}; modes $MODES; calls $OPS"
 	for f in "$@"; do echo "  $f"; done
@@ -156,10 +158,8 @@ else
 		rm -rf "$dir"
 	}
 
-fi
-CONFIGS=(plain)
-for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
-if [ "$SUMMARY" = 0 ]; then
+	CONFIGS=(plain)
+	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
 	for r in $(seq "$ROUNDS"); do
 		for variant in static shared; do
 			for c in "${CONFIGS[@]}"; do
