@@ -471,15 +471,16 @@ static void print_apis(const struct summary *s)
 		snprintf(ti, sizeof ti, "%llu", (unsigned long long)a->timed);
 		snprintf(vendor, sizeof vendor, "%s%s", a->vendor, a->runtime ? " runtime" : "");
 		snprintf(e, sizeof e, "%llu", (unsigned long long)a->errors);
-		fmt_ns(tot, sizeof tot, (double)a->host.total);
-		fmt_ns(mean, sizeof mean, hist_mean(&a->host));
-		fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
-		fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
-		fmt_ns(max, sizeof max, (double)a->host.max);
-		if (!a->timed) /* every call folded into its parent: no time of its own */
-			for (char *c[] = {tot, mean, p50, p99, max}, **q = c; q < c + 5; q++)
-				snprintf(*q, 24, "-");
-		table_row(&t, a->api, vendor, n, e, ne, ti, tot, mean, p50, p99, max);
+		if (a->timed) {
+			fmt_ns(tot, sizeof tot, (double)a->host.total);
+			fmt_ns(mean, sizeof mean, hist_mean(&a->host));
+			fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
+			fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
+			fmt_ns(max, sizeof max, (double)a->host.max);
+			table_row(&t, a->api, vendor, n, e, ne, ti, tot, mean, p50, p99, max);
+		} else { /* every call folded into its parent: no time of its own */
+			table_row(&t, a->api, vendor, n, e, ne, ti, "-", "-", "-", "-", "-");
+		}
 	}
 	table_print(&t, stdout, "");
 	table_free(&t);

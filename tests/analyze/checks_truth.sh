@@ -254,6 +254,14 @@ if [ -n "$ptf" ]; then
 	check "timeline: the calls folded into their parent say parent_time, and only they ($(basename "$ptf"))" \
 		test "$(jq -s '[.[] | select(.type == "call" and .parent_time == true) | .seq] | sort' "$ptf" | jq -c .)" = \
 		"$(jq '[.traceEvents[] | select(.ph == "X" and .args.parent_time == true) | .args.seq] | sort' "$WORK/tl-pt.json" | jq -c .)"
+	# summary: an API none of whose calls was timed on its own shows no times
+	untimed=$(jq -s -r '[.[] | select(.type == "call")] | group_by(.api)[] |
+		select(all(.parent_time == true)) | .[0].api' "$ptf" | sort | tr '\n' ' ')
+	an summary "$ptf"
+	shown=$(awk 'NF == 11 && $6 == "0" && $7 $8 $9 $10 $11 == "-----" { print $1 }' "$WORK/o.out" |
+		sort | tr '\n' ' ')
+	check "summary: the APIs whose calls all carry their parent's time show TIMED 0 and '-' ($untimed)" \
+		test -n "$untimed" -a "$untimed" = "$shown"
 else
 	bad "timeline: no trace of the integration scenarios holds a folded call"
 fi

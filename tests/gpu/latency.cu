@@ -200,6 +200,14 @@ static void ab_failed(enum ab_op a, enum ab_kind k, int rc)
 	exit(1);
 }
 
+/* The pause after a burst (none for 0), whatever signals come meanwhile. */
+static void sleep_us(long us)
+{
+	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+	while (us > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR)
+		;
+}
+
 /* n calls of one of the ways of a; the thread CPU ns they took (a copy's
  * wait after them not counted) */
 static uint64_t ab_burst(enum ab_op a, enum ab_kind k, long n, cudaStream_t s)
@@ -244,11 +252,7 @@ static void ab_calls(enum ab_op a, long n, int threads, cudaStream_t s, uint64_t
 			if (ab_fn[a][k])
 				ns[k] += ab_burst(a, k, m, s);
 		}
-		if (pause > 0) {
-			struct timespec ts = {pause / 1000000, (pause % 1000000) * 1000};
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
-		}
+		sleep_us(pause);
 	}
 }
 
@@ -261,11 +265,7 @@ static uint64_t run_calls(enum op op, long n, cudaStream_t s, int threads)
 	uint64_t cpu = 0;
 	for (long done = 0; done < n; done += b) {
 		cpu += burst_of(op, n - done < b ? n - done : b, s);
-		if (pause > 0) {
-			struct timespec ts = {pause / 1000000, (pause % 1000000) * 1000};
-			while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
-				;
-		}
+		sleep_us(pause);
 	}
 	return cpu;
 }

@@ -90,8 +90,6 @@ if [ "$SUMMARY" = 1 ]; then
 	OPS=$(awk '{ if (!($4 in s)) { s[$4]; printf "%s%s", sep, $4; sep = "," } }' "$RAW")
 	ROUNDS=$(awk '{ print $1 }' "$RAW" | sort -u | wc -l)
 	read -r -a MODE_LIST <<<"$MODES"
-	CONFIGS=(plain)
-	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
 	START=$(date +%s)
 	echo "latency.sh -S: the figures of $# earlier invocation(s), pooled: $ROUNDS rounds; bundles ${NAMES[*]}; modes $MODES; calls $OPS"
 	for f in "$@"; do echo "  $f"; done
@@ -158,8 +156,10 @@ else
 		rm -rf "$dir"
 	}
 
-	CONFIGS=(plain)
-	for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
+fi
+CONFIGS=(plain)
+for n in "${NAMES[@]}"; do for m in "${MODE_LIST[@]}"; do CONFIGS+=("$n:$m"); done; done
+if [ "$SUMMARY" = 0 ]; then
 	for r in $(seq "$ROUNDS"); do
 		for variant in static shared; do
 			for c in "${CONFIGS[@]}"; do
