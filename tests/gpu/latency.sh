@@ -221,7 +221,9 @@ echo
 echo "## Budget (bundle $LAST)"
 echo
 echo '```'
-awk -v last="$LAST" -v modes="$MODES" -v ops="$OPS" -v boot="$BOOT" -f "$here/latency_budget.awk" "$RAW"
+BUDGET_RC=0
+awk -v last="$LAST" -v modes="$MODES" -v ops="$OPS" -v boot="$BOOT" -f "$here/latency_budget.awk" "$RAW" ||
+	BUDGET_RC=$?
 echo '```'
 echo
 echo "95% intervals from $BOOT resamplings of the $ROUNDS rounds. PASS, OVER: the interval is within,"
@@ -247,3 +249,8 @@ if [ -n "$PHASES" ]; then
 fi
 echo
 echo "latency.sh: $(($(date +%s) - START)) s; raw figures in $RAW"
+# a report without its budget lines must not pass for a whole one
+if [ "$BUDGET_RC" -ne 0 ]; then
+	echo "latency.sh: latency_budget.awk failed (exit $BUDGET_RC) on $RAW: the report has no budget lines" >&2
+	exit 1
+fi

@@ -90,6 +90,16 @@ check "-S: a file that is not raw figures is refused, its line named (exit $rc: 
 	[ $rc -eq 2 ] && grep -q "bad.txt:2: " "$WORK/s.bad.err"
 "$here/../gpu/latency.sh" -S -B x "$WORK/under.txt" >/dev/null 2>"$WORK/s.b.err"
 check "-B wants a number (exit $?)" grep -q "wants a number" "$WORK/s.b.err"
+# the budget's awk failing (an awk that fails on it alone, first on PATH):
+# said, and the exit status says so, not a report without its budget lines
+mkdir -p "$WORK/failawk"
+printf '#!/bin/sh\ncase "$*" in *latency_budget.awk*) echo "awk: made to fail" >&2; exit 3 ;; esac\nexec %s "$@"\n' \
+	"$(command -v awk)" >"$WORK/failawk/awk"
+chmod +x "$WORK/failawk/awk"
+PATH="$WORK/failawk:$PATH" "$here/../gpu/latency.sh" -S "$WORK/under.txt" >"$WORK/s.fail.report" 2>"$WORK/s.fail.err"
+rc=$?
+check "-S: the budget's awk failing is said, exit 1 (exit $rc: $(tail -1 "$WORK/s.fail.err"))" \
+	[ $rc -eq 1 ] && grep -q "latency_budget.awk failed (exit 3)" "$WORK/s.fail.err"
 # can-ab, async4-ab: the call traced and untraced in one process
 for ab in can async4; do
 	case $ab in
