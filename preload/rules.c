@@ -29,32 +29,36 @@ static unsigned vendor_bit(int vendor)
 	return 1u << vendor; /* PW_VENDOR_CUDA 0 -> PW_V_CUDA 1, HIP 1 -> 2, ACL 2 -> 4 */
 }
 
-/* The rules of each kind of call, so a call looks only at its own (bench/RESULTS.md). */
-static int by_kind[PW_OP_KINDS][PW_RULE_COUNT], n_by_kind[PW_OP_KINDS];
-static pthread_once_t by_kind_once = PTHREAD_ONCE_INIT;
-static atomic_bool by_kind_ready; /* index_kinds ran: no pthread_once call on every check */
+/* The rules of each vendor's each kind of call, so that a call steps through
+ * only those that apply to it: with one list per kind, a CUDA peer copy
+ * stepped through 21 rules to call the 6 of CUDA's (bench/RESULTS.md). */
+_Static_assert(PW_RULE_COUNT <= 255, "a rule's number fits a byte");
+static uint8_t by_vk[PW_VENDOR_COUNT][PW_OP_KINDS][PW_RULE_COUNT], n_by_vk[PW_VENDOR_COUNT][PW_OP_KINDS];
+static pthread_once_t by_vk_once = PTHREAD_ONCE_INIT;
+static atomic_bool by_vk_ready; /* index_rules ran: no pthread_once call on every check */
 
-static void index_kinds(void)
+static void index_rules(void)
 {
-	for (int r = 0; r < PW_RULE_COUNT; r++)
-		for (int k = 0; k < PW_OP_KINDS; k++)
-			if (pw_rules[r].ops & (1ull << k))
-				by_kind[k][n_by_kind[k]++] = r;
-	atomic_store_explicit(&by_kind_ready, true, memory_order_release);
+	for (int v = 0; v < PW_VENDOR_COUNT; v++)
+		for (int r = 0; r < PW_RULE_COUNT; r++)
+			for (int k = 0; k < PW_OP_KINDS; k++)
+				if ((pw_rules[r].ops & (1ull << k)) && (pw_rules[r].vendors & vendor_bit(v)))
+					by_vk[v][k][n_by_vk[v][k]++] = (uint8_t)r;
+	atomic_store_explicit(&by_vk_ready, true, memory_order_release);
 }
 
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg)
 {
 	char msg[640];
 	int n = 0;
-	if (__builtin_expect(!atomic_load_explicit(&by_kind_ready, memory_order_acquire), 0))
-		pthread_once(&by_kind_once, index_kinds);
-	if (op->kind <= PW_OP_NONE || op->kind >= PW_OP_KINDS)
+	if (__builtin_expect(!atomic_load_explicit(&by_vk_ready, memory_order_acquire), 0))
+		pthread_once(&by_vk_once, index_rules);
+	if (op->kind <= PW_OP_NONE || op->kind >= PW_OP_KINDS || op->vendor < 0 ||
+	    op->vendor >= PW_VENDOR_COUNT)
 		return 0;
-	for (int i = 0; i < n_by_kind[op->kind]; i++) {
-		int r = by_kind[op->kind][i];
-		if (!(pw_rules[r].vendors & vendor_bit(op->vendor)))
-			continue;
+	const uint8_t *rules = by_vk[op->vendor][op->kind];
+	for (int i = 0, nr = n_by_vk[op->vendor][op->kind]; i < nr; i++) {
+		int r = rules[i];
 		msg[0] = 0;
 		if (pw_rules[r].check(s, op, msg, sizeof msg)) {
 			sink(arg, r, msg);
