@@ -81,13 +81,6 @@ static bool driver_known(void)
 	return pw_cuda_library() != NULL;
 }
 
-/* Where p lives: the range cache, else the driver (and the answer cached). */
-int pw_cuda_ptr_device(CUdeviceptr p)
-{
-	struct pw_range r;
-	return pw_cuda_ptr_info(p, &r) ? r.dev : PW_NO_DEV;
-}
-
 /* The allocation behind p and whether it is managed: the range cache, else
  * the driver (one cuPointerGetAttributes call, cached). */
 void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
@@ -153,14 +146,11 @@ int pw_cuda_can_access(int dev, int peer)
 	return v;
 }
 
-/* Context -> device, cached in a small open-addressed table.  A slot is
+/* Context -> device (cuda_query.h), the table and its slow path.  A slot is
  * claimed by its key first and trusted only once `ready` says dev is in. */
-#define CTX_CACHE 64
-static struct {
-	_Atomic(uintptr_t) ctx;
-	atomic_int dev;
-	atomic_bool ready;
-} ctx_cache[CTX_CACHE];
+#define CTX_CACHE PW_CUDA_CTX_CACHE
+struct pw_cuda_ctx_slot pw_cuda_ctx_cache[CTX_CACHE];
+#define ctx_cache pw_cuda_ctx_cache
 
 static int ctx_lookup_driver(CUcontext ctx)
 {
@@ -179,13 +169,13 @@ static int ctx_lookup_driver(CUcontext ctx)
 	return dev;
 }
 
-int pw_cuda_ctx_device(CUcontext ctx)
+int pw_cuda_ctx_device_slow(CUcontext ctx)
 {
 	if (!ctx)
 		return PW_NO_DEV;
 	aux_ready();
 	uintptr_t key = (uintptr_t)ctx;
-	unsigned h = (unsigned)((key >> 4) * 2654435761u) % CTX_CACHE;
+	unsigned h = pw_cuda_ctx_slot_of(key);
 	for (unsigned i = 0; i < CTX_CACHE; i++) {
 		unsigned s = (h + i) % CTX_CACHE;
 		uintptr_t k = atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire);
@@ -310,7 +300,7 @@ bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda)
 	return true;
 }
 
-bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
+bool pw_cuda_ptr_info_slow(CUdeviceptr p, struct pw_range *r)
 {
 	if (!p)
 		return false;

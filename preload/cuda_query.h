@@ -2,6 +2,7 @@
 #ifndef PW_CUDA_QUERY_H
 #define PW_CUDA_QUERY_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -9,13 +10,49 @@
 #include "devices.h"
 #include "hooks.h"
 #include "peerwatch/abi/cuda.h"
+#include "rangecache.h"
 
 struct pw_mem;
-struct pw_range;
 
-/* Where p lives, PW_NO_DEV if unknown (range cache, else the driver). */
-int pw_cuda_ptr_device(CUdeviceptr p);
-int pw_cuda_ctx_device(CUcontext ctx);
+/* pw_cuda_ptr_info past this thread's last entries. */
+bool pw_cuda_ptr_info_slow(CUdeviceptr p, struct pw_range *r);
+/* What is known of p: true with *r for CUDA memory (this thread's last
+ * entries inline, else the cache, else the driver, and the answer cached). */
+static inline bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r)
+{
+	return (p && pw_range_mru_find(p, r)) || pw_cuda_ptr_info_slow(p, r);
+}
+/* Where p lives (PW_NO_DEV if unknown). */
+static inline int pw_cuda_ptr_device(CUdeviceptr p)
+{
+	struct pw_range r;
+	return pw_cuda_ptr_info(p, &r) ? r.dev : PW_NO_DEV;
+}
+/* The context -> device cache (cuda_query.c): open addressing, a slot
+ * claimed by its key first and trusted only once `ready` says dev is in. */
+#define PW_CUDA_CTX_CACHE 64
+struct pw_cuda_ctx_slot {
+	_Atomic(uintptr_t) ctx;
+	atomic_int dev;
+	atomic_bool ready;
+};
+extern struct pw_cuda_ctx_slot pw_cuda_ctx_cache[PW_CUDA_CTX_CACHE];
+static inline unsigned pw_cuda_ctx_slot_of(uintptr_t key)
+{
+	return (unsigned)((key >> 4) * 2654435761u) % PW_CUDA_CTX_CACHE;
+}
+int pw_cuda_ctx_device_slow(CUcontext ctx);
+/* The device of ctx (PW_NO_DEV if unknown): its home slot inline, where a
+ * context is found but for a collision; else the cache's probe, else the
+ * driver (cuCtxGetDevice_v2, or push/get/pop), and the answer cached. */
+static inline int pw_cuda_ctx_device(CUcontext ctx)
+{
+	const struct pw_cuda_ctx_slot *s = &pw_cuda_ctx_cache[pw_cuda_ctx_slot_of((uintptr_t)ctx)];
+	if (ctx && atomic_load_explicit(&s->ctx, memory_order_acquire) == (uintptr_t)ctx &&
+	    atomic_load_explicit(&s->ready, memory_order_acquire))
+		return atomic_load_explicit(&s->dev, memory_order_relaxed);
+	return pw_cuda_ctx_device_slow(ctx);
+}
 /* The device of the calling thread's current context, PW_NO_DEV if none. */
 int pw_cuda_cur_dev(void);
 /* The devices of a CUDA_MEMCPY3D_PEER argument i's source and destination. */
@@ -25,7 +62,7 @@ void pw_cuda_pre_copy3d(struct pw_call *c, int i);
  * of the current context, PW_CUR_DEV rows) into c->dev and c->cur_dev.
  * Inline: in a wrapper the row is a constant, so the loop over its
  * arguments folds into the few look-ups the row needs (none for most). */
-static inline void pw_cuda_pre(struct pw_call *c, const struct pw_fn_desc *fn)
+__attribute__((always_inline)) static inline void pw_cuda_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
 	pw_devices_note_use(PW_VENDOR_CUDA); /* the devices may now be asked about */
 	if (fn->flags & PW_IMPLICIT)
@@ -44,8 +81,6 @@ static inline void pw_cuda_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 }
 /* The allocation behind p and whether it is managed. */
 void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m);
-/* What is known of p: true with *r for CUDA memory (cache, else driver, cached). */
-bool pw_cuda_ptr_info(CUdeviceptr p, struct pw_range *r);
 /* The driver's own answer for p (no cache): false when p is not CUDA
  * memory (*cuda false) or nothing could be asked. */
 bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);

@@ -48,7 +48,7 @@ static void abi12(struct pw_call *c, int id)
 /* fn: the wrapper's row, a constant there (inline: its look-ups fold);
  * abi12 may then describe the call by its other ABI's row, whose
  * look-ups are the same (its pointer is the first argument too). */
-static inline void pre(struct pw_call *c, const struct pw_fn_desc *fn)
+__attribute__((always_inline)) static inline void pre(struct pw_call *c, const struct pw_fn_desc *fn)
 {
 	pw_devices_note_use(PW_VENDOR_CUDA); /* the runtime's devices are the driver's */
 	pw_cudart_pre(c, fn);

@@ -43,7 +43,8 @@ int pw_cudart_current_device(void);
  * wrapper the row is a constant and the loop folds into the look-ups the
  * row needs.  (A CUDA 12 row, PW_ABI12, has the same kinds where it has a
  * pointer: its first argument.) */
-static inline void pw_cudart_pre(struct pw_call *c, const struct pw_fn_desc *fn)
+__attribute__((always_inline)) static inline void pw_cudart_pre(struct pw_call *c,
+                                                                const struct pw_fn_desc *fn)
 {
 	if (fn->flags & PW_CUR_DEV)
 		c->cur_dev = pw_cudart_current_device();

@@ -21,8 +21,10 @@ struct table {
 
 #define FIRST_CAP 256
 
+/* The write counter: odd while a write is under way (rangecache.h). */
+_Atomic uint64_t pw_range_seq;
+
 static struct {
-	_Atomic uint64_t seq;
 	_Atomic(struct table *) tab;
 	pthread_mutex_t lock;
 	uint64_t next_id;
@@ -60,37 +62,29 @@ static long floor_idx(struct table *t, unsigned long n, uint64_t p)
 	return found;
 }
 
-/*
- * The entries this thread found last, each valid while the counter still
- * has the value it had then (no write since): a copy's two pointers, looked
- * up again by the rules and by the driver call a runtime call makes, are
- * found here without the search.
- */
-#define MRU 4
-static __thread __attribute__((tls_model("initial-exec"))) struct {
-	uint64_t seq, base, size, info, id;
-} mru[MRU];
-static __thread __attribute__((tls_model("initial-exec"))) unsigned mru_next;
+PW_TLS struct pw_range_mru pw_range_mru[PW_RANGE_MRU];
+static PW_TLS unsigned mru_next;
 
 static inline void mru_out(unsigned k, struct pw_range *out)
 {
-	out->base = mru[k].base;
-	out->size = mru[k].size;
-	out->dev = (int32_t)(uint32_t)mru[k].info;
-	out->flags = (uint32_t)(mru[k].info >> 32);
-	out->id = mru[k].id;
+	out->base = pw_range_mru[k].base;
+	out->size = pw_range_mru[k].size;
+	out->dev = (int32_t)(uint32_t)pw_range_mru[k].info;
+	out->flags = (uint32_t)(pw_range_mru[k].info >> 32);
+	out->id = pw_range_mru[k].id;
 }
 
 enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out)
 {
 	for (int tries = 0; tries < PW_RANGE_TRIES; tries++) {
-		uint64_t s0 = atomic_load_explicit(&rc.seq, memory_order_acquire);
+		uint64_t s0 = atomic_load_explicit(&pw_range_seq, memory_order_acquire);
 		if (s0 & 1) {
 			relax();
 			continue;
 		}
-		for (unsigned k = 0; k < MRU; k++)
-			if (mru[k].seq == s0 + 1 && p - mru[k].base < mru[k].size) {
+		for (unsigned k = 0; k < PW_RANGE_MRU; k++)
+			if (pw_range_mru[k].seq == s0 + 1 &&
+			    p - pw_range_mru[k].base < pw_range_mru[k].size) {
 				mru_out(k, out);
 				return PW_RANGE_HIT;
 			}
@@ -115,15 +109,16 @@ enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out)
 			}
 		}
 		atomic_thread_fence(memory_order_acquire);
-		if (atomic_load_explicit(&rc.seq, memory_order_relaxed) == s0) {
+		if (atomic_load_explicit(&pw_range_seq, memory_order_relaxed) == s0) {
 			if (res == PW_RANGE_HIT) {
 				/* +1: an even counter of 0 must not match the zeroed slots */
-				unsigned k = mru_next++ % MRU;
-				mru[k].seq = s0 + 1;
-				mru[k].base = out->base;
-				mru[k].size = out->size;
-				mru[k].info = (uint64_t)(uint32_t)out->dev | (uint64_t)out->flags << 32;
-				mru[k].id = out->id;
+				unsigned k = mru_next++ % PW_RANGE_MRU;
+				pw_range_mru[k].seq = s0 + 1;
+				pw_range_mru[k].base = out->base;
+				pw_range_mru[k].size = out->size;
+				pw_range_mru[k].info = (uint64_t)(uint32_t)out->dev | (uint64_t)out->flags
+				                                                          << 32;
+				pw_range_mru[k].id = out->id;
 			}
 			return res;
 		}
@@ -133,7 +128,7 @@ enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out)
 
 uint64_t pw_range_version(void)
 {
-	return atomic_load_explicit(&rc.seq, memory_order_acquire) & ~(uint64_t)1;
+	return atomic_load_explicit(&pw_range_seq, memory_order_acquire) & ~(uint64_t)1;
 }
 
 #define NEG_SLOTS 8
@@ -159,13 +154,13 @@ void pw_range_neg_put(uint64_t p, uint64_t version)
 /* Writers, with the lock held. */
 static void write_begin(void)
 {
-	atomic_store_explicit(&rc.seq, ld(&rc.seq) + 1, memory_order_relaxed);
+	atomic_store_explicit(&pw_range_seq, ld(&pw_range_seq) + 1, memory_order_relaxed);
 	atomic_thread_fence(memory_order_release);
 }
 
 static void write_end(void)
 {
-	atomic_store_explicit(&rc.seq, ld(&rc.seq) + 1, memory_order_release);
+	atomic_store_explicit(&pw_range_seq, ld(&pw_range_seq) + 1, memory_order_release);
 }
 
 static void copy_entry(struct entry *d, struct entry *s)
@@ -257,7 +252,7 @@ uint64_t pw_range_fill(uint64_t base, uint64_t size, int dev, unsigned flags, ui
 		return 0;
 	uint64_t id = 0;
 	pthread_mutex_lock(&rc.lock);
-	if (ld(&rc.seq) == version)
+	if (ld(&pw_range_seq) == version)
 		id = add_locked(base, size, dev, flags);
 	pthread_mutex_unlock(&rc.lock);
 	return id;

@@ -35,6 +35,7 @@
 #ifndef PW_RANGECACHE_H
 #define PW_RANGECACHE_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -56,6 +57,40 @@ enum pw_range_res { PW_RANGE_MISS, PW_RANGE_HIT, PW_RANGE_BUSY };
 
 /* The entry holding p: lock-free, no malloc. */
 enum pw_range_res pw_range_find(uint64_t p, struct pw_range *out);
+
+/*
+ * The entries this thread found last, each valid while the write counter
+ * still has the value it had then (no write since): a copy's two pointers,
+ * looked up again by the rules and by the driver call a runtime call makes,
+ * are found here without the search.  Read inline by pw_range_mru_find, the
+ * hot path's look-up: the call into pw_range_find, its frame and its
+ * counter checks cost a traced copy more than the look-up itself
+ * (bench/RESULTS.md).
+ */
+#define PW_RANGE_MRU 4
+struct pw_range_mru {
+	uint64_t seq, base, size, info, id; /* seq: the counter + 1 (0: empty) */
+};
+extern __thread __attribute__((tls_model("initial-exec"))) struct pw_range_mru pw_range_mru[PW_RANGE_MRU];
+extern _Atomic uint64_t pw_range_seq; /* odd while a write is under way */
+
+/* p in one of this thread's last entries, still valid: true with *out. */
+static inline bool pw_range_mru_find(uint64_t p, struct pw_range *out)
+{
+	uint64_t s1 = atomic_load_explicit(&pw_range_seq, memory_order_acquire) + 1;
+	for (unsigned k = 0; k < PW_RANGE_MRU; k++) {
+		const struct pw_range_mru *m = &pw_range_mru[k];
+		if (m->seq == s1 && p - m->base < m->size) {
+			out->base = m->base;
+			out->size = m->size;
+			out->dev = (int32_t)(uint32_t)m->info;
+			out->flags = (uint32_t)(m->info >> 32);
+			out->id = m->id;
+			return true;
+		}
+	}
+	return false; /* not there, or a write since (or under way: s1 even) */
+}
 /* An even number that changes with every write; read it before asking the driver. */
 uint64_t pw_range_version(void);
 
