@@ -78,6 +78,7 @@ extern _Atomic uint64_t pw_range_seq; /* odd while a write is under way */
 static inline bool pw_range_mru_find(uint64_t p, struct pw_range *out)
 {
 	uint64_t s1 = atomic_load_explicit(&pw_range_seq, memory_order_acquire) + 1;
+#pragma GCC unroll 4 /* PW_RANGE_MRU */
 	for (unsigned k = 0; k < PW_RANGE_MRU; k++) {
 		const struct pw_range_mru *m = &pw_range_mru[k];
 		if (m->seq == s1 && p - m->base < m->size) {

@@ -8,7 +8,7 @@
 
 /* A copy naming a device the process does not have fails for that alone:
  * peer.invalid-device says so, and the other copy rules keep quiet. */
-static bool names_no_such_dev(const struct pw_op *op)
+__attribute__((always_inline)) static inline bool names_no_such_dev(const struct pw_op *op)
 {
 	return pw_op_no_such_dev(op, op->dst.named_dev) || pw_op_no_such_dev(op, op->src.named_dev);
 }
