@@ -83,6 +83,7 @@ help:
 	'  gpu-programs    the real-GPU programs (needs nvcc; tests/gpu/README.md)' \
 	'  packaging-test  the install, uninstall, deb and completion tests (part of test)' \
 	'  fault-test      the outcome of a traced program under faults (part of test)' \
+	'  gpu-build-test  the real-GPU programs compiled where nvcc is (part of test)' \
 	'  clean           remove build/, build-san/ and build-tsan/' \
 	'  help            this text' \
 	'' \

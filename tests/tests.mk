@@ -140,12 +140,23 @@ docs-test: test-build
 		echo "docs: docs/trace.schema.json matches include/peerwatch/trace_format.h" || \
 		{ echo "docs: docs/trace.schema.json is out of date: run make docs"; exit 1; }
 
+# The real-GPU programs (tests/gpu) compile wherever a CUDA toolkit is: CI
+# has no GPU to run them on, but a program that no longer builds shows here
+# rather than on the next GPU machine.
+.PHONY: gpu-build-test
+gpu-build-test:
+	@if command -v $(NVCC) >/dev/null 2>&1; then \
+		mkdir -p $(BUILD) && if $(MAKE) --no-print-directory gpu-programs BUILD=$(BUILD) >$(BUILD)/gpu-build.log 2>&1; then \
+			echo "gpu: the GPU programs compile ($(words $(GPU_PROGRAMS)) with $(NVCC))"; \
+		else tail -30 $(BUILD)/gpu-build.log; echo "gpu: the GPU programs do not compile (log: $(BUILD)/gpu-build.log)"; exit 1; fi; \
+	else echo "gpu: no CUDA toolkit ($(NVCC) not found): the GPU programs were not compiled"; fi
+
 # make test T=NAME runs one suite (tests/one.sh lists them); T=test_x:PATTERN
 # one cmocka test (or those matching the pattern) of unit test test_x.
 ifeq ($(T),)
 test: deps
 	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test
+	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test gpu-build-test
 else
 test:
 	@$(MAKE) --no-print-directory test-build
