@@ -43,6 +43,8 @@ PWSIM_API CUresult cuDeviceGetPCIBusId(char *pciBusId, int len, CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
+PWSIM_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
+PWSIM_API CUresult cuDevicePrimaryCtxReset(CUdevice dev);
 PWSIM_API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
 PWSIM_API CUresult cuCtxPushCurrent(CUcontext ctx);
 PWSIM_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);

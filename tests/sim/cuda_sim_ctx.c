@@ -107,6 +107,32 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 	return rc;
 }
 
+/* cuda.h :6100 ("Destroy all allocations and reset all state on the
+ * primary context"; "Resetting the primary context does not release it"):
+ * as the last release does here, its peer access is reset, its allocations
+ * kept (not modelled), and whoever retained it still holds it. */
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	CUresult rc = pwsim_ready();
+	struct CUctx_st *c;
+
+	if (rc)
+		return rc;
+	c = pwsim_primary(dev);
+	if (!c)
+		return CUDA_ERROR_INVALID_DEVICE;
+	pwsim_lock();
+	ctx_reset(c);
+	pwsim_unlock();
+	return CUDA_SUCCESS;
+}
+
+/* The pre-11.0 name has the same ABI (cuda.h :25683). */
+CUresult cuDevicePrimaryCtxReset(CUdevice dev)
+{
+	return cuDevicePrimaryCtxReset_v2(dev);
+}
+
 /* The pre-11.0 name has the same ABI (cuda.h :25682). */
 CUresult cuDevicePrimaryCtxRelease(CUdevice dev)
 {

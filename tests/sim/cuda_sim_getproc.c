@@ -67,6 +67,8 @@ static const struct proc g_procs[] = {
     ROW(cuDevicePrimaryCtxRetain, cuDevicePrimaryCtxRetain, 7000),
     ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease, 7000),
     ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 11000),
+    ROW(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset, 7000),
+    ROW(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2, 11000),
     ROW(cuCtxPushCurrent, cuCtxPushCurrent, 2000),
     ROW(cuCtxPushCurrent, cuCtxPushCurrent_v2, 4000),
     ROW(cuCtxPopCurrent, cuCtxPopCurrent, 2000),

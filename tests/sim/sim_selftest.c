@@ -669,6 +669,11 @@ static void test_peer_access(void)
 	OK(cuCtxDisablePeerAccess(g_ctx[1]));
 	EXPECT(cuCtxDisablePeerAccess(g_ctx[1]), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
 	EXPECT(cuCtxDisablePeerAccess((CUcontext)&v), CUDA_ERROR_INVALID_CONTEXT);
+	/* a primary context's reset ends the peer access it enabled; it stays retained */
+	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
+	OK(cuDevicePrimaryCtxReset_v2(0));
+	EXPECT(cuCtxDisablePeerAccess(g_ctx[1]), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
+	EXPECT(cuDevicePrimaryCtxReset(9), CUDA_ERROR_INVALID_DEVICE);
 	OK(cuCtxSetCurrent(NULL));
 	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0), CUDA_ERROR_INVALID_CONTEXT); /* no current */
 	EXPECT(cuCtxDisablePeerAccess(g_ctx[1]), CUDA_ERROR_INVALID_CONTEXT);
@@ -1375,6 +1380,8 @@ static const struct export g_exports[] = {
     {"cuDevicePrimaryCtxRetain", "cuDevicePrimaryCtxRetain", 7000, 0, 1},
     {"cuDevicePrimaryCtxRelease", "cuDevicePrimaryCtxRelease", 7000, 0, 1},
     {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 11000, 0, 1},
+    {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000, 0, 1},
+    {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 11000, 0, 1},
     {"cuCtxPushCurrent", "cuCtxPushCurrent", 2000, 0, 1},
     {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 4000, 0, 1},
     {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0, 1},
