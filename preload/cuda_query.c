@@ -169,6 +169,20 @@ static int ctx_lookup_driver(CUcontext ctx)
 	return dev;
 }
 
+/* A slot whose context ended (pw_cuda_ctx_forget): no context is at address
+ * 1, a probe goes on past it, and a new context may take it. */
+#define CTX_GONE ((uintptr_t)1)
+
+/* Slot s, holding expect, for key on dev: false if another thread took it. */
+static bool ctx_claim(unsigned s, uintptr_t expect, uintptr_t key, int dev)
+{
+	if (!atomic_compare_exchange_strong(&ctx_cache[s].ctx, &expect, key))
+		return false;
+	atomic_store_explicit(&ctx_cache[s].dev, dev, memory_order_relaxed);
+	atomic_store_explicit(&ctx_cache[s].ready, true, memory_order_release);
+	return true;
+}
+
 int pw_cuda_ctx_device_slow(CUcontext ctx)
 {
 	if (!ctx)
@@ -176,6 +190,7 @@ int pw_cuda_ctx_device_slow(CUcontext ctx)
 	aux_ready();
 	uintptr_t key = (uintptr_t)ctx;
 	unsigned h = pw_cuda_ctx_slot_of(key);
+	int gone = -1; /* the first slot on the way whose context ended */
 	for (unsigned i = 0; i < CTX_CACHE; i++) {
 		unsigned s = (h + i) % CTX_CACHE;
 		uintptr_t k = atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire);
@@ -184,22 +199,53 @@ int pw_cuda_ctx_device_slow(CUcontext ctx)
 				return atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed);
 			return ctx_lookup_driver(ctx); /* being filled in by another thread */
 		}
+		if (k == CTX_GONE && gone < 0)
+			gone = (int)s;
 		if (k)
 			continue;
+		/* not in the table: asked, and cached in the first free slot on
+		 * its way (a later probe for it stops there or before) */
 		int dev = ctx_lookup_driver(ctx);
 		if (dev == PW_NO_DEV)
 			return dev; /* an invalid context is not cached */
-		uintptr_t empty = 0;
-		if (!atomic_compare_exchange_strong(&ctx_cache[s].ctx, &empty, key)) {
-			if (empty == key)
-				return dev;
-			continue; /* another context took the slot first */
-		}
-		atomic_store_explicit(&ctx_cache[s].dev, dev, memory_order_relaxed);
-		atomic_store_explicit(&ctx_cache[s].ready, true, memory_order_release);
-		return dev;
+		if (gone >= 0 && ctx_claim((unsigned)gone, CTX_GONE, key, dev))
+			return dev;
+		if (ctx_claim(s, 0, key, dev) ||
+		    atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire) == key)
+			return dev;
+		/* another context took the slot first: on to the next */
 	}
-	return ctx_lookup_driver(ctx);
+	int dev = ctx_lookup_driver(ctx);
+	if (dev != PW_NO_DEV && gone >= 0)
+		ctx_claim((unsigned)gone, CTX_GONE, key, dev);
+	return dev;
+}
+
+/* The slot's context ended: not ready first, so that a reader that still
+ * finds the key goes to the driver, then the key gone. */
+static void ctx_drop(unsigned s)
+{
+	atomic_store_explicit(&ctx_cache[s].ready, false, memory_order_release);
+	atomic_store_explicit(&ctx_cache[s].ctx, CTX_GONE, memory_order_release);
+}
+
+void pw_cuda_ctx_forget(uintptr_t ctx)
+{
+	if (!ctx || ctx == CTX_GONE)
+		return;
+	for (unsigned s = 0; s < CTX_CACHE; s++) /* every slot: two threads may have cached it twice */
+		if (atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire) == ctx)
+			ctx_drop(s);
+}
+
+void pw_cuda_ctx_forget_dev(int dev)
+{
+	for (unsigned s = 0; s < CTX_CACHE; s++) {
+		uintptr_t k = atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire);
+		if (k && k != CTX_GONE && atomic_load_explicit(&ctx_cache[s].ready, memory_order_acquire) &&
+		    atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed) == dev)
+			ctx_drop(s);
+	}
 }
 
 /* Known names first; the driver is asked only for codes we do not list. */

@@ -42,6 +42,12 @@ static inline unsigned pw_cuda_ctx_slot_of(uintptr_t key)
 	return (unsigned)((key >> 4) * 2654435761u) % PW_CUDA_CTX_CACHE;
 }
 int pw_cuda_ctx_device_slow(CUcontext ctx);
+/* A context ended (cuCtxDestroy): the table forgets it, so that a new
+ * context the driver makes at the same address is asked about anew. */
+void pw_cuda_ctx_forget(uintptr_t ctx);
+/* A device's primary context may have ended (release, reset): the table
+ * forgets every context it holds for dev (asked again when next named). */
+void pw_cuda_ctx_forget_dev(int dev);
 /* The device of ctx (PW_NO_DEV if unknown): its home slot inline, where a
  * context is found but for a collision; else the cache's probe, else the
  * driver (cuCtxGetDevice_v2, or push/get/pop), and the answer cached. */

@@ -220,6 +220,11 @@
 	(OUT_PTR, CUdeviceptr *, ptr), (OUT_SIZE, size_t *, pitch), (SIZE, size_t, width), \
 	    (SIZE, size_t, height), (UINT, unsigned int, element_bytes)
 #define PW_SIG_ALLOC_ASYNC (OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (STREAM, CUstream, stream)
+/* :6325 (cuCtxDestroy, as cuCtxDestroy_v2), legacy :25676; :5937 and :6100
+ * (cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxReset, as _v2), legacy
+ * :25682-25683: one argument each */
+#define PW_SIG_CTX_DESTROY (CTX, CUcontext, ctx)
+#define PW_SIG_PRIMARY (DEV, CUdevice, dev)
 #define PW_SIG_ALLOC_POOL                                                                 \
 	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (HPTR, CUmemoryPool, pool), \
 	    (STREAM, CUstream, stream)
@@ -256,7 +261,14 @@
 	X(cuMemAllocAsync, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))                  \
 	X(cuMemAllocAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))             \
 	X(cuMemAllocFromPoolAsync, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))           \
-	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))
+	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))      \
+	/* contexts ending: not recorded, the context -> device look-up forgets them */          \
+	X(cuCtxDestroy, _v2, SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_CTX_DESTROY))            \
+	X(cuCtxDestroy, , SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_CTX_DESTROY))               \
+	X(cuDevicePrimaryCtxRelease, _v2, SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_PRIMARY))   \
+	X(cuDevicePrimaryCtxRelease, , SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_PRIMARY))      \
+	X(cuDevicePrimaryCtxReset, _v2, SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_PRIMARY))     \
+	X(cuDevicePrimaryCtxReset, , SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_PRIMARY))
 
 #define PW_CUDA_FUNCS(X)                                                                    \
 	/* peer */                                                                          \

@@ -56,7 +56,8 @@ struct pw_vendor {
 	const char *(*error_name)(int code);
 
 	/* ---- one call (call.h runs them in this order) ---- */
-	/* PW_NO_EVENT rows, after a successful real call: what it made. */
+	/* PW_NO_EVENT rows, after a successful real call: what it made (an
+	 * allocation) or ended (a context: CUDA's context table forgets it). */
 	void (*note_alloc)(const struct pw_call *c);
 	/* PW_IMPLICIT rows, arguments captured: does the copy cross devices?
 	 * (fills c->dev); if not, the call goes through untraced. */

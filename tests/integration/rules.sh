@@ -59,6 +59,22 @@ for rule in $("$V" list); do
 	check "$rule: a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
 done
 
+# A context destroyed, and a new one on another device at its address: the
+# copy naming the new one is neither a mismatch nor recorded on the old
+# context's device (the context -> device table forgets a destroyed one).
+d="$WORK/ctx-reuse"
+mkdir -p "$d"
+PWSIM_DEVICES=2 "$PW" -q -o "$d/trace" --mode warn -- "$V" ctx-reuse >"$d/out" 2>"$d/err"
+rc=$?
+t=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null | head -1)
+check "ctx-reuse: runs (exit $rc), the new context at the old one's address ($(cat "$d/out"))" \
+	[ $rc -eq 0 ] && grep -qx "same address" "$d/out"
+got=$(found "$d" | tr '\n' ' ')
+check "ctx-reuse: no finding on the copy naming the new context (got: ${got:-none})" [ -z "$got" ]
+check "ctx-reuse: one address, recorded on device 0 as the first copy's source, on 1 as the second's destination" \
+	jqt -s '[.[] | select(.type=="call" and .api=="cuMemcpyPeer")] | length == 2 and
+		.[0].args.src_ctx == .[1].args.dst_ctx and .[0].args.src_ctx_dev == 0 and .[1].args.dst_ctx_dev == 1' "$t"
+
 # --- enforce ---------------------------------------------------------------------
 d="$WORK/enforce"
 mkdir -p "$d"

@@ -1019,6 +1019,27 @@ static int nccl_teardown(const char *lib)
 	return 0;
 }
 
+/* `violations ctx-reuse`: correct calls, with a context the driver makes at
+ * the address of one destroyed before it, on another device (the simulated
+ * driver reuses its first free slot; a real driver may reuse the memory).
+ * A copy naming the first context, then one naming the second: the second
+ * copy's destination is on device 1, as the new context is. */
+static int ctx_reuse(void)
+{
+	CUdeviceptr a0, a1;
+	CUcontext made, made2;
+	init();
+	copy_setup(&a0, &a1);
+	CHECK(cuCtxCreate_v2(&made, 0, 0));
+	CHECK(cuMemcpyPeer(a1, ctx[1], a0, made, 4096));
+	CHECK(cuCtxDestroy_v2(made));
+	CHECK(cuCtxCreate_v2(&made2, 0, 1));
+	CHECK(cuMemcpyPeer(a1, made2, a0, ctx[0], 4096));
+	printf("%s\n", made2 == made ? "same address" : "another address");
+	CHECK(cuCtxDestroy_v2(made2));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -1033,14 +1054,16 @@ int main(int argc, char **argv)
 	 * mapping model of tests/integration/ipc_model.sh) */
 	if (argc == 3 && !strcmp(argv[1], "nccl-teardown"))
 		return nccl_teardown(argv[2]);
+	if (argc == 2 && !strcmp(argv[1], "ctx-reuse"))
+		return ctx_reuse();
 	if (argc == 3 && !strcmp(argv[1], "model")) {
 		init();
 		ipc_child_scenario(argv[2], argv[2], 1);
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
-		fprintf(stderr,
-		        "usage: violations RULE bad|good | violations list | violations model WHAT\n");
+		fprintf(stderr, "usage: violations RULE bad|good | violations list | violations model WHAT | "
+		                "violations ctx-reuse\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
