@@ -86,16 +86,24 @@ static void ctx_reset(struct CUctx_st *c)
 		g_ctx[i].peer_on &= ~(1ull << c->device);
 }
 
-CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+/* Device dev's primary context into *pc, for a release or a reset. */
+static CUresult primary_of(CUdevice dev, struct CUctx_st **pc)
 {
 	CUresult rc = pwsim_ready();
-	struct CUctx_st *c;
 
 	if (rc)
 		return rc;
-	c = pwsim_primary(dev);
-	if (!c)
-		return CUDA_ERROR_INVALID_DEVICE;
+	*pc = pwsim_primary(dev);
+	return *pc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
+{
+	struct CUctx_st *c = NULL;
+	CUresult rc = primary_of(dev, &c);
+
+	if (rc)
+		return rc;
 	pwsim_lock();
 	/* cuda.h :5908: releasing a context never retained -> INVALID_CONTEXT */
 	if (c->retained == 0) {
@@ -113,14 +121,11 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
  * kept (not modelled), and whoever retained it still holds it. */
 CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
 {
-	CUresult rc = pwsim_ready();
-	struct CUctx_st *c;
+	struct CUctx_st *c = NULL;
+	CUresult rc = primary_of(dev, &c);
 
 	if (rc)
 		return rc;
-	c = pwsim_primary(dev);
-	if (!c)
-		return CUDA_ERROR_INVALID_DEVICE;
 	pwsim_lock();
 	ctx_reset(c);
 	pwsim_unlock();
