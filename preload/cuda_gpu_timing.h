@@ -4,7 +4,7 @@
  * own stream around it.  The application never waits for them: completed
  * pairs are collected by the trace writer thread (and at exit) and written as
  * "gpu_time" events.  Cost: two cuEventRecord per timed call (2 x 2.9 us on
- * an H200, cuda-on-h200.md §3), which is why it is off by default.
+ * an H200, docs/facts-cuda.md, "What the driver's calls cost"), which is why it is off by default.
  */
 #ifndef PW_CUDA_GPU_TIMING_H
 #define PW_CUDA_GPU_TIMING_H

@@ -4,9 +4,10 @@
  *
  * cuGetProcAddress picks the ABI variant itself (by version and flags), and
  * every pointer it returns is the address of one exported libcuda symbol
- * (docs/facts-cuda.mdcuda-on-h200.md §1).  So we let the real one choose, find
- * which exported symbol that address is, and return our wrapper for exactly
- * that symbol: the caller keeps the ABI and stream semantics it asked for.
+ * (docs/facts-cuda.md, "How every runtime reaches the driver").  So we let
+ * the real one choose, find which exported symbol that address is, and
+ * return our wrapper for exactly that symbol: the caller keeps the ABI and
+ * stream semantics it asked for.
  */
 #include <dlfcn.h>
 #include <pthread.h>

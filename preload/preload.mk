@@ -2,7 +2,8 @@
 #
 # jansson is linked in statically and, like everything of ours, hidden
 # (-fvisibility=hidden, --exclude-libs, exports.map): a traced program that
-# uses its own jansson never meets ours (docs/facts-cuda.mdgpu-machine.md).
+# uses its own jansson never meets ours (docs/facts-cuda.md, "What a
+# preloaded library may load").
 
 PRELOAD_SRC := $(wildcard preload/*.c)
 PRELOAD_ASM := preload/dlsym_entry.S

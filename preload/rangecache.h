@@ -2,7 +2,7 @@
  * A cache of device allocations: which device the bytes at an address live
  * on, the allocation's base and size, and whether it is managed, pool or
  * host memory.  The copy wrappers ask it on every call instead of the driver
- * (cuPointerGetAttribute costs ~55 ns on an H200, facts/cuda-on-h200.md §3).
+ * (cuPointerGetAttribute costs ~55 ns on an H200, docs/facts-cuda.md, "What the driver's calls cost").
  *
  * Design: one array of non-overlapping entries sorted by base, guarded by a
  * sequence counter (a seqlock) for readers and a mutex for writers.

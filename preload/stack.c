@@ -7,7 +7,8 @@
  * library must not put libunwind's symbols (unw_*, _Unwind_*, even a weak
  * `backtrace`) into the program's global scope, so libunwind.so.8 is
  * dlopen'ed RTLD_LOCAL and its functions found with the real dlsym
- * (docs/facts-cuda.mdgpu-machine.md).  It is looked for, in order:
+ * (docs/facts-cuda.md, "What a preloaded library may load").  It is looked
+ * for, in order:
  *   1. beside libpeerwatch.so, where a relocatable bundle carries it in lib/
  *      with liblzma.so.5 (its one dependency; the system's liblzma is used
  *      when there is one, because once loaded, a bundled copy would be handed
@@ -28,7 +29,7 @@
  * constructor that dlopen runs, cannot deadlock; libgcc's unwinder (behind
  * backtrace()) uses _dl_find_object on glibc >= 2.35, dl_iterate_phdr before.
  * Not async-signal-safe: never capture from a signal handler
- * (docs/facts-cuda.mdinterception.md §3).
+ * (docs/facts-cuda.md, "... and when it may unwind").
  *
  * Names.  dladdr only: no allocation, no file access, but only symbols in a
  * module's dynamic symbol table have names (the analyzer symbolizes the

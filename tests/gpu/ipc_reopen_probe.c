@@ -1,6 +1,6 @@
 /*
  * Measures what the driver answers when one process opens the same IPC
- * memory handle twice (cuda-on-h200.md §2 says "success, same pointer",
+ * memory handle twice (docs/facts-cuda.md, "Every contract case" says "success, same pointer",
  * which may have been the runtime API's answer).  Prints one line per step.
  * Built with: cc -I$CUDA_HOME/include ipc_reopen_probe.c -lcuda
  */

@@ -8,7 +8,7 @@
  *     dlsym          dlopen("libcuda.so.1") + dlsym of each exported name
  *     getproc        dlsym("cuGetProcAddress_v2"), then the self-look-up of
  *                    cuGetProcAddress at 12000 and everything through that,
- *                    as cudart does (cuda-on-h200.md §1), flags 0
+ *                    as cudart does (docs/facts-cuda.md, "How every runtime reaches the driver"), flags 0
  *     getproc-ptds   the same with CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM
  *     getproc-old    versions of an old runtime: legacy ABIs of advise,
  *                    prefetch and IPC open; through the 4-argument cuGetProcAddress

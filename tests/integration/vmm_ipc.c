@@ -1,12 +1,10 @@
 /*
- * Two processes sharing memory the way NCCL does (cuda-on-h200.md §1): the
- * parent creates virtual memory on device 0 (cuMemCreate, posix_fd), maps
- * it, grants devices 0 and 1 access and exports it; the child receives the
- * fd over a unix socket (SCM_RIGHTS), imports, maps, grants device 1 access,
- * reads the parent's bytes and writes its own.  The same for a stream-ordered
- * pool: pool fd over the socket, cuMemPoolExportPointer's data after it.
- * Then a CUDA 13 batch prefetch in the parent.  Every driver function is
- * looked up through cuGetProcAddress_v2, as the runtimes and NCCL do.
+ * Two processes sharing memory the way NCCL does (docs/facts-cuda.md, "How every runtime reaches the
+ * driver"): the parent creates virtual memory on device 0 (cuMemCreate, posix_fd), maps it, grants devices 0
+ * and 1 access and exports it; the child receives the fd over a unix socket (SCM_RIGHTS), imports, maps,
+ * grants device 1 access, reads the parent's bytes and writes its own.  The same for a stream-ordered pool:
+ * pool fd over the socket, cuMemPoolExportPointer's data after it. Then a CUDA 13 batch prefetch in the
+ * parent.  Every driver function is looked up through cuGetProcAddress_v2, as the runtimes and NCCL do.
  *
  *   vmm_ipc            the parent (starts the child itself)
  *   vmm_ipc child FD   the child, FD its end of the socket

@@ -3,8 +3,8 @@
  *
  * A table of (api name, exported symbol, version introduced, per-thread
  * default stream or not), the versions being cudaTypedefs.h's PFN_ names.
- * What the real driver answers (facts/interception.md §1 lines 7-19,
- * facts/cuda-on-h200.md §1 lines 14-35):
+ * What the real driver answers (docs/facts-cuda.md, "How every runtime
+ * reaches the driver"):
  * - the newest variant whose version is <= the cudaVersion asked for, among
  *   those this driver has (a version above the driver's is fine);
  * - flags 0 (DEFAULT) and 1 (LEGACY_STREAM) give legacy-stream variants;

@@ -3,13 +3,13 @@
  * cuMemPrefetchAsync (legacy CUdevice and _v2 CUmemLocation ABIs),
  * cuMemRangeGetAttribute(s) and cuStreamAttachMemAsync.
  *
- * The answers follow facts §2 lines 68-77 (cuda-on-h200.md); the advice is
+ * The answers follow docs/facts-cuda.md's "Every contract case"; the advice is
  * kept per page (cuda.h :14440-14442, :14379-14381: ranges are rounded out to
  * CPU pages) as runs of pages with equal state, so that the range queries
  * answer what the advice and prefetch calls set.  Nothing migrates: the bytes
  * stay where they are.
  *
- * Choices where facts §2 has no measurement:
+ * Choices where docs/facts-cuda.md has no measurement:
  * - count 0 is refused for advice and range queries as it is for prefetch;
  * - a device location with a bad ordinal is refused even for the advice that
  *   ignores the location (the facts do not say which advice was measured with

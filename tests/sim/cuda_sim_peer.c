@@ -12,7 +12,7 @@ CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDe
 
 	if (rc)
 		return rc;
-	/* facts §2 lines 52-55: NULL out -> 1; device 9 -> 101; (0,0) -> success, 0 */
+	/* docs/facts-cuda.md, "Every contract case": NULL out -> 1; device 9 -> 101; (0,0) -> success, 0 */
 	if (!canAccessPeer)
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!pwsim_valid_device(dev) || !pwsim_valid_device(peerDev))
@@ -59,7 +59,7 @@ static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct C
 }
 
 /* The order of the checks follows the CUDA Driver API's Peer Context Memory Access's list.  The runtime's
- * cudaDeviceEnablePeerAccess(self) gives 217 (facts §2 line 56); in the driver API the
+ * cudaDeviceEnablePeerAccess(self) gives 217 (docs/facts-cuda.md); in the driver API the
  * peer context is then the current one, which the CUDA Driver API's Peer Context Memory Access makes
  * INVALID_CONTEXT. */
 CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)

@@ -1,7 +1,7 @@
 /*
  * Simulated CUDA driver: copies between contexts (cuMemcpyPeer, cuMemcpy3DPeer
  * and their asynchronous and per-thread variants).  What the real driver
- * does, from facts §2 (cuda-on-h200.md lines 61-66):
+ * does, from docs/facts-cuda.md's "Every contract case":
  * - size 0 succeeds; a NULL pointer, or a range running past the end of its
  *   allocation on either side, is CUDA_ERROR_INVALID_VALUE;
  * - a context that names the wrong device for its pointer is accepted

@@ -1,6 +1,6 @@
 /*
  * Self-test of the simulated libcudart.so.13: the runtime's answers of
- * cuda-on-h200.md §2, its last-error behaviour, and data really moved
+ * docs/facts-cuda.md, "Every contract case", its last-error behaviour, and data really moved
  * through the simulated driver.  Two devices that can access each other.
  * The last line is "cudart_selftest: N passed, M failed".
  */

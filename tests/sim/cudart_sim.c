@@ -1,7 +1,7 @@
 /*
  * Simulated CUDA runtime (libcudart.so.13) over the simulated driver: a test
  * double for peerwatch's runtime layer.  Like the real runtime
- * (docs/facts-cuda.md §1, cuda-on-h200.md §1) it never links
+ * (docs/facts-cuda.md, "How every runtime reaches the driver") it never links
  * against libcuda: it dlopen()s "libcuda.so.1", dlsym()s only
  * "cuGetProcAddress_v2", asks that for "cuGetProcAddress" itself at 12000,
  * and reaches every driver function through the pointers the answer gives —
@@ -13,7 +13,7 @@
  * working; a last error per thread, set by every failing call and returned
  * and cleared by cudaGetLastError (so the 704 of enabling peer access twice
  * stays pending, as docs/facts-cuda.md says of the real runtime); cudaError_t codes.
- * The answers of cuda-on-h200.md §2 that belong to the runtime (not the
+ * The answers of docs/facts-cuda.md, "Every contract case" that belong to the runtime (not the
  * driver) are made here: EnablePeerAccess(self) 217, a bad device 101 before
  * the driver is asked, MallocManaged of 0 bytes a success, MemcpyPeer of 0
  * bytes a success.  Everything else is the driver's answer, whose codes have

@@ -2,7 +2,7 @@
  * Self-test of the simulated HIP runtime, built once per major against that
  * build's library (-DPWSIM_HIP_MAJOR=5/6/7) and the simulator's own
  * declarations (hip_sim_api.h, no ROCm header).  It checks the behaviour of
- * facts/hip-acl-abi.md A4-A7 (and A2's signatures by calling them), the
+ * docs/facts-hip-acl.md A4-A7 (and A2's signatures by calling them), the
  * library's exports and symbol versions (nm -D, readelf), and the
  * simulator's own choices (README.md).  Cases that need a fresh process
  * re-execute this program (/proc/self/exe) in a child mode:

@@ -1,9 +1,10 @@
 /*
  * Self-test of the simulated CUDA driver (libcuda.so.1 in $(BUILD)/sim).
  *
- * Checks each row of facts/cuda-on-h200.md §2 in its driver-API form, the
- * cuGetProcAddress cases of facts/interception.md §1, and the simulator's own
- * behaviour (environment, per-range advice, threads).  Cases that need a
+ * Checks each row of docs/facts-cuda.md's "Every contract case" in its
+ * driver-API form, the cuGetProcAddress cases of its "How every runtime
+ * reaches the driver", and the simulator's own behaviour (environment,
+ * per-range advice, threads).  Cases that need a
  * fresh process re-execute this program (/proc/self/exe) in a child mode:
  *
  *   --ipc-child MEMHEX EVHEX FD   open the parent's IPC handles
@@ -1352,7 +1353,7 @@ static void test_batch_prefetch(void)
 }
 
 /* ======================================================================== */
-/* cuGetProcAddress (facts/interception.md §1)                               */
+/* cuGetProcAddress (docs/facts-cuda.md, "How every runtime reaches the driver") */
 
 typedef CUresult (*getproc_v2_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
@@ -1549,7 +1550,7 @@ static void expect_proc(const char *api, int version, cuuint64_t flags, const ch
 	check(want ? rc == CUDA_SUCCESS && st == 0 && got && strcmp(got, want) == 0
 	           : rc == CUDA_ERROR_NOT_FOUND && !fn && st == status,
 	      line, api);
-	/* symbolStatus may be NULL (cudart passes NULL: interception.md §1) */
+	/* symbolStatus may be NULL (cudart passes NULL: docs/facts-cuda.md) */
 	check((v2(api, &fn, version, flags, NULL) == CUDA_SUCCESS) == (want != NULL), line, api);
 }
 

@@ -374,8 +374,8 @@ static void ipc_unexported(void **state)
 	quiet(PW_RULE_IPC_OPEN_UNEXPORTED, &op);
 }
 
-/* The driver maps per context and counts (cuda-on-h100 §1): open P, reopen P,
- * open in another device's context at Q, close P twice, close Q. */
+/* The driver maps per context and counts (docs/facts-cuda.md, "IPC mappings are per context"): open P, reopen
+ * P, open in another device's context at Q, close P twice, close Q. */
 static void ipc_per_context(void **state)
 {
 	(void)state;
