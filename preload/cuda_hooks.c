@@ -20,6 +20,18 @@ static void after_fork(void)
 	pw_cuda_gt_after_fork();
 }
 
+/* A PW_NO_EVENT row's successful call: an allocation for the range cache,
+ * or a context that ended (or may have) for the context table. */
+static void note_feed(const struct pw_call *c)
+{
+	if (c->fn->op != PW_OP_CTX_DESTROY)
+		pw_cuda_range_alloc(c);
+	else if (c->fn->args[0].kind == PW_K_CTX)
+		pw_cuda_ctx_forget((uintptr_t)c->a[0]);
+	else
+		pw_cuda_ctx_forget_dev((int)(int64_t)c->a[0]);
+}
+
 const struct pw_vendor pw_cuda_vendor = {
     .name = "cuda",
     .vendor = PW_VENDOR_CUDA,
@@ -34,7 +46,7 @@ const struct pw_vendor pw_cuda_vendor = {
     .ret_success = CUDA_SUCCESS,
     .ret_already_enabled = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED,
     .error_name = pw_cuda_error_name,
-    .note_alloc = pw_cuda_range_alloc,
+    .note_alloc = note_feed,
     .implicit_cross = pw_cuda_implicit_cross,
     .pre = pw_cuda_pre,
     .state_before = pw_cuda_range_before,

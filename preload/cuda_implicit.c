@@ -155,13 +155,6 @@ static void learn(CUdeviceptr p, unsigned flags)
 void pw_cuda_range_alloc(const struct pw_call *c)
 {
 	/* as above: only c->fn and c->a[] are set */
-	if (c->fn->op == PW_OP_CTX_DESTROY) { /* a context ended, or may have */
-		if (c->fn->args[0].kind == PW_K_CTX)
-			pw_cuda_ctx_forget((uintptr_t)c->a[0]);
-		else
-			pw_cuda_ctx_forget_dev((int)(int64_t)c->a[0]);
-		return;
-	}
 	/* cppcheck-suppress ctuuninitvar */
 	const CUdeviceptr *out = (const CUdeviceptr *)(uintptr_t)c->a[0];
 	if (!out)
