@@ -27,6 +27,7 @@
 #include "record.h"
 #include "record_write.h"
 #include "pw.h"
+#include "trace_hot.h"
 #include "vendor.h"
 
 /* Tracing is on and this is not our own call. */
@@ -196,11 +197,11 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 		v->state_after(c, w->token);
 	PW_WRAP_PHASE(w, PW_PH_LOOKUP);
 	if (v->upper && pw_tls_fold.owner == c->seq)
-		pw_record_call_folded(c);
+		pw_record_row_folded(c, row);
 	else if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL))
 		pw_event_post(c); /* its stack first */
 	else if (!(PW_ABLATE & PW_ABLATE_RECORD))
-		pw_record_call(c);
+		pw_record_row(c, row);
 	PW_WRAP_PHASE(w, PW_PH_RECORD);
 	if (w->checked) {
 		if (v->op_after)

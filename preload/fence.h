@@ -24,7 +24,7 @@ extern bool pw_fence_asym; /* membarrier is registered: the light side is a comp
 void pw_fence_init(void);
 
 /* The calling side, between its store and its load. */
-static inline void pw_fence_light(void)
+__attribute__((always_inline)) static inline void pw_fence_light(void)
 {
 	if (__builtin_expect(pw_fence_asym, 1))
 		atomic_signal_fence(memory_order_seq_cst);

@@ -86,6 +86,8 @@ static inline void *pw_snap_add(struct pw_snapw *s, int arg, size_t len)
 	h[1] = 0;
 	memcpy(h + 2, &l, 2);
 	memset(h + 4, 0, 4);
+	if (len & 7) /* the padding written: the same bytes, whatever the buffer held */
+		memset(h + need - 8, 0, 8);
 	s->p += need;
 	return h + 8;
 }
@@ -170,6 +172,7 @@ struct pw_fold {
 	char *end;     /* the end of the buffer base is in */
 	uint16_t n;    /* records in the tail */
 	uint16_t busy; /* a record is being written on this thread (a signal handler's call must not) */
+	struct pw_buf *cur; /* the thread's current trace buffer (trace.c; NULL: none), for pw_record_row */
 };
 /* Reached by name (pw_tls_fold.x), never through a pointer: GCC 12 with
  * -fsanitize=address,undefined turned the null check of such a pointer

@@ -149,18 +149,20 @@ __attribute__((always_inline)) static inline void pw_fold_put(uint32_t size)
 }
 
 /*
- * Call c of row fn, nested in the fold tail's owner (record.h), into the
- * tail, inline in its wrapper: there fn is a constant, and the record of a
- * row with no wide devices and no snapshot but an int out-parameter (the
- * common nested call: a query, a copy, an enable) is a few stores.  Its
- * times are the owner's, which the writer takes from the owner's record
- * (it follows in the same publication).  Any other row goes through
- * the general writer, pw_record_fold (record.c).  (Written out here, not
- * pw_record_write with a constant row: that one's stack, suppression and
- * bounded-snapshot steps cost the nested pair 57 more instructions, 1.5x
- * one layer became 1.7x.)
+ * Whether the record of a call of row fn can be written inline in its
+ * wrapper (pw_rec_row_write), where fn is a constant and the record of a
+ * row with no wide devices and no snapshot but an int out-parameter (most
+ * rows: the queries, copies and enables) is a few stores: the call's own
+ * (pw_record_row, trace_hot.h) and, nested in the fold tail's owner
+ * (record.h), the folded one (pw_record_fold_row), whose times are the
+ * owner's, which the writer takes from the owner's record (it follows in
+ * the same publication).  Any other row goes through the general writer
+ * (pw_record_write, pw_record_fold).  (Written out, not pw_record_write
+ * with a constant row: that one's stack, suppression and bounded-snapshot
+ * steps cost the nested pair 57 more instructions, 1.5x one layer became
+ * 1.7x.)
  */
-static inline bool pw_row_fold_inline(const struct pw_fn_desc *fn)
+static inline bool pw_row_inline(const struct pw_fn_desc *fn)
 {
 	if (fn->wide || (fn->flags & PW_IMPLICIT)) /* devices past the arguments; set by the classification */
 		return false;
@@ -171,29 +173,24 @@ static inline bool pw_row_fold_inline(const struct pw_fn_desc *fn)
 	return true;
 }
 
-__attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_call *c,
-                                                                     const struct pw_fn_desc *fn)
+/*
+ * The record of call c of row fn (for which pw_row_inline holds: a
+ * constant in a wrapper, so that this is a run of stores) at r, with times
+ * t0 and t1 and len flags `flags` (PW_REC_PARENT_TIME or 0): its size.  The
+ * same bytes as pw_record_write (test_record compares them for every such
+ * row of every vendor), without its stack, suppression and bounded-snapshot
+ * steps, which a caller rules out first.
+ */
+__attribute__((always_inline)) static inline uint32_t
+pw_rec_row_write(struct pw_rec_call *r, const struct pw_call *c, const struct pw_fn_desc *fn, uint64_t t0,
+                 uint64_t t1, uint16_t flags)
 {
-#ifdef __clang_analyzer__
-	/* The static analyzer does not read the row, so it cannot tell that
-	 * the slots copied are those the wrapper filled: it is shown the
-	 * general writer, which writes the same bytes (test_record). */
-	pw_record_fold(c);
-	return;
-#endif
-	if (!pw_row_fold_inline(fn) || PW_UNLIKELY(!pw_tls_tid)) {
-		pw_record_fold(c);
-		return;
-	}
-	char *at = pw_fold_take();
-	if (!at)
-		return;
-	struct pw_rec_call *r = (struct pw_rec_call *)(void *)at;
 	unsigned nargs = fn->nargs;
 	r->fn = fn;
 	r->seq = *(const volatile uint64_t *)&c->seq;
 	r->parent = *(const volatile uint64_t *)&c->parent;
-	r->t0 = r->t1 = 0;
+	r->t0 = t0;
+	r->t1 = t1;
 	r->ret = *(const volatile int64_t *)&c->ret;
 	r->tid = (int32_t)pw_tls_tid;
 	r->cur_dev = *(const volatile int32_t *)&c->cur_dev;
@@ -222,8 +219,28 @@ __attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_c
 	uint32_t size = (uint32_t)((uint8_t *)ps - (uint8_t *)r);
 	r->h.size = size;
 	r->h.type = PW_REC_CALL;
-	r->h.len = (uint16_t)(nargs << 8 | PW_REC_PARENT_TIME);
-	pw_fold_put(size);
+	r->h.len = (uint16_t)(nargs << 8 | flags);
+	return size;
+}
+
+__attribute__((always_inline)) static inline void pw_record_fold_row(struct pw_call *c,
+                                                                     const struct pw_fn_desc *fn)
+{
+#ifdef __clang_analyzer__
+	/* The static analyzer does not read the row, so it cannot tell that
+	 * the slots copied are those the wrapper filled: it is shown the
+	 * general writer, which writes the same bytes (test_record). */
+	pw_record_fold(c);
+	return;
+#endif
+	if (!pw_row_inline(fn) || PW_UNLIKELY(c->fn != fn) || PW_UNLIKELY(!pw_tls_tid)) {
+		pw_record_fold(c);
+		return;
+	}
+	char *at = pw_fold_take();
+	if (!at)
+		return;
+	pw_fold_put(pw_rec_row_write((struct pw_rec_call *)(void *)at, c, fn, 0, 0, PW_REC_PARENT_TIME));
 }
 
 #endif

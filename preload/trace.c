@@ -1,8 +1,10 @@
 /*
  * Per-thread event buffers and the thread that writes them out.
  *
- * Hot path (pw_record_call, pw_record_call_folded, pw_trace_event_begin/end): the calling
- * thread appends one record (record.h: a call's binary record, or a line
+ * Hot path (pw_record_call, pw_record_call_folded, pw_trace_event_begin/end,
+ * and their common case written out inline in each wrapper: trace_hot.h's
+ * pw_record_row, whose steps must stay those of rec_room and
+ * rec_commit_buf here): the calling thread appends one record (record.h: a call's binary record, or a line
  * made elsewhere) to its own buffer and publishes it with a release store.
  * No lock, no system call, no allocation except when a buffer fills (then
  * it is handed to the writer and a spare, a recycled or a new one takes its
@@ -89,6 +91,7 @@
 #include "record_write.h"
 #include "report.h"
 #include "trace.h"
+#include "trace_hot.h"
 
 #define PW_FLUSH_MS 100
 /* Buffers a thread may have out (its current one, full ones the writer has
@@ -114,18 +117,6 @@
 /* Rounds with nothing to write before a writer whose main thread left ends. */
 #define PW_RETIRE_ROUNDS 3
 
-#define ST_BUSY 1u /* in pw_buf.st: the thread is between begin and end */
-
-struct pw_buf {
-	struct pw_buf *next; /* full list, returned list, spare list */
-	struct pw_thread *owner;
-	uint64_t gen;        /* the owner's n-th buffer; set before it is published */
-	size_t cap, used;    /* used: producer only */
-	_Atomic uint64_t st; /* committed bytes << 1 | ST_BUSY */
-	size_t flushed;      /* writer role only */
-	char data[];
-};
-
 enum { TH_LIVE = 1, TH_EXITED = 2 };
 
 struct pw_thread {
@@ -141,17 +132,8 @@ struct pw_thread {
 	bool exited_seen, final_done;      /* writer role only, while finishing */
 };
 
-enum { FILE_NONE, FILE_OPEN, FILE_FAILED };
-
-/* Read by every call (rec_room), written a few times in the process's
- * life: a cache line of their own.  In T, on the line of `full` and
- * `wake`, which every buffer switch writes, each switch of any thread
- * took the line from the others (8 threads calling). */
-static struct {
-	_Alignas(64) atomic_int file_state;
-	atomic_bool writer_started;
-	char line_[64 - sizeof(atomic_int) - sizeof(atomic_bool)];
-} H;
+/* The gate (trace_hot.h): every call reads it. */
+struct pw_trace_gate pw_trace_gate;
 
 static struct {
 	pthread_key_t key;
@@ -280,6 +262,9 @@ static void buf_install(struct pw_thread *t, struct pw_buf *b)
 	atomic_store_explicit(&b->st, 0, memory_order_relaxed);
 	b->gen = t->next_gen++;
 	t->cur = b;
+	pw_tls_fold.cur = b; /* (buffers are installed by their own thread) */
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid(); /* set wherever cur is (pw_record_row) */
 	atomic_store(&t->cur_pub, b);
 	if (!pw_tls_fold.owner) { /* (an open tail moved here: rotate set it) */
 		pw_tls_fold.base = b->data;
@@ -331,6 +316,7 @@ static void thread_gone(void *arg)
 	tls_thread = NULL;
 	tls_thread_gone = true;
 	pw_tls_fold.base = NULL; /* no buffer: no fold tail */
+	pw_tls_fold.cur = NULL;
 	/* Key destructors run in the main thread only when it calls pthread_exit:
 	 * the process now ends with its last thread (see retire). */
 	if (pw_gettid() == getpid())
@@ -475,10 +461,11 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 	struct pw_thread *t = tls_thread;
 	if (PW_UNLIKELY(!t) && !(t = thread_register()))
 		return NULL;
-	if (PW_UNLIKELY(atomic_load_explicit(&H.file_state, memory_order_acquire) != FILE_OPEN) &&
+	if (PW_UNLIKELY(atomic_load_explicit(&pw_trace_gate.file_state, memory_order_acquire) !=
+	                PW_FILE_OPEN) &&
 	    !open_once())
 		return NULL;
-	if (PW_UNLIKELY(!atomic_load_explicit(&H.writer_started, memory_order_relaxed)))
+	if (PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed)))
 		restart_writer();
 	struct pw_buf *b = t->cur;
 	bool in_tail = PW_UNLIKELY(pw_tls_fold.owner != 0);
@@ -494,7 +481,7 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 	 * done.  And busy, then the check: either pw_trace_finish sees us busy,
 	 * or we see tracing off (fence.h: the full fence is on its side where
 	 * membarrier is there, so no locked instruction here). */
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | ST_BUSY, memory_order_relaxed);
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | PW_ST_BUSY, memory_order_relaxed);
 	pw_tls_fold.busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
 	pw_fence_light();
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
@@ -506,7 +493,7 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 		if (!nb)
 			goto off;
 		b = nb;
-		atomic_store_explicit(&b->st, ST_BUSY, memory_order_relaxed);
+		atomic_store_explicit(&b->st, PW_ST_BUSY, memory_order_relaxed);
 		pw_fence_light();
 		if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
 			goto off;
@@ -520,33 +507,14 @@ off:
 	return NULL;
 }
 
-/*
- * Whether the CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8): a prefetch
- * that takes the line for writing.  The buffer's next lines were last read
- * by the writer's thread, on another core, so they are shared there: a
- * plain prefetch brings them in shared and the record's stores still wait
- * for the other core to let go; PREFETCHW starts that while the program
- * runs on.  Set once at start (pw_trace_init).
- */
-static bool prefetchw_ok;
-
+/* Whether the CPU has PREFETCHW (CPUID 0x80000001 ECX bit 8; trace_hot.h).
+ * Set once at start (pw_trace_init). */
 static void prefetch_probe(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
 	unsigned a, b, c, d;
-	prefetchw_ok = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c >> 8 & 1);
+	pw_trace_gate.prefetchw = __get_cpuid(0x80000001u, &a, &b, &c, &d) && (c >> 8 & 1);
 #endif
-}
-
-static inline void prefetch_for_write(const char *p)
-{
-#if defined(__x86_64__) || defined(__i386__)
-	if (PW_LIKELY(prefetchw_ok)) {
-		__asm__ volatile("prefetchw %0" : : "m"(*p));
-		return;
-	}
-#endif
-	__builtin_prefetch(p, 1, 3);
 }
 
 /* Publish size more bytes of buffer b (the thread's current one), not
@@ -562,20 +530,7 @@ static inline __attribute__((always_inline)) void rec_commit_buf(struct pw_buf *
 		atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
 		return;
 	}
-	b->used += size;
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
-	pw_tls_fold.base = b->data + b->used; /* where a fold tail would begin (pw_fold_open) */
-	atomic_signal_fence(memory_order_seq_cst);
-	pw_tls_fold.busy = 0;
-	/* The next record's lines, for writing: fetched while the program runs
-	 * on, so that the next call's stores do not wait for them (a record is
-	 * 120-200 bytes; where the buffer ends, the addresses are still its own
-	 * or harmlessly past it: a prefetch never faults). */
-	const char *next = b->data + b->used;
-	prefetch_for_write(next);
-	prefetch_for_write(next + 64);
-	prefetch_for_write(next + 128);
-	prefetch_for_write(next + 192);
+	pw_rec_publish(b, size);
 }
 
 /* The record of call c, in the calling thread's buffer (record_write.h:
@@ -972,7 +927,7 @@ static void final_drain(void)
 			if (b->gen == t->writer_gen) {
 				uint64_t st = atomic_load(&b->st); /* the cut */
 				write_span(b, (size_t)(st >> 1));
-				if (st & ST_BUSY)
+				if (st & PW_ST_BUSY)
 					drop(PW_DROP_IN_FLIGHT, 1);
 			}
 			/* gen behind: already written, the thread is between pushing it
@@ -1154,7 +1109,7 @@ static bool retire(void)
 	bool done = false;
 	pthread_mutex_lock(&T.start_lock);
 	if (!atomic_load(&T.closing) && !atomic_load(&T.stop_writer) && !atomic_load(&T.full)) {
-		atomic_store(&H.writer_started, false);
+		atomic_store(&pw_trace_gate.writer_started, false);
 		pthread_detach(pthread_self());
 		done = true;
 	}
@@ -1212,7 +1167,7 @@ static void start_writer(void)
 		atomic_store(&T.writer_creating, false);
 		pw_disable("cannot start the trace writer thread: %s", strerror(rc));
 	} else {
-		atomic_store_explicit(&H.writer_started, true, memory_order_release);
+		atomic_store_explicit(&pw_trace_gate.writer_started, true, memory_order_release);
 	}
 }
 
@@ -1226,30 +1181,30 @@ static bool open_once(void)
 	if (tls_opening) /* a signal handler's call while this thread opens it */
 		return false;
 	pthread_mutex_lock(&T.start_lock);
-	int st = atomic_load(&H.file_state);
-	if (st == FILE_NONE && !atomic_load(&T.closing)) {
+	int st = atomic_load(&pw_trace_gate.file_state);
+	if (st == PW_FILE_NONE && !atomic_load(&T.closing)) {
 		tls_opening = true;
 		pw_tls_internal++;
-		st = open_trace_file() == 0 && write_header() == 0 ? FILE_OPEN : FILE_FAILED;
-		if (st == FILE_OPEN) {
+		st = open_trace_file() == 0 && write_header() == 0 ? PW_FILE_OPEN : PW_FILE_FAILED;
+		if (st == PW_FILE_OPEN) {
 			if (pw_g.opt.verbosity >= 1)
 				pw_log("tracing to %s", T.path);
 			start_writer();
 		}
 		pw_tls_internal--;
 		tls_opening = false;
-		atomic_store_explicit(&H.file_state, st, memory_order_release);
+		atomic_store_explicit(&pw_trace_gate.file_state, st, memory_order_release);
 	}
 	pthread_mutex_unlock(&T.start_lock);
-	return st == FILE_OPEN && atomic_load(&pw_g.enabled);
+	return st == PW_FILE_OPEN && atomic_load(&pw_g.enabled);
 }
 
 /* A writer that retired (see retire) is wanted again. */
 static void restart_writer(void)
 {
 	pthread_mutex_lock(&T.start_lock);
-	if (!atomic_load(&H.writer_started) && !atomic_load(&T.closing) &&
-	    atomic_load(&H.file_state) == FILE_OPEN && atomic_load(&pw_g.enabled))
+	if (!atomic_load(&pw_trace_gate.writer_started) && !atomic_load(&T.closing) &&
+	    atomic_load(&pw_trace_gate.file_state) == PW_FILE_OPEN && atomic_load(&pw_g.enabled))
 		start_writer();
 	pthread_mutex_unlock(&T.start_lock);
 }
@@ -1258,7 +1213,7 @@ static void restart_writer(void)
  * file or the buffers). */
 static bool stop_writer(void)
 {
-	if (!atomic_load(&H.writer_started))
+	if (!atomic_load(&pw_trace_gate.writer_started))
 		return true;
 	atomic_store(&T.stop_writer, true);
 	wake_writer();
@@ -1282,7 +1237,7 @@ static bool stop_writer(void)
 			return false;
 		}
 	}
-	atomic_store(&H.writer_started, false);
+	atomic_store(&pw_trace_gate.writer_started, false);
 	return true;
 }
 
@@ -1427,15 +1382,15 @@ void pw_trace_finish(const char *why)
 	atomic_store(&T.closing, true);
 	/* A thread creating the file right now finishes doing so first (and
 	 * then starts the writer); none starts after this. */
-	int file = FILE_NONE;
+	int file = PW_FILE_NONE;
 	if (!tls_opening) {
 		pthread_mutex_lock(&T.start_lock);
-		file = atomic_load(&H.file_state);
+		file = atomic_load(&pw_trace_gate.file_state);
 		pthread_mutex_unlock(&T.start_lock);
 	}
 	if (!stop_writer()) {
 		pw_log("the trace writer is stuck writing %s: it stays .partial", T.path);
-	} else if (file == FILE_OPEN && T.fd >= 0) {
+	} else if (file == PW_FILE_OPEN && T.fd >= 0) {
 		final_drain();
 		finish_file(why, was_enabled);
 	}
@@ -1466,7 +1421,7 @@ void pw_trace_after_failed_exec(void)
 	T.limited = false;
 	T.limit_seq = T.limit_t_ns = 0;
 	T.path[0] = 0;
-	atomic_store(&H.file_state, FILE_NONE);
+	atomic_store(&pw_trace_gate.file_state, PW_FILE_NONE);
 	atomic_store(&T.closing, false);
 	atomic_store(&T.finished, false);
 	atomic_store(&T.finisher, 0);
@@ -1496,8 +1451,8 @@ void pw_trace_after_fork_child(void)
 	atomic_store(&T.threads, NULL);
 	atomic_store(&T.full, NULL);
 	T.kept = NULL;
-	atomic_store(&H.file_state, FILE_NONE);
-	atomic_store(&H.writer_started, false);
+	atomic_store(&pw_trace_gate.file_state, PW_FILE_NONE);
+	atomic_store(&pw_trace_gate.writer_started, false);
 	atomic_store(&T.writer_creating, false);
 	atomic_store(&T.writer_died, false);
 	atomic_store(&T.stop_writer, false);
@@ -1509,6 +1464,7 @@ void pw_trace_after_fork_child(void)
 	atomic_store(&T.wake, 0);
 	tls_thread = NULL;
 	pw_tls_fold.base = NULL; /* the parent's buffer: not this process's to write */
+	pw_tls_fold.cur = NULL;
 	tls_opening = false;
 	tls_in_round = false;
 	atomic_store(&T.main_exited, false);

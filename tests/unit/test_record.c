@@ -83,6 +83,58 @@ static void every_snapshot_has_its_writer(void **state)
 	assert_int_equal(pw_cuda_desc[PW_CUDA_ID(cuMemcpy3DPeer)].wide, 1);
 }
 
+/* The inline writer of a wrapper (pw_rec_row_write: the call's own record,
+ * trace_hot.h, and a folded one) writes, for every row of every vendor it
+ * takes, the bytes of the general writer: arguments, devices (an odd count
+ * padded), an int out-parameter saved when the call succeeded and the
+ * pointer is set, and nothing when it failed or the pointer is NULL. */
+static void inline_rows_write_the_general_bytes(void **state)
+{
+	(void)state;
+	static _Alignas(8) char fast[PW_EVENT_MAX];
+	int rows = 0, inl = 0, snapped = 0;
+	if (!pw_tls_tid)
+		pw_tls_tid = pw_gettid();
+	for (const struct pw_vendor *const *v = pw_vendors; *v; v++)
+		for (int i = 0; i < (*v)->nfns; i++) {
+			const struct pw_fn_desc *fn = &(*v)->fns[i];
+			rows++;
+			if (!pw_row_inline(fn))
+				continue;
+			inl++;
+			for (int ok = 0; ok < 2; ok++)
+				for (int null = 0; null < 2; null++) {
+					int32_t outs[PW_MAX_ARGS];
+					struct pw_call c = call_of(fn, ok ? fn->lib->ret_success : 999);
+					c.cur_dev = 1;
+					c.parent = 4;
+					for (int k = 0; k < fn->nargs; k++) {
+						outs[k] = 100 + k;
+						c.a[k] = fn->snap >> k & 1 ? (null ? 0 : (uintptr_t)&outs[k])
+						                           : 0x1000u * (unsigned)(k + 1);
+						c.dev[k] = k & 1 ? 0 : PW_NO_DEV;
+					}
+					memset(rec, 0x5a, sizeof rec);
+					memset(fast, 0x5a, sizeof fast);
+					size_t n = pw_record_call_into(rec, sizeof rec, &c);
+					uint32_t m = pw_rec_row_write((struct pw_rec_call *)(void *)fast, &c,
+					                              fn, c.t0, c.t1, 0);
+					if (n != m || memcmp(rec, fast, n))
+						fail_msg("%s (%s, %s): the inline writer's %u bytes are not "
+						         "the general writer's %zu",
+						         fn->symbol, ok ? "success" : "failure",
+						         null ? "NULL out" : "out set", m, n);
+					snapped += fn->snap && ok && !null;
+				}
+		}
+	print_message("%d of %d rows written inline, %d with an int saved\n", inl, rows, snapped);
+	assert_true(inl > rows / 3 && inl < rows); /* not the wide ones or struct snapshots */
+	assert_true(snapped >= 4);                 /* the peer queries of each vendor */
+	assert_true(pw_row_inline(&pw_cuda_desc[PW_CUDA_ID(cuDeviceCanAccessPeer)]));
+	assert_true(pw_row_inline(&pw_cuda_desc[PW_CUDA_ID(cuMemcpyPeerAsync)]));
+	assert_false(pw_row_inline(&pw_cuda_desc[PW_CUDA_ID(cuMemcpy3DPeer)]));
+}
+
 /* The common calls stay small: the reason records have variable length. */
 static void common_calls_are_small(void **state)
 {
@@ -253,7 +305,7 @@ static void folded_calls_say_so(void **state)
 	c.parent = 8;
 	if (!pw_tls_tid)
 		pw_tls_tid = pw_gettid();
-	assert_true(pw_row_fold_inline(fn));
+	assert_true(pw_row_inline(fn));
 	uint32_t size[2];
 	for (int k = 0; k < 2; k++) {
 		memset(&pw_tls_fold, 0, sizeof pw_tls_fold);
@@ -372,6 +424,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(every_snapshot_has_its_writer),
+	    cmocka_unit_test(inline_rows_write_the_general_bytes),
 	    cmocka_unit_test(common_calls_are_small),
 	    cmocka_unit_test(pointed_to_memory_is_taken_at_the_call),
 	    cmocka_unit_test(failed_calls_save_no_out_parameter),
