@@ -5,6 +5,7 @@
  * simulated driver (PWSIM_LIB), the miss path that asks the driver once and
  * caches its answer.
  */
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +15,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 
 #include "cuda_hooks.h"
 #include "cuda_query.h"
@@ -181,6 +183,15 @@ static void concurrent_readers_and_a_writer(void **state)
 		for (unsigned j = 0; j < 512; j += 1 + round % 3)
 			pw_range_remove(CHURN_BASE + (uint64_t)j * 0x1000);
 	}
+	/* With the writer done, a reader must find the fixed ranges: on a
+	 * loaded machine the readers may have run only while it wrote (every
+	 * look-up BUSY), so they are given up to 10 s of quiet to do so. */
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	do {
+		sched_yield();
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	} while (!atomic_load(&hits) && now.tv_sec - t0.tv_sec < 10);
 	atomic_store(&stop, true);
 	for (int t = 0; t < 3; t++)
 		pthread_join(th[t], NULL);
