@@ -3,9 +3,9 @@
  *
  * Hot path (pw_record_call, pw_record_call_folded, pw_trace_event_begin/end,
  * and their common case written out inline in each wrapper: trace_hot.h's
- * pw_record_row, whose steps must stay those of rec_room and
- * rec_commit_buf here): the calling thread appends one record (record.h: a call's binary record, or a line
- * made elsewhere) to its own buffer and publishes it with a release store.
+ * pw_record_row, which shares rec_room's busy steps and rec_commit_buf's
+ * publication): the calling thread appends one record (record.h: a call's
+ * binary record, or a line made elsewhere) to its own buffer and publishes it with a release store.
  * No lock, no system call, no allocation except when a buffer fills (then
  * it is handed to the writer and a spare, a recycled or a new one takes its
  * place; with PW_MAX_OUTSTANDING out, the writer is behind and the event is
@@ -476,14 +476,7 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 		drop(PW_DROP_SIGNAL_HANDLER, events);
 		return NULL;
 	}
-	/* Busy before anything the write depends on is read: a signal
-	 * handler's call from here on finds it so; one that came before is
-	 * done.  And busy, then the check: either pw_trace_finish sees us busy,
-	 * or we see tracing off (fence.h: the full fence is on its side where
-	 * membarrier is there, so no locked instruction here). */
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | PW_ST_BUSY, memory_order_relaxed);
-	pw_tls_fold.busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
-	pw_fence_light();
+	pw_rec_busy(b); /* (trace_hot.h: the order of the steps) */
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
 		goto off;
 	size_t tail = in_tail ? pw_tls_fold.used : 0;
@@ -493,17 +486,14 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 		if (!nb)
 			goto off;
 		b = nb;
-		atomic_store_explicit(&b->st, PW_ST_BUSY, memory_order_relaxed);
-		pw_fence_light();
+		pw_rec_busy(b);
 		if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
 			goto off;
 	}
 	*bp = b;
 	return b->data + b->used + tail;
 off:
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
-	atomic_signal_fence(memory_order_seq_cst);
-	pw_tls_fold.busy = 0;
+	pw_rec_unbusy(b);
 	return NULL;
 }
 

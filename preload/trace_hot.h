@@ -88,14 +88,37 @@ __attribute__((always_inline)) static inline void pw_rec_publish(struct pw_buf *
 }
 
 /*
+ * b, the thread's current buffer, busy: before anything the write depends
+ * on is read, so that a signal handler's call from here on finds it so
+ * (and is dropped) while one that came before is done; then the fence, so
+ * that either pw_trace_finish sees the thread busy or the thread sees
+ * tracing off (fence.h: the full fence is on its side where membarrier is
+ * there, so no locked instruction here).  The caller checks pw_g.enabled
+ * next.
+ */
+__attribute__((always_inline)) static inline void pw_rec_busy(struct pw_buf *b)
+{
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | PW_ST_BUSY, memory_order_relaxed);
+	pw_tls_fold.busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
+	pw_fence_light();
+}
+
+/* b not busy again, nothing written: tracing was turned off, or no record
+ * is made after all. */
+__attribute__((always_inline)) static inline void pw_rec_unbusy(struct pw_buf *b)
+{
+	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
+	atomic_signal_fence(memory_order_seq_cst);
+	pw_tls_fold.busy = 0;
+}
+
+/*
  * The calling thread's buffer, made busy, with room for one record after
  * the open fold tail's bytes (*tail) when `owner` (0, or the seq of the
  * call whose tail it is) owns the tail: the steps of rec_room (trace.c) for
- * the common case.  Busy before anything the write depends on is read (a
- * signal handler's call from then on finds it so and is dropped; one that
- * came before is done, its record published or in the tail), then tracing
- * checked (the cut at exit), then the room.  NULL, nothing changed, when
- * the general path must do it.
+ * the common case: busy (pw_rec_busy), then tracing checked (the cut at
+ * exit), then the room.  NULL, nothing changed, when the general path must
+ * do it.
  */
 __attribute__((always_inline)) static inline struct pw_buf *pw_rec_take_inline(const struct pw_call *c,
                                                                                uint64_t owner, size_t *tail)
@@ -107,17 +130,13 @@ __attribute__((always_inline)) static inline struct pw_buf *pw_rec_take_inline(c
 	                PW_FILE_OPEN) ||
 	    PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed)))
 		return NULL;
-	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | PW_ST_BUSY, memory_order_relaxed);
-	pw_tls_fold.busy = 1;
-	pw_fence_light();
+	pw_rec_busy(b);
 	*tail = owner ? pw_tls_fold.used : 0;
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) ||
 	                b->cap - b->used - *tail < PW_EVENT_MAX)) {
-		/* tracing was turned off (the cut), or the buffer is full: not
-		 * busy again, and the general path says what happens */
-		atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
-		atomic_signal_fence(memory_order_seq_cst);
-		pw_tls_fold.busy = 0;
+		/* tracing was turned off (the cut), or the buffer is full: the
+		 * general path says what happens */
+		pw_rec_unbusy(b);
 		return NULL;
 	}
 	return b;

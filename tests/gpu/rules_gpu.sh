@@ -32,6 +32,25 @@ PY
 }
 
 pass=0 fail=0 skip=0
+# run_case NAME KIND WANT ARGS...: the scenario program with ARGS under
+# peerwatch (warn), in $work/NAME-KIND; PASS when it exits 0 and its
+# findings are exactly WANT (space separated rule names, "" for none).
+run_case() {
+	local name=$1 kind=$2 want=$3 d=$work/$1-$2 rc got verdict
+	shift 3
+	mkdir -p "$d"
+	"$bundle/bin/peerwatch" -q -o "$d/trace" --mode warn -- "$V" "$@" >"$d/out" 2>"$d/err"
+	rc=$?
+	got=$(findings "$d/trace")
+	if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then
+		verdict=PASS; pass=$((pass + 1))
+	else
+		verdict="FAIL (exit $rc)"; fail=$((fail + 1))
+		sed 's/^/    /' "$d/err" | tail -5
+	fi
+	printf '%-34s %-8s %-40s %s\n' "$name" "$kind" "${got:-none}" "$verdict"
+}
+
 {
 printf '%-34s %-8s %-40s %s\n' rule case findings verdict
 for rule in $("$V" list); do
@@ -51,37 +70,13 @@ for rule in $("$V" list); do
 		# inode (vmm_probe.md): no key says which allocation an import is.
 		printf '%-34s %-8s %-40s %s\n' "$rule" - "driver fds share one inode: no key" SKIP; skip=$((skip + 1)); continue ;;
 	esac
-	for kind in bad good; do
-		d=$work/$rule-$kind
-		mkdir -p "$d"
-		"$bundle/bin/peerwatch" -q -o "$d/trace" --mode warn -- "$V" "$rule" "$kind" >"$d/out" 2>"$d/err"
-		rc=$?
-		got=$(findings "$d/trace")
-		want=""
-		[ $kind = bad ] && want=$rule
-		if [ $rc -eq 0 ] && [ "$got" = "$want" ]; then
-			verdict=PASS; pass=$((pass + 1))
-		else
-			verdict="FAIL (exit $rc)"; fail=$((fail + 1))
-			sed 's/^/    /' "$d/err" | tail -5
-		fi
-		printf '%-34s %-8s %-40s %s\n' "$rule" "$kind" "${got:-none}" "$verdict"
-	done
+	run_case "$rule" bad "$rule" "$rule" bad
+	run_case "$rule" good "" "$rule" good
 done
 # A correct program that destroys a context and creates another (the real
 # driver may hand out the old address again): no finding, whichever it does.
-d=$work/ctx-reuse
-mkdir -p "$d"
-"$bundle/bin/peerwatch" -q -o "$d/trace" --mode warn -- "$V" ctx-reuse >"$d/out" 2>"$d/err"
-rc=$?
-got=$(findings "$d/trace")
-if [ $rc -eq 0 ] && [ -z "$got" ]; then
-	verdict=PASS; pass=$((pass + 1))
-else
-	verdict="FAIL (exit $rc)"; fail=$((fail + 1))
-	sed 's/^/    /' "$d/err" | tail -5
-fi
-printf '%-34s %-8s %-40s %s\n' "ctx-reuse ($(head -1 "$d/out"))" good "${got:-none}" "$verdict"
+run_case ctx-reuse good "" ctx-reuse
+echo "    (the driver gave the new context $(sed -n 's/ address$//p' "$work/ctx-reuse-good/out" | head -1) address)"
 echo "rules on GPU: $pass passed, $fail failed, $skip skipped"
 } 2>&1 | tee "$out/rules_gpu.txt"
 tar -C "$work" -czf "$out/rules_gpu.tar.gz" . 2>/dev/null
