@@ -59,8 +59,14 @@ d=$WORK/torchrun-rank1
 mkdir -p "$d" && cd "$d" || exit 1
 "$PW" --ranks 1 -o 'traces/rank%r' torchrun --nproc_per_node=3 "$L/train.py" >out 2>err
 st=$?
-check "torchrun --ranks 1: the job's outcome is unchanged (status 0, every rank done)" \
-	[ $st -eq 0 -a "$(grep -c done out)" -eq 3 ]
+n=$(grep -c done out)
+if [ $st -eq 0 ] && [ "$n" -eq 3 ]; then
+	ok "torchrun --ranks 1: the job's outcome is unchanged (status 0, every rank done)"
+else
+	bad "torchrun --ranks 1: the job's outcome changed: status $st, $n of 3 ranks done"
+	diag stdout out
+	diag stderr err
+fi
 check "torchrun --ranks 1: only rank 1 traced" [ "$(ls traces 2>/dev/null | tr '\n' ' ')" = "rank1 " ]
 check "torchrun --ranks 1: its trace has the finding" one_trace_with_finding traces/rank1
 check "torchrun --ranks 1: the untraced ranks print no report" \

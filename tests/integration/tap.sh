@@ -24,6 +24,11 @@ check() { # DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	shift
 	if "$@"; then ok "$d"; else bad "$d"; fi
 }
+# What a failed check saw: FILE's last lines, '#'-prefixed (TAP's comment).
+diag() { # LABEL FILE
+	echo "#   $1:"
+	tail -n 8 "$2" 2>/dev/null | sed 's/^/#     /'
+}
 # PW_KEEP_TRACES=DIR: at exit, the traces the script left under $WORK are
 # copied to DIR/<script>/ (same relative paths) before $WORK is removed, for
 # the analyzer's tests (tests/analyze/oracle_test.sh) to read again.
