@@ -335,9 +335,9 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		CHECK(cuIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "open-garbage")) {
 		h.reserved[40] ^= 0x5a; /* bytes no process exported */
-		/* the simulated driver refuses them; the real one (580, H200)
-		 * maps them, the byte being one it does not read: closed then,
-		 * as a correct program closes what it opened */
+		/* the driver (580, H200 and H100; the simulated one too) maps
+		 * them, the byte being one it does not read: closed then, as a
+		 * correct program closes what it opened */
 		if (cuIpcOpenMemHandle_v2(&p, h, lazy) == CUDA_SUCCESS)
 			CHECK(cuIpcCloseMemHandle(p));
 	} else if (!strcmp(what, "event-open-destroy") || !strcmp(what, "event-open-leak") ||

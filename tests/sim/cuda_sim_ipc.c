@@ -10,21 +10,25 @@
  *       16     8  exporter's buffer id (its CU_POINTER_ATTRIBUTE_BUFFER_ID)
  *       24     4  physical device of the allocation (the same in every
  *                 process, whatever CUDA_VISIBLE_DEVICES lets each see)
- *       28    36  shared-memory object name, "/pwsim.<uid>.<pid>.<buffer id>",
- *                 NUL-terminated, zero-padded
+ *       28     4  exporter's uid
+ *       32    32  zeros, not read
  *
  * It always names the whole allocation, and is built from zeroed bytes, so two
  * calls on one allocation give byte-identical handles (docs/facts-cuda.md).
- * The importer shm_open()s the name and maps it MAP_SHARED: writes on either
- * side are seen by the other.
+ * The importer shm_open()s the exporter's shared-memory object, named
+ * "/pwsim.<uid>.<pid>.<buffer id>" from the handle's fields, and maps it
+ * MAP_SHARED: writes on either side are seen by the other.  The real driver
+ * maps a handle whose byte 40 was changed (docs/facts-cuda.md): it does not
+ * read that byte, so neither does this one.  Which other bytes the driver
+ * leaves unread was not measured; this one reads none past 32.
  *
  * An event handle (CUipcEventHandle) is: magic "PWSE", exporter's pid (4),
  * event id (8), event flags (4), zeros.  Streams are synchronous, so an
  * imported event is a new local event that is always complete.
  *
  * Choices where docs/facts-cuda.md has no measurement:
- * - a handle that is not ours (bad magic, unterminated name, size 0, bad
- *   device) -> CUDA_ERROR_INVALID_HANDLE;
+ * - a handle that is not ours (bad magic, size 0, bad device) ->
+ *   CUDA_ERROR_INVALID_HANDLE;
  * - a handle whose object no longer exists (the exporter freed it or exited)
  *   -> CUDA_ERROR_INVALID_HANDLE (the HIP document calls use after the
  *   exporter's free undefined; a mapping opened before the free stays valid);
@@ -44,6 +48,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -53,10 +58,11 @@ struct ipc_mem {
 	uint64_t size;
 	uint64_t buffer_id;
 	int32_t device;
-	char name[PWSIM_SHM_NAME_MAX];
+	uint32_t uid;
+	char unread[32];
 };
 _Static_assert(sizeof(struct ipc_mem) == CU_IPC_HANDLE_SIZE, "IPC memory handle layout");
-_Static_assert(offsetof(struct ipc_mem, name) == 28, "IPC memory handle layout");
+_Static_assert(offsetof(struct ipc_mem, unread) == 32, "IPC memory handle layout");
 
 struct ipc_event {
 	char magic[4];
@@ -81,7 +87,7 @@ static void mem_handle(const struct pwsim_alloc *a, CUipcMemHandle *h)
 	m.size = a->size;
 	m.buffer_id = a->shm_id;
 	m.device = pwsim_cfg()->phys[a->device];
-	memcpy(m.name, a->shm_name, sizeof(m.name));
+	m.uid = (uint32_t)getuid();
 	memcpy(h->reserved, &m, sizeof(m));
 }
 
@@ -109,14 +115,16 @@ CUresult cuIpcGetMemHandle(CUipcMemHandle *pHandle, CUdeviceptr dptr)
 	return rc;
 }
 
-static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
+/* The handle's fields, and the name of the exporter's object in name. */
+static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m, char name[PWSIM_SHM_NAME_MAX])
 {
 	memcpy(m, h->reserved, sizeof(*m));
-	if (memcmp(m->magic, MEM_MAGIC, sizeof(m->magic)) || !memchr(m->name, 0, sizeof(m->name)))
+	if (memcmp(m->magic, MEM_MAGIC, sizeof(m->magic)) || m->size == 0 || m->device < 0 ||
+	    m->device >= pwsim_cfg()->nphys)
 		return -1;
-	if (m->name[0] != '/' || m->size == 0 || m->device < 0 || m->device >= pwsim_cfg()->nphys)
-		return -1;
-	return 0;
+	int n = snprintf(name, PWSIM_SHM_NAME_MAX, "/pwsim.%u.%u.%llu", m->uid, m->pid,
+	                 (unsigned long long)m->buffer_id);
+	return n > 0 && n < PWSIM_SHM_NAME_MAX ? 0 : -1;
 }
 
 /* The same handle opened again in the same context gives the same pointer
@@ -126,7 +134,7 @@ static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m)
  * current context's device to the exporter's "as if the user called
  * cuCtxEnablePeerAccess" (cuda.h), where the pair is peer-capable: a later
  * cuCtxEnablePeerAccess answers ALREADY_ENABLED. */
-static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned int flags)
+static CUresult mem_open(const struct ipc_mem *m, const char *name, CUdeviceptr *pdptr, unsigned int flags)
 {
 	struct pwsim_alloc *a;
 	struct CUctx_st *cur = pwsim_current();
@@ -140,7 +148,7 @@ static CUresult mem_open(const struct ipc_mem *m, CUdeviceptr *pdptr, unsigned i
 	pwsim_lock();
 	a = pwsim_find_import((pid_t)m->pid, m->buffer_id, cur);
 	if (!a) {
-		rc = pwsim_alloc_import(m->name, (size_t)m->size, dev >= 0 ? dev : cur->device, cur, &a);
+		rc = pwsim_alloc_import(name, (size_t)m->size, dev >= 0 ? dev : cur->device, cur, &a);
 		if (rc == CUDA_SUCCESS) {
 			a->shm_pid = (pid_t)m->pid;
 			a->shm_id = m->buffer_id;
@@ -161,6 +169,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 {
 	CUresult rc = pwsim_ready();
 	struct ipc_mem m;
+	char name[PWSIM_SHM_NAME_MAX];
 
 	if (rc)
 		return rc;
@@ -168,7 +177,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 		return CUDA_ERROR_INVALID_VALUE;
 	if (!pwsim_current())
 		return CUDA_ERROR_INVALID_CONTEXT;
-	if (mem_parse(&handle, &m))
+	if (mem_parse(&handle, &m, name))
 		return CUDA_ERROR_INVALID_HANDLE;
 	/* docs/facts-cuda.md: in the exporting process -> 201 */
 	if (m.pid == (uint32_t)getpid())
@@ -177,7 +186,7 @@ CUresult cuIpcOpenMemHandle_v2(CUdeviceptr *pdptr, CUipcMemHandle handle, unsign
 	 * line 83: other, undefined bits (7) are silently accepted */
 	if (!(Flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS))
 		return CUDA_ERROR_INVALID_VALUE;
-	return mem_open(&m, pdptr, Flags);
+	return mem_open(&m, name, pdptr, Flags);
 }
 
 /* Same signature and behaviour (cuda.h :25808). */

@@ -165,7 +165,7 @@ static void *map_new(struct pwsim_alloc *a)
 	return map_new_shm(a->shm_name, a->map_size);
 }
 
-/* The name fits the IPC handle's field for any uid and pid and for ids below
+/* The name fits PWSIM_SHM_NAME_MAX for any uid and pid and for ids below
  * 10^9; past that the allocation fails rather than truncate. */
 static int name_shm(struct pwsim_alloc *a)
 {

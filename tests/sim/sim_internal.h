@@ -29,7 +29,7 @@
  * CUDA_ERROR_TOO_MANY_PEERS (cuda.h :23868): the documented hardware limit of
  * eight peers per device. */
 #define PWSIM_MAX_PEERS 8
-#define PWSIM_SHM_NAME_MAX 36 /* bytes, NUL included: the field in the IPC handle */
+#define PWSIM_SHM_NAME_MAX 36 /* bytes, NUL included: "/pwsim.<uid>.<pid>.<buffer id>" */
 
 /* ---- configuration (cuda_sim.c) ---- */
 struct pwsim_config {
