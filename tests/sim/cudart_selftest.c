@@ -122,6 +122,15 @@ int main(void)
 	EQ(cudaIpcGetMemHandle(&h2, m), cudaErrorInvalidValue);
 	EQ(cudaIpcOpenMemHandle(&o, h, cudaIpcMemLazyEnablePeerAccess), cudaErrorDeviceUninitialized);
 	EQ(cudaIpcCloseMemHandle(b), cudaErrorInvalidValue);
+	/* an event without the interprocess flag: 400, as measured (H100, H200) */
+	cudaEvent_t plain, shared;
+	cudaIpcEventHandle_t eh;
+	EQ(cudaEventCreate(&plain), cudaSuccess);
+	EQ(cudaIpcGetEventHandle(&eh, plain), cudaErrorInvalidResourceHandle);
+	EQ(cudaEventCreateWithFlags(&shared, cudaEventInterprocess | cudaEventDisableTiming), cudaSuccess);
+	EQ(cudaIpcGetEventHandle(&eh, shared), cudaSuccess);
+	EQ(cudaEventDestroy(plain), cudaSuccess);
+	EQ(cudaEventDestroy(shared), cudaSuccess);
 	pid_t kid = fork();
 	if (kid == 0) {
 		int bad = 0;

@@ -977,7 +977,7 @@ static void test_ipc_local(void)
 	OK(cuMemFree_v2(p));
 	EXPECT(cuIpcGetMemHandle(&h3, p), CUDA_ERROR_INVALID_VALUE); /* after free */
 	OK(cuEventCreate(&timing, CU_EVENT_DISABLE_TIMING));
-	EXPECT(cuIpcGetEventHandle(&eh, timing), CUDA_ERROR_INVALID_VALUE);
+	EXPECT(cuIpcGetEventHandle(&eh, timing), CUDA_ERROR_INVALID_HANDLE); /* 400, as measured */
 	OK(cuEventCreate(&ipc, CU_EVENT_INTERPROCESS | CU_EVENT_DISABLE_TIMING));
 	OK(cuIpcGetEventHandle(&eh, ipc));
 	EXPECT(cuIpcOpenEventHandle(&opened, eh), CUDA_ERROR_INVALID_CONTEXT);
