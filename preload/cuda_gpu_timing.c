@@ -16,6 +16,7 @@
 
 #include "cuda_hooks.h"
 #include "cuda_gpu_timing.h"
+#include "forkgate.h"
 #include "peerwatch/trace_format.h"
 #include "pw.h"
 #include "trace.h"
@@ -142,7 +143,9 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 		}
 		return all;
 	}
+	pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
 	struct pw_gt_pair *p = calloc(1, sizeof *p);
+	pw_forkgate_leave();
 	if (!p)
 		return NULL;
 	p->ctx = s->ctx;
@@ -152,7 +155,9 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 	     gt.create(&p->end, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
 	gt.pop(&popped);
 	if (!ok) {
+		pw_forkgate_enter();
 		free(p);
+		pw_forkgate_leave();
 		return NULL;
 	}
 	return p;

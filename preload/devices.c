@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "forkgate.h"
 #include "jsonw.h"
 #include "pw.h"
 #include "trace.h"
@@ -65,7 +66,9 @@ static struct pw_devset *identify(int v)
 	pthread_mutex_lock(&V[v].lock);
 	s = atomic_load_explicit(&V[v].set, memory_order_acquire);
 	if (!s) {
+		pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
 		struct pw_devset *n = set_new(v);
+		pw_forkgate_leave();
 		pw_tls_internal++;
 		bool ok = n && vd->identify(n);
 		pw_tls_internal--;
@@ -73,8 +76,10 @@ static struct pw_devset *identify(int v)
 			atomic_store_explicit(&V[v].set, n, memory_order_release);
 			s = n;
 		} else if (n) {
+			pw_forkgate_enter();
 			free(n->pair);
 			free(n);
+			pw_forkgate_leave();
 		}
 	}
 	pthread_mutex_unlock(&V[v].lock);
@@ -276,7 +281,9 @@ const char *pw_devices_why_not(int vendor, int dev, int peer)
 		why[nwhy].vendor = vendor;
 		why[nwhy].dev = dev;
 		why[nwhy].peer = peer;
+		pw_forkgate_enter();
 		why[nwhy].text = said ? strdup(buf) : NULL;
+		pw_forkgate_leave();
 		out = why[nwhy++].text;
 	}
 	pthread_mutex_unlock(&why_lock);

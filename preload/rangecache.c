@@ -1,5 +1,6 @@
 /* The allocation range cache: see rangecache.h for the design. */
 #include "rangecache.h"
+#include "forkgate.h"
 #include "pw.h"
 
 #include <pthread.h>
@@ -178,7 +179,9 @@ static struct table *room(struct table *t)
 	if (t && n < t->cap)
 		return t;
 	unsigned long cap = t ? t->cap * 2 : FIRST_CAP;
+	pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
 	struct table *nt = calloc(1, sizeof *nt + cap * sizeof(struct entry));
+	pw_forkgate_leave();
 	if (!nt)
 		return NULL;
 	nt->cap = cap;

@@ -85,6 +85,7 @@
 #include <unistd.h>
 
 #include "fence.h"
+#include "forkgate.h"
 #include "header.h"
 #include "pw.h"
 #include "record.h"
@@ -237,7 +238,9 @@ static void note_progress(void)
 static struct pw_buf *buf_new(struct pw_thread *t)
 {
 	size_t cap = pw_g.opt.buffer_bytes;
+	pw_forkgate_enter();
 	struct pw_buf *b = malloc(sizeof *b + cap);
+	pw_forkgate_leave();
 	if (!b)
 		return NULL;
 	memset(b, 0, sizeof *b);
@@ -250,7 +253,9 @@ static struct pw_buf *buf_new(struct pw_thread *t)
 static void buf_free(struct pw_buf *b)
 {
 	atomic_fetch_sub(&b->owner->outstanding, 1);
+	pw_forkgate_enter();
 	free(b);
+	pw_forkgate_leave();
 }
 
 /* Publish b as the thread's current buffer.  seq_cst: see the cut. */
@@ -374,7 +379,9 @@ static struct pw_thread *thread_register_(void)
 	}
 	bool fresh = !t;
 	if (fresh) {
+		pw_forkgate_enter();
 		t = calloc(1, sizeof *t);
+		pw_forkgate_leave();
 		if (!t) {
 			drop(PW_DROP_NO_MEMORY, 1);
 			return NULL;
@@ -385,10 +392,13 @@ static struct pw_thread *thread_register_(void)
 	struct pw_buf *b = take_buffer(t, &oom);
 	if (!b) {
 		drop(PW_DROP_NO_MEMORY, 1);
-		if (fresh)
+		if (fresh) {
+			pw_forkgate_enter();
 			free(t);
-		else
+			pw_forkgate_leave();
+		} else {
 			atomic_store(&t->state, TH_EXITED);
+		}
 		return NULL;
 	}
 	buf_install(t, b);
@@ -1054,18 +1064,27 @@ void pw_trace_fork_prepare(void)
 {
 	/* A writer that was created but has not taken round_lock yet is still
 	 * starting: the thread library and a sanitizer's allocator set up its
-	 * stack and TLS, under their own locks.  Wait until it is in its loop. */
+	 * stack and TLS, under their own locks.  Wait until it is in its loop.
+	 * start_lock (after round_lock, the writer's order in retire): no
+	 * thread is writing the header (malloc, the loader) or starting the
+	 * writer.  Then the gate: no thread of the program is in our malloc or
+	 * free (forkgate.h). */
 	for (;;) {
 		pthread_mutex_lock(&round_lock);
+		pthread_mutex_lock(&T.start_lock);
 		if (!atomic_load(&T.writer_creating))
-			return;
+			break;
+		pthread_mutex_unlock(&T.start_lock);
 		pthread_mutex_unlock(&round_lock);
 		sched_yield();
 	}
+	pw_forkgate_close();
 }
 
 void pw_trace_fork_parent(void)
 {
+	pw_forkgate_open_parent();
+	pthread_mutex_unlock(&T.start_lock);
 	pthread_mutex_unlock(&round_lock);
 }
 
@@ -1426,6 +1445,7 @@ void pw_trace_after_failed_exec(void)
 void pw_trace_after_fork_child(void)
 {
 	pw_fence_init(); /* a new process: its own registration */
+	pw_forkgate_open_child();
 	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
 	if (T.fd >= 0)

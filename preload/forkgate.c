@@ -1,0 +1,54 @@
+/* fork and our allocations on the program's threads: see forkgate.h. */
+#include "forkgate.h"
+
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include "pw.h"
+
+static atomic_int inside;   /* threads between enter and leave */
+static atomic_bool closing; /* a fork is being prepared */
+static PW_TLS int depth;    /* this thread's nesting */
+
+void pw_forkgate_enter(void)
+{
+	if (depth++)
+		return;
+	for (;;) {
+		atomic_fetch_add(&inside, 1); /* seq_cst: against close's store, then load */
+		if (!atomic_load(&closing))
+			return;
+		atomic_fetch_sub(&inside, 1);
+		while (atomic_load_explicit(&closing, memory_order_relaxed))
+			sched_yield(); /* as long as the fork takes */
+	}
+}
+
+void pw_forkgate_leave(void)
+{
+	if (--depth == 0)
+		atomic_fetch_sub(&inside, 1);
+}
+
+void pw_forkgate_close(void)
+{
+	atomic_store(&closing, true);
+	/* The forking thread itself may be inside (a signal handler's fork
+	 * that interrupted it): it cannot leave before the fork, so it is not
+	 * waited for. */
+	int mine = depth ? 1 : 0;
+	while (atomic_load(&inside) > mine)
+		sched_yield();
+}
+
+void pw_forkgate_open_parent(void)
+{
+	atomic_store(&closing, false);
+}
+
+void pw_forkgate_open_child(void)
+{
+	atomic_store(&inside, depth ? 1 : 0); /* the others are gone */
+	atomic_store(&closing, false);
+}
