@@ -5,6 +5,7 @@
 # .partial only when the process could not finish it, write_error, limit).
 #
 #   tests/fault/run.sh BUILD_DIR        PW_STRESS_RUNS=N: runs per race (20)
+#                                       PW_RACE_LIMIT=S: one run's limit (120)
 #
 # Faults: the process leaving (exit, _exit, exec, failed exec, fork,
 # pthread_exit, threads ending) with threads mid-call, again and again;
@@ -32,11 +33,45 @@ export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 . "$(dirname "${BASH_SOURCE[0]}")/../integration/tap.sh"
 RUNS=${PW_STRESS_RUNS:-20}
 THREADS=8
+# One race run's limit: a hang fails that run, not the suite at its limit.
+RACE_LIMIT=${PW_RACE_LIMIT:-120}
 unset PEERWATCH_OPTIONS PEERWATCH_RUN_ID
 
 all() { # every COMMAND, given as one string each, succeeds
 	local c
 	for c in "$@"; do eval "$c" || return 1; done
+}
+
+# limited SECONDS COMMAND...: the command in a process group of its own;
+# past SECONDS, the stacks of the group's processes are printed as TAP
+# comments (gdb, where installed; else their states) and the group is
+# killed: status 137.  A hang then says where it waits.  The helpers run
+# without the sanitizer's runtime preloaded (pkill hung under it).
+limited() {
+	local limit=$1 pid sleeper rc done_id
+	shift
+	setsid "$@" &
+	pid=$!
+	env -u LD_PRELOAD sleep "$limit" &
+	sleeper=$!
+	wait -n -p done_id "$pid" "$sleeper"
+	rc=$?
+	if [ "$done_id" = "$pid" ]; then
+		kill "$sleeper" 2>/dev/null
+		wait "$sleeper" 2>/dev/null
+		return $rc
+	fi
+	echo "# hung: still running after $limit s: $*"
+	for p in $(env -u LD_PRELOAD pgrep -g "$pid"); do
+		if command -v gdb >/dev/null 2>&1; then
+			env -u LD_PRELOAD timeout 60 gdb -p "$p" -batch -ex "thread apply all bt 16" 2>/dev/null |
+				grep -E '^(Thread|#)' | sed "s/^/#   [$p] /"
+		else
+			env -u LD_PRELOAD ps -o pid=,stat=,wchan:32=,args= -p "$p" | sed 's/^/#   /'
+		fi
+	done
+	kill -KILL -- "-$pid" 2>/dev/null
+	wait "$pid"
 }
 
 # Our own lines on stderr, left out where the program's stderr is compared.
@@ -94,7 +129,8 @@ for mode in $modes; do
 	failed=0
 	for i in $(seq "$RUNS"); do
 		rm -rf "$d/trace" "$d/counts"
-		"$PW" -q -o "$d/trace" -- "$T/exitrace" "$mode" $THREADS "$d/counts" >"$d/out" 2>"$d/err"
+		limited "$RACE_LIMIT" "$PW" -q -o "$d/trace" -- "$T/exitrace" "$mode" $THREADS "$d/counts" \
+			>"$d/out" 2>"$d/err"
 		rc=$?
 		why=
 		files=("$d"/trace/*)
