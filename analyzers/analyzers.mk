@@ -62,7 +62,7 @@ $(BUILD)/tests/roundtrip: tests/analyze/roundtrip.c
 
 .PHONY: analyze-test analyze-fuzz bench-analyze analyze-valgrind install-analyze
 analyze-test: test-build $(AN_UNIT) $(AN_TPROGS)
-	@timeout 1800 tests/analyze/all.sh $(BUILD) $(AN_UNIT)
+	@tests/timed.sh 1800 tests/analyze/all.sh $(BUILD) $(AN_UNIT)
 
 # The integration scenarios keep their traces (tests/integration/tap.sh) for
 # the analyzer's round-trip, determinism and oracle tests

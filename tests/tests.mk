@@ -94,24 +94,25 @@ $(TBIN)/test_%: tests/unit/test_%.c $(UNIT_LIBOBJ) $(UNIT_FILTER)
 test-build: all $(INTEG) $(UNIT)
 
 unit-test: test-build
-	@fail=0; for t in $(UNIT); do PWSIM_LIB=$(SIMDIR)/libcuda.so.1 timeout 600 $$t || fail=1; done; exit $$fail
+	@s=$$(date +%s); fail=0; for t in $(UNIT); do PWSIM_LIB=$(SIMDIR)/libcuda.so.1 timeout 600 $$t || fail=1; done; \
+		echo "== unit tests: $$(($$(date +%s) - s)) s"; exit $$fail
 
 # Each suite under a time limit: a hang fails in minutes, not at CI's limit.
 integration-test: test-build
-	@timeout 1200 tests/integration/run.sh $(BUILD)
-	@timeout 1200 tests/integration/rules.sh $(BUILD)
-	@timeout 600 tests/integration/rules_acl.sh $(BUILD)
-	@timeout 600 tests/integration/implicit.sh $(BUILD)
-	@timeout 600 tests/integration/cudart.sh $(BUILD)
-	@timeout 1200 tests/integration/rules_hip.sh $(BUILD)
-	@timeout 600 tests/integration/vmm.sh $(BUILD)
-	@timeout 600 tests/integration/ipc_model.sh $(BUILD)
-	@timeout 600 tests/integration/mesh.sh $(BUILD)
-	@timeout 900 tests/integration/managed.sh $(BUILD)
-	@timeout 600 tests/integration/trace_keys.sh $(BUILD)
-	@timeout 600 tests/integration/launchers.sh $(BUILD)
-	@timeout 600 tests/integration/latency.sh $(BUILD)
-	@timeout 600 tests/integration/devices.sh $(BUILD)
+	@tests/timed.sh 1200 tests/integration/run.sh $(BUILD)
+	@tests/timed.sh 1200 tests/integration/rules.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/rules_acl.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/implicit.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/cudart.sh $(BUILD)
+	@tests/timed.sh 1200 tests/integration/rules_hip.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/vmm.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/ipc_model.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/mesh.sh $(BUILD)
+	@tests/timed.sh 900 tests/integration/managed.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/trace_keys.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/launchers.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/latency.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/devices.sh $(BUILD)
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
@@ -202,7 +203,7 @@ test-build: $(FAULT)
 
 .PHONY: fault-test
 fault-test: test-build
-	@timeout 1800 tests/fault/run.sh $(BUILD)
+	@tests/timed.sh 1800 tests/fault/run.sh $(BUILD)
 
 # The IPC registry's name for a run id (the segment's name is a keyed hash
 # of it): for the scripts that look for it in /dev/shm.
@@ -223,5 +224,5 @@ tsan-test: deps
 tsan-suites:
 	@fail=0; for t in $(TBIN)/test_trace $(TBIN)/test_registry; do \
 		TSAN_OPTIONS=halt_on_error=1:exitcode=66 PWSIM_LIB=$(SIMDIR)/libcuda.so.1 timeout 600 $$t || fail=1; done; \
-		timeout 1800 tests/integration/run.sh $(BUILD) || fail=1; \
-		timeout 2400 tests/fault/run.sh $(BUILD) || fail=1; exit $$fail
+		tests/timed.sh 1800 tests/integration/run.sh $(BUILD) || fail=1; \
+		tests/timed.sh 2400 tests/fault/run.sh $(BUILD) || fail=1; exit $$fail

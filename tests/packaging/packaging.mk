@@ -3,5 +3,5 @@
 # the bash completion (tests/packaging/completion.sh).  Part of make test.
 .PHONY: packaging-test
 packaging-test: test-build
-	@timeout 300 tests/packaging/completion.sh $(BUILD)
-	+@timeout 900 tests/packaging/install.sh $(BUILD)
+	@tests/timed.sh 300 tests/packaging/completion.sh $(BUILD)
+	+@tests/timed.sh 900 tests/packaging/install.sh $(BUILD)
