@@ -143,9 +143,7 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 		}
 		return all;
 	}
-	pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
-	struct pw_gt_pair *p = calloc(1, sizeof *p);
-	pw_forkgate_leave();
+	struct pw_gt_pair *p = pw_fg_calloc(1, sizeof *p); /* see forkgate.h */
 	if (!p)
 		return NULL;
 	p->ctx = s->ctx;
@@ -155,9 +153,7 @@ static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 	     gt.create(&p->end, CU_EVENT_DEFAULT) == CUDA_SUCCESS;
 	gt.pop(&popped);
 	if (!ok) {
-		pw_forkgate_enter();
-		free(p);
-		pw_forkgate_leave();
+		pw_fg_free(p);
 		return NULL;
 	}
 	return p;

@@ -37,13 +37,13 @@ static const struct pw_vendor *vendor_of(int v)
 
 static struct pw_devset *set_new(int v)
 {
-	struct pw_devset *s = calloc(1, sizeof *s);
+	struct pw_devset *s = pw_fg_calloc(1, sizeof *s); /* see forkgate.h */
 	if (!s)
 		return NULL;
 	s->vendor = v;
-	s->pair = calloc((size_t)PW_MAX_DEV * PW_MAX_DEV, sizeof *s->pair);
+	s->pair = pw_fg_calloc((size_t)PW_MAX_DEV * PW_MAX_DEV, sizeof *s->pair);
 	if (!s->pair) {
-		free(s);
+		pw_fg_free(s);
 		return NULL;
 	}
 	for (int d = 0; d < PW_MAX_DEV; d++)
@@ -66,9 +66,7 @@ static struct pw_devset *identify(int v)
 	pthread_mutex_lock(&V[v].lock);
 	s = atomic_load_explicit(&V[v].set, memory_order_acquire);
 	if (!s) {
-		pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
 		struct pw_devset *n = set_new(v);
-		pw_forkgate_leave();
 		pw_tls_internal++;
 		bool ok = n && vd->identify(n);
 		pw_tls_internal--;
@@ -76,10 +74,8 @@ static struct pw_devset *identify(int v)
 			atomic_store_explicit(&V[v].set, n, memory_order_release);
 			s = n;
 		} else if (n) {
-			pw_forkgate_enter();
-			free(n->pair);
-			free(n);
-			pw_forkgate_leave();
+			pw_fg_free(n->pair);
+			pw_fg_free(n);
 		}
 	}
 	pthread_mutex_unlock(&V[v].lock);
@@ -281,9 +277,7 @@ const char *pw_devices_why_not(int vendor, int dev, int peer)
 		why[nwhy].vendor = vendor;
 		why[nwhy].dev = dev;
 		why[nwhy].peer = peer;
-		pw_forkgate_enter();
-		why[nwhy].text = said ? strdup(buf) : NULL;
-		pw_forkgate_leave();
+		why[nwhy].text = said ? pw_fg_strdup(buf) : NULL;
 		out = why[nwhy++].text;
 	}
 	pthread_mutex_unlock(&why_lock);

@@ -4,6 +4,8 @@
 #include <sched.h>
 #include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "pw.h"
 
@@ -29,6 +31,37 @@ void pw_forkgate_leave(void)
 {
 	if (--depth == 0)
 		atomic_fetch_sub(&inside, 1);
+}
+
+void *pw_fg_malloc(size_t n)
+{
+	pw_forkgate_enter();
+	void *p = malloc(n);
+	pw_forkgate_leave();
+	return p;
+}
+
+void *pw_fg_calloc(size_t n, size_t size)
+{
+	pw_forkgate_enter();
+	void *p = calloc(n, size);
+	pw_forkgate_leave();
+	return p;
+}
+
+char *pw_fg_strdup(const char *s)
+{
+	pw_forkgate_enter();
+	char *p = strdup(s);
+	pw_forkgate_leave();
+	return p;
+}
+
+void pw_fg_free(void *p)
+{
+	pw_forkgate_enter();
+	free(p);
+	pw_forkgate_leave();
 }
 
 void pw_forkgate_close(void)

@@ -179,9 +179,8 @@ static struct table *room(struct table *t)
 	if (t && n < t->cap)
 		return t;
 	unsigned long cap = t ? t->cap * 2 : FIRST_CAP;
-	pw_forkgate_enter(); /* on a program's thread: see forkgate.h */
-	struct table *nt = calloc(1, sizeof *nt + cap * sizeof(struct entry));
-	pw_forkgate_leave();
+	/* on a program's thread: see forkgate.h */
+	struct table *nt = pw_fg_calloc(1, sizeof *nt + cap * sizeof(struct entry));
 	if (!nt)
 		return NULL;
 	nt->cap = cap;

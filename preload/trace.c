@@ -238,9 +238,7 @@ static void note_progress(void)
 static struct pw_buf *buf_new(struct pw_thread *t)
 {
 	size_t cap = pw_g.opt.buffer_bytes;
-	pw_forkgate_enter();
-	struct pw_buf *b = malloc(sizeof *b + cap);
-	pw_forkgate_leave();
+	struct pw_buf *b = pw_fg_malloc(sizeof *b + cap); /* see forkgate.h */
 	if (!b)
 		return NULL;
 	memset(b, 0, sizeof *b);
@@ -253,9 +251,7 @@ static struct pw_buf *buf_new(struct pw_thread *t)
 static void buf_free(struct pw_buf *b)
 {
 	atomic_fetch_sub(&b->owner->outstanding, 1);
-	pw_forkgate_enter();
-	free(b);
-	pw_forkgate_leave();
+	pw_fg_free(b);
 }
 
 /* Publish b as the thread's current buffer.  seq_cst: see the cut. */
@@ -379,9 +375,7 @@ static struct pw_thread *thread_register_(void)
 	}
 	bool fresh = !t;
 	if (fresh) {
-		pw_forkgate_enter();
-		t = calloc(1, sizeof *t);
-		pw_forkgate_leave();
+		t = pw_fg_calloc(1, sizeof *t);
 		if (!t) {
 			drop(PW_DROP_NO_MEMORY, 1);
 			return NULL;
@@ -393,9 +387,7 @@ static struct pw_thread *thread_register_(void)
 	if (!b) {
 		drop(PW_DROP_NO_MEMORY, 1);
 		if (fresh) {
-			pw_forkgate_enter();
-			free(t);
-			pw_forkgate_leave();
+			pw_fg_free(t);
 		} else {
 			atomic_store(&t->state, TH_EXITED);
 		}
