@@ -1051,6 +1051,7 @@ static void futex_wait_ms(atomic_int *w, int ms)
  * itself across fork).
  */
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
+static bool fork_took_start; /* the forking thread's own: prepare to parent */
 
 void pw_trace_fork_prepare(void)
 {
@@ -1060,23 +1061,35 @@ void pw_trace_fork_prepare(void)
 	 * start_lock (after round_lock, the writer's order in retire): no
 	 * thread is writing the header (malloc, the loader) or starting the
 	 * writer.  Then the gate: no thread of the program is in our malloc or
-	 * free (forkgate.h). */
+	 * free (forkgate.h).
+	 *
+	 * A signal handler's fork on the thread that is opening the file (its
+	 * first traced call) finds start_lock held by that same thread: no
+	 * other thread can be inside it then, so it is not taken again (that
+	 * would never return).  The writer it may have started is past
+	 * pthread_create (start_writer blocks signals around it) and reaches
+	 * its loop without us. */
+	bool take = !tls_opening;
 	for (;;) {
 		pthread_mutex_lock(&round_lock);
-		pthread_mutex_lock(&T.start_lock);
+		if (take)
+			pthread_mutex_lock(&T.start_lock);
 		if (!atomic_load(&T.writer_creating))
 			break;
-		pthread_mutex_unlock(&T.start_lock);
+		if (take)
+			pthread_mutex_unlock(&T.start_lock);
 		pthread_mutex_unlock(&round_lock);
 		sched_yield();
 	}
+	fork_took_start = take;
 	pw_forkgate_close();
 }
 
 void pw_trace_fork_parent(void)
 {
 	pw_forkgate_open_parent();
-	pthread_mutex_unlock(&T.start_lock);
+	if (fork_took_start)
+		pthread_mutex_unlock(&T.start_lock);
 	pthread_mutex_unlock(&round_lock);
 }
 
@@ -1103,12 +1116,17 @@ static void writer_gone(void *arg)
  * a few rounds: the writer ends too.  glibc ends such a process when its
  * last thread ends, and the writer (which blocks every signal) must never be
  * the one keeping it alive, or unkillable by SIGTERM.  The next event starts
- * a writer again.  Not while finishing: then the finisher joins it.
+ * a writer again.  Not while finishing: then the finisher joins it.  Nor
+ * while another thread holds start_lock: the writer holds round_lock here,
+ * and a fork from a signal handler on the thread opening the file holds
+ * start_lock and waits for round_lock (see pw_trace_fork_prepare); the
+ * writer tries again after its next round.
  */
 static bool retire(void)
 {
 	bool done = false;
-	pthread_mutex_lock(&T.start_lock);
+	if (pthread_mutex_trylock(&T.start_lock) != 0)
+		return false;
 	if (!atomic_load(&T.closing) && !atomic_load(&T.stop_writer) && !atomic_load(&T.full)) {
 		atomic_store(&pw_trace_gate.writer_started, false);
 		pthread_detach(pthread_self());

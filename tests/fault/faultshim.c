@@ -16,6 +16,9 @@
  *   kill-writer:BYTES    peerwatch's writer thread ("peerwatch-wr") ends
  *                  (pthread_exit) inside the write that would pass BYTES
  *   stall-writer:BYTES   that write never returns (a hung file system)
+ *   signal-header:0      the first write of a trace by a thread other than
+ *                  the writer (the header, written by the process's first
+ *                  traced call) raises SIGUSR1 first, on that thread
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -25,6 +28,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,13 +37,14 @@
 #include <time.h>
 #include <unistd.h>
 
-enum kind { NONE, ENOSPC_, EIO_, KILL_WRITER, STALL_WRITER };
+enum kind { NONE, ENOSPC_, EIO_, KILL_WRITER, STALL_WRITER, SIGNAL_HEADER };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static enum kind kind = NONE;
 static long long cap;       /* BYTES */
 static long long allocated; /* the trace files' blocks, written or preallocated */
 static int inited;
+static int signalled; /* signal-header: raised once */
 
 /* KIND:BYTES, as in PWFAULT (a unit test that links this file in sets it). */
 void pwfault_set(const char *spec)
@@ -60,6 +65,8 @@ void pwfault_set(const char *spec)
 		kind = KILL_WRITER;
 	else if (n == 12 && !strncmp(spec, "stall-writer", 12))
 		kind = STALL_WRITER;
+	else if (n == 13 && !strncmp(spec, "signal-header", 13))
+		kind = SIGNAL_HEADER;
 }
 
 static void init(void)
@@ -128,6 +135,14 @@ static ssize_t admit(int fd, off_t off, size_t len)
 				pthread_exit(NULL);
 			for (;;)
 				pause();
+		}
+		break;
+	case SIGNAL_HEADER:
+		if (!signalled && !on_writer()) {
+			signalled = 1;
+			pthread_mutex_unlock(&lock); /* the handler may fork and write */
+			raise(SIGUSR1);
+			return (ssize_t)len;
 		}
 		break;
 	default: break;

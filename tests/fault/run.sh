@@ -216,6 +216,25 @@ check "quick (one call, then exit): a finished trace with that one call" \
 check "crash right after the first call: a .partial trace with its header" \
 	bash -c 'f=$(ls "$1"/trace/*.partial) && [ "$(head -1 "$f" | jq -r .type)" = header ]' _ "$WORK/crash"
 
+# A fork from the program's signal handler that interrupts the first traced
+# call while it writes the trace's header (the shim raises the signal there):
+# parent and child end as untraced (this hung: the fork waited for a lock
+# its own thread held), and the parent's trace is finished.  The child's
+# calls, made inside a handler that interrupted peerwatch, pass untraced, as
+# a handler's calls do on a thread that is inside peerwatch.
+d="$WORK/fork-handler"
+mkdir -p "$d"
+"$T/exitrace" fork-handler 0 >"$d/want" 2>/dev/null
+rc0=$?
+LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=signal-header:0 \
+	limited 60 "$PW" -q -o "$d/trace" -- "$T/exitrace" fork-handler 0 >"$d/got" 2>"$d/err"
+rc1=$?
+check "fork in a signal handler during the first call's header: status $rc1, untraced $rc0; same output" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "grep -q 'left with 3' $d/got"
+files=("$d"/trace/*.pw.jsonl)
+check "fork in a signal handler during the first call's header: the parent's trace finished, true to itself" \
+	all "[ ${#files[@]} = 1 ]" "trace_ok '${files[0]}'" "! ls $d/trace/*.partial"
+
 # --- pipes ----------------------------------------------------------------------------------
 d="$WORK/stdout-pipe"
 mkdir -p "$d"

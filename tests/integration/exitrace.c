@@ -26,6 +26,11 @@
  *   thread_exit   the workers leave one by one while main exits(7)
  *   signal        raise(SIGTERM) with the default action (status 143)
  *   handler       the program's own SIGTERM handler calls exit(5)
+ *   fork-handler  the program's SIGUSR1 handler forks a child that makes
+ *                 calls of its own and exit(3)s, and waits for it; main
+ *                 makes one call and raises SIGUSR1 if nothing did during
+ *                 that call (tests/fault/faultshim.c raises it while the
+ *                 first call writes the trace's header), then exit(7)s
  *   quick         one call, then exit(7) at once
  *   crash         one call, then SIGSEGV (default action: status 139)
  *   wait          the workers call until the process is killed from outside;
@@ -111,6 +116,24 @@ static void on_term(int sig)
 	exit(5); // NOLINT(bugprone-signal-handler): the case under test
 }
 
+static volatile sig_atomic_t forked_status = -1;
+
+/* fork-handler: a child from inside a signal handler (fork is
+ * async-signal-safe), made while a traced call may be under way. */
+static void on_usr1(int sig)
+{
+	(void)sig;
+	pid_t pid = fork();
+	if (pid == 0) {
+		int v;
+		for (int i = 0; i < 100; i++)
+			(void)can_access(&v, 0, 1);
+		exit(3); // NOLINT(bugprone-signal-handler): the child leaves as programs do
+	}
+	int st = 0;
+	forked_status = pid > 0 && waitpid(pid, &st, 0) == pid && WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 static void pause_ms(long ms)
 {
 	struct timespec ts = {0, ms * 1000000L};
@@ -119,6 +142,8 @@ static void pause_ms(long ms)
 
 int main(int argc, char **argv)
 {
+	if (argc > 1 && !strcmp(argv[1], "fork-handler"))
+		signal(SIGUSR1, on_usr1); /* before the first traced call, cuInit's */
 	void *h = dlopen("libcuda.so.1", RTLD_NOW);
 	CUresult (*init)(unsigned) = h ? (CUresult(*)(unsigned))dlsym(h, "cuInit") : NULL;
 	can_access = h ? (CUresult(*)(int *, CUdevice, CUdevice))dlsym(h, "cuDeviceCanAccessPeer") : NULL;
@@ -147,6 +172,13 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	if (!strcmp(mode, "quick")) {
 		call();
+		exit(7);
+	}
+	if (!strcmp(mode, "fork-handler")) {
+		call();
+		if (forked_status < 0)
+			raise(SIGUSR1);
+		printf("exitrace: the child forked in the handler left with %d\n", (int)forked_status);
 		exit(7);
 	}
 	if (!strcmp(mode, "crash")) {
