@@ -203,7 +203,7 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	else if (!(PW_ABLATE & PW_ABLATE_RECORD))
 		pw_record_row(c, row);
 	PW_WRAP_PHASE(w, PW_PH_RECORD);
-	if (w->checked) {
+	if (w->checked && pw_op_has_after(&w->op)) {
 		if (v->op_after)
 			v->op_after(c, &w->op);
 		pw_check_after(&w->op, ret, ret == v->ret_already_enabled);

@@ -81,24 +81,6 @@ static bool driver_known(void)
 	return pw_cuda_library() != NULL;
 }
 
-/* The allocation behind p and whether it is managed: the range cache, else
- * the driver (one cuPointerGetAttributes call, cached). */
-void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
-{
-	struct pw_range r;
-	m->known = m->managed = false;
-	m->base = m->size = 0;
-	m->p2p = -1;
-	if (!pw_cuda_ptr_info(p, &r))
-		return;
-	m->managed = (r.flags & PW_RANGE_MANAGED) != 0;
-	if (r.size && p - r.base < r.size) {
-		m->known = true;
-		m->base = r.base;
-		m->size = r.size;
-	}
-}
-
 /* The count never changes once the driver answers it: asked once, then cached
  * (the peer calls read it on every call, to tell a device that does not exist). */
 static atomic_int dev_count_cache;

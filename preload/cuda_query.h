@@ -10,9 +10,8 @@
 #include "devices.h"
 #include "hooks.h"
 #include "peerwatch/abi/cuda.h"
+#include "op.h"
 #include "rangecache.h"
-
-struct pw_mem;
 
 /* pw_cuda_ptr_info past this thread's last entries. */
 bool pw_cuda_ptr_info_slow(CUdeviceptr p, struct pw_range *r);
@@ -85,8 +84,25 @@ __attribute__((always_inline)) static inline void pw_cuda_pre(struct pw_call *c,
 		}
 	}
 }
-/* The allocation behind p and whether it is managed. */
-void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m);
+/* The allocation behind p and whether it is managed: the range cache, else
+ * the driver (one cuPointerGetAttributes call, cached).  Inline: a checked
+ * copy asks it for both pointers, which the wrapper's look-up has just put
+ * among this thread's last entries. */
+static inline void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
+{
+	struct pw_range r;
+	m->known = m->managed = false;
+	m->base = m->size = 0;
+	m->p2p = -1;
+	if (!pw_cuda_ptr_info(p, &r))
+		return;
+	m->managed = (r.flags & PW_RANGE_MANAGED) != 0;
+	if (r.size && p - r.base < r.size) {
+		m->known = true;
+		m->base = r.base;
+		m->size = r.size;
+	}
+}
 /* The driver's own answer for p (no cache): false when p is not CUDA
  * memory (*cuda false) or nothing could be asked. */
 bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);

@@ -134,6 +134,16 @@ struct pw_op {
 	int batch_index;        /* batch prefetch: which range, or -1 */
 };
 
+/* The kinds whose call changes nothing the rules read later: a copy moves
+ * bytes, and no vendor's op_after, the registry or the state
+ * (pw_check_after) does anything for it.  The wrapper skips those steps
+ * for them (test_ops checks that they would change nothing). */
+#define PW_OPS_NO_AFTER (PW_OPBIT(PEER_COPY) | PW_OPBIT(IMPLICIT_COPY))
+static inline bool pw_op_has_after(const struct pw_op *op)
+{
+	return !((PW_OPS_NO_AFTER >> op->kind) & 1);
+}
+
 /* op.c: the row's op with nothing known yet (no devices, no location,
  * unknown P2P policy) for call c of vendor; and what the cross-process
  * registry knows of op->handle. */

@@ -11,8 +11,10 @@
 #include <ctype.h>
 #include <string.h>
 
+#include "check.h"
 #include "cudart_hooks.h"
 #include "rules.h"
+#include "state.h"
 #include "vendor.h"
 
 /* The ops the layer makes up when the process ends (trace_format.h: END). */
@@ -136,6 +138,69 @@ static void rules_run_by_op(void **state)
 	assert_int_equal(fired[PW_RULE_PEER_ENABLE_SELF], 1);
 }
 
+/* The wrapper skips the steps after a call for the ops of PW_OPS_NO_AFTER
+ * (op.h).  That is right only while none of those steps does anything for
+ * them: every vendor's op_after leaves such an op as it was, and the
+ * registry and state step (pw_check_after) leave the state as it was, for
+ * a call that succeeded. */
+/* Bytes, padding included: each side is a byte copy of the other taken
+ * with memcpy, so only a change of some member makes them differ. */
+static bool bytes_differ(const void *a, const void *b, size_t n)
+{
+	return memcmp(a, b, n) != 0;
+}
+
+static void no_after_ops_change_nothing(void **state)
+{
+	(void)state;
+	static unsigned char out[256]; /* what an out-parameter would point to */
+	static unsigned char before[sizeof pw_state], was[sizeof(struct pw_op)];
+	int kinds = 0;
+	for (int k = 1; k < PW_OP_KINDS; k++) {
+		struct pw_op op;
+		memset(&op, 0, sizeof op);
+		op.kind = (enum pw_op_kind)k;
+		if (pw_op_has_after(&op))
+			continue;
+		kinds++;
+		for (const struct pw_vendor *const *v = pw_vendors; *v; v++) {
+			op.vendor = (*v)->vendor;
+			op.api = "test";
+			op.cur_dev = 0;
+			op.peer_dev = 1;
+			op.dst = (struct pw_mem){.ptr = 0x7000001000,
+			                         .dev = 1,
+			                         .named_dev = 1,
+			                         .known = true,
+			                         .base = 0x7000000000,
+			                         .size = 1 << 20};
+			op.src = (struct pw_mem){.ptr = 0x7100000000, .dev = 0, .named_dev = 0};
+			op.bytes = 4;
+			struct pw_call c;
+			memset(&c, 0, sizeof c);
+			for (int i = 0; i < PW_MAX_ARGS; i++)
+				c.a[i] = (uint64_t)(uintptr_t)out;
+			memcpy(was, &op, sizeof op);
+			if ((*v)->op_after) {
+				(*v)->op_after(&c, &op);
+				if (bytes_differ(&op, was, sizeof op))
+					fail_msg("%s's op_after changes a %s op", (*v)->name, pw_op_name(k));
+			}
+			memcpy(before, &pw_state, sizeof before);
+			pw_check_after(&op, 0, false);
+			if (bytes_differ(before, &pw_state, sizeof before))
+				fail_msg("pw_check_after changes the state for a %s op (%s)", pw_op_name(k),
+				         (*v)->name);
+		}
+	}
+	assert_int_equal(kinds, __builtin_popcountll(PW_OPS_NO_AFTER));
+	/* and the ops whose after steps matter are not among them */
+	struct pw_op op = {.kind = PW_OP_CAN_ACCESS};
+	assert_true(pw_op_has_after(&op));
+	op.kind = PW_OP_IPC_OPEN;
+	assert_true(pw_op_has_after(&op));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -145,6 +210,7 @@ int main(void)
 	    cmocka_unit_test(every_call_op_is_some_rows),
 	    cmocka_unit_test(op_names),
 	    cmocka_unit_test(rules_run_by_op),
+	    cmocka_unit_test(no_after_ops_change_nothing),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
