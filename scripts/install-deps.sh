@@ -12,6 +12,9 @@ pkgs="make gcc clang pkg-config libjansson-dev libunwind-dev libelf-dev libdw-de
 # python3 (ctypes) runs the ACL document's own example, which is Python;
 # python3-jsonschema checks the traces against docs/trace.schema.json.
 pkgs="$pkgs python3 python3-jsonschema"
+# valgrind runs every analyzer command looking for memory errors and leaks
+# (make analyze-valgrind, a stage of .ci/run).
+pkgs="$pkgs valgrind"
 # The real HIP runtime (ROCm 5.2.3 on Debian bookworm) for tests/integration/hip_real.sh,
 # which needs no AMD GPU.  Installed where the distribution has it; elsewhere that test skips.
 hip_pkgs="libamdhip64-5 libamdhip64-dev"

@@ -3,6 +3,11 @@
 #
 #   tests/analyze/run.sh BUILD_DIR           compare with tests/analyze/golden/
 #   UPDATE_GOLDEN=1 tests/analyze/run.sh B   rewrite the golden files (review the diff!)
+#   PW_ANALYZE=PATH    run another build of the analyzer (make SAN=1's), the
+#                      traces still made with B's library and programs
+#   PW_ANALYZE_QUICK=1 the oracle reads the integration scenarios' traces all
+#                      together, not each scenario's alone too (for PW_ANALYZE
+#                      under the sanitizers: .ci/run)
 #
 # Scenarios (each run under build/bin/peerwatch against build/sim):
 #   calls     every hooked call, parent + IPC child (tests/integration/calls.c)
