@@ -224,16 +224,23 @@ check "crash right after the first call: a .partial trace with its header" \
 # a handler's calls do on a thread that is inside peerwatch.
 d="$WORK/fork-handler"
 mkdir -p "$d"
-"$T/exitrace" fork-handler 0 >"$d/want" 2>/dev/null
-rc0=$?
-LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=signal-header:0 \
-	limited 60 "$PW" -q -o "$d/trace" -- "$T/exitrace" fork-handler 0 >"$d/got" 2>"$d/err"
-rc1=$?
-check "fork in a signal handler during the first call's header: status $rc1, untraced $rc0; same output" \
-	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "grep -q 'left with 3' $d/got"
-files=("$d"/trace/*.pw.jsonl)
-check "fork in a signal handler during the first call's header: the parent's trace finished, true to itself" \
-	all "[ ${#files[@]} = 1 ]" "trace_ok '${files[0]}'" "! ls $d/trace/*.partial"
+if [ -n "${PW_TSAN_RUNTIME:-}" ]; then
+	# ThreadSanitizer reports the program's own fork inside its signal
+	# handler (the loader's calloc for the child's TLS is signal-unsafe) and
+	# ends it with its exit code: the case runs in the plain and ASan builds.
+	ok "fork in a signal handler during the first call's header # skip: ThreadSanitizer reports the program's fork in its handler"
+else
+	"$T/exitrace" fork-handler 0 >"$d/want" 2>/dev/null
+	rc0=$?
+	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$SHIM" PWFAULT=signal-header:0 \
+		limited 60 "$PW" -q -o "$d/trace" -- "$T/exitrace" fork-handler 0 >"$d/got" 2>"$d/err"
+	rc1=$?
+	check "fork in a signal handler during the first call's header: status $rc1, untraced $rc0; same output" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "grep -q 'left with 3' $d/got"
+	files=("$d"/trace/*.pw.jsonl)
+	check "fork in a signal handler during the first call's header: the parent's trace finished, true to itself" \
+		all "[ ${#files[@]} = 1 ]" "trace_ok '${files[0]}'" "! ls $d/trace/*.partial"
+fi
 
 # --- pipes ----------------------------------------------------------------------------------
 d="$WORK/stdout-pipe"
