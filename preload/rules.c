@@ -31,13 +31,9 @@ static unsigned vendor_bit(int vendor)
 
 /* The rules of each vendor's each kind of call, so that a call steps through
  * only those that apply to it: with one list per kind, a CUDA peer copy
- * stepped through 21 rules to call the 6 of CUDA's (bench/RESULTS.md).
- * Their functions are read from check_of, one array of pointers, not from
- * each rule's row of the catalog (a cache line or more apart). */
+ * stepped through 21 rules to call the 6 of CUDA's (bench/RESULTS.md). */
 _Static_assert(PW_RULE_COUNT <= 255, "a rule's number fits a byte");
 static uint8_t by_vk[PW_VENDOR_COUNT][PW_OP_KINDS][PW_RULE_COUNT], n_by_vk[PW_VENDOR_COUNT][PW_OP_KINDS];
-#define PW_RULE_CHECK(name, ...) [PW_RULE_##name] = pw_rule_##name,
-static const pw_rule_fn check_of[PW_RULE_COUNT] = {PW_RULES(PW_RULE_CHECK)};
 static pthread_once_t by_vk_once = PTHREAD_ONCE_INIT;
 static atomic_bool by_vk_ready; /* index_rules ran: no pthread_once call on every check */
 
@@ -65,7 +61,7 @@ int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_
 	for (; rules < end; rules++) {
 		int r = *rules;
 		msg[0] = 0;
-		if (__builtin_expect(check_of[r](s, op, msg, sizeof msg), 0)) {
+		if (__builtin_expect(pw_rules[r].check(s, op, msg, sizeof msg), 0)) {
 			sink(arg, r, msg);
 			n++;
 		}

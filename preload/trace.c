@@ -1051,7 +1051,6 @@ static void futex_wait_ms(atomic_int *w, int ms)
  * itself across fork).
  */
 static pthread_mutex_t round_lock = PTHREAD_MUTEX_INITIALIZER;
-static bool fork_took_start; /* the forking thread's own: prepare to parent */
 
 void pw_trace_fork_prepare(void)
 {
@@ -1081,14 +1080,13 @@ void pw_trace_fork_prepare(void)
 		pthread_mutex_unlock(&round_lock);
 		sched_yield();
 	}
-	fork_took_start = take;
 	pw_forkgate_close();
 }
 
 void pw_trace_fork_parent(void)
 {
 	pw_forkgate_open_parent();
-	if (fork_took_start)
+	if (!tls_opening) /* the forking thread's, as in prepare */
 		pthread_mutex_unlock(&T.start_lock);
 	pthread_mutex_unlock(&round_lock);
 }

@@ -236,7 +236,8 @@ else
 		limited 60 "$PW" -q -o "$d/trace" -- "$T/exitrace" fork-handler 0 >"$d/got" 2>"$d/err"
 	rc1=$?
 	check "fork in a signal handler during the first call's header: status $rc1, untraced $rc0; same output" \
-		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "grep -q 'left with 3' $d/got"
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "grep -q 'left with 3' $d/got" \
+		"grep -q 'SIGUSR1 raised in a trace.s header write' $d/err"
 	files=("$d"/trace/*.pw.jsonl)
 	check "fork in a signal handler during the first call's header: the parent's trace finished, true to itself" \
 		all "[ ${#files[@]} = 1 ]" "trace_ok '${files[0]}'" "! ls $d/trace/*.partial"
