@@ -9,20 +9,26 @@
 
 #include "pw.h"
 
-static atomic_int inside;   /* threads between enter and leave */
-static atomic_bool closing; /* a fork is being prepared */
-static PW_TLS int depth;    /* this thread's nesting */
+/* Written by every thread that allocates: a cache line of their own
+ * (the struct's alignment makes it 64 bytes), so that they do not take
+ * from the calling threads a line of what every traced call reads (the
+ * linker had put pw_fence_asym beside them). */
+static struct {
+	_Alignas(64) atomic_int inside; /* threads between enter and leave */
+	atomic_bool closing;            /* a fork is being prepared */
+} gate;
+static PW_TLS int depth; /* this thread's nesting */
 
 void pw_forkgate_enter(void)
 {
 	if (depth++)
 		return;
 	for (;;) {
-		atomic_fetch_add(&inside, 1); /* seq_cst: against close's store, then load */
-		if (!atomic_load(&closing))
+		atomic_fetch_add(&gate.inside, 1); /* seq_cst: against close's store, then load */
+		if (!atomic_load(&gate.closing))
 			return;
-		atomic_fetch_sub(&inside, 1);
-		while (atomic_load_explicit(&closing, memory_order_relaxed))
+		atomic_fetch_sub(&gate.inside, 1);
+		while (atomic_load_explicit(&gate.closing, memory_order_relaxed))
 			sched_yield(); /* as long as the fork takes */
 	}
 }
@@ -30,7 +36,7 @@ void pw_forkgate_enter(void)
 void pw_forkgate_leave(void)
 {
 	if (--depth == 0)
-		atomic_fetch_sub(&inside, 1);
+		atomic_fetch_sub(&gate.inside, 1);
 }
 
 void *pw_fg_malloc(size_t n)
@@ -66,22 +72,22 @@ void pw_fg_free(void *p)
 
 void pw_forkgate_close(void)
 {
-	atomic_store(&closing, true);
+	atomic_store(&gate.closing, true);
 	/* The forking thread itself may be inside (a signal handler's fork
 	 * that interrupted it): it cannot leave before the fork, so it is not
 	 * waited for. */
 	int mine = depth ? 1 : 0;
-	while (atomic_load(&inside) > mine)
+	while (atomic_load(&gate.inside) > mine)
 		sched_yield();
 }
 
 void pw_forkgate_open_parent(void)
 {
-	atomic_store(&closing, false);
+	atomic_store(&gate.closing, false);
 }
 
 void pw_forkgate_open_child(void)
 {
-	atomic_store(&inside, depth ? 1 : 0); /* the others are gone */
-	atomic_store(&closing, false);
+	atomic_store(&gate.inside, depth ? 1 : 0); /* the others are gone */
+	atomic_store(&gate.closing, false);
 }
