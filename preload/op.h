@@ -137,7 +137,9 @@ struct pw_op {
 /* The kinds whose call changes nothing the rules read later: a copy moves
  * bytes, and no vendor's op_after, the registry or the state
  * (pw_check_after) does anything for it.  The wrapper skips those steps
- * for them (test_ops checks that they would change nothing). */
+ * for them (test_ops checks that op_after leaves the op and pw_check_after
+ * the state as they were; the registry step, check.c's tell_registry, is
+ * a switch over IPC and peer kinds only). */
 #define PW_OPS_NO_AFTER (PW_OPBIT(PEER_COPY) | PW_OPBIT(IMPLICIT_COPY))
 static inline bool pw_op_has_after(const struct pw_op *op)
 {

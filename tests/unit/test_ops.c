@@ -138,11 +138,6 @@ static void rules_run_by_op(void **state)
 	assert_int_equal(fired[PW_RULE_PEER_ENABLE_SELF], 1);
 }
 
-/* The wrapper skips the steps after a call for the ops of PW_OPS_NO_AFTER
- * (op.h).  That is right only while none of those steps does anything for
- * them: every vendor's op_after leaves such an op as it was, and the
- * registry and state step (pw_check_after) leave the state as it was, for
- * a call that succeeded. */
 /* Bytes, padding included: each side is a byte copy of the other taken
  * with memcpy, so only a change of some member makes them differ. */
 static bool bytes_differ(const void *a, const void *b, size_t n)
@@ -150,6 +145,11 @@ static bool bytes_differ(const void *a, const void *b, size_t n)
 	return memcmp(a, b, n) != 0;
 }
 
+/* The wrapper skips the steps after a call for the ops of PW_OPS_NO_AFTER
+ * (op.h).  That is right only while none of those steps does anything for
+ * them: every vendor's op_after leaves such an op as it was, and
+ * pw_check_after leaves the state as it was, for a call that succeeded
+ * (its registry step is not seen here: no registry in a unit test). */
 static void no_after_ops_change_nothing(void **state)
 {
 	(void)state;
