@@ -11,7 +11,7 @@
  * traced too, with the driver call each makes nested in it).
  *
  *   latency [--ops can,async4,sync4] [--threads 1,8] [--calls N] [--burst B]
- *           [--pause-us P] [--reps R] [--pin 0|1]
+ *           [--pause-us P] [--pace equal|scaled|spin] [--reps R] [--pin 0|1]
  *
  *   can     cudaDeviceCanAccessPeer(&v, 0, 1)
  *   async4  cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes) on the thread's own
@@ -28,8 +28,10 @@
  * which takes microseconds) after a warm-up of a tenth of them, in bursts of
  * --burst (at most 256 for async4).  cudaDeviceCanAccessPeer is faster than
  * the trace writer can write its events, so after each burst of it a thread
- * sleeps --pause-us times the number of threads (default 1000: 1 ms, 8 ms
- * with 8 threads); the copies take microseconds each and are not paced.
+ * sleeps --pause-us times the largest thread count of --threads (default
+ * 1000: 8 ms with --threads 1,8), with 1 thread as with 8 (--pace, below,
+ * says why and what else it can be); the copies take microseconds each and
+ * are not paced.
  * Sleeps and waits are not in the figure.  Peer access is enabled both ways
  * first (when the devices allow it), so warn mode has nothing to report.
  *
@@ -139,11 +141,29 @@ typedef int (*retain_fn)(pwl_context *, int); /* cuDevicePrimaryCtxRetain */
 static void *ab_fn[AB_OPS][AB_N];
 static pwl_context ab_ctx[2]; /* the devices' primary contexts */
 
+/*
+ * How a paced burst is followed (--pace; only the query is paced):
+ *   equal   every thread count sleeps as long as the largest one needs
+ *           (pause_us times the largest count): 1 and 8 threads then differ
+ *           only in how many call at once, not in how long each thread sits
+ *           idle between bursts, which moves a call's cost by itself (its
+ *           caches and the CPU's state cool while it sleeps)
+ *   scaled  pause_us times this run's thread count (before 2026-11-28: the
+ *           8-thread runs slept eight times as long as the 1-thread ones)
+ *   spin    as equal, busy-waiting on the clock instead of sleeping (the
+ *           thread keeps its CPU; its caches stay as the calls left them)
+ * The writer keeps up with every one of them: the events per second of all
+ * threads together are at most those of one thread under scaled.
+ */
+enum pace { PACE_EQUAL, PACE_SCALED, PACE_SPIN, PACE_N };
+static const char *const pace_names[PACE_N] = {"equal", "scaled", "spin"};
+
 static struct {
 	int ops[OP_N], nops;
 	int threads[8], nthreads;
 	long calls, burst, pause_us, reps;
 	int pin;
+	int pace; /* enum pace */
 } cfg;
 
 static void *buf[2];
@@ -200,12 +220,29 @@ static void ab_failed(enum ab_op a, enum ab_kind k, int rc)
 	exit(1);
 }
 
-/* The pause after a burst (none for 0), whatever signals come meanwhile. */
+/* The pause after a burst (none for 0), whatever signals come meanwhile:
+ * slept, or with --pace spin spent reading the clock. */
 static void sleep_us(long us)
 {
+	if (cfg.pace == PACE_SPIN) {
+		uint64_t end = now(CLOCK_MONOTONIC) + (uint64_t)us * 1000u;
+		while (us > 0 && now(CLOCK_MONOTONIC) < end)
+			;
+		return;
+	}
 	struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
 	while (us > 0 && nanosleep(&ts, &ts) != 0 && errno == EINTR)
 		;
+}
+
+/* The pause after a paced burst of a run of `threads` threads (--pace). */
+static long pause_for(int threads)
+{
+	int most = 1;
+	for (int i = 0; i < cfg.nthreads; i++)
+		if (cfg.threads[i] > most)
+			most = cfg.threads[i];
+	return cfg.pause_us * (cfg.pace == PACE_SCALED ? threads : most);
 }
 
 /* n calls of one of the ways of a; the thread CPU ns they took (a copy's
@@ -241,7 +278,7 @@ static void ab_calls(enum ab_op a, long n, int threads, cudaStream_t s, uint64_t
 	 * round of can on the shared runtime (four, against two): twice the
 	 * pause, so that the trace writer keeps up as it does there; copies
 	 * take microseconds and are not paced (as async4) */
-	long b = cfg.burst, pause = a == AB_CAN ? 2 * cfg.pause_us * threads : 0;
+	long b = cfg.burst, pause = a == AB_CAN ? 2 * pause_for(threads) : 0;
 	if (a == AB_ASYNC4 && b > 256)
 		b = 256;
 	unsigned turn = 0;
@@ -261,7 +298,7 @@ static uint64_t run_calls(enum op op, long n, cudaStream_t s, int threads)
 	long b = cfg.burst;
 	if (op == OP_ASYNC4 && b > 256)
 		b = 256;
-	long pause = op == OP_CAN ? cfg.pause_us * threads : 0;
+	long pause = op == OP_CAN ? pause_for(threads) : 0;
 	uint64_t cpu = 0;
 	for (long done = 0; done < n; done += b) {
 		cpu += burst_of(op, n - done < b ? n - done : b, s);
@@ -475,7 +512,7 @@ static int parse_list(const char *s, const char *const *names, int n, int *out, 
 static void usage(void)
 {
 	fprintf(stderr, "usage: latency [--ops can,async4,sync4,can-ab,async4-ab] [--threads 1,8] [--calls N] [--burst B] "
-	                "[--pause-us P] [--reps R] [--pin 0|1]\n");
+	                "[--pause-us P] [--pace equal|scaled|spin] [--reps R] [--pin 0|1]\n");
 	exit(2);
 }
 
@@ -506,7 +543,12 @@ int main(int argc, char **argv)
 			cfg.burst = atol(v);
 		else if (!strcmp(a, "--pause-us"))
 			cfg.pause_us = atol(v);
-		else if (!strcmp(a, "--reps"))
+		else if (!strcmp(a, "--pace")) {
+			int k[1];
+			if (parse_list(v, pace_names, PACE_N, k, 1) != 1)
+				usage();
+			cfg.pace = k[0];
+		} else if (!strcmp(a, "--reps"))
 			cfg.reps = atol(v);
 		else if (!strcmp(a, "--pin"))
 			cfg.pin = atoi(v) != 0;

@@ -18,6 +18,11 @@
 #     -R REPS     repetitions inside each run, their median taken (default 3)
 #     -U          leave the worker threads unpinned (default: each on a CPU of
 #                 its own, latency.cu --pin 1)
+#     -W PACE     what a query's thread does between its bursts (latency.cu
+#                 --pace): equal (default: 1 and 8 threads sleep alike, as
+#                 long as 8 need for the writer to keep up), scaled (the
+#                 sleep grows with the thread count: the method of the
+#                 sections before 2026-11-28) or spin (equal, busy-waiting)
 #     -B N        resamplings for the budget lines' 95% intervals (default 2000)
 #     -S          run nothing: the operands are raw.txt files of earlier
 #                 invocations (the same bundle names), pooled, and the tables
@@ -46,8 +51,8 @@ set -u -o pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROUNDS=5 OUT=/tmp/pw-latency PROGS= PHASES= CALLS=50000 OPS=can,async4,sync4 MODES="observe warn" REPS=3 PIN=1
-BOOT=2000 SUMMARY=0
-while getopts "r:o:p:P:n:O:m:R:UB:S" o; do
+BOOT=2000 SUMMARY=0 PACE=equal
+while getopts "r:o:p:P:n:O:m:R:UW:B:S" o; do
 	case $o in
 	r) ROUNDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
@@ -58,12 +63,14 @@ while getopts "r:o:p:P:n:O:m:R:UB:S" o; do
 	m) MODES=$OPTARG ;;
 	R) REPS=$OPTARG ;;
 	U) PIN=0 ;;
+	W) PACE=$OPTARG ;;
 	B) BOOT=$OPTARG ;;
 	S) SUMMARY=1 ;;
 	*) sed -n '2,44p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
+case $PACE in equal | scaled | spin) ;; *) echo "latency.sh: -W wants equal, scaled or spin, not '$PACE'" >&2; exit 2 ;; esac
 [[ "$BOOT" =~ ^[1-9][0-9]*$ ]] || { echo "latency.sh: -B wants a number of resamplings, not '$BOOT'" >&2; exit 2; }
 if [ "$SUMMARY" = 1 ]; then
 	# -S: the figures of earlier invocations, pooled (round r of the i-th
@@ -114,10 +121,10 @@ else
 	mkdir -p "$OUT"
 	RAW=$OUT/raw.txt
 	: >"$RAW"
-	ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN")
+	ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN" --pace "$PACE")
 	read -r -a MODE_LIST <<<"$MODES"
 	START=$(date +%s)
-	echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned)"
+	echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned), queries paced $PACE"
 	nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/  gpu /'
 	for n in "${NAMES[@]}"; do echo "  bundle $n: ${BUNDLE[$n]}"; done
 

@@ -40,10 +40,30 @@ check "16 budget lines, for the last bundle, each with its 95% interval" \
 	[ "$(grep -c "$V.*(limit [0-9.]*; 95% interval -\?[0-9.]*--\?[0-9.]*)\$" "$WORK/report")" = 16 ]
 check "the traces of the runs are not left behind" [ -z "$(ls -d "$WORK"/out/t.* 2>/dev/null)" ]
 # a subset: one call, one mode
-"$here/../gpu/latency.sh" -r 1 -n 1000 -O can -m observe -R 1 -U -p "$WORK/progs" -o "$WORK/out3" one="$B" \
+"$here/../gpu/latency.sh" -r 1 -n 1000 -O can -m observe -R 1 -U -W spin -p "$WORK/progs" -o "$WORK/out3" one="$B" \
 	>"$WORK/report3" 2>"$WORK/err3"
 rc=$?
-check "latency.sh -O can -m observe runs (exit $rc: $(tail -1 "$WORK/err3"))" [ $rc -eq 0 ]
+check "latency.sh -O can -m observe -W spin runs (exit $rc: $(tail -1 "$WORK/err3"))" [ $rc -eq 0 ]
+check "its report says how the queries were paced" grep -q "queries paced spin" "$WORK/report3"
+check "the first run's report says the default pace, equal" grep -q "queries paced equal" "$WORK/report"
+"$here/../gpu/latency.sh" -r 1 -W sometimes -p "$WORK/progs" -o "$WORK/outw" one="$B" >/dev/null 2>"$WORK/errw"
+rc=$?
+check "latency.sh -W sometimes is refused, naming what it wants (exit $rc: $(cat "$WORK/errw"))" \
+	[ $rc -eq 2 ] && grep -q "equal, scaled or spin, not 'sometimes'" "$WORK/errw"
+"$here/../gpu/latency_paces.sh" -t 1 -p "$WORK/progs" -o "$WORK/paces" one="$B" >"$WORK/reportp" 2>"$WORK/errp"
+rc=$?
+check "latency_paces.sh runs a round of every pace and pools them (exit $rc: $(tail -1 "$WORK/errp"))" \
+	[ $rc -eq 0 ] && [ "$(grep -c '^== pace' "$WORK/reportp")" = 3 ]
+for w in scaled equal spin; do
+	check "latency_paces.sh: pace $w: its round in its own raw figures, its report with the budget lines" \
+		[ "$(awk '{ print $1 }' "$WORK/paces/raw.$w.txt" | sort -u)" = 1 ] &&
+		[ "$(grep -c "$V" "$WORK/paces/report.$w.txt")" = 4 ]
+done
+"$here/../gpu/latency_paces.sh" -t soon one="$B" >/dev/null 2>"$WORK/errp"
+check "latency_paces.sh -t soon is refused (exit $?)" grep -q "wants seconds, not 'soon'" "$WORK/errp"
+"$B/tests/latency_sim" --pace equal,spin >/dev/null 2>"$WORK/errp"
+rc=$?
+check "latency --pace takes one pace (exit $rc)" [ $rc -eq 2 ] && grep -q "pace equal|scaled|spin" "$WORK/errp"
 check "only the call and mode asked for are timed (got $(grep -c '^| [a-z0-9]* |' "$WORK/report3") rows of 8)" \
 	[ "$(grep -c '^| \(can\) | [a-z]* | [18] | \(plain\|one:observe\) |' "$WORK/report3")" = 8 ] &&
 	! grep -q '^| \(async4\|sync4\) |\|one:warn' "$WORK/report3"
