@@ -11,7 +11,7 @@
  * traced too, with the driver call each makes nested in it).
  *
  *   latency [--ops can,async4,sync4] [--threads 1,8] [--calls N] [--burst B]
- *           [--pause-us P] [--pace equal|scaled|spin] [--reps R] [--pin 0|1]
+ *           [--pause-us P] [--pace equal|scaled|spin|none] [--reps R] [--pin 0|1]
  *
  *   can     cudaDeviceCanAccessPeer(&v, 0, 1)
  *   async4  cudaMemcpyPeerAsync(dev 1 <- dev 0, 4 bytes) on the thread's own
@@ -152,11 +152,16 @@ static pwl_context ab_ctx[2]; /* the devices' primary contexts */
  *           8-thread runs slept eight times as long as the 1-thread ones)
  *   spin    as equal, busy-waiting on the clock instead of sleeping (the
  *           thread keeps its CPU; its caches stay as the calls left them)
- * The writer keeps up with every one of them: the events per second of all
- * threads together are at most those of one thread under scaled.
+ *   none    no pause: every thread calls on, as the copies do
+ * The writer keeps up with the first three: the events per second of all
+ * threads together are at most those of one thread under scaled.  With
+ * none it falls behind, and the thread's buffers must hold all its events
+ * until the writer catches up after the loop (peerwatch's buffer_kb; can-ab
+ * with --calls 10000 makes about 45 000 events per thread and repetition),
+ * or events are dropped, which latency.sh reports.
  */
-enum pace { PACE_EQUAL, PACE_SCALED, PACE_SPIN, PACE_N };
-static const char *const pace_names[PACE_N] = {"equal", "scaled", "spin"};
+enum pace { PACE_EQUAL, PACE_SCALED, PACE_SPIN, PACE_NONE, PACE_N };
+static const char *const pace_names[PACE_N] = {"equal", "scaled", "spin", "none"};
 
 static struct {
 	int ops[OP_N], nops;
@@ -238,6 +243,8 @@ static void sleep_us(long us)
 /* The pause after a paced burst of a run of `threads` threads (--pace). */
 static long pause_for(int threads)
 {
+	if (cfg.pace == PACE_NONE)
+		return 0;
 	int most = 1;
 	for (int i = 0; i < cfg.nthreads; i++)
 		if (cfg.threads[i] > most)
@@ -512,7 +519,7 @@ static int parse_list(const char *s, const char *const *names, int n, int *out, 
 static void usage(void)
 {
 	fprintf(stderr, "usage: latency [--ops can,async4,sync4,can-ab,async4-ab] [--threads 1,8] [--calls N] [--burst B] "
-	                "[--pause-us P] [--pace equal|scaled|spin] [--reps R] [--pin 0|1]\n");
+	                "[--pause-us P] [--pace equal|scaled|spin|none] [--reps R] [--pin 0|1]\n");
 	exit(2);
 }
 

@@ -22,7 +22,10 @@
 #                 --pace): equal (default: 1 and 8 threads sleep alike, as
 #                 long as 8 need for the writer to keep up), scaled (the
 #                 sleep grows with the thread count: the method of the
-#                 sections before 2026-11-28) or spin (equal, busy-waiting)
+#                 sections before 2026-11-28), spin (equal, busy-waiting)
+#                 or none (no pause: give the bundles room with -X)
+#     -X OPTIONS  more peerwatch options for every traced run (key=value:...;
+#                 max_trace_mb=0 is always given), e.g. buffer_kb=4096
 #     -B N        resamplings for the budget lines' 95% intervals (default 2000)
 #     -S          run nothing: the operands are raw.txt files of earlier
 #                 invocations (the same bundle names), pooled, and the tables
@@ -51,8 +54,8 @@ set -u -o pipefail
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
 ROUNDS=5 OUT=/tmp/pw-latency PROGS= PHASES= CALLS=50000 OPS=can,async4,sync4 MODES="observe warn" REPS=3 PIN=1
-BOOT=2000 SUMMARY=0 PACE=equal
-while getopts "r:o:p:P:n:O:m:R:UW:B:S" o; do
+BOOT=2000 SUMMARY=0 PACE=equal XOPTS=
+while getopts "r:o:p:P:n:O:m:R:UW:X:B:S" o; do
 	case $o in
 	r) ROUNDS=$OPTARG ;;
 	o) OUT=$OPTARG ;;
@@ -64,13 +67,14 @@ while getopts "r:o:p:P:n:O:m:R:UW:B:S" o; do
 	R) REPS=$OPTARG ;;
 	U) PIN=0 ;;
 	W) PACE=$OPTARG ;;
+	X) XOPTS=$OPTARG ;;
 	B) BOOT=$OPTARG ;;
 	S) SUMMARY=1 ;;
 	*) sed -n '2,44p' "$0" >&2; exit 2 ;;
 	esac
 done
 shift $((OPTIND - 1))
-case $PACE in equal | scaled | spin) ;; *) echo "latency.sh: -W wants equal, scaled or spin, not '$PACE'" >&2; exit 2 ;; esac
+case $PACE in equal | scaled | spin | none) ;; *) echo "latency.sh: -W wants equal, scaled, spin or none, not '$PACE'" >&2; exit 2 ;; esac
 [[ "$BOOT" =~ ^[1-9][0-9]*$ ]] || { echo "latency.sh: -B wants a number of resamplings, not '$BOOT'" >&2; exit 2; }
 if [ "$SUMMARY" = 1 ]; then
 	# -S: the figures of earlier invocations, pooled (round r of the i-th
@@ -124,7 +128,7 @@ else
 	ARGS=(--ops "$OPS" --threads 1,8 --calls "$CALLS" --reps "$REPS" --pin "$PIN" --pace "$PACE")
 	read -r -a MODE_LIST <<<"$MODES"
 	START=$(date +%s)
-	echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned), queries paced $PACE"
+	echo "latency.sh: $(date -u +%Y-%m-%dT%H:%MZ) on $(hostname), $(nproc) cores, $ROUNDS rounds, $CALLS calls per thread and op, $REPS repetitions in each run (their median), workers $([ "$PIN" = 1 ] && echo pinned || echo unpinned), queries paced $PACE${XOPTS:+, peerwatch options $XOPTS}"
 	nvidia-smi --query-gpu=index,name,driver_version --format=csv,noheader 2>/dev/null | sed 's/^/  gpu /'
 	for n in "${NAMES[@]}"; do echo "  bundle $n: ${BUNDLE[$n]}"; done
 
@@ -141,7 +145,7 @@ else
 			local name=${config%:*} mode=${config#*:}
 			# no size limit: a run makes millions of events, and what the writer
 			# leaves out at the limit would show as dropped
-			out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" --options max_trace_mb=0 -o "$dir" -- \
+			out=$("${BUNDLE[$name]}/bin/peerwatch" -q --mode "$mode" --options "max_trace_mb=0${XOPTS:+:$XOPTS}" -o "$dir" -- \
 				"$prog" "${ARGS[@]}" 2>"$OUT/err")
 			;;
 		esac

@@ -49,12 +49,19 @@ check "the first run's report says the default pace, equal" grep -q "queries pac
 "$here/../gpu/latency.sh" -r 1 -W sometimes -p "$WORK/progs" -o "$WORK/outw" one="$B" >/dev/null 2>"$WORK/errw"
 rc=$?
 check "latency.sh -W sometimes is refused, naming what it wants (exit $rc: $(cat "$WORK/errw"))" \
-	[ $rc -eq 2 ] && grep -q "equal, scaled or spin, not 'sometimes'" "$WORK/errw"
-"$here/../gpu/latency_paces.sh" -t 1 -p "$WORK/progs" -o "$WORK/paces" one="$B" >"$WORK/reportp" 2>"$WORK/errp"
+	[ $rc -eq 2 ] && grep -q "equal, scaled, spin or none, not 'sometimes'" "$WORK/errw"
+"$here/../gpu/latency_paces.sh" -t 1 -w "scaled none/buffer_kb=1024" -p "$WORK/progs" -o "$WORK/paces" one="$B" \
+	>"$WORK/reportp" 2>"$WORK/errp"
 rc=$?
 check "latency_paces.sh runs a round of every pace and pools them (exit $rc: $(tail -1 "$WORK/errp"))" \
-	[ $rc -eq 0 ] && [ "$(grep -c '^== pace' "$WORK/reportp")" = 3 ]
-for w in scaled equal spin; do
+	[ $rc -eq 0 ] && [ "$(grep -c '^== pace' "$WORK/reportp")" = 2 ]
+check "the unpaced runs had the bigger buffers and dropped nothing" \
+	grep -q "queries paced none, peerwatch options buffer_kb=1024" "$WORK/paces/report.none.buffer_kb-1024.txt" &&
+	awk '$3 != "plain" { n++; if ($7 != 0) bad = 1 } END { exit !(n >= 4 && !bad) }' "$WORK/paces/raw.none.buffer_kb-1024.txt"
+check "the paced ones say so" grep -q "queries paced scaled\$" "$WORK/paces/report.scaled.txt"
+"$here/../gpu/latency_paces.sh" -w "equal often" one="$B" >/dev/null 2>"$WORK/errq"
+check "latency_paces.sh -w with a pace that is none is refused, naming it" grep -q "'often' is not a pace" "$WORK/errq"
+for w in scaled none.buffer_kb-1024; do
 	check "latency_paces.sh: pace $w: its round in its own raw figures, its report with the budget lines" \
 		[ "$(awk '{ print $1 }' "$WORK/paces/raw.$w.txt" | sort -u)" = 1 ] &&
 		[ "$(grep -c "$V" "$WORK/paces/report.$w.txt")" = 4 ]
@@ -63,7 +70,7 @@ done
 check "latency_paces.sh -t soon is refused (exit $?)" grep -q "wants seconds, not 'soon'" "$WORK/errp"
 "$B/tests/latency_sim" --pace equal,spin >/dev/null 2>"$WORK/errp"
 rc=$?
-check "latency --pace takes one pace (exit $rc)" [ $rc -eq 2 ] && grep -q "pace equal|scaled|spin" "$WORK/errp"
+check "latency --pace takes one pace (exit $rc)" [ $rc -eq 2 ] && grep -q "pace equal|scaled|spin|none" "$WORK/errp"
 check "only the call and mode asked for are timed (got $(grep -c '^| [a-z0-9]* |' "$WORK/report3") rows of 8)" \
 	[ "$(grep -c '^| \(can\) | [a-z]* | [18] | \(plain\|one:observe\) |' "$WORK/report3")" = 8 ] &&
 	! grep -q '^| \(async4\|sync4\) |\|one:warn' "$WORK/report3"
