@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -26,6 +27,7 @@
 
 #include "pw.h"
 #include "trace.h"
+#include "trace_hot.h"
 
 /* tests/fault/faultshim.c, linked in (tests/tests.mk): its write, pwrite,
  * fallocate and ftruncate stand in for libc's. */
@@ -397,6 +399,91 @@ static void size_limit_keeps_findings(void **state)
 	json_decref(lines);
 }
 
+/* A thread that keeps taking new buffers gets them with their pages present
+ * (trace.c, buf_populate); its first one faults in as it fills. */
+static size_t resident_pages(const char *from, const char *to, size_t *total)
+{
+	uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t a = ((uintptr_t)from + page - 1) & ~(page - 1), b = (uintptr_t)to & ~(page - 1);
+	*total = b > a ? (b - a) / page : 0;
+	if (!*total)
+		return 0;
+	unsigned char *v = malloc(*total);
+	size_t n = 0;
+	if (v && mincore((void *)a, b - a, v) == 0)
+		for (size_t i = 0; i < *total; i++)
+			n += v[i] & 1;
+	free(v);
+	return n;
+}
+
+static void populate_past_the_first(void)
+{
+	pw_g.opt.buffer_bytes = 40u << 20; /* past glibc's largest mmap threshold: fresh pages */
+	char pad[2048];
+	memset(pad, 'x', sizeof pad - 1);
+	pad[sizeof pad - 1] = 0;
+	struct pw_buf *first = NULL;
+	int code = 3; /* no second buffer */
+	for (long i = 0; i < 200000 && code == 3; i++) {
+		struct pw_jw w;
+		if (!pw_trace_event_begin(&w))
+			continue;
+		pw_jw_obj_open(&w);
+		pw_jw_kv_str(&w, "type", "test");
+		pw_jw_kv_str(&w, "pad", pad);
+		pw_jw_obj_close(&w);
+		pw_trace_event_end(&w);
+		struct pw_buf *b = pw_tls_fold.cur;
+		size_t total, in;
+		if (!first) {
+			first = b;
+			in = resident_pages(b->data + b->used, b->data + b->cap, &total);
+			if (total < 1000 || in * 2 > total)
+				code = 1; /* the first buffer made present */
+		} else if (b != first) {
+			in = resident_pages(b->data + b->used, b->data + b->cap, &total);
+			code = total > 1000 && in == total ? 0 : 2; /* 2: the second not present */
+		}
+	}
+	pw_trace_finish("exit");
+	_exit(code);
+}
+
+/* In a process of its own (this program run again, --populate DIR), whose
+ * heap has never been touched, so that a buffer is fresh memory: in a fork
+ * of this one, malloc may hand out memory an earlier test touched. */
+static void new_buffers_come_present_past_the_first(void **state)
+{
+	(void)state;
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(probe != MAP_FAILED);
+	bool can = madvise(probe, page, 23 /* MADV_POPULATE_WRITE */) == 0;
+	munmap(probe, page);
+	if (!can) {
+		print_message(
+		    "this kernel has no MADV_POPULATE_WRITE (Linux 5.14): buffers fault in as before\n");
+		skip();
+	}
+	snprintf(sdir, sizeof sdir, "/tmp/pw-unit-trace.%d/populate", (int)getpid());
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl("/proc/self/exe", "test_trace", "--populate", sdir, (char *)NULL);
+		_exit(126);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 1)
+		fail_msg(
+		    "the thread's first buffer was made present: a thread making a few calls holds it all");
+	if (WEXITSTATUS(st) == 2)
+		fail_msg("the thread's second buffer was not made present: its pages fault in on the calling "
+		         "thread");
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
 static int remove_dirs(void **state)
 {
 	(void)state;
@@ -406,13 +493,23 @@ static int remove_dirs(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+	if (argc == 3 && !strcmp(argv[1], "--populate")) {
+		snprintf(sdir, sizeof sdir, "%s", argv[2]);
+		pw_options_defaults(&pw_g.opt);
+		strcpy(pw_g.opt.out, sdir);
+		pw_g.opt.verbosity = 0;
+		pw_trace_init();
+		atomic_store(&pw_g.enabled, true);
+		populate_past_the_first(); /* exits */
+	}
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(writes_or_counts_every_event_in_thread_order),
 	    cmocka_unit_test(finishing_while_threads_write),
 	    cmocka_unit_test(full_disk_ends_with_a_footer),
 	    cmocka_unit_test(size_limit_keeps_findings),
+	    cmocka_unit_test(new_buffers_come_present_past_the_first),
 	};
 	return cmocka_run_group_tests_name("trace", tests, NULL, remove_dirs);
 }
