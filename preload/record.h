@@ -190,6 +190,11 @@ static inline void pw_fold_open(uint64_t seq)
 		return; /* busy: a signal handler's call, the thread in the middle of a record */
 	pw_tls_fold.used = 0;
 	pw_tls_fold.n = 0;
+	/* Emptied, then owned, in that order: GCC stored the owner first, and a
+	 * signal handler's call in between put its records into the tail, which
+	 * the next two stores then emptied (written, never published, never
+	 * counted). */
+	atomic_signal_fence(memory_order_seq_cst);
 	pw_tls_fold.owner = seq;
 }
 /* The tail moved to a fresh buffer, with room for PW_EVENT_MAX past it;
