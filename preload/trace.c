@@ -298,10 +298,13 @@ static void buf_install(struct pw_thread *t, struct pw_buf *b)
 	if (!pw_tls_tid)
 		pw_tls_tid = pw_gettid(); /* set wherever cur is (pw_record_row) */
 	atomic_store(&t->cur_pub, b);
-	if (!pw_tls_fold.owner) { /* (an open tail moved here: rotate set it) */
-		pw_tls_fold.base = b->data;
-		pw_tls_fold.end = b->data + b->cap;
-	}
+	/* The thread's unpublished bytes begin here: an open fold tail, even an
+	 * empty one, moves with the buffer (rotate copied its bytes here).  Left
+	 * in the old buffer, an empty tail's next record was written there,
+	 * past what the writer reads and maybe past its end, and its owner's
+	 * record then published that many unwritten bytes of the new one. */
+	pw_tls_fold.base = b->data;
+	pw_tls_fold.end = b->data + b->cap;
 }
 
 static void push_full(struct pw_buf *b)
@@ -465,11 +468,8 @@ static struct pw_buf *rotate(struct pw_thread *t, uint64_t events, size_t tail)
 		return NULL;
 	}
 	struct pw_buf *old = t->cur;
-	if (tail) { /* before the push: rule 1 */
+	if (tail) /* before the push: rule 1 (buf_install moves the tail's base) */
 		memcpy(nb->data, old->data + old->used, tail);
-		pw_tls_fold.base = nb->data;
-		pw_tls_fold.end = nb->data + nb->cap;
-	}
 	/* not busy when handed over (rec_room marked it so for the record
 	 * that now goes into nb) */
 	atomic_store_explicit(&old->st, (uint64_t)old->used << 1, memory_order_release);
@@ -500,22 +500,23 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 		return NULL;
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed)))
 		restart_writer();
-	struct pw_buf *b = t->cur;
-	bool in_tail = PW_UNLIKELY(pw_tls_fold.owner != 0);
 	/* A record being written on this thread already: this is a signal
 	 * handler's call that interrupted it.  Its record would be written over
 	 * the other one: it is dropped (counted), the interrupted one kept. */
-	if (PW_UNLIKELY(pw_tls_fold.busy)) {
+	if (!pw_rec_claim()) {
 		drop(PW_DROP_SIGNAL_HANDLER, events);
 		return NULL;
 	}
-	pw_rec_busy(b); /* (trace_hot.h: the order of the steps) */
+	struct pw_buf *b = t->cur; /* (trace_hot.h: the order of the steps) */
+	bool in_tail = PW_UNLIKELY(pw_tls_fold.owner != 0);
+	pw_rec_busy(b);
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed)))
 		goto off;
 	size_t tail = in_tail ? pw_tls_fold.used : 0;
 	if (PW_UNLIKELY(b->cap - b->used - tail < need)) {
-		struct pw_buf *nb =
-		    rotate(t, events + (in_tail ? pw_tls_fold.n : 0), tail); /* b handed over not busy */
+		/* Failing, it drops this record's events only: an open tail stays,
+		 * and its owner's record writes it or drops it with its own. */
+		struct pw_buf *nb = rotate(t, events, tail); /* b handed over not busy */
 		if (!nb)
 			goto off;
 		b = nb;
@@ -578,7 +579,7 @@ bool pw_fold_grow(void)
 	struct pw_thread *t = tls_thread;
 	if (!t || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return false;
-	return rotate(t, 1 + pw_tls_fold.n, pw_tls_fold.used) != NULL;
+	return rotate(t, 1, pw_tls_fold.used) != NULL; /* the tail stays, the one event is dropped */
 }
 
 /* The runtime call c's own record after its tail, and all of it

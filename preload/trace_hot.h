@@ -88,18 +88,41 @@ __attribute__((always_inline)) static inline void pw_rec_publish(struct pw_buf *
 }
 
 /*
- * b, the thread's current buffer, busy: before anything the write depends
- * on is read, so that a signal handler's call from here on finds it so
- * (and is dropped) while one that came before is done; then the fence, so
- * that either pw_trace_finish sees the thread busy or the thread sees
- * tracing off (fence.h: the full fence is on its side where membarrier is
- * there, so no locked instruction here).  The caller checks pw_g.enabled
- * next.
+ * The thread busy (pw_tls_fold.busy), false if it was already: first of
+ * all, before anything the write depends on is read, its buffer above
+ * all, so that a signal handler's call from here on finds it so and drops
+ * its record (it then moves the thread to no other buffer, opens no fold
+ * tail, folds nothing) while one that came before is done.  Read first and
+ * claimed after, a handler's call in between could fill the buffer and
+ * hand it to the writer, and the record went into a buffer no longer the
+ * thread's, lost.
+ */
+__attribute__((always_inline)) static inline bool pw_rec_claim(void)
+{
+	if (PW_UNLIKELY(pw_tls_fold.busy))
+		return false;
+	pw_tls_fold.busy = 1;
+	atomic_signal_fence(memory_order_seq_cst);
+	return true;
+}
+
+/* Not busy again: nothing was written, nothing published. */
+__attribute__((always_inline)) static inline void pw_rec_unclaim(void)
+{
+	atomic_signal_fence(memory_order_seq_cst);
+	pw_tls_fold.busy = 0;
+}
+
+/*
+ * b, the thread's current buffer (read after pw_rec_claim), busy for the
+ * cut at exit, then the fence, so that either pw_trace_finish sees the
+ * thread busy or the thread sees tracing off (fence.h: the full fence is
+ * on its side where membarrier is there, so no locked instruction here).
+ * The caller checks pw_g.enabled next.
  */
 __attribute__((always_inline)) static inline void pw_rec_busy(struct pw_buf *b)
 {
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1 | PW_ST_BUSY, memory_order_relaxed);
-	pw_tls_fold.busy = 1; /* the thread's: no fold tail opened, nothing folded, until the commit */
 	pw_fence_light();
 }
 
@@ -108,28 +131,31 @@ __attribute__((always_inline)) static inline void pw_rec_busy(struct pw_buf *b)
 __attribute__((always_inline)) static inline void pw_rec_unbusy(struct pw_buf *b)
 {
 	atomic_store_explicit(&b->st, (uint64_t)b->used << 1, memory_order_release);
-	atomic_signal_fence(memory_order_seq_cst);
-	pw_tls_fold.busy = 0;
+	pw_rec_unclaim();
 }
 
 /*
  * The calling thread's buffer, made busy, with room for one record after
  * the open fold tail's bytes (*tail) when `owner` (0, or the seq of the
  * call whose tail it is) owns the tail: the steps of rec_room (trace.c) for
- * the common case: busy (pw_rec_busy), then tracing checked (the cut at
- * exit), then the room.  NULL, nothing changed, when the general path must
- * do it.
+ * the common case: the thread claimed (pw_rec_claim), its buffer busy
+ * (pw_rec_busy), then tracing checked (the cut at exit), then the room.
+ * NULL, nothing changed, when the general path must do it.
  */
 __attribute__((always_inline)) static inline struct pw_buf *pw_rec_take_inline(const struct pw_call *c,
                                                                                uint64_t owner, size_t *tail)
 {
+	if (!pw_rec_claim())
+		return NULL;
 	struct pw_buf *b = pw_tls_fold.cur;
 	if (PW_UNLIKELY(!b) || PW_UNLIKELY(pw_tls_fold.owner != owner) || /* (b: pw_tls_tid is set) */
-	    PW_UNLIKELY(pw_tls_fold.busy) || PW_UNLIKELY(c->nstack) || PW_UNLIKELY(pw_tls_suppressed.n) ||
+	    PW_UNLIKELY(c->nstack) || PW_UNLIKELY(pw_tls_suppressed.n) ||
 	    PW_UNLIKELY(atomic_load_explicit(&pw_trace_gate.file_state, memory_order_acquire) !=
 	                PW_FILE_OPEN) ||
-	    PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed)))
+	    PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed))) {
+		pw_rec_unclaim();
 		return NULL;
+	}
 	pw_rec_busy(b);
 	*tail = owner ? pw_tls_fold.used : 0;
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) ||
