@@ -246,8 +246,10 @@ static void note_progress(void)
  * that calls faster than the writer writes, and so keeps taking new
  * buffers, paid 60 ns a call more on the H200 host than one whose buffers
  * come back recycled.  One madvise at the buffer switch makes them present
- * for 15-19 ns a call less there (tests/gpu/RESULTS.md, 2026-11-28); what
- * is left is the kernel clearing fresh pages.  MADV_POPULATE_WRITE is
+ * for 15-19 ns a call less there in one call of 40 rounds, though not in
+ * every line of another, this regime's spread being about as large
+ * (tests/gpu/RESULTS.md, 2026-11-28); what is left is the kernel clearing
+ * fresh pages.  MADV_POPULATE_WRITE is
  * Linux 5.14; before, it fails and the pages fault in as before.  (Having
  * the writer thread allocate and populate a buffer for a thread that ran
  * short was tried as well: no further gain measured, and not kept.)

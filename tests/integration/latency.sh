@@ -60,7 +60,7 @@ check "the unpaced runs had the bigger buffers and dropped nothing" \
 	awk '$3 != "plain" { n++; if ($7 != 0) bad = 1 } END { exit !(n >= 4 && !bad) }' "$WORK/paces/raw.none.buffer_kb-1024.txt"
 check "the paced ones say so" grep -q "queries paced scaled\$" "$WORK/paces/report.scaled.txt"
 "$here/../gpu/latency_paces.sh" -w "equal often" one="$B" >/dev/null 2>"$WORK/errq"
-check "latency_paces.sh -w with a pace that is none is refused, naming it" grep -q "'often' is not a pace" "$WORK/errq"
+check "latency_paces.sh -w with a word that is no pace is refused, naming it" grep -q "'often' is not a pace" "$WORK/errq"
 for w in scaled none.buffer_kb-1024; do
 	check "latency_paces.sh: pace $w: its round in its own raw figures, its report with the budget lines" \
 		[ "$(awk '{ print $1 }' "$WORK/paces/raw.$w.txt" | sort -u)" = 1 ] &&

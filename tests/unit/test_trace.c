@@ -29,6 +29,10 @@
 #include "trace.h"
 #include "trace_hot.h"
 
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* linux/mman.h (asm-generic/mman-common.h) */
+#endif
+
 /* tests/fault/faultshim.c, linked in (tests/tests.mk): its write, pwrite,
  * fallocate and ftruncate stand in for libc's. */
 void pwfault_set(const char *spec);
@@ -459,7 +463,7 @@ static void new_buffers_come_present_past_the_first(void **state)
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	void *probe = mmap(NULL, page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	assert_true(probe != MAP_FAILED);
-	bool can = madvise(probe, page, 23 /* MADV_POPULATE_WRITE */) == 0;
+	bool can = madvise(probe, page, MADV_POPULATE_WRITE) == 0;
 	munmap(probe, page);
 	if (!can) {
 		print_message(
