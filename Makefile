@@ -4,9 +4,9 @@
 #   make test       install missing dependencies, build, run every test
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
-#   make PHASES=1   the library with per-phase time counters (build-phases/; preload/phase.h)
+#   make PHASES=1   the library with per-phase time counters (build-phases/; preload/record/phase.h)
 #   make ABLATE=N   a measurement build that leaves stages of every wrapper out
-#                   (build-ablate-N/; preload/call.h): for timing, never for use
+#                   (build-ablate-N/; preload/vendors/call.h): for timing, never for use
 #   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
 #                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
@@ -91,8 +91,8 @@ help:
 	'  BUILD=DIR       build directory (default build, or build-san with SAN=1)' \
 	'  CC=clang        any C11 compiler with GNU extensions (default cc)' \
 	'  SAN=1           AddressSanitizer + UndefinedBehaviorSanitizer (TSAN=1: ThreadSanitizer)' \
-	'  PHASES=1        the library with per-phase time counters (build-phases/; preload/phase.h)' \
-	'  ABLATE=N        measurement build: wrapper stages left out (build-ablate-N/; preload/call.h)' \
+	'  PHASES=1        the library with per-phase time counters (build-phases/; preload/record/phase.h)' \
+	'  ABLATE=N        measurement build: wrapper stages left out (build-ablate-N/; preload/vendors/call.h)' \
 	'  CFLAGS=...      compiler flags (default -O2 -g)' \
 	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 

@@ -9,10 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "acl_table.h"
-#include "cuda_table.h"
-#include "cudart_table.h"
-#include "hip_table.h"
+#include "vendors/acl/acl_table.h"
+#include "vendors/cuda/cuda_table.h"
+#include "vendors/cudart/cudart_table.h"
+#include "vendors/hip/hip_table.h"
 #include "reader.h"
 
 #define APIOP_ROW(api, sfx, fam, op, flg, sig) {#api, PW_OP_##op},

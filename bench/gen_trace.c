@@ -1,7 +1,7 @@
 /*
  * Writes synthetic peerwatch traces for the analyzer benchmark: FILES trace
  * files (processes) with EVENTS call events in all, lines shaped exactly as
- * the preload writes them (preload/cuda_encode.c, docs/trace-format.md), in
+ * the preload writes them (preload/vendors/cuda/cuda_encode.c, docs/trace-format.md), in
  * a mix of the hooked APIs: peer copies (most), peer queries and enables,
  * IPC export/open/close, managed advice and prefetch, frees; about 2 % of
  * calls fail.  Deterministic (a fixed xorshift seed).

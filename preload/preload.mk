@@ -5,8 +5,11 @@
 # uses its own jansson never meets ours (docs/facts-cuda.md, "What a
 # preloaded library may load").
 
-PRELOAD_SRC := $(wildcard preload/*.c)
-PRELOAD_ASM := preload/dlsym_entry.S
+# The rooms, lowest first (HACKING.md; make deps-test checks that none
+# reaches up): core/, record/, state/, rules/, vendors/<v>/, entry/.
+PRELOAD_ROOMS := core record state rules vendors/cuda vendors/cudart vendors/acl vendors/hip entry
+PRELOAD_SRC := $(foreach r,$(PRELOAD_ROOMS),$(sort $(wildcard preload/$(r)/*.c)))
+PRELOAD_ASM := preload/core/dlsym_entry.S
 PRELOAD_OBJ := $(PRELOAD_SRC:preload/%.c=$(BUILD)/obj/preload/%.o) \
                $(PRELOAD_ASM:preload/%.S=$(BUILD)/obj/preload/%.o)
 PRELOAD_LIB := $(BUILD)/lib/libpeerwatch.so

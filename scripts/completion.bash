@@ -12,7 +12,7 @@
 # trace files (*.pw.jsonl, *.pw.jsonl.partial) and directories.
 #
 # The option lists here are checked against `peerwatch --help`,
-# `peerwatch-analyze --help` and preload/options.c by
+# `peerwatch-analyze --help` and preload/core/options.c by
 # tests/packaging/completion.sh.
 
 _peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib -h --help -V --version'

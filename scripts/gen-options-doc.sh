@@ -1,5 +1,5 @@
 #!/bin/sh
-# The library's option lists, generated from the table of preload/options.c
+# The library's option lists, generated from the table of preload/core/options.c
 # (scripts/options-doc.c), written into a copy of the document on stdout:
 #
 #   scripts/gen-options-doc.sh readme   README.md, the table between
@@ -12,7 +12,7 @@ root=$(cd "$(dirname "$0")/.." && pwd -P)
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/pw-optdoc.XXXXXX")
 trap 'rm -rf "$tmp"' EXIT
 ${CC:-cc} -std=gnu11 -D_GNU_SOURCE -I"$root/include" -I"$root/preload" "$root/scripts/options-doc.c" \
-	"$root/preload/options.c" "$root/preload/launch.c" "$root/preload/color.c" -o "$tmp/options-doc"
+	"$root/preload/core/options.c" "$root/preload/core/launch.c" "$root/preload/core/color.c" -o "$tmp/options-doc"
 case ${1:-} in
 readme)
 	"$tmp/options-doc" readme >"$tmp/list"

@@ -14,11 +14,11 @@
  * gives each op's trace name and meaning (peerwatch/trace_format.h).  Nothing here may contain a double
  * quote.
  */
-#include "pp.h"
-#include "cuda_table.h"
-#include "cudart_table.h"
-#include "hip_table.h"
-#include "acl_table.h"
+#include "core/pp.h"
+#include "vendors/cuda/cuda_table.h"
+#include "vendors/cudart/cudart_table.h"
+#include "vendors/hip/hip_table.h"
+#include "vendors/acl/acl_table.h"
 #include "peerwatch/trace_format.h"
 
 #define PWDOC_ARG(i, t) PWDOC_ARG_ t
@@ -32,14 +32,14 @@
 PWDOC_BEGIN
 PW_OPS(PWDOC_OP)
 PWDOC_VENDOR "CUDA driver API (libcuda.so.1)"
-             "preload/cuda_table.h"
+             "preload/vendors/cuda/cuda_table.h"
              "scripts/hooks-doc/cuda.md" PW_CUDA_FUNCS(PWDOC_ROW) PWDOC_VENDOR
     "CUDA runtime API (libcudart.so)"
-    "preload/cudart_table.h"
+    "preload/vendors/cudart/cudart_table.h"
     "scripts/hooks-doc/cudart.md" PW_CUDART_FUNCS(PWDOC_ROW) PWDOC_VENDOR
     "HIP runtime (libamdhip64.so.5, .6, .7)"
-    "preload/hip_table.h"
+    "preload/vendors/hip/hip_table.h"
     "scripts/hooks-doc/hip.md" PW_HIP_FUNCS(PWDOC_ROW) PWDOC_VENDOR
     "Ascend ACL runtime (libascendcl.so)"
-    "preload/acl_table.h"
+    "preload/vendors/acl/acl_table.h"
     "scripts/hooks-doc/acl.md" PW_ACL_FUNCS(PWDOC_ROW) PWDOC_END

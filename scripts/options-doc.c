@@ -1,5 +1,5 @@
 /*
- * The library's options (the table of preload/options.c) as documents:
+ * The library's options (the table of preload/core/options.c) as documents:
  *
  *   options-doc readme        README's markdown table
  *   options-doc man DETAILS   peerwatch(1)'s list: for each option its term,
@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pw.h"
+#include "core/pw.h"
 
 /* options.c prints help=1 through the library's signal-safe writer (log.c),
  * which this generator does not link: a plain write does here. */

@@ -116,7 +116,7 @@ integration-test: test-build
 
 # No circle of calls joins the shared files of the library and a vendor's
 # (scripts/depgraph.py): the shared code reaches vendors through their
-# descriptors only (preload/vendor.h).
+# descriptors only (preload/core/vendor.h).
 .PHONY: deps-test
 deps-test: all
 	@scripts/depgraph.py $(BUILD)/obj/preload --check
@@ -129,10 +129,10 @@ docs-test: test-build
 		echo "docs: docs/rules.md matches the rule table and the reports" || \
 		{ echo "docs: docs/rules.md is out of date: run make docs"; exit 1; }
 	@scripts/gen-options-doc.sh readme | cmp -s - README.md && \
-		echo "docs: README.md's option table matches preload/options.c" || \
+		echo "docs: README.md's option table matches preload/core/options.c" || \
 		{ echo "docs: README.md's option table is out of date: run make docs"; exit 1; }
 	@scripts/gen-options-doc.sh man | cmp -s - docs/peerwatch.1 && \
-		echo "docs: docs/peerwatch.1's option list matches preload/options.c" || \
+		echo "docs: docs/peerwatch.1's option list matches preload/core/options.c" || \
 		{ echo "docs: docs/peerwatch.1's option list is out of date: run make docs"; exit 1; }
 	@scripts/gen-trace-doc.sh md | cmp -s - docs/trace-format.md && \
 		echo "docs: docs/trace-format.md's member tables match include/peerwatch/trace_format.h" || \
@@ -182,7 +182,7 @@ ifeq ($(TSAN),1)
 export PW_TSAN_RUNTIME := $(shell $(CC) -print-file-name=libtsan.so)
 # The dlsym interposer runs while TSan's runtime resolves its interceptors,
 # before the runtime can record anything: it is built uninstrumented.
-$(BUILD)/obj/preload/intercept.o: ALL_CFLAGS := $(filter-out -fsanitize=thread,$(ALL_CFLAGS))
+$(BUILD)/obj/preload/core/intercept.o: ALL_CFLAGS := $(filter-out -fsanitize=thread,$(ALL_CFLAGS))
 endif
 
 # The fault suite (tests/fault/run.sh): the stress programs and a preloaded
@@ -207,8 +207,8 @@ fault-test: test-build
 
 # The IPC registry's name for a run id (the segment's name is a keyed hash
 # of it): for the scripts that look for it in /dev/shm.
-$(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/registry.o $(BUILD)/obj/preload/log.o \
-		$(BUILD)/obj/preload/globals.o
+$(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/state/registry.o $(BUILD)/obj/preload/core/log.o \
+		$(BUILD)/obj/preload/core/globals.o
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread
 test-build: $(TBIN)/shmname

@@ -10,7 +10,7 @@
  *
  *   S("name", "suppression", "library", "why")
  *
- * suppression: one line of the suppressions file format (preload/suppress.c);
+ * suppression: one line of the suppressions file format (preload/rules/suppress.c);
  * library:     where the findings come from, as reports name it;
  * why:         the pattern, why the user cannot act on it, and what the
  *              runtime was measured to do (docs/facts-cuda.md).

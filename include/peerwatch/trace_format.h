@@ -81,7 +81,7 @@
 	X(VMM_EXIT, "vmm_exit", END, "the process ends with a virtual-memory mapping still there")
 
 /* PW_OP_NONE (0) is no op: a call no rule looks at has it in the rules'
- * view (preload/op.h), never in a table row or the trace. */
+ * view (preload/state/op.h), never in a table row or the trace. */
 #define PW_OP_ENUM_ROW(name, str, when, doc) PW_OP_##name,
 enum pw_op_kind { PW_OP_NONE, PW_OPS(PW_OP_ENUM_ROW) PW_OP_KINDS };
 #undef PW_OP_ENUM_ROW

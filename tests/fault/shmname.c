@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "registry.h"
+#include "state/registry.h"
 
 int main(int argc, char **argv)
 {

@@ -51,7 +51,7 @@ CALL_FIELDS = {
     "dur_ns": int,
     "ret": int,
 }
-# Exported driver functions peerwatch hooks (preload/cuda_table.h), by exported name.
+# Exported driver functions peerwatch hooks (preload/vendors/cuda/cuda_table.h), by exported name.
 HOOKED = {
     "cuDeviceCanAccessPeer", "cuCtxEnablePeerAccess", "cuCtxDisablePeerAccess",
     "cuDeviceGetP2PAttribute",

@@ -62,7 +62,7 @@ for f in "$WORK"/clean/trace/*.pw.jsonl; do
 		[.[] | select(.type=="call" and has("parent")) | .parent] as $kids |
 		all($rt[]; .seq as $s | [$kids[] | select(. == $s)] | length == 1)' "$f"
 done
-# Folding (preload/record.h): a runtime call's driver call is recorded with
+# Folding (preload/record/record.h): a runtime call's driver call is recorded with
 # it, untimed: its line just before its parent's, its times the parent's,
 # "parent_time": true.  With stacks=all or gpu_timing=1 it is timed alone.
 check "clean: each driver call of a runtime call is folded: the line before its parent's, the parent's times" jqt -s '

@@ -10,10 +10,10 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "acl_hooks.h"
-#include "event.h"
-#include "jsonw.h"
-#include "op.h"
+#include "vendors/acl/acl.h"
+#include "record/event.h"
+#include "record/jsonw.h"
+#include "state/op.h"
 
 #define INT(j, k) json_integer_value(json_object_get(j, k))
 #define STR(j, k) json_string_value(json_object_get(j, k))

@@ -1,5 +1,5 @@
 /*
- * The hot path's clock (preload/clock.c): time-stamp counter reads turned
+ * The hot path's clock (preload/record/clock.c): time-stamp counter reads turned
  * into CLOCK_MONOTONIC by the writer's calibration agree with clock_gettime
  * taken at the same moments, durations too; without the counter a tick is a
  * nanosecond.
@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "clock.h"
+#include "record/clock.h"
 
 static int64_t diff(uint64_t a, uint64_t b)
 {

@@ -1,4 +1,4 @@
-/* The library's colour decision (preload/color.c): the option's values, and
+/* The library's colour decision (preload/core/color.c): the option's values, and
  * auto on a terminal, a pipe, with NO_COLOR and with TERM=dumb. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "color.h"
+#include "core/color.h"
 #include "peerwatch/rules_table.h"
 
 static void parses_the_three_values(void **state)

@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cudart_hooks.h"
-#include "op.h"
+#include "vendors/cudart/cudart.h"
+#include "state/op.h"
 
 static void *rt;
 

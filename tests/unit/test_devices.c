@@ -1,4 +1,4 @@
-/* Device identity (preload/devices.c): the texts of UUIDs and bus ids, and
+/* Device identity (preload/state/devices.c): the texts of UUIDs and bus ids, and
  * that a runtime is never asked about its devices before it was used. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -6,8 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "devices.h"
-#include "hooks.h"
+#include "state/devices.h"
+#include "core/hooks.h"
 
 static void uuid_binary(void **state)
 {

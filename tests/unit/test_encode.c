@@ -6,10 +6,10 @@
 #include <jansson.h>
 #include <string.h>
 
-#include "cuda_hooks.h"
-#include "cuda_query.h"
-#include "event.h"
-#include "jsonw.h"
+#include "vendors/cuda/cuda.h"
+#include "vendors/cuda/cuda_query.h"
+#include "record/event.h"
+#include "record/jsonw.h"
 
 static json_t *encode(const struct pw_call *c)
 {

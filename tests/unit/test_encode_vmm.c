@@ -11,10 +11,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cuda_hooks.h"
-#include "cuda_query.h"
-#include "event.h"
-#include "jsonw.h"
+#include "vendors/cuda/cuda.h"
+#include "vendors/cuda/cuda_query.h"
+#include "record/event.h"
+#include "record/jsonw.h"
 
 static json_t *encode(const struct pw_call *c)
 {

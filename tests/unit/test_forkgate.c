@@ -1,5 +1,5 @@
 /*
- * fork and our allocations (preload/forkgate.c): fork waits for the threads
+ * fork and our allocations (preload/core/forkgate.c): fork waits for the threads
  * inside the gate, a thread waits at the gate while a fork is prepared, the
  * forking thread's own place inside is not waited for, and a child forked
  * with the gate in use starts with it free.  A hang here would be the bug:
@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "forkgate.h"
+#include "core/forkgate.h"
 
 static void sleep_ms(long ms)
 {

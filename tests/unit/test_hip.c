@@ -10,10 +10,10 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "hip_hooks.h"
-#include "vendor.h"
-#include "rules.h"
-#include "state.h"
+#include "vendors/hip/hip.h"
+#include "core/vendor.h"
+#include "rules/rules.h"
+#include "state/state.h"
 
 static void memory_type_by_version(void **state)
 {

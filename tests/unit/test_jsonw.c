@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "jsonw.h"
+#include "record/jsonw.h"
 
 static char buf[512];
 

@@ -1,4 +1,4 @@
-/* Ranks and output names (preload/launch.c): what each launcher's variable
+/* Ranks and output names (preload/core/launch.c): what each launcher's variable
  * gives, every escape of an output name, the values refused, rank lists. */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "launch.h"
+#include "core/launch.h"
 
 static void clear_ranks(void)
 {

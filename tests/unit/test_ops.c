@@ -11,11 +11,11 @@
 #include <ctype.h>
 #include <string.h>
 
-#include "check.h"
-#include "cudart_hooks.h"
-#include "rules.h"
-#include "state.h"
-#include "vendor.h"
+#include "rules/check.h"
+#include "vendors/cudart/cudart.h"
+#include "rules/rules.h"
+#include "state/state.h"
+#include "core/vendor.h"
 
 /* The ops the layer makes up when the process ends (trace_format.h: END). */
 #define PW_OP_ROW_END(name, str, when, doc) | (when##_OP ? PW_OPBIT(name) : 0)

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pw.h"
+#include "core/pw.h"
 
 static void defaults(void **state)
 {

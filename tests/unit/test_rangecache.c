@@ -1,5 +1,5 @@
 /*
- * The allocation range cache (preload/rangecache.c): entries, overlap
+ * The allocation range cache (preload/state/rangecache.c): entries, overlap
  * replacement, id-checked removal, version-checked fills, growth; readers on
  * several threads while a writer inserts and removes; and, against the
  * simulated driver (PWSIM_LIB), the miss path that asks the driver once and
@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <time.h>
 
-#include "cuda_hooks.h"
-#include "cuda_query.h"
-#include "rangecache.h"
+#include "vendors/cuda/cuda.h"
+#include "vendors/cuda/cuda_query.h"
+#include "state/rangecache.h"
 
 static int reset(void **state)
 {

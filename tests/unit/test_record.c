@@ -1,5 +1,5 @@
 /*
- * Call records (preload/record.c): what the calling thread stores and what
+ * Call records (preload/record/record.c): what the calling thread stores and what
  * the writer makes of it.  A record holds no pointer into the caller's
  * memory: the event is the same when the memory the arguments pointed to
  * has changed or gone after the call.  Records are decoded whole or not at
@@ -13,16 +13,16 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "acl_hooks.h"
-#include "cuda_hooks.h"
-#include "cudart_hooks.h"
-#include "event.h"
-#include "hip_hooks.h"
-#include "jsonw.h"
-#include "record.h"
-#include "record_write.h"
-#include "trace.h"
-#include "vendor.h"
+#include "vendors/acl/acl.h"
+#include "vendors/cuda/cuda.h"
+#include "vendors/cudart/cudart.h"
+#include "record/event.h"
+#include "vendors/hip/hip.h"
+#include "record/jsonw.h"
+#include "record/record.h"
+#include "record/record_write.h"
+#include "record/trace.h"
+#include "core/vendor.h"
 
 static _Alignas(8) char rec[PW_EVENT_MAX];
 static char line[PW_EVENT_MAX];

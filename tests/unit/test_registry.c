@@ -21,8 +21,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "pw.h"
-#include "registry.h"
+#include "core/pw.h"
+#include "state/registry.h"
 
 static const size_t SEG_BYTES = sizeof(struct pw_reg_segment);
 

@@ -9,8 +9,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "rules.h"
-#include "state.h"
+#include "rules/rules.h"
+#include "state/state.h"
 
 static struct pw_state st;
 

@@ -14,9 +14,9 @@
 #include <unistd.h>
 
 #include "peerwatch/abi/cuda.h"
-#include "rules.h"
-#include "state.h"
-#include "cuda_vmm_state.h"
+#include "rules/rules.h"
+#include "state/state.h"
+#include "vendors/cuda/cuda_vmm_state.h"
 
 static struct pw_state st;
 static struct pw_vmm_state vs;

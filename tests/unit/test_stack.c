@@ -21,8 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pw.h"
-#include "stack.h"
+#include "core/pw.h"
+#include "core/stack.h"
 
 /* Neither inlined, nor cloned, nor tail-called: each is one frame of its own. */
 #if defined(__clang__)

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "pw.h"
-#include "stack.h"
-#include "suppress.h"
+#include "core/pw.h"
+#include "core/stack.h"
+#include "rules/suppress.h"
 
 static char path[128];
 

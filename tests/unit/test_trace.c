@@ -25,9 +25,9 @@
 #include <signal.h>
 #include <sys/wait.h>
 
-#include "pw.h"
-#include "trace.h"
-#include "trace_hot.h"
+#include "core/pw.h"
+#include "record/trace.h"
+#include "record/trace_hot.h"
 
 #ifndef MADV_POPULATE_WRITE
 #define MADV_POPULATE_WRITE 23 /* linux/mman.h (asm-generic/mman-common.h) */

@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cuda_hooks.h"
-#include "cuda_query.h"
+#include "vendors/cuda/cuda.h"
+#include "vendors/cuda/cuda_query.h"
 
 CUresult cuGetProcAddress(const char *, void **, int, cuuint64_t);
 CUresult cuGetProcAddress_v2(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);

@@ -1,0 +1,188 @@
+/* Rules on copies between devices (CUDA Driver API cuMemcpyPeer, HIP
+ * hipMemcpyPeer, CANN AscendCL Inter-Device Data Transfer). */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "peerwatch/abi/acl.h"
+#include "rules/rules.h"
+
+/* A copy naming a device the process does not have fails for that alone:
+ * peer.invalid-device says so, and the other copy rules keep quiet. */
+__attribute__((always_inline)) static inline bool names_no_such_dev(const struct pw_op *op)
+{
+	return pw_op_no_such_dev(op, op->dst.named_dev) || pw_op_no_such_dev(op, op->src.named_dev);
+}
+
+/* The pointer lives on one device, the call names another for it.  A
+ * mapping an IPC open made has two devices a call may name: the driver
+ * reports the importing context's device for it (docs/facts-cuda.md: an
+ * H200 pair, driver 580) and accepts the exporter's, where the bytes live,
+ * in cuMemcpyPeer; only a third device is a mismatch. */
+static bool mismatch(const struct pw_mem *m)
+{
+	if (!m->ptr || m->dev == PW_NO_DEV || m->named_dev == PW_NO_DEV || m->dev == m->named_dev)
+		return false;
+	return !m->mapped || (m->named_dev != m->map_dev && m->named_dev != m->home_dev);
+}
+
+PW_RULE_FN(COPY_PEER_DEVICE_MISMATCH)
+{
+	(void)s;
+	if (names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = mismatch(&op->dst) ? &op->dst : mismatch(&op->src) ? &op->src : NULL;
+	if (!m)
+		return false;
+	const char *side = m == &op->dst ? "the destination" : "the source";
+	if (m->mapped && m->home_dev != PW_NO_DEV && m->home_dev != m->map_dev)
+		snprintf(msg, len,
+		         "%s: %s 0x%" PRIx64 " is an IPC mapping opened on device %d of memory on device %d, "
+		         "but the call names device %d for it",
+		         op->api, side, m->ptr, m->map_dev, m->home_dev, m->named_dev);
+	else
+		snprintf(msg, len,
+		         "%s: %s 0x%" PRIx64 " lives on device %d, but the call names device %d for it",
+		         op->api, side, m->ptr, m->dev, m->named_dev);
+	return true;
+}
+
+static bool past_end(const struct pw_mem *m, uint64_t bytes)
+{
+	return m->ptr && m->known && bytes &&
+	       (m->ptr < m->base || m->ptr - m->base > m->size || bytes > m->size - (m->ptr - m->base));
+}
+
+PW_RULE_FN(COPY_PEER_OUT_OF_BOUNDS)
+{
+	(void)s;
+	if (names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = past_end(&op->dst, op->bytes)   ? &op->dst
+	                         : past_end(&op->src, op->bytes) ? &op->src
+	                                                         : NULL;
+	if (!m)
+		return false;
+	snprintf(msg, len,
+	         "%s copies %" PRIu64 " bytes at %s 0x%" PRIx64 ", %" PRIu64
+	         " bytes into an allocation of %" PRIu64 " bytes (0x%" PRIx64 "): the copy runs %" PRIu64
+	         " bytes past its end",
+	         op->api, op->bytes, m == &op->dst ? "destination" : "source", m->ptr, m->ptr - m->base,
+	         m->size, m->base, op->bytes - (m->size - (m->ptr - m->base)));
+	return true;
+}
+
+PW_RULE_FN(COPY_PEER_NULL)
+{
+	(void)s;
+	if (names_no_such_dev(op))
+		return false;
+	if (!op->bytes || (op->dst.ptr && op->src.ptr))
+		return false;
+	snprintf(msg, len, "%s copies %" PRIu64 " bytes %s a NULL pointer", op->api, op->bytes,
+	         op->dst.ptr ? "from" : "to");
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: once enabled, "all allocations from peerContext will
+ * immediately be accessible"; without it the driver stages the copy through host memory (37.8 against 394.9
+ * GB/s on the H200 pair). */
+PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
+{
+	int a = op->src.dev, b = op->dst.dev;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || !op->bytes || names_no_such_dev(op))
+		return false;
+	if (pw_peer_on(s, a, b) || pw_peer_on(s, b, a))
+		return false;
+	snprintf(msg, len,
+	         "%s copies %" PRIu64
+	         " bytes from device %d to device %d while peer access between them is off: "
+	         "the copy is staged through host memory",
+	         op->api, op->bytes, a, b);
+	return true;
+}
+
+/* CANN AscendCL, Inter-Device Data Transfer: "Allocate P2P memory" (ACL_MEM_MALLOC_*_P2P) for data exchange
+ * between devices.  The ACL module records each allocation's policy. */
+PW_RULE_FN(COPY_ACL_P2P_POLICY)
+{
+	(void)s;
+	const struct pw_mem *m = op->src.p2p == 0 ? &op->src : op->dst.p2p == 0 ? &op->dst : NULL;
+	if (!m || !pw_dev_ok(op->src.dev) || !pw_dev_ok(op->dst.dev) || op->src.dev == op->dst.dev)
+		return false;
+	snprintf(msg, len,
+	         "%s copies between devices %d and %d, but the %s 0x%" PRIx64
+	         " was not allocated with a P2P policy (ACL_MEM_MALLOC_*_P2P)",
+	         op->api, op->src.dev, op->dst.dev, m == &op->src ? "source" : "destination", m->ptr);
+	return true;
+}
+
+static const char *acl_kind_name(int kind)
+{
+	static const char *const n[] = {"ACL_MEMCPY_HOST_TO_HOST",
+	                                "ACL_MEMCPY_HOST_TO_DEVICE",
+	                                "ACL_MEMCPY_DEVICE_TO_HOST",
+	                                "ACL_MEMCPY_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_DEFAULT",
+	                                "ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE",
+	                                "ACL_MEMCPY_INNER_DEVICE_TO_DEVICE",
+	                                "ACL_MEMCPY_INTER_DEVICE_TO_DEVICE"};
+	return kind >= 0 && kind < 8 ? n[kind] : "?";
+}
+
+/* Which sides of a copy of this aclrtMemcpyKind are device memory: bit 0
+ * the destination, bit 1 the source; -1 for DEFAULT (the runtime tells) and
+ * kinds the header does not define (acl_rt.h aclrtMemcpyKind, facts B3). */
+static int acl_kind_sides(int kind)
+{
+	switch (kind) {
+	case ACL_MEMCPY_HOST_TO_HOST: return 0;
+	case ACL_MEMCPY_HOST_TO_DEVICE:
+	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: return 1;
+	case ACL_MEMCPY_DEVICE_TO_HOST: return 2;
+	case ACL_MEMCPY_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
+	case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: return 3;
+	default: return -1;
+	}
+}
+
+/* CANN AscendCL, Inter-Device Data Transfer: "ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange within a device
+ * or between devices", and the header's kind for each other direction.  A side is device memory when an
+ * aclrtMalloc returned it (the module's table). */
+PW_RULE_FN(COPY_ACL_KIND)
+{
+	(void)s;
+	int sides = acl_kind_sides(op->copy_kind);
+	if (sides < 0 || !op->bytes)
+		return false;
+	const char *name = acl_kind_name(op->copy_kind);
+	const struct pw_mem *m[2] = {&op->dst, &op->src};
+	for (int i = 0; i < 2; i++) {
+		bool want_dev = (sides >> i) & 1, is_dev = m[i]->known;
+		if (!m[i]->ptr || want_dev == is_dev)
+			continue;
+		if (is_dev)
+			snprintf(msg, len,
+			         "%s with kind %s, but the %s 0x%" PRIx64
+			         " is device memory of device %d (aclrtMalloc), not host memory",
+			         op->api, name, i ? "source" : "destination", m[i]->ptr, m[i]->dev);
+		else
+			snprintf(msg, len,
+			         "%s with kind %s, but the %s 0x%" PRIx64
+			         " is no device memory (no aclrtMalloc returned it): a host buffer",
+			         op->api, name, i ? "source" : "destination", m[i]->ptr);
+		return true;
+	}
+	if (op->copy_kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && op->dst.dev != op->src.dev) {
+		snprintf(msg, len,
+		         "%s with kind %s between devices %d and %d: the kind says within one device",
+		         op->api, name, op->src.dev, op->dst.dev);
+		return true;
+	}
+	if (op->copy_kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && op->dst.dev == op->src.dev) {
+		snprintf(msg, len, "%s with kind %s within device %d: the kind says between two devices",
+		         op->api, name, op->src.dev);
+		return true;
+	}
+	return false;
+}

@@ -1,0 +1,195 @@
+/* Rules on enabling and disabling peer access (CUDA Driver API Peer Context
+ * Memory Access, HIP PeerToPeer Device Memory Access, CANN AscendCL
+ * Inter-Device Data Transfer), and on
+ * the device ordinals the peer calls name. */
+#include <stdio.h>
+
+#include "state/devices.h"
+#include "rules/rules.h"
+
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_INVALID_CONTEXT ... if the current context is
+ * peerContext"; HIP Runtime API, peer access: "a device is not a peer of itself". */
+PW_RULE_FN(PEER_ENABLE_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s asks device %d for peer access to itself", op->api, op->cur_dev);
+	return true;
+}
+
+/* cuda.h, cuDeviceGetP2PAttribute and cuDeviceGetP2PAtomicCapabilities:
+ * "Returns CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice ... represent
+ * the same device". */
+PW_RULE_FN(PEER_ATTR_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s asks about the link from device %d to itself", op->api, op->cur_dev);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: "Flags - Reserved for future use and must be set to 0". */
+PW_RULE_FN(PEER_ENABLE_FLAGS)
+{
+	(void)s;
+	if (op->flags == 0)
+		return false;
+	snprintf(msg, len, "%s passes flags 0x%llx; the flags are reserved and must be 0", op->api,
+	         (unsigned long long)op->flags);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_UNSUPPORTED if cuDeviceCanAccessPeer()
+ * indicates that the CUdevice of the current context cannot directly access memory". */
+PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
+{
+	(void)s;
+	if (op->can_access != 0 || op->cur_dev == op->peer_dev)
+		return false;
+	snprintf(msg, len,
+	         "%s from device %d to device %d, but the runtime says device %d cannot access device %d",
+	         op->api, op->cur_dev, op->peer_dev, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of
+ * peerContext from the current context has already been enabled". */
+PW_RULE_FN(PEER_ENABLE_TWICE)
+{
+	/* flags other than 0 fail first (peer.enable.flags): such a call never
+	 * gets as far as "already enabled" (HIP, clr: flags checked first) */
+	if (op->flags != 0 || !pw_peer_on(s, op->cur_dev, op->peer_dev))
+		return false;
+	if (op->vendor == PW_VENDOR_ACL) { /* ACL has no "already enabled" code (facts B4) */
+		snprintf(msg, len, "%s from device %d to device %d, which is already enabled", op->api,
+		         op->cur_dev, op->peer_dev);
+		return true;
+	}
+	snprintf(msg, len,
+	         "%s from device %d to device %d, which is already enabled: the call fails with 'already "
+	         "enabled', and through the runtime API that error also stays as the thread's last error",
+	         op->api, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access, and CANN AscendCL, Inter-Device Data Transfer: query
+ * (CanAccessPeer) before enabling. */
+PW_RULE_FN(PEER_ENABLE_UNQUERIED)
+{
+	if (op->cur_dev == op->peer_dev || !pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) ||
+	    pw_op_no_such_dev(op, op->peer_dev) || pw_peer_queried(s, op->cur_dev, op->peer_dev))
+		return false;
+	snprintf(msg, len,
+	         "%s from device %d to device %d without asking first whether device %d can access device %d",
+	         op->api, op->cur_dev, op->peer_dev, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* CANN AscendCL, Inter-Device Data Transfer: "use two ... enable_peer_access calls ... one for enabling data
+ * exchange from device 0 to device 1, and the other ... from device 1 to
+ * device 0" — checked at the copy, where the missing direction matters. */
+PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
+{
+	int a = op->src.dev, b = op->dst.dev;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b)
+		return false;
+	bool ab = pw_peer_on(s, a, b), ba = pw_peer_on(s, b, a);
+	if (!ab && !ba && op->vendor == PW_VENDOR_ACL) {
+		/* ACL has no staged fallback (copy.peer.no-peer-access is CUDA/HIP's): both are needed */
+		snprintf(msg, len,
+		         "%s copies between devices %d and %d, but peer access is enabled in neither "
+		         "direction",
+		         op->api, a, b);
+		return true;
+	}
+	if (ab == ba)
+		return false; /* both on, or both off (copy.peer.no-peer-access's business) */
+	snprintf(msg, len,
+	         "%s copies between devices %d and %d, but peer access is enabled only from device %d to "
+	         "device %d",
+	         op->api, a, b, ab ? a : b, ab ? b : a);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED if direct peer access has
+ * not yet been enabled from peerContext to the current context". */
+PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
+{
+	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_op_no_such_dev(op, op->peer_dev) ||
+	    pw_peer_on(s, op->cur_dev, op->peer_dev))
+		return false;
+	snprintf(msg, len, "%s from device %d to device %d, which is not enabled", op->api, op->cur_dev,
+	         op->peer_dev);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access: CUDA_ERROR_TOO_MANY_PEERS when the hardware's peer resources
+ * are exhausted: 8 peers per device.  A link uses resources on both devices, so a device's peers are those it
+ * accesses and those that access it. */
+#define PW_PEER_LIMIT 8
+static uint64_t peers_of(const struct pw_state *s, int d)
+{
+	uint64_t set = atomic_load_explicit(&s->peer_on[d], memory_order_relaxed);
+	for (int p = 0; p < PW_MAX_DEV; p++)
+		if (pw_peer_on(s, p, d))
+			set |= (uint64_t)1 << p;
+	return set;
+}
+
+PW_RULE_FN(PEER_LIMIT)
+{
+	int a = op->cur_dev, b = op->peer_dev;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || pw_peer_on(s, a, b))
+		return false;
+	uint64_t pa = peers_of(s, a), pb = peers_of(s, b);
+	/* the limit is the device's: other processes' connections count too */
+	int na = __builtin_popcountll(pa | (uint64_t)1 << b) + op->peer_others[0],
+	    nb = __builtin_popcountll(pb | (uint64_t)1 << a) + op->peer_others[1];
+	if (na <= PW_PEER_LIMIT && nb <= PW_PEER_LIMIT)
+		return false;
+	bool first = na > PW_PEER_LIMIT;
+	int d = first ? a : b, others = op->peer_others[first ? 0 : 1];
+	char name[128], tail[96] = "";
+	pw_devices_name(op->vendor, d, name, sizeof name);
+	if (others > 0)
+		snprintf(tail, sizeof tail, " (%d of them through other processes of the run)", others);
+	snprintf(msg, len, "%s from device %d to device %d would give %s %d peers%s; a device has at most %d",
+	         op->api, a, b, name, first ? na : nb, tail, PW_PEER_LIMIT);
+	return true;
+}
+
+/* "Returns hipErrorInvalidDevice if deviceId or peerDeviceId are not valid
+ * devices" (HIP Runtime API, hipDeviceCanAccessPeer); the CUDA runtime answers
+ * 101 invalid device for device 9 of 2 in a peer query, an enable and a peer
+ * copy (H200).  The devices a call names: both of a query, the peer of an
+ * enable or disable, each side of a peer copy. */
+PW_RULE_FN(PEER_INVALID_DEVICE)
+{
+	(void)s;
+	int d = PW_NO_DEV;
+	const char *what = "device";
+	switch (op->kind) {
+	case PW_OP_CAN_ACCESS:
+	case PW_OP_PEER_ATTR: d = pw_op_no_such_dev(op, op->cur_dev) ? op->cur_dev : op->peer_dev; break;
+	case PW_OP_PEER_ENABLE:
+	case PW_OP_PEER_DISABLE:
+		d = op->peer_dev;
+		what = "peer device";
+		break;
+	case PW_OP_PEER_COPY:
+		d = pw_op_no_such_dev(op, op->dst.named_dev) ? op->dst.named_dev : op->src.named_dev;
+		what = d == op->dst.named_dev ? "destination device" : "source device";
+		break;
+	default: return false;
+	}
+	if (!pw_op_no_such_dev(op, d))
+		return false;
+	if (op->ndev > 0)
+		snprintf(msg, len, "%s names %s %d, but this process has %d device%s (0 to %d)", op->api,
+		         what, d, op->ndev, op->ndev == 1 ? "" : "s", op->ndev - 1);
+	else
+		snprintf(msg, len, "%s names %s %d: device ordinals are not negative", op->api, what, d);
+	return true;
+}

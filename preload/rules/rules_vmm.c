@@ -1,0 +1,121 @@
+/* Rules on CUDA virtual memory and stream-ordered pools shared across
+ * processes (cuda.h cuMem* VMM and pool functions).  Each reads
+ * only the op: cuda_ops_vmm.c copies in what the VMM state, the registry
+ * and the driver know. */
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "rules/rules.h"
+
+static const char *type_name(unsigned t)
+{
+	switch (t) {
+	case 0x0: return "none";
+	case 0x1: return "posix_fd";
+	case 0x2: return "win32";
+	case 0x4: return "win32_kmt";
+	case 0x8: return "fabric";
+	}
+	return "unknown";
+}
+
+/* requestedHandleTypes: the exports the allocation allows. */
+PW_RULE_FN(VMM_EXPORT_HANDLE_TYPE)
+{
+	(void)s;
+	if (!op->vmm_known || (op->handle_type && (op->vmm_types & op->handle_type) == op->handle_type))
+		return false;
+	char types[64] = "";
+	size_t n = 0;
+	for (unsigned bit = 1; bit <= 0x8; bit <<= 1)
+		if (op->vmm_types & bit)
+			n += (size_t)snprintf(types + n, sizeof types - n, "%s%s", n ? "|" : "",
+			                      type_name(bit));
+	snprintf(msg, len,
+	         "%s exports allocation handle 0x%" PRIx64 " as %s, but it was created for %s "
+	         "(CUmemAllocationProp::requestedHandleTypes)",
+	         op->api, op->mem_handle, type_name(op->handle_type), n ? types : "no export at all");
+	return true;
+}
+
+/* cuMemRelease: the shareable handle keeps the memory, not the owner's intent. */
+PW_RULE_FN(VMM_IMPORT_RELEASED)
+{
+	(void)s;
+	if (!op->reg_known || !op->reg_freed)
+		return false;
+	snprintf(msg, len,
+	         "%s imports a %s handle whose exporter (pid %d) already released the allocation "
+	         "(cuMemRelease)%s",
+	         op->api, type_name(op->handle_type), op->reg_exporter_pid,
+	         op->reg_exporter_alive ? "" : " and has exited");
+	return true;
+}
+
+static bool dev_bit(uint64_t mask, int d)
+{
+	return d >= 0 && d < 64 && (mask >> d & 1);
+}
+
+/* The other side's device: where it lives, or the device the call names. */
+static int side_dev(const struct pw_mem *m)
+{
+	return m->dev != PW_NO_DEV ? m->dev : m->named_dev;
+}
+
+/* cuMemMap: "does not make the address accessible ... cuMemSetAccess". */
+PW_RULE_FN(VMM_COPY_NO_ACCESS)
+{
+	(void)s;
+	int dd = side_dev(&op->dst), sd = side_dev(&op->src);
+	bool dst_bad = op->vmm_dst_mapped && sd >= 0 && sd != dd && !dev_bit(op->vmm_dst_rw, sd);
+	bool src_bad = op->vmm_src_mapped && dd >= 0 && dd != sd && !dev_bit(op->vmm_src_read, dd);
+	if (!dst_bad && !src_bad)
+		return false;
+	if (dst_bad)
+		snprintf(
+		    msg, len,
+		    "%s writes %" PRIu64 " bytes into the mapping at 0x%" PRIx64
+		    " (device %d), which device %d was not granted read-write access to (cuMemSetAccess)%s",
+		    op->api, op->bytes, op->dst.ptr, dd, sd,
+		    src_bad ? "; nor may the destination's device read the source mapping" : "");
+	else
+		snprintf(msg, len,
+		         "%s reads %" PRIu64 " bytes out of the mapping at 0x%" PRIx64
+		         " (device %d), which device %d was not granted access to (cuMemSetAccess)",
+		         op->api, op->bytes, op->src.ptr, sd, dd);
+	return true;
+}
+
+/* Checked once per mapping still there when the process ends. */
+PW_RULE_FN(VMM_LEAK)
+{
+	(void)s;
+	snprintf(msg, len,
+	         "the virtual-memory mapping at 0x%" PRIx64 " (%" PRIu64 " bytes of handle 0x%" PRIx64
+	         ") is still mapped as the process exits",
+	         op->dst.ptr, op->vmm_map_size, op->mem_handle);
+	return true;
+}
+
+PW_RULE_FN(IPC_EXPORT_POOL_OR_VMM)
+{
+	(void)s;
+	if (op->dst_pool)
+		snprintf(
+		    msg, len,
+		    "%s is given 0x%" PRIx64 ", memory from a stream-ordered pool (cuMemAllocAsync / "
+		    "cuMemAllocFromPoolAsync), which legacy IPC cannot share: allocate from a pool created "
+		    "with an IPC handle type (CUmemPoolProps::handleTypes) and share it with "
+		    "cuMemPoolExportToShareableHandle + cuMemPoolExportPointer",
+		    op->api, op->dst.ptr);
+	else if (op->dst_vmm)
+		snprintf(msg, len,
+		         "%s is given 0x%" PRIx64
+		         ", a virtual-memory mapping (cuMemMap), which legacy IPC cannot "
+		         "share: export its allocation handle with cuMemExportToShareableHandle",
+		         op->api, op->dst.ptr);
+	else
+		return false;
+	return true;
+}

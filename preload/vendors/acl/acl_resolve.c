@@ -1,0 +1,90 @@
+/*
+ * Finding the real ACL runtime functions, and handing our wrappers out in
+ * their place through dlsym.
+ *
+ * A program linked against libascendcl.so reaches our exported acl* symbols
+ * through LD_PRELOAD; one that dlopens it (pyACL's acl.so links it, Python's
+ * ctypes dlopens it RTLD_LOCAL, torch_npu dlsyms it: facts file section C)
+ * gets our wrapper from the dlsym interposer, and the library it came from is
+ * remembered so that functions RTLD_NEXT cannot see are still found.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "vendors/acl/acl.h"
+#include "core/intercept.h"
+#include "core/vendor_lib.h"
+#include "core/pw.h"
+
+static struct pw_lib lib;
+
+static int id_of(const char *name)
+{
+	for (int i = 0; i < PW_ACL_NFUNCS; i++)
+		if (!strcmp(name, pw_acl_desc[i].symbol))
+			return i;
+	return -1;
+}
+
+static bool is_ours(void *f)
+{
+	for (int i = 0; i < PW_ACL_NFUNCS; i++)
+		if (f == pw_acl_wrapper[i])
+			return true;
+	return false;
+}
+
+void *pw_acl_aux(const char *name)
+{
+	void *h = atomic_load(&lib.handle);
+	void *f = h ? pw_real_dlsym(h, name) : NULL;
+	if (!f) {
+		f = pw_real_dlsym(RTLD_NEXT, name);
+		if (f && !is_ours(f))
+			pw_lib_note(&lib, f);
+	}
+	return f && is_ours(f) ? NULL : f;
+}
+
+void *pw_acl_resolve(int id)
+{
+	void *f = pw_acl_aux(pw_acl_desc[id].symbol);
+	if (f)
+		atomic_store_explicit(&pw_acl_real_fn[id], f, memory_order_release);
+	return f;
+}
+
+void *pw_acl_dlsym_hook(const char *name, void *r)
+{
+	if (!r)
+		return r;
+	int id = id_of(name);
+	if (id < 0)
+		return r;
+	if (r == pw_acl_wrapper[id]) {
+		/* a global look-up found our own export: it exists only if the runtime has it */
+		return pw_acl_aux(name) ? r : NULL;
+	}
+	pw_lib_note(&lib, r);
+	void *expected = NULL;
+	if (atomic_compare_exchange_strong(&pw_acl_real_fn[id], &expected, r))
+		pw_debug("%s: the runtime's function at %p is now reached through peerwatch", name, r);
+	return pw_acl_wrapper[id];
+}
+
+/* ---- the header's "acl" member ---- */
+
+#include <jansson.h>
+
+void pw_acl_describe(void *vendors)
+{
+	void *h = atomic_load(&lib.handle);
+	if (!h)
+		return;
+	json_t *a = json_object();
+	json_object_set_new(a, "library", json_string(lib.path));
+	json_object_set_new((json_t *)vendors, "acl", a);
+}

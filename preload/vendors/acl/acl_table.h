@@ -1,0 +1,95 @@
+/*
+ * The Ascend ACL runtime functions (libascendcl.so) peerwatch hooks: one row
+ * per exported symbol, the same shape as cuda_table.h:
+ *
+ *   X(api, suffix, family, op, flags, (signature))
+ *
+ * ACL exports no variants, so every suffix is empty.  Wrappers
+ * (acl_hooks.c), the descriptor table, the export list and the ACL part of
+ * docs/hooks.md are generated from this file.
+ *
+ * Signatures are acl_rt.h's (include/peerwatch/abi/acl.h lists them, from
+ * the facts file section B2); argument names are the JSON keys of the
+ * trace.  Kinds (decoded in acl_encode.c):
+ *   DEV       int32_t device ordinal         SIZE    size_t
+ *   UINT      uint32_t flags (numeric)       STREAM  aclrtStream
+ *   OUT_INT   int32_t *, value after the call
+ *   APTR      void * / const void * device or host pointer, recorded with the
+ *             device of the aclrtMalloc allocation it lies in   (x, x_dev)
+ *   OUT_APTR  void ** written by aclrtMalloc: the pointer and its device
+ *   POLICY    aclrtMemMallocPolicy: its name, and "p2p": true for *_P2P
+ *   MEMKIND   aclrtMemcpyKind: its name
+ *   CSTR      const char *, the string (aclInit's configuration path)
+ * and aclFinalize(void) has the signature PW_SIG_VOID (pp.h).
+ */
+#ifndef PW_ACL_TABLE_H
+#define PW_ACL_TABLE_H
+
+#include "core/hooks.h"
+#include "core/pp.h"
+
+/* Argument kinds of the ACL rows beyond hooks.h's (which the CUDA rows use);
+ * they start high so that hooks.h can grow without clashing.  Each is
+ * captured (call.h) as: */
+enum pw_acl_kind {
+	PW_K_APTR = 64,
+	PW_K_OUT_APTR,
+	PW_K_POLICY,
+	PW_K_MEMKIND,
+	PW_K_CSTR,
+};
+#define PW_CAP_APTR PW_CAP_VAL
+#define PW_CAP_OUT_APTR PW_CAP_VAL
+#define PW_CAP_POLICY PW_CAP_SVAL
+#define PW_CAP_MEMKIND PW_CAP_SVAL
+#define PW_CAP_CSTR PW_CAP_VAL
+/* and what the event needs of each beyond its word (call.h's PW_SNAP_<KIND>):
+ * the allocated pointer and its device, the string */
+#define PW_SNAP_APTR 0
+#define PW_SNAP_OUT_APTR 1
+#define PW_SNAP_POLICY 0
+#define PW_SNAP_MEMKIND 0
+#define PW_SNAP_CSTR 1
+
+/* Flags of a row: hooks.h's (PW_CUR_DEV: the thread's current device). */
+
+#define PW_ACL_SIG_INIT (CSTR, const char *, config)
+#define PW_ACL_SIG_DEVICE (DEV, int32_t, device)
+#define PW_ACL_SIG_GET_DEVICE (OUT_INT, int32_t *, device)
+#define PW_ACL_SIG_CAN_ACCESS_PEER \
+	(OUT_INT, int32_t *, can_access), (DEV, int32_t, dev), (DEV, int32_t, peer_dev)
+#define PW_ACL_SIG_ENABLE_PEER (DEV, int32_t, peer_dev), (UINT, uint32_t, flags)
+#define PW_ACL_SIG_DISABLE_PEER (DEV, int32_t, peer_dev)
+#define PW_ACL_SIG_MALLOC \
+	(OUT_APTR, void **, ptr), (SIZE, size_t, bytes), (POLICY, aclrtMemMallocPolicy, policy)
+#define PW_ACL_SIG_FREE (APTR, void *, ptr)
+#define PW_ACL_SIG_MEMCPY                                                                                \
+	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
+	    (MEMKIND, aclrtMemcpyKind, kind)
+#define PW_ACL_SIG_MEMCPY_ASYNC                                                                          \
+	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
+	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
+
+#define PW_ACL_FUNCS(X)                                                                              \
+	/* peer */                                                                                   \
+	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
+	X(aclrtDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))    \
+	X(aclrtDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
+	/* copy */                                                                                   \
+	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
+	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	/* support: allocations (their policy and device), the current device, life */               \
+	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
+	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
+	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
+	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
+	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \
+	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                    \
+	X(aclFinalize, , SUPPORT, RUNTIME_FINI, 0, (PW_SIG_VOID))
+
+/* Symbol ids: PW_ACL_ID(aclrtMemcpy) */
+#define PW_ACL_ID(sym) PW_ACL_ID_##sym
+#define PW_ACL_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_ACL_ID(api##sfx),
+enum pw_acl_id { PW_ACL_FUNCS(PW_ACL_ENUM_ROW) PW_ACL_NFUNCS };
+
+#endif

@@ -1,0 +1,186 @@
+/*
+ * HIP calls as the rules see them (op.h), so that the vendor-neutral rules
+ * run for PW_VENDOR_HIP: the devices of pointers, the allocations around
+ * them (hipPointerGetAttributes, hipMemGetAddressRange), what the runtime
+ * says about a device pair, what the registry knows of an IPC handle, and
+ * the lazy-peer-access flag of the runtime's own version.
+ */
+#include <string.h>
+#include <unistd.h>
+
+#include "rules/check.h"
+#include "vendors/hip/hip.h"
+#include "state/op.h"
+#include "state/registry.h"
+#include "state/state.h"
+
+static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
+{
+	m->ptr = c->a[i];
+	m->dev = c->dev[i];
+	m->named_dev = named_dev;
+	m->p2p = -1;
+	if (facts)
+		pw_hip_mem_facts((const void *)(uintptr_t)m->ptr, m);
+}
+
+/* A hipMemLocation passed by value (captured as its 8 bytes). */
+static void location(uint64_t raw, struct pw_op *op)
+{
+	hipMemLocation loc;
+	memcpy(&loc, &raw, sizeof loc);
+	pw_op_location(op, (int)loc.type, loc.id);
+}
+
+/* A managed-memory call's pointer: its allocation (hipPointerGetAttributes,
+ * hipMemGetAddressRange) and whether this process freed it lately.  The
+ * device attribute for pageable memory is not asked: its hipDeviceAttribute_t
+ * value moves between ROCm versions, and HIP's document admits system memory
+ * only where it says so (hipStreamAttachMemAsync). */
+static void managed_arg(const struct pw_call *c, int i, struct pw_op *op)
+{
+	mem_arg(c, i, PW_NO_DEV, &op->dst, true);
+	pw_op_freed_facts(op);
+}
+
+bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	pw_op_init(op, PW_VENDOR_HIP, c);
+	/* hipCtx* peer calls name the peer by its context, hipDevice* by its id */
+	bool by_ctx = c->fn->nargs > 0 && c->fn->args[0].kind == PW_K_CTX;
+	switch (c->fn->op) {
+	case PW_OP_CAN_ACCESS:
+		op->cur_dev = (int)(int64_t)c->a[1];
+		op->peer_dev = (int)(int64_t)c->a[2];
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_PEER_ATTR: /* (value, attr, src_dev, dst_dev) */
+		op->cur_dev = (int)(int64_t)c->a[2];
+		op->peer_dev = (int)(int64_t)c->a[3];
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_PEER_ENABLE:
+		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
+		op->flags = c->a[1];
+		op->ndev = pw_hip_device_count();
+		op->can_access = pw_hip_can_access(op->cur_dev, op->peer_dev);
+		break;
+	case PW_OP_PEER_DISABLE:
+		op->peer_dev = by_ctx ? c->dev[0] : (int)(int64_t)c->a[0];
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_IMPLICIT_COPY: /* hipMemcpy*: the devices the classification found */
+		op->bytes = c->a[2];
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, op->bytes != 0);
+		mem_arg(c, 1, PW_NO_DEV, &op->src, op->bytes != 0);
+		op->dst.dev = c->dev[0];
+		op->src.dev = c->dev[1];
+		break;
+	case PW_OP_PEER_COPY:
+		op->ndev = pw_hip_device_count();
+		op->bytes = c->a[4];
+		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
+		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		pw_op_copy_map_facts(op);
+		break;
+	case PW_OP_IPC_EXPORT:
+		managed_arg(c, 1, op);                                  /* and whether it was freed lately */
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		break;
+	case PW_OP_IPC_OPEN: {
+		int version = pw_hip_runtime_version();
+		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
+		op->flags = c->a[2];
+		if (version) {
+			op->ipc_lazy_flag = pw_hip_ipc_lazy_flag(version);
+			op->flags_note = pw_hip_flags_note(op->flags, version);
+		} else {
+			/* the runtime did not say its version: either lazy flag is taken */
+			op->ipc_lazy_flag = op->flags <= PW_HIP_IPC_LAZY_6 ? op->flags : PW_HIP_IPC_LAZY_6;
+		}
+		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
+		pw_op_registry_facts(op);
+		break;
+	}
+	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_IPC_EVENT_EXPORT:
+	case PW_OP_IPC_EVENT_OPEN:
+	case PW_OP_EVENT_CREATE:
+	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
+	case PW_OP_ALLOC_MANAGED:
+		op->kind = PW_OP_ALLOC_MANAGED;
+		op->bytes = c->a[1];
+		op->flags = c->a[2];
+		break;
+	case PW_OP_ADVISE:
+		op->kind = PW_OP_ADVISE;
+		managed_arg(c, 0, op);
+		op->bytes = c->a[1];
+		op->advice = (int)(int64_t)c->a[2];  /* 1..6 are CUmem_advise's values too */
+		if (c->fn->args[3].kind == PW_K_DEV) /* hipMemAdvise; _v2 has a location */
+			pw_op_location_device(op, (int)(int64_t)c->a[3], hipCpuDeviceId);
+		else
+			location(c->a[3], op);
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_PREFETCH:
+		op->kind = PW_OP_PREFETCH;
+		managed_arg(c, 0, op);
+		op->bytes = c->a[1];
+		if (c->fn->args[2].kind == PW_K_DEV) { /* hipMemPrefetchAsync; _v2 has a location */
+			pw_op_location_device(op, (int)(int64_t)c->a[2], hipCpuDeviceId);
+		} else {
+			location(c->a[2], op);
+			op->flags = c->a[3];
+		}
+		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		pw_hip_mem_facts((const void *)(uintptr_t)op->dst.ptr, &op->dst);
+		pw_op_freed_facts(op);
+		break;
+	case PW_OP_ATTACH:
+		op->kind = PW_OP_ATTACH;
+		op->null_stream = c->a[0] == 0;
+		managed_arg(c, 1, op);
+		op->bytes = c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_OP_FREE:
+		/* the allocation's size too, so that a later call on it can be told it is freed */
+		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		/* a free of memory this process exported: who still has it open elsewhere */
+		if (pw_state_exported(&pw_state, op->dst.ptr))
+			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
+		pw_op_mapped_facts(op);
+		break;
+	case PW_OP_DEVICE_RESET: break;
+	default: return false;
+	}
+	return true;
+}
+
+/* What the call wrote, for the state and the registry. */
+void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
+{
+	if (c->ret != hipSuccess)
+		return;
+	if (op->kind == PW_OP_IPC_OPEN && c->a[0]) {
+		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+		pw_hip_mem_facts((const void *)(uintptr_t)op->dst.ptr, &op->dst);
+		/* where the memory lives: the lazy flag enables access from the current
+		 * device to it.  HIP says the mapping's device is the importer's, so
+		 * the exporter's device comes from the registry where it is known. */
+		op->dst.dev = pw_op_exporter_dev(op);
+		if (op->dst.dev == PW_NO_DEV)
+			op->dst.dev = pw_hip_ptr_device((const void *)(uintptr_t)op->dst.ptr);
+		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
+			op->can_access = pw_hip_can_access(op->cur_dev, op->dst.dev);
+	}
+	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
+		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (hipEvent_t const *)(uintptr_t)c->a[0] : 0;
+}

@@ -1,0 +1,148 @@
+/*
+ * The HIP runtime functions peerwatch hooks (libamdhip64.so.5/.6/.7): one
+ * row per exported symbol, as in cuda_table.h:
+ *
+ *   X(api, suffix, family, op, flags, (signature))
+ *
+ * The real exports are versioned (hipFree@@hip_4.2, the 7.1 _v2 calls
+ * @@hip_7.1); our unversioned definitions satisfy the programs' versioned
+ * references (glibc binds a versioned reference to an unversioned definition
+ * in an earlier object: tests/integration/hip_real.sh shows it with the real
+ * 5.2.3 library).  Wrappers (hip_hooks.c), descriptors, the export list and
+ * the HIP table of docs/hooks.md are generated from this file.
+ *
+ * Signatures are [H52]'s /usr/include/hip/hip_runtime_api.h (line numbers
+ * beside each; the same in 6.2 and 7.x),
+ * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
+ * with HIP's names: PTR is a void * recorded with its device (from an
+ * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
+ * and a function without arguments has the signature PW_SIG_VOID (pp.h).
+ * Flags are hooks.h's (PW_CUR_DEV: the current device, hipGetDevice).
+ */
+#ifndef PW_HIP_TABLE_H
+#define PW_HIP_TABLE_H
+
+#include "core/hooks.h"
+#include "core/pp.h"
+
+/* Short names for flag pairs, so that the rows keep their width. */
+#define PW_CTX_RNG (PW_CUR_DEV | PW_RANGE_NOTE)
+
+/* :4027 */
+#define PW_HIP_SIG_CAN_ACCESS_PEER (OUT_INT, int *, can_access), (DEV, int, dev), (DEV, int, peer_dev)
+/* :4044, :4056 */
+#define PW_HIP_SIG_ENABLE_PEER (DEV, int, peer_dev), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_DISABLE_PEER (DEV, int, peer_dev)
+/* :4330, :4348 */
+#define PW_HIP_SIG_CTX_ENABLE_PEER (CTX, hipCtx_t, peer_ctx), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_CTX_DISABLE_PEER (CTX, hipCtx_t, peer_ctx)
+/* :1297 */
+#define PW_HIP_SIG_P2P_ATTR \
+	(OUT_INT, int *, value), (P2PATTR, hipDeviceP2PAttr, attr), (DEV, int, src_dev), (DEV, int, dst_dev)
+/* :4085, :4099 */
+#define PW_HIP_SIG_MEMCPY_PEER                                                                        \
+	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
+	    (SIZE, size_t, bytes)
+#define PW_HIP_SIG_MEMCPY_PEER_ASYNC                                                                  \
+	(PTR, void *, dst), (DEV, int, dst_device), (PTR, const void *, src), (DEV, int, src_device), \
+	    (SIZE, size_t, bytes), (STREAM, hipStream_t, stream)
+/* :1634, :1671 (the handle by value), :1690, :1706, :1723 */
+#define PW_HIP_SIG_IPC_GET_MEM (OUT_IPCMEM, hipIpcMemHandle_t *, handle), (PTR, void *, ptr)
+#define PW_HIP_SIG_IPC_OPEN_MEM \
+	(OUT_PTR, void **, ptr), (IPCMEM, hipIpcMemHandle_t, handle), (IPCFLAGS, unsigned int, flags)
+#define PW_HIP_SIG_IPC_CLOSE_MEM (PTR, void *, ptr)
+#define PW_HIP_SIG_IPC_GET_EVENT (OUT_IPCEVT, hipIpcEventHandle_t *, handle), (EVENT, hipEvent_t, event)
+#define PW_HIP_SIG_IPC_OPEN_EVENT (OUT_EVENT, hipEvent_t *, event), (IPCEVT, hipIpcEventHandle_t, handle)
+/* :2217, :2229, :2278 */
+#define PW_HIP_SIG_EVENT_CREATE (OUT_EVENT, hipEvent_t *, event)
+#define PW_HIP_SIG_EVENT_CREATE_FLAGS (OUT_EVENT, hipEvent_t *, event), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_EVENT_DESTROY (EVENT, hipEvent_t, event)
+/* :2587 */
+#define PW_HIP_SIG_MALLOC_MANAGED \
+	(OUT_PTR, void **, ptr), (SIZE, size_t, bytes), (ATTACHFLAGS, unsigned int, flags)
+/* :2600, :2614; 7.1 _v2 ([HRS]) */
+#define PW_HIP_SIG_PREFETCH \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (DEV, int, dst_dev), (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_PREFETCH_V2                                                            \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (LOC, hipMemLocation, location), \
+	    (UINT, unsigned int, flags), (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_ADVISE \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), (DEV, int, dev)
+#define PW_HIP_SIG_ADVISE_V2                                                                \
+	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), \
+	    (LOC, hipMemLocation, location)
+/* :2630, :2649 */
+#define PW_HIP_SIG_RANGE_ATTR                                                                  \
+	(RDATA, void *, data), (SIZE, size_t, data_size), (RATTR, hipMemRangeAttribute, attr), \
+	    (PTR, const void *, ptr), (SIZE, size_t, bytes)
+#define PW_HIP_SIG_RANGE_ATTRS                                                                        \
+	(HPTR, void **, data), (HPTR, size_t *, data_sizes), (RATTRS, hipMemRangeAttribute *, attrs), \
+	    (SIZE, size_t, num_attrs), (PTR, const void *, ptr), (SIZE, size_t, bytes)
+/* :2667 */
+#define PW_HIP_SIG_ATTACH_MEM                                                     \
+	(STREAM, hipStream_t, stream), (PTR, void *, ptr), (SIZE, size_t, bytes), \
+	    (ATTACHFLAGS, unsigned int, flags)
+/* :3208 (hipDeviceReset, :1355, takes no argument) */
+#define PW_HIP_SIG_FREE (PTR, void *, ptr)
+/* Implicit copies: :3263 hipMemcpy, :3516 hipMemcpyAsync, :3320 hipMemcpyDtoD,
+ * :3374 hipMemcpyDtoDAsync (hipDeviceptr_t is void *, driver_types.h:40); the
+ * kind (hipMemcpyKind) is recorded as its number.  :2510 hipMalloc feeds the
+ * range cache that classifies them. */
+#define PW_HIP_SIG_MEMCPY \
+	(PTR, void *, dst), (PTR, const void *, src), (SIZE, size_t, bytes), (UINT, hipMemcpyKind, kind)
+#define PW_HIP_SIG_MEMCPY_ASYNC                                                                           \
+	(PTR, void *, dst), (PTR, const void *, src), (SIZE, size_t, bytes), (UINT, hipMemcpyKind, kind), \
+	    (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_MEMCPY_DTOD (PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes)
+#define PW_HIP_SIG_MEMCPY_DTOD_ASYNC                                                   \
+	(PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes), \
+	    (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
+
+#define PW_HIP_FUNCS(X)                                                                             \
+	/* peer */                                                                                  \
+	X(hipDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))              \
+	X(hipDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))     \
+	X(hipDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))  \
+	X(hipCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))    \
+	X(hipCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER)) \
+	X(hipDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_HIP_SIG_P2P_ATTR))                    \
+	/* copy */                                                                                  \
+	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                            \
+	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                 \
+	/* ipc */                                                                                   \
+	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))              \
+	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_HIP_SIG_IPC_OPEN_MEM))              \
+	X(hipIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_HIP_SIG_IPC_CLOSE_MEM))           \
+	X(hipIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_HIP_SIG_IPC_GET_EVENT))             \
+	X(hipIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))    \
+	/* events: the flags an IPC event needs, and the end of imported ones */                    \
+	X(hipEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE))                    \
+	X(hipEventCreateWithFlags, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE_FLAGS))     \
+	X(hipEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_HIP_SIG_EVENT_DESTROY))                 \
+	/* managed */                                                                               \
+	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_HIP_SIG_MALLOC_MANAGED))      \
+	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                       \
+	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                 \
+	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                  \
+	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                            \
+	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))               \
+	X(hipMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTRS))             \
+	X(hipStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_HIP_SIG_ATTACH_MEM))                   \
+	/* support: the life of exported allocations, and the reset that drops peer access */       \
+	X(hipFree, , SUPPORT, FREE, PW_RANGE_NOTE, (PW_HIP_SIG_FREE))                               \
+	X(hipDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                       \
+	/* implicit copies, recorded only between two devices (hip_implicit.c) */                   \
+	X(hipMemcpy, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY))                       \
+	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))            \
+	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))              \
+	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))   \
+	/* allocations: not recorded, they feed the range cache */                                  \
+	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))
+
+/* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
+#define PW_HIP_ID(sym) PW_HIP_ID_##sym
+#define PW_HIP_ENUM_ROW(api, sfx, fam, op, flags, sig) PW_HIP_ID(api##sfx),
+enum pw_hip_id { PW_HIP_FUNCS(PW_HIP_ENUM_ROW) PW_HIP_NFUNCS };
+
+#endif
