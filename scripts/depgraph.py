@@ -1,44 +1,83 @@
 #!/usr/bin/env python3
-"""Which files of libpeerwatch.so call which, and the circles among them.
+"""The rooms of a program's sources, which file uses which, and the arrows
+that run the wrong way.
 
-    scripts/depgraph.py build/obj/preload            circles (cycles) of files
-    scripts/depgraph.py build/obj/preload --edges    also every edge
-    scripts/depgraph.py build/obj/preload --check    exit 1 if a circle holds
-                                                      a vendor's file
+    scripts/depgraph.py preload                     circles and upward arrows
+    scripts/depgraph.py preload --objs build/obj/preload --edges
+                                                    also every edge
+    scripts/depgraph.py preload --objs build/obj/preload --check
+                                                    exit 1 on any circle or
+                                                    upward arrow
+    scripts/depgraph.py --self-test                 the check fails where it
+                                                    should
 
-File A calls file B when A's object file has an undefined symbol that B's
-object defines as a function (nm: U in A, T in B).  Data references (the
-vendor list, a descriptor table) are not calls: the shared code reaches a
-vendor only through its descriptor, never by name, and that is the point.
-A circle is a strongly connected component of more than one file: each of
-its files reaches every other one by calls.
+A file uses another when it includes it (an #include "room/x.h" resolved
+against the source root) or calls a function the other defines (with
+--objs: nm, U in A's object, T or W in B's).  A header is a file of its
+own, the interface its source implements: including x.h uses the
+interface, calling a function of x.c uses the implementation, and a
+circle needs the calls (or headers that include each other) to close.
+Data references (a descriptor table, the vendor list) are not uses: the
+shared code reaches a vendor only through its descriptor, never by name,
+and that is the point.
 
-A vendor's files are those whose name starts with its prefix (cuda_,
-cudart_, hip_, acl_); every other file is shared.  --check fails when a
-circle holds a vendor's file: a vendor's files call each other in one
-direction (the hooks call the look-ups, the encoder and the translation
-into ops, which call the resolver), and the shared files, never the
-reverse; the runtime layer, cudart, may call the driver's, not the
-reverse.  Circles among shared files alone are reported, not failed.
+Two checks:
+- no circle: no file reaches itself through uses (strongly connected
+  components of more than one file);
+- no arrow up: a file's room may use only the rooms ROOMS lists for it,
+  below it.  A room's own files may use each other.
+
+ROOMS is the map of the library (HACKING.md has it in words).
 """
 import os
+import re
 import subprocess
 import sys
 
-VENDORS = ("cudart_", "cuda_", "hip_", "acl_")
+# room -> the rooms below it that it may use (and itself).  Lowest first.
+ROOMS = {
+    "preload": {
+        "core": [],
+        "record": ["core"],
+        "state": ["core", "record"],
+        "rules": ["core", "record", "state"],
+        "vendors": ["core", "record", "state", "rules"],
+        "vendors/cuda": ["core", "record", "state", "rules", "vendors"],
+        "vendors/hip": ["core", "record", "state", "rules", "vendors"],
+        "vendors/acl": ["core", "record", "state", "rules", "vendors"],
+        # the runtime layer calls the driver's look-ups, never the reverse
+        "vendors/cudart": ["core", "record", "state", "rules", "vendors", "vendors/cuda"],
+        "entry": ["core", "record", "state", "rules", "vendors", "vendors/cuda", "vendors/cudart",
+                  "vendors/hip", "vendors/acl"],
+    },
+}
+
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
-def vendor_of(name):
-    for v in VENDORS:
-        if name.startswith(v):
-            return v[:-1]
-    return None
+def node_of(rel):
+    """The file as the graph knows it: its path under the source root."""
+    return os.path.normpath(rel)
 
 
-def symbols(path):
-    out = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
+def room_of(node, rooms):
+    d = os.path.dirname(node)
+    return d if d in rooms else None
+
+
+def sources(root):
+    out = []
+    for d, _, files in os.walk(root):
+        for f in files:
+            if f.endswith((".c", ".h", ".S")):
+                out.append(os.path.relpath(os.path.join(d, f), root))
+    return sorted(out)
+
+
+def nm(path):
+    res = subprocess.run(["nm", path], capture_output=True, text=True, check=True).stdout
     funcs, undef = set(), set()
-    for line in out.splitlines():
+    for line in res.splitlines():
         p = line.split()
         if len(p) == 2 and p[0] == "U":
             undef.add(p[1])
@@ -47,24 +86,43 @@ def symbols(path):
     return funcs, undef
 
 
-def graph(objdir):
-    objs = sorted(f[:-2] for f in os.listdir(objdir) if f.endswith(".o"))
-    defined, uses = {}, {}
-    for o in objs:
-        funcs, undef = symbols(os.path.join(objdir, o + ".o"))
-        uses[o] = undef
-        for s in funcs:
-            defined.setdefault(s, o)
-    return {o: sorted({defined[s] for s in uses[o] if s in defined and defined[s] != o}) for o in objs}
+def graph(root, objdir):
+    files = sources(root)
+    nodes = {node_of(f) for f in files}
+    edges = {n: {} for n in nodes}  # node -> {node: why}
+    for f in files:
+        a = node_of(f)
+        text = open(os.path.join(root, f), encoding="utf-8", errors="replace").read()
+        for inc in INCLUDE.findall(text):
+            b = node_of(inc)
+            if b in nodes and b != a:
+                edges[a].setdefault(b, "includes " + inc)
+    if objdir:
+        defined, uses = {}, {}
+        for d, _, objs in os.walk(objdir):
+            for o in objs:
+                if o.endswith(".o"):
+                    base = os.path.relpath(os.path.join(d, o), objdir)[:-2]
+                    n = node_of(base + (".S" if os.path.exists(os.path.join(root, base + ".S")) else ".c"))
+                    funcs, undef = nm(os.path.join(d, o))
+                    uses[n] = undef
+                    for s in funcs:
+                        defined.setdefault(s, n)
+        for n, undef in uses.items():
+            for s in sorted(undef):
+                b = defined.get(s)
+                if b and b != n and n in edges:
+                    edges[n].setdefault(b, "calls " + s)
+    return edges
 
 
 def circles(g):
     """Tarjan's strongly connected components, iteratively."""
     index, low, on, stack, out, n = {}, {}, set(), [], [], 0
-    for root in g:
+    for root in sorted(g):
         if root in index:
             continue
-        work = [(root, iter(g[root]))]
+        work = [(root, iter(sorted(g[root])))]
         index[root] = low[root] = n
         n += 1
         stack.append(root)
@@ -78,7 +136,7 @@ def circles(g):
                     n += 1
                     stack.append(w)
                     on.add(w)
-                    work.append((w, iter(g[w])))
+                    work.append((w, iter(sorted(g[w]))))
                 elif w in on:
                     low[v] = min(low[v], index[w])
                 continue
@@ -98,22 +156,74 @@ def circles(g):
     return sorted(out, key=len, reverse=True)
 
 
+def self_test():
+    """The check fails on a circle and on an upward arrow, and passes a
+    clean tree: a made-up library in a temporary directory."""
+    import tempfile
+    ok = True
+    cases = {
+        "clean": ({"core/a.c": '#include "core/a.h"', "core/a.h": "", "record/b.c": '#include "core/a.h"'}, 0),
+        "up": ({"core/a.c": '#include "record/b.h"', "record/b.h": ""}, 1),
+        "circle": ({"core/a.h": '#include "core/b.h"', "core/b.h": '#include "core/a.h"'}, 1),
+    }
+    for name, (files, want) in cases.items():
+        with tempfile.TemporaryDirectory() as t:
+            root = os.path.join(t, "preload")
+            for f, text in files.items():
+                os.makedirs(os.path.dirname(os.path.join(root, f)), exist_ok=True)
+                with open(os.path.join(root, f), "w") as fh:
+                    fh.write(text + "\n")
+            rc = subprocess.run([sys.executable, __file__, root, "--check"], capture_output=True).returncode
+        if rc != want:
+            print("depgraph self-test: %s tree: exit %d, expected %d" % (name, rc, want))
+            ok = False
+    print("depgraph self-test: %s" % ("a circle and an upward arrow fail, a clean tree passes" if ok else "FAILED"))
+    return ok
+
+
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
-    if len(args) != 1:
+    if sys.argv[1:] == ["--self-test"]:
+        sys.exit(0 if self_test() else 1)
+    args, opts, objdir = [], set(), None
+    argv = sys.argv[1:]
+    while argv:
+        a = argv.pop(0)
+        if a == "--objs" and argv:
+            objdir = argv.pop(0)
+        elif a.startswith("--"):
+            opts.add(a)
+        else:
+            args.append(a)
+    if len(args) != 1 or not os.path.isdir(args[0]):
         sys.exit(__doc__)
-    g = graph(args[0])
-    if "--edges" in sys.argv:
-        for a in sorted(g):
-            print(a, "->", " ".join(g[a]))
+    root = args[0]
+    rooms = ROOMS.get(os.path.basename(os.path.normpath(root)))
+    if rooms is None:
+        sys.exit("depgraph: no rooms known for %s (ROOMS in %s)" % (root, sys.argv[0]))
+    g = graph(root, objdir)
     bad = 0
+    for n in sorted(g):
+        if room_of(n, rooms) is None:
+            print("%s: in no room of %s (ROOMS in scripts/depgraph.py)" % (n, root))
+            bad += 1
+    if "--edges" in opts:
+        for a in sorted(g):
+            print(a, "->", " ".join(sorted(g[a])))
+    for a in sorted(g):
+        ra = room_of(a, rooms)
+        for b, why in sorted(g[a].items()):
+            rb = room_of(b, rooms)
+            if ra and rb and rb != ra and rb not in rooms[ra]:
+                print("arrow up: %s %s (%s): %s/ may not use %s/" % (a, why, b, ra, rb))
+                bad += 1
     cs = circles(g)
     for c in cs:
-        wrong = any(vendor_of(f) for f in c)
-        bad += wrong
-        print("circle of %d files%s: %s" % (len(c), " (holds a vendor's file)" if wrong else "", " ".join(c)))
-    print("%d files, %d circles, the largest of %d files" % (len(g), len(cs), len(cs[0]) if cs else 0))
-    if "--check" in sys.argv and bad:
+        print("circle of %d files: %s" % (len(c), " ".join(c)))
+        bad += 1
+    nedges = sum(len(v) for v in g.values())
+    print("%s: %d files in %d rooms, %d uses, %d circles, %d problems" %
+          (root, len(g), len(rooms), nedges, len(cs), bad))
+    if "--check" in opts and bad:
         sys.exit(1)
 
 

@@ -114,12 +114,14 @@ integration-test: test-build
 	@tests/timed.sh 600 tests/integration/latency.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/devices.sh $(BUILD)
 
-# No circle of calls joins the shared files of the library and a vendor's
-# (scripts/depgraph.py): the shared code reaches vendors through their
-# descriptors only (preload/core/vendor.h).
+# The library's rooms (scripts/depgraph.py, HACKING.md): no circle of files
+# by includes and calls, and no arrow from a room to one above it; the
+# shared code reaches vendors through their descriptors only
+# (preload/core/vendor.h).
 .PHONY: deps-test
 deps-test: all
-	@scripts/depgraph.py $(BUILD)/obj/preload --check
+	@scripts/depgraph.py --self-test
+	@scripts/depgraph.py preload --objs $(BUILD)/obj/preload --check
 
 .PHONY: docs-test
 docs-test: test-build
@@ -208,6 +210,7 @@ fault-test: test-build
 # The IPC registry's name for a run id (the segment's name is a keyed hash
 # of it): for the scripts that look for it in /dev/shm.
 $(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/state/registry.o $(BUILD)/obj/preload/core/log.o \
+		$(BUILD)/obj/preload/core/launch.o \
 		$(BUILD)/obj/preload/core/globals.o
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread

@@ -28,6 +28,12 @@ const char *pw_mode_name(enum pw_mode m)
 	return mode_names[m];
 }
 
+const char *pw_severity_name(int severity)
+{
+	static const char *const names[] = {"error", "warning", "performance"};
+	return severity >= 0 && severity < 3 ? names[severity] : "?";
+}
+
 /* The template is checked here and expanded in pw_init, in each process. */
 static int set_out(struct pw_options *o, const char *v)
 {

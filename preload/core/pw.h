@@ -57,6 +57,8 @@ struct pw_global {
 	_Alignas(64) atomic_uint_fast64_t seq;
 	char seq_line_[64 - sizeof(atomic_uint_fast64_t)];
 	uint64_t t0_mono_ns, t0_real_ns;
+	/* the IPC registry is open (state/registry.c sets it; the header says it) */
+	atomic_bool registry_active;
 };
 extern struct pw_global pw_g;
 
@@ -169,5 +171,7 @@ void pw_options_print_help(int fd);
  * scripts/options-doc.c writes README's and peerwatch(1)'s lists from it. */
 bool pw_options_entry(size_t i, const char **key, const char **values, const char **def, const char **help);
 const char *pw_mode_name(enum pw_mode m);
+/* "error", "warning", "performance": a rule's severity, and halt_on's. */
+const char *pw_severity_name(int severity);
 
 #endif

@@ -41,6 +41,7 @@
 #include <execinfo.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <link.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -317,4 +318,41 @@ void pw_stack_format(uintptr_t ip, char *out, size_t len)
 	else
 		snprintf(out, len, "0x%" PRIxPTR " (%s+0x%" PRIxPTR ")", ip, m,
 		         ip - (uintptr_t)info.dli_fbase);
+}
+
+/* Our own code: frames there are not the caller's (pw_stack_app). */
+static uintptr_t self_lo, self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	(void)size;
+	uintptr_t me = (uintptr_t)arg;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < lo + ph->p_memsz) {
+			self_lo = lo;
+			self_hi = lo + ph->p_memsz;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void pw_stack_find_self(void)
+{
+	dl_iterate_phdr(find_self, (void *)(uintptr_t)pw_stack_find_self);
+}
+
+int pw_stack_app(uintptr_t *ips, int max)
+{
+	uintptr_t raw[PW_STACK_MAX];
+	int n = pw_stack_capture(raw, PW_STACK_MAX, 0);
+	int skip = 0;
+	while (skip < n && raw[skip] >= self_lo && raw[skip] < self_hi)
+		skip++;
+	int k = 0;
+	for (int i = skip; i < n && k < max; i++)
+		ips[k++] = raw[i];
+	return k;
 }

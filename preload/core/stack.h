@@ -60,4 +60,10 @@ bool pw_stack_select(enum pw_stack_backend b);
 /* "<dir of self_path>/name" into out; false if self_path has no '/' or out is too small. */
 bool pw_stack_sibling(const char *self_path, const char *name, char *out, size_t len);
 
+/* Where our own code is, for pw_stack_app: from the constructor, once. */
+void pw_stack_find_self(void);
+/* The stack as the application sees it: pw_stack_capture with our own
+ * frames dropped, at most max of them. */
+int pw_stack_app(uintptr_t *ips, int max);
+
 #endif

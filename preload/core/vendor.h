@@ -123,19 +123,17 @@ struct pw_vendor {
 	bool (*exit_op)(int *cursor, struct pw_op *op);
 };
 
-/* vendors.c: every vendor library, NULL-terminated. */
+/* entry/vendors.c: every vendor library, NULL-terminated.  The one name
+ * the shared code knows that is defined above it: data, never a call
+ * (make deps-test). */
 extern const struct pw_vendor *const pw_vendors[];
 
 /* vendor.c: the shared code's loops over them. */
 void pw_vendors_describe(void *json_vendors);
+/* Every vendor's device timing that completed (final: all of it). */
 void pw_vendors_gt_collect(bool final);
-/* The trace writer's round (final: once, before the footer): the devices'
- * lines (devices.h), and device timing where gpu_timing=1. */
-void pw_vendors_tick(bool final);
 uint64_t pw_vendors_gt_skipped(void);
 void pw_vendors_after_fork(void);
-/* At exit: every vendor's exit ops, each handed to run. */
-void pw_vendors_exit_ops(void (*run)(const struct pw_op *op));
 /* The trace's names of a PW_VENDOR_* and a PW_FAM_*. */
 const char *pw_vendor_name(int vendor);
 const char *pw_family_name(int family);

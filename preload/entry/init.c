@@ -21,6 +21,7 @@
 #include "record/phase.h"
 #include "core/pw.h"
 #include "record/record.h"
+#include "state/devices.h"
 #include "state/registry.h"
 #include "core/stack.h"
 #include "state/state.h"
@@ -76,6 +77,7 @@ static void after_fork_child(void)
 	/* The child starts with no peer access and no IPC mappings of its own:
 	 * CUDA contexts do not survive fork. */
 	pw_state_reset(&pw_state);
+	pw_devices_after_fork();
 	pw_vendors_after_fork(); /* nor what the vendors track (vendor.h) */
 	pw_report_after_fork();
 	pw_tls_tid = 0;
@@ -174,7 +176,7 @@ __attribute__((constructor)) static void pw_init(void)
 	pw_g.t0_real_ns = pw_realtime_ns();
 	pw_clock_init();
 	pw_trace_init();
-	pw_report_init();
+	pw_stack_find_self();
 	load_suppressions();
 	/* The unwinder is loaded where stacks are recorded or matched, and
 	 * wherever rules run: a finding's call site (its first frame) decides
@@ -182,9 +184,7 @@ __attribute__((constructor)) static void pw_init(void)
 	if (pw_checking() || pw_g.opt.stacks == PW_STACKS_ALL)
 		pw_stack_init();
 	if (pw_g.opt.registry && pw_checking())
-		pw_registry_open(pw_registry_run_id());
-	if (pw_g.opt.gpu_timing)
-		pw_trace_set_tick(pw_vendors_gt_collect);
+		pw_registry_open(pw_run_id());
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
 	atomic_store(&pw_g.enabled, true);
 }
@@ -195,7 +195,7 @@ static void process_end(const char *why)
 	if (pw_checking() && atomic_load(&pw_g.enabled))
 		pw_check_exit();
 	pw_report_summary();
-	pw_trace_finish(why);
+	pw_trace_finish(why, pw_report_footer());
 	pw_registry_close();
 	pw_phase_report(); /* make PHASES=1 only */
 }
@@ -215,7 +215,7 @@ static bool before_exec(void)
 {
 	if (getpid() != pw_pid)
 		return false;
-	pw_trace_finish("exec");
+	pw_trace_finish("exec", pw_report_footer());
 	pw_registry_close(); /* the new image opens it again, under the same run id */
 	return true;
 }

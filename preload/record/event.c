@@ -8,13 +8,17 @@
 #include <string.h>
 
 #include "record/jsonw.h"
+#include "peerwatch/rules_table.h"
 #include "peerwatch/trace_format.h"
 #include "core/pw.h"
 #include "record/record.h"
-#include "rules/report.h"
-#include "rules/rules.h"
 #include "record/trace.h"
 #include "core/vendor.h"
+
+/* The catalog's rule ids (include/peerwatch/rules_table.h), for the
+ * "suppressed" member: read from the table, not from the rules' room. */
+#define PW_RULE_ID_ROW(name, id, ...) [PW_RULE_##name] = id,
+static const char *const rule_ids[PW_RULE_COUNT] = {PW_RULES(PW_RULE_ID_ROW)};
 
 /* ---- the calling thread: snapshots ---- */
 
@@ -307,7 +311,7 @@ void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
 			memcpy(&rule, r->supp + 4 * i, 4);
 			if (i)
 				pw_jw_ch(w, ',');
-			pw_jw_str(w, rule >= 0 && rule < PW_RULE_COUNT ? pw_rules[rule].id : "?");
+			pw_jw_str(w, rule >= 0 && rule < PW_RULE_COUNT ? rule_ids[rule] : "?");
 		}
 		pw_jw_ch(w, ']');
 	}
@@ -328,25 +332,4 @@ void pw_event_write(struct pw_jw *w, const struct pw_rcall *r)
 			v->put_arg(w, r, i);
 	pw_jw_obj_close(w);
 	pw_jw_obj_close(w);
-}
-
-/* ---- both ---- */
-
-void pw_event_call(struct pw_jw *w, const struct pw_call *c)
-{
-	_Alignas(8) char rec[PW_EVENT_MAX];
-	size_t n = pw_record_call_into(rec, sizeof rec, c);
-	pw_record_decode(w, rec, n);
-}
-
-void pw_event_post(struct pw_call *c)
-{
-	uintptr_t ips[64];
-	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
-		pw_tls_internal++;
-		c->nstack = pw_report_app_stack(ips, pw_g.opt.stack_depth);
-		pw_tls_internal--;
-		c->stack = ips;
-	}
-	pw_record_call(c);
 }

@@ -81,12 +81,4 @@ void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcal
 /* The whole "call" event of a decoded record, as one JSON object (no newline). */
 void pw_event_write(struct pw_jw *w, const struct pw_rcall *r);
 
-/* ---- both at once ---- */
-
-/* The event of c as the writer would write it, made now on this thread
- * (tests; c's pointers must still be valid). */
-void pw_event_call(struct pw_jw *w, const struct pw_call *c);
-/* After the real call: the caller's stack (stacks=all), then the record. */
-void pw_event_post(struct pw_call *c);
-
 #endif

@@ -15,15 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "rules/report.h"
 #include "record/header.h"
 #include "core/launch.h"
-#include "state/registry.h"
-#include "rules/rules.h"
-#include "rules/suppress.h"
+#include "record/jsonw.h"
 #include "peerwatch/trace_format.h"
 #include "core/pw.h"
-#include "record/trace.h"
 #include "core/vendor.h"
 
 /* A JSON string from bytes that may not be UTF-8 (argv, paths). */
@@ -220,7 +216,7 @@ char *pw_header_json(void)
 	json_object_set_new(h, "host", str_lossy(host, strlen(host)));
 	const char *rank = pw_rank_env();
 	json_object_set_new(h, "rank", rank_value(rank));
-	json_object_set_new(h, "run_id", json_string(pw_registry_run_id()));
+	json_object_set_new(h, "run_id", json_string(pw_run_id()));
 	json_object_set_new(h, "argv", read_argv());
 	json_object_set_new(h, "t0_mono_ns", json_integer((json_int_t)pw_g.t0_mono_ns));
 	json_object_set_new(h, "t0_real_ns", json_integer((json_int_t)pw_g.t0_real_ns));
@@ -234,7 +230,7 @@ char *pw_header_json(void)
 	json_object_set_new(o, "suppressions",
 	                    str_lossy(pw_g.opt.suppressions, strlen(pw_g.opt.suppressions)));
 	json_object_set_new(o, "default_suppressions", json_boolean(pw_g.opt.default_suppressions));
-	json_object_set_new(o, "registry", json_boolean(pw_registry_active()));
+	json_object_set_new(o, "registry", json_boolean(atomic_load(&pw_g.registry_active)));
 	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing));
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
@@ -251,27 +247,6 @@ char *pw_header_json(void)
  * written with the event writer (jsonw) into the caller's buffer, the module
  * list read without jansson, the repeats chosen without qsort.
  */
-
-/* s as a JSON string, bytes that are not UTF-8 replaced by '?' (paths). */
-static void jw_lossy(struct pw_jw *w, const char *s)
-{
-	char buf[4200];
-	size_t n = strlen(s), k = 0;
-	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i < n && k + 5 < sizeof buf;) {
-		size_t len = u[i] < 0x80 ? 1 : pw_utf8_len(u + i, n - i);
-		if (!len) {
-			buf[k++] = '?';
-			i++;
-			continue;
-		}
-		memcpy(buf + k, s + i, len);
-		k += len;
-		i += len;
-	}
-	buf[k] = 0;
-	pw_jw_str(w, buf);
-}
 
 static int footer_module(struct dl_phdr_info *info, size_t size, void *arg)
 {
@@ -293,7 +268,7 @@ static int footer_module(struct dl_phdr_info *info, size_t size, void *arg)
 		pw_jw_ch(w, ',');
 	pw_jw_obj_open(w);
 	pw_jw_key(w, "path");
-	jw_lossy(w, name);
+	pw_jw_str_lossy(w, name);
 	pw_jw_kv_hex(w, "base", (uint64_t)info->dlpi_addr);
 	pw_jw_key(w, "build_id");
 	if (bid[0])
@@ -316,60 +291,23 @@ static void footer_modules(struct pw_jw *w)
 	w->need_comma = true;
 }
 
-/* Each suppression that matched, with its count, as ASan lists them at exit. */
-static void footer_suppressions(struct pw_jw *w)
+const char *pw_drop_cause_name(int cause)
 {
-	const char *text;
-	int line;
-	uint64_t hits;
-	pw_jw_key(w, "suppressions");
-	pw_jw_ch(w, '[');
-	bool any = false;
-	for (int i = 0; pw_suppress_entry(i, &text, &line, &hits); i++) {
-		if (!hits)
-			continue;
-		if (any)
-			pw_jw_ch(w, ',');
-		any = true;
-		pw_jw_obj_open(w);
-		pw_jw_kv_i64(w, "line", line);
-		pw_jw_key(w, "suppression");
-		jw_lossy(w, text);
-		pw_jw_kv_u64(w, "hits", hits);
-		const char *name = pw_suppress_entry_name(i);
-		if (name)
-			pw_jw_kv_str(w, "default", name);
-		pw_jw_obj_close(w);
-	}
-	pw_jw_ch(w, ']');
-	w->need_comma = true;
+	static const char *const names[PW_DROP_N] = {"writer_behind",     "no_memory",         "too_long",
+	                                             "after_thread_exit", "in_flight_at_exit", "size_limit",
+	                                             "write_error",       "signal_handler"};
+	return cause >= 0 && cause < PW_DROP_N ? names[cause] : "?";
 }
 
-/* The (rule, site) pairs that repeated, most first (report.c). */
-static void footer_repeats(struct pw_jw *w, size_t max)
+size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, const char *why, bool compact,
+                       const struct pw_footer_in *in)
 {
-	static struct pw_repeat r[PW_FOOTER_REPEATS_MAX];
-	if (max > PW_FOOTER_REPEATS_MAX)
-		max = PW_FOOTER_REPEATS_MAX;
-	size_t n = pw_report_repeats_by(r, max);
-	pw_jw_kv_u64(w, "repeats", pw_report_repeats());
-	pw_jw_key(w, "repeats_by");
-	pw_jw_ch(w, '[');
-	for (size_t i = 0; i < n; i++) {
-		if (i)
-			pw_jw_ch(w, ',');
-		pw_jw_obj_open(w);
-		pw_jw_kv_str(w, "rule", pw_rules[r[i].rule].id);
-		pw_jw_kv_hex(w, "site", (uint64_t)r[i].site);
-		pw_jw_kv_u64(w, "count", r[i].count);
-		pw_jw_obj_close(w);
-	}
-	pw_jw_ch(w, ']');
-	w->need_comma = true;
-}
-
-size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, const char *why, bool compact)
-{
+	/* without in: none of either, as in a process with no finding */
+	static const char none[] =
+	    "\"repeats\":0,\"repeats_by\":[],\"suppressed\":0,\"suppressed_default\":0";
+	static const char none_full[] =
+	    "\"repeats\":0,\"repeats_by\":[],\"suppressed\":0,\"suppressed_default\":0,\"suppressions\":[]";
+	const char *above = in ? (compact ? in->compact : in->full) : compact ? none : none_full;
 	struct pw_jw w;
 	pw_jw_init(&w, buf, cap);
 	uint64_t dropped = 0;
@@ -386,11 +324,10 @@ size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, co
 			pw_jw_kv_u64(&w, pw_drop_cause_name(i), s->dropped_by[i]);
 	pw_jw_obj_close(&w);
 	pw_jw_kv_u64(&w, "violations", s->violations);
-	footer_repeats(&w, compact ? 8 : PW_FOOTER_REPEATS_MAX);
-	pw_jw_kv_u64(&w, "suppressed", pw_suppress_count());
-	pw_jw_kv_u64(&w, "suppressed_default", pw_suppress_count_default());
-	if (!compact)
-		footer_suppressions(&w);
+	if (*above) {
+		pw_jw_ch(&w, ',');
+		pw_jw_raw(&w, above, strlen(above));
+	}
 	if (pw_g.opt.gpu_timing)
 		pw_jw_kv_u64(&w, "gpu_timing_skipped", pw_vendors_gt_skipped());
 	if (s->limited) {
@@ -403,7 +340,7 @@ size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, co
 	}
 	if (s->write_error[0]) {
 		pw_jw_key(&w, "write_error");
-		jw_lossy(&w, s->write_error);
+		pw_jw_str_lossy(&w, s->write_error);
 	}
 	uint64_t lost = 0;
 	const char *report_error = pw_stderr_error(&lost);
@@ -412,7 +349,7 @@ size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, co
 		snprintf(text, sizeof text, "%s (%llu message%s not written)", report_error,
 		         (unsigned long long)lost, lost == 1 ? "" : "s");
 		pw_jw_key(&w, "report_error");
-		jw_lossy(&w, text);
+		pw_jw_str_lossy(&w, text);
 	}
 	pw_jw_kv_u64(&w, "t_end_ns", pw_now_ns());
 	pw_jw_kv_str(&w, "reason", why);

@@ -1,5 +1,7 @@
 #include "record/jsonw.h"
 
+#include "core/pw.h"
+
 static const char hexdig[] = "0123456789abcdef";
 
 /* "00" "01" ... "99": two digits per division. */
@@ -131,4 +133,25 @@ void pw_jw_str(struct pw_jw *w, const char *s)
 		}
 	}
 	pw_jw_ch(w, '"');
+}
+
+/* s as a JSON string, bytes that are not UTF-8 replaced by '?' (paths). */
+void pw_jw_str_lossy(struct pw_jw *w, const char *s)
+{
+	char buf[4200];
+	size_t n = strlen(s), k = 0;
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i < n && k + 5 < sizeof buf;) {
+		size_t len = u[i] < 0x80 ? 1 : pw_utf8_len(u + i, n - i);
+		if (!len) {
+			buf[k++] = '?';
+			i++;
+			continue;
+		}
+		memcpy(buf + k, s + i, len);
+		k += len;
+		i += len;
+	}
+	buf[k] = 0;
+	pw_jw_str(w, buf);
 }

@@ -45,6 +45,9 @@ static inline void pw_jw_ch(struct pw_jw *w, char c)
 
 /* A string value, escaped per RFC 8259. */
 void pw_jw_str(struct pw_jw *w, const char *s);
+/* s as a JSON string, bytes that are not UTF-8 replaced by '?' (paths);
+ * at most about 4 KiB of it. */
+void pw_jw_str_lossy(struct pw_jw *w, const char *s);
 void pw_jw_u64(struct pw_jw *w, uint64_t v);
 void pw_jw_i64(struct pw_jw *w, int64_t v);
 void pw_jw_hex(struct pw_jw *w, uint64_t v);                /* "0x1f" */

@@ -210,6 +210,9 @@ void pw_record_call_folded(const struct pw_call *c);
 /* The record at p (avail bytes there) as one JSON line (no newline) into w.
  * Returns the record's size, or 0 when it is not a whole record. */
 size_t pw_record_decode(struct pw_jw *w, const void *p, size_t avail);
+/* The event of c as the writer would write it, made now on this thread
+ * (tests; c's pointers must still be valid): record.c. */
+void pw_event_call(struct pw_jw *w, const struct pw_call *c);
 
 /* Decoding a run of records into lines, for the trace writer. */
 struct pw_decode_out {

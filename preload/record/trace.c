@@ -91,9 +91,9 @@
 #include "core/pw.h"
 #include "record/record.h"
 #include "record/record_write.h"
-#include "rules/report.h"
 #include "record/trace.h"
 #include "record/trace_hot.h"
+#include "core/stack.h"
 
 #define PW_FLUSH_MS 100
 /* Buffers a thread may have out (its current one, full ones the writer has
@@ -183,14 +183,6 @@ static void (*tick)(bool final); /* run by the writer each round, and once at th
 void pw_trace_set_tick(void (*fn)(bool final))
 {
 	tick = fn;
-}
-
-const char *pw_drop_cause_name(int cause)
-{
-	static const char *const names[PW_DROP_N] = {"writer_behind",     "no_memory",         "too_long",
-	                                             "after_thread_exit", "in_flight_at_exit", "size_limit",
-	                                             "write_error",       "signal_handler"};
-	return cause >= 0 && cause < PW_DROP_N ? names[cause] : "?";
 }
 
 static void drop(int cause, uint64_t n)
@@ -1336,12 +1328,12 @@ static void stats(struct pw_trace_stats *s)
 
 /* One footer at file_bytes; *err: why not.  The buffer is static: one
  * thread finishes, and nothing here may allocate (see header.c). */
-static bool put_footer(const char *why, bool compact, int *err)
+static bool put_footer(const char *why, bool compact, const struct pw_footer_in *in, int *err)
 {
 	static char footer[PW_FOOTER_BYTES];
 	struct pw_trace_stats s;
 	stats(&s);
-	size_t n = pw_footer_write(footer, sizeof footer - 1, &s, why, compact);
+	size_t n = pw_footer_write(footer, sizeof footer - 1, &s, why, compact, in);
 	if (!n) {
 		*err = ENOBUFS;
 		return false;
@@ -1361,11 +1353,11 @@ static bool put_footer(const char *why, bool compact, int *err)
 
 /* The footer: in full, else without its lists, else after cutting lines
  * off the end to make room for it.  false: the file stays .partial. */
-static bool write_footer(const char *why)
+static bool write_footer(const char *why, const struct pw_footer_in *in)
 {
 	int err = 0;
 	refresh_fsize_limit();
-	if (put_footer(why, false, &err) || put_footer(why, true, &err))
+	if (put_footer(why, false, in, &err) || put_footer(why, true, in, &err))
 		return true;
 	if (!T.write_err)
 		set_write_error(err, " (writing the footer)");
@@ -1375,10 +1367,10 @@ static bool write_footer(const char *why)
 	uint64_t want = PW_COMPACT_FOOTER_MAX;
 	uint64_t end = err == EFBIG ? (T.fsize_limit > want ? T.fsize_limit - want : 0)
 	                            : (T.file_bytes > want ? T.file_bytes - want : 0);
-	return make_room(end) && put_footer(why, true, &err);
+	return make_room(end) && put_footer(why, true, in, &err);
 }
 
-static void finish_file(const char *why, bool was_enabled)
+static void finish_file(const char *why, bool was_enabled, const struct pw_footer_in *in)
 {
 	/* whatever a writer that died mid-write left past the last complete line */
 	struct stat st;
@@ -1386,7 +1378,7 @@ static void finish_file(const char *why, bool was_enabled)
 	    ftruncate(T.fd, (off_t)T.file_bytes)) {
 		/* the footer still goes at file_bytes */
 	}
-	bool ok = write_footer(why);
+	bool ok = write_footer(why, in);
 	/* the preallocated blocks past the end go back */
 	if (ftruncate(T.fd, (off_t)T.file_bytes)) {
 		/* nothing more to do: a file system without them */
@@ -1404,14 +1396,13 @@ static void finish_file(const char *why, bool was_enabled)
 	T.dirfd = -1;
 	uint64_t dropped = pw_trace_dropped();
 	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0) {
-		char counts[300];
-		pw_report_counts_text(counts, sizeof counts, false); /* pw_log escapes SGR */
 		pw_log("trace written: %s (%llu event%s%s; %s)", T.path, (unsigned long long)T.lines,
-		       T.lines == 1 ? "" : "s", dropped ? ", some dropped: see its footer" : "", counts);
+		       T.lines == 1 ? "" : "s", dropped ? ", some dropped: see its footer" : "",
+		       in ? in->counts : "no findings");
 	}
 }
 
-void pw_trace_finish(const char *why)
+void pw_trace_finish(const char *why, const struct pw_footer_in *in)
 {
 	long me = pw_gettid(), none = 0;
 	if (!atomic_compare_exchange_strong(&T.finisher, &none, me)) {
@@ -1443,7 +1434,7 @@ void pw_trace_finish(const char *why)
 		pw_log("the trace writer is stuck writing %s: it stays .partial", T.path);
 	} else if (file == PW_FILE_OPEN && T.fd >= 0) {
 		final_drain();
-		finish_file(why, was_enabled);
+		finish_file(why, was_enabled, in);
 	}
 	atomic_store(&T.finished, true);
 }
@@ -1531,4 +1522,18 @@ void pw_trace_init(void)
 		pw_disable("cannot create a thread key");
 	else if (pw_gettid() == getpid())
 		pthread_setspecific(T.key, &main_marker); /* to hear of its pthread_exit */
+}
+
+/* A wrapper's call after the real one (call.h): its stack, where stacks=all,
+ * then its record. */
+void pw_event_post(struct pw_call *c)
+{
+	uintptr_t ips[64];
+	if (PW_UNLIKELY(pw_g.opt.stacks == PW_STACKS_ALL)) {
+		pw_tls_internal++;
+		c->nstack = pw_stack_app(ips, pw_g.opt.stack_depth);
+		pw_tls_internal--;
+		c->stack = ips;
+	}
+	pw_record_call(c);
 }

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "record/header.h"
 #include "record/jsonw.h"
 
 /* Largest single event line; longer events are dropped and counted. */
@@ -38,8 +39,9 @@ void pw_trace_event_end(struct pw_jw *w);
 void pw_trace_init(void); /* from the constructor: no I/O */
 /* Flush, footer, rename; once.  Safe with any number of threads still
  * calling: what they finish after this is not in the file (the footer
- * counts what was in flight).  A second caller waits for the first. */
-void pw_trace_finish(const char *why);
+ * counts what was in flight).  A second caller waits for the first.  in:
+ * what the rooms above add to the footer (header.h), or NULL for none. */
+void pw_trace_finish(const char *why, const struct pw_footer_in *in);
 void pw_trace_after_fork_child(void);
 /* pthread_atfork: fork waits until the writer thread is between rounds. */
 void pw_trace_fork_prepare(void);
@@ -50,29 +52,10 @@ void pw_trace_after_failed_exec(void);
  * pw_trace_finish runs once before the footer (final=true). */
 void pw_trace_set_tick(void (*fn)(bool final));
 
-/* Why an event made is not in the file (the footer's "dropped_by"). */
-enum pw_drop_cause {
-	PW_DROP_WRITER_BEHIND,     /* no buffer: the writer thread fell behind or stopped */
-	PW_DROP_NO_MEMORY,         /* no memory for a thread's record or buffer */
-	PW_DROP_TOO_LONG,          /* one event longer than PW_EVENT_MAX - 1 bytes */
-	PW_DROP_AFTER_THREAD_EXIT, /* made in a thread's TLS destructors, after its buffer was handed over */
-	PW_DROP_IN_FLIGHT,         /* being recorded when the trace was finished (exit, exec, ...) */
-	PW_DROP_SIZE_LIMIT,        /* a call or other event past max_trace_mb */
-	PW_DROP_WRITE_ERROR,       /* writing the file failed (full disk, file-size limit, I/O error) */
-	PW_DROP_SIGNAL_HANDLER,    /* a signal handler's call while its thread was writing a record */
-	PW_DROP_N
-};
-const char *pw_drop_cause_name(int cause);
-
-/* What the file says about itself in its footer (docs/trace-format.md). */
-struct pw_trace_stats {
-	uint64_t events;     /* event lines in the file */
-	uint64_t violations; /* of which "type":"violation" */
-	uint64_t dropped_by[PW_DROP_N];
-	bool limited; /* max_trace_mb stopped call events */
-	uint64_t limit_bytes, limit_seq, limit_t_ns;
-	char write_error[200]; /* "ENOSPC: No space left on device", or "" */
-};
+/* After a wrapper's real call: the caller's stack (stacks=all), then the
+ * record (call.h). */
+struct pw_call;
+void pw_event_post(struct pw_call *c);
 
 uint64_t pw_trace_dropped(void);
 /* Count n events dropped for cause (while tracing is on). */

@@ -203,5 +203,9 @@ void pw_check_exit(void)
 		run_rules(NULL, &op);
 	}
 	/* what the vendors still hold (vmm.leak: a virtual-memory mapping never unmapped) */
-	pw_vendors_exit_ops(run_exit_rules);
+	for (const struct pw_vendor *const *v = pw_vendors; *v; v++) {
+		struct pw_op op;
+		for (int cursor = 0; (*v)->exit_op && (*v)->exit_op(&cursor, &op);)
+			run_exit_rules(&op);
+	}
 }

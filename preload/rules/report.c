@@ -32,9 +32,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "rules/check.h"
+#include "record/header.h"
+#include "record/jsonw.h"
 #include "core/color.h"
 #include "state/devices.h"
 #include "rules/report.h"
@@ -49,7 +52,6 @@
 
 static atomic_uint_fast64_t violations;
 static atomic_uint_fast64_t by_sev[3]; /* every finding not suppressed, by severity */
-static uintptr_t self_lo, self_hi;     /* our own code: frames there are not the caller's */
 static int log_fd = -1;
 static bool log_failed;
 static atomic_bool log_dead; /* a write to the log_path file failed */
@@ -91,20 +93,83 @@ void pw_report_counts_text(char *buf, size_t cap, bool color)
 #undef PUT
 }
 
-static int find_self(struct dl_phdr_info *info, size_t size, void *arg)
+/* Each suppression that matched, with its count, as ASan lists them at exit. */
+static void footer_suppressions(struct pw_jw *w)
 {
-	(void)size;
-	uintptr_t me = (uintptr_t)arg;
-	for (int i = 0; i < info->dlpi_phnum; i++) {
-		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo && me < lo + ph->p_memsz) {
-			self_lo = lo;
-			self_hi = lo + ph->p_memsz;
-			return 1;
-		}
+	const char *text;
+	int line;
+	uint64_t hits;
+	pw_jw_key(w, "suppressions");
+	pw_jw_ch(w, '[');
+	bool any = false;
+	for (int i = 0; pw_suppress_entry(i, &text, &line, &hits); i++) {
+		if (!hits)
+			continue;
+		if (any)
+			pw_jw_ch(w, ',');
+		any = true;
+		pw_jw_obj_open(w);
+		pw_jw_kv_i64(w, "line", line);
+		pw_jw_key(w, "suppression");
+		pw_jw_str_lossy(w, text);
+		pw_jw_kv_u64(w, "hits", hits);
+		const char *name = pw_suppress_entry_name(i);
+		if (name)
+			pw_jw_kv_str(w, "default", name);
+		pw_jw_obj_close(w);
 	}
-	return 0;
+	pw_jw_ch(w, ']');
+	w->need_comma = true;
+}
+
+/* The (rule, site) pairs that repeated, most first. */
+static void footer_repeats(struct pw_jw *w, size_t max)
+{
+	static struct pw_repeat r[PW_FOOTER_REPEATS_MAX];
+	if (max > PW_FOOTER_REPEATS_MAX)
+		max = PW_FOOTER_REPEATS_MAX;
+	size_t n = pw_report_repeats_by(r, max);
+	pw_jw_kv_u64(w, "repeats", pw_report_repeats());
+	pw_jw_key(w, "repeats_by");
+	pw_jw_ch(w, '[');
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		pw_jw_kv_str(w, "rule", pw_rules[r[i].rule].id);
+		pw_jw_kv_hex(w, "site", (uint64_t)r[i].site);
+		pw_jw_kv_u64(w, "count", r[i].count);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+	w->need_comma = true;
+}
+
+/* What this room adds to the footer (record/header.h): the repeats and the
+ * suppressions, in full and compact.  Allocates nothing: it runs where the
+ * process ends, perhaps in exit() from a signal handler. */
+const struct pw_footer_in *pw_report_footer(void)
+{
+	static struct pw_footer_in in;
+	for (int compact = 0; compact < 2; compact++) {
+		struct pw_jw w;
+		char *buf = compact ? in.compact : in.full;
+		size_t cap = compact ? sizeof in.compact : sizeof in.full;
+		pw_jw_init(&w, buf, cap - 1);
+		w.need_comma = false;
+		footer_repeats(&w, compact ? 8 : PW_FOOTER_REPEATS_MAX);
+		pw_jw_kv_u64(&w, "suppressed", pw_suppress_count());
+		pw_jw_kv_u64(&w, "suppressed_default", pw_suppress_count_default());
+		if (!compact)
+			footer_suppressions(&w);
+		size_t n = w.overflow ? 0 : (size_t)(w.p - buf);
+		buf[n] = 0;
+	}
+	/* too long in full: the full footer says what the compact one does */
+	if (!in.full[0])
+		memcpy(in.full, in.compact, strlen(in.compact) + 1);
+	pw_report_counts_text(in.counts, sizeof in.counts, false); /* pw_log escapes SGR */
+	return &in;
 }
 
 /* A forked child reports into its own log_path file and counts its own findings. */
@@ -121,25 +186,6 @@ void pw_report_after_fork(void)
 		atomic_store(&by_sev[i], 0);
 	pw_report_forget_repeats();
 	pw_suppress_reset_count();
-}
-
-void pw_report_init(void)
-{
-	dl_iterate_phdr(find_self, (void *)(uintptr_t)pw_report_init);
-}
-
-/* The stack as the application sees it: our own frames dropped. */
-int pw_report_app_stack(uintptr_t *ips, int max)
-{
-	uintptr_t raw[PW_STACK_MAX];
-	int n = pw_stack_capture(raw, PW_STACK_MAX, 0);
-	int skip = 0;
-	while (skip < n && raw[skip] >= self_lo && raw[skip] < self_hi)
-		skip++;
-	int k = 0;
-	for (int i = skip; i < n && k < max; i++)
-		ips[k++] = raw[i];
-	return k;
 }
 
 static void write_event(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg,
@@ -412,13 +458,13 @@ static _Noreturn void stop(const struct pw_op *op, int rule)
 	                 "==%d== peerwatch: stopping before %s runs (mode=enforce, halt_on=%s): %s\n",
 	                 (int)getpid(), op->api, pw_severity_name(pw_g.opt.halt_on), pw_rules[rule].id);
 	report_write(line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
-	pw_trace_finish("enforce");
+	pw_trace_finish("enforce", pw_report_footer());
 	pw_registry_close();
 	if (pw_g.opt.exitcode) {
 		void (*real_exit)(int) = (void (*)(int))pw_real_dlsym(RTLD_NEXT, "_exit");
 		if (real_exit)
 			real_exit(pw_g.opt.exitcode);
-		_exit(pw_g.opt.exitcode);
+		syscall(SYS_exit_group, pw_g.opt.exitcode); /* never our own _exit hook */
 	}
 	abort();
 }
@@ -509,9 +555,9 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 	 * it is then used for matching only.  The call site is the first frame. */
 	bool want_stack = pw_g.opt.stacks != PW_STACKS_NONE || pw_suppress_wants_stack_for(pw_rules[rule].id);
 	if (want_stack)
-		n = pw_report_app_stack(ips, pw_g.opt.stack_depth);
+		n = pw_stack_app(ips, pw_g.opt.stack_depth);
 	else
-		n = pw_report_app_stack(ips, 1);
+		n = pw_stack_app(ips, 1);
 	if (pw_suppress_match(pw_rules[rule].id, op->api, ips, n)) {
 		mark_suppressed(c, rule);
 		pw_tls_internal--;

@@ -10,7 +10,6 @@
 #include "state/op.h"
 
 void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule, const char *msg);
-void pw_report_init(void);
 void pw_report_after_fork(void);
 uint64_t pw_report_violations(void);
 /* Findings counted, not written, because the same rule had fired at the
@@ -30,9 +29,12 @@ void pw_report_by_severity(uint64_t out[3]);
  * where some were, into buf; colour (color.h) around the severities when
  * color is true. */
 void pw_report_counts_text(char *buf, size_t cap, bool color);
+/* What the findings add to the trace's footer (record/header.h), now: for
+ * pw_trace_finish. */
+struct pw_footer_in;
+const struct pw_footer_in *pw_report_footer(void);
 /* At exit: one line on stderr saying how many findings were counted only. */
 void pw_report_summary(void);
 /* The caller's stack without peerwatch's own frames, at most max deep. */
-int pw_report_app_stack(uintptr_t *ips, int max);
 
 #endif

@@ -77,12 +77,6 @@ const struct pw_rule_cite *pw_rule_cite(int rule, int vendor)
 	return NULL;
 }
 
-const char *pw_severity_name(int severity)
-{
-	static const char *const names[] = {"error", "warning", "performance"};
-	return severity >= 0 && severity < 3 ? names[severity] : "?";
-}
-
 int pw_rule_by_id(const char *id)
 {
 	for (int r = 0; r < PW_RULE_COUNT; r++)

@@ -55,7 +55,6 @@ typedef void (*pw_finding_sink)(void *arg, int rule, const char *msg);
 /* Every rule that applies to op (its kind, in the rule's ops, and its vendor); returns how many fired. */
 int pw_rules_check(const struct pw_state *s, const struct pw_op *op, pw_finding_sink sink, void *arg);
 
-const char *pw_severity_name(int severity);
 int pw_rule_by_id(const char *id); /* -1 if none */
 
 #endif

@@ -219,6 +219,22 @@ void pw_devices_tick(bool final)
  * of registration, and the libraries' destructors after them all), so it
  * writes the lines while the driver still answers.
  */
+/* The trace writer's round (final: once, before the footer): the devices'
+ * lines, and device timing where gpu_timing=1.  Installed at load, whatever
+ * the options: the writer calls it, the record room knowing nothing of
+ * devices. */
+static void writer_round(bool final)
+{
+	pw_devices_tick(final);
+	if (pw_g.opt.gpu_timing)
+		pw_vendors_gt_collect(final);
+}
+
+__attribute__((constructor)) static void install_round(void)
+{
+	pw_trace_set_tick(writer_round);
+}
+
 static void devices_at_exit(void)
 {
 	if (atomic_load(&pw_g.enabled))

@@ -64,6 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/launch.h"
 #include "core/pw.h"
 #include "state/registry.h"
 
@@ -78,7 +79,6 @@ _Static_assert((uint32_t)sizeof(struct pw_reg_segment) == sizeof(struct pw_reg_s
 static struct {
 	pthread_mutex_t open_lock; /* open and close within this process */
 	struct pw_reg_segment *seg;
-	atomic_bool active;
 	atomic_bool broken;   /* the lock failed us: close must not wait on it */
 	atomic_int users;     /* calls inside the mapping; close drains them */
 	_Atomic int attached; /* the pid recorded in seg->attached (fork changes it) */
@@ -95,25 +95,17 @@ static struct {
 /* Segment fields other processes may change under us: read each once. */
 #define LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
 
-static uint64_t fnv1a(uint64_t h, const void *p, size_t n)
-{
-	const unsigned char *b = p;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ b[i]) * 0x100000001b3ull;
-	return h;
-}
-
 static uint32_t header_checksum(const struct pw_reg_segment *s)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
-	h = fnv1a(h, &s->magic, sizeof s->magic);
-	h = fnv1a(h, &s->version, sizeof s->version);
-	h = fnv1a(h, &s->segment_bytes, sizeof s->segment_bytes);
-	h = fnv1a(h, &s->entry_bytes, sizeof s->entry_bytes);
-	h = fnv1a(h, &s->n_entries, sizeof s->n_entries);
-	h = fnv1a(h, &s->n_holders, sizeof s->n_holders);
-	h = fnv1a(h, &s->n_attach, sizeof s->n_attach);
-	h = fnv1a(h, &s->pid_ns, sizeof s->pid_ns);
+	h = pw_fnv1a(h, &s->magic, sizeof s->magic);
+	h = pw_fnv1a(h, &s->version, sizeof s->version);
+	h = pw_fnv1a(h, &s->segment_bytes, sizeof s->segment_bytes);
+	h = pw_fnv1a(h, &s->entry_bytes, sizeof s->entry_bytes);
+	h = pw_fnv1a(h, &s->n_entries, sizeof s->n_entries);
+	h = pw_fnv1a(h, &s->n_holders, sizeof s->n_holders);
+	h = pw_fnv1a(h, &s->n_attach, sizeof s->n_attach);
+	h = pw_fnv1a(h, &s->pid_ns, sizeof s->pid_ns);
 	return (uint32_t)(h ^ (h >> 32));
 }
 
@@ -173,26 +165,6 @@ static void sleep_ms(long ms)
 	nanosleep(&ts, NULL);
 }
 
-static char *put_str(char *p, char *end, const char *s)
-{
-	while (*s && p < end)
-		*p++ = *s++;
-	return p;
-}
-
-static char *put_uint(char *p, char *end, uint64_t v, unsigned base, int width)
-{
-	char tmp[24];
-	int n = 0;
-	do {
-		tmp[n++] = "0123456789abcdef"[v % base];
-		v /= base;
-	} while (v || n < width);
-	while (n > 0 && p < end)
-		*p++ = tmp[--n];
-	return p;
-}
-
 /* ---- names and run ids ---- */
 
 /*
@@ -245,14 +217,14 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
 	if (!run_id || !*run_id || !buf || len < PW_REG_NAME_MAX || attempt < 0)
 		return -1;
 	size_t n = strlen(run_id);
-	uint64_t k0 = fnv1a(0xcbf29ce484222325ull, run_id, n);
-	uint64_t k1 = fnv1a(0x84222325cbf29ce4ull ^ n, run_id, n);
+	uint64_t k0 = pw_fnv1a(0xcbf29ce484222325ull, run_id, n);
+	uint64_t k1 = pw_fnv1a(0x84222325cbf29ce4ull ^ n, run_id, n);
 	uint64_t h = siphash_word(k0, k1, 0x7765727770000000ull + (uint64_t)attempt); /* "pwrew" + n */
 	char *p = buf, *end = buf + len - 1;
-	p = put_str(p, end, "/peerwatch.");
-	p = put_uint(p, end, getuid(), 10, 1);
-	p = put_str(p, end, ".");
-	p = put_uint(p, end, h, 16, 16);
+	p = pw_put_str(p, end, "/peerwatch.");
+	p = pw_put_uint(p, end, getuid(), 10, 1);
+	p = pw_put_str(p, end, ".");
+	p = pw_put_uint(p, end, h, 16, 16);
 	*p = '\0';
 	return 0;
 }
@@ -260,75 +232,6 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
 int pw_registry_shm_name(const char *run_id, char *buf, size_t len)
 {
 	return pw_registry_shm_name_n(run_id, 0, buf, len);
-}
-
-static char run_id_buf[256];
-static pthread_once_t run_id_once = PTHREAD_ONCE_INIT;
-
-/* 128 bits nobody else can guess: getrandom, else /dev/urandom. */
-static bool random_bytes(unsigned char *out, size_t n)
-{
-	size_t got = 0;
-	while (got < n) {
-		ssize_t r = getrandom(out + got, n - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	if (got == n)
-		return true;
-	int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return false;
-	ssize_t r = read(fd, out, n);
-	close(fd);
-	return r == (ssize_t)n;
-}
-
-static void run_id_init(void)
-{
-	char *p = run_id_buf, *end = run_id_buf + sizeof run_id_buf - 1;
-	const char *env = getenv("PEERWATCH_RUN_ID");
-	if (env && *env) {
-		size_t n = strlen(env);
-		if (n < sizeof run_id_buf) {
-			memcpy(run_id_buf, env, n + 1);
-			return;
-		}
-		/* Too long to keep: its head and a hash, the same in every process. */
-		memcpy(run_id_buf, env, 200);
-		p = put_str(run_id_buf + 200, end, "-");
-		p = put_uint(p, end, fnv1a(0xcbf29ce484222325ull, env, n), 16, 16);
-		*p = '\0';
-		return;
-	}
-	unsigned char r[16];
-	int saved = errno;
-	if (!random_bytes(r, sizeof r)) {
-		/* No randomness to be had: still unique, though guessable. */
-		uint64_t a = pw_realtime_ns(), b = (uint64_t)(uintptr_t)&r ^ pw_now_ns();
-		memcpy(r, &a, 8);
-		memcpy(r + 8, &b, 8);
-		pw_log(
-		    "IPC registry: no random bytes for a run id (getrandom and /dev/urandom failed): another "
-		    "local user could guess it; set PEERWATCH_RUN_ID to a secret");
-	}
-	errno = saved;
-	p = put_uint(p, end, (uint64_t)getpid(), 10, 1);
-	p = put_str(p, end, "-");
-	for (size_t i = 0; i < sizeof r; i++)
-		p = put_uint(p, end, r[i], 16, 2);
-	*p = '\0';
-	/* Children of this process tree inherit it and share our registry. */
-	setenv("PEERWATCH_RUN_ID", run_id_buf, 1);
-}
-
-const char *pw_registry_run_id(void)
-{
-	pthread_once(&run_id_once, run_id_init);
-	return run_id_buf;
 }
 
 /* ---- the lock and the per-call protocol ---- */
@@ -356,7 +259,7 @@ static void tsan_owner_dead_locked(pthread_mutex_t *m)
 /* Turn the registry off for this process after a failure mid-run. */
 static void turn_off(const char *why)
 {
-	if (atomic_exchange(&R.active, false))
+	if (atomic_exchange(&pw_g.registry_active, false))
 		pw_log("IPC registry %s: %s; cross-process IPC checks fall back to per-process state", R.name,
 		       why);
 }
@@ -434,10 +337,10 @@ static bool begin(struct call *c)
 {
 	c->s = NULL;
 	c->saved_errno = errno;
-	if (!atomic_load(&R.active))
+	if (!atomic_load(&pw_g.registry_active))
 		return false;
 	atomic_fetch_add(&R.users, 1);
-	if (!atomic_load(&R.active) || !seg_lock(R.seg)) {
+	if (!atomic_load(&pw_g.registry_active) || !seg_lock(R.seg)) {
 		atomic_fetch_sub(&R.users, 1);
 		return false;
 	}
@@ -686,7 +589,7 @@ int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max)
 
 bool pw_registry_active(void)
 {
-	return atomic_load(&R.active);
+	return atomic_load(&pw_g.registry_active);
 }
 
 void pw_registry_export_dev(const unsigned char *handle, uint64_t base, uint64_t size, int device,
@@ -1187,7 +1090,7 @@ static void close_locked(void)
 	struct pw_reg_segment *s = R.seg;
 	if (!s)
 		return;
-	atomic_store(&R.active, false);
+	atomic_store(&pw_g.registry_active, false);
 	if (!drain())
 		return; /* a call never left: leaking the mapping is the safe choice */
 	if (!atomic_load(&R.broken) && seg_lock(s)) {
@@ -1229,7 +1132,7 @@ static int open_locked(const char *run_id)
 	char name[PW_REG_NAME_MAX];
 	if (pw_registry_shm_name(run_id, name, sizeof name) != 0)
 		return refuse("(none)", "the run id is empty");
-	if (R.seg && atomic_load(&R.active) && strcmp(run_id, R.run_id) == 0) {
+	if (R.seg && atomic_load(&pw_g.registry_active) && strcmp(run_id, R.run_id) == 0) {
 		int r = reattach();
 		if (r <= 0)
 			return r;
@@ -1259,7 +1162,7 @@ static int open_locked(const char *run_id)
 	atomic_store(&R.warned_full, false);
 	atomic_store(&R.warned_holders, false);
 	atomic_store(&R.warned_links, false);
-	atomic_store(&R.active, true);
+	atomic_store(&pw_g.registry_active, true);
 	return 0;
 }
 
@@ -1267,7 +1170,7 @@ int pw_registry_open(const char *run_id)
 {
 	int saved = errno;
 	if (!run_id)
-		run_id = pw_registry_run_id();
+		run_id = pw_run_id();
 	pthread_mutex_lock(&R.open_lock);
 	int r = open_locked(run_id);
 	pthread_mutex_unlock(&R.open_lock);

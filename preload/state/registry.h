@@ -30,7 +30,7 @@ struct pw_reg_export { /* what lookup() says about a handle */
 /* Attach to (or create) the registry of run_id; returns 0, or -1 after one
  * pw_log warning saying why (then every other call is a cheap no-op and the
  * rules fall back to per-process state).  run_id NULL means
- * pw_registry_run_id().  Calling it again for the same run, as a forked child
+ * pw_run_id() (core/launch.h).  Calling it again for the same run, as a forked child
  * should, registers the calling pid and keeps the mapping it inherited. */
 int pw_registry_open(const char *run_id);
 /* Forget this process's holds and exports, unlink the segment when no other
@@ -68,11 +68,6 @@ void pw_registry_peer(const char *a, const char *b, bool on);
  * the run connect to the device uuid, either way; how many were found (at
  * most max). */
 int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max);
-
-/* The run id for this process tree: $PEERWATCH_RUN_ID if set (the launcher
- * sets it); otherwise "<pid>-<32 hex digits from getrandom>", setenv'd so
- * children inherit it.  Returns a static string. */
-const char *pw_registry_run_id(void);
 
 /* The segment's name for run_id, "/peerwatch.<uid>.<16 hex digits>", a keyed
  * hash of attempt under the run id: another user who sees one name cannot

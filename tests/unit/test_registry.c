@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "core/pw.h"
+#include "core/launch.h"
 #include "state/registry.h"
 
 static const size_t SEG_BYTES = sizeof(struct pw_reg_segment);
@@ -1207,7 +1208,7 @@ static int kid_env_id(int phase, void *arg)
 	(void)phase;
 	(void)arg;
 	setenv("PEERWATCH_RUN_ID", "launcher-42", 1);
-	KCHECK(strcmp(pw_registry_run_id(), "launcher-42") == 0);
+	KCHECK(strcmp(pw_run_id(), "launcher-42") == 0);
 	return 0;
 }
 
@@ -1219,14 +1220,14 @@ static void run_id_from_env_or_made(void **state)
 	kid_end(&k, 'x');
 
 	unsetenv("PEERWATCH_RUN_ID");
-	const char *id = pw_registry_run_id();
+	const char *id = pw_run_id();
 	char prefix[32];
 	int n = snprintf(prefix, sizeof prefix, "%d-", (int)getpid());
 	/* "<pid>-" and 128 random bits: another user cannot guess it */
 	assert_int_equal(strncmp(id, prefix, (size_t)n), 0);
 	assert_int_equal(strlen(id + n), 32);
 	assert_int_equal(strspn(id + n, "0123456789abcdef"), 32);
-	assert_ptr_equal(pw_registry_run_id(), id);
+	assert_ptr_equal(pw_run_id(), id);
 	assert_non_null(getenv("PEERWATCH_RUN_ID"));
 	assert_string_equal(getenv("PEERWATCH_RUN_ID"), id);
 

@@ -78,7 +78,7 @@ static void writes_or_counts_every_event_in_thread_order(void **state)
 		pthread_create(&t[i], NULL, producer, (void *)i);
 	for (int i = 0; i < THREADS; i++)
 		pthread_join(t[i], NULL);
-	pw_trace_finish("exit");
+	pw_trace_finish("exit", NULL);
 
 	const char *path = pw_trace_path();
 	assert_non_null(strstr(path, dir));
@@ -288,7 +288,7 @@ static void finish_under_writers(void)
 	nanosleep(&ts, NULL);
 	for (int i = 0; i < RACERS; i++)
 		snap[i] = atomic_load(&ended[i]);
-	pw_trace_finish("exit");
+	pw_trace_finish("exit", NULL);
 	nanosleep(&ts, NULL); /* they write on, into buffers nobody reads */
 	atomic_store(&racers_stop, true);
 	for (int i = 0; i < RACERS; i++)
@@ -351,7 +351,7 @@ static void write_until_full(void)
 		}
 		made += in;
 	}
-	pw_trace_finish("exit");
+	pw_trace_finish("exit", NULL);
 	write_number("made", made); /* after the error, tracing is off: no more made */
 }
 
@@ -381,7 +381,7 @@ static void write_past_the_limit(void)
 	for (long i = 0; i < 20000; i++)
 		while (!put_event(i % 1000 == 999 ? "violation" : "call", 0, i))
 			sched_yield();
-	pw_trace_finish("exit");
+	pw_trace_finish("exit", NULL);
 }
 
 static void size_limit_keeps_findings(void **state)
@@ -450,7 +450,7 @@ static void populate_past_the_first(void)
 			code = total > 1000 && in == total ? 0 : 2; /* 2: the second not present */
 		}
 	}
-	pw_trace_finish("exit");
+	pw_trace_finish("exit", NULL);
 	_exit(code);
 }
 
