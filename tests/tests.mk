@@ -210,7 +210,7 @@ fault-test: test-build
 # The IPC registry's name for a run id (the segment's name is a keyed hash
 # of it): for the scripts that look for it in /dev/shm.
 $(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/state/registry.o $(BUILD)/obj/preload/core/log.o \
-		$(BUILD)/obj/preload/core/launch.o \
+		$(BUILD)/obj/preload/core/runid.o \
 		$(BUILD)/obj/preload/core/globals.o
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread

@@ -13,7 +13,6 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 /* The rank variables, in the order they are asked: the first one set (and
  * not empty) gives the rank. */
@@ -53,17 +52,5 @@ int pw_ranks_check(const char *list, char *err, size_t errlen);
 /* Is rank (the text a rank variable holds) in the list?  A rank that is
  * not a number, or none (NULL), is in no list. */
 bool pw_ranks_has(const char *list, const char *rank);
-
-/* The run this process belongs to: PEERWATCH_RUN_ID, or made on first use
- * (and then set in the environment, so that this process's later children
- * inherit it).  Processes with the same run id share the IPC registry
- * (state/registry.h). */
-const char *pw_run_id(void);
-
-/* FNV-1a over n bytes from h; s copied, v written in base with at least
- * width digits, into [p, end): the new end (no NUL). */
-uint64_t pw_fnv1a(uint64_t h, const void *p, size_t n);
-char *pw_put_str(char *p, char *end, const char *s);
-char *pw_put_uint(char *p, char *end, uint64_t v, unsigned base, int width);
 
 #endif

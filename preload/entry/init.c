@@ -18,6 +18,7 @@
 #include "record/header.h"
 #include "core/intercept.h"
 #include "core/launch.h"
+#include "core/runid.h"
 #include "record/phase.h"
 #include "core/pw.h"
 #include "record/record.h"

@@ -17,6 +17,7 @@
 
 #include "record/header.h"
 #include "core/launch.h"
+#include "core/runid.h"
 #include "record/jsonw.h"
 #include "peerwatch/trace_format.h"
 #include "core/pw.h"

@@ -64,7 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "core/launch.h"
+#include "core/runid.h"
 #include "core/pw.h"
 #include "state/registry.h"
 

@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 #include "core/pw.h"
-#include "core/launch.h"
+#include "core/runid.h"
 #include "state/registry.h"
 
 static const size_t SEG_BYTES = sizeof(struct pw_reg_segment);
