@@ -74,14 +74,6 @@ const char *paint_end(FILE *f);
 /* The paint of a severity name: error, warning, anything else a note. */
 enum paint sev_paint(const char *severity);
 
-/* A rule of the catalog (rules.c): its strings are static, NULL when the
- * catalog has none.  false for an id the catalog does not know. */
-struct rule_desc {
-	const char *severity, *summary, *source, *runtime, *advice;
-	bool cuda, hip, acl;
-};
-bool rule_describe(const char *id, struct rule_desc *d);
-
 /* The order processes are shown in: by host, start time (t0_mono_ns), pid,
  * path; rank[i] is file i's place.  free() the result. */
 size_t *file_ranks(const struct pw_input *in);

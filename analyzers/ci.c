@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "catalog.h"
 #include "ci.h"
 #include "symbols.h"
 

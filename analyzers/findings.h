@@ -69,12 +69,6 @@ struct problem {
  * IPC findings too.  Returns the read status (PW_READ_*). */
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
 
-/* The contract a finding of rule id on a call of api breaks, in the words of
- * the api's own vendor (rules_cites.h): false when that is not known (no
- * api, a rule only the analyzer has). */
-bool an_rule_contract(const char *id, const char *api, const char **document, const char **quote,
-                      const char **url);
-
 /* JSON of one finding; with a symbolizer (may be NULL) its stack symbolized. */
 struct symbolizer;
 json_t *finding_json(const struct finding *f, const struct pw_input *in, struct symbolizer *sym);

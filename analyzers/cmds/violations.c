@@ -4,6 +4,7 @@
  */
 #include <stdlib.h>
 
+#include "catalog.h"
 #include "ci.h"
 #include "symbols.h"
 
