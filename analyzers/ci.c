@@ -24,6 +24,11 @@
 
 #include "catalog.h"
 #include "ci.h"
+#include "findings.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "symbols.h"
 
 #ifndef PW_VERSION

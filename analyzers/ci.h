@@ -17,6 +17,9 @@
 #define PW_AN_CI_H
 
 #include "findings.h"
+#include "opts.h"
+#include "reader.h"
+#include "show.h"
 
 struct ci_report {
 	const struct pw_input *in;

@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "procs.h"
+#include "show.h"
 
 static int vendor_ix(const char *v)
 {
@@ -378,4 +379,19 @@ const char *pw_devmap_note(const struct pw_devmap *m)
 	return "devN: a device by its ordinal, in traces that record no device identity (written before "
 	       "peerwatch recorded devices, or whose runtime did not say): ordinals are private to a "
 	       "process, so devN of two such processes may be different GPUs";
+}
+
+json_t *json_dev(int64_t dev)
+{
+	return dev == PW_DEV_NONE ? json_null() : json_integer(dev);
+}
+
+void fmt_dev(char *buf, size_t len, int64_t dev)
+{
+	if (dev == PW_DEV_NONE)
+		snprintf(buf, len, "?");
+	else if (dev == -1)
+		snprintf(buf, len, "host");
+	else
+		snprintf(buf, len, "dev%lld", (long long)dev);
 }

@@ -24,6 +24,12 @@
 
 #define PW_PHYS_BASE ((int64_t)1 << 40)
 
+/* A process's own device ordinal as text: "dev1", "host" (-1,
+ * CU_DEVICE_CPU), "?" for none (PW_DEV_NONE). */
+void fmt_dev(char *buf, size_t len, int64_t dev);
+/* The same as JSON: the ordinal, or null. */
+json_t *json_dev(int64_t dev);
+
 struct pw_phys_ordinal {
 	size_t file;
 	int64_t ordinal;

@@ -1,6 +1,7 @@
 /*
- * Finding trace files (reader.h, pw_input_find): the paths given, and the
- * trace files under directories, each file once, sorted by path.
+ * Finding trace files (files.h, pw_input_find): the paths given, and the
+ * trace files under directories, each file once, sorted by path; and a
+ * command's one read of them (an_read).
  */
 #include <errno.h>
 #include <ftw.h>
@@ -8,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "reader.h"
+#include "files.h"
 
 struct found {
 	char *path;
@@ -113,4 +114,19 @@ void pw_input_free(struct pw_input *in)
 	free(in->files);
 	in->files = NULL;
 	in->n = 0;
+}
+
+int an_read(const struct pw_opts *o, struct pw_input *in, struct pw_sink *sinks, size_t nsinks)
+{
+	int found = pw_input_find(in, o->paths, o->npaths);
+	if (!in->n)
+		return found;
+	struct pw_read_opts ro = {.jobs = o->jobs, .strict = o->strict, .progress = o->progress};
+	int r = pw_input_read(in, &ro, sinks, nsinks);
+	return r > found ? r : found;
+}
+
+int an_exit(int read_status)
+{
+	return read_status == PW_READ_OK ? EXIT_FINE : EXIT_BAD;
 }

@@ -4,8 +4,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "files.h"
 #include "findings.h"
 #include "ipclife.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "symbols.h"
 
 struct fnd_partial {

@@ -12,7 +12,9 @@
 #ifndef PW_AN_FINDINGS_H
 #define PW_AN_FINDINGS_H
 
-#include "analyze.h"
+#include "opts.h"
+#include "reader.h"
+#include "show.h"
 
 struct finding {
 	size_t file;   /* index in the input's files */

@@ -5,6 +5,9 @@
 #include <string.h>
 
 #include "ipclife.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 
 /* ---- collecting: the sink ---- */
 

@@ -45,7 +45,8 @@
 #ifndef PW_AN_IPCLIFE_H
 #define PW_AN_IPCLIFE_H
 
-#include "analyze.h"
+#include "reader.h"
+#include "show.h"
 
 /* The rules the analyzer derives offline: id (the catalog's, so that a
  * finding the online registry already wrote is not reported twice),

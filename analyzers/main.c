@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze.h"
+#include "cmds/cmds.h"
+#include "opts.h"
+#include "reader.h"
+#include "show.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

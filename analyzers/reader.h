@@ -192,16 +192,11 @@ struct pw_sink {
 	void *report;
 };
 
-/* Results of pw_input_find and pw_input_read, worst first. */
+/* Results of pw_input_find (files.h) and pw_input_read, worst first. */
 enum { PW_READ_OK = 0, PW_READ_BAD_INPUT = 1, PW_READ_FATAL = 2 };
 
-/* Collects trace files from files and directories (recursively: names ending
- * .pw.jsonl or .pw.jsonl.partial; a file named explicitly is taken whatever
- * its name).  Prints a message for each path it cannot use. */
-int pw_input_find(struct pw_input *in, char *const *paths, int npaths);
 /* Reads every file once, handing its events to the sinks. */
 int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_sink *sinks, size_t nsinks);
-void pw_input_free(struct pw_input *in);
 
 /* Once, before any reading: jansson's hash seed and the per-thread parse
  * arena (validate.c).  Without it the reader works, with plain malloc. */

@@ -21,6 +21,13 @@
 #include <string.h>
 
 #include "ci.h"
+#include "cmds.h"
+#include "files.h"
+#include "findings.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 
 static void add(struct vec *ps, size_t file, const char *kind, bool allowed, bool note, char *message)
 {

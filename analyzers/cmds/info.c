@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "cmds.h"
+#include "files.h"
 #include "footer.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 
 enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
 

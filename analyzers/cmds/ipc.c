@@ -11,8 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "devices.h"
+#include "files.h"
 #include "ipclife.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "table.h"
 
 /* The physical devices of the traces (devices.h): a record's device is

@@ -15,8 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "cmds.h"
 #include "devices.h"
+#include "files.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "table.h"
 
 #define HISTORY_MAX 100000

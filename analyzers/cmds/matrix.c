@@ -43,8 +43,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "cmds.h"
 #include "devices.h"
+#include "files.h"
+#include "opts.h"
+#include "reader.h"
+#include "show.h"
 #include "table.h"
 
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */

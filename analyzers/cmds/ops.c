@@ -15,8 +15,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "cmds.h"
+#include "files.h"
 #include "hist.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "table.h"
 
 /* Slot 0 is for an op this reader does not know (a later writer's), or none. */

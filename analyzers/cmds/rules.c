@@ -6,9 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
 #include "catalog.h"
+#include "cmds.h"
+#include "opts.h"
 #include "peerwatch/default_suppressions.h"
+#include "show.h"
 #include "table.h"
 
 static void vendors_text(unsigned v, char *buf, size_t len)

@@ -21,10 +21,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
+#include "cmds.h"
 #include "devices.h"
+#include "files.h"
 #include "footer.h"
 #include "hist.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "table.h"
 
 #define MAX_APIS 1024 /* a histogram is 15 KiB */

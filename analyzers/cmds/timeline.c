@@ -27,8 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze.h"
+#include "cmds.h"
 #include "devices.h"
+#include "files.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 
 #define FLUSH_AT (64u << 10)
 

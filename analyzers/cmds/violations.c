@@ -6,6 +6,13 @@
 
 #include "catalog.h"
 #include "ci.h"
+#include "cmds.h"
+#include "files.h"
+#include "findings.h"
+#include "opts.h"
+#include "procs.h"
+#include "reader.h"
+#include "show.h"
 #include "symbols.h"
 
 static void print_stack(const struct finding *fd, const struct pw_file *f, struct symbolizer *sym)

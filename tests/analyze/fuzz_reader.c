@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "../../analyzers/files.h"
 #include "../../analyzers/reader.h"
 
 static void use_event(const struct pw_event *ev)

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "../../analyzers/files.h"
 #include "../../analyzers/hist.h"
 #include "../../analyzers/reader.h"
 #include "../../analyzers/table.h"
