@@ -12,10 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/opts.h"
+#include "base/show.h"
 #include "cmds/cmds.h"
-#include "opts.h"
-#include "reader.h"
-#include "show.h"
+#include "read/reader.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

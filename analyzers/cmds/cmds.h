@@ -4,7 +4,7 @@
 #ifndef PW_AN_CMDS_H
 #define PW_AN_CMDS_H
 
-#include "opts.h"
+#include "base/opts.h"
 
 int cmd_summary(const struct pw_opts *o);
 int cmd_check(const struct pw_opts *o);

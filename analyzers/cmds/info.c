@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "files.h"
-#include "footer.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/footer.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
 

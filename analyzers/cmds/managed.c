@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "devices.h"
-#include "files.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
-#include "table.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 #define HISTORY_MAX 100000
 

@@ -15,14 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmds.h"
-#include "files.h"
-#include "hist.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
-#include "table.h"
+#include "base/hist.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 /* Slot 0 is for an op this reader does not know (a later writer's), or none. */
 #define NSLOTS PW_OP_KINDS

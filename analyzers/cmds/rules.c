@@ -6,12 +6,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "catalog.h"
-#include "cmds.h"
-#include "opts.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/catalog.h"
 #include "peerwatch/default_suppressions.h"
-#include "show.h"
-#include "table.h"
 
 static void vendors_text(unsigned v, char *buf, size_t len)
 {

@@ -27,13 +27,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cmds.h"
-#include "devices.h"
-#include "files.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 #define FLUSH_AT (64u << 10)
 

@@ -17,8 +17,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../analyzers/files.h"
-#include "../../analyzers/reader.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 static void use_event(const struct pw_event *ev)
 {

@@ -45,8 +45,8 @@
 #ifndef PW_AN_IPCLIFE_H
 #define PW_AN_IPCLIFE_H
 
-#include "reader.h"
-#include "show.h"
+#include "base/show.h"
+#include "read/reader.h"
 
 /* The rules the analyzer derives offline: id (the catalog's, so that a
  * finding the online registry already wrote is not reported twice),

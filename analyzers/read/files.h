@@ -5,8 +5,8 @@
 #ifndef PW_AN_FILES_H
 #define PW_AN_FILES_H
 
-#include "opts.h"
-#include "reader.h"
+#include "base/opts.h"
+#include "read/reader.h"
 
 /* Collects trace files from files and directories (recursively: names ending
  * .pw.jsonl or .pw.jsonl.partial; a file named explicitly is taken whatever

@@ -8,7 +8,7 @@
 
 #include <stdbool.h>
 
-#include "show.h"
+#include "base/show.h"
 
 /* Exit codes: 0 fine, 1 findings (check), 2 usage or unreadable input
  * (check: usage, or no trace found), 3 check only: a trace is unreadable,

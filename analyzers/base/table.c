@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "table.h"
+#include "base/table.h"
 
 size_t text_width(const char *s)
 {

@@ -1,12 +1,12 @@
 /* Physical devices across the traces (devices.h). */
-#include "devices.h"
+#include "model/devices.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "procs.h"
-#include "show.h"
+#include "base/show.h"
+#include "model/procs.h"
 
 static int vendor_ix(const char *v)
 {

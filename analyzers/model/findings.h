@@ -12,9 +12,9 @@
 #ifndef PW_AN_FINDINGS_H
 #define PW_AN_FINDINGS_H
 
-#include "opts.h"
-#include "reader.h"
-#include "show.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "read/reader.h"
 
 struct finding {
 	size_t file;   /* index in the input's files */

@@ -5,10 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "footer.h"
+#include "base/show.h"
+#include "model/footer.h"
 #include "peerwatch/default_suppressions.h"
-#include "reader.h"
-#include "show.h"
+#include "read/reader.h"
 
 /* A compact JSON text the reader kept, parsed again (it validated it). */
 static json_t *parsed(const char *text)

@@ -22,14 +22,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "catalog.h"
-#include "ci.h"
-#include "findings.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
-#include "symbols.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "model/catalog.h"
+#include "model/findings.h"
+#include "model/procs.h"
+#include "model/symbols.h"
+#include "out/ci.h"
+#include "read/reader.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

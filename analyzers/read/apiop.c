@@ -13,7 +13,7 @@
 #include "cuda_table.h"
 #include "cudart_table.h"
 #include "hip_table.h"
-#include "reader.h"
+#include "read/reader.h"
 
 #define APIOP_ROW(api, sfx, fam, op, flg, sig) {#api, PW_OP_##op},
 static struct apiop {

@@ -4,8 +4,8 @@
  */
 #include <string.h>
 
-#include "catalog.h"
-#include "ipclife.h"
+#include "model/catalog.h"
+#include "model/ipclife.h"
 
 #if defined(__has_include)
 #if __has_include("peerwatch/rules_table.h")

@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "reader.h"
+#include "read/reader.h"
 
 struct an_footer {
 	bool ok;                    /* the footer was read again */

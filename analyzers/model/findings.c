@@ -4,14 +4,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "files.h"
-#include "findings.h"
-#include "ipclife.h"
-#include "opts.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
-#include "symbols.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "model/findings.h"
+#include "model/ipclife.h"
+#include "model/procs.h"
+#include "model/symbols.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 struct fnd_partial {
 	struct vec list;       /* struct finding */

@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* Longest line accepted; a header with a long module list is ~10 KiB, an
  * event at most 8 KiB (the writer drops longer ones). */
@@ -247,7 +247,7 @@ bool pw_vendor_known(const char *vendor);
 
 /* The op of a hooked function by its API name ("cuMemcpyPeerAsync" ->
  * "peer_copy"), from the hook tables; NULL for a name none has
- * (analyzers/apiop.c).  For traces written before events had "op". */
+ * (read/apiop.c).  For traces written before events had "op". */
 const char *pw_op_of_api(const char *api);
 
 /* "calls" (argv[0]'s base name), or "?" */

@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "reader.h"
+#include "read/lines.h"
+#include "read/reader.h"
 
 /* Messages about bad lines shown per file; the rest are counted. */
 #define MAX_SHOWN 10

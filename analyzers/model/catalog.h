@@ -13,7 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "util.h"
+#include "base/util.h"
 
 /* A rule's vendors: rules_table.h's PW_V_* bits. */
 #define RULE_V_CUDA 0x1u

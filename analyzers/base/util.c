@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/random.h>
 
-#include "util.h"
+#include "base/util.h"
 
 static void oom(size_t n)
 {

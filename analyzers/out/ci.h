@@ -16,10 +16,10 @@
 #ifndef PW_AN_CI_H
 #define PW_AN_CI_H
 
-#include "findings.h"
-#include "opts.h"
-#include "reader.h"
-#include "show.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "model/findings.h"
+#include "read/reader.h"
 
 struct ci_report {
 	const struct pw_input *in;

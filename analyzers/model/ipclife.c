@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ipclife.h"
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
+#include "base/show.h"
+#include "model/ipclife.h"
+#include "model/procs.h"
+#include "read/reader.h"
 
 /* ---- collecting: the sink ---- */
 

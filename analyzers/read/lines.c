@@ -6,9 +6,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "lines.h"
-#include "reader.h"
-#include "util.h"
+#include "base/util.h"
+#include "read/lines.h"
+#include "read/reader.h"
 
 #define READ_CHUNK (256u << 10)
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "procs.h"
-#include "reader.h"
-#include "show.h"
+#include "base/show.h"
+#include "model/procs.h"
+#include "read/reader.h"
 
 static const struct pw_input *rank_in; /* qsort has no context argument */
 

@@ -5,8 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "show.h"
-#include "util.h"
+#include "base/show.h"
+#include "base/util.h"
 
 enum sev sev_rank(const char *name)
 {

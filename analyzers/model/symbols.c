@@ -16,8 +16,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "symbols.h"
+#include "model/symbols.h"
+#include "read/reader.h"
 
 struct modfile {
 	bool usable;

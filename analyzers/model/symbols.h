@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct symbolizer;
 

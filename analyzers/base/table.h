@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "util.h"
+#include "base/util.h"
 
 struct table {
 	size_t ncols;

@@ -4,8 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "hist.h"
-#include "util.h"
+#include "base/hist.h"
+#include "base/util.h"
 
 #define SUB (1u << HIST_SUB_BITS)
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "files.h"
+#include "read/files.h"
 
 struct found {
 	char *path;
