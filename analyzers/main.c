@@ -15,7 +15,7 @@
 #include "base/opts.h"
 #include "base/show.h"
 #include "cmds/cmds.h"
-#include "read/reader.h"
+#include "read/json.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

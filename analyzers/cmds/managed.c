@@ -22,6 +22,7 @@
 #include "model/devices.h"
 #include "model/procs.h"
 #include "read/files.h"
+#include "read/json.h"
 #include "read/reader.h"
 
 #define HISTORY_MAX 100000

@@ -49,6 +49,7 @@
 #include "cmds/cmds.h"
 #include "model/devices.h"
 #include "read/files.h"
+#include "read/json.h"
 #include "read/reader.h"
 
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */

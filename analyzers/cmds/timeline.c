@@ -33,6 +33,7 @@
 #include "model/devices.h"
 #include "model/procs.h"
 #include "read/files.h"
+#include "read/json.h"
 #include "read/reader.h"
 
 #define FLUSH_AT (64u << 10)

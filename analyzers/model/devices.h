@@ -20,7 +20,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "read/reader.h"
+#include "read/trace.h"
 
 #define PW_PHYS_BASE ((int64_t)1 << 40)
 

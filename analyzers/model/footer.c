@@ -1,6 +1,6 @@
 /*
  * The footer's statements about the trace beyond its counts, as info and
- * summary show them, from what the reader kept of the footer (validate.c).
+ * summary show them, from what the reader kept of the footer (read/parse.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +8,7 @@
 #include "base/show.h"
 #include "model/footer.h"
 #include "peerwatch/default_suppressions.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 /* A compact JSON text the reader kept, parsed again (it validated it). */
 static json_t *parsed(const char *text)

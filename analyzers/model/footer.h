@@ -11,7 +11,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "read/reader.h"
+#include "read/trace.h"
 
 struct an_footer {
 	bool ok;                    /* the footer was read again */

@@ -6,7 +6,7 @@
 
 #include "base/show.h"
 #include "model/procs.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 static const struct pw_input *rank_in; /* qsort has no context argument */
 

@@ -9,7 +9,7 @@
 #include <jansson.h>
 #include <stdint.h>
 
-#include "read/reader.h"
+#include "read/trace.h"
 
 /* The order processes are shown in: by host, start time (t0_mono_ns), pid,
  * path; rank[i] is file i's place.  free() the result. */

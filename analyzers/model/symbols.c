@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "model/symbols.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 struct modfile {
 	bool usable;

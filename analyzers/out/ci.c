@@ -29,7 +29,7 @@
 #include "model/procs.h"
 #include "model/symbols.h"
 #include "out/ci.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

@@ -19,7 +19,7 @@
 #include "base/opts.h"
 #include "base/show.h"
 #include "model/findings.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 struct ci_report {
 	const struct pw_input *in;

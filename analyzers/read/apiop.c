@@ -13,7 +13,8 @@
 #include "cuda_table.h"
 #include "cudart_table.h"
 #include "hip_table.h"
-#include "read/reader.h"
+#include "peerwatch/trace_format.h"
+#include "read/apiop.h"
 
 #define APIOP_ROW(api, sfx, fam, op, flg, sig) {#api, PW_OP_##op},
 static struct apiop {

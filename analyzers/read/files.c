@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 
 #include "read/files.h"
+#include "read/trace.h"
 
 struct found {
 	char *path;

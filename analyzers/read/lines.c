@@ -8,7 +8,6 @@
 
 #include "base/util.h"
 #include "read/lines.h"
-#include "read/reader.h"
 
 #define READ_CHUNK (256u << 10)
 

@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* Longest line accepted; a header with a long module list is ~10 KiB, an
+ * event at most 8 KiB (the writer drops longer ones). */
+#define PW_MAX_LINE (1u << 20)
+
 struct lines {
 	int fd;
 	char *buf;

@@ -21,8 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "read/json.h"
 #include "read/lines.h"
+#include "read/parse.h"
 #include "read/reader.h"
+#include "read/trace.h"
 
 /* Messages about bad lines shown per file; the rest are counted. */
 #define MAX_SHOWN 10

@@ -19,6 +19,9 @@
 #include "base/table.h"
 #include "base/util.h"
 #include "read/files.h"
+#include "read/json.h"
+#include "read/lines.h"
+#include "read/parse.h"
 #include "read/reader.h"
 
 #define HEADER                                                                                              \

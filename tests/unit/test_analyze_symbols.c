@@ -17,7 +17,7 @@
 
 #include "base/util.h"
 #include "model/symbols.h"
-#include "read/reader.h"
+#include "read/trace.h"
 
 static const int marker_line = __LINE__ + 2; /* the line of marker()'s name */
 __attribute__((noinline, used)) int marker(int x)
