@@ -17,20 +17,7 @@
 #define PW_AN_CI_H
 
 #include "base/opts.h"
-#include "base/show.h"
-#include "model/findings.h"
-#include "read/trace.h"
-
-struct ci_report {
-	const struct pw_input *in;
-	const struct findings *fs;
-	bool gate;                  /* check: a finding fails only at or above fail_on */
-	enum sev fail_on;           /* check --fail-on */
-	bool allow_partial;         /* check --allow-partial */
-	const struct vec *problems; /* struct problem: check's input problems; NULL for violations */
-	bool unread;                /* not every path could be read (missing, --strict) */
-	int exit_code;              /* what the command exits with */
-};
+#include "out/report.h"
 
 /* Writes the report to standard output in o->format (FMT_SARIF or
  * FMT_JUNIT).  Returns 0, or EXIT_BAD after a message when the source root
