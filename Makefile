@@ -199,17 +199,20 @@ docs: test-build
 # Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.
 LINT_SRC := $(shell git ls-files '*.c' '*.h' 2>/dev/null | grep -v -e '^scripts/hooks-doc.c$$' -e '^tests/gpu/')
-LINT_TIDY := $(filter-out analyzers/%,$(filter %.c,$(LINT_SRC)))
+# The analyzer and the tests built with its flags (analyzers/analyzers.mk)
+# are linted with its flags, the rest with the library's.
+LINT_AN := analyzers/% tests/unit/test_analyze_%.c tests/analyze/%.c
+LINT_TIDY := $(filter-out $(LINT_AN),$(filter %.c,$(LINT_SRC)))
 LINT_FLAGS := -std=gnu11 -Iinclude -Ipreload -Itests/sim -Itests/integration -D_GNU_SOURCE -DPW_VERSION='"lint"'
-# The analyzer's files, analyzers/cmds/ too, find the shared analyzer headers
-# (devices.h, reader.h: names preload/ has as well) before the library's.
-LINT_TIDY_AN := $(filter analyzers/%.c,$(LINT_SRC))
+# The analyzer's files name their headers by room ("read/reader.h") from
+# -Ianalyzers; read/apiop.c also reads the library's hook tables (-Ipreload).
+LINT_TIDY_AN := $(filter $(LINT_AN),$(filter %.c,$(LINT_SRC)))
 LINT_FLAGS_AN := -std=gnu11 -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE -DPW_VERSION='"lint"'
 LINT_QUIET := grep -v -e 'warnings\? generated' -e '^Suppressed' -e '^Use -header-filter' -e '^$$' || true
 lint:
 	@echo "clang-format"; clang-format --dry-run --Werror $(LINT_SRC)
 	@echo "cppcheck"; cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
-		-Iinclude -Ipreload -Itests/sim -D__x86_64__ -D_GNU_SOURCE --suppress=missingIncludeSystem \
+		-Iinclude -Ipreload -Ianalyzers -Itests/sim -D__x86_64__ -D_GNU_SOURCE --suppress=missingIncludeSystem \
 		--error-exitcode=1 $(LINT_SRC)
 	@echo "clang-tidy"; out=$$(clang-tidy --quiet $(LINT_TIDY) -- $(LINT_FLAGS) 2>&1); rc=$$?; \
 		printf '%s\n' "$$out" | $(LINT_QUIET); \

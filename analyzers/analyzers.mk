@@ -17,9 +17,19 @@
 # libelf and libdw dynamically, and finds them beside it in a make dist
 # bundle through its $ORIGIN/../lib run path.
 
-# analyzers/: the reader, validation, findings, tables and formats the
-# commands share; analyzers/cmds/: one file per command (main.c's table).
-AN_SRC  := $(filter-out analyzers/main.c,$(wildcard analyzers/*.c)) $(wildcard analyzers/cmds/*.c)
+# The analyzer's rooms, lowest first; a file uses its own room and the
+# rooms below it, never one above (HACKING.md):
+#   base/   helpers that know nothing of traces: containers, tables,
+#           histograms, severities and colour, JSON values, the options
+#   read/   trace files into typed, validated events, handed to sinks
+#   model/  what several commands derive: processes, devices, symbols,
+#           the footer, IPC lifetimes, findings, the rule catalog
+#   out/    findings in the formats CI reads: SARIF and JUnit
+#   cmds/   one file per command
+#   main.c  the command table and the options every command shares
+# Every file includes by room ("read/reader.h"), from -Ianalyzers.
+AN_ROOMS := base read model out cmds
+AN_SRC  := $(foreach r,$(AN_ROOMS),$(wildcard analyzers/$(r)/*.c))
 AN_OBJ  := $(AN_SRC:analyzers/%.c=$(BUILD)/obj/analyzers/%.o)
 AN_MAIN := $(BUILD)/obj/analyzers/main.o
 ANALYZE := $(BUILD)/bin/peerwatch-analyze
@@ -29,9 +39,9 @@ AN_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) -Iinclude -Ianalyzers -D_G
 
 all: $(ANALYZE)
 
-# apiop.c reads the library's hook tables (preload/<v>_table.h) for the ops
-# of traces written before events had "op".
-$(BUILD)/obj/analyzers/apiop.o: AN_CFLAGS += -Ipreload
+# read/apiop.c reads the library's hook tables (preload/<v>_table.h) for the
+# ops of traces written before events had "op".
+$(BUILD)/obj/analyzers/read/apiop.o: AN_CFLAGS += -Ipreload
 
 $(BUILD)/obj/analyzers/%.o: analyzers/%.c
 	@mkdir -p $(@D)
@@ -77,10 +87,9 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_reader
-FUZZ_SRC     := analyzers/files.c analyzers/lines.c analyzers/reader.c analyzers/validate.c analyzers/util.c \
-                analyzers/apiop.c
+FUZZ_SRC     := $(wildcard analyzers/read/*.c) analyzers/base/util.c
 
-$(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/*.h)
+$(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/base/*.h analyzers/read/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE \
 		tests/analyze/fuzz_reader.c $(FUZZ_SRC) -o $@ -ljansson -lpthread

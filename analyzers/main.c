@@ -12,7 +12,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "read/json.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"

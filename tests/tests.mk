@@ -122,6 +122,7 @@ integration-test: test-build
 deps-test: all
 	@scripts/depgraph.py --self-test
 	@scripts/depgraph.py preload --objs $(BUILD)/obj/preload --check
+	@scripts/depgraph.py analyzers --objs $(BUILD)/obj/analyzers --check
 
 .PHONY: docs-test
 docs-test: test-build

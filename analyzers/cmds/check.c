@@ -20,7 +20,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ci.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/findings.h"
+#include "model/procs.h"
+#include "out/ci.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 static void add(struct vec *ps, size_t file, const char *kind, bool allowed, bool note, char *message)
 {

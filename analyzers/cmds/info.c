@@ -9,8 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "footer.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/footer.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 enum state { ST_CLEAN, ST_PARTIAL, ST_CUT, ST_UNREADABLE };
 

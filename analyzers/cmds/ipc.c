@@ -11,9 +11,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "devices.h"
-#include "ipclife.h"
-#include "table.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/ipclife.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 /* The physical devices of the traces (devices.h): a record's device is
  * shown as the host's GPU its ordinal names, where its trace says. */

@@ -15,9 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "devices.h"
-#include "table.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/json.h"
+#include "read/reader.h"
 
 #define HISTORY_MAX 100000
 

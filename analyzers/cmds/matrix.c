@@ -43,9 +43,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "devices.h"
-#include "table.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "read/files.h"
+#include "read/json.h"
+#include "read/reader.h"
 
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */
 #define DEV_HOST (-1)

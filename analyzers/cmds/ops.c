@@ -15,9 +15,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "hist.h"
-#include "table.h"
+#include "base/hist.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 /* Slot 0 is for an op this reader does not know (a later writer's), or none. */
 #define NSLOTS PW_OP_KINDS

@@ -1,166 +1,23 @@
 /*
- * rules: the rule catalog — the same table the preload checks with
- * (include/peerwatch/rules_table.h, one X-macro row per documented
- * contract), marking the rules this analyzer also derives offline from the
- * call events (ipclife.h).  Built without the table, it lists only those.
+ * rules: the rule catalog (catalog.h) — the same table the preload checks
+ * with, marking the rules this analyzer also derives offline from the call
+ * events.  Built without the table, it lists only those.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "ipclife.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/catalog.h"
 #include "peerwatch/default_suppressions.h"
-#include "table.h"
-
-#if defined(__has_include)
-#if __has_include("peerwatch/rules_table.h")
-#include "peerwatch/rules_cites.h"
-#include "peerwatch/rules_table.h"
-#define HAVE_RULES_TABLE 1
-#endif
-#endif
-
-struct rule_row {
-	const char *id, *severity, *source, *runtime, *summary, *advice;
-	unsigned vendors;
-	bool catalog, derived;
-	int table_severity;
-};
-
-#ifdef HAVE_RULES_TABLE
-/* The table's severities are numbers, most serious first. */
-static const char *table_sev(int s)
-{
-	return s == PW_SEV_ERROR         ? "error"
-	       : s == PW_SEV_WARNING     ? "warning"
-	       : s == PW_SEV_PERFORMANCE ? "performance"
-	                                 : "unknown";
-}
-
-#define ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) \
-	{id, NULL, source, runtime, summary, advice, vendors, true, false, sev},
-static const struct rule_row catalog[] = {
-    PW_RULES(ROW){NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
-#undef ROW
-
-/* Each vendor's contract of a rule (rules_cites.h), by the rule's id. */
-#define RULE_ID(name, id, sev, vendors, ops, source, runtime, summary, advice) [CITE_##name] = id,
-#define RULE_ENUM(name, id, sev, vendors, ops, source, runtime, summary, advice) CITE_##name,
-enum { PW_RULES(RULE_ENUM) CITE_COUNT };
-static const char *const cite_rule[] = {PW_RULES(RULE_ID)};
-#undef RULE_ID
-#undef RULE_ENUM
-static const struct {
-	int rule;
-	unsigned vendors;
-	const char *document, *quote, *url;
-} cites[] = {
-#define CITE(name, v, doc, quote, url) {CITE_##name, v, doc, quote, url},
-    PW_RULE_CITES(CITE)
-#undef CITE
-};
-#define VENDOR_CUDA PW_V_CUDA
-#define VENDOR_HIP PW_V_HIP
-#define VENDOR_ACL PW_V_ACL
-#else
-static const struct rule_row catalog[] = {{NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
-static const char *table_sev(int s)
-{
-	(void)s;
-	return "unknown";
-}
-#define VENDOR_CUDA 0x1
-#define VENDOR_HIP 0x2
-#define VENDOR_ACL 0x4
-#endif
-
-bool an_rule_contract(const char *id, const char *api, const char **document, const char **quote,
-                      const char **url)
-{
-#ifdef HAVE_RULES_TABLE
-	unsigned want = !api                      ? 0
-	                : !strncmp(api, "hip", 3) ? VENDOR_HIP
-	                : !strncmp(api, "acl", 3) ? VENDOR_ACL
-	                : !strncmp(api, "cu", 2)  ? VENDOR_CUDA
-	                                          : 0;
-	for (size_t i = 0; want && i < sizeof cites / sizeof *cites; i++) {
-		if (!(cites[i].vendors & want) || strcmp(cite_rule[cites[i].rule], id))
-			continue;
-		*document = cites[i].document;
-		*quote = cites[i].quote;
-		*url = cites[i].url;
-		return true;
-	}
-#else
-	(void)id;
-	(void)api;
-#endif
-	*document = *quote = *url = NULL;
-	return false;
-}
-
-#define DERIVED_ROW(id, sev, summary) {id, sev, summary},
-static const struct {
-	const char *id, *severity, *summary;
-} derived[] = {PW_DERIVED_RULES(DERIVED_ROW)};
-#undef DERIVED_ROW
-
-/* The catalog's rows, then derived rules the catalog lacks. */
-static struct vec all_rules(void)
-{
-	struct vec v;
-	vec_init(&v, sizeof(struct rule_row));
-	for (size_t i = 0; catalog[i].id; i++) {
-		struct rule_row *r = vec_push(&v);
-		*r = catalog[i];
-		r->severity = table_sev(catalog[i].table_severity);
-	}
-	for (size_t d = 0; d < sizeof derived / sizeof *derived; d++) {
-		bool found = false;
-		for (size_t i = 0; i < v.len; i++) {
-			struct rule_row *r = vec_at(&v, i);
-			if (!strcmp(r->id, derived[d].id))
-				found = r->derived = true;
-		}
-		if (found)
-			continue;
-		struct rule_row *r = vec_push(&v);
-		r->id = derived[d].id;
-		r->severity = derived[d].severity;
-		r->summary = derived[d].summary;
-		r->vendors = VENDOR_CUDA;
-		r->derived = true;
-	}
-	return v;
-}
-
-bool rule_describe(const char *id, struct rule_desc *d)
-{
-	struct vec v = all_rules();
-	bool found = false;
-	for (size_t i = 0; i < v.len && !found; i++) {
-		const struct rule_row *r = vec_at(&v, i);
-		if (strcmp(r->id, id))
-			continue;
-		found = true;
-		*d = (struct rule_desc){r->severity,
-		                        r->summary,
-		                        r->source,
-		                        r->runtime,
-		                        r->advice,
-		                        (r->vendors & VENDOR_CUDA) != 0,
-		                        (r->vendors & VENDOR_HIP) != 0,
-		                        (r->vendors & VENDOR_ACL) != 0};
-	}
-	vec_free(&v);
-	return found;
-}
 
 static void vendors_text(unsigned v, char *buf, size_t len)
 {
-	snprintf(buf, len, "%s%s%s%s%s", v & VENDOR_CUDA ? "cuda" : "",
-	         v & VENDOR_CUDA && v & ~VENDOR_CUDA ? "," : "", v & VENDOR_HIP ? "hip" : "",
-	         v & VENDOR_HIP && v & VENDOR_ACL ? "," : "", v & VENDOR_ACL ? "acl" : "");
+	snprintf(buf, len, "%s%s%s%s%s", v & RULE_V_CUDA ? "cuda" : "",
+	         v & RULE_V_CUDA && v & ~RULE_V_CUDA ? "," : "", v & RULE_V_HIP ? "hip" : "",
+	         v & RULE_V_HIP && v & RULE_V_ACL ? "," : "", v & RULE_V_ACL ? "acl" : "");
 }
 
 static void print_text(const struct vec *v)
@@ -177,57 +34,50 @@ static void print_text(const struct vec *v)
 		table_row(&t, r->id, r->severity, vend, where, r->summary);
 	}
 	printf("%zu %s%s\n", v->len, plural(v->len, "rule", "rules"),
-#ifdef HAVE_RULES_TABLE
-	       ""
-#else
-	       " (built without include/peerwatch/rules_table.h: only the analyzer's own)"
-#endif
-	);
+	       catalog_has_table()
+	           ? ""
+	           : " (built without include/peerwatch/rules_table.h: only the analyzer's own)");
 	if (v->len)
 		table_print(&t, stdout, "");
 	printf("\nonline: the preload checks it at the call; offline: peerwatch-analyze derives it from the\n"
 	       "trace (ipc, check, violations).  --json adds each rule's documents, each vendor's contract\n"
 	       "(the sentence and its reference page), the runtime's behaviour and the advice.\n");
 	table_free(&t);
-#ifdef HAVE_RULES_TABLE
-	printf("\ncontracts, each in its vendor's own words:\n");
-	for (size_t i = 0; i < sizeof cites / sizeof *cites; i++) {
-		const char *vend = cites[i].vendors & VENDOR_CUDA  ? "cuda"
-		                   : cites[i].vendors & VENDOR_HIP ? "hip"
-		                                                   : "acl";
-		printf("  %s (%s): %s: \"%s\"%s%s\n", cite_rule[cites[i].rule], vend, cites[i].document,
-		       cites[i].quote, *cites[i].url ? " " : "", cites[i].url);
+	if (catalog_has_table())
+		printf("\ncontracts, each in its vendor's own words:\n");
+	for (size_t i = 0; i < catalog_ncites(); i++) {
+		struct rule_cite c;
+		catalog_cite(i, &c);
+		const char *vend = c.vendors & RULE_V_CUDA ? "cuda" : c.vendors & RULE_V_HIP ? "hip" : "acl";
+		printf("  %s (%s): %s: \"%s\"%s%s\n", c.rule, vend, c.document, c.quote, *c.url ? " " : "",
+		       c.url);
 	}
-#endif
 }
 
 /* The contracts of the rule with this id: [{vendor, document, quote, url}]. */
 static json_t *contracts_json(const char *id)
 {
 	json_t *a = json_array();
-#ifdef HAVE_RULES_TABLE
-	for (size_t i = 0; i < sizeof cites / sizeof *cites; i++) {
-		if (strcmp(cite_rule[cites[i].rule], id))
+	for (size_t i = 0; i < catalog_ncites(); i++) {
+		struct rule_cite c;
+		catalog_cite(i, &c);
+		if (strcmp(c.rule, id))
 			continue;
 		static const struct {
 			unsigned bit;
 			const char *name;
-		} v[] = {{VENDOR_CUDA, "cuda"}, {VENDOR_HIP, "hip"}, {VENDOR_ACL, "acl"}};
+		} v[] = {{RULE_V_CUDA, "cuda"}, {RULE_V_HIP, "hip"}, {RULE_V_ACL, "acl"}};
 		for (size_t k = 0; k < sizeof v / sizeof *v; k++) {
-			if (!(cites[i].vendors & v[k].bit))
+			if (!(c.vendors & v[k].bit))
 				continue;
-			json_t *c = json_object();
-			json_object_set_new(c, "vendor", json_string(v[k].name));
-			json_object_set_new(c, "document", json_string(cites[i].document));
-			json_object_set_new(c, "quote", json_string(cites[i].quote));
-			json_object_set_new(c, "url",
-			                    *cites[i].url ? json_string(cites[i].url) : json_null());
-			json_array_append_new(a, c);
+			json_t *j = json_object();
+			json_object_set_new(j, "vendor", json_string(v[k].name));
+			json_object_set_new(j, "document", json_string(c.document));
+			json_object_set_new(j, "quote", json_string(c.quote));
+			json_object_set_new(j, "url", *c.url ? json_string(c.url) : json_null());
+			json_array_append_new(a, j);
 		}
 	}
-#else
-	(void)id;
-#endif
 	return a;
 }
 
@@ -242,11 +92,11 @@ static void print_json(const struct vec *v)
 	for (size_t i = 0; i < v->len; i++) {
 		const struct rule_row *r = vec_at(v, i);
 		json_t *j = json_object(), *vend = json_array();
-		if (r->vendors & VENDOR_CUDA)
+		if (r->vendors & RULE_V_CUDA)
 			json_array_append_new(vend, json_string("cuda"));
-		if (r->vendors & VENDOR_HIP)
+		if (r->vendors & RULE_V_HIP)
 			json_array_append_new(vend, json_string("hip"));
-		if (r->vendors & VENDOR_ACL)
+		if (r->vendors & RULE_V_ACL)
 			json_array_append_new(vend, json_string("acl"));
 		json_object_set_new(j, "id", json_string(r->id));
 		json_object_set_new(j, "severity", json_string(r->severity));
@@ -302,7 +152,7 @@ int cmd_rules(const struct pw_opts *o)
 {
 	if (o->suppressions)
 		return print_suppressions(o->json);
-	struct vec v = all_rules();
+	struct vec v = catalog_rules();
 	if (o->json)
 		print_json(&v);
 	else

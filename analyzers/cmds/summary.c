@@ -21,11 +21,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analyze.h"
-#include "devices.h"
-#include "footer.h"
-#include "hist.h"
-#include "table.h"
+#include "base/hist.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "base/table.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/footer.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 #define MAX_APIS 1024 /* a histogram is 15 KiB */
 #define MAX_RULES 4096

@@ -27,8 +27,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "analyze.h"
-#include "devices.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/devices.h"
+#include "model/procs.h"
+#include "read/files.h"
+#include "read/json.h"
+#include "read/reader.h"
 
 #define FLUSH_AT (64u << 10)
 

@@ -4,8 +4,16 @@
  */
 #include <stdlib.h>
 
-#include "ci.h"
-#include "symbols.h"
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/catalog.h"
+#include "model/findings.h"
+#include "model/procs.h"
+#include "model/symbols.h"
+#include "out/ci.h"
+#include "read/files.h"
+#include "read/reader.h"
 
 static void print_stack(const struct finding *fd, const struct pw_file *f, struct symbolizer *sym)
 {

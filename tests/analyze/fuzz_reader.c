@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the trace reader's line validation (validate.c):
+ * libFuzzer target for the trace reader's line validation (read/parse.c):
  * every input is one line as the reader hands it to pw_parse_line, and, if
  * it is a header or footer, to pw_file_header / pw_file_footer; every
  * argument accessor a report may call is then called on the event.  An
@@ -17,7 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "../../analyzers/reader.h"
+#include "read/files.h"
+#include "read/json.h"
+#include "read/lines.h"
+#include "read/parse.h"
+#include "read/reader.h"
 
 static void use_event(const struct pw_event *ev)
 {

@@ -1,5 +1,5 @@
 /*
- * The hash map under several reading threads (analyzers/util.c): every
+ * The hash map under several reading threads (analyzers/base/util.c): every
  * worker makes its own maps, and all of them must hash with the one seed of
  * the run.  A map filled under one seed and searched under another loses
  * keys, which made reports depend on -j and on chance (a worker's exported
@@ -17,7 +17,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../analyzers/util.h"
+#include "base/util.h"
 
 #define THREADS 8
 #define KEYS 2000

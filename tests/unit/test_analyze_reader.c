@@ -1,7 +1,7 @@
 /*
- * The analyzer's reader (analyzers/reader.c, validate.c): line validation,
- * files and directories, the line limit, .partial tails, the pre-phase, and
- * the containers and histogram the reports build on.
+ * The analyzer's reader (analyzers/read/): line validation, files and
+ * directories, the line limit, .partial tails, the pre-phase, and the
+ * containers and histogram the reports build on (analyzers/base/).
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -15,10 +15,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../analyzers/hist.h"
-#include "../../analyzers/reader.h"
-#include "../../analyzers/table.h"
-#include "../../analyzers/util.h"
+#include "base/hist.h"
+#include "base/table.h"
+#include "base/util.h"
+#include "read/files.h"
+#include "read/json.h"
+#include "read/lines.h"
+#include "read/parse.h"
+#include "read/reader.h"
 
 #define HEADER                                                                                              \
 	"{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":1,\"pid\":42,\"ppid\":1,\"host\":\"h\"," \

@@ -1,5 +1,5 @@
 /*
- * Offline symbolization (analyzers/symbols.c) on this test program itself
+ * Offline symbolization (analyzers/model/symbols.c) on this test program itself
  * and on the C library it runs with: the module list is built the way the
  * preload's header builds it (dl_iterate_phdr: path, load bias, build id).
  */
@@ -15,9 +15,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../analyzers/reader.h"
-#include "../../analyzers/symbols.h"
-#include "../../analyzers/util.h"
+#include "base/util.h"
+#include "model/symbols.h"
+#include "read/trace.h"
 
 static const int marker_line = __LINE__ + 2; /* the line of marker()'s name */
 __attribute__((noinline, used)) int marker(int x)

@@ -1,0 +1,46 @@
+/*
+ * How the analyzer shows things, whatever it reports: severities by name
+ * and rank, colour on a terminal, JSON values, times relative to an
+ * origin.  Nothing here knows what a trace is.
+ */
+#ifndef PW_AN_SHOW_H
+#define PW_AN_SHOW_H
+
+#include <jansson.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* Severities, lowest first; a finding "at or above" --fail-on counts. */
+enum sev { SEV_UNKNOWN = 0, SEV_PERFORMANCE = 1, SEV_WARNING = 2, SEV_ERROR = 3 };
+
+enum sev sev_rank(const char *name);
+const char *sev_name(enum sev s);
+
+/* Colour on a terminal (--color, NO_COLOR): decided once, per stream. */
+enum color_when { COLOR_AUTO, COLOR_ALWAYS, COLOR_NEVER };
+/* auto: a stream has colour when it is a terminal, NO_COLOR is unset or
+ * empty and TERM is not "dumb"; always and never: whatever the stream. */
+void color_init(enum color_when when);
+enum paint { PAINT_ERROR, PAINT_WARNING, PAINT_NOTE, PAINT_PASS, PAINT_BOLD, PAINT_DIM };
+/* The escape sequence that starts `p` on f (stdout or stderr), and the one
+ * that ends it: both "" when f has no colour. */
+const char *paint(FILE *f, enum paint p);
+const char *paint_end(FILE *f);
+/* The paint of a severity name: error, warning, anything else a note. */
+enum paint sev_paint(const char *severity);
+
+/* "+1.25ms" relative to the origin; "-" for no time. */
+void fmt_rel(char *buf, size_t len, int64_t t_ns, int64_t origin);
+
+/* Prints doc (indented, keys in insertion order) and a newline; frees it. */
+void json_print(json_t *doc);
+/* A string that may not be UTF-8 (a path, a name from an ELF file): as is
+ * when it is, else with every byte above 0x7f made '?'. */
+json_t *json_text(const char *s);
+/* json_integer for a uint64 that could exceed json_int_t: saturates. */
+json_t *json_u64(uint64_t v);
+/* "0x..." */
+json_t *json_hex(uint64_t v);
+
+#endif

@@ -1,0 +1,358 @@
+/*
+ * Containers and formatting shared by the analyzer's modules (util.h).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+
+#include "base/util.h"
+
+static void oom(size_t n)
+{
+	fprintf(stderr, "peerwatch-analyze: out of memory (asked for %zu bytes)\n", n);
+	exit(2);
+}
+
+void *xmalloc(size_t n)
+{
+	void *p = malloc(n ? n : 1);
+	if (!p)
+		oom(n);
+	return p;
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+	void *p = calloc(n ? n : 1, size ? size : 1);
+	if (!p)
+		oom(n * size);
+	return p;
+}
+
+void *xrealloc(void *p, size_t n)
+{
+	void *q = realloc(p, n ? n : 1);
+	if (!q)
+		oom(n);
+	return q;
+}
+
+char *xstrdup(const char *s)
+{
+	return xstrndup(s, strlen(s));
+}
+
+char *xstrndup(const char *s, size_t n)
+{
+	char *d = xmalloc(n + 1);
+	memcpy(d, s, n);
+	d[n] = 0;
+	return d;
+}
+
+char *xasprintf(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *s = NULL;
+	int n = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		oom(0);
+	return s;
+}
+
+/* ---- vec ---- */
+
+void vec_init(struct vec *v, size_t esz)
+{
+	v->data = NULL;
+	v->len = v->cap = 0;
+	v->esz = esz;
+}
+
+static void vec_reserve(struct vec *v, size_t n)
+{
+	if (n <= v->cap)
+		return;
+	size_t cap = v->cap ? v->cap : 8;
+	while (cap < n) {
+		if (cap > SIZE_MAX / 2 / v->esz)
+			oom(SIZE_MAX);
+		cap *= 2;
+	}
+	v->data = xrealloc(v->data, cap * v->esz);
+	v->cap = cap;
+}
+
+void *vec_push(struct vec *v)
+{
+	vec_reserve(v, v->len + 1);
+	void *e = (char *)v->data + v->len * v->esz;
+	memset(e, 0, v->esz);
+	v->len++;
+	return e;
+}
+
+void *vec_at(const struct vec *v, size_t i)
+{
+	return (char *)v->data + i * v->esz;
+}
+
+void vec_append(struct vec *dst, struct vec *src)
+{
+	if (!src->len)
+		return;
+	vec_reserve(dst, dst->len + src->len);
+	memcpy((char *)dst->data + dst->len * dst->esz, src->data, src->len * src->esz);
+	dst->len += src->len;
+	src->len = 0;
+}
+
+void vec_free(struct vec *v)
+{
+	free(v->data);
+	v->data = NULL;
+	v->len = v->cap = 0;
+}
+
+void vec_sort(struct vec *v, int (*cmp)(const void *, const void *))
+{
+	if (v->len > 1)
+		qsort(v->data, v->len, v->esz, cmp);
+}
+
+/* ---- hmap: open addressing, linear probing, FNV-1a with a per-run seed ---- */
+
+static uint64_t seed_value;
+static pthread_once_t seed_once = PTHREAD_ONCE_INIT;
+
+static void seed_init(void)
+{
+	uint64_t s = 0;
+	/* A seed keeps crafted keys from piling into one chain; order never
+	 * shows in any output, which sorts what it prints. */
+	if (getrandom(&s, sizeof s, GRND_NONBLOCK) != sizeof s)
+		s = (uint64_t)(uintptr_t)&seed_value;
+	seed_value = s | 1;
+}
+
+/* Taken once for the whole run, before any map uses it: a map filled under
+ * one seed and searched under another loses its keys, so two workers that
+ * make their first map at the same moment must not each pick one. */
+static uint64_t hash_seed(void)
+{
+	pthread_once(&seed_once, seed_init);
+	return seed_value;
+}
+
+static uint64_t hash_bytes(const void *key, size_t n)
+{
+	const unsigned char *p = key;
+	uint64_t h = 0xcbf29ce484222325ull ^ hash_seed();
+	for (size_t i = 0; i < n; i++) {
+		h ^= p[i];
+		h *= 0x100000001b3ull;
+	}
+	h ^= h >> 29;
+	return h ? h : 1;
+}
+
+void hmap_init(struct hmap *h)
+{
+	h->slots = NULL;
+	h->cap = h->len = 0;
+}
+
+static struct hslot *find(const struct hmap *h, uint64_t hash, const void *key, size_t klen)
+{
+	size_t mask = h->cap - 1;
+	for (size_t i = hash & mask;; i = (i + 1) & mask) {
+		struct hslot *s = &h->slots[i];
+		if (!s->key)
+			return s;
+		if (s->hash == hash && s->klen == klen && !memcmp(s->key, key, klen))
+			return s;
+	}
+}
+
+static void grow(struct hmap *h)
+{
+	struct hmap old = *h;
+	h->cap = old.cap ? old.cap * 2 : 16;
+	h->slots = xcalloc(h->cap, sizeof *h->slots);
+	for (size_t i = 0; i < old.cap; i++) {
+		struct hslot *s = &old.slots[i];
+		if (s->key)
+			*find(h, s->hash, s->key, s->klen) = *s;
+	}
+	free(old.slots);
+}
+
+void *hmap_get(const struct hmap *h, const void *key, size_t klen)
+{
+	if (!h->cap)
+		return NULL;
+	struct hslot *s = find(h, hash_bytes(key, klen), key, klen);
+	return s->key ? s->val : NULL;
+}
+
+void **hmap_put(struct hmap *h, const void *key, size_t klen)
+{
+	if ((h->len + 1) * 4 > h->cap * 3)
+		grow(h);
+	uint64_t hash = hash_bytes(key, klen);
+	struct hslot *s = find(h, hash, key, klen);
+	if (!s->key) {
+		/* one NUL more, so a string key reads back as a C string */
+		s->key = xmalloc(klen + 1);
+		memcpy(s->key, key, klen);
+		((char *)s->key)[klen] = 0;
+		s->klen = klen;
+		s->hash = hash;
+		s->val = NULL;
+		h->len++;
+	}
+	return &s->val;
+}
+
+void hmap_free(struct hmap *h, void (*free_val)(void *))
+{
+	for (size_t i = 0; i < h->cap; i++) {
+		if (!h->slots[i].key)
+			continue;
+		free(h->slots[i].key);
+		if (free_val)
+			free_val(h->slots[i].val);
+	}
+	free(h->slots);
+	hmap_init(h);
+}
+
+/* ---- parsing ---- */
+
+static int hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+bool parse_hex_u64(const char *s, uint64_t *out)
+{
+	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
+		return false;
+	uint64_t v = 0;
+	size_t n = 0;
+	for (const char *p = s + 2; *p; p++, n++) {
+		int d = hexval((unsigned char)*p);
+		if (d < 0 || n == 16)
+			return false;
+		v = v << 4 | (uint64_t)d;
+	}
+	*out = v;
+	return true;
+}
+
+bool is_hex_n(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (hexval((unsigned char)s[i]) < 0)
+			return false;
+	return s[n] == 0;
+}
+
+/* ---- printing ---- */
+
+/* Three significant digits: "812ns", "4.50us", "27.8us", "610us", "1.25s". */
+void fmt_ns(char *buf, size_t len, double ns)
+{
+	static const char *const unit[] = {"ns", "us", "ms", "s"};
+	int u = 0;
+	while (ns >= 999.5 && u < 3) {
+		ns /= 1000;
+		u++;
+	}
+	if (u == 0 || ns >= 99.95)
+		snprintf(buf, len, "%.0f%s", ns, unit[u]);
+	else
+		snprintf(buf, len, "%.*f%s", ns < 9.995 ? 2 : 1, ns, unit[u]);
+}
+
+void fmt_bytes(char *buf, size_t len, uint64_t bytes)
+{
+	static const char *const unit[] = {"KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+	if (bytes < 1024) {
+		snprintf(buf, len, "%lluB", (unsigned long long)bytes);
+		return;
+	}
+	double v = (double)bytes / 1024;
+	int u = 0;
+	while (v >= 1024 && u < 5) {
+		v /= 1024;
+		u++;
+	}
+	snprintf(buf, len, "%.*f%s", v < 10 ? 2 : v < 100 ? 1 : 0, v, unit[u]);
+}
+
+void fmt_gbps(char *buf, size_t len, uint64_t bytes, uint64_t ns)
+{
+	if (!ns) {
+		snprintf(buf, len, "-");
+		return;
+	}
+	snprintf(buf, len, "%.2f", (double)bytes / (double)ns);
+}
+
+/* The length of the valid UTF-8 sequence at p (1 to 4), or 0. */
+static size_t utf8_len(const unsigned char *p)
+{
+	size_t n = p[0] < 0x80                   ? 1
+	           : p[0] >= 0xc2 && p[0] < 0xe0 ? 2
+	           : p[0] >= 0xe0 && p[0] < 0xf0 ? 3
+	           : p[0] >= 0xf0 && p[0] < 0xf5 ? 4
+	                                         : 0;
+	for (size_t i = 1; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	if ((n == 3 && p[0] == 0xe0 && p[1] < 0xa0) || (n == 4 && p[0] == 0xf0 && p[1] < 0x90) ||
+	    (n == 4 && p[0] == 0xf4 && p[1] > 0x8f) || (n == 3 && p[0] == 0xed && p[1] > 0x9f))
+		return 0; /* overlong, beyond U+10FFFF, or a surrogate */
+	return n;
+}
+
+char *sanitize(const char *s)
+{
+	size_t len = strlen(s);
+	char *d = xmalloc(6 * len + 1), *o = d;
+	for (const unsigned char *p = (const unsigned char *)s; *p;) {
+		size_t n = utf8_len(p);
+		if (n == 0) /* a byte that is not UTF-8 (a raw 0x9b is a CSI to some terminals) */
+			o += sprintf(o, "\\x%02x", *p++);
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p++);
+		else if (*p == '\\')
+			o += sprintf(o, "\\\\"), p++;
+		else if (n == 2 && p[0] == 0xc2 && p[1] <= 0x9f) /* U+0080..U+009F, the C1 controls */
+			o += sprintf(o, "\\u%04x", p[1]), p += 2;
+		else {
+			memcpy(o, p, n);
+			o += n;
+			p += n;
+		}
+	}
+	*o = 0;
+	return d;
+}
+
+const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash && slash[1] ? slash + 1 : path;
+}

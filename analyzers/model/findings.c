@@ -1,0 +1,278 @@
+/*
+ * Violation events and derived findings (findings.h).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/opts.h"
+#include "base/show.h"
+#include "model/findings.h"
+#include "model/ipclife.h"
+#include "model/procs.h"
+#include "model/symbols.h"
+#include "read/files.h"
+#include "read/reader.h"
+
+struct fnd_partial {
+	struct vec list;       /* struct finding */
+	struct vec suppressed; /* struct suppressed_mark */
+};
+
+struct fnd_fctx {
+	struct hmap calls; /* seq of a call a violation names -> its "api+variant" */
+	size_t first;      /* this file's first finding in the partial's list */
+};
+
+static void *fnd_partial_new(void *report)
+{
+	(void)report;
+	struct fnd_partial *p = xcalloc(1, sizeof *p);
+	vec_init(&p->list, sizeof(struct finding));
+	vec_init(&p->suppressed, sizeof(struct suppressed_mark));
+	return p;
+}
+
+static void fnd_partial_merge(void *report, void *partial)
+{
+	struct findings *fs = report;
+	struct fnd_partial *p = partial;
+	vec_append(&fs->list, &p->list);
+	vec_free(&p->list);
+	vec_append(&fs->suppressed, &p->suppressed);
+	vec_free(&p->suppressed);
+	free(p);
+}
+
+static void *fnd_file_begin(void *partial, const struct pw_file *f)
+{
+	(void)f;
+	struct fnd_partial *p = partial;
+	struct fnd_fctx *c = xcalloc(1, sizeof *c);
+	hmap_init(&c->calls);
+	c->first = p->list.len;
+	return c;
+}
+
+static bool fnd_pre_filter(const char *line, size_t len)
+{
+	return memmem(line, len, "\"violation\"", 11) != NULL;
+}
+
+/* Pre-phase: remember which calls the violations name. */
+static void fnd_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)partial;
+	(void)f;
+	struct fnd_fctx *c = fctx;
+	if (ev->type != PW_EV_VIOLATION || !ev->has_call)
+		return;
+	char **slot = (char **)hmap_put_u64(&c->calls, ev->call);
+	if (!*slot)
+		*slot = xstrdup(""); /* named, not yet seen */
+}
+
+static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	struct fnd_partial *p = partial;
+	struct fnd_fctx *c = fctx;
+	if (ev->type == PW_EV_CALL) {
+		json_t *supp = json_object_get(ev->root, "suppressed"), *r;
+		size_t k;
+		json_array_foreach(supp, k, r)
+		{
+			if (!json_is_string(r))
+				continue;
+			struct suppressed_mark *m = vec_push(&p->suppressed);
+			m->file = f->index;
+			m->call = ev->seq;
+			m->rule = xstrdup(json_string_value(r));
+		}
+		if (c->calls.len && hmap_get_u64(&c->calls, ev->seq)) {
+			char **slot = (char **)hmap_put_u64(&c->calls, ev->seq);
+			free(*slot);
+			*slot = xasprintf("%s%s", ev->api, ev->variant);
+		}
+		return;
+	}
+	if (ev->type != PW_EV_VIOLATION)
+		return;
+	struct finding *fd = vec_push(&p->list);
+	fd->file = f->index;
+	fd->seq = ev->seq;
+	fd->call = ev->call;
+	fd->has_call = ev->has_call;
+	fd->rule = xstrdup(ev->rule);
+	fd->severity = xstrdup(ev->severity);
+	fd->message = xstrdup(ev->message);
+	fd->sev = sev_rank(ev->severity);
+	fd->api = ev->api ? xstrdup(ev->api) : NULL; /* replaced by the call's, with its variant */
+	if (ev->nstack) {
+		fd->stack = xcalloc(ev->nstack, sizeof *fd->stack);
+		memcpy(fd->stack, ev->stack, ev->nstack * sizeof *fd->stack);
+		fd->nstack = ev->nstack;
+	}
+}
+
+static void fnd_file_end(void *partial, void *fctx, const struct pw_file *f)
+{
+	(void)f;
+	struct fnd_partial *p = partial;
+	struct fnd_fctx *c = fctx;
+	for (size_t i = c->first; i < p->list.len; i++) {
+		struct finding *fd = vec_at(&p->list, i);
+		const char *api = fd->has_call ? hmap_get_u64(&c->calls, fd->call) : NULL;
+		if (api && *api) {
+			free(fd->api);
+			fd->api = xstrdup(api);
+		}
+	}
+	hmap_free(&c->calls, free);
+	free(c);
+}
+
+const struct pw_sink_ops findings_ops = {
+    .partial_new = fnd_partial_new,
+    .partial_merge = fnd_partial_merge,
+    .file_begin = fnd_file_begin,
+    .pre_filter = fnd_pre_filter,
+    .pre_event = fnd_pre_event,
+    .event = fnd_event,
+    .file_end = fnd_file_end,
+};
+
+void findings_init(struct findings *fs)
+{
+	vec_init(&fs->list, sizeof(struct finding));
+	vec_init(&fs->suppressed, sizeof(struct suppressed_mark));
+	fs->derived_suppressed = 0;
+}
+
+void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
+                          enum sev sev, const char *message)
+{
+	/* what is still open at exit: the library's finding has no call */
+	bool leak = !strcmp(rule, "ipc.leak") || !strcmp(rule, "ipc.event.leak");
+	for (size_t i = 0; i < fs->list.len; i++) {
+		const struct finding *fd = vec_at(&fs->list, i);
+		if (fd->derived || fd->file != file || strcmp(fd->rule, rule))
+			continue;
+		if ((fd->has_call && fd->call == call) || (leak && !fd->has_call))
+			return; /* the online registry caught it already */
+	}
+	for (size_t i = 0; i < fs->suppressed.len; i++) {
+		const struct suppressed_mark *m = vec_at(&fs->suppressed, i);
+		if (m->file == file && m->call == call && !strcmp(m->rule, rule)) {
+			fs->derived_suppressed++; /* the library's suppression took it */
+			return;
+		}
+	}
+	struct finding *fd = vec_push(&fs->list);
+	fd->file = file;
+	fd->call = call;
+	fd->has_call = true;
+	fd->api = api ? xstrdup(api) : NULL;
+	fd->rule = xstrdup(rule);
+	fd->severity = xstrdup(sev_name(sev));
+	fd->sev = sev;
+	fd->message = xstrdup(message);
+	fd->derived = true;
+}
+
+static const size_t *sort_rank; /* qsort has no context argument */
+
+static int by_place(const void *a, const void *b)
+{
+	const struct finding *x = a, *y = b;
+	if (x->file != y->file)
+		return sort_rank[x->file] < sort_rank[y->file] ? -1 : 1;
+	if (x->has_call != y->has_call)
+		return x->has_call ? -1 : 1;
+	if (x->call != y->call)
+		return x->call < y->call ? -1 : 1;
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return strcmp(x->rule, y->rule) ? strcmp(x->rule, y->rule) : strcmp(x->message, y->message);
+}
+
+void findings_sort(struct findings *fs, const struct pw_input *in)
+{
+	size_t *rank = file_ranks(in);
+	sort_rank = rank;
+	vec_sort(&fs->list, by_place);
+	free(rank);
+}
+
+void findings_free(struct findings *fs)
+{
+	for (size_t i = 0; i < fs->list.len; i++) {
+		struct finding *fd = vec_at(&fs->list, i);
+		free(fd->api);
+		free(fd->rule);
+		free(fd->severity);
+		free(fd->message);
+		free(fd->stack);
+	}
+	vec_free(&fs->list);
+	for (size_t i = 0; i < fs->suppressed.len; i++)
+		free(((struct suppressed_mark *)vec_at(&fs->suppressed, i))->rule);
+	vec_free(&fs->suppressed);
+}
+
+int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs)
+{
+	struct ipc_report ipc;
+	ipc_init(&ipc);
+	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_ops, &ipc}};
+	int st = an_read(o, in, sinks, o->derived ? 2 : 1);
+	if (o->derived) {
+		ipc_derive(&ipc, in);
+		for (size_t i = 0; i < ipc.findings.len; i++) {
+			const struct ipc_finding *f = vec_at(&ipc.findings, i);
+			findings_add_derived(fs, f->file, f->seq, f->api, f->rule, f->sev, f->message);
+		}
+	}
+	ipc_free(&ipc);
+	findings_sort(fs, in);
+	return st;
+}
+
+static json_t *stack_json(const struct finding *fd, const struct pw_file *f, struct symbolizer *sym)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < fd->nstack; i++) {
+		json_t *fr = json_object();
+		json_object_set_new(fr, "pc", json_hex(fd->stack[i]));
+		if (sym) {
+			struct sym_frame sf;
+			sym_lookup(sym, &f->modules, fd->stack[i], &sf);
+			json_object_set_new(fr, "module", sf.module ? json_text(sf.module) : json_null());
+			json_object_set_new(fr, "module_offset",
+			                    sf.module ? json_hex(sf.module_off) : json_null());
+			json_object_set_new(fr, "function", sf.func ? json_text(sf.func) : json_null());
+			json_object_set_new(fr, "function_offset",
+			                    sf.func ? json_hex(sf.func_off) : json_null());
+			json_object_set_new(fr, "file", sf.file ? json_text(sf.file) : json_null());
+			json_object_set_new(fr, "line", sf.file ? json_integer(sf.line) : json_null());
+			json_object_set_new(fr, "note", sf.note ? json_string(sf.note) : json_null());
+			sym_frame_free(&sf);
+		}
+		json_array_append_new(a, fr);
+	}
+	return a;
+}
+
+json_t *finding_json(const struct finding *fd, const struct pw_input *in, struct symbolizer *sym)
+{
+	const struct pw_file *f = &in->files[fd->file];
+	json_t *j = json_object();
+	json_object_set_new(j, "rule", json_string(fd->rule));
+	json_object_set_new(j, "severity", json_string(fd->severity));
+	json_object_set_new(j, "message", json_string(fd->message));
+	json_object_set_new(j, "derived", json_boolean(fd->derived));
+	json_object_set_new(j, "process", proc_json(f));
+	json_object_set_new(j, "seq", fd->seq ? json_u64(fd->seq) : json_null());
+	json_object_set_new(j, "call", fd->has_call ? json_u64(fd->call) : json_null());
+	json_object_set_new(j, "api", fd->api ? json_string(fd->api) : json_null());
+	json_object_set_new(j, "stack", stack_json(fd, f, sym));
+	return j;
+}

@@ -1,0 +1,158 @@
+/*
+ * The life of IPC handles across processes, re-derived offline from call
+ * events, so that what the online registry would catch is proven from the
+ * traces even when the registry was off.
+ *
+ * Calls are recognised by their "op" (ipc_export, ipc_open, free, ...);
+ * traces written before calls had one are read by their API names.
+ *
+ * Exporter and importers are matched by the handle's bytes (the hex of
+ * cuIpcGetMemHandle's args.handle = cuIpcOpenMemHandle's args.handle), per
+ * run, host and vendor: CUDA IPC does not cross nodes, and t_ns
+ * (CLOCK_MONOTONIC) is comparable between processes of one host only.  An
+ * importer's close is matched to its open by the pointer the open returned.
+ * A mapping is the driver's: per process and context, counted, so opens of
+ * one handle that returned one pointer are one mapping, and its leak one
+ * finding; a new mapping the driver places where a closed one was is
+ * another.  A process whose trace ends early (.partial: killed or crashed)
+ * took its mappings with it: no leak.  The exporter's free is matched to the
+ * export by the pointer exported (so an export of an interior pointer is
+ * followed only if that same pointer is freed).  Event handles the same way:
+ * an imported event ends with its destroy, the exported one with the
+ * exporter's destroy.
+ *
+ * Memory: one record per IPC call, per free of an exported pointer and per
+ * destroy of an event exported or imported — other frees and destroys are
+ * not kept.  Which pointers and events those are is learnt in the file's
+ * pre-phase.
+ *
+ * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
+ * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
+ * different vendors never match.  A call nested in a recorded call (the
+ * runtime's driver calls) counts only through that call, so a finding is
+ * attributed to the runtime call the program made.
+ *
+ * VMM and memory-pool IPC (CUDA driver) have no handle bytes in common
+ * between processes: the allocation's key is what the exporter and the
+ * importers share — the exported file's "<st_dev>:<st_ino>" (args.file_id,
+ * per host) for a POSIX fd, the 64-byte fabric handle (args.shareable), or
+ * a pool pointer's export_data (an fd whose file names no one allocation,
+ * file_id_unique false, pairs nothing: each process's chain is listed
+ * alone).  Inside a process the chain goes on by the
+ * allocation handle (create, export/import, map, release) and by the mapped
+ * pointer (set-access, unmap, free of an imported pool pointer).
+ */
+#ifndef PW_AN_IPCLIFE_H
+#define PW_AN_IPCLIFE_H
+
+#include "base/show.h"
+#include "read/reader.h"
+
+/* The rules the analyzer derives offline: id (the catalog's, so that a
+ * finding the online registry already wrote is not reported twice),
+ * severity, summary (used when the catalog does not have the row). */
+#define PW_DERIVED_RULES(X)                                                                                  \
+	X("ipc.free-while-open", "error", "the exporter frees an allocation another process still has open") \
+	X("ipc.open.stale", "error", "an IPC handle opened after its exporter freed the allocation")         \
+	X("ipc.leak", "warning", "an IPC mapping still open when the process's trace ends")                  \
+	X("ipc.open.unexported", "warning",                                                                  \
+	  "an IPC handle opened that no traced process of the run exported")                                 \
+	X("ipc.event.leak", "warning",                                                                       \
+	  "an event an IPC open made still there when the process's trace ends")                             \
+	X("ipc.event.destroy-while-open", "warning",                                                         \
+	  "the exporter destroys an event another process still has open through IPC")
+
+struct ipc_handle;
+
+enum ipc_op {
+	OP_EXPORT,
+	OP_OPEN,
+	OP_CLOSE,
+	OP_FREE,
+	OP_EV_EXPORT,
+	OP_EV_OPEN,
+	OP_EV_DESTROY, /* an event destroyed: of one exported, or one an event open made */
+	/* VMM and pool IPC (struct ipc_shared) */
+	OP_VMM_CREATE,
+	OP_VMM_EXPORT,
+	OP_VMM_IMPORT,
+	OP_VMM_MAP,
+	OP_VMM_ACCESS,
+	OP_VMM_UNMAP,
+	OP_VMM_RELEASE,
+	OP_VMM_RETAIN,
+	OP_POOL_EXPORT,
+	OP_POOL_IMPORT,
+	OP_POOL_ACCESS,
+	OP_PTR_EXPORT,
+	OP_PTR_IMPORT
+};
+
+struct ipc_rec {
+	enum ipc_op op;
+	char vendor[8];
+	size_t file;
+	uint64_t seq;
+	int64_t t_ns, ret;
+	char *api;      /* api+variant */
+	char *ret_name; /* NULL when the trace had null */
+	bool has_ptr;
+	uint64_t ptr;    /* exported, opened (result), closed or freed pointer; an event's value */
+	int64_t dev;     /* the pointer's device */
+	int64_t cur_dev; /* an open: the device of the context it mapped in */
+	bool has_handle;
+	char handle[129];
+	struct ipc_handle *owner;  /* an export or open: its handle */
+	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
+	struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
+	/* VMM and pool IPC */
+	char *key;   /* export/import: the cross-process key, else NULL */
+	bool has_vh; /* an allocation handle or a pool */
+	uint64_t vh; /* ... its value */
+	uint64_t bytes;
+	char *detail; /* what the call says beyond its api, for the report */
+};
+
+/* A VMM allocation, pool or pool pointer shared between processes. */
+struct ipc_shared {
+	char *key;
+	const char *kind; /* "vmm", "pool", "pool pointer" */
+	const char *host; /* the first record's */
+	struct vec recs;  /* struct ipc_rec *, in time order */
+};
+
+struct ipc_handle {
+	const char *host;
+	char handle[129];
+	bool event;             /* an event handle (cuIpcGetEventHandle) */
+	struct vec recs;        /* struct ipc_rec *, in time order */
+	struct ipc_rec *export; /* the first successful export, or NULL */
+	struct ipc_rec *free;   /* the exporter's first free (event: destroy) after it, or NULL */
+};
+
+struct ipc_finding {
+	const char *rule;
+	enum sev sev;
+	size_t file; /* the call it is attributed to */
+	uint64_t seq;
+	char *api;
+	char *message;
+};
+
+struct ipc_report {
+	struct vec recs;     /* struct ipc_rec * (owned) */
+	struct vec handles;  /* struct ipc_handle * (owned), by first time */
+	struct vec stray;    /* struct ipc_rec *: closes of pointers no traced open mapped */
+	struct vec findings; /* struct ipc_finding */
+	struct vec shared;   /* struct ipc_shared *, by first time */
+	int64_t *origin;     /* per file: its host's time origin */
+};
+
+extern const struct pw_sink_ops ipc_ops;
+
+void ipc_init(struct ipc_report *r);
+/* After reading: builds handles, matches closes and frees, derives findings. */
+void ipc_derive(struct ipc_report *r, const struct pw_input *in);
+void ipc_free(struct ipc_report *r);
+
+#endif

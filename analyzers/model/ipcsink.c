@@ -1,0 +1,292 @@
+/*
+ * The IPC calls of the traces kept as records (ipclife.h, ipc_ops): which
+ * calls the report follows, by op, and what each record holds; the
+ * pointers and events whose frees and destroys matter are learnt in each
+ * file's pre-phase.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/ipclife.h"
+#include "read/reader.h"
+
+/* ---- collecting: the sink ---- */
+
+struct ipc_partial {
+	struct vec recs; /* struct ipc_rec * */
+};
+
+struct ipc_fctx {
+	struct hmap exported; /* pointers this file exported (pre-phase) */
+	struct hmap events;   /* events this file exported or an event open gave it (pre-phase) */
+};
+
+static void *ipc_partial_new(void *report)
+{
+	(void)report;
+	struct ipc_partial *p = xcalloc(1, sizeof *p);
+	vec_init(&p->recs, sizeof(struct ipc_rec *));
+	return p;
+}
+
+static void ipc_partial_merge(void *report, void *partial)
+{
+	struct ipc_report *r = report;
+	struct ipc_partial *p = partial;
+	vec_append(&r->recs, &p->recs);
+	vec_free(&p->recs);
+	free(p);
+}
+
+static void *ipc_file_begin(void *partial, const struct pw_file *f)
+{
+	(void)partial;
+	(void)f;
+	struct ipc_fctx *c = xcalloc(1, sizeof *c);
+	hmap_init(&c->exported);
+	hmap_init(&c->events);
+	return c;
+}
+
+static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
+{
+	(void)partial;
+	(void)f;
+	struct ipc_fctx *c = fctx;
+	hmap_free(&c->exported, NULL);
+	hmap_free(&c->events, NULL);
+	free(c);
+}
+
+/* The lines the pre-phase reads: exports of pointers and events, and event
+ * opens, by their op or (older traces) their API name. */
+static bool ipc_pre_filter(const char *line, size_t len)
+{
+	static const char *const keys[] = {
+	    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
+	    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
+	    "IpcGetEventHandle\"", "IpcOpenEventHandle\""};
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+		if (memmem(line, len, keys[i], strlen(keys[i])))
+			return true;
+	return false;
+}
+
+/* The calls this report follows, by op. */
+static const struct {
+	const char *op;
+	enum ipc_op ipc;
+} by_op[] = {
+    {"ipc_export", OP_EXPORT},
+    {"ipc_open", OP_OPEN},
+    {"ipc_close", OP_CLOSE},
+    {"ipc_event_export", OP_EV_EXPORT},
+    {"ipc_event_open", OP_EV_OPEN},
+    {"event_destroy", OP_EV_DESTROY},
+    {"free", OP_FREE},
+    {"vmm_create", OP_VMM_CREATE},
+    {"vmm_export", OP_VMM_EXPORT},
+    {"vmm_import", OP_VMM_IMPORT},
+    {"vmm_map", OP_VMM_MAP},
+    {"vmm_set_access", OP_VMM_ACCESS},
+    {"vmm_unmap", OP_VMM_UNMAP},
+    {"vmm_release", OP_VMM_RELEASE},
+    {"vmm_retain", OP_VMM_RETAIN},
+    {"pool_export", OP_POOL_EXPORT},
+    {"pool_import", OP_POOL_IMPORT},
+    {"pool_set_access", OP_POOL_ACCESS},
+    {"pool_export_ptr", OP_PTR_EXPORT},
+    {"pool_import_ptr", OP_PTR_IMPORT},
+};
+
+static bool op_of(const struct pw_event *ev, enum ipc_op *op)
+{
+	for (size_t i = 0; ev->op && i < sizeof by_op / sizeof *by_op; i++)
+		if (!strcmp(ev->op, by_op[i].op)) {
+			*op = by_op[i].ipc;
+			return true;
+		}
+	return false;
+}
+
+/* Pointers whose free matters: exported through an IPC handle or as a pool
+ * pointer, or imported pool pointers. */
+static bool shares_ptr(enum ipc_op op)
+{
+	return op == OP_EXPORT || op == OP_PTR_EXPORT || op == OP_PTR_IMPORT;
+}
+
+static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)partial;
+	(void)f;
+	struct ipc_fctx *c = fctx;
+	enum ipc_op op;
+	uint64_t v;
+	if (ev->type != PW_EV_CALL || ev->ret != 0 || !op_of(ev, &op))
+		return;
+	if (shares_ptr(op) && pw_arg_hex(ev, "ptr", &v))
+		*hmap_put_u64(&c->exported, v) = (void *)1;
+	if ((op == OP_EV_EXPORT || op == OP_EV_OPEN) && pw_arg_hex(ev, "event", &v))
+		*hmap_put_u64(&c->events, v) = (void *)1;
+}
+
+static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const struct pw_event *ev)
+{
+	struct ipc_rec *r = xcalloc(1, sizeof *r);
+	r->op = op;
+	snprintf(r->vendor, sizeof r->vendor, "%s", ev->vendor);
+	r->file = f->index;
+	r->seq = ev->seq;
+	r->t_ns = ev->t_ns;
+	r->ret = ev->ret;
+	r->api = xasprintf("%s%s", ev->api, ev->variant);
+	r->ret_name = ev->ret_name ? xstrdup(ev->ret_name) : NULL;
+	r->dev = PW_DEV_NONE;
+	r->cur_dev = ev->cur_dev;
+	return r;
+}
+
+/* ---- VMM and pool IPC records ---- */
+
+/* The cross-process key of an export or import: "file <dev:ino> on <host>",
+ * "fabric <hex>", or "ptr <export_data>"; NULL when the call has none.  A
+ * file that cannot name one allocation (args.file_id_unique false: the real
+ * driver's fds are all of one character device) or no file_id pairs nothing:
+ * such a POSIX fd gets a key of its own process and handle, so that each
+ * process's chain is still listed. */
+static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum ipc_op op)
+{
+	const char *fid = pw_arg_str(ev, "file_id"), *sh = pw_arg_str(ev, "shareable"),
+	           *ht = pw_arg_str(ev, "handle_type"), *ed = pw_arg_str(ev, "export_data");
+	const char *pool = op == OP_POOL_EXPORT || op == OP_POOL_IMPORT ? "pool " : "";
+	json_t *uq = json_object_get(ev->args, "file_id_unique");
+	uint64_t h = 0;
+	if (op == OP_PTR_EXPORT || op == OP_PTR_IMPORT)
+		return ed ? xasprintf("ptr %s", ed) : NULL;
+	if (fid && !json_is_false(uq))
+		return xasprintf("%sfile %s on %s", pool, fid, f->host);
+	if (sh && ht && !strcmp(ht, "fabric"))
+		return xasprintf("%sfabric %s", pool, sh);
+	if (ht && !strcmp(ht, "posix_fd") && pw_arg_hex(ev, *pool ? "pool" : "handle", &h))
+		return xasprintf("%sunpaired fd of pid %lld on %s, %s 0x%llx", pool, (long long)f->pid,
+		                 f->host, *pool ? "pool" : "handle", (unsigned long long)h);
+	return NULL;
+}
+
+static void access_text(const struct pw_event *ev, char *buf, size_t len)
+{
+	json_t *a = json_object_get(ev->args, "access"), *g;
+	size_t i, n = 0;
+	buf[0] = 0;
+	json_array_foreach(a, i, g)
+	{
+		json_t *fl = json_object_get(g, "flags");
+		char one[64];
+		if (json_is_string(fl))
+			snprintf(one, sizeof one, "%sdev%lld %s", i ? ", " : "",
+			         (long long)json_integer_value(json_object_get(g, "dev")),
+			         json_string_value(fl));
+		else
+			snprintf(one, sizeof one, "%sdev%lld flags %lld", i ? ", " : "",
+			         (long long)json_integer_value(json_object_get(g, "dev")),
+			         (long long)json_integer_value(fl));
+		if (n + strlen(one) + 1 >= len)
+			break;
+		memcpy(buf + n, one, strlen(one) + 1);
+		n += strlen(one);
+	}
+}
+
+static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
+{
+	char b[160] = "", sz[32];
+	const char *ht = pw_arg_str(ev, "handle_type");
+	fmt_bytes(sz, sizeof sz, r->bytes);
+	if (ev->ret != 0)
+		return xasprintf("failed: %s", ev->ret_name ? ev->ret_name : "?");
+	switch (r->op) {
+	case OP_VMM_CREATE:
+		snprintf(b, sizeof b, "handle 0x%llx, %s", (unsigned long long)r->vh, sz);
+		if (r->dev != PW_DEV_NONE)
+			snprintf(b + strlen(b), sizeof b - strlen(b), " on dev%lld", (long long)r->dev);
+		break;
+	case OP_VMM_EXPORT:
+	case OP_VMM_IMPORT:
+	case OP_POOL_EXPORT:
+	case OP_POOL_IMPORT:
+		snprintf(b, sizeof b, "%s %s 0x%llx as %s",
+		         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
+		         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
+		         (unsigned long long)r->vh, ht ? ht : "?");
+		break;
+	case OP_VMM_MAP:
+		snprintf(b, sizeof b, "0x%llx %s, handle 0x%llx", (unsigned long long)r->ptr, sz,
+		         (unsigned long long)r->vh);
+		break;
+	case OP_VMM_ACCESS:
+	case OP_POOL_ACCESS: access_text(ev, b, sizeof b); break;
+	case OP_VMM_RELEASE:
+	case OP_VMM_RETAIN: snprintf(b, sizeof b, "handle 0x%llx", (unsigned long long)r->vh); break;
+	default:
+		snprintf(b, sizeof b, "0x%llx", (unsigned long long)r->ptr);
+		if (r->dev != PW_DEV_NONE)
+			snprintf(b + strlen(b), sizeof b - strlen(b), " (dev %lld)", (long long)r->dev);
+	}
+	return xstrdup(b);
+}
+
+static void vmm_fill(struct ipc_rec *r, const struct pw_file *f, const struct pw_event *ev)
+{
+	uint64_t v;
+	const char *vh_key = r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT || r->op == OP_POOL_ACCESS ||
+	                             r->op == OP_PTR_IMPORT
+	                         ? "pool"
+	                         : "handle";
+	r->has_vh = pw_arg_hex(ev, vh_key, &v);
+	r->vh = r->has_vh ? v : 0;
+	pw_arg_u64(ev, "bytes", &r->bytes);
+	if (r->op == OP_VMM_CREATE)
+		r->dev = pw_arg_dev(ev, "dev");
+	if (r->ret == 0 && (r->op == OP_VMM_EXPORT || r->op == OP_VMM_IMPORT || r->op == OP_POOL_EXPORT ||
+	                    r->op == OP_POOL_IMPORT || r->op == OP_PTR_EXPORT || r->op == OP_PTR_IMPORT))
+		r->key = share_key(f, ev, r->op);
+	r->detail = vmm_detail(ev, r);
+}
+
+static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	struct ipc_partial *p = partial;
+	struct ipc_fctx *c = fctx;
+	enum ipc_op op;
+	uint64_t ptr = 0;
+	if (ev->type != PW_EV_CALL || ev->parent_recorded || !op_of(ev, &op))
+		return;
+	bool has_ptr = pw_arg_hex(
+	    ev, op == OP_EV_EXPORT || op == OP_EV_OPEN || op == OP_EV_DESTROY ? "event" : "ptr", &ptr);
+	/* frees are kept only when they free what this process exported, event
+	 * destructions when they end an event it exported or imported */
+	if (op == OP_FREE && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->exported, ptr)))
+		return;
+	if (op == OP_EV_DESTROY && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->events, ptr)))
+		return;
+	struct ipc_rec *r = new_rec(op, f, ev);
+	r->has_ptr = has_ptr;
+	r->ptr = ptr;
+	r->dev = pw_arg_dev(ev, "ptr_dev");
+	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", r->handle);
+	if (op >= OP_VMM_CREATE)
+		vmm_fill(r, f, ev);
+	*(struct ipc_rec **)vec_push(&p->recs) = r;
+}
+
+const struct pw_sink_ops ipc_ops = {
+    .partial_new = ipc_partial_new,
+    .partial_merge = ipc_partial_merge,
+    .file_begin = ipc_file_begin,
+    .pre_filter = ipc_pre_filter,
+    .pre_event = ipc_pre_event,
+    .event = ipc_event,
+    .file_end = ipc_file_end,
+    .nesting = true,
+};

@@ -1,0 +1,38 @@
+/*
+ * One line of a trace into the typed structs of trace.h: an event, or what
+ * the file's header, footer and device lines say.  A line that breaks the
+ * format (docs/trace-format.md) is refused whole, with a message that names
+ * the member.
+ */
+#ifndef PW_AN_PARSE_H
+#define PW_AN_PARSE_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "base/util.h"
+#include "read/trace.h"
+
+/* Parses and validates one line without a file (the reader, the fuzz
+ * target, the unit tests): the kind of line, *ev filled for an event; the
+ * caller must json_decref(*root) before the thread parses its next line (the
+ * objects live in the thread's arena, json.h).  PW_LINE_BAD: a message in
+ * err. */
+enum pw_line_kind {
+	PW_LINE_BAD,
+	PW_LINE_HEADER,
+	PW_LINE_FOOTER,
+	PW_LINE_EVENT,
+	PW_LINE_DEVICE,
+	PW_LINE_OTHER
+};
+enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
+                                json_t **root, char *err, size_t errlen);
+/* Header and footer members into the file; -1 with a message when invalid. */
+int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
+int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);
+/* A "device" line into f->devices (a second line for the same vendor and
+ * ordinal replaces the first); -1 with a message when invalid. */
+int pw_file_add_device(struct pw_file *f, json_t *root, char *err, size_t errlen);
+
+#endif

@@ -1,0 +1,77 @@
+/*
+ * The one streaming reader of peerwatch traces (docs/trace-format.md).
+ *
+ * It finds trace files, reads each line by line with a bound on the line
+ * length, validates every line (traces are untrusted input), and hands the
+ * events, as typed and checked structs, to the report modules ("sinks").
+ * Files are read in parallel by worker threads (-j); a large file is split
+ * into chunks at line starts and read by all of them, when no sink keeps
+ * state per file.  Nothing of an event outlives the callback it is handed
+ * to, so memory does not grow with the number of events beyond what a
+ * report keeps.
+ *
+ * Reports are map/reduce shaped: each worker owns a partial state per sink
+ * (partial_new), fills it from what that worker reads, and the partials are
+ * merged into the report (partial_merge) when reading is done.  A report
+ * therefore never takes a lock, and must not depend on which worker read
+ * which file: reports sort what they print.
+ *
+ * Order.  Lines of one file are not in time order (threads interleave, a
+ * nested call is written before its parent), so the reader does not pretend
+ * to merge streams: a report that needs order keeps compact records of the
+ * events it needs and sorts them, per host by t_ns or per process by seq.
+ * A report that must know something about a whole file before it can use
+ * the file's events (the seqs that violations point at, the peer-access
+ * changes a copy is judged against) asks for a pre-phase: the worker first
+ * scans that file for lines the report's pre_filter accepts (a substring
+ * test on the raw line, no JSON parse for the others) and hands those to
+ * pre_event, then reads the whole file again for event.
+ */
+#ifndef PW_AN_READER_H
+#define PW_AN_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "read/trace.h"
+
+struct pw_read_opts {
+	int jobs;      /* worker threads; 0: one per online CPU */
+	bool strict;   /* the first bad line ends the run */
+	bool quiet;    /* count bad lines but print nothing (a second read) */
+	bool progress; /* show progress on stderr (the caller checked isatty) */
+};
+
+struct pw_sink_ops {
+	void *(*partial_new)(void *report);
+	/* Merges a partial into the report and frees it. */
+	void (*partial_merge)(void *report, void *partial);
+	/* Per file, after its header: returns the report's per-file state or NULL. */
+	void *(*file_begin)(void *partial, const struct pw_file *f);
+	/* Optional pre-phase: lines it accepts are parsed and given to pre_event. */
+	bool (*pre_filter)(const char *line, size_t len);
+	void (*pre_event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
+	void (*event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
+	/* After the file's last line (the footer, if any, is in f); frees fctx. */
+	void (*file_end)(void *partial, void *fctx, const struct pw_file *f);
+	/* Wants ev->parent_recorded (in pre_event and event): the reader first
+	 * scans the file's raw lines for the seqs of its calls. */
+	bool nesting;
+};
+
+/* Reads and validates every line and keeps nothing: for info, and for a
+ * first pass that only needs the files' own facts. */
+extern const struct pw_sink_ops pw_sink_validate_only;
+
+struct pw_sink {
+	const struct pw_sink_ops *ops;
+	void *report;
+};
+
+/* Results of pw_input_find (files.h) and pw_input_read, worst first. */
+enum { PW_READ_OK = 0, PW_READ_BAD_INPUT = 1, PW_READ_FATAL = 2 };
+
+/* Reads every file once, handing its events to the sinks. */
+int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_sink *sinks, size_t nsinks);
+
+#endif

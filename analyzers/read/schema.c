@@ -1,0 +1,311 @@
+/*
+ * Table-driven checking of a line's members (schema.h).
+ */
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/util.h"
+#include "peerwatch/trace_format.h"
+#include "read/json.h"
+#include "read/schema.h"
+
+static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+struct ctx {
+	char *err;
+	size_t errlen;
+};
+
+/* ---- members: their kinds from the trace format's table ----
+ * Every member of an event, of its "args" and of the objects inside them
+ * is checked against its rows in PW_TRACE_FIELDS (peerwatch/trace_format.h),
+ * the table the library writes by and the docs are generated from.  A key
+ * with more than one row in its scope is right when one row's kind fits.
+ * Members the table does not list are not checked (later writers may add
+ * them: docs/trace-format.md, Compatibility); nor is the absence of an
+ * event's own members, which traces of earlier writers may lack ("op"), and
+ * which the parse (parse.c) asks for where a report needs them.  The objects
+ * inside a member (a location, a batch's copies) must have every member the
+ * table says each has. */
+
+static const struct pw_trace_field fields[] = {PW_TRACE_FIELDS(PW_TRACE_FIELD_INIT)};
+#define NFIELDS (sizeof fields / sizeof *fields)
+
+/* The rows of each scope, sorted by key: by_scope[first[s] .. first[s+1]). */
+static unsigned short by_scope[NFIELDS], first[PW_SC_COUNT + 1];
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct pw_trace_field *x = &fields[*(const unsigned short *)a],
+	                            *y = &fields[*(const unsigned short *)b];
+	if (x->scope != y->scope)
+		return x->scope - y->scope;
+	int k = strcmp(x->key, y->key);
+	return k ? k : (int)(x - y);
+}
+
+static void build_index(void)
+{
+	for (size_t i = 0; i < NFIELDS; i++)
+		by_scope[i] = (unsigned short)i;
+	qsort(by_scope, NFIELDS, sizeof *by_scope, row_cmp);
+	size_t i = 0;
+	for (int s = 0; s <= PW_SC_COUNT; s++) {
+		while (i < NFIELDS && fields[by_scope[i]].scope < s)
+			i++;
+		first[s] = (unsigned short)i;
+	}
+}
+
+/* The rows of key in scope: *n of them from the returned index in by_scope. */
+static size_t rows_of(int scope, const char *key, size_t *n)
+{
+	size_t lo = first[scope], hi = first[scope + 1];
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (strcmp(fields[by_scope[mid]].key, key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	*n = 0;
+	while (lo + *n < first[scope + 1] && !strcmp(fields[by_scope[lo + *n]].key, key))
+		(*n)++;
+	return lo;
+}
+
+static bool is_hex_str(const json_t *v)
+{
+	uint64_t x;
+	return json_is_string(v) && parse_hex_u64(json_string_value(v), &x);
+}
+
+static bool is_hex_digits(const json_t *v, size_t want)
+{
+	size_t n = json_is_string(v) ? json_string_length(v) : 0;
+	return json_is_string(v) && n % 2 == 0 && (!want || n == want) && is_hex_n(json_string_value(v), n);
+}
+
+static bool is_dev(const json_t *v)
+{
+	return json_is_integer(v) && json_integer_value(v) >= INT32_MIN && json_integer_value(v) <= INT32_MAX;
+}
+
+/* How a message names the kind: "\"args.bytes\" must be <this>". */
+static const char *kind_phrase(int kind)
+{
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR: return "a string";
+	case PW_J_STR_NULL:
+	case PW_J_NAME: return "a string or null";
+	case PW_J_HEX: return "a hex string";
+	case PW_J_HEXBYTES: return "hex digits";
+	case PW_J_HEX128: return "128 hex digits";
+	case PW_J_HEXBYTES_NULL: return "hex digits or null";
+	case PW_J_UINT: return "a non-negative integer";
+	case PW_J_INT: return "an integer";
+	case PW_J_INT_NULL: return "an integer or null";
+	case PW_J_DEV: return "a device ordinal or null";
+	case PW_J_ORDINAL: return "a device ordinal";
+	case PW_J_NAME_OR_INT: return "a name or a number";
+	case PW_J_INT_STR_NULL: return "an integer, a string or null";
+	case PW_J_BOOL: return "true or false";
+	case PW_J_NIL: return "null";
+	case PW_J_OBJECT: return "an object";
+	case PW_J_OBJECTS: return "an array of objects";
+	case PW_J_STRS: return "an array of strings";
+	case PW_J_HEXES: return "an array of hex strings";
+	case PW_J_NAMES: return "an array of names or numbers";
+	case PW_J_INTS_NULL: return "an array of integers or nulls, or null";
+	case PW_J_COUNT: break;
+	}
+	return "?";
+}
+
+/* The kind of an array's entries, PW_J_COUNT for a kind that is no array. */
+static int entry_kind(int kind)
+{
+	switch (kind) {
+	case PW_J_OBJECTS: return PW_J_OBJECT;
+	case PW_J_STRS: return PW_J_STR;
+	case PW_J_HEXES: return PW_J_HEX;
+	case PW_J_NAMES: return PW_J_NAME_OR_INT;
+	case PW_J_INTS_NULL: return PW_J_INT_NULL;
+	default: return PW_J_COUNT;
+	}
+}
+
+static bool fits(int kind, const json_t *v)
+{
+	uint64_t u;
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT) {
+		if (kind == PW_J_INTS_NULL && json_is_null(v))
+			return true;
+		if (!json_is_array(v))
+			return false;
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) if (!fits(ek, e)) return false;
+		return true;
+	}
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR: return json_is_string(v);
+	case PW_J_STR_NULL:
+	case PW_J_NAME: return json_is_string(v) || json_is_null(v);
+	case PW_J_HEX: return is_hex_str(v);
+	case PW_J_HEXBYTES: return is_hex_digits(v, 0);
+	case PW_J_HEX128: return is_hex_digits(v, 128);
+	case PW_J_HEXBYTES_NULL: return json_is_null(v) || is_hex_digits(v, 0);
+	case PW_J_UINT: return pw_json_u64(v, &u);
+	case PW_J_INT: return json_is_integer(v);
+	case PW_J_INT_NULL: return json_is_integer(v) || json_is_null(v);
+	case PW_J_DEV: return json_is_null(v) || is_dev(v);
+	case PW_J_ORDINAL: return is_dev(v);
+	case PW_J_NAME_OR_INT: return json_is_string(v) || json_is_integer(v);
+	case PW_J_INT_STR_NULL: return json_is_integer(v) || json_is_string(v) || json_is_null(v);
+	case PW_J_BOOL: return json_is_boolean(v);
+	case PW_J_NIL: return json_is_null(v);
+	case PW_J_OBJECT: return json_is_object(v);
+	case PW_J_OBJECTS:
+	case PW_J_STRS:
+	case PW_J_HEXES:
+	case PW_J_NAMES:
+	case PW_J_INTS_NULL:
+	case PW_J_COUNT: break;
+	}
+	return false;
+}
+
+/* Whether v has the JSON type of the kind, right or wrong in its detail: a
+ * string for a hex kind, an integer for a device ordinal. */
+static bool shaped(int kind, const json_t *v)
+{
+	switch (kind) {
+	case PW_J_HEX:
+	case PW_J_HEXBYTES:
+	case PW_J_HEX128: return json_is_string(v);
+	case PW_J_UINT:
+	case PW_J_DEV:
+	case PW_J_ORDINAL: return json_is_integer(v);
+	default: return entry_kind(kind) != PW_J_COUNT ? json_is_array(v) : fits(kind, v);
+	}
+}
+
+/* The message for a value v at path that is not of the kind. */
+static int kind_error(struct ctx *c, const char *path, const json_t *v, int kind)
+{
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT && json_is_array(v)) {
+		size_t i;
+		json_t *e;
+		json_array_foreach(v, i, e) if (!fits(ek, e))
+		{
+			char at[200];
+			if (snprintf(at, sizeof at, "%s[%zu]", path, i) >= (int)sizeof at)
+				at[sizeof at - 1] = 0;
+			return kind_error(c, at, e, ek);
+		}
+	}
+	if ((kind == PW_J_HEX) && json_is_string(v))
+		return fail(c->err, c->errlen, "\"%s\" is not a 64-bit hex value (0x...)", path);
+	if ((kind == PW_J_DEV || kind == PW_J_ORDINAL) && json_is_integer(v))
+		return fail(c->err, c->errlen, "\"%s\" is %lld, not a device ordinal", path,
+		            (long long)json_integer_value(v));
+	if (kind == PW_J_UINT && json_is_integer(v))
+		return fail(c->err, c->errlen, "\"%s\" must be a non-negative integer, not %lld", path,
+		            (long long)json_integer_value(v));
+	return fail(c->err, c->errlen, "\"%s\" must be %s, not %s", path, kind_phrase(kind), pw_json_type(v));
+}
+
+static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, bool nested);
+
+/* "parent.key" (or "key" at the top) into buf: only for a message or an
+ * object's members, never on the way through a line that is right. */
+static const char *join(char *buf, size_t len, const char *parent, const char *key)
+{
+	if (snprintf(buf, len, "%s%s%s", parent, *parent ? "." : "", key) >= (int)len)
+		buf[len - 1] = 0; /* a path that long is still named */
+	return buf;
+}
+
+/* One member, parent.key, against its n rows from by_scope[at]. */
+static int check_member(struct ctx *c, const char *parent, const char *key, json_t *v, size_t at, size_t n)
+{
+	char path[200];
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_trace_field *f = &fields[by_scope[at + i]];
+		if (!fits(f->kind, v))
+			continue;
+		if (f->kind == PW_J_OBJECT && f->child != PW_SC_NONE)
+			return check_scope(c, join(path, sizeof path, parent, key), v, f->child, true);
+		if (f->kind == PW_J_OBJECTS && f->child != PW_SC_NONE && json_array_size(v)) {
+			join(path, sizeof path, parent, key);
+			size_t j;
+			json_t *e;
+			json_array_foreach(v, j, e)
+			{
+				char p[220];
+				if (snprintf(p, sizeof p, "%s[%zu]", path, j) >= (int)sizeof p)
+					p[sizeof p - 1] = 0;
+				if (check_scope(c, p, e, f->child, true))
+					return -1;
+			}
+		}
+		return 0;
+	}
+	/* none fits: the message of the one row of the value's JSON type, or of all */
+	join(path, sizeof path, parent, key);
+	size_t one = n, shapes = 0;
+	for (size_t i = 0; i < n; i++)
+		if (shaped(fields[by_scope[at + i]].kind, v))
+			one = i, shapes++;
+	if (n == 1 || shapes == 1)
+		return kind_error(c, path, v, fields[by_scope[at + (n == 1 ? 0 : one)]].kind);
+	char what[256];
+	size_t len = 0;
+	for (size_t i = 0; i < n && len < sizeof what; i++)
+		len += (size_t)snprintf(what + len, sizeof what - len, "%s%s", i ? " or " : "",
+		                        kind_phrase(fields[by_scope[at + i]].kind));
+	return fail(c->err, c->errlen, "\"%s\" must be %s, not %s", path, what, pw_json_type(v));
+}
+
+/* Every member of obj (path "" for an event, "args", "args.copies[0]", ...);
+ * nested: an object inside an event, whose required members must be there. */
+static int check_scope(struct ctx *c, const char *path, json_t *obj, int scope, bool nested)
+{
+	const char *key;
+	json_t *v;
+	pthread_once(&index_once, build_index);
+	json_object_foreach(obj, key, v)
+	{
+		size_t n, at = rows_of(scope, key, &n);
+		if (n && check_member(c, path, key, v, at, n))
+			return -1; /* (n == 0: a member this reader does not know) */
+	}
+	for (size_t i = first[scope]; nested && i < first[scope + 1]; i++) {
+		const struct pw_trace_field *f = &fields[by_scope[i]];
+		if (f->presence == PW_REQ && !json_object_get(obj, f->key))
+			return fail(c->err, c->errlen, "missing member \"%s%s%s\"", path, *path ? "." : "",
+			            f->key);
+	}
+	return 0;
+}
+
+int pw_check_members(json_t *obj, int scope, char *err, size_t errlen)
+{
+	struct ctx c = {err, errlen};
+	return check_scope(&c, "", obj, scope, false);
+}

@@ -1,0 +1,16 @@
+/*
+ * The members of a trace line checked against the trace format's table
+ * (PW_TRACE_FIELDS, include/peerwatch/trace_format.h): the table the
+ * library writes by and the docs are generated from.
+ */
+#ifndef PW_AN_SCHEMA_H
+#define PW_AN_SCHEMA_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Every member of obj, a line of the given scope (PW_SC_*), and of the
+ * objects inside it: 0, or -1 with a message that names the member. */
+int pw_check_members(json_t *obj, int scope, char *err, size_t errlen);
+
+#endif
