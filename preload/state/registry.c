@@ -815,8 +815,10 @@ static struct pw_reg_segment *map(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* What opening one name came to. */
-enum { OPEN_OK = 0, OPEN_FAIL = -1, OPEN_FOREIGN = -2, OPEN_STALE = -3 };
+/* What opening one name came to.  OPEN_TAKEN: the name is not ours to use
+ * (another user's file, a symbolic link, not a regular file): the run's
+ * next name is tried. */
+enum { OPEN_OK = 0, OPEN_FAIL = -1, OPEN_TAKEN = -2, OPEN_STALE = -3 };
 
 /* We won the O_EXCL race: size it, map it, initialize it.  A file-size
  * limit (ulimit -f) below the segment's size fails ftruncate with EFBIG and
@@ -858,16 +860,25 @@ static int stat_sized(int fd, struct stat *st, uint64_t deadline)
 	}
 }
 
-static int check_file(int fd, const char *name, uint64_t deadline)
+static int check_file(int fd, const char *name, uint64_t deadline, const char **taken)
 {
 	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return refuse(name, "fstat: %s", strerror(errno));
+	/* Another user's file under our name, or no file (a pipe, a directory):
+	 * never used, the next name is tried. */
+	if (st.st_uid != getuid()) {
+		*taken = "another user's file";
+		return OPEN_TAKEN;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*taken = "something that is not a regular file";
+		return OPEN_TAKEN;
+	}
+	if (st.st_mode & 077)
+		return refuse(name, "mode %o: not a private segment", (unsigned)st.st_mode);
 	if (stat_sized(fd, &st, deadline) != 0)
 		return refuse(name, "fstat: %s", strerror(errno));
-	/* Another user's file under our name: never used, the next name is tried. */
-	if (st.st_uid != getuid())
-		return OPEN_FOREIGN;
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 077))
-		return refuse(name, "mode %o: not a private segment", (unsigned)st.st_mode);
 	if (st.st_size == 0)
 		return OPEN_STALE; /* its creator died before sizing it */
 	if (st.st_size != (off_t)sizeof(struct pw_reg_segment))
@@ -913,10 +924,10 @@ static int check_header(const struct pw_reg_segment *s, const char *name)
 }
 
 /* Someone else created it: trust nothing until checked. */
-static int attach_existing(int fd, const char *name, struct pw_reg_segment **out)
+static int attach_existing(int fd, const char *name, struct pw_reg_segment **out, const char **taken)
 {
 	uint64_t deadline = pw_now_ns() + PW_REG_READY_TIMEOUT_MS * 1000000ull;
-	int r = check_file(fd, name, deadline);
+	int r = check_file(fd, name, deadline, taken);
 	if (r != OPEN_OK)
 		return r;
 	struct pw_reg_segment *s = map(fd);
@@ -977,8 +988,9 @@ static int join(struct pw_reg_segment *s, const char *name)
 }
 
 /* Create the segment called name, or open the one another process of the run
- * created.  OPEN_FOREIGN: another user's file has the name. */
-static int open_segment(const char *name, struct pw_reg_segment **out)
+ * created.  OPEN_TAKEN: the name is not ours to use, *taken says what holds
+ * it. */
+static int open_segment(const char *name, struct pw_reg_segment **out, const char **taken)
 {
 	for (int attempt = 0; attempt < 8; attempt++) {
 		struct pw_reg_segment *s = NULL;
@@ -999,12 +1011,23 @@ static int open_segment(const char *name, struct pw_reg_segment **out)
 		fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (fd < 0 && errno == ENOENT)
 			continue; /* its last user removed it just now */
-		if (fd < 0 && (errno == EACCES || errno == EPERM))
-			return OPEN_FOREIGN; /* another user's, mode 0600 */
+		if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+			*taken = "another user's file"; /* mode 0600 */
+			return OPEN_TAKEN;
+		}
+		if (fd < 0 && errno == ELOOP) {
+			*taken = "a symbolic link"; /* never followed: it could lead anywhere */
+			return OPEN_TAKEN;
+		}
+		/* glibc says EINVAL for a directory; ENXIO: a socket */
+		if (fd < 0 && (errno == EISDIR || errno == EINVAL || errno == ENXIO)) {
+			*taken = "something that is not a regular file";
+			return OPEN_TAKEN;
+		}
 		if (fd < 0)
 			return refuse(name, "shm_open: %s", strerror(errno));
 		struct stat st;
-		int r = attach_existing(fd, name, &s);
+		int r = attach_existing(fd, name, &s, taken);
 		bool stat_ok = r == OPEN_STALE && fstat(fd, &st) == 0;
 		close(fd);
 		if (r == OPEN_STALE) {
@@ -1141,18 +1164,18 @@ static int open_locked(const char *run_id)
 	if (R.seg) /* a call never left the old mapping: it must stay */
 		return refuse(name, "the previous registry is still in use");
 	struct pw_reg_segment *s = NULL;
-	int r = OPEN_FOREIGN;
-	for (int n = 0; n < PW_REG_NAMES && r == OPEN_FOREIGN; n++) {
+	int r = OPEN_TAKEN;
+	for (int n = 0; n < PW_REG_NAMES && r == OPEN_TAKEN; n++) {
+		const char *taken = "";
 		pw_registry_shm_name_n(run_id, n, name, sizeof name);
 		memcpy(R.name, name, sizeof name);
-		r = open_segment(name, &s);
-		if (r == OPEN_FOREIGN)
-			pw_log(
-			    "IPC registry %s: the name is taken by another user's file; trying another name",
-			    name);
+		r = open_segment(name, &s, &taken);
+		if (r == OPEN_TAKEN)
+			pw_log("IPC registry %s: the name is taken by %s; trying another name", name, taken);
 	}
-	if (r == OPEN_FOREIGN)
-		return refuse(name, "every name this run may use is taken by another user's file");
+	if (r == OPEN_TAKEN)
+		return refuse(name, "every name this run may use is taken (by another user's file, a "
+		                    "symbolic link or something that is not a regular file)");
 	if (r != OPEN_OK)
 		return -1;
 	snprintf(R.run_id, sizeof R.run_id, "%s", run_id);

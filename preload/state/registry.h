@@ -71,8 +71,9 @@ int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max);
 
 /* The segment's name for run_id, "/peerwatch.<uid>.<16 hex digits>", a keyed
  * hash of attempt under the run id: another user who sees one name cannot
- * tell the next.  A name held by another user's file is passed over for the
- * next attempt, up to PW_REG_NAMES.  0, or -1 when run_id is NULL or empty or
+ * tell the next.  A name held by another user's file, a symbolic link or
+ * anything but a regular file is passed over for the next attempt, up to
+ * PW_REG_NAMES.  0, or -1 when run_id is NULL or empty or
  * buf too small.  pw_registry_shm_name is attempt 0 (for tests and tools). */
 #define PW_REG_NAME_MAX 96
 #define PW_REG_NAMES 4

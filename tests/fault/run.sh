@@ -15,7 +15,8 @@
 # an I/O error; a file-size limit; an unusable trace directory; a writer
 # thread that dies or hangs; the size limit and repeated findings; a bundle
 # under a path with a space; control bytes in a suppressions file; registry
-# names taken by another user, and a segment nobody initialises.
+# names taken by another user or a symbolic link, and a segment nobody
+# initialises.
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
@@ -485,6 +486,23 @@ check "a registry segment nobody initialises: the first process says so once and
 	all "[ \$(grep -c 'never initialised' $d/err1) = 1 ]" "! grep -q 'fall back' $d/err1"
 check "a registry segment nobody initialises: the next process uses the new one at once ($rc2)" \
 	all "[ $rc2 -eq 7 ]" "[ ! -s $d/err2 ]"
+rm -f "/dev/shm$name"
+
+# A symbolic link at the run's first name: passed over for the next name,
+# with one line; the link and what it points to are left alone.
+d="$WORK/reap-link"
+mkdir -p "$d"
+id="reap-link-$$-$RANDOM"
+name=$("$T/shmname" "$id")
+printf 'precious\n' >"$d/victim"
+ln -s "$d/victim" "/dev/shm$name"
+PEERWATCH_RUN_ID=$id "$PW" -q -o "$d/trace" -- "$T/exitrace" quick 0 >/dev/null 2>"$d/err"
+rc=$?
+check "registry, a symbolic link at the run's name: the run goes on ($rc) under its next name, one line says so" \
+	all "[ $rc -eq 7 ]" "[ \$(grep -c 'taken by a symbolic link; trying another name' $d/err) = 1 ]" \
+	"! grep -q 'fall back to per-process' $d/err"
+check "registry, a symbolic link at the run's name: the link and its target are left alone" \
+	all "[ -L /dev/shm$name ]" "[ \"\$(cat $d/victim)\" = precious ]"
 rm -f "/dev/shm$name"
 
 echo "fault: $pass passed, $fail failed"

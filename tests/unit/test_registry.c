@@ -1130,6 +1130,50 @@ static void attach_table_full_pins(void **state)
 	shm_unlink(shm);
 }
 
+/* A symbolic link, a pipe or a directory under the run's name is passed over
+ * for its next name, as another user's file is, at once and with one line;
+ * what it is stays as it was. */
+static void open_passes_over_what_is_no_file(void **state)
+{
+	(void)state;
+	use_run("nofile");
+	char path[PW_REG_NAME_MAX + 16], next[PW_REG_NAME_MAX], target[64];
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	assert_int_equal(pw_registry_shm_name_n(run, 1, next, sizeof next), 0);
+	shm_unlink(next);
+	snprintf(target, sizeof target, "/tmp/pw-unit-registry.%d.target", (int)getpid());
+	int fd = open(target, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	struct stat st;
+	const char *what[] = {"a symbolic link", "something that is not a regular file",
+	                      "something that is not a regular file"};
+	for (int i = 0; i < 3; i++) {
+		int made = i == 0 ? symlink(target, path) : i == 1 ? mkfifo(path, 0600) : mkdir(path, 0700);
+		assert_int_equal(made, 0);
+		char want[96];
+		snprintf(want, sizeof want, "taken by %s; trying another name", what[i]);
+		cap_begin();
+		int r = pw_registry_open(run);
+		int lines = cap_end();
+		if (r != 0 || lines != 1 || !strstr(captured, want))
+			fail_msg("%s: expected one line \"%s\", got %d (open %d): %s", what[i], want, lines,
+			         r, captured);
+		assert_true(pw_registry_active());
+		assert_true(shm_exists(next));
+		pw_registry_close();
+		assert_false(shm_exists(next));
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(i == 0   ? S_ISLNK(st.st_mode)
+		            : i == 1 ? S_ISFIFO(st.st_mode)
+		                     : S_ISDIR(st.st_mode));
+		assert_int_equal(i == 2 ? rmdir(path) : unlink(path), 0);
+	}
+	assert_int_equal(stat(target, &st), 0); /* the link's target: still there, still empty */
+	assert_int_equal(st.st_size, 0);
+	unlink(target);
+}
+
 /* ---- run ids ---- */
 
 /* "/peerwatch.<uid>.<16 hex digits>": nothing of the run id shows. */
@@ -1248,14 +1292,23 @@ static void run_id_from_env_or_made(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(one_process_round_trip),        cmocka_unit_test(child_holds_then_dies),
-	    cmocka_unit_test(stale_and_dead_exporter),       cmocka_unit_test(zombie_holds_nothing),
-	    cmocka_unit_test(reexport_is_a_fresh_entry),     cmocka_unit_test(close_unlinks_only_when_last),
-	    cmocka_unit_test(forked_child_after_last_close), cmocka_unit_test(garbage_segment_refused),
-	    cmocka_unit_test(header_checks_refuse),          cmocka_unit_test(hostile_entries_survive),
-	    cmocka_unit_test(lock_owner_dies_or_sticks),     cmocka_unit_test(four_processes_thousand_ops),
-	    cmocka_unit_test(table_full_and_reclaim),        cmocka_unit_test(holder_slots_full),
-	    cmocka_unit_test(attach_table_full_pins),        cmocka_unit_test(run_ids_sanitized),
+	    cmocka_unit_test(one_process_round_trip),
+	    cmocka_unit_test(child_holds_then_dies),
+	    cmocka_unit_test(stale_and_dead_exporter),
+	    cmocka_unit_test(zombie_holds_nothing),
+	    cmocka_unit_test(reexport_is_a_fresh_entry),
+	    cmocka_unit_test(close_unlinks_only_when_last),
+	    cmocka_unit_test(forked_child_after_last_close),
+	    cmocka_unit_test(garbage_segment_refused),
+	    cmocka_unit_test(header_checks_refuse),
+	    cmocka_unit_test(hostile_entries_survive),
+	    cmocka_unit_test(lock_owner_dies_or_sticks),
+	    cmocka_unit_test(four_processes_thousand_ops),
+	    cmocka_unit_test(table_full_and_reclaim),
+	    cmocka_unit_test(holder_slots_full),
+	    cmocka_unit_test(attach_table_full_pins),
+	    cmocka_unit_test(open_passes_over_what_is_no_file),
+	    cmocka_unit_test(run_ids_sanitized),
 	    cmocka_unit_test(run_id_from_env_or_made),
 	};
 	return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
