@@ -15,8 +15,8 @@
 # an I/O error; a file-size limit; an unusable trace directory; a writer
 # thread that dies or hangs; the size limit and repeated findings; a bundle
 # under a path with a space; control bytes in a suppressions file; registry
-# names taken by another user or a symbolic link, and a segment nobody
-# initialises.
+# names taken by another user or a symbolic link, a segment nobody
+# initialises, and the segment of a run killed by hand.
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
@@ -487,6 +487,46 @@ check "a registry segment nobody initialises: the first process says so once and
 check "a registry segment nobody initialises: the next process uses the new one at once ($rc2)" \
 	all "[ $rc2 -eq 7 ]" "[ ! -s $d/err2 ]"
 rm -f "/dev/shm$name"
+
+# --- no registry segment left behind -----------------------------------------------------------
+# What a killed run leaves, the next run removes.  A segment in use and a
+# symbolic link at a run's name are never touched.  Checked by name: other
+# runs' segments may share /dev/shm.  The programs are sleep(1) and bash:
+# every traced process has the run's segment from its start.
+segs() { # RUN_ID: the run's segments in /dev/shm, one a line
+	local a n
+	for a in 0 1 2 3; do
+		n=$("$T/shmname" "$1" $a)
+		if [ -e "/dev/shm$n" ] || [ -L "/dev/shm$n" ]; then echo "$n"; fi
+	done
+}
+has_segment() { # RUN_ID: wait until the run has its segment
+	local _
+	for _ in $(seq 1000); do [ -n "$(segs "$1")" ] && return 0; sleep 0.01; done
+	return 1
+}
+by_hand() { # RUN_ID PROGRAM [ARGS...]: exec it traced without the launcher (in a subshell: & or ())
+	local id=$1
+	shift
+	PEERWATCH_RUN_ID=$id PEERWATCH_OPTIONS=out=$WORK/hand-trace:verbosity=0 \
+		LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$B/lib/libpeerwatch.so" exec "$@"
+}
+# By hand, no launcher: a killed run's segment stays until the next run
+# (the one that is running meanwhile started first).
+idk="hand-killed-$$-$RANDOM"
+idl="hand-live-$$-$RANDOM"
+by_hand "$idl" sleep 600 &
+live=$!
+has_segment "$idl"
+{ (by_hand "$idk" bash -c 'kill -KILL $$'); } 2>/dev/null
+check "registry by hand: a run killed by SIGKILL leaves its segment (nothing watches it)" [ -n "$(segs "$idk")" ]
+PEERWATCH_RUN_ID="hand-next-$$-$RANDOM" PEERWATCH_OPTIONS=out=$WORK/hand-trace:verbosity=2 \
+	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$B/lib/libpeerwatch.so" sleep 0 2>"$WORK/hand-next.err"
+check "registry by hand: the next run removes it, and says so at verbosity 2" \
+	all "[ -z \"\$(segs $idk)\" ]" "grep -q 'IPC registry: removed [0-9]* stale segments\\? of earlier runs' $WORK/hand-next.err"
+check "registry by hand: a running run's segment is kept" [ -n "$(segs "$idl")" ]
+kill -KILL $live
+wait $live 2>/dev/null
 
 # A symbolic link at the run's first name: passed over for the next name,
 # with one line; the link and what it points to are left alone.
