@@ -44,11 +44,11 @@
  * table.  The process that closes it when no other attached pid is alive
  * unlinks the name, after marking the segment unlinked so that an opener that
  * raced with it retries and creates a fresh one.  When the attach table is
- * full the segment is pinned, and removed by a sweep once no process maps
- * it.  A run whose processes all crashed leaves the segment (about 0.6 MiB)
- * behind, until the next run's first process removes it ("stale segments"
- * below); a later run of the same id that comes first reuses it, its dead
- * entries expiring as above.
+ * full the segment is pinned and left for the launcher's watcher.  A run
+ * whose processes all crashed leaves the segment (about 0.6 MiB) behind,
+ * until the launcher's watcher or the next run's first process removes it
+ * ("stale segments" below); a later run of the same id that comes first
+ * reuses it, its dead entries expiring as above.
  *
  * Calls after open allocate nothing and use no stdio.
  */
@@ -1160,9 +1160,11 @@ void pw_registry_close(void)
 
 /*
  * A run whose processes were all killed leaves its segment behind: none of
- * them lived to close it.  The process that creates a run's segment
- * removes the user's other segments that nobody uses (reap_at below), so
- * that the next run cleans up after it.
+ * them lived to close it.  Two things remove such segments, both through
+ * reap_at below: the launcher's watcher (scripts/peerwatch-reap.c), once the
+ * run's processes are gone; and the process that creates a run's segment,
+ * for the user's other segments, so that a run started by hand is cleaned up
+ * by the next run.
  *
  * Only a segment nobody uses may go.  The attach table holds every process
  * that opened it, by pid; a pid counts while it is alive and its process
@@ -1520,7 +1522,8 @@ int pw_registry_sweep(bool wait, struct pw_reg_sweep *out,
 }
 
 /* We made the run's segment: the user's segments that earlier runs left
- * (killed) go now, once per run, off the calls' path.  Nothing said unless asked (verbosity=2). */
+ * (killed, or run by hand without the launcher's watcher) go now, once per
+ * run, off the calls' path.  Nothing said unless asked (verbosity=2). */
 static void sweep_earlier_runs(void)
 {
 	struct pw_reg_sweep sw;

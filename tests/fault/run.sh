@@ -16,7 +16,7 @@
 # thread that dies or hangs; the size limit and repeated findings; a bundle
 # under a path with a space; control bytes in a suppressions file; registry
 # names taken by another user or a symbolic link, a segment nobody
-# initialises, and the segment of a run killed by hand.
+# initialises, and the segments of runs killed under the launcher or by hand.
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
@@ -489,10 +489,13 @@ check "a registry segment nobody initialises: the next process uses the new one 
 rm -f "/dev/shm$name"
 
 # --- no registry segment left behind -----------------------------------------------------------
-# What a killed run leaves, the next run removes.  A segment in use and a
-# symbolic link at a run's name are never touched.  Checked by name: other
-# runs' segments may share /dev/shm.  The programs are sleep(1) and bash:
-# every traced process has the run's segment from its start.
+# A run's segment goes when the run ends, however it ended: the launcher's
+# watcher removes it once the run's processes are gone (subreaper returns
+# only when the watcher, which outlives the program, has ended too); what a
+# run started by hand leaves, the next run removes.  A segment in use and a
+# symbolic link at a run's name are never touched.  Checked by name: other runs' segments may share
+# /dev/shm.  The programs are sleep(1) and bash: every traced process has the
+# run's segment from its start.
 segs() { # RUN_ID: the run's segments in /dev/shm, one a line
 	local a n
 	for a in 0 1 2 3; do
@@ -511,6 +514,94 @@ by_hand() { # RUN_ID PROGRAM [ARGS...]: exec it traced without the launcher (in 
 	PEERWATCH_RUN_ID=$id PEERWATCH_OPTIONS=out=$WORK/hand-trace:verbosity=0 \
 		LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$B/lib/libpeerwatch.so" exec "$@"
 }
+export -f segs has_segment
+export T # for them
+
+d="$WORK/reap-kill"
+mkdir -p "$d"
+id="reap-kill-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+"$PW" -q -o "$d/trace" -- sleep 600 &
+pid=$!
+has_segment "$PEERWATCH_RUN_ID" && echo yes >"$d/seen"
+# (ps and pgrep without a sanitizer's runtime preloaded: pkill hung under it)
+env -u LD_PRELOAD ps -o pid= --ppid $pid >"$d/children"
+w=$(env -u LD_PRELOAD pgrep -f "peerwatch-reap watch $pid\$")
+echo "$w" >"$d/watcher"
+if [ -n "$w" ]; then
+	env -u LD_PRELOAD ps -o sid= -p "$w" >"$d/sids"
+	env -u LD_PRELOAD ps -o sid= -p $pid >>"$d/sids"
+	for f in /proc/"$w"/fd/*; do echo "${f##*/} $(readlink "$f")"; done >"$d/fds"
+fi
+{
+	kill -KILL $pid
+	wait $pid
+	echo $? >"$d/rc"
+} 2>/dev/null
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, SIGKILL under the launcher: the program dies of it ($(cat "$d/rc")), it had its segment" \
+	all "[ \"\$(cat $d/rc)\" = 137 ]" "[ -s $d/seen ]"
+check "registry, SIGKILL under the launcher: the watcher is not the program's child" \
+	all "[ \$(wc -w <$d/watcher) -eq 1 ]" "[ ! -s $d/children ]"
+check "registry, SIGKILL under the launcher: the watcher has a session of its own, /dev/null for 0-2, and only its pidfd" \
+	all "[ \$(sort -u $d/sids | wc -l) -eq 2 ]" \
+	"[ \"\$(grep -v ' /dev/null\$' $d/fds | sed 's/^[0-9]* //')\" = 'anon_inode:[pidfd]' ]" \
+	"[ \$(grep -c '^[012] /dev/null\$' $d/fds) -eq 3 ]"
+check "registry, SIGKILL under the launcher: no segment of the run is left" [ -z "$(segs "$id")" ]
+
+# Ctrl-C: SIGINT to the program's process group kills the program (its
+# status says so to its caller); the watcher, in a session of its own, is
+# not hit and removes the segment.
+d="$WORK/reap-int"
+mkdir -p "$d"
+id="reap-int-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+setsid "$PW" -q -o "$d/trace" -- "$T/exitrace" wait 1 >"$d/out" &
+pid=$!
+for _ in $(seq 1000); do grep -q ready "$d/out" 2>/dev/null && break; sleep 0.01; done
+kill -INT -- -$pid
+wait $pid
+echo $? >"$d/rc"
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, Ctrl-C under the launcher: the program dies of SIGINT ($(cat "$d/rc")), no segment left" \
+	all "[ \"\$(cat $d/rc)\" = 130 ]" "[ -z \"\$(segs $id)\" ]"
+
+d="$WORK/reap-abort"
+mkdir -p "$d"
+id="reap-abort-$$-$RANDOM"
+(
+	ulimit -c 0
+	limited 120 env PEERWATCH_RUN_ID=$id "$T/subreaper" "$PW" -q -o "$d/trace" -- bash -c 'echo out; kill -ABRT $$'
+) >"$d/out" 2>"$d/err"
+rc=$?
+check "registry, SIGABRT under the launcher: status $rc (134), the program's output alone, no segment left" \
+	all "[ $rc -eq 134 ]" "[ \"\$(cat $d/out)\" = out ]" "[ ! -s $d/err ]" "[ -z \"\$(segs $id)\" ]"
+
+# The program is killed, its child (of the run) goes on: the segment is in
+# use while the child runs, and goes once the child is killed too.
+d="$WORK/reap-child"
+mkdir -p "$d"
+id="reap-child-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+"$PW" -q -o "$d/trace" -- bash -c 'sleep 600 & echo $! >"$d/child"; wait' &
+pid=$!
+for _ in $(seq 1000); do [ -s "$d/child" ] && break; sleep 0.01; done
+has_segment "$PEERWATCH_RUN_ID"
+{
+	kill -KILL $pid
+	wait $pid
+} 2>/dev/null
+[ -n "$(segs "$PEERWATCH_RUN_ID")" ] && echo yes >"$d/kept"
+kill -KILL "$(cat "$d/child")"
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, the killed program's child goes on: the run's segment is in use, kept" \
+	[ -s "$d/kept" ]
+check "registry, the killed program's child goes on: the segment goes once the child is killed too" \
+	[ -z "$(segs "$id")" ]
+
 # By hand, no launcher: a killed run's segment stays until the next run
 # (the one that is running meanwhile started first).
 idk="hand-killed-$$-$RANDOM"
