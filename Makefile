@@ -113,9 +113,9 @@ $(LAUNCHER): scripts/peerwatch.in Makefile
 	chmod +x $@
 
 # The launcher's helper (scripts/peerwatch-reap.c): the watcher that removes
-# a run's IPC registry segments once its processes are gone.  It lies beside
-# the library, where the launcher looks for it, and links the registry's own
-# code.
+# a run's IPC registry segments once its processes are gone, and --clean.  It
+# lies beside the library, where the launcher looks for it, and links the
+# registry's own code.
 REAP := $(BUILD)/lib/peerwatch-reap
 REAP_OBJ := $(addprefix $(BUILD)/obj/preload/,state/registry.o core/log.o core/launch.o core/globals.o)
 all: $(REAP)

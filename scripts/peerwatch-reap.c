@@ -5,6 +5,7 @@
  * runs it, nobody else needs to.
  *
  *   peerwatch-reap watch PID     returns at once, leaving a watcher behind
+ *   peerwatch-reap clean [-q|-v] peerwatch --clean
  *
  * watch: the launcher runs it just before it execs the program, which keeps
  * the launcher's pid: so the program stays what its caller started (its pid,
@@ -18,6 +19,9 @@
  * every other process still using the run's segments (the program's
  * children), and removes the run's segments (PEERWATCH_RUN_ID names them, the
  * environment carries it: it never shows in ps) once nobody uses them.
+ *
+ * clean: removes every segment of the user's that nobody uses and says what
+ * it removed.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -170,10 +174,44 @@ static int watch(const char *arg)
 	_exit(0);
 }
 
+static void say_removed(const char *name, uint64_t bytes, void *arg)
+{
+	(void)arg;
+	printf("%s: removed /dev/shm/%s (%.1f MiB)\n", prog, name, (double)bytes / (1024.0 * 1024.0));
+}
+
+static int clean(int verbosity)
+{
+	struct pw_reg_sweep sw;
+	if (pw_registry_sweep(true, &sw, verbosity >= 2 ? say_removed : NULL, NULL) != 0) {
+		fprintf(stderr, "%s: cannot read /dev/shm: %s\n", prog, strerror(errno));
+		return 1;
+	}
+	if (verbosity < 1)
+		return 0;
+	if (sw.removed)
+		printf("%s: removed %d stale registry segment%s (%.1f MiB)", prog, sw.removed,
+		       sw.removed == 1 ? "" : "s", (double)sw.bytes / (1024.0 * 1024.0));
+	else
+		printf("%s: no stale registry segments", prog);
+	if (sw.live)
+		printf("; %d in use, left alone", sw.live);
+	if (sw.other)
+		printf("; %d that this version cannot read, left alone", sw.other);
+	printf("\n");
+	return fflush(stdout) == 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "watch"))
 		return watch(argv[2]);
-	fprintf(stderr, "usage: %s-reap watch PID\n", prog);
+	if (argc == 2 && !strcmp(argv[1], "clean"))
+		return clean(1);
+	if (argc == 3 && !strcmp(argv[1], "clean") && !strcmp(argv[2], "-q"))
+		return clean(0);
+	if (argc == 3 && !strcmp(argv[1], "clean") && !strcmp(argv[2], "-v"))
+		return clean(2);
+	fprintf(stderr, "usage: %s-reap watch PID | %s-reap clean [-q|-v]\n", prog, prog);
 	return 2;
 }

@@ -46,9 +46,9 @@
  * raced with it retries and creates a fresh one.  When the attach table is
  * full the segment is pinned and left for the launcher's watcher.  A run
  * whose processes all crashed leaves the segment (about 0.6 MiB) behind,
- * until the launcher's watcher or the next run's first process removes it
- * ("stale segments" below); a later run of the same id that comes first
- * reuses it, its dead entries expiring as above.
+ * until the launcher's watcher, the next run's first process or peerwatch
+ * --clean removes it ("stale segments" below); a later run of the same id
+ * that comes first reuses it, its dead entries expiring as above.
  *
  * Calls after open allocate nothing and use no stdio.
  */
@@ -1160,11 +1160,11 @@ void pw_registry_close(void)
 
 /*
  * A run whose processes were all killed leaves its segment behind: none of
- * them lived to close it.  Two things remove such segments, both through
+ * them lived to close it.  Three things remove such segments, all through
  * reap_at below: the launcher's watcher (scripts/peerwatch-reap.c), once the
- * run's processes are gone; and the process that creates a run's segment,
- * for the user's other segments, so that a run started by hand is cleaned up
- * by the next run.
+ * run's processes are gone; the process that creates a run's segment, for
+ * the user's other segments, so that a run started by hand is cleaned up by
+ * the next run; and peerwatch --clean.
  *
  * Only a segment nobody uses may go.  The attach table holds every process
  * that opened it, by pid; a pid counts while it is alive and its process

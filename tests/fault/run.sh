@@ -16,7 +16,8 @@
 # thread that dies or hangs; the size limit and repeated findings; a bundle
 # under a path with a space; control bytes in a suppressions file; registry
 # names taken by another user or a symbolic link, a segment nobody
-# initialises, and the segments of runs killed under the launcher or by hand.
+# initialises, and the segments of runs killed under the launcher or by hand
+# (peerwatch --clean).
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
@@ -492,8 +493,9 @@ rm -f "/dev/shm$name"
 # A run's segment goes when the run ends, however it ended: the launcher's
 # watcher removes it once the run's processes are gone (subreaper returns
 # only when the watcher, which outlives the program, has ended too); what a
-# run started by hand leaves, the next run removes.  A segment in use and a
-# symbolic link at a run's name are never touched.  Checked by name: other runs' segments may share
+# run started by hand leaves, the next run removes; peerwatch --clean on
+# demand.  A segment in use, another user's, and a symbolic link at a run's
+# name are never touched.  Checked by name: other runs' segments may share
 # /dev/shm.  The programs are sleep(1) and bash: every traced process has the
 # run's segment from its start.
 segs() { # RUN_ID: the run's segments in /dev/shm, one a line
@@ -593,11 +595,12 @@ has_segment "$PEERWATCH_RUN_ID"
 	kill -KILL $pid
 	wait $pid
 } 2>/dev/null
+"$PW" --clean >/dev/null
 [ -n "$(segs "$PEERWATCH_RUN_ID")" ] && echo yes >"$d/kept"
 kill -KILL "$(cat "$d/child")"
 SCRIPT
 limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
-check "registry, the killed program's child goes on: the run's segment is in use, kept" \
+check "registry, the killed program's child goes on: the run's segment is in use, kept (by --clean too)" \
 	[ -s "$d/kept" ]
 check "registry, the killed program's child goes on: the segment goes once the child is killed too" \
 	[ -z "$(segs "$id")" ]
@@ -618,6 +621,70 @@ check "registry by hand: the next run removes it, and says so at verbosity 2" \
 check "registry by hand: a running run's segment is kept" [ -n "$(segs "$idl")" ]
 kill -KILL $live
 wait $live 2>/dev/null
+
+# peerwatch --clean: the stale ones go; one in use, another user's, a
+# symbolic link (and what it points to) and a file that is no registry stay.
+d="$WORK/reap-clean"
+mkdir -p "$d"
+ida="clean-a-$$-$RANDOM"
+idb="clean-b-$$-$RANDOM"
+idl="clean-live-$$-$RANDOM"
+by_hand "$ida" sleep 600 &
+a=$!
+by_hand "$idb" sleep 600 &
+b=$!
+by_hand "$idl" sleep 600 &
+live=$!
+has_segment "$ida" && has_segment "$idb" && has_segment "$idl"
+{
+	kill -KILL $a $b
+	wait $a $b
+} 2>/dev/null
+check "--clean: two runs killed by hand left their segments" all "[ -n \"\$(segs $ida)\" ]" "[ -n \"\$(segs $idb)\" ]"
+stale=$(segs "$ida")
+foreign="/dev/shm$("$T/shmname" "clean-foreign-$$-$RANDOM")"
+link="/dev/shm$("$T/shmname" "clean-link-$$-$RANDOM")"
+junk="/dev/shm$("$T/shmname" "clean-junk-$$-$RANDOM")"
+cp "/dev/shm$stale" "$d/victim" # a registry nobody uses, reached through a link
+sum=$(cksum <"$d/victim")
+ln -s "$d/victim" "$link"
+head -c 4096 /dev/urandom >"$junk"
+chmod 600 "$junk"
+have_foreign=
+if [ "$(id -u)" = 0 ] && cp "/dev/shm$stale" "$foreign" && chown 65534 "$foreign"; then
+	have_foreign=$(cksum <"$foreign")
+fi
+"$PW" --clean >"$d/out" 2>"$d/err"
+rc=$?
+n=$(sed -n 's/^peerwatch: removed \([0-9]*\) stale registry segments ([0-9.]* MiB).*/\1/p' "$d/out")
+check "--clean: exit $rc (0), one line: removed N stale registry segments (X MiB) ($(cat "$d/out"))" \
+	all "[ $rc -eq 0 ]" "[ \$(wc -l <$d/out) -eq 1 ]" "[ ! -s $d/err ]" "[ ${n:-0} -ge 2 ]"
+check "--clean: the killed runs' segments are gone" all "[ -z \"\$(segs $ida)\" ]" "[ -z \"\$(segs $idb)\" ]"
+check "--clean: the running run's segment is kept" [ -n "$(segs "$idl")" ]
+check "--clean: a symbolic link under a registry's name and what it points to are untouched" \
+	all "[ -L $link ]" "[ \"\$(cksum <$d/victim)\" = '$sum' ]"
+check "--clean: a file under a registry's name that is no registry is kept, and counted" \
+	all "[ -f $junk ]" "grep -q '; [0-9]* that this version cannot read, left alone' $d/out"
+if [ -n "$have_foreign" ]; then
+	check "--clean: another user's segment is untouched" \
+		all "[ \"\$(stat -c %u $foreign)\" = 65534 ]" "[ \"\$(cksum <$foreign)\" = '$have_foreign' ]"
+else
+	ok "--clean: another user's segment is untouched # skip: needs root to be another user"
+fi
+kill -KILL $live
+wait $live 2>/dev/null
+lname=$(segs "$idl")
+"$PW" -v --clean >"$d/out-v" 2>&1
+rc=$?
+check "--clean -v: exit $rc (0), names each segment it removes" \
+	all "[ $rc -eq 0 ]" "[ -n '$lname' ]" "grep -qx 'peerwatch: removed /dev/shm$lname (0.6 MiB)' $d/out-v"
+"$PW" -q --clean >"$d/out-q" 2>&1
+rc=$?
+check "--clean -q: exit $rc (0), says nothing" all "[ $rc -eq 0 ]" "[ ! -s $d/out-q ]"
+"$PW" --clean true >/dev/null 2>"$d/prog.err"
+rc=$?
+check "--clean with a program: refused, status $rc (2)" all "[ $rc -eq 2 ]" "grep -q 'runs no program' $d/prog.err"
+rm -f "$link" "$junk" "$foreign"
 
 # A symbolic link at the run's first name: passed over for the next name,
 # with one line; the link and what it points to are left alone.

@@ -60,6 +60,8 @@ works_from() { # WHAT BINDIR
 	"$bin/peerwatch-analyze" info --json "$WORK/t" >"$WORK/info.json" 2>"$WORK/info.err"
 	check "$what: the installed analyzer reads it, footer verified" \
 		bash -c "jq -e '.files | length >= 1 and all(.state == \"clean\")' '$WORK/info.json' >/dev/null"
+	check "$what: peerwatch --clean finds the installed helper" \
+		bash -c "'$bin/peerwatch' --clean | grep -q '^peerwatch: \(removed\|no\) '"
 }
 
 # ---- make help ---------------------------------------------------------------------
