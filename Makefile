@@ -115,14 +115,18 @@ $(LAUNCHER): scripts/peerwatch.in Makefile
 # The launcher's helper (scripts/peerwatch-reap.c): the watcher that removes
 # a run's IPC registry segments once its processes are gone, and --clean.  It
 # lies beside the library, where the launcher looks for it, and links the
-# registry's own code.
+# registry's own code: from an archive of the library's core/ and state/
+# objects, of which the linker takes those it needs, wherever they lie.
 REAP := $(BUILD)/lib/peerwatch-reap
-REAP_OBJ := $(addprefix $(BUILD)/obj/preload/,state/registry.o core/log.o core/launch.o core/globals.o)
+REAP_LIB := $(BUILD)/obj/preload/core-state.a
 all: $(REAP)
+$(REAP_LIB): $(filter $(BUILD)/obj/preload/core/%.o $(BUILD)/obj/preload/state/%.o,$(PRELOAD_OBJ))
+	rm -f $@
+	$(AR) rcs $@ $^
 $(BUILD)/obj/scripts/peerwatch-reap.o: scripts/peerwatch-reap.c
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
-$(REAP): $(BUILD)/obj/scripts/peerwatch-reap.o $(REAP_OBJ)
+$(REAP): $(BUILD)/obj/scripts/peerwatch-reap.o $(REAP_LIB)
 	@mkdir -p $(@D)
 	$(CC) $(SANFLAGS) $(LDFLAGS) $^ -o $@ -lpthread
 
