@@ -619,8 +619,10 @@ PEERWATCH_RUN_ID="hand-next-$$-$RANDOM" PEERWATCH_OPTIONS=out=$WORK/hand-trace:v
 check "registry by hand: the next run removes it, and says so at verbosity 2" \
 	all "[ -z \"\$(segs $idk)\" ]" "grep -q 'IPC registry: removed [0-9]* stale segments\\? of earlier runs' $WORK/hand-next.err"
 check "registry by hand: a running run's segment is kept" [ -n "$(segs "$idl")" ]
-kill -KILL $live
-wait $live 2>/dev/null
+{
+	kill -KILL $live
+	wait $live
+} 2>/dev/null
 
 # peerwatch --clean: the stale ones go; one in use, another user's, a
 # symbolic link (and what it points to) and a file that is no registry stay.
@@ -671,8 +673,10 @@ if [ -n "$have_foreign" ]; then
 else
 	ok "--clean: another user's segment is untouched # skip: needs root to be another user"
 fi
-kill -KILL $live
-wait $live 2>/dev/null
+{
+	kill -KILL $live
+	wait $live
+} 2>/dev/null
 lname=$(segs "$idl")
 "$PW" -v --clean >"$d/out-v" 2>&1
 rc=$?
