@@ -112,10 +112,28 @@ $(LAUNCHER): scripts/peerwatch.in Makefile
 	sed 's/@VERSION@/$(VERSION)/' $< > $@
 	chmod +x $@
 
-# A relocatable bundle: the launcher finds the library beside it (../lib);
-# the library needs nothing but glibc (jansson is linked in), and loads the
-# libunwind carried beside it for stacks; the analyzer finds its libraries
-# there through its run path.
+# The launcher's helper (scripts/peerwatch-reap.c): the watcher that removes
+# a run's IPC registry segments once its processes are gone, and --clean.  It
+# lies beside the library, where the launcher looks for it, and links the
+# registry's own code: from an archive of the library's core/ and state/
+# objects, of which the linker takes those it needs, wherever they lie.
+REAP := $(BUILD)/lib/peerwatch-reap
+REAP_LIB := $(BUILD)/obj/preload/core-state.a
+all: $(REAP)
+$(REAP_LIB): $(filter $(BUILD)/obj/preload/core/%.o $(BUILD)/obj/preload/state/%.o,$(PRELOAD_OBJ))
+	rm -f $@
+	$(AR) rcs $@ $^
+$(BUILD)/obj/scripts/peerwatch-reap.o: scripts/peerwatch-reap.c
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+$(REAP): $(BUILD)/obj/scripts/peerwatch-reap.o $(REAP_LIB)
+	@mkdir -p $(@D)
+	$(CC) $(SANFLAGS) $(LDFLAGS) $^ -o $@ -lpthread
+
+# A relocatable bundle: the launcher finds the library and its helper beside
+# it (../lib); the library needs nothing but glibc (jansson is linked in), and
+# loads the libunwind carried beside it for stacks; the analyzer finds its
+# libraries there through its run path.
 DIST := $(BUILD)/dist/peerwatch
 dist: all
 	rm -rf $(DIST)
@@ -127,6 +145,7 @@ dist: all
 		case $${p##*/} in libc.so*|libm.so*|libpthread.so*|libdl.so*|librt.so*|ld-linux*) ;; \
 		*) cp -L "$$p" $(DIST)/lib/ ;; esac; done
 	cp $(PRELOAD_LIB) $(DIST)/lib/libpeerwatch.so
+	cp $(REAP) $(DIST)/lib/peerwatch-reap
 	@# the unwinder, which libpeerwatch.so dlopens privately from beside itself
 	for l in libunwind.so.8 liblzma.so.5; do p=$$($(CC) -print-file-name=$$l); \
 		if [ -f "$$p" ]; then cp -L "$$p" $(DIST)/lib/$$l; else echo "dist: $$l not found: stacks will need it on the target"; fi; done
@@ -138,10 +157,11 @@ dist: all
 	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
 	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
 
-# install: the launcher, the library (where the launcher looks for it,
-# ../lib/peerwatch beside its bin/), the man pages, bash completion for both
-# commands, and the suppressions example; the analyzer's part is in
-# analyzers/analyzers.mk.  uninstall removes exactly these.
+# install: the launcher, the library and the launcher's helper (where the
+# launcher looks for them, ../lib/peerwatch beside its bin/), the man pages,
+# bash completion for both commands, and the suppressions example; the
+# analyzer's part is in analyzers/analyzers.mk.  uninstall removes exactly
+# these.
 COMPLETIONS := $(PREFIX)/share/bash-completion/completions
 DOCDIR      := $(PREFIX)/share/doc/peerwatch
 install: all
@@ -149,6 +169,7 @@ install: all
 		$(DESTDIR)$(COMPLETIONS) $(DESTDIR)$(DOCDIR)
 	install -m 0755 $(LAUNCHER) $(DESTDIR)$(PREFIX)/bin/peerwatch
 	install -m 0644 $(PRELOAD_LIB) $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so
+	install -m 0755 $(REAP) $(DESTDIR)$(PREFIX)/lib/peerwatch/peerwatch-reap
 	install -m 0644 docs/peerwatch.1 $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch.1
 	install -m 0644 scripts/completion.bash $(DESTDIR)$(COMPLETIONS)/peerwatch
 	ln -sf peerwatch $(DESTDIR)$(COMPLETIONS)/peerwatch-analyze
@@ -156,6 +177,7 @@ install: all
 
 uninstall: uninstall-analyze
 	rm -f $(DESTDIR)$(PREFIX)/bin/peerwatch $(DESTDIR)$(PREFIX)/lib/peerwatch/libpeerwatch.so \
+		$(DESTDIR)$(PREFIX)/lib/peerwatch/peerwatch-reap \
 		$(DESTDIR)$(PREFIX)/share/man/man1/peerwatch.1 $(DESTDIR)$(COMPLETIONS)/peerwatch \
 		$(DESTDIR)$(COMPLETIONS)/peerwatch-analyze $(DESTDIR)$(DOCDIR)/suppressions.example
 	-rmdir $(DESTDIR)$(PREFIX)/lib/peerwatch $(DESTDIR)$(DOCDIR) 2>/dev/null

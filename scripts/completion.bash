@@ -7,7 +7,7 @@
 #
 # peerwatch: its options, the values of --mode, --halt-on, --stacks, --color,
 # the keys and values of --options (the library's), files and directories
-# where an option takes one, then the program to run.
+# where an option takes one, then the program to run (none after --clean).
 # peerwatch-analyze: the command, then its options and their values, and
 # trace files (*.pw.jsonl, *.pw.jsonl.partial) and directories.
 #
@@ -15,7 +15,7 @@
 # `peerwatch-analyze --help` and preload/core/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib -h --help -V --version'
+_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib --clean -h --help -V --version'
 # options of the launcher that take a value in the next word
 _peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
 _peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
@@ -167,6 +167,8 @@ _peerwatch()
 	*)
 		if [[ $cur == -* ]]; then
 			_peerwatch_reply "$cur" $_peerwatch_launcher_opts
+		elif [[ " ${_pw_words[*]} " == *" --clean "* ]]; then
+			COMPREPLY=() # --clean runs no program
 		else
 			COMPREPLY=($(compgen -c -- "$cur"))
 		fi

@@ -217,6 +217,13 @@ $(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/state/registry.o $(B
 	$(CC) $(TEST_CFLAGS) $^ -o $@ -lpthread
 test-build: $(TBIN)/shmname
 
+# Runs a command and waits for every process it leaves behind (the
+# launcher's watcher): tests/fault/run.sh's registry cleanup checks.
+$(TBIN)/subreaper: tests/fault/subreaper.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@
+test-build: $(TBIN)/subreaper
+
 # ThreadSanitizer: the library, the simulated runtimes and the test programs
 # built with -fsanitize=thread into build-tsan/; the writer's unit tests, the
 # integration suite and the fault suite (its races included) run on them.  A

@@ -44,9 +44,11 @@
  * table.  The process that closes it when no other attached pid is alive
  * unlinks the name, after marking the segment unlinked so that an opener that
  * raced with it retries and creates a fresh one.  When the attach table is
- * full the segment is pinned and left for the launcher.  A run whose
- * processes all crashed leaves the segment (about 0.5 MiB) behind: a later
- * run of the same id reuses it, its dead entries expiring as above.
+ * full the segment is pinned and left for the launcher's watcher.  A run
+ * whose processes all crashed leaves the segment (about 0.6 MiB) behind,
+ * until the launcher's watcher, the next run's first process or peerwatch
+ * --clean removes it ("stale segments" below); a later run of the same id
+ * that comes first reuses it, its dead entries expiring as above.
  *
  * Calls after open allocate nothing and use no stdio.
  */
@@ -61,6 +63,8 @@
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -805,6 +809,9 @@ static void init_segment(struct pw_reg_segment *s)
 	s->pid_ns = pid_namespace();
 	s->checksum = header_checksum(s);
 	s->creator_pid = getpid();
+	/* Recorded before anyone can see it: a sweep (pw_registry_sweep) that
+	 * finds it between ready and our join must see it in use. */
+	s->attached[0] = getpid();
 	/* Openers use nothing before they see this. */
 	atomic_store_explicit(&s->ready, PW_REG_READY, memory_order_release);
 }
@@ -815,8 +822,10 @@ static struct pw_reg_segment *map(int fd)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-/* What opening one name came to. */
-enum { OPEN_OK = 0, OPEN_FAIL = -1, OPEN_FOREIGN = -2, OPEN_STALE = -3 };
+/* What opening one name came to.  OPEN_TAKEN: the name is not ours to use
+ * (another user's file, a symbolic link, not a regular file): the run's
+ * next name is tried. */
+enum { OPEN_OK = 0, OPEN_FAIL = -1, OPEN_TAKEN = -2, OPEN_STALE = -3 };
 
 /* We won the O_EXCL race: size it, map it, initialize it.  A file-size
  * limit (ulimit -f) below the segment's size fails ftruncate with EFBIG and
@@ -858,16 +867,25 @@ static int stat_sized(int fd, struct stat *st, uint64_t deadline)
 	}
 }
 
-static int check_file(int fd, const char *name, uint64_t deadline)
+static int check_file(int fd, const char *name, uint64_t deadline, const char **taken)
 {
 	struct stat st;
+	if (fstat(fd, &st) != 0)
+		return refuse(name, "fstat: %s", strerror(errno));
+	/* Another user's file under our name, or no file (a pipe, a directory):
+	 * never used, the next name is tried. */
+	if (st.st_uid != getuid()) {
+		*taken = "another user's file";
+		return OPEN_TAKEN;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		*taken = "something that is not a regular file";
+		return OPEN_TAKEN;
+	}
+	if (st.st_mode & 077)
+		return refuse(name, "mode %o: not a private segment", (unsigned)st.st_mode);
 	if (stat_sized(fd, &st, deadline) != 0)
 		return refuse(name, "fstat: %s", strerror(errno));
-	/* Another user's file under our name: never used, the next name is tried. */
-	if (st.st_uid != getuid())
-		return OPEN_FOREIGN;
-	if (!S_ISREG(st.st_mode) || (st.st_mode & 077))
-		return refuse(name, "mode %o: not a private segment", (unsigned)st.st_mode);
 	if (st.st_size == 0)
 		return OPEN_STALE; /* its creator died before sizing it */
 	if (st.st_size != (off_t)sizeof(struct pw_reg_segment))
@@ -896,27 +914,38 @@ static int wait_ready(const struct pw_reg_segment *s, const char *name, uint64_t
 	}
 }
 
-static int check_header(const struct pw_reg_segment *s, const char *name)
+/* What is wrong with a ready segment's header for this build, or NULL. */
+static const char *header_fault(const struct pw_reg_segment *s)
 {
 	if (s->magic != PW_REG_MAGIC)
-		return refuse(name, "bad magic: not a peerwatch registry");
+		return "bad magic: not a peerwatch registry";
 	if (s->version != PW_REG_VERSION)
-		return refuse(name, "version %u, this peerwatch uses %u", s->version, PW_REG_VERSION);
+		return "version";
 	if (s->checksum != header_checksum(s))
-		return refuse(name, "header checksum mismatch: corrupt");
+		return "header checksum mismatch: corrupt";
 	if (s->segment_bytes != sizeof *s || s->entry_bytes != sizeof s->entries[0] ||
 	    s->n_entries != PW_REG_ENTRIES || s->n_holders != PW_REG_HOLDERS || s->n_attach != PW_REG_ATTACH)
-		return refuse(name, "layout differs from this build's");
+		return "layout differs from this build's";
 	if (s->pid_ns != pid_namespace())
-		return refuse(name, "made in another pid namespace, whose pids mean other processes here");
-	return OPEN_OK;
+		return "made in another pid namespace, whose pids mean other processes here";
+	return NULL;
+}
+
+static int check_header(const struct pw_reg_segment *s, const char *name)
+{
+	const char *fault = header_fault(s);
+	if (!fault)
+		return OPEN_OK;
+	if (s->magic == PW_REG_MAGIC && s->version != PW_REG_VERSION)
+		return refuse(name, "version %u, this peerwatch uses %u", s->version, PW_REG_VERSION);
+	return refuse(name, "%s", fault);
 }
 
 /* Someone else created it: trust nothing until checked. */
-static int attach_existing(int fd, const char *name, struct pw_reg_segment **out)
+static int attach_existing(int fd, const char *name, struct pw_reg_segment **out, const char **taken)
 {
 	uint64_t deadline = pw_now_ns() + PW_REG_READY_TIMEOUT_MS * 1000000ull;
-	int r = check_file(fd, name, deadline);
+	int r = check_file(fd, name, deadline, taken);
 	if (r != OPEN_OK)
 		return r;
 	struct pw_reg_segment *s = map(fd);
@@ -977,8 +1006,9 @@ static int join(struct pw_reg_segment *s, const char *name)
 }
 
 /* Create the segment called name, or open the one another process of the run
- * created.  OPEN_FOREIGN: another user's file has the name. */
-static int open_segment(const char *name, struct pw_reg_segment **out)
+ * created (*created says which).  OPEN_TAKEN: the name is not ours to use,
+ * *taken says what holds it. */
+static int open_segment(const char *name, struct pw_reg_segment **out, bool *created, const char **taken)
 {
 	for (int attempt = 0; attempt < 8; attempt++) {
 		struct pw_reg_segment *s = NULL;
@@ -986,25 +1016,41 @@ static int open_segment(const char *name, struct pw_reg_segment **out)
 		if (fd >= 0) {
 			s = create(fd, name);
 			close(fd);
-			if (s && join(s, name) == 0) {
+			if (!s)
+				return OPEN_FAIL;
+			int j = join(s, name);
+			if (j == 0) {
 				*out = s;
+				*created = true;
 				return OPEN_OK;
 			}
-			if (s)
-				munmap(s, sizeof *s);
-			return OPEN_FAIL;
+			munmap(s, sizeof *s);
+			if (j < 0)
+				return OPEN_FAIL;
+			continue; /* removed before we joined it: afresh */
 		}
 		if (errno != EEXIST)
 			return refuse(name, "shm_open: %s", strerror(errno));
 		fd = shm_open(name, O_RDWR | O_NOFOLLOW | O_CLOEXEC, 0);
 		if (fd < 0 && errno == ENOENT)
 			continue; /* its last user removed it just now */
-		if (fd < 0 && (errno == EACCES || errno == EPERM))
-			return OPEN_FOREIGN; /* another user's, mode 0600 */
+		if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+			*taken = "another user's file"; /* mode 0600 */
+			return OPEN_TAKEN;
+		}
+		if (fd < 0 && errno == ELOOP) {
+			*taken = "a symbolic link"; /* never followed: it could lead anywhere */
+			return OPEN_TAKEN;
+		}
+		/* glibc says EINVAL for a directory; ENXIO: a socket */
+		if (fd < 0 && (errno == EISDIR || errno == EINVAL || errno == ENXIO)) {
+			*taken = "something that is not a regular file";
+			return OPEN_TAKEN;
+		}
 		if (fd < 0)
 			return refuse(name, "shm_open: %s", strerror(errno));
 		struct stat st;
-		int r = attach_existing(fd, name, &s);
+		int r = attach_existing(fd, name, &s, taken);
 		bool stat_ok = r == OPEN_STALE && fstat(fd, &st) == 0;
 		close(fd);
 		if (r == OPEN_STALE) {
@@ -1110,6 +1156,382 @@ void pw_registry_close(void)
 	errno = saved;
 }
 
+/* ---- stale segments ---- */
+
+/*
+ * A run whose processes were all killed leaves its segment behind: none of
+ * them lived to close it.  Three things remove such segments, all through
+ * reap_at below: the launcher's watcher (scripts/peerwatch-reap.c), once the
+ * run's processes are gone; the process that creates a run's segment, for
+ * the user's other segments, so that a run started by hand is cleaned up by
+ * the next run; and peerwatch --clean.
+ *
+ * Only a segment nobody uses may go.  The attach table holds every process
+ * that opened it, by pid; a pid counts while it is alive and its process
+ * maps the segment's file (the device and inode in /proc/<pid>/maps): a pid
+ * alone may name an unrelated process by now.  (The table holds no start
+ * times: its layout is an ABI between builds, kept so that the segments
+ * earlier builds left are cleaned up too; and a mapping is the better proof.)
+ * A pinned segment, whose table overflowed, is used while any process of the
+ * user maps it (those whose maps we may not read, non-dumpable ones such as
+ * ssh-agent, left out: or one would keep every pinned segment).  What cannot
+ * be told counts as used and is passed over: a lock someone holds, the maps
+ * of a recorded pid that we may not read, a segment of another version or
+ * pid namespace.  Another user's file, a link or anything but a regular
+ * file under such a name is never opened.  Removing is what close does:
+ * under the lock, mark it unlinked (an opener that raced with us starts
+ * afresh) and unlink the name if it still names the same file.
+ */
+
+#define PW_SHM_DIR "/dev/shm"
+
+/* "/proc/<pid><tail>" into buf. */
+static void proc_path(char *buf, size_t len, int32_t pid, const char *tail)
+{
+	char *p = buf, *end = buf + len - 1;
+	p = pw_put_str(p, end, "/proc/");
+	p = pw_put_uint(p, end, (uint32_t)pid, 10, 1);
+	p = pw_put_str(p, end, tail);
+	*p = '\0';
+}
+
+/* A /proc/<pid>/maps line, a byte at a time: its fields are the range,
+ * permissions, offset, device (major:minor, hex), inode (decimal), path. */
+struct maps_line {
+	int field;
+	bool gap, colon;
+	uint64_t major, minor, inode;
+};
+
+static bool maps_line_is(const struct maps_line *m, dev_t dev, ino_t ino)
+{
+	return m->field == 4 && m->major == major(dev) && m->minor == minor(dev) && m->inode == (uint64_t)ino;
+}
+
+/* Feed one byte; true when it ends the inode field of a line that names the file. */
+static bool maps_byte(struct maps_line *m, char c, dev_t dev, ino_t ino)
+{
+	bool hit = false;
+	if (c == '\n') {
+		hit = maps_line_is(m, dev, ino);
+		memset(m, 0, sizeof *m);
+		return hit;
+	}
+	if (m->field > 4)
+		return false;
+	if (c == ' ') {
+		if (!m->gap) {
+			hit = maps_line_is(m, dev, ino);
+			m->field++;
+		}
+		m->gap = true;
+		return hit;
+	}
+	m->gap = false;
+	if (m->field == 3 && c == ':') {
+		m->colon = true;
+	} else if (m->field == 3) {
+		unsigned v = c >= 'a' ? (unsigned)(c - 'a' + 10) : (unsigned)(c - '0');
+		if (m->colon)
+			m->minor = m->minor * 16 + (v & 15);
+		else
+			m->major = m->major * 16 + (v & 15);
+	} else if (m->field == 4) {
+		m->inode = m->inode * 10 + (unsigned)(c - '0') % 10;
+	}
+	return false;
+}
+
+/* Whether process pid maps the file (dev, ino).  A process that is gone does
+ * not; one whose maps we may not read (a non-dumpable one) is taken to map
+ * it when unreadable says so. */
+static bool pid_maps(int32_t pid, dev_t dev, ino_t ino, bool unreadable)
+{
+	char path[48], buf[4096];
+	proc_path(path, sizeof path, pid, "/maps");
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return unreadable && errno != ENOENT && errno != ESRCH;
+	struct maps_line m = {0};
+	bool hit = false;
+	for (;;) {
+		ssize_t n = read(fd, buf, sizeof buf);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			hit = unreadable && errno != ESRCH;
+		if (n <= 0)
+			break;
+		for (ssize_t i = 0; i < n && !hit; i++)
+			hit = maps_byte(&m, buf[i], dev, ino);
+		if (hit)
+			break;
+	}
+	close(fd);
+	return hit;
+}
+
+struct raw_dirent { /* what getdents64 fills in */
+	uint64_t ino;
+	int64_t off;
+	unsigned short reclen;
+	unsigned char type;
+	char name[];
+};
+
+/* fn(dfd, name, arg) for each entry of the directory dfd until it returns
+ * true (1); 0 at the end, -1 if the directory cannot be read.  No malloc:
+ * a forked child may sweep. */
+static int each_entry(int dfd, bool (*fn)(int dfd, const char *name, void *arg), void *arg)
+{
+	_Alignas(8) char buf[4096];
+	for (;;) {
+		long n = syscall(SYS_getdents64, dfd, buf, sizeof buf);
+		if (n < 0)
+			return -1;
+		if (n == 0)
+			return 0;
+		for (long off = 0; off < n;) {
+			const struct raw_dirent *d = (const struct raw_dirent *)(const void *)(buf + off);
+			if (d->reclen == 0 || off + d->reclen > n)
+				return -1;
+			off += d->reclen;
+			if (fn(dfd, d->name, arg))
+				return 1;
+		}
+	}
+}
+
+struct mapper {
+	dev_t dev;
+	ino_t ino;
+	int32_t pid;
+};
+
+static bool find_mapper(int dfd, const char *name, void *arg)
+{
+	(void)dfd;
+	struct mapper *m = arg;
+	uint64_t pid = 0;
+	for (const char *c = name; *c; c++) {
+		if (*c < '0' || *c > '9' || pid > INT32_MAX / 10)
+			return false;
+		pid = pid * 10 + (uint64_t)(*c - '0');
+	}
+	/* kill() refuses another user's process, which cannot map our 0600
+	 * file; one whose maps we may not read (ssh-agent, say) is passed over */
+	if (pid == 0 || pid > INT32_MAX || (int32_t)pid == getpid() || kill((pid_t)pid, 0) != 0 ||
+	    pid_ended((int32_t)pid) || !pid_maps((int32_t)pid, m->dev, m->ino, false))
+		return false;
+	m->pid = (int32_t)pid;
+	return true;
+}
+
+/* A process of the user's, not us, that maps the file: its pid; 0: none;
+ * -1: it cannot be told. */
+static int32_t any_mapper(dev_t dev, ino_t ino)
+{
+	int dfd = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	struct mapper m = {.dev = dev, .ino = ino};
+	int r = each_entry(dfd, find_mapper, &m);
+	close(dfd);
+	return r < 0 ? -1 : m.pid;
+}
+
+/* Who uses the segment (dev, ino): a pid, 0 nobody, -1 someone unknown. */
+static int32_t segment_user(const struct pw_reg_segment *s, dev_t dev, ino_t ino)
+{
+	if (LOAD(s->pinned))
+		return any_mapper(dev, ino);
+	for (int i = 0; i < PW_REG_ATTACH; i++) {
+		int32_t pid = LOAD(s->attached[i]);
+		if (pid_alive(pid) && pid_maps(pid, dev, ino, true))
+			return pid;
+	}
+	return 0;
+}
+
+/* Whether name is "peerwatch.<our uid>.<16 hex digits>", a name of ours in
+ * /dev/shm. */
+static bool our_name(const char *name)
+{
+	char want[40], *p = want;
+	p = pw_put_str(p, want + sizeof want - 1, "peerwatch.");
+	p = pw_put_uint(p, want + sizeof want - 1, getuid(), 10, 1);
+	p = pw_put_str(p, want + sizeof want - 1, ".");
+	size_t n = (size_t)(p - want);
+	if (strncmp(name, want, n) != 0 || strlen(name + n) != 16)
+		return false;
+	for (const char *c = name + n; *c; c++)
+		if (!((*c >= '0' && *c <= '9') || (*c >= 'a' && *c <= 'f')))
+			return false;
+	return true;
+}
+
+/* 0 with the lock taken (its holder may have died: consistent again), or
+ * the error: EBUSY or ETIMEDOUT while someone holds it. */
+static int reap_lock(struct pw_reg_segment *s, bool wait)
+{
+	int r;
+	if (wait) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_sec += PW_REG_LOCK_TIMEOUT_S;
+		r = pthread_mutex_timedlock(&s->lock, &ts);
+		if (r == EOWNERDEAD)
+			tsan_owner_dead_locked(&s->lock);
+	} else {
+		r = pthread_mutex_trylock(&s->lock);
+	}
+	if (r == EOWNERDEAD) {
+		pthread_mutex_consistent(&s->lock);
+		r = 0;
+	}
+	return r;
+}
+
+static bool unlink_at_if_same(int dfd, const char *name, dev_t dev, ino_t ino)
+{
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || st.st_dev != dev || st.st_ino != ino)
+		return false;
+	return unlinkat(dfd, name, 0) == 0;
+}
+
+/* The segment name (no '/') in the directory dfd: removed if it is a
+ * registry of this user, build and pid namespace that nobody uses. */
+static enum pw_reap reap_at(int dfd, const char *name, bool wait, int *live, uint64_t *bytes)
+{
+	struct stat st, st2;
+	*live = 0;
+	*bytes = 0;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+		return errno == ENOENT ? PW_REAP_ABSENT : PW_REAP_OTHER;
+	if (st.st_uid != getuid() || !S_ISREG(st.st_mode))
+		return PW_REAP_FOREIGN; /* not ours to open: another user's, a link, a pipe */
+	if ((st.st_mode & 077) || st.st_size != (off_t)sizeof(struct pw_reg_segment))
+		return PW_REAP_OTHER;
+	if (R.seg && st.st_dev == R.dev && st.st_ino == R.ino) {
+		*live = getpid(); /* our own */
+		return PW_REAP_LIVE;
+	}
+	int fd = openat(dfd, name, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? PW_REAP_ABSENT : PW_REAP_OTHER;
+	struct pw_reg_segment *s = NULL;
+	if (fstat(fd, &st2) == 0 && st2.st_dev == st.st_dev && st2.st_ino == st.st_ino &&
+	    st2.st_size == st.st_size)
+		s = map(fd);
+	close(fd);
+	if (!s)
+		return PW_REAP_OTHER;
+	enum pw_reap r = PW_REAP_OTHER;
+	if (atomic_load_explicit(&s->ready, memory_order_acquire) == PW_REG_READY && !header_fault(s)) {
+		int l = reap_lock(s, wait);
+		if (l == EBUSY || l == ETIMEDOUT) {
+			r = PW_REAP_LIVE; /* someone is in it */
+		} else if (l == 0) {
+			/* marked unlinked: its last user died removing it */
+			int32_t user = LOAD(s->unlinked) ? 0 : segment_user(s, st.st_dev, st.st_ino);
+			if (user != 0) {
+				*live = user > 0 ? user : 0;
+				r = PW_REAP_LIVE;
+			} else {
+				s->unlinked = 1;
+				if (unlink_at_if_same(dfd, name, st.st_dev, st.st_ino)) {
+					*bytes = (uint64_t)st.st_size;
+					r = PW_REAP_REMOVED;
+				}
+			}
+			pthread_mutex_unlock(&s->lock);
+		}
+	}
+	munmap(s, sizeof *s);
+	return r;
+}
+
+enum pw_reap pw_registry_reap(const char *name, bool wait, int *live, uint64_t *bytes)
+{
+	int saved = errno;
+	uint64_t b = 0;
+	int l = 0;
+	enum pw_reap r = PW_REAP_ABSENT;
+	if (name && *name == '/')
+		name++;
+	if (name && *name && !strchr(name, '/')) {
+		int dfd = open(PW_SHM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			r = reap_at(dfd, name, wait, &l, &b);
+			close(dfd);
+		} else if (errno != ENOENT) {
+			r = PW_REAP_OTHER;
+		}
+	}
+	if (live)
+		*live = l;
+	if (bytes)
+		*bytes = b;
+	errno = saved;
+	return r;
+}
+
+struct sweep {
+	bool wait;
+	struct pw_reg_sweep *out;
+	void (*removed)(const char *name, uint64_t bytes, void *arg);
+	void *arg;
+};
+
+static bool sweep_one(int dfd, const char *name, void *arg)
+{
+	struct sweep *w = arg;
+	int live;
+	uint64_t bytes;
+	if (!our_name(name))
+		return false;
+	switch (reap_at(dfd, name, w->wait, &live, &bytes)) {
+	case PW_REAP_REMOVED:
+		w->out->removed++;
+		w->out->bytes += bytes;
+		if (w->removed)
+			w->removed(name, bytes, w->arg);
+		break;
+	case PW_REAP_LIVE: w->out->live++; break;
+	case PW_REAP_OTHER: w->out->other++; break;
+	default: break;
+	}
+	return false;
+}
+
+int pw_registry_sweep(bool wait, struct pw_reg_sweep *out,
+                      void (*removed)(const char *name, uint64_t bytes, void *arg), void *arg)
+{
+	struct pw_reg_sweep local = {0};
+	struct sweep w = {.wait = wait, .out = out ? out : &local, .removed = removed, .arg = arg};
+	memset(w.out, 0, sizeof *w.out);
+	int dfd = open(PW_SHM_DIR, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return errno == ENOENT ? 0 : -1; /* no /dev/shm: no segment either */
+	int r = each_entry(dfd, sweep_one, &w);
+	int e = errno;
+	close(dfd);
+	errno = e;
+	return r < 0 ? -1 : 0;
+}
+
+/* We made the run's segment: the user's segments that earlier runs left
+ * (killed, or run by hand without the launcher's watcher) go now, once per
+ * run, off the calls' path.  Nothing said unless asked (verbosity=2). */
+static void sweep_earlier_runs(void)
+{
+	struct pw_reg_sweep sw;
+	if (pw_registry_sweep(false, &sw, NULL, NULL) == 0 && sw.removed)
+		pw_debug("IPC registry: removed %d stale segment%s of earlier runs (%.1f MiB)", sw.removed,
+		         sw.removed == 1 ? "" : "s", (double)sw.bytes / (1024.0 * 1024.0));
+}
+
 /* Already mapped for this run (a forked child inherits it): record our pid.
  * 1: its last user removed it meanwhile, open afresh. */
 static int reattach(void)
@@ -1141,18 +1563,19 @@ static int open_locked(const char *run_id)
 	if (R.seg) /* a call never left the old mapping: it must stay */
 		return refuse(name, "the previous registry is still in use");
 	struct pw_reg_segment *s = NULL;
-	int r = OPEN_FOREIGN;
-	for (int n = 0; n < PW_REG_NAMES && r == OPEN_FOREIGN; n++) {
+	bool created = false;
+	int r = OPEN_TAKEN;
+	for (int n = 0; n < PW_REG_NAMES && r == OPEN_TAKEN; n++) {
+		const char *taken = "";
 		pw_registry_shm_name_n(run_id, n, name, sizeof name);
 		memcpy(R.name, name, sizeof name);
-		r = open_segment(name, &s);
-		if (r == OPEN_FOREIGN)
-			pw_log(
-			    "IPC registry %s: the name is taken by another user's file; trying another name",
-			    name);
+		r = open_segment(name, &s, &created, &taken);
+		if (r == OPEN_TAKEN)
+			pw_log("IPC registry %s: the name is taken by %s; trying another name", name, taken);
 	}
-	if (r == OPEN_FOREIGN)
-		return refuse(name, "every name this run may use is taken by another user's file");
+	if (r == OPEN_TAKEN)
+		return refuse(name, "every name this run may use is taken (by another user's file, a "
+		                    "symbolic link or something that is not a regular file)");
 	if (r != OPEN_OK)
 		return -1;
 	snprintf(R.run_id, sizeof R.run_id, "%s", run_id);
@@ -1163,6 +1586,8 @@ static int open_locked(const char *run_id)
 	atomic_store(&R.warned_holders, false);
 	atomic_store(&R.warned_links, false);
 	atomic_store(&pw_g.registry_active, true);
+	if (created)
+		sweep_earlier_runs();
 	return 0;
 }
 

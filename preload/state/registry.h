@@ -31,7 +31,9 @@ struct pw_reg_export { /* what lookup() says about a handle */
  * pw_log warning saying why (then every other call is a cheap no-op and the
  * rules fall back to per-process state).  run_id NULL means
  * pw_run_id() (core/launch.h).  Calling it again for the same run, as a forked child
- * should, registers the calling pid and keeps the mapping it inherited. */
+ * should, registers the calling pid and keeps the mapping it inherited.  The
+ * process that creates the run's segment removes the user's stale ones
+ * (pw_registry_sweep, without waiting on a lock). */
 int pw_registry_open(const char *run_id);
 /* Forget this process's holds and exports, unlink the segment when no other
  * live process of the run uses it, munmap.  Call at exit and before exec. */
@@ -69,10 +71,40 @@ void pw_registry_peer(const char *a, const char *b, bool on);
  * most max). */
 int pw_registry_peers_of(const char *uuid, char (*out)[PW_REG_UUID], int max);
 
+/*
+ * Segments nobody uses any more (a run killed by a signal leaves its own):
+ * see registry.c, "stale segments".  A segment is in use while a process it
+ * recorded runs and maps it; anything that cannot be told counts as in use.
+ */
+enum pw_reap {
+	PW_REAP_ABSENT,  /* no such name */
+	PW_REAP_REMOVED, /* it was this user's, nobody used it: removed */
+	PW_REAP_LIVE,    /* in use: left */
+	PW_REAP_OTHER,   /* this user's, not a registry this build can judge: left */
+	PW_REAP_FOREIGN, /* another user's file, a link, not a regular file: never opened */
+};
+/* The segment called name ("/peerwatch.<uid>.<hex>", one of a run's names).
+ * wait: wait up to the lock timeout for a lock someone holds (else it counts
+ * as in use).  *live: for PW_REAP_LIVE, the pid of a process that uses it (0
+ * when it cannot be told which); *bytes: for PW_REAP_REMOVED, its size. */
+enum pw_reap pw_registry_reap(const char *name, bool wait, int *live, uint64_t *bytes);
+struct pw_reg_sweep {
+	int removed;    /* segments removed */
+	uint64_t bytes; /* their size */
+	int live;       /* left: in use */
+	int other;      /* left: this user's, not a registry this build can judge */
+};
+/* pw_registry_reap on each of the user's names in /dev/shm; removed(name,
+ * bytes, arg) after each removal (name without the leading '/').  0, or -1
+ * (errno set) when /dev/shm cannot be read. */
+int pw_registry_sweep(bool wait, struct pw_reg_sweep *out,
+                      void (*removed)(const char *name, uint64_t bytes, void *arg), void *arg);
+
 /* The segment's name for run_id, "/peerwatch.<uid>.<16 hex digits>", a keyed
  * hash of attempt under the run id: another user who sees one name cannot
- * tell the next.  A name held by another user's file is passed over for the
- * next attempt, up to PW_REG_NAMES.  0, or -1 when run_id is NULL or empty or
+ * tell the next.  A name held by another user's file, a symbolic link or
+ * anything but a regular file is passed over for the next attempt, up to
+ * PW_REG_NAMES.  0, or -1 when run_id is NULL or empty or
  * buf too small.  pw_registry_shm_name is attempt 0 (for tests and tools). */
 #define PW_REG_NAME_MAX 96
 #define PW_REG_NAMES 4

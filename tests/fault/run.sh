@@ -15,7 +15,9 @@
 # an I/O error; a file-size limit; an unusable trace directory; a writer
 # thread that dies or hangs; the size limit and repeated findings; a bundle
 # under a path with a space; control bytes in a suppressions file; registry
-# names taken by another user, and a segment nobody initialises.
+# names taken by another user or a symbolic link, a segment nobody
+# initialises, and the segments of runs killed under the launcher or by hand
+# (peerwatch --clean).
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
@@ -485,6 +487,224 @@ check "a registry segment nobody initialises: the first process says so once and
 	all "[ \$(grep -c 'never initialised' $d/err1) = 1 ]" "! grep -q 'fall back' $d/err1"
 check "a registry segment nobody initialises: the next process uses the new one at once ($rc2)" \
 	all "[ $rc2 -eq 7 ]" "[ ! -s $d/err2 ]"
+rm -f "/dev/shm$name"
+
+# --- no registry segment left behind -----------------------------------------------------------
+# A run's segment goes when the run ends, however it ended: the launcher's
+# watcher removes it once the run's processes are gone (subreaper returns
+# only when the watcher, which outlives the program, has ended too); what a
+# run started by hand leaves, the next run removes; peerwatch --clean on
+# demand.  A segment in use, another user's, and a symbolic link at a run's
+# name are never touched.  Checked by name: other runs' segments may share
+# /dev/shm.  The programs are sleep(1) and bash: every traced process has the
+# run's segment from its start.
+segs() { # RUN_ID: the run's segments in /dev/shm, one a line
+	local a n
+	for a in 0 1 2 3; do
+		n=$("$T/shmname" "$1" $a)
+		if [ -e "/dev/shm$n" ] || [ -L "/dev/shm$n" ]; then echo "$n"; fi
+	done
+}
+has_segment() { # RUN_ID: wait until the run has its segment
+	local _
+	for _ in $(seq 1000); do [ -n "$(segs "$1")" ] && return 0; sleep 0.01; done
+	return 1
+}
+by_hand() { # RUN_ID PROGRAM [ARGS...]: exec it traced without the launcher (in a subshell: & or ())
+	local id=$1
+	shift
+	PEERWATCH_RUN_ID=$id PEERWATCH_OPTIONS=out=$WORK/hand-trace:verbosity=0 \
+		LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$B/lib/libpeerwatch.so" exec "$@"
+}
+export -f segs has_segment
+export T # for them
+
+d="$WORK/reap-kill"
+mkdir -p "$d"
+id="reap-kill-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+"$PW" -q -o "$d/trace" -- sleep 600 &
+pid=$!
+has_segment "$PEERWATCH_RUN_ID" && echo yes >"$d/seen"
+# (ps and pgrep without a sanitizer's runtime preloaded: pkill hung under it)
+env -u LD_PRELOAD ps -o pid= --ppid $pid >"$d/children"
+w=$(env -u LD_PRELOAD pgrep -f "peerwatch-reap watch $pid\$")
+echo "$w" >"$d/watcher"
+if [ -n "$w" ]; then
+	env -u LD_PRELOAD ps -o sid= -p "$w" >"$d/sids"
+	env -u LD_PRELOAD ps -o sid= -p $pid >>"$d/sids"
+	for f in /proc/"$w"/fd/*; do echo "${f##*/} $(readlink "$f")"; done >"$d/fds"
+fi
+{
+	kill -KILL $pid
+	wait $pid
+	echo $? >"$d/rc"
+} 2>/dev/null
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, SIGKILL under the launcher: the program dies of it ($(cat "$d/rc")), it had its segment" \
+	all "[ \"\$(cat $d/rc)\" = 137 ]" "[ -s $d/seen ]"
+check "registry, SIGKILL under the launcher: the watcher is not the program's child" \
+	all "[ \$(wc -w <$d/watcher) -eq 1 ]" "[ ! -s $d/children ]"
+check "registry, SIGKILL under the launcher: the watcher has a session of its own, /dev/null for 0-2, and only its pidfd" \
+	all "[ \$(sort -u $d/sids | wc -l) -eq 2 ]" \
+	"[ \"\$(grep -v ' /dev/null\$' $d/fds | sed 's/^[0-9]* //')\" = 'anon_inode:[pidfd]' ]" \
+	"[ \$(grep -c '^[012] /dev/null\$' $d/fds) -eq 3 ]"
+check "registry, SIGKILL under the launcher: no segment of the run is left" [ -z "$(segs "$id")" ]
+
+# Ctrl-C: SIGINT to the program's process group kills the program (its
+# status says so to its caller); the watcher, in a session of its own, is
+# not hit and removes the segment.
+d="$WORK/reap-int"
+mkdir -p "$d"
+id="reap-int-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+setsid "$PW" -q -o "$d/trace" -- "$T/exitrace" wait 1 >"$d/out" &
+pid=$!
+for _ in $(seq 1000); do grep -q ready "$d/out" 2>/dev/null && break; sleep 0.01; done
+kill -INT -- -$pid
+wait $pid
+echo $? >"$d/rc"
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, Ctrl-C under the launcher: the program dies of SIGINT ($(cat "$d/rc")), no segment left" \
+	all "[ \"\$(cat $d/rc)\" = 130 ]" "[ -z \"\$(segs $id)\" ]"
+
+d="$WORK/reap-abort"
+mkdir -p "$d"
+id="reap-abort-$$-$RANDOM"
+(
+	ulimit -c 0
+	limited 120 env PEERWATCH_RUN_ID=$id "$T/subreaper" "$PW" -q -o "$d/trace" -- bash -c 'echo out; kill -ABRT $$'
+) >"$d/out" 2>"$d/err"
+rc=$?
+check "registry, SIGABRT under the launcher: status $rc (134), the program's output alone, no segment left" \
+	all "[ $rc -eq 134 ]" "[ \"\$(cat $d/out)\" = out ]" "[ ! -s $d/err ]" "[ -z \"\$(segs $id)\" ]"
+
+# The program is killed, its child (of the run) goes on: the segment is in
+# use while the child runs, and goes once the child is killed too.
+d="$WORK/reap-child"
+mkdir -p "$d"
+id="reap-child-$$-$RANDOM"
+cat >"$d/run" <<'SCRIPT'
+"$PW" -q -o "$d/trace" -- bash -c 'sleep 600 & echo $! >"$d/child"; wait' &
+pid=$!
+for _ in $(seq 1000); do [ -s "$d/child" ] && break; sleep 0.01; done
+has_segment "$PEERWATCH_RUN_ID"
+{
+	kill -KILL $pid
+	wait $pid
+} 2>/dev/null
+"$PW" --clean >/dev/null
+[ -n "$(segs "$PEERWATCH_RUN_ID")" ] && echo yes >"$d/kept"
+kill -KILL "$(cat "$d/child")"
+SCRIPT
+limited 120 env PEERWATCH_RUN_ID=$id PW=$PW d=$d "$T/subreaper" bash "$d/run"
+check "registry, the killed program's child goes on: the run's segment is in use, kept (by --clean too)" \
+	[ -s "$d/kept" ]
+check "registry, the killed program's child goes on: the segment goes once the child is killed too" \
+	[ -z "$(segs "$id")" ]
+
+# By hand, no launcher: a killed run's segment stays until the next run
+# (the one that is running meanwhile started first).
+idk="hand-killed-$$-$RANDOM"
+idl="hand-live-$$-$RANDOM"
+by_hand "$idl" sleep 600 &
+live=$!
+has_segment "$idl"
+{ (by_hand "$idk" bash -c 'kill -KILL $$'); } 2>/dev/null
+check "registry by hand: a run killed by SIGKILL leaves its segment (nothing watches it)" [ -n "$(segs "$idk")" ]
+PEERWATCH_RUN_ID="hand-next-$$-$RANDOM" PEERWATCH_OPTIONS=out=$WORK/hand-trace:verbosity=2 \
+	LD_PRELOAD="${LD_PRELOAD:+$LD_PRELOAD:}$B/lib/libpeerwatch.so" sleep 0 2>"$WORK/hand-next.err"
+check "registry by hand: the next run removes it, and says so at verbosity 2" \
+	all "[ -z \"\$(segs $idk)\" ]" "grep -q 'IPC registry: removed [0-9]* stale segments\\? of earlier runs' $WORK/hand-next.err"
+check "registry by hand: a running run's segment is kept" [ -n "$(segs "$idl")" ]
+{
+	kill -KILL $live
+	wait $live
+} 2>/dev/null
+
+# peerwatch --clean: the stale ones go; one in use, another user's, a
+# symbolic link (and what it points to) and a file that is no registry stay.
+d="$WORK/reap-clean"
+mkdir -p "$d"
+ida="clean-a-$$-$RANDOM"
+idb="clean-b-$$-$RANDOM"
+idl="clean-live-$$-$RANDOM"
+by_hand "$ida" sleep 600 &
+a=$!
+by_hand "$idb" sleep 600 &
+b=$!
+by_hand "$idl" sleep 600 &
+live=$!
+has_segment "$ida" && has_segment "$idb" && has_segment "$idl"
+{
+	kill -KILL $a $b
+	wait $a $b
+} 2>/dev/null
+check "--clean: two runs killed by hand left their segments" all "[ -n \"\$(segs $ida)\" ]" "[ -n \"\$(segs $idb)\" ]"
+stale=$(segs "$ida")
+foreign="/dev/shm$("$T/shmname" "clean-foreign-$$-$RANDOM")"
+link="/dev/shm$("$T/shmname" "clean-link-$$-$RANDOM")"
+junk="/dev/shm$("$T/shmname" "clean-junk-$$-$RANDOM")"
+cp "/dev/shm$stale" "$d/victim" # a registry nobody uses, reached through a link
+sum=$(cksum <"$d/victim")
+ln -s "$d/victim" "$link"
+head -c 4096 /dev/urandom >"$junk"
+chmod 600 "$junk"
+have_foreign=
+if [ "$(id -u)" = 0 ] && cp "/dev/shm$stale" "$foreign" && chown 65534 "$foreign"; then
+	have_foreign=$(cksum <"$foreign")
+fi
+"$PW" --clean >"$d/out" 2>"$d/err"
+rc=$?
+n=$(sed -n 's/^peerwatch: removed \([0-9]*\) stale registry segments ([0-9.]* MiB).*/\1/p' "$d/out")
+check "--clean: exit $rc (0), one line: removed N stale registry segments (X MiB) ($(cat "$d/out"))" \
+	all "[ $rc -eq 0 ]" "[ \$(wc -l <$d/out) -eq 1 ]" "[ ! -s $d/err ]" "[ ${n:-0} -ge 2 ]"
+check "--clean: the killed runs' segments are gone" all "[ -z \"\$(segs $ida)\" ]" "[ -z \"\$(segs $idb)\" ]"
+check "--clean: the running run's segment is kept" [ -n "$(segs "$idl")" ]
+check "--clean: a symbolic link under a registry's name and what it points to are untouched" \
+	all "[ -L $link ]" "[ \"\$(cksum <$d/victim)\" = '$sum' ]"
+check "--clean: a file under a registry's name that is no registry is kept, and counted" \
+	all "[ -f $junk ]" "grep -q '; [0-9]* that this version cannot read, left alone' $d/out"
+if [ -n "$have_foreign" ]; then
+	check "--clean: another user's segment is untouched" \
+		all "[ \"\$(stat -c %u $foreign)\" = 65534 ]" "[ \"\$(cksum <$foreign)\" = '$have_foreign' ]"
+else
+	ok "--clean: another user's segment is untouched # skip: needs root to be another user"
+fi
+{
+	kill -KILL $live
+	wait $live
+} 2>/dev/null
+lname=$(segs "$idl")
+"$PW" -v --clean >"$d/out-v" 2>&1
+rc=$?
+check "--clean -v: exit $rc (0), names each segment it removes" \
+	all "[ $rc -eq 0 ]" "[ -n '$lname' ]" "grep -qx 'peerwatch: removed /dev/shm$lname (0.6 MiB)' $d/out-v"
+"$PW" -q --clean >"$d/out-q" 2>&1
+rc=$?
+check "--clean -q: exit $rc (0), says nothing" all "[ $rc -eq 0 ]" "[ ! -s $d/out-q ]"
+"$PW" --clean true >/dev/null 2>"$d/prog.err"
+rc=$?
+check "--clean with a program: refused, status $rc (2)" all "[ $rc -eq 2 ]" "grep -q 'runs no program' $d/prog.err"
+rm -f "$link" "$junk" "$foreign"
+
+# A symbolic link at the run's first name: passed over for the next name,
+# with one line; the link and what it points to are left alone.
+d="$WORK/reap-link"
+mkdir -p "$d"
+id="reap-link-$$-$RANDOM"
+name=$("$T/shmname" "$id")
+printf 'precious\n' >"$d/victim"
+ln -s "$d/victim" "/dev/shm$name"
+PEERWATCH_RUN_ID=$id "$PW" -q -o "$d/trace" -- "$T/exitrace" quick 0 >/dev/null 2>"$d/err"
+rc=$?
+check "registry, a symbolic link at the run's name: the run goes on ($rc) under its next name, one line says so" \
+	all "[ $rc -eq 7 ]" "[ \$(grep -c 'taken by a symbolic link; trying another name' $d/err) = 1 ]" \
+	"! grep -q 'fall back to per-process' $d/err"
+check "registry, a symbolic link at the run's name: the link and its target are left alone" \
+	all "[ -L /dev/shm$name ]" "[ \"\$(cat $d/victim)\" = precious ]"
 rm -f "/dev/shm$name"
 
 echo "fault: $pass passed, $fail failed"

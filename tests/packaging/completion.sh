@@ -95,6 +95,8 @@ expect "peerwatch --colour=n" "never"
 expect "peerwatch --options color=al" "always"
 expect "peerwatch --options ra" "ranks="
 expect "peerwatch --ran" "--ranks"
+expect "peerwatch --cl" "--clean"
+expect "peerwatch --clean " "" # it runs no program
 expect "peerwatch-analyze ch" "check"
 expect "peerwatch-analyze " "check help info ipc managed matrix ops rules summary timeline violations"
 expect "peerwatch-analyze check --format " "json junit sarif text"

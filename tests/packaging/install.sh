@@ -60,6 +60,8 @@ works_from() { # WHAT BINDIR
 	"$bin/peerwatch-analyze" info --json "$WORK/t" >"$WORK/info.json" 2>"$WORK/info.err"
 	check "$what: the installed analyzer reads it, footer verified" \
 		bash -c "jq -e '.files | length >= 1 and all(.state == \"clean\")' '$WORK/info.json' >/dev/null"
+	check "$what: peerwatch --clean finds the installed helper" \
+		bash -c "'$bin/peerwatch' --clean | grep -q '^peerwatch: \(removed\|no\) '"
 }
 
 # ---- make help ---------------------------------------------------------------------
@@ -86,7 +88,8 @@ if make -C "$ROOT" --no-print-directory install DESTDIR="$stage" PREFIX="$prefix
 else
 	bad "make install failed: $(tail -3 "$WORK/install.log")"
 fi
-for f in bin/peerwatch bin/peerwatch-analyze lib/peerwatch/libpeerwatch.so share/man/man1/peerwatch.1 \
+for f in bin/peerwatch bin/peerwatch-analyze lib/peerwatch/libpeerwatch.so lib/peerwatch/peerwatch-reap \
+	share/man/man1/peerwatch.1 \
 	share/man/man1/peerwatch-analyze.1 share/bash-completion/completions/peerwatch \
 	share/bash-completion/completions/peerwatch-analyze share/doc/peerwatch/suppressions.example; do
 	check "install: $f" test -e "$stage$prefix/$f"
@@ -128,7 +131,7 @@ for lib in $(ldd "$B/bin/peerwatch-analyze" | awk '/=> \// {print $3}'); do
 	[ -n "$pkg" ] && check "deb: Depends names $pkg (owner of ${lib##*/})" grep -q "Depends:.*\b$pkg\b" "$WORK/fields"
 done
 dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$WORK/contents"
-for f in /usr/bin/peerwatch /usr/bin/peerwatch-analyze /usr/lib/peerwatch/libpeerwatch.so \
+for f in /usr/bin/peerwatch /usr/bin/peerwatch-analyze /usr/lib/peerwatch/libpeerwatch.so /usr/lib/peerwatch/peerwatch-reap \
 	/usr/share/man/man1/peerwatch.1.gz /usr/share/man/man1/peerwatch-analyze.1.gz \
 	/usr/share/bash-completion/completions/peerwatch /usr/share/bash-completion/completions/peerwatch-analyze \
 	/usr/share/doc/peerwatch/suppressions.example /usr/share/doc/peerwatch/README.md; do

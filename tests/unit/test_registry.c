@@ -2,6 +2,9 @@
  * The cross-process IPC registry: one process, forked processes that hold,
  * die and race, corrupt and hostile segments, a full table, run ids.
  *
+ * Stale segments: removed when nobody uses them, never when someone does or
+ * when they are not ours.
+ *
  * Children report through a pipe after each phase (0: fine) and wait for the
  * parent's next word: 'n' next phase, 'x' exit without closing (as a crash
  * would), 'c' close the registry and exit.
@@ -13,6 +16,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1126,8 +1130,253 @@ static void attach_table_full_pins(void **state)
 	pw_registry_close();
 	assert_true(shm_exists(shm)); /* the child is alive and unrecorded */
 	kid_end(&k, 'c');
-	assert_true(shm_exists(shm)); /* pinned: left for the launcher */
+	assert_true(shm_exists(shm)); /* pinned: left for a sweep, which looks for mappers */
 	shm_unlink(shm);
+}
+
+/* ---- stale segments ---- */
+
+/* The segment name of run id (attempt 0) into buf. */
+static void name_of(const char *id, char *buf)
+{
+	assert_int_equal(pw_registry_shm_name(id, buf, PW_REG_NAME_MAX), 0);
+}
+
+static int kid_opens_run(int phase, void *arg)
+{
+	(void)phase;
+	KCHECK(pw_registry_open(arg) == 0);
+	return 0;
+}
+
+/* Maps the segment without the registry (unrecorded), and with lock != NULL
+ * takes its lock too; keeps both until it exits. */
+static int kid_maps_raw(int phase, void *lock)
+{
+	if (phase != 0)
+		return 0;
+	int fd = shm_open(shm, O_RDWR, 0);
+	KCHECK(fd >= 0);
+	struct pw_reg_segment *s = mmap(NULL, SEG_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	KCHECK(s != MAP_FAILED);
+	if (lock)
+		KCHECK(pthread_mutex_lock(&s->lock) == 0);
+	return 0;
+}
+
+/* A segment left by a run whose one process was killed. */
+static void leave_stale(const char *id)
+{
+	struct kid k;
+	kid_start(&k, kid_opens_run, (void *)id, true);
+	kid_end(&k, 'x');
+}
+
+static enum pw_reap reap(const char *name, int *live)
+{
+	uint64_t bytes = 12345;
+	int l = -1;
+	enum pw_reap r = pw_registry_reap(name, false, &l, &bytes);
+	if (r == PW_REAP_REMOVED)
+		assert_int_equal(bytes, SEG_BYTES);
+	if (live)
+		*live = l;
+	return r;
+}
+
+static void stale_segment_reaped(void **state)
+{
+	(void)state;
+	use_run("reap");
+	int live;
+	struct kid k;
+	assert_int_equal(reap(shm, NULL), PW_REAP_ABSENT);
+
+	/* In use by a process that runs: kept, that process named. */
+	kid_start(&k, kid_opens_run, run, true);
+	assert_int_equal(reap(shm, &live), PW_REAP_LIVE);
+	assert_int_equal(live, k.pid);
+	assert_true(shm_exists(shm));
+	kid_end(&k, 'x'); /* killed: it never closed it */
+	assert_true(shm_exists(shm));
+	assert_int_equal(reap(shm, NULL), PW_REAP_REMOVED);
+	assert_false(shm_exists(shm));
+
+	/* A recorded pid that runs but does not map it (reused since by an
+	 * unrelated process) keeps nothing. */
+	leave_stale(run);
+	struct pw_reg_segment *s = peek();
+	s->attached[7] = getppid();
+	munmap(s, SEG_BYTES);
+	assert_int_equal(kill(getppid(), 0), 0);
+	assert_int_equal(reap(shm, NULL), PW_REAP_REMOVED);
+
+	/* Pinned (its table overflowed): in use while any process maps it,
+	 * recorded or not. */
+	leave_stale(run);
+	s = peek();
+	s->pinned = 1;
+	munmap(s, SEG_BYTES);
+	kid_start(&k, kid_maps_raw, NULL, true);
+	assert_int_equal(reap(shm, &live), PW_REAP_LIVE);
+	assert_int_equal(live, k.pid);
+	kid_end(&k, 'x');
+	assert_int_equal(reap(shm, NULL), PW_REAP_REMOVED);
+
+	/* Its lock held: in use (a sweep does not wait); its holder died
+	 * holding it: taken over, and the segment goes. */
+	leave_stale(run);
+	kid_start(&k, kid_maps_raw, (void *)1, true);
+	assert_int_equal(reap(shm, &live), PW_REAP_LIVE);
+	assert_int_equal(live, 0);
+	assert_true(shm_exists(shm));
+	kid_end(&k, 'x');
+	assert_int_equal(reap(shm, NULL), PW_REAP_REMOVED);
+	assert_false(shm_exists(shm));
+}
+
+static void reap_leaves_what_is_not_ours(void **state)
+{
+	(void)state;
+	use_run("notours");
+	char path[PW_REG_NAME_MAX + 16], target[64];
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	leave_stale(run);
+	struct pw_reg_segment *good = malloc(SEG_BYTES), *bad = malloc(SEG_BYTES);
+	assert_non_null(good);
+	assert_non_null(bad);
+	struct pw_reg_segment *s = peek();
+	memcpy(good, s, SEG_BYTES); /* a registry nobody uses */
+	munmap(s, SEG_BYTES);
+
+	/* Not this build's, not private, not a registry: left, said so. */
+	memcpy(bad, good, SEG_BYTES);
+	bad->version = PW_REG_VERSION + 1;
+	bad->checksum = checksum(bad);
+	write_segment(bad, SEG_BYTES, 0600);
+	assert_int_equal(reap(shm, NULL), PW_REAP_OTHER);
+	write_segment(good, 4096, 0600);
+	assert_int_equal(reap(shm, NULL), PW_REAP_OTHER);
+	write_segment(good, SEG_BYTES, 0644);
+	assert_int_equal(reap(shm, NULL), PW_REAP_OTHER);
+	memset(bad, 0, SEG_BYTES); /* its creator died making it */
+	write_segment(bad, SEG_BYTES, 0600);
+	assert_int_equal(reap(shm, NULL), PW_REAP_OTHER);
+	assert_true(shm_exists(shm));
+
+	/* A symbolic link under the name, to a registry nobody uses: neither
+	 * followed nor removed. */
+	shm_unlink(shm);
+	snprintf(target, sizeof target, "/tmp/pw-unit-registry.%d.target", (int)getpid());
+	int fd = open(target, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, good, SEG_BYTES), (ssize_t)SEG_BYTES);
+	close(fd);
+	assert_int_equal(symlink(target, path), 0);
+	assert_int_equal(reap(shm, NULL), PW_REAP_FOREIGN);
+	struct stat st;
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	fd = open(target, O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(read(fd, bad, SEG_BYTES), (ssize_t)SEG_BYTES);
+	close(fd);
+	assert_memory_equal(bad, good, SEG_BYTES);
+	unlink(path);
+	unlink(target);
+
+	/* Another user's (only root can make one here): untouched. */
+	write_segment(good, SEG_BYTES, 0600);
+	if (chown(path, 4321, (gid_t)-1) == 0) {
+		assert_int_equal(reap(shm, NULL), PW_REAP_FOREIGN);
+		assert_int_equal(stat(path, &st), 0);
+		assert_int_equal(st.st_uid, 4321);
+	}
+	shm_unlink(shm);
+	free(good);
+	free(bad);
+}
+
+/* The process that creates a run's segment removes the stale ones of the
+ * user's other runs, and keeps those in use. */
+static void creator_sweeps_earlier_runs(void **state)
+{
+	(void)state;
+	char live_id[64], stale_id[64], live_name[PW_REG_NAME_MAX], stale_name[PW_REG_NAME_MAX];
+	snprintf(live_id, sizeof live_id, "pwtest-%d-sweep-live", (int)getpid());
+	snprintf(stale_id, sizeof stale_id, "pwtest-%d-sweep-stale", (int)getpid());
+	name_of(live_id, live_name);
+	name_of(stale_id, stale_name);
+	use_run("sweep");
+	/* Two runs killed, one running (each creator sweeps: they overlap). */
+	struct kid kl, ka, kb;
+	kid_start(&kl, kid_opens_run, live_id, true);
+	kid_start(&ka, kid_opens_run, run, true);
+	kid_start(&kb, kid_opens_run, stale_id, true);
+	kid_end(&ka, 'x');
+	kid_end(&kb, 'x');
+	assert_true(shm_exists(shm));
+	assert_true(shm_exists(stale_name));
+	assert_true(shm_exists(live_name));
+
+	/* Joining a run's segment sweeps nothing... */
+	assert_int_equal(pw_registry_open(run), 0);
+	assert_true(shm_exists(stale_name));
+	pw_registry_close();
+	assert_false(shm_exists(shm));
+	/* ...creating one does. */
+	assert_int_equal(pw_registry_open(run), 0);
+	assert_false(shm_exists(stale_name));
+	assert_true(shm_exists(live_name));
+	assert_true(shm_exists(shm));
+	pw_registry_close();
+	kid_end(&kl, 'c');
+	assert_false(shm_exists(live_name));
+}
+
+/* A symbolic link, a pipe or a directory under the run's name is passed over
+ * for its next name, as another user's file is, at once and with one line;
+ * what it is stays as it was. */
+static void open_passes_over_what_is_no_file(void **state)
+{
+	(void)state;
+	use_run("nofile");
+	char path[PW_REG_NAME_MAX + 16], next[PW_REG_NAME_MAX], target[64];
+	snprintf(path, sizeof path, "/dev/shm%s", shm);
+	assert_int_equal(pw_registry_shm_name_n(run, 1, next, sizeof next), 0);
+	shm_unlink(next);
+	snprintf(target, sizeof target, "/tmp/pw-unit-registry.%d.target", (int)getpid());
+	int fd = open(target, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	struct stat st;
+	const char *what[] = {"a symbolic link", "something that is not a regular file",
+	                      "something that is not a regular file"};
+	for (int i = 0; i < 3; i++) {
+		int made = i == 0 ? symlink(target, path) : i == 1 ? mkfifo(path, 0600) : mkdir(path, 0700);
+		assert_int_equal(made, 0);
+		char want[96];
+		snprintf(want, sizeof want, "taken by %s; trying another name", what[i]);
+		cap_begin();
+		int r = pw_registry_open(run);
+		int lines = cap_end();
+		if (r != 0 || lines != 1 || !strstr(captured, want))
+			fail_msg("%s: expected one line \"%s\", got %d (open %d): %s", what[i], want, lines,
+			         r, captured);
+		assert_true(pw_registry_active());
+		assert_true(shm_exists(next));
+		pw_registry_close();
+		assert_false(shm_exists(next));
+		assert_int_equal(lstat(path, &st), 0);
+		assert_true(i == 0   ? S_ISLNK(st.st_mode)
+		            : i == 1 ? S_ISFIFO(st.st_mode)
+		                     : S_ISDIR(st.st_mode));
+		assert_int_equal(i == 2 ? rmdir(path) : unlink(path), 0);
+	}
+	assert_int_equal(stat(target, &st), 0); /* the link's target: still there, still empty */
+	assert_int_equal(st.st_size, 0);
+	unlink(target);
 }
 
 /* ---- run ids ---- */
@@ -1248,14 +1497,26 @@ static void run_id_from_env_or_made(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(one_process_round_trip),        cmocka_unit_test(child_holds_then_dies),
-	    cmocka_unit_test(stale_and_dead_exporter),       cmocka_unit_test(zombie_holds_nothing),
-	    cmocka_unit_test(reexport_is_a_fresh_entry),     cmocka_unit_test(close_unlinks_only_when_last),
-	    cmocka_unit_test(forked_child_after_last_close), cmocka_unit_test(garbage_segment_refused),
-	    cmocka_unit_test(header_checks_refuse),          cmocka_unit_test(hostile_entries_survive),
-	    cmocka_unit_test(lock_owner_dies_or_sticks),     cmocka_unit_test(four_processes_thousand_ops),
-	    cmocka_unit_test(table_full_and_reclaim),        cmocka_unit_test(holder_slots_full),
-	    cmocka_unit_test(attach_table_full_pins),        cmocka_unit_test(run_ids_sanitized),
+	    cmocka_unit_test(one_process_round_trip),
+	    cmocka_unit_test(child_holds_then_dies),
+	    cmocka_unit_test(stale_and_dead_exporter),
+	    cmocka_unit_test(zombie_holds_nothing),
+	    cmocka_unit_test(reexport_is_a_fresh_entry),
+	    cmocka_unit_test(close_unlinks_only_when_last),
+	    cmocka_unit_test(forked_child_after_last_close),
+	    cmocka_unit_test(garbage_segment_refused),
+	    cmocka_unit_test(header_checks_refuse),
+	    cmocka_unit_test(hostile_entries_survive),
+	    cmocka_unit_test(lock_owner_dies_or_sticks),
+	    cmocka_unit_test(four_processes_thousand_ops),
+	    cmocka_unit_test(table_full_and_reclaim),
+	    cmocka_unit_test(holder_slots_full),
+	    cmocka_unit_test(attach_table_full_pins),
+	    cmocka_unit_test(stale_segment_reaped),
+	    cmocka_unit_test(reap_leaves_what_is_not_ours),
+	    cmocka_unit_test(creator_sweeps_earlier_runs),
+	    cmocka_unit_test(open_passes_over_what_is_no_file),
+	    cmocka_unit_test(run_ids_sanitized),
 	    cmocka_unit_test(run_id_from_env_or_made),
 	};
 	return cmocka_run_group_tests_name("registry", tests, NULL, NULL);
