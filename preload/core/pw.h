@@ -49,7 +49,11 @@ struct pw_options {
 /* The process-wide state that every file may read. */
 struct pw_global {
 	struct pw_options opt;
-	/* false until the constructor ran and when tracing was turned off */
+	/* The wrappers do their work: true from the end of the constructor
+	 * until the trace is finished.  A trace that cannot be kept (pw_disable)
+	 * leaves it on in warn and enforce mode, whose wrappers go on checking
+	 * every call; in observe mode, where tracing is all there is, it turns
+	 * off and every call goes straight through. */
 	atomic_bool enabled;
 	/* the last sequence number of the blocks handed out (pw_seq_next): on a
 	 * cache line of its own, so that threads taking blocks do not also
@@ -130,8 +134,15 @@ long pw_gettid(void);
  * control bytes in it escaped. */
 void pw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Turn tracing off for good, once, saying why. */
+/* Tracing is off for good: says why, once, and keeps the reason for the
+ * exit line (pw_disabled_why).  Checking goes on in warn and enforce mode;
+ * in observe mode pw_g.enabled turns off.  The trace (record/trace.c)
+ * stops making records itself. */
 void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why tracing was turned off, NULL while it is on. */
+const char *pw_disabled_why(void);
+/* A forked child tries a trace of its own, and says so if it fails too. */
+void pw_disable_after_fork(void);
 
 /*
  * Writes into the program's files that cannot change its outcome (log.c).

@@ -80,6 +80,7 @@ static void after_fork_child(void)
 	pw_devices_after_fork();
 	pw_vendors_after_fork(); /* nor what the vendors track (vendor.h) */
 	pw_report_after_fork();
+	pw_disable_after_fork(); /* its own trace: its own try, its own warning */
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
@@ -186,7 +187,8 @@ __attribute__((constructor)) static void pw_init(void)
 	if (pw_g.opt.registry && pw_checking())
 		pw_registry_open(pw_run_id());
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-	atomic_store(&pw_g.enabled, true);
+	/* off only where tracing was all there was to do (pw_disable) */
+	atomic_store(&pw_g.enabled, pw_checking() || !pw_disabled_why());
 }
 
 /* Findings still to make (ipc.leak), then the trace's last lines. */
