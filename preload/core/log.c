@@ -334,7 +334,7 @@ const char *pw_errno_name(int e)
 
 static void pw_vlog(const char *fmt, va_list ap)
 {
-	char msg[1024], line[1100];
+	char msg[PW_PATH_CAP + 512], line[sizeof msg + 64]; /* a path, and what is said of it */
 	int m = vsnprintf(msg, sizeof msg, fmt, ap);
 	size_t mlen = m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
 	int n = snprintf(line, sizeof line, "peerwatch[%d]: ", (int)getpid());
@@ -364,7 +364,7 @@ void pw_debug(const char *fmt, ...)
 /* Why tracing is off: written once, before off_why_set (release). */
 static atomic_flag off_said = ATOMIC_FLAG_INIT;
 static atomic_bool off_why_set;
-static char off_why[768];
+static char off_why[PW_PATH_CAP + 256];
 
 void pw_disable(const char *fmt, ...)
 {

@@ -8,6 +8,7 @@
 #ifndef PW_H
 #define PW_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,11 +26,15 @@ enum pw_stacks { PW_STACKS_NONE, PW_STACKS_VIOLATIONS, PW_STACKS_ALL };
 /* Exit status when enforcement was asked for but the options are unusable. */
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
 
+/* A path option holds any path the system takes: PATH_MAX bytes with the
+ * terminating NUL.  A longer value is a bad option, said so. */
+#define PW_PATH_CAP PATH_MAX
+
 struct pw_options {
-	char out[512];      /* trace directory, expanded for this process (launch.h) */
-	char out_tmpl[512]; /* as given: a forked child expands it again */
-	char ranks[256];    /* trace only these ranks (launch.h); empty: all */
-	int color;          /* enum pw_color (color.h): the reports' colour */
+	char out[PW_PATH_CAP];      /* trace directory, expanded for this process (launch.h) */
+	char out_tmpl[PW_PATH_CAP]; /* as given: a forked child expands it again; "": none */
+	char ranks[256];            /* trace only these ranks (launch.h); empty: all */
+	int color;                  /* enum pw_color (color.h): the reports' colour */
 	enum pw_mode mode;
 	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
 	size_t buffer_bytes; /* per-thread buffer size */
@@ -38,12 +43,12 @@ struct pw_options {
 	int exitcode;        /* enforce: exit with it instead of abort() when non-zero */
 	enum pw_stacks stacks;
 	int stack_depth;
-	char log_path[512];       /* reports to <log_path>.<pid> instead of stderr */
-	char suppressions[512];   /* suppressions file */
-	int default_suppressions; /* the default suppressions on */
-	int registry;             /* cross-process IPC registry on */
-	int gpu_timing;           /* device-side timing of asynchronous copies and prefetches */
-	uint64_t max_trace_mb;    /* call events stop at this many MiB of trace; 0: no limit */
+	char log_path[PW_PATH_CAP];     /* reports to <log_path>.<pid> instead of stderr */
+	char suppressions[PW_PATH_CAP]; /* suppressions file */
+	int default_suppressions;       /* the default suppressions on */
+	int registry;                   /* cross-process IPC registry on */
+	int gpu_timing;                 /* device-side timing of asynchronous copies and prefetches */
+	uint64_t max_trace_mb;          /* call events stop at this many MiB of trace; 0: no limit */
 };
 
 /* The process-wide state that every file may read. */

@@ -137,6 +137,12 @@ __attribute__((constructor)) static void pw_init(void)
 			       PW_EXIT_BAD_OPTIONS);
 			_exit(PW_EXIT_BAD_OPTIONS);
 		}
+		/* a bad out names no directory: no trace rather than one where
+		 * nobody asked, and observe mode without one has nothing to do */
+		if (!pw_g.opt.out_tmpl[0]) {
+			pw_log("tracing is off; the program runs on untraced");
+			return;
+		}
 		pw_log("going on in observe mode");
 		pw_g.opt.mode = PW_MODE_OBSERVE;
 	}
