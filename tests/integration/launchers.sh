@@ -4,7 +4,8 @@
 # launchers/: it starts its ranks with the variables the real one sets) and
 # train.py, one rank of a Python program that makes one finding.  Then the
 # output-name templates (-o %p %h %r %q{VAR} %%), --ranks, a rank that would
-# lead the path elsewhere, and the exit line.
+# lead the path elsewhere, the exit line, paths as long as the system takes
+# (and longer ones refused), and a program the launcher cannot run.
 #   tests/integration/launchers.sh BUILD_DIR
 set -u
 B=${1:-build}
@@ -229,6 +230,26 @@ for key in out log_path suppressions; do
 	check "long paths: $key= of ${#huge} bytes under enforce: status 64 before main (got $st)" \
 		bash -c '[ "$1" -eq 64 ] && [ ! -s out ] && grep -q "longer than 4095 bytes" err' - "$st"
 done
+
+# ---- a program it cannot run: the status a shell gives, the reason in one line ----
+d=$WORK/cannot-run
+mkdir -p "$d/bin" && cd "$d" || exit 1
+printf 'echo ran\n' >noexec && chmod 644 noexec
+mkdir adir
+cp noexec bin/inpath-noexec
+# PROGRAM STATUS MESSAGE [PATH]: peerwatch -- PROGRAM exits STATUS saying
+# only "peerwatch: MESSAGE", and nothing ran
+cannot_run() {
+	PATH=${4:-$PATH} "$PW" -o t -- "$1" >out 2>err
+	local st=$?
+	check "cannot run $1: status $st (want $2), says '$3'" \
+		bash -c '[ "$1" -eq "$2" ] && [ "$(cat err)" = "peerwatch: $3" ] && [ ! -s out ] && [ ! -e t ]' - "$st" "$2" "$3"
+}
+cannot_run ./noexec 126 "cannot run ./noexec: Permission denied"
+cannot_run ./adir 126 "cannot run ./adir: Is a directory"
+cannot_run ./missing 127 "cannot run ./missing: No such file or directory"
+cannot_run no-such-program-x 127 "cannot run no-such-program-x: command not found"
+cannot_run inpath-noexec 126 "cannot run inpath-noexec: Permission denied" "$d/bin:$PATH"
 
 # ---- colour in the reports (the color option) ----
 d=$WORK/color
