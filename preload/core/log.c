@@ -334,7 +334,7 @@ const char *pw_errno_name(int e)
 
 static void pw_vlog(const char *fmt, va_list ap)
 {
-	char msg[1024], line[1100];
+	char msg[PW_PATH_CAP + 512], line[sizeof msg + 64]; /* a path, and what is said of it */
 	int m = vsnprintf(msg, sizeof msg, fmt, ap);
 	size_t mlen = m < 0 ? 0 : (size_t)m < sizeof msg ? (size_t)m : sizeof msg - 1;
 	int n = snprintf(line, sizeof line, "peerwatch[%d]: ", (int)getpid());
@@ -361,16 +361,39 @@ void pw_debug(const char *fmt, ...)
 	va_end(ap);
 }
 
+/* Why tracing is off: written once, before off_why_set (release). */
+static atomic_flag off_said = ATOMIC_FLAG_INIT;
+static atomic_bool off_why_set;
+static char off_why[PW_PATH_CAP + 256];
+
 void pw_disable(const char *fmt, ...)
 {
-	static atomic_flag said = ATOMIC_FLAG_INIT;
-	bool was = atomic_exchange(&pw_g.enabled, false);
-	if (!was || atomic_flag_test_and_set(&said))
+	if (atomic_flag_test_and_set(&off_said))
 		return;
-	char msg[768];
 	va_list ap;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof msg, fmt, ap);
+	vsnprintf(off_why, sizeof off_why, fmt, ap);
 	va_end(ap);
-	pw_log("%s; tracing is off for this process, which runs on unchanged", msg);
+	atomic_store_explicit(&off_why_set, true, memory_order_release);
+	enum pw_mode m = pw_g.opt.mode;
+	if (m == PW_MODE_OBSERVE) { /* nothing is left to do: every call goes straight through */
+		atomic_store(&pw_g.enabled, false);
+		pw_log("%s; tracing is off for this process, which runs on unchanged", off_why);
+	} else {
+		pw_log("%s; tracing is off for this process, which runs on with every call still checked "
+		       "(mode=%s)",
+		       off_why, m == PW_MODE_ENFORCE ? "enforce" : "warn");
+	}
+}
+
+const char *pw_disabled_why(void)
+{
+	return atomic_load_explicit(&off_why_set, memory_order_acquire) ? off_why : NULL;
+}
+
+void pw_disable_after_fork(void)
+{
+	atomic_store(&off_why_set, false);
+	off_why[0] = 0;
+	atomic_flag_clear(&off_said);
 }

@@ -317,8 +317,24 @@ void pw_options_print_help(int fd)
 	}
 }
 
+/* The room for a value kept as given (a path, a list of ranks): at most
+ * that many bytes less one; 0 for the others. */
+static size_t value_cap(const struct pw_opt_def *d)
+{
+	struct pw_options *o = NULL;
+	if (d->set == set_out)
+		return sizeof o->out;
+	if (d->set == set_log_path)
+		return sizeof o->log_path;
+	if (d->set == set_suppressions)
+		return sizeof o->suppressions;
+	if (d->set == set_ranks)
+		return sizeof o->ranks;
+	return 0;
+}
+
 /* One key=value; on failure writes the complaint into err. */
-static int parse_one(struct pw_options *o, const char *item, size_t len, char *err, size_t errlen)
+static int parse_item(struct pw_options *o, const char *item, size_t len, char *err, size_t errlen)
 {
 	const char *eq = memchr(item, '=', len);
 	if (!eq) {
@@ -331,6 +347,14 @@ static int parse_one(struct pw_options *o, const char *item, size_t len, char *e
 	for (size_t i = 0; i < NDEFS; i++) {
 		if (strlen(defs[i].key) != klen || memcmp(defs[i].key, item, klen) != 0)
 			continue;
+		size_t cap = value_cap(&defs[i]);
+		if (cap && vlen >= cap) { /* the reason, and enough to know the value by */
+			snprintf(err, errlen,
+			         "PEERWATCH_OPTIONS: bad value for %s: longer than %zu bytes (%zu bytes: "
+			         "'%.48s...')",
+			         defs[i].key, cap - 1, vlen, eq + 1);
+			return -1;
+		}
 		bool fits = vlen < sizeof val;
 		if (fits) {
 			memcpy(val, eq + 1, vlen);
@@ -360,6 +384,16 @@ static int parse_one(struct pw_options *o, const char *item, size_t len, char *e
 	}
 	snprintf(err, errlen, "PEERWATCH_OPTIONS: unknown option '%.*s' (known: %s)", (int)klen, item, keys);
 	return -1;
+}
+
+/* parse_item; a bad out leaves none (out_tmpl ""): no trace rather than
+ * one in the default directory, where nobody asked for it. */
+static int parse_one(struct pw_options *o, const char *item, size_t len, char *err, size_t errlen)
+{
+	int rc = parse_item(o, item, len, err, errlen);
+	if (rc && len >= 4 && !memcmp(item, "out=", 4))
+		o->out[0] = o->out_tmpl[0] = 0;
+	return rc;
 }
 
 /*

@@ -8,6 +8,7 @@
 #ifndef PW_H
 #define PW_H
 
+#include <limits.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -25,11 +26,15 @@ enum pw_stacks { PW_STACKS_NONE, PW_STACKS_VIOLATIONS, PW_STACKS_ALL };
 /* Exit status when enforcement was asked for but the options are unusable. */
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
 
+/* A path option holds any path the system takes: PATH_MAX bytes with the
+ * terminating NUL.  A longer value is a bad option, said so. */
+#define PW_PATH_CAP PATH_MAX
+
 struct pw_options {
-	char out[512];      /* trace directory, expanded for this process (launch.h) */
-	char out_tmpl[512]; /* as given: a forked child expands it again */
-	char ranks[256];    /* trace only these ranks (launch.h); empty: all */
-	int color;          /* enum pw_color (color.h): the reports' colour */
+	char out[PW_PATH_CAP];      /* trace directory, expanded for this process (launch.h) */
+	char out_tmpl[PW_PATH_CAP]; /* as given: a forked child expands it again; "": none */
+	char ranks[256];            /* trace only these ranks (launch.h); empty: all */
+	int color;                  /* enum pw_color (color.h): the reports' colour */
 	enum pw_mode mode;
 	int verbosity;       /* 0 errors only, 1 +startup/summary lines, 2 +debug */
 	size_t buffer_bytes; /* per-thread buffer size */
@@ -38,18 +43,22 @@ struct pw_options {
 	int exitcode;        /* enforce: exit with it instead of abort() when non-zero */
 	enum pw_stacks stacks;
 	int stack_depth;
-	char log_path[512];       /* reports to <log_path>.<pid> instead of stderr */
-	char suppressions[512];   /* suppressions file */
-	int default_suppressions; /* the default suppressions on */
-	int registry;             /* cross-process IPC registry on */
-	int gpu_timing;           /* device-side timing of asynchronous copies and prefetches */
-	uint64_t max_trace_mb;    /* call events stop at this many MiB of trace; 0: no limit */
+	char log_path[PW_PATH_CAP];     /* reports to <log_path>.<pid> instead of stderr */
+	char suppressions[PW_PATH_CAP]; /* suppressions file */
+	int default_suppressions;       /* the default suppressions on */
+	int registry;                   /* cross-process IPC registry on */
+	int gpu_timing;                 /* device-side timing of asynchronous copies and prefetches */
+	uint64_t max_trace_mb;          /* call events stop at this many MiB of trace; 0: no limit */
 };
 
 /* The process-wide state that every file may read. */
 struct pw_global {
 	struct pw_options opt;
-	/* false until the constructor ran and when tracing was turned off */
+	/* The wrappers do their work: true from the end of the constructor
+	 * until the trace is finished.  A trace that cannot be kept (pw_disable)
+	 * leaves it on in warn and enforce mode, whose wrappers go on checking
+	 * every call; in observe mode, where tracing is all there is, it turns
+	 * off and every call goes straight through. */
 	atomic_bool enabled;
 	/* the last sequence number of the blocks handed out (pw_seq_next): on a
 	 * cache line of its own, so that threads taking blocks do not also
@@ -130,8 +139,15 @@ long pw_gettid(void);
  * control bytes in it escaped. */
 void pw_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void pw_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-/* Turn tracing off for good, once, saying why. */
+/* Tracing is off for good: says why, once, and keeps the reason for the
+ * exit line (pw_disabled_why).  Checking goes on in warn and enforce mode;
+ * in observe mode pw_g.enabled turns off.  The trace (record/trace.c)
+ * stops making records itself. */
 void pw_disable(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* Why tracing was turned off, NULL while it is on. */
+const char *pw_disabled_why(void);
+/* A forked child tries a trace of its own, and says so if it fails too. */
+void pw_disable_after_fork(void);
 
 /*
  * Writes into the program's files that cannot change its outcome (log.c).

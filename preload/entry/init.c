@@ -81,6 +81,7 @@ static void after_fork_child(void)
 	pw_devices_after_fork();
 	pw_vendors_after_fork(); /* nor what the vendors track (vendor.h) */
 	pw_report_after_fork();
+	pw_disable_after_fork(); /* its own trace: its own try, its own warning */
 	pw_tls_tid = 0;
 	pw_tls_parent = 0;
 	pw_pid = getpid();
@@ -137,6 +138,12 @@ __attribute__((constructor)) static void pw_init(void)
 			       PW_EXIT_BAD_OPTIONS);
 			_exit(PW_EXIT_BAD_OPTIONS);
 		}
+		/* a bad out names no directory: no trace rather than one where
+		 * nobody asked, and observe mode without one has nothing to do */
+		if (!pw_g.opt.out_tmpl[0]) {
+			pw_log("tracing is off; the program runs on untraced");
+			return;
+		}
 		pw_log("going on in observe mode");
 		pw_g.opt.mode = PW_MODE_OBSERVE;
 	}
@@ -187,7 +194,8 @@ __attribute__((constructor)) static void pw_init(void)
 	if (pw_g.opt.registry && pw_checking())
 		pw_registry_open(pw_run_id());
 	pthread_atfork(before_fork, after_fork_parent, after_fork_child);
-	atomic_store(&pw_g.enabled, true);
+	/* off only where tracing was all there was to do (pw_disable) */
+	atomic_store(&pw_g.enabled, pw_checking() || !pw_disabled_why());
 }
 
 /* Findings still to make (ipc.leak), then the trace's last lines. */

@@ -64,6 +64,13 @@
  * write turns tracing off with one warning; the file is cut back to its last
  * complete line and the footer says "write_error".  Writes never raise
  * SIGXFSZ or SIGPIPE in the program (log.c).
+ *
+ * A trace that cannot be kept (no directory or file could be made, a
+ * write failed, the writer thread could not start) stops the records
+ * (file_state FAILED or STOPPED: checked before anything else, no lock),
+ * not the wrappers: in warn and enforce mode they go on checking every
+ * call (pw_disable), and at exit one line says that no trace was kept and
+ * why.
  */
 #if defined(__x86_64__) || defined(__i386__)
 #include <cpuid.h>
@@ -207,6 +214,16 @@ uint64_t pw_trace_dropped(void)
 const char *pw_trace_path(void)
 {
 	return T.path;
+}
+
+static bool file_off(int st)
+{
+	return st == PW_FILE_FAILED || st == PW_FILE_STOPPED;
+}
+
+bool pw_trace_kept(void)
+{
+	return !file_off(atomic_load_explicit(&pw_trace_gate.file_state, memory_order_acquire));
 }
 
 static void futex_wake(atomic_int *w)
@@ -485,12 +502,14 @@ static inline __attribute__((always_inline)) char *rec_room(size_t need, uint64_
 {
 	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))
 		return NULL;
+	/* no trace is kept: no record, no buffer for the thread, no lock */
+	int st = atomic_load_explicit(&pw_trace_gate.file_state, memory_order_acquire);
+	if (PW_UNLIKELY(st != PW_FILE_OPEN) && file_off(st))
+		return NULL;
 	struct pw_thread *t = tls_thread;
 	if (PW_UNLIKELY(!t) && !(t = thread_register()))
 		return NULL;
-	if (PW_UNLIKELY(atomic_load_explicit(&pw_trace_gate.file_state, memory_order_acquire) !=
-	                PW_FILE_OPEN) &&
-	    !open_once())
+	if (PW_UNLIKELY(st != PW_FILE_OPEN) && !open_once())
 		return NULL;
 	if (PW_UNLIKELY(!atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_relaxed)))
 		restart_writer();
@@ -563,7 +582,7 @@ __attribute__((hot)) void pw_record_call(const struct pw_call *c)
 
 bool pw_trace_thread_ready(void)
 {
-	return tls_thread || thread_register();
+	return tls_thread || (pw_trace_kept() && thread_register());
 }
 
 /* The tail moved to a fresh buffer (rotate leaves PW_EVENT_MAX past it);
@@ -699,12 +718,14 @@ static void set_write_error(int e, const char *detail)
 		/* a partial line may stay after the last complete one: the footer
 		 * is written over it, at file_bytes, and the file cut there */
 	}
-	if (atomic_load(&T.closing)) /* the final drain: tracing is off already, say it here */
+	if (atomic_load(&T.closing)) { /* the final drain: tracing is off already, say it here */
 		pw_log("writing the trace %s stopped: %s (its footer says what was lost)", T.path,
 		       T.write_err_text);
-	else
+	} else {
+		atomic_store(&pw_trace_gate.file_state, PW_FILE_STOPPED); /* no more records */
 		pw_disable("writing the trace %s stopped: %s (its footer will say what was lost)", T.path,
 		           T.write_err_text);
+	}
 }
 
 /* Blocks for n more bytes and the footer's room, ahead of the end. */
@@ -1195,7 +1216,8 @@ static void *writer_main(void *arg)
 	return NULL;
 }
 
-static void start_writer(void)
+/* false: it could not be started, and no trace is kept (said). */
+static bool start_writer(void)
 {
 	sigset_t all, old;
 	sigfillset(&all);
@@ -1209,9 +1231,10 @@ static void start_writer(void)
 	if (rc) {
 		atomic_store(&T.writer_creating, false);
 		pw_disable("cannot start the trace writer thread: %s", strerror(rc));
-	} else {
-		atomic_store_explicit(&pw_trace_gate.writer_started, true, memory_order_release);
+		return false;
 	}
+	atomic_store_explicit(&pw_trace_gate.writer_started, true, memory_order_release);
+	return true;
 }
 
 /*
@@ -1232,7 +1255,8 @@ static bool open_once(void)
 		if (st == PW_FILE_OPEN) {
 			if (pw_g.opt.verbosity >= 1)
 				pw_log("tracing to %s", T.path);
-			start_writer();
+			if (!start_writer())
+				st = PW_FILE_STOPPED; /* finished at exit with its header */
 		}
 		pw_tls_internal--;
 		tls_opening = false;
@@ -1247,8 +1271,9 @@ static void restart_writer(void)
 {
 	pthread_mutex_lock(&T.start_lock);
 	if (!atomic_load(&pw_trace_gate.writer_started) && !atomic_load(&T.closing) &&
-	    atomic_load(&pw_trace_gate.file_state) == PW_FILE_OPEN && atomic_load(&pw_g.enabled))
-		start_writer();
+	    atomic_load(&pw_trace_gate.file_state) == PW_FILE_OPEN && atomic_load(&pw_g.enabled) &&
+	    !start_writer())
+		atomic_store(&pw_trace_gate.file_state, PW_FILE_STOPPED);
 	pthread_mutex_unlock(&T.start_lock);
 }
 
@@ -1397,7 +1422,10 @@ static void finish_file(const char *why, bool was_enabled, const struct pw_foote
 	uint64_t dropped = pw_trace_dropped();
 	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0) {
 		pw_log("trace written: %s (%llu event%s%s; %s)", T.path, (unsigned long long)T.lines,
-		       T.lines == 1 ? "" : "s", dropped ? ", some dropped: see its footer" : "",
+		       T.lines == 1 ? "" : "s",
+		       T.write_err ? ", then writing stopped: see its footer"
+		       : dropped   ? ", some dropped: see its footer"
+		                   : "",
 		       in ? in->counts : "no findings");
 	}
 }
@@ -1416,7 +1444,7 @@ void pw_trace_finish(const char *why, const struct pw_footer_in *in)
 		}
 		return;
 	}
-	if (tick && atomic_load(&pw_g.enabled))
+	if (tick && atomic_load(&pw_g.enabled) && pw_trace_kept())
 		tick(true); /* last events, while events are still taken */
 	bool was_enabled = atomic_exchange(&pw_g.enabled, false); /* the cut (seq_cst) */
 	pw_fence_heavy(); /* the full fence for every thread's begin (fence.h) */
@@ -1432,9 +1460,15 @@ void pw_trace_finish(const char *why, const struct pw_footer_in *in)
 	}
 	if (!stop_writer()) {
 		pw_log("the trace writer is stuck writing %s: it stays .partial", T.path);
-	} else if (file == PW_FILE_OPEN && T.fd >= 0) {
+	} else if ((file == PW_FILE_OPEN || file == PW_FILE_STOPPED) && T.fd >= 0) {
 		final_drain();
 		finish_file(why, was_enabled, in);
+	} else if (file == PW_FILE_FAILED && was_enabled && pw_g.opt.verbosity >= 1 &&
+	           strcmp(why, "exec") != 0) {
+		/* checked all the same (warn, enforce): what it found, said here */
+		const char *off = pw_disabled_why();
+		pw_log("no trace was kept (%s): %s", off ? off : "tracing was turned off",
+		       in ? in->counts : "no findings");
 	}
 	atomic_store(&T.finished, true);
 }
@@ -1518,9 +1552,10 @@ void pw_trace_init(void)
 {
 	pw_fence_init();
 	prefetch_probe();
-	if (pthread_key_create(&T.key, thread_gone) || pthread_key_create(&T.writer_key, writer_gone))
+	if (pthread_key_create(&T.key, thread_gone) || pthread_key_create(&T.writer_key, writer_gone)) {
+		atomic_store(&pw_trace_gate.file_state, PW_FILE_FAILED);
 		pw_disable("cannot create a thread key");
-	else if (pw_gettid() == getpid())
+	} else if (pw_gettid() == getpid())
 		pthread_setspecific(T.key, &main_marker); /* to hear of its pthread_exit */
 }
 

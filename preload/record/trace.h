@@ -6,6 +6,7 @@
 #ifndef PW_TRACE_H
 #define PW_TRACE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -61,5 +62,8 @@ uint64_t pw_trace_dropped(void);
 /* Count n events dropped for cause (while tracing is on). */
 void pw_trace_drop(int cause, uint64_t n);
 const char *pw_trace_path(void); /* final path of this process's trace, "" if none */
+/* False once no trace is kept: none could be made, or writing it stopped
+ * (pw_disable said why); records are then no longer made. */
+bool pw_trace_kept(void);
 
 #endif

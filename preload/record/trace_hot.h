@@ -34,7 +34,11 @@ struct pw_buf {
 	char data[];
 };
 
-enum { PW_FILE_NONE, PW_FILE_OPEN, PW_FILE_FAILED };
+/* The file: none yet (the first record makes it), open, none could be made,
+ * or open but writing stopped (a write failed, no writer thread).  In the
+ * last two no trace is kept: no record is made, and the process goes on
+ * checking its calls in warn and enforce mode (pw_disable). */
+enum { PW_FILE_NONE, PW_FILE_OPEN, PW_FILE_FAILED, PW_FILE_STOPPED };
 
 /* Read by every call, written a few times in the process's life: a cache
  * line of its own (trace.c).  On the line of what every buffer switch

@@ -231,7 +231,7 @@ static int report_fd(void)
 		return STDERR_FILENO;
 	pthread_mutex_lock(&log_lock);
 	if (log_fd < 0 && !log_failed) {
-		char path[600];
+		char path[sizeof pw_g.opt.log_path + 16]; /* past PATH_MAX, open says so */
 		snprintf(path, sizeof path, "%s.%d", pw_g.opt.log_path, (int)getpid());
 		log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
 		if (log_fd < 0) {

@@ -237,7 +237,7 @@ __attribute__((constructor)) static void install_round(void)
 
 static void devices_at_exit(void)
 {
-	if (atomic_load(&pw_g.enabled))
+	if (atomic_load(&pw_g.enabled) && pw_trace_kept()) /* the lines go into the trace only */
 		pw_devices_tick(true);
 }
 

@@ -30,13 +30,14 @@
 #include "record/trace_hot.h"
 #include "core/vendor.h"
 
-/* Tracing is on and this is not our own call. */
+/* peerwatch is on (pw_g.enabled: checking, tracing or both) and this is
+ * not our own call. */
 static inline bool pw_call_active(void)
 {
 	return !PW_UNLIKELY(pw_tls_internal) && atomic_load_explicit(&pw_g.enabled, memory_order_relaxed);
 }
 
-/* False when the call must go straight through: tracing off, or our own call. */
+/* False when the call must go straight through: peerwatch off, or our own call. */
 static inline bool pw_call_begin(struct pw_call *c, const struct pw_fn_desc *fn)
 {
 	if (PW_UNLIKELY(pw_tls_internal) || !atomic_load_explicit(&pw_g.enabled, memory_order_relaxed))

@@ -4,7 +4,8 @@
 # launchers/: it starts its ranks with the variables the real one sets) and
 # train.py, one rank of a Python program that makes one finding.  Then the
 # output-name templates (-o %p %h %r %q{VAR} %%), --ranks, a rank that would
-# lead the path elsewhere, and the exit line.
+# lead the path elsewhere, the exit line, paths as long as the system takes
+# (and longer ones refused), and a program the launcher cannot run.
 #   tests/integration/launchers.sh BUILD_DIR
 set -u
 B=${1:-build}
@@ -182,6 +183,73 @@ check "exit line: '$n events; no findings' for one clean call (and its device li
 echo 'rule=peer.enable.twice' >supp
 "$PW" -o t3 --suppressions supp torchrun --nproc_per_node=1 "$L/train.py" >out 2>err
 check "exit line: severities and suppressions counted" grep -qE "trace written: $d/t3/.*\([0-9]+ events; 2 warnings, 1 suppressed\)$" err
+
+# ---- long paths: any the system takes, a longer one refused with its reason ----
+d=$WORK/long
+mkdir -p "$d" && cd "$d" || exit 1
+# NAME...: a path under $d of names of 250 bytes each (NAME_MAX is 255)
+long_path() {
+	local p=$d n
+	for n in "$@"; do p=$p/$(printf "$n%.0s" $(seq 250)); done
+	echo "$p"
+}
+mid=$(long_path a b)  # some 540 bytes: more than the 511 the options once held
+huge=$(long_path c c c c c c c c c c c c c c c c c) # over 4095
+mkdir -p "$mid"
+viol=("$B/tests/violations" peer.enable.self bad)
+"$PW" -o "$mid/t" "${viol[@]}" >out 2>err
+check "long paths: -o under a ${#mid}-byte directory: the trace is written there, with the finding" \
+	bash -c 't=$(ls "$1"/t/*.pw.jsonl 2>/dev/null) && jq -e -s "any(.[]; .rule==\"peer.enable.self\")" "$t" >/dev/null' - "$mid"
+"$PW" -o t --log-path "$mid/report" "${viol[@]}" >out 2>err
+check "long paths: --log-path under a ${#mid}-byte directory: the report goes there" \
+	bash -c 'grep -qs "peerwatch: error: peer.enable.self" "$1"/report.* && ! grep -q "peer.enable.self" err' - "$mid"
+echo 'rule=peer.enable.self' >"$mid/supp"
+"$PW" -o t-supp --suppressions "$mid/supp" "${viol[@]}" >out 2>err
+check "long paths: --suppressions under a ${#mid}-byte directory: read, the finding suppressed" \
+	bash -c '! grep -q "peer.enable.self" err && jq -e "select(.type==\"footer\") | .suppressed == 1" t-supp/*.pw.jsonl >/dev/null'
+for opt in -o --log-path --suppressions; do
+	rm -rf pw-trace
+	"$PW" "$opt" "$huge" "${viol[@]}" >out 2>err
+	st=$?
+	check "long paths: $opt of ${#huge} bytes: status 2, the reason named, nothing run" \
+		bash -c '[ "$1" -eq 2 ] && grep -q "^peerwatch: $2: the path is $3 bytes long, longer than 4095 bytes (PATH_MAX)" err &&
+			[ ! -s out ] && [ ! -e pw-trace ] && ! grep -q "peerwatch\[" err' - "$st" "$opt" "${#huge}"
+done
+# Without the launcher: the library says why, writes no trace where nobody
+# asked (./pw-trace), and under enforce keeps its status 64 before main.
+for key in out log_path suppressions; do
+	rm -rf pw-trace
+	PEERWATCH_OPTIONS="$key=$huge" LD_PRELOAD="$B/lib/libpeerwatch.so${LD_PRELOAD:+:$LD_PRELOAD}" "${viol[@]}" >out 2>err
+	st=$?
+	check "long paths: $key= of ${#huge} bytes to the library: refused, saying it is longer than 4095 bytes; the program runs (status $st)" \
+		bash -c '[ "$1" -eq 0 ] && grep -q "PEERWATCH_OPTIONS: bad value for $2: longer than 4095 bytes (${#3} bytes: " err' - "$st" "$key" "$huge"
+	[ $key = out ] && check "long paths: out= of ${#huge} bytes to the library: no trace, none in ./pw-trace either" \
+		bash -c '[ ! -e pw-trace ] && grep -q "tracing is off; the program runs on untraced" err'
+	PEERWATCH_OPTIONS="mode=enforce:$key=$huge" LD_PRELOAD="$B/lib/libpeerwatch.so${LD_PRELOAD:+:$LD_PRELOAD}" "${viol[@]}" >out 2>err
+	st=$?
+	check "long paths: $key= of ${#huge} bytes under enforce: status 64 before main (got $st)" \
+		bash -c '[ "$1" -eq 64 ] && [ ! -s out ] && grep -q "longer than 4095 bytes" err' - "$st"
+done
+
+# ---- a program it cannot run: the status a shell gives, the reason in one line ----
+d=$WORK/cannot-run
+mkdir -p "$d/bin" && cd "$d" || exit 1
+printf 'echo ran\n' >noexec && chmod 644 noexec
+mkdir adir
+cp noexec bin/inpath-noexec
+# PROGRAM STATUS MESSAGE [PATH]: peerwatch -- PROGRAM exits STATUS saying
+# only "peerwatch: MESSAGE", and nothing ran
+cannot_run() {
+	PATH=${4:-$PATH} "$PW" -o t -- "$1" >out 2>err
+	local st=$?
+	check "cannot run $1: status $st (want $2), says '$3'" \
+		bash -c '[ "$1" -eq "$2" ] && [ "$(cat err)" = "peerwatch: $3" ] && [ ! -s out ] && [ ! -e t ]' - "$st" "$2" "$3"
+}
+cannot_run ./noexec 126 "cannot run ./noexec: Permission denied"
+cannot_run ./adir 126 "cannot run ./adir: Is a directory"
+cannot_run ./missing 127 "cannot run ./missing: No such file or directory"
+cannot_run no-such-program-x 127 "cannot run no-such-program-x: command not found"
+cannot_run inpath-noexec 126 "cannot run inpath-noexec: Permission denied" "$d/bin:$PATH"
 
 # ---- colour in the reports (the color option) ----
 d=$WORK/color

@@ -106,6 +106,50 @@ mkdir -p "$d"
 run peer.enable.twice bad "$d" --mode enforce --halt-on warning --options exitcode=3
 check "enforce: --halt-on warning stops at a warning" [ $? -eq 3 ]
 
+# --- no trace can be kept: the checking goes on -------------------------------------
+# `violations several` breaks three contracts (errors) and then a fourth
+# (a warning), each once.  Its trace directory cannot be made: under a
+# regular file (ENOTDIR), or named longer than a file name may be
+# (ENAMETOOLONG).  Tracing is off; enforce still stops before the first
+# break, warn still reports every finding and says at exit that no trace
+# was kept and why, observe runs on with one warning.
+touch "$WORK/plain"
+long_name=$(printf 'n%.0s' $(seq 300))
+for where in plain long; do
+	case $where in
+	plain) out="$WORK/plain/trace" why="Not a directory" what="under a regular file" ;;
+	long) out="$WORK/$long_name/trace" why="File name too long" what="a 300-byte name" ;;
+	esac
+	d="$WORK/notrace-$where"
+	mkdir -p "$d"
+	(PWSIM_DEVICES=2 "$PW" -m enforce -o "$out" -- "$V" several >"$d/out" 2>"$d/err") 2>/dev/null
+	rc=$?
+	check "no trace ($what), enforce: stopped at the first error (status $rc, 134: abort)" \
+		bash -c '[ "$1" -eq 134 ] && ! grep -q done "$2"' _ "$rc" "$d/out"
+	check "no trace ($what), enforce: says it stopped before the breaking call" \
+		grep -q "stopping before cuCtxEnablePeerAccess runs (mode=enforce, halt_on=error): peer.enable.self" "$d/err"
+	PWSIM_DEVICES=2 "$PW" -m enforce --options exitcode=42 -o "$out" -- "$V" several >"$d/out" 2>"$d/err"
+	rc=$?
+	check "no trace ($what), enforce with exitcode=42: status $rc" [ $rc -eq 42 ]
+	PWSIM_DEVICES=2 "$PW" -m warn -o "$out" -- "$V" several >"$d/out" 2>"$d/err"
+	rc=$?
+	check "no trace ($what), warn: the program runs to its end (status $rc)" \
+		bash -c '[ "$1" -eq 0 ] && grep -qx done "$2"' _ "$rc" "$d/out"
+	got=$(grep -oE '^==[0-9]+== peerwatch: [a-z]+: [a-z.-]+' "$d/err" | sed 's/^==[0-9]*== peerwatch: //' | tr '\n' ' ')
+	check "no trace ($what), warn: every finding reported (got: ${got:-none})" \
+		[ "$got" = "error: peer.enable.self error: copy.peer.out-of-bounds error: copy.peer.null warning: peer.enable.twice " ]
+	check "no trace ($what), warn: one exit line says no trace was kept, why, and what was found" \
+		[ "$(grep -cxF "no trace was kept (cannot create the trace directory '$out': $why): 4 findings: 3 errors, 1 warning" \
+			<(sed 's/^peerwatch\[[0-9]*\]: //' "$d/err"))" -eq 1 ]
+	check "no trace ($what), warn: tracing off said once, with the reason" \
+		[ "$(grep -cF "cannot create the trace directory '$out': $why; tracing is off" "$d/err")" -eq 1 ]
+	PWSIM_DEVICES=2 "$PW" -m observe -o "$out" -- "$V" several >"$d/out" 2>"$d/err"
+	rc=$?
+	check "no trace ($what), observe: runs on (status $rc), one warning and nothing else" \
+		bash -c '[ "$1" -eq 0 ] && grep -qx done "$2" && [ "$(wc -l <"$3")" -eq 1 ] && grep -qF "$4" "$3"' \
+		_ "$rc" "$d/out" "$d/err" "cannot create the trace directory '$out': $why; tracing is off for this process, which runs on unchanged"
+done
+
 # --- observe: no rules -------------------------------------------------------------
 d="$WORK/observe"
 mkdir -p "$d"

@@ -1044,6 +1044,25 @@ static int ctx_reuse(void)
 	return 0;
 }
 
+/* `violations several`: four findings in one process, each at a call site
+ * of its own, the first on the first call that breaks a contract: three
+ * errors, then a warning; "done" at the end.  (rules.sh: warn and enforce
+ * go on checking when no trace can be kept.) */
+static int several(void)
+{
+	CUdeviceptr a0, a1;
+	int can;
+	init();
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	CALL(cuCtxEnablePeerAccess(ctx[0], 0)); /* peer.enable.self */
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(a1 + 4096, ctx[1], a0, ctx[0], MIB)); /* copy.peer.out-of-bounds */
+	CALL(cuMemcpyPeer(0, ctx[1], a0, ctx[0], 4096));        /* copy.peer.null */
+	CALL(cuCtxEnablePeerAccess(ctx[1], 0));                 /* peer.enable.twice */
+	printf("done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	self = argv[0];
@@ -1060,6 +1079,8 @@ int main(int argc, char **argv)
 		return nccl_teardown(argv[2]);
 	if (argc == 2 && !strcmp(argv[1], "ctx-reuse"))
 		return ctx_reuse();
+	if (argc == 2 && !strcmp(argv[1], "several"))
+		return several();
 	if (argc == 3 && !strcmp(argv[1], "model")) {
 		init();
 		ipc_child_scenario(argv[2], argv[2], 1);
@@ -1067,7 +1088,7 @@ int main(int argc, char **argv)
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
 		fprintf(stderr, "usage: violations RULE bad|good | violations list | violations model WHAT | "
-		                "violations ctx-reuse\n");
+		                "violations ctx-reuse | violations several\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)

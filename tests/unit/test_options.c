@@ -3,6 +3,8 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -119,15 +121,54 @@ static void enforce_is_known_despite_a_bad_key(void **state)
 	assert_non_null(strstr(err, "colour"));
 }
 
-static void overlong_value(void **state)
+/* KEY=VALUE with a value of n bytes: a path of n bytes, '/' and 'a's. */
+static void long_item(char *text, size_t cap, const char *key, size_t n)
+{
+	size_t k = strlen(key);
+	assert_true(k + 1 + n < cap);
+	memcpy(text, key, k);
+	text[k] = '=';
+	text[k + 1] = '/';
+	memset(text + k + 2, 'a', n - 1);
+	text[k + 1 + n] = 0;
+}
+
+/* A path the system takes (PATH_MAX - 1 bytes) is taken; a longer one is
+ * refused, saying so; a bad out leaves none (no trace in the default
+ * directory, where nobody asked for it). */
+static void path_lengths(void **state)
 {
 	(void)state;
+	static const char *const keys[] = {"out", "log_path", "suppressions"};
+	static char text[PATH_MAX + 100];
 	struct pw_options o;
-	char err[800], text[2000] = "out=";
-	memset(text + 4, 'a', 1500);
+	char err[800], want[100];
+	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+		pw_options_defaults(&o);
+		long_item(text, sizeof text, keys[i], PATH_MAX - 1);
+		assert_int_equal(pw_options_parse(&o, text, err, sizeof err), 0);
+		const char *got = i == 0 ? o.out_tmpl : i == 1 ? o.log_path : o.suppressions;
+		assert_int_equal(strlen(got), PATH_MAX - 1);
+		pw_options_defaults(&o);
+		long_item(text, sizeof text, keys[i], PATH_MAX);
+		assert_int_equal(pw_options_parse(&o, text, err, sizeof err), -1);
+		snprintf(want, sizeof want, "bad value for %s: longer than %d bytes (%d bytes: '/aaa",
+		         keys[i], PATH_MAX - 1, PATH_MAX);
+		if (!strstr(err, want))
+			fail_msg("%s: got '%s'", keys[i], err);
+	}
 	pw_options_defaults(&o);
+	long_item(text, sizeof text, "out", PATH_MAX + 50);
 	assert_int_equal(pw_options_parse(&o, text, err, sizeof err), -1);
-	assert_string_equal(o.out, "pw-trace");
+	assert_string_equal(o.out_tmpl, "");
+	assert_string_equal(o.out, "");
+	pw_options_defaults(&o);
+	assert_int_equal(pw_options_parse(&o, "out=a%d", err, sizeof err), -1);
+	assert_string_equal(o.out_tmpl, "");
+	pw_options_defaults(&o);
+	long_item(text, sizeof text, "ranks", 300);
+	assert_int_equal(pw_options_parse(&o, text, err, sizeof err), -1);
+	assert_non_null(strstr(err, "bad value for ranks: longer than 255 bytes"));
 }
 
 /* The launcher's keys: the template is kept as given (each process expands
@@ -212,7 +253,7 @@ int main(void)
 	    cmocka_unit_test(unknown_key_is_named),
 	    cmocka_unit_test(bad_values_name_the_allowed_ones),
 	    cmocka_unit_test(enforce_is_known_despite_a_bad_key),
-	    cmocka_unit_test(overlong_value),
+	    cmocka_unit_test(path_lengths),
 	    cmocka_unit_test(launcher_keys),
 	    cmocka_unit_test(help_columns_align),
 	};

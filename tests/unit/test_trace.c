@@ -344,8 +344,8 @@ static void write_until_full(void)
 	long made = 0;
 	for (long i = 0; i < 20000; i++) {
 		bool in = put_event("test", 0, i);
-		/* refused while tracing is on: the writer behind, offered again */
-		while (!in && atomic_load(&pw_g.enabled)) {
+		/* refused while a trace is kept: the writer behind, offered again */
+		while (!in && pw_trace_kept()) {
 			sched_yield();
 			in = put_event("test", 0, i);
 		}
