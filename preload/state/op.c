@@ -57,6 +57,19 @@ void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c)
 		op->attr_args_bad = data[i] == NULL;
 }
 
+void pw_op_devs_named(struct pw_op *op, const struct pw_call *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->fn->nargs && n < 2; i++)
+		if (c->fn->args[i].kind == PW_K_DEV) {
+			int d = (int)(int64_t)c->a[i];
+			if (n++ == 0)
+				op->cur_dev = d;
+			else
+				op->peer_dev = d;
+		}
+}
+
 /* ---- locations ---- */
 
 /* The host's online NUMA nodes (/sys/devices/system/node/online, read once,
@@ -253,9 +266,11 @@ void pw_op_event(struct pw_op *op, const struct pw_call *c)
 	}
 }
 
-void pw_op_mapped_facts(struct pw_op *op)
+void pw_op_free_facts(struct pw_op *op)
 {
 	struct pw_ipc_map m;
+	if (pw_state_exported(&pw_state, op->dst.ptr))
+		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 	if (pw_state_mapped(&pw_state, op->dst.ptr, &m)) {
 		op->mapped = true;
 		op->map_ptr = m.ptr;

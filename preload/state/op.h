@@ -155,8 +155,13 @@ void pw_op_registry_facts(struct pw_op *op);
  * (event), (handle *, event) and (event *, handle): the event, its flags and
  * what this process knows of it. */
 void pw_op_event(struct pw_op *op, const struct pw_call *c);
-/* A free: whether op->dst is (in) a mapping an IPC open made here. */
-void pw_op_mapped_facts(struct pw_op *op);
+/* A free of op->dst: the processes that still have it open, if this one
+ * exported it (the registry), and whether it is (in) a mapping an IPC open
+ * made here. */
+void pw_op_free_facts(struct pw_op *op);
+/* A pair query (cuDeviceGetP2PAttribute and the like): its first two device
+ * arguments, source then destination, as (cur_dev, peer_dev). */
+void pw_op_devs_named(struct pw_op *op, const struct pw_call *c);
 /* A peer copy: for a pointer whose device (the runtime's answer) is not the
  * one the call names for it, whether it is in a mapping an IPC open made
  * here, and that mapping's two devices (pw_mem mapped, map_dev, home_dev).

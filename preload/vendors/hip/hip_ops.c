@@ -11,8 +11,6 @@
 #include "rules/check.h"
 #include "vendors/hip/hip.h"
 #include "state/op.h"
-#include "state/registry.h"
-#include "state/state.h"
 
 static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
 {
@@ -55,8 +53,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_PEER_ATTR: /* (value, attr, src_dev, dst_dev) */
-		op->cur_dev = (int)(int64_t)c->a[2];
-		op->peer_dev = (int)(int64_t)c->a[3];
+		pw_op_devs_named(op, c);
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_PEER_ENABLE:
@@ -153,10 +150,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_FREE:
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		/* a free of memory this process exported: who still has it open elsewhere */
-		if (pw_state_exported(&pw_state, op->dst.ptr))
-			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
-		pw_op_mapped_facts(op);
+		pw_op_free_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: break;
 	default: return false;
