@@ -184,6 +184,19 @@ void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c);
  * every vendor, names the host), into op's loc_* fields. */
 void pw_op_location(struct pw_op *op, int type, int id);
 void pw_op_location_device(struct pw_op *op, int device, int cpu_id);
+/* The managed-memory hints, laid out alike in the driver, runtime and HIP
+ * APIs: advise (ptr, bytes, advice, device or location) and prefetch (ptr,
+ * bytes, device or location[, flags], stream).  They set op->kind, bytes,
+ * advice, flags and the location; the vendor adds the pointer.  A location
+ * is the struct passed by value, {int type; int id} in every vendor's API
+ * (CUmemLocation, cudaMemLocation, hipMemLocation: each ops file checks its
+ * own); a plain device argument (the older ABIs) names the host as cpu_id. */
+void pw_op_advise(struct pw_op *op, const struct pw_call *c, int cpu_id);
+void pw_op_prefetch(struct pw_op *op, const struct pw_call *c, int cpu_id);
+/* The location struct pw_op_advise and pw_op_prefetch read. */
+struct pw_op_loc {
+	int type, id;
+};
 
 /* Memory freed lately, remembered so that a later call on it can be told it
  * is freed rather than unknown: pw_op_note_freed after a successful free of

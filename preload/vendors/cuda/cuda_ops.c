@@ -4,7 +4,7 @@
  * what the driver says about a device pair, and what the registry knows of
  * an IPC handle.  Only calls some rule reads are translated.
  */
-#include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "rules/check.h"
@@ -14,13 +14,11 @@
 #include "state/op.h"
 #include "state/rangecache.h"
 
-/* A CUmemLocation passed by value (captured as its 8 bytes). */
-static void location(uint64_t raw, struct pw_op *op)
-{
-	CUmemLocation loc;
-	memcpy(&loc, &raw, sizeof loc);
-	pw_op_location(op, (int)loc.type, loc.id);
-}
+/* The location struct the hints pass, as pw_op_advise reads it. */
+_Static_assert(sizeof(CUmemLocation) == sizeof(struct pw_op_loc) &&
+                   offsetof(CUmemLocation, type) == offsetof(struct pw_op_loc, type) &&
+                   offsetof(CUmemLocation, id) == offsetof(struct pw_op_loc, id),
+               "CUmemLocation is {type, id}");
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
 {
@@ -70,28 +68,13 @@ bool pw_cuda_op_common(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[2];
 		break;
 	case PW_OP_ADVISE:
-		op->kind = PW_OP_ADVISE;
-		pw_cuda_mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];
-		/* a device ordinal: the driver's legacy ABI, a CUDA 12 runtime's (cudart_hooks.c) */
-		if (c->fn->args[3].kind == PW_K_DEV)
-			pw_op_location_device(op, (int)(int64_t)c->a[3], CU_DEVICE_CPU);
-		else
-			location(c->a[3], op);
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
 	case PW_OP_PREFETCH:
-		op->kind = PW_OP_PREFETCH;
 		pw_cuda_mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		if (c->fn->args[2].kind == PW_K_DEV) { /* as for advise */
-			pw_op_location_device(op, (int)(int64_t)c->a[2], CU_DEVICE_CPU);
-		} else {
-			location(c->a[2], op);
-			op->flags = c->a[3];
-		}
+		/* a device ordinal: the driver's legacy ABI, a CUDA 12 runtime's (cudart_hooks.c) */
+		if (c->fn->op == PW_OP_ADVISE)
+			pw_op_advise(op, c, CU_DEVICE_CPU);
+		else
+			pw_op_prefetch(op, c, CU_DEVICE_CPU);
 		op->ndev = pw_cuda_device_count();
 		pw_cuda_managed_facts(op);
 		break;
