@@ -1,6 +1,9 @@
 /* The shared code's loops over the vendor libraries (vendor.h). */
 #include "core/vendor.h"
 
+#include <string.h>
+
+#include "core/intercept.h"
 #include "core/pw.h"
 
 void pw_vendors_describe(void *json_vendors)
@@ -43,4 +46,46 @@ const char *pw_family_name(int f)
 {
 	static const char *const names[] = {"peer", "copy", "ipc", "managed", "support"};
 	return f >= 0 && f <= PW_FAM_SUPPORT ? names[f] : "?";
+}
+
+/* ---- the resolvers' shared steps ---- */
+
+void *pw_vendor_resolved(const struct pw_vendor *v, int id, void *f)
+{
+	if (f == v->wrappers[id])
+		f = NULL;
+	if (f)
+		atomic_store_explicit(&v->real[id], f, memory_order_release);
+	return f;
+}
+
+int pw_vendor_row(const struct pw_vendor *v, const char *name)
+{
+	for (int id = 0; id < v->nfns; id++)
+		if (!strcmp(name, v->fns[id].symbol))
+			return id;
+	return -1;
+}
+
+void pw_vendor_addresses(const struct pw_vendor *v, void *handle, void **addr)
+{
+	for (int id = 0; id < v->nfns; id++)
+		addr[id] = pw_real_dlsym(handle, v->fns[id].symbol);
+}
+
+int pw_vendor_row_at(const struct pw_vendor *v, void *const *addr, const void *fn)
+{
+	for (int id = 0; id < v->nfns; id++)
+		if (addr[id] == fn)
+			return id;
+	return -1;
+}
+
+void *pw_vendor_adopt(const struct pw_vendor *v, int id, void *fn, const char *lib)
+{
+	void *expected = NULL;
+	if (atomic_compare_exchange_strong(&v->real[id], &expected, fn))
+		pw_debug("%s: the %s's function at %p is now reached through peerwatch", v->fns[id].symbol,
+		         lib, fn);
+	return v->wrappers[id];
 }

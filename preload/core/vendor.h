@@ -138,6 +138,22 @@ void pw_vendors_after_fork(void);
 const char *pw_vendor_name(int vendor);
 const char *pw_family_name(int family);
 
+/* ---- the resolvers' shared steps (<vendor>_resolve.c) ---- */
+/* f, the library's function of row id as the vendor's look-up found it,
+ * kept as v's real function of that row; NULL, nothing kept, when f is NULL
+ * or our own wrapper (only we define the name: there is no library). */
+void *pw_vendor_resolved(const struct pw_vendor *v, int id, void *f);
+/* The row of v whose symbol is name, or -1. */
+int pw_vendor_row(const struct pw_vendor *v, const char *name);
+/* Each row's function in the library behind handle, into addr (v->nfns). */
+void pw_vendor_addresses(const struct pw_vendor *v, void *handle, void **addr);
+/* The row whose library address (addr, as filled above) is fn, or -1. */
+int pw_vendor_row_at(const struct pw_vendor *v, void *const *addr, const void *fn);
+/* fn, handed out as the library's function of row id (by dlsym or a
+ * get-proc-address call), kept as v's real one unless one is already (the
+ * first wins; logged, naming the library, e.g. "driver"); our wrapper. */
+void *pw_vendor_adopt(const struct pw_vendor *v, int id, void *fn, const char *lib);
+
 /* The vendor's real function of row id, resolved on first use. */
 static inline void *pw_real(const struct pw_vendor *v, int id)
 {

@@ -177,6 +177,85 @@ void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcal
 	pw_event_put_dev(w, key, "_dev", o->dev);
 }
 
+void pw_event_put_out_word(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i)
+{
+	const void *b = pw_rec_snap(r, i, sizeof(uint64_t));
+	uint64_t x;
+	if (!b)
+		return;
+	memcpy(&x, b, sizeof x);
+	pw_jw_kv_hex(w, key, x);
+}
+
+const char *pw_event_loc_type_name(int type)
+{
+	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
+	return type >= 0 && type < 5 ? n[type] : NULL;
+}
+
+void pw_event_put_loc(struct pw_jw *w, const char *key, int type, int id)
+{
+	const char *t = pw_event_loc_type_name(type);
+	pw_jw_key(w, key);
+	pw_jw_obj_open(w);
+	pw_jw_key(w, "type");
+	if (t)
+		pw_jw_str(w, t);
+	else
+		pw_jw_i64(w, type);
+	pw_jw_kv_i64(w, "id", id);
+	pw_jw_obj_close(w);
+}
+
+bool pw_event_put_common(struct pw_jw *w, const struct pw_rcall *r, int i, const struct pw_arg_names *n)
+{
+	const struct pw_call *c = &r->c;
+	const char *k = c->fn->args[i].name;
+	uint64_t v = c->a[i];
+	const void *b;
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_PTR:
+	case PW_K_CTX:
+		pw_jw_kv_hex(w, k, v);
+		pw_event_put_dev(w, k, "_dev", c->dev[i]);
+		return true;
+	case PW_K_STREAM:
+	case PW_K_EVENT:
+	case PW_K_HPTR: pw_jw_kv_hex(w, k, v); return true;
+	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); return true;
+	case PW_K_SIZE: pw_jw_kv_u64(w, k, v); return true;
+	case PW_K_IPCFLAGS:
+		if (!n->ipc_flags)
+			return false;
+		pw_event_put_flags(w, k, v, n->ipc_flags);
+		return true;
+	case PW_K_ATTACHFLAGS:
+		if (!n->attach_flags)
+			return false;
+		pw_event_put_flags(w, k, v, n->attach_flags);
+		return true;
+	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, n->advice((int64_t)v)); return true;
+	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, n->range_attr((int64_t)v)); return true;
+	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, n->p2p_attr((int64_t)v)); return true;
+	case PW_K_IPCMEM:
+	case PW_K_IPCEVT:
+	case PW_K_OUT_IPCMEM:
+	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, n->ipc_handle); return true;
+	case PW_K_OUT_INT:
+		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
+			int x;
+			memcpy(&x, b, sizeof x);
+			pw_jw_kv_i64(w, k, x);
+		}
+		return true;
+	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); return true;
+	case PW_K_OUT_EVENT: pw_event_put_out_word(w, k, r, i); return true;
+	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); return true;
+	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, n->range_attr); return true;
+	default: return false;
+	}
+}
+
 /*
  * The members of a call event that depend on its row alone, from "vendor"
  * to "op", and those of a successful result ("ret", "ret_name"), made once

@@ -78,6 +78,31 @@ void pw_event_put_range_attrs(struct pw_jw *w, const char *key, const struct pw_
                               const char *(*name)(int64_t));
 /* The out-parameter pointer of argument i and its device ("<key>", "<key>_dev"). */
 void pw_event_put_out_ptr(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i);
+/* The 8-byte word an out-parameter got (an event, a handle), saved as its
+ * bytes: "<key>": its hex; nothing when it was not saved. */
+void pw_event_put_out_word(struct pw_jw *w, const char *key, const struct pw_rcall *r, int i);
+/* The trace's name of a location type ("device", "host", ...): the values
+ * 0..4 every vendor's location struct shares (op.h), NULL for others. */
+const char *pw_event_loc_type_name(int type);
+/* A location struct's (type, id): "<key>": {"type": name, or the number
+ * where it has none, "id": id}. */
+void pw_event_put_loc(struct pw_jw *w, const char *key, int type, int id);
+/* The writer's half of pw_event_snap_common: what every vendor writes
+ * alike for argument i of the kinds they share (pointers and contexts with
+ * their devices, streams, events, devices, sizes, flags and enums by the
+ * vendor's names, IPC handles, out-parameters, range attributes), given the
+ * vendor's handle size and names; false for any other kind (the vendor's own
+ * put_arg writes it).  A vendor that writes one of these kinds otherwise
+ * does so before asking. */
+struct pw_arg_names {
+	size_t ipc_handle;                                   /* bytes of an IPC handle */
+	const struct pw_flag_name *ipc_flags, *attach_flags; /* NULL: not a kind it has */
+	const char *(*advice)(
+	    int64_t v); /* each enum's names in the vendor's API (NULL: a value it has none for) */
+	const char *(*range_attr)(int64_t v);
+	const char *(*p2p_attr)(int64_t v);
+};
+bool pw_event_put_common(struct pw_jw *w, const struct pw_rcall *r, int i, const struct pw_arg_names *n);
 /* The whole "call" event of a decoded record, as one JSON object (no newline). */
 void pw_event_write(struct pw_jw *w, const struct pw_rcall *r);
 

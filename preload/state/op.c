@@ -57,6 +57,19 @@ void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c)
 		op->attr_args_bad = data[i] == NULL;
 }
 
+void pw_op_devs_named(struct pw_op *op, const struct pw_call *c)
+{
+	int n = 0;
+	for (int i = 0; i < c->fn->nargs && n < 2; i++)
+		if (c->fn->args[i].kind == PW_K_DEV) {
+			int d = (int)(int64_t)c->a[i];
+			if (n++ == 0)
+				op->cur_dev = d;
+			else
+				op->peer_dev = d;
+		}
+}
+
 /* ---- locations ---- */
 
 /* The host's online NUMA nodes (/sys/devices/system/node/online, read once,
@@ -158,6 +171,35 @@ void pw_op_location_device(struct pw_op *op, int device, int cpu_id)
 	op->loc_dev = device == cpu_id ? PW_LOC_CPU : device;
 }
 
+/* Argument i: a location struct, or a device ordinal in the older ABIs. */
+static void location_arg(struct pw_op *op, const struct pw_call *c, int i, int cpu_id)
+{
+	struct pw_op_loc loc;
+	if (c->fn->args[i].kind == PW_K_DEV) {
+		pw_op_location_device(op, (int)(int64_t)c->a[i], cpu_id);
+		return;
+	}
+	memcpy(&loc, &c->a[i], sizeof loc); /* passed by value: captured as its 8 bytes */
+	pw_op_location(op, loc.type, loc.id);
+}
+
+void pw_op_advise(struct pw_op *op, const struct pw_call *c, int cpu_id)
+{
+	op->kind = PW_OP_ADVISE;
+	op->bytes = c->a[1];
+	op->advice = (int)(int64_t)c->a[2];
+	location_arg(op, c, 3, cpu_id);
+}
+
+void pw_op_prefetch(struct pw_op *op, const struct pw_call *c, int cpu_id)
+{
+	op->kind = PW_OP_PREFETCH;
+	op->bytes = c->a[1];
+	location_arg(op, c, 2, cpu_id);
+	if (c->fn->args[2].kind != PW_K_DEV)
+		op->flags = c->a[3]; /* the location's form has flags; the device's, the stream */
+}
+
 /* ---- memory freed lately ---- */
 
 /* A ring of the last frees, written with one atomic increment and relaxed
@@ -253,9 +295,11 @@ void pw_op_event(struct pw_op *op, const struct pw_call *c)
 	}
 }
 
-void pw_op_mapped_facts(struct pw_op *op)
+void pw_op_free_facts(struct pw_op *op)
 {
 	struct pw_ipc_map m;
+	if (pw_state_exported(&pw_state, op->dst.ptr))
+		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 	if (pw_state_mapped(&pw_state, op->dst.ptr, &m)) {
 		op->mapped = true;
 		op->map_ptr = m.ptr;

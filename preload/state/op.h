@@ -155,8 +155,13 @@ void pw_op_registry_facts(struct pw_op *op);
  * (event), (handle *, event) and (event *, handle): the event, its flags and
  * what this process knows of it. */
 void pw_op_event(struct pw_op *op, const struct pw_call *c);
-/* A free: whether op->dst is (in) a mapping an IPC open made here. */
-void pw_op_mapped_facts(struct pw_op *op);
+/* A free of op->dst: the processes that still have it open, if this one
+ * exported it (the registry), and whether it is (in) a mapping an IPC open
+ * made here. */
+void pw_op_free_facts(struct pw_op *op);
+/* A pair query (cuDeviceGetP2PAttribute and the like): its first two device
+ * arguments, source then destination, as (cur_dev, peer_dev). */
+void pw_op_devs_named(struct pw_op *op, const struct pw_call *c);
 /* A peer copy: for a pointer whose device (the runtime's answer) is not the
  * one the call names for it, whether it is in a mapping an IPC open made
  * here, and that mapping's two devices (pw_mem mapped, map_dev, home_dev).
@@ -179,6 +184,19 @@ void pw_op_range_attrs(struct pw_op *op, const struct pw_call *c);
  * every vendor, names the host), into op's loc_* fields. */
 void pw_op_location(struct pw_op *op, int type, int id);
 void pw_op_location_device(struct pw_op *op, int device, int cpu_id);
+/* The managed-memory hints, laid out alike in the driver, runtime and HIP
+ * APIs: advise (ptr, bytes, advice, device or location) and prefetch (ptr,
+ * bytes, device or location[, flags], stream).  They set op->kind, bytes,
+ * advice, flags and the location; the vendor adds the pointer.  A location
+ * is the struct passed by value, {int type; int id} in every vendor's API
+ * (CUmemLocation, cudaMemLocation, hipMemLocation: each ops file checks its
+ * own); a plain device argument (the older ABIs) names the host as cpu_id. */
+void pw_op_advise(struct pw_op *op, const struct pw_call *c, int cpu_id);
+void pw_op_prefetch(struct pw_op *op, const struct pw_call *c, int cpu_id);
+/* The location struct pw_op_advise and pw_op_prefetch read. */
+struct pw_op_loc {
+	int type, id;
+};
 
 /* Memory freed lately, remembered so that a later call on it can be told it
  * is freed rather than unknown: pw_op_note_freed after a successful free of

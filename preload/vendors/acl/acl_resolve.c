@@ -21,14 +21,6 @@
 
 static struct pw_lib lib;
 
-static int id_of(const char *name)
-{
-	for (int i = 0; i < PW_ACL_NFUNCS; i++)
-		if (!strcmp(name, pw_acl_desc[i].symbol))
-			return i;
-	return -1;
-}
-
 static bool is_ours(void *f)
 {
 	for (int i = 0; i < PW_ACL_NFUNCS; i++)
@@ -51,17 +43,14 @@ void *pw_acl_aux(const char *name)
 
 void *pw_acl_resolve(int id)
 {
-	void *f = pw_acl_aux(pw_acl_desc[id].symbol);
-	if (f)
-		atomic_store_explicit(&pw_acl_real_fn[id], f, memory_order_release);
-	return f;
+	return pw_vendor_resolved(&pw_acl_vendor, id, pw_acl_aux(pw_acl_desc[id].symbol));
 }
 
 void *pw_acl_dlsym_hook(const char *name, void *r)
 {
 	if (!r)
 		return r;
-	int id = id_of(name);
+	int id = pw_vendor_row(&pw_acl_vendor, name);
 	if (id < 0)
 		return r;
 	if (r == pw_acl_wrapper[id]) {
@@ -69,10 +58,7 @@ void *pw_acl_dlsym_hook(const char *name, void *r)
 		return pw_acl_aux(name) ? r : NULL;
 	}
 	pw_lib_note(&lib, r);
-	void *expected = NULL;
-	if (atomic_compare_exchange_strong(&pw_acl_real_fn[id], &expected, r))
-		pw_debug("%s: the runtime's function at %p is now reached through peerwatch", name, r);
-	return pw_acl_wrapper[id];
+	return pw_vendor_adopt(&pw_acl_vendor, id, r, "runtime");
 }
 
 /* ---- the header's "acl" member ---- */

@@ -64,5 +64,11 @@ void pw_cuda_implicit_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 struct pw_op;
 bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_cuda_op_after(const struct pw_call *c, struct pw_op *op);
+/* The ops whose arguments the runtime lays out as the driver does, for
+ * both (cudart_ops.c): pair queries, IPC export and close, events, managed
+ * memory but attach, a free; false for any other op.  A location struct is
+ * read as a CUmemLocation and a device ordinal's host is CU_DEVICE_CPU: the
+ * runtime's are the same (cudart_ops.c checks it). */
+bool pw_cuda_op_common(const struct pw_call *c, struct pw_op *op);
 
 #endif

@@ -104,12 +104,6 @@ static void put_atomic_caps(struct pw_jw *w, const char *k, const struct pw_rcal
 	pw_jw_ch(w, ']');
 }
 
-static const char *loc_type_name(int v)
-{
-	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
-	return v >= 0 && v < 5 ? n[v] : NULL;
-}
-
 static const char *memtype_name(int v)
 {
 	static const char *const n[] = {NULL, "host", "device", "array", "unified"};
@@ -123,20 +117,12 @@ static const struct pw_flag_name attach_flags[] = {{CU_MEM_ATTACH_GLOBAL, "CU_ME
                                                    {CU_MEM_ATTACH_SINGLE, "CU_MEM_ATTACH_SINGLE"},
                                                    {0, NULL}};
 
+/* A CUmemLocation passed by value (captured as its 8 bytes). */
 static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 {
 	CUmemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
-	pw_jw_key(w, key);
-	pw_jw_obj_open(w);
-	const char *t = loc_type_name(loc.type);
-	pw_jw_key(w, "type");
-	if (t)
-		pw_jw_str(w, t);
-	else
-		pw_jw_i64(w, loc.type);
-	pw_jw_kv_i64(w, "id", loc.id);
-	pw_jw_obj_close(w);
+	pw_event_put_loc(w, key, loc.type, loc.id);
 }
 
 /* ---- virtual memory, pools, batch prefetch ---- */
@@ -248,7 +234,7 @@ static void put_allocprop(struct pw_jw *w, const char *k, const CUmemAllocationP
 	}
 	pw_jw_kv_i64(w, "dev", p->location.id);
 	if (p->location.type != CU_MEM_LOCATION_TYPE_DEVICE) {
-		const char *t = loc_type_name(p->location.type);
+		const char *t = pw_event_loc_type_name(p->location.type);
 		pw_jw_kv_str(w, "location_type", t ? t : "?");
 	}
 	put_handle_types(w, "handle_types", (unsigned)p->requestedHandleTypes);
@@ -278,7 +264,7 @@ static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r,
 		if (d[j].location.type == CU_MEM_LOCATION_TYPE_DEVICE) {
 			pw_jw_kv_i64(w, "dev", d[j].location.id);
 		} else {
-			const char *t = loc_type_name(d[j].location.type);
+			const char *t = pw_event_loc_type_name(d[j].location.type);
 			pw_jw_kv_i64(w, "dev", CU_DEVICE_CPU);
 			pw_jw_kv_str(w, "type", t ? t : "?");
 		}
@@ -475,55 +461,25 @@ void pw_cuda_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 
 /* ---- on the writer's thread: the event ---- */
 
+static const struct pw_arg_names arg_names = {.ipc_handle = CU_IPC_HANDLE_SIZE,
+                                              .ipc_flags = ipc_flags,
+                                              .attach_flags = attach_flags,
+                                              .advice = advice_name,
+                                              .range_attr = range_attr_name,
+                                              .p2p_attr = p2p_attr_name};
+
 void pw_cuda_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 {
 	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
 	const char *k = d->name;
 	uint64_t v = c->a[i];
-	const void *b;
 	switch ((enum pw_kind)d->kind) {
-	case PW_K_PTR:
-	case PW_K_CTX:
-		pw_jw_kv_hex(w, k, v);
-		pw_event_put_dev(w, k, "_dev", c->dev[i]);
-		break;
-	case PW_K_PTR32:
-	case PW_K_STREAM:
-	case PW_K_EVENT:
-	case PW_K_HPTR: pw_jw_kv_hex(w, k, v); break;
-	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
-	case PW_K_SIZE:
+	case PW_K_PTR32: pw_jw_kv_hex(w, k, v); break;
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
-	case PW_K_IPCFLAGS: pw_event_put_flags(w, k, v, ipc_flags); break;
-	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
-	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
-	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
-	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
-	case PW_K_IPCMEM:
-	case PW_K_IPCEVT:
-	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, CU_IPC_HANDLE_SIZE); break;
-	case PW_K_OUT_INT:
-		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
-			int x;
-			memcpy(&x, b, sizeof x);
-			pw_jw_kv_i64(w, k, x);
-		}
-		break;
-	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); break;
-	case PW_K_OUT_EVENT:
 	case PW_K_OUT_MEMHANDLE:
-	case PW_K_OUT_POOL:
-		if ((b = pw_rec_snap(r, i, sizeof(uint64_t)))) {
-			uint64_t x;
-			memcpy(&x, b, sizeof x);
-			pw_jw_kv_hex(w, k, x);
-		}
-		break;
-	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); break;
-	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, range_attr_name); break;
+	case PW_K_OUT_POOL: pw_event_put_out_word(w, k, r, i); break;
 	case PW_K_COPY3D: put_copy3d(w, r, i); break;
 	case PW_K_COPY2D:
 	case PW_K_COPY3DL:
@@ -560,6 +516,6 @@ void pw_cuda_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		if (pw_rec_snap(r, i, 0))
 			put_atomic_caps(w, k, r, i);
 		break;
-	case PW_K_NONE: break;
+	default: pw_event_put_common(w, r, i, &arg_names); break; /* the kinds every vendor has */
 	}
 }

@@ -12,53 +12,37 @@
 #include "vendors/cuda/cuda_nvml.h"
 #include "peerwatch/abi/cuda.h"
 
-typedef CUresult (*uuid_fn)(CUuuid *, CUdevice);                               /* cuda.h :5378 */
-typedef CUresult (*bus_fn)(char *, int, CUdevice);                             /* :9217 */
-typedef CUresult (*name_fn)(char *, int, CUdevice);                            /* :5349 */
-typedef CUresult (*attr_fn)(int *, CUdevice_P2PAttribute, CUdevice, CUdevice); /* :23966 */
+/* The driver's types and success code for vendors/ident.h (abi/cuda.h). */
+#define PW_IDENT_RESULT CUresult
+#define PW_IDENT_SUCCESS CUDA_SUCCESS
+#define PW_IDENT_UUID CUuuid
+#define PW_IDENT_DEV CUdevice
+#define PW_IDENT_ATTR CUdevice_P2PAttribute
+#include "vendors/ident.h"
 
-static int attr(attr_fn f, CUdevice_P2PAttribute a, int d, int p)
-{
-	int v = -1;
-	return f && f(&v, a, d, p) == CUDA_SUCCESS ? v : -1;
-}
+/* The pair attributes, as the driver numbers them. */
+static const CUdevice_P2PAttribute p2p_code[PW_PAIR_ATTRS] = {
+    [PW_PAIR_RANK] = CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK,
+    [PW_PAIR_ACCESS] = CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED,
+    [PW_PAIR_ATOMICS] = CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED,
+    [PW_PAIR_ARRAY_ACCESS] = CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED,
+};
 
 bool pw_cuda_identify(struct pw_devset *s)
 {
-	int n = pw_cuda_device_count();
+	int n = pw_cuda_device_count(); /* first: before cuInit nothing else is asked */
 	if (n <= 0)
-		return false; /* not initialized yet (or no device) */
-	s->n = n < PW_MAX_DEV ? n : PW_MAX_DEV;
-	uuid_fn uuid = (uuid_fn)pw_cuda_aux("cuDeviceGetUuid_v2");
-	if (!uuid) /* before CUDA 11.4 */
-		uuid = (uuid_fn)pw_cuda_aux("cuDeviceGetUuid");
-	bus_fn bus = (bus_fn)pw_cuda_aux("cuDeviceGetPCIBusId");
-	name_fn name = (name_fn)pw_cuda_aux("cuDeviceGetName");
-	attr_fn p2p = (attr_fn)pw_cuda_aux("cuDeviceGetP2PAttribute");
-	for (int d = 0; d < s->n; d++) {
-		struct pw_dev_info *i = &s->dev[d];
-		CUuuid u;
-		char b[64];
-		if (uuid && uuid(&u, d) == CUDA_SUCCESS)
-			pw_devices_uuid_text((const unsigned char *)u.bytes, i->uuid, sizeof i->uuid);
-		if (bus && bus(b, (int)sizeof b, d) == CUDA_SUCCESS)
-			pw_devices_bus_text(b, i->bus_id, sizeof i->bus_id);
-		if (!name || name(i->name, (int)sizeof i->name, d) != CUDA_SUCCESS)
-			i->name[0] = 0;
-	}
-	for (int d = 0; d < s->n; d++)
-		for (int p = 0; p < s->n; p++) {
-			if (p == d)
-				continue;
-			struct pw_pair_info *i = pw_devset_pair(s, d, p);
-			i->can_access = pw_cuda_can_access(d, p);
-			i->perf_rank = attr(p2p, CU_DEVICE_P2P_ATTRIBUTE_PERFORMANCE_RANK, d, p);
-			i->access = attr(p2p, CU_DEVICE_P2P_ATTRIBUTE_ACCESS_SUPPORTED, d, p);
-			i->atomics = attr(p2p, CU_DEVICE_P2P_ATTRIBUTE_NATIVE_ATOMIC_SUPPORTED, d, p);
-			i->array_access =
-			    attr(p2p, CU_DEVICE_P2P_ATTRIBUTE_CUDA_ARRAY_ACCESS_SUPPORTED, d, p);
-		}
-	return true;
+		return false;
+	struct pw_ident_fns f = {
+	    .uuid = (pw_ident_uuid_fn)pw_cuda_aux("cuDeviceGetUuid_v2"),          /* cuda.h :5378 */
+	    .bus_id = (pw_ident_text_fn)pw_cuda_aux("cuDeviceGetPCIBusId"),       /* :9217 */
+	    .name = (pw_ident_text_fn)pw_cuda_aux("cuDeviceGetName"),             /* :5349 */
+	    .can_access = (pw_ident_can_fn)pw_cuda_aux("cuDeviceCanAccessPeer"),  /* cuda_table.h */
+	    .p2p_attr = (pw_ident_attr_fn)pw_cuda_aux("cuDeviceGetP2PAttribute"), /* :23966 */
+	};
+	if (!f.uuid) /* before CUDA 11.4 */
+		f.uuid = (pw_ident_uuid_fn)pw_cuda_aux("cuDeviceGetUuid");
+	return pw_ident_fill(s, n, &f, p2p_code);
 }
 
 void pw_cuda_links(struct pw_devset *s)

@@ -4,7 +4,7 @@
  * what the driver says about a device pair, and what the registry knows of
  * an IPC handle.  Only calls some rule reads are translated.
  */
-#include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "rules/check.h"
@@ -13,26 +13,12 @@
 #include "vendors/cuda/cuda_vmm.h"
 #include "state/op.h"
 #include "state/rangecache.h"
-#include "state/registry.h"
-#include "state/state.h"
 
-static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
-{
-	m->ptr = c->a[i];
-	m->dev = c->dev[i];
-	m->named_dev = named_dev;
-	m->p2p = -1;
-	if (facts)
-		pw_cuda_mem_facts(m->ptr, m);
-}
-
-/* A CUmemLocation passed by value (captured as its 8 bytes). */
-static void location(uint64_t raw, struct pw_op *op)
-{
-	CUmemLocation loc;
-	memcpy(&loc, &raw, sizeof loc);
-	pw_op_location(op, (int)loc.type, loc.id);
-}
+/* The location struct the hints pass, as pw_op_advise reads it. */
+_Static_assert(sizeof(CUmemLocation) == sizeof(struct pw_op_loc) &&
+                   offsetof(CUmemLocation, type) == offsetof(struct pw_op_loc, type) &&
+                   offsetof(CUmemLocation, id) == offsetof(struct pw_op_loc, id),
+               "CUmemLocation is {type, id}");
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
 {
@@ -53,31 +39,9 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 	op->bytes = (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1);
 }
 
-/* A free of memory this process exported: who still has it open elsewhere. */
-static void holders(struct pw_op *op)
+/* The driver's and the runtime's alike (cuda.h). */
+bool pw_cuda_op_common(const struct pw_call *c, struct pw_op *op)
 {
-	if (pw_state_exported(&pw_state, op->dst.ptr))
-		op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
-}
-
-/* A pair query (cuDeviceGetP2PAttribute ...): its two device arguments,
- * source then destination, as (cur_dev, peer_dev). */
-static void devs_named(const struct pw_call *c, struct pw_op *op)
-{
-	int n = 0;
-	for (int i = 0; i < c->fn->nargs && n < 2; i++)
-		if (c->fn->args[i].kind == PW_K_DEV) {
-			int d = (int)(int64_t)c->a[i];
-			if (n++ == 0)
-				op->cur_dev = d;
-			else
-				op->peer_dev = d;
-		}
-}
-
-bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
-{
-	pw_op_init(op, PW_VENDOR_CUDA, c);
 	switch (c->fn->op) {
 	case PW_OP_CAN_ACCESS:
 		op->cur_dev = (int)(int64_t)c->a[1];
@@ -85,9 +49,57 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_cuda_device_count();
 		break;
 	case PW_OP_PEER_ATTR:
-		devs_named(c, op);
+		pw_op_devs_named(op, c);
 		op->ndev = pw_cuda_device_count();
 		break;
+	case PW_OP_IPC_EXPORT:
+		pw_cuda_mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		pw_cuda_managed_facts(op);                              /* host, pool, freed lately */
+		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
+		break;
+	case PW_OP_IPC_CLOSE: pw_cuda_mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
+	case PW_OP_IPC_EVENT_EXPORT:
+	case PW_OP_IPC_EVENT_OPEN:
+	case PW_OP_EVENT_CREATE:
+	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
+	case PW_OP_ALLOC_MANAGED:
+		op->kind = PW_OP_ALLOC_MANAGED;
+		op->bytes = c->a[1];
+		op->flags = c->a[2];
+		break;
+	case PW_OP_ADVISE:
+	case PW_OP_PREFETCH:
+		pw_cuda_mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		/* a device ordinal: the driver's legacy ABI, a CUDA 12 runtime's (cudart_hooks.c) */
+		if (c->fn->op == PW_OP_ADVISE)
+			pw_op_advise(op, c, CU_DEVICE_CPU);
+		else
+			pw_op_prefetch(op, c, CU_DEVICE_CPU);
+		op->ndev = pw_cuda_device_count();
+		pw_cuda_managed_facts(op);
+		break;
+	case PW_OP_RANGE_ATTR:
+		if (c->fn->args[0].kind == PW_K_RDATA)
+			pw_op_range_attr(op, c);
+		else
+			pw_op_range_attrs(op, c);
+		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
+		pw_cuda_managed_facts(op);
+		break;
+	case PW_OP_FREE:
+		/* the allocation's size too, so that a later call on it can be told it is freed */
+		pw_cuda_mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
+		pw_op_free_facts(op);
+		break;
+	default: return false;
+	}
+	return true;
+}
+
+bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
+{
+	pw_op_init(op, PW_VENDOR_CUDA, c);
+	switch (c->fn->op) {
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];
@@ -100,15 +112,10 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 			break;
 		}
 		op->bytes = c->a[4];
-		mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
-		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
+		pw_cuda_mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
+		pw_cuda_mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
 		break;
 	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
-	case PW_OP_IPC_EXPORT:
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
-		pw_cuda_managed_facts(op);                              /* host, pool, freed lately */
-		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
-		break;
 	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
 		op->flags = c->a[2];
@@ -116,49 +123,6 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ctx = pw_cuda_current_ctx();
 		op->self_pid = getpid(); /* a system call: only where ipc.open.same-process reads it */
 		pw_op_registry_facts(op);
-		break;
-	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
-	case PW_OP_IPC_EVENT_EXPORT:
-	case PW_OP_IPC_EVENT_OPEN:
-	case PW_OP_EVENT_CREATE:
-	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
-	case PW_OP_ALLOC_MANAGED:
-		op->kind = PW_OP_ALLOC_MANAGED;
-		op->bytes = c->a[1];
-		op->flags = c->a[2];
-		break;
-	case PW_OP_ADVISE:
-		op->kind = PW_OP_ADVISE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];
-		if (c->fn->args[3].kind == PW_K_DEV) /* the legacy ABI: a device ordinal */
-			pw_op_location_device(op, (int)(int64_t)c->a[3], CU_DEVICE_CPU);
-		else
-			location(c->a[3], op);
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
-	case PW_OP_PREFETCH:
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		if (c->fn->args[2].kind == PW_K_DEV) { /* the legacy ABI: a device ordinal */
-			pw_op_location_device(op, (int)(int64_t)c->a[2], CU_DEVICE_CPU);
-		} else {
-			location(c->a[2], op);
-			op->flags = c->a[3];
-		}
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
-	case PW_OP_RANGE_ATTR:
-		if (c->fn->args[0].kind == PW_K_RDATA)
-			pw_op_range_attr(op, c);
-		else
-			pw_op_range_attrs(op, c);
-		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
-		pw_cuda_managed_facts(op);
 		break;
 	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
@@ -169,7 +133,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->null_stream =
 		    c->a[0] == (uintptr_t)CU_STREAM_LEGACY ||
 		    (c->a[0] == 0 && c->fn == &pw_cuda_desc[PW_CUDA_ID(cuStreamAttachMemAsync)]);
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		pw_cuda_mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		pw_cuda_managed_facts(op);
@@ -177,12 +141,11 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_FREE:
 		if (c->fn->args[0].kind == PW_K_PTR32)
 			return false; /* the 32-bit ABI names no UVA memory: nothing to follow */
-		/* the allocation's size too, so that a later call on it can be told it is freed */
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		holders(op);
-		pw_op_mapped_facts(op);
+		pw_cuda_op_common(c, op);
 		break;
-	default: return pw_cuda_vmm_op_before(c, op);
+	default:
+		if (!pw_cuda_op_common(c, op))
+			return pw_cuda_vmm_op_before(c, op);
 	}
 	if (op->kind == PW_OP_PEER_COPY)
 		pw_op_copy_map_facts(op);

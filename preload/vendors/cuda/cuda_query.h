@@ -103,6 +103,18 @@ static inline void pw_cuda_mem_facts(CUdeviceptr p, struct pw_mem *m)
 		m->size = r.size;
 	}
 }
+/* Pointer argument i of c, the device the call names for it, and, if
+ * facts, its allocation (pw_cuda_mem_facts): a driver or runtime call's. */
+static inline void pw_cuda_mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m,
+                                   bool facts)
+{
+	m->ptr = c->a[i];
+	m->dev = c->dev[i];
+	m->named_dev = named_dev;
+	m->p2p = -1;
+	if (facts)
+		pw_cuda_mem_facts(m->ptr, m);
+}
 /* The driver's own answer for p (no cache): false when p is not CUDA
  * memory (*cuda false) or nothing could be asked. */
 bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);

@@ -37,12 +37,7 @@ void *pw_cuda_aux(const char *name)
 
 void *pw_cuda_resolve(int id)
 {
-	void *f = pw_cuda_aux(pw_cuda_desc[id].symbol);
-	if (f == pw_cuda_wrapper[id]) /* only we define it: there is no driver */
-		f = NULL;
-	if (f)
-		atomic_store_explicit(&pw_cuda_real_fn[id], f, memory_order_release);
-	return f;
+	return pw_vendor_resolved(&pw_cuda_vendor, id, pw_cuda_aux(pw_cuda_desc[id].symbol));
 }
 
 static void build_map(void)
@@ -50,8 +45,7 @@ static void build_map(void)
 	void *h = atomic_load(&driver.handle);
 	if (!h)
 		return;
-	for (int id = 0; id < PW_CUDA_NFUNCS; id++)
-		driver_addr[id] = pw_real_dlsym(h, pw_cuda_desc[id].symbol);
+	pw_vendor_addresses(&pw_cuda_vendor, h, driver_addr);
 	driver_getproc = pw_real_dlsym(h, "cuGetProcAddress");
 	driver_getproc_v2 = pw_real_dlsym(h, "cuGetProcAddress_v2");
 }
@@ -66,28 +60,16 @@ void *pw_cuda_substitute(void *fn)
 		return (void *)cuGetProcAddress;
 	if (fn == driver_getproc_v2)
 		return (void *)cuGetProcAddress_v2;
-	for (int id = 0; id < PW_CUDA_NFUNCS; id++) {
-		if (driver_addr[id] != fn)
-			continue;
-		void *expected = NULL;
-		if (atomic_compare_exchange_strong(&pw_cuda_real_fn[id], &expected, fn))
-			pw_debug("%s: the driver's function at %p is now reached through peerwatch",
-			         pw_cuda_desc[id].symbol, fn);
-		return pw_cuda_wrapper[id];
-	}
-	return fn; /* a function we do not hook: the caller gets the driver's */
+	int id = pw_vendor_row_at(&pw_cuda_vendor, driver_addr, fn);
+	/* a function we do not hook: the caller gets the driver's */
+	return id < 0 ? fn : pw_vendor_adopt(&pw_cuda_vendor, id, fn, "driver");
 }
 
 void *pw_cuda_dlsym_hook(const char *name, void *r)
 {
 	if (!r)
 		return r;
-	int id = -1;
-	for (int i = 0; i < PW_CUDA_NFUNCS; i++)
-		if (!strcmp(name, pw_cuda_desc[i].symbol)) {
-			id = i;
-			break;
-		}
+	int id = pw_vendor_row(&pw_cuda_vendor, name);
 	bool getproc = !strcmp(name, "cuGetProcAddress") || !strcmp(name, "cuGetProcAddress_v2");
 	if (id < 0 && !getproc)
 		return r;

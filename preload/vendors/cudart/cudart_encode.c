@@ -53,12 +53,6 @@ static const char *p2p_attr_name(int64_t v)
 	return v > 0 && v < 6 ? n[v] : NULL;
 }
 
-static const char *loc_type_name(int v)
-{
-	static const char *const n[] = {"invalid", "device", "host", "host_numa", "host_numa_current"};
-	return v >= 0 && v < 5 ? n[v] : NULL;
-}
-
 static const struct pw_flag_name ipc_flags[] = {
     {cudaIpcMemLazyEnablePeerAccess, "cudaIpcMemLazyEnablePeerAccess"}, {0, NULL}};
 static const struct pw_flag_name attach_flags[] = {{cudaMemAttachGlobal, "cudaMemAttachGlobal"},
@@ -66,20 +60,12 @@ static const struct pw_flag_name attach_flags[] = {{cudaMemAttachGlobal, "cudaMe
                                                    {cudaMemAttachSingle, "cudaMemAttachSingle"},
                                                    {0, NULL}};
 
+/* A struct cudaMemLocation passed by value (captured as its 8 bytes). */
 static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 {
 	struct cudaMemLocation loc;
 	memcpy(&loc, &raw, sizeof loc);
-	pw_jw_key(w, key);
-	pw_jw_obj_open(w);
-	const char *t = loc_type_name(loc.type);
-	pw_jw_key(w, "type");
-	if (t)
-		pw_jw_str(w, t);
-	else
-		pw_jw_i64(w, loc.type);
-	pw_jw_kv_i64(w, "id", loc.id);
-	pw_jw_obj_close(w);
+	pw_event_put_loc(w, key, loc.type, loc.id);
 }
 
 /* ---- on the calling thread, after the call ---- */
@@ -130,52 +116,25 @@ static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
 	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
+static const struct pw_arg_names arg_names = {.ipc_handle = CUDA_IPC_HANDLE_SIZE,
+                                              .ipc_flags = ipc_flags,
+                                              .attach_flags = attach_flags,
+                                              .advice = advice_name,
+                                              .range_attr = range_attr_name,
+                                              .p2p_attr = p2p_attr_name};
+
 void pw_cudart_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 {
 	const struct pw_call *c = &r->c;
 	const struct pw_arg_desc *d = &c->fn->args[i];
-	const char *k = d->name;
 	uint64_t v = c->a[i];
-	const void *b;
 	switch ((enum pw_kind)d->kind) {
-	case PW_K_PTR:
-		pw_jw_kv_hex(w, k, v);
-		pw_event_put_dev(w, k, "_dev", c->dev[i]);
-		break;
-	case PW_K_STREAM:
-	case PW_K_EVENT:
-	case PW_K_HPTR: pw_jw_kv_hex(w, k, v); break;
-	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
-	case PW_K_SIZE: pw_jw_kv_u64(w, k, v); break;
-	case PW_K_UINT: pw_jw_kv_u64(w, k, v & 0xffffffffu); break; /* a register-wide unsigned int */
-	case PW_K_IPCFLAGS: pw_event_put_flags(w, k, v, ipc_flags); break;
-	case PW_K_ATTACHFLAGS: pw_event_put_flags(w, k, v, attach_flags); break;
-	case PW_K_ADVICE: pw_event_put_enum(w, k, (int64_t)v, advice_name((int64_t)v)); break;
-	case PW_K_RATTR: pw_event_put_enum(w, k, (int64_t)v, range_attr_name((int64_t)v)); break;
-	case PW_K_P2PATTR: pw_event_put_enum(w, k, (int64_t)v, p2p_attr_name((int64_t)v)); break;
-	case PW_K_LOC: put_loc(w, k, v); break;
-	case PW_K_IPCMEM:
-	case PW_K_IPCEVT:
-	case PW_K_OUT_IPCMEM:
-	case PW_K_OUT_IPCEVT: pw_event_put_bytes(w, k, r, i, CUDA_IPC_HANDLE_SIZE); break;
-	case PW_K_OUT_INT:
-		if ((b = pw_rec_snap(r, i, sizeof(int)))) {
-			int x;
-			memcpy(&x, b, sizeof x);
-			pw_jw_kv_i64(w, k, x);
-		}
-		break;
-	case PW_K_OUT_PTR: pw_event_put_out_ptr(w, k, r, i); break;
-	case PW_K_OUT_EVENT:
-		if ((b = pw_rec_snap(r, i, sizeof(uint64_t)))) {
-			uint64_t x;
-			memcpy(&x, b, sizeof x);
-			pw_jw_kv_hex(w, k, x);
-		}
-		break;
-	case PW_K_RDATA: pw_event_put_range_data(w, k, r, i); break;
-	case PW_K_RATTRS: pw_event_put_range_attrs(w, k, r, i, range_attr_name); break;
+	case PW_K_UINT: pw_jw_kv_u64(w, d->name, v & 0xffffffffu); break; /* a register-wide unsigned int */
+	case PW_K_LOC: put_loc(w, d->name, v); break;
 	case PW_K_COPY3D: put_copy3d(w, r, i); break;
-	default: pw_jw_kv_hex(w, k, v); break;
+	default:
+		if (!pw_event_put_common(w, r, i, &arg_names))
+			pw_jw_kv_hex(w, d->name, v);
+		break;
 	}
 }

@@ -3,7 +3,10 @@
  * devices, not contexts: the current device is the runtime's own
  * (cudaGetDevice, untraced), and a copy's named devices are its dstDevice /
  * srcDevice arguments.  Facts about pointers are asked of the driver, as for
- * driver calls, so the vendor-neutral rules run unchanged at this level.
+ * driver calls, so the vendor-neutral rules run unchanged at this level; the
+ * calls whose arguments are the driver's (pair queries, IPC export and
+ * close, events, managed memory, frees) are translated by the driver's code
+ * (pw_cuda_op_common).
  *
  * Findings once, at the level the user called: a runtime call is checked and
  * updates the state model; the driver calls it makes inside are traced but
@@ -12,7 +15,7 @@
  * may reach the driver through calls we do not hook, or by other ways
  * (cuGetExportTable), and one runtime call may make several driver calls.
  */
-#include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "rules/check.h"
@@ -20,26 +23,15 @@
 #include "vendors/cuda/cuda_query.h"
 #include "vendors/cudart/cudart.h"
 #include "state/op.h"
-#include "state/registry.h"
-#include "state/state.h"
 
-static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
-{
-	m->ptr = c->a[i];
-	m->dev = c->dev[i];
-	m->named_dev = named_dev;
-	m->p2p = -1;
-	if (facts)
-		pw_cuda_mem_facts(m->ptr, m);
-}
-
-/* A struct cudaMemLocation passed by value (captured as its 8 bytes). */
-static void location(uint64_t raw, struct pw_op *op)
-{
-	struct cudaMemLocation loc;
-	memcpy(&loc, &raw, sizeof loc);
-	pw_op_location(op, (int)loc.type, loc.id);
-}
+/* The runtime's location struct and host device are the driver's: the
+ * calls that take them are translated by the driver's code
+ * (pw_cuda_op_common), which reads them as such. */
+_Static_assert(sizeof(struct cudaMemLocation) == sizeof(CUmemLocation) &&
+                   offsetof(struct cudaMemLocation, type) == offsetof(CUmemLocation, type) &&
+                   offsetof(struct cudaMemLocation, id) == offsetof(CUmemLocation, id),
+               "struct cudaMemLocation is CUmemLocation");
+_Static_assert(cudaCpuDeviceId == CU_DEVICE_CPU, "cudaCpuDeviceId is CU_DEVICE_CPU");
 
 static void copy3d(const struct pw_call *c, struct pw_op *op)
 {
@@ -61,34 +53,10 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 		op->bytes = 0; /* arrays: no pointer to check, and copy.peer.null must not fire */
 }
 
-/* A pair query (cuDeviceGetP2PAttribute ...): its two device arguments,
- * source then destination, as (cur_dev, peer_dev). */
-static void devs_named(const struct pw_call *c, struct pw_op *op)
-{
-	int n = 0;
-	for (int i = 0; i < c->fn->nargs && n < 2; i++)
-		if (c->fn->args[i].kind == PW_K_DEV) {
-			int d = (int)(int64_t)c->a[i];
-			if (n++ == 0)
-				op->cur_dev = d;
-			else
-				op->peer_dev = d;
-		}
-}
-
 bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_CUDA, c);
 	switch (c->fn->op) {
-	case PW_OP_CAN_ACCESS:
-		op->cur_dev = (int)(int64_t)c->a[1];
-		op->peer_dev = (int)(int64_t)c->a[2];
-		op->ndev = pw_cuda_device_count();
-		break;
-	case PW_OP_PEER_ATTR:
-		devs_named(c, op);
-		op->ndev = pw_cuda_device_count();
-		break;
 	case PW_OP_PEER_ENABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->flags = c->a[1];
@@ -105,15 +73,10 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 			copy3d(c, op);
 		} else {
 			op->bytes = c->a[4];
-			mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
-			mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+			pw_cuda_mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
+			pw_cuda_mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
 		}
 		pw_op_copy_map_facts(op);
-		break;
-	case PW_OP_IPC_EXPORT:
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
-		pw_cuda_managed_facts(op);                              /* host, pool, freed lately */
-		op->handle = (const unsigned char *)(uintptr_t)c->a[0]; /* written by the call */
 		break;
 	case PW_OP_IPC_OPEN:
 		op->handle = (const unsigned char *)(uintptr_t)c->a[1];
@@ -125,68 +88,18 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->self_pid = getpid();
 		pw_op_registry_facts(op);
 		break;
-	case PW_OP_IPC_CLOSE: mem_arg(c, 0, PW_NO_DEV, &op->dst, false); break;
-	case PW_OP_IPC_EVENT_EXPORT:
-	case PW_OP_IPC_EVENT_OPEN:
-	case PW_OP_EVENT_CREATE:
-	case PW_OP_EVENT_DESTROY: pw_op_event(op, c); break;
-	case PW_OP_ALLOC_MANAGED:
-		op->kind = PW_OP_ALLOC_MANAGED;
-		op->bytes = c->a[1];
-		op->flags = c->a[2];
-		break;
-	case PW_OP_ADVISE:
-		op->kind = PW_OP_ADVISE;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];
-		if (c->fn->args[3].kind == PW_K_DEV) /* a CUDA 12 runtime's ABI (cudart_hooks.c) */
-			pw_op_location_device(op, (int)(int64_t)c->a[3], cudaCpuDeviceId);
-		else
-			location(c->a[3], op);
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
-	case PW_OP_PREFETCH:
-		op->kind = PW_OP_PREFETCH;
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		op->bytes = c->a[1];
-		if (c->fn->args[2].kind == PW_K_DEV) { /* a CUDA 12 runtime's ABI (cudart_hooks.c) */
-			pw_op_location_device(op, (int)(int64_t)c->a[2], cudaCpuDeviceId);
-		} else {
-			location(c->a[2], op);
-			op->flags = c->a[3];
-		}
-		op->ndev = pw_cuda_device_count();
-		pw_cuda_managed_facts(op);
-		break;
-	case PW_OP_RANGE_ATTR:
-		if (c->fn->args[0].kind == PW_K_RDATA)
-			pw_op_range_attr(op, c);
-		else
-			pw_op_range_attrs(op, c);
-		pw_cuda_mem_facts(op->dst.ptr, &op->dst);
-		pw_cuda_managed_facts(op);
-		break;
 	case PW_OP_ATTACH:
 		op->kind = PW_OP_ATTACH;
 		/* NULL is the legacy stream in the base variant, the per-thread one in _ptsz */
 		op->null_stream =
 		    c->a[0] == (uintptr_t)cudaStreamLegacy ||
 		    (c->a[0] == 0 && c->fn == &pw_cudart_desc[PW_CUDART_ID(cudaStreamAttachMemAsync)]);
-		mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
+		pw_cuda_mem_arg(c, 1, PW_NO_DEV, &op->dst, true);
 		op->bytes = c->a[2];
 		op->flags = c->a[3];
 		pw_cuda_managed_facts(op);
 		break;
-	case PW_OP_FREE:
-		/* the allocation's size too, so that a later call on it can be told it is freed */
-		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		if (pw_state_exported(&pw_state, op->dst.ptr))
-			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
-		pw_op_mapped_facts(op);
-		break;
-	default: return false;
+	default: return pw_cuda_op_common(c, op); /* laid out as the driver's */
 	}
 	return true;
 }

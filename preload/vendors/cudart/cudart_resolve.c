@@ -66,12 +66,7 @@ void *pw_cudart_aux(const char *name)
 
 void *pw_cudart_resolve(int id)
 {
-	void *f = pw_cudart_aux(pw_cudart_desc[id].symbol);
-	if (f == pw_cudart_wrapper[id]) /* only we define it: there is no runtime */
-		f = NULL;
-	if (f)
-		atomic_store_explicit(&pw_cudart_real_fn[id], f, memory_order_release);
-	return f;
+	return pw_vendor_resolved(&pw_cudart_vendor, id, pw_cudart_aux(pw_cudart_desc[id].symbol));
 }
 
 bool pw_cudart_abi12(void)
@@ -104,22 +99,17 @@ bool pw_cudart_abi12(void)
 
 void *pw_cudart_dlsym_hook(const char *name, void *r)
 {
-	if (!r)
+	int id = r ? pw_vendor_row(&pw_cudart_vendor, name) : -1;
+	if (id < 0)
 		return r;
-	for (int id = 0; id < PW_CUDART_NFUNCS; id++) {
-		if (strcmp(name, pw_cudart_desc[id].symbol) != 0)
-			continue;
-		if (r == pw_cudart_wrapper[id]) {
-			/* a global look-up found our own export: it exists only if a runtime has it */
-			void *d = pw_cudart_aux(name);
-			return d && d != r ? r : NULL;
-		}
-		void *expected = NULL;
-		note_runtime(r);
-		if (!atomic_compare_exchange_strong(&pw_cudart_real_fn[id], &expected, r) && expected != r)
-			return r; /* another library's function of that name: our wrapper would call the wrong
-			             one */
-		return pw_cudart_wrapper[id];
+	if (r == pw_cudart_wrapper[id]) {
+		/* a global look-up found our own export: it exists only if a runtime has it */
+		void *d = pw_cudart_aux(name);
+		return d && d != r ? r : NULL;
 	}
-	return r;
+	void *expected = NULL;
+	note_runtime(r);
+	if (!atomic_compare_exchange_strong(&pw_cudart_real_fn[id], &expected, r) && expected != r)
+		return r; /* another library's function of that name: our wrapper would call the wrong one */
+	return pw_cudart_wrapper[id];
 }

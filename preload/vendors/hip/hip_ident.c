@@ -10,52 +10,36 @@
 #include "vendors/hip/hip.h"
 #include "peerwatch/abi/hip.h"
 
-typedef hipError_t (*count_fn)(int *);
-typedef hipError_t (*uuid_fn)(hipUUID *, hipDevice_t);
-typedef hipError_t (*text_fn)(char *, int, int);
-typedef hipError_t (*can_fn)(int *, int, int);
-typedef hipError_t (*attr_fn)(int *, hipDeviceP2PAttr, int, int);
+/* HIP's types and success code for vendors/ident.h (abi/hip.h). */
+#define PW_IDENT_RESULT hipError_t
+#define PW_IDENT_SUCCESS hipSuccess
+#define PW_IDENT_UUID hipUUID
+#define PW_IDENT_DEV hipDevice_t
+#define PW_IDENT_ATTR hipDeviceP2PAttr
+#include "vendors/ident.h"
 
-static int attr(attr_fn f, hipDeviceP2PAttr a, int d, int p)
-{
-	int v = -1;
-	return f && f(&v, a, d, p) == hipSuccess ? v : -1;
-}
+/* The pair attributes, as HIP numbers them. */
+static const hipDeviceP2PAttr p2p_code[PW_PAIR_ATTRS] = {
+    [PW_PAIR_RANK] = hipDevP2PAttrPerformanceRank,
+    [PW_PAIR_ACCESS] = hipDevP2PAttrAccessSupported,
+    [PW_PAIR_ATOMICS] = hipDevP2PAttrNativeAtomicSupported,
+    [PW_PAIR_ARRAY_ACCESS] = hipDevP2PAttrHipArrayAccessSupported,
+};
+
+typedef hipError_t (*count_fn)(int *);
 
 bool pw_hip_identify(struct pw_devset *s)
 {
 	count_fn count = (count_fn)pw_hip_aux("hipGetDeviceCount");
 	int n = 0;
-	if (!count || count(&n) != hipSuccess || n <= 0)
+	if (!count || count(&n) != hipSuccess)
 		return false;
-	s->n = n < PW_MAX_DEV ? n : PW_MAX_DEV;
-	uuid_fn uuid = (uuid_fn)pw_hip_aux("hipDeviceGetUuid");
-	text_fn bus = (text_fn)pw_hip_aux("hipDeviceGetPCIBusId");
-	text_fn name = (text_fn)pw_hip_aux("hipDeviceGetName");
-	can_fn can = (can_fn)pw_hip_aux("hipDeviceCanAccessPeer");
-	attr_fn p2p = (attr_fn)pw_hip_aux("hipDeviceGetP2PAttribute");
-	for (int d = 0; d < s->n; d++) {
-		struct pw_dev_info *i = &s->dev[d];
-		hipUUID u;
-		char b[64];
-		if (uuid && uuid(&u, d) == hipSuccess)
-			pw_devices_uuid_text((const unsigned char *)u.bytes, i->uuid, sizeof i->uuid);
-		if (bus && bus(b, (int)sizeof b, d) == hipSuccess)
-			pw_devices_bus_text(b, i->bus_id, sizeof i->bus_id);
-		if (!name || name(i->name, (int)sizeof i->name, d) != hipSuccess)
-			i->name[0] = 0;
-	}
-	for (int d = 0; d < s->n; d++)
-		for (int p = 0; p < s->n; p++) {
-			if (p == d)
-				continue;
-			struct pw_pair_info *i = pw_devset_pair(s, d, p);
-			int v = -1;
-			i->can_access = can && can(&v, d, p) == hipSuccess ? v : -1;
-			i->perf_rank = attr(p2p, hipDevP2PAttrPerformanceRank, d, p);
-			i->access = attr(p2p, hipDevP2PAttrAccessSupported, d, p);
-			i->atomics = attr(p2p, hipDevP2PAttrNativeAtomicSupported, d, p);
-			i->array_access = attr(p2p, hipDevP2PAttrHipArrayAccessSupported, d, p);
-		}
-	return true;
+	const struct pw_ident_fns f = {
+	    .uuid = (pw_ident_uuid_fn)pw_hip_aux("hipDeviceGetUuid"),
+	    .bus_id = (pw_ident_text_fn)pw_hip_aux("hipDeviceGetPCIBusId"),
+	    .name = (pw_ident_text_fn)pw_hip_aux("hipDeviceGetName"),
+	    .can_access = (pw_ident_can_fn)pw_hip_aux("hipDeviceCanAccessPeer"),
+	    .p2p_attr = (pw_ident_attr_fn)pw_hip_aux("hipDeviceGetP2PAttribute"),
+	};
+	return pw_ident_fill(s, n, &f, p2p_code);
 }

@@ -5,14 +5,12 @@
  * says about a device pair, what the registry knows of an IPC handle, and
  * the lazy-peer-access flag of the runtime's own version.
  */
-#include <string.h>
+#include <stddef.h>
 #include <unistd.h>
 
 #include "rules/check.h"
 #include "vendors/hip/hip.h"
 #include "state/op.h"
-#include "state/registry.h"
-#include "state/state.h"
 
 static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem *m, bool facts)
 {
@@ -24,13 +22,11 @@ static void mem_arg(const struct pw_call *c, int i, int named_dev, struct pw_mem
 		pw_hip_mem_facts((const void *)(uintptr_t)m->ptr, m);
 }
 
-/* A hipMemLocation passed by value (captured as its 8 bytes). */
-static void location(uint64_t raw, struct pw_op *op)
-{
-	hipMemLocation loc;
-	memcpy(&loc, &raw, sizeof loc);
-	pw_op_location(op, (int)loc.type, loc.id);
-}
+/* The location struct the hints pass, as pw_op_advise reads it. */
+_Static_assert(sizeof(hipMemLocation) == sizeof(struct pw_op_loc) &&
+                   offsetof(hipMemLocation, type) == offsetof(struct pw_op_loc, type) &&
+                   offsetof(hipMemLocation, id) == offsetof(struct pw_op_loc, id),
+               "hipMemLocation is {type, id}");
 
 /* A managed-memory call's pointer: its allocation (hipPointerGetAttributes,
  * hipMemGetAddressRange) and whether this process freed it lately.  The
@@ -55,8 +51,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_PEER_ATTR: /* (value, attr, src_dev, dst_dev) */
-		op->cur_dev = (int)(int64_t)c->a[2];
-		op->peer_dev = (int)(int64_t)c->a[3];
+		pw_op_devs_named(op, c);
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_PEER_ENABLE:
@@ -112,27 +107,14 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[1];
 		op->flags = c->a[2];
 		break;
-	case PW_OP_ADVISE:
-		op->kind = PW_OP_ADVISE;
-		managed_arg(c, 0, op);
-		op->bytes = c->a[1];
-		op->advice = (int)(int64_t)c->a[2];  /* 1..6 are CUmem_advise's values too */
-		if (c->fn->args[3].kind == PW_K_DEV) /* hipMemAdvise; _v2 has a location */
-			pw_op_location_device(op, (int)(int64_t)c->a[3], hipCpuDeviceId);
-		else
-			location(c->a[3], op);
-		op->ndev = pw_hip_device_count();
-		break;
+	case PW_OP_ADVISE: /* 1..6 are CUmem_advise's values too */
 	case PW_OP_PREFETCH:
-		op->kind = PW_OP_PREFETCH;
 		managed_arg(c, 0, op);
-		op->bytes = c->a[1];
-		if (c->fn->args[2].kind == PW_K_DEV) { /* hipMemPrefetchAsync; _v2 has a location */
-			pw_op_location_device(op, (int)(int64_t)c->a[2], hipCpuDeviceId);
-		} else {
-			location(c->a[2], op);
-			op->flags = c->a[3];
-		}
+		/* hipMemAdvise and hipMemPrefetchAsync take a device; their _v2 a location */
+		if (c->fn->op == PW_OP_ADVISE)
+			pw_op_advise(op, c, hipCpuDeviceId);
+		else
+			pw_op_prefetch(op, c, hipCpuDeviceId);
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_RANGE_ATTR:
@@ -153,10 +135,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	case PW_OP_FREE:
 		/* the allocation's size too, so that a later call on it can be told it is freed */
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, true);
-		/* a free of memory this process exported: who still has it open elsewhere */
-		if (pw_state_exported(&pw_state, op->dst.ptr))
-			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
-		pw_op_mapped_facts(op);
+		pw_op_free_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: break;
 	default: return false;

@@ -35,12 +35,7 @@ void *pw_hip_aux(const char *name)
 
 void *pw_hip_resolve(int id)
 {
-	void *f = pw_hip_aux(pw_hip_desc[id].symbol);
-	if (f == pw_hip_wrapper[id]) /* only we define it: there is no runtime */
-		f = NULL;
-	if (f)
-		atomic_store_explicit(&pw_hip_real_fn[id], f, memory_order_release);
-	return f;
+	return pw_vendor_resolved(&pw_hip_vendor, id, pw_hip_aux(pw_hip_desc[id].symbol));
 }
 
 static void build_map(void)
@@ -48,8 +43,7 @@ static void build_map(void)
 	void *h = atomic_load(&runtime.handle);
 	if (!h)
 		return;
-	for (int id = 0; id < PW_HIP_NFUNCS; id++)
-		runtime_addr[id] = pw_real_dlsym(h, pw_hip_desc[id].symbol);
+	pw_vendor_addresses(&pw_hip_vendor, h, runtime_addr);
 	runtime_getproc = pw_real_dlsym(h, "hipGetProcAddress");
 }
 
@@ -61,28 +55,16 @@ void *pw_hip_substitute(void *fn)
 	pthread_once(&map_once, build_map);
 	if (fn == runtime_getproc)
 		return (void *)hipGetProcAddress;
-	for (int id = 0; id < PW_HIP_NFUNCS; id++) {
-		if (runtime_addr[id] != fn)
-			continue;
-		void *expected = NULL;
-		if (atomic_compare_exchange_strong(&pw_hip_real_fn[id], &expected, fn))
-			pw_debug("%s: the runtime's function at %p is now reached through peerwatch",
-			         pw_hip_desc[id].symbol, fn);
-		return pw_hip_wrapper[id];
-	}
-	return fn; /* a function we do not hook: the caller gets the runtime's */
+	int id = pw_vendor_row_at(&pw_hip_vendor, runtime_addr, fn);
+	/* a function we do not hook: the caller gets the runtime's */
+	return id < 0 ? fn : pw_vendor_adopt(&pw_hip_vendor, id, fn, "runtime");
 }
 
 void *pw_hip_dlsym_hook(const char *name, void *r)
 {
 	if (!r)
 		return r;
-	int id = -1;
-	for (int i = 0; i < PW_HIP_NFUNCS; i++)
-		if (!strcmp(name, pw_hip_desc[i].symbol)) {
-			id = i;
-			break;
-		}
+	int id = pw_vendor_row(&pw_hip_vendor, name);
 	bool getproc = !strcmp(name, "hipGetProcAddress");
 	if (id < 0 && !getproc)
 		return r;
