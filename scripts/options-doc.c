@@ -24,23 +24,6 @@ int pw_write_out(int fd, const void *buf, size_t len)
 	return write(fd, buf, len) == (ssize_t)len ? 0 : -1;
 }
 
-/* launch.c (the templates' checks) also makes the run id, which asks the
- * clock and may log: never called here, stubbed so that it links. */
-uint64_t pw_now_ns(void)
-{
-	return 0;
-}
-
-uint64_t pw_realtime_ns(void)
-{
-	return 0;
-}
-
-void pw_log(const char *fmt, ...)
-{
-	(void)fmt;
-}
-
 /* s for a markdown table cell: '|' escaped, '<' and '>' as entities. */
 static void md(const char *s)
 {
