@@ -190,11 +190,16 @@ endif
 
 # The fault suite (tests/fault/run.sh): the stress programs and a preloaded
 # fault injector for the trace file.
-FAULT := $(TBIN)/exitrace $(TBIN)/flood $(TBIN)/faultshim.so
+FAULT := $(TBIN)/exitrace $(TBIN)/flood $(TBIN)/fdprog $(TBIN)/faultshim.so
 $(TBIN)/exitrace: tests/integration/exitrace.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl -lpthread
 $(TBIN)/flood: tests/integration/flood.c
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
+# A program that counts on its descriptor numbers (closed 0/1/2, a daemon's
+# close loop, dup2 onto peerwatch's own descriptors).
+$(TBIN)/fdprog: tests/fault/fdprog.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
 # Never instrumented: it is preloaded behind a sanitizer runtime, whose

@@ -14,10 +14,14 @@
  *      when there is one, because once loaded, a bundled copy would be handed
  *      to everyone in the process who asks for that soname).  Loaded by path,
  *      it is a copy of our own even if the program has a libunwind.so.8;
- *   2. the system's (the program's own copy if it has loaded one).
- * Its global cache is turned off (see no_global_cache).  Without libunwind:
- * glibc's backtrace(), primed here because its first call
- * dlopens libgcc_s and allocates.
+ *   2. the system's, unless the program has loaded a libunwind.so.8 of its
+ *      own: that one is the program's, left as it is, and not used.
+ * Our copy is set up to open no descriptor and to check memory without one
+ * (see set_up), with its global cache off (no lock of its own, below).
+ * That set-up is only possible while the process has one thread, which a
+ * preloaded library's constructor sees; otherwise, and without libunwind:
+ * glibc's backtrace(), primed here because its first call dlopens libgcc_s
+ * and allocates (it keeps no descriptor open).
  *
  * Hot path.  pw_stack_capture() reads one atomic pointer and calls the
  * unwinder into a buffer on its own stack.  Neither unwinder calls malloc
@@ -38,12 +42,19 @@
  * frames while holding no lock of ours that such a constructor could wait on.
  */
 #include <dlfcn.h>
+#include <errno.h>
 #include <execinfo.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <link.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/single_threaded.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "core/intercept.h"
@@ -137,29 +148,158 @@ static void *open_libunwind(const char *self_path, char *where, size_t wlen, cha
 #endif
 
 /*
+ * libunwind and descriptors.  libunwind (every release to 1.8) checks, where
+ * it does not trust a frame, that memory is readable by writing a byte of
+ * it into a pipe of its own (write_validate), and reads the pipe back; up to
+ * 1.7 its set-up (tdep_init, run by its first call of any kind) opens that
+ * pipe, on the lowest free descriptors.  In a program those are the numbers
+ * its next open(2) was to get: with 0, 1 or 2 closed at start, the program's
+ * stdin and stdout became our pipe; a daemon that closed 3..1023 and opened
+ * its files then had bytes of its input read by libunwind and bytes of our
+ * stack written into its output.  The caching policy (UNW_CACHE_*) changes
+ * none of this.  So our copy:
+ *
+ *   - is set up while RLIMIT_NOFILE's soft limit is 0 for a moment: its
+ *     pipe2 fails, and its pipe stays "not open" (-1), which nothing else
+ *     opens again once the next point holds.  Only while the process has a
+ *     single thread (the constructor of a preloaded library, before main),
+ *     so that no open(2) of the program's can fail meanwhile; signals are
+ *     blocked around it;
+ *   - has its local address space's access_mem (the one place that checks
+ *     memory, in every release and architecture; libunwind-common.h's
+ *     unw_get_accessors hands it out) replaced with ours, which checks
+ *     through the kernel (process_vm_readv of our own memory; where a
+ *     sandbox refuses that, rt_sigprocmask with an invalid `how`, which
+ *     copies the set first: EFAULT if unreadable), no descriptor involved.
+ *
  * libunwind's default cache of register-state rules is one per process
  * behind a lock, and on a miss it calls dl_iterate_phdr with that lock held.
  * A thread inside a dl_iterate_phdr callback holds the loader's lock and,
  * capturing, waits for libunwind's: a deadlock within seconds under load
  * (tests/unit/test_stack.c).  Without that cache libunwind holds no lock of
  * its own around dl_iterate_phdr; the per-thread trace cache that makes
- * repeated captures cheap stays.  Only done to our own copy: a libunwind the
- * program loaded itself is its business.
+ * repeated captures cheap stays.
  */
-static const char *no_global_cache(void *h)
+
+/* The first members of libunwind's unw_accessors_t (libunwind-common.h),
+ * the same in every release. */
+struct unw_acc {
+	void *find_proc_info, *put_unwind_info, *get_dyn_info_list_addr;
+	int (*access_mem)(void *as, uintptr_t addr, uintptr_t *val, int write, void *arg);
+};
+
+/* Reading any word of the stack, a sanitizer's red zones among them: not
+ * instrumented. */
+#define PW_NO_SANITIZE __attribute__((no_sanitize("address", "thread", "undefined")))
+
+#define PW_PAGE 4096u /* the smallest page: a readable one lies in a readable page */
+#define PW_GOOD_PAGES 8
+/* Pages this thread found readable lately (libunwind keeps 4 likewise). */
+static PW_TLS uintptr_t good_page[PW_GOOD_PAGES];
+static PW_TLS unsigned good_next;
+static atomic_bool vm_readv_refused;
+
+static bool page_good(uintptr_t page)
+{
+	for (int i = 0; i < PW_GOOD_PAGES; i++)
+		if (good_page[i] == page)
+			return true;
+	return false;
+}
+
+/* The word at addr, if it is readable, through the kernel. */
+PW_NO_SANITIZE static bool probe(uintptr_t addr, uintptr_t *val)
+{
+	if (!atomic_load_explicit(&vm_readv_refused, memory_order_relaxed)) {
+		struct iovec here = {val, sizeof *val}, there = {(void *)addr, sizeof *val};
+		ssize_t n = process_vm_readv(getpid(), &here, 1, &there, 1, 0);
+		if (n == (ssize_t)sizeof *val)
+			return true;
+		if (n >= 0 || errno == EFAULT)
+			return false;
+		atomic_store(&vm_readv_refused, true); /* ENOSYS, EPERM: a sandbox */
+	}
+	/* The kernel copies the set before it looks at `how` (-1: none):
+	 * EFAULT if unreadable, else EINVAL, and the mask stays as it is. */
+	if (syscall(SYS_rt_sigprocmask, -1, (void *)addr, NULL, (size_t)(_NSIG / 8)) == 0 || errno != EINVAL)
+		return false;
+	*val = *(const volatile uintptr_t *)addr;
+	return true;
+}
+
+PW_NO_SANITIZE bool pw_stack_read(uintptr_t addr, uintptr_t *val)
+{
+	uintptr_t first = addr & ~(uintptr_t)(PW_PAGE - 1),
+	          last = (addr + sizeof *val - 1) & ~(uintptr_t)(PW_PAGE - 1);
+	if (!first || last < first)
+		return false; /* the first page, or past the end: never */
+	if (page_good(first) && page_good(last)) {
+		*val = *(const volatile uintptr_t *)addr;
+		return true;
+	}
+	if (!probe(addr, val))
+		return false;
+	good_page[good_next++ % PW_GOOD_PAGES] = first;
+	if (last != first)
+		good_page[good_next++ % PW_GOOD_PAGES] = last;
+	return true;
+}
+
+/* Our copy's access_mem: reads a word of our own memory, each checked
+ * readable first (pw_stack_read), and writes as libunwind's does. */
+PW_NO_SANITIZE static int unw_access_mem(void *as, uintptr_t addr, uintptr_t *val, int write, void *arg)
+{
+	(void)as;
+	(void)arg;
+	if (write) {
+		*(volatile uintptr_t *)addr = *val;
+		return 0;
+	}
+	return pw_stack_read(addr, val) ? 0 : -1; /* -1: libunwind's own answer */
+}
+
+/* Our copy of libunwind made to open no descriptor: NULL, or why not. */
+static const char *set_up(void *h)
 {
 #ifdef PW_UNW_ARCH
 	typedef int (*set_policy_fn)(void *as, int policy);
+	typedef struct unw_acc *(*get_acc_fn)(void *as);
 	set_policy_fn set = (set_policy_fn)pw_real_dlsym(h, "_UL" PW_UNW_ARCH "_set_caching_policy");
+	get_acc_fn get = (get_acc_fn)pw_real_dlsym(h, "_U" PW_UNW_ARCH "_get_accessors");
 	void **as = pw_real_dlsym(h, "_UL" PW_UNW_ARCH "_local_addr_space");
-	if (!set || !as || !*as)
-		return "its caching policy cannot be set";
+	if (!set || !get || !as || !*as)
+		return "it lacks the functions its set-up needs";
+	if (!__libc_single_threaded)
+		return "the process has more than one thread already, and its set-up would open a pipe "
+		       "on the program's next descriptors";
+	struct rlimit was, none;
+	if (getrlimit(RLIMIT_NOFILE, &was))
+		return "the descriptor limit cannot be read";
+	none = was;
+	none.rlim_cur = 0;
+	sigset_t all, mask;
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &mask);
+	struct unw_acc *acc = NULL;
+	bool limited = setrlimit(RLIMIT_NOFILE, &none) == 0;
+	if (limited) {
+		acc = get(*as); /* its first call: its set-up, whose pipe2 fails */
+		if (setrlimit(RLIMIT_NOFILE, &was)) {
+			/* back to the soft limit it had, at most the hard one: cannot fail */
+		}
+	}
+	pthread_sigmask(SIG_SETMASK, &mask, NULL);
+	if (!limited)
+		return "the descriptor limit cannot be lowered for its set-up";
+	if (!acc || !acc->access_mem)
+		return "its memory accessors cannot be found";
+	acc->access_mem = unw_access_mem;
 	if (set(*as, 0 /* UNW_CACHE_NONE */))
 		return "setting its caching policy failed";
 	return NULL;
 #else
 	(void)h;
-	return "its caching policy is not known on this architecture";
+	return "its set-up is not known on this architecture";
 #endif
 }
 
@@ -171,23 +311,27 @@ void pw_stack_init_at(const char *self_path)
 	void *was = dlopen("libunwind.so.8", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD);
 	void *h = open_libunwind(self_path, where, sizeof where, why, sizeof why);
 	pw_unwind_fn unw = NULL;
-	if (h) {
+	if (h && h == was) {
+		snprintf(why, sizeof why, "the program's own libunwind.so.8 is left as it is");
+		dlclose(h);
+	} else if (h) {
 		unw = (pw_unwind_fn)pw_real_dlsym(h, "unw_backtrace");
-		if (!unw) {
-			snprintf(why, sizeof why, "%s has no unw_backtrace", where);
-			dlclose(h);
+		const char *no = unw ? set_up(h) : "it has no unw_backtrace";
+		if (no) {
+			/* set up or not, it may hold state: it stays loaded */
+			snprintf(why, sizeof why, "%s: %s", where, no);
+			unw = NULL;
 		}
 	}
 	if (unw) {
-		const char *cache = h == was ? "the program's own copy, left as it is" : no_global_cache(h);
 		S.unw = unw;
 		prime(unw);
 		atomic_store_explicit(&S.fn, unw, memory_order_release);
-		pw_debug("stacks: libunwind (%s)%s%s", where, cache ? ": " : "", cache ? cache : "");
+		pw_debug("stacks: libunwind (%s)", where);
 	} else {
 		prime_backtrace();
 		atomic_store_explicit(&S.fn, backtrace, memory_order_release);
-		pw_debug("stacks: libunwind.so.8 not loaded (%s); using glibc backtrace()",
+		pw_debug("stacks: libunwind not used (%s); using glibc backtrace()",
 		         why[0] ? why : "not found");
 	}
 	if (was)

@@ -5,9 +5,11 @@
  *
  * The unwinder is libunwind.so.8, dlopen'ed RTLD_LOCAL by pw_stack_init()
  * (beside libpeerwatch.so first, so a relocatable bundle can carry it in
- * lib/, then the system's), so none of its symbols enter the program's global
- * scope; without it, glibc's backtrace().  Before pw_stack_init() or when
- * neither works, pw_stack_capture() returns 0: stacks cost nothing when off.
+ * lib/, then the system's, never the program's own), so none of its symbols
+ * enter the program's global scope, and set up so that it opens no
+ * descriptor; without it, glibc's backtrace().  Before pw_stack_init() or
+ * when neither works, pw_stack_capture() returns 0: stacks cost nothing when
+ * off.
  */
 #ifndef PW_STACK_H
 #define PW_STACK_H
@@ -19,7 +21,8 @@
 /* Most frames one capture returns; larger `max` values are cut to this. */
 #define PW_STACK_MAX 64
 
-/* Load the unwinder and prime it (both allocate): from the constructor, once. */
+/* Load the unwinder and prime it (both allocate): from the constructor, once,
+ * while the process has one thread (libunwind is set up only then). */
 void pw_stack_init(void);
 /* The same, as if libpeerwatch.so were `self_path` (tests; NULL: no bundle). */
 void pw_stack_init_at(const char *self_path);
@@ -56,6 +59,15 @@ enum pw_stack_backend pw_stack_backend(void);
 const char *pw_stack_backend_name(enum pw_stack_backend b); /* "none", "libunwind", "backtrace" */
 /* Tests and benchmarks: switch to a backend (backtrace is primed here); false if unavailable. */
 bool pw_stack_select(enum pw_stack_backend b);
+
+/*
+ * The word at addr, if it is readable: how the unwinder checks memory it
+ * does not trust (libunwind's access_mem in our copy).  Asked of the kernel
+ * (process_vm_readv of our own memory, or where a sandbox refuses that,
+ * rt_sigprocmask given addr as the set), never through a descriptor; the
+ * last pages found readable are remembered per thread.
+ */
+bool pw_stack_read(uintptr_t addr, uintptr_t *val);
 
 /* "<dir of self_path>/name" into out; false if self_path has no '/' or out is too small. */
 bool pw_stack_sibling(const char *self_path, const char *name, char *out, size_t len);

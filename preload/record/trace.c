@@ -92,6 +92,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/fd.h"
 #include "record/fence.h"
 #include "core/forkgate.h"
 #include "record/header.h"
@@ -164,10 +165,15 @@ static struct {
 	pthread_t writer;
 	_Atomic uint64_t dropped_by[PW_DROP_N];
 	struct pw_buf *kept; /* taken by the final drain, recycled if an exec fails */
-	/* the file: writer role only */
-	int fd, dirfd;
+	/* the file: writer role only.  Its descriptor and its directory's are
+	 * the program's to take (core/fd.h): the file's is kept above its
+	 * numbers and checked before each use, the directory's is opened only
+	 * to create and to rename the file. */
+	struct pw_fd file, dir;
+	bool have_file;            /* created, not finished: file may be opened again by path */
 	char name[256];            /* final file name inside the directory */
 	char path[PATH_MAX + 300]; /* final path, for messages */
+	char dir_path[PATH_MAX];   /* the directory, absolute */
 	uint64_t file_bytes;       /* complete lines written: the file's size */
 	uint64_t header_bytes;
 	uint64_t event_bytes; /* of which events */
@@ -179,7 +185,10 @@ static struct {
 	char write_err_text[200];
 	bool limited;
 	uint64_t limit_seq, limit_t_ns;
-} T = {.start_lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1, .dirfd = -1, .fsize_limit = UINT64_MAX};
+} T = {.start_lock = PTHREAD_MUTEX_INITIALIZER,
+       .file = PW_FD_NONE,
+       .dir = PW_FD_NONE,
+       .fsize_limit = UINT64_MAX};
 
 static PW_TLS struct pw_thread *tls_thread;
 static PW_TLS bool tls_thread_gone;
@@ -675,13 +684,13 @@ static void count_lines(const char *p, const char *end, uint64_t *lines, uint64_
 }
 
 /* pwrite at off, all of it; raises no signal in the program. */
-static int pwrite_all(const char *p, size_t n, uint64_t off)
+static int pwrite_all(int fd, const char *p, size_t n, uint64_t off)
 {
 	struct pw_sigguard g;
 	pw_sig_block(&g);
 	int err = 0;
 	while (n) {
-		ssize_t w = pwrite(T.fd, p, n, (off_t)off);
+		ssize_t w = pwrite(fd, p, n, (off_t)off);
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
@@ -705,6 +714,36 @@ static void refresh_fsize_limit(void)
 	                    : UINT64_MAX;
 }
 
+/* Why the file cannot be reached any more (file_fd), for messages. */
+static const char lost_text[] =
+    " (the program closed the trace file's descriptor or put another file on its number, and the "
+    "file could not be opened again)";
+
+/*
+ * The trace file's descriptor, still ours (core/fd.h).  If the program
+ * closed it or put another file on its number, the file is opened again by
+ * its path, where it must still be the same file; -1 (errno) if it cannot
+ * be: the caller's write fails, never into the program's file.
+ */
+static int file_fd(void)
+{
+	int fd = pw_fd_get(&T.file);
+	if (fd >= 0 || !T.have_file)
+		return fd;
+	char partial[sizeof T.path + 8];
+	snprintf(partial, sizeof partial, "%s.partial", T.path);
+	fd = pw_fd_reopen(&T.file, AT_FDCWD, partial, O_WRONLY | O_NOFOLLOW);
+	if (fd < 0) {
+		T.have_file = false;
+		errno = EBADF;
+		return -1;
+	}
+	pw_debug("the program closed the trace's descriptor or put another file on its number: %s "
+	         "opened again (descriptor %d)",
+	         partial, fd);
+	return fd;
+}
+
 /* Writing failed: no more events, the file cut back to its last complete
  * line, one warning; the footer will say why. */
 static void set_write_error(int e, const char *detail)
@@ -712,24 +751,29 @@ static void set_write_error(int e, const char *detail)
 	if (T.write_err)
 		return;
 	T.write_err = e ? e : EIO;
+	int fd = file_fd();
+	if (fd < 0 && !detail)
+		detail = lost_text;
 	snprintf(T.write_err_text, sizeof T.write_err_text, "%s: %s%s", pw_errno_name(T.write_err),
 	         strerror(T.write_err), detail ? detail : "");
-	if (ftruncate(T.fd, (off_t)T.file_bytes) != 0) {
+	if (fd >= 0 && ftruncate(fd, (off_t)T.file_bytes) != 0) {
 		/* a partial line may stay after the last complete one: the footer
 		 * is written over it, at file_bytes, and the file cut there */
 	}
+	/* without the file, no footer either */
+	const char *then = fd < 0                    ? "; it stays .partial"
+	                   : atomic_load(&T.closing) ? " (its footer says what was lost)"
+	                                             : " (its footer will say what was lost)";
 	if (atomic_load(&T.closing)) { /* the final drain: tracing is off already, say it here */
-		pw_log("writing the trace %s stopped: %s (its footer says what was lost)", T.path,
-		       T.write_err_text);
+		pw_log("writing the trace %s stopped: %s%s", T.path, T.write_err_text, then);
 	} else {
 		atomic_store(&pw_trace_gate.file_state, PW_FILE_STOPPED); /* no more records */
-		pw_disable("writing the trace %s stopped: %s (its footer will say what was lost)", T.path,
-		           T.write_err_text);
+		pw_disable("writing the trace %s stopped: %s%s", T.path, T.write_err_text, then);
 	}
 }
 
 /* Blocks for n more bytes and the footer's room, ahead of the end. */
-static bool reserve(size_t n)
+static bool reserve(int fd, size_t n)
 {
 	if (T.prealloc_off)
 		return true;
@@ -738,7 +782,7 @@ static bool reserve(size_t n)
 		return true;
 	uint64_t lens[2] = {need - T.file_bytes + PW_PREALLOC_STEP, need - T.file_bytes};
 	for (int i = 0; i < 2; i++) {
-		if (fallocate(T.fd, FALLOC_FL_KEEP_SIZE, (off_t)T.file_bytes, (off_t)lens[i]) == 0) {
+		if (fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)T.file_bytes, (off_t)lens[i]) == 0) {
 			T.reserved_to = T.file_bytes + lens[i];
 			return true;
 		}
@@ -753,7 +797,7 @@ static bool reserve(size_t n)
 /* Appends n bytes of complete lines; -1 after a write error. */
 static int file_append(const char *p, size_t n)
 {
-	if (T.write_err || T.fd < 0)
+	if (T.write_err || !T.have_file)
 		return -1;
 	if (T.fsize_limit != UINT64_MAX && T.file_bytes + n + PW_RESERVE_BYTES > T.fsize_limit) {
 		char detail[96];
@@ -762,11 +806,16 @@ static int file_append(const char *p, size_t n)
 		set_write_error(EFBIG, detail);
 		return -1;
 	}
-	if (!reserve(n)) {
+	int fd = file_fd();
+	if (fd < 0) {
+		set_write_error(EBADF, lost_text);
+		return -1;
+	}
+	if (!reserve(fd, n)) {
 		set_write_error(errno, NULL);
 		return -1;
 	}
-	if (pwrite_all(p, n, T.file_bytes)) {
+	if (pwrite_all(fd, p, n, T.file_bytes)) {
 		set_write_error(errno, NULL);
 		return -1;
 	}
@@ -830,7 +879,7 @@ static void write_lines(const char *p, const char *end)
 	if (p >= end)
 		return;
 	uint64_t limit = pw_g.opt.max_trace_mb * 1024 * 1024;
-	if (T.write_err || T.fd < 0) {
+	if (T.write_err || !T.have_file) {
 		uint64_t lines = 0, viol = 0;
 		count_lines(p, end, &lines, &viol);
 		drop(PW_DROP_WRITE_ERROR, lines);
@@ -999,7 +1048,8 @@ static int mkdir_p(const char *path)
 	return 0;
 }
 
-/* Creates <host>.<pid>[.<n>].pw.jsonl.partial with a name no earlier file took. */
+/* Creates <host>.<pid>[.<n>].pw.jsonl.partial with a name no earlier file
+ * took.  The directory stays open (T.dir) until the header is written. */
 static int open_trace_file(void)
 {
 	const char *dir = pw_g.opt.out;
@@ -1007,8 +1057,7 @@ static int open_trace_file(void)
 		pw_disable("cannot create the trace directory '%s': %s", dir, strerror(errno));
 		return -1;
 	}
-	T.dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (T.dirfd < 0) {
+	if (pw_fd_keep(&T.dir, open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC))) {
 		pw_disable("cannot open the trace directory '%s': %s", dir, strerror(errno));
 		return -1;
 	}
@@ -1026,21 +1075,31 @@ static int open_trace_file(void)
 		else
 			snprintf(T.name, sizeof T.name, "%s.%d.%d.pw.jsonl", host, (int)getpid(), n);
 		snprintf(partial, sizeof partial, "%s.partial", T.name);
-		if (faccessat(T.dirfd, T.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
+		if (faccessat(T.dir.fd, T.name, F_OK, AT_SYMLINK_NOFOLLOW) == 0)
 			continue;
-		T.fd = openat(T.dirfd, partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (T.fd >= 0) {
-			char abs[PATH_MAX];
-			const char *d = realpath(dir, abs) ? abs : dir;
-			snprintf(T.path, sizeof T.path, "%s/%s", d, T.name);
-			return 0;
-		}
-		if (errno != EEXIST)
+		int fd =
+		    openat(T.dir.fd, partial, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0 && errno == EEXIST)
+			continue;
+		if (fd < 0)
 			break;
+		if (pw_fd_keep(&T.file, fd)) {
+			int e = errno;
+			unlinkat(T.dir.fd, partial, 0);
+			pw_fd_close(&T.dir);
+			pw_disable("cannot keep the trace file's descriptor at %d or above, out of the "
+			           "program's way: %s",
+			           pw_fd_floor(), strerror(e));
+			return -1;
+		}
+		if (!realpath(dir, T.dir_path))
+			snprintf(T.dir_path, sizeof T.dir_path, "%s", dir);
+		snprintf(T.path, sizeof T.path, "%s/%s", T.dir_path, T.name);
+		T.have_file = true;
+		return 0;
 	}
 	pw_disable("cannot create a trace file in '%s': %s", dir, strerror(errno));
-	close(T.dirfd);
-	T.dirfd = -1;
+	pw_fd_close(&T.dir);
 	return -1;
 }
 
@@ -1048,10 +1107,11 @@ static void discard_file(void)
 {
 	char partial[sizeof T.name + 8];
 	snprintf(partial, sizeof partial, "%s.partial", T.name);
-	unlinkat(T.dirfd, partial, 0);
-	close(T.fd);
-	close(T.dirfd);
-	T.fd = T.dirfd = -1;
+	if (pw_fd_get(&T.dir) >= 0)
+		unlinkat(T.dir.fd, partial, 0);
+	pw_fd_close(&T.file);
+	pw_fd_close(&T.dir);
+	T.have_file = false;
 }
 
 static int write_header(void)
@@ -1065,13 +1125,13 @@ static int write_header(void)
 	size_t n = strlen(line);
 	line[n] = '\n'; /* replaces the terminating NUL: written by length */
 	refresh_fsize_limit();
-	int rc = 0;
+	int rc = 0, fd = file_fd();
 	if (T.fsize_limit != UINT64_MAX && n + 1 + PW_RESERVE_BYTES > T.fsize_limit) {
 		pw_disable(
 		    "cannot write the trace %s: the file-size limit (ulimit -f) of %llu bytes leaves no room",
 		    T.path, (unsigned long long)T.fsize_limit);
 		rc = -1;
-	} else if (!reserve(n + 1) || pwrite_all(line, n + 1, 0)) {
+	} else if (fd < 0 || !reserve(fd, n + 1) || pwrite_all(fd, line, n + 1, 0)) {
 		pw_disable("cannot write the trace %s: %s", T.path, strerror(errno));
 		rc = -1;
 	}
@@ -1081,6 +1141,7 @@ static int write_header(void)
 		return -1;
 	}
 	T.file_bytes = T.header_bytes = n + 1;
+	pw_fd_close(&T.dir); /* opened again to rename the file at the end */
 	return 0;
 }
 
@@ -1311,7 +1372,7 @@ static bool stop_writer(void)
 
 /* Cut whole lines off the end until the file ends at or before `end`,
  * counting them; false if that would reach into the header. */
-static bool make_room(uint64_t end)
+static bool make_room(int fd, uint64_t end)
 {
 	char chunk[65536];
 	while (T.file_bytes > end) {
@@ -1321,7 +1382,7 @@ static bool make_room(uint64_t end)
 		if (lo >= T.file_bytes)
 			return false;
 		size_t n = (size_t)(T.file_bytes - lo);
-		if (pread(T.fd, chunk, n, (off_t)lo) != (ssize_t)n)
+		if (pread(fd, chunk, n, (off_t)lo) != (ssize_t)n)
 			return false;
 		/* the last line is (its start, file_bytes); lines end in '\n' */
 		size_t i = n - 1;
@@ -1334,7 +1395,7 @@ static bool make_room(uint64_t end)
 		drop(PW_DROP_WRITE_ERROR, 1);
 		T.file_bytes = lo + i;
 	}
-	return ftruncate(T.fd, (off_t)T.file_bytes) == 0;
+	return ftruncate(fd, (off_t)T.file_bytes) == 0;
 }
 
 static void stats(struct pw_trace_stats *s)
@@ -1353,7 +1414,7 @@ static void stats(struct pw_trace_stats *s)
 
 /* One footer at file_bytes; *err: why not.  The buffer is static: one
  * thread finishes, and nothing here may allocate (see header.c). */
-static bool put_footer(const char *why, bool compact, const struct pw_footer_in *in, int *err)
+static bool put_footer(int fd, const char *why, bool compact, const struct pw_footer_in *in, int *err)
 {
 	static char footer[PW_FOOTER_BYTES];
 	struct pw_trace_stats s;
@@ -1368,7 +1429,7 @@ static bool put_footer(const char *why, bool compact, const struct pw_footer_in 
 		*err = EFBIG;
 		return false;
 	}
-	if (pwrite_all(footer, n, T.file_bytes)) {
+	if (pwrite_all(fd, footer, n, T.file_bytes)) {
 		*err = errno;
 		return false;
 	}
@@ -1378,11 +1439,11 @@ static bool put_footer(const char *why, bool compact, const struct pw_footer_in 
 
 /* The footer: in full, else without its lists, else after cutting lines
  * off the end to make room for it.  false: the file stays .partial. */
-static bool write_footer(const char *why, const struct pw_footer_in *in)
+static bool write_footer(int fd, const char *why, const struct pw_footer_in *in)
 {
 	int err = 0;
 	refresh_fsize_limit();
-	if (put_footer(why, false, in, &err) || put_footer(why, true, in, &err))
+	if (put_footer(fd, why, false, in, &err) || put_footer(fd, why, true, in, &err))
 		return true;
 	if (!T.write_err)
 		set_write_error(err, " (writing the footer)");
@@ -1392,33 +1453,45 @@ static bool write_footer(const char *why, const struct pw_footer_in *in)
 	uint64_t want = PW_COMPACT_FOOTER_MAX;
 	uint64_t end = err == EFBIG ? (T.fsize_limit > want ? T.fsize_limit - want : 0)
 	                            : (T.file_bytes > want ? T.file_bytes - want : 0);
-	return make_room(end) && put_footer(why, true, in, &err);
+	return make_room(fd, end) && put_footer(fd, why, true, in, &err);
 }
 
 static void finish_file(const char *why, bool was_enabled, const struct pw_footer_in *in)
 {
+	int fd = file_fd();
+	if (fd < 0) {
+		/* the program took its descriptor and the file cannot be opened
+		 * again: said once, where it was found (or here) */
+		set_write_error(EBADF, lost_text);
+		pw_fd_close(&T.dir);
+		return;
+	}
 	/* whatever a writer that died mid-write left past the last complete line */
 	struct stat st;
-	if (fstat(T.fd, &st) == 0 && (uint64_t)st.st_size != T.file_bytes &&
-	    ftruncate(T.fd, (off_t)T.file_bytes)) {
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_size != T.file_bytes &&
+	    ftruncate(fd, (off_t)T.file_bytes)) {
 		/* the footer still goes at file_bytes */
 	}
-	bool ok = write_footer(why, in);
+	bool ok = write_footer(fd, why, in);
 	/* the preallocated blocks past the end go back */
-	if (ftruncate(T.fd, (off_t)T.file_bytes)) {
+	if (ftruncate(fd, (off_t)T.file_bytes)) {
 		/* nothing more to do: a file system without them */
 	}
-	close(T.fd);
-	T.fd = -1;
+	pw_fd_close(&T.file);
+	T.have_file = false;
 	char partial[sizeof T.name + 8];
 	snprintf(partial, sizeof partial, "%s.partial", T.name);
+	int dir = ok ? pw_fd_reopen(&T.dir, AT_FDCWD, T.dir_path, O_RDONLY | O_DIRECTORY) : -1;
 	if (!ok)
 		pw_log("cannot write the footer of %s.partial (%s): it stays .partial", T.path,
 		       T.write_err ? T.write_err_text : strerror(errno));
-	else if (renameat(T.dirfd, partial, T.dirfd, T.name))
+	else if (dir < 0)
+		pw_log("cannot rename %s.partial: %s", T.path,
+		       errno == ESTALE ? "its directory's path now names another directory"
+		                       : strerror(errno));
+	else if (renameat(dir, partial, dir, T.name))
 		pw_log("cannot rename %s.partial: %s", T.path, strerror(errno));
-	close(T.dirfd);
-	T.dirfd = -1;
+	pw_fd_close(&T.dir);
 	uint64_t dropped = pw_trace_dropped();
 	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0) {
 		pw_log("trace written: %s (%llu event%s%s; %s)", T.path, (unsigned long long)T.lines,
@@ -1460,7 +1533,7 @@ void pw_trace_finish(const char *why, const struct pw_footer_in *in)
 	}
 	if (!stop_writer()) {
 		pw_log("the trace writer is stuck writing %s: it stays .partial", T.path);
-	} else if ((file == PW_FILE_OPEN || file == PW_FILE_STOPPED) && T.fd >= 0) {
+	} else if ((file == PW_FILE_OPEN || file == PW_FILE_STOPPED) && T.have_file) {
 		final_drain();
 		finish_file(why, was_enabled, in);
 	} else if (file == PW_FILE_FAILED && was_enabled && pw_g.opt.verbosity >= 1 &&
@@ -1515,11 +1588,9 @@ void pw_trace_after_fork_child(void)
 	pw_forkgate_open_child();
 	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
-	if (T.fd >= 0)
-		close(T.fd);
-	if (T.dirfd >= 0)
-		close(T.dirfd);
-	T.fd = T.dirfd = -1;
+	pw_fd_close(&T.file); /* the child's copies, if still ours */
+	pw_fd_close(&T.dir);
+	T.have_file = false;
 	T.path[0] = 0;
 	T.lines = T.violations = T.event_bytes = T.file_bytes = T.header_bytes = T.reserved_to = 0;
 	T.write_err = 0;

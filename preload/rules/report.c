@@ -39,6 +39,7 @@
 #include "record/header.h"
 #include "record/jsonw.h"
 #include "core/color.h"
+#include "core/fd.h"
 #include "state/devices.h"
 #include "rules/report.h"
 #include "core/intercept.h"
@@ -52,7 +53,8 @@
 
 static atomic_uint_fast64_t violations;
 static atomic_uint_fast64_t by_sev[3]; /* every finding not suppressed, by severity */
-static int log_fd = -1;
+/* The log_path file: kept out of the program's descriptors (core/fd.h). */
+static struct pw_fd log_fd = PW_FD_NONE;
 static bool log_failed;
 static atomic_bool log_dead; /* a write to the log_path file failed */
 static void pw_report_forget_repeats(void);
@@ -175,9 +177,7 @@ const struct pw_footer_in *pw_report_footer(void)
 /* A forked child reports into its own log_path file and counts its own findings. */
 void pw_report_after_fork(void)
 {
-	if (log_fd >= 0)
-		close(log_fd);
-	log_fd = -1;
+	pw_fd_close(&log_fd); /* the child's copy, if still ours */
 	log_failed = false;
 	atomic_store(&log_dead, false);
 	pthread_mutex_init(&log_lock, NULL);
@@ -225,22 +225,30 @@ static void write_event(const struct pw_call *c, const struct pw_op *op, int rul
 	pw_trace_event_end(&w);
 }
 
+/*
+ * Where reports go: the log_path file, or stderr.  The file's descriptor
+ * is checked before each report; if the program closed it or put another
+ * file on its number, the file is opened again by its path (appending, as
+ * a log does, to whatever file has that name now).
+ */
 static int report_fd(void)
 {
 	if (!pw_g.opt.log_path[0] || atomic_load(&log_dead))
 		return STDERR_FILENO;
 	pthread_mutex_lock(&log_lock);
-	if (log_fd < 0 && !log_failed) {
+	int fd = pw_fd_get(&log_fd);
+	if (fd < 0 && !log_failed) {
 		char path[sizeof pw_g.opt.log_path + 16]; /* past PATH_MAX, open says so */
 		snprintf(path, sizeof path, "%s.%d", pw_g.opt.log_path, (int)getpid());
-		log_fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (log_fd < 0) {
+		if (pw_fd_keep(&log_fd,
+		               open(path, O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0600))) {
 			log_failed = true;
 			pw_log("cannot open log_path %s (%m): reports go to stderr", path);
 		}
+		fd = log_fd.fd;
 	}
 	pthread_mutex_unlock(&log_lock);
-	return log_fd >= 0 ? log_fd : STDERR_FILENO;
+	return fd >= 0 ? fd : STDERR_FILENO;
 }
 
 /* One report: to log_path's file or stderr, raising no signal, never

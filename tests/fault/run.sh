@@ -302,6 +302,106 @@ check "stderr closed at start: status $rc1, untraced $rc0; the program's file (o
 check "stderr closed at start: the footer says so" \
 	all "[ -n '$f' ]" "footer '$f' | jq -e '.report_error | test(\"closed when the program started\")' >/dev/null"
 
+# --- the program's descriptors ----------------------------------------------------------------
+# A program counts on the numbers open(2) gives it (the lowest free), and may
+# close or dup2 onto any number.  Whatever peerwatch keeps open must be out of
+# the way, and it must never read from or write into the program's files.
+
+# The run's trace, when the program took peerwatch's descriptors: whole, true
+# to itself and holding every call (CAN of cuDeviceCanAccessPeer, BAD of
+# cuCtxEnablePeerAccess), or tracing off with exactly one warning.
+traced_or_one_warning() { # TRACE_DIR ERR CAN BAD
+	local f apis
+	f=$(ls "$1"/*.pw.jsonl 2>/dev/null)
+	if [ -n "$f" ] && trace_ok "$f"; then
+		apis=$(jq -r 'select(.type == "call") | .api' "$f" | sort | uniq -c | awk '{ printf "%s=%s ", $2, $1 }')
+		[ "$apis" = "cuCtxEnablePeerAccess=$4 cuDeviceCanAccessPeer=$3 " ] && return 0
+		echo "# $f: calls $apis"
+		return 1
+	fi
+	[ "$(grep -c '^peerwatch\[' "$2")" = 1 ] && grep -q 'stopped' "$2"
+}
+
+# 0, 1 and 2 closed at start: the program's first open gets 0, and its read
+# of stdin and write of stdout fail as they do untraced (peerwatch had a pipe
+# on 0 and 1, and its trace directory on 0, the trace file on 1).
+d="$WORK/fd-std"
+mkdir -p "$d"
+"$T/fdprog" std "$d/want" <&- >&- 2>&-
+rc0=$?
+/bin/echo hi <&- >&- 2>"$d/echo.want"
+# shellcheck disable=SC2320 # the status of /bin/echo, the program under test
+erc0=$?
+for mode in observe warn enforce; do
+	"$PW" -q -m $mode -o "$d/trace-$mode" -- "$T/fdprog" std "$d/got-$mode" <&- >&- 2>&-
+	rc1=$?
+	f=$(ls "$d/trace-$mode"/*.pw.jsonl 2>/dev/null)
+	check "0, 1, 2 closed at start ($mode): status $rc1, untraced $rc0; the same descriptors, reads and writes" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got-$mode" "grep -q 'first fopen: descriptor 0' $d/got-$mode"
+	check "0, 1, 2 closed at start ($mode): the trace is whole, every call in it" \
+		all "[ -n '$f' ]" "trace_ok '$f'" "[ \$(grep -c '\"type\":\"call\"' '$f') = 40 ]"
+	"$PW" -q -m $mode -o "$d/echo-$mode" -- /bin/echo hi <&- >&- 2>"$d/echo.got-$mode"
+	rc1=$?
+	check "0 and 1 closed at start ($mode): echo's write fails as untraced (status $rc1, untraced $erc0)" \
+		all "[ $rc1 -eq $erc0 ]" "cmp -s $d/echo.want $d/echo.got-$mode"
+done
+# stderr alone closed: the program's first fopen gets 2.
+"$T/fdprog" std "$d/want2" </dev/null >"$d/out.want2" 2>&-
+rc0=$?
+for mode in observe warn enforce; do
+	"$PW" -q -m $mode -o "$d/trace2-$mode" -- "$T/fdprog" std "$d/got2-$mode" </dev/null >"$d/out.got2-$mode" 2>&-
+	rc1=$?
+	check "stderr closed at start ($mode): status $rc1, untraced $rc0; its first fopen gets descriptor 2 as untraced" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want2 $d/got2-$mode" "cmp -s $d/out.want2 $d/out.got2-$mode" \
+		"grep -q 'first fopen: descriptor 2' $d/got2-$mode"
+done
+
+# A daemon: closes 3..1023 once started, opens its input and output, and
+# makes calls whose findings take stacks.  Its output must be its input, byte
+# for byte (peerwatch's unwinder read 3 bytes of the input from "its" pipe
+# and wrote 3 into the output; its trace file was closed under it).
+d="$WORK/fd-daemon"
+mkdir -p "$d"
+printf 'HELLO-INPUT\n' >"$d/in"
+"$T/fdprog" daemon "$d/in" "$d/want" >"$d/out.want" 2>/dev/null
+rc0=$?
+for opts in "-m warn" "-m warn --stacks none" "-m observe --stacks all"; do
+	slug=${opts// /}
+	# shellcheck disable=SC2086 # the words of opts are options
+	"$PW" -q $opts -o "$d/trace$slug" -- "$T/fdprog" daemon "$d/in" "$d/got$slug" >"$d/out$slug" 2>"$d/err$slug"
+	rc1=$?
+	check "a daemon's close loop, then its own files ($opts): status $rc1, untraced $rc0; its output byte for byte" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got$slug" "cmp -s $d/out.want $d/out$slug"
+	check "a daemon's close loop ($opts): the trace still whole with every call, or off with one warning" \
+		traced_or_one_warning "$d/trace$slug" "$d/err$slug" 60 3
+done
+
+# dup2 of the program's own file onto every descriptor it did not open
+# (the trace file's, the log_path file's), then more calls and findings:
+# its file must hold only its own data, the reports still reach the log.
+d="$WORK/fd-dup2"
+mkdir -p "$d"
+"$T/fdprog" dup2 "$d/want" "$d/list.want" >"$d/out.want" 2>/dev/null
+rc0=$?
+"$PW" -q -o "$d/trace" --log-path "$d/log" -- "$T/fdprog" dup2 "$d/got" "$d/list" >"$d/out" 2>"$d/err"
+rc1=$?
+sed 's/^/#   peerwatch held: /' "$d/list"
+check "dup2 onto peerwatch's descriptors: status $rc1, untraced $rc0; the program's file byte for byte" \
+	all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "cmp -s $d/out.want $d/out"
+# peerwatch's floor (core/fd.h): 1000, or near a soft limit under 1024
+lim=$(ulimit -n)
+floor=1000
+if [ "$lim" != unlimited ] && [ "$lim" -lt 1024 ]; then
+	top=$((lim / 4 < 24 ? lim / 4 : 24))
+	floor=$((lim - top > 3 ? lim - top : 3))
+fi
+check "dup2 onto peerwatch's descriptors: there were some (the trace's, the log's), each at $floor or above" \
+	all "[ \$(wc -l <$d/list) -ge 2 ] && [ \$(wc -l <$d/list.want) = 0 ]" "awk -v f=$floor '\$1 < f { exit 1 }' $d/list"
+check "dup2 onto peerwatch's descriptors: the trace still whole with every call, or off with one warning" \
+	traced_or_one_warning "$d/trace" "$d/err" 120 3
+check "dup2 onto peerwatch's descriptors: every report in the log_path file, nothing else there" \
+	bash -c '[ "$(grep -c "peer.enable.self in cuCtxEnablePeerAccess" "$1"/log.*)" = 3 ] && ! grep -q "program.s own data" "$1"/log.*' _ "$d"
+
 # --- writing the trace fails ----------------------------------------------------------------
 # Same status and output; the file is finished (renamed, footer), says
 # write_error, and holds what its footer says; info tells it from a crash.

@@ -1,13 +1,15 @@
 /*
- * Stacks: where libunwind is loaded from and that it stays private, captures
- * through a known call chain with both unwinders, names and the report
- * format, and the cost of one capture (printed, not asserted).
+ * Stacks: where libunwind is loaded from and that it stays private and opens
+ * no descriptor, how memory is checked, captures through a known call chain
+ * with both unwinders, names and the report format, and the cost of one
+ * capture (printed, not asserted).
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -17,8 +19,14 @@
 #include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "core/pw.h"
@@ -44,6 +52,7 @@ CHAIN int pwtest_leaf(struct chain *c);
 CHAIN int pwtest_mid(struct chain *c);
 CHAIN int pwtest_cb(struct dl_phdr_info *info, size_t size, void *data);
 CHAIN int pwtest_outer(struct chain *c);
+CHAIN int pwtest_deep(int depth, uintptr_t *ips, int max, int *n);
 
 CHAIN int pwtest_leaf(struct chain *c)
 {
@@ -172,6 +181,20 @@ static void check_chain(void)
 	assert_int_equal(c.ips[2], 0);
 }
 
+/* The descriptors open now, in fds (sorted, as /proc lists them): how many. */
+static int open_fds(int *fds, int max)
+{
+	DIR *d = opendir("/proc/self/fd");
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *e;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d) && n < max)
+			fds[n++] = atoi(e->d_name);
+	closedir(d);
+	return n;
+}
+
 /* Must run first: nothing may have loaded the unwinder yet. */
 static void libunwind_is_taken_from_beside_the_library_and_kept_private(void **state)
 {
@@ -202,10 +225,21 @@ static void libunwind_is_taken_from_beside_the_library_and_kept_private(void **s
 	close(in);
 	close(out);
 
+	int before[64], after[64];
+	int n_before = open_fds(before, 64);
 	pw_stack_init_at(self);
 	unlink(copy); /* what is mapped stays */
 	rmdir(dir);
 	assert_int_equal(pw_stack_backend(), PW_STACK_LIBUNWIND);
+	/* libunwind's set-up opened no pipe (nor anything else), and its
+	 * captures, whose memory checks used to write into that pipe, none
+	 * either */
+	assert_int_equal(open_fds(after, 64), n_before);
+	assert_memory_equal(after, before, sizeof *before * (size_t)n_before);
+	check_chain();
+	pwtest_deep(PW_STACK_MAX + 10, (uintptr_t[PW_STACK_MAX]){0}, PW_STACK_MAX, &(int){0});
+	assert_int_equal(open_fds(after, 64), n_before);
+	assert_memory_equal(after, before, sizeof *before * (size_t)n_before);
 	void *h = dlopen(copy, RTLD_NOW | RTLD_NOLOAD); /* that very file is mapped */
 	assert_non_null(h);
 	dlclose(h);
@@ -234,6 +268,78 @@ static void sibling_paths(void **state)
 	assert_false(pw_stack_sibling(NULL, "x", out, sizeof out));
 	assert_true(pw_stack_sibling("/a/b", "12345", out, 11)); /* "/a/12345" + NUL = 9 */
 	assert_false(pw_stack_sibling("/a/b", "12345678", out, 11));
+}
+
+#define WORD_FIRST ((uintptr_t)0x1122334455667788u)
+#define WORD_LAST ((uintptr_t)0x8877665544332211u)
+
+/* Three fresh pages: readable (holding a known word at each end), not
+ * readable (PROT_NONE), not mapped. */
+static char *three_pages(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = mmap(NULL, (size_t)pg * 3, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	assert_true(p != MAP_FAILED);
+	*(uintptr_t *)p = WORD_FIRST;
+	*(uintptr_t *)(p + pg - 8) = WORD_LAST;
+	assert_int_equal(mprotect(p + pg, (size_t)pg, PROT_NONE), 0);
+	assert_int_equal(munmap(p + 2 * pg, (size_t)pg), 0);
+	return p;
+}
+
+static void check_reads(void)
+{
+	long pg = sysconf(_SC_PAGESIZE);
+	char *p = three_pages();
+	uintptr_t v = 0;
+	assert_true(pw_stack_read((uintptr_t)p, &v));
+	assert_int_equal(v, WORD_FIRST);
+	assert_true(pw_stack_read((uintptr_t)(p + pg - 8), &v)); /* known good now */
+	assert_int_equal(v, WORD_LAST);
+	assert_false(pw_stack_read((uintptr_t)(p + pg), &v));     /* PROT_NONE */
+	assert_false(pw_stack_read((uintptr_t)(p + 2 * pg), &v)); /* not mapped */
+	assert_false(pw_stack_read((uintptr_t)(p + pg - 4), &v)); /* its second half is not */
+	assert_false(pw_stack_read(8, &v));                       /* the first page */
+	munmap(p, (size_t)pg * 2);
+}
+
+/* The unwinder's memory check: right for readable, protected and unmapped
+ * memory, without a descriptor; and the same where a sandbox refuses
+ * process_vm_readv (seccomp, in a child). */
+static void memory_checked_without_a_descriptor(void **state)
+{
+	(void)state;
+	int before[64], after[64];
+	int n = open_fds(before, 64);
+	check_reads();
+	assert_int_equal(open_fds(after, 64), n);
+	assert_memory_equal(after, before, sizeof *before * (size_t)n);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sock_filter f[] = {
+		    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_process_vm_readv, 0, 1),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog prog = {.len = sizeof f / sizeof *f, .filter = f};
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog))
+			_exit(77);
+		if (syscall(SYS_process_vm_readv, getpid(), NULL, 0, NULL, 0, 0) != -1 || errno != EPERM)
+			_exit(78);
+		check_reads(); /* a failed assertion ends the child with a non-zero status */
+		_exit(0);
+	}
+	int st;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	if (WEXITSTATUS(st) == 77) {
+		print_message("seccomp filters are not allowed here: the sandboxed case was not run\n");
+		return;
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
 static void chain_with_libunwind(void **state)
@@ -276,7 +382,6 @@ static void off_means_no_frames(void **state)
 	assert_int_equal(pw_stack_capture(NULL, 4, 0), 0);
 }
 
-CHAIN int pwtest_deep(int depth, uintptr_t *ips, int max, int *n);
 CHAIN int pwtest_deep(int depth, uintptr_t *ips, int max, int *n)
 {
 	if (depth > 0)
@@ -539,6 +644,7 @@ static void cost_of_a_capture(void **state)
 		for (int i = 0; i < N; i++)
 			pwtest_deep(24, ips, 16, &n);
 		uint64_t dt = pw_now_ns() - t0;
+
 		assert_int_equal(n, 16);
 		print_message("pw_stack_capture(16 frames) with %s: %.0f ns\n",
 		              pw_stack_backend_name((enum pw_stack_backend)b), (double)dt / N);
@@ -551,6 +657,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(libunwind_is_taken_from_beside_the_library_and_kept_private),
 	    cmocka_unit_test(sibling_paths),
+	    cmocka_unit_test(memory_checked_without_a_descriptor),
 	    cmocka_unit_test(chain_with_libunwind),
 	    cmocka_unit_test(chain_with_backtrace),
 	    cmocka_unit_test(off_means_no_frames),

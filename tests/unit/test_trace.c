@@ -4,13 +4,15 @@
  * dropped and counted, never waited for); finishing while threads are still
  * writing; a full disk (the fault shim of tests/fault, linked in: its write,
  * pwrite, fallocate and ftruncate stand in for libc's); the size limit.
- * Each scenario after the first runs in a forked child, which starts the
- * trace afresh.
+ * the program taking the trace file's descriptor.  Each scenario after the
+ * first runs in a forked child, which starts the trace afresh.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <cmocka.h>
+#include <dirent.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <sched.h>
@@ -25,6 +27,7 @@
 #include <signal.h>
 #include <sys/wait.h>
 
+#include "core/fd.h"
 #include "core/pw.h"
 #include "record/trace.h"
 #include "record/trace_hot.h"
@@ -403,6 +406,116 @@ static void size_limit_keeps_findings(void **state)
 	json_decref(lines);
 }
 
+/* The trace file's descriptor, found as a program would find it; -1 if none. */
+static int trace_descriptor(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	int found = -1;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char link[300], to[600];
+		snprintf(link, sizeof link, "/proc/self/fd/%s", e->d_name);
+		ssize_t n = readlink(link, to, sizeof to - 1);
+		to[n > 0 ? n : 0] = 0;
+		static const char suffix[] = ".pw.jsonl.partial";
+		if (n >= (ssize_t)sizeof suffix && !strcmp(to + n - (sizeof suffix - 1), suffix))
+			found = atoi(e->d_name);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+static const char their_data[] = "the program's own data\n";
+
+/* The program's file, with their_data in it: its descriptor. */
+static int their_file(void)
+{
+	char p[300];
+	snprintf(p, sizeof p, "%s/theirs", sdir);
+	int fd = open(p, O_RDWR | O_CREAT | O_TRUNC, 0600);
+	if (fd < 0 || write(fd, their_data, sizeof their_data - 1) != (ssize_t)sizeof their_data - 1)
+		_exit(3);
+	return fd;
+}
+
+static void events(long from, long to)
+{
+	for (long i = from; i < to; i++)
+		while (!put_event("test", 0, i) && atomic_load(&pw_g.enabled))
+			sched_yield();
+}
+
+/* The program puts its own file on the trace's descriptor (dup2). */
+static void dup2_onto_the_trace(void)
+{
+	events(0, 1000);
+	int t = trace_descriptor(), theirs = their_file();
+	write_number("fd", t);
+	if (t < 0 || dup2(theirs, t) != t)
+		_exit(4);
+	events(1000, 2000);
+	pw_trace_finish("exit", NULL);
+}
+
+/* The same, after moving the trace file away: it cannot be opened again. */
+static void dup2_onto_the_trace_moved_away(void)
+{
+	events(0, 1000);
+	char link[64], from[600], to[600];
+	int t = trace_descriptor(), theirs = their_file();
+	snprintf(link, sizeof link, "/proc/self/fd/%d", t);
+	ssize_t n = readlink(link, from, sizeof from - 1);
+	from[n > 0 ? n : 0] = 0;
+	snprintf(to, sizeof to, "%s/moved", sdir);
+	if (t < 0 || rename(from, to) || dup2(theirs, t) != t)
+		_exit(4);
+	events(1000, 2000);
+	pw_trace_finish("exit", NULL);
+}
+
+static void their_file_is_theirs(void)
+{
+	char p[300], buf[256] = "";
+	snprintf(p, sizeof p, "%s/theirs", sdir);
+	FILE *f = fopen(p, "r");
+	assert_non_null(f);
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	assert_int_equal(n, sizeof their_data - 1);
+	assert_string_equal(buf, their_data);
+}
+
+/*
+ * The program takes the trace's descriptor (it lies above its numbers, but
+ * a program may dup2 onto any): nothing of the trace goes into the
+ * program's file, and the trace goes on whole, opened again by its path;
+ * where that file is gone, tracing stops and the program's file is still
+ * untouched.
+ */
+static void the_program_takes_the_descriptor(void **state)
+{
+	(void)state;
+	assert_int_equal(in_child("dup2", dup2_onto_the_trace), 0);
+	assert_true(read_number("fd") >= pw_fd_floor());
+	their_file_is_theirs();
+	json_t *lines = read_trace(".pw.jsonl");
+	assert_non_null(lines);
+	json_t *footer = checked_footer(lines);
+	assert_int_equal(json_integer_value(json_object_get(footer, "events")), 2000);
+	assert_null(json_object_get(footer, "write_error"));
+	json_decref(lines);
+
+	assert_int_equal(in_child("dup2-moved", dup2_onto_the_trace_moved_away), 0);
+	their_file_is_theirs();
+	assert_null(read_trace(".pw.jsonl"));
+	lines = read_trace("moved");
+	assert_non_null(lines); /* what was written before, whole lines, no footer */
+	assert_string_equal(type_of(json_array_get(lines, 0)), "header");
+	assert_string_not_equal(type_of(json_array_get(lines, json_array_size(lines) - 1)), "footer");
+	json_decref(lines);
+}
+
 /* A thread that keeps taking new buffers gets them with their pages present
  * (trace.c, buf_populate); its first one faults in as it fills. */
 static size_t resident_pages(const char *from, const char *to, size_t *total)
@@ -513,6 +626,7 @@ int main(int argc, char **argv)
 	    cmocka_unit_test(finishing_while_threads_write),
 	    cmocka_unit_test(full_disk_ends_with_a_footer),
 	    cmocka_unit_test(size_limit_keeps_findings),
+	    cmocka_unit_test(the_program_takes_the_descriptor),
 	    cmocka_unit_test(new_buffers_come_present_past_the_first),
 	};
 	return cmocka_run_group_tests_name("trace", tests, NULL, remove_dirs);
