@@ -442,7 +442,7 @@ static int their_file(void)
 static void events(long from, long to)
 {
 	for (long i = from; i < to; i++)
-		while (!put_event("test", 0, i) && atomic_load(&pw_g.enabled))
+		while (!put_event("test", 0, i) && pw_trace_kept())
 			sched_yield();
 }
 
