@@ -294,10 +294,8 @@ static void footer_modules(struct pw_jw *w)
 
 const char *pw_drop_cause_name(int cause)
 {
-	static const char *const names[PW_DROP_N] = {"writer_behind",     "no_memory",         "too_long",
-	                                             "after_thread_exit", "in_flight_at_exit", "size_limit",
-	                                             "write_error",       "signal_handler"};
-	return cause >= 0 && cause < PW_DROP_N ? names[cause] : "?";
+	const char *name = pw_drop_name(cause);
+	return name ? name : "?";
 }
 
 size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, const char *why, bool compact,

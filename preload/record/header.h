@@ -5,21 +5,13 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "peerwatch/drop_causes.h"
+
 /* At most this many entries of "repeats_by" (8 in a compact footer). */
 #define PW_FOOTER_REPEATS_MAX 64
 
-/* Why an event made is not in the file (the footer's "dropped_by"). */
-enum pw_drop_cause {
-	PW_DROP_WRITER_BEHIND,     /* no buffer: the writer thread fell behind or stopped */
-	PW_DROP_NO_MEMORY,         /* no memory for a thread's record or buffer */
-	PW_DROP_TOO_LONG,          /* one event longer than PW_EVENT_MAX - 1 bytes */
-	PW_DROP_AFTER_THREAD_EXIT, /* made in a thread's TLS destructors, after its buffer was handed over */
-	PW_DROP_IN_FLIGHT,         /* being recorded when the trace was finished (exit, exec, ...) */
-	PW_DROP_SIZE_LIMIT,        /* a call or other event past max_trace_mb */
-	PW_DROP_WRITE_ERROR,       /* writing the file failed (full disk, file-size limit, I/O error) */
-	PW_DROP_SIGNAL_HANDLER,    /* a signal handler's call while its thread was writing a record */
-	PW_DROP_N
-};
+/* Why an event made is not in the file (the footer's "dropped_by"):
+ * enum pw_drop_cause, PW_DROP_<ID> of each cause. */
 const char *pw_drop_cause_name(int cause);
 
 /* What the file says about itself in its footer (docs/trace-format.md). */

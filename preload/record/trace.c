@@ -140,6 +140,9 @@ struct pw_thread {
 	uint64_t next_gen;                 /* producer only */
 	uint64_t writer_gen;               /* writer role only: next buffer to write */
 	bool exited_seen, final_done;      /* writer role only, while finishing */
+	/* producer: a violation event is being written (a signal handler's may
+	 * nest in it); the cut at exit tells a finding in flight from a call */
+	atomic_int findings_open;
 };
 
 /* The gate (trace_hot.h): every call reads it. */
@@ -654,6 +657,28 @@ void pw_trace_event_end(struct pw_jw *w)
 	rec_commit_buf(tls_line_buf, h.size);
 }
 
+/* The thread marked as writing a finding before its buffer is made busy
+ * (rec_room), so that the cut at exit, seeing the buffer busy, sees the
+ * mark too: a finding cut off there is counted apart from a call. */
+bool pw_trace_finding_begin(struct pw_jw *w)
+{
+	if (!atomic_load_explicit(&pw_g.enabled, memory_order_relaxed) || !pw_trace_thread_ready())
+		return false;
+	struct pw_thread *t = tls_thread;
+	atomic_fetch_add_explicit(&t->findings_open, 1, memory_order_relaxed);
+	atomic_thread_fence(memory_order_release);
+	if (pw_trace_event_begin(w))
+		return true;
+	atomic_fetch_sub_explicit(&t->findings_open, 1, memory_order_relaxed);
+	return false;
+}
+
+void pw_trace_finding_end(struct pw_jw *w)
+{
+	pw_trace_event_end(w);
+	atomic_fetch_sub_explicit(&tls_thread->findings_open, 1, memory_order_relaxed);
+}
+
 /* ---- the file (writer role) ---- */
 
 static const char violation_prefix[] = "{\"type\":\"violation\"";
@@ -1015,8 +1040,14 @@ static void final_drain(void)
 			if (b->gen == t->writer_gen) {
 				uint64_t st = atomic_load(&b->st); /* the cut */
 				write_span(b, (size_t)(st >> 1));
+				/* busy: a call's record, or a finding's line
+				 * (pw_trace_finding_begin marked it before) */
+				atomic_thread_fence(memory_order_acquire);
 				if (st & PW_ST_BUSY)
-					drop(PW_DROP_IN_FLIGHT, 1);
+					drop(atomic_load_explicit(&t->findings_open, memory_order_relaxed)
+					         ? PW_DROP_FINDING_IN_FLIGHT
+					         : PW_DROP_IN_FLIGHT,
+					     1);
 			}
 			/* gen behind: already written, the thread is between pushing it
 			 * and publishing the next, which it will find tracing off in */

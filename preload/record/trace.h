@@ -26,6 +26,10 @@ struct pw_thread;
 bool pw_trace_event_begin(struct pw_jw *w);
 /* Publish the event written into w (a JSON object, no newline). */
 void pw_trace_event_end(struct pw_jw *w);
+/* The same for a finding's violation event: one cut off by the end of the
+ * trace is counted as finding_in_flight_at_exit, not as a call in flight. */
+bool pw_trace_finding_begin(struct pw_jw *w);
+void pw_trace_finding_end(struct pw_jw *w);
 
 /*
  * A call's binary record instead (record.h) goes in through

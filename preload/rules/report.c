@@ -192,7 +192,7 @@ static void write_event(const struct pw_call *c, const struct pw_op *op, int rul
                         const uintptr_t *ips, int n)
 {
 	struct pw_jw w;
-	if (!pw_trace_event_begin(&w))
+	if (!pw_trace_finding_begin(&w))
 		return;
 	pw_jw_obj_open(&w);
 	pw_jw_kv_str(&w, "type", "violation");
@@ -222,7 +222,7 @@ static void write_event(const struct pw_call *c, const struct pw_op *op, int rul
 		pw_jw_ch(&w, ']');
 	}
 	pw_jw_obj_close(&w);
-	pw_trace_event_end(&w);
+	pw_trace_finding_end(&w);
 }
 
 /*

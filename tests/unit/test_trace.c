@@ -339,6 +339,79 @@ static void finishing_while_threads_write(void **state)
 	json_decref(lines);
 }
 
+/* The cut at exit: an event another thread is writing then is counted as
+ * in flight; a finding's violation event (pw_trace_finding_begin) apart
+ * from any other, since the finding is lost with it, where a call's event
+ * loses none (its findings were written before it ran). */
+static atomic_int held; /* 1: the holder is inside its event, -1: it got none; 2: finished */
+static bool hold_finding;
+
+static void *holder(void *arg)
+{
+	(void)arg;
+	struct pw_jw w;
+	bool ok = hold_finding ? pw_trace_finding_begin(&w) : pw_trace_event_begin(&w);
+	if (ok) {
+		pw_jw_obj_open(&w);
+		pw_jw_kv_str(&w, "type", hold_finding ? "violation" : "call");
+	}
+	atomic_store(&held, ok ? 1 : -1);
+	while (atomic_load(&held) != 2)
+		sched_yield();
+	if (ok) {
+		pw_jw_obj_close(&w);
+		if (hold_finding)
+			pw_trace_finding_end(&w);
+		else
+			pw_trace_event_end(&w);
+	}
+	return NULL;
+}
+
+static void finish_while_held(void)
+{
+	pthread_t t;
+	while (!put_event("call", 0, 0)) /* the file, and an event in it */
+		sched_yield();
+	pthread_create(&t, NULL, holder, NULL);
+	while (!atomic_load(&held))
+		sched_yield();
+	if (atomic_load(&held) < 0)
+		_exit(3);
+	pw_trace_finish("exit", NULL);
+	atomic_store(&held, 2);
+	pthread_join(t, NULL);
+}
+
+static void held_finding_at_exit(void)
+{
+	hold_finding = true;
+	finish_while_held();
+}
+
+static void in_flight_at_the_cut(void **state)
+{
+	(void)state;
+	static const struct {
+		const char *name;
+		void (*fn)(void);
+		const char *cause;
+	} cases[] = {{"held-event", finish_while_held, "in_flight_at_exit"},
+	             {"held-finding", held_finding_at_exit, "finding_in_flight_at_exit"}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		assert_int_equal(in_child(cases[i].name, cases[i].fn), 0);
+		json_t *lines = read_trace(".pw.jsonl");
+		assert_non_null(lines);
+		json_t *by = json_object_get(checked_footer(lines), "dropped_by");
+		if (json_object_size(by) != 1 ||
+		    json_integer_value(json_object_get(by, cases[i].cause)) != 1) {
+			char *got = json_dumps(by, JSON_COMPACT);
+			fail_msg("%s: dropped_by %s, not {\"%s\":1}", cases[i].name, got, cases[i].cause);
+		}
+		json_decref(lines);
+	}
+}
+
 /* A full disk: the events stop, the file is cut back to its last whole line,
  * the footer (written into the blocks kept for it) says write_error. */
 static void write_until_full(void)
@@ -624,6 +697,7 @@ int main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(writes_or_counts_every_event_in_thread_order),
 	    cmocka_unit_test(finishing_while_threads_write),
+	    cmocka_unit_test(in_flight_at_the_cut),
 	    cmocka_unit_test(full_disk_ends_with_a_footer),
 	    cmocka_unit_test(size_limit_keeps_findings),
 	    cmocka_unit_test(the_program_takes_the_descriptor),
