@@ -1,7 +1,8 @@
 /*
  * info: per trace file — the process (pid, ppid, host, rank, argv), the
  * options it ran with, the driver, how many events were read against how
- * many the footer counts, events dropped (and why), findings counted as
+ * many the footer counts, events dropped (and why) and calls in flight
+ * when the trace ended (no loss: info only says so), findings counted as
  * repeats, lines refused, and whether the trace ended cleanly, stopped
  * writing (a full disk, a file-size limit), reached its size limit, or was
  * left .partial by a process that died.
@@ -132,20 +133,24 @@ static void environment_line(const struct pw_file *f)
 		line("env", buf);
 }
 
-/* "in_flight_at_exit 2, writer_behind 1" */
-static void dropped_line(const struct an_footer *ft)
+/* "1,234 of 50,000 events dropped: the writer was behind"; the calls in
+ * flight when the trace ended apart: they lose no finding. */
+static void dropped_lines(const struct pw_file *f)
 {
-	char buf[512] = "";
-	const char *k;
-	json_t *v;
-	json_object_foreach(ft->dropped_by, k, v)
-	{
-		if (json_is_integer(v))
-			snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%s%s %lld", *buf ? ", " : "",
-			         k, (long long)json_integer_value(v));
+	char words[800], buf[300];
+	uint64_t in_flight, lost = an_drops(f, words, sizeof words, &in_flight);
+	if (lost)
+		line("dropped", words);
+	if (in_flight) {
+		bool one = in_flight == 1;
+		snprintf(buf, sizeof buf,
+		         "%llu %s in flight when the trace ended: %s not in the trace; %s checked "
+		         "before %s ran, and any finding of %s is",
+		         (unsigned long long)in_flight, one ? "call" : "calls",
+		         one ? "its event is" : "their events are", one ? "it was" : "they were",
+		         one ? "it" : "they", one ? "it" : "theirs");
+		line("in flight", buf);
 	}
-	if (*buf)
-		line("dropped", buf);
 }
 
 /* "1204 findings counted, not written: peer.enable.self at 0x55d0c1e02b5a 1200, ..." */
@@ -211,14 +216,15 @@ static void print_file(const struct pw_file *f)
 	         (unsigned long long)f->events, (unsigned long long)f->calls,
 	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times,
 	         f->footer ? "" : "none");
+	uint64_t in_flight, lost = f->footer ? an_drops(f, NULL, 0, &in_flight) : 0;
 	if (f->footer)
-		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%lld events, %lld dropped",
-		         (long long)f->footer_events, (long long)f->dropped);
+		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), "%lld events, %llu dropped",
+		         (long long)f->footer_events, (unsigned long long)lost);
 	if (f->footer && f->footer_violations >= 0)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %lld violations, %lld suppressed",
 		         (long long)f->footer_violations, (long long)(f->suppressed > 0 ? f->suppressed : 0));
 	line("events", buf);
-	dropped_line(&ft);
+	dropped_lines(f);
 	repeats_line(&ft);
 	if (ft.limited) {
 		snprintf(buf, sizeof buf,

@@ -8,6 +8,7 @@
 #include "base/show.h"
 #include "model/footer.h"
 #include "peerwatch/default_suppressions.h"
+#include "peerwatch/drop_causes.h"
 #include "read/trace.h"
 
 /* A compact JSON text the reader kept, parsed again (it validated it). */
@@ -71,6 +72,37 @@ const char *an_write_error_words(const char *write_error)
 	if (!strncmp(write_error, "EFBIG", 5))
 		return "file-size limit reached";
 	return "write error";
+}
+
+uint64_t an_drops(const struct pw_file *f, char *buf, size_t cap, uint64_t *in_flight)
+{
+	uint64_t by[PW_DROP_N] = {0}, named = 0, other = 0;
+	json_t *d = parsed(f->dropped_by), *v;
+	const char *k;
+	json_object_foreach(d, k, v)
+	{
+		uint64_t n =
+		    json_is_integer(v) && json_integer_value(v) > 0 ? (uint64_t)json_integer_value(v) : 0;
+		int c = 0;
+		while (c < PW_DROP_N && strcmp(pw_drop_name(c), k))
+			c++;
+		if (c < PW_DROP_N)
+			by[c] += n;
+		else
+			other += n;
+		named += n;
+	}
+	json_decref(d);
+	/* a "dropped" its causes do not account for is lost to the gate */
+	if (f->dropped > 0 && (uint64_t)f->dropped > named)
+		other += (uint64_t)f->dropped - named;
+	*in_flight = by[PW_DROP_IN_FLIGHT];
+	if (buf && cap)
+		pw_drop_sentence(buf, cap, f->footer_events > 0 ? (uint64_t)f->footer_events : 0, by, other);
+	uint64_t lost = other;
+	for (int c = 0; c < PW_DROP_N; c++)
+		lost += c == PW_DROP_IN_FLIGHT ? 0 : by[c];
+	return lost;
 }
 
 void an_footer_json(const struct an_footer *ft, json_t *obj)

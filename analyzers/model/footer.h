@@ -33,6 +33,13 @@ const char *an_write_error_words(const char *write_error);
 /* Where the findings of a default suppression come from ("libnccl.so"), or
  * "a third-party library" for a name this analyzer does not know. */
 const char *an_default_suppression_library(const char *name);
+/* The events f's footer says were lost, in words into buf ("1,234 of
+ * 50,000 events dropped: the writer was behind"; "" when none was), and
+ * how many: every cause of "dropped_by" but in_flight_at_exit, the calls
+ * other threads were recording when the trace ended, which lose no finding
+ * (include/peerwatch/drop_causes.h); *in_flight gets those.  buf may be
+ * NULL. */
+uint64_t an_drops(const struct pw_file *f, char *buf, size_t cap, uint64_t *in_flight);
 /* The footer's members as JSON (nulls where absent), added to obj. */
 void an_footer_json(const struct an_footer *ft, json_t *obj);
 

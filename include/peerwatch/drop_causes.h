@@ -2,7 +2,8 @@
  * Why an event made is not in its trace: the causes the footer's
  * "dropped_by" counts (docs/trace-format.md, Footer), in the order the
  * footer writes them, each with its name there and a few words for
- * messages.
+ * messages: the library's line at exit and peerwatch-analyze's check and
+ * info say "1,234 of 50,000 events dropped: the writer was behind".
  *
  *   X(ID, "name", "why")       enum pw_drop_cause: PW_DROP_<ID>
  *
@@ -14,6 +15,10 @@
  */
 #ifndef PEERWATCH_DROP_CAUSES_H
 #define PEERWATCH_DROP_CAUSES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
 
 #define PW_DROP_CAUSES(X)                                                                 \
 	/* no buffer: the writer thread fell behind or stopped */                         \
@@ -46,6 +51,71 @@ static inline const char *pw_drop_name(int cause)
 	static const char *const names[] = {PW_DROP_CAUSES(PW_DROP_NAME)};
 #undef PW_DROP_NAME
 	return cause >= 0 && cause < PW_DROP_N ? names[cause] : NULL;
+}
+
+/* n with a comma every three digits ("1,234,567") into buf; its length. */
+static inline size_t pw_fmt_count(char *buf, size_t cap, uint64_t n)
+{
+	char digits[32];
+	int nd = snprintf(digits, sizeof digits, "%llu", (unsigned long long)n);
+	size_t len = 0;
+	for (int i = 0; i < nd; i++) {
+		if (i && (nd - i) % 3 == 0 && len + 1 < cap)
+			buf[len++] = ',';
+		if (len + 1 < cap)
+			buf[len++] = digits[i];
+	}
+	if (cap)
+		buf[len < cap ? len : cap - 1] = 0;
+	return len;
+}
+
+/*
+ * The events lost, in words, into buf: "1,234 of 50,000 events dropped:
+ * the writer was behind", or with several causes "...: the writer was
+ * behind (1,200), longer than 8191 bytes (34)"; "" when none was.  by:
+ * the footer's counts by cause (PW_DROP_N of them); other: those of causes this
+ * list does not name (a newer trace's); written: the event lines in the
+ * file.  The calls in flight at exit are no loss, and not in it.  Its
+ * length; allocates nothing (the library says it at exit).
+ */
+static inline size_t pw_drop_sentence(char *buf, size_t cap, uint64_t written, const uint64_t *by,
+                                      uint64_t other)
+{
+#define PW_DROP_WHY(id, name, why) why,
+	static const char *const whys[] = {PW_DROP_CAUSES(PW_DROP_WHY)};
+#undef PW_DROP_WHY
+	uint64_t lost = other;
+	int kinds = other > 0;
+	for (int i = 0; i < PW_DROP_N; i++)
+		if (i != PW_DROP_IN_FLIGHT && by[i]) {
+			lost += by[i];
+			kinds++;
+		}
+	size_t len = 0;
+	if (cap)
+		buf[0] = 0;
+	if (!lost)
+		return 0;
+	char a[32], b[32];
+	pw_fmt_count(a, sizeof a, lost);
+	pw_fmt_count(b, sizeof b, written + lost);
+#define PW_PUT(...) (len += (size_t)snprintf(buf + len, len < cap ? cap - len : 0, __VA_ARGS__))
+	PW_PUT("%s of %s %s dropped: ", a, b, written + lost == 1 ? "event" : "events");
+	const char *sep = "";
+	for (int i = 0; i <= PW_DROP_N; i++) {
+		uint64_t n = i < PW_DROP_N ? by[i] : other;
+		if (i == PW_DROP_IN_FLIGHT || !n)
+			continue;
+		PW_PUT("%s%s", sep, i < PW_DROP_N ? whys[i] : "causes this version does not know");
+		if (kinds > 1) {
+			pw_fmt_count(a, sizeof a, n);
+			PW_PUT(" (%s)", a);
+		}
+		sep = ", ";
+	}
+#undef PW_PUT
+	return len < cap ? len : cap ? cap - 1 : 0;
 }
 
 #endif

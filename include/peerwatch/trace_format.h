@@ -587,8 +587,8 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	X(DROPPED_BY, "in_flight_at_exit", UINT, RARE, NONE,                                                   \
 	  "call events being recorded by another thread at the moment the trace was finished (exit, exec, "    \
 	  "enforce): at most one a thread. No finding is lost with them: a call is checked before it runs, "   \
-	  "and its findings are violation events written before it. A call that returns after that moment "    \
-	  "makes no event")                                                                                    \
+	  "and its findings are violation events written before it (`peerwatch-analyze check` passes "         \
+	  "them). A call that returns after that moment makes no event")                                       \
 	X(DROPPED_BY, "finding_in_flight_at_exit", UINT, RARE, NONE,                                           \
 	  "violation events being written by another thread at the moment the trace was finished: those "      \
 	  "findings are not in the trace")                                                                     \

@@ -215,14 +215,6 @@ void pw_trace_drop(int cause, uint64_t n)
 		drop(cause, n);
 }
 
-uint64_t pw_trace_dropped(void)
-{
-	uint64_t n = 0;
-	for (int i = 0; i < PW_DROP_N; i++)
-		n += atomic_load(&T.dropped_by[i]);
-	return n;
-}
-
 const char *pw_trace_path(void)
 {
 	return T.path;
@@ -1523,13 +1515,16 @@ static void finish_file(const char *why, bool was_enabled, const struct pw_foote
 	else if (renameat(dir, partial, dir, T.name))
 		pw_log("cannot rename %s.partial: %s", T.path, strerror(errno));
 	pw_fd_close(&T.dir);
-	uint64_t dropped = pw_trace_dropped();
 	if (ok && was_enabled && pw_g.opt.verbosity >= 1 && strcmp(why, "exec") != 0) {
-		pw_log("trace written: %s (%llu event%s%s; %s)", T.path, (unsigned long long)T.lines,
-		       T.lines == 1 ? "" : "s",
-		       T.write_err ? ", then writing stopped: see its footer"
-		       : dropped   ? ", some dropped: see its footer"
-		                   : "",
+		/* what was lost, and why; the calls in flight at exit lose nothing */
+		uint64_t by[PW_DROP_N];
+		for (int i = 0; i < PW_DROP_N; i++)
+			by[i] = atomic_load(&T.dropped_by[i]);
+		char lines[32], lost[600];
+		pw_fmt_count(lines, sizeof lines, T.lines);
+		pw_drop_sentence(lost, sizeof lost, T.lines, by, 0);
+		pw_log("trace written: %s (%s event%s%s%s%s; %s)", T.path, lines, T.lines == 1 ? "" : "s",
+		       T.write_err ? ", then writing stopped: see its footer" : "", *lost ? "; " : "", lost,
 		       in ? in->counts : "no findings");
 	}
 }

@@ -62,7 +62,6 @@ void pw_trace_set_tick(void (*fn)(bool final));
 struct pw_call;
 void pw_event_post(struct pw_call *c);
 
-uint64_t pw_trace_dropped(void);
 /* Count n events dropped for cause (while tracing is on). */
 void pw_trace_drop(int cause, uint64_t n);
 const char *pw_trace_path(void); /* final path of this process's trace, "" if none */

@@ -513,7 +513,7 @@ check "writer thread hangs: the trace stays .partial, one warning says so" \
 d="$WORK/limit"
 mkdir -p "$d"
 "$T/flood" 20000 1000 3 >"$d/want" 2>/dev/null
-"$PW" -q -o "$d/trace" --max-trace-mb 1 -- "$T/flood" 20000 1000 3 >"$d/got" 2>"$d/err"
+"$PW" -o "$d/trace" --max-trace-mb 1 -- "$T/flood" 20000 1000 3 >"$d/got" 2>"$d/err"
 rc1=$?
 f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
 check "max_trace_mb=1: status $rc1, same output" all "[ $rc1 -eq 0 ]" "cmp -s $d/want $d/got"
@@ -525,6 +525,13 @@ ndev=$(grep -c '"type":"device"' "$f")
 check "max_trace_mb=1: every event made is written or counted (size_limit), the findings all written" \
 	all "[ $ndev -ge 1 ]" "footer '$f' | jq -e '.events - $ndev + .dropped == 21003 and .dropped_by.size_limit == .dropped and .violations == 3 and .repeats == 997' >/dev/null"
 check "max_trace_mb=1: the events stop short of 1 MiB" [ "$(stat -c %s "$f")" -lt $((1024 * 1024 + 64 * 1024)) ]
+# The line at exit says how many of how many events were lost, and why.
+commas() { sed ':a;s/\B[0-9]\{3\}\>/,&/;ta'; }
+written=$(footer "$f" | jq .events | commas)
+lost=$(footer "$f" | jq .dropped_by.size_limit | commas)
+made=$(footer "$f" | jq '.events + .dropped_by.size_limit' | commas)
+check "max_trace_mb=1: the exit line says '$lost of $made events dropped: past the size limit'" \
+	grep -qF "($written events; $lost of $made events dropped: past the size limit (max_trace_mb); " "$d/err"
 
 d="$WORK/repeats"
 mkdir -p "$d"

@@ -51,7 +51,7 @@ check "torchrun: rank 0 wrote its trace into traces/rank0, with its finding" one
 check "torchrun: rank 1 wrote its trace into traces/rank1, with its finding" one_trace_with_finding traces/rank1
 check "torchrun: no other directory (the agent made no call)" [ "$(ls traces | tr '\n' ' ')" = "rank0 rank1 " ]
 check "torchrun: each rank's exit line names its trace and its findings" \
-	[ "$(grep -cE "^peerwatch\[[0-9]+\]: trace written: $d/traces/rank[01]/$host\.[0-9]+\.pw\.jsonl \([0-9]+ events; [0-9]+ warnings?\)$" err)" -eq 2 ]
+	[ "$(grep -cE "^peerwatch\[[0-9]+\]: trace written: $d/traces/rank[01]/$host\.[0-9]+\.pw\.jsonl \([0-9,]+ events; [0-9]+ warnings?\)$" err)" -eq 2 ]
 check "torchrun: peerwatch-analyze check reads the job's traces (2 processes)" \
 	bash -c "'$B/bin/peerwatch-analyze' check --format json traces | jq -e '.traces == 2 and ([.findings[].process.rank] | sort) == [0,0,1,1]' >/dev/null"
 
@@ -171,7 +171,7 @@ check "--ranks with no rank variable: untraced, status 0, said at -v" \
 d=$WORK/counts
 mkdir -p "$d" && cd "$d" || exit 1
 "$PW" -o t1 -- "$B/tests/violations" peer.enable.self bad >out 2>err
-check "exit line: '1 error' for one finding of severity error" grep -qE "trace written: $d/t1/.*\([0-9]+ events; 1 error\)$" err
+check "exit line: '1 error' for one finding of severity error" grep -qE "trace written: $d/t1/.*\([0-9,]+ events; 1 error\)$" err
 "$PW" -o t2 python3 -c 'import ctypes; cu = ctypes.CDLL("libcuda.so.1"); cu.cuInit(0)
 cu.cuDeviceCanAccessPeer(ctypes.byref(ctypes.c_int()), 0, 1)' 2>err
 # One call, and a device line per simulated device: the exit line counts
@@ -182,7 +182,7 @@ check "exit line: '$n events; no findings' for one clean call (and its device li
 		grep -qE "trace written: $2/t2/.*\($1 events?; no findings\)$" err' - "$n" "$d"
 echo 'rule=peer.enable.twice' >supp
 "$PW" -o t3 --suppressions supp torchrun --nproc_per_node=1 "$L/train.py" >out 2>err
-check "exit line: severities and suppressions counted" grep -qE "trace written: $d/t3/.*\([0-9]+ events; 2 warnings, 1 suppressed\)$" err
+check "exit line: severities and suppressions counted" grep -qE "trace written: $d/t3/.*\([0-9,]+ events; 2 warnings, 1 suppressed\)$" err
 
 # ---- long paths: any the system takes, a longer one refused with its reason ----
 d=$WORK/long
