@@ -4,11 +4,16 @@
  * many the footer counts, events dropped (and why) and calls in flight
  * when the trace ended (no loss: info only says so), findings counted as
  * repeats, lines refused, and whether the trace ended cleanly, stopped
- * writing (a full disk, a file-size limit), reached its size limit, or was
- * left .partial by a process that died.
+ * writing (a full disk, a file-size limit), reached its size limit, or is
+ * .partial: its process still running, or gone without finishing it.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "base/opts.h"
 #include "base/show.h"
@@ -27,6 +32,53 @@ static enum state state_of(const struct pw_file *f)
 	if (f->partial)
 		return ST_PARTIAL;
 	return f->footer ? ST_CLEAN : ST_CUT;
+}
+
+/*
+ * Whether the process of a .partial trace is still running: 1 it is (its
+ * trace is being written), 0 it ended without finishing it, -1 this host
+ * cannot tell (the trace is another host's).  The pid is that process's
+ * only if the process now holding it started before the trace did
+ * (/proc/PID/stat's start time, on the boot clock, against the header's
+ * t0_mono_ns: a reused pid started after).
+ */
+static int still_running(const struct pw_file *f)
+{
+	char host[128] = "";
+	if (gethostname(host, sizeof host))
+		strcpy(host, "localhost");
+	host[sizeof host - 1] = 0;
+	for (char *c = host; *c; c++) /* as the library names its files */
+		if (*c == '/')
+			*c = '_';
+	if (!f->host || strcmp(f->host, host) || f->pid <= 0)
+		return -1;
+	char path[64], buf[1024];
+	snprintf(path, sizeof path, "/proc/%lld/stat", (long long)f->pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -1;
+	ssize_t n = read(fd, buf, sizeof buf - 1);
+	close(fd);
+	char *p = n > 0 ? (buf[n] = 0, strrchr(buf, ')')) : NULL;
+	char state = 0;
+	unsigned long long start = 0;
+	/* after the name: state (field 3) ... starttime (field 22) */
+	if (!p ||
+	    sscanf(p + 1, " %c %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %*s %llu",
+	           &state, &start) != 2)
+		return -1;
+	if (state == 'Z' || state == 'X') /* ended, not yet reaped */
+		return 0;
+	struct timespec mono, boot;
+	long tck = sysconf(_SC_CLK_TCK);
+	if (tck <= 0 || clock_gettime(CLOCK_MONOTONIC, &mono) || clock_gettime(CLOCK_BOOTTIME, &boot))
+		return -1;
+	/* the time suspended so far: the start on the monotonic clock is no
+	 * earlier than its boot-clock time less that */
+	int64_t suspended = (boot.tv_sec - mono.tv_sec) * 1000000000ll + (boot.tv_nsec - mono.tv_nsec);
+	int64_t started = (int64_t)(start * (1000000000ull / (unsigned long long)tck)) - suspended;
+	return started <= f->t0_mono_ns;
 }
 
 static const char *state_name(enum state s)
@@ -49,10 +101,24 @@ static char *state_text(const struct pw_file *f, const struct an_footer *ft)
 		if (f->reason && !strcmp(f->reason, "enforce"))
 			return xstrdup("stopped by enforce mode (its last violation says why)");
 		return xasprintf("ended cleanly (%s)", f->reason ? f->reason : "?");
-	case ST_PARTIAL:
-		return xasprintf("left .partial: the process did not finish its trace (crashed, killed or "
-		                 "_exit)%s",
-		                 f->tail_cut ? "; its last line was cut" : "");
+	case ST_PARTIAL: {
+		const char *cut = f->tail_cut ? "; its last line was cut" : "";
+		switch (still_running(f)) {
+		case 1:
+			return xasprintf(".partial: still being written: its process (pid %lld) is running%s",
+			                 (long long)f->pid, cut);
+		case 0:
+			return xasprintf("left .partial: the process ended without finishing its trace (it "
+			                 "crashed, was killed by a signal, called abort or left through the "
+			                 "raw exit system call)%s",
+			                 cut);
+		default:
+			return xasprintf(".partial: the process (on host %s) is still running, or ended "
+			                 "without finishing its trace (it crashed, was killed by a signal, "
+			                 "called abort or left through the raw exit system call)%s",
+			                 f->host ? f->host : "?", cut);
+		}
+	}
 	case ST_CUT: return xstrdup("no footer, though not .partial: the file was cut short");
 	case ST_UNREADABLE: return xasprintf("not read: %s", f->unreadable ? f->unreadable : "?");
 	}
@@ -257,6 +323,8 @@ static json_t *file_json(const struct pw_file *f)
 	json_object_set_new(j, "file", json_text(f->path));
 	json_object_set_new(j, "state", json_string(state_name(state_of(f))));
 	json_object_set_new(j, "reason", f->reason ? json_string(f->reason) : json_null());
+	int running = state_of(f) == ST_PARTIAL ? still_running(f) : -1;
+	json_object_set_new(j, "running", running < 0 ? json_null() : json_boolean(running));
 	json_object_set_new(j, "unreadable", f->unreadable ? json_string(f->unreadable) : json_null());
 	if (!f->header_ok)
 		return j;

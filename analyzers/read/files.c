@@ -41,11 +41,35 @@ static void add_found(struct vec *out, const char *path, const struct stat *st)
 	f->ino = st->st_ino;
 }
 
+/* Why an entry named like a trace is not read, or NULL: only regular files
+ * are (a FIFO would block the read until a writer came, a device or a
+ * socket is no trace), and links are not followed inside a directory. */
+static const char *not_read_why(int type, const struct stat *st)
+{
+	if (type == FTW_SL || type == FTW_SLN)
+		return "a symbolic link (links are not followed in a directory: name the file itself to read "
+		       "it)";
+	if (type != FTW_F || S_ISREG(st->st_mode))
+		return NULL;
+	if (S_ISFIFO(st->st_mode))
+		return "a FIFO, not a file (reading it would wait for a writer)";
+	if (S_ISSOCK(st->st_mode))
+		return "a socket, not a file";
+	return "a device, not a file";
+}
+
 static int walk_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
-	if (type == FTW_F && S_ISREG(st->st_mode) && trace_name(base_name(path)))
+	bool named = trace_name(base_name(path));
+	const char *why = named ? not_read_why(type, st) : NULL;
+	if (named && type == FTW_F && S_ISREG(st->st_mode))
 		add_found(walk_out, path, st);
+	if (why) {
+		char *p = sanitize(path);
+		fprintf(stderr, "peerwatch-analyze: %s: skipped: %s\n", p, why);
+		free(p);
+	}
 	if (type == FTW_DNR) {
 		char *p = sanitize(path);
 		fprintf(stderr, "peerwatch-analyze: %s: cannot read this directory\n", p);

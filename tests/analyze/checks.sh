@@ -58,6 +58,19 @@ an info --json "$WORK/crash"
 check "crash: info says partial" jqt '.partial == 1 and .files[0].state == "partial"' "$WORK/o.out"
 check "crash: the 5 calls made before the kill are read" jqt '.files[0].calls == 5' "$WORK/o.out"
 check "crash: info exits 0 (a .partial trace is not an input error)" rc_is 0
+# A .partial trace is also the trace of a process still running: info tells
+# the two apart (same host: its pid, started before the trace), and calls
+# neither a crash nor _exit (which finishes a trace).
+check "crash: while the process ran, info said its .partial trace was still being written" \
+	bash -c 'grep -q "trace     .partial: still being written: its process (pid [0-9]*) is running" "$1" &&
+		jq -e ".files[0].state == \"partial\" and .files[0].running == true" "$2" >/dev/null' \
+	_ "$WORK/crash-live.txt" "$WORK/crash-live.json"
+check "crash: once it was killed, that it ended without finishing its trace" \
+	jqt '.files[0].running == false' "$WORK/o.out"
+an info "$WORK/crash"
+check "crash: ... in words, naming no _exit" \
+	bash -c 'grep -q "left .partial: the process ended without finishing its trace" "$1" && ! grep -q "_exit" "$1"' \
+	_ "$WORK/o.out"
 an summary --json "$WORK/crash"
 check "crash: summary counts it as partial" jqt '.partial == 1 and .per_process[0].partial == true' "$WORK/o.out"
 an info --json "$WORK/forkexec"
@@ -283,6 +296,20 @@ d=$(case_dir)
 : >"$d/empty.pw.jsonl"
 an info "$d"
 check "empty file: a clear message, exit 2" bash -c "[ $rc = 2 ] && grep -q 'empty.pw.jsonl: empty file' '$WORK/o.err'"
+# Only regular files are read in a directory: a FIFO named like a trace
+# would block the read until a writer came; a link is not followed there.
+# Each is skipped with a word, the trace beside them read.
+d=$(case_dir)
+cp "$good" "$d/"
+mkfifo "$d/fifo.pw.jsonl"
+ln -s "$good" "$d/link.pw.jsonl"
+an info "$d"
+check "a FIFO named like a trace in a directory: skipped, saying so and why" \
+	bash -c "[ $rc = 0 ] && grep -q 'fifo.pw.jsonl: skipped: a FIFO, not a file (reading it would wait for a writer)' '$WORK/o.err'"
+check "a symbolic link named like a trace in a directory: skipped, saying so" \
+	err_has 'link.pw.jsonl: skipped: a symbolic link'
+check "... and the trace beside them is read" out_has '^1 trace file: 1 clean'
+
 d=$(case_dir)
 : >"$d/empty.pw.jsonl.partial"
 an info --json "$d"
