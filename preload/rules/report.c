@@ -46,6 +46,7 @@
 #include "core/pw.h"
 #include "state/registry.h"
 #include "rules/rules.h"
+#include "core/srcline.h"
 #include "core/stack.h"
 #include "rules/suppress.h"
 #include "record/trace.h"
@@ -271,8 +272,12 @@ static void report_write(const char *buf, size_t len)
 
 /* One report, written with one write(2) so reports of threads don't mix.
  * Text that is not ours (the message quotes the program's values, frames
- * name its files) goes out with control bytes escaped. */
-static void print_report(int rule, const struct pw_op *op, const char *msg, const uintptr_t *ips, int n)
+ * name its files) goes out with control bytes escaped.  Frames are named
+ * by function and source line where libdw can (core/srcline.h: loaded at
+ * the first report with frames), except at exit: the process is ending,
+ * perhaps from a signal handler, and the frames are its exit path. */
+static void print_report(int rule, const struct pw_op *op, const char *msg, const uintptr_t *ips, int n,
+                         bool at_exit)
 {
 	const struct pw_rule_info *r = &pw_rules[rule];
 	char buf[8192], text[1200];
@@ -299,11 +304,22 @@ static void print_report(int rule, const struct pw_op *op, const char *msg, cons
 	}
 	PUT("==%d==   runtime:  %s\n", pid, r->runtime);
 	PUT("==%d==   fix:      %s\n", pid, r->advice);
+	struct pw_srcline src;
+	bool lines = n > 0 && !at_exit && pw_srcline_begin(&src);
 	for (int i = 0; i < n; i++) {
 		char frame[300];
-		pw_stack_format(ips[i], frame, sizeof frame);
+		if (!lines || !pw_srcline_format(&src, ips[i], frame, sizeof frame))
+			pw_stack_format(ips[i], frame, sizeof frame);
 		pw_escape(text, sizeof text, frame, strlen(frame));
 		PUT("==%d==     #%d %s\n", pid, i, text);
+	}
+	if (lines)
+		pw_srcline_end(&src);
+	/* the rest: every frame named offline, the run's other findings */
+	const char *trace = pw_trace_path(), *slash = strrchr(trace, '/');
+	if (slash) {
+		pw_escape(text, sizeof text, trace, (size_t)(slash - trace));
+		PUT("==%d==   more:     peerwatch-analyze violations %s\n", pid, text);
 	}
 #undef PUT
 	if (len > sizeof buf - 1)
@@ -590,7 +606,7 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 		atomic_fetch_add(&violations, 1);
 		write_event(c, op, rule, msg, ips, n);
 		if (pw_g.opt.mode != PW_MODE_OBSERVE)
-			print_report(rule, op, msg, ips, n);
+			print_report(rule, op, msg, ips, n, !c);
 	}
 	if (halt) /* at exit there is nothing left to stop (ipc.leak) */
 		stop(op, rule);

@@ -6,6 +6,7 @@
 set -u
 B=$(cd "${1:-build}" && pwd)
 PW="$B/bin/peerwatch"
+AN="$B/bin/peerwatch-analyze"
 V="$B/tests/violations"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
@@ -180,6 +181,28 @@ f=$(ls "$d"/trace/*.pw.jsonl | head -1)
 check "stacks: a violation carries its stack, hex strings" \
 	jqt -s '[.[] | select(.type=="violation")] | length == 1 and (.[0].stack|length) >= 2 and (.[0].stack[0]|startswith("0x"))' "$f"
 check "stacks: the report shows frames" grep -q "#1 " "$d/err"
+# Where the program has debug information (the test programs are built with
+# -g), the report names a frame by its function and source line: those the
+# analyzer gives the violation's first address, offline.
+frame0=$(grep -m1 '#0 ' "$d/err" | sed 's/.*#0 //')
+want0=$("$AN" violations --json "$f" | jq -r '.findings[0].stack[0] |
+	"\(.function) (\(.file | split("/") | last):\(.line)) in violations+\(.module_offset)"')
+check "stacks: frame #0 by function and line, as the analyzer names it ('$frame0')" \
+	bash -c '[[ $1 =~ ^[a-z_]+\ \(violations\.c:[0-9]+\)\ in\ violations\+0x[0-9a-f]+$ ]] && [ "$1" = "$2" ]' \
+	_ "$frame0" "$want0"
+check "stacks: the report points at peerwatch-analyze violations for the rest" \
+	grep -qF "more:     peerwatch-analyze violations $d/trace" "$d/err"
+# libdw is no dependency of the library: it is loaded for the first report
+# with frames (the footer lists the modules loaded at the end), never in a
+# run without one.
+check "libdw: libpeerwatch.so does not depend on it" \
+	bash -c '! readelf -d "$1" | grep -E "NEEDED.*(libdw|libelf)"' _ "$B/lib/libpeerwatch.so"
+check "libdw: loaded for the report" footer_is "$f" '.modules | any(.path | test("/libdw[.]so"))'
+d="$WORK/nolibdw"
+mkdir -p "$d"
+run ipc.export.interior-pointer good "$d" --mode warn
+check "libdw: not loaded in a run without a finding" \
+	footer_is "$(ls "$d"/trace/*.pw.jsonl | head -1)" '.violations == 0 and (.modules | any(.path | test("/libdw[.]so")) | not)'
 d="$WORK/nostacks"
 mkdir -p "$d"
 run ipc.export.interior-pointer bad "$d" --mode warn --stacks none
