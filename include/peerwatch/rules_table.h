@@ -65,7 +65,8 @@
 	  "Transfer",                                                                                        \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
-	  "peer access enabled again while it is already on",                                                \
+	  "peer access enabled again while it is already on (CUDA: from the same context to the same peer "  \
+	  "context; a second context of the device, or its primary context after a reset, enables anew)",    \
 	  "enable once, or treat 704 as success and clear it (cudaGetLastError)")                            \
 	X(PEER_ENABLE_UNQUERIED, "peer.enable.unqueried", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),   \
 	  "CUDA Driver API, Peer Context Memory Access, cuDeviceCanAccessPeer; HIP Runtime API, PeerToPeer " \
@@ -132,8 +133,11 @@
 	  "from peerContext will immediately be accessible; without it, copies are staged through host "     \
 	  "memory); HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceEnablePeerAccess",            \
 	  "silent: 37.8 GB/s instead of 394.9 GB/s on NVLink H200s (256 MiB copies)",                        \
-	  "a copy between two devices while peer access between them is off: staged through the host",       \
-	  "enable peer access between the devices (both directions for copies both ways) before copying")    \
+	  "a copy between two devices while peer access between them is off (CUDA: between the contexts "    \
+	  "the copy names, each primary one for the runtime; a reset or destroyed context has none left): "  \
+	  "staged through the host",                                                                         \
+	  "enable peer access between the devices (both directions for copies both ways) before copying, "   \
+	  "in the contexts the copy names, and again after a reset")                                         \
 	X(COPY_ACL_P2P_POLICY, "copy.acl.p2p-policy", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                   \
 	  "CANN AscendCL, Inter-Device Data Transfer (Allocate P2P memory: acl.rt.malloc(size, "             \
 	  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P) before device-to-device copies)",                                 \

@@ -35,6 +35,10 @@ struct pw_mem {
 	 * PW_NO_DEV if unknown).  Asked only where dev and named_dev differ. */
 	bool mapped;
 	int map_dev, home_dev;
+	/* peer copies: the context the call names for it (cuMemcpyPeer's
+	 * dstContext, srcContext; 0 where the call names a device: its
+	 * primary context) */
+	uint64_t ctx;
 };
 
 /* Location ids for advise/prefetch targets besides device ordinals. */
@@ -96,8 +100,11 @@ struct pw_op {
 	const size_t *data_sizes;
 	size_t one_size;
 	int one_attr;
-	/* IPC open: the context it maps in (the current one; 0 if unknown) */
-	uint64_t ctx;
+	/* IPC open, peer enable and disable: the current context (0 if
+	 * unknown, or where the call names devices: the device's primary
+	 * context); peer_ctx the context an enable or disable names (0: the
+	 * peer device's primary context) */
+	uint64_t ctx, peer_ctx;
 	/* events: the event (create, destroy, IPC export, IPC open) */
 	uint64_t event;
 	bool event_known;                              /* IPC event export: the event's creation was seen */

@@ -113,6 +113,24 @@ uint64_t pw_cuda_current_ctx(void)
 	return (uint64_t)(uintptr_t)cur;
 }
 
+int pw_cuda_primary_active(int dev)
+{
+	typedef CUresult (*state_fn)(CUdevice, unsigned int *, int *);
+	static _Atomic(state_fn) get_state;
+	state_fn f = atomic_load_explicit(&get_state, memory_order_acquire);
+	if (!f) {
+		f = (state_fn)pw_cuda_aux("cuDevicePrimaryCtxGetState");
+		atomic_store_explicit(&get_state, f, memory_order_release);
+	}
+	unsigned flags = 0;
+	int active = -1;
+	pw_tls_internal++;
+	if (!f || f(dev, &flags, &active) != CUDA_SUCCESS)
+		active = -1;
+	pw_tls_internal--;
+	return active < 0 ? -1 : active != 0;
+}
+
 /* The driver's own answer, through the real function: not traced. */
 int pw_cuda_can_access(int dev, int peer)
 {
@@ -167,7 +185,10 @@ static bool ctx_claim(unsigned s, uintptr_t expect, uintptr_t key, int dev)
 
 int pw_cuda_ctx_device_slow(CUcontext ctx)
 {
-	if (!ctx)
+	/* never asked of a context seen destroyed: the driver's cuCtxGetDevice_v2
+	 * faults on one (H200, driver 580; docs/facts-cuda.md), where the call
+	 * the program makes may only fail (cuCtxEnablePeerAccess: 709) */
+	if (!ctx || pw_state_ctx_gone(&pw_state, (uintptr_t)ctx))
 		return PW_NO_DEV;
 	aux_ready();
 	uintptr_t key = (uintptr_t)ctx;
@@ -228,6 +249,55 @@ void pw_cuda_ctx_forget_dev(int dev)
 		    atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed) == dev)
 			ctx_drop(s);
 	}
+}
+
+/* The device the table holds for ctx, without asking the driver (which may
+ * no longer know it), or PW_NO_DEV. */
+static int ctx_cached_dev(uintptr_t ctx)
+{
+	for (unsigned s = 0; ctx && ctx != CTX_GONE && s < CTX_CACHE; s++)
+		if (atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire) == ctx &&
+		    atomic_load_explicit(&ctx_cache[s].ready, memory_order_acquire))
+			return atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed);
+	return PW_NO_DEV;
+}
+
+static bool is_row(const struct pw_fn_desc *fn, int id_a, int id_b)
+{
+	return fn == &pw_cuda_desc[id_a] || fn == &pw_cuda_desc[id_b];
+}
+
+void pw_cuda_ctx_feed(const struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->op == PW_OP_CTX_CREATE) {
+		/* (CUcontext *pctx, ..., CUdevice dev): the device is the last argument */
+		const CUcontext *pctx = (const CUcontext *)(uintptr_t)c->a[0];
+		uintptr_t ctx = pctx ? (uintptr_t)*pctx : 0;
+		if (fn == &pw_cuda_desc[PW_CUDA_ID(cuDevicePrimaryCtxRetain)]) {
+			pw_state_ctx_primary(&pw_state, ctx); /* at a destroyed context's address? */
+			return;
+		}
+		pw_cuda_ctx_forget(ctx); /* one at a destroyed one's address is asked anew */
+		pw_state_ctx_made(&pw_state, ctx, (int)(int64_t)c->a[fn->nargs - 1]);
+		return;
+	}
+	if (fn->args[0].kind == PW_K_CTX) { /* cuCtxDestroy */
+		uintptr_t ctx = c->a[0];
+		int dev = ctx_cached_dev(ctx);
+		pw_cuda_ctx_forget(ctx);
+		pw_state_ctx_destroyed(&pw_state, ctx, dev);
+		return;
+	}
+	/* a primary context's release or reset: "The context is automatically
+	 * reset once the last reference to it is released" (cuda.h,
+	 * cuDevicePrimaryCtxRelease), so after a release it is reset only if no
+	 * longer active */
+	int dev = (int)(int64_t)c->a[0];
+	pw_cuda_ctx_forget_dev(dev);
+	if (is_row(fn, PW_CUDA_ID(cuDevicePrimaryCtxReset_v2), PW_CUDA_ID(cuDevicePrimaryCtxReset)) ||
+	    pw_cuda_primary_active(dev) == 0)
+		pw_state_primary_reset(&pw_state, dev);
 }
 
 /* Known names first; the driver is asked only for codes we do not list. */

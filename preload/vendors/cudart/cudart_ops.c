@@ -186,6 +186,9 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 			op->holders = pw_registry_holders(op->dst.ptr, op->holder_pids, 4);
 		pw_op_mapped_facts(op);
 		break;
+	/* the primary context of the current device, unless another context is
+	 * current: then only the runtime's own state goes (cuda_runtime_api.h) */
+	case PW_OP_DEVICE_RESET: op->ctx = pw_cuda_current_ctx(); break;
 	default: return false;
 	}
 	return true;
