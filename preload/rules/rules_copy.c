@@ -128,6 +128,55 @@ PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
 	return true;
 }
 
+/* CUDA Driver API, Memory Management, cuMemcpyPeer: "Copies from device memory in one context to device
+ * memory in another context".  Memory the driver does not know (malloc'd, stack, static); page-locked host
+ * memory, which the driver copies (H200, driver 580), is not reported. */
+PW_RULE_FN(COPY_PEER_HOST)
+{
+	(void)s;
+	if (!op->bytes || names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = op->dst.plain_host ? &op->dst : op->src.plain_host ? &op->src : NULL;
+	if (!m)
+		return false;
+	snprintf(msg, len,
+	         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
+	         " that is no CUDA allocation: a peer copy is between device memory",
+	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
+	return true;
+}
+
+/* CUDA Driver API, Memory Management, cuMemcpyPeer: "srcDevice - Source device pointer", of an allocation
+ * that cuMemFree has not freed. */
+PW_RULE_FN(COPY_PEER_FREED)
+{
+	(void)s;
+	if (!op->bytes || names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = op->src.freed ? &op->src : op->dst.freed ? &op->dst : NULL;
+	if (!m)
+		return false;
+	snprintf(msg, len, "%s copies %" PRIu64 " bytes %s 0x%" PRIx64 ", memory this process already freed",
+	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
+	return true;
+}
+
+/* CUDA Driver API, Context Management, cuCtxDestroy: "It is the caller's responsibility to ensure that the
+ * context or its resources are not accessed or passed in subsequent API calls". */
+PW_RULE_FN(COPY_PEER_CONTEXT_DESTROYED)
+{
+	const struct pw_mem *side[2] = {&op->dst, &op->src};
+	for (int i = 0; i < 2; i++) {
+		const struct pw_mem *m = side[i];
+		if (!m->ctx || pw_ctx_ref(s, m->ctx, m->named_dev).slot != PW_CTX_DESTROYED)
+			continue;
+		snprintf(msg, len, "%s names %s context 0x%" PRIx64 ", which cuCtxDestroy destroyed", op->api,
+		         i ? "source" : "destination", m->ctx);
+		return true;
+	}
+	return false;
+}
+
 /* CANN AscendCL, Inter-Device Data Transfer: "Allocate P2P memory" (ACL_MEM_MALLOC_*_P2P) for data exchange
  * between devices.  The ACL module records each allocation's policy. */
 PW_RULE_FN(COPY_ACL_P2P_POLICY)

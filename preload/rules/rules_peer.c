@@ -99,6 +99,24 @@ PW_RULE_FN(PEER_ENABLE_TWICE)
 	return true;
 }
 
+/* CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess and cuCtxDisablePeerAccess: "Returns
+ * CUDA_ERROR_INVALID_CONTEXT if there is no current context, peerContext is not a valid context"; and
+ * cuCtxDestroy: the context must not be "passed in subsequent API calls". */
+PW_RULE_FN(PEER_CONTEXT_INVALID)
+{
+	if (op->no_ctx) {
+		snprintf(msg, len,
+		         "%s with no current context: peer access is enabled from the current context",
+		         op->api);
+		return true;
+	}
+	if (!op->peer_ctx || pw_ctx_ref(s, op->peer_ctx, op->peer_dev).slot != PW_CTX_DESTROYED)
+		return false;
+	snprintf(msg, len, "%s names peer context 0x%llx, which cuCtxDestroy destroyed", op->api,
+	         (unsigned long long)op->peer_ctx);
+	return true;
+}
+
 /* CUDA Driver API, Peer Context Memory Access, and CANN AscendCL, Inter-Device Data Transfer: query
  * (CanAccessPeer) before enabling. */
 PW_RULE_FN(PEER_ENABLE_UNQUERIED)

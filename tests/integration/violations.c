@@ -511,6 +511,46 @@ static void peer_enable_twice_destroyed(int bad)
 		CHECK(cuCtxDestroy_v2(a));
 }
 
+/* With no current context (bad: 201), or with device 0's (good). */
+static void peer_context_invalid(int bad)
+{
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	if (bad)
+		CHECK(cuCtxSetCurrent(NULL)); /* pops the only one */
+	CALL(cuCtxEnablePeerAccess(ctx[1], 0));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+}
+
+/* An enable naming a peer context already destroyed (bad: 201), or one
+ * still there (good: enabled, disabled, then destroyed). */
+static void peer_context_invalid_destroyed(int bad)
+{
+	CUcontext m = made_on(1);
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuCtxEnablePeerAccess(m, 0));
+	if (!bad) {
+		CHECK(cuCtxDisablePeerAccess(m));
+		CHECK(cuCtxDestroy_v2(m));
+	}
+}
+
+/* A disable naming a peer context destroyed after the enable (bad: 201),
+ * or made before its destruction (good). */
+static void peer_context_invalid_disable(int bad)
+{
+	CUcontext m = made_on(1);
+	ctx_enable(ctx[0], 0, m, 1);
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuCtxDisablePeerAccess(m));
+	if (!bad)
+		CHECK(cuCtxDestroy_v2(m));
+}
+
 static void peer_enable_unqueried(int bad)
 {
 	int can;
@@ -620,6 +660,41 @@ static void copy_peer_no_peer_access_reset(int bad)
 	}
 	CUdeviceptr a0 = alloc_on(0, MIB), a1 = alloc_on(1, MIB);
 	CHECK(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], MIB));
+}
+
+/* Into a host buffer (bad) or device 1's memory (good). */
+static void copy_peer_host(int bad)
+{
+	static char host[MIB];
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(bad ? (CUdeviceptr)(uintptr_t)host : a1, ctx[1], a0, ctx[0], 4096));
+}
+
+/* From memory freed before the copy (bad) or after it (good). */
+static void copy_peer_freed(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	if (bad)
+		CHECK(cuMemFree_v2(a0));
+	CALL(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], 4096));
+	if (!bad)
+		CHECK(cuMemFree_v2(a0));
+}
+
+/* A copy naming a second context of device 0, after it was destroyed (bad)
+ * or before (good; it enabled access to device 1's primary context). */
+static void copy_peer_context_destroyed(int bad)
+{
+	CUdeviceptr a0 = alloc_on(0, MIB), a1 = alloc_on(1, MIB);
+	CUcontext m = made_on(0);
+	ctx_enable(m, 0, ctx[1], 1);
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuMemcpyPeer(a1, ctx[1], a0, m, 4096));
+	if (!bad)
+		CHECK(cuCtxDestroy_v2(m));
 }
 
 static void ipc_export_interior_pointer(int bad)
@@ -1087,6 +1162,9 @@ static const struct {
     {"peer.enable.twice/reset", peer_enable_twice_reset},
     {"peer.enable.twice/release", peer_enable_twice_release},
     {"peer.enable.twice/destroyed", peer_enable_twice_destroyed},
+    {"peer.context.invalid", peer_context_invalid},
+    {"peer.context.invalid/destroyed", peer_context_invalid_destroyed},
+    {"peer.context.invalid/disable", peer_context_invalid_disable},
     {"peer.enable.unqueried", peer_enable_unqueried},
     {"peer.disable.not-enabled", peer_disable_not_enabled},
     {"peer.disable.not-enabled/second-context", peer_disable_not_enabled_second_context},
@@ -1098,6 +1176,9 @@ static const struct {
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
     {"copy.peer.no-peer-access/second-context", copy_peer_no_peer_access_second_context},
     {"copy.peer.no-peer-access/reset", copy_peer_no_peer_access_reset},
+    {"copy.peer.host", copy_peer_host},
+    {"copy.peer.freed", copy_peer_freed},
+    {"copy.peer.context-destroyed", copy_peer_context_destroyed},
     {"ipc.export.interior-pointer", ipc_export_interior_pointer},
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},

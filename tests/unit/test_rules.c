@@ -310,16 +310,27 @@ static void peer_per_context(void **state)
 	inv.cur_dev = 1;
 	inv.peer_ctx = MADE0;
 	inv.peer_dev = PW_NO_DEV; /* the driver is never asked about it */
+	fires(PW_RULE_PEER_CONTEXT_INVALID, &inv, "peer context 0x7000", "cuCtxDestroy destroyed");
 	quiet(PW_RULE_PEER_ENABLE_TWICE, &inv);
 	/* a new context at its address starts with nothing */
 	pw_state_ctx_made(&st, MADE0, 0);
 	assert_false(pw_state_ctx_gone(&st, MADE0));
+	inv.peer_dev = 0;
+	quiet(PW_RULE_PEER_CONTEXT_INVALID, &inv);
 	op.ctx = MADE0;
 	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
 	/* a primary context retained at a destroyed one's address is none */
 	pw_state_ctx_destroyed(&st, MADE0, 0);
 	pw_state_ctx_primary(&st, MADE0);
 	assert_false(pw_state_ctx_gone(&st, MADE0));
+
+	/* no current context */
+	inv = op_of(PW_OP_PEER_DISABLE, "cuCtxDisablePeerAccess");
+	inv.cur_dev = PW_NO_DEV;
+	quiet(PW_RULE_PEER_CONTEXT_INVALID, &inv);
+	inv.no_ctx = true;
+	fires(PW_RULE_PEER_CONTEXT_INVALID, &inv, "with no current context", NULL);
+	quiet(PW_RULE_PEER_DISABLE_NOT_ENABLED, &inv);
 
 	/* a primary context's reset: its access, and others' to it, are gone */
 	ctx_enable(MADE1, 1, 0, 0);
@@ -345,7 +356,7 @@ static void peer_per_context(void **state)
 	assert_int_equal(pw_ctx_ref(&st, MADE1, 1).slot, PW_CTX_PRIMARY);
 }
 
-/* The copy rules per pair of contexts. */
+/* The copy rules per pair of contexts, and the context and pointer breaks. */
 static void copies_per_context(void **state)
 {
 	(void)state;
@@ -362,10 +373,11 @@ static void copies_per_context(void **state)
 	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op, "the contexts it names (0x7000, 0x20)", NULL);
 	ctx_enable(MADE0, 0, 0x20, 1);
 	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+	quiet(PW_RULE_COPY_PEER_CONTEXT_DESTROYED, &op);
 	/* destroyed: the driver is not asked its device (PW_NO_DEV) */
 	pw_state_ctx_destroyed(&st, MADE0, 0);
 	op.src.named_dev = PW_NO_DEV;
-	assert_int_equal(pw_ctx_ref(&st, MADE0, PW_NO_DEV).slot, PW_CTX_DESTROYED);
+	fires(PW_RULE_COPY_PEER_CONTEXT_DESTROYED, &op, "source context 0x7000", "cuCtxDestroy destroyed");
 	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
 	/* the implicit copy names no context: any context of each device */
 	op.kind = PW_OP_IMPLICIT_COPY;
@@ -375,6 +387,22 @@ static void copies_per_context(void **state)
 	pw_state_ctx_made(&st, MADE1, 1);
 	ctx_enable(MADE1, 1, 0x10, 0);
 	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+
+	/* host memory the driver does not know, and freed memory */
+	op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
+	op.bytes = 4096;
+	op.src = (struct pw_mem){.ptr = 0x10000, .dev = 0, .named_dev = 0, .p2p = -1};
+	op.dst = (struct pw_mem){.ptr = 0x5000, .dev = PW_NO_DEV, .named_dev = 1, .p2p = -1};
+	quiet(PW_RULE_COPY_PEER_HOST, &op);
+	op.dst.plain_host = true;
+	fires(PW_RULE_COPY_PEER_HOST, &op, "to host memory 0x5000", "no CUDA allocation");
+	op.bytes = 0;
+	quiet(PW_RULE_COPY_PEER_HOST, &op);
+	op.bytes = 4096;
+	op.dst.plain_host = false;
+	quiet(PW_RULE_COPY_PEER_FREED, &op);
+	op.src.freed = true;
+	fires(PW_RULE_COPY_PEER_FREED, &op, "from 0x10000", "already freed");
 }
 
 static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9}, handle_c[64] = {7, 7};

@@ -60,7 +60,7 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 static void peer_ctxs(const struct pw_call *c, struct pw_op *op)
 {
 	op->peer_ctx = c->a[0];
-	op->ctx = pw_cuda_current_ctx();
+	op->no_ctx = pw_cuda_current_ctx_asked(&op->ctx) && !op->ctx;
 }
 
 /* A free of memory this process exported: who still has it open elsewhere. */
@@ -118,6 +118,7 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
 		op->dst.ctx = c->a[1];
 		op->src.ctx = c->a[3];
+		pw_cuda_copy_facts(op);
 		break;
 	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
 	case PW_OP_IPC_EXPORT:

@@ -100,17 +100,26 @@ int pw_cuda_device_count(void)
 	return n;
 }
 
-uint64_t pw_cuda_current_ctx(void)
+bool pw_cuda_current_ctx_asked(uint64_t *ctx)
 {
+	*ctx = 0;
 	if (!driver_known())
-		return 0;
+		return false;
 	aux_ready();
 	CUcontext cur = NULL;
 	pw_tls_internal++;
-	if (!aux.get_current || aux.get_current(&cur) != CUDA_SUCCESS)
-		cur = NULL;
+	bool asked = aux.get_current && aux.get_current(&cur) == CUDA_SUCCESS;
 	pw_tls_internal--;
-	return (uint64_t)(uintptr_t)cur;
+	if (asked)
+		*ctx = (uint64_t)(uintptr_t)cur;
+	return asked;
+}
+
+uint64_t pw_cuda_current_ctx(void)
+{
+	uint64_t ctx;
+	pw_cuda_current_ctx_asked(&ctx);
+	return ctx;
 }
 
 int pw_cuda_primary_active(int dev)
@@ -321,6 +330,7 @@ const char *pw_cuda_error_name(int code)
 	case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
 	case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
 	case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED: return "CUDA_ERROR_CONTEXT_IS_DESTROYED";
 	case CUDA_ERROR_TOO_MANY_PEERS: return "CUDA_ERROR_TOO_MANY_PEERS";
 	case CUDA_ERROR_NOT_PERMITTED: return "CUDA_ERROR_NOT_PERMITTED";
 	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
@@ -527,6 +537,47 @@ void pw_cuda_describe(void *vendors)
 	}
 	json_object_set_new(c, "pageable_memory_access", pageable);
 	json_object_set_new((json_t *)vendors, "cuda", c);
+}
+
+/* Whether the driver says p is no CUDA memory at all (a malloc'd, stack or
+ * static buffer): 1, 0 (CUDA memory: device, managed or page-locked host
+ * memory), -1 not known (cuPointerGetAttributes, which answers an unknown
+ * pointer with type 0 where the singular call fails, is missing or failed). */
+static int driver_says_not_cuda(CUdeviceptr p)
+{
+	pthread_once(&drv.once, drv_resolve);
+	if (!drv.attrs)
+		return -1;
+	unsigned type = 0;
+	CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+	void *d = &type;
+	pw_tls_internal++;
+	bool asked = drv.attrs(1, &a, &d, p) == CUDA_SUCCESS;
+	pw_tls_internal--;
+	if (!asked)
+		return -1;
+	return type == 0;
+}
+
+static void copy_side_facts(struct pw_mem *m)
+{
+	m->freed = m->plain_host = false;
+	if (!m->ptr || m->managed || m->known)
+		return;
+	uint64_t base, size;
+	if (pw_op_freed_at(m->ptr, &base, &size)) {
+		m->freed = true;
+		return;
+	}
+	m->plain_host = driver_says_not_cuda(m->ptr) == 1;
+}
+
+void pw_cuda_copy_facts(struct pw_op *op)
+{
+	if (!op->bytes)
+		return; /* a copy of nothing touches neither side */
+	copy_side_facts(&op->dst);
+	copy_side_facts(&op->src);
 }
 
 /* What a managed-memory call's pointer is beyond pw_cuda_mem_facts: pool or

@@ -114,6 +114,9 @@ bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);
 int pw_cuda_device_count(void);
 /* The calling thread's current context (cuCtxGetCurrent), 0 if none. */
 uint64_t pw_cuda_current_ctx(void);
+/* The same into *ctx: false when the driver could not be asked (so a 0
+ * says nothing), true when it answered (0: no current context). */
+bool pw_cuda_current_ctx_asked(uint64_t *ctx);
 /* Whether device dev's primary context is active (cuDevicePrimaryCtxGetState):
  * 1, 0, or -1 unknown. */
 int pw_cuda_primary_active(int dev);
@@ -131,5 +134,10 @@ int pw_cuda_pageable_access(int dev);
  * pw_cuda_mem_facts (pool, host, freed, pageable access). */
 struct pw_op;
 void pw_cuda_managed_facts(struct pw_op *op);
+/* A peer copy naming pointers (cuMemcpyPeer, cudaMemcpyPeer) of more than 0
+ * bytes: for each side the runtime does not know, whether it is in memory
+ * freed lately (pw_mem freed) or no CUDA memory at all (plain_host); the
+ * driver is asked only for those. */
+void pw_cuda_copy_facts(struct pw_op *op);
 
 #endif

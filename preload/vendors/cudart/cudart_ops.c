@@ -107,6 +107,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 			op->bytes = c->a[4];
 			mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 			mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+			pw_cuda_copy_facts(op); /* host or freed memory, as for cuMemcpyPeer */
 		}
 		pw_op_copy_map_facts(op);
 		break;
