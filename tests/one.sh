@@ -6,10 +6,11 @@
 #   test_rules                a unit test (tests/unit/test_rules.c)
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
-#   integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed
-#   launchers latency devices
+#   integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh
+#   trace_keys managed launchers latency devices
 #                             an integration suite (tests/integration/NAME.sh;
-#                             integration is run.sh)
+#                             integration is run.sh; contract_table runs the
+#                             rows of tests/integration/contract_table.txt)
 #   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze fault packaging
 #                             every unit test, a simulator's self-test, the
 #                             call-graph check, the generated docs, the
@@ -20,7 +21,7 @@ B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
+suites="integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
 targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in

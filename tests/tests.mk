@@ -101,6 +101,7 @@ unit-test: test-build
 integration-test: test-build
 	@tests/timed.sh 1200 tests/integration/run.sh $(BUILD)
 	@tests/timed.sh 1200 tests/integration/rules.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/contract_table.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/rules_acl.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/implicit.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/cudart.sh $(BUILD)

@@ -121,6 +121,11 @@
 	  "Returns CUDA_ERROR_INVALID_DEVICE if srcDevice or dstDevice are not valid or if they represent "  \
 	  "the same device.",                                                                                \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html")                     \
+	C(PEER_CONTEXT_INVALID, PW_V_CUDA,                                                                   \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxDisablePeerAccess (and cuCtxEnablePeerAccess)", \
+	  "Returns CUDA_ERROR_INVALID_CONTEXT if there is no current context, or if peerContext is not a "   \
+	  "valid context.",                                                                                  \
+	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__PEER__ACCESS.html")                     \
 	C(PEER_INVALID_DEVICE, PW_V_CUDA,                                                                    \
 	  "CUDA Driver API, Peer Context Memory Access, cuDeviceGetP2PAttribute (and the runtime's "         \
 	  "cudaDeviceCanAccessPeer, cudaDeviceEnablePeerAccess, cudaMemcpyPeer)",                            \
@@ -175,6 +180,16 @@
 	  "When this API is successful, all memory allocations on peer device will be mapped into the "      \
 	  "address space of the current device.",                                                            \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
+	C(COPY_PEER_HOST, PW_V_CUDA, "CUDA Driver API, Memory Management, cuMemcpyPeer",                     \
+	  "Copies from device memory in one context to device memory in another context.",                   \
+	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
+	C(COPY_PEER_FREED, PW_V_CUDA, "CUDA Driver API, Memory Management, cuMemcpyPeer (after cuMemFree)",  \
+	  "Copies from device memory in one context to device memory in another context.",                   \
+	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
+	C(COPY_PEER_CONTEXT_DESTROYED, PW_V_CUDA, "CUDA Driver API, Context Management, cuCtxDestroy",       \
+	  "It is the caller's responsibility to ensure that the context or its resources are not accessed "  \
+	  "or passed in subsequent API calls and doing so will result in undefined behavior.",               \
+	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__CTX.html")                              \
 	C(COPY_ACL_P2P_POLICY, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer",                        \
 	  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5 # Allocate P2P memory.", "")                                   \
 	C(COPY_ACL_KIND, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer",                              \

@@ -65,7 +65,8 @@
 	  "Transfer",                                                                                        \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
-	  "peer access enabled again while it is already on",                                                \
+	  "peer access enabled again while it is already on (CUDA: from the same context to the same peer "  \
+	  "context; a second context of the device, or its primary context after a reset, enables anew)",    \
 	  "enable once, or treat 704 as success and clear it (cudaGetLastError)")                            \
 	X(PEER_ENABLE_UNQUERIED, "peer.enable.unqueried", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),   \
 	  "CUDA Driver API, Peer Context Memory Access, cuDeviceCanAccessPeer; HIP Runtime API, PeerToPeer " \
@@ -108,6 +109,18 @@
 	  "rejects: CUDA 101 invalid device", "a peer attribute or atomics query for a device and itself",   \
 	  "a device is no peer of itself: query pairs of two devices, and take a device's own atomics "      \
 	  "from cuDeviceGetAttribute")                                                                       \
+	X(PEER_CONTEXT_INVALID, "peer.context.invalid", PW_SEV_ERROR, PW_V_CUDA,                             \
+	  PW_OPBIT(PEER_ENABLE) | PW_OPBIT(PEER_DISABLE),                                                    \
+	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess and cuCtxDisablePeerAccess "   \
+	  "(CUDA_ERROR_INVALID_CONTEXT if there is no current context, peerContext is not a valid "          \
+	  "context); Context Management, cuCtxDestroy (a destroyed context must not be passed in "           \
+	  "subsequent API calls)",                                                                           \
+	  "rejects: CUDA 201 invalid context with no current context, 709 context is destroyed naming a "    \
+	  "destroyed peer context (H200, driver 580: tests/gpu/contract_ctx.c)",                             \
+	  "peer access enabled or disabled with no current context, or naming a peer context that was "      \
+	  "destroyed",                                                                                       \
+	  "make a context current first (cuCtxSetCurrent, or any runtime call); forget a context's peer "    \
+	  "access when it is destroyed")                                                                     \
 	X(COPY_PEER_DEVICE_MISMATCH, "copy.peer.device-mismatch", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,        \
 	  PW_OPS_COPY,                                                                                       \
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer (dstContext - Destination context: the context " \
@@ -132,8 +145,33 @@
 	  "from peerContext will immediately be accessible; without it, copies are staged through host "     \
 	  "memory); HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceEnablePeerAccess",            \
 	  "silent: 37.8 GB/s instead of 394.9 GB/s on NVLink H200s (256 MiB copies)",                        \
-	  "a copy between two devices while peer access between them is off: staged through the host",       \
-	  "enable peer access between the devices (both directions for copies both ways) before copying")    \
+	  "a copy between two devices while peer access between them is off (CUDA: between the contexts "    \
+	  "the copy names, each primary one for the runtime; a reset or destroyed context has none left): "  \
+	  "staged through the host",                                                                         \
+	  "enable peer access between the devices (both directions for copies both ways) before copying, "   \
+	  "in the contexts the copy names, and again after a reset")                                         \
+	X(COPY_PEER_HOST, "copy.peer.host", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_COPY),                    \
+	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
+	  "device memory in another context",                                                                \
+	  "rejects: CUDA 1 invalid value for malloc'd memory on either side (H200, driver 580); "            \
+	  "page-locked host memory (cuMemAllocHost) it copies, and that is not reported",                    \
+	  "a peer copy to or from host memory that is no CUDA allocation (malloc'd, stack, static)",         \
+	  "copy between host and device with cuMemcpyHtoD / cuMemcpyDtoH (cudaMemcpy), not a peer copy")     \
+	X(COPY_PEER_FREED, "copy.peer.freed", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_COPY),                  \
+	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
+	  "device memory in another context (memory cuMemFree freed is device memory no more)",              \
+	  "rejects: CUDA 1 invalid value on either side (H200, driver 580: tests/gpu/contract_ctx.c)",       \
+	  "a peer copy from or to memory this process already freed",                                        \
+	  "copy before the free, and free only after the copies that read or write it")                      \
+	X(COPY_PEER_CONTEXT_DESTROYED, "copy.peer.context-destroyed", PW_SEV_ERROR, PW_V_CUDA,               \
+	  PW_OPBIT(PEER_COPY),                                                                               \
+	  "CUDA Driver API, Context Management, cuCtxDestroy: It is the caller's responsibility to ensure "  \
+	  "that the context or its resources are not accessed or passed in subsequent API calls; "           \
+	  "cuMemcpyPeer: dstContext - Destination context, srcContext - Source context",                     \
+	  "crashes: the driver faults (SIGSEGV) in cuMemcpyPeer naming a destroyed context, on either side " \
+	  "(H200, driver 580); the simulated driver answers 709 context is destroyed",                       \
+	  "a peer copy naming a context that cuCtxDestroy destroyed",                                        \
+	  "name the contexts the memory lives in, while they exist")                                         \
 	X(COPY_ACL_P2P_POLICY, "copy.acl.p2p-policy", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                   \
 	  "CANN AscendCL, Inter-Device Data Transfer (Allocate P2P memory: acl.rt.malloc(size, "             \
 	  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P) before device-to-device copies)",                                 \

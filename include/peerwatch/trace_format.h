@@ -55,6 +55,8 @@
 	X(ATTACH, "managed_attach", CALL, "attaches a managed range to a stream")                           \
 	X(ALLOC, "alloc", CALL, "allocates device memory")                                                  \
 	X(FREE, "free", CALL, "frees device memory")                                                        \
+	X(CTX_CREATE, "context_create", CALL,                                                               \
+	  "creates a context, or retains a device's primary one (not recorded)")                            \
 	X(CTX_DESTROY, "context_destroy", CALL,                                                             \
 	  "destroys a context, or releases or resets a device's primary one (not recorded)")                \
 	X(DEVICE_SET, "device_set", CALL, "makes a device the calling thread's current one")                \

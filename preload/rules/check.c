@@ -69,10 +69,10 @@ static int others_peers(int vendor, int dev, int other)
 	if (!pw_devices_uuid_of(vendor, dev, u, sizeof u))
 		return 0;
 	int n = pw_registry_peers_of(u, list, 64), extra = 0;
+	uint64_t mine = pw_state_dev_peers(&pw_state, dev);
 	for (int i = 0; i < n; i++) {
 		int o = pw_devices_ordinal_of(vendor, list[i]);
-		if (o == other ||
-		    (o >= 0 && o != dev && (pw_peer_on(&pw_state, dev, o) || pw_peer_on(&pw_state, o, dev))))
+		if (o == other || (pw_dev_ok(o) && o != dev && ((mine >> o) & 1)))
 			continue;
 		extra++;
 	}

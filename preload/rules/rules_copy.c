@@ -86,19 +86,95 @@ PW_RULE_FN(COPY_PEER_NULL)
 /* CUDA Driver API, Peer Context Memory Access: once enabled, "all allocations from peerContext will
  * immediately be accessible"; without it the driver stages the copy through host memory (37.8 against 394.9
  * GB/s on the H200 pair). */
+/* The context a peer copy names for one side: the one it passes (its device
+ * the driver's answer for it), else the primary context of the pointer's
+ * device (the runtime's calls, which name devices). */
+static struct pw_ctx_ref copy_side(const struct pw_state *s, const struct pw_mem *m)
+{
+	return m->ctx ? pw_ctx_ref(s, m->ctx, m->named_dev) : pw_ctx_ref(s, 0, m->dev);
+}
+
+/* Access is per pair of contexts (CUDA Driver API, Peer Context Memory
+ * Access): a peer copy checks the two it names; a copy that names none
+ * (cuMemcpy between devices) any context of each device. */
 PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
 {
 	int a = op->src.dev, b = op->dst.dev;
 	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || !op->bytes || names_no_such_dev(op))
 		return false;
-	if (pw_peer_on(s, a, b) || pw_peer_on(s, b, a))
+	bool named = op->src.ctx || op->dst.ctx;
+	if (op->kind == PW_OP_IMPLICIT_COPY) {
+		if (pw_state_dev_linked(s, a, b))
+			return false;
+	} else {
+		struct pw_ctx_ref sc = copy_side(s, &op->src), dc = copy_side(s, &op->dst);
+		if (!pw_ctx_known(sc) || !pw_ctx_known(dc) || pw_ctx_same(sc, dc) || pw_ctx_on(s, sc, dc) ||
+		    pw_ctx_on(s, dc, sc))
+			return false;
+		named = sc.slot >= 0 || dc.slot >= 0; /* contexts besides primary ones: say which */
+	}
+	if (named && op->kind != PW_OP_IMPLICIT_COPY)
+		snprintf(msg, len,
+		         "%s copies %" PRIu64 " bytes from device %d to device %d while peer access between "
+		         "the contexts it names (0x%" PRIx64 ", 0x%" PRIx64 ") is off: the copy is staged "
+		         "through host memory",
+		         op->api, op->bytes, a, b, op->src.ctx, op->dst.ctx);
+	else
+		snprintf(msg, len,
+		         "%s copies %" PRIu64
+		         " bytes from device %d to device %d while peer access between them is off: "
+		         "the copy is staged through host memory",
+		         op->api, op->bytes, a, b);
+	return true;
+}
+
+/* CUDA Driver API, Memory Management, cuMemcpyPeer: "Copies from device memory in one context to device
+ * memory in another context".  Memory the driver does not know (malloc'd, stack, static); page-locked host
+ * memory, which the driver copies (H200, driver 580), is not reported. */
+PW_RULE_FN(COPY_PEER_HOST)
+{
+	(void)s;
+	if (!op->bytes || names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = op->dst.plain_host ? &op->dst : op->src.plain_host ? &op->src : NULL;
+	if (!m)
 		return false;
 	snprintf(msg, len,
-	         "%s copies %" PRIu64
-	         " bytes from device %d to device %d while peer access between them is off: "
-	         "the copy is staged through host memory",
-	         op->api, op->bytes, a, b);
+	         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
+	         " that is no CUDA allocation: a peer copy is between device memory",
+	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
 	return true;
+}
+
+/* CUDA Driver API, Memory Management, cuMemcpyPeer: "srcDevice - Source device pointer", of an allocation
+ * that cuMemFree has not freed. */
+PW_RULE_FN(COPY_PEER_FREED)
+{
+	(void)s;
+	if (!op->bytes || names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = op->src.freed ? &op->src : op->dst.freed ? &op->dst : NULL;
+	if (!m)
+		return false;
+	snprintf(msg, len, "%s copies %" PRIu64 " bytes %s 0x%" PRIx64 ", memory this process already freed",
+	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
+	return true;
+}
+
+/* CUDA Driver API, Context Management, cuCtxDestroy: "It is the caller's responsibility to ensure that the
+ * context or its resources are not accessed or passed in subsequent API calls". */
+PW_RULE_FN(COPY_PEER_CONTEXT_DESTROYED)
+{
+	const struct pw_mem *side[2] = {&op->dst, &op->src};
+	for (int i = 0; i < 2; i++) {
+		const struct pw_mem *m = side[i];
+		if (!m->ctx || pw_ctx_ref(s, m->ctx, m->named_dev).slot != PW_CTX_DESTROYED)
+			continue;
+		snprintf(msg, len, "%s names %s context 0x%" PRIx64 ", which cuCtxDestroy destroyed", op->api,
+		         i ? "source" : "destination", m->ctx);
+		return true;
+	}
+	return false;
 }
 
 /* CANN AscendCL, Inter-Device Data Transfer: "Allocate P2P memory" (ACL_MEM_MALLOC_*_P2P) for data exchange

@@ -54,23 +54,66 @@ PW_RULE_FN(PEER_ENABLE_UNSUPPORTED)
 	return true;
 }
 
+/* The two contexts of an enable or disable, the current one and the peer
+ * (op.h; the device's primary context where the call names devices): false
+ * if either is not known. */
+static bool enable_pair(const struct pw_state *s, const struct pw_op *op, struct pw_ctx_ref *a,
+                        struct pw_ctx_ref *b)
+{
+	*a = pw_ctx_ref(s, op->ctx, op->cur_dev);
+	*b = pw_ctx_ref(s, op->peer_ctx, op->peer_dev);
+	return pw_ctx_known(*a) && pw_ctx_known(*b);
+}
+
+/* "from device 0 to device 1", or with the contexts where one of them is
+ * not the device's primary context. */
+static void pair_words(const struct pw_op *op, struct pw_ctx_ref a, struct pw_ctx_ref b, char *out, size_t n)
+{
+	if (a.slot == PW_CTX_PRIMARY && b.slot == PW_CTX_PRIMARY)
+		snprintf(out, n, "from device %d to device %d", a.dev, b.dev);
+	else
+		snprintf(out, n, "from context 0x%llx (device %d) to context 0x%llx (device %d)",
+		         (unsigned long long)op->ctx, a.dev, (unsigned long long)op->peer_ctx, b.dev);
+}
+
 /* CUDA Driver API, Peer Context Memory Access: "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED if direct access of
- * peerContext from the current context has already been enabled". */
+ * peerContext from the current context has already been enabled": per pair of contexts (a second
+ * context of the device, or its primary context after a reset, enables anew). */
 PW_RULE_FN(PEER_ENABLE_TWICE)
 {
+	struct pw_ctx_ref a, b;
 	/* flags other than 0 fail first (peer.enable.flags): such a call never
 	 * gets as far as "already enabled" (HIP, clr: flags checked first) */
-	if (op->flags != 0 || !pw_peer_on(s, op->cur_dev, op->peer_dev))
+	if (op->flags != 0 || !enable_pair(s, op, &a, &b) || !pw_ctx_on(s, a, b))
 		return false;
+	char pair[160];
+	pair_words(op, a, b, pair, sizeof pair);
 	if (op->vendor == PW_VENDOR_ACL) { /* ACL has no "already enabled" code (facts B4) */
-		snprintf(msg, len, "%s from device %d to device %d, which is already enabled", op->api,
-		         op->cur_dev, op->peer_dev);
+		snprintf(msg, len, "%s %s, which is already enabled", op->api, pair);
 		return true;
 	}
 	snprintf(msg, len,
-	         "%s from device %d to device %d, which is already enabled: the call fails with 'already "
+	         "%s %s, which is already enabled: the call fails with 'already "
 	         "enabled', and through the runtime API that error also stays as the thread's last error",
-	         op->api, op->cur_dev, op->peer_dev);
+	         op->api, pair);
+	return true;
+}
+
+/* CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess and cuCtxDisablePeerAccess: "Returns
+ * CUDA_ERROR_INVALID_CONTEXT if there is no current context, peerContext is not a valid context"; and
+ * cuCtxDestroy: the context must not be "passed in subsequent API calls". */
+PW_RULE_FN(PEER_CONTEXT_INVALID)
+{
+	if (op->no_ctx) {
+		snprintf(msg, len,
+		         "%s with no current context: peer access is enabled from the current context",
+		         op->api);
+		return true;
+	}
+	if (!op->peer_ctx || pw_ctx_ref(s, op->peer_ctx, op->peer_dev).slot != PW_CTX_DESTROYED)
+		return false;
+	snprintf(msg, len, "%s names peer context 0x%llx, which cuCtxDestroy destroyed", op->api,
+	         (unsigned long long)op->peer_ctx);
 	return true;
 }
 
@@ -117,11 +160,13 @@ PW_RULE_FN(PEER_ENABLE_ONE_DIRECTION)
  * not yet been enabled from peerContext to the current context". */
 PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
 {
+	struct pw_ctx_ref a, b;
 	if (!pw_dev_ok(op->cur_dev) || !pw_dev_ok(op->peer_dev) || pw_op_no_such_dev(op, op->peer_dev) ||
-	    pw_peer_on(s, op->cur_dev, op->peer_dev))
+	    !enable_pair(s, op, &a, &b) || pw_ctx_on(s, a, b))
 		return false;
-	snprintf(msg, len, "%s from device %d to device %d, which is not enabled", op->api, op->cur_dev,
-	         op->peer_dev);
+	char pair[160];
+	pair_words(op, a, b, pair, sizeof pair);
+	snprintf(msg, len, "%s %s, which is not enabled", op->api, pair);
 	return true;
 }
 
@@ -129,21 +174,15 @@ PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
  * are exhausted: 8 peers per device.  A link uses resources on both devices, so a device's peers are those it
  * accesses and those that access it. */
 #define PW_PEER_LIMIT 8
-static uint64_t peers_of(const struct pw_state *s, int d)
-{
-	uint64_t set = atomic_load_explicit(&s->peer_on[d], memory_order_relaxed);
-	for (int p = 0; p < PW_MAX_DEV; p++)
-		if (pw_peer_on(s, p, d))
-			set |= (uint64_t)1 << p;
-	return set;
-}
 
 PW_RULE_FN(PEER_LIMIT)
 {
 	int a = op->cur_dev, b = op->peer_dev;
-	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || pw_peer_on(s, a, b))
+	struct pw_ctx_ref ca, cb;
+	if (!pw_dev_ok(a) || !pw_dev_ok(b) || a == b || !enable_pair(s, op, &ca, &cb) || pw_ctx_on(s, ca, cb))
 		return false;
-	uint64_t pa = peers_of(s, a), pb = peers_of(s, b);
+	/* a device's peers over all its contexts: the resources are the hardware's */
+	uint64_t pa = pw_state_dev_peers(s, a), pb = pw_state_dev_peers(s, b);
 	/* the limit is the device's: other processes' connections count too */
 	int na = __builtin_popcountll(pa | (uint64_t)1 << b) + op->peer_others[0],
 	    nb = __builtin_popcountll(pb | (uint64_t)1 << a) + op->peer_others[1];

@@ -222,25 +222,29 @@ void pw_op_note_freed(const struct pw_op *op)
 	atomic_store_explicit(&freed[i].base, base, memory_order_relaxed);
 }
 
-void pw_op_freed_facts(struct pw_op *op)
+bool pw_op_freed_at(uint64_t p, uint64_t *base, uint64_t *size)
 {
-	uint64_t p = op->dst.ptr;
-	op->dst_freed = false;
-	if (!p || op->dst.known || op->dst.managed)
-		return;
 	unsigned last = atomic_load_explicit(&freed_next, memory_order_relaxed);
 	/* newest first: an address freed twice names its last allocation */
-	for (unsigned k = 1; k <= PW_FREED_SLOTS; k++) {
+	for (unsigned k = 1; p && k <= PW_FREED_SLOTS; k++) {
 		unsigned i = (last - k) % PW_FREED_SLOTS;
 		uint64_t b = atomic_load_explicit(&freed[i].base, memory_order_relaxed);
 		uint64_t n = atomic_load_explicit(&freed[i].size, memory_order_relaxed);
 		if (b && (p == b || (p > b && p - b < n))) {
-			op->dst_freed = true;
-			op->freed_base = b;
-			op->freed_size = n;
-			return;
+			*base = b;
+			*size = n;
+			return true;
 		}
 	}
+	return false;
+}
+
+void pw_op_freed_facts(struct pw_op *op)
+{
+	op->dst_freed = false;
+	if (!op->dst.ptr || op->dst.known || op->dst.managed)
+		return;
+	op->dst_freed = pw_op_freed_at(op->dst.ptr, &op->freed_base, &op->freed_size);
 }
 
 void pw_op_registry_facts(struct pw_op *op)

@@ -35,6 +35,13 @@ struct pw_mem {
 	 * PW_NO_DEV if unknown).  Asked only where dev and named_dev differ. */
 	bool mapped;
 	int map_dev, home_dev;
+	/* peer copies: the context the call names for it (cuMemcpyPeer's
+	 * dstContext, srcContext; 0 where the call names a device: its
+	 * primary context), and what the pointer is when the runtime does not
+	 * know it: in memory this process freed lately, or host memory the
+	 * driver says is no CUDA memory at all (malloc'd, stack, static) */
+	uint64_t ctx;
+	bool freed, plain_host;
 };
 
 /* Location ids for advise/prefetch targets besides device ordinals. */
@@ -96,8 +103,13 @@ struct pw_op {
 	const size_t *data_sizes;
 	size_t one_size;
 	int one_attr;
-	/* IPC open: the context it maps in (the current one; 0 if unknown) */
-	uint64_t ctx;
+	/* IPC open, peer enable and disable: the current context (0 if
+	 * unknown, or where the call names devices: the device's primary
+	 * context); peer_ctx the context an enable or disable names (0: the
+	 * peer device's primary context); no_ctx: the driver said the calling
+	 * thread has no current context */
+	uint64_t ctx, peer_ctx;
+	bool no_ctx;
 	/* events: the event (create, destroy, IPC export, IPC open) */
 	uint64_t event;
 	bool event_known;                              /* IPC event export: the event's creation was seen */
@@ -204,5 +216,8 @@ struct pw_op_loc {
  * freed_base and freed_size for an op->dst the runtime does not know. */
 void pw_op_note_freed(const struct pw_op *op);
 void pw_op_freed_facts(struct pw_op *op);
+/* Whether p lies in memory freed lately: true with that allocation's base
+ * and size (0 if unknown). */
+bool pw_op_freed_at(uint64_t p, uint64_t *base, uint64_t *size);
 
 #endif

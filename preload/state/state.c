@@ -12,6 +12,223 @@ int pw_peer_count(const struct pw_state *s, int dev)
 	return __builtin_popcountll(atomic_load_explicit(&s->peer_on[dev], memory_order_relaxed));
 }
 
+/* ---- peer access per pair of contexts ---- */
+
+static int ctx_hi(const struct pw_state *s)
+{
+	int hi = atomic_load_explicit(&s->ctx_hi, memory_order_acquire);
+	return hi < PW_MAX_CTX ? hi : PW_MAX_CTX;
+}
+
+/* The slot holding ctx in state st (LIVE or GONE), or -1. */
+static int ctx_find(const struct pw_state *s, uint64_t ctx, int st)
+{
+	for (int j = 0, hi = ctx_hi(s); j < hi; j++) {
+		const struct pw_ctx_slot *c = &s->ctxs[j];
+		if (atomic_load_explicit(&c->state, memory_order_acquire) == st &&
+		    atomic_load_explicit(&c->key, memory_order_relaxed) == ctx)
+			return j;
+	}
+	return -1;
+}
+
+struct pw_ctx_ref pw_ctx_ref_slow(const struct pw_state *s, uint64_t ctx, int dev)
+{
+	int j = ctx_find(s, ctx, PW_CTX_LIVE);
+	if (j >= 0)
+		return (struct pw_ctx_ref){atomic_load_explicit(&s->ctxs[j].dev, memory_order_relaxed), j};
+	if (!pw_dev_ok(dev))
+		/* a handle the driver does not know: one destroyed here, or not a context */
+		return (struct pw_ctx_ref){dev, ctx_find(s, ctx, PW_CTX_GONE) >= 0 ? PW_CTX_DESTROYED
+		                                                                   : PW_CTX_UNKNOWN};
+	/* the driver knows it and no context was made here at that address
+	 * (since): a primary context; unless a made one found no slot */
+	if (atomic_load_explicit(&s->ctx_full, memory_order_relaxed))
+		return (struct pw_ctx_ref){dev, PW_CTX_UNKNOWN};
+	return (struct pw_ctx_ref){dev, PW_CTX_PRIMARY};
+}
+
+static uint64_t bit(int i)
+{
+	return (uint64_t)1 << i;
+}
+
+bool pw_ctx_on(const struct pw_state *s, struct pw_ctx_ref a, struct pw_ctx_ref b)
+{
+	if (!pw_ctx_known(a) || !pw_ctx_known(b))
+		return false;
+	if (a.slot < 0 && b.slot < 0)
+		return pw_peer_on(s, a.dev, b.dev);
+	if (a.slot < 0)
+		return atomic_load_explicit(&s->ctxs[b.slot].from_dev, memory_order_relaxed) & bit(a.dev);
+	if (b.slot < 0)
+		return atomic_load_explicit(&s->ctxs[a.slot].to_dev, memory_order_relaxed) & bit(b.dev);
+	return atomic_load_explicit(&s->ctxs[a.slot].to_ctx, memory_order_relaxed) & bit(b.slot);
+}
+
+/* The word and bit that hold a -> b. */
+static _Atomic uint64_t *pair_word(struct pw_state *s, struct pw_ctx_ref a, struct pw_ctx_ref b, int *bitno)
+{
+	if (a.slot < 0 && b.slot < 0) {
+		*bitno = b.dev;
+		return &s->peer_on[a.dev];
+	}
+	if (a.slot < 0) {
+		*bitno = a.dev;
+		return &s->ctxs[b.slot].from_dev;
+	}
+	*bitno = b.slot < 0 ? b.dev : b.slot;
+	return b.slot < 0 ? &s->ctxs[a.slot].to_dev : &s->ctxs[a.slot].to_ctx;
+}
+
+/* Devices whose contexts context slot j has access with, either way. */
+static uint64_t slot_peers(const struct pw_state *s, int j, int hi)
+{
+	const struct pw_ctx_slot *c = &s->ctxs[j];
+	uint64_t set = atomic_load_explicit(&c->to_dev, memory_order_relaxed) |
+	               atomic_load_explicit(&c->from_dev, memory_order_relaxed);
+	uint64_t to = atomic_load_explicit(&c->to_ctx, memory_order_relaxed);
+	for (int k = 0; k < hi; k++) {
+		const struct pw_ctx_slot *o = &s->ctxs[k];
+		if (k == j || atomic_load_explicit(&o->state, memory_order_acquire) != PW_CTX_LIVE)
+			continue;
+		if ((to & bit(k)) || (atomic_load_explicit(&o->to_ctx, memory_order_relaxed) & bit(j)))
+			set |= bit(atomic_load_explicit(&o->dev, memory_order_relaxed));
+	}
+	return set;
+}
+
+uint64_t pw_state_dev_peers(const struct pw_state *s, int dev)
+{
+	if (!pw_dev_ok(dev))
+		return 0;
+	uint64_t set = atomic_load_explicit(&s->peer_on[dev], memory_order_relaxed);
+	for (int p = 0; p < PW_MAX_DEV; p++)
+		if (pw_peer_on(s, p, dev))
+			set |= bit(p);
+	if (!atomic_load_explicit(&s->ctx_used, memory_order_relaxed))
+		return set & ~bit(dev);
+	for (int j = 0, hi = ctx_hi(s); j < hi; j++) {
+		const struct pw_ctx_slot *c = &s->ctxs[j];
+		if (atomic_load_explicit(&c->state, memory_order_acquire) != PW_CTX_LIVE)
+			continue;
+		int d = atomic_load_explicit(&c->dev, memory_order_relaxed);
+		uint64_t peers = slot_peers(s, j, hi);
+		if (d == dev)
+			set |= peers;
+		else if (pw_dev_ok(d) && (peers & bit(dev)))
+			set |= bit(d);
+	}
+	return set & ~bit(dev); /* two contexts of one device are no peers of the hardware */
+}
+
+bool pw_state_dev_linked_slow(const struct pw_state *s, int a, int b)
+{
+	return pw_dev_ok(a) && pw_dev_ok(b) && (pw_state_dev_peers(s, a) & bit(b));
+}
+
+/* Access in both directions between slot j and everything else is gone. */
+static void slot_clear(struct pw_state *s, int j)
+{
+	atomic_store_explicit(&s->ctxs[j].to_dev, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->ctxs[j].from_dev, 0, memory_order_relaxed);
+	atomic_store_explicit(&s->ctxs[j].to_ctx, 0, memory_order_relaxed);
+	for (int k = 0, hi = ctx_hi(s); k < hi; k++)
+		atomic_fetch_and_explicit(&s->ctxs[k].to_ctx, ~bit(j), memory_order_relaxed);
+}
+
+/* Slot j, taken (CLAIMED) for ctx on dev: fresh, then LIVE. */
+static void slot_fill(struct pw_state *s, int j, uint64_t ctx, int dev)
+{
+	atomic_store_explicit(&s->ctxs[j].key, ctx, memory_order_relaxed);
+	atomic_store_explicit(&s->ctxs[j].dev, dev, memory_order_relaxed);
+	slot_clear(s, j);
+	atomic_store_explicit(&s->ctxs[j].state, PW_CTX_LIVE, memory_order_release);
+	int hi = atomic_load_explicit(&s->ctx_hi, memory_order_relaxed);
+	while (hi < j + 1 && !atomic_compare_exchange_weak(&s->ctx_hi, &hi, j + 1))
+		;
+}
+
+static bool slot_take(struct pw_state *s, int j, int from)
+{
+	return atomic_compare_exchange_strong(&s->ctxs[j].state, &from, PW_CTX_CLAIMED);
+}
+
+void pw_state_ctx_made(struct pw_state *s, uint64_t ctx, int dev)
+{
+	if (!ctx)
+		return;
+	if (!atomic_load_explicit(&s->ctx_used, memory_order_relaxed))
+		atomic_store(&s->ctx_used, true);
+	/* a new context at a handle the table holds (a destroyed one's, or one
+	 * whose end was not seen): the same slot, fresh */
+	static const int held[] = {PW_CTX_LIVE, PW_CTX_GONE};
+	for (int t = 0; t < 2; t++) {
+		int j = ctx_find(s, ctx, held[t]);
+		if (j >= 0 && slot_take(s, j, held[t])) {
+			slot_fill(s, j, ctx, dev);
+			return;
+		}
+	}
+	/* a free slot, else the first destroyed one */
+	static const int take[] = {PW_CTX_FREE, PW_CTX_GONE};
+	for (int t = 0; t < 2; t++)
+		for (int j = 0; j < PW_MAX_CTX; j++)
+			if (atomic_load_explicit(&s->ctxs[j].state, memory_order_relaxed) == take[t] &&
+			    slot_take(s, j, take[t])) {
+				slot_fill(s, j, ctx, dev);
+				return;
+			}
+	/* full of live contexts: a handle not in the table may now be either
+	 * kind, and nothing is said of it (no finding) */
+	atomic_store(&s->ctx_full, true);
+}
+
+bool pw_state_ctx_gone(const struct pw_state *s, uint64_t ctx)
+{
+	return ctx && atomic_load_explicit(&s->ctx_used, memory_order_relaxed) &&
+	       ctx_find(s, ctx, PW_CTX_GONE) >= 0;
+}
+
+void pw_state_ctx_primary(struct pw_state *s, uint64_t ctx)
+{
+	int j = pw_state_ctx_gone(s, ctx) ? ctx_find(s, ctx, PW_CTX_GONE) : -1;
+	if (j >= 0 && slot_take(s, j, PW_CTX_GONE))
+		atomic_store_explicit(&s->ctxs[j].state, PW_CTX_FREE, memory_order_release);
+}
+
+void pw_state_ctx_destroyed(struct pw_state *s, uint64_t ctx, int dev)
+{
+	int j = ctx && atomic_load_explicit(&s->ctx_used, memory_order_relaxed)
+	            ? ctx_find(s, ctx, PW_CTX_LIVE)
+	            : -1;
+	if (j < 0) {
+		/* not made here: a primary context's handle */
+		pw_state_primary_reset(s, dev);
+		return;
+	}
+	if (!slot_take(s, j, PW_CTX_LIVE))
+		return;
+	slot_clear(s, j);
+	atomic_store_explicit(&s->ctxs[j].state, PW_CTX_GONE, memory_order_release);
+}
+
+void pw_state_primary_reset(struct pw_state *s, int dev)
+{
+	if (!pw_dev_ok(dev))
+		return;
+	atomic_store_explicit(&s->peer_on[dev], 0, memory_order_relaxed);
+	atomic_store_explicit(&s->lazy_on[dev], 0, memory_order_relaxed);
+	for (int d = 0; d < PW_MAX_DEV; d++) {
+		atomic_fetch_and_explicit(&s->peer_on[d], ~bit(dev), memory_order_relaxed);
+		atomic_fetch_and_explicit(&s->lazy_on[d], ~bit(dev), memory_order_relaxed);
+	}
+	for (int j = 0, hi = ctx_hi(s); j < hi; j++) {
+		atomic_fetch_and_explicit(&s->ctxs[j].to_dev, ~bit(dev), memory_order_relaxed);
+		atomic_fetch_and_explicit(&s->ctxs[j].from_dev, ~bit(dev), memory_order_relaxed);
+	}
+}
+
 const struct pw_ipc_export *pw_state_export_of_handle(const struct pw_state *s, const unsigned char *h)
 {
 	for (int i = 0; h && i < PW_MAX_EXPORTS; i++)
@@ -228,6 +445,16 @@ static void set_bit(_Atomic uint64_t *word, int bit, bool on)
 		atomic_fetch_and_explicit(word, ~((uint64_t)1 << bit), memory_order_relaxed);
 }
 
+/* Access from a to b on or off (both known; a context is no peer of itself). */
+static void set_pair(struct pw_state *s, struct pw_ctx_ref a, struct pw_ctx_ref b, bool on)
+{
+	if (!pw_ctx_known(a) || !pw_ctx_known(b) || pw_ctx_same(a, b))
+		return;
+	int n;
+	_Atomic uint64_t *w = pair_word(s, a, b, &n);
+	set_bit(w, n, on);
+}
+
 static void record_export(struct pw_state *s, const struct pw_op *op)
 {
 	struct pw_ipc_export *e = (struct pw_ipc_export *)pw_state_export_of_handle(s, op->handle);
@@ -354,9 +581,11 @@ static void lazy_enable(struct pw_state *s, const struct pw_op *op)
 	int from = op->cur_dev, to = op->dst.dev;
 	if (!lazy || !pw_dev_ok(from) || !pw_dev_ok(to) || from == to || op->can_access == 0)
 		return;
-	if (!pw_peer_on(s, from, to))
+	/* from the current context to the primary context of the memory's device */
+	struct pw_ctx_ref a = pw_ctx_ref(s, op->ctx, from), b = {to, PW_CTX_PRIMARY};
+	if (a.slot == PW_CTX_PRIMARY && !pw_peer_on(s, from, to))
 		set_bit(&s->lazy_on[from], to, true);
-	set_bit(&s->peer_on[from], to, true);
+	set_pair(s, a, b, true);
 }
 
 static bool ipc_table_op(enum pw_op_kind k)
@@ -394,13 +623,17 @@ void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bo
 			set_bit(&s->queried[op->cur_dev], op->peer_dev, true);
 		return;
 	case PW_OP_PEER_ENABLE:
-		if ((ok || already_enabled) && pw_dev_ok(op->cur_dev) && pw_dev_ok(op->peer_dev))
-			set_bit(&s->peer_on[op->cur_dev], op->peer_dev, true);
+		if (ok || already_enabled)
+			set_pair(s, pw_ctx_ref(s, op->ctx, op->cur_dev),
+			         pw_ctx_ref(s, op->peer_ctx, op->peer_dev), true);
 		return;
 	case PW_OP_PEER_DISABLE:
-		if (ok && pw_dev_ok(op->cur_dev) && pw_dev_ok(op->peer_dev)) {
-			set_bit(&s->peer_on[op->cur_dev], op->peer_dev, false);
-			set_bit(&s->lazy_on[op->cur_dev], op->peer_dev, false);
+		if (ok) {
+			struct pw_ctx_ref a = pw_ctx_ref(s, op->ctx, op->cur_dev),
+			                  b = pw_ctx_ref(s, op->peer_ctx, op->peer_dev);
+			set_pair(s, a, b, false);
+			if (a.slot == PW_CTX_PRIMARY && b.slot == PW_CTX_PRIMARY)
+				set_bit(&s->lazy_on[a.dev], b.dev, false);
 		}
 		return;
 	case PW_OP_EVENT_CREATE:
@@ -408,15 +641,11 @@ void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bo
 			event_created(s, op->event, (unsigned)op->flags);
 		return;
 	case PW_OP_DEVICE_RESET:
-		/* the device's mappings of its peers, and theirs of its memory, are gone */
-		if (ok && pw_dev_ok(op->cur_dev)) {
-			atomic_store_explicit(&s->peer_on[op->cur_dev], 0, memory_order_relaxed);
-			atomic_store_explicit(&s->lazy_on[op->cur_dev], 0, memory_order_relaxed);
-			for (int d = 0; d < PW_MAX_DEV; d++) {
-				set_bit(&s->peer_on[d], op->cur_dev, false);
-				set_bit(&s->lazy_on[d], op->cur_dev, false);
-			}
-		}
+		/* the device's (primary context's) mappings of its peers, and theirs
+		 * of its memory, are gone; a reset while a context made here is
+		 * current resets none (cudaDeviceReset: the runtime's own state) */
+		if (ok && pw_ctx_ref(s, op->ctx, op->cur_dev).slot == PW_CTX_PRIMARY)
+			pw_state_primary_reset(s, op->cur_dev);
 		return;
 	default: break;
 	}
@@ -441,6 +670,18 @@ void pw_state_reset(struct pw_state *s)
 		atomic_store(&s->peer_on[d], 0);
 		atomic_store(&s->queried[d], 0);
 		atomic_store(&s->lazy_on[d], 0);
+	}
+	/* no context survives fork */
+	if (atomic_exchange(&s->ctx_used, false)) {
+		for (int j = 0; j < PW_MAX_CTX; j++) {
+			atomic_store(&s->ctxs[j].state, PW_CTX_FREE);
+			atomic_store(&s->ctxs[j].key, 0);
+			atomic_store(&s->ctxs[j].to_dev, 0);
+			atomic_store(&s->ctxs[j].from_dev, 0);
+			atomic_store(&s->ctxs[j].to_ctx, 0);
+		}
+		atomic_store(&s->ctx_hi, 0);
+		atomic_store(&s->ctx_full, false);
 	}
 	pthread_mutex_init(&s->lock, NULL);
 	atomic_store(&s->nexports, 0);

@@ -25,7 +25,7 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract latency_static latency_shared visible nvml_probe hostprobe)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract contract_ctx latency_static latency_shared visible nvml_probe hostprobe)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
@@ -95,6 +95,11 @@ $(GPU_DIR)/p2p_atomics: $(GPU_SRC)/p2p_atomics.c | $(GPU_DIR)
 # The IPC, peer and event contract cases, one per run (before_after.sh):
 # the driver API, and the shared libcudart for the device-ordinal case.
 $(GPU_DIR)/contract: $(GPU_SRC)/contract.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda \
+		-L$(CUDA_HOME)/lib64 -l:libcudart.so.13 -Wl,-rpath,$(CUDA_HOME)/lib64
+# Peer access per context and the context and pointer breaks of peer calls,
+# most cases on one GPU (contract_ctx.c): the same build as contract.
+$(GPU_DIR)/contract_ctx: $(GPU_SRC)/contract_ctx.c | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -I$(CUDA_HOME)/include -o $@ $< -L$(CUDA_HOME)/lib64/stubs -lcuda \
 		-L$(CUDA_HOME)/lib64 -l:libcudart.so.13 -Wl,-rpath,$(CUDA_HOME)/lib64
 # Device identity (devices_gpu.sh): one peer copy per rank, the runtime by

@@ -115,6 +115,7 @@ for pair in enable-twice:peer.enable.twice:cudaDeviceEnablePeerAccess \
 	advise-not-managed:managed.advise.not-managed:cudaMemAdvise \
 	invalid-enable:peer.invalid-device:cudaDeviceEnablePeerAccess \
 	invalid-copy:peer.invalid-device:cudaMemcpyPeer \
+	reset-copy:copy.peer.no-peer-access:cudaMemcpyPeer \
 	lazy-enable:peer.enable.twice:cudaDeviceEnablePeerAccess; do
 	IFS=: read -r sc rule api <<<"$pair"
 	if ! run "$sc"; then
@@ -156,6 +157,19 @@ if PWSIM_DEVICES=3 run lazy-copy-third; then
 else
 	bad "lazy-copy-third: the program failed: $(tail -3 "$WORK/lazy-copy-third/err")"
 fi
+
+# --- cudaDeviceReset ends the primary context's peer access, both ways -----------------
+for sc in reset-enable reset-copy-enabled; do
+	if run "$sc"; then
+		got=$(all_events "$sc" | jq -r 'select(.type=="violation") | .rule' | tr '\n' ' ')
+		check "$sc: after cudaDeviceReset the enable is a new one: no finding (got: ${got:-none})" [ -z "$got" ]
+	else
+		bad "$sc: the program failed: $(tail -3 "$WORK/$sc/err")"
+	fi
+done
+check "reset-enable: cudaDeviceReset recorded at the runtime layer, op device_reset" jqt -s '
+	any(.[]; .type=="call" and .api=="cudaDeviceReset" and .layer=="runtime" and .op=="device_reset" and .ret==0)' \
+	<(all_events reset-enable)
 
 # --- the state is counted once ------------------------------------------------------
 if run ipc-mixed; then

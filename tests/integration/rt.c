@@ -11,6 +11,11 @@
  *   rt ipc-same-process   cudaIpcOpenMemHandle of the process's own handle
  *   rt no-peer-access     cudaMemcpyPeer between devices, peer access off
  *   rt advise-not-managed cudaMemAdvise on cudaMalloc memory
+ *   rt reset-enable       cudaDeviceEnablePeerAccess, cudaDeviceReset, the
+ *                         same enable again: no finding (the reset ended it)
+ *   rt reset-copy         peer access both ways, device 1 reset, then
+ *                         cudaMemcpyPeer 0 -> 1: staged (no peer access left)
+ *   rt reset-copy-enabled the same, enabled again after the reset: no finding
  *   rt ipc-mixed          a child opens a handle through the runtime and
  *                         closes it through the driver: no finding (not a leak)
  *   rt lazy-copy          a child opens device 0's memory on device 1 and
@@ -333,6 +338,27 @@ int main(int argc, char **argv)
 		}
 		reap(kid);
 		EXPECT(cudaFree(a), cudaSuccess);
+	} else if (!strcmp(what, "reset-enable")) {
+		/* cudaDeviceReset ends device 0's peer access: enabled again, success */
+		int v;
+		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+		EXPECT(cudaDeviceReset(), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	} else if (!strcmp(what, "reset-copy") || !strcmp(what, "reset-copy-enabled")) {
+		/* device 1's reset ends the access both ways: a copy after it is
+		 * staged, unless enabled again (allocated after the reset, which
+		 * destroys the device's allocations) */
+		enable_both();
+		EXPECT(cudaSetDevice(1), cudaSuccess);
+		EXPECT(cudaDeviceReset(), cudaSuccess);
+		EXPECT(cudaSetDevice(0), cudaSuccess);
+		if (!strcmp(what, "reset-copy-enabled"))
+			enable_both();
+		alloc_pair(&a, &b);
+		EXPECT(cudaMemcpyPeer(b, 1, a, 0, MIB), cudaSuccess);
+		EXPECT(cudaFree(a), cudaSuccess);
+		EXPECT(cudaFree(b), cudaSuccess);
 	} else if (!strcmp(what, "ipc-mixed")) {
 		cudaIpcMemHandle_t h;
 		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);

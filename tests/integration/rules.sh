@@ -17,20 +17,21 @@ export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export PEERWATCH_RUN_ID="rules-test-$$"
 
 
-# The simulated machine each scenario needs.
+# The simulated machine each scenario (RULE or RULE/CASE) needs.
 env_for() {
 	case $1 in
 	peer.enable.unsupported | ipc.open.unreachable) echo "PWSIM_PEERS=none" ;;
 	peer.limit) echo "PWSIM_DEVICES=10" ;;
+	peer.enable.twice/reset) echo "PWSIM_DEVICES=3" ;;
 	*) echo "PWSIM_DEVICES=2" ;;
 	esac
 }
 
-# violations RULE bad|good under the launcher; prints the rules found, one a line.
-run() { # RULE KIND DIR [launcher options...]
-	local rule=$1 kind=$2 dir=$3
+# violations SCENARIO bad|good under the launcher; prints the rules found, one a line.
+run() { # SCENARIO KIND DIR [launcher options...]
+	local scenario=$1 kind=$2 dir=$3
 	shift 3
-	env $(env_for "$rule") "$PW" -q -o "$dir/trace" "$@" -- "$V" "$rule" "$kind" >"$dir/out" 2>"$dir/err"
+	env $(env_for "$scenario") "$PW" -q -o "$dir/trace" "$@" -- "$V" "$scenario" "$kind" >"$dir/out" 2>"$dir/err"
 }
 # Small predicates over one trace file.
 jqt() { jq -e "$@" >/dev/null 2>&1; }
@@ -40,24 +41,26 @@ no_call() { [ -n "$1" ] && jqt -s --arg a "$2" 'any(.[]; .type=="call" and .api=
 no_violations() { [ -z "$(jq -r 'select(.type=="violation") | .rule' "$@")" ]; }
 found() { cat "$1"/trace/*.pw.jsonl 2>/dev/null | jq -r 'select(.type=="violation") | .rule'; }
 
-for rule in $("$V" list); do
-	d="$WORK/$rule-bad"
+# Each scenario is RULE, or RULE/CASE for another way to break it.
+for sc in $("$V" list); do
+	rule=${sc%%/*}
+	d="$WORK/${sc//\//.}-bad"
 	mkdir -p "$d"
-	if ! run "$rule" bad "$d" --mode warn; then
-		bad "$rule: the program failed: $(tail -2 "$d/err")"
+	if ! run "$sc" bad "$d" --mode warn; then
+		bad "$sc: the program failed: $(tail -2 "$d/err")"
 		continue
 	fi
 	got=$(found "$d" | tr '\n' ' ')
-	check "$rule: a program breaking it once gets exactly that finding (got: ${got:-none})" [ "$got" = "$rule " ]
-	check "$rule: reported on stderr with its id" grep -q "peerwatch: [a-z]*: $rule in " "$d/err"
-	g="$WORK/$rule-good"
+	check "$sc: a program breaking it once gets exactly that finding (got: ${got:-none})" [ "$got" = "$rule " ]
+	check "$sc: reported on stderr with its id" grep -q "peerwatch: [a-z]*: $rule in " "$d/err"
+	g="$WORK/${sc//\//.}-good"
 	mkdir -p "$g"
-	if ! run "$rule" good "$g" --mode warn; then
-		bad "$rule: the near miss failed: $(tail -2 "$g/err")"
+	if ! run "$sc" good "$g" --mode warn; then
+		bad "$sc: the near miss failed: $(tail -2 "$g/err")"
 		continue
 	fi
 	got=$(found "$g" | tr '\n' ' ')
-	check "$rule: a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
+	check "$sc: a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
 done
 
 # A context destroyed, and a new one on another device at its address: the

@@ -2,7 +2,8 @@
  * One program per rule, against the simulated driver: `violations RULE bad`
  * breaks exactly that contract once; `violations RULE good` makes the nearest
  * correct call instead.  Everything else each scenario does is correct, so
- * the trace must hold exactly one finding (bad) or none (good).
+ * the trace must hold exactly one finding (bad) or none (good).  A rule with
+ * more than one way to break it has more scenarios, RULE/CASE, the same way.
  * IPC scenarios start a second process (this program again, `child ...`).
  */
 #include <dlfcn.h>
@@ -58,6 +59,9 @@ CUresult cuIpcOpenEventHandle(CUevent *, CUipcEventHandle);
 CUresult cuDeviceGetP2PAttribute(int *, CUdevice_P2PAttribute, CUdevice, CUdevice);
 CUresult cuCtxCreate_v2(CUcontext *, unsigned, CUdevice);
 CUresult cuCtxDestroy_v2(CUcontext);
+CUresult cuCtxPopCurrent_v2(CUcontext *);
+CUresult cuDevicePrimaryCtxReset_v2(CUdevice);
+CUresult cuDevicePrimaryCtxRelease_v2(CUdevice);
 
 #define MIB (1u << 20)
 static CUcontext ctx[16];
@@ -89,6 +93,34 @@ static void enable(int from, int to)
 	CHECK(cuCtxSetCurrent(ctx[from]));
 	CHECK(cuDeviceCanAccessPeer(&can, from, to));
 	CHECK(cuCtxEnablePeerAccess(ctx[to], 0));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+}
+
+/* A second context of device d (cuCtxCreate), device 0's primary context
+ * current again after. */
+static CUcontext made_on(int d)
+{
+	CUcontext m, popped;
+	CHECK(cuCtxCreate_v2(&m, 0, d));
+	CHECK(cuCtxPopCurrent_v2(&popped));
+	return m;
+}
+
+/* Peer access from context `from` (of device fd) to context `to` (of td), done right. */
+static void ctx_enable(CUcontext from, int fd, CUcontext to, int td)
+{
+	int can;
+	CHECK(cuCtxSetCurrent(from));
+	CHECK(cuDeviceCanAccessPeer(&can, fd, td));
+	CHECK(cuCtxEnablePeerAccess(to, 0));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+}
+
+/* The same once more, whatever the driver answers (the scenarios' mistakes). */
+static void ctx_enable_again(CUcontext from, CUcontext to)
+{
+	CHECK(cuCtxSetCurrent(from));
+	CALL(cuCtxEnablePeerAccess(to, 0));
 	CHECK(cuCtxSetCurrent(ctx[0]));
 }
 
@@ -411,6 +443,114 @@ static void peer_enable_twice(int bad)
 		enable(1, 0); /* the other direction is a different grant */
 }
 
+/* Peer access is per pair of contexts: a second context of device 0 enables
+ * access to device 1's primary context after the primary context of device
+ * 0 did (good: the driver answers 0), or twice itself (bad: 704). */
+static void peer_enable_twice_second_context(int bad)
+{
+	CUcontext m = made_on(0);
+	if (!bad)
+		enable(0, 1);
+	ctx_enable(m, 0, ctx[1], 1);
+	if (bad)
+		ctx_enable_again(m, ctx[1]);
+	CHECK(cuCtxDestroy_v2(m));
+}
+
+/* A device's primary context after cuDevicePrimaryCtxReset: inactive until
+ * retained again (the same handle; used before, 709: H200, driver 580). */
+static void reset_primary(int d)
+{
+	CUcontext again;
+	CHECK(cuDevicePrimaryCtxReset_v2(d));
+	CHECK(cuDevicePrimaryCtxRetain(&again, d));
+	if (d < 16)
+		ctx[d] = again;
+}
+
+/* cuDevicePrimaryCtxReset of device 0 ends the access its primary context
+ * enabled: enabled again, 0 (good); a reset of device 2, which neither
+ * context is, leaves it (bad: 704).  PWSIM_DEVICES=3. */
+static void peer_enable_twice_reset(int bad)
+{
+	enable(0, 1);
+	reset_primary(bad ? 2 : 0);
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	ctx_enable_again(ctx[0], ctx[1]);
+}
+
+/* The last release of device 0's primary context resets it ("The context is
+ * automatically reset once the last reference to it is released"): retained
+ * again, it enables anew (good); a release that leaves a reference keeps it
+ * (bad: 704). */
+static void peer_enable_twice_release(int bad)
+{
+	CUcontext again;
+	enable(0, 1);
+	if (bad)
+		CHECK(cuDevicePrimaryCtxRetain(&again, 0)); /* a second reference */
+	CHECK(cuDevicePrimaryCtxRelease_v2(0));
+	CHECK(cuDevicePrimaryCtxRetain(&again, 0));
+	ctx_enable_again(again, ctx[1]);
+}
+
+/* A context that enabled access is destroyed, and a new one (made at its
+ * address by the simulated driver) enables the same (good: 0); or, the
+ * first one not destroyed, it enables again (bad: 704). */
+static void peer_enable_twice_destroyed(int bad)
+{
+	CUcontext a = made_on(0);
+	ctx_enable(a, 0, ctx[1], 1);
+	if (!bad)
+		CHECK(cuCtxDestroy_v2(a));
+	CUcontext b = made_on(0);
+	ctx_enable_again(bad ? a : b, ctx[1]);
+	CHECK(cuCtxDestroy_v2(b));
+	if (bad)
+		CHECK(cuCtxDestroy_v2(a));
+}
+
+/* With no current context (bad: 201), or with device 0's (good). */
+static void peer_context_invalid(int bad)
+{
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	if (bad)
+		CHECK(cuCtxSetCurrent(NULL)); /* pops the only one */
+	CALL(cuCtxEnablePeerAccess(ctx[1], 0));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+}
+
+/* An enable naming a peer context already destroyed (bad: 201), or one
+ * still there (good: enabled, disabled, then destroyed). */
+static void peer_context_invalid_destroyed(int bad)
+{
+	CUcontext m = made_on(1);
+	int can;
+	CHECK(cuDeviceCanAccessPeer(&can, 0, 1));
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuCtxEnablePeerAccess(m, 0));
+	if (!bad) {
+		CHECK(cuCtxDisablePeerAccess(m));
+		CHECK(cuCtxDestroy_v2(m));
+	}
+}
+
+/* A disable naming a peer context destroyed after the enable (bad: 201),
+ * or made before its destruction (good). */
+static void peer_context_invalid_disable(int bad)
+{
+	CUcontext m = made_on(1);
+	ctx_enable(ctx[0], 0, m, 1);
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuCtxDisablePeerAccess(m));
+	if (!bad)
+		CHECK(cuCtxDestroy_v2(m));
+}
+
 static void peer_enable_unqueried(int bad)
 {
 	int can;
@@ -424,6 +564,21 @@ static void peer_disable_not_enabled(int bad)
 	if (!bad)
 		enable(0, 1);
 	CALL(cuCtxDisablePeerAccess(ctx[1]));
+}
+
+/* A second context of device 0 disables access to device 1's primary
+ * context that only the primary context of device 0 enabled (bad: 705), or
+ * that it enabled itself (good). */
+static void peer_disable_not_enabled_second_context(int bad)
+{
+	CUcontext m = made_on(0);
+	enable(0, 1);
+	if (!bad)
+		ctx_enable(m, 0, ctx[1], 1);
+	CHECK(cuCtxSetCurrent(m));
+	CALL(cuCtxDisablePeerAccess(ctx[1]));
+	CHECK(cuCtxSetCurrent(ctx[0]));
+	CHECK(cuCtxDestroy_v2(m));
 }
 
 /* Run with PWSIM_DEVICES=10: device 0 gets 8 peers; bad asks for a ninth. */
@@ -474,6 +629,72 @@ static void copy_peer_no_peer_access(int bad)
 	if (!bad)
 		enable(1, 0);
 	CHECK(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], MIB));
+}
+
+/* Peer access between the primary contexts, and a copy naming a second
+ * context of device 0 for the source: that pair has none (bad), or the
+ * second context enabled it (good). */
+static void copy_peer_no_peer_access_second_context(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CUcontext m = made_on(0);
+	if (!bad)
+		ctx_enable(m, 0, ctx[1], 1);
+	CHECK(cuMemcpyPeer(a1, ctx[1], a0, m, MIB));
+	CHECK(cuCtxDestroy_v2(m));
+}
+
+/* cuDevicePrimaryCtxReset of device 1 ends the access between the two
+ * primary contexts, both ways: a copy after it is staged (bad), unless
+ * enabled again (good).  Allocated after the reset, which destroys the
+ * context's allocations. */
+static void copy_peer_no_peer_access_reset(int bad)
+{
+	enable(0, 1);
+	enable(1, 0);
+	reset_primary(1);
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	CUdeviceptr a0 = alloc_on(0, MIB), a1 = alloc_on(1, MIB);
+	CHECK(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], MIB));
+}
+
+/* Into a host buffer (bad) or device 1's memory (good). */
+static void copy_peer_host(int bad)
+{
+	static char host[MIB];
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	CALL(cuMemcpyPeer(bad ? (CUdeviceptr)(uintptr_t)host : a1, ctx[1], a0, ctx[0], 4096));
+}
+
+/* From memory freed before the copy (bad) or after it (good). */
+static void copy_peer_freed(int bad)
+{
+	CUdeviceptr a0, a1;
+	copy_setup(&a0, &a1);
+	if (bad)
+		CHECK(cuMemFree_v2(a0));
+	CALL(cuMemcpyPeer(a1, ctx[1], a0, ctx[0], 4096));
+	if (!bad)
+		CHECK(cuMemFree_v2(a0));
+}
+
+/* A copy naming a second context of device 0, after it was destroyed (bad)
+ * or before (good; it enabled access to device 1's primary context). */
+static void copy_peer_context_destroyed(int bad)
+{
+	CUdeviceptr a0 = alloc_on(0, MIB), a1 = alloc_on(1, MIB);
+	CUcontext m = made_on(0);
+	ctx_enable(m, 0, ctx[1], 1);
+	if (bad)
+		CHECK(cuCtxDestroy_v2(m));
+	CALL(cuMemcpyPeer(a1, ctx[1], a0, m, 4096));
+	if (!bad)
+		CHECK(cuCtxDestroy_v2(m));
 }
 
 static void ipc_export_interior_pointer(int bad)
@@ -937,14 +1158,27 @@ static const struct {
     {"peer.enable.flags", peer_enable_flags},
     {"peer.enable.unsupported", peer_enable_unsupported},
     {"peer.enable.twice", peer_enable_twice},
+    {"peer.enable.twice/second-context", peer_enable_twice_second_context},
+    {"peer.enable.twice/reset", peer_enable_twice_reset},
+    {"peer.enable.twice/release", peer_enable_twice_release},
+    {"peer.enable.twice/destroyed", peer_enable_twice_destroyed},
+    {"peer.context.invalid", peer_context_invalid},
+    {"peer.context.invalid/destroyed", peer_context_invalid_destroyed},
+    {"peer.context.invalid/disable", peer_context_invalid_disable},
     {"peer.enable.unqueried", peer_enable_unqueried},
     {"peer.disable.not-enabled", peer_disable_not_enabled},
+    {"peer.disable.not-enabled/second-context", peer_disable_not_enabled_second_context},
     {"peer.limit", peer_limit},
     {"peer.attr.self", peer_attr_self},
     {"copy.peer.device-mismatch", copy_peer_device_mismatch},
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"copy.peer.no-peer-access/second-context", copy_peer_no_peer_access_second_context},
+    {"copy.peer.no-peer-access/reset", copy_peer_no_peer_access_reset},
+    {"copy.peer.host", copy_peer_host},
+    {"copy.peer.freed", copy_peer_freed},
+    {"copy.peer.context-destroyed", copy_peer_context_destroyed},
     {"ipc.export.interior-pointer", ipc_export_interior_pointer},
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},
@@ -1027,17 +1261,21 @@ static int nccl_teardown(const char *lib)
  * the address of one destroyed before it, on another device (the simulated
  * driver reuses its first free slot; a real driver may reuse the memory).
  * A copy naming the first context, then one naming the second: the second
- * copy's destination is on device 1, as the new context is. */
+ * copy's destination is on device 1, as the new context is.  Each new
+ * context enables its own peer access (per pair of contexts), the second
+ * one to a context the first one's had none to. */
 static int ctx_reuse(void)
 {
 	CUdeviceptr a0, a1;
 	CUcontext made, made2;
 	init();
 	copy_setup(&a0, &a1);
-	CHECK(cuCtxCreate_v2(&made, 0, 0));
+	CHECK(cuCtxCreate_v2(&made, 0, 0)); /* current now */
+	CHECK(cuCtxEnablePeerAccess(ctx[1], 0));
 	CHECK(cuMemcpyPeer(a1, ctx[1], a0, made, 4096));
 	CHECK(cuCtxDestroy_v2(made));
 	CHECK(cuCtxCreate_v2(&made2, 0, 1));
+	CHECK(cuCtxEnablePeerAccess(ctx[0], 0));
 	CHECK(cuMemcpyPeer(a1, made2, a0, ctx[0], 4096));
 	printf("%s\n", made2 == made ? "same address" : "another address");
 	CHECK(cuCtxDestroy_v2(made2));
@@ -1087,8 +1325,10 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
-		fprintf(stderr, "usage: violations RULE bad|good | violations list | violations model WHAT | "
-		                "violations ctx-reuse | violations several\n");
+		fprintf(stderr,
+		        "usage: violations RULE[/CASE] bad|good | violations list | violations model WHAT | "
+		        "violations ctx-reuse | violations several
+");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)

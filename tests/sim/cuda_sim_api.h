@@ -45,6 +45,7 @@ PWSIM_API CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxRelease(CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev);
 PWSIM_API CUresult cuDevicePrimaryCtxReset(CUdevice dev);
+PWSIM_API CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active);
 PWSIM_API CUresult cuCtxPushCurrent_v2(CUcontext ctx);
 PWSIM_API CUresult cuCtxPushCurrent(CUcontext ctx);
 PWSIM_API CUresult cuCtxPopCurrent_v2(CUcontext *pctx);

@@ -8,6 +8,8 @@
  */
 #include "sim_internal.h"
 
+#include <signal.h>
+#include <stdio.h>
 #include <string.h>
 
 /* Deeper nesting than any test needs; a push beyond it is refused. */
@@ -17,7 +19,6 @@ static struct CUctx_st g_ctx[PWSIM_MAX_DEVICES];
 static pthread_once_t g_ctx_once = PTHREAD_ONCE_INIT;
 
 /* Contexts cuCtxCreate made (a slot is free while its magic is 0). */
-#define PWSIM_MADE_CTX 16
 static struct CUctx_st g_made[PWSIM_MADE_CTX];
 
 static __thread struct CUctx_st *t_stack[PWSIM_CTX_STACK];
@@ -55,6 +56,36 @@ struct CUctx_st *pwsim_current(void)
 	return t_depth ? t_stack[t_depth - 1] : NULL;
 }
 
+CUresult pwsim_ctx_refused(CUcontext ctx)
+{
+	uintptr_t p = (uintptr_t)ctx, made = (uintptr_t)g_made;
+	int destroyed = 0;
+
+	if (p >= made && p < made + sizeof g_made && (p - made) % sizeof(g_made[0]) == 0) {
+		pwsim_lock();
+		destroyed = g_made[(p - made) / sizeof(g_made[0])].destroyed;
+		pwsim_unlock();
+	}
+	return destroyed ? CUDA_ERROR_CONTEXT_IS_DESTROYED : CUDA_ERROR_INVALID_CONTEXT;
+}
+
+struct CUctx_st *pwsim_ctx_at(int i)
+{
+	if (i >= 0 && i < PWSIM_MAX_DEVICES)
+		return pwsim_primary(i);
+	if (i < PWSIM_MAX_DEVICES || i >= PWSIM_CTX_SLOTS)
+		return NULL;
+	return g_made[i - PWSIM_MAX_DEVICES].magic == PWSIM_CTX_MAGIC ? &g_made[i - PWSIM_MAX_DEVICES] : NULL;
+}
+
+int pwsim_ctx_index(const struct CUctx_st *c)
+{
+	pthread_once(&g_ctx_once, ctx_init);
+	if (c >= g_made && c < g_made + PWSIM_MADE_CTX)
+		return PWSIM_MAX_DEVICES + (int)(c - g_made);
+	return (int)(c - g_ctx);
+}
+
 /* ---- primary contexts ---- */
 
 CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
@@ -77,13 +108,12 @@ CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 }
 
 /* The last release resets the context (cuda.h :5903): the peer access it had
- * enabled, and that others had enabled to it, is gone.  Its allocations are
- * kept: the simulator does not model the reset freeing them. */
+ * enabled, and that others (primary or made contexts) had enabled to it, is
+ * gone.  Its allocations are kept: the simulator does not model the reset
+ * freeing them. */
 static void ctx_reset(struct CUctx_st *c)
 {
-	c->peer_on = 0;
-	for (int i = 0; i < PWSIM_MAX_DEVICES; i++)
-		g_ctx[i].peer_on &= ~(1ull << c->device);
+	pwsim_peer_forget(c);
 }
 
 /* Device dev's primary context into *pc, for a release or a reset. */
@@ -113,6 +143,24 @@ CUresult cuDevicePrimaryCtxRelease_v2(CUdevice dev)
 	}
 	pwsim_unlock();
 	return rc;
+}
+
+/* cuda.h :6060: the primary context's flags, and whether it is active
+ * (retained and not released to 0: the last release reset it). */
+CUresult cuDevicePrimaryCtxGetState(CUdevice dev, unsigned int *flags, int *active)
+{
+	struct CUctx_st *c = NULL;
+	CUresult rc = primary_of(dev, &c);
+
+	if (rc)
+		return rc;
+	if (!flags || !active)
+		return CUDA_ERROR_INVALID_VALUE;
+	pwsim_lock();
+	*flags = 0;
+	*active = c->retained > 0;
+	pwsim_unlock();
+	return CUDA_SUCCESS;
 }
 
 /* cuda.h :6100 ("Destroy all allocations and reset all state on the
@@ -218,8 +266,12 @@ CUresult cuCtxDestroy_v2(CUcontext ctx)
 			t_depth--;
 			i--;
 		}
+	/* its peer access, and others' to it, end with it (cuda.h :6280: "Destroys
+	 * and cleans up all resources associated with the context") */
 	pwsim_lock();
+	pwsim_peer_forget(c);
 	c->magic = 0;
+	c->destroyed = 1;
 	pwsim_unlock();
 	return CUDA_SUCCESS;
 }
@@ -337,9 +389,16 @@ CUresult cuCtxSynchronize(void)
 }
 
 #if PWSIM_MAX_VERSION >= 13000
+/* A context cuCtxDestroy destroyed: the real driver faults here (H200,
+ * driver 580: docs/facts-cuda.md), and so does the simulator, so that a
+ * layer that asks it about one shows in the tests. */
 CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 {
 	struct CUctx_st *c;
+	if (ctx && pwsim_ctx_refused(ctx) == CUDA_ERROR_CONTEXT_IS_DESTROYED) {
+		fputs("pwsim: cuCtxGetDevice_v2 of a destroyed context: the real driver faults\n", stderr);
+		raise(SIGSEGV);
+	}
 	CUresult rc = ctx_or_current(ctx, &c);
 
 	if (rc == CUDA_SUCCESS && !device)

@@ -69,6 +69,7 @@ static const struct proc g_procs[] = {
     ROW(cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxRelease_v2, 11000),
     ROW(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset, 7000),
     ROW(cuDevicePrimaryCtxReset, cuDevicePrimaryCtxReset_v2, 11000),
+    ROW(cuDevicePrimaryCtxGetState, cuDevicePrimaryCtxGetState, 7000),
     ROW(cuCtxPushCurrent, cuCtxPushCurrent, 2000),
     ROW(cuCtxPushCurrent, cuCtxPushCurrent_v2, 4000),
     ROW(cuCtxPopCurrent, cuCtxPopCurrent, 2000),

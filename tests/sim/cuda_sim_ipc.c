@@ -131,7 +131,7 @@ static int mem_parse(const CUipcMemHandle *h, struct ipc_mem *m, char name[PWSIM
  * and one more reference (cuda.h :9369-9371, measured on H100s and H200s);
  * opened in another device's context it is a second mapping at another
  * address (measured on H100s).  The lazy flag enables peer access from the
- * current context's device to the exporter's "as if the user called
+ * current context to the exporter's device's primary context "as if the user called
  * cuCtxEnablePeerAccess" (cuda.h), where the pair is peer-capable: a later
  * cuCtxEnablePeerAccess answers ALREADY_ENABLED. */
 static CUresult mem_open(const struct ipc_mem *m, const char *name, CUdeviceptr *pdptr, unsigned int flags)
@@ -159,7 +159,7 @@ static CUresult mem_open(const struct ipc_mem *m, const char *name, CUdeviceptr 
 		*pdptr = (CUdeviceptr)a->base;
 		if ((flags & CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS) && dev >= 0 && cur->device != dev &&
 		    pwsim_can_access(cur->device, dev))
-			cur->peer_on |= 1ull << dev;
+			pwsim_peer_set(cur, pwsim_primary(dev), 1);
 	}
 	pwsim_unlock();
 	return rc;

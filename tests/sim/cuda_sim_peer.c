@@ -2,7 +2,10 @@
  * Simulated CUDA driver: peer access between contexts (the driver API's
  * section 3.21) and P2P
  * attributes.  Which device pairs are peer-capable comes from PWSIM_PEERS.
- * Enabled access is kept per context as a bit set of the peer devices.
+ * Enabled access is kept per pair of contexts, as the driver documents it
+ * ("direct access of peerContext from the current context"): each context
+ * holds the set of peer contexts it enabled, primary and made ones; a reset
+ * or a destroy forgets a context's access both ways.
  */
 #include "sim_internal.h"
 
@@ -21,15 +24,55 @@ CUresult cuDeviceCanAccessPeer(int *canAccessPeer, CUdevice dev, CUdevice peerDe
 	return CUDA_SUCCESS;
 }
 
-/* Devices d has a peer relation with, in either direction. */
+int pwsim_peer_on(const struct CUctx_st *a, const struct CUctx_st *b)
+{
+	int j = pwsim_ctx_index(b);
+
+	return j < PWSIM_MAX_DEVICES ? (int)((a->peer_primary >> j) & 1)
+	                             : (int)((a->peer_made >> (j - PWSIM_MAX_DEVICES)) & 1);
+}
+
+void pwsim_peer_set(struct CUctx_st *a, const struct CUctx_st *b, int on)
+{
+	int j = pwsim_ctx_index(b);
+
+	if (j < PWSIM_MAX_DEVICES)
+		a->peer_primary = on ? a->peer_primary | 1ull << j : a->peer_primary & ~(1ull << j);
+	else
+		a->peer_made = on ? a->peer_made | 1u << (j - PWSIM_MAX_DEVICES)
+		                  : a->peer_made & ~(1u << (j - PWSIM_MAX_DEVICES));
+}
+
+void pwsim_peer_forget(struct CUctx_st *c)
+{
+	c->peer_primary = 0;
+	c->peer_made = 0;
+	for (int i = 0; i < PWSIM_CTX_SLOTS; i++) {
+		struct CUctx_st *o = pwsim_ctx_at(i);
+		if (o)
+			pwsim_peer_set(o, c, 0);
+	}
+}
+
+/* Devices d has a peer relation with, in either direction, over all the
+ * contexts of each (the hardware's resources are the devices'). */
 static uint64_t peers_of(int d)
 {
-	uint64_t set = pwsim_primary(d)->peer_on;
+	uint64_t set = 0;
 
-	for (int e = 0; e < pwsim_cfg()->ndev; e++)
-		if ((pwsim_primary(e)->peer_on >> d) & 1)
-			set |= 1ull << e;
-	return set;
+	for (int i = 0; i < PWSIM_CTX_SLOTS; i++) {
+		struct CUctx_st *a = pwsim_ctx_at(i);
+		for (int j = 0; a && j < PWSIM_CTX_SLOTS; j++) {
+			struct CUctx_st *b = pwsim_ctx_at(j);
+			if (!b || !pwsim_peer_on(a, b))
+				continue;
+			if (a->device == d)
+				set |= 1ull << b->device;
+			if (b->device == d)
+				set |= 1ull << a->device;
+		}
+	}
+	return set & ~(1ull << d);
 }
 
 /* CUDA_ERROR_TOO_MANY_PEERS "for one or more of the devices passed"
@@ -46,7 +89,8 @@ static int too_many_peers(int a, int b)
 
 /* The two contexts of an enable/disable call: the current one and the peer.
  * No current context, or an invalid peer -> INVALID_CONTEXT (the CUDA Driver API's Peer Context Memory
- * Access). */
+ * Access); a peer cuCtxDestroy destroyed -> CONTEXT_IS_DESTROYED, as the real driver answers (H200,
+ * driver 580: docs/facts-cuda.md). */
 static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct CUctx_st **peer)
 {
 	CUresult rc = pwsim_ready();
@@ -55,7 +99,9 @@ static CUresult peer_pair(CUcontext peerContext, struct CUctx_st **cur, struct C
 		return rc;
 	*cur = pwsim_current();
 	*peer = pwsim_ctx_check(peerContext);
-	return *cur && *peer ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT;
+	if (!*cur)
+		return CUDA_ERROR_INVALID_CONTEXT;
+	return *peer ? CUDA_SUCCESS : pwsim_ctx_refused(peerContext);
 }
 
 /* The order of the checks follows the CUDA Driver API's Peer Context Memory Access's list.  The runtime's
@@ -76,12 +122,12 @@ CUresult cuCtxEnablePeerAccess(CUcontext peerContext, unsigned int Flags)
 	if (!pwsim_can_access(cur->device, peer->device))
 		return CUDA_ERROR_PEER_ACCESS_UNSUPPORTED;
 	pwsim_lock();
-	if ((cur->peer_on >> peer->device) & 1)
+	if (pwsim_peer_on(cur, peer))
 		rc = CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED;
 	else if (too_many_peers(cur->device, peer->device))
 		rc = CUDA_ERROR_TOO_MANY_PEERS;
 	else
-		cur->peer_on |= 1ull << peer->device;
+		pwsim_peer_set(cur, peer, 1);
 	pwsim_unlock();
 	return rc;
 }
@@ -94,8 +140,8 @@ CUresult cuCtxDisablePeerAccess(CUcontext peerContext)
 	if (rc)
 		return rc;
 	pwsim_lock();
-	if ((cur->peer_on >> peer->device) & 1)
-		cur->peer_on &= ~(1ull << peer->device);
+	if (pwsim_peer_on(cur, peer))
+		pwsim_peer_set(cur, peer, 0);
 	else
 		rc = CUDA_ERROR_PEER_ACCESS_NOT_ENABLED;
 	pwsim_unlock();

@@ -3,7 +3,10 @@
  * and their asynchronous and per-thread variants).  What the real driver
  * does, from docs/facts-cuda.md's "Every contract case":
  * - size 0 succeeds; a NULL pointer, or a range running past the end of its
- *   allocation on either side, is CUDA_ERROR_INVALID_VALUE;
+ *   allocation on either side, is CUDA_ERROR_INVALID_VALUE, and so is host
+ *   memory the driver does not know (malloc'd) and freed memory (H200,
+ *   driver 580; page-locked host memory the real driver copies, which the
+ *   simulator does not have);
  * - a context that names the wrong device for its pointer is accepted
  *   silently (only the pointer decides where the bytes are);
  * - the copy works without peer access (the real driver stages it through the
@@ -20,8 +23,12 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
 
 	if (n == 0)
 		return CUDA_SUCCESS;
-	if (!pwsim_ctx_check(dctx) || !pwsim_ctx_check(sctx))
-		return CUDA_ERROR_INVALID_CONTEXT;
+	/* a destroyed context: the real driver faults (H200, driver 580); the
+	 * simulator answers as its enable does, CONTEXT_IS_DESTROYED */
+	if (!pwsim_ctx_check(dctx))
+		return pwsim_ctx_refused(dctx);
+	if (!pwsim_ctx_check(sctx))
+		return pwsim_ctx_refused(sctx);
 	if (!dst || !src)
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();

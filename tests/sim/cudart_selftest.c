@@ -59,6 +59,11 @@ int main(void)
 	EQ(cudaGetLastError(), cudaErrorPeerAccessAlreadyEnabled);
 	EQ(cudaGetLastError(), cudaSuccess);
 	EQ(cudaDeviceDisablePeerAccess(1), cudaSuccess);
+	/* a reset ends the current device's peer access: enabled again, 0 */
+	EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	EQ(cudaDeviceReset(), cudaSuccess);
+	EQ(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+	EQ(cudaDeviceDisablePeerAccess(1), cudaSuccess);
 	EQ(cudaDeviceGetP2PAttribute(&v, 2, 0, 1), cudaSuccess);
 	EQ(v, 1);
 	CHECK(

@@ -74,6 +74,7 @@ static struct {
 	CUresult (*dtod)(CUdeviceptr, CUdeviceptr, size_t);
 	CUresult (*ptr_attr)(void *, CUpointer_attribute, CUdeviceptr);
 	CUresult (*sync)(void);
+	CUresult (*reset)(CUdevice);
 	CUresult (*event_create)(CUevent *, unsigned);
 	CUresult (*event_destroy)(CUevent);
 } drv;
@@ -159,6 +160,7 @@ static void init_once(void)
 	GET(dtod, "cuMemcpyDtoD", 3020);
 	GET(ptr_attr, "cuPointerGetAttribute", 4000);
 	GET(sync, "cuCtxSynchronize", 2000);
+	GET(reset, "cuDevicePrimaryCtxReset", 11000);
 	GET(event_create, "cuEventCreate", 2000);
 	GET(event_destroy, "cuEventDestroy", 4000);
 	if (!drv.init || !drv.dev_count || !drv.retain || !drv.set_current || drv.init(0) != CUDA_SUCCESS ||
@@ -320,6 +322,17 @@ RT_API cudaError_t cudaDeviceSynchronize(void)
 	BIND();
 	NEED(drv.sync);
 	return rt(drv.sync());
+}
+
+/* :330: "Destroy all allocations and reset all state on the current device":
+ * the driver's reset of its primary context, which stays the runtime's (the
+ * simulated driver keeps the allocations; "Any subsequent API call to this
+ * device will reinitialize the device"). */
+RT_API cudaError_t cudaDeviceReset(void)
+{
+	BIND();
+	NEED(drv.reset);
+	return rt(drv.reset(t_dev));
 }
 
 /* :2798: the flags (cudaEventInterprocess 0x4, DT:126) have the driver's values */

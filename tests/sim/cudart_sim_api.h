@@ -17,6 +17,7 @@ cudaError_t cudaGetDevice(int *device);
 cudaError_t cudaGetDeviceCount(int *count);
 cudaError_t cudaRuntimeGetVersion(int *runtimeVersion);
 cudaError_t cudaDeviceSynchronize(void);
+cudaError_t cudaDeviceReset(void);                                            /* :330 */
 cudaError_t cudaEventCreateWithFlags(cudaEvent_t *event, unsigned int flags); /* :2798 */
 cudaError_t cudaEventCreate(cudaEvent_t *event);                              /* :2761 */
 cudaError_t cudaEventDestroy(cudaEvent_t event);                              /* :2981 */

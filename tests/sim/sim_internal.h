@@ -57,18 +57,43 @@ void pwsim_unlock(void);
 
 /* ---- contexts (cuda_sim_ctx.c) ---- */
 #define PWSIM_CTX_MAGIC 0x43545853u /* "SXTC" */
+/* Contexts cuCtxCreate may make besides the primary ones. */
+#define PWSIM_MADE_CTX 16
+/* Every context by index: primary i is i, made j is PWSIM_MAX_DEVICES + j. */
+#define PWSIM_CTX_SLOTS (PWSIM_MAX_DEVICES + PWSIM_MADE_CTX)
 struct CUctx_st {
 	uint32_t magic;
 	int device;
-	int retained;     /* cuDevicePrimaryCtxRetain count */
-	uint64_t peer_on; /* bit j: this context has enabled access to device j's context */
+	int retained; /* cuDevicePrimaryCtxRetain count */
+	/* Peer access is per pair of contexts (cuda.h :23843, cuCtxEnablePeerAccess:
+	 * "direct access of peerContext from the current context"): bit i of
+	 * peer_primary, this context has enabled access to device i's primary
+	 * context; bit j of peer_made, to made context j. */
+	uint64_t peer_primary;
+	uint32_t peer_made;
+	int destroyed; /* a made context's slot after cuCtxDestroy, until the next cuCtxCreate takes it */
 };
 /* The primary context of a valid device ordinal. */
 struct CUctx_st *pwsim_primary(CUdevice dev);
-/* ctx if it is one of our primary contexts, else NULL. */
+/* ctx if it is one of our primary contexts or a live made one, else NULL. */
 struct CUctx_st *pwsim_ctx_check(CUcontext ctx);
 /* The calling thread's current context, or NULL. */
 struct CUctx_st *pwsim_current(void);
+/* CUDA_ERROR_CONTEXT_IS_DESTROYED for a context cuCtxDestroy destroyed (the
+ * real driver's answer to an enable or disable naming one, measured on an
+ * H200 with driver 580; its cuMemcpyPeer faults there instead), else
+ * CUDA_ERROR_INVALID_CONTEXT: what a call naming ctx answers when
+ * pwsim_ctx_check refuses it. */
+CUresult pwsim_ctx_refused(CUcontext ctx);
+/* The live context of index i (PWSIM_CTX_SLOTS), or NULL; a context's index. */
+struct CUctx_st *pwsim_ctx_at(int i);
+int pwsim_ctx_index(const struct CUctx_st *c);
+/* Whether a has enabled access to b; enable or disable it (caller holds the lock). */
+int pwsim_peer_on(const struct CUctx_st *a, const struct CUctx_st *b);
+void pwsim_peer_set(struct CUctx_st *a, const struct CUctx_st *b, int on);
+/* The access c had to its peers, and theirs to it, is gone: c was reset or
+ * destroyed (caller holds the lock). */
+void pwsim_peer_forget(struct CUctx_st *c);
 
 /* ---- allocations (cuda_sim_table.c) ---- */
 enum pwsim_kind {

@@ -321,6 +321,12 @@ static void test_contexts(void)
 	OK(cuDevicePrimaryCtxRetain(&c2, 1));
 	CHECK(c2 == g_ctx[1] && g_ctx[0] != g_ctx[1]);
 	OK(cuDevicePrimaryCtxRelease(1)); /* legacy name, one of the two retains */
+	unsigned fl = 9;
+	int active = -1;
+	OK(cuDevicePrimaryCtxGetState(1, &fl, &active));
+	CHECK(fl == 0 && active == 1); /* still retained once */
+	EXPECT(cuDevicePrimaryCtxGetState(7, &fl, &active), CUDA_ERROR_INVALID_DEVICE);
+	EXPECT(cuDevicePrimaryCtxGetState(1, NULL, &active), CUDA_ERROR_INVALID_VALUE);
 	EXPECT(cuCtxSetCurrent((CUcontext)&d), CUDA_ERROR_INVALID_CONTEXT);
 	OK(cuCtxSetCurrent(g_ctx[0]));
 	OK(cuCtxGetDevice(&d));
@@ -675,6 +681,36 @@ static void test_peer_access(void)
 	OK(cuDevicePrimaryCtxReset_v2(0));
 	EXPECT(cuCtxDisablePeerAccess(g_ctx[1]), CUDA_ERROR_PEER_ACCESS_NOT_ENABLED);
 	EXPECT(cuDevicePrimaryCtxReset(9), CUDA_ERROR_INVALID_DEVICE);
+	/* per pair of contexts: a second context of device 0 enables anew, and
+	 * its own second enable is 704; destroyed, its access and others' to
+	 * it are gone, and a context made at its address starts with none */
+	CUcontext m0 = NULL, m1 = NULL, m2 = NULL;
+	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
+	OK(cuCtxCreate_v2(&m0, 0, 0)); /* current now */
+	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+	OK(cuCtxCreate_v2(&m1, 0, 1));
+	OK(cuCtxEnablePeerAccess(m0, 0)); /* a made context on device 1 to the one on 0 */
+	EXPECT(cuCtxEnablePeerAccess(m0, 0), CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED);
+	OK(cuCtxDestroy_v2(m0));
+	/* destroyed: 709, as the H200's driver 580 answers (docs/facts-cuda.md) */
+	EXPECT(cuCtxEnablePeerAccess(m0, 0), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	EXPECT(cuCtxDisablePeerAccess(m0), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	EXPECT(cuMemcpyPeer(0x1000, g_ctx[1], 0x2000, m0, 4096), CUDA_ERROR_CONTEXT_IS_DESTROYED);
+	EXPECT(cuCtxEnablePeerAccess((CUcontext)&v, 0), CUDA_ERROR_INVALID_CONTEXT); /* no context at all */
+	OK(cuCtxCreate_v2(&m2, 0, 0)); /* the simulator reuses the first free slot: m0's */
+	CHECK(m2 == m0);
+	OK(cuCtxEnablePeerAccess(g_ctx[1], 0)); /* a new context: nothing enabled yet */
+	OK(cuCtxSetCurrent(m1));
+	OK(cuCtxEnablePeerAccess(m2, 0));
+	OK(cuCtxDestroy_v2(m2));
+	OK(cuCtxDestroy_v2(m1));
+	OK(cuCtxSetCurrent(g_ctx[0]));
+	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0),
+	       CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED); /* the primary's */
+	OK(cuDevicePrimaryCtxReset_v2(1));              /* the peer's reset ends access to it too */
+	OK(cuCtxEnablePeerAccess(g_ctx[1], 0));
+	OK(cuCtxDisablePeerAccess(g_ctx[1]));
 	OK(cuCtxSetCurrent(NULL));
 	EXPECT(cuCtxEnablePeerAccess(g_ctx[1], 0), CUDA_ERROR_INVALID_CONTEXT); /* no current */
 	EXPECT(cuCtxDisablePeerAccess(g_ctx[1]), CUDA_ERROR_INVALID_CONTEXT);
@@ -1391,6 +1427,7 @@ static const struct export g_exports[] = {
     {"cuDevicePrimaryCtxRelease_v2", "cuDevicePrimaryCtxRelease", 11000, 0, 1},
     {"cuDevicePrimaryCtxReset", "cuDevicePrimaryCtxReset", 7000, 0, 1},
     {"cuDevicePrimaryCtxReset_v2", "cuDevicePrimaryCtxReset", 11000, 0, 1},
+    {"cuDevicePrimaryCtxGetState", "cuDevicePrimaryCtxGetState", 7000, 0, 1},
     {"cuCtxPushCurrent", "cuCtxPushCurrent", 2000, 0, 1},
     {"cuCtxPushCurrent_v2", "cuCtxPushCurrent", 4000, 0, 1},
     {"cuCtxPopCurrent", "cuCtxPopCurrent", 2000, 0, 1},

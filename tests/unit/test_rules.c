@@ -250,6 +250,161 @@ static void acl_copies(void **state)
 	pw_state_reset(&st);
 }
 
+/* Peer access per pair of contexts: primary contexts by device, made ones
+ * by handle (state.h); what the driver does for a second context, a reset
+ * and a destroy. */
+#define MADE0 0x7000 /* a second context of device 0 */
+#define MADE1 0x7100 /* one of device 1 */
+
+static void ctx_enable(uint64_t ctx, int from, uint64_t peer_ctx, int to)
+{
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	op.ctx = ctx;
+	op.cur_dev = from;
+	op.peer_ctx = peer_ctx;
+	op.peer_dev = to;
+	pw_state_update(&st, &op, 0, false);
+}
+
+static void peer_per_context(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	/* no context made: primary contexts are their devices, one bit test */
+	assert_false(atomic_load(&st.ctx_used));
+	ctx_enable(0x10, 0, 0x20, 1); /* the handles of primary contexts */
+	assert_true(pw_peer_on(&st, 0, 1));
+	fires(PW_RULE_PEER_ENABLE_TWICE, &op, "from device 0 to device 1", NULL);
+
+	/* a second context of device 0 enables anew, and then has it */
+	pw_state_ctx_made(&st, MADE0, 0);
+	op.ctx = MADE0;
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	struct pw_op dis = op_of(PW_OP_PEER_DISABLE, "cuCtxDisablePeerAccess");
+	dis.ctx = MADE0;
+	fires(PW_RULE_PEER_DISABLE_NOT_ENABLED, &dis, "from context 0x7000 (device 0)", "not enabled");
+	ctx_enable(MADE0, 0, 0, 1);
+	fires(PW_RULE_PEER_ENABLE_TWICE, &op, "from context 0x7000 (device 0)", "already enabled");
+	quiet(PW_RULE_PEER_DISABLE_NOT_ENABLED, &dis);
+	op.ctx = 0x10; /* the primary context's own is still there */
+	fires(PW_RULE_PEER_ENABLE_TWICE, &op, "from device 0 to device 1", NULL);
+
+	/* made contexts both ways, and access to a made context */
+	pw_state_ctx_made(&st, MADE1, 1);
+	ctx_enable(MADE1, 1, MADE0, 0);
+	ctx_enable(0x20, 1, MADE0, 0);
+	struct pw_ctx_ref m0 = pw_ctx_ref(&st, MADE0, 0), m1 = pw_ctx_ref(&st, MADE1, 1),
+	                  p0 = pw_ctx_ref(&st, 0, 0), p1 = pw_ctx_ref(&st, 0x20, 1);
+	assert_true(m0.slot >= 0 && m1.slot >= 0 && p0.slot == PW_CTX_PRIMARY && p1.slot == PW_CTX_PRIMARY);
+	assert_true(pw_ctx_on(&st, m1, m0) && pw_ctx_on(&st, p1, m0) && pw_ctx_on(&st, m0, p1));
+	assert_false(pw_ctx_on(&st, m0, m1));
+	assert_true(pw_state_dev_peers(&st, 0) == 2 && pw_state_dev_peers(&st, 1) == 1);
+
+	/* destroyed: its access both ways is gone, and a call naming it is told */
+	pw_state_ctx_destroyed(&st, MADE0, 0);
+	assert_true(pw_state_ctx_gone(&st, MADE0));
+	assert_int_equal(pw_ctx_ref(&st, MADE0, PW_NO_DEV).slot, PW_CTX_DESTROYED);
+	assert_false(pw_ctx_on(&st, m1, m0) || pw_ctx_on(&st, p1, m0));
+	struct pw_op inv = op_of(PW_OP_PEER_ENABLE, "cuCtxEnablePeerAccess");
+	inv.ctx = MADE1;
+	inv.cur_dev = 1;
+	inv.peer_ctx = MADE0;
+	inv.peer_dev = PW_NO_DEV; /* the driver is never asked about it */
+	fires(PW_RULE_PEER_CONTEXT_INVALID, &inv, "peer context 0x7000", "cuCtxDestroy destroyed");
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &inv);
+	/* a new context at its address starts with nothing */
+	pw_state_ctx_made(&st, MADE0, 0);
+	assert_false(pw_state_ctx_gone(&st, MADE0));
+	inv.peer_dev = 0;
+	quiet(PW_RULE_PEER_CONTEXT_INVALID, &inv);
+	op.ctx = MADE0;
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	/* a primary context retained at a destroyed one's address is none */
+	pw_state_ctx_destroyed(&st, MADE0, 0);
+	pw_state_ctx_primary(&st, MADE0);
+	assert_false(pw_state_ctx_gone(&st, MADE0));
+
+	/* no current context */
+	inv = op_of(PW_OP_PEER_DISABLE, "cuCtxDisablePeerAccess");
+	inv.cur_dev = PW_NO_DEV;
+	quiet(PW_RULE_PEER_CONTEXT_INVALID, &inv);
+	inv.no_ctx = true;
+	fires(PW_RULE_PEER_CONTEXT_INVALID, &inv, "with no current context", NULL);
+	quiet(PW_RULE_PEER_DISABLE_NOT_ENABLED, &inv);
+
+	/* a primary context's reset: its access, and others' to it, are gone */
+	ctx_enable(MADE1, 1, 0, 0);
+	op.ctx = 0x10;
+	fires(PW_RULE_PEER_ENABLE_TWICE, &op, NULL, NULL);
+	pw_state_primary_reset(&st, 0);
+	quiet(PW_RULE_PEER_ENABLE_TWICE, &op);
+	assert_false(pw_ctx_on(&st, pw_ctx_ref(&st, MADE1, 1), pw_ctx_ref(&st, 0, 0)));
+	/* the runtime's reset (DEVICE_RESET) with a made context current resets nothing */
+	ctx_enable(0x10, 0, 0x20, 1);
+	struct pw_op reset = op_of(PW_OP_DEVICE_RESET, "cudaDeviceReset");
+	reset.ctx = MADE1;
+	reset.cur_dev = 1;
+	pw_state_update(&st, &reset, 0, false);
+	assert_true(pw_peer_on(&st, 0, 1));
+	reset.ctx = 0x20;
+	pw_state_update(&st, &reset, 0, false);
+	assert_false(pw_peer_on(&st, 0, 1));
+
+	/* a fork starts with no context */
+	pw_state_reset(&st);
+	assert_false(atomic_load(&st.ctx_used));
+	assert_int_equal(pw_ctx_ref(&st, MADE1, 1).slot, PW_CTX_PRIMARY);
+}
+
+/* The copy rules per pair of contexts, and the context and pointer breaks. */
+static void copies_per_context(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
+	op.bytes = 4096;
+	op.src = (struct pw_mem){.ptr = 0x10000, .dev = 0, .named_dev = 0, .ctx = 0x10, .p2p = -1};
+	op.dst = (struct pw_mem){.ptr = 0x20000, .dev = 1, .named_dev = 1, .ctx = 0x20, .p2p = -1};
+	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op, "from device 0 to device 1", "peer access between them");
+	ctx_enable(0x20, 1, 0x10, 0);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+	/* a second context of device 0 named for the source: that pair has none */
+	pw_state_ctx_made(&st, MADE0, 0);
+	op.src.ctx = MADE0;
+	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op, "the contexts it names (0x7000, 0x20)", NULL);
+	ctx_enable(MADE0, 0, 0x20, 1);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+	quiet(PW_RULE_COPY_PEER_CONTEXT_DESTROYED, &op);
+	/* destroyed: the driver is not asked its device (PW_NO_DEV) */
+	pw_state_ctx_destroyed(&st, MADE0, 0);
+	op.src.named_dev = PW_NO_DEV;
+	fires(PW_RULE_COPY_PEER_CONTEXT_DESTROYED, &op, "source context 0x7000", "cuCtxDestroy destroyed");
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+	/* the implicit copy names no context: any context of each device */
+	op.kind = PW_OP_IMPLICIT_COPY;
+	op.src.ctx = op.dst.ctx = 0;
+	pw_state_primary_reset(&st, 1);
+	fires(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op, NULL, NULL);
+	pw_state_ctx_made(&st, MADE1, 1);
+	ctx_enable(MADE1, 1, 0x10, 0);
+	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &op);
+
+	/* host memory the driver does not know, and freed memory */
+	op = op_of(PW_OP_PEER_COPY, "cuMemcpyPeer");
+	op.bytes = 4096;
+	op.src = (struct pw_mem){.ptr = 0x10000, .dev = 0, .named_dev = 0, .p2p = -1};
+	op.dst = (struct pw_mem){.ptr = 0x5000, .dev = PW_NO_DEV, .named_dev = 1, .p2p = -1};
+	quiet(PW_RULE_COPY_PEER_HOST, &op);
+	op.dst.plain_host = true;
+	fires(PW_RULE_COPY_PEER_HOST, &op, "to host memory 0x5000", "no CUDA allocation");
+	op.bytes = 0;
+	quiet(PW_RULE_COPY_PEER_HOST, &op);
+	op.bytes = 4096;
+	op.dst.plain_host = false;
+	quiet(PW_RULE_COPY_PEER_FREED, &op);
+	op.src.freed = true;
+	fires(PW_RULE_COPY_PEER_FREED, &op, "from 0x10000", "already freed");
+}
+
 static unsigned char handle_a[64] = {1, 2, 3}, handle_b[64] = {9, 9, 9}, handle_c[64] = {7, 7};
 
 static void ipc_export(void **state)
@@ -1082,6 +1237,8 @@ int main(void)
 	    cmocka_unit_test_setup(peer_unqueried, setup),
 	    cmocka_unit_test_setup(peer_disable_and_limit, setup),
 	    cmocka_unit_test_setup(copies, setup),
+	    cmocka_unit_test_setup(peer_per_context, setup),
+	    cmocka_unit_test_setup(copies_per_context, setup),
 	    cmocka_unit_test_setup(acl_copies, setup),
 	    cmocka_unit_test_setup(ipc_export, setup),
 	    cmocka_unit_test_setup(ipc_open, setup),

@@ -21,15 +21,14 @@ static void after_fork(void)
 }
 
 /* A PW_NO_EVENT row's successful call: an allocation for the range cache,
- * or a context that ended (or may have) for the context table. */
+ * or a context made or ended (or that may have) for the context table and
+ * the peer state. */
 static void note_feed(const struct pw_call *c)
 {
-	if (c->fn->op != PW_OP_CTX_DESTROY)
+	if (c->fn->op != PW_OP_CTX_DESTROY && c->fn->op != PW_OP_CTX_CREATE)
 		pw_cuda_range_alloc(c);
-	else if (c->fn->args[0].kind == PW_K_CTX)
-		pw_cuda_ctx_forget((uintptr_t)c->a[0]);
 	else
-		pw_cuda_ctx_forget_dev((int)(int64_t)c->a[0]);
+		pw_cuda_ctx_feed(c);
 }
 
 const struct pw_vendor pw_cuda_vendor = {

@@ -29,14 +29,24 @@ static void copy3d(const struct pw_call *c, struct pw_op *op)
 	op->src = (struct pw_mem){.ptr = sd ? p->srcDevice : (uintptr_t)p->srcHost,
 	                          .dev = c->dev[0],
 	                          .named_dev = sd ? pw_cuda_ctx_device(p->srcContext) : PW_NO_DEV,
-	                          .p2p = -1};
+	                          .p2p = -1,
+	                          .ctx = sd ? (uintptr_t)p->srcContext : 0};
 	op->dst = (struct pw_mem){.ptr = dd ? p->dstDevice : (uintptr_t)p->dstHost,
 	                          .dev = c->dev[PW_DEV_COPY3D_DST],
 	                          .named_dev = dd ? pw_cuda_ctx_device(p->dstContext) : PW_NO_DEV,
-	                          .p2p = -1};
+	                          .p2p = -1,
+	                          .ctx = dd ? (uintptr_t)p->dstContext : 0};
 	/* Pitched extents are not checked against the allocations (bounds are
 	 * left to the driver); devices and peer access are. */
 	op->bytes = (uint64_t)p->WidthInBytes * (p->Height ? p->Height : 1) * (p->Depth ? p->Depth : 1);
+}
+
+/* An enable or disable: the current context (peer access is per pair of
+ * contexts, CUDA Driver API, Peer Context Memory Access) and the peer's. */
+static void peer_ctxs(const struct pw_call *c, struct pw_op *op)
+{
+	op->peer_ctx = c->a[0];
+	op->no_ctx = pw_cuda_current_ctx_asked(&op->ctx) && !op->ctx;
 }
 
 /* The driver's and the runtime's alike (cuda.h). */
@@ -104,8 +114,12 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->peer_dev = c->dev[0];
 		op->flags = c->a[1];
 		op->can_access = pw_cuda_can_access(op->cur_dev, op->peer_dev);
+		peer_ctxs(c, op);
 		break;
-	case PW_OP_PEER_DISABLE: op->peer_dev = c->dev[0]; break;
+	case PW_OP_PEER_DISABLE:
+		op->peer_dev = c->dev[0];
+		peer_ctxs(c, op);
+		break;
 	case PW_OP_PEER_COPY:
 		if (c->fn->args[0].kind == PW_K_COPY3D) { /* cuMemcpy3DPeer[Async] */
 			copy3d(c, op);
@@ -114,6 +128,9 @@ bool pw_cuda_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[4];
 		pw_cuda_mem_arg(c, 0, c->dev[1], &op->dst, op->bytes != 0);
 		pw_cuda_mem_arg(c, 2, c->dev[3], &op->src, op->bytes != 0);
+		op->dst.ctx = c->a[1];
+		op->src.ctx = c->a[3];
+		pw_cuda_copy_facts(op);
 		break;
 	case PW_OP_IMPLICIT_COPY: return pw_cuda_implicit_op(c, op);
 	case PW_OP_IPC_OPEN:

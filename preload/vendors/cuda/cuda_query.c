@@ -100,17 +100,44 @@ int pw_cuda_device_count(void)
 	return n;
 }
 
-uint64_t pw_cuda_current_ctx(void)
+bool pw_cuda_current_ctx_asked(uint64_t *ctx)
 {
+	*ctx = 0;
 	if (!driver_known())
-		return 0;
+		return false;
 	aux_ready();
 	CUcontext cur = NULL;
 	pw_tls_internal++;
-	if (!aux.get_current || aux.get_current(&cur) != CUDA_SUCCESS)
-		cur = NULL;
+	bool asked = aux.get_current && aux.get_current(&cur) == CUDA_SUCCESS;
 	pw_tls_internal--;
-	return (uint64_t)(uintptr_t)cur;
+	if (asked)
+		*ctx = (uint64_t)(uintptr_t)cur;
+	return asked;
+}
+
+uint64_t pw_cuda_current_ctx(void)
+{
+	uint64_t ctx;
+	pw_cuda_current_ctx_asked(&ctx);
+	return ctx;
+}
+
+int pw_cuda_primary_active(int dev)
+{
+	typedef CUresult (*state_fn)(CUdevice, unsigned int *, int *);
+	static _Atomic(state_fn) get_state;
+	state_fn f = atomic_load_explicit(&get_state, memory_order_acquire);
+	if (!f) {
+		f = (state_fn)pw_cuda_aux("cuDevicePrimaryCtxGetState");
+		atomic_store_explicit(&get_state, f, memory_order_release);
+	}
+	unsigned flags = 0;
+	int active = -1;
+	pw_tls_internal++;
+	if (!f || f(dev, &flags, &active) != CUDA_SUCCESS)
+		active = -1;
+	pw_tls_internal--;
+	return active < 0 ? -1 : active != 0;
 }
 
 /* The driver's own answer, through the real function: not traced. */
@@ -167,7 +194,10 @@ static bool ctx_claim(unsigned s, uintptr_t expect, uintptr_t key, int dev)
 
 int pw_cuda_ctx_device_slow(CUcontext ctx)
 {
-	if (!ctx)
+	/* never asked of a context seen destroyed: the driver's cuCtxGetDevice_v2
+	 * faults on one (H200, driver 580; docs/facts-cuda.md), where the call
+	 * the program makes may only fail (cuCtxEnablePeerAccess: 709) */
+	if (!ctx || pw_state_ctx_gone(&pw_state, (uintptr_t)ctx))
 		return PW_NO_DEV;
 	aux_ready();
 	uintptr_t key = (uintptr_t)ctx;
@@ -230,6 +260,55 @@ void pw_cuda_ctx_forget_dev(int dev)
 	}
 }
 
+/* The device the table holds for ctx, without asking the driver (which may
+ * no longer know it), or PW_NO_DEV. */
+static int ctx_cached_dev(uintptr_t ctx)
+{
+	for (unsigned s = 0; ctx && ctx != CTX_GONE && s < CTX_CACHE; s++)
+		if (atomic_load_explicit(&ctx_cache[s].ctx, memory_order_acquire) == ctx &&
+		    atomic_load_explicit(&ctx_cache[s].ready, memory_order_acquire))
+			return atomic_load_explicit(&ctx_cache[s].dev, memory_order_relaxed);
+	return PW_NO_DEV;
+}
+
+static bool is_row(const struct pw_fn_desc *fn, int id_a, int id_b)
+{
+	return fn == &pw_cuda_desc[id_a] || fn == &pw_cuda_desc[id_b];
+}
+
+void pw_cuda_ctx_feed(const struct pw_call *c)
+{
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->op == PW_OP_CTX_CREATE) {
+		/* (CUcontext *pctx, ..., CUdevice dev): the device is the last argument */
+		const CUcontext *pctx = (const CUcontext *)(uintptr_t)c->a[0];
+		uintptr_t ctx = pctx ? (uintptr_t)*pctx : 0;
+		if (fn == &pw_cuda_desc[PW_CUDA_ID(cuDevicePrimaryCtxRetain)]) {
+			pw_state_ctx_primary(&pw_state, ctx); /* at a destroyed context's address? */
+			return;
+		}
+		pw_cuda_ctx_forget(ctx); /* one at a destroyed one's address is asked anew */
+		pw_state_ctx_made(&pw_state, ctx, (int)(int64_t)c->a[fn->nargs - 1]);
+		return;
+	}
+	if (fn->args[0].kind == PW_K_CTX) { /* cuCtxDestroy */
+		uintptr_t ctx = c->a[0];
+		int dev = ctx_cached_dev(ctx);
+		pw_cuda_ctx_forget(ctx);
+		pw_state_ctx_destroyed(&pw_state, ctx, dev);
+		return;
+	}
+	/* a primary context's release or reset: "The context is automatically
+	 * reset once the last reference to it is released" (cuda.h,
+	 * cuDevicePrimaryCtxRelease), so after a release it is reset only if no
+	 * longer active */
+	int dev = (int)(int64_t)c->a[0];
+	pw_cuda_ctx_forget_dev(dev);
+	if (is_row(fn, PW_CUDA_ID(cuDevicePrimaryCtxReset_v2), PW_CUDA_ID(cuDevicePrimaryCtxReset)) ||
+	    pw_cuda_primary_active(dev) == 0)
+		pw_state_primary_reset(&pw_state, dev);
+}
+
 /* Known names first; the driver is asked only for codes we do not list. */
 const char *pw_cuda_error_name(int code)
 {
@@ -251,6 +330,7 @@ const char *pw_cuda_error_name(int code)
 	case CUDA_ERROR_ILLEGAL_ADDRESS: return "CUDA_ERROR_ILLEGAL_ADDRESS";
 	case CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED: return "CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED";
 	case CUDA_ERROR_PEER_ACCESS_NOT_ENABLED: return "CUDA_ERROR_PEER_ACCESS_NOT_ENABLED";
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED: return "CUDA_ERROR_CONTEXT_IS_DESTROYED";
 	case CUDA_ERROR_TOO_MANY_PEERS: return "CUDA_ERROR_TOO_MANY_PEERS";
 	case CUDA_ERROR_NOT_PERMITTED: return "CUDA_ERROR_NOT_PERMITTED";
 	case CUDA_ERROR_NOT_SUPPORTED: return "CUDA_ERROR_NOT_SUPPORTED";
@@ -457,6 +537,47 @@ void pw_cuda_describe(void *vendors)
 	}
 	json_object_set_new(c, "pageable_memory_access", pageable);
 	json_object_set_new((json_t *)vendors, "cuda", c);
+}
+
+/* Whether the driver says p is no CUDA memory at all (a malloc'd, stack or
+ * static buffer): 1, 0 (CUDA memory: device, managed or page-locked host
+ * memory), -1 not known (cuPointerGetAttributes, which answers an unknown
+ * pointer with type 0 where the singular call fails, is missing or failed). */
+static int driver_says_not_cuda(CUdeviceptr p)
+{
+	pthread_once(&drv.once, drv_resolve);
+	if (!drv.attrs)
+		return -1;
+	unsigned type = 0;
+	CUpointer_attribute a = CU_POINTER_ATTRIBUTE_MEMORY_TYPE;
+	void *d = &type;
+	pw_tls_internal++;
+	bool asked = drv.attrs(1, &a, &d, p) == CUDA_SUCCESS;
+	pw_tls_internal--;
+	if (!asked)
+		return -1;
+	return type == 0;
+}
+
+static void copy_side_facts(struct pw_mem *m)
+{
+	m->freed = m->plain_host = false;
+	if (!m->ptr || m->managed || m->known)
+		return;
+	uint64_t base, size;
+	if (pw_op_freed_at(m->ptr, &base, &size)) {
+		m->freed = true;
+		return;
+	}
+	m->plain_host = driver_says_not_cuda(m->ptr) == 1;
+}
+
+void pw_cuda_copy_facts(struct pw_op *op)
+{
+	if (!op->bytes)
+		return; /* a copy of nothing touches neither side */
+	copy_side_facts(&op->dst);
+	copy_side_facts(&op->src);
 }
 
 /* What a managed-memory call's pointer is beyond pw_cuda_mem_facts: pool or

@@ -47,6 +47,11 @@ void pw_cuda_ctx_forget(uintptr_t ctx);
 /* A device's primary context may have ended (release, reset): the table
  * forgets every context it holds for dev (asked again when next named). */
 void pw_cuda_ctx_forget_dev(int dev);
+/* A context made (cuCtxCreate), destroyed (cuCtxDestroy), or a primary
+ * context released or reset, after the call succeeded (the PW_NO_EVENT rows
+ * of ops CTX_CREATE and CTX_DESTROY): the table above and the state's peer
+ * access per context (state.h) learn it. */
+void pw_cuda_ctx_feed(const struct pw_call *c);
 /* The device of ctx (PW_NO_DEV if unknown): its home slot inline, where a
  * context is found but for a collision; else the cache's probe, else the
  * driver (cuCtxGetDevice_v2, or push/get/pop), and the answer cached. */
@@ -121,6 +126,12 @@ bool pw_cuda_driver_info(CUdeviceptr p, struct pw_range *r, bool *cuda);
 int pw_cuda_device_count(void);
 /* The calling thread's current context (cuCtxGetCurrent), 0 if none. */
 uint64_t pw_cuda_current_ctx(void);
+/* The same into *ctx: false when the driver could not be asked (so a 0
+ * says nothing), true when it answered (0: no current context). */
+bool pw_cuda_current_ctx_asked(uint64_t *ctx);
+/* Whether device dev's primary context is active (cuDevicePrimaryCtxGetState):
+ * 1, 0, or -1 unknown. */
+int pw_cuda_primary_active(int dev);
 /* cuDeviceCanAccessPeer's answer for (dev, peer): 1, 0, or -1 unknown. */
 int pw_cuda_can_access(int dev, int peer);
 /* The name of a CUresult, or NULL. */
@@ -135,5 +146,10 @@ int pw_cuda_pageable_access(int dev);
  * pw_cuda_mem_facts (pool, host, freed, pageable access). */
 struct pw_op;
 void pw_cuda_managed_facts(struct pw_op *op);
+/* A peer copy naming pointers (cuMemcpyPeer, cudaMemcpyPeer) of more than 0
+ * bytes: for each side the runtime does not know, whether it is in memory
+ * freed lately (pw_mem freed) or no CUDA memory at all (plain_host); the
+ * driver is asked only for those. */
+void pw_cuda_copy_facts(struct pw_op *op);
 
 #endif

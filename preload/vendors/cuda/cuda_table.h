@@ -224,7 +224,15 @@
  * (cuDevicePrimaryCtxRelease, cuDevicePrimaryCtxReset, as _v2), legacy
  * :25682-25683: one argument each */
 #define PW_SIG_CTX_DESTROY (CTX, CUcontext, ctx)
+/* :6275 (cuCtxCreate, as cuCtxCreate_v4: the creation parameters, a
+ * CUctxCreateParams *, before the flags), legacy :25632-25633 (cuCtxCreate,
+ * cuCtxCreate_v2) */
+#define PW_SIG_CTX_CREATE (HPTR, CUcontext *, pctx), (UINT, unsigned int, flags), (DEV, CUdevice, dev)
+#define PW_SIG_CTX_CREATE_V4 \
+	(HPTR, CUcontext *, pctx), (HPTR, void *, params), (UINT, unsigned int, flags), (DEV, CUdevice, dev)
 #define PW_SIG_PRIMARY (DEV, CUdevice, dev)
+/* :5896 (cuDevicePrimaryCtxRetain) */
+#define PW_SIG_PRIMARY_RETAIN (HPTR, CUcontext *, pctx), (DEV, CUdevice, dev)
 #define PW_SIG_ALLOC_POOL                                                                 \
 	(OUT_PTR, CUdeviceptr *, ptr), (SIZE, size_t, bytes), (HPTR, CUmemoryPool, pool), \
 	    (STREAM, CUstream, stream)
@@ -262,7 +270,12 @@
 	X(cuMemAllocAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_ASYNC))             \
 	X(cuMemAllocFromPoolAsync, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))           \
 	X(cuMemAllocFromPoolAsync, _ptsz, SUPPORT, ALLOC, PW_NO_EVENT, (PW_SIG_ALLOC_POOL))      \
-	/* contexts ending: not recorded, the context -> device look-up forgets them */          \
+	/* contexts made and ending: not recorded; they feed the context -> device look-up */    \
+	/* and the state's peer access per context (state.h) */                                  \
+	X(cuCtxCreate, , SUPPORT, CTX_CREATE, PW_NO_EVENT, (PW_SIG_CTX_CREATE))                  \
+	X(cuCtxCreate, _v2, SUPPORT, CTX_CREATE, PW_NO_EVENT, (PW_SIG_CTX_CREATE))               \
+	X(cuCtxCreate, _v4, SUPPORT, CTX_CREATE, PW_NO_EVENT, (PW_SIG_CTX_CREATE_V4))            \
+	X(cuDevicePrimaryCtxRetain, , SUPPORT, CTX_CREATE, PW_NO_EVENT, (PW_SIG_PRIMARY_RETAIN)) \
 	X(cuCtxDestroy, _v2, SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_CTX_DESTROY))            \
 	X(cuCtxDestroy, , SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_CTX_DESTROY))               \
 	X(cuDevicePrimaryCtxRelease, _v2, SUPPORT, CTX_DESTROY, PW_NO_EVENT, (PW_SIG_PRIMARY))   \

@@ -75,6 +75,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 			op->bytes = c->a[4];
 			pw_cuda_mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 			pw_cuda_mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+			pw_cuda_copy_facts(op); /* host or freed memory, as for cuMemcpyPeer */
 		}
 		pw_op_copy_map_facts(op);
 		break;
@@ -99,6 +100,9 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[3];
 		pw_cuda_managed_facts(op);
 		break;
+	/* the primary context of the current device, unless another context is
+	 * current: then only the runtime's own state goes (cuda_runtime_api.h) */
+	case PW_OP_DEVICE_RESET: op->ctx = pw_cuda_current_ctx(); break;
 	default: return pw_cuda_op_common(c, op); /* laid out as the driver's */
 	}
 	return true;

@@ -89,7 +89,7 @@
 #define PW_RT_SIG_ATTACH_MEM                                                       \
 	(STREAM, cudaStream_t, stream), (PTR, void *, ptr), (SIZE, size_t, bytes), \
 	    (ATTACHFLAGS, unsigned int, flags)
-/* :4752, :7865 */
+/* :4752, :7865; :330 (cudaDeviceReset, no argument: PW_SIG_VOID) */
 #define PW_RT_SIG_FREE (PTR, void *, ptr)
 #define PW_RT_SIG_FREE_ASYNC (PTR, void *, ptr), (STREAM, cudaStream_t, stream)
 
@@ -128,7 +128,8 @@
 	X(cudaMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_RT_SIG_RANGE_ATTRS))            \
 	X(cudaStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_RT_SIG_ATTACH_MEM))                  \
 	X(cudaStreamAttachMemAsync, _ptsz, MANAGED, ATTACH, 0, (PW_RT_SIG_ATTACH_MEM))             \
-	/* support: the life of allocations that later rules follow */                             \
+	/* support: the life of allocations and of the device's state that later rules follow */   \
+	X(cudaDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                     \
 	X(cudaFree, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE))                                          \
 	X(cudaFreeAsync, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))                               \
 	X(cudaFreeAsync, _ptsz, SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))
