@@ -107,6 +107,12 @@ PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
 		if (pw_state_dev_linked(s, a, b))
 			return false;
 	} else {
+		/* no context made here: both sides are primary contexts, whose
+		 * access is the devices' (the common case, asked first) */
+		int da = op->src.ctx ? op->src.named_dev : a, db = op->dst.ctx ? op->dst.named_dev : b;
+		if (!atomic_load_explicit(&s->ctx_used, memory_order_relaxed) && pw_dev_ok(da) &&
+		    pw_dev_ok(db) && (da == db || pw_peer_on(s, da, db) || pw_peer_on(s, db, da)))
+			return false;
 		struct pw_ctx_ref sc = copy_side(s, &op->src), dc = copy_side(s, &op->dst);
 		if (!pw_ctx_known(sc) || !pw_ctx_known(dc) || pw_ctx_same(sc, dc) || pw_ctx_on(s, sc, dc) ||
 		    pw_ctx_on(s, dc, sc))
@@ -134,10 +140,8 @@ PW_RULE_FN(COPY_PEER_NO_PEER_ACCESS)
 PW_RULE_FN(COPY_PEER_HOST)
 {
 	(void)s;
-	if (!op->bytes || names_no_such_dev(op))
-		return false;
 	const struct pw_mem *m = op->dst.plain_host ? &op->dst : op->src.plain_host ? &op->src : NULL;
-	if (!m)
+	if (!m || !op->bytes || names_no_such_dev(op))
 		return false;
 	snprintf(msg, len,
 	         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
@@ -151,10 +155,8 @@ PW_RULE_FN(COPY_PEER_HOST)
 PW_RULE_FN(COPY_PEER_FREED)
 {
 	(void)s;
-	if (!op->bytes || names_no_such_dev(op))
-		return false;
 	const struct pw_mem *m = op->src.freed ? &op->src : op->dst.freed ? &op->dst : NULL;
-	if (!m)
+	if (!m || !op->bytes || names_no_such_dev(op))
 		return false;
 	snprintf(msg, len, "%s copies %" PRIu64 " bytes %s 0x%" PRIx64 ", memory this process already freed",
 	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
@@ -165,6 +167,8 @@ PW_RULE_FN(COPY_PEER_FREED)
  * context or its resources are not accessed or passed in subsequent API calls". */
 PW_RULE_FN(COPY_PEER_CONTEXT_DESTROYED)
 {
+	if (!atomic_load_explicit(&s->ctx_used, memory_order_relaxed))
+		return false; /* only a context made here can have been destroyed */
 	const struct pw_mem *side[2] = {&op->dst, &op->src};
 	for (int i = 0; i < 2; i++) {
 		const struct pw_mem *m = side[i];
