@@ -97,6 +97,8 @@ struct pw_op {
 	uint64_t freed_base, freed_size;
 	bool attr_args_bad; /* range attributes: NULL data, NULL arrays, or no attribute asked */
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
+	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
+	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;
 	const int *attrs;

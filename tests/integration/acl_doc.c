@@ -183,6 +183,8 @@ static void unqueried(void)
 	MUST(aclFinalize());
 }
 
+/* Enabling 0 -> 1 again: no ACL page forbids it and no ACL error code
+ * describes it (the simulator succeeds), so no finding. */
 static void twice(void)
 {
 	setup(true, false);
@@ -191,6 +193,8 @@ static void twice(void)
 	MUST(aclFinalize());
 }
 
+/* Disabling 1 -> 0, never enabled: no ACL page says what that does (the
+ * simulator refuses it, a choice), so no finding. */
 static void disable_not_enabled(void)
 {
 	setup(true, false);
@@ -325,6 +329,140 @@ static void kind_inner_across(void)
 	release(b);
 }
 
+/* aclrtDeviceCanAccessPeer: "deviceId ... must be different from peerDeviceId" (100000). */
+static void query_self(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	if (aclrtDeviceCanAccessPeer(&can, dev0, dev0) != ACL_ERROR_INVALID_PARAM)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void query_pair(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev1, dev0));
+	MUST(aclFinalize());
+}
+
+/* aclrtDeviceEnablePeerAccess enables "between the current device and a
+ * specified device": with no aclrtSetDevice there is none (107002). */
+static void enable_no_device(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	if (aclrtDeviceEnablePeerAccess(dev1, 0) != ACL_ERROR_RT_CONTEXT_NULL)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void enable_set_device(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclFinalize());
+}
+
+/* Disabling from the current device (1) to itself: INVALID_PARAM. */
+static void disable_self(void)
+{
+	setup(true, true);
+	if (aclrtDeviceDisablePeerAccess(dev1) != ACL_ERROR_INVALID_PARAM)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void disable_enabled(void)
+{
+	setup(true, true);
+	MUST(aclrtDeviceDisablePeerAccess(dev0));
+	MUST(aclFinalize());
+}
+
+/* The document copies, then frees: a copy from memory aclrtFree freed. */
+static void copy_freed(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtFree(b.m0));
+	if (aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	MUST(aclrtFree(b.m1));
+	MUST(aclFinalize());
+}
+
+/* destMax, "Memory size in bytes in the destination address": count above
+ * it (refused), or a destMax above what the destination holds. */
+static void dest_max_count(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	if (aclrtMemcpy(b.m1, SIZE / 2, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+static void dest_max_alloc(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy((char *)b.m1 + SIZE / 2, SIZE, b.m0, SIZE / 2, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+static void dest_max_exact(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy((char *)b.m1 + SIZE / 2, SIZE / 2, b.m0, SIZE / 2, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* aclrtMemcpyAsync: "does not support asynchronous memory copy within the
+ * host" (ACL_ERROR_RT_FEATURE_NOT_SUPPORT); aclrtMemcpy does. */
+static void async_host_to_host(void)
+{
+	static char h0[SIZE], h1[SIZE];
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	if (aclrtMemcpyAsync(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST, NULL) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void sync_host_to_host(void)
+{
+	static char h0[SIZE], h1[SIZE];
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMemcpy(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST));
+	MUST(aclFinalize());
+}
+
+/* A kind aclrtMemcpyKind does not define (refused); DEFAULT is one. */
+static void kind_undefined(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	if (aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, (aclrtMemcpyKind)9) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+static void kind_default(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEFAULT));
+	release(b);
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -341,8 +479,22 @@ static const struct scenario {
     {"flags", "peer.enable.flags", "", flags},
     {"self", "peer.enable.self", "", self},
     {"unqueried", "peer.enable.unqueried", "", unqueried},
-    {"twice", "peer.enable.twice", "", twice},
-    {"disable-not-enabled", "peer.disable.not-enabled", "", disable_not_enabled},
+    {"twice", "-", "", twice},
+    {"disable-not-enabled", "-", "", disable_not_enabled},
+    {"query-self", "peer.query.self", "", query_self},
+    {"query-pair", "-", "", query_pair},
+    {"enable-no-device", "peer.enable.no-device", "", enable_no_device},
+    {"enable-set-device", "-", "", enable_set_device},
+    {"disable-self", "peer.disable.self", "", disable_self},
+    {"disable-enabled", "-", "", disable_enabled},
+    {"copy-freed", "copy.peer.freed", "", copy_freed},
+    {"dest-max-count", "copy.acl.dest-max", "", dest_max_count},
+    {"dest-max-alloc", "copy.acl.dest-max", "", dest_max_alloc},
+    {"dest-max-exact", "-", "", dest_max_exact},
+    {"async-host-to-host", "copy.acl.async-host-to-host", "", async_host_to_host},
+    {"sync-host-to-host", "-", "", sync_host_to_host},
+    {"kind-undefined", "copy.acl.kind-undefined", "", kind_undefined},
+    {"kind-default", "-", "", kind_default},
     {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
     {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
     {"null", "copy.peer.null", "", null_src},

@@ -46,6 +46,8 @@ static void enable(int from, int to)
 	HCHECK(hipSetDevice(0));
 }
 
+static char *managed(size_t n);
+
 static void *alloc_on(int d, size_t n)
 {
 	void *p;
@@ -293,6 +295,53 @@ static void copy_peer_no_peer_access(int bad)
 		enable(1, 0);
 	HCHECK(hipMemcpyPeerAsync(a1, 1, a0, 0, MIB, stream));
 	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* 000: "src[in] - Source device pointer" (and dst): a host buffer is none;
+ * "copy.peer.host/dst" the same for the destination. */
+static void copy_peer_host(int bad)
+{
+	static char host[4096];
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeer(a1, 1, bad ? host : a0, 0, 4096));
+}
+
+static void copy_peer_host_dst(int bad)
+{
+	static char host[4096];
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeerAsync(bad ? host : a1, 1, a0, 0, 4096, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* A source hipFree freed; good copies first, then frees. */
+static void copy_peer_freed(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	if (bad)
+		HCHECK(hipFree(a0));
+	CALL(hipMemcpyPeer(a1, 1, a0, 0, 4096));
+	if (!bad)
+		HCHECK(hipFree(a0));
+}
+
+/* Managed memory (hipMallocManaged) as the source of a peer copy. */
+static void copy_peer_managed(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	char *src = bad ? managed(65536) : a0;
+	CALL(hipMemcpyPeer(a1, 1, src, 0, 4096));
+}
+
+/* hipDeviceCanAccessPeer with nowhere to put the answer: hipErrorInvalidValue. */
+static void peer_query_null(int bad)
+{
+	int can;
+	CALL(hipDeviceCanAccessPeer(bad ? NULL : &can, 0, 1));
 }
 
 /* 002: "Takes a pointer to the base of an existing device memory allocation". */
@@ -613,6 +662,11 @@ static const struct {
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"copy.peer.host", copy_peer_host},
+    {"copy.peer.host/dst", copy_peer_host_dst},
+    {"copy.peer.freed", copy_peer_freed},
+    {"copy.peer.managed", copy_peer_managed},
+    {"peer.query.null", peer_query_null},
     {"ipc.export.interior-pointer", ipc_export_interior_pointer},
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},

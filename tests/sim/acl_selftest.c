@@ -254,6 +254,9 @@ int main(int argc, char **argv)
 	EXPECT_RET(aclrtMemcpy(d1, 1024, host, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
 	EXPECT_RET(aclrtMemcpy(d1, 1024, d0, 16, 8), ACL_ERROR_INVALID_PARAM);
 	EXPECT_RET(aclrtMemcpy(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+	/* aclrtMemcpyAsync: no asynchronous copy within the host (207000) */
+	EXPECT_RET(aclrtMemcpyAsync(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST, NULL),
+	           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 
 	/* reset drops the device's peer access both ways */
 	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);

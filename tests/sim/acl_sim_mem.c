@@ -151,10 +151,18 @@ PWSIM_ACL_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, s
 	return copy(dst, destMax, src, count, kind);
 }
 
-/* Streams are synchronous: the copy is done when it is enqueued. */
+/* Streams are synchronous: the copy is done when it is enqueued.  The
+ * aclrtMemcpyAsync page: "This API does not support asynchronous memory copy
+ * within the host. If the input kind is ACL_MEMCPY_HOST_TO_HOST, the API
+ * returns ... ACL_ERROR_RT_FEATURE_NOT_SUPPORT". */
 PWSIM_ACL_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                         aclrtMemcpyKind kind, aclrtStream stream)
 {
 	(void)stream;
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (kind == ACL_MEMCPY_HOST_TO_HOST)
+		return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
 	return copy(dst, destMax, src, count, kind);
 }

@@ -37,6 +37,19 @@ int pw_acl_current_device(void)
 	return d;
 }
 
+bool pw_acl_no_current_device(void)
+{
+	typedef aclError (*get_fn)(int32_t *);
+	get_fn f = (get_fn)pw_acl_real(PW_ACL_ID(aclrtGetDevice));
+	int32_t d = 0;
+	if (!f)
+		return false;
+	pw_tls_internal++;
+	aclError r = f(&d);
+	pw_tls_internal--;
+	return r == ACL_ERROR_RT_CONTEXT_NULL;
+}
+
 /* The runtime's own answer, through the real function: not traced.  A
  * device against itself is an error in ACL (facts B5): -1, unknown. */
 int pw_acl_can_access(int dev, int peer)
