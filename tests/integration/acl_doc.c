@@ -347,6 +347,16 @@ static void query_pair(void)
 	MUST(aclFinalize());
 }
 
+/* A device id past the device count (107001). */
+static void invalid_device(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	if (aclrtDeviceCanAccessPeer(&can, dev0, 9) != ACL_ERROR_RT_INVALID_DEVICEID)
+		failures++;
+	MUST(aclFinalize());
+}
+
 /* aclrtDeviceEnablePeerAccess enables "between the current device and a
  * specified device": with no aclrtSetDevice there is none (107002). */
 static void enable_no_device(void)
@@ -483,6 +493,7 @@ static const struct scenario {
     {"disable-not-enabled", "-", "", disable_not_enabled},
     {"query-self", "peer.query.self", "", query_self},
     {"query-pair", "-", "", query_pair},
+    {"invalid-device", "peer.invalid-device", "", invalid_device},
     {"enable-no-device", "peer.enable.no-device", "", enable_no_device},
     {"enable-set-device", "-", "", enable_set_device},
     {"disable-self", "peer.disable.self", "", disable_self},
