@@ -393,6 +393,9 @@
 	C(MANAGED_ALLOC_SIZE_ZERO, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",            \
 	  "size - requested allocation size in bytes",                                                       \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html")             \
+	C(MANAGED_ALLOC_UNQUERIED, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",            \
+	  "It is recommend to do the capability check before call this API.",                                \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html")             \
 	C(MANAGED_ALLOC_GRANULARITY, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",          \
 	  "size - requested allocation size in bytes, it should be granularity of 4KB",                      \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html")             \

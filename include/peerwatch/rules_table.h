@@ -112,8 +112,7 @@
 	X(PEER_DISABLE_SELF, "peer.disable.self", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(PEER_DISABLE),            \
 	  "CANN AscendCL, Runtime API, aclrtDeviceEnablePeerAccess and aclrtDeviceDisablePeerAccess "        \
 	  "(peerDeviceId: must be different from the current device ID)",                                    \
-	  "rejects: ACL 100000 ACL_ERROR_INVALID_PARAM",                         \
-	  "peer access disabled from a device to itself",                                                    \
+	  "rejects: ACL 100000 ACL_ERROR_INVALID_PARAM", "peer access disabled from a device to itself",     \
 	  "a device always reaches its own memory: disable only a peer that was enabled")                    \
 	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess: CUDA_ERROR_TOO_MANY_PEERS "   \
@@ -325,6 +324,14 @@
 	  "requested allocation size in bytes\"",                                                            \
 	  "CUDA runtime API: success, no memory behind the pointer; driver API: 1 invalid value (H200)",     \
 	  "a managed allocation of 0 bytes", "skip the allocation, or allocate at least one page")           \
+	X(MANAGED_ALLOC_UNQUERIED, "managed.alloc.unqueried", PW_SEV_WARNING, PW_V_HIP,                      \
+	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
+	  "HIP Runtime API, Managed Memory, hipMallocManaged (Note: do the capability check before call "    \
+	  "this API: hipDeviceGetAttribute, hipDeviceAttributeManagedMemory)",                               \
+	  "succeeds where the device has managed memory; hipErrorNotSupported where it has not",             \
+	  "managed memory allocated without asking first whether the device supports it",                    \
+	  "ask hipDeviceGetAttribute(&v, hipDeviceAttributeManagedMemory, device) first, and allocate "      \
+	  "managed memory only where it says 1")                                                             \
 	X(MANAGED_ALLOC_GRANULARITY, "managed.alloc.granularity", PW_SEV_WARNING, PW_V_HIP,                  \
 	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "HIP Runtime API, Managed Memory, hipMallocManaged: \"size - requested allocation size in bytes, " \

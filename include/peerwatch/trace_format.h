@@ -61,6 +61,7 @@
 	  "destroys a context, or releases or resets a device's primary one (not recorded)")                \
 	X(DEVICE_SET, "device_set", CALL, "makes a device the calling thread's current one")                \
 	X(DEVICE_GET, "device_get", CALL, "asks the calling thread's current device")                       \
+	X(DEVICE_ATTR, "device_attr", CALL, "asks an attribute of a device (what it supports)")             \
 	X(DEVICE_RESET, "device_reset", CALL, "resets a device: its peer access and memory are gone")       \
 	X(RUNTIME_INIT, "runtime_init", CALL, "initializes the runtime")                                    \
 	X(RUNTIME_FINI, "runtime_fini", CALL, "finalizes the runtime")                                      \

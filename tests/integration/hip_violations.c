@@ -21,6 +21,7 @@ static int ndev;
 static hipStream_t stream;
 static const char *self;
 static unsigned lazy; /* hipIpcMemLazyEnablePeerAccess of the runtime we run on */
+static int unasked;   /* managed.alloc.unqueried bad: init asks no device about managed memory */
 
 /* Return codes are not checked here: the runtime's answer to a broken
  * contract is part of what the test looks at in the trace. */
@@ -34,6 +35,11 @@ static void init(void)
 	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
 	HCHECK(hipSetDevice(0));
 	HCHECK(hipStreamCreate(&stream));
+	/* hipMallocManaged: "It is recommend to do the capability check before call this API" */
+	for (int d = 0; d < ndev && !unasked; d++) {
+		int managed = 0;
+		HCHECK(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, d));
+	}
 }
 
 /* Peer access from `from` to `to`, done right (the HIP peer document: ask, then enable). */
@@ -536,6 +542,20 @@ static char *managed(size_t n)
 	return m;
 }
 
+/* 004: "It is recommend to do the capability check before call this API":
+ * bad allocates with no device asked (init asks none); good asks the
+ * device it allocates on only. */
+static void managed_alloc_unqueried(int bad)
+{
+	int managed = 0;
+	void *m;
+	HCHECK(hipSetDevice(1));
+	if (!bad)
+		HCHECK(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, 1));
+	HCHECK(hipMallocManaged(&m, 4096, hipMemAttachGlobal));
+	HCHECK(hipSetDevice(0));
+}
+
 static void managed_alloc_size_zero(int bad)
 {
 	void *m;
@@ -683,6 +703,7 @@ static const struct {
     {"ipc.close.twice", ipc_close_twice},
     {"ipc.free-while-open", ipc_free_while_open},
     {"ipc.leak", ipc_leak},
+    {"managed.alloc.unqueried", managed_alloc_unqueried},
     {"managed.alloc.size-zero", managed_alloc_size_zero},
     {"managed.alloc.granularity", managed_alloc_granularity},
     {"managed.alloc.flags", managed_alloc_flags},
@@ -731,6 +752,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
 		if (!strcmp(argv[1], scenarios[i].rule)) {
+			unasked = !strcmp(argv[1], "managed.alloc.unqueried");
 			init();
 			scenarios[i].run(!strcmp(argv[2], "bad"));
 			return 0;

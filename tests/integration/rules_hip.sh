@@ -81,7 +81,7 @@ want_apis() { # DIR NAME API...
 }
 PEER_APIS="hipDeviceCanAccessPeer hipDeviceGetP2PAttribute hipDeviceEnablePeerAccess hipMemcpyPeer hipMemcpyPeerAsync hipDeviceDisablePeerAccess hipFree"
 IPC_APIS="hipIpcGetMemHandle hipIpcGetEventHandle hipIpcOpenEventHandle hipIpcOpenMemHandle hipIpcCloseMemHandle hipFree"
-MANAGED_APIS="hipMallocManaged hipMemAdvise hipMemPrefetchAsync hipMemRangeGetAttribute hipMemRangeGetAttributes hipStreamAttachMemAsync hipFree"
+MANAGED_APIS="hipDeviceGetAttribute hipMallocManaged hipMemAdvise hipMemPrefetchAsync hipMemRangeGetAttribute hipMemRangeGetAttributes hipStreamAttachMemAsync hipFree"
 
 for how in dlsym linked getproc; do
 	for s in peer ipc managed; do

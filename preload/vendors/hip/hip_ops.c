@@ -159,6 +159,12 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		pw_op_free_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: break;
+	case PW_OP_DEVICE_ATTR: /* only the capability check hipMallocManaged's note asks for */
+		if ((int)(int64_t)c->a[1] != hipDeviceAttributeManagedMemory)
+			return false;
+		op->dev_attr = PW_DEVATTR_MANAGED;
+		op->cur_dev = (int)(int64_t)c->a[2];
+		break;
 	default: return false;
 	}
 	return true;
