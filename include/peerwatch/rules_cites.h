@@ -238,6 +238,13 @@
 	  "\"ACL_ERROR_RT_FEATURE_NOT_SUPPORT\".",                                                           \
 	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
 	  "aclcppdevg_03_0106.html")                                                                         \
+	C(COPY_ACL_ASYNC_PAGEABLE, PW_V_ACL,                                                                 \
+	  "CANN AscendCL (CANN 8.0.0 commercial), Runtime API, aclrtMemcpyAsync, Restrictions",              \
+	  "If the value of kind passed by this API is ACL_MEMCPY_HOST_TO_DEVICE or "                         \
+	  "ACL_MEMCPY_DEVICE_TO_HOST and the host memory is not allocated by aclrtMallocHost, this API "     \
+	  "does not report an error, but an unpredictable error may occur when the task is executed.",       \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0106.html")                                                                         \
 	C(IPC_EXPORT_INTERIOR_POINTER, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcGetMemHandle",   \
 	  "Takes a pointer to the base of an existing device memory allocation created with cuMemAlloc and " \
 	  "exports it for use in another process.",                                                          \

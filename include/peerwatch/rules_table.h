@@ -586,6 +586,15 @@
 	  "rejects: ACL 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT",                                            \
 	  "an asynchronous copy of kind ACL_MEMCPY_HOST_TO_HOST",                                            \
 	  "copy within the host with memcpy, or with aclrtMemcpy")                                           \
+	X(COPY_ACL_ASYNC_PAGEABLE, "copy.acl.async-pageable", PW_SEV_WARNING, PW_V_ACL, PW_OPS_COPY,         \
+	  "CANN AscendCL (CANN 8.0.0 commercial), Runtime API, aclrtMemcpyAsync (Restrictions: host memory " \
+	  "not allocated by aclrtMallocHost); CANN 8.5 allows non-page-locked memory and copies it "         \
+	  "synchronously",                                                                                   \
+	  "CANN 8.0: no error, \"an unpredictable error may occur when the task is executed\"; CANN 8.5: "   \
+	  "the call returns only after the copy is complete",                                                \
+	  "an asynchronous copy between the host and a device whose host memory no aclrtMallocHost "         \
+	  "returned (pageable memory): unpredictable on CANN 8.0",                                           \
+	  "allocate the host side with aclrtMallocHost (page-locked), or use aclrtMemcpy")                   \
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(VMM_EXPORT),   \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \

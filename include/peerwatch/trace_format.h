@@ -55,6 +55,8 @@
 	X(ATTACH, "managed_attach", CALL, "attaches a managed range to a stream")                           \
 	X(ALLOC, "alloc", CALL, "allocates device memory")                                                  \
 	X(FREE, "free", CALL, "frees device memory")                                                        \
+	X(ALLOC_HOST, "host_alloc", CALL, "allocates page-locked host memory")                              \
+	X(FREE_HOST, "host_free", CALL, "frees page-locked host memory")                                    \
 	X(CTX_CREATE, "context_create", CALL,                                                               \
 	  "creates a context, or retains a device's primary one (not recorded)")                            \
 	X(CTX_DESTROY, "context_destroy", CALL,                                                             \

@@ -296,7 +296,8 @@ PW_RULE_FN(COPY_ACL_DEST_MAX)
 {
 	(void)s;
 	if (op->bytes > op->dest_max) {
-		snprintf(msg, len, "%s copies %" PRIu64 " bytes into a destination of destMax %" PRIu64 " bytes",
+		snprintf(msg, len,
+		         "%s copies %" PRIu64 " bytes into a destination of destMax %" PRIu64 " bytes",
 		         op->api, op->bytes, op->dest_max);
 		return true;
 	}
@@ -325,14 +326,40 @@ PW_RULE_FN(COPY_ACL_KIND_UNDEFINED)
 }
 
 /* CANN AscendCL, aclrtMemcpyAsync, Restrictions: "This API does not support asynchronous memory copy within
- * the host. If the input kind is ACL_MEMCPY_HOST_TO_HOST, the API returns ... ACL_ERROR_RT_FEATURE_NOT_SUPPORT". */
+ * the host. If the input kind is ACL_MEMCPY_HOST_TO_HOST, the API returns ...
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT". */
 PW_RULE_FN(COPY_ACL_ASYNC_HOST_TO_HOST)
 {
 	(void)s;
 	if (!op->copy_async || op->copy_kind != ACL_MEMCPY_HOST_TO_HOST)
 		return false;
-	snprintf(msg, len,
-	         "%s with kind ACL_MEMCPY_HOST_TO_HOST: an asynchronous copy within the host is not supported",
-	         op->api);
+	snprintf(
+	    msg, len,
+	    "%s with kind ACL_MEMCPY_HOST_TO_HOST: an asynchronous copy within the host is not supported",
+	    op->api);
+	return true;
+}
+
+/* CANN AscendCL (CANN 8.0.0), aclrtMemcpyAsync, Restrictions: "If the value of kind passed by this API is
+ * ACL_MEMCPY_HOST_TO_DEVICE or ACL_MEMCPY_DEVICE_TO_HOST and the host memory is not allocated by
+ * aclrtMallocHost, this API does not report an error, but an unpredictable error may occur when the task is
+ * executed."  CANN 8.5's page allows such memory (the call then returns after the copy): the finding says
+ * which versions it concerns.  The host side is memory no aclrtMalloc/aclrtMallocHost returned. */
+PW_RULE_FN(COPY_ACL_ASYNC_PAGEABLE)
+{
+	(void)s;
+	if (!op->copy_async || !op->bytes)
+		return false;
+	const struct pw_mem *m = op->copy_kind == ACL_MEMCPY_HOST_TO_DEVICE   ? &op->src
+	                         : op->copy_kind == ACL_MEMCPY_DEVICE_TO_HOST ? &op->dst
+	                                                                      : NULL;
+	if (!m || !m->ptr || m->known || m->host || m->freed)
+		return false;
+	snprintf(
+	    msg, len,
+	    "%s with kind %s %s host memory 0x%" PRIx64
+	    " that no aclrtMallocHost returned (pageable): on CANN 8.0 the call reports no error but the "
+	    "copy may fail unpredictably; CANN 8.5 accepts it and copies synchronously",
+	    op->api, acl_kind_name(op->copy_kind), m == &op->src ? "from" : "to", m->ptr);
 	return true;
 }

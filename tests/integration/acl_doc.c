@@ -27,6 +27,8 @@ aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
 aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void *devPtr);
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
@@ -441,7 +443,8 @@ static void async_host_to_host(void)
 	static char h0[SIZE], h1[SIZE];
 	MUST(aclInit(NULL));
 	MUST(aclrtSetDevice(dev0));
-	if (aclrtMemcpyAsync(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST, NULL) != ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+	if (aclrtMemcpyAsync(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST, NULL) !=
+	    ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
 		failures++;
 	MUST(aclFinalize());
 }
@@ -471,6 +474,43 @@ static void kind_default(void)
 	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
 	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEFAULT));
 	release(b);
+}
+
+/* CANN 8.0, aclrtMemcpyAsync: host memory "not allocated by aclrtMallocHost"
+ * in a host-to-device (or device-to-host) copy: no error, but "an
+ * unpredictable error may occur"; page-locked memory is what it asks for. */
+static void async_copies(bool to_device, bool to_host, bool pinned)
+{
+	static char pageable[SIZE];
+	void *host = pageable, *d = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	if (pinned)
+		MUST(aclrtMallocHost(&host, SIZE));
+	MUST(aclrtMalloc(&d, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	if (to_device)
+		MUST(aclrtMemcpyAsync(d, SIZE, host, SIZE, ACL_MEMCPY_HOST_TO_DEVICE, NULL));
+	if (to_host)
+		MUST(aclrtMemcpyAsync(host, SIZE, d, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, NULL));
+	MUST(aclrtFree(d));
+	if (pinned)
+		MUST(aclrtFreeHost(host));
+	MUST(aclFinalize());
+}
+
+static void async_pageable_to_device(void)
+{
+	async_copies(true, false, false);
+}
+
+static void async_pageable_to_host(void)
+{
+	async_copies(false, true, false);
+}
+
+static void async_page_locked(void)
+{
+	async_copies(true, true, true);
 }
 
 static const struct scenario {
@@ -506,6 +546,9 @@ static const struct scenario {
     {"sync-host-to-host", "-", "", sync_host_to_host},
     {"kind-undefined", "copy.acl.kind-undefined", "", kind_undefined},
     {"kind-default", "-", "", kind_default},
+    {"async-pageable", "copy.acl.async-pageable", "", async_pageable_to_device},
+    {"async-pageable-to-host", "copy.acl.async-pageable", "", async_pageable_to_host},
+    {"async-page-locked", "-", "", async_page_locked},
     {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
     {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
     {"null", "copy.peer.null", "", null_src},

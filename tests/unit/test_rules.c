@@ -1234,6 +1234,20 @@ static void vendor_truth(void **state)
 	quiet(PW_RULE_COPY_ACL_ASYNC_HOST_TO_HOST, &c); /* not async */
 	c.copy_async = true;
 	fires(PW_RULE_COPY_ACL_ASYNC_HOST_TO_HOST, &c, "ACL_MEMCPY_HOST_TO_HOST", NULL);
+	/* CANN 8.0: an async host-to-device copy from pageable memory */
+	struct pw_op h = op_of(PW_OP_IMPLICIT_COPY, "aclrtMemcpyAsync");
+	h.vendor = PW_VENDOR_ACL;
+	h.copy_kind = 1; /* ACL_MEMCPY_HOST_TO_DEVICE */
+	h.copy_async = true;
+	h.bytes = h.dest_max = 64;
+	h.src = (struct pw_mem){.ptr = 0x50000, .dev = PW_NO_DEV};
+	h.dst = (struct pw_mem){.ptr = 0x10000, .dev = 0, .known = true, .base = 0x10000, .size = 64};
+	fires(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h, "from host memory 0x50000", "CANN 8.0");
+	h.src.host = true; /* aclrtMallocHost's */
+	quiet(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h);
+	h.src.host = false;
+	h.copy_async = false; /* aclrtMemcpy: no restriction */
+	quiet(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h);
 	/* a freed side is copy.peer.freed's, never copy.acl.kind's host buffer */
 	c.copy_async = false;
 	c.copy_kind = 3;

@@ -20,7 +20,12 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
 	m->dev = PW_NO_DEV;
 	m->named_dev = PW_NO_DEV;
 	m->p2p = -1;
-	if (m->ptr && pw_acl_mem_find(m->ptr, &a)) {
+	bool found = m->ptr && pw_acl_mem_find(m->ptr, &a);
+	if (found && a.policy == PW_ACL_POLICY_HOST) {
+		m->host = true; /* page-locked host memory aclrtMallocHost returned */
+		m->base = a.base;
+		m->size = a.size;
+	} else if (found) {
 		m->dev = a.dev;
 		m->known = true;
 		m->base = a.base;
