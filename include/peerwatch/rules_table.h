@@ -62,8 +62,7 @@
 	  PW_OPBIT(PEER_ENABLE),                                                                             \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess "                              \
 	  "(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "     \
-	  "hipDeviceEnablePeerAccess (hipErrorPeerAccessAlreadyEnabled); CANN AscendCL, Inter-Device Data "  \
-	  "Transfer",                                                                                        \
+	  "hipDeviceEnablePeerAccess (hipErrorPeerAccessAlreadyEnabled)",                                    \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
 	  "peer access enabled again while it is already on (CUDA: from the same context to the same peer "  \
@@ -87,8 +86,7 @@
 	  PW_OPBIT(PEER_DISABLE),                                                                            \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxDisablePeerAccess "                             \
 	  "(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "         \
-	  "hipDeviceDisablePeerAccess (hipErrorPeerAccessNotEnabled); CANN AscendCL, "                       \
-	  "aclrtDeviceDisablePeerAccess",                                                                    \
+	  "hipDeviceDisablePeerAccess (hipErrorPeerAccessNotEnabled)",                                       \
 	  "rejects: CUDA 705, HIP 705", "peer access disabled although it was not enabled",                  \
 	  "disable only what was enabled (from the same current device)")                                    \
 	X(PEER_QUERY_SELF, "peer.query.self", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(CAN_ACCESS),                  \
@@ -176,14 +174,17 @@
 	  "in the contexts the copy names, and again after a reset")                                         \
 	X(COPY_PEER_HOST, "copy.peer.host", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_COPY),         \
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
-	  "device memory in another context",                                                                \
+	  "device memory in another context; HIP Runtime API, PeerToPeer Device Memory Access, "             \
+	  "hipMemcpyPeer (dst, src: device pointers)",                                                       \
 	  "rejects: CUDA 1 invalid value for malloc'd memory on either side (H200, driver 580); "            \
 	  "page-locked host memory (cuMemAllocHost) it copies, and that is not reported",                    \
 	  "a peer copy to or from host memory that is no CUDA allocation (malloc'd, stack, static)",         \
 	  "copy between host and device with cuMemcpyHtoD / cuMemcpyDtoH (cudaMemcpy), not a peer copy")     \
 	X(COPY_PEER_FREED, "copy.peer.freed", PW_SEV_ERROR, PW_V_ALL, PW_OPS_COPY,                           \
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
-	  "device memory in another context (memory cuMemFree freed is device memory no more)",              \
+	  "device memory in another context (memory cuMemFree freed is device memory no more); HIP Runtime " \
+	  "API, PeerToPeer Device Memory Access, hipMemcpyPeer (dst, src: device pointers); CANN AscendCL, " \
+	  "Inter-Device Data Transfer (copy, then free)",                                                    \
 	  "rejects: CUDA 1 invalid value on either side (H200, driver 580: tests/gpu/contract_ctx.c)",       \
 	  "a peer copy from or to memory this process already freed",                                        \
 	  "copy before the free, and free only after the copies that read or write it")                      \

@@ -40,9 +40,10 @@ static void managed_arg(const struct pw_call *c, int i, struct pw_op *op)
 }
 
 /* A peer copy's side, where hipMemcpyPeer names a device pointer: memory
- * hipFree freed lately (pw_mem freed), or host memory (plain_host: page-locked
- * memory the runtime knows as host, or memory it does not know at all:
- * malloc'd, stack, static).  Managed memory is neither (copy.peer.managed). */
+ * hipFree freed lately (pw_mem freed), or host memory no HIP allocation
+ * holds (plain_host: malloc'd, stack, static; hipPointerGetAttributes fails
+ * on it before 6.0 and says "unregistered" since).  Managed memory is
+ * neither (copy.peer.managed). */
 static void copy_side_facts(struct pw_mem *m)
 {
 	uint64_t base, size;
@@ -51,7 +52,7 @@ static void copy_side_facts(struct pw_mem *m)
 		return;
 	if (!m->known && pw_op_freed_at(m->ptr, &base, &size))
 		m->freed = true;
-	else if (m->host || !m->known)
+	else if (!m->known)
 		m->plain_host = true;
 }
 
