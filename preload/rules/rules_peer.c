@@ -201,9 +201,8 @@ PW_RULE_FN(PEER_ENABLE_NO_DEVICE)
 	(void)s;
 	if (!op->no_ctx)
 		return false;
-	snprintf(msg, len,
-	         "%s to device %d from a thread with no current device: call aclrtSetDevice first", op->api,
-	         op->peer_dev);
+	snprintf(msg, len, "%s to device %d from a thread with no current device: call aclrtSetDevice first",
+	         op->api, op->peer_dev);
 	return true;
 }
 

@@ -166,7 +166,7 @@ static void copy_event_and_op(void **state)
 	assert_true(pw_acl_op_before(&c, &op));
 	assert_false(op.src.known);
 	assert_int_equal(op.dest_max, c.a[1]);
-	assert_true(op.copy_async); /* aclrtMemcpyAsync */
+	assert_true(op.copy_async);           /* aclrtMemcpyAsync */
 	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE; /* a host buffer passed as device: copy.acl.kind's */
 	assert_true(pw_acl_op_before(&c, &op));
 	c.a[2] = 0x10100;

@@ -1258,7 +1258,8 @@ static void vendor_truth(void **state)
 	struct pw_op p = op_of(PW_OP_PEER_COPY, "hipMemcpyPeer");
 	p.vendor = PW_VENDOR_HIP;
 	p.bytes = 4096;
-	p.src = (struct pw_mem){.ptr = 0x30000, .dev = PW_NO_DEV, .named_dev = 0, .managed = true, .known = true};
+	p.src =
+	    (struct pw_mem){.ptr = 0x30000, .dev = PW_NO_DEV, .named_dev = 0, .managed = true, .known = true};
 	p.dst = (struct pw_mem){.ptr = 0x40000, .dev = 1, .named_dev = 1, .known = true};
 	fires(PW_RULE_COPY_PEER_MANAGED, &p, "from managed memory", "source");
 	quiet(PW_RULE_COPY_PEER_HOST, &p);
