@@ -68,11 +68,6 @@
 	  "HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceEnablePeerAccess",                     \
 	  "hipErrorPeerAccessAlreadyEnabled if peer access is already enabled for this device.",             \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
-	C(PEER_ENABLE_TWICE, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer",                          \
-	  "use two acl.rt.device_enable_peer_access calls to enable data exchange: one for enabling data "   \
-	  "exchange from device 0 to device 1, and the other for enabling data exchange from device 1 to "   \
-	  "device 0",                                                                                        \
-	  "")                                                                                                \
 	C(PEER_ENABLE_UNQUERIED, PW_V_CUDA,                                                                  \
 	  "CUDA Driver API, Peer Context Memory Access, cuDeviceCanAccessPeer",                              \
 	  "If direct access of peerDev from dev is possible, then access may be enabled on two specific "    \
@@ -103,10 +98,24 @@
 	  "If direct access to memory allocations on peer device has not been enabled yet from the current " \
 	  "device, it returns hipErrorPeerAccessNotEnabled.",                                                \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
-	C(PEER_DISABLE_NOT_ENABLED, PW_V_ACL, "CANN AscendCL, aclrtDeviceDisablePeerAccess",                 \
-	  "disables data exchange from the current device to peerDeviceId, which an "                        \
-	  "aclrtDeviceEnablePeerAccess enabled (acl_rt.h)",                                                  \
-	  "")                                                                                                \
+	C(PEER_QUERY_SELF, PW_V_ACL, "CANN AscendCL, Runtime API, aclrtDeviceCanAccessPeer",                 \
+	  "deviceId: ID of the specified device, which must be different from peerDeviceId.",                \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0051.html")                                                                         \
+	C(PEER_QUERY_NULL, PW_V_HIP,                                                                         \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceCanAccessPeer",                        \
+	  "canAccessPeer[out] - Returns the peer access capability (0 or 1)",                                \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
+	C(PEER_ENABLE_NO_DEVICE, PW_V_ACL, "CANN AscendCL, Runtime API, aclrtDeviceEnablePeerAccess",        \
+	  "Enables data exchange between the current device and a specified device.",                        \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_0052.html")                                                                         \
+	C(PEER_DISABLE_SELF, PW_V_ACL,                                                                       \
+	  "CANN AscendCL, Runtime API, aclrtDeviceEnablePeerAccess (peerDeviceId; "                          \
+	  "aclrtDeviceDisablePeerAccess takes it alike)",                                                    \
+	  "peerDeviceId: Device ID, which must be different from the current device ID.",                    \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0052.html")                                                                         \
 	C(PEER_LIMIT, PW_V_CUDA, "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess",       \
 	  "Returns CUDA_ERROR_TOO_MANY_PEERS if direct peer access is not possible because hardware "        \
 	  "resources required for peer access have been exhausted.",                                         \
@@ -183,9 +192,22 @@
 	C(COPY_PEER_HOST, PW_V_CUDA, "CUDA Driver API, Memory Management, cuMemcpyPeer",                     \
 	  "Copies from device memory in one context to device memory in another context.",                   \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
+	C(COPY_PEER_HOST, PW_V_HIP,                                                                          \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync",             \
+	  "dst[out] - Destination device pointer; src[in] - Source device pointer",                          \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
 	C(COPY_PEER_FREED, PW_V_CUDA, "CUDA Driver API, Memory Management, cuMemcpyPeer (after cuMemFree)",  \
 	  "Copies from device memory in one context to device memory in another context.",                   \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
+	C(COPY_PEER_FREED, PW_V_HIP,                                                                         \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync (after "      \
+	  "hipFree)",                                                                                        \
+	  "dst[out] - Destination device pointer; src[in] - Source device pointer",                          \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
+	C(COPY_PEER_FREED, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer (copy, then free)",          \
+	  "ret = acl.rt.memcpy(dev1_mem, size, dev0_mem, size, ACL_MEMCPY_DEVICE_TO_DEVICE) ... ret = "      \
+	  "acl.rt.free(dev1_mem)",                                                                           \
+	  "")                                                                                                \
 	C(COPY_PEER_CONTEXT_DESTROYED, PW_V_CUDA, "CUDA Driver API, Context Management, cuCtxDestroy",       \
 	  "It is the caller's responsibility to ensure that the context or its resources are not accessed "  \
 	  "or passed in subsequent API calls and doing so will result in undefined behavior.",               \
@@ -194,6 +216,35 @@
 	  "ACL_MEM_MALLOC_NORMAL_ONLY_P2P = 5 # Allocate P2P memory.", "")                                   \
 	C(COPY_ACL_KIND, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer",                              \
 	  "ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange within a device or between devices.", "")         \
+	C(COPY_PEER_MANAGED, PW_V_HIP,                                                                       \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync",             \
+	  "dst[out] - Destination device pointer; src[in] - Source device pointer",                          \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___peer_to_peer.html")         \
+	C(COPY_ACL_DEST_MAX, PW_V_ACL, "CANN AscendCL, Runtime API, aclrtMemcpyAsync (and aclrtMemcpy)",     \
+	  "destMax: Memory size in bytes in the destination address. count: Size in bytes to copy.",         \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_0106.html")                                                                         \
+	C(COPY_ACL_KIND_UNDEFINED, PW_V_ACL,                                                                 \
+	  "CANN AscendCL, Runtime API, aclrtMemcpyAsync (and aclrtMemcpy)",                                  \
+	  "kind: Memory copy kind. typedef enum aclrtMemcpyKind { ACL_MEMCPY_HOST_TO_HOST, "                 \
+	  "ACL_MEMCPY_HOST_TO_DEVICE, ACL_MEMCPY_DEVICE_TO_HOST, ACL_MEMCPY_DEVICE_TO_DEVICE, "              \
+	  "ACL_MEMCPY_DEFAULT, } aclrtMemcpyKind;",                                                          \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0106.html")                                                                         \
+	C(COPY_ACL_ASYNC_HOST_TO_HOST, PW_V_ACL,                                                             \
+	  "CANN AscendCL, Runtime API, aclrtMemcpyAsync, Restrictions",                                      \
+	  "This API does not support asynchronous memory copy within the host. If the input kind is "        \
+	  "ACL_MEMCPY_HOST_TO_HOST, the API returns the error message "                                      \
+	  "\"ACL_ERROR_RT_FEATURE_NOT_SUPPORT\".",                                                           \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_0106.html")                                                                         \
+	C(COPY_ACL_ASYNC_PAGEABLE, PW_V_ACL,                                                                 \
+	  "CANN AscendCL (CANN 8.0.0 commercial), Runtime API, aclrtMemcpyAsync, Restrictions",              \
+	  "If the value of kind passed by this API is ACL_MEMCPY_HOST_TO_DEVICE or "                         \
+	  "ACL_MEMCPY_DEVICE_TO_HOST and the host memory is not allocated by aclrtMallocHost, this API "     \
+	  "does not report an error, but an unpredictable error may occur when the task is executed.",       \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0106.html")                                                                         \
 	C(IPC_EXPORT_INTERIOR_POINTER, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcGetMemHandle",   \
 	  "Takes a pointer to the base of an existing device memory allocation created with cuMemAlloc and " \
 	  "exports it for use in another process.",                                                          \
@@ -348,6 +399,9 @@
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html")                              \
 	C(MANAGED_ALLOC_SIZE_ZERO, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",            \
 	  "size - requested allocation size in bytes",                                                       \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html")             \
+	C(MANAGED_ALLOC_UNQUERIED, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",            \
+	  "It is recommend to do the capability check before call this API.",                                \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html")             \
 	C(MANAGED_ALLOC_GRANULARITY, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",          \
 	  "size - requested allocation size in bytes, it should be granularity of 4KB",                      \

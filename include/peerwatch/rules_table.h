@@ -58,11 +58,11 @@
 	  "rejects: CUDA 217 peer access unsupported",                                                       \
 	  "peer access enabled between devices that cannot access each other",                               \
 	  "check cuDeviceCanAccessPeer first and copy through the host (or another path) when it says 0")    \
-	X(PEER_ENABLE_TWICE, "peer.enable.twice", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(PEER_ENABLE),           \
+	X(PEER_ENABLE_TWICE, "peer.enable.twice", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,                      \
+	  PW_OPBIT(PEER_ENABLE),                                                                             \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess "                              \
 	  "(CUDA_ERROR_PEER_ACCESS_ALREADY_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "     \
-	  "hipDeviceEnablePeerAccess (hipErrorPeerAccessAlreadyEnabled); CANN AscendCL, Inter-Device Data "  \
-	  "Transfer",                                                                                        \
+	  "hipDeviceEnablePeerAccess (hipErrorPeerAccessAlreadyEnabled)",                                    \
 	  "rejects: CUDA 704; through the runtime API the 704 also stays as the thread's last error, so a "  \
 	  "later cudaGetLastError() reports it after unrelated calls (meta-pytorch/torchcomms#2399)",        \
 	  "peer access enabled again while it is already on (CUDA: from the same context to the same peer "  \
@@ -82,14 +82,36 @@
 	  "a device-to-device copy between devices whose peer access is enabled in one direction only (or "  \
 	  "in neither)",                                                                                     \
 	  "enable peer access from each device to the other before copying")                                 \
-	X(PEER_DISABLE_NOT_ENABLED, "peer.disable.not-enabled", PW_SEV_ERROR, PW_V_ALL,                      \
+	X(PEER_DISABLE_NOT_ENABLED, "peer.disable.not-enabled", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,          \
 	  PW_OPBIT(PEER_DISABLE),                                                                            \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxDisablePeerAccess "                             \
 	  "(CUDA_ERROR_PEER_ACCESS_NOT_ENABLED); HIP Runtime API, PeerToPeer Device Memory Access, "         \
-	  "hipDeviceDisablePeerAccess (hipErrorPeerAccessNotEnabled); CANN AscendCL, "                       \
-	  "aclrtDeviceDisablePeerAccess",                                                                    \
+	  "hipDeviceDisablePeerAccess (hipErrorPeerAccessNotEnabled)",                                       \
 	  "rejects: CUDA 705, HIP 705", "peer access disabled although it was not enabled",                  \
 	  "disable only what was enabled (from the same current device)")                                    \
+	X(PEER_QUERY_SELF, "peer.query.self", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(CAN_ACCESS),                  \
+	  "CANN AscendCL, Runtime API, aclrtDeviceCanAccessPeer (deviceId, peerDeviceId: must be "           \
+	  "different)",                                                                                      \
+	  "rejects: ACL 100000 ACL_ERROR_INVALID_PARAM (unlike HIP, which answers 0)",                       \
+	  "a peer query of a device against itself",                                                         \
+	  "query pairs of two different devices; a device always reaches its own memory")                    \
+	X(PEER_QUERY_NULL, "peer.query.null", PW_SEV_ERROR, PW_V_HIP, PW_OPBIT(CAN_ACCESS),                  \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipDeviceCanAccessPeer (canAccessPeer[out] - "  \
+	  "Returns the peer access capability)",                                                             \
+	  "rejects: HIP hipErrorInvalidValue (clr hip_peer.cpp), nothing written",                           \
+	  "a peer query with no place for its answer (canAccessPeer NULL)",                                  \
+	  "pass the address of an int for the answer")                                                       \
+	X(PEER_ENABLE_NO_DEVICE, "peer.enable.no-device", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(PEER_ENABLE),     \
+	  "CANN AscendCL, Runtime API, aclrtDeviceEnablePeerAccess (enables data exchange between the "      \
+	  "current device and a specified device)",                                                          \
+	  "rejects: ACL 107002 ACL_ERROR_RT_CONTEXT_NULL (no current device)",                               \
+	  "peer access enabled by a thread that has no current device (no aclrtSetDevice before it)",        \
+	  "call aclrtSetDevice with the device to enable from, then enable")                                 \
+	X(PEER_DISABLE_SELF, "peer.disable.self", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(PEER_DISABLE),            \
+	  "CANN AscendCL, Runtime API, aclrtDeviceEnablePeerAccess and aclrtDeviceDisablePeerAccess "        \
+	  "(peerDeviceId: must be different from the current device ID)",                                    \
+	  "rejects: ACL 100000 ACL_ERROR_INVALID_PARAM", "peer access disabled from a device to itself",     \
+	  "a device always reaches its own memory: disable only a peer that was enabled")                    \
 	X(PEER_LIMIT, "peer.limit", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_ENABLE),               \
 	  "CUDA Driver API, Peer Context Memory Access, cuCtxEnablePeerAccess: CUDA_ERROR_TOO_MANY_PEERS "   \
 	  "if "                                                                                              \
@@ -150,16 +172,19 @@
 	  "staged through the host",                                                                         \
 	  "enable peer access between the devices (both directions for copies both ways) before copying, "   \
 	  "in the contexts the copy names, and again after a reset")                                         \
-	X(COPY_PEER_HOST, "copy.peer.host", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_COPY),                    \
+	X(COPY_PEER_HOST, "copy.peer.host", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(PEER_COPY),         \
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
-	  "device memory in another context",                                                                \
+	  "device memory in another context; HIP Runtime API, PeerToPeer Device Memory Access, "             \
+	  "hipMemcpyPeer (dst, src: device pointers)",                                                       \
 	  "rejects: CUDA 1 invalid value for malloc'd memory on either side (H200, driver 580); "            \
 	  "page-locked host memory (cuMemAllocHost) it copies, and that is not reported",                    \
 	  "a peer copy to or from host memory that is no CUDA allocation (malloc'd, stack, static)",         \
 	  "copy between host and device with cuMemcpyHtoD / cuMemcpyDtoH (cudaMemcpy), not a peer copy")     \
-	X(COPY_PEER_FREED, "copy.peer.freed", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(PEER_COPY),                  \
+	X(COPY_PEER_FREED, "copy.peer.freed", PW_SEV_ERROR, PW_V_ALL, PW_OPS_COPY,                           \
 	  "CUDA Driver API, Memory Management, cuMemcpyPeer: Copies from device memory in one context to "   \
-	  "device memory in another context (memory cuMemFree freed is device memory no more)",              \
+	  "device memory in another context (memory cuMemFree freed is device memory no more); HIP Runtime " \
+	  "API, PeerToPeer Device Memory Access, hipMemcpyPeer (dst, src: device pointers); CANN AscendCL, " \
+	  "Inter-Device Data Transfer (copy, then free)",                                                    \
 	  "rejects: CUDA 1 invalid value on either side (H200, driver 580: tests/gpu/contract_ctx.c)",       \
 	  "a peer copy from or to memory this process already freed",                                        \
 	  "copy before the free, and free only after the copies that read or write it")                      \
@@ -300,6 +325,14 @@
 	  "requested allocation size in bytes\"",                                                            \
 	  "CUDA runtime API: success, no memory behind the pointer; driver API: 1 invalid value (H200)",     \
 	  "a managed allocation of 0 bytes", "skip the allocation, or allocate at least one page")           \
+	X(MANAGED_ALLOC_UNQUERIED, "managed.alloc.unqueried", PW_SEV_WARNING, PW_V_HIP,                      \
+	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
+	  "HIP Runtime API, Managed Memory, hipMallocManaged (Note: do the capability check before call "    \
+	  "this API: hipDeviceGetAttribute, hipDeviceAttributeManagedMemory)",                               \
+	  "succeeds where the device has managed memory; hipErrorNotSupported where it has not",             \
+	  "managed memory allocated without asking first whether the device supports it",                    \
+	  "ask hipDeviceGetAttribute(&v, hipDeviceAttributeManagedMemory, device) first, and allocate "      \
+	  "managed memory only where it says 1")                                                             \
 	X(MANAGED_ALLOC_GRANULARITY, "managed.alloc.granularity", PW_SEV_WARNING, PW_V_HIP,                  \
 	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "HIP Runtime API, Managed Memory, hipMallocManaged: \"size - requested allocation size in bytes, " \
@@ -528,6 +561,41 @@
 	  "device memory where it is given memory that no aclrtMalloc returned",                             \
 	  "pass the kind of the direction (ACL_MEMCPY_DEVICE_TO_DEVICE between devices), or "                \
 	  "ACL_MEMCPY_DEFAULT to let the runtime tell")                                                      \
+	X(COPY_PEER_MANAGED, "copy.peer.managed", PW_SEV_WARNING, PW_V_HIP, PW_OPBIT(PEER_COPY),             \
+	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync (dst, src: "  \
+	  "device pointers)",                                                                                \
+	  "not measured: clr copies it as a device-to-device copy on the null stream",                       \
+	  "a peer copy from or to managed memory (hipMallocManaged), which is no device pointer",            \
+	  "copy managed memory with hipMemcpy (hipMemcpyDefault), or prefetch it (hipMemPrefetchAsync)")     \
+	X(COPY_ACL_DEST_MAX, "copy.acl.dest-max", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                       \
+	  "CANN AscendCL, Runtime API, aclrtMemcpy and aclrtMemcpyAsync (destMax: the memory size of the "   \
+	  "destination; count: the bytes to copy)",                                                          \
+	  "count > destMax: rejects (the simulator: ACL_ERROR_INVALID_PARAM); destMax past the "             \
+	  "destination's allocation: not measured, the runtime trusts destMax",                              \
+	  "a copy of more bytes than destMax, or a destMax larger than what is left of the destination's "   \
+	  "allocation",                                                                                      \
+	  "pass as destMax the bytes left in the destination from dst, and copy at most that")               \
+	X(COPY_ACL_KIND_UNDEFINED, "copy.acl.kind-undefined", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,           \
+	  "CANN AscendCL, Runtime API, aclrtMemcpy and aclrtMemcpyAsync (kind: typedef enum "                \
+	  "aclrtMemcpyKind)",                                                                                \
+	  "rejects (the simulator: ACL_ERROR_INVALID_PARAM); not measured on Ascend",                        \
+	  "a copy with a kind aclrtMemcpyKind does not define",                                              \
+	  "pass one of the aclrtMemcpyKind values (ACL_MEMCPY_DEFAULT lets the runtime tell)")               \
+	X(COPY_ACL_ASYNC_HOST_TO_HOST, "copy.acl.async-host-to-host", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,   \
+	  "CANN AscendCL, Runtime API, aclrtMemcpyAsync (Restrictions: no asynchronous memory copy within "  \
+	  "the host)",                                                                                       \
+	  "rejects: ACL 207000 ACL_ERROR_RT_FEATURE_NOT_SUPPORT",                                            \
+	  "an asynchronous copy of kind ACL_MEMCPY_HOST_TO_HOST",                                            \
+	  "copy within the host with memcpy, or with aclrtMemcpy")                                           \
+	X(COPY_ACL_ASYNC_PAGEABLE, "copy.acl.async-pageable", PW_SEV_WARNING, PW_V_ACL, PW_OPS_COPY,         \
+	  "CANN AscendCL (CANN 8.0.0 commercial), Runtime API, aclrtMemcpyAsync (Restrictions: host memory " \
+	  "not allocated by aclrtMallocHost); CANN 8.5 allows non-page-locked memory and copies it "         \
+	  "synchronously",                                                                                   \
+	  "CANN 8.0: no error, \"an unpredictable error may occur when the task is executed\"; CANN 8.5: "   \
+	  "the call returns only after the copy is complete",                                                \
+	  "an asynchronous copy between the host and a device whose host memory no aclrtMallocHost "         \
+	  "returned (pageable memory): unpredictable on CANN 8.0",                                           \
+	  "allocate the host side with aclrtMallocHost (page-locked), or use aclrtMemcpy")                   \
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(VMM_EXPORT),   \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested CUmemAllocationHandleType; " \
 	  ":13168 cuMemExportToShareableHandle: handleType - Type of shareable handle requested",            \

@@ -55,12 +55,15 @@
 	X(ATTACH, "managed_attach", CALL, "attaches a managed range to a stream")                           \
 	X(ALLOC, "alloc", CALL, "allocates device memory")                                                  \
 	X(FREE, "free", CALL, "frees device memory")                                                        \
+	X(ALLOC_HOST, "host_alloc", CALL, "allocates page-locked host memory")                              \
+	X(FREE_HOST, "host_free", CALL, "frees page-locked host memory")                                    \
 	X(CTX_CREATE, "context_create", CALL,                                                               \
 	  "creates a context, or retains a device's primary one (not recorded)")                            \
 	X(CTX_DESTROY, "context_destroy", CALL,                                                             \
 	  "destroys a context, or releases or resets a device's primary one (not recorded)")                \
 	X(DEVICE_SET, "device_set", CALL, "makes a device the calling thread's current one")                \
 	X(DEVICE_GET, "device_get", CALL, "asks the calling thread's current device")                       \
+	X(DEVICE_ATTR, "device_attr", CALL, "asks an attribute of a device (what it supports)")             \
 	X(DEVICE_RESET, "device_reset", CALL, "resets a device: its peer access and memory are gone")       \
 	X(RUNTIME_INIT, "runtime_init", CALL, "initializes the runtime")                                    \
 	X(RUNTIME_FINI, "runtime_fini", CALL, "finalizes the runtime")                                      \

@@ -143,10 +143,35 @@ PW_RULE_FN(COPY_PEER_HOST)
 	const struct pw_mem *m = op->dst.plain_host ? &op->dst : op->src.plain_host ? &op->src : NULL;
 	if (!m || !op->bytes || names_no_such_dev(op))
 		return false;
+	if (op->vendor == PW_VENDOR_HIP)
+		snprintf(msg, len,
+		         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
+		         ": the %s of a peer copy is a device pointer",
+		         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr,
+		         m == &op->dst ? "destination" : "source");
+	else
+		snprintf(msg, len,
+		         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
+		         " that is no CUDA allocation: a peer copy is between device memory",
+		         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
+	return true;
+}
+
+/* HIP Runtime API, hipMemcpyPeer: "dst[out] - Destination device pointer", "src[in] - Source device
+ * pointer": managed memory (hipMallocManaged) is no device pointer. */
+PW_RULE_FN(COPY_PEER_MANAGED)
+{
+	(void)s;
+	if (!op->bytes || names_no_such_dev(op))
+		return false;
+	const struct pw_mem *m = op->src.managed ? &op->src : op->dst.managed ? &op->dst : NULL;
+	if (!m)
+		return false;
 	snprintf(msg, len,
-	         "%s copies %" PRIu64 " bytes %s host memory 0x%" PRIx64
-	         " that is no CUDA allocation: a peer copy is between device memory",
-	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr);
+	         "%s copies %" PRIu64 " bytes %s managed memory 0x%" PRIx64
+	         " (hipMallocManaged): the %s of a peer copy is a device pointer",
+	         op->api, op->bytes, m == &op->dst ? "to" : "from", m->ptr,
+	         m == &op->dst ? "destination" : "source");
 	return true;
 }
 
@@ -239,7 +264,8 @@ PW_RULE_FN(COPY_ACL_KIND)
 	const struct pw_mem *m[2] = {&op->dst, &op->src};
 	for (int i = 0; i < 2; i++) {
 		bool want_dev = (sides >> i) & 1, is_dev = m[i]->known;
-		if (!m[i]->ptr || want_dev == is_dev)
+		/* memory freed lately is copy.peer.freed's: it is no host buffer */
+		if (!m[i]->ptr || want_dev == is_dev || m[i]->freed)
 			continue;
 		if (is_dev)
 			snprintf(msg, len,
@@ -265,4 +291,79 @@ PW_RULE_FN(COPY_ACL_KIND)
 		return true;
 	}
 	return false;
+}
+
+/* CANN AscendCL, aclrtMemcpyAsync (and aclrtMemcpy): "destMax: Memory size in bytes in the destination
+ * address. count: Size in bytes to copy.": count at most destMax, and destMax at most what the destination
+ * holds from dst (an allocation aclrtMalloc made, where the module knows it). */
+PW_RULE_FN(COPY_ACL_DEST_MAX)
+{
+	(void)s;
+	if (op->bytes > op->dest_max) {
+		snprintf(msg, len,
+		         "%s copies %" PRIu64 " bytes into a destination of destMax %" PRIu64 " bytes",
+		         op->api, op->bytes, op->dest_max);
+		return true;
+	}
+	const struct pw_mem *d = &op->dst;
+	if (!d->ptr || !d->known || d->ptr < d->base || d->ptr - d->base > d->size)
+		return false;
+	uint64_t left = d->size - (d->ptr - d->base);
+	if (op->dest_max <= left)
+		return false;
+	snprintf(msg, len,
+	         "%s passes destMax %" PRIu64 " for the destination 0x%" PRIx64 ", which has %" PRIu64
+	         " bytes left in its allocation of %" PRIu64 " bytes (0x%" PRIx64 ")",
+	         op->api, op->dest_max, d->ptr, left, d->size, d->base);
+	return true;
+}
+
+/* CANN AscendCL, aclrtMemcpyAsync: "kind: Memory copy kind. typedef enum aclrtMemcpyKind {...}": a kind
+ * acl_rt.h does not define. */
+PW_RULE_FN(COPY_ACL_KIND_UNDEFINED)
+{
+	(void)s;
+	if (op->copy_kind >= ACL_MEMCPY_HOST_TO_HOST && op->copy_kind <= ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+		return false;
+	snprintf(msg, len, "%s with kind %d, which aclrtMemcpyKind does not define", op->api, op->copy_kind);
+	return true;
+}
+
+/* CANN AscendCL, aclrtMemcpyAsync, Restrictions: "This API does not support asynchronous memory copy within
+ * the host. If the input kind is ACL_MEMCPY_HOST_TO_HOST, the API returns ...
+ * ACL_ERROR_RT_FEATURE_NOT_SUPPORT". */
+PW_RULE_FN(COPY_ACL_ASYNC_HOST_TO_HOST)
+{
+	(void)s;
+	if (!op->copy_async || op->copy_kind != ACL_MEMCPY_HOST_TO_HOST)
+		return false;
+	snprintf(
+	    msg, len,
+	    "%s with kind ACL_MEMCPY_HOST_TO_HOST: an asynchronous copy within the host is not supported",
+	    op->api);
+	return true;
+}
+
+/* CANN AscendCL (CANN 8.0.0), aclrtMemcpyAsync, Restrictions: "If the value of kind passed by this API is
+ * ACL_MEMCPY_HOST_TO_DEVICE or ACL_MEMCPY_DEVICE_TO_HOST and the host memory is not allocated by
+ * aclrtMallocHost, this API does not report an error, but an unpredictable error may occur when the task is
+ * executed."  CANN 8.5's page allows such memory (the call then returns after the copy): the finding says
+ * which versions it concerns.  The host side is memory no aclrtMalloc/aclrtMallocHost returned. */
+PW_RULE_FN(COPY_ACL_ASYNC_PAGEABLE)
+{
+	(void)s;
+	if (!op->copy_async || !op->bytes)
+		return false;
+	const struct pw_mem *m = op->copy_kind == ACL_MEMCPY_HOST_TO_DEVICE   ? &op->src
+	                         : op->copy_kind == ACL_MEMCPY_DEVICE_TO_HOST ? &op->dst
+	                                                                      : NULL;
+	if (!m || !m->ptr || m->known || m->host || m->freed)
+		return false;
+	snprintf(
+	    msg, len,
+	    "%s with kind %s %s host memory 0x%" PRIx64
+	    " that no aclrtMallocHost returned (pageable): on CANN 8.0 the call reports no error but the "
+	    "copy may fail unpredictably; CANN 8.5 accepts it and copies synchronously",
+	    op->api, acl_kind_name(op->copy_kind), m == &op->src ? "from" : "to", m->ptr);
+	return true;
 }

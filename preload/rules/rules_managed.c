@@ -21,6 +21,20 @@ PW_RULE_FN(MANAGED_ALLOC_SIZE_ZERO)
 	return true;
 }
 
+/* HIP Runtime API, Managed Memory, hipMallocManaged: "It is recommend to do the capability check before call
+ * this API" (hipDeviceGetAttribute, hipDeviceAttributeManagedMemory): asked of the device the allocation is
+ * made on, before it. */
+PW_RULE_FN(MANAGED_ALLOC_UNQUERIED)
+{
+	if (!pw_dev_ok(op->cur_dev) || pw_managed_asked(s, op->cur_dev))
+		return false;
+	snprintf(msg, len,
+	         "%s on device %d without asking first whether device %d supports managed memory "
+	         "(hipDeviceGetAttribute, hipDeviceAttributeManagedMemory)",
+	         op->api, op->cur_dev, op->cur_dev);
+	return true;
+}
+
 /* HIP, hipMallocManaged: "it should be granularity of 4KB". */
 PW_RULE_FN(MANAGED_ALLOC_GRANULARITY)
 {

@@ -170,6 +170,54 @@ PW_RULE_FN(PEER_DISABLE_NOT_ENABLED)
 	return true;
 }
 
+/* CANN AscendCL, aclrtDeviceCanAccessPeer: "deviceId: ID of the specified device, which must be different
+ * from peerDeviceId" (ACL_ERROR_INVALID_PARAM; HIP answers 0 instead, which is no error). */
+PW_RULE_FN(PEER_QUERY_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s asks whether device %d can access itself: the two devices must be different",
+	         op->api, op->cur_dev);
+	return true;
+}
+
+/* HIP Runtime API, hipDeviceCanAccessPeer: "canAccessPeer[out] - Returns the peer access capability (0 or
+ * 1)"; the runtime refuses NULL with hipErrorInvalidValue.  The translation passes the out-pointer as dst. */
+PW_RULE_FN(PEER_QUERY_NULL)
+{
+	(void)s;
+	if (op->dst.ptr)
+		return false;
+	snprintf(msg, len, "%s for devices %d and %d with canAccessPeer NULL: the answer has nowhere to go",
+	         op->api, op->cur_dev, op->peer_dev);
+	return true;
+}
+
+/* CANN AscendCL, aclrtDeviceEnablePeerAccess: "Enables data exchange between the current device and a
+ * specified device": a thread with no current device has nothing to enable from (107002). */
+PW_RULE_FN(PEER_ENABLE_NO_DEVICE)
+{
+	(void)s;
+	if (!op->no_ctx)
+		return false;
+	snprintf(msg, len, "%s to device %d from a thread with no current device: call aclrtSetDevice first",
+	         op->api, op->peer_dev);
+	return true;
+}
+
+/* CANN AscendCL, aclrtDeviceEnablePeerAccess and aclrtDeviceDisablePeerAccess: "peerDeviceId: Device ID,
+ * which must be different from the current device ID". */
+PW_RULE_FN(PEER_DISABLE_SELF)
+{
+	(void)s;
+	if (op->cur_dev == PW_NO_DEV || op->cur_dev != op->peer_dev)
+		return false;
+	snprintf(msg, len, "%s names the current device %d: a device has no peer access to itself to disable",
+	         op->api, op->cur_dev);
+	return true;
+}
+
 /* CUDA Driver API, Peer Context Memory Access: CUDA_ERROR_TOO_MANY_PEERS when the hardware's peer resources
  * are exhausted: 8 peers per device.  A link uses resources on both devices, so a device's peers are those it
  * accesses and those that access it. */

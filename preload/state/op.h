@@ -44,6 +44,10 @@ struct pw_mem {
 	bool freed, plain_host;
 };
 
+/* Device attributes the rules care about (pw_op dev_attr), whatever each
+ * vendor numbers them: whether the device supports managed memory. */
+#define PW_DEVATTR_MANAGED 1
+
 /* Location ids for advise/prefetch targets besides device ordinals. */
 #define PW_LOC_CPU (-1)
 #define PW_LOC_NONE INT32_MIN
@@ -97,6 +101,9 @@ struct pw_op {
 	uint64_t freed_base, freed_size;
 	bool attr_args_bad; /* range attributes: NULL data, NULL arrays, or no attribute asked */
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
+	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
+	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
+	int dev_attr;       /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;
 	const int *attrs;

@@ -640,6 +640,10 @@ void pw_state_update(struct pw_state *s, const struct pw_op *op, int64_t ret, bo
 		if (ok)
 			event_created(s, op->event, (unsigned)op->flags);
 		return;
+	case PW_OP_DEVICE_ATTR: /* asked, whatever the answer: the program knows it */
+		if (op->dev_attr == PW_DEVATTR_MANAGED && pw_dev_ok(op->cur_dev))
+			set_bit(&s->managed_asked, op->cur_dev, true);
+		return;
 	case PW_OP_DEVICE_RESET:
 		/* the device's (primary context's) mappings of its peers, and theirs
 		 * of its memory, are gone; a reset while a context made here is
@@ -671,6 +675,7 @@ void pw_state_reset(struct pw_state *s)
 		atomic_store(&s->queried[d], 0);
 		atomic_store(&s->lazy_on[d], 0);
 	}
+	atomic_store(&s->managed_asked, 0);
 	/* no context survives fork */
 	if (atomic_exchange(&s->ctx_used, false)) {
 		for (int j = 0; j < PW_MAX_CTX; j++) {

@@ -111,6 +111,7 @@ struct pw_state {
 	_Atomic uint64_t peer_on[PW_MAX_DEV]; /* bit p of [d]: primary(d) -> primary(p) enabled */
 	_Atomic uint64_t queried[PW_MAX_DEV]; /* bit p of [d]: can d access p asked */
 	_Atomic uint64_t lazy_on[PW_MAX_DEV]; /* bit p of [d]: d -> p enabled by a lazy IPC open */
+	_Atomic uint64_t managed_asked;       /* bit d: d asked whether it supports managed memory */
 	atomic_bool ctx_used;                 /* a context was ever made: look-ups read ctxs[] */
 	atomic_bool ctx_full;                 /* one found no slot: handles not in ctxs[] are unknown */
 	atomic_int ctx_hi;                    /* slots [0, ctx_hi) of ctxs[] were ever used */
@@ -147,6 +148,13 @@ static inline bool pw_peer_queried(const struct pw_state *s, int from, int to)
 {
 	return pw_dev_ok(from) && pw_dev_ok(to) &&
 	       (atomic_load_explicit(&s->queried[from], memory_order_relaxed) >> to & 1);
+}
+
+/* Whether the process asked device d whether it supports managed memory
+ * (a device attribute query, op.h's PW_DEVATTR_MANAGED). */
+static inline bool pw_managed_asked(const struct pw_state *s, int d)
+{
+	return pw_dev_ok(d) && (atomic_load_explicit(&s->managed_asked, memory_order_relaxed) >> d & 1);
 }
 
 int pw_peer_count(const struct pw_state *s, int dev);

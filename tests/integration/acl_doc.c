@@ -27,6 +27,8 @@ aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
 aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void *devPtr);
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
@@ -183,6 +185,8 @@ static void unqueried(void)
 	MUST(aclFinalize());
 }
 
+/* Enabling 0 -> 1 again: no ACL page forbids it and no ACL error code
+ * describes it (the simulator succeeds), so no finding. */
 static void twice(void)
 {
 	setup(true, false);
@@ -191,6 +195,8 @@ static void twice(void)
 	MUST(aclFinalize());
 }
 
+/* Disabling 1 -> 0, never enabled: no ACL page says what that does (the
+ * simulator refuses it, a choice), so no finding. */
 static void disable_not_enabled(void)
 {
 	setup(true, false);
@@ -325,6 +331,188 @@ static void kind_inner_across(void)
 	release(b);
 }
 
+/* aclrtDeviceCanAccessPeer: "deviceId ... must be different from peerDeviceId" (100000). */
+static void query_self(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	if (aclrtDeviceCanAccessPeer(&can, dev0, dev0) != ACL_ERROR_INVALID_PARAM)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void query_pair(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev1, dev0));
+	MUST(aclFinalize());
+}
+
+/* A device id past the device count (107001). */
+static void invalid_device(void)
+{
+	int32_t can = -1;
+	MUST(aclInit(NULL));
+	if (aclrtDeviceCanAccessPeer(&can, dev0, 9) != ACL_ERROR_RT_INVALID_DEVICEID)
+		failures++;
+	MUST(aclFinalize());
+}
+
+/* aclrtDeviceEnablePeerAccess enables "between the current device and a
+ * specified device": with no aclrtSetDevice there is none (107002). */
+static void enable_no_device(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	if (aclrtDeviceEnablePeerAccess(dev1, 0) != ACL_ERROR_RT_CONTEXT_NULL)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void enable_set_device(void)
+{
+	int32_t can = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtDeviceCanAccessPeer(&can, dev0, dev1));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtDeviceEnablePeerAccess(dev1, 0));
+	MUST(aclFinalize());
+}
+
+/* Disabling from the current device (1) to itself: INVALID_PARAM. */
+static void disable_self(void)
+{
+	setup(true, true);
+	if (aclrtDeviceDisablePeerAccess(dev1) != ACL_ERROR_INVALID_PARAM)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void disable_enabled(void)
+{
+	setup(true, true);
+	MUST(aclrtDeviceDisablePeerAccess(dev0));
+	MUST(aclFinalize());
+}
+
+/* The document copies, then frees: a copy from memory aclrtFree freed. */
+static void copy_freed(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtFree(b.m0));
+	if (aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	MUST(aclrtFree(b.m1));
+	MUST(aclFinalize());
+}
+
+/* destMax, "Memory size in bytes in the destination address": count above
+ * it (refused), or a destMax above what the destination holds. */
+static void dest_max_count(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	if (aclrtMemcpy(b.m1, SIZE / 2, b.m0, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+static void dest_max_alloc(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy((char *)b.m1 + SIZE / 2, SIZE, b.m0, SIZE / 2, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+static void dest_max_exact(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy((char *)b.m1 + SIZE / 2, SIZE / 2, b.m0, SIZE / 2, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	release(b);
+}
+
+/* aclrtMemcpyAsync: "does not support asynchronous memory copy within the
+ * host" (ACL_ERROR_RT_FEATURE_NOT_SUPPORT); aclrtMemcpy does. */
+static void async_host_to_host(void)
+{
+	static char h0[SIZE], h1[SIZE];
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	if (aclrtMemcpyAsync(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST, NULL) !=
+	    ACL_ERROR_RT_FEATURE_NOT_SUPPORT)
+		failures++;
+	MUST(aclFinalize());
+}
+
+static void sync_host_to_host(void)
+{
+	static char h0[SIZE], h1[SIZE];
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMemcpy(h1, SIZE, h0, SIZE, ACL_MEMCPY_HOST_TO_HOST));
+	MUST(aclFinalize());
+}
+
+/* A kind aclrtMemcpyKind does not define (refused); DEFAULT is one. */
+static void kind_undefined(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	if (aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, (aclrtMemcpyKind)9) == ACL_SUCCESS)
+		failures++;
+	release(b);
+}
+
+static void kind_default(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	MUST(aclrtMemcpy(b.m1, SIZE, b.m0, SIZE, ACL_MEMCPY_DEFAULT));
+	release(b);
+}
+
+/* CANN 8.0, aclrtMemcpyAsync: host memory "not allocated by aclrtMallocHost"
+ * in a host-to-device (or device-to-host) copy: no error, but "an
+ * unpredictable error may occur"; page-locked memory is what it asks for. */
+static void async_copies(bool to_device, bool to_host, bool pinned)
+{
+	static char pageable[SIZE];
+	void *host = pageable, *d = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	if (pinned)
+		MUST(aclrtMallocHost(&host, SIZE));
+	MUST(aclrtMalloc(&d, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	if (to_device)
+		MUST(aclrtMemcpyAsync(d, SIZE, host, SIZE, ACL_MEMCPY_HOST_TO_DEVICE, NULL));
+	if (to_host)
+		MUST(aclrtMemcpyAsync(host, SIZE, d, SIZE, ACL_MEMCPY_DEVICE_TO_HOST, NULL));
+	MUST(aclrtFree(d));
+	if (pinned)
+		MUST(aclrtFreeHost(host));
+	MUST(aclFinalize());
+}
+
+static void async_pageable_to_device(void)
+{
+	async_copies(true, false, false);
+}
+
+static void async_pageable_to_host(void)
+{
+	async_copies(false, true, false);
+}
+
+static void async_page_locked(void)
+{
+	async_copies(true, true, true);
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -341,8 +529,26 @@ static const struct scenario {
     {"flags", "peer.enable.flags", "", flags},
     {"self", "peer.enable.self", "", self},
     {"unqueried", "peer.enable.unqueried", "", unqueried},
-    {"twice", "peer.enable.twice", "", twice},
-    {"disable-not-enabled", "peer.disable.not-enabled", "", disable_not_enabled},
+    {"twice", "-", "", twice},
+    {"disable-not-enabled", "-", "", disable_not_enabled},
+    {"query-self", "peer.query.self", "", query_self},
+    {"query-pair", "-", "", query_pair},
+    {"invalid-device", "peer.invalid-device", "", invalid_device},
+    {"enable-no-device", "peer.enable.no-device", "", enable_no_device},
+    {"enable-set-device", "-", "", enable_set_device},
+    {"disable-self", "peer.disable.self", "", disable_self},
+    {"disable-enabled", "-", "", disable_enabled},
+    {"copy-freed", "copy.peer.freed", "", copy_freed},
+    {"dest-max-count", "copy.acl.dest-max", "", dest_max_count},
+    {"dest-max-alloc", "copy.acl.dest-max", "", dest_max_alloc},
+    {"dest-max-exact", "-", "", dest_max_exact},
+    {"async-host-to-host", "copy.acl.async-host-to-host", "", async_host_to_host},
+    {"sync-host-to-host", "-", "", sync_host_to_host},
+    {"kind-undefined", "copy.acl.kind-undefined", "", kind_undefined},
+    {"kind-default", "-", "", kind_default},
+    {"async-pageable", "copy.acl.async-pageable", "", async_pageable_to_device},
+    {"async-pageable-to-host", "copy.acl.async-pageable", "", async_pageable_to_host},
+    {"async-page-locked", "-", "", async_page_locked},
     {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
     {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
     {"null", "copy.peer.null", "", null_src},

@@ -16,6 +16,7 @@
 hipError_t hipGetDeviceCount(int *count);
 hipError_t hipSetDevice(int deviceId);
 hipError_t hipGetDevice(int *deviceId);
+hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId);
 hipError_t hipRuntimeGetVersion(int *runtimeVersion);
 hipError_t hipMalloc(void **ptr, size_t size);
 hipError_t hipMemcpy(void *dst, const void *src, size_t sizeBytes, int kind);

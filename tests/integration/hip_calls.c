@@ -48,6 +48,7 @@
 	X(hipIpcCloseMemHandle, (void *))                                                        \
 	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                             \
 	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                            \
+	X(hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                             \
 	X(hipMallocManaged, (void **, size_t, unsigned))                                         \
 	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                         \
 	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                            \
@@ -275,6 +276,13 @@ static void managed(void)
 {
 	size_t n = 16 * 4096;
 	char *m;
+	int supported = 0;
+	/* "It is recommend to do the capability check before call this API" */
+	CK(H.hipDeviceGetAttribute(&supported, hipDeviceAttributeManagedMemory, 0));
+	if (!supported) {
+		fprintf(stderr, "hip_calls: device 0 has no managed memory\n");
+		exit(1);
+	}
 	CK(H.hipMallocManaged((void **)&m, n, hipMemAttachGlobal));
 	memset(m, 1, n);
 	CK(H.hipMemAdvise(m, n, hipMemAdviseSetReadMostly, 0));

@@ -21,6 +21,7 @@ static int ndev;
 static hipStream_t stream;
 static const char *self;
 static unsigned lazy; /* hipIpcMemLazyEnablePeerAccess of the runtime we run on */
+static int unasked;   /* managed.alloc.unqueried bad: init asks no device about managed memory */
 
 /* Return codes are not checked here: the runtime's answer to a broken
  * contract is part of what the test looks at in the trace. */
@@ -34,6 +35,11 @@ static void init(void)
 	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
 	HCHECK(hipSetDevice(0));
 	HCHECK(hipStreamCreate(&stream));
+	/* hipMallocManaged: "It is recommend to do the capability check before call this API" */
+	for (int d = 0; d < ndev && !unasked; d++) {
+		int managed = 0;
+		HCHECK(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, d));
+	}
 }
 
 /* Peer access from `from` to `to`, done right (the HIP peer document: ask, then enable). */
@@ -45,6 +51,8 @@ static void enable(int from, int to)
 	HCHECK(hipDeviceEnablePeerAccess(to, 0));
 	HCHECK(hipSetDevice(0));
 }
+
+static char *managed(size_t n);
 
 static void *alloc_on(int d, size_t n)
 {
@@ -295,6 +303,53 @@ static void copy_peer_no_peer_access(int bad)
 	HCHECK(hipStreamSynchronize(stream));
 }
 
+/* 000: "src[in] - Source device pointer" (and dst): a host buffer is none;
+ * "copy.peer.host/dst" the same for the destination. */
+static void copy_peer_host(int bad)
+{
+	static char host[4096];
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeer(a1, 1, bad ? host : a0, 0, 4096));
+}
+
+static void copy_peer_host_dst(int bad)
+{
+	static char host[4096];
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	CALL(hipMemcpyPeerAsync(bad ? host : a1, 1, a0, 0, 4096, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* A source hipFree freed; good copies first, then frees. */
+static void copy_peer_freed(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	if (bad)
+		HCHECK(hipFree(a0));
+	CALL(hipMemcpyPeer(a1, 1, a0, 0, 4096));
+	if (!bad)
+		HCHECK(hipFree(a0));
+}
+
+/* Managed memory (hipMallocManaged) as the source of a peer copy. */
+static void copy_peer_managed(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	char *src = bad ? managed(65536) : a0;
+	CALL(hipMemcpyPeer(a1, 1, src, 0, 4096));
+}
+
+/* hipDeviceCanAccessPeer with nowhere to put the answer: hipErrorInvalidValue. */
+static void peer_query_null(int bad)
+{
+	int can;
+	CALL(hipDeviceCanAccessPeer(bad ? NULL : &can, 0, 1));
+}
+
 /* 002: "Takes a pointer to the base of an existing device memory allocation". */
 static void ipc_export_interior_pointer(int bad)
 {
@@ -487,6 +542,20 @@ static char *managed(size_t n)
 	return m;
 }
 
+/* 004: "It is recommend to do the capability check before call this API":
+ * bad allocates with no device asked (init asks none); good asks the
+ * device it allocates on only. */
+static void managed_alloc_unqueried(int bad)
+{
+	int managed = 0;
+	void *m;
+	HCHECK(hipSetDevice(1));
+	if (!bad)
+		HCHECK(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, 1));
+	HCHECK(hipMallocManaged(&m, 4096, hipMemAttachGlobal));
+	HCHECK(hipSetDevice(0));
+}
+
 static void managed_alloc_size_zero(int bad)
 {
 	void *m;
@@ -613,6 +682,11 @@ static const struct {
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"copy.peer.host", copy_peer_host},
+    {"copy.peer.host/dst", copy_peer_host_dst},
+    {"copy.peer.freed", copy_peer_freed},
+    {"copy.peer.managed", copy_peer_managed},
+    {"peer.query.null", peer_query_null},
     {"ipc.export.interior-pointer", ipc_export_interior_pointer},
     {"ipc.export.managed", ipc_export_managed},
     {"ipc.open.same-process", ipc_open_same_process},
@@ -629,6 +703,7 @@ static const struct {
     {"ipc.close.twice", ipc_close_twice},
     {"ipc.free-while-open", ipc_free_while_open},
     {"ipc.leak", ipc_leak},
+    {"managed.alloc.unqueried", managed_alloc_unqueried},
     {"managed.alloc.size-zero", managed_alloc_size_zero},
     {"managed.alloc.granularity", managed_alloc_granularity},
     {"managed.alloc.flags", managed_alloc_flags},
@@ -677,6 +752,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
 		if (!strcmp(argv[1], scenarios[i].rule)) {
+			unasked = !strcmp(argv[1], "managed.alloc.unqueried");
 			init();
 			scenarios[i].run(!strcmp(argv[2], "bad"));
 			return 0;

@@ -26,6 +26,7 @@ static struct {
 	hipError_t (*Malloc)(void **, size_t);
 	hipError_t (*Free)(void *);
 	hipError_t (*MallocManaged)(void **, size_t, unsigned);
+	hipError_t (*DeviceGetAttribute)(int *, hipDeviceAttribute_t, int);
 	hipError_t (*StreamCreate)(hipStream_t *);
 	hipError_t (*DeviceCanAccessPeer)(int *, int, int);
 	hipError_t (*DeviceEnablePeerAccess)(int, unsigned);
@@ -64,6 +65,7 @@ static void init(void)
 	SYM(h, Malloc);
 	SYM(h, Free);
 	SYM(h, MallocManaged);
+	SYM(h, DeviceGetAttribute);
 	SYM(h, StreamCreate);
 	SYM(h, DeviceCanAccessPeer);
 	SYM(h, DeviceEnablePeerAccess);
@@ -73,12 +75,18 @@ static void init(void)
 	SYM(h, MemRangeGetAttribute);
 	SYM(h, MemRangeGetAttributes);
 	SYM(h, StreamAttachMemAsync);
-	if (!hip.SetDevice || !hip.MallocManaged || !hip.StreamAttachMemAsync || !hip.MemRangeGetAttributes) {
+	if (!hip.SetDevice || !hip.MallocManaged || !hip.DeviceGetAttribute || !hip.StreamAttachMemAsync ||
+	    !hip.MemRangeGetAttributes) {
 		fprintf(stderr, "managed_hip: %s lacks a function\n", lib);
 		exit(2);
 	}
 	need(hip.SetDevice(0), "hipSetDevice");
 	need(hip.StreamCreate(&stream), "hipStreamCreate");
+	/* hipMallocManaged: "It is recommend to do the capability check before call this API" */
+	for (int d = 0; d < 2; d++) {
+		int v = 0;
+		need(hip.DeviceGetAttribute(&v, hipDeviceAttributeManagedMemory, d), "hipDeviceGetAttribute");
+	}
 }
 
 static char *managed(size_t n)

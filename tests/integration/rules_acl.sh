@@ -80,7 +80,16 @@ check "flags: the runtime's FEATURE_UNSUPPORTED (200006) is recorded" \
 f=$(trace_of "$WORK/self")
 check "self: the runtime's INVALID_PARAM is recorded" \
 	jqt -s 'any(.[]; .api=="aclrtDeviceEnablePeerAccess" and .ret_name=="ACL_ERROR_INVALID_PARAM")' "$f"
-check "twice: the message says already enabled, not CUDA's error" grep -q "which is already enabled$" "$WORK/twice/err"
+check "self-disable: the message names the current device, not a pair" \
+	grep -q "aclrtDeviceDisablePeerAccess names the current device 1" "$WORK/disable-self/err"
+check "copy from freed memory: the message says freed, not a host buffer" \
+	grep -q "memory this process already freed" "$WORK/copy-freed/err"
+f=$(trace_of "$WORK/async-host-to-host")
+check "async host-to-host: the runtime's FEATURE_NOT_SUPPORT (207000) is recorded" \
+	jqt -s 'any(.[]; .api=="aclrtMemcpyAsync" and .ret==207000)' "$f"
+f=$(trace_of "$WORK/enable-no-device")
+check "enable with no current device: the runtime's CONTEXT_NULL (107002) is recorded" \
+	jqt -s 'any(.[]; .api=="aclrtDeviceEnablePeerAccess" and .ret==107002)' "$f"
 check "no-enable: the message says neither direction" grep -q "enabled in neither direction" "$WORK/no-enable/err"
 f=$(trace_of "$WORK/example-threads")
 check "threads: each thread's enable has its own current device" \

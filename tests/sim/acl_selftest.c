@@ -25,6 +25,8 @@ aclError aclrtDeviceEnablePeerAccess(int32_t peerDeviceId, uint32_t flags);
 aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
 aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
 aclError aclrtFree(void *devPtr);
+aclError aclrtMallocHost(void **hostPtr, size_t size);
+aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
@@ -46,6 +48,8 @@ static const char *const exports[] = {"aclInit",
                                       "aclrtDeviceDisablePeerAccess",
                                       "aclrtMalloc",
                                       "aclrtFree",
+                                      "aclrtMallocHost",
+                                      "aclrtFreeHost",
                                       "aclrtMemcpy",
                                       "aclrtMemcpyAsync",
                                       "aclrtSynchronizeStream",
@@ -254,6 +258,17 @@ int main(int argc, char **argv)
 	EXPECT_RET(aclrtMemcpy(d1, 1024, host, 16, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
 	EXPECT_RET(aclrtMemcpy(d1, 1024, d0, 16, 8), ACL_ERROR_INVALID_PARAM);
 	EXPECT_RET(aclrtMemcpy(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST), ACL_SUCCESS);
+	/* page-locked host memory: an async host-to-device copy from it */
+	void *pinned = NULL;
+	EXPECT_RET(aclrtMallocHost(NULL, 64), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMallocHost(&pinned, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMallocHost(&pinned, 1024), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemcpyAsync(d0, 1024, pinned, 1024, ACL_MEMCPY_HOST_TO_DEVICE, NULL), ACL_SUCCESS);
+	EXPECT_RET(aclrtFreeHost(pinned), ACL_SUCCESS);
+	EXPECT_RET(aclrtFreeHost(pinned), ACL_ERROR_INVALID_PARAM);
+	/* aclrtMemcpyAsync: no asynchronous copy within the host (207000) */
+	EXPECT_RET(aclrtMemcpyAsync(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST, NULL),
+	           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 
 	/* reset drops the device's peer access both ways */
 	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);

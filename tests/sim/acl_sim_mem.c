@@ -112,6 +112,59 @@ PWSIM_ACL_API aclError aclrtFree(void *devPtr)
 	return ACL_SUCCESS;
 }
 
+/* Page-locked host memory (aclrtMallocHost): plain memory of the process,
+ * remembered so that aclrtFreeHost frees only what it returned.  Copies
+ * treat it as host memory, as any other. */
+struct host_alloc {
+	void *p;
+	struct host_alloc *next;
+};
+static struct host_alloc *hosts;
+
+PWSIM_ACL_API aclError aclrtMallocHost(void **hostPtr, size_t size)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!hostPtr || size == 0)
+		return ACL_ERROR_INVALID_PARAM;
+	struct host_alloc *h = malloc(sizeof *h);
+	void *p = NULL;
+	if (!h || posix_memalign(&p, 4096, size)) {
+		free(h);
+		return ACL_ERROR_RT_MEMORY_ALLOCATION;
+	}
+	memset(p, 0, size);
+	h->p = p;
+	pwsim_acl_lock();
+	h->next = hosts;
+	hosts = h;
+	pwsim_acl_unlock();
+	*hostPtr = p;
+	return ACL_SUCCESS;
+}
+
+PWSIM_ACL_API aclError aclrtFreeHost(void *hostPtr)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	struct host_alloc *h = NULL;
+	pwsim_acl_lock();
+	for (struct host_alloc **pp = &hosts; hostPtr && *pp; pp = &(*pp)->next)
+		if ((*pp)->p == hostPtr) {
+			h = *pp;
+			*pp = h->next;
+			break;
+		}
+	pwsim_acl_unlock();
+	if (!h)
+		return ACL_ERROR_INVALID_PARAM;
+	free(h->p);
+	free(h);
+	return ACL_SUCCESS;
+}
+
 static aclError copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
 	aclError r = pwsim_acl_ready();
@@ -151,10 +204,18 @@ PWSIM_ACL_API aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, s
 	return copy(dst, destMax, src, count, kind);
 }
 
-/* Streams are synchronous: the copy is done when it is enqueued. */
+/* Streams are synchronous: the copy is done when it is enqueued.  The
+ * aclrtMemcpyAsync page: "This API does not support asynchronous memory copy
+ * within the host. If the input kind is ACL_MEMCPY_HOST_TO_HOST, the API
+ * returns ... ACL_ERROR_RT_FEATURE_NOT_SUPPORT". */
 PWSIM_ACL_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
                                         aclrtMemcpyKind kind, aclrtStream stream)
 {
 	(void)stream;
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (kind == ACL_MEMCPY_HOST_TO_HOST)
+		return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
 	return copy(dst, destMax, src, count, kind);
 }

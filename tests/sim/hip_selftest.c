@@ -243,6 +243,12 @@ static void test_devices(void)
 	EXPECT(hipGetDeviceCount(NULL), hipErrorInvalidValue);
 	OK(hipGetDeviceCount(&n));
 	CHECK(n == 2);
+	/* hipMallocManaged's capability check */
+	int managed = 0;
+	EXPECT(hipDeviceGetAttribute(NULL, hipDeviceAttributeManagedMemory, 0), hipErrorInvalidValue);
+	EXPECT(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, 2), hipErrorInvalidDevice);
+	OK(hipDeviceGetAttribute(&managed, hipDeviceAttributeManagedMemory, 1));
+	CHECK(managed == 1);
 	EXPECT(hipGetDevice(NULL), hipErrorInvalidValue);
 	OK(hipGetDevice(&d));
 	CHECK(d == 0);
@@ -830,6 +836,7 @@ static const struct export g_exports[] = {
     {"hipDriverGetVersion", "hip_4.2"},
     {"hipGetDeviceCount", "hip_4.2"},
     {"hipDeviceGetName", "hip_4.2"},
+    {"hipDeviceGetAttribute", "hip_4.2"},
     {"hipDeviceGetUuid", "hip_4.2"},
     {"hipDeviceGetPCIBusId", "hip_4.2"},
     {"hipSetDevice", "hip_4.2"},

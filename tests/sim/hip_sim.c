@@ -111,6 +111,22 @@ hipError_t hipGetDeviceCount(int *count)
 	return *count ? hipSuccess : hipErrorNoDevice; /* clr: no device visible */
 }
 
+/* [H52] :1424.  The simulator answers one attribute, the capability check
+ * hipMallocManaged's note asks for (hipDeviceAttributeManagedMemory: every
+ * simulated device has managed memory); any other is InvalidValue (a
+ * choice: the real runtime answers them all). */
+hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId)
+{
+	if (!pi)
+		return hipErrorInvalidValue;
+	if (!hsim_valid_device(deviceId))
+		return hipErrorInvalidDevice;
+	if (attr != hipDeviceAttributeManagedMemory)
+		return hipErrorInvalidValue;
+	*pi = 1;
+	return hipSuccess;
+}
+
 /* The physical device's name, UUID and bus id, the same in every process
  * whatever it sees.  A NULL buffer or a length below 1: InvalidValue; a bad
  * device: InvalidDevice ([H52] :1275-1307 list both). */

@@ -187,6 +187,10 @@ PWSIM_HIP_API hipError_t hipDeviceReset(void);
 PWSIM_HIP_API hipError_t hipDeviceSynchronize(void);
 /* [H52] :1275, :1287, :1307 */
 PWSIM_HIP_API hipError_t hipDeviceGetName(char *name, int len, hipDevice_t device);
+/* hipDeviceAttribute_t: an int here; the one attribute the simulator answers */
+typedef int hipDeviceAttribute_t;
+#define hipDeviceAttributeManagedMemory 24
+PWSIM_HIP_API hipError_t hipDeviceGetAttribute(int *pi, hipDeviceAttribute_t attr, int deviceId);
 PWSIM_HIP_API hipError_t hipDeviceGetUuid(hipUUID *uuid, hipDevice_t device);
 PWSIM_HIP_API hipError_t hipDeviceGetPCIBusId(char *pciBusId, int len, int device);
 PWSIM_HIP_API const char *hipGetErrorName(hipError_t hip_error);

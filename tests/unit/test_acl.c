@@ -162,15 +162,19 @@ static void copy_event_and_op(void **state)
 	c.a[4] = ACL_MEMCPY_HOST_TO_DEVICE; /* device memory passed as host: copy.acl.kind's */
 	assert_true(pw_acl_op_before(&c, &op));
 	assert_int_equal(op.copy_kind, ACL_MEMCPY_HOST_TO_DEVICE);
-	c.a[2] = 0x7000; /* a host source: a plain host-to-device copy, no rule looks at it */
-	assert_false(pw_acl_op_before(&c, &op));
+	c.a[2] = 0x7000; /* a host source: a plain host-to-device copy, checked too (destMax, kind) */
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_false(op.src.known);
+	assert_int_equal(op.dest_max, c.a[1]);
+	assert_true(op.copy_async);           /* aclrtMemcpyAsync */
 	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE; /* a host buffer passed as device: copy.acl.kind's */
 	assert_true(pw_acl_op_before(&c, &op));
 	c.a[2] = 0x10100;
 	c.a[4] = ACL_MEMCPY_DEFAULT; /* resolves to two devices */
 	assert_true(pw_acl_op_before(&c, &op));
-	c.a[2] = 0x20010; /* same device: no peer copy */
-	assert_false(pw_acl_op_before(&c, &op));
+	c.a[2] = 0x20010; /* same device: no peer copy, but a copy all the same */
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_int_equal(op.src.dev, op.dst.dev);
 	c.a[2] = 0;
 	c.a[4] = ACL_MEMCPY_DEVICE_TO_DEVICE; /* from NULL: copy.peer.null's business */
 	assert_true(pw_acl_op_before(&c, &op));

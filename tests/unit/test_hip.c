@@ -98,7 +98,10 @@ static void descriptors(void **state)
 	d = &pw_hip_desc[PW_HIP_ID(hipDeviceReset)];
 	assert_int_equal(d->nargs, 0);
 	assert_true(d->flags & PW_CUR_DEV);
-	assert_int_equal(PW_HIP_NFUNCS, 31);
+	d = &pw_hip_desc[PW_HIP_ID(hipDeviceGetAttribute)];
+	assert_int_equal(d->op, PW_OP_DEVICE_ATTR);
+	assert_int_equal(d->nargs, 3);
+	assert_int_equal(PW_HIP_NFUNCS, 32);
 }
 
 static void device_reset_drops_peer_access(void **state)

@@ -1184,6 +1184,111 @@ static void invalid_device(void **state)
 	quiet(PW_RULE_COPY_PEER_NO_PEER_ACCESS, &cp);
 }
 
+/* The HIP and ACL rules of their own documents. */
+static void vendor_truth(void **state)
+{
+	(void)state;
+	/* ACL: a query of a device against itself; a disable of the current device */
+	struct pw_op q = op_of(PW_OP_CAN_ACCESS, "aclrtDeviceCanAccessPeer");
+	q.vendor = PW_VENDOR_ACL;
+	quiet(PW_RULE_PEER_QUERY_SELF, &q);
+	q.peer_dev = 0;
+	fires(PW_RULE_PEER_QUERY_SELF, &q, "device 0 can access itself", "must be different");
+	struct pw_op d = op_of(PW_OP_PEER_DISABLE, "aclrtDeviceDisablePeerAccess");
+	d.vendor = PW_VENDOR_ACL;
+	quiet(PW_RULE_PEER_DISABLE_SELF, &d);
+	d.peer_dev = 0;
+	fires(PW_RULE_PEER_DISABLE_SELF, &d, "current device 0", NULL);
+	/* ACL: an enable with no current device */
+	struct pw_op e = op_of(PW_OP_PEER_ENABLE, "aclrtDeviceEnablePeerAccess");
+	e.vendor = PW_VENDOR_ACL;
+	quiet(PW_RULE_PEER_ENABLE_NO_DEVICE, &e);
+	e.cur_dev = PW_NO_DEV;
+	e.no_ctx = true;
+	fires(PW_RULE_PEER_ENABLE_NO_DEVICE, &e, "no current device", "aclrtSetDevice");
+	/* HIP: a query with nowhere to put the answer */
+	struct pw_op n = op_of(PW_OP_CAN_ACCESS, "hipDeviceCanAccessPeer");
+	n.vendor = PW_VENDOR_HIP;
+	n.dst.ptr = 0x1000;
+	quiet(PW_RULE_PEER_QUERY_NULL, &n);
+	n.dst.ptr = 0;
+	fires(PW_RULE_PEER_QUERY_NULL, &n, "canAccessPeer NULL", NULL);
+	/* ACL copies: destMax, kinds */
+	struct pw_op c = op_of(PW_OP_IMPLICIT_COPY, "aclrtMemcpyAsync");
+	c.vendor = PW_VENDOR_ACL;
+	c.copy_kind = 3;
+	c.bytes = 512;
+	c.dest_max = 512;
+	c.dst = (struct pw_mem){.ptr = 0x10200, .dev = 1, .known = true, .base = 0x10000, .size = 1024};
+	quiet(PW_RULE_COPY_ACL_DEST_MAX, &c);
+	c.dest_max = 511;
+	fires(PW_RULE_COPY_ACL_DEST_MAX, &c, "512 bytes", "destMax 511");
+	c.dest_max = 513; /* 512 left from dst */
+	fires(PW_RULE_COPY_ACL_DEST_MAX, &c, "destMax 513", "512 bytes left");
+	c.dest_max = 512;
+	quiet(PW_RULE_COPY_ACL_DEST_MAX, &c);
+	quiet(PW_RULE_COPY_ACL_KIND_UNDEFINED, &c);
+	c.copy_kind = 9;
+	fires(PW_RULE_COPY_ACL_KIND_UNDEFINED, &c, "kind 9", NULL);
+	c.copy_kind = 0;
+	quiet(PW_RULE_COPY_ACL_ASYNC_HOST_TO_HOST, &c); /* not async */
+	c.copy_async = true;
+	fires(PW_RULE_COPY_ACL_ASYNC_HOST_TO_HOST, &c, "ACL_MEMCPY_HOST_TO_HOST", NULL);
+	/* CANN 8.0: an async host-to-device copy from pageable memory */
+	struct pw_op h = op_of(PW_OP_IMPLICIT_COPY, "aclrtMemcpyAsync");
+	h.vendor = PW_VENDOR_ACL;
+	h.copy_kind = 1; /* ACL_MEMCPY_HOST_TO_DEVICE */
+	h.copy_async = true;
+	h.bytes = h.dest_max = 64;
+	h.src = (struct pw_mem){.ptr = 0x50000, .dev = PW_NO_DEV};
+	h.dst = (struct pw_mem){.ptr = 0x10000, .dev = 0, .known = true, .base = 0x10000, .size = 64};
+	fires(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h, "from host memory 0x50000", "CANN 8.0");
+	h.src.host = true; /* aclrtMallocHost's */
+	quiet(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h);
+	h.src.host = false;
+	h.copy_async = false; /* aclrtMemcpy: no restriction */
+	quiet(PW_RULE_COPY_ACL_ASYNC_PAGEABLE, &h);
+	/* a freed side is copy.peer.freed's, never copy.acl.kind's host buffer */
+	c.copy_async = false;
+	c.copy_kind = 3;
+	c.src = (struct pw_mem){.ptr = 0x20000, .dev = PW_NO_DEV, .freed = true};
+	quiet(PW_RULE_COPY_ACL_KIND, &c);
+	fires(PW_RULE_COPY_PEER_FREED, &c, "already freed", NULL);
+	/* HIP peer copies: managed memory, host memory */
+	struct pw_op p = op_of(PW_OP_PEER_COPY, "hipMemcpyPeer");
+	p.vendor = PW_VENDOR_HIP;
+	p.bytes = 4096;
+	p.src =
+	    (struct pw_mem){.ptr = 0x30000, .dev = PW_NO_DEV, .named_dev = 0, .managed = true, .known = true};
+	p.dst = (struct pw_mem){.ptr = 0x40000, .dev = 1, .named_dev = 1, .known = true};
+	fires(PW_RULE_COPY_PEER_MANAGED, &p, "from managed memory", "source");
+	quiet(PW_RULE_COPY_PEER_HOST, &p);
+	p.src.managed = false;
+	p.src.plain_host = true;
+	quiet(PW_RULE_COPY_PEER_MANAGED, &p);
+	fires(PW_RULE_COPY_PEER_HOST, &p, "from host memory", "device pointer");
+	/* HIP: managed memory without the capability check, per device */
+	pw_state_reset(&st);
+	struct pw_op m = op_of(PW_OP_ALLOC_MANAGED, "hipMallocManaged");
+	m.vendor = PW_VENDOR_HIP;
+	m.cur_dev = 1;
+	fires(PW_RULE_MANAGED_ALLOC_UNQUERIED, &m, "device 1", "hipDeviceAttributeManagedMemory");
+	struct pw_op ask = op_of(PW_OP_DEVICE_ATTR, "hipDeviceGetAttribute");
+	ask.vendor = PW_VENDOR_HIP;
+	ask.dev_attr = PW_DEVATTR_MANAGED;
+	ask.cur_dev = 0;
+	pw_state_update(&st, &ask, 0, false);
+	fires(PW_RULE_MANAGED_ALLOC_UNQUERIED, &m, "device 1", NULL); /* device 0's answer is not 1's */
+	ask.cur_dev = 1;
+	ask.dev_attr = 0; /* another attribute */
+	pw_state_update(&st, &ask, 0, false);
+	fires(PW_RULE_MANAGED_ALLOC_UNQUERIED, &m, "device 1", NULL);
+	ask.dev_attr = PW_DEVATTR_MANAGED;
+	pw_state_update(&st, &ask, 1, false); /* asked, even if the answer was an error */
+	quiet(PW_RULE_MANAGED_ALLOC_UNQUERIED, &m);
+	pw_state_reset(&st);
+}
+
 static void count(void *arg, int rule, const char *msg)
 {
 	(void)msg;
@@ -1226,6 +1331,12 @@ static void catalog_and_dispatch(void **state)
 	int n = 0;
 	assert_int_equal(pw_rules_check(&st, &op, count, &n), 0);
 	op.vendor = PW_VENDOR_HIP;
+	/* the capability check hipMallocManaged's note asks for, done (managed.alloc.unqueried) */
+	struct pw_op ask = op_of(PW_OP_DEVICE_ATTR, "hipDeviceGetAttribute");
+	ask.vendor = PW_VENDOR_HIP;
+	ask.dev_attr = PW_DEVATTR_MANAGED;
+	ask.cur_dev = op.cur_dev;
+	pw_state_update(&st, &ask, 0, false);
 	assert_int_equal(pw_rules_check(&st, &op, count, &n), 1);
 	assert_int_equal(n, 1);
 }
@@ -1234,6 +1345,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup(peer_enable, setup),
+	    cmocka_unit_test_setup(vendor_truth, setup),
 	    cmocka_unit_test_setup(peer_unqueried, setup),
 	    cmocka_unit_test_setup(peer_disable_and_limit, setup),
 	    cmocka_unit_test_setup(copies, setup),

@@ -80,6 +80,8 @@ typedef int aclrtMemMallocPolicy;
  *   aclError aclrtDeviceDisablePeerAccess(int32_t peerDeviceId);
  *   aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPolicy policy);
  *   aclError aclrtFree(void *devPtr);
+ *   aclError aclrtMallocHost(void **hostPtr, size_t size);
+ *   aclError aclrtFreeHost(void *hostPtr);
  *   aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
  *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
  *                             aclrtMemcpyKind kind, aclrtStream stream);

@@ -27,6 +27,7 @@ typedef int hipMemoryType;                   /* enum, [H52]:159; renumbered in 6
 typedef int hipMemLocationType;              /* enum, [H52]:825 */
 typedef int hipDriverProcAddressQueryResult; /* enum, [H62] 6.2 (facts A4) */
 typedef int hipMemcpyKind;                   /* enum, [H52] driver_types.h:344-351 */
+typedef int hipDeviceAttribute_t;            /* enum, [H52]:355 */
 typedef void *hipDeviceptr_t;                /* [H52] driver_types.h:40 */
 /* hipMemcpyKind values, [H52] driver_types.h:345-350 */
 #define hipMemcpyHostToHost 0
@@ -137,6 +138,11 @@ typedef struct hipUUID_t {
 #define hipMemAdviseUnsetAccessedBy 6
 #define hipMemAdviseSetCoarseGrain 100
 #define hipMemAdviseUnsetCoarseGrain 101
+
+/* hipDeviceAttribute_t, [H52]:384 "Device supports allocating managed memory
+ * on this system" (24, counted from hipDeviceAttributeCudaCompatibleBegin 0;
+ * the same in 6.x and 7.x). */
+#define hipDeviceAttributeManagedMemory 24
 
 /* hipMemRangeAttribute, [H52]:747-756. */
 #define hipMemRangeAttributeReadMostly 1

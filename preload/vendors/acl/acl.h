@@ -38,6 +38,9 @@ struct pw_acl_alloc {
 	uint64_t base, size;
 	int dev, policy;
 };
+/* The policy an aclrtMallocHost allocation is kept with in the table (its
+ * device PW_NO_DEV): page-locked host memory, no device's. */
+#define PW_ACL_POLICY_HOST (-1)
 void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy);
 void pw_acl_mem_remove(uint64_t base);
 /* The slot of the allocation at base (-1 if none), and its removal only if
@@ -55,6 +58,9 @@ bool pw_acl_policy_p2p(int policy);
 /* acl_encode.c */
 /* The calling thread's current device (aclrtSetDevice), PW_NO_DEV if unknown. */
 int pw_acl_current_device(void);
+/* The runtime says the calling thread has no current device
+ * (aclrtGetDevice: ACL_ERROR_RT_CONTEXT_NULL), asked untraced. */
+bool pw_acl_no_current_device(void);
 void pw_acl_pre(struct pw_call *c, const struct pw_fn_desc *fn);
 /* After the call: what it changed in the allocation table and the current device. */
 void pw_acl_learn(const struct pw_call *c, uint64_t unused);

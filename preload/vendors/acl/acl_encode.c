@@ -37,6 +37,19 @@ int pw_acl_current_device(void)
 	return d;
 }
 
+bool pw_acl_no_current_device(void)
+{
+	typedef aclError (*get_fn)(int32_t *);
+	get_fn f = (get_fn)pw_acl_real(PW_ACL_ID(aclrtGetDevice));
+	int32_t d = 0;
+	if (!f)
+		return false;
+	pw_tls_internal++;
+	aclError r = f(&d);
+	pw_tls_internal--;
+	return r == ACL_ERROR_RT_CONTEXT_NULL;
+}
+
 /* The runtime's own answer, through the real function: not traced.  A
  * device against itself is an error in ACL (facts B5): -1, unknown. */
 int pw_acl_can_access(int dev, int peer)
@@ -168,7 +181,7 @@ void pw_acl_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 		struct pw_acl_alloc a;
 		c->dev[i] = fn->args[i].kind == PW_K_APTR && pw_acl_mem_find(c->a[i], &a) ? a.dev : PW_NO_DEV;
 	}
-	if (fn->op == PW_OP_FREE)
+	if (fn->op == PW_OP_FREE || fn->op == PW_OP_FREE_HOST)
 		c->dev[PW_ACL_FREE_SLOT] = pw_acl_mem_slot(c->a[0]);
 }
 
@@ -185,7 +198,13 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], c->cur_dev,
 			               (int)(int64_t)c->a[2]);
 		break;
-	case PW_OP_FREE: pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
+	case PW_OP_ALLOC_HOST:
+		if (c->a[0])
+			pw_acl_mem_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], PW_NO_DEV,
+			               PW_ACL_POLICY_HOST);
+		break;
+	case PW_OP_FREE:
+	case PW_OP_FREE_HOST: pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
 	case PW_OP_DEVICE_SET: tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
 	case PW_OP_DEVICE_RESET:
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)

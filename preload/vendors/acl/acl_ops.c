@@ -1,10 +1,10 @@
 /*
- * ACL calls as the rules see them (op.h).  A copy is a peer copy when its
- * kind moves device memory (DEVICE_TO_DEVICE, INTER/INNER_DEVICE_TO_DEVICE,
- * or DEFAULT, which the runtime resolves from the pointers) and the two
- * pointers lie in allocations of two different devices; a device-to-device
- * copy from or to NULL is one too (copy.peer.null).  The devices, bounds and
- * policies come from the layer's own allocation table (acl_mem.c).
+ * ACL calls as the rules see them (op.h).  Every copy reaches the copy
+ * rules, each of which looks at what it needs: the kind and destMax, the
+ * two devices (a peer copy moves device memory between two of them), NULL,
+ * bounds, P2P policies and memory aclrtFree freed lately.  The devices,
+ * bounds and policies come from the layer's own allocation table
+ * (acl_mem.c).
  */
 #include <string.h>
 
@@ -20,68 +20,38 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
 	m->dev = PW_NO_DEV;
 	m->named_dev = PW_NO_DEV;
 	m->p2p = -1;
-	if (m->ptr && pw_acl_mem_find(m->ptr, &a)) {
+	bool found = m->ptr && pw_acl_mem_find(m->ptr, &a);
+	if (found && a.policy == PW_ACL_POLICY_HOST) {
+		m->host = true; /* page-locked host memory aclrtMallocHost returned */
+		m->base = a.base;
+		m->size = a.size;
+	} else if (found) {
 		m->dev = a.dev;
 		m->known = true;
 		m->base = a.base;
 		m->size = a.size;
 		m->p2p = pw_acl_policy_p2p(a.policy);
+	} else if (m->ptr) {
+		uint64_t base, size;
+		m->freed = pw_op_freed_at(m->ptr, &base, &size); /* aclrtFree freed it lately */
 	}
 }
 
-static bool device_kind(int kind)
-{
-	return kind == ACL_MEMCPY_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_DEFAULT ||
-	       kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE || kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE;
-}
-
-/* Whether the kind says the destination / the source is device memory
- * (DEFAULT and undefined kinds say nothing). */
-static bool kind_says(int kind, bool src, bool *dev)
-{
-	switch (kind) {
-	case ACL_MEMCPY_HOST_TO_HOST: *dev = false; return true;
-	case ACL_MEMCPY_HOST_TO_DEVICE:
-	case ACL_MEMCPY_HOST_TO_BUF_TO_DEVICE: *dev = !src; return true;
-	case ACL_MEMCPY_DEVICE_TO_HOST: *dev = src; return true;
-	case ACL_MEMCPY_DEVICE_TO_DEVICE:
-	case ACL_MEMCPY_INNER_DEVICE_TO_DEVICE:
-	case ACL_MEMCPY_INTER_DEVICE_TO_DEVICE: *dev = true; return true;
-	default: return false;
-	}
-}
-
-/* The kind names a direction its pointers do not have (copy.acl.kind). */
-static bool kind_mismatch(int kind, const struct pw_op *op)
-{
-	bool dd, sd;
-	if (!op->bytes || !kind_says(kind, false, &dd) || !kind_says(kind, true, &sd))
-		return false;
-	if ((op->dst.ptr && dd != op->dst.known) || (op->src.ptr && sd != op->src.known))
-		return true;
-	if (!op->dst.known || !op->src.known)
-		return false;
-	return (kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && op->dst.dev != op->src.dev) ||
-	       (kind == ACL_MEMCPY_INTER_DEVICE_TO_DEVICE && op->dst.dev == op->src.dev);
-}
-
-/* Every copy is looked at for its kind; one that moves device memory
- * between two devices (or to/from NULL) for the peer rules too. */
+/* Every copy is looked at: its kind, destMax and memory freed lately
+ * (copy.acl.*, copy.peer.freed), bounds and NULL (copy.peer.*); one that
+ * moves device memory between two devices for the peer rules too (they
+ * look at the two devices themselves). */
 static bool copy_op(const struct pw_call *c, struct pw_op *op)
 {
 	int kind = (int)(int64_t)c->a[4];
 	op->kind = PW_OP_IMPLICIT_COPY;
 	op->copy_kind = kind;
+	op->copy_async = c->fn->nargs > 5; /* aclrtMemcpyAsync: the stream */
+	op->dest_max = c->a[1];
 	op->bytes = c->a[3];
 	mem_arg(c, 0, &op->dst);
 	mem_arg(c, 2, &op->src);
-	if (kind_mismatch(kind, op))
-		return true;
-	if (!device_kind(kind))
-		return false;
-	bool cross = pw_dev_ok(op->dst.dev) && pw_dev_ok(op->src.dev) && op->dst.dev != op->src.dev;
-	bool null = kind != ACL_MEMCPY_DEFAULT && op->bytes && (!op->dst.ptr || !op->src.ptr);
-	return cross || null;
+	return true;
 }
 
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
@@ -98,12 +68,15 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		op->flags = c->a[1];
 		op->ndev = pw_acl_device_count();
 		op->can_access = pw_acl_can_access(op->cur_dev, op->peer_dev);
+		/* no device of the thread known: is there none (107002)? */
+		op->no_ctx = op->cur_dev == PW_NO_DEV && pw_acl_no_current_device();
 		break;
 	case PW_OP_PEER_DISABLE:
 		op->peer_dev = (int)(int64_t)c->a[0];
 		op->ndev = pw_acl_device_count();
 		break;
 	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
+	case PW_OP_FREE: mem_arg(c, 0, &op->dst); break; /* its bounds: copies after it are told so */
 	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;
 	}

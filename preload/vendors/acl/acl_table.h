@@ -63,6 +63,8 @@ enum pw_acl_kind {
 #define PW_ACL_SIG_MALLOC \
 	(OUT_APTR, void **, ptr), (SIZE, size_t, bytes), (POLICY, aclrtMemMallocPolicy, policy)
 #define PW_ACL_SIG_FREE (APTR, void *, ptr)
+/* page-locked host memory: aclrtMemcpyAsync's host side (CANN 8.0: "allocated by aclrtMallocHost") */
+#define PW_ACL_SIG_MALLOC_HOST (OUT_APTR, void **, ptr), (SIZE, size_t, bytes)
 #define PW_ACL_SIG_MEMCPY                                                                                \
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind)
@@ -81,6 +83,8 @@ enum pw_acl_kind {
 	/* support: allocations (their policy and device), the current device, life */               \
 	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
 	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
+	X(aclrtMallocHost, , SUPPORT, ALLOC_HOST, 0, (PW_ACL_SIG_MALLOC_HOST))                       \
+	X(aclrtFreeHost, , SUPPORT, FREE_HOST, 0, (PW_ACL_SIG_FREE))                                 \
 	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
 	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
 	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \

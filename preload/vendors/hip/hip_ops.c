@@ -39,6 +39,23 @@ static void managed_arg(const struct pw_call *c, int i, struct pw_op *op)
 	pw_op_freed_facts(op);
 }
 
+/* A peer copy's side, where hipMemcpyPeer names a device pointer: memory
+ * hipFree freed lately (pw_mem freed), or host memory no HIP allocation
+ * holds (plain_host: malloc'd, stack, static; hipPointerGetAttributes fails
+ * on it before 6.0 and says "unregistered" since).  Managed memory is
+ * neither (copy.peer.managed). */
+static void copy_side_facts(struct pw_mem *m)
+{
+	uint64_t base, size;
+	m->freed = m->plain_host = false;
+	if (!m->ptr || m->managed)
+		return;
+	if (!m->known && pw_op_freed_at(m->ptr, &base, &size))
+		m->freed = true;
+	else if (!m->known)
+		m->plain_host = true;
+}
+
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_HIP, c);
@@ -46,6 +63,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 	bool by_ctx = c->fn->nargs > 0 && c->fn->args[0].kind == PW_K_CTX;
 	switch (c->fn->op) {
 	case PW_OP_CAN_ACCESS:
+		op->dst.ptr = c->a[0]; /* where the answer goes (peer.query.null) */
 		op->cur_dev = (int)(int64_t)c->a[1];
 		op->peer_dev = (int)(int64_t)c->a[2];
 		op->ndev = pw_hip_device_count();
@@ -76,6 +94,10 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
+		if (op->bytes) {
+			copy_side_facts(&op->dst);
+			copy_side_facts(&op->src);
+		}
 		pw_op_copy_map_facts(op);
 		break;
 	case PW_OP_IPC_EXPORT:
@@ -138,6 +160,12 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		pw_op_free_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: break;
+	case PW_OP_DEVICE_ATTR: /* only the capability check hipMallocManaged's note asks for */
+		if ((int)(int64_t)c->a[1] != hipDeviceAttributeManagedMemory)
+			return false;
+		op->dev_attr = PW_DEVATTR_MANAGED;
+		op->cur_dev = (int)(int64_t)c->a[2];
+		break;
 	default: return false;
 	}
 	return true;

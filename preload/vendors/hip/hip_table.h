@@ -98,6 +98,8 @@
 	(PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes), \
 	    (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
+/* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
+#define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
 
 #define PW_HIP_FUNCS(X)                                                                             \
 	/* peer */                                                                                  \
@@ -132,6 +134,7 @@
 	/* support: the life of exported allocations, and the reset that drops peer access */       \
 	X(hipFree, , SUPPORT, FREE, PW_RANGE_NOTE, (PW_HIP_SIG_FREE))                               \
 	X(hipDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                       \
+	X(hipDeviceGetAttribute, , SUPPORT, DEVICE_ATTR, 0, (PW_HIP_SIG_DEVICE_ATTR))               \
 	/* implicit copies, recorded only between two devices (hip_implicit.c) */                   \
 	X(hipMemcpy, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY))                       \
 	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))            \
