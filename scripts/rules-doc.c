@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "peerwatch/rules_cites.h"
 #include "peerwatch/rules_table.h"
@@ -94,8 +95,28 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 		printf("<!-- example %s -->\n\n", id);                                                    \
 	} while (0);
 
-int main(void)
+/* rules-doc counts: how many rules, how many apply to each vendor, and how
+ * many vendors' words there are (scripts/gen-counts-doc.sh puts them in the
+ * README and the man pages). */
+#define COUNT(name, id, s, v, ops, source, summary) \
+	rules++;                                    \
+	cuda += ((v)&PW_V_CUDA) != 0;               \
+	hip += ((v)&PW_V_HIP) != 0;                 \
+	acl += ((v)&PW_V_ACL) != 0;
+static void counts(void)
 {
+	int rules = 0, cuda = 0, hip = 0, acl = 0;
+	PW_RULES(COUNT)
+	printf("rules %d\ncuda %d\nhip %d\nacl %d\nwords %d\n", rules, cuda, hip, acl,
+	       (int)(sizeof cites / sizeof cites[0]));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "counts")) {
+		counts();
+		return 0;
+	}
 	PW_RULES(ROW)
 	return 0;
 }
