@@ -1234,8 +1234,10 @@ static void vendor_words(void **state)
 			if (!((pw_rules[r].vendors >> v) & 1))
 				continue;
 			const struct pw_rule_cite *c = pw_rule_cite(r, v);
-			if (!c)
+			if (!c) {
 				fail_msg("%s: no words for %s (rules_cites.h)", pw_rules[r].id, vname[v]);
+				continue;
+			}
 			pairs++;
 			const char *what[] = {c->document, c->quote, c->url, c->runtime, c->fix};
 			static const char *const field[] = {"document", "quote", "url", "runtime", "fix"};
