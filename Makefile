@@ -207,9 +207,10 @@ demo: deps
 	@scripts/demo.sh $(BUILD)
 
 # docs/hooks.md, docs/rules.md, the member tables of docs/trace-format.md,
-# docs/trace.schema.json and the option lists of README.md and
-# docs/peerwatch.1 are generated from the hook, rule, trace-format and option
-# tables; make test checks they are current.
+# docs/trace.schema.json, the option lists of README.md and docs/peerwatch.1
+# and the rule counts of README.md and the man pages are generated from the
+# hook, rule, trace-format and option tables; make test checks they are
+# current.
 docs: test-build
 	scripts/gen-hooks-doc.sh > docs/hooks.md
 	scripts/gen-rules-doc.sh $(BUILD) > docs/rules.md
@@ -217,6 +218,9 @@ docs: test-build
 	scripts/gen-trace-doc.sh schema > docs/trace.schema.json
 	scripts/gen-options-doc.sh readme > $(BUILD)/README.md && mv $(BUILD)/README.md README.md
 	scripts/gen-options-doc.sh man > $(BUILD)/peerwatch.1 && mv $(BUILD)/peerwatch.1 docs/peerwatch.1
+	scripts/gen-counts-doc.sh readme > $(BUILD)/README.md && mv $(BUILD)/README.md README.md
+	for m in docs/peerwatch.1 docs/peerwatch-analyze.1; do \
+		scripts/gen-counts-doc.sh man $$m > $(BUILD)/counts.1 && mv $(BUILD)/counts.1 $$m || exit 1; done
 
 # Lint: formatting (checked, not applied), cppcheck, clang-tidy.  tests/gpu
 # needs the CUDA SDK's headers and is left to nvcc's own warnings.

@@ -1,25 +1,29 @@
 /*
- * Prints the rule catalog (include/peerwatch/rules_table.h) as markdown;
+ * Prints the rule catalog (include/peerwatch/rules_table.h) as markdown,
+ * each vendor's contract, runtime and fix from rules_cites.h;
  * scripts/gen-rules-doc.sh adds an example report to each rule.
  */
 #include <ctype.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "peerwatch/rules_cites.h"
 #include "peerwatch/rules_table.h"
 
-/* Each vendor's contract of a rule: its document, the sentence, the page. */
+/* Each vendor's words of a rule: its document, the sentence, the page,
+ * what its runtime does, the fix. */
 struct cite {
 	int rule;
 	unsigned vendors;
-	const char *doc, *quote, *url;
+	const char *doc, *quote, *url, *runtime, *fix;
 };
-#define PW_DOC_RULE_ENUM(name, id, s, v, ops, source, runtime, summary, advice) DOC_RULE_##name,
+#define PW_DOC_RULE_ENUM(name, id, s, v, ops, source, summary) DOC_RULE_##name,
 enum { PW_RULES(PW_DOC_RULE_ENUM) DOC_RULE_COUNT };
-#define CITE(name, v, doc, quote, url) {DOC_RULE_##name, v, doc, quote, url},
+#define CITE(name, v, doc, quote, url, runtime, fix) {DOC_RULE_##name, v, doc, quote, url, runtime, fix},
 static const struct cite cites[] = {PW_RULE_CITES(CITE)};
 
-static void contracts(int rule)
+/* Each vendor's contract, runtime and fix rows, in the vendors' order. */
+static void vendor_words(int rule)
 {
 	static const struct {
 		unsigned bit;
@@ -32,7 +36,8 @@ static void contracts(int rule)
 				       cites[c].quote);
 				if (*cites[c].url)
 					printf(" ([reference](%s))", cites[c].url);
-				printf(" |\n");
+				printf(" |\n| runtime (%s) | %s |\n| fix (%s) | %s |\n", all[i].name,
+				       cites[c].runtime, all[i].name, cites[c].fix);
 			}
 }
 
@@ -75,7 +80,7 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 			n += (size_t)snprintf(out + n, len - n, "%s`%s`", n ? ", " : "", pw_op_name(k));
 }
 
-#define ROW(name, id, s, v, ops, source, runtime, summary, advice)                                        \
+#define ROW(name, id, s, v, ops, source, summary)                                                         \
 	do {                                                                                              \
 		char vs[32], ss[96];                                                                      \
 		vendors(v, vs, sizeof vs);                                                                \
@@ -85,13 +90,33 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
 		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
 		printf("| calls | %s |\n| documents | %s |\n", os, source);                               \
-		contracts(DOC_RULE_##name);                                                               \
-		printf("| runtime | %s |\n| fix | %s |\n\n", runtime, advice);                            \
+		vendor_words(DOC_RULE_##name);                                                            \
+		printf("\n");                                                                             \
 		printf("<!-- example %s -->\n\n", id);                                                    \
 	} while (0);
 
-int main(void)
+/* rules-doc counts: how many rules, how many apply to each vendor, and how
+ * many vendors' words there are (scripts/gen-counts-doc.sh puts them in the
+ * README and the man pages). */
+#define COUNT(name, id, s, v, ops, source, summary) \
+	rules++;                                    \
+	cuda += ((v)&PW_V_CUDA) != 0;               \
+	hip += ((v)&PW_V_HIP) != 0;                 \
+	acl += ((v)&PW_V_ACL) != 0;
+static void counts(void)
 {
+	int rules = 0, cuda = 0, hip = 0, acl = 0;
+	PW_RULES(COUNT)
+	printf("rules %d\ncuda %d\nhip %d\nacl %d\nwords %d\n", rules, cuda, hip, acl,
+	       (int)(sizeof cites / sizeof cites[0]));
+}
+
+int main(int argc, char **argv)
+{
+	if (argc > 1 && !strcmp(argv[1], "counts")) {
+		counts();
+		return 0;
+	}
 	PW_RULES(ROW)
 	return 0;
 }

@@ -138,6 +138,13 @@ docs-test: test-build
 	@scripts/gen-options-doc.sh man | cmp -s - docs/peerwatch.1 && \
 		echo "docs: docs/peerwatch.1's option list matches preload/core/options.c" || \
 		{ echo "docs: docs/peerwatch.1's option list is out of date: run make docs"; exit 1; }
+	@scripts/gen-counts-doc.sh readme | cmp -s - README.md && \
+		echo "docs: README.md's rule count matches include/peerwatch/rules_table.h" || \
+		{ echo "docs: README.md's rule count is out of date: run make docs"; exit 1; }
+	@for m in docs/peerwatch.1 docs/peerwatch-analyze.1; do \
+		scripts/gen-counts-doc.sh man $$m | cmp -s - $$m && \
+		echo "docs: $$m's rule counts match include/peerwatch/rules_table.h" || \
+		{ echo "docs: $$m's rule counts are out of date: run make docs"; exit 1; }; done
 	@scripts/gen-trace-doc.sh md | cmp -s - docs/trace-format.md && \
 		echo "docs: docs/trace-format.md's member tables match include/peerwatch/trace_format.h" || \
 		{ echo "docs: docs/trace-format.md is out of date: run make docs"; exit 1; }

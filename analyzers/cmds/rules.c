@@ -40,21 +40,21 @@ static void print_text(const struct vec *v)
 	if (v->len)
 		table_print(&t, stdout, "");
 	printf("\nonline: the preload checks it at the call; offline: peerwatch-analyze derives it from the\n"
-	       "trace (ipc, check, violations).  --json adds each rule's documents, each vendor's contract\n"
-	       "(the sentence and its reference page), the runtime's behaviour and the advice.\n");
+	       "trace (ipc, check, violations).  --json adds each rule's documents and, for each vendor,\n"
+	       "its contract (the sentence and its reference page), what its runtime does and the fix.\n");
 	table_free(&t);
 	if (catalog_has_table())
-		printf("\ncontracts, each in its vendor's own words:\n");
+		printf("\ncontracts, what the runtime does and the fix, each in its vendor's own words:\n");
 	for (size_t i = 0; i < catalog_ncites(); i++) {
 		struct rule_cite c;
 		catalog_cite(i, &c);
 		const char *vend = c.vendors & RULE_V_CUDA ? "cuda" : c.vendors & RULE_V_HIP ? "hip" : "acl";
-		printf("  %s (%s): %s: \"%s\"%s%s\n", c.rule, vend, c.document, c.quote, *c.url ? " " : "",
-		       c.url);
+		printf("  %s (%s): %s: \"%s\"%s%s\n    runtime: %s\n    fix: %s\n", c.rule, vend, c.document,
+		       c.quote, *c.url ? " " : "", c.url, c.runtime, c.fix);
 	}
 }
 
-/* The contracts of the rule with this id: [{vendor, document, quote, url}]. */
+/* Each vendor's words of the rule with this id: [{vendor, document, quote, url, runtime, fix}]. */
 static json_t *contracts_json(const char *id)
 {
 	json_t *a = json_array();
@@ -75,6 +75,8 @@ static json_t *contracts_json(const char *id)
 			json_object_set_new(j, "document", json_string(c.document));
 			json_object_set_new(j, "quote", json_string(c.quote));
 			json_object_set_new(j, "url", *c.url ? json_string(c.url) : json_null());
+			json_object_set_new(j, "runtime", json_string(c.runtime));
+			json_object_set_new(j, "fix", json_string(c.fix));
 			json_array_append_new(a, j);
 		}
 	}
@@ -106,8 +108,6 @@ static void print_json(const struct vec *v)
 		json_object_set_new(j, "summary", str_or_null(r->summary));
 		json_object_set_new(j, "source", str_or_null(r->source));
 		json_object_set_new(j, "contract", contracts_json(r->id));
-		json_object_set_new(j, "runtime", str_or_null(r->runtime));
-		json_object_set_new(j, "advice", str_or_null(r->advice));
 		json_array_append_new(arr, j);
 	}
 	json_object_set_new(doc, "rules", arr);

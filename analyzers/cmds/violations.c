@@ -44,9 +44,12 @@ static void print_one(const struct finding *fd, const struct pw_input *in, struc
 	if (fd->seq)
 		printf(", event %llu", (unsigned long long)fd->seq);
 	printf("%s\n", fd->derived ? " (derived from the trace by the analyzer)" : "");
-	const char *doc, *quote, *url;
-	if (an_rule_contract(fd->rule, fd->api, &doc, &quote, &url))
-		printf("    contract: %s: \"%s\"%s%s\n", doc, quote, *url ? "\n              " : "", url);
+	struct rule_cite w; /* in the finding's own vendor's words */
+	if (an_rule_words(fd->rule, fd->vendor, &w)) {
+		printf("    contract: %s: \"%s\"%s%s\n", w.document, w.quote,
+		       *w.url ? "\n              " : "", w.url);
+		printf("    runtime:  %s\n    fix:      %s\n", w.runtime, w.fix);
+	}
 	if (fd->nstack)
 		print_stack(fd, f, sym);
 	else
@@ -78,14 +81,19 @@ int cmd_violations(const struct pw_opts *o)
 			for (size_t i = 0; i < fs.list.len; i++) {
 				const struct finding *fd = vec_at(&fs.list, i);
 				json_t *j = finding_json(fd, &in, sym), *c = json_null();
-				const char *document, *quote, *url;
-				if (an_rule_contract(fd->rule, fd->api, &document, &quote, &url)) {
+				struct rule_cite w;
+				bool known = an_rule_words(fd->rule, fd->vendor, &w);
+				if (known) {
 					c = json_object();
-					json_object_set_new(c, "document", json_string(document));
-					json_object_set_new(c, "quote", json_string(quote));
-					json_object_set_new(c, "url", *url ? json_string(url) : json_null());
+					json_object_set_new(c, "document", json_string(w.document));
+					json_object_set_new(c, "quote", json_string(w.quote));
+					json_object_set_new(c, "url",
+					                    *w.url ? json_string(w.url) : json_null());
 				}
 				json_object_set_new(j, "contract", c);
+				json_object_set_new(j, "runtime",
+				                    known ? json_string(w.runtime) : json_null());
+				json_object_set_new(j, "fix", known ? json_string(w.fix) : json_null());
 				json_array_append_new(arr, j);
 			}
 			json_object_set_new(doc, "findings", arr);

@@ -28,15 +28,14 @@ static const char *table_sev(int s)
 	                                 : "unknown";
 }
 
-#define ROW(name, id, sev, vendors, ops, source, runtime, summary, advice) \
-	{id, NULL, source, runtime, summary, advice, vendors, true, false, sev},
-static const struct rule_row catalog[] = {
-    PW_RULES(ROW){NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
+#define ROW(name, id, sev, vendors, ops, source, summary) \
+	{id, NULL, source, summary, vendors, true, false, sev},
+static const struct rule_row catalog[] = {PW_RULES(ROW){NULL, NULL, NULL, NULL, 0, false, false, 0}};
 #undef ROW
 
-/* Each vendor's contract of a rule (rules_cites.h), by the rule's id. */
-#define RULE_ID(name, id, sev, vendors, ops, source, runtime, summary, advice) [CITE_##name] = id,
-#define RULE_ENUM(name, id, sev, vendors, ops, source, runtime, summary, advice) CITE_##name,
+/* Each vendor's words of a rule (rules_cites.h), by the rule's id. */
+#define RULE_ID(name, id, sev, vendors, ops, source, summary) [CITE_##name] = id,
+#define RULE_ENUM(name, id, sev, vendors, ops, source, summary) CITE_##name,
 enum { PW_RULES(RULE_ENUM) CITE_COUNT };
 static const char *const cite_rule[] = {PW_RULES(RULE_ID)};
 #undef RULE_ID
@@ -44,14 +43,14 @@ static const char *const cite_rule[] = {PW_RULES(RULE_ID)};
 static const struct {
 	int rule;
 	unsigned vendors;
-	const char *document, *quote, *url;
+	const char *document, *quote, *url, *runtime, *fix;
 } cites[] = {
-#define CITE(name, v, doc, quote, url) {CITE_##name, v, doc, quote, url},
+#define CITE(name, v, doc, quote, url, runtime, fix) {CITE_##name, v, doc, quote, url, runtime, fix},
     PW_RULE_CITES(CITE)
 #undef CITE
 };
 #else
-static const struct rule_row catalog[] = {{NULL, NULL, NULL, NULL, NULL, NULL, 0, false, false, 0}};
+static const struct rule_row catalog[] = {{NULL, NULL, NULL, NULL, 0, false, false, 0}};
 static const char *table_sev(int s)
 {
 	(void)s;
@@ -80,36 +79,37 @@ size_t catalog_ncites(void)
 void catalog_cite(size_t i, struct rule_cite *c)
 {
 #ifdef HAVE_RULES_TABLE
-	*c = (struct rule_cite){cite_rule[cites[i].rule], cites[i].vendors, cites[i].document, cites[i].quote,
-	                        cites[i].url};
+	*c = (struct rule_cite){
+	    cite_rule[cites[i].rule], cites[i].vendors, cites[i].document, cites[i].quote, cites[i].url,
+	    cites[i].runtime,         cites[i].fix};
 #else
 	(void)i;
-	*c = (struct rule_cite){NULL, 0, NULL, NULL, NULL};
+	*c = (struct rule_cite){NULL, 0, NULL, NULL, NULL, NULL, NULL};
 #endif
 }
 
-bool an_rule_contract(const char *id, const char *api, const char **document, const char **quote,
-                      const char **url)
+const char *catalog_vendor_of_api(const char *api)
 {
-#ifdef HAVE_RULES_TABLE
-	unsigned want = !api                      ? 0
-	                : !strncmp(api, "hip", 3) ? RULE_V_HIP
-	                : !strncmp(api, "acl", 3) ? RULE_V_ACL
-	                : !strncmp(api, "cu", 2)  ? RULE_V_CUDA
+	return !api                      ? NULL
+	       : !strncmp(api, "hip", 3) ? "hip"
+	       : !strncmp(api, "acl", 3) ? "acl"
+	       : !strncmp(api, "cu", 2)  ? "cuda"
+	                                 : NULL;
+}
+
+bool an_rule_words(const char *id, const char *vendor, struct rule_cite *c)
+{
+	unsigned want = !vendor                   ? 0
+	                : !strcmp(vendor, "hip")  ? RULE_V_HIP
+	                : !strcmp(vendor, "acl")  ? RULE_V_ACL
+	                : !strcmp(vendor, "cuda") ? RULE_V_CUDA
 	                                          : 0;
-	for (size_t i = 0; want && i < sizeof cites / sizeof *cites; i++) {
-		if (!(cites[i].vendors & want) || strcmp(cite_rule[cites[i].rule], id))
-			continue;
-		*document = cites[i].document;
-		*quote = cites[i].quote;
-		*url = cites[i].url;
-		return true;
+	for (size_t i = 0; want && id && i < catalog_ncites(); i++) {
+		catalog_cite(i, c);
+		if ((c->vendors & want) && !strcmp(c->rule, id))
+			return true;
 	}
-#else
-	(void)id;
-	(void)api;
-#endif
-	*document = *quote = *url = NULL;
+	*c = (struct rule_cite){NULL, 0, NULL, NULL, NULL, NULL, NULL};
 	return false;
 }
 
@@ -147,7 +147,7 @@ struct vec catalog_rules(void)
 	return v;
 }
 
-bool rule_describe(const char *id, struct rule_desc *d)
+bool rule_describe(const char *id, const char *vendor, struct rule_desc *d)
 {
 	struct vec v = catalog_rules();
 	bool found = false;
@@ -156,14 +156,13 @@ bool rule_describe(const char *id, struct rule_desc *d)
 		if (strcmp(r->id, id))
 			continue;
 		found = true;
-		*d = (struct rule_desc){r->severity,
-		                        r->summary,
-		                        r->source,
-		                        r->runtime,
-		                        r->advice,
-		                        (r->vendors & RULE_V_CUDA) != 0,
-		                        (r->vendors & RULE_V_HIP) != 0,
-		                        (r->vendors & RULE_V_ACL) != 0};
+		*d = (struct rule_desc){.severity = r->severity,
+		                        .summary = r->summary,
+		                        .source = r->source,
+		                        .cuda = (r->vendors & RULE_V_CUDA) != 0,
+		                        .hip = (r->vendors & RULE_V_HIP) != 0,
+		                        .acl = (r->vendors & RULE_V_ACL) != 0};
+		d->has_words = an_rule_words(id, vendor, &d->words);
 	}
 	vec_free(&v);
 	return found;

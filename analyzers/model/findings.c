@@ -6,6 +6,7 @@
 
 #include "base/opts.h"
 #include "base/show.h"
+#include "model/catalog.h"
 #include "model/findings.h"
 #include "model/ipclife.h"
 #include "model/procs.h"
@@ -106,6 +107,11 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 	fd->message = xstrdup(ev->message);
 	fd->sev = sev_rank(ev->severity);
 	fd->api = ev->api ? xstrdup(ev->api) : NULL; /* replaced by the call's, with its variant */
+	/* the violation's vendor; a trace from before violations had one: the api's */
+	snprintf(fd->vendor, sizeof fd->vendor, "%s",
+	         ev->vendor                       ? ev->vendor
+	         : catalog_vendor_of_api(ev->api) ? catalog_vendor_of_api(ev->api)
+	                                          : "");
 	if (ev->nstack) {
 		fd->stack = xcalloc(ev->nstack, sizeof *fd->stack);
 		memcpy(fd->stack, ev->stack, ev->nstack * sizeof *fd->stack);
@@ -171,6 +177,8 @@ void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const
 	fd->call = call;
 	fd->has_call = true;
 	fd->api = api ? xstrdup(api) : NULL;
+	const char *vendor = catalog_vendor_of_api(api);
+	snprintf(fd->vendor, sizeof fd->vendor, "%s", vendor ? vendor : "");
 	fd->rule = xstrdup(rule);
 	fd->severity = xstrdup(sev_name(sev));
 	fd->sev = sev;

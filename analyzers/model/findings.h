@@ -17,11 +17,12 @@
 #include "read/reader.h"
 
 struct finding {
-	size_t file;   /* index in the input's files */
-	uint64_t seq;  /* the violation event's own seq; 0 for a derived one */
-	uint64_t call; /* seq of the call it is about, when has_call */
-	bool has_call; /* false: a finding made outside any call (at exit) */
-	char *api;     /* that call's api+variant, NULL when not in the trace */
+	size_t file;    /* index in the input's files */
+	uint64_t seq;   /* the violation event's own seq; 0 for a derived one */
+	uint64_t call;  /* seq of the call it is about, when has_call */
+	bool has_call;  /* false: a finding made outside any call (at exit) */
+	char *api;      /* that call's api+variant, NULL when not in the trace */
+	char vendor[8]; /* "cuda", "hip", "acl": whose words describe it; "" when unknown */
 	char *rule, *severity, *message;
 	enum sev sev;
 	uint64_t *stack;

@@ -64,7 +64,7 @@ static char *finding_body(const struct finding *fd, const struct pw_file *f, str
                           const struct place *p, const char *root)
 {
 	struct rule_desc d;
-	bool known = rule_describe(fd->rule, &d);
+	bool known = rule_describe(fd->rule, fd->vendor, &d);
 	char *where = where_text(fd, f);
 	size_t cap = 1024;
 	char *b = xmalloc(cap);
@@ -86,10 +86,11 @@ static char *finding_body(const struct finding *fd, const struct pw_file *f, str
 	ADD("in %s%s\n", where, fd->derived ? " (derived from the trace by the analyzer)" : "");
 	if (p->line > 0)
 		ADD("at %s:%d\n", shown_path(p->path, root), p->line);
-	if (known && d.source)
+	if (known && d.has_words) /* in the finding's own vendor's words */
+		ADD("contract: %s: \"%s\"\nruntime: %s\nfix: %s\n", d.words.document, d.words.quote,
+		    d.words.runtime, d.words.fix);
+	else if (known && d.source)
 		ADD("contract: %s\n", d.source);
-	if (known && d.advice)
-		ADD("fix: %s\n", d.advice);
 	for (size_t i = 0; i < fd->nstack; i++) {
 		struct sym_frame fr;
 		sym_lookup(sym, &f->modules, fd->stack[i], &fr);

@@ -124,19 +124,22 @@ static json_t *stack_frame(struct symbolizer *sym, const struct pw_file *f, uint
 static json_t *rule_descriptor(const char *id, const struct finding *first)
 {
 	struct rule_desc d;
-	bool known = rule_describe(id, &d);
+	bool known = rule_describe(id, first->vendor, &d); /* in the words of its first finding's vendor */
 	json_t *r = json_object(), *conf = json_object(), *props = json_object(), *tags = json_array();
 	json_object_set_new(r, "id", json_text(id));
 	json_object_set_new(r, "shortDescription", text_msg(known && d.summary ? d.summary : id));
-	if (known && (d.source || d.runtime)) {
-		char *full = xasprintf("%s%s%s%s%s", d.source ? "Contract: " : "", d.source ? d.source : "",
-		                       d.source && d.runtime ? " " : "", d.runtime ? "Runtime: " : "",
-		                       d.runtime ? d.runtime : "");
+	if (known && d.has_words) {
+		char *full = xasprintf("Contract: %s: \"%s\" Runtime: %s", d.words.document, d.words.quote,
+		                       d.words.runtime);
+		json_object_set_new(r, "fullDescription", text_msg(full));
+		free(full);
+	} else if (known && d.source) {
+		char *full = xasprintf("Contract: %s", d.source);
 		json_object_set_new(r, "fullDescription", text_msg(full));
 		free(full);
 	}
-	if (known && d.advice) {
-		char *help = xasprintf("Fix: %s", d.advice);
+	if (known && d.has_words) {
+		char *help = xasprintf("Fix: %s", d.words.fix);
 		json_object_set_new(r, "help", text_msg(help));
 		free(help);
 	}

@@ -219,7 +219,8 @@ static int violation_fields(struct ctx *c, struct pw_event *ev)
 	ev->has_time = t && tid;
 	/* the call's api and op, which an enforce-mode trace has nowhere else; a
 	 * trace from before violations had "op": the op of the api */
-	if (get_str_null(c, "api", &ev->api, true) || get_str_null(c, "op", &ev->op, true))
+	if (get_str_null(c, "api", &ev->api, true) || get_str_null(c, "op", &ev->op, true) ||
+	    get_str_null(c, "vendor", &ev->vendor, true))
 		return -1;
 	if (!ev->op && ev->api)
 		ev->op = pw_op_of_api(ev->api);

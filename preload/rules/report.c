@@ -291,19 +291,20 @@ static void print_report(int rule, const struct pw_op *op, const char *msg, cons
 	    op->api);
 	pw_escape(text, sizeof text, msg, strlen(msg));
 	PUT("==%d==   %s\n", pid, text);
-	/* the contract in the finding's own vendor's words (an ACL finding
-	 * quotes ACL's document), else the catalog's list of documents */
+	/* contract, runtime and fix in the finding's own vendor's words (an
+	 * ACL finding quotes ACL's document, names ACL's codes and calls);
+	 * test_rules.c holds every vendor of a rule to having them */
 	const struct pw_rule_cite *cite = pw_rule_cite(rule, op->vendor);
 	if (cite) {
 		PUT("==%d==   contract: %s:\n==%d==             \"%s\"\n", pid, cite->document, pid,
 		    cite->quote);
 		if (cite->url[0])
 			PUT("==%d==             %s\n", pid, cite->url);
+		PUT("==%d==   runtime:  %s\n", pid, cite->runtime);
+		PUT("==%d==   fix:      %s\n", pid, cite->fix);
 	} else {
 		PUT("==%d==   contract: %s\n", pid, r->source);
 	}
-	PUT("==%d==   runtime:  %s\n", pid, r->runtime);
-	PUT("==%d==   fix:      %s\n", pid, r->advice);
 	struct pw_srcline src;
 	bool lines = n > 0 && !at_exit && pw_srcline_begin(&src);
 	for (int i = 0; i < n; i++) {

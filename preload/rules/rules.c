@@ -6,21 +6,25 @@
 #include "peerwatch/rules_cites.h"
 #include "rules/rules.h"
 
-#define PW_RULE_INFO(name, id_, sev, vendors_, ops_, source_, runtime_, summary_, advice_) \
-	[PW_RULE_##name] = {.id = id_,                                                     \
-	                    .severity = sev,                                               \
-	                    .vendors = vendors_,                                           \
-	                    .ops = ops_,                                                   \
-	                    .source = source_,                                             \
-	                    .runtime = runtime_,                                           \
-	                    .summary = summary_,                                           \
-	                    .advice = advice_,                                             \
+#define PW_RULE_INFO(name, id_, sev, vendors_, ops_, source_, summary_) \
+	[PW_RULE_##name] = {.id = id_,                                  \
+	                    .severity = sev,                            \
+	                    .vendors = vendors_,                        \
+	                    .ops = ops_,                                \
+	                    .source = source_,                          \
+	                    .summary = summary_,                        \
 	                    .check = pw_rule_##name},
 
 const struct pw_rule_info pw_rules[PW_RULE_COUNT] = {PW_RULES(PW_RULE_INFO)};
 
-#define PW_RULE_CITE(name, v, doc, quote_, url_) \
-	{.rule = PW_RULE_##name, .vendors = v, .document = doc, .quote = quote_, .url = url_},
+#define PW_RULE_CITE(name, v, doc, quote_, url_, runtime_, fix_) \
+	{.rule = PW_RULE_##name,                                 \
+	 .vendors = v,                                           \
+	 .document = doc,                                        \
+	 .quote = quote_,                                        \
+	 .url = url_,                                            \
+	 .runtime = runtime_,                                    \
+	 .fix = fix_},
 const struct pw_rule_cite pw_rule_cites[] = {PW_RULE_CITES(PW_RULE_CITE)};
 const int pw_rule_ncites = (int)(sizeof pw_rule_cites / sizeof pw_rule_cites[0]);
 

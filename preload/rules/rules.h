@@ -20,20 +20,21 @@ struct pw_rule_info {
 	const char *id;
 	int severity; /* PW_SEV_* */
 	unsigned vendors;
-	uint64_t ops; /* the ops it looks at: PW_OPBIT set */
-	const char *source, *runtime, *summary, *advice;
+	uint64_t ops;                 /* the ops it looks at: PW_OPBIT set */
+	const char *source, *summary; /* the documents, and what breaks the contract */
 	pw_rule_fn check;
 };
 
 extern const struct pw_rule_info pw_rules[PW_RULE_COUNT];
 
-/* Where a rule's contract is written for one vendor (rules_cites.h). */
+/* A rule's words for one vendor (rules_cites.h): where its contract is
+ * written, what that vendor's runtime does when it is broken, the fix. */
 struct pw_rule_cite {
 	int rule;         /* PW_RULE_* */
 	unsigned vendors; /* PW_V_* */
-	const char *document, *quote, *url;
+	const char *document, *quote, *url, *runtime, *fix;
 };
-/* The contract of rule for vendor (PW_VENDOR_*), or NULL if it has none. */
+/* The words of rule for vendor (PW_VENDOR_*), or NULL if it has none. */
 const struct pw_rule_cite *pw_rule_cite(int rule, int vendor);
 /* Every cite, and how many. */
 extern const struct pw_rule_cite pw_rule_cites[];
@@ -41,7 +42,7 @@ extern const int pw_rule_ncites;
 
 #define PW_RULE_FN(name) \
 	bool pw_rule_##name(const struct pw_state *s, const struct pw_op *op, char *msg, size_t len)
-#define PW_RULE_DECL(name, id, sev, vendors, ops, source, runtime, summary, advice) PW_RULE_FN(name);
+#define PW_RULE_DECL(name, id, sev, vendors, ops, source, summary) PW_RULE_FN(name);
 PW_RULES(PW_RULE_DECL)
 
 /* A device ordinal the call names that the process does not have (op->ndev

@@ -89,7 +89,9 @@ static const char *what(const struct pw_op *op, char *buf, size_t len)
 		return buf;
 	}
 	if (m->known && m->pool)
-		return "stream-ordered pool memory (cuMemAllocAsync), not managed memory";
+		return op->vendor == PW_VENDOR_CUDA
+		           ? "stream-ordered pool memory (cuMemAllocAsync), not managed memory"
+		           : "stream-ordered pool memory, not managed memory";
 	if (m->known && m->host)
 		return "page-locked host memory, not managed memory";
 	if (m->known)
@@ -151,9 +153,9 @@ static void say_bad_device(const struct pw_op *op, const char *verb, char *msg, 
 	if (op->loc_struct && op->loc_id == -1)
 		snprintf(msg, len,
 		         "%s %s {device, -1}: -1 names the CPU only as a plain device number "
-		         "(CU_DEVICE_CPU, cudaCpuDeviceId, hipCpuDeviceId); in a location it is no device, "
-		         "and the host is {host, 0}",
-		         op->api, verb);
+		         "(%s); in a location it is no device, and the host is {host, 0}",
+		         op->api, verb,
+		         op->vendor == PW_VENDOR_CUDA ? "CU_DEVICE_CPU, cudaCpuDeviceId" : "hipCpuDeviceId");
 	else
 		snprintf(msg, len, "%s %s %s, but the process has %d device%s", op->api, verb,
 		         loc_str(op, l, sizeof l), op->ndev, op->ndev == 1 ? "" : "s");

@@ -13,6 +13,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-acl.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/words.sh"
 export PEERWATCH_RUN_ID="acl-test-$$"
 
 jqt() { jq -e "$@" >/dev/null 2>&1; }
@@ -40,6 +41,7 @@ while read -r name rule envs; do
 	else
 		check "$name: exactly $rule (got: ${got:-none})" [ "$got" = "$rule " ]
 		check "$name: reported on stderr in ACL terms" grep -q "peerwatch: [a-z]*: $rule in acl" "$d/err"
+		words_own "$d" acl "$name"
 	fi
 	check "$name: every event is an ACL one" \
 		jqt -s 'all(.[] | select(.type=="call"); .vendor=="acl")' "$(trace_of "$d")"

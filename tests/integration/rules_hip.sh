@@ -41,6 +41,7 @@ export LD_LIBRARY_PATH="$(dirname "$S6")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-rules-hip.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
 . "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/words.sh"
 export PEERWATCH_RUN_ID="rules-hip-test-$$"
 
 jqt() { jq -e "$@" >/dev/null 2>&1; }
@@ -217,6 +218,7 @@ for rule in $("$V" list); do
 	check "$rule (HIP): a program breaking it once gets exactly that finding (got: ${got:-none})" [ "$got" = "${rule%%/*} " ]
 	check "$rule (HIP): the finding names a hip call" \
 		bash -c 'cat "$1"/trace/*.pw.jsonl | jq -e -s "any(.[]; .type==\"violation\" and .vendor==\"hip\" and ((.api|startswith(\"hip\")) or .api==\"exit\"))" >/dev/null' _ "$d"
+	words_own "$d" hip "$rule (HIP)"
 	g="$WORK/$rule-good"
 	mkdir -p "$g"
 	if ! env $(env_for "$rule") "$PW" -q -o "$g/trace" --mode warn -- "$V" "$rule" good >"$g/out" 2>"$g/err"; then

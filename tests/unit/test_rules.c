@@ -1296,6 +1296,80 @@ static void count(void *arg, int rule, const char *msg)
 	(*(int *)arg)++;
 }
 
+/* The first of another vendor's tokens in s, or NULL: for HIP and ACL,
+ * CUDA's API and type names, error codes, numbers and variables; for ACL
+ * also the word CUDA and HIP's names.  (HIP's managed.attach.portability
+ * says what CUDA would refuse: the word alone is allowed in HIP's words.) */
+static const char *foreign_token(int vendor, const char *s)
+{
+	static const char *const cuda[] = {
+	    "cuda",     "CUDA_", "CUDA 2",   "CU_",     "CUcontext", "CUdevice", "CUmem", "cuCtx", "cuMem",
+	    "cuDevice", "cuIpc", "cuStream", "cuEvent", "cuPointer", "217",      "711",   "709"};
+	static const char *const not_acl[] = {"CUDA",   "HIP",       "hipError", "hipDevice", "hipMem",
+	                                      "hipIpc", "hipMalloc", "hipFree",  "hipEvent",  "hipStream"};
+	static const char *const not_hip[] = {"aclrt", "ACL_"};
+	if (vendor == PW_VENDOR_CUDA)
+		return NULL;
+	for (size_t i = 0; i < sizeof cuda / sizeof *cuda; i++)
+		if (strstr(s, cuda[i]))
+			return cuda[i];
+	if (vendor == PW_VENDOR_ACL) {
+		for (size_t i = 0; i < sizeof not_acl / sizeof *not_acl; i++)
+			if (strstr(s, not_acl[i]))
+				return not_acl[i];
+	} else {
+		for (size_t i = 0; i < sizeof not_hip / sizeof *not_hip; i++)
+			if (strstr(s, not_hip[i]))
+				return not_hip[i];
+	}
+	return NULL;
+}
+
+/* Every (rule, vendor) pair of a rule's vendor mask has its words, all of
+ * them: document, sentence, page, runtime and fix; HIP's and ACL's name
+ * none of another vendor's calls, codes or variables; a quote does not
+ * speak of peerwatch (its notes go in the document, outside the quotes). */
+static void vendor_words(void **state)
+{
+	(void)state;
+	static const char *const vname[] = {"CUDA", "HIP", "ACL"};
+	int pairs = 0;
+	for (int r = 0; r < PW_RULE_COUNT; r++)
+		for (int v = 0; v < PW_VENDOR_COUNT; v++) {
+			if (!((pw_rules[r].vendors >> v) & 1))
+				continue;
+			const struct pw_rule_cite *c = pw_rule_cite(r, v);
+			if (!c) {
+				fail_msg("%s: no words for %s (rules_cites.h)", pw_rules[r].id, vname[v]);
+				continue;
+			}
+			pairs++;
+			const char *what[] = {c->document, c->quote, c->url, c->runtime, c->fix};
+			static const char *const field[] = {"document", "quote", "url", "runtime", "fix"};
+			for (int f = 0; f < 5; f++) {
+				if (!what[f] || strlen(what[f]) < 3)
+					fail_msg("%s (%s): the %s is empty", pw_rules[r].id, vname[v],
+					         field[f]);
+				const char *t = foreign_token(v, what[f]);
+				if (t && f != 2)
+					fail_msg("%s (%s): its %s says \"%s\": \"%s\"", pw_rules[r].id,
+					         vname[v], field[f], t, what[f]);
+			}
+			if (strncmp(c->url, "https://", 8))
+				fail_msg("%s (%s): the page is no https address: \"%s\"", pw_rules[r].id,
+				         vname[v], c->url);
+			if (strstr(c->quote, "peerwatch"))
+				fail_msg("%s (%s): the quote speaks of peerwatch", pw_rules[r].id, vname[v]);
+		}
+	assert_true(pairs >= PW_RULE_COUNT);
+	/* the check itself: it finds what it looks for */
+	assert_non_null(foreign_token(PW_VENDOR_ACL, "rejects: CUDA 217"));
+	assert_non_null(foreign_token(PW_VENDOR_HIP, "use cudaGetDeviceCount"));
+	assert_non_null(foreign_token(PW_VENDOR_ACL, "hipErrorInvalidDevice"));
+	assert_null(foreign_token(PW_VENDOR_ACL, "ACL_ERROR_RT_INVALID_DEVICEID (107001)"));
+	assert_null(foreign_token(PW_VENDOR_HIP, "hipErrorInvalidDevice (101)"));
+}
+
 static void catalog_and_dispatch(void **state)
 {
 	(void)state;
@@ -1344,6 +1418,7 @@ static void catalog_and_dispatch(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(vendor_words),
 	    cmocka_unit_test_setup(peer_enable, setup),
 	    cmocka_unit_test_setup(vendor_truth, setup),
 	    cmocka_unit_test_setup(peer_unqueried, setup),
