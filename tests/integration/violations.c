@@ -1327,8 +1327,7 @@ int main(int argc, char **argv)
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {
 		fprintf(stderr,
 		        "usage: violations RULE[/CASE] bad|good | violations list | violations model WHAT | "
-		        "violations ctx-reuse | violations several
-");
+		        "violations ctx-reuse | violations several\n");
 		return 2;
 	}
 	for (size_t i = 0; i < sizeof scenarios / sizeof *scenarios; i++)
