@@ -8,6 +8,10 @@
 #   PW_ANALYZE_QUICK=1 the oracle reads the integration scenarios' traces all
 #                      together, not each scenario's alone too (for PW_ANALYZE
 #                      under the sanitizers: .ci/run)
+#   PW_ANALYZE_FAST=1  the golden outputs and checks.sh, checks_ci.sh and
+#                      checks_vendors.sh only, not checks_truth.sh (the
+#                      integration scenarios' traces, the oracle): make
+#                      check-fast, the loop of a change
 #
 # Scenarios (each run under build/bin/peerwatch against build/sim):
 #   calls     every hooked call, parent + IPC child (tests/integration/calls.c)
@@ -24,6 +28,7 @@
 # compared with its golden file; then specific properties, exit codes, and
 # malformed input.  Last line: "run.sh: N passed, M failed".
 set -u
+SECONDS=0
 B=$(cd "${1:-build}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -155,10 +160,25 @@ for cmd in summary check violations matrix ipc managed info ops; do
 done
 golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
 
+# How long each part took, as TAP comments (make test's logs).
+t_part=0
+took() { # PART
+	echo "# $1: $((SECONDS - t_part)) s"
+	t_part=$SECONDS
+}
+took "the traces and the golden outputs"
 . "$HERE/checks.sh"
+took checks.sh
 . "$HERE/checks_ci.sh"
+took checks_ci.sh
 . "$HERE/checks_vendors.sh"
-. "$HERE/checks_truth.sh"
+took checks_vendors.sh
+if [ "${PW_ANALYZE_FAST:-0}" = 1 ]; then
+	echo "# checks_truth.sh left out (PW_ANALYZE_FAST=1): the integration traces, the oracle"
+else
+	. "$HERE/checks_truth.sh"
+	took checks_truth.sh
+fi
 
 echo "run.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]
