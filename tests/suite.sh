@@ -1,0 +1,168 @@
+#!/bin/bash
+# make test's suites, side by side:
+#
+#   tests/suite.sh [-j N] [-n LABEL] BUILD_DIR SUITE...
+#
+# SUITE: tests/one.sh's names (make test T=list).  N suites run at a time
+# (default: one per CPU), each with its output in BUILD_DIR/test-logs/SUITE.log;
+# when a suite ends its log is printed whole, then one line:
+#
+#   == SUITE: ok|FAILED, N passed, N failed, N skipped, S s
+#
+# The longest go first, by their times in the last run (test-logs/times) or
+# the estimates below, so that no CPU waits at the end for one long suite;
+# a suite that reads what others write starts after them (analyze reads the
+# traces the integration suites keep) and those suites go first in turn.
+# Last, the failed suites' logs are named, and one line counts the checks
+# of all of them (tests/tally.sh reads each log):
+#
+#   LABEL: N passed, N failed, N skipped (M min S s)
+#
+# LABEL is "make test" unless -n says otherwise.  Exit status 1 if a check
+# or a suite failed.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+jobs=$(nproc 2>/dev/null || echo 2)
+label="make test"
+while getopts j:n: o; do
+	case $o in
+	j) jobs=$OPTARG ;;
+	n) label=$OPTARG ;;
+	*) exit 2 ;;
+	esac
+done
+shift $((OPTIND - 1))
+[ $# -ge 2 ] || { echo "usage: tests/suite.sh [-j N] [-n LABEL] BUILD_DIR SUITE..." >&2; exit 2; }
+B=$(cd "$1" && pwd) || exit 2
+shift
+logs="$B/test-logs"
+mkdir -p "$logs"
+
+# Seconds each takes on an idle 2-core machine, before a run has timed it.
+declare -A est=([fault]=420 [analyze]=300 [analyze-fast]=100 [rules]=60 [integration]=45 [rules_hip]=40
+	[packaging]=60 [unit]=30 [launchers]=30 [cudart]=25 [contract_table]=25 [mesh]=20 [managed]=15
+	[devices]=15 [latency]=15 [ipc_model]=15 [rules_acl]=15 [docs]=20 [deps]=10 [vmm]=10 [implicit]=10
+	[trace_keys]=10)
+if [ -f "$logs/times" ]; then
+	while read -r n s; do est[$n]=$s; done <"$logs/times"
+fi
+# The integration suites, whose traces the analyzer's suite reads
+# (tests/analyze/checks_truth.sh), kept under BUILD_DIR/traces/integration.
+producers=" $(sed -n 's/^integration suites: //p' < <("$here/one.sh" "$B" list)) "
+
+declare -A want=() needs=() prio=() state=() pidof=() began=()
+order=()
+for s in "$@"; do
+	[ -n "${want[$s]:-}" ] && continue
+	want[$s]=1
+	order+=("$s")
+done
+for s in "${order[@]}"; do
+	needs[$s]=
+	if [ "$s" = analyze ]; then
+		for p in $producers; do
+			[ -n "${want[$p]:-}" ] && needs[$s]+=" $p"
+		done
+		# this run's traces only, never an older build's
+		rm -rf "$B/traces/integration"
+	fi
+done
+# Priority: a suite's time and the longest chain of suites waiting on it.
+for s in "${order[@]}"; do prio[$s]=${est[$s]:-30}; done
+for s in "${order[@]}"; do
+	for p in ${needs[$s]}; do
+		t=$((${est[$p]:-30} + ${prio[$s]}))
+		[ "$t" -gt "${prio[$p]}" ] && prio[$p]=$t
+	done
+done
+
+start() { # SUITE
+	local s=$1
+	rm -f "$logs/$s.log"
+	if [ -n "${want[analyze]:-}" ] && [[ $producers == *" $s "* ]]; then
+		PW_KEEP_TRACES="$B/traces/integration" "$here/one.sh" "$B" "$s" >"$logs/$s.log" 2>&1 </dev/null &
+	else
+		"$here/one.sh" "$B" "$s" >"$logs/$s.log" 2>&1 </dev/null &
+	fi
+	pidof[$!]=$s
+	state[$s]=running
+	began[$s]=$EPOCHREALTIME
+	echo "== $s: started"
+}
+
+ready() { # the waiting suite to start next, if any
+	local s p best=
+	for s in "${order[@]}"; do
+		[ -z "${state[$s]:-}" ] || continue
+		for p in ${needs[$s]}; do
+			[ "${state[$p]:-}" = finished ] || continue 2
+		done
+		if [ -z "$best" ] || [ "${prio[$s]}" -gt "${prio[$best]}" ]; then best=$s; fi
+	done
+	echo "$best"
+}
+
+stop_all() {
+	local p
+	for p in "${!pidof[@]}"; do kill "$p" 2>/dev/null; done
+	echo "tests/suite.sh: stopped; the logs are in $logs" >&2
+	exit 130
+}
+trap stop_all INT TERM
+
+t0=$EPOCHREALTIME
+running=0
+P=0
+F=0
+S=0
+failed=()
+rm -f "$logs/times.new"
+while :; do
+	while [ "$running" -lt "$jobs" ]; do
+		s=$(ready)
+		[ -n "$s" ] || break
+		start "$s"
+		running=$((running + 1))
+	done
+	[ "$running" -gt 0 ] || break
+	pid=
+	wait -n -p pid
+	rc=$?
+	[ -n "$pid" ] || continue # not one of ours (a signal)
+	s=${pidof[$pid]}
+	unset "pidof[$pid]"
+	running=$((running - 1))
+	state[$s]=finished
+	took=$(awk -v a="${began[$s]}" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 0.5 }')
+	counts=$("$here/tally.sh" "$s" "$rc" "$logs/$s.log")
+	read -r p f k <<<"$counts"
+	P=$((P + p))
+	F=$((F + f))
+	S=$((S + k))
+	if [ "$rc" -eq 0 ] && [ "$f" -eq 0 ]; then
+		verdict=ok
+	else
+		verdict=FAILED
+		failed+=("$s")
+	fi
+	cat "$logs/$s.log"
+	[ "$rc" -eq 124 ] && verdict+=" (stopped at its time limit)"
+	echo "== $s: $verdict, $p passed, $f failed, $k skipped, $took s"
+	echo "$s $took" >>"$logs/times.new"
+done
+# The times of this run, and those of suites it did not run.
+if [ -f "$logs/times" ]; then
+	awk 'NR == FNR { seen[$1] = 1; print; next } !($1 in seen)' "$logs/times.new" "$logs/times" >"$logs/times.tmp"
+else
+	cp "$logs/times.new" "$logs/times.tmp"
+fi
+mv "$logs/times.tmp" "$logs/times"
+rm -f "$logs/times.new"
+
+all=$(awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 0.5 }')
+for s in "${failed[@]}"; do
+	echo "== failed: $s (log: $logs/$s.log)"
+done
+[ "${#failed[@]}" -gt 0 ] && [ "$F" -eq 0 ] && F=${#failed[@]}
+echo "$label: $P passed, $F failed, $S skipped ($((all / 60)) min $((all % 60)) s)"
+[ "$F" -eq 0 ] && [ "${#failed[@]}" -eq 0 ]
