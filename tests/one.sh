@@ -16,8 +16,13 @@
 #                             call-graph check, the generated docs, the
 #                             analyzer, the fault-injection suite, the
 #                             packaging tests, the GPU programs' compile
-#   analyze-fast              the analyzer's suite without the oracle and
-#                             the integration traces (PW_ANALYZE_FAST=1)
+#   analyze-fast analyze-truth
+#                             the analyzer's suite in two parts (make test
+#                             runs them side by side): its unit tests, the
+#                             golden outputs and every check but the
+#                             truth's; the truth's (tests/analyze/run.sh
+#                             PW_ANALYZE_PART), which reads the traces the
+#                             integration suites kept
 #   fault-races-1 fault-races-2 fault-others
 #                             the fault suite in three parts (make test
 #                             runs them side by side): half the exit races
@@ -32,7 +37,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 suites="integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
 targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test gpu-build:gpu-build-test"
-others="analyze-fast fault-races-1 fault-races-2 fault-others tally"
+others="analyze-fast analyze-truth fault-races-1 fault-races-2 fault-others tally"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in
 list)
@@ -43,7 +48,10 @@ list)
 	exit 0
 	;;
 analyze-fast)
-	PW_ANALYZE_FAST=1 exec make --no-print-directory -C "$root" BUILD="$B" analyze-test
+	PW_ANALYZE_PART=checks exec make --no-print-directory -C "$root" BUILD="$B" analyze-test
+	;;
+analyze-truth)
+	PW_ANALYZE_PART=truth exec "$here/timed.sh" 1800 "$here/analyze/run.sh" "$B"
 	;;
 fault-races-1 | fault-races-2 | fault-others)
 	case $T in

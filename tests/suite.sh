@@ -7,12 +7,13 @@
 # (default: one per CPU), each with its output in BUILD_DIR/test-logs/SUITE.log;
 # when a suite ends its log is printed whole, then one line:
 #
-#   == SUITE: ok|FAILED, N passed, N failed, N skipped, S s
+#   == SUITE: ok|FAILED, N passed, N failed, N skipped, S s (CPU S s)
 #
 # The longest go first, by their times in the last run (test-logs/times) or
 # the estimates below, so that no CPU waits at the end for one long suite;
 # a suite that reads what others write starts after them (analyze reads the
-# traces the integration suites keep) and those suites go first in turn.
+# traces the integration suites keep: analyze and analyze-truth) and those
+# suites go first in turn.
 # Last, the failed suites' logs are named, and one line counts the checks
 # of all of them (tests/tally.sh reads each log):
 #
@@ -39,7 +40,7 @@ logs="$B/test-logs"
 mkdir -p "$logs"
 
 # Seconds each takes on an idle 2-core machine, before a run has timed it.
-declare -A est=([fault]=420 [analyze]=300 [analyze-fast]=100 [rules]=60 [integration]=45 [rules_hip]=40
+declare -A est=([fault]=420 [analyze]=300 [analyze-fast]=100 [analyze-truth]=200 [rules]=60 [integration]=45 [rules_hip]=40
 	[packaging]=60 [unit]=30 [launchers]=30 [cudart]=25 [contract_table]=25 [mesh]=20 [managed]=15
 	[devices]=15 [latency]=15 [ipc_model]=15 [rules_acl]=15 [docs]=20 [deps]=10 [vmm]=10 [implicit]=10
 	[trace_keys]=10)
@@ -59,7 +60,7 @@ for s in "$@"; do
 done
 for s in "${order[@]}"; do
 	needs[$s]=
-	if [ "$s" = analyze ]; then
+	if [ "$s" = analyze ] || [ "$s" = analyze-truth ]; then
 		for p in $producers; do
 			[ -n "${want[$p]:-}" ] && needs[$s]+=" $p"
 		done
@@ -79,11 +80,16 @@ done
 start() { # SUITE
 	local s=$1
 	rm -f "$logs/$s.log"
-	if [ -n "${want[analyze]:-}" ] && [[ $producers == *" $s "* ]]; then
-		PW_KEEP_TRACES="$B/traces/integration" "$here/one.sh" "$B" "$s" >"$logs/$s.log" 2>&1 </dev/null &
-	else
-		"$here/one.sh" "$B" "$s" >"$logs/$s.log" 2>&1 </dev/null &
-	fi
+	local keep=
+	[ -n "${want[analyze]:-}${want[analyze-truth]:-}" ] && [[ $producers == *" $s "* ]] &&
+		keep="$B/traces/integration"
+	# the suite, then the CPU time of all it ran (bash's times: its children's)
+	(
+		PW_KEEP_TRACES=$keep "$here/one.sh" "$B" "$s" >"$logs/$s.log" 2>&1 </dev/null
+		rc=$?
+		times >"$logs/$s.cpu"
+		exit $rc
+	) &
 	pidof[$!]=$s
 	state[$s]=running
 	began[$s]=$EPOCHREALTIME
@@ -111,6 +117,7 @@ stop_all() {
 trap stop_all INT TERM
 
 t0=$EPOCHREALTIME
+cpu_all=0
 running=0
 P=0
 F=0
@@ -134,6 +141,11 @@ while :; do
 	running=$((running - 1))
 	state[$s]=finished
 	took=$(awk -v a="${began[$s]}" -v b="$EPOCHREALTIME" 'BEGIN { printf "%d", b - a + 0.5 }')
+	# "0m1.234s 0m0.567s", user and system, on the second line
+	cpu=$(awk 'function s(t) { split(t, m, /[ms]/); return m[1] * 60 + m[2] }
+		NR == 2 { printf "%d", s($1) + s($2) + 0.5 }' "$logs/$s.cpu" 2>/dev/null)
+	rm -f "$logs/$s.cpu"
+	cpu_all=$((cpu_all + ${cpu:-0}))
 	counts=$("$here/tally.sh" "$s" "$rc" "$logs/$s.log")
 	read -r p f k <<<"$counts"
 	P=$((P + p))
@@ -147,7 +159,7 @@ while :; do
 	fi
 	cat "$logs/$s.log"
 	[ "$rc" -eq 124 ] && verdict+=" (stopped at its time limit)"
-	echo "== $s: $verdict, $p passed, $f failed, $k skipped, $took s"
+	echo "== $s: $verdict, $p passed, $f failed, $k skipped, $took s (CPU ${cpu:-?} s)"
 	echo "$s $took" >>"$logs/times.new"
 done
 # The times of this run, and those of suites it did not run.
@@ -164,5 +176,8 @@ for s in "${failed[@]}"; do
 	echo "== failed: $s (log: $logs/$s.log)"
 done
 [ "${#failed[@]}" -gt 0 ] && [ "$F" -eq 0 ] && F=${#failed[@]}
+# What the machine's load took from the run: at best, the CPU time on the
+# CPUs it was given.
+echo "== CPU time of the suites: $cpu_all s; on $jobs CPUs, $((cpu_all / jobs / 60)) min $((cpu_all / jobs % 60)) s at least"
 echo "$label: $P passed, $F failed, $S skipped ($((all / 60)) min $((all % 60)) s)"
 [ "$F" -eq 0 ] && [ "${#failed[@]}" -eq 0 ]

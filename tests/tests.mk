@@ -160,15 +160,15 @@ gpu-build-test:
 # suite's output kept apart and printed whole when it ends, the longest
 # first (tests/suite.sh), and ends with one line counting the checks of all
 # (tests/tally.sh): "make test: N passed, N failed, N skipped (M min S s)".
-# The fault suite runs as three parts, side by side.
-TEST_SUITES := fault-races-1 fault-races-2 fault-others analyze \
+# The fault suite runs as three parts, the analyzer's as two, side by side.
+TEST_SUITES := fault-races-1 fault-races-2 fault-others analyze-fast analyze-truth \
 	integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh \
 	managed trace_keys launchers latency devices \
 	unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs packaging gpu-build tally
 # make check-fast (make test Q=1): the loop of a change, in minutes: the unit
 # tests, the simulators' self-tests, the integration suite and the rules,
-# the analyzer's suite but its oracle over the integration traces
-# (PW_ANALYZE_FAST=1), the rooms and the generated docs.
+# the analyzer's suite but the part that reads the integration traces
+# (the oracle: analyze-truth), the rooms and the generated docs.
 FAST_SUITES := unit sim acl-sim hip-sim nvml-sim rsmi-sim integration rules analyze-fast deps docs tally
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Everything the suites run, built before they start: two suites' makes
