@@ -40,7 +40,7 @@ logs="$B/test-logs"
 mkdir -p "$logs"
 
 # Seconds each takes on an idle 2-core machine, before a run has timed it.
-declare -A est=([fault]=420 [analyze]=300 [analyze-fast]=100 [analyze-truth]=200 [rules]=60 [integration]=45 [rules_hip]=40
+declare -A est=([fault]=600 [fault-races-1]=240 [fault-races-2]=240 [fault-others]=180 [analyze]=300 [analyze-fast]=100 [analyze-truth]=200 [rules]=60 [integration]=45 [rules_hip]=40
 	[packaging]=60 [unit]=30 [launchers]=30 [cudart]=25 [contract_table]=25 [mesh]=20 [managed]=15
 	[devices]=15 [latency]=15 [ipc_model]=15 [rules_acl]=15 [docs]=20 [deps]=10 [vmm]=10 [implicit]=10
 	[trace_keys]=10)
@@ -69,10 +69,14 @@ for s in "${order[@]}"; do
 	fi
 done
 # Priority: a suite's time and the longest chain of suites waiting on it.
+# A suite that waits for several starts after the last of them: all of
+# them, shared among the CPUs, are on its chain.
 for s in "${order[@]}"; do prio[$s]=${est[$s]:-30}; done
 for s in "${order[@]}"; do
+	shared=0
+	for p in ${needs[$s]}; do shared=$((shared + ${est[$p]:-30})); done
 	for p in ${needs[$s]}; do
-		t=$((${est[$p]:-30} + ${prio[$s]}))
+		t=$((${est[$p]:-30} + shared / jobs + ${prio[$s]}))
 		[ "$t" -gt "${prio[$p]}" ] && prio[$p]=$t
 	done
 done
