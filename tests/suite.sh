@@ -11,6 +11,8 @@
 #
 # The longest go first, by their times in the last run (test-logs/times) or
 # the estimates below, so that no CPU waits at the end for one long suite;
+# one whose checks another run of peerwatch would upset runs first, alone
+# but for suites that trace nothing (the fault suite's registry checks);
 # a suite that reads what others write starts after them (analyze reads the
 # traces the integration suites keep: analyze and analyze-truth) and those
 # suites go first in turn.
@@ -100,13 +102,29 @@ start() { # SUITE
 	echo "== $s: started"
 }
 
+# A suite that runs with no other run of peerwatch beside it: the fault
+# suite's registry checks count the segments of killed runs, which any
+# traced run removes as stale.  It goes first, with only suites that trace
+# nothing (the simulators' self-tests, deps, gpu-build, tally) beside it.
+alone=" fault fault-others "
+quiet=" sim acl-sim hip-sim nvml-sim rsmi-sim deps gpu-build tally "
+
 ready() { # the waiting suite to start next, if any
-	local s p best=
+	local s p r best='' solo=0 busy=0
+	for r in "${!pidof[@]}"; do
+		[[ $alone == *" ${pidof[$r]} "* ]] && solo=1
+		[[ $quiet == *" ${pidof[$r]} "* ]] || busy=1
+	done
 	for s in "${order[@]}"; do
 		[ -z "${state[$s]:-}" ] || continue
 		for p in ${needs[$s]}; do
 			[ "${state[$p]:-}" = finished ] || continue 2
 		done
+		if [[ $alone == *" $s "* ]]; then
+			[ $busy = 0 ] && { echo "$s"; return; }
+			continue
+		fi
+		if [ $solo = 1 ] && [[ $quiet != *" $s "* ]]; then continue; fi
 		if [ -z "$best" ] || [ "${prio[$s]}" -gt "${prio[$best]}" ]; then best=$s; fi
 	done
 	echo "$best"
