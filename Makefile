@@ -75,7 +75,7 @@ help:
 	'  tsan-test       the library under ThreadSanitizer (build-tsan/): trace and registry' \
 	'                  unit tests, the integration and the fault suites' \
 	'  demo            build, trace a program (real GPU or simulator), show the reports' \
-	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy' \
+	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy, shellcheck' \
 	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
 	'  install         install under PREFIX (binaries, library, man pages, bash completion)' \
 	'  uninstall       remove what install put there' \
@@ -235,7 +235,12 @@ LINT_FLAGS := -std=gnu11 -Iinclude -Ipreload -Itests/sim -Itests/integration -D_
 LINT_TIDY_AN := $(filter $(LINT_AN),$(filter %.c,$(LINT_SRC)))
 LINT_FLAGS_AN := -std=gnu11 -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE -DPW_VERSION='"lint"'
 LINT_QUIET := grep -v -e 'warnings\? generated' -e '^Suppressed' -e '^Use -header-filter' -e '^$$' || true
+# The test harness's scripts (make test's scheduler and tally), where
+# shellcheck is installed.
+LINT_SH := tests/suite.sh tests/tally.sh tests/one.sh
 lint:
+	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck"; shellcheck -S warning $(LINT_SH); \
+		else echo "shellcheck: not installed, $(LINT_SH) not checked"; fi
 	@echo "clang-format"; clang-format --dry-run --Werror $(LINT_SRC)
 	@echo "cppcheck"; cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
 		-Iinclude -Ipreload -Ianalyzers -Itests/sim -D__x86_64__ -D_GNU_SOURCE --suppress=missingIncludeSystem \
