@@ -41,11 +41,13 @@ shift
 logs="$B/test-logs"
 mkdir -p "$logs"
 
-# Seconds each takes on an idle 2-core machine, before a run has timed it.
-declare -A est=([fault]=600 [fault-races-1]=240 [fault-races-2]=240 [fault-others]=180 [analyze]=300 [analyze-fast]=100 [analyze-truth]=200 [rules]=60 [integration]=45 [rules_hip]=40
-	[packaging]=60 [unit]=30 [launchers]=30 [cudart]=25 [contract_table]=25 [mesh]=20 [managed]=15
-	[devices]=15 [latency]=15 [ipc_model]=15 [rules_acl]=15 [docs]=20 [deps]=10 [vmm]=10 [implicit]=10
-	[trace_keys]=10)
+# Seconds each takes on an idle 2-core machine (its CPU time in a full
+# run), before a run has timed it.
+declare -A est=([fault]=640 [fault-races-1]=250 [fault-races-2]=360 [fault-others]=60 [analyze]=250
+	[analyze-fast]=90 [analyze-truth]=150 [trace_keys]=50 [managed]=40 [contract_table]=30 [gpu-build]=30
+	[latency]=30 [rules_hip]=25 [packaging]=20 [rules]=20 [cudart]=15 [integration]=15 [launchers]=12
+	[rules_acl]=6 [devices]=5 [deps]=5 [docs]=5 [unit]=5 [mesh]=3 [vmm]=2 [ipc_model]=2 [implicit]=2
+	[tally]=1 [sim]=1 [acl-sim]=1 [hip-sim]=1 [nvml-sim]=1 [rsmi-sim]=1)
 if [ -f "$logs/times" ]; then
 	while read -r n s; do est[$n]=$s; done <"$logs/times"
 fi
