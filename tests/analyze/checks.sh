@@ -1,7 +1,7 @@
 # Properties of peerwatch-analyze beyond the golden outputs: exit codes,
 # findings, crash handling, parallel reading, offline symbols, malformed
 # input.  Sourced by run.sh (A, B, WORK, HERE, check, ok, bad, jqt, an,
-# rc_is, err_has, out_has are set).
+# rc_is, err_has, out_has, case_dir are set).
 
 # ---- IPC: the exporter's free while the importer holds the handle -------------
 
@@ -183,7 +183,6 @@ nlines=$(wc -l <"$good")
 # its first call, and how many calls it has (its device lines are no calls)
 call1=$(grep -m1 '"type":"call"' "$good")
 ncalls=$(grep -c '"type":"call"' "$good")
-case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
 calls_in() { jq '.calls_total' "$WORK/o.out"; }
 
 d=$(case_dir)

@@ -82,6 +82,8 @@ an() {
 rc_is() { [ "$rc" = "$1" ]; }
 err_has() { grep -q -- "$1" "$WORK/o.err"; }
 out_has() { grep -q -- "$1" "$WORK/o.out"; }
+# An empty directory for a case's traces, $WORK/m; its path.
+case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
 
 # A traced run.  Under SAN=1 the sanitizer runtime must come first in LD_PRELOAD.
 traced() { # OUTDIR [peerwatch options] -- PROGRAM ARGS...
