@@ -2,6 +2,7 @@
 #
 #   make            build the library, launcher and simulated runtimes into build/
 #   make test       install missing dependencies, build, run every test
+#   make check-fast the loop of a change: the suites that cover the most, in minutes
 #   make demo       install missing dependencies, build, run the demo
 #   make SAN=1 ...  the same under AddressSanitizer + UndefinedBehaviorSanitizer (build-san/)
 #   make PHASES=1   the library with per-phase time counters (build-phases/; preload/record/phase.h)
@@ -45,7 +46,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PHASEFLAGS) -fPIC -Iinc
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test demo install uninstall deb dist clean lint bench deps check-deps help tsan-test
+.PHONY: all test check-fast demo install uninstall deb dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -69,10 +70,12 @@ help:
 	'  all (default)   the library, launcher, analyzer and simulated runtimes, into build/' \
 	'  test            install missing dependencies (apt-get, as root), build, run every suite' \
 	'  test T=NAME     one suite or unit test, T=test_x:PATTERN some of its tests (T=list)' \
+	'  check-fast      the loop of a change: unit, simulators, integration, rules, analyzer,' \
+	'                  deps, docs (also: make test Q=1); logs in BUILD/test-logs/' \
 	'  tsan-test       the library under ThreadSanitizer (build-tsan/): trace and registry' \
 	'                  unit tests, the integration and the fault suites' \
 	'  demo            build, trace a program (real GPU or simulator), show the reports' \
-	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy' \
+	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy, shellcheck' \
 	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
 	'  install         install under PREFIX (binaries, library, man pages, bash completion)' \
 	'  uninstall       remove what install put there' \
@@ -94,6 +97,7 @@ help:
 	'  PHASES=1        the library with per-phase time counters (build-phases/; preload/record/phase.h)' \
 	'  ABLATE=N        measurement build: wrapper stages left out (build-ablate-N/; preload/vendors/call.h)' \
 	'  CFLAGS=...      compiler flags (default -O2 -g)' \
+	'  TEST_JOBS=N     suites make test and check-fast run side by side (default: the CPUs)' \
 	'  PREFIX=DIR      where install puts things (default /usr/local); DESTDIR=DIR stages it'
 
 deps:
@@ -235,7 +239,12 @@ LINT_FLAGS := -std=gnu11 -Iinclude -Ipreload -Itests/sim -Itests/integration -D_
 LINT_TIDY_AN := $(filter $(LINT_AN),$(filter %.c,$(LINT_SRC)))
 LINT_FLAGS_AN := -std=gnu11 -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE -DPW_VERSION='"lint"'
 LINT_QUIET := grep -v -e 'warnings\? generated' -e '^Suppressed' -e '^Use -header-filter' -e '^$$' || true
+# The test harness's scripts (make test's scheduler and tally), where
+# shellcheck is installed.
+LINT_SH := tests/suite.sh tests/tally.sh tests/one.sh
 lint:
+	@if command -v shellcheck >/dev/null 2>&1; then echo "shellcheck"; shellcheck -S warning $(LINT_SH); \
+		else echo "shellcheck: not installed, $(LINT_SH) not checked"; fi
 	@echo "clang-format"; clang-format --dry-run --Werror $(LINT_SRC)
 	@echo "cppcheck"; cppcheck --quiet --enable=warning,portability,performance --std=c11 --inline-suppr \
 		-Iinclude -Ipreload -Ianalyzers -Itests/sim -D__x86_64__ -D_GNU_SOURCE --suppress=missingIncludeSystem \

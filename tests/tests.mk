@@ -163,12 +163,42 @@ gpu-build-test:
 		else tail -30 $(BUILD)/gpu-build.log; echo "gpu: the GPU programs do not compile (log: $(BUILD)/gpu-build.log)"; exit 1; fi; \
 	else echo "gpu: no CUDA toolkit ($(NVCC) not found): the GPU programs were not compiled"; fi
 
+# make test runs every suite, TEST_JOBS at a time (one per CPU), each
+# suite's output kept apart and printed whole when it ends, the longest
+# first (tests/suite.sh), and ends with one line counting the checks of all
+# (tests/tally.sh): "make test: N passed, N failed, N skipped (M min S s)".
+# The fault suite runs as three parts, the analyzer's as two, side by side.
+TEST_SUITES := fault-races-1 fault-races-2 fault-others analyze-fast analyze-truth \
+	integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh \
+	managed trace_keys launchers latency devices \
+	unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs packaging gpu-build tally
+# make check-fast (make test Q=1): the loop of a change, in minutes: the unit
+# tests, the simulators' self-tests, the integration suite and the rules,
+# the analyzer's suite but the part that reads the integration traces
+# (the oracle: analyze-truth), the rooms and the generated docs.
+FAST_SUITES := unit sim acl-sim hip-sim nvml-sim rsmi-sim integration rules analyze-fast deps docs tally
+TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
+# Everything the suites run, built before they start: two suites' makes
+# never build the same file at once.
+TEST_PROGS := test-build $(AN_UNIT) $(AN_TPROGS)
+# The build in parallel too, unless make was given a -j of its own.
+TEST_MAKE_J = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(TEST_JOBS))
+
+.PHONY: check-fast
+check-fast:
+	@$(MAKE) --no-print-directory $(TEST_MAKE_J) $(TEST_PROGS)
+	@tests/suite.sh -j $(TEST_JOBS) -n "make check-fast" $(BUILD) $(FAST_SUITES)
+
 # make test T=NAME runs one suite (tests/one.sh lists them); T=test_x:PATTERN
 # one cmocka test (or those matching the pattern) of unit test test_x.
 ifeq ($(T),)
+ifeq ($(Q),1)
+test: check-fast
+else
 test: deps
-	@$(MAKE) --no-print-directory test-build
-	@$(MAKE) --no-print-directory sim-selftest acl-sim-selftest hip-sim-selftest nvml-sim-selftest rsmi-sim-selftest unit-test integration-test fault-test deps-test docs-test analyze-test packaging-test gpu-build-test
+	@$(MAKE) --no-print-directory $(TEST_MAKE_J) $(TEST_PROGS)
+	@tests/suite.sh -j $(TEST_JOBS) $(BUILD) $(TEST_SUITES)
+endif
 else
 test:
 	@$(MAKE) --no-print-directory test-build

@@ -1,23 +1,7 @@
 # Properties of peerwatch-analyze beyond the golden outputs: exit codes,
 # findings, crash handling, parallel reading, offline symbols, malformed
-# input.  Sourced by run.sh (A, B, WORK, HERE, check, ok, bad are set).
-
-# jq -e on the file (the last argument), which must not be empty: jq passes
-# an empty input, and a command that printed nothing has failed.
-jqt() { [ -s "${!#}" ] && jq -e "$@" >/dev/null 2>&1; }
-# Runs the analyzer; $rc, $WORK/o.out, $WORK/o.err.  Death by a signal fails the test.
-an() {
-	"$A" "$@" >"$WORK/o.out" 2>"$WORK/o.err"
-	rc=$?
-	sanitizer_said "$WORK/o.err" "peerwatch-analyze $*"
-	if [ $rc -ge 128 ]; then
-		bad "peerwatch-analyze $* died with signal $((rc - 128)): $(tail -3 "$WORK/o.err")"
-	fi
-	return 0
-}
-rc_is() { [ "$rc" = "$1" ]; }
-err_has() { grep -q -- "$1" "$WORK/o.err"; }
-out_has() { grep -q -- "$1" "$WORK/o.out"; }
+# input.  Sourced by run.sh (A, B, WORK, HERE, check, ok, bad, jqt, an,
+# rc_is, err_has, out_has, case_dir are set).
 
 # ---- IPC: the exporter's free while the importer holds the handle -------------
 
@@ -199,7 +183,6 @@ nlines=$(wc -l <"$good")
 # its first call, and how many calls it has (its device lines are no calls)
 call1=$(grep -m1 '"type":"call"' "$good")
 ncalls=$(grep -c '"type":"call"' "$good")
-case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
 calls_in() { jq '.calls_total' "$WORK/o.out"; }
 
 d=$(case_dir)

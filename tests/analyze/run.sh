@@ -8,6 +8,12 @@
 #   PW_ANALYZE_QUICK=1 the oracle reads the integration scenarios' traces all
 #                      together, not each scenario's alone too (for PW_ANALYZE
 #                      under the sanitizers: .ci/run)
+#   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh and
+#                      checks_vendors.sh: all but checks_truth.sh (make
+#                      check-fast, the loop of a change)
+#   PW_ANALYZE_PART=truth   checks_truth.sh only, which reads the integration
+#                      scenarios' traces (make test runs the two parts side
+#                      by side)
 #
 # Scenarios (each run under build/bin/peerwatch against build/sim):
 #   calls     every hooked call, parent + IPC child (tests/integration/calls.c)
@@ -24,12 +30,19 @@
 # compared with its golden file; then specific properties, exit codes, and
 # malformed input.  Last line: "run.sh: N passed, M failed".
 set -u
+SECONDS=0
+part=${PW_ANALYZE_PART:-all}
+case $part in
+all | checks | truth) ;;
+*) echo "run.sh: PW_ANALYZE_PART is checks or truth, not '$part'" >&2; exit 2 ;;
+esac
 B=$(cd "${1:-build}" && pwd)
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
 A=${PW_ANALYZE:-$B/bin/peerwatch-analyze} # PW_ANALYZE: another build of the analyzer (sanitizers)
 PW="$B/bin/peerwatch"
 GOLD="$HERE/golden"
+FIX="$HERE/fixtures"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-analyze.XXXXXX")
 trap '[ -n "${PW_KEEP_WORK:-}" ] && echo "# work left in $WORK" || rm -rf "$WORK"' EXIT
 export LD_LIBRARY_PATH="$B/sim${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
@@ -52,6 +65,25 @@ sanitizer_said() { # STDERR_FILE WHAT
 		bad "$2: sanitizer report: $(grep -Em1 'Sanitizer|runtime error:' "$1")"
 	fi
 }
+
+# jq -e on the file (the last argument), which must not be empty: jq passes
+# an empty input, and a command that printed nothing has failed.
+jqt() { [ -s "${!#}" ] && jq -e "$@" >/dev/null 2>&1; }
+# Runs the analyzer; $rc, $WORK/o.out, $WORK/o.err.  Death by a signal fails the test.
+an() {
+	"$A" "$@" >"$WORK/o.out" 2>"$WORK/o.err"
+	rc=$?
+	sanitizer_said "$WORK/o.err" "peerwatch-analyze $*"
+	if [ $rc -ge 128 ]; then
+		bad "peerwatch-analyze $* died with signal $((rc - 128)): $(tail -3 "$WORK/o.err")"
+	fi
+	return 0
+}
+rc_is() { [ "$rc" = "$1" ]; }
+err_has() { grep -q -- "$1" "$WORK/o.err"; }
+out_has() { grep -q -- "$1" "$WORK/o.out"; }
+# An empty directory for a case's traces, $WORK/m; its path.
+case_dir() { rm -rf "$WORK/m" && mkdir -p "$WORK/m" && echo "$WORK/m"; }
 
 # A traced run.  Under SAN=1 the sanitizer runtime must come first in LD_PRELOAD.
 traced() { # OUTDIR [peerwatch options] -- PROGRAM ARGS...
@@ -94,16 +126,6 @@ wait "$crash_pid" 2>/dev/null
 
 # ---- golden outputs -----------------------------------------------------------
 
-# The normalizer numbers pids, and leaves alone the same digits inside a
-# hyphenated hex name: a process whose pid is 8000 once turned the simulated
-# GPUs' UUIDs ("...-4000-8000-5e1d...") into "<P1>" and failed the goldens.
-mkdir -p "$WORK/norm"
-printf '{"type":"header","pid":8000,"ppid":424242,"t0_mono_ns":1,"host":"h"}\n' >"$WORK/norm/x.8000.pw.jsonl"
-norm=$(printf 'GPU-7077736d-0000-4000-8000-5e1d00000000 calls[8000] pid 8000\n' |
-	perl "$HERE/normalize.pl" "$WORK" "$B" "$ROOT" "$WORK/norm")
-check "normalize.pl: a pid is numbered, the same digits in a UUID are not ($norm)" \
-	[ "$norm" = "GPU-7077736d-0000-4000-8000-5e1d00000000 calls[<P1>] pid <P1>" ]
-
 golden() { # NAME TRACEDIR COMMAND ARGS...: compare text and --json outputs
 	local name=$1 dir=$2
 	shift 2
@@ -138,27 +160,55 @@ golden() { # NAME TRACEDIR COMMAND ARGS...: compare text and --json outputs
 	done
 }
 
-mkdir -p "$GOLD"
-for cmd in summary check violations matrix ipc managed info ops; do
-	golden "calls.$cmd" "$WORK/calls" $cmd "$WORK/calls"
-	golden "ipc.$cmd" "$WORK/ipc" $cmd "$WORK/ipc"
-done
-golden "calls.timeline" "$WORK/calls" timeline -o "$WORK/timeline.out" "$WORK/calls"
-golden "ipc-online.check" "$WORK/ipc-online" check "$WORK/ipc-online"
-golden "crash.info" "$WORK/crash" info "$WORK/crash"
-golden "crash.summary" "$WORK/crash" summary "$WORK/crash"
-golden "forkexec.info" "$WORK/forkexec" info "$WORK/forkexec"
-golden "forkexec.summary" "$WORK/forkexec" summary "$WORK/forkexec"
-FIX="$HERE/fixtures"
-for cmd in summary check violations matrix ipc managed info ops; do
-	golden "fixtures.$cmd" "$FIX" $cmd "$FIX"
-done
-golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
+goldens() {
+	# The normalizer numbers pids, and leaves alone the same digits inside a
+	# hyphenated hex name: a process whose pid is 8000 once turned the simulated
+	# GPUs' UUIDs ("...-4000-8000-5e1d...") into "<P1>" and failed the goldens.
+	mkdir -p "$WORK/norm"
+	printf '{"type":"header","pid":8000,"ppid":424242,"t0_mono_ns":1,"host":"h"}\n' >"$WORK/norm/x.8000.pw.jsonl"
+	norm=$(printf 'GPU-7077736d-0000-4000-8000-5e1d00000000 calls[8000] pid 8000\n' |
+		perl "$HERE/normalize.pl" "$WORK" "$B" "$ROOT" "$WORK/norm")
+	check "normalize.pl: a pid is numbered, the same digits in a UUID are not ($norm)" \
+		[ "$norm" = "GPU-7077736d-0000-4000-8000-5e1d00000000 calls[<P1>] pid <P1>" ]
 
-. "$HERE/checks.sh"
-. "$HERE/checks_ci.sh"
-. "$HERE/checks_vendors.sh"
-. "$HERE/checks_truth.sh"
+	mkdir -p "$GOLD"
+	for cmd in summary check violations matrix ipc managed info ops; do
+		golden "calls.$cmd" "$WORK/calls" $cmd "$WORK/calls"
+		golden "ipc.$cmd" "$WORK/ipc" $cmd "$WORK/ipc"
+	done
+	golden "calls.timeline" "$WORK/calls" timeline -o "$WORK/timeline.out" "$WORK/calls"
+	golden "ipc-online.check" "$WORK/ipc-online" check "$WORK/ipc-online"
+	golden "crash.info" "$WORK/crash" info "$WORK/crash"
+	golden "crash.summary" "$WORK/crash" summary "$WORK/crash"
+	golden "forkexec.info" "$WORK/forkexec" info "$WORK/forkexec"
+	golden "forkexec.summary" "$WORK/forkexec" summary "$WORK/forkexec"
+	for cmd in summary check violations matrix ipc managed info ops; do
+		golden "fixtures.$cmd" "$FIX" $cmd "$FIX"
+	done
+	golden "fixtures.timeline" "$FIX" timeline -o "$WORK/timeline.out" "$FIX"
+}
+
+# How long each part took, as TAP comments (make test's logs).
+t_part=0
+took() { # PART
+	echo "# $1: $((SECONDS - t_part)) s"
+	t_part=$SECONDS
+}
+took "the traces"
+if [ "$part" != truth ]; then
+	goldens
+	took "the golden outputs"
+	. "$HERE/checks.sh"
+	took checks.sh
+	. "$HERE/checks_ci.sh"
+	took checks_ci.sh
+	. "$HERE/checks_vendors.sh"
+	took checks_vendors.sh
+fi
+if [ "$part" != checks ]; then
+	. "$HERE/checks_truth.sh"
+	took checks_truth.sh
+fi
 
 echo "run.sh: $pass passed, $fail failed"
 [ $fail -eq 0 ]

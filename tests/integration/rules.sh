@@ -117,6 +117,9 @@ check "enforce: --halt-on warning stops at a warning" [ $? -eq 3 ]
 # (ENAMETOOLONG).  Tracing is off; enforce still stops before the first
 # break, warn still reports every finding and says at exit that no trace
 # was kept and why, observe runs on with one warning.
+several_enforced() { # OUT DIR: stops at the first break with SIGABRT
+	PWSIM_DEVICES=2 "$PW" -m enforce -o "$1" -- "$V" several >"$2/out" 2>"$2/err"
+}
 touch "$WORK/plain"
 long_name=$(printf 'n%.0s' $(seq 300))
 for where in plain long; do
@@ -126,7 +129,7 @@ for where in plain long; do
 	esac
 	d="$WORK/notrace-$where"
 	mkdir -p "$d"
-	(PWSIM_DEVICES=2 "$PW" -m enforce -o "$out" -- "$V" several >"$d/out" 2>"$d/err") 2>/dev/null
+	expected several_enforced "$out" "$d"
 	rc=$?
 	check "no trace ($what), enforce: stopped at the first error (status $rc, 134: abort)" \
 		bash -c '[ "$1" -eq 134 ] && ! grep -q done "$2"' _ "$rc" "$d/out"

@@ -24,6 +24,13 @@ check() { # DESCRIPTION COMMAND...: ok when COMMAND succeeds
 	shift
 	if "$@"; then ok "$d"; else bad "$d"; fi
 }
+# expected COMMAND...: a command that fails on purpose.  What it writes on
+# stderr, and what the shell says of its end ("Aborted"), is labelled
+# "(expected) " in the log, which then misleads no one; its status is
+# COMMAND's.
+expected() {
+	{ "$@" 2>&1 1>&3 3>&- | sed 's/^/(expected) /' >&2; return "${PIPESTATUS[0]}"; } 3>&1
+}
 # What a failed check saw: FILE's last lines, '#'-prefixed (TAP's comment).
 diag() { # LABEL FILE
 	echo "#   $1:"

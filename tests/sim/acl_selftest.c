@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "peerwatch/abi/acl.h"
+#include "selftest_expected.h"
 
 aclError aclInit(const char *configPath);
 aclError aclFinalize(void);
@@ -137,16 +138,30 @@ static int child_visible(void)
 	return failed;
 }
 
-static void in_child(const char *what, int (*fn)(void), const char *devices, const char *peers)
+/* SAYS: what the simulator must say on stderr, on purpose (labelled
+ * "(expected) " in the log), or NULL. */
+static void in_child(const char *what, int (*fn)(void), const char *devices, const char *peers,
+                     const char *says)
 {
+	struct expected_err e;
+	if (says && expected_open(&e)) {
+		EXPECT(0, "child '%s': no pipe for its stderr", what);
+		return;
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (says)
+			expected_child(&e);
 		if (devices)
 			setenv("PWSIM_DEVICES", devices, 1);
 		if (peers)
 			setenv("PWSIM_PEERS", peers, 1);
 		_exit(fn() ? 1 : 0);
+	}
+	if (says) {
+		expected_read(&e);
+		EXPECT(strstr(e.text, says) != NULL, "child '%s' says '%s' on stderr", what, says);
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
@@ -171,11 +186,11 @@ int main(int argc, char **argv)
 			puts(exports[i]);
 		return 0;
 	}
-	in_child("PWSIM_PEERS=none", child_none, NULL, "none");
-	in_child("PWSIM_DEVICES=4 PWSIM_PEERS=0-1,2-3", child_pairs, "4", "0-1,2-3");
-	in_child("PWSIM_DEVICES=x", child_bad_env, "x", "0-1,");
+	in_child("PWSIM_PEERS=none", child_none, NULL, "none", NULL);
+	in_child("PWSIM_DEVICES=4 PWSIM_PEERS=0-1,2-3", child_pairs, "4", "0-1,2-3", NULL);
+	in_child("PWSIM_DEVICES=x", child_bad_env, "x", "0-1,", "pwsim: PWSIM_DEVICES='x' is not valid");
 	setenv("ASCEND_RT_VISIBLE_DEVICES", "3,1", 1);
-	in_child("ASCEND_RT_VISIBLE_DEVICES=3,1", child_visible, "4", "1-3");
+	in_child("ASCEND_RT_VISIBLE_DEVICES=3,1", child_visible, "4", "1-3", NULL);
 	unsetenv("ASCEND_RT_VISIBLE_DEVICES");
 	EXPECT(aclrtGetSocName() == NULL, "no chip name before aclInit");
 

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "peerwatch/abi/nvml.h"
+#include "selftest_expected.h"
 
 static const char *const exports[] = {
     "nvmlInit_v2",
@@ -166,14 +167,28 @@ static int child_bad(void)
 	return failed;
 }
 
-static void in_child(const char *what, int (*fn)(void), const char *const *env)
+/* SAYS: what the simulator must say on stderr, on purpose (labelled
+ * "(expected) " in the log), or NULL. */
+static void in_child(const char *what, int (*fn)(void), const char *const *env, const char *says)
 {
+	struct expected_err e;
+	if (says && expected_open(&e)) {
+		failed++;
+		printf("FAIL child '%s': no pipe for its stderr\n", what);
+		return;
+	}
 	fflush(stdout);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (says)
+			expected_child(&e);
 		for (; *env; env += 2)
 			setenv(env[0], env[1], 1);
 		_exit(fn() ? 1 : 0);
+	}
+	if (says) {
+		expected_read(&e);
+		CHECK(strstr(e.text, says) != NULL);
 	}
 	int st = 0;
 	waitpid(pid, &st, 0);
@@ -218,11 +233,11 @@ int main(int argc, char **argv)
 	                                   NULL};
 	static const char *const absent[] = {"PWSIM_NVML", "absent", NULL};
 	static const char *const bad[] = {"PWSIM_NVLINKS", "0-1:99", NULL};
-	in_child("topology", child_topology, topo);
+	in_child("topology", child_topology, topo, NULL);
 	static const char *const nvswitch[] = {"PWSIM_NVSWITCH", "18", NULL};
-	in_child("absent", child_absent, absent);
-	in_child("switch", child_switch, nvswitch);
-	in_child("bad", child_bad, bad);
+	in_child("absent", child_absent, absent, NULL);
+	in_child("switch", child_switch, nvswitch, NULL);
+	in_child("bad", child_bad, bad, "pwsim: PWSIM_NVLINKS='0-1:99' is not valid");
 	defaults();
 	printf("nvml_selftest: %d passed, %d failed\n", passed, failed);
 	return failed != 0;

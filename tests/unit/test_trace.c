@@ -139,12 +139,24 @@ static void writes_or_counts_every_event_in_thread_order(void **state)
 
 static char sdir[256];
 
-/* Runs fn in a child with a fresh trace into sdir/NAME; the child's status. */
-static int in_child(const char *name, void (*fn)(void))
+/* Runs fn in a child with a fresh trace into sdir/NAME; the child's status.
+ * Where the scenario makes peerwatch say something on purpose (a full disk),
+ * the child's stderr comes back through a pipe and each line is passed on
+ * labelled "(expected) ", so that a reader of the log is not misled. */
+static int in_child_said(const char *name, void (*fn)(void), int expected)
 {
+	int said[2] = {-1, -1};
 	snprintf(sdir, sizeof sdir, "/tmp/pw-unit-trace.%d/%s", (int)getpid(), name);
+	if (expected)
+		assert_int_equal(pipe(said), 0);
+	fflush(stderr);
 	pid_t pid = fork();
 	if (pid == 0) {
+		if (expected) {
+			dup2(said[1], STDERR_FILENO);
+			close(said[0]);
+			close(said[1]);
+		}
 		pw_trace_after_fork_child();
 		pw_options_defaults(&pw_g.opt);
 		strcpy(pw_g.opt.out, sdir);
@@ -154,9 +166,23 @@ static int in_child(const char *name, void (*fn)(void))
 		fn();
 		_exit(0);
 	}
+	if (expected) {
+		close(said[1]);
+		FILE *f = fdopen(said[0], "r");
+		assert_non_null(f);
+		char line[2048];
+		while (fgets(line, sizeof line, f))
+			fprintf(stderr, "(expected) %s", line);
+		fclose(f);
+	}
 	int st = 0;
 	assert_int_equal(waitpid(pid, &st, 0), pid);
 	return st;
+}
+
+static int in_child(const char *name, void (*fn)(void))
+{
+	return in_child_said(name, fn, 0);
 }
 
 /* The one trace file in sdir, its lines parsed; NULL if not exactly one. */
@@ -434,7 +460,7 @@ static void write_until_full(void)
 static void full_disk_ends_with_a_footer(void **state)
 {
 	(void)state;
-	assert_int_equal(in_child("full", write_until_full), 0);
+	assert_int_equal(in_child_said("full", write_until_full, 1), 0);
 	json_t *lines = read_trace(".pw.jsonl");
 	assert_non_null(lines); /* finished: not .partial */
 	json_t *footer = checked_footer(lines);
@@ -579,7 +605,7 @@ static void the_program_takes_the_descriptor(void **state)
 	assert_null(json_object_get(footer, "write_error"));
 	json_decref(lines);
 
-	assert_int_equal(in_child("dup2-moved", dup2_onto_the_trace_moved_away), 0);
+	assert_int_equal(in_child_said("dup2-moved", dup2_onto_the_trace_moved_away, 1), 0);
 	their_file_is_theirs();
 	assert_null(read_trace(".pw.jsonl"));
 	lines = read_trace("moved");
