@@ -154,11 +154,24 @@ static ssize_t admit(int fd, off_t off, size_t len)
 	return ok;
 }
 
+/* The next definition of name (libc's), looked up once; threads may race
+ * to the first look-up, which is why the slot is read and written as an
+ * atomic (the trace writer's thread and the program's call these alike). */
+static void *next_sym(void **slot, const char *name)
+{
+	void *p = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (!p) {
+		p = dlsym(RTLD_NEXT, name);
+		__atomic_store_n(slot, p, __ATOMIC_RELEASE);
+	}
+	return p;
+}
+
 ssize_t pwrite(int fd, const void *buf, size_t len, off_t off)
 {
-	static ssize_t (*real)(int, const void *, size_t, off_t);
-	if (!real)
-		real = (ssize_t(*)(int, const void *, size_t, off_t))dlsym(RTLD_NEXT, "pwrite");
+	static void *real_;
+	ssize_t (*real)(int, const void *, size_t, off_t) =
+	    (ssize_t(*)(int, const void *, size_t, off_t))next_sym(&real_, "pwrite");
 	ssize_t ok = admit(fd, off, len);
 	if (ok < 0)
 		return -1;
@@ -172,9 +185,9 @@ ssize_t pwrite64(int fd, const void *buf, size_t len, off_t off)
 
 ssize_t write(int fd, const void *buf, size_t len)
 {
-	static ssize_t (*real)(int, const void *, size_t);
-	if (!real)
-		real = (ssize_t(*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
+	static void *real_;
+	ssize_t (*real)(int, const void *, size_t) =
+	    (ssize_t(*)(int, const void *, size_t))next_sym(&real_, "write");
 	pthread_mutex_lock(&lock);
 	init();
 	enum kind k = kind;
@@ -190,9 +203,8 @@ ssize_t write(int fd, const void *buf, size_t len)
 
 int fallocate(int fd, int mode, off_t off, off_t len)
 {
-	static int (*real)(int, int, off_t, off_t);
-	if (!real)
-		real = (int (*)(int, int, off_t, off_t))dlsym(RTLD_NEXT, "fallocate");
+	static void *real_;
+	int (*real)(int, int, off_t, off_t) = (int (*)(int, int, off_t, off_t))next_sym(&real_, "fallocate");
 	pthread_mutex_lock(&lock);
 	init();
 	if (kind == ENOSPC_ && is_trace(fd)) {
@@ -216,9 +228,8 @@ int fallocate64(int fd, int mode, off_t off, off_t len)
 
 int ftruncate(int fd, off_t len)
 {
-	static int (*real)(int, off_t);
-	if (!real)
-		real = (int (*)(int, off_t))dlsym(RTLD_NEXT, "ftruncate");
+	static void *real_;
+	int (*real)(int, off_t) = (int (*)(int, off_t))next_sym(&real_, "ftruncate");
 	pthread_mutex_lock(&lock);
 	init();
 	if (kind == ENOSPC_ && is_trace(fd))
