@@ -156,6 +156,7 @@ static struct {
 	atomic_int wake;
 	atomic_bool stop_writer;
 	atomic_bool writer_creating; /* pthread_create called, writer_main not yet in its loop */
+	atomic_int opening;          /* threads creating the file (open_once), who start the writer */
 	atomic_bool writer_died;     /* it ended without being asked to (it was cancelled) */
 	atomic_bool closing;         /* finishing began: threads stop waiting for buffers */
 	atomic_bool main_exited;     /* the main thread called pthread_exit: see retire() */
@@ -239,6 +240,15 @@ static void wake_writer(void)
 {
 	if (atomic_exchange(&T.wake, 1) == 0)
 		futex_wake(&T.wake);
+}
+
+bool pw_trace_wake_writer(void)
+{
+	if (atomic_load_explicit(&pw_trace_gate.writer_started, memory_order_acquire)) {
+		wake_writer();
+		return true;
+	}
+	return atomic_load(&T.writer_creating) || atomic_load(&T.opening) > 0;
 }
 
 static void note_progress(void)
@@ -1333,6 +1343,7 @@ static bool open_once(void)
 	pthread_mutex_lock(&T.start_lock);
 	int st = atomic_load(&pw_trace_gate.file_state);
 	if (st == PW_FILE_NONE && !atomic_load(&T.closing)) {
+		atomic_fetch_add(&T.opening, 1);
 		tls_opening = true;
 		pw_tls_internal++;
 		st = open_trace_file() == 0 && write_header() == 0 ? PW_FILE_OPEN : PW_FILE_FAILED;
@@ -1345,6 +1356,7 @@ static bool open_once(void)
 		pw_tls_internal--;
 		tls_opening = false;
 		atomic_store_explicit(&pw_trace_gate.file_state, st, memory_order_release);
+		atomic_fetch_sub(&T.opening, 1);
 	}
 	pthread_mutex_unlock(&T.start_lock);
 	return st == PW_FILE_OPEN && atomic_load(&pw_g.enabled);

@@ -56,6 +56,10 @@ void pw_trace_after_failed_exec(void);
 /* A function the writer thread runs every round (final=false) and that
  * pw_trace_finish runs once before the footer (final=true). */
 void pw_trace_set_tick(void (*fn)(bool final));
+/* Asks the writer thread for a round now; false when none runs nor is
+ * being started.  Async-signal-safe (an exit handler may run in the
+ * program's signal handler). */
+bool pw_trace_wake_writer(void);
 
 /* After a wrapper's real call: the caller's stack (stacks=all), then the
  * record (call.h). */

@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <time.h>
 
 #include "core/forkgate.h"
 #include "record/jsonw.h"
@@ -24,7 +26,7 @@ static struct {
 	pthread_mutex_t lock;            /* one identification at a time */
 	_Atomic(struct pw_devset *) set; /* published once, never freed */
 	bool links_asked;                /* writer: the management library was asked */
-	bool written;                    /* writer: this trace file has the lines */
+	atomic_bool written;             /* writer: this trace file has the lines */
 } V[PW_VENDOR_COUNT] = {[0 ... PW_VENDOR_COUNT - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 
 static const struct pw_vendor *vendor_of(int v)
@@ -35,17 +37,24 @@ static const struct pw_vendor *vendor_of(int v)
 	return NULL;
 }
 
+/*
+ * A vendor's set, mapped rather than allocated: the exit handler may be the
+ * first to identify the devices, and a program that calls exit() from a
+ * signal handler runs it there, perhaps over its own malloc (measured: a
+ * SIGTERM handler calling exit() before the writer's first round; mmap is a
+ * system call, async-signal-safe, and takes no lock of the program's).
+ */
+#define SET_HEAD ((sizeof(struct pw_devset) + 63) & ~(size_t)63)
+#define SET_LEN (SET_HEAD + (size_t)PW_MAX_DEV * PW_MAX_DEV * sizeof(struct pw_pair_info))
+
 static struct pw_devset *set_new(int v)
 {
-	struct pw_devset *s = pw_fg_calloc(1, sizeof *s); /* see forkgate.h */
-	if (!s)
+	void *m = mmap(NULL, SET_LEN, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (m == MAP_FAILED)
 		return NULL;
+	struct pw_devset *s = m;
 	s->vendor = v;
-	s->pair = pw_fg_calloc((size_t)PW_MAX_DEV * PW_MAX_DEV, sizeof *s->pair);
-	if (!s->pair) {
-		pw_fg_free(s);
-		return NULL;
-	}
+	s->pair = (struct pw_pair_info *)((char *)m + SET_HEAD);
 	for (int d = 0; d < PW_MAX_DEV; d++)
 		s->dev[d].physical_id = s->dev[d].switch_links = -1;
 	for (int i = 0; i < PW_MAX_DEV * PW_MAX_DEV; i++) {
@@ -54,6 +63,11 @@ static struct pw_devset *set_new(int v)
 		p->nvlinks = p->nvswitch = -1;
 	}
 	return s;
+}
+
+static void set_free(struct pw_devset *s)
+{
+	munmap(s, SET_LEN);
 }
 
 /* Identifies vendor v's devices if its runtime was used and can say. */
@@ -74,8 +88,7 @@ static struct pw_devset *identify(int v)
 			atomic_store_explicit(&V[v].set, n, memory_order_release);
 			s = n;
 		} else if (n) {
-			pw_fg_free(n->pair);
-			pw_fg_free(n);
+			set_free(n);
 		}
 	}
 	pthread_mutex_unlock(&V[v].lock);
@@ -179,7 +192,7 @@ static void write_device(const struct pw_devset *s, int d)
  * leaves the round to whoever holds it. */
 static pthread_mutex_t tick_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void pw_devices_tick(bool final)
+static void tick(bool final, bool at_exit)
 {
 	if (final)
 		pthread_mutex_lock(&tick_lock);
@@ -189,14 +202,14 @@ void pw_devices_tick(bool final)
 		int v = (*p)->vendor;
 		/* only into a trace that has calls of the vendor: a forked child
 		 * knows its parent's devices, but writes them once it uses them */
-		if (!(*p)->identify || V[v].written || !atomic_load(&pw_devices_used[v]))
+		if (!(*p)->identify || atomic_load(&V[v].written) || !atomic_load(&pw_devices_used[v]))
 			continue;
 		struct pw_devset *s = identify(v);
 		if (!s)
 			continue;
 		/* The links, once, on this thread (never on a caller's): they may
 		 * load the management library. */
-		if (!V[v].links_asked && (*p)->links) {
+		if (!V[v].links_asked && (*p)->links && !at_exit) {
 			V[v].links_asked = true;
 			pw_tls_internal++;
 			(*p)->links(s);
@@ -204,9 +217,14 @@ void pw_devices_tick(bool final)
 		}
 		for (int d = 0; d < s->n; d++)
 			write_device(s, d);
-		V[v].written = true;
+		atomic_store(&V[v].written, true);
 	}
 	pthread_mutex_unlock(&tick_lock);
+}
+
+void pw_devices_tick(bool final)
+{
+	tick(final, false);
 }
 
 /*
@@ -235,10 +253,35 @@ __attribute__((constructor)) static void install_round(void)
 	pw_trace_set_tick(writer_round);
 }
 
+/* A runtime was used whose devices' lines are not in the trace yet. */
+static bool lines_pending(void)
+{
+	for (const struct pw_vendor *const *p = pw_vendors; *p; p++)
+		if ((*p)->identify && atomic_load(&pw_devices_used[(*p)->vendor]) &&
+		    !atomic_load(&V[(*p)->vendor].written))
+			return true;
+	return false;
+}
+
+/*
+ * The thread calling exit() may be in the program's signal handler (a
+ * SIGTERM handler that calls exit is common), perhaps over its own malloc.
+ * So the lines are left to the writer: a process that ends before the
+ * writer's first round asks it for one (starting it may be under way on
+ * another thread) and waits, at most PW_EXIT_ROUND_MS.  Past that, or with
+ * no writer coming, they are written here, without the links (which load
+ * the management library).
+ */
+#define PW_EXIT_ROUND_MS 1000
+
 static void devices_at_exit(void)
 {
-	if (atomic_load(&pw_g.enabled) && pw_trace_kept()) /* the lines go into the trace only */
-		pw_devices_tick(true);
+	if (!atomic_load(&pw_g.enabled) || !pw_trace_kept()) /* the lines go into the trace only */
+		return;
+	const struct timespec ms = {0, 1000000};
+	for (int i = 0; i < PW_EXIT_ROUND_MS && lines_pending() && pw_trace_wake_writer(); i++)
+		nanosleep(&ms, NULL);
+	tick(true, true);
 }
 
 void pw_devices_first_use(int vendor)
@@ -258,7 +301,7 @@ void pw_devices_after_fork(void)
 	pthread_mutex_init(&why_lock, NULL);
 	for (int v = 0; v < PW_VENDOR_COUNT; v++) {
 		pthread_mutex_init(&V[v].lock, NULL);
-		V[v].written = false;
+		atomic_store(&V[v].written, false);
 		atomic_store(&pw_devices_used[v], false);
 	}
 }
