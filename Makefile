@@ -8,6 +8,7 @@
 #   make PHASES=1   the library with per-phase time counters (build-phases/; preload/record/phase.h)
 #   make ABLATE=N   a measurement build that leaves stages of every wrapper out
 #                   (build-ablate-N/; preload/vendors/call.h): for timing, never for use
+#   make stress     the exit, exec, fork and signal races, 50 runs each (make test: 10)
 #   make tsan-test  the library under ThreadSanitizer (build-tsan/): the trace and
 #                   registry unit tests, the integration and the fault suites
 #   make CC=clang   any C11 compiler with GNU extensions
@@ -86,6 +87,7 @@ help:
 	'  gpu-programs    the real-GPU programs (needs nvcc; tests/gpu/README.md)' \
 	'  packaging-test  the install, uninstall, deb and completion tests (part of test)' \
 	'  fault-test      the outcome of a traced program under faults (part of test)' \
+	'  stress          the fault suite'"'"'s exit races alone, STRESS_RUNS (50) runs each' \
 	'  gpu-build-test  the real-GPU programs compiled where nvcc is (part of test)' \
 	'  clean           remove build/, build-san/ and build-tsan/' \
 	'  help            this text' \

@@ -26,7 +26,9 @@
 #   fault-races-1 fault-races-2 fault-others
 #                             the fault suite in three parts (make test
 #                             runs them side by side): half the exit races
-#                             each, and everything but the races
+#                             each (10 runs of each race unless
+#                             PW_STRESS_RUNS says), and everything but the
+#                             races
 #   tally                     tests/tally.sh's self-test: how make test
 #                             counts the suites' checks
 #   list                      these names
@@ -59,6 +61,8 @@ fault-races-1 | fault-races-2 | fault-others)
 	fault-races-2) export PW_FAULT_PART=races PW_RACE_MODES="fork pthread_exit thread_exit handler" ;;
 	*) export PW_FAULT_PART=others ;;
 	esac
+	# make test's share of the races: 10 runs each (make stress runs more)
+	export PW_STRESS_RUNS=${PW_STRESS_RUNS:-10}
 	exec "$here/timed.sh" 1800 "$here/fault/run.sh" "$B"
 	;;
 tally)

@@ -251,6 +251,14 @@ test-build: $(FAULT)
 fault-test: test-build
 	@tests/timed.sh 1800 tests/fault/run.sh $(BUILD)
 
+# make stress: the fault suite's exit races alone, STRESS_RUNS times each
+# (make test runs each 10 times): for a change to the exit, exec, fork or
+# signal paths, where a race shows in one run of twenty or fewer.
+STRESS_RUNS ?= 50
+.PHONY: stress
+stress: deps test-build
+	@PW_FAULT_PART=races PW_STRESS_RUNS=$(STRESS_RUNS) tests/timed.sh 3600 tests/fault/run.sh $(BUILD)
+
 # The IPC registry's name for a run id (the segment's name is a keyed hash
 # of it): for the scripts that look for it in /dev/shm.
 $(TBIN)/shmname: tests/fault/shmname.c $(BUILD)/obj/preload/state/registry.o $(BUILD)/obj/preload/core/log.o \
