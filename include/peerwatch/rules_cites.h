@@ -428,6 +428,8 @@
 	  "hipIpcMemHandles from each device in a given process may only be opened by one context per "      \
 	  "device per other process.",                                                                       \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html",               \
+	  "cannot be broken in ROCm's runtime (clr): a device has one context, which hipCtxCreate and "      \
+	  "hipDevicePrimaryCtxRetain both return, so a second open on a device is that context's, counted; " \
 	  "not measured on AMD GPUs",                                                                        \
 	  "open the handles of one exporting device in one context per device, and reopen them there")       \
 	C(IPC_OPEN_UNREACHABLE, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcOpenMemHandle",         \

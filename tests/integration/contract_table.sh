@@ -4,7 +4,8 @@
 # it, run under peerwatch in warn mode.  A row passes when its sentence is
 # in what its rule cites for that vendor, its severity is the rule's, the
 # program exits 0, and the trace holds exactly the one finding expected
-# (that rule, that severity) or, for a clean row, none.
+# (that rule, that severity) or, for a clean row, none.  Last, every rule's
+# sentence of every vendor (peerwatch-analyze rules --json) must have rows.
 #
 #   tests/integration/contract_table.sh BUILD_DIR [TABLE]
 #
@@ -71,5 +72,12 @@ while IFS= read -r line || [ -n "$line" ]; do
 done <"$TABLE"
 
 [ $n -gt 0 ] || bad "no rows in $TABLE"
+
+# Every vendor's sentence of every rule has its rows: none is left to chance.
+missing=$(jq -r '.rules[] | .id as $r | .contract[] | "\(.vendor) \($r)"' "$WORK/rules.json" | sort -u |
+	while read -r v r; do
+		grep -Eq "^$v \| $r \|" "$TABLE" || echo "$v $r"
+	done | tr '\n' ',' | sed 's/,$//; s/,/, /g')
+check "every rule's sentence of every vendor has rows in the table${missing:+ (missing: $missing)}" [ -z "$missing" ]
 echo "contract: $pass passed, $fail failed"
 [ $fail -eq 0 ]

@@ -20,7 +20,8 @@ $(TBIN)/hip_real: tests/integration/hip_real.c
 # The simulated runtime (tests/sim/hip.mk): the .so.6 build links the
 # programs; rules_hip.sh finds the .5/.6/.7 builds under $(SIMDIR) itself.
 HIPSIM_LIB6 := $(or $(HSIM_LIB6),$(SIMDIR)/libamdhip64.so.6)
-HIP_TESTS := $(TBIN)/hip_calls $(TBIN)/hip_calls-linked $(TBIN)/hip_violations
+HIPSIM_LIB7 := $(or $(HSIM_LIB7),$(SIMDIR)/hip7/libamdhip64.so.7)
+HIP_TESTS := $(TBIN)/hip_calls $(TBIN)/hip_calls-linked $(TBIN)/hip_violations $(TBIN)/hip_violations7
 HIP_TESTS += $(TBIN)/hip_ctx $(TBIN)/hip_ctxstack.so $(TBIN)/hip_lasterr
 ifneq ($(wildcard tests/sim/hip_sim*.c),)
 test-build: $(HIP_TESTS)
@@ -34,6 +35,11 @@ $(TBIN)/hip_calls-linked: tests/integration/hip_calls.c tests/integration/hip_ap
 $(TBIN)/hip_violations: tests/integration/hip_violations.c tests/integration/hip_api.h $(HIPSIM_LIB6)
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ $(HIPSIM_LIB6)
+# The same scenarios against ROCm 7.1 (the .so.7 build), with the _v2 calls
+# only it has (hipMemAdvise_v2, hipMemPrefetchAsync_v2).
+$(TBIN)/hip_violations7: tests/integration/hip_violations.c tests/integration/hip_api.h $(HIPSIM_LIB7)
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -DPW_HIP7 $< -o $@ $(HIPSIM_LIB7) -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim/hip7'
 # hip_ctx under hip_ctxstack.so: a runtime with clr's context stack (rules_hip.sh).
 $(TBIN)/hip_ctx: tests/integration/hip_ctx.c tests/integration/hip_api.h $(HIPSIM_LIB6)
 	@mkdir -p $(@D)

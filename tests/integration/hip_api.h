@@ -47,6 +47,12 @@ hipError_t hipIpcOpenEventHandle(hipEvent_t *event, hipIpcEventHandle_t handle);
 hipError_t hipMallocManaged(void **dev_ptr, size_t size, unsigned int flags);
 hipError_t hipMemPrefetchAsync(const void *dev_ptr, size_t count, int device, hipStream_t stream);
 hipError_t hipMemAdvise(const void *dev_ptr, size_t count, hipMemoryAdvise advice, int device);
+#ifdef PW_HIP7 /* ROCm 7.1 (the .so.7 simulator) */
+hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
+                                  unsigned int flags, hipStream_t stream);
+hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
+                           hipMemLocation location);
+#endif
 hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute,
                                    const void *dev_ptr, size_t count);
 hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRangeAttribute *attributes,

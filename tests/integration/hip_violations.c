@@ -176,6 +176,14 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		HCHECK(hipIpcOpenEventHandle(&e, eh));
 		if (!strcmp(what, "event-open-destroy"))
 			HCHECK(hipEventDestroy(e));
+	} else if (!strcmp(what, "event-open-wait-destroy")) {
+		hipIpcEventHandle_t eh;
+		hipEvent_t e;
+		memcpy(&eh, &h, sizeof eh);
+		HCHECK(hipIpcOpenEventHandle(&e, eh));
+		say(out);
+		hear(in); /* the exporter destroys its event (or not) now */
+		HCHECK(hipEventDestroy(e));
 	} else if (!strcmp(what, "close-twice")) {
 		HCHECK(hipIpcOpenMemHandle(&p, h, lazy));
 		HCHECK(hipIpcCloseMemHandle(p));
@@ -439,6 +447,69 @@ static void ipc_event_leak(int bad)
 	HCHECK(hipEventDestroy(e));
 }
 
+/* Opened in the process that exported it (bad; HIP: hipErrorInvalidContext),
+ * or in another (good). */
+static void ipc_event_same_process(int bad)
+{
+	hipEvent_t e, o;
+	hipIpcEventHandle_t h;
+	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
+	HCHECK(hipIpcGetEventHandle(&h, e));
+	if (bad) {
+		CALL(hipIpcOpenEventHandle(&o, h));
+	} else {
+		hipIpcMemHandle_t carrier;
+		memcpy(&carrier, &h, sizeof h);
+		struct child c = spawn("event-open-destroy", &carrier);
+		hear(c.from);
+		reap(c);
+	}
+	HCHECK(hipEventDestroy(e));
+}
+
+/* The exporter destroys its event while the importer still has it (bad),
+ * or after the importer destroyed its own (good). */
+static void ipc_event_destroy_while_open(int bad)
+{
+	hipEvent_t e;
+	hipIpcEventHandle_t h;
+	hipIpcMemHandle_t carrier;
+	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
+	HCHECK(hipIpcGetEventHandle(&h, e));
+	memcpy(&carrier, &h, sizeof h);
+	struct child c = spawn("event-open-wait-destroy", &carrier);
+	hear(c.from); /* opened */
+	if (bad)
+		HCHECK(hipEventDestroy(e));
+	say(c.to);
+	hear(c.from); /* destroyed its copy */
+	reap(c);
+	if (!bad)
+		HCHECK(hipEventDestroy(e));
+}
+
+/* After the hipFree (bad) or before it (good). */
+static void ipc_export_freed(int bad)
+{
+	void *a = alloc_on(0, MIB);
+	hipIpcMemHandle_t h;
+	if (bad)
+		HCHECK(hipFree(a));
+	CALL(hipIpcGetMemHandle(&h, a));
+	if (!bad)
+		HCHECK(hipFree(a));
+}
+
+/* HIP has one context per device (clr's hipCtxCreate hands out the device's
+ * own), so a second open of a handle on a device is the same context's:
+ * counted, never a break.  Both forms must stay clean: not in `list`, whose
+ * bad forms each leave one finding (rules_hip.sh); the contract table runs
+ * it. */
+static void ipc_open_second_context(int bad)
+{
+	ipc_child_scenario("reopen", "open-close", bad);
+}
+
 /* Device 9 of 2 (bad) or device 1 (good). */
 static void peer_invalid_device(int bad)
 {
@@ -619,6 +690,31 @@ static void managed_prefetch_out_of_range(int bad)
 	CALL(hipMemPrefetchAsync(m, bad ? 0 : 1, 1, stream));
 }
 
+#ifdef PW_HIP7
+/* ROCm 7.1's _v2 forms (hip_violations7, linked to the .so.7 simulator):
+ * the advice and the prefetch name a hipMemLocation. */
+static void managed_advise_location(int bad)
+{
+	char *m = managed(65536);
+	hipMemLocation where = {bad ? hipMemLocationTypeInvalid : hipMemLocationTypeDevice, 1};
+	CALL(hipMemAdvise_v2(m, 65536, hipMemAdviseSetAccessedBy, where));
+}
+
+static void managed_prefetch_location(int bad)
+{
+	char *m = managed(65536);
+	hipMemLocation where = {bad ? hipMemLocationTypeInvalid : hipMemLocationTypeHost, 0};
+	CALL(hipMemPrefetchAsync_v2(m, 65536, where, 0, stream));
+}
+
+static void managed_prefetch_flags(int bad)
+{
+	char *m = managed(65536);
+	hipMemLocation where = {hipMemLocationTypeDevice, 1};
+	CALL(hipMemPrefetchAsync_v2(m, 65536, where, bad ? 1 : 0, stream));
+}
+#endif
+
 static void managed_range_attr_data_size(int bad)
 {
 	char *m = managed(65536);
@@ -696,6 +792,9 @@ static const struct {
     {"ipc.export.host", ipc_export_host},
     {"ipc.event.flags", ipc_event_flags},
     {"ipc.event.leak", ipc_event_leak},
+    {"ipc.event.same-process", ipc_event_same_process},
+    {"ipc.event.destroy-while-open", ipc_event_destroy_while_open},
+    {"ipc.export.freed", ipc_export_freed},
     {"peer.invalid-device", peer_invalid_device},
     {"ipc.open.stale", ipc_open_stale},
     {"ipc.open.unreachable", ipc_open_unreachable},
@@ -714,6 +813,11 @@ static const struct {
     {"managed.prefetch.not-managed", managed_prefetch_not_managed},
     {"managed.prefetch.invalid-device", managed_prefetch_invalid_device},
     {"managed.prefetch.out-of-range", managed_prefetch_out_of_range},
+#ifdef PW_HIP7
+    {"managed.advise.location", managed_advise_location},
+    {"managed.prefetch.location", managed_prefetch_location},
+    {"managed.prefetch.flags", managed_prefetch_flags},
+#endif
     {"managed.range-attr.data-size", managed_range_attr_data_size},
     {"managed.range-attr.not-managed", managed_range_attr_not_managed},
     {"managed.range-attr.out-of-range", managed_range_attr_out_of_range},
@@ -737,6 +841,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "model")) {
 		init();
 		ipc_child_scenario(argv[2], argv[2], 1);
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "ipc.open.second-context")) {
+		init();
+		ipc_open_second_context(!strcmp(argv[2], "bad"));
 		return 0;
 	}
 	/* not one rule: the implicit copies (rules_hip.sh checks their events) */

@@ -202,14 +202,24 @@ check "skew: flags 1 on the .so.6 runtime is right: no finding (got: ${got:-none
 needs_range="copy.peer.out-of-bounds ipc.export.interior-pointer managed.advise.out-of-range managed.attach.length"
 has_range=1
 objdump -T "$S6" 2>/dev/null | grep -q " hipMemGetAddressRange$" || has_range=0
-for rule in $("$V" list); do
+# The scenarios of the .so.6 build, then those only ROCm 7.1's _v2 calls
+# make (hip_violations7, linked to the .so.7 build).
+V7="$B/tests/hip_violations7"
+pairs=$(for r in $("$V" list); do echo "$V:$r"; done)
+if [ -x "$V7" ] && [ -n "$S7" ]; then
+	pairs+=" $(LD_LIBRARY_PATH="$(dirname "$S7")" "$V7" list | grep -vxF -f <("$V" list) | sed "s|^|$V7:|")"
+else
+	bad "rules_hip: hip_violations7 or the .so.7 simulator is missing (the _v2 scenarios)"
+fi
+for pair in $pairs; do
+	P=${pair%%:*} rule=${pair#*:}
 	if [ $has_range -eq 0 ] && [[ " $needs_range " == *" $rule "* ]]; then
 		echo "skip - $rule (HIP): the simulated runtime has no hipMemGetAddressRange, so allocation bounds are unknown"
 		continue
 	fi
 	d="$WORK/$rule-bad"
 	mkdir -p "$d"
-	if ! env $(env_for "$rule") "$PW" -q -o "$d/trace" --mode warn -- "$V" "$rule" bad >"$d/out" 2>"$d/err"; then
+	if ! env $(env_for "$rule") "$PW" -q -o "$d/trace" --mode warn -- "$P" "$rule" bad >"$d/out" 2>"$d/err"; then
 		bad "$rule: the program failed: $(tail -2 "$d/err")"
 		continue
 	fi
@@ -221,7 +231,7 @@ for rule in $("$V" list); do
 	words_own "$d" hip "$rule (HIP)"
 	g="$WORK/$rule-good"
 	mkdir -p "$g"
-	if ! env $(env_for "$rule") "$PW" -q -o "$g/trace" --mode warn -- "$V" "$rule" good >"$g/out" 2>"$g/err"; then
+	if ! env $(env_for "$rule") "$PW" -q -o "$g/trace" --mode warn -- "$P" "$rule" good >"$g/out" 2>"$g/err"; then
 		bad "$rule: the near miss failed: $(tail -2 "$g/err")"
 		continue
 	fi
