@@ -4,9 +4,11 @@
  * scripts/gen-rules-doc.sh adds an example report to each rule.
  */
 #include <ctype.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "peerwatch/derived_rules.h"
 #include "peerwatch/rules_cites.h"
 #include "peerwatch/rules_table.h"
 
@@ -21,6 +23,23 @@ struct cite {
 enum { PW_RULES(PW_DOC_RULE_ENUM) DOC_RULE_COUNT };
 #define CITE(name, v, doc, quote, url, runtime, fix) {DOC_RULE_##name, v, doc, quote, url, runtime, fix},
 static const struct cite cites[] = {PW_RULE_CITES(CITE)};
+
+/* Where a rule is checked: by the library at the call (at exit for what is
+ * left then), and for the rules peerwatch-analyze derives from the calls of
+ * a run's traces, offline too. */
+#define DERIVED_ID(id, sev, summary) id,
+static const char *const derived[] = {PW_DERIVED_RULES(DERIVED_ID) NULL};
+
+static void checked_row(const char *id, const char *vs)
+{
+	bool offline = false;
+	for (const char *const *d = derived; *d && !offline; d++)
+		offline = !strcmp(*d, id);
+	printf("| checked | %s: by the library as the program runs%s |\n", vs,
+	       offline ? "; and offline, by peerwatch-analyze from the calls in the run's traces "
+	                 "(with the IPC registry off, or a process outside the run, too)"
+	               : "");
+}
 
 /* Each vendor's contract, runtime and fix rows, in the vendors' order. */
 static void vendor_words(int rule)
@@ -90,6 +109,7 @@ static void op_names(unsigned long long ops, char *out, size_t len)
 		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | %s |\n| vendors | %s |\n", id, \
 		       toupper((unsigned char)summary[0]), summary + 1, ss, vs);                          \
 		printf("| calls | %s |\n| documents | %s |\n", os, source);                               \
+		checked_row(id, vs);                                                                      \
 		vendor_words(DOC_RULE_##name);                                                            \
 		printf("\n");                                                                             \
 		printf("<!-- example %s -->\n\n", id);                                                    \

@@ -6,6 +6,11 @@
  * repeats, lines refused, and whether the trace ended cleanly, stopped
  * writing (a full disk, a file-size limit), reached its size limit, or is
  * .partial: its process still running, or gone without finishing it.
+ * Last, for the run: the processes that ran without the online IPC
+ * registry (their cross-process findings are the analyzer's, derived from
+ * the traces), and what the traces could not say, by rule: opens of IPC
+ * handles whose exporter no trace has, opens whose devices no device line
+ * identifies.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +24,7 @@
 #include "base/show.h"
 #include "cmds/cmds.h"
 #include "model/footer.h"
+#include "model/ipclife.h"
 #include "model/procs.h"
 #include "read/files.h"
 #include "read/reader.h"
@@ -380,15 +386,68 @@ static json_t *file_json(const struct pw_file *f)
 	return j;
 }
 
+/* A process that ran with registry=0 (its options object). */
+static bool registry_off(const struct pw_file *f)
+{
+	json_t *opts = f->options ? json_loads(f->options, 0, NULL) : NULL;
+	json_t *v = opts ? json_object_get(opts, "registry") : NULL;
+	bool off = v && (json_is_false(v) || (json_is_integer(v) && json_integer_value(v) == 0) ||
+	                 (json_is_string(v) && !strcmp(json_string_value(v), "0")));
+	json_decref(opts);
+	return off;
+}
+
+/* What the run's traces could not say (ipclife.h counts it). */
+static void unchecked_text(const struct ipc_report *r, size_t off)
+{
+	if (off)
+		printf("\n%zu process%s ran without the IPC registry (registry=0): ipc.open.stale, "
+		       "ipc.open.unexported, ipc.open.unreachable and vmm.import.released are derived "
+		       "from the traces (peerwatch-analyze check, violations), not found at the call\n",
+		       off, off == 1 ? "" : "es");
+	if (!r->open_no_export && !r->unreachable_unknown)
+		return;
+	printf("\ncould not be checked from these traces:\n");
+	if (r->open_no_export)
+		printf(
+		    "  ipc.open.stale, ipc.open.unreachable: %zu open%s of IPC handles with no trace of the "
+		    "exporter (a process outside the run, or not traced)\n",
+		    r->open_no_export, r->open_no_export == 1 ? "" : "s");
+	if (r->unreachable_unknown)
+		printf("  ipc.open.unreachable: %zu open%s whose devices the traces do not identify (no "
+		       "device lines, or the importer does not see the exporter's device)\n",
+		       r->unreachable_unknown, r->unreachable_unknown == 1 ? "" : "s");
+}
+
+static json_t *unchecked_json(const struct ipc_report *r)
+{
+	json_t *j = json_object(), *rules = json_array();
+	json_object_set_new(j, "open_no_export", json_integer((json_int_t)r->open_no_export));
+	json_object_set_new(j, "unreachable_unknown", json_integer((json_int_t)r->unreachable_unknown));
+	if (r->open_no_export)
+		json_array_append_new(rules, json_string("ipc.open.stale"));
+	if (r->open_no_export || r->unreachable_unknown)
+		json_array_append_new(rules, json_string("ipc.open.unreachable"));
+	json_object_set_new(j, "rules", rules);
+	return j;
+}
+
 int cmd_info(const struct pw_opts *o)
 {
 	struct pw_input in = {0};
-	struct pw_sink sink = {&pw_sink_validate_only, NULL};
+	struct ipc_report r;
+	ipc_init(&r);
+	struct pw_sink sink = {&ipc_ops, &r};
 	int st = an_read(o, &in, &sink, 1);
 	if (st == PW_READ_FATAL || !in.n) {
+		ipc_free(&r);
 		pw_input_free(&in);
 		return an_exit(st);
 	}
+	ipc_derive(&r, &in);
+	size_t off = 0;
+	for (size_t i = 0; i < in.n; i++)
+		off += registry_off(&in.files[i]);
 	size_t n[4] = {0};
 	size_t *order = file_order(&in);
 	for (size_t i = 0; i < in.n; i++)
@@ -402,6 +461,8 @@ int cmd_info(const struct pw_opts *o)
 		json_object_set_new(doc, "partial", json_integer((json_int_t)n[ST_PARTIAL]));
 		json_object_set_new(doc, "no_footer", json_integer((json_int_t)n[ST_CUT]));
 		json_object_set_new(doc, "unreadable", json_integer((json_int_t)n[ST_UNREADABLE]));
+		json_object_set_new(doc, "registry_off", json_integer((json_int_t)off));
+		json_object_set_new(doc, "unchecked", unchecked_json(&r));
 		json_print(doc);
 	} else {
 		for (size_t k = 0; k < in.n; k++) {
@@ -412,8 +473,10 @@ int cmd_info(const struct pw_opts *o)
 		printf("\n%zu trace file%s: %zu clean, %zu partial, %zu without footer, %zu "
 		       "unreadable\n",
 		       in.n, in.n == 1 ? "" : "s", n[ST_CLEAN], n[ST_PARTIAL], n[ST_CUT], n[ST_UNREADABLE]);
+		unchecked_text(&r, off);
 	}
 	free(order);
+	ipc_free(&r);
 	pw_input_free(&in);
 	return an_exit(st);
 }

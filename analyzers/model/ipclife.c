@@ -252,10 +252,20 @@ struct mapping_left {
 	int opens;
 };
 
+/* " (the open failed: CUDA_ERROR_INVALID_HANDLE)" for a call the runtime
+ * refused, "" for one it took. */
+static const char *refused(const struct ipc_rec *x, const char *what, char *buf, size_t len)
+{
+	if (!x->ret)
+		return "";
+	snprintf(buf, len, " (%s: %s)", what, x->ret_name ? x->ret_name : "an error");
+	return buf;
+}
+
 static void findings_of_open(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
                              const struct ipc_rec *o)
 {
-	char t_open[32], t_free[32], t_close[32];
+	char t_open[32], t_free[32], t_close[32], why[96];
 	const struct pw_file *imp = &in->files[o->file],
 	                     *exp = h->export ? &in->files[h->export->file] : NULL;
 	char *hs = short_handle(h->handle), *il = proc_label(imp), *el = exp ? proc_label(exp) : xstrdup("?");
@@ -266,7 +276,7 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 	if (o->closed_by)
 		fmt_rel(t_close, sizeof t_close, o->closed_by->t_ns, origin);
 	/* open at the free: closed after it, or never closed by a process still running then */
-	if (h->free && o->t_ns < h->free->t_ns &&
+	if (o->ret == 0 && h->free && o->t_ns < h->free->t_ns &&
 	    (o->closed_by ? o->closed_by->t_ns > h->free->t_ns : alive_at(imp, h->free->t_ns) == ALIVE))
 		add_finding(
 		    r, "ipc.free-while-open", SEV_ERROR, h->free,
@@ -274,10 +284,13 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 		              "(opened at %s, %s%s)",
 		              el, (unsigned long long)h->free->ptr, t_free, il, hs, t_open,
 		              o->closed_by ? "closed at " : "never closed", o->closed_by ? t_close : ""));
+	/* stale whether or not the runtime refused it (a refusal is what a
+	 * stale handle mostly gets) */
 	if (h->free && o->t_ns > h->free->t_ns)
 		add_finding(r, "ipc.open.stale", SEV_ERROR, o,
-		            xasprintf("%s opened IPC handle %s at %s, after %s freed the allocation at %s",
-		                      il, hs, t_open, el, t_free));
+		            xasprintf("%s opened IPC handle %s at %s, after %s freed the allocation at %s%s",
+		                      il, hs, t_open, el, t_free,
+		                      refused(o, "the open failed", why, sizeof why)));
 	free(hs);
 	free(il);
 	free(el);
@@ -387,6 +400,70 @@ static void event_findings(struct ipc_report *r, const struct pw_input *in, cons
 	}
 }
 
+static const struct pw_device *device_of(const struct pw_file *f, const char *vendor, int64_t ordinal)
+{
+	for (size_t i = 0; i < f->devices.len; i++) {
+		const struct pw_device *d = vec_at(&f->devices, i);
+		if (d->ordinal == ordinal && !strcmp(d->vendor, vendor))
+			return d;
+	}
+	return NULL;
+}
+
+/*
+ * ipc.open.unreachable, from the two processes' device lines: the exporter's
+ * device by UUID, the importer's name for it, and whether the importer's
+ * device can access it (its "peers" answer).  An open whose devices either
+ * trace does not identify cannot be checked (counted).
+ */
+static void unreachable(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
+                        const struct ipc_rec *o)
+{
+	const struct ipc_rec *e = h->export;
+	const struct pw_file *fe = &in->files[e->file], *fo = &in->files[o->file];
+	const struct pw_device *de = e->dev >= 0 ? device_of(fe, e->vendor, e->dev) : NULL;
+	const struct pw_device *dc = o->cur_dev >= 0 ? device_of(fo, o->vendor, o->cur_dev) : NULL;
+	const struct pw_device *di = NULL;
+	if (!de || !de->uuid || !dc || !dc->uuid) {
+		r->unreachable_unknown++;
+		return;
+	}
+	for (size_t i = 0; i < fo->devices.len && !di; i++) {
+		const struct pw_device *d = vec_at(&fo->devices, i);
+		if (d->uuid && !strcmp(d->uuid, de->uuid) && !strcmp(d->vendor, o->vendor))
+			di = d;
+	}
+	if (!di) {
+		r->unreachable_unknown++; /* the importer does not see the exporter's device */
+		return;
+	}
+	if (di == dc)
+		return;
+	int64_t can = -1;
+	for (size_t i = 0; i < dc->peers.len; i++) {
+		const struct pw_peer_info *p = vec_at(&dc->peers, i);
+		if (p->ordinal == di->ordinal)
+			can = p->can_access;
+	}
+	if (can < 0) {
+		r->unreachable_unknown++;
+		return;
+	}
+	if (can)
+		return;
+	char t_open[32];
+	char *il = proc_label(fo), *el = proc_label(fe);
+	fmt_rel(t_open, sizeof t_open, o->t_ns, r->origin[o->file]);
+	add_finding(r, "ipc.open.unreachable", SEV_ERROR, o,
+	            xasprintf("%s opened at %s, on its device %lld (%s), memory that %s exported from its "
+	                      "device %lld (%s, the importer's device %lld), but the importer's device "
+	                      "lines say the first cannot access the second: no mapping is possible",
+	                      il, t_open, (long long)dc->ordinal, dc->uuid, el, (long long)de->ordinal,
+	                      de->uuid, (long long)di->ordinal));
+	free(il);
+	free(el);
+}
+
 static void derive_findings(struct ipc_report *r, const struct pw_input *in)
 {
 	if (!in->files)
@@ -402,8 +479,13 @@ static void derive_findings(struct ipc_report *r, const struct pw_input *in)
 		for (size_t j = 0; j < h->recs.len; j++) {
 			struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
 			/* an open in the exporting process itself is refused by CUDA: skip */
-			if (o->op == OP_OPEN && o->ret == 0 && (!h->export || o->file != h->export->file))
-				findings_of_open(r, in, h, o);
+			if (o->op != OP_OPEN || (h->export && o->file == h->export->file))
+				continue;
+			findings_of_open(r, in, h, o);
+			if (h->export)
+				unreachable(r, in, h, o);
+			else
+				r->open_no_export++;
 		}
 		leaks_of(r, in, h);
 	}
@@ -515,6 +597,50 @@ static const char *link_rec(struct ipc_rec *rec, struct hmap *h2k, struct hmap *
 	}
 }
 
+/*
+ * vmm.import.released: the exporter's allocation handle counts its create
+ * and retains, less its releases (cuMemRelease); an import by another
+ * process of the same host after that count reached 0 imports an
+ * allocation its exporter gave up.
+ */
+static void released_imports(struct ipc_report *r, const struct pw_input *in, const struct ipc_shared *sh)
+{
+	const struct ipc_rec *exp = NULL, *rel = NULL;
+	if (strcmp(sh->kind, "vmm") != 0)
+		return;
+	for (size_t i = 0; i < sh->recs.len && !exp; i++) {
+		const struct ipc_rec *x = *(struct ipc_rec **)vec_at(&sh->recs, i);
+		if (x->op == OP_VMM_EXPORT && x->ret == 0 && x->has_vh)
+			exp = x;
+	}
+	if (!exp)
+		return;
+	int refs = 1;
+	for (size_t i = 0; i < sh->recs.len; i++) {
+		const struct ipc_rec *x = *(struct ipc_rec **)vec_at(&sh->recs, i);
+		if (x->file == exp->file && x->has_vh && x->vh == exp->vh && x->ret == 0) {
+			if (x->op == OP_VMM_RETAIN)
+				refs++;
+			else if (x->op == OP_VMM_RELEASE && --refs == 0 && !rel)
+				rel = x;
+		}
+		if (!rel || x->op != OP_VMM_IMPORT || x->file == exp->file || x->t_ns <= rel->t_ns ||
+		    strcmp(in->files[x->file].host, in->files[exp->file].host) != 0)
+			continue;
+		char t_imp[32], t_rel[32], why[96];
+		char *il = proc_label(&in->files[x->file]), *el = proc_label(&in->files[exp->file]);
+		fmt_rel(t_imp, sizeof t_imp, x->t_ns, r->origin[x->file]);
+		fmt_rel(t_rel, sizeof t_rel, rel->t_ns, r->origin[x->file]);
+		add_finding(r, "vmm.import.released", SEV_WARNING, x,
+		            xasprintf("%s imported at %s a shareable handle of an allocation that %s had "
+		                      "released (%s at %s)%s",
+		                      il, t_imp, el, rel->api, t_rel,
+		                      refused(x, "the import failed", why, sizeof why)));
+		free(il);
+		free(el);
+	}
+}
+
 static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 {
 	struct vec v;
@@ -558,8 +684,11 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 		vec_free(&spans);
 		from = to;
 	}
-	for (size_t i = 0; i < r->shared.len; i++)
-		vec_sort(&(*(struct ipc_shared **)vec_at(&r->shared, i))->recs, by_time);
+	for (size_t i = 0; i < r->shared.len; i++) {
+		struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, i);
+		vec_sort(&sh->recs, by_time);
+		released_imports(r, in, sh);
+	}
 	vec_sort(&r->shared, by_first_time_shared);
 	hmap_free(&shared, NULL);
 	vec_free(&v);

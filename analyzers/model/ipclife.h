@@ -41,26 +41,23 @@
  * alone).  Inside a process the chain goes on by the
  * allocation handle (create, export/import, map, release) and by the mapped
  * pointer (set-access, unmap, free of an imported pool pointer).
+ *
+ * Without the online registry (registry=0, or a process outside the run)
+ * the library cannot see the other process at the call; these are derived
+ * here instead: ipc.open.stale (an open, refused or not, after the
+ * exporter's free), ipc.open.unreachable (from both processes' device
+ * lines: UUIDs and the importer's can-access answers) and
+ * vmm.import.released (an import after the exporter's last cuMemRelease
+ * of the exported allocation handle).
  */
 #ifndef PW_AN_IPCLIFE_H
 #define PW_AN_IPCLIFE_H
 
 #include "base/show.h"
+#include "peerwatch/derived_rules.h"
 #include "read/reader.h"
 
-/* The rules the analyzer derives offline: id (the catalog's, so that a
- * finding the online registry already wrote is not reported twice),
- * severity, summary (used when the catalog does not have the row). */
-#define PW_DERIVED_RULES(X)                                                                                  \
-	X("ipc.free-while-open", "error", "the exporter frees an allocation another process still has open") \
-	X("ipc.open.stale", "error", "an IPC handle opened after its exporter freed the allocation")         \
-	X("ipc.leak", "warning", "an IPC mapping still open when the process's trace ends")                  \
-	X("ipc.open.unexported", "warning",                                                                  \
-	  "an IPC handle opened that no traced process of the run exported")                                 \
-	X("ipc.event.leak", "warning",                                                                       \
-	  "an event an IPC open made still there when the process's trace ends")                             \
-	X("ipc.event.destroy-while-open", "warning",                                                         \
-	  "the exporter destroys an event another process still has open through IPC")
+/* The rules derived offline: include/peerwatch/derived_rules.h. */
 
 struct ipc_handle;
 
@@ -146,6 +143,10 @@ struct ipc_report {
 	struct vec findings; /* struct ipc_finding */
 	struct vec shared;   /* struct ipc_shared *, by first time */
 	int64_t *origin;     /* per file: its host's time origin */
+	/* what the traces could not say (info): opens of memory handles whose
+	 * export no trace has (stale and unreachable unknowable), and opens
+	 * whose devices the traces do not identify (unreachable unknowable) */
+	size_t open_no_export, unreachable_unknown;
 };
 
 extern const struct pw_sink_ops ipc_ops;

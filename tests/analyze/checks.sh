@@ -134,7 +134,8 @@ check "timeline without -o is a usage error (exit 2)" rc_is 2
 an rules --json
 check "rules: the analyzer's offline rules are in the catalog" \
 	jqt '[.rules[] | select(.offline) | .id] | sort == ["ipc.event.destroy-while-open","ipc.event.leak",
-		"ipc.free-while-open","ipc.leak","ipc.open.stale","ipc.open.unexported"]' "$WORK/o.out"
+		"ipc.free-while-open","ipc.leak","ipc.open.stale","ipc.open.unexported","ipc.open.unreachable",
+		"vmm.import.released"]' "$WORK/o.out"
 if [ -f "$ROOT/include/peerwatch/rules_table.h" ]; then
 	n=$(grep -c '^[[:space:]]*X([A-Z0-9_]*, "' "$ROOT/include/peerwatch/rules_table.h")
 	check "rules: every row of include/peerwatch/rules_table.h is listed ($n)" \

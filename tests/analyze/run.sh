@@ -8,8 +8,8 @@
 #   PW_ANALYZE_QUICK=1 the oracle reads the integration scenarios' traces all
 #                      together, not each scenario's alone too (for PW_ANALYZE
 #                      under the sanitizers: .ci/run)
-#   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh and
-#                      checks_vendors.sh: all but checks_truth.sh (make
+#   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh,
+#                      checks_vendors.sh and checks_offline.sh: all but checks_truth.sh (make
 #                      check-fast, the loop of a change)
 #   PW_ANALYZE_PART=truth   checks_truth.sh only, which reads the integration
 #                      scenarios' traces (make test runs the two parts side
@@ -204,6 +204,8 @@ if [ "$part" != truth ]; then
 	took checks_ci.sh
 	. "$HERE/checks_vendors.sh"
 	took checks_vendors.sh
+	. "$HERE/checks_offline.sh"
+	took checks_offline.sh
 fi
 if [ "$part" != checks ]; then
 	. "$HERE/checks_truth.sh"
