@@ -736,9 +736,10 @@
 	  "rejects: hipErrorInvalidValue (1) (clr)",                                                         \
 	  "prefetch each allocation on its own, between 1 and the bytes left in it")                         \
 	C(MANAGED_RANGE_ATTR_DATA_SIZE, PW_V_CUDA,                                                           \
-	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute",                                     \
-	  "data will be interpreted as a 32-bit integer, and dataSize must be 4 (for "                       \
-	  "CU_MEM_RANGE_ATTRIBUTE_ACCESSED_BY, dataSize must be a non-zero multiple of 4)",                  \
+	  "CUDA Driver API, Unified Addressing, cuMemRangeGetAttribute (read-mostly and preferred "          \
+	  "location; accessed-by)",                                                                          \
+	  "data will be interpreted as a 32-bit integer, and dataSize must be 4 ... data will be "           \
+	  "interpreted as an array of 32-bit integers, and dataSize must be a non-zero multiple of 4",       \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html",                          \
 	  "rejects: CUDA_ERROR_INVALID_VALUE (1)", "pass 4 (an int), or a multiple of 4 for accessed-by")    \
 	C(MANAGED_RANGE_ATTR_DATA_SIZE, PW_V_HIP,                                                            \

@@ -5,7 +5,9 @@
 # in what its rule cites for that vendor, its severity is the rule's, the
 # program exits 0, and the trace holds exactly the one finding expected
 # (that rule, that severity) or, for a clean row, none.  Last, every rule's
-# sentence of every vendor (peerwatch-analyze rules --json) must have rows.
+# sentence of every vendor (peerwatch-analyze rules --json) must have rows,
+# and each CUDA quote must be NVIDIA's word for word (tests/integration/
+# quotes.py, where the CUDA toolkit's headers are).
 #
 #   tests/integration/contract_table.sh BUILD_DIR [TABLE]
 #
@@ -79,5 +81,21 @@ missing=$(jq -r '.rules[] | .id as $r | .contract[] | "\(.vendor) \($r)"' "$WORK
 		grep -Eq "^$v \| $r \|" "$TABLE" || echo "$v $r"
 	done | tr '\n' ',' | sed 's/,$//; s/,/, /g')
 check "every rule's sentence of every vendor has rows in the table${missing:+ (missing: $missing)}" [ -z "$missing" ]
+# CUDA's quotes word for word, against the toolkit's headers where they are
+# (CUDA_INCLUDE, else nvcc's, else /usr/local/cuda): tests/integration/quotes.py.
+inc=${CUDA_INCLUDE:-}
+[ -z "$inc" ] && command -v nvcc >/dev/null 2>&1 && inc=$(dirname "$(command -v nvcc)")/../include
+[ -f "${inc:-/nonexistent}/cuda.h" ] || inc=/usr/local/cuda/include
+if [ -f "$inc/cuda.h" ] && command -v python3 >/dev/null 2>&1; then
+	while IFS= read -r line; do
+		case $line in
+		"ok - "*) ok "${line#ok - }" ;;
+		"not ok - "*) bad "${line#not ok - }" ;;
+		esac
+	done < <(python3 "$(dirname "${BASH_SOURCE[0]}")/quotes.py" "$WORK/rules.json" "$inc")
+else
+	echo "skip - quotes: no CUDA toolkit headers (cuda.h) here to hold CUDA's quotes to"
+fi
+
 echo "contract: $pass passed, $fail failed"
 [ $fail -eq 0 ]
