@@ -164,6 +164,13 @@ pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_
 	return PW_STEP_TRACE;
 }
 
+/* The seq this thread's next call takes if nothing takes one before it;
+ * 0 at the end of a block, where the next one is not known. */
+static inline uint64_t pw_left_next(void)
+{
+	return pw_tls_seq_next < pw_tls_seq_end ? pw_tls_seq_next : 0;
+}
+
 /*
  * A runtime with a last error per host thread (v->last_error): the traced
  * call that failed is remembered for this thread (pw_tls_left), on the
@@ -172,11 +179,6 @@ pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_
  * (PW_ERR_RESET) forgets it, as the runtime does.  Inlined into the
  * wrapper, so that the return address is the program's call site.
  */
-static inline uint64_t pw_left_next(void)
-{
-	return pw_tls_seq_next < pw_tls_seq_end ? pw_tls_seq_next : 0;
-}
-
 __attribute__((always_inline)) static inline void
 pw_wrap_left(const struct pw_vendor *v, const struct pw_call *c, const struct pw_fn_desc *row, int64_t ret)
 {
