@@ -92,6 +92,7 @@
 /* :4752, :7865; :330 (cudaDeviceReset, no argument: PW_SIG_VOID) */
 #define PW_RT_SIG_FREE (PTR, void *, ptr)
 #define PW_RT_SIG_FREE_ASYNC (PTR, void *, ptr), (STREAM, cudaStream_t, stream)
+/* :1165 cudaGetLastError, :1216 cudaPeekAtLastError: no argument (PW_SIG_VOID) */
 
 #define PW_CUDART_FUNCS(X)                                                                         \
 	/* peer */                                                                                 \

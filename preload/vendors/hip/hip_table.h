@@ -100,6 +100,7 @@
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
 /* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
 #define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
+/* :1796 hipGetLastError, :1807 hipPeekAtLastError: no argument (PW_SIG_VOID) */
 
 #define PW_HIP_FUNCS(X)                                                                             \
 	/* peer */                                                                                  \
