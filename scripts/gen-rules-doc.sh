@@ -18,12 +18,13 @@ if [ -n "${PW_ASAN_RUNTIME:-}" ]; then # a SAN=1 build: ASan's runtime goes firs
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-detect_leaks=0}:verify_asan_link_order=0"
 fi
 example() { # RULE: its report, frames and pids and addresses normalized
-	local env=PWSIM_DEVICES=2
+	local env=PWSIM_DEVICES=2 prog=("$B/tests/violations" "$1" bad)
 	case $1 in
 	peer.enable.unsupported) env=PWSIM_PEERS=none ;;
 	peer.limit) env=PWSIM_DEVICES=10 ;;
+	error.sticky) prog=("$B/tests/rt" sticky) ;; # the runtime's getters: rt.c
 	esac
-	env "$env" "$B/bin/peerwatch" -q -o "$tmp/t" --stacks none -- "$B/tests/violations" "$1" bad 2>&1 >/dev/null |
+	env "$env" "$B/bin/peerwatch" -q -o "$tmp/t" --stacks none -- "${prog[@]}" 2>&1 >/dev/null |
 		sed -E 's/^==[0-9]+==/==PID==/; s/0x[0-9a-f]{6,}/0x7f00.../g; s/pid [0-9]+/pid N/g' |
 		grep -F -A6 "$1 in " | head -7
 }
@@ -51,9 +52,13 @@ another's.
 
 In `warn` mode every finding is reported on stderr as below (with the call
 stack); in `enforce` mode the first finding at or above `halt_on` stops the
-process before the call runs. The examples are real reports, from
-`tests/integration/violations.c` on the simulated driver (addresses
-shortened, stacks left out).
+process before the call runs. `error.sticky` is no broken contract but an
+explanation, made after a last-error getter ran: it has the lowest severity,
+performance, so that it fails no `peerwatch-analyze check` gate by default,
+and it never stops a process, whatever `halt_on` says. The examples are
+real reports, from `tests/integration/violations.c` on the simulated driver
+(`error.sticky`'s from `tests/integration/rt.c` on the simulated runtime;
+addresses shortened, stacks left out).
 
 HEAD
 vendors_of() { # RULE: the vendors row of its table
@@ -64,7 +69,7 @@ vendors_of() { # RULE: the vendors row of its table
 	"<!-- example "*)
 		id=${line#<!-- example }
 		id=${id% -->}
-		if "$B/tests/violations" list | grep -qx "$id"; then
+		if "$B/tests/violations" list | grep -qx "$id" || [ "$id" = error.sticky ]; then
 			echo '```'
 			example "$id"
 			echo '```'

@@ -956,6 +956,27 @@
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html",             \
 	  "succeeds where the device has managed memory; hipErrorNotSupported where it has not",             \
 	  "ask hipDeviceGetAttribute(&v, hipDeviceAttributeManagedMemory, device) first, and allocate "      \
-	  "managed memory only where it says 1")
+	  "managed memory only where it says 1")                                                             \
+	C(ERROR_STICKY, PW_V_CUDA, "CUDA Runtime API, Error Handling, cudaGetLastError",                     \
+	  "Returns the last error that has been produced by any of the runtime calls in the same instance "  \
+	  "of the CUDA Runtime library in the host thread and resets it to cudaSuccess.",                    \
+	  "https://docs.nvidia.com/cuda/cuda-runtime-api/group__CUDART__ERROR.html",                         \
+	  "the error stays: a call that succeeds does not reset it, so cudaGetLastError and "                \
+	  "cudaPeekAtLastError return it after any number of unrelated calls (a 704, "                       \
+	  "cudaErrorPeerAccessAlreadyEnabled, of an enable the program meant to ignore, is the usual one)",  \
+	  "handle the error where the named call returned it, then clear it with cudaGetLastError; an "      \
+	  "error the program means to ignore (704 after peer access was enabled already) is cleared there "  \
+	  "too")                                                                                             \
+	C(ERROR_STICKY, PW_V_HIP, "HIP Runtime API, Error Handling, hipGetLastError",                        \
+	  "Returns the last error that has been returned by any of the runtime calls in the same host "      \
+	  "thread, and then resets the saved error to hipSuccess.",                                          \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/reference/hip_runtime_api/modules/"              \
+	  "error_handling.html",                                                                             \
+	  "from ROCm 7 the error stays until hipGetLastError: a call that succeeds does not reset it, so "   \
+	  "hipGetLastError and hipPeekAtLastError return it after unrelated calls (before ROCm 7 the last "  \
+	  "call's result, which the next call replaces)",                                                    \
+	  "handle the error where the named call returned it, then clear it with hipGetLastError; an error " \
+	  "the program means to ignore (hipErrorPeerAccessAlreadyEnabled after peer access was enabled "     \
+	  "already) is cleared there too")
 
 #endif

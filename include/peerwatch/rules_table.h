@@ -496,7 +496,14 @@
 	  "hipErrorInvalidDevice if deviceId or peerDeviceId are not valid devices\"; CUDA Runtime API, "    \
 	  "cudaDeviceCanAccessPeer and cudaMemcpyPeer: cudaErrorInvalidDevice; CANN AscendCL, "              \
 	  "aclrtDeviceCanAccessPeer: the device IDs of the devices present",                                 \
-	  "a peer call naming a device ordinal the process does not have")
+	  "a peer call naming a device ordinal the process does not have")                                   \
+	X(ERROR_STICKY, "error.sticky", PW_SEV_PERFORMANCE, PW_V_CUDA | PW_V_HIP, PW_OPBIT(LAST_ERROR),      \
+	  "CUDA Runtime API, Error Handling, cudaGetLastError and cudaPeekAtLastError (the last error of "   \
+	  "any runtime call in the host thread; cudaGetLastError resets it to cudaSuccess); HIP Runtime "    \
+	  "API, Error Handling, hipGetLastError and hipPeekAtLastError",                                     \
+	  "a last-error getter returns an error that an earlier traced call of the thread left, not the "    \
+	  "call just before it: an explanation naming that call (the lowest severity, and it never "         \
+	  "stops a run)")
 
 #define PW_RULE_ENUM_ROW(name, id, sev, vendors, ops, source, summary) PW_RULE_##name,
 enum pw_rule_id { PW_RULES(PW_RULE_ENUM_ROW) PW_RULE_COUNT };

@@ -67,6 +67,8 @@
 	X(DEVICE_RESET, "device_reset", CALL, "resets a device: its peer access and memory are gone")       \
 	X(RUNTIME_INIT, "runtime_init", CALL, "initializes the runtime")                                    \
 	X(RUNTIME_FINI, "runtime_fini", CALL, "finalizes the runtime")                                      \
+	X(LAST_ERROR, "last_error", CALL,                                                                   \
+	  "returns the calling thread's last runtime error (the get form also resets it to success)")       \
 	X(VMM_CREATE, "vmm_create", CALL, "creates a physical allocation (virtual memory management)")      \
 	X(VMM_RELEASE, "vmm_release", CALL, "releases a physical allocation's handle")                      \
 	X(VMM_MAP, "vmm_map", CALL, "maps a physical allocation into a reserved address range")             \

@@ -1,5 +1,8 @@
 /* The process-wide and per-thread state every file of the library shares. */
+#include "core/hooks.h"
 #include "core/pw.h"
+
+_Static_assert(PW_LEFT_VENDORS == PW_VENDOR_COUNT, "pw_tls_left has a slot per vendor");
 
 struct pw_global pw_g;
 PW_TLS int pw_tls_internal;
@@ -7,6 +10,7 @@ PW_TLS uint64_t pw_tls_parent;
 PW_TLS struct pw_suppressed_mark pw_tls_suppressed;
 PW_TLS long pw_tls_tid;
 PW_TLS int pw_tls_upper;
+PW_TLS struct pw_left pw_tls_left[PW_LEFT_VENDORS];
 PW_TLS uint64_t pw_tls_seq_next, pw_tls_seq_end;
 
 /* The thread's next block of sequence numbers, and its first (pw.h: next

@@ -79,6 +79,7 @@ struct pw_arg_desc {
 #define PW_IMPLICIT 0x100   /* an implicit copy: recorded only when it crosses devices */
 #define PW_NO_EVENT 0x200   /* never recorded: the call only feeds the vendor's allocation table */
 #define PW_RANGE_NOTE 0x400 /* the call changes the vendor's allocation table (free, IPC open/close) */
+#define PW_ERR_RESET 0x800  /* a last-error getter that resets the error to success (cudaGetLastError) */
 
 struct pw_vendor;
 

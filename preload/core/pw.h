@@ -90,6 +90,22 @@ extern PW_TLS long pw_tls_tid; /* cached gettid(), 0 until asked */
  * below are traced (with "parent") but neither checked nor fed to the state
  * model, which the call above updates once. */
 extern PW_TLS int pw_tls_upper;
+/* The traced call of each vendor's runtime (PW_VENDOR_*, a vendor with
+ * last_error: vendor.h) that last returned an error on this thread: its
+ * API, its event's seq, the code and the program's call site.  Written by
+ * the wrapper on the error path only; api NULL: none, or a getter that
+ * resets the error (cudaGetLastError) ran since.  next: the seq this
+ * thread's next traced call takes if nothing else takes one first (0:
+ * not known, at the end of a block): a getter of that seq asks right
+ * after the call, which returned the error itself. */
+struct pw_left {
+	const char *api;
+	uint64_t seq, next;
+	int64_t code;
+	uintptr_t site;
+};
+#define PW_LEFT_VENDORS 3 /* PW_VENDOR_COUNT (core/hooks.h) */
+extern PW_TLS struct pw_left pw_tls_left[PW_LEFT_VENDORS];
 
 /*
  * Sequence numbers: unique in the process, increasing along each thread.

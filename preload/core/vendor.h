@@ -54,6 +54,12 @@ struct pw_vendor {
 	int64_t ret_success;
 	int64_t ret_already_enabled; /* "peer access already enabled", or PW_RET_NONE */
 	const char *(*error_name)(int code);
+	/* The runtime keeps a last error per host thread, which its getters
+	 * (the LAST_ERROR rows) return: the wrappers remember, per thread, the
+	 * traced call that last failed (pw_tls_left), so that a getter
+	 * returning its code can name it (error.sticky).  Read where the
+	 * descriptor is a constant: 0 folds the step away. */
+	bool last_error;
 
 	/* ---- one call (call.h runs them in this order) ---- */
 	/* PW_NO_EVENT rows, after a successful real call: what it made (an

@@ -162,6 +162,19 @@ void pw_check_after(const struct pw_op *op, int64_t ret, bool already_enabled)
 	pw_state_update(&pw_state, op, ret, already_enabled);
 }
 
+void pw_check_result(const struct pw_call *c, struct pw_op *op, int64_t ret, const char *(*error_name)(int))
+{
+	op->err_ret = ret;
+	/* A getter's every call passes here: the rules run only where the
+	 * code is one a traced call of this thread left (never a success:
+	 * only failures are remembered) before the call just before the
+	 * getter, and the name is asked only then. */
+	if (!op->left_api || ret != op->left_code || op->left_just_before)
+		return;
+	op->err_name = error_name ? error_name((int)ret) : NULL;
+	run_rules(c, op);
+}
+
 static void run_exit_rules(const struct pw_op *op)
 {
 	run_rules(NULL, op);

@@ -521,6 +521,22 @@ static const char *with_why(const struct pw_op *op, int rule, const char *msg, c
 	} else if (rule == PW_RULE_COPY_PEER_NO_PEER_ACCESS) {
 		a = op->src.dev;
 		b = op->dst.dev;
+	} else if (rule == PW_RULE_ERROR_STICKY) {
+		/* where the program made the call that left the error: its
+		 * frame, named as the report's own are (none with stacks=none) */
+		if (!op->left_site || pw_g.opt.stacks == PW_STACKS_NONE)
+			return msg;
+		char frame[300], tail[340];
+		struct pw_srcline src;
+		bool lines = pw_srcline_begin(&src);
+		if (!lines || !pw_srcline_format(&src, op->left_site, frame, sizeof frame))
+			pw_stack_format(op->left_site, frame, sizeof frame);
+		pw_srcline_end(&src);
+		snprintf(tail, sizeof tail, "; %s was called at %s", op->left_api, frame);
+		buf[0] = 0;
+		append(buf, len, msg);
+		append(buf, len, tail);
+		return buf;
 	} else if (rule == PW_RULE_IPC_OPEN_UNREACHABLE) {
 		const char *why = pw_devices_why_not(op->vendor, op->cur_dev, op->reg_dev);
 		if (!why)
@@ -593,8 +609,9 @@ void pw_report_finding(const struct pw_call *c, const struct pw_op *op, int rule
 		n = 0;
 	/* At exit each finding is about another mapping: all reported. */
 	bool first = op->kind == PW_OP_EXIT || first_at_site(rule, site);
+	/* never at exit, nor after a call that has run (a getter's explanation) */
 	bool halt = pw_g.opt.mode == PW_MODE_ENFORCE && pw_rules[rule].severity <= pw_g.opt.halt_on &&
-	            op->kind != PW_OP_EXIT;
+	            op->kind != PW_OP_EXIT && !pw_op_on_result(op->kind);
 	atomic_fetch_add(&by_sev[pw_rules[rule].severity], 1);
 	char nvsw[640];
 	if (rule == PW_RULE_PEER_LIMIT && (first || halt) && nvswitched(op, msg, nvsw, sizeof nvsw)) {

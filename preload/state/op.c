@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/pw.h"
 #include "state/devices.h"
 #include "state/op.h"
 #include "state/registry.h"
@@ -26,6 +27,17 @@ void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c)
 	op->reg_device = PW_NO_DEV;
 	op->dst.dev = op->src.dev = op->dst.named_dev = op->src.named_dev = PW_NO_DEV;
 	op->dst.p2p = op->src.p2p = -1;
+}
+
+void pw_op_last_error(struct pw_op *op, int vendor, const struct pw_call *c)
+{
+	const struct pw_left *l = &pw_tls_left[vendor];
+	op->err_resets = (c->fn->flags & PW_ERR_RESET) != 0;
+	op->left_api = l->api;
+	op->left_seq = l->seq;
+	op->left_code = l->code;
+	op->left_site = l->site;
+	op->left_just_before = l->api && l->next && l->next == c->seq;
 }
 
 void pw_op_range_attr(struct pw_op *op, const struct pw_call *c)

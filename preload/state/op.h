@@ -151,6 +151,21 @@ struct pw_op {
 	uint64_t vmm_src_read;  /* bit d: device d may read the src mapping */
 	uint64_t vmm_map_size;  /* exit: the mapping's size */
 	int batch_index;        /* batch prefetch: which range, or -1 */
+	/* last-error getters (LAST_ERROR, checked after the call: pw_op_on_result):
+	 * what the getter returned and the vendor's name of it (err_ret,
+	 * err_name), whether it resets the error (the get form); the traced
+	 * call of this thread that last failed (pw_tls_left, asked before the
+	 * getter ran): its API (NULL: none), seq, code and call site, and
+	 * whether it was this thread's traced call just before the getter
+	 * (left_just_before: nothing traced in between but other getters) */
+	int64_t err_ret;
+	const char *err_name;
+	bool err_resets;
+	const char *left_api;
+	uint64_t left_seq;
+	int64_t left_code;
+	uintptr_t left_site;
+	bool left_just_before;
 };
 
 /* The kinds whose call changes nothing the rules read later: a copy moves
@@ -159,16 +174,29 @@ struct pw_op {
  * for them (test_ops checks that op_after leaves the op and pw_check_after
  * the state as they were; the registry step, check.c's tell_registry, is
  * a switch over IPC and peer kinds only). */
-#define PW_OPS_NO_AFTER (PW_OPBIT(PEER_COPY) | PW_OPBIT(IMPLICIT_COPY))
+#define PW_OPS_NO_AFTER (PW_OPBIT(PEER_COPY) | PW_OPBIT(IMPLICIT_COPY) | PW_OPBIT(LAST_ERROR))
 static inline bool pw_op_has_after(const struct pw_op *op)
 {
 	return !((PW_OPS_NO_AFTER >> op->kind) & 1);
+}
+
+/* The kinds whose rules read what the call returned: they run after the
+ * real call (pw_check_result), never before it, and what they find never
+ * stops the program (the call they explain has run).  Asked of the row's
+ * op, a constant in the wrapper. */
+#define PW_OPS_ON_RESULT PW_OPBIT(LAST_ERROR)
+static inline bool pw_op_on_result(int kind)
+{
+	return (PW_OPS_ON_RESULT >> kind) & 1;
 }
 
 /* op.c: the row's op with nothing known yet (no devices, no location,
  * unknown P2P policy) for call c of vendor; and what the cross-process
  * registry knows of op->handle. */
 void pw_op_init(struct pw_op *op, int vendor, const struct pw_call *c);
+/* A last-error getter of vendor (LAST_ERROR): whether it resets the error,
+ * and the traced call of this thread that last failed (pw_tls_left). */
+void pw_op_last_error(struct pw_op *op, int vendor, const struct pw_call *c);
 void pw_op_registry_facts(struct pw_op *op);
 /* The event calls, alike in every vendor's API: (event *, flags),
  * (event), (handle *, event) and (event *, handle): the event, its flags and

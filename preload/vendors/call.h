@@ -148,7 +148,7 @@ pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_
 	/* Inside a call of a layer above (the runtime over the driver), that call is checked. */
 	w->checked =
 	    !pw_tls_upper && pw_g.opt.mode != PW_MODE_OBSERVE && v->op_before && v->op_before(c, &w->op);
-	if (w->checked && !(v->check_before && v->check_before(c, &w->op)))
+	if (w->checked && !pw_op_on_result(fn->op) && !(v->check_before && v->check_before(c, &w->op)))
 		pw_check_before(c, &w->op);
 	PW_WRAP_PHASE(w, PW_PH_RULES);
 	w->gt = v->gt_begin && PW_UNLIKELY(pw_g.opt.gpu_timing) ? v->gt_begin(c) : NULL;
@@ -162,6 +162,39 @@ pw_wrap_before(const struct pw_vendor *v, struct pw_wrap *w, const struct pw_fn_
 	PW_WRAP_PHASE_REAL0(w);
 	c->t0 = PW_ABLATE & PW_ABLATE_CLOCK ? 0 : pw_ticks();
 	return PW_STEP_TRACE;
+}
+
+/* The seq this thread's next call takes if nothing takes one before it;
+ * 0 at the end of a block, where the next one is not known. */
+static inline uint64_t pw_left_next(void)
+{
+	return pw_tls_seq_next < pw_tls_seq_end ? pw_tls_seq_next : 0;
+}
+
+/*
+ * A runtime with a last error per host thread (v->last_error): the traced
+ * call that failed is remembered for this thread (pw_tls_left), on the
+ * error path only: no lock, no allocation, nothing when it succeeded.  A
+ * getter leaves the memory as it is, but the one that resets the error
+ * (PW_ERR_RESET) forgets it, as the runtime does.  Inlined into the
+ * wrapper, so that the return address is the program's call site.
+ */
+__attribute__((always_inline)) static inline void
+pw_wrap_left(const struct pw_vendor *v, const struct pw_call *c, const struct pw_fn_desc *row, int64_t ret)
+{
+	struct pw_left *l = &pw_tls_left[v->vendor];
+	if (row->op == PW_OP_LAST_ERROR) {
+		if (row->flags & PW_ERR_RESET)
+			l->api = NULL;
+		else if (l->api && l->next == c->seq)
+			l->next = pw_left_next(); /* a peek right after the call: still right after */
+	} else if (PW_UNLIKELY(ret != v->ret_success)) {
+		*l = (struct pw_left){.api = c->fn->api,
+		                      .seq = c->seq,
+		                      .next = pw_left_next(),
+		                      .code = ret,
+		                      .site = (uintptr_t)__builtin_return_address(0)};
+	}
 }
 
 __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_vendor *v, struct pw_wrap *w,
@@ -204,6 +237,12 @@ __attribute__((always_inline)) static inline void pw_wrap_after(const struct pw_
 	else if (!(PW_ABLATE & PW_ABLATE_RECORD))
 		pw_record_row(c, row);
 	PW_WRAP_PHASE(w, PW_PH_RECORD);
+	if (v->last_error)
+		pw_wrap_left(v, c, row, ret);
+	if (w->checked && pw_op_on_result(row->op)) {
+		pw_check_result(c, &w->op, ret, v->error_name);
+		PW_WRAP_PHASE(w, PW_PH_RULES);
+	}
 	if (w->checked && pw_op_has_after(&w->op)) {
 		if (v->op_after)
 			v->op_after(c, &w->op);

@@ -140,6 +140,51 @@ all_events ipc-same-process >"$E"
 check "ipc-same-process: cudaErrorDeviceUninitialized, as the real runtime answers" jqt -s '
 	any(.[]; .api=="cudaIpcOpenMemHandle" and .ret==201 and .ret_name=="cudaErrorDeviceUninitialized")' "$E"
 
+# --- error.sticky: a getter returns an error an earlier call left ---------------------
+# The getter right after the failing call is the program's own check
+# (enable-twice above: one finding only); after other calls, each getter that
+# returns the code names the call that left it, until cudaGetLastError resets it.
+for sc in sticky sticky-peek sticky-clean; do
+	if ! run "$sc"; then
+		bad "$sc: the program failed: $(tail -3 "$WORK/$sc/err")"
+		continue
+	fi
+	all_events "$sc" >"$WORK/$sc.jsonl"
+done
+E="$WORK/sticky.jsonl"
+got=$(jq -r 'select(.type=="violation") | .rule + " in " + .api' "$E" | tr '\n' ';')
+check "sticky: exactly one finding, error.sticky in cudaGetLastError (got: $got)" \
+	[ "$got" = "error.sticky in cudaGetLastError;" ]
+check "sticky: it names the second cudaFree, its seq and code, and is a performance finding" jqt -s '
+	([.[] | select(.type=="call" and .api=="cudaFree" and .ret==1)] | .[0].seq) as $s |
+	[.[] | select(.type=="violation")] | length==1 and .[0].severity=="performance" and
+	(.[0].message | startswith("cudaGetLastError returned 1 (cudaErrorInvalidValue), left by cudaFree (call \($s)) on this thread; cudaFree was called at "))' "$E"
+check "sticky: the finding points at the first cudaGetLastError, which returned 1" jqt -s '
+	(.[] | select(.type=="violation") | .call) as $c |
+	[.[] | select(.type=="call" and .api=="cudaGetLastError")] | length==2 and .[0].seq==$c and
+	.[0].ret==1 and .[0].op=="last_error" and .[1].ret==0' "$E"
+check "sticky: the report on stderr names the call that left the error" \
+	grep -q "left by cudaFree (call [0-9]*) on this thread" "$WORK/sticky/err"
+E="$WORK/sticky-peek.jsonl"
+got=$(jq -r 'select(.type=="violation") | .rule + " in " + .api' "$E" | tr '\n' ';')
+check "sticky-peek: peer.enable.twice, then error.sticky in the peek and in the get (got: $got)" \
+	[ "$got" = "peer.enable.twice in cudaDeviceEnablePeerAccess;error.sticky in cudaPeekAtLastError;error.sticky in cudaGetLastError;" ]
+check "sticky-peek: both name the second enable and 704 in the runtime's words" jqt -s '
+	([.[] | select(.type=="call" and .api=="cudaDeviceEnablePeerAccess")][1].seq) as $s |
+	[.[] | select(.type=="violation" and .rule=="error.sticky") | .message] |
+	(.[0] | startswith("cudaPeekAtLastError returned 704 (cudaErrorPeerAccessAlreadyEnabled), left by cudaDeviceEnablePeerAccess (call \($s)) on this thread; it stays set")) and
+	(.[1] | startswith("cudaGetLastError returned 704 (cudaErrorPeerAccessAlreadyEnabled), left by cudaDeviceEnablePeerAccess (call \($s)) on this thread;"))' "$E"
+E="$WORK/sticky-clean.jsonl"
+check "sticky-clean: each error cleared right after its call: no finding (got: $(jq -r 'select(.type=="violation") | .rule' "$E" | tr '\n' ' '))" \
+	bash -c '! grep -q "\"violation\"" "$1"' _ "$E"
+d="$WORK/sticky-enforce"
+"$PW" -q -o "$d" --mode enforce --halt-on performance -- "$RT" sticky >/dev/null 2>&1
+rc=$?
+check "sticky, enforce with halt_on=performance: the explanation never stops the program (status $rc)" \
+	[ $rc -eq 0 ]
+check "sticky, enforce: the finding is still reported" jqt -s \
+	'[.[] | select(.type=="violation" and .rule=="error.sticky")] | length==1' <(cat "$d"/*.pw.jsonl 2>/dev/null)
+
 # --- a copy from an IPC mapping names either of its devices --------------------------
 # The mapping is on device 1 for the runtime (the importer's, as the driver
 # reports) and its memory on device 0: naming 0 is right, naming 2 is not.
@@ -221,7 +266,7 @@ check "enforce: the finding names the runtime call, which never ran (nor its dri
 d="$WORK/observe"
 if "$PW" -q -o "$d" --mode observe -- "$RT" enable-twice 2>/dev/null; then
 	check "observe: no findings, runtime events still recorded" jqt -s '
-		(any(.[]; .type=="violation") | not) and ([.[] | select(.layer=="runtime")] | length==3)' <(cat "$d"/*.pw.jsonl)
+		(any(.[]; .type=="violation") | not) and ([.[] | select(.layer=="runtime")] | length==4)' <(cat "$d"/*.pw.jsonl)
 else
 	bad "observe: the program failed"
 fi

@@ -18,6 +18,18 @@
  *   rt reset-copy-enabled the same, enabled again after the reset: no finding
  *   rt ipc-mixed          a child opens a handle through the runtime and
  *                         closes it through the driver: no finding (not a leak)
+ *   rt sticky             cudaFree of memory already freed (ignored), other
+ *                         calls that succeed, then cudaGetLastError: its
+ *                         error.sticky names the cudaFree; cudaGetLastError
+ *                         again: success, nothing
+ *   rt sticky-peek        peer access enabled twice (704, ignored), other
+ *                         calls, then cudaPeekAtLastError and
+ *                         cudaGetLastError: each names the enable (and
+ *                         peer.enable.twice); a second cudaGetLastError:
+ *                         nothing
+ *   rt sticky-clean       the same calls, each error cleared by
+ *                         cudaGetLastError right after the call that
+ *                         returned it: no finding
  *   rt lazy-copy          a child opens device 0's memory on device 1 and
  *                         copies from it naming device 0: no finding
  *   rt lazy-copy-third    the same naming device 2 (PWSIM_DEVICES=3)
@@ -357,6 +369,32 @@ int main(int argc, char **argv)
 			enable_both();
 		alloc_pair(&a, &b);
 		EXPECT(cudaMemcpyPeer(b, 1, a, 0, MIB), cudaSuccess);
+		EXPECT(cudaFree(a), cudaSuccess);
+		EXPECT(cudaFree(b), cudaSuccess);
+	} else if (!strcmp(what, "sticky") || !strcmp(what, "sticky-clean")) {
+		int v;
+		bool clean = !strcmp(what, "sticky-clean");
+		EXPECT(cudaMalloc(&a, MIB), cudaSuccess);
+		EXPECT(cudaFree(a), cudaSuccess);
+		EXPECT(cudaFree(a), cudaErrorInvalidValue); /* freed already */
+		if (clean)                                  /* its own error, cleared right away */
+			EXPECT(cudaGetLastError(), cudaErrorInvalidValue);
+		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+		EXPECT(cudaMalloc(&b, MIB), cudaSuccess);
+		EXPECT(cudaFree(b), cudaSuccess);
+		EXPECT(cudaGetLastError(), clean ? cudaSuccess : cudaErrorInvalidValue);
+		EXPECT(cudaGetLastError(), cudaSuccess);
+		EXPECT(cudaPeekAtLastError(), cudaSuccess);
+	} else if (!strcmp(what, "sticky-peek")) {
+		int v;
+		EXPECT(cudaDeviceCanAccessPeer(&v, 0, 1), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaSuccess);
+		EXPECT(cudaDeviceEnablePeerAccess(1, 0), cudaErrorPeerAccessAlreadyEnabled);
+		alloc_pair(&a, &b);
+		EXPECT(cudaDeviceCanAccessPeer(&v, 1, 0), cudaSuccess);
+		EXPECT(cudaPeekAtLastError(), cudaErrorPeerAccessAlreadyEnabled);
+		EXPECT(cudaGetLastError(), cudaErrorPeerAccessAlreadyEnabled);
+		EXPECT(cudaGetLastError(), cudaSuccess);
 		EXPECT(cudaFree(a), cudaSuccess);
 		EXPECT(cudaFree(b), cudaSuccess);
 	} else if (!strcmp(what, "ipc-mixed")) {

@@ -292,6 +292,37 @@ if [ -x "$X" ]; then
 				"$PW" -q -o "$WORK/lasterr-$mode" --mode "$mode" -- "$X" "$lib"
 		done
 	done
+	# error.sticky: an error the program left behind, named where a getter
+	# returns it after other calls (ROCm 7's last error: the .so.7 simulator)
+	for sc in sticky sticky-peek sticky-clean; do
+		d="$WORK/lasterr-$sc"
+		mkdir -p "$d"
+		if ! env PWSIM_DEVICES=2 "$PW" -q -o "$d/trace" --mode warn -- "$X" "$S7" "$sc" >"$d/out" 2>"$d/err"; then
+			bad "hip_lasterr $sc: the program failed: $(tail -3 "$d/err")"
+			continue
+		fi
+		cat "$d"/trace/*.pw.jsonl >"$d/all.jsonl"
+	done
+	E="$WORK/lasterr-sticky/all.jsonl"
+	got=$(found "$WORK/lasterr-sticky" | tr '\n' ' ')
+	check "hip_lasterr sticky: one finding, error.sticky (got: $got)" [ "$got" = "error.sticky " ]
+	check "hip_lasterr sticky: it names the second hipFree, its seq and hipErrorInvalidValue" jqt -s '
+		([.[] | select(.type=="call" and .api=="hipFree" and .ret==1)] | .[0].seq) as $s |
+		[.[] | select(.type=="violation")] | length==1 and .[0].api=="hipGetLastError" and
+		(.[0].message | startswith("hipGetLastError returned 1 (hipErrorInvalidValue), left by hipFree (call \($s)) on this thread; hipFree was called at "))' "$E"
+	E="$WORK/lasterr-sticky-peek/all.jsonl"
+	got=$(found "$WORK/lasterr-sticky-peek" | tr '\n' ' ')
+	check "hip_lasterr sticky-peek: peer.enable.twice, then error.sticky twice (got: $got)" \
+		[ "$got" = "peer.enable.twice error.sticky error.sticky " ]
+	check "hip_lasterr sticky-peek: the peek and the get name the second enable in HIP's words" jqt -s '
+		([.[] | select(.type=="call" and .api=="hipDeviceEnablePeerAccess")][1].seq) as $s |
+		[.[] | select(.type=="violation" and .rule=="error.sticky")] |
+		(.[0].api=="hipPeekAtLastError") and (.[1].api=="hipGetLastError") and
+		all(.[]; .message | contains("returned 704 (hipErrorPeerAccessAlreadyEnabled), left by hipDeviceEnablePeerAccess (call \($s)) on this thread"))' "$E"
+	check "hip_lasterr sticky-peek: no CUDA word in the HIP report" \
+		bash -c '! grep -qi "cuda" "$1"' _ "$WORK/lasterr-sticky-peek/err"
+	got=$(found "$WORK/lasterr-sticky-clean" | tr '\n' ' ')
+	check "hip_lasterr sticky-clean: the error cleared right after its call, no finding (got: ${got:-none})" [ -z "$got" ]
 else
 	bad "hip_lasterr: not built ($X)"
 fi

@@ -314,6 +314,8 @@ static void test_peer(void)
 	EXPECT(hipDeviceEnablePeerAccess(7, 1), hipErrorInvalidValue); /* flags first */
 	OK(hipDeviceEnablePeerAccess(1, 0));
 	EXPECT(hipDeviceEnablePeerAccess(1, 0), hipErrorPeerAccessAlreadyEnabled);
+	EXPECT(hipGetLastError(), hipErrorPeerAccessAlreadyEnabled); /* recorded (error.sticky's tests) */
+	EXPECT(hipGetLastError(), hipSuccess);
 	EXPECT(hipDeviceEnablePeerAccess(0, 0), hipErrorInvalidDevice); /* self: no link */
 	EXPECT(hipDeviceEnablePeerAccess(2, 0), hipErrorInvalidDevice);
 	EXPECT(hipDeviceEnablePeerAccess(-1, 0), hipErrorInvalidDevice);
@@ -491,7 +493,14 @@ static void test_memory(void)
 	EXPECT(hipFree((char *)a + 1), hipErrorInvalidValue);
 	EXPECT(hipFree(host), hipErrorInvalidValue);
 	OK(hipFree(a));
+	(void)hipGetLastError();
 	EXPECT(hipFree(a), hipErrorInvalidValue);
+	/* hipFree records its result as the last error (error.sticky's tests):
+	 * from 7 the failure stays past a hipFree that succeeds */
+	EXPECT(hipPeekAtLastError(), hipErrorInvalidValue);
+	OK(hipFree(NULL));
+	EXPECT(hipPeekAtLastError(), PWSIM_HIP_MAJOR >= 7 ? hipErrorInvalidValue : hipSuccess);
+	(void)hipGetLastError();
 	EXPECT(hipMemcpy(host, a, 8, hipMemcpyDeviceToHost), hipErrorInvalidValue); /* stale */
 	EXPECT(hipPointerGetAttributes(&attr, a), PWSIM_HIP_MAJOR >= 6 ? hipSuccess : hipErrorInvalidValue);
 	OK(hipFree(b));

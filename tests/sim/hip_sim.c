@@ -339,7 +339,7 @@ static hipError_t disable_from(int dev, int peer)
 
 hipError_t hipDeviceEnablePeerAccess(int peerDeviceId, unsigned int flags)
 {
-	return enable_from(t_device, peerDeviceId, flags);
+	return hsim_note_result(enable_from(t_device, peerDeviceId, flags));
 }
 
 hipError_t hipDeviceDisablePeerAccess(int peerDeviceId)

@@ -34,6 +34,9 @@ int hsim_current(void);                 /* the calling thread's device */
 int hsim_ordinal_of(int p);             /* physical device p's ordinal here, or -1 */
 void hsim_lock(void);
 void hsim_unlock(void);
+/* rc, kept as the thread's last error as the runtime of this major keeps
+ * it (hip_sim_mem.c): only the calls that say so record theirs */
+hipError_t hsim_note_result(hipError_t rc);
 
 /* ---- allocations (hip_sim_mem.c) ---- */
 enum hsim_kind {

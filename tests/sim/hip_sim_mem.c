@@ -40,7 +40,7 @@ hipError_t hipFree(void *ptr)
 	hipError_t rc = hipSuccess;
 
 	if (!ptr)
-		return hipSuccess;
+		return hsim_note_result(hipSuccess);
 	hsim_lock();
 	a = hsim_find_live((uintptr_t)ptr);
 	if (!a || a->base != (uintptr_t)ptr || a->kind == HSIM_KIND_IPC)
@@ -48,7 +48,7 @@ hipError_t hipFree(void *ptr)
 	else
 		hsim_alloc_retire(a);
 	hsim_unlock();
-	return rc;
+	return hsim_note_result(rc);
 }
 
 /* 0 if [p, p+n) may be touched: inside one live allocation, or not ours. */
@@ -166,14 +166,16 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int s
  * the facts are silent) and device hipInvalidDeviceId. */
 /*
  * The thread's last error, for the two calls peerwatch makes on its own
- * (hipPointerGetAttributes, hipMemGetAddressRange) only: the other calls of
+ * (hipPointerGetAttributes, hipMemGetAddressRange) and the calls whose
+ * error a program leaves behind in the tests of error.sticky (hipFree,
+ * hipDeviceEnablePeerAccess: hsim_note_result) only: the other calls of
  * the simulator do not record theirs.  ROCm 7 (facts A8.6): hipGetLastError
  * returns the last call that failed and resets it; before 7 it returns the
  * result of the last call, whatever it was.
  */
 static __thread hipError_t t_last_error;
 
-static hipError_t note_result(hipError_t rc)
+hipError_t hsim_note_result(hipError_t rc)
 {
 #if PWSIM_HIP_MAJOR >= 7
 	if (rc != hipSuccess)
@@ -200,7 +202,7 @@ static hipError_t pointer_attributes(hipPointerAttribute_t *attributes, const vo
 
 hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr)
 {
-	return note_result(pointer_attributes(attributes, ptr));
+	return hsim_note_result(pointer_attributes(attributes, ptr));
 }
 
 static hipError_t pointer_attributes(hipPointerAttribute_t *attributes, const void *ptr)
@@ -254,5 +256,5 @@ hipError_t hipMemGetAddressRange(hipDeviceptr_t *pbase, size_t *psize, hipDevice
 			*psize = a->size;
 	}
 	hsim_unlock();
-	return note_result(a ? hipSuccess : hipErrorInvalidDevicePointer);
+	return hsim_note_result(a ? hipSuccess : hipErrorInvalidDevicePointer);
 }

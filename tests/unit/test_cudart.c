@@ -13,6 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/pw.h"
+#include "core/vendor.h"
+#include "vendors/cuda/cuda.h"
 #include "vendors/cudart/cudart.h"
 #include "state/op.h"
 
@@ -164,6 +167,32 @@ static void ops(void **state)
 	assert_true(pw_cudart_op_before(&c, &op));
 	assert_int_equal(op.kind, PW_OP_EVENT_CREATE);
 	assert_int_equal(op.flags, 0);
+
+	/* the last-error getters: the traced call of this thread that left an
+	 * error (pw_tls_left, which the wrappers keep), and whether the getter
+	 * comes right after it (next: the seq it would then have) */
+	pw_tls_left[PW_VENDOR_CUDA] =
+	    (struct pw_left){.api = "cudaFree", .seq = 7, .next = 9, .code = 1, .site = 0x1234};
+	c = call_of(PW_CUDART_ID(cudaPeekAtLastError));
+	c.seq = 12;
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_LAST_ERROR);
+	assert_false(op.err_resets);
+	assert_string_equal(op.left_api, "cudaFree");
+	assert_int_equal(op.left_seq, 7);
+	assert_int_equal(op.left_code, 1);
+	assert_int_equal(op.left_site, 0x1234);
+	assert_false(op.left_just_before);
+	c = call_of(PW_CUDART_ID(cudaGetLastError));
+	c.seq = 9;
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_true(op.err_resets);
+	assert_true(op.left_just_before);
+	pw_tls_left[PW_VENDOR_CUDA] = (struct pw_left){0};
+	assert_true(pw_cudart_op_before(&c, &op));
+	assert_null(op.left_api);
+	assert_true(pw_cudart_vendor.last_error);
+	assert_false(pw_cuda_vendor.last_error); /* the driver has no last error */
 }
 
 static void error_names(void **state)

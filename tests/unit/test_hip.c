@@ -101,7 +101,16 @@ static void descriptors(void **state)
 	d = &pw_hip_desc[PW_HIP_ID(hipDeviceGetAttribute)];
 	assert_int_equal(d->op, PW_OP_DEVICE_ATTR);
 	assert_int_equal(d->nargs, 3);
-	assert_int_equal(PW_HIP_NFUNCS, 32);
+	/* the last-error getters: no argument, the get form resets the error */
+	d = &pw_hip_desc[PW_HIP_ID(hipGetLastError)];
+	assert_int_equal(d->op, PW_OP_LAST_ERROR);
+	assert_int_equal(d->nargs, 0);
+	assert_true(d->flags & PW_ERR_RESET);
+	d = &pw_hip_desc[PW_HIP_ID(hipPeekAtLastError)];
+	assert_int_equal(d->op, PW_OP_LAST_ERROR);
+	assert_false(d->flags & PW_ERR_RESET);
+	assert_true(pw_hip_vendor.last_error);
+	assert_int_equal(PW_HIP_NFUNCS, 34);
 }
 
 static void device_reset_drops_peer_access(void **state)

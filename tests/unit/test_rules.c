@@ -1145,6 +1145,47 @@ static void event_table_churn(void **state)
 	assert_false(pw_state_event_flags(&st, 0x900000, &fl));
 }
 
+/* error.sticky: a getter returning the code an earlier traced call of the
+ * thread left names it; not the getter right after that call (the program's
+ * own check), nor another code, nor a success. */
+static void error_sticky(void **state)
+{
+	(void)state;
+	struct pw_op op = op_of(PW_OP_LAST_ERROR, "cudaGetLastError");
+	quiet(PW_RULE_ERROR_STICKY, &op); /* no call left an error */
+	op.err_resets = true;
+	op.left_api = "cudaIpcOpenMemHandle";
+	op.left_seq = 12;
+	op.left_code = 704;
+	op.err_ret = 704;
+	op.err_name = "cudaErrorPeerAccessAlreadyEnabled";
+	fires(PW_RULE_ERROR_STICKY, &op,
+	      "cudaGetLastError returned 704 (cudaErrorPeerAccessAlreadyEnabled), left by "
+	      "cudaIpcOpenMemHandle (call 12) on this thread",
+	      NULL);
+	char msg[640] = "";
+	assert_true(pw_rules[PW_RULE_ERROR_STICKY].check(&st, &op, msg, sizeof msg));
+	assert_null(strstr(msg, "stays set")); /* the get form resets it */
+	op.left_just_before = true;            /* asked right after the call that returned it */
+	quiet(PW_RULE_ERROR_STICKY, &op);
+	op.left_just_before = false;
+	op.err_ret = 1; /* another code: not the one left */
+	quiet(PW_RULE_ERROR_STICKY, &op);
+	op.err_ret = 0;
+	quiet(PW_RULE_ERROR_STICKY, &op);
+	/* the peek: the error stays; a code the vendor has no name for, by number */
+	op = op_of(PW_OP_LAST_ERROR, "hipPeekAtLastError");
+	op.vendor = PW_VENDOR_HIP;
+	op.left_api = "hipFree";
+	op.left_seq = 3;
+	op.left_code = op.err_ret = 9999;
+	fires(PW_RULE_ERROR_STICKY, &op, "hipPeekAtLastError returned 9999, left by hipFree (call 3)",
+	      "stays set");
+	/* only the getters' op reaches it */
+	assert_int_equal(pw_rules[PW_RULE_ERROR_STICKY].ops, PW_OPBIT(LAST_ERROR));
+	assert_int_equal(pw_rules[PW_RULE_ERROR_STICKY].severity, PW_SEV_PERFORMANCE);
+}
+
 static void invalid_device(void **state)
 {
 	(void)state;
@@ -1440,6 +1481,7 @@ int main(void)
 	    cmocka_unit_test_setup(ipc_events, setup),
 	    cmocka_unit_test_setup(event_table_churn, setup),
 	    cmocka_unit_test_setup(invalid_device, setup),
+	    cmocka_unit_test_setup(error_sticky, setup),
 	    cmocka_unit_test_setup(managed_alloc, setup),
 	    cmocka_unit_test_setup(managed_advise, setup),
 	    cmocka_unit_test_setup(managed_locations, setup),

@@ -78,6 +78,7 @@ const struct pw_vendor pw_cudart_vendor = {
     .ret_success = cudaSuccess,
     .ret_already_enabled = cudaErrorPeerAccessAlreadyEnabled,
     .error_name = pw_cudart_error_name,
+    .last_error = true,
     .pre = pre,
     .op_before = pw_cudart_op_before,
     .op_after = pw_cudart_op_after,

@@ -103,6 +103,7 @@ bool pw_cudart_op_before(const struct pw_call *c, struct pw_op *op)
 	/* the primary context of the current device, unless another context is
 	 * current: then only the runtime's own state goes (cuda_runtime_api.h) */
 	case PW_OP_DEVICE_RESET: op->ctx = pw_cuda_current_ctx(); break;
+	case PW_OP_LAST_ERROR: pw_op_last_error(op, PW_VENDOR_CUDA, c); break;
 	default: return pw_cuda_op_common(c, op); /* laid out as the driver's */
 	}
 	return true;

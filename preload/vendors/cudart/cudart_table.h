@@ -92,6 +92,7 @@
 /* :4752, :7865; :330 (cudaDeviceReset, no argument: PW_SIG_VOID) */
 #define PW_RT_SIG_FREE (PTR, void *, ptr)
 #define PW_RT_SIG_FREE_ASYNC (PTR, void *, ptr), (STREAM, cudaStream_t, stream)
+/* :1165 cudaGetLastError, :1216 cudaPeekAtLastError: no argument (PW_SIG_VOID) */
 
 #define PW_CUDART_FUNCS(X)                                                                         \
 	/* peer */                                                                                 \
@@ -132,7 +133,10 @@
 	X(cudaDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                     \
 	X(cudaFree, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE))                                          \
 	X(cudaFreeAsync, , SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))                               \
-	X(cudaFreeAsync, _ptsz, SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))
+	X(cudaFreeAsync, _ptsz, SUPPORT, FREE, 0, (PW_RT_SIG_FREE_ASYNC))                          \
+	/* the thread's last error (no argument): error.sticky names who left it */                \
+	X(cudaGetLastError, , SUPPORT, LAST_ERROR, PW_ERR_RESET, (PW_SIG_VOID))                    \
+	X(cudaPeekAtLastError, , SUPPORT, LAST_ERROR, 0, (PW_SIG_VOID))
 
 /* Symbol ids: PW_CUDART_ID(cudaMemcpy3DPeer_ptds) */
 #define PW_CUDART_ID(sym) PW_CUDART_ID_##sym

@@ -22,6 +22,7 @@ const struct pw_vendor pw_hip_vendor = {
     .ret_success = hipSuccess,
     .ret_already_enabled = hipErrorPeerAccessAlreadyEnabled,
     .error_name = pw_hip_error_name,
+    .last_error = true,
     .note_alloc = pw_hip_range_alloc,
     .implicit_cross = pw_hip_implicit_cross,
     .pre = pw_hip_pre,

@@ -166,6 +166,7 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->dev_attr = PW_DEVATTR_MANAGED;
 		op->cur_dev = (int)(int64_t)c->a[2];
 		break;
+	case PW_OP_LAST_ERROR: pw_op_last_error(op, PW_VENDOR_HIP, c); break;
 	default: return false;
 	}
 	return true;

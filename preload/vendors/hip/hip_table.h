@@ -100,6 +100,7 @@
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
 /* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
 #define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
+/* :1796 hipGetLastError, :1807 hipPeekAtLastError: no argument (PW_SIG_VOID) */
 
 #define PW_HIP_FUNCS(X)                                                                             \
 	/* peer */                                                                                  \
@@ -141,7 +142,10 @@
 	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))              \
 	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))   \
 	/* allocations: not recorded, they feed the range cache */                                  \
-	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))
+	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                            \
+	/* the thread's last error (no argument): error.sticky names who left it */                 \
+	X(hipGetLastError, , SUPPORT, LAST_ERROR, PW_ERR_RESET, (PW_SIG_VOID))                      \
+	X(hipPeekAtLastError, , SUPPORT, LAST_ERROR, 0, (PW_SIG_VOID))
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym
