@@ -433,15 +433,28 @@ static void ipc_event_flags(int bad)
 	HCHECK(hipEventDestroy(e));
 }
 
-static void ipc_event_leak(int bad)
+/* An interprocess event and its handle, made right. */
+static hipEvent_t ipc_event(hipIpcEventHandle_t *h)
 {
 	hipEvent_t e;
-	hipIpcEventHandle_t h;
-	hipIpcMemHandle_t carrier;
 	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
-	HCHECK(hipIpcGetEventHandle(&h, e));
-	memcpy(&carrier, &h, sizeof h);
-	struct child c = spawn(bad ? "event-open-leak" : "event-open-destroy", &carrier);
+	HCHECK(hipIpcGetEventHandle(h, e));
+	return e;
+}
+
+/* A child given the event handle (in the memory handle's place), doing `what`. */
+static struct child spawn_event(const char *what, const hipIpcEventHandle_t *h)
+{
+	hipIpcMemHandle_t carrier;
+	memcpy(&carrier, h, sizeof *h);
+	return spawn(what, &carrier);
+}
+
+static void ipc_event_leak(int bad)
+{
+	hipIpcEventHandle_t h;
+	hipEvent_t e = ipc_event(&h);
+	struct child c = spawn_event(bad ? "event-open-leak" : "event-open-destroy", &h);
 	hear(c.from);
 	reap(c);
 	HCHECK(hipEventDestroy(e));
@@ -451,16 +464,12 @@ static void ipc_event_leak(int bad)
  * or in another (good). */
 static void ipc_event_same_process(int bad)
 {
-	hipEvent_t e, o;
 	hipIpcEventHandle_t h;
-	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
-	HCHECK(hipIpcGetEventHandle(&h, e));
+	hipEvent_t e = ipc_event(&h), o;
 	if (bad) {
 		CALL(hipIpcOpenEventHandle(&o, h));
 	} else {
-		hipIpcMemHandle_t carrier;
-		memcpy(&carrier, &h, sizeof h);
-		struct child c = spawn("event-open-destroy", &carrier);
+		struct child c = spawn_event("event-open-destroy", &h);
 		hear(c.from);
 		reap(c);
 	}
@@ -471,13 +480,9 @@ static void ipc_event_same_process(int bad)
  * or after the importer destroyed its own (good). */
 static void ipc_event_destroy_while_open(int bad)
 {
-	hipEvent_t e;
 	hipIpcEventHandle_t h;
-	hipIpcMemHandle_t carrier;
-	HCHECK(hipEventCreateWithFlags(&e, hipEventDisableTiming | hipEventInterprocess));
-	HCHECK(hipIpcGetEventHandle(&h, e));
-	memcpy(&carrier, &h, sizeof h);
-	struct child c = spawn("event-open-wait-destroy", &carrier);
+	hipEvent_t e = ipc_event(&h);
+	struct child c = spawn_event("event-open-wait-destroy", &h);
 	hear(c.from); /* opened */
 	if (bad)
 		HCHECK(hipEventDestroy(e));
