@@ -401,8 +401,13 @@ for opts in "-m warn" "-m warn --stacks none" "-m observe --stacks all"; do
 	# shellcheck disable=SC2086 # the words of opts are options
 	"$PW" -q $opts -o "$d/trace$slug" -- "$T/fdprog" daemon "$d/in" "$d/got$slug" >"$d/out$slug" 2>"$d/err$slug"
 	rc1=$?
+	failed_before=$fail
 	check "a daemon's close loop, then its own files ($opts): status $rc1, untraced $rc0; its output byte for byte" \
 		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got$slug" "cmp -s $d/out.want $d/out$slug"
+	if [ "$fail" != "$failed_before" ]; then # what differed: its file names the descriptors it got
+		diff "$d/want" "$d/got$slug" | head -6 | sed 's/^/#   its file: /'
+		diff "$d/out.want" "$d/out$slug" | head -6 | sed 's/^/#   its stdout: /'
+	fi
 	check "a daemon's close loop ($opts): the trace still whole with every call, or off with one warning" \
 		traced_or_one_warning "$d/trace$slug" "$d/err$slug" 60 3
 done
