@@ -684,12 +684,12 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 		vec_free(&spans);
 		from = to;
 	}
-	for (size_t i = 0; i < r->shared.len; i++) {
-		struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, i);
-		vec_sort(&sh->recs, by_time);
-		released_imports(r, in, sh);
-	}
+	for (size_t i = 0; i < r->shared.len; i++)
+		vec_sort(&(*(struct ipc_shared **)vec_at(&r->shared, i))->recs, by_time);
 	vec_sort(&r->shared, by_first_time_shared);
+	/* in the order the report lists the allocations */
+	for (size_t i = 0; i < r->shared.len; i++)
+		released_imports(r, in, *(struct ipc_shared **)vec_at(&r->shared, i));
 	hmap_free(&shared, NULL);
 	vec_free(&v);
 }

@@ -618,6 +618,7 @@ def ipc(traces):
             r.op, r.vendor, r.file, r.seq, r.t, r.ret = op, c["vendor"], t.index, c["seq"], c["t_ns"], c["ret"]
             r.ptr, r.handle = ptr, handle_hex(a) if op in IPC_OPS.values() else None
             r.dev = dev_of(a.get("dev" if op == "vmm_create" else "ptr_dev"))
+            r.cur_dev = dev_of(c.get("cur_dev"))
             r.closed_by = None
             r.owner = None
             if op in VMM_OPS.values():
@@ -714,13 +715,17 @@ def ipc(traces):
                     findings.append(("ipc.open.unexported", "warning", o.file, o.seq))
         fr = h["free"]
         for o in h["recs"]:
-            if o.op != "open" or o.ret != 0 or (exp is not None and o.file == exp.file):
+            if o.op != "open" or (exp is not None and o.file == exp.file):
                 continue
-            if fr is not None and o.t < fr.t and (o.closed_by.t > fr.t if o.closed_by is not None
-                                                  else alive_at(by_index[o.file], fr.t) == "alive"):
+            if o.ret == 0 and fr is not None and o.t < fr.t and \
+                    (o.closed_by.t > fr.t if o.closed_by is not None
+                     else alive_at(by_index[o.file], fr.t) == "alive"):
                 findings.append(("ipc.free-while-open", "error", fr.file, fr.seq))
+            # stale whether the runtime took the open or refused it
             if fr is not None and o.t > fr.t:
                 findings.append(("ipc.open.stale", "error", o.file, o.seq))
+            if exp is not None and unreachable(by_index[exp.file], exp, by_index[o.file], o):
+                findings.append(("ipc.open.unreachable", "error", o.file, o.seq))
         # one leak per mapping: the opens left of one (process, pointer), named by the first
         left = []
         for o in h["recs"]:
@@ -732,7 +737,48 @@ def ipc(traces):
         for _, _, o in left:
             findings.append(("ipc.leak", "warning", o.file, o.seq))
     shared = ipc_shared(recs, by_index)
+    for sh in shared:
+        findings.extend(released_imports(sh, by_index))
     return {"handles": handles, "findings": findings, "stray": stray, "shared": shared}
+
+
+def unreachable(te, exp, ti, o):
+    """An open on a device that the importer's own device line says cannot
+    access the exporter's device (the exporter's device found by UUID)."""
+    de = te.devices.get((exp.vendor, exp.dev))
+    dc = ti.devices.get((o.vendor, o.cur_dev))
+    if not de or not dc or not de.get("uuid") or not dc.get("uuid"):
+        return False
+    mine = [n for (v, n), d in ti.devices.items() if v == o.vendor and d.get("uuid") == de["uuid"]]
+    if not mine or mine[0] == o.cur_dev:
+        return False
+    can = [p.get("can_access") for p in dc.get("peers") or [] if p.get("ordinal") == mine[0]]
+    return bool(can) and can[-1] == 0
+
+
+def released_imports(sh, by_index):
+    """Imports of a VMM allocation, by another process of the exporter's
+    host, after the exporter's handle was released as often as it was
+    made and retained."""
+    if sh["key"].startswith(("ptr ", "pool ")):
+        return []
+    recs = sh["recs"]
+    exp = next((r for r in recs if r.op == "vmm_export" and r.ret == 0 and r.vh is not None), None)
+    if exp is None:
+        return []
+    out, refs, rel = [], 1, None
+    for r in recs:
+        if r.file == exp.file and r.vh == exp.vh and r.ret == 0:
+            if r.op == "vmm_retain":
+                refs += 1
+            elif r.op == "vmm_release":
+                refs -= 1
+                if refs == 0 and rel is None:
+                    rel = r
+        if rel is not None and r.op == "vmm_import" and r.file != exp.file and r.t > rel.t and \
+                by_index[r.file].host == by_index[exp.file].host:
+            out.append(("vmm.import.released", "warning", r.file, r.seq))
+    return out
 
 
 def ipc_shared(recs, by_index):

@@ -9,7 +9,9 @@
 # rule (managed.attach.portability) says what CUDA would refuse.
 #
 # Each vendor's tokens, as extended regular expressions, case-sensitive:
-WORDS_CUDA='cuda|CUDA_|CUDA [0-9]|(^|[^A-Za-z0-9_])(cu[A-Z]|CU_|CU[a-z])|(^|[^0-9x])(217|709|711)([^0-9]|$)'
+# (the codes as words of their own: inside an address such as 0x7f53a711d000
+# they are hex digits, not a code)
+WORDS_CUDA='cuda|CUDA_|CUDA [0-9]|(^|[^A-Za-z0-9_])(cu[A-Z]|CU_|CU[a-z])|(^|[^0-9A-Za-z_])(217|709|711)([^0-9A-Za-z_]|$)'
 WORDS_NOT_HIP="$WORDS_CUDA|aclrt|ACL_"
 WORDS_NOT_ACL="$WORDS_CUDA|CUDA|(^|[^A-Za-z])hip[A-Z]|HIP"
 
