@@ -103,6 +103,8 @@ struct pw_op {
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
 	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
 	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
+	uint64_t key_len;   /* ACL IPC export: the key buffer's length (len) */
+	bool key_exported;  /* ACL IPC close: this process exported the key */
 	int dev_attr;       /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "peerwatch/abi/acl.h"
 
@@ -32,6 +34,11 @@ aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 static int failures;
 
@@ -513,6 +520,106 @@ static void async_page_locked(void)
 	async_copies(true, true, true);
 }
 
+/* ---- IPC memory by key: process A exports, process B imports ----
+ *
+ * The importer is this program again (acl_doc ipc-child KEY RD WR STEPS),
+ * started by the exporter, which names it on the trust list by its pid.
+ * STEPS, one letter each: h waits for the exporter's word, s gives it one,
+ * i imports the key (it must succeed), c closes it (it must succeed). */
+
+static const char *self_path = "/proc/self/exe";
+
+struct child {
+	pid_t pid;
+	int to, from;
+};
+
+static void say(int fd)
+{
+	char c = 1;
+	if (write(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void hear(int fd)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static struct child ipc_spawn(const char *key, const char *steps)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char fa[16], fb[16];
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self_path, self_path, "ipc-child", key, fa, fb, steps, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
+static void ipc_wait(struct child c)
+{
+	int st = 0;
+	waitpid(c.pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "acl_doc: the importer failed (status 0x%x)\n", st);
+		failures++;
+	}
+	close(c.to);
+	close(c.from);
+}
+
+static int ipc_child(const char *key, int rd, int wr, const char *steps)
+{
+	void *p = NULL;
+	int32_t me = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtDeviceGetBareTgid(&me)); /* the id the exporter put on the list (CANN's step B.1) */
+	for (const char *st = steps; *st; st++)
+		switch (*st) {
+		case 'h': hear(rd); break;
+		case 's': say(wr); break;
+		case 'i': MUST(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT)); break;
+		case 'c': MUST(aclrtIpcMemClose(key)); break;
+		default: break;
+		}
+	MUST(aclFinalize());
+	return failures ? 1 : 0;
+}
+
+/* The page's flow: A allocates and exports, puts B on the trust list; B
+ * imports and closes; then A closes and frees. */
+static void ipc_key(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+	struct child c = ipc_spawn(key, "hics");
+	int32_t pid = (int32_t)c.pid;
+	MUST(aclrtIpcMemSetImportPid(key, &pid, 1));
+	say(c.to);
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -555,11 +662,14 @@ static const struct scenario {
     {"kind-device-as-host", "copy.acl.kind", "", kind_device_as_host},
     {"kind-host-as-device", "copy.acl.kind", "", kind_host_as_device},
     {"kind-inner-across-devices", "copy.acl.kind", "", kind_inner_across},
+    {"ipc-key", "-", "", ipc_key},
 };
 
 int main(int argc, char **argv)
 {
 	size_t n = sizeof scenarios / sizeof *scenarios;
+	if (argc == 6 && !strcmp(argv[1], "ipc-child"))
+		return ipc_child(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < n; i++)
 			printf("%s %s %s\n", scenarios[i].name, scenarios[i].rule, scenarios[i].env);
