@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "peerwatch/abi/acl.h"
 #include "state/devices.h"
 #include "rules/rules.h"
 
@@ -202,12 +203,26 @@ PW_RULE_FN(IPC_CLOSE_TWICE)
 PW_RULE_FN(IPC_FREE_WHILE_OPEN)
 {
 	(void)s;
-	if (op->holders <= 0)
+	if (op->holders <= 0 || (op->kind == PW_OP_IPC_CLOSE && !op->key_exported))
 		return false;
 	char pids[64] = "";
 	size_t n = 0;
 	for (int i = 0; i < op->holders && i < 4; i++)
 		n += (size_t)snprintf(pids + n, sizeof pids - n, "%s%d", i ? ", " : "", op->holder_pids[i]);
+	/* ACL: "Only after process B calls aclrtIpcMemClose to disable IPC-based
+	 * memory sharing can process A disable IPC-based memory sharing.
+	 * Otherwise, exceptions may occur." (aclrtIpcMemGetExportKey): the
+	 * exporter's close of the key, as its free, comes after every import's
+	 * close. */
+	if (op->kind == PW_OP_IPC_CLOSE) {
+		snprintf(
+		    msg, len,
+		    "%s closes key \"%.64s\", which this process exported, while %d other process%s still "
+		    "ha%s it open (pid %s%s)",
+		    op->api, (const char *)op->handle_buf, op->holders, op->holders == 1 ? "" : "es",
+		    op->holders == 1 ? "s" : "ve", pids, op->holders > 4 ? ", ..." : "");
+		return true;
+	}
 	snprintf(msg, len,
 	         "%s frees 0x%" PRIx64 " while %d other process%s still ha%s it open through IPC (pid %s%s)",
 	         op->api, op->dst.ptr, op->holders, op->holders == 1 ? "" : "es",
@@ -248,6 +263,18 @@ PW_RULE_FN(IPC_LEAK)
 		return false;
 	snprintf(msg, len, "the IPC mapping at 0x%" PRIx64 " is still open (%d open%s) as the process exits",
 	         m->ptr, m->refs, m->refs == 1 ? "" : "s");
+	return true;
+}
+
+/* CANN, aclrtIpcMemGetExportKey, len: "key的长度，固定配置为65" (the key's
+ * length, fixed at 65). */
+PW_RULE_FN(IPC_ACL_KEY_LENGTH)
+{
+	(void)s;
+	if (op->key_len == PW_ACL_IPC_KEY_LEN)
+		return false;
+	snprintf(msg, len, "%s is given len %" PRIu64 " for the key: the key's length is fixed at %d",
+	         op->api, op->key_len, PW_ACL_IPC_KEY_LEN);
 	return true;
 }
 

@@ -525,7 +525,8 @@ static void async_page_locked(void)
  * The importer is this program again (acl_doc ipc-child KEY RD WR STEPS),
  * started by the exporter, which names it on the trust list by its pid.
  * STEPS, one letter each: h waits for the exporter's word, s gives it one,
- * i imports the key (it must succeed), c closes it (it must succeed). */
+ * i imports the key (it must succeed), I imports it where the runtime may
+ * refuse, c closes it (it must succeed). */
 
 static const char *self_path = "/proc/self/exe";
 
@@ -592,6 +593,7 @@ static int ipc_child(const char *key, int rd, int wr, const char *steps)
 		case 'h': hear(rd); break;
 		case 's': say(wr); break;
 		case 'i': MUST(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT)); break;
+		case 'I': (void)aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT); break;
 		case 'c': MUST(aclrtIpcMemClose(key)); break;
 		default: break;
 		}
@@ -613,6 +615,143 @@ static void ipc_key(void)
 	int32_t pid = (int32_t)c.pid;
 	MUST(aclrtIpcMemSetImportPid(key, &pid, 1));
 	say(c.to);
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* A's start for the mistakes: the key exported with the trust list off, so
+ * that any process may import it. */
+static void *ipc_export(char *key)
+{
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN,
+	                             ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+	return m;
+}
+
+/* "len ... fixed at 65": 64, the key's characters without its NUL. */
+static void ipc_key_length(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	(void)aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN - 1, 0);
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: a key buffer larger than 65 bytes, len 65. */
+static void ipc_key_length_buffer(void)
+{
+	char key[128];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN, 0));
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* "ensure that the memory to be shared exists and cannot be freed in
+ * advance": A frees it before B imports. */
+static void ipc_stale(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	MUST(aclrtFree(m));
+	struct child c = ipc_spawn(key, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* Near miss: A frees another allocation first; B imports while the shared
+ * one lives. */
+static void ipc_stale_other(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *other = NULL;
+	void *m = ipc_export(key);
+	MUST(aclrtMalloc(&other, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtFree(other));
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* B imports; A frees while B still has the key open; B closes after. */
+static void ipc_free_while_open(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ishc");
+	hear(c.from);
+	MUST(aclrtFree(m));
+	say(c.to);
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* "Only after process B calls aclrtIpcMemClose ... can process A disable
+ * IPC-based memory sharing": A closes the key while B has it open. */
+static void ipc_close_while_open(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ishc");
+	hear(c.from);
+	MUST(aclrtIpcMemClose(key));
+	say(c.to);
+	ipc_wait(c);
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: B closes, then A frees without a close of its own. */
+static void ipc_free_after_close(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	MUST(aclrtFree(m));
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* "Call aclrtIpcMemClose to disable IPC-based memory sharing": B ends with
+ * the key open. */
+static void ipc_leak(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: B imports twice and closes twice. */
+static void ipc_import_twice(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "iiccs");
 	hear(c.from);
 	ipc_wait(c);
 	MUST(aclrtIpcMemClose(key));
@@ -663,6 +802,15 @@ static const struct scenario {
     {"kind-host-as-device", "copy.acl.kind", "", kind_host_as_device},
     {"kind-inner-across-devices", "copy.acl.kind", "", kind_inner_across},
     {"ipc-key", "-", "", ipc_key},
+    {"ipc-key-length", "ipc.acl.key-length", "", ipc_key_length},
+    {"ipc-key-length-buffer", "-", "", ipc_key_length_buffer},
+    {"ipc-stale", "ipc.open.stale", "", ipc_stale},
+    {"ipc-stale-other", "-", "", ipc_stale_other},
+    {"ipc-free-while-open", "ipc.free-while-open", "", ipc_free_while_open},
+    {"ipc-close-while-open", "ipc.free-while-open", "", ipc_close_while_open},
+    {"ipc-free-after-close", "-", "", ipc_free_after_close},
+    {"ipc-leak", "ipc.leak", "", ipc_leak},
+    {"ipc-import-twice", "-", "", ipc_import_twice},
 };
 
 int main(int argc, char **argv)

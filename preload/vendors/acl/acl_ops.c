@@ -13,6 +13,7 @@
 #include "vendors/acl/acl.h"
 #include "rules/check.h"
 #include "state/op.h"
+#include "state/registry.h"
 #include "state/state.h"
 
 static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
@@ -84,8 +85,13 @@ static void close_facts(struct pw_op *op)
 		op->mapped = true;
 		op->map_ptr = m->ptr;
 	}
-	op->key_exported = pw_state_export_of_handle(&pw_state, op->handle) != NULL;
+	const struct pw_ipc_export *e = pw_state_export_of_handle(&pw_state, op->handle);
+	uint64_t base = e ? e->base : 0;
+	op->key_exported = e != NULL;
 	pthread_mutex_unlock(&pw_state.lock);
+	/* the exporter's close: the other processes that still have the key open */
+	if (op->key_exported && !m)
+		op->holders = pw_registry_holders(base, op->holder_pids, 4);
 }
 
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
@@ -133,7 +139,10 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		op->handle = key_handle(op, c->a[0]);
 		close_facts(op);
 		break;
-	case PW_OP_FREE: mem_arg(c, 0, &op->dst); break; /* its bounds: copies after it are told so */
+	case PW_OP_FREE: /* its bounds (copies after it are told so), and who still has it open */
+		mem_arg(c, 0, &op->dst);
+		pw_op_free_facts(op);
+		break;
 	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;
 	}
