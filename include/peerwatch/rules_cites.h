@@ -561,6 +561,17 @@
 	  "not measured on Ascend devices: the mapping lives until the process ends, and the exporter "      \
 	  "cannot know when it may close the key",                                                           \
 	  "call aclrtIpcMemClose with the key once per successful aclrtIpcMemImportByKey")                   \
+	C(IPC_ACL_IMPORT_PID, PW_V_ACL,                                                                      \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (the memory sharing flow, process A)",        \
+	  "Call aclrtIpcMemGetExportKey to specify whether to enable process trustlist verification. If "    \
+	  "the verification is enabled, call aclrtIpcMemSetImportPid separately to add the ID of process "   \
+	  "B to the trustlist.",                                                                             \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_NO_PERMISSION (207006)",                                                             \
+	  "in the exporter, call aclrtIpcMemSetImportPid with the id aclrtDeviceGetBareTgid gave the "       \
+	  "importer before it imports, or export with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION")    \
 	C(IPC_ACL_KEY_LENGTH, PW_V_ACL,                                                                      \
 	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (len; the sentence is the Chinese "           \
 	  "page's, in English: the key's length, fixed at 65; the English page's parameter table was "       \

@@ -241,6 +241,10 @@
 	  "hipIpcOpenMemHandle (Memory returned from the open must be freed with the close); CANN "          \
 	  "AscendCL, aclrtIpcMemGetExportKey (the importer closes the key)",                                 \
 	  "an IPC mapping still open when the process exits")                                                \
+	X(IPC_ACL_IMPORT_PID, "ipc.acl.import-pid", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(IPC_OPEN),              \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (flags: with the trust list on, "             \
+	  "aclrtIpcMemSetImportPid names the importers)",                                                    \
+	  "an IPC key imported while its export admits only named processes and none was named")             \
 	X(IPC_ACL_KEY_LENGTH, "ipc.acl.key-length", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(IPC_EXPORT),            \
 	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (len: the key's length, fixed at 65)",        \
 	  "an IPC key exported with a key length other than the one the runtime fixes")                      \

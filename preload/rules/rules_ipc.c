@@ -278,6 +278,25 @@ PW_RULE_FN(IPC_ACL_KEY_LENGTH)
 	return true;
 }
 
+/* CANN, aclrtIpcMemGetExportKey: "If the verification is enabled, call
+ * aclrtIpcMemSetImportPid separately to add the ID of process B to the
+ * trustlist."  Said where the registry knows the export: exported with the
+ * trust list on, and no call named any process before this import.  (Which
+ * process was named is not compared: the list holds the ids
+ * aclrtDeviceGetBareTgid gives, the host's in a container.) */
+PW_RULE_FN(IPC_ACL_IMPORT_PID)
+{
+	(void)s;
+	if (!op->reg_known || !op->reg_trust_list || op->reg_trust_named ||
+	    op->reg_exporter_pid == op->self_pid)
+		return false;
+	snprintf(msg, len,
+	         "%s imports key \"%.64s\", which pid %d exported with the trust list on (flags 0), but no "
+	         "aclrtIpcMemSetImportPid named any process for it: only the processes it names may import",
+	         op->api, (const char *)op->handle_buf, op->reg_exporter_pid);
+	return true;
+}
+
 /* ---- events ---- */
 
 /* cuIpcGetEventHandle: "The event must have been created with the

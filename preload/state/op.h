@@ -131,6 +131,9 @@ struct pw_op {
 	/* from the cross-process registry (ipc ops) */
 	bool reg_active; /* the registry is on: every export of the run's traced processes is in it */
 	bool reg_known, reg_freed, reg_exporter_alive;
+	/* the export admits only the processes a later call names (ACL's trust
+	 * list), and whether one named any; export: this export asks for it */
+	bool reg_trust_list, reg_trust_named, trust_list;
 	int reg_exporter_pid;
 	int reg_device;
 	/* the exporter's device by UUID: this process's ordinal of it

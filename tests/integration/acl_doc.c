@@ -746,6 +746,38 @@ static void ipc_leak(void)
 	MUST(aclFinalize());
 }
 
+/* "If the verification is enabled, call aclrtIpcMemSetImportPid
+ * separately to add the ID of process B to the trustlist": A exports with
+ * flags 0 and names nobody. */
+static void ipc_import_pid(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+	struct child c = ipc_spawn(key, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: nobody named either, but the trust list is off. */
+static void ipc_import_pid_off(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
 /* Near miss: B imports twice and closes twice. */
 static void ipc_import_twice(void)
 {
@@ -811,6 +843,8 @@ static const struct scenario {
     {"ipc-free-after-close", "-", "", ipc_free_after_close},
     {"ipc-leak", "ipc.leak", "", ipc_leak},
     {"ipc-import-twice", "-", "", ipc_import_twice},
+    {"ipc-import-pid", "ipc.acl.import-pid", "", ipc_import_pid},
+    {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
 };
 
 int main(int argc, char **argv)

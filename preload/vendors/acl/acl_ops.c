@@ -122,6 +122,8 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		op->bytes = c->a[1];
 		op->key_len = c->a[3];
 		op->flags = c->a[4];
+		/* flags 0 keeps the trust list on: only the processes aclrtIpcMemSetImportPid names import */
+		op->trust_list = !(op->flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
 		break;
 	case PW_OP_IPC_IMPORT_PID:
 		op->handle = key_handle(op, c->a[0]);
