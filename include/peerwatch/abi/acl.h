@@ -7,7 +7,8 @@
  *   [A-IPC] CANN's aclrtIpcMemGetExportKey page (hiascend.com canncommercial/850
  *           API/appdevgapi/aclcppdevg_03_1934, en and zh; CANNCommunityEdition/900beta2
  *           the same), and its pyACL pages aclpythondevg_01_1070 to _1073
- * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes).
+ * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes),
+ * B6 (IPC memory by key).
  */
 #ifndef PEERWATCH_ABI_ACL_H
 #define PEERWATCH_ABI_ACL_H
