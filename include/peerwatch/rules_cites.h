@@ -495,6 +495,17 @@
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html",               \
 	  "rejects: hipErrorInvalidValue (1) in the simulated runtime; not measured on AMD GPUs",            \
 	  "close the pointer hipIpcOpenMemHandle returned; free ordinary memory with hipFree")               \
+	C(IPC_CLOSE_UNKNOWN, PW_V_ACL,                                                                       \
+	  "CANN AscendCL, pyACL API, acl.rt.ipc_mem_close (the C page, aclrtIpcMemClose, says the same "     \
+	  "in Chinese)",                                                                                     \
+	  "Processes that call both acl.rt.ipc_mem_import_by_key and acl.rt.ipc_mem_get_export_key also "    \
+	  "need to call this API.",                                                                          \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclpythondevg_01_1073.html",                                                                      \
+	  "not measured on Ascend devices; the simulated runtime refuses it with "                           \
+	  "ACL_ERROR_RT_PARAM_INVALID (107000)",                                                             \
+	  "close a key once per successful aclrtIpcMemImportByKey in the importer, and once in the "         \
+	  "exporter after every importer closed it")                                                         \
 	C(IPC_CLOSE_TWICE, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcCloseMemHandle",             \
 	  "Decrements the reference count of the memory returned by cuIpcOpenMemHandle by 1. When the "      \
 	  "reference count reaches 0, this API unmaps the memory.",                                          \

@@ -214,10 +214,12 @@
 	  "hipIpcOpenMemHandle can attempt to enable peer access between the devices ... "                   \
 	  "hipDeviceCanAccessPeer can determine if a mapping is possible",                                   \
 	  "an IPC handle opened on a device that cannot access the exporter's device")                       \
-	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
+	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(IPC_CLOSE),               \
 	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle; HIP Runtime API, Device "                \
-	  "Management, hipIpcCloseMemHandle (Device pointer returned by the open)",                          \
-	  "an IPC close of a pointer that no IPC open returned")                                             \
+	  "Management, hipIpcCloseMemHandle (Device pointer returned by the open); CANN AscendCL, "          \
+	  "aclrtIpcMemClose (a key this process imported or exported)",                                      \
+	  "an IPC close of a pointer that no IPC open returned (ACL: of a key the process holds no import "  \
+	  "or export of)")                                                                                   \
 	X(IPC_CLOSE_TWICE, "ipc.close.twice", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),       \
 	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle (Decrements the reference count ... "     \
 	  "by 1); HIP Runtime API, Device Management, hipIpcCloseMemHandle",                                 \

@@ -179,6 +179,20 @@ PW_RULE_FN(IPC_OPEN_UNREACHABLE)
 
 PW_RULE_FN(IPC_CLOSE_UNKNOWN)
 {
+	/* ACL's close names the key: "Processes that call both
+	 * acl.rt.ipc_mem_import_by_key and acl.rt.ipc_mem_get_export_key also
+	 * need to call this API" (aclrtIpcMemClose): a process that did neither
+	 * with the key has nothing of it to close */
+	if (op->close_by_key) {
+		if (!op->handle || op->mapped || op->key_exported)
+			return false;
+		snprintf(
+		    msg, len,
+		    "%s closes key \"%.64s\", which this process neither imported (or every import of it "
+		    "is closed already) nor exported",
+		    op->api, (const char *)op->handle_buf);
+		return true;
+	}
 	if (!op->dst.ptr || pw_state_map_at(s, op->dst.ptr, true))
 		return false;
 	snprintf(msg, len, "%s closes 0x%" PRIx64 ", which no IPC open in this process returned", op->api,

@@ -105,6 +105,7 @@ struct pw_op {
 	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
 	uint64_t key_len;   /* ACL IPC export: the key buffer's length (len) */
 	bool key_exported;  /* ACL IPC close: this process exported the key */
+	bool close_by_key;  /* IPC close: the call names the handle, not the mapping (ACL) */
 	int dev_attr;       /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;

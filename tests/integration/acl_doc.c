@@ -526,7 +526,8 @@ static void async_page_locked(void)
  * started by the exporter, which names it on the trust list by its pid.
  * STEPS, one letter each: h waits for the exporter's word, s gives it one,
  * i imports the key (it must succeed), I imports it where the runtime may
- * refuse, c closes it (it must succeed). */
+ * refuse, c closes it (it must succeed), C closes it where the runtime may
+ * refuse. */
 
 static const char *self_path = "/proc/self/exe"; /* main: argv[0] where it names a path */
 
@@ -595,6 +596,7 @@ static int ipc_child(const char *key, int rd, int wr, const char *steps)
 		case 'i': MUST(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT)); break;
 		case 'I': (void)aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT); break;
 		case 'c': MUST(aclrtIpcMemClose(key)); break;
+		case 'C': (void)aclrtIpcMemClose(key); break;
 		default: break;
 		}
 	MUST(aclFinalize());
@@ -778,6 +780,20 @@ static void ipc_import_pid_off(void)
 	MUST(aclFinalize());
 }
 
+/* B closes a key it never imported: it is neither of the processes the
+ * close page names. */
+static void ipc_close_unknown(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "Cs");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
 /* Near miss: B imports twice and closes twice. */
 static void ipc_import_twice(void)
 {
@@ -844,6 +860,7 @@ static const struct scenario {
     {"ipc-leak", "ipc.leak", "", ipc_leak},
     {"ipc-import-twice", "-", "", ipc_import_twice},
     {"ipc-import-pid", "ipc.acl.import-pid", "", ipc_import_pid},
+    {"ipc-close-unknown", "ipc.close.unknown", "", ipc_close_unknown},
     {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
 };
 

@@ -139,6 +139,7 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_OP_IPC_CLOSE:
 		op->handle = key_handle(op, c->a[0]);
+		op->close_by_key = true;
 		close_facts(op);
 		break;
 	case PW_OP_FREE: /* its bounds (copies after it are told so), and who still has it open */
