@@ -238,10 +238,14 @@ PWSIM_ACL_API aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, ui
 		r = ACL_ERROR_RT_IPC_ERROR;
 	if (r == ACL_SUCCESS) {
 		a = calloc(1, sizeof *a);
-		a->exp = calloc(1, sizeof *a->exp);
-		if (!a || !a->exp) {
+		struct pwsim_acl_export *e = calloc(1, sizeof *e);
+		if (!a || !e) {
+			free(a);
+			free(e);
+			munmap(p, (h->size + page - 1) / page * page);
 			r = ACL_ERROR_RT_MEMORY_ALLOCATION;
 		} else {
+			a->exp = e;
 			a->base = (uintptr_t)p;
 			a->size = h->size;
 			a->maplen = (h->size + page - 1) / page * page;
