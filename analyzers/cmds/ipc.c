@@ -54,6 +54,8 @@ static void detail(const struct ipc_rec *r, char *buf, size_t len)
 		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
 	else if (r->has_ptr)
 		snprintf(buf, len, "0x%llx%s", (unsigned long long)r->ptr, dev);
+	else if (r->op == OP_CLOSE && !r->close_of)
+		snprintf(buf, len, "the exporter's close of the key"); /* ACL: a close names the key */
 	else
 		snprintf(buf, len, "ok");
 }

@@ -98,10 +98,53 @@ static void free_vec(void *p)
 	free(p);
 }
 
-/* An open ended by this close: the latest open of the pointer not yet closed. */
-static void match_close(struct ipc_report *r, struct hmap *opens, struct ipc_rec *c)
+/* What matching needs while the records are placed, in time order. */
+struct places {
+	struct hmap handles;    /* key_handle -> struct ipc_handle * */
+	struct hmap opens;      /* (file, pointer) -> the memory opens that returned it */
+	struct hmap exports;    /* (file, pointer) -> the handles it was exported under */
+	struct hmap ev_opens;   /* (file, event) -> the event opens that gave it */
+	struct hmap ev_exports; /* (file, event) -> the event handles it was exported under */
+};
+
+/* ACL closes a key, not a pointer (aclrtIpcMemClose): the latest open of
+ * the handle in the closing process not yet closed; else, in the process
+ * that exported it, the exporter's own close, listed with the handle.
+ * False when the handle is none of these (a stray close). */
+static bool match_close_key(struct hmap *handles, const struct pw_input *in, struct ipc_rec *c)
 {
-	struct vec *v = c->has_ptr && c->ret == 0 ? by_fptr(opens, c->file, c->ptr) : NULL;
+	size_t len;
+	char *k = key_handle(run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle, false, &len);
+	struct ipc_handle *h = hmap_get(handles, k, len);
+	free(k);
+	for (size_t i = h ? h->recs.len : 0; i-- > 0;) {
+		struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, i);
+		if (o->op == OP_OPEN && o->ret == 0 && o->file == c->file && !o->closed_by &&
+		    o->t_ns <= c->t_ns) {
+			o->closed_by = c;
+			c->close_of = o;
+			c->ptr = o->ptr; /* the mapping it ends */
+			c->has_ptr = o->has_ptr;
+			*(struct ipc_rec **)vec_push(&h->recs) = c;
+			return true;
+		}
+	}
+	if (h && h->export && h->export->file == c->file && h->export->t_ns <= c->t_ns) {
+		c->owner = h;
+		if (!h->closed)
+			h->closed = c;
+		*(struct ipc_rec **)vec_push(&h->recs) = c;
+		return true;
+	}
+	return false;
+}
+
+/* An open ended by this close: the latest open of the pointer not yet closed. */
+static void match_close(struct ipc_report *r, struct places *pl, const struct pw_input *in, struct ipc_rec *c)
+{
+	if (!c->has_ptr && c->has_handle && c->ret == 0 && match_close_key(&pl->handles, in, c))
+		return;
+	struct vec *v = c->has_ptr && c->ret == 0 ? by_fptr(&pl->opens, c->file, c->ptr) : NULL;
 	for (size_t i = v ? v->len : 0; i-- > 0;) {
 		struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, i);
 		if (!o->closed_by && o->t_ns <= c->t_ns) {
@@ -142,15 +185,6 @@ static void note_export(struct hmap *exports, struct ipc_handle *h, const struct
 	*(struct ipc_handle **)vec_push(v) = h;
 }
 
-/* What matching needs while the records are placed, in time order. */
-struct places {
-	struct hmap handles;    /* key_handle -> struct ipc_handle * */
-	struct hmap opens;      /* (file, pointer) -> the memory opens that returned it */
-	struct hmap exports;    /* (file, pointer) -> the handles it was exported under */
-	struct hmap ev_opens;   /* (file, event) -> the event opens that gave it */
-	struct hmap ev_exports; /* (file, event) -> the event handles it was exported under */
-};
-
 /* A destroy ends the imported event it destroys (the latest open that gave
  * it, not yet destroyed), else the exports of the event. */
 static void match_destroy(struct places *pl, struct ipc_rec *d)
@@ -181,7 +215,7 @@ static void place(struct ipc_report *r, struct places *pl, const struct pw_input
 	if (rec->op >= OP_VMM_CREATE)
 		return; /* derive_shared */
 	if (rec->op == OP_CLOSE) {
-		match_close(r, &pl->opens, rec);
+		match_close(r, pl, in, rec);
 		return;
 	}
 	if (rec->op == OP_FREE) {
@@ -284,6 +318,19 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 		              "(opened at %s, %s%s)",
 		              el, (unsigned long long)h->free->ptr, t_free, il, hs, t_open,
 		              o->closed_by ? "closed at " : "never closed", o->closed_by ? t_close : ""));
+	/* ACL: "Only after process B calls aclrtIpcMemClose ... can process A
+	 * disable IPC-based memory sharing": an import open at the exporter's
+	 * close of the key, as at a free */
+	if (o->ret == 0 && h->closed && o->t_ns < h->closed->t_ns &&
+	    (o->closed_by ? o->closed_by->t_ns > h->closed->t_ns : alive_at(imp, h->closed->t_ns) == ALIVE)) {
+		char t_kc[32];
+		fmt_rel(t_kc, sizeof t_kc, h->closed->t_ns, origin);
+		add_finding(r, "ipc.free-while-open", SEV_ERROR, h->closed,
+		            xasprintf("%s closed the key of IPC handle %s at %s while %s still had it open "
+		                      "(opened at %s, %s%s)",
+		                      el, hs, t_kc, il, t_open, o->closed_by ? "closed at " : "never closed",
+		                      o->closed_by ? t_close : ""));
+	}
 	/* stale whether or not the runtime refused it (a refusal is what a
 	 * stale handle mostly gets) */
 	if (h->free && o->t_ns > h->free->t_ns)

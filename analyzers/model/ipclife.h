@@ -11,6 +11,9 @@
  * run, host and vendor: CUDA IPC does not cross nodes, and t_ns
  * (CLOCK_MONOTONIC) is comparable between processes of one host only.  An
  * importer's close is matched to its open by the pointer the open returned.
+ * ACL closes a key, not a pointer: the importer's close ends its latest
+ * open of the key, the exporter's own close ends the export's sharing, and
+ * an import still open then is ipc.free-while-open as at a free.
  * A mapping is the driver's: per process and context, counted, so opens of
  * one handle that returned one pointer are one mapping, and its leak one
  * finding; a new mapping the driver places where a closed one was is
@@ -125,6 +128,7 @@ struct ipc_handle {
 	struct vec recs;        /* struct ipc_rec *, in time order */
 	struct ipc_rec *export; /* the first successful export, or NULL */
 	struct ipc_rec *free;   /* the exporter's first free (event: destroy) after it, or NULL */
+	struct ipc_rec *closed; /* ACL: the exporter's first aclrtIpcMemClose of the key, or NULL */
 };
 
 struct ipc_finding {

@@ -476,6 +476,15 @@
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html",               \
 	  "not measured: the mapping, if any, no longer names the exporter's data",                          \
 	  "keep the allocation alive until every importer has opened and closed it")                         \
+	C(IPC_OPEN_STALE, PW_V_ACL,                                                                          \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (the memory sharing flow, process B)",        \
+	  "Before calling aclrtIpcMemImportByKey, ensure that the memory to be shared exists and cannot be " \
+	  "freed in advance.",                                                                               \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_IPC_ERROR (507022)",                                                                 \
+	  "keep the allocation alive (no aclrtFree) until every importer has imported and closed the key")   \
 	C(IPC_CLOSE_UNKNOWN, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcCloseMemHandle",           \
 	  "dptr - Device pointer returned by cuIpcOpenMemHandle",                                            \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html",                              \
@@ -486,6 +495,17 @@
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html",               \
 	  "rejects: hipErrorInvalidValue (1) in the simulated runtime; not measured on AMD GPUs",            \
 	  "close the pointer hipIpcOpenMemHandle returned; free ordinary memory with hipFree")               \
+	C(IPC_CLOSE_UNKNOWN, PW_V_ACL,                                                                       \
+	  "CANN AscendCL, pyACL API, acl.rt.ipc_mem_close (the C page, aclrtIpcMemClose, says the same "     \
+	  "in Chinese)",                                                                                     \
+	  "Processes that call both acl.rt.ipc_mem_import_by_key and acl.rt.ipc_mem_get_export_key also "    \
+	  "need to call this API.",                                                                          \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclpythondevg_01_1073.html",                                                                      \
+	  "not measured on Ascend devices; the simulated runtime refuses it with "                           \
+	  "ACL_ERROR_RT_PARAM_INVALID (107000)",                                                             \
+	  "close a key once per successful aclrtIpcMemImportByKey in the importer, and once in the "         \
+	  "exporter after every importer closed it")                                                         \
 	C(IPC_CLOSE_TWICE, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcCloseMemHandle",             \
 	  "Decrements the reference count of the memory returned by cuIpcOpenMemHandle by 1. When the "      \
 	  "reference count reaches 0, this API unmaps the memory.",                                          \
@@ -513,6 +533,17 @@
 	  "undefined behaviour by the document; not measured on AMD GPUs",                                   \
 	  "hipFree only after every importer closed its mapping (a barrier, or a reference count "           \
 	  "across processes)")                                                                               \
+	C(IPC_FREE_WHILE_OPEN, PW_V_ACL,                                                                     \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (the memory sharing flow, process A: close "  \
+	  "the key, then aclrtFree)",                                                                        \
+	  "Only after process B calls aclrtIpcMemClose to disable IPC-based memory sharing can process A "   \
+	  "disable IPC-based memory sharing. Otherwise, exceptions may occur.",                              \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "exceptions may occur, by the document; not measured on Ascend devices (the simulated runtime "    \
+	  "keeps the importer's mapping)",                                                                   \
+	  "close the key (aclrtIpcMemClose) and aclrtFree it in the exporter only after every importer "     \
+	  "called aclrtIpcMemClose (a barrier, or a reference count across processes)")                      \
 	C(IPC_FREE_IMPORTED, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcOpenMemHandle",            \
 	  "Memory returned from cuIpcOpenMemHandle must be freed with cuIpcCloseMemHandle.",                 \
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__MEM.html",                              \
@@ -533,6 +564,36 @@
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___device.html",               \
 	  "silent: the mapping lives until the process ends",                                                \
 	  "close every mapping when done with it (hipIpcCloseMemHandle)")                                    \
+	C(IPC_LEAK, PW_V_ACL,                                                                                \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (the memory sharing flow, process B)",        \
+	  "Call aclrtIpcMemClose to disable IPC-based memory sharing.",                                      \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices: the mapping lives until the process ends, and the exporter "      \
+	  "cannot know when it may close the key",                                                           \
+	  "call aclrtIpcMemClose with the key once per successful aclrtIpcMemImportByKey")                   \
+	C(IPC_ACL_IMPORT_PID, PW_V_ACL,                                                                      \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (the memory sharing flow, process A)",        \
+	  "Call aclrtIpcMemGetExportKey to specify whether to enable process trustlist verification. If "    \
+	  "the verification is enabled, call aclrtIpcMemSetImportPid separately to add the ID of process "   \
+	  "B to the trustlist.",                                                                             \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_NO_PERMISSION (207006)",                                                             \
+	  "in the exporter, call aclrtIpcMemSetImportPid with the id aclrtDeviceGetBareTgid gave the "       \
+	  "importer before it imports, or export with ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION")    \
+	C(IPC_ACL_KEY_LENGTH, PW_V_ACL,                                                                      \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (len; the sentence is the Chinese "           \
+	  "page's, in English: the key's length, fixed at 65; the English page's parameter table was "       \
+	  "not read)",                                                                                       \
+	  "key的长度，固定配置为65。",                                                                       \
+	  "https://www.hiascend.com/document/detail/zh/canncommercial/850/API/appdevgapi/"                   \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices; hicann/runtime's API layer refuses only a len of 0 "              \
+	  "(ACL_ERROR_RT_PARAM_INVALID, 107000), what the layers below it do with another len was not "      \
+	  "read; the simulated runtime refuses every len but 65 with ACL_ERROR_RT_PARAM_INVALID",            \
+	  "give the key a buffer of 65 bytes and pass len 65")                                               \
 	C(IPC_EVENT_FLAGS, PW_V_CUDA, "CUDA Driver API, Memory Management, cuIpcGetEventHandle",             \
 	  "This event must have been created with the CU_EVENT_INTERPROCESS and "                            \
 	  "CU_EVENT_DISABLE_TIMING flags set.",                                                              \

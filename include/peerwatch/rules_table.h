@@ -202,10 +202,11 @@
 	  "exported from another process with hipIpcGetMemHandle\"",                                         \
 	  "an IPC handle opened that no traced process of the run exported (said only where it is "          \
 	  "known: the run's registry holds every export of its traced processes)")                           \
-	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_OPEN),          \
+	X(IPC_OPEN_STALE, "ipc.open.stale", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(IPC_OPEN),                      \
 	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
 	  "hipIpcOpenMemHandle (Calling cuMemFree / hipFree on an exported memory region before "            \
-	  "calling the close in the importing context will result in undefined behavior)",                   \
+	  "calling the close in the importing context will result in undefined behavior); CANN "             \
+	  "AscendCL, aclrtIpcMemGetExportKey (the memory to be shared exists before the import)",            \
 	  "an IPC handle opened after its exporter freed the allocation")                                    \
 	X(IPC_OPEN_UNREACHABLE, "ipc.open.unreachable", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,                  \
 	  PW_OPBIT(IPC_OPEN),                                                                                \
@@ -213,29 +214,42 @@
 	  "hipIpcOpenMemHandle can attempt to enable peer access between the devices ... "                   \
 	  "hipDeviceCanAccessPeer can determine if a mapping is possible",                                   \
 	  "an IPC handle opened on a device that cannot access the exporter's device")                       \
-	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),   \
+	X(IPC_CLOSE_UNKNOWN, "ipc.close.unknown", PW_SEV_ERROR, PW_V_ALL, PW_OPBIT(IPC_CLOSE),               \
 	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle; HIP Runtime API, Device "                \
-	  "Management, hipIpcCloseMemHandle (Device pointer returned by the open)",                          \
-	  "an IPC close of a pointer that no IPC open returned")                                             \
+	  "Management, hipIpcCloseMemHandle (Device pointer returned by the open); CANN AscendCL, "          \
+	  "aclrtIpcMemClose (a key this process imported or exported)",                                      \
+	  "an IPC close of a pointer that no IPC open returned (ACL: of a key the process holds no import "  \
+	  "or export of)")                                                                                   \
 	X(IPC_CLOSE_TWICE, "ipc.close.twice", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(IPC_CLOSE),       \
 	  "CUDA Driver API, Memory Management, cuIpcCloseMemHandle (Decrements the reference count ... "     \
 	  "by 1); HIP Runtime API, Device Management, hipIpcCloseMemHandle",                                 \
 	  "an IPC mapping closed more times than it was opened")                                             \
-	X(IPC_FREE_WHILE_OPEN, "ipc.free-while-open", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),    \
+	X(IPC_FREE_WHILE_OPEN, "ipc.free-while-open", PW_SEV_ERROR, PW_V_ALL,                                \
+	  PW_OPBIT(FREE) | PW_OPBIT(IPC_CLOSE),                                                              \
 	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
 	  "hipIpcOpenMemHandle (Calling cuMemFree / hipFree on an exported memory region before "            \
-	  "calling the close in the importing context will result in undefined behavior)",                   \
-	  "the exporter frees an allocation another process still has open")                                 \
+	  "calling the close in the importing context will result in undefined behavior); CANN "             \
+	  "AscendCL, aclrtIpcMemGetExportKey (every importer closes the key before the exporter closes "     \
+	  "it and frees the memory)",                                                                        \
+	  "the exporter frees (ACL: or closes) an allocation another process still has open")                \
 	X(IPC_FREE_IMPORTED, "ipc.free-imported", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP, PW_OPBIT(FREE),        \
 	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle: \"Memory returned from "                  \
 	  "cuIpcOpenMemHandle must be freed with cuIpcCloseMemHandle\"; HIP Runtime API, "                   \
 	  "hipIpcOpenMemHandle: \"Memory returned from hipIpcOpenMemHandle must be freed with "              \
 	  "hipIpcCloseMemHandle\"",                                                                          \
 	  "a cuMemFree / cudaFree / hipFree of memory an IPC open mapped")                                   \
-	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP, PW_OPBIT(EXIT),                        \
+	X(IPC_LEAK, "ipc.leak", PW_SEV_WARNING, PW_V_ALL, PW_OPBIT(EXIT),                                    \
 	  "CUDA Driver API, Memory Management, cuIpcOpenMemHandle; HIP Runtime API, Device Management, "     \
-	  "hipIpcOpenMemHandle (Memory returned from the open must be freed with the close)",                \
+	  "hipIpcOpenMemHandle (Memory returned from the open must be freed with the close); CANN "          \
+	  "AscendCL, aclrtIpcMemGetExportKey (the importer closes the key)",                                 \
 	  "an IPC mapping still open when the process exits")                                                \
+	X(IPC_ACL_IMPORT_PID, "ipc.acl.import-pid", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(IPC_OPEN),              \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (flags: with the trust list on, "             \
+	  "aclrtIpcMemSetImportPid names the importers)",                                                    \
+	  "an IPC key imported while its export admits only named processes and none was named")             \
+	X(IPC_ACL_KEY_LENGTH, "ipc.acl.key-length", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(IPC_EXPORT),            \
+	  "CANN AscendCL, Runtime API, aclrtIpcMemGetExportKey (len: the key's length, fixed at 65)",        \
+	  "an IPC key exported with a key length other than the one the runtime fixes")                      \
 	X(MANAGED_ALLOC_SIZE_ZERO, "managed.alloc.size-zero", PW_SEV_WARNING, PW_V_CUDA | PW_V_HIP,          \
 	  PW_OPBIT(ALLOC_MANAGED),                                                                           \
 	  "CUDA Driver API, Memory Management, cuMemAllocManaged: \"If bytesize is 0, cuMemAllocManaged "    \

@@ -42,6 +42,8 @@
 	X(IPC_EXPORT, "ipc_export", CALL, "makes an IPC handle of device memory for another process")       \
 	X(IPC_OPEN, "ipc_open", CALL, "maps memory of another process from its IPC handle")                 \
 	X(IPC_CLOSE, "ipc_close", CALL, "unmaps memory an IPC open mapped")                                 \
+	X(IPC_IMPORT_PID, "ipc_import_pid", CALL,                                                           \
+	  "names the processes that may open an IPC key (ACL's trust list)")                                \
 	X(IPC_EVENT_EXPORT, "ipc_event_export", CALL, "makes an IPC handle of an event")                    \
 	X(IPC_EVENT_OPEN, "ipc_event_open", CALL, "opens an event of another process from its IPC handle")  \
 	X(EVENT_CREATE, "event_create", CALL, "creates an event, with its flags")                           \
@@ -430,6 +432,12 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "an ACL allocation policy (`\"ACL_MEM_MALLOC_HUGE_FIRST_P2P\"` …), or the number")                   \
 	X(ARGS, "p2p", BOOL, OPT, NONE, "whether the policy is a *_P2P one")                                   \
 	X(ARGS, "config", STR_NULL, OPT, NONE, "aclInit's configuration path, or null")                        \
+	X(ARGS, "key", STR_NULL, OPT, NONE,                                                                    \
+	  "an ACL IPC key (aclrtIpcMem*): the string; null where the pointer is NULL or the export failed")    \
+	X(ARGS, "len", UINT, OPT, NONE, "the length of the buffer an ACL IPC key is written to")               \
+	X(ARGS, "pids", INTS_NULL, OPT, NONE,                                                                  \
+	  "the process ids of an ACL IPC trust list (aclrtIpcMemSetImportPid): the first 16; null if NULL")    \
+	X(ARGS, "num", UINT, OPT, NONE, "how many process ids the trust list has")                             \
 	X(LOCATION, "type", NAME_OR_INT, REQ, NONE,                                                            \
 	  "`\"invalid\"`, `\"device\"`, `\"host\"`, `\"host_numa\"`, `\"host_numa_current\"`, or the "         \
 	  "number")                                                                                            \

@@ -117,8 +117,11 @@ static void tell_registry(const struct pw_op *op)
 			pw_devices_uuid_of(op->vendor, op->dst.dev, uuid, sizeof uuid);
 		pw_registry_export_dev(op->handle, op->dst.known ? op->dst.base : op->dst.ptr, op->dst.size,
 		                       op->dst.dev, uuid);
+		if (op->trust_list)
+			pw_registry_trust_list(op->handle);
 		break;
 	}
+	case PW_OP_IPC_IMPORT_PID: pw_registry_trust_named(op->handle); break;
 	case PW_OP_IPC_OPEN: pw_registry_opened(op->handle); break;
 	case PW_OP_PEER_ENABLE:
 	case PW_OP_PEER_DISABLE: {

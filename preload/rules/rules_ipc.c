@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "peerwatch/abi/acl.h"
 #include "state/devices.h"
 #include "rules/rules.h"
 
@@ -178,6 +179,20 @@ PW_RULE_FN(IPC_OPEN_UNREACHABLE)
 
 PW_RULE_FN(IPC_CLOSE_UNKNOWN)
 {
+	/* ACL's close names the key: "Processes that call both
+	 * acl.rt.ipc_mem_import_by_key and acl.rt.ipc_mem_get_export_key also
+	 * need to call this API" (aclrtIpcMemClose): a process that did neither
+	 * with the key has nothing of it to close */
+	if (op->close_by_key) {
+		if (!op->handle || op->mapped || op->key_exported)
+			return false;
+		snprintf(
+		    msg, len,
+		    "%s closes key \"%.64s\", which this process neither imported (or every import of it "
+		    "is closed already) nor exported",
+		    op->api, (const char *)op->handle_buf);
+		return true;
+	}
 	if (!op->dst.ptr || pw_state_map_at(s, op->dst.ptr, true))
 		return false;
 	snprintf(msg, len, "%s closes 0x%" PRIx64 ", which no IPC open in this process returned", op->api,
@@ -202,12 +217,26 @@ PW_RULE_FN(IPC_CLOSE_TWICE)
 PW_RULE_FN(IPC_FREE_WHILE_OPEN)
 {
 	(void)s;
-	if (op->holders <= 0)
+	if (op->holders <= 0 || (op->kind == PW_OP_IPC_CLOSE && !op->key_exported))
 		return false;
 	char pids[64] = "";
 	size_t n = 0;
 	for (int i = 0; i < op->holders && i < 4; i++)
 		n += (size_t)snprintf(pids + n, sizeof pids - n, "%s%d", i ? ", " : "", op->holder_pids[i]);
+	/* ACL: "Only after process B calls aclrtIpcMemClose to disable IPC-based
+	 * memory sharing can process A disable IPC-based memory sharing.
+	 * Otherwise, exceptions may occur." (aclrtIpcMemGetExportKey): the
+	 * exporter's close of the key, as its free, comes after every import's
+	 * close. */
+	if (op->kind == PW_OP_IPC_CLOSE) {
+		snprintf(
+		    msg, len,
+		    "%s closes key \"%.64s\", which this process exported, while %d other process%s still "
+		    "ha%s it open (pid %s%s)",
+		    op->api, (const char *)op->handle_buf, op->holders, op->holders == 1 ? "" : "es",
+		    op->holders == 1 ? "s" : "ve", pids, op->holders > 4 ? ", ..." : "");
+		return true;
+	}
 	snprintf(msg, len,
 	         "%s frees 0x%" PRIx64 " while %d other process%s still ha%s it open through IPC (pid %s%s)",
 	         op->api, op->dst.ptr, op->holders, op->holders == 1 ? "" : "es",
@@ -248,6 +277,37 @@ PW_RULE_FN(IPC_LEAK)
 		return false;
 	snprintf(msg, len, "the IPC mapping at 0x%" PRIx64 " is still open (%d open%s) as the process exits",
 	         m->ptr, m->refs, m->refs == 1 ? "" : "s");
+	return true;
+}
+
+/* CANN, aclrtIpcMemGetExportKey, len: "key的长度，固定配置为65" (the key's
+ * length, fixed at 65). */
+PW_RULE_FN(IPC_ACL_KEY_LENGTH)
+{
+	(void)s;
+	if (op->key_len == PW_ACL_IPC_KEY_LEN)
+		return false;
+	snprintf(msg, len, "%s is given len %" PRIu64 " for the key: the key's length is fixed at %d",
+	         op->api, op->key_len, PW_ACL_IPC_KEY_LEN);
+	return true;
+}
+
+/* CANN, aclrtIpcMemGetExportKey: "If the verification is enabled, call
+ * aclrtIpcMemSetImportPid separately to add the ID of process B to the
+ * trustlist."  Said where the registry knows the export: exported with the
+ * trust list on, and no call named any process before this import.  (Which
+ * process was named is not compared: the list holds the ids
+ * aclrtDeviceGetBareTgid gives, the host's in a container.) */
+PW_RULE_FN(IPC_ACL_IMPORT_PID)
+{
+	(void)s;
+	if (!op->reg_known || !op->reg_trust_list || op->reg_trust_named ||
+	    op->reg_exporter_pid == op->self_pid)
+		return false;
+	snprintf(msg, len,
+	         "%s imports key \"%.64s\", which pid %d exported with the trust list on (flags 0), but no "
+	         "aclrtIpcMemSetImportPid named any process for it: only the processes it names may import",
+	         op->api, (const char *)op->handle_buf, op->reg_exporter_pid);
 	return true;
 }
 

@@ -268,6 +268,8 @@ void pw_op_registry_facts(struct pw_op *op)
 	op->reg_known = true;
 	op->reg_device = e.device;
 	op->reg_freed = e.freed;
+	op->reg_trust_list = e.trust_list;
+	op->reg_trust_named = e.trust_named;
 	op->reg_exporter_alive = e.exporter_alive;
 	op->reg_exporter_pid = e.exporter_pid;
 	/* The exporter's device as this process numbers it: only an open

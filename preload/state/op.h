@@ -103,6 +103,9 @@ struct pw_op {
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
 	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
 	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
+	uint64_t key_len;   /* ACL IPC export: the key buffer's length (len) */
+	bool key_exported;  /* ACL IPC close: this process exported the key */
+	bool close_by_key;  /* IPC close: the call names the handle, not the mapping (ACL) */
 	int dev_attr;       /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;
@@ -129,6 +132,9 @@ struct pw_op {
 	/* from the cross-process registry (ipc ops) */
 	bool reg_active; /* the registry is on: every export of the run's traced processes is in it */
 	bool reg_known, reg_freed, reg_exporter_alive;
+	/* the export admits only the processes a later call names (ACL's trust
+	 * list), and whether one named any; export: this export asks for it */
+	bool reg_trust_list, reg_trust_named, trust_list;
 	int reg_exporter_pid;
 	int reg_device;
 	/* the exporter's device by UUID: this process's ordinal of it

@@ -498,9 +498,12 @@ static void export_locked(struct pw_reg_segment *s, int32_t me, const unsigned c
 	struct pw_reg_entry *e = find(s, handle);
 	if (e) {
 		/* A new allocation behind a known handle: the old holds were of the old one. */
-		if ((LOAD(e->flags) & (PW_REG_FREED | PW_REG_GONE)) || LOAD(e->exporter_pid) != me)
+		bool same = !(LOAD(e->flags) & (PW_REG_FREED | PW_REG_GONE)) && LOAD(e->exporter_pid) == me;
+		uint32_t named = same ? LOAD(e->flags) & PW_REG_NAMED : 0;
+		if (!same)
 			memset(e->holders, 0, sizeof e->holders);
 		fill(s, e, me, base, size, device, uuid);
+		e->flags |= named; /* the same export again: the processes named stay named */
 		return;
 	}
 	e = claim(s, me);
@@ -624,6 +627,8 @@ int pw_registry_lookup(const unsigned char *handle, struct pw_reg_export *out)
 			out->exporter_pid = LOAD(e->exporter_pid);
 			out->exporter_alive = exporter_alive(e, c.me);
 			out->freed = (LOAD(e->flags) & PW_REG_FREED) != 0;
+			out->trust_list = (LOAD(e->flags) & PW_REG_TRUST) != 0;
+			out->trust_named = (LOAD(e->flags) & PW_REG_NAMED) != 0;
 			out->base = LOAD(e->base);
 			out->size = LOAD(e->size);
 			out->device = LOAD(e->device);
@@ -773,6 +778,27 @@ void pw_registry_freed_handle(const unsigned char *handle)
 	if (e && LOAD(e->exporter_pid) == c.me)
 		e->flags |= PW_REG_FREED;
 	end(&c);
+}
+
+static void mark_mine(const unsigned char *handle, uint32_t bits)
+{
+	struct call c;
+	if (!handle || !atomic_load(&R.exported) || !begin(&c))
+		return;
+	struct pw_reg_entry *e = find(c.s, handle);
+	if (e && LOAD(e->exporter_pid) == c.me && !(LOAD(e->flags) & (PW_REG_FREED | PW_REG_GONE)))
+		e->flags |= bits;
+	end(&c);
+}
+
+void pw_registry_trust_list(const unsigned char *handle)
+{
+	mark_mine(handle, PW_REG_TRUST);
+}
+
+void pw_registry_trust_named(const unsigned char *handle)
+{
+	mark_mine(handle, PW_REG_NAMED);
 }
 
 /* ---- open ---- */

@@ -22,6 +22,8 @@ struct pw_reg_export { /* what lookup() says about a handle */
 	int exporter_pid;
 	int exporter_alive; /* kill(pid,0) == 0 or EPERM */
 	int freed;          /* the exporter freed the allocation */
+	int trust_list;     /* the export admits only the processes a later call names (ACL's trust list) */
+	int trust_named;    /* ... and such a call named some */
 	uint64_t base, size;
 	int device;
 	char uuid[PW_REG_UUID]; /* the exporter's device, the same in every process; "" unknown */
@@ -62,6 +64,12 @@ void pw_registry_freed(uint64_t base);
 /* The same, by the handle it was exported under (VMM exports, whose key is
  * not an address; only this process's own export of it is marked). */
 void pw_registry_freed_handle(const unsigned char *handle);
+/* This process's export under handle admits only the processes a later
+ * call names (ACL: exported with the trust list on); a call named some
+ * (aclrtIpcMemSetImportPid).  An export again of the same live allocation
+ * keeps the names. */
+void pw_registry_trust_list(const unsigned char *handle);
+void pw_registry_trust_named(const unsigned char *handle);
 /* This process enabled (on) or disabled (off) access from device a to the
  * memory of device b, both by UUID: the peer connections of the run's
  * processes, which the peer limit counts per physical device. */
@@ -128,6 +136,8 @@ int pw_registry_shm_name_n(const char *run_id, int attempt, char *buf, size_t le
 #define PW_REG_USED 0x55534544u /* entry state; anything else is a free slot */
 #define PW_REG_FREED 1u         /* entry flags */
 #define PW_REG_GONE 2u          /* the exporter closed the registry (exit, exec) */
+#define PW_REG_TRUST 4u         /* the export admits only the processes named (trust list) */
+#define PW_REG_NAMED 8u         /* ... and some were named */
 
 struct pw_reg_holder {
 	int32_t pid; /* > 0 and opens > 0, or an empty slot */

@@ -256,6 +256,16 @@ const struct pw_ipc_map *pw_state_map_of(const struct pw_state *s, const unsigne
 	return NULL;
 }
 
+const struct pw_ipc_map *pw_state_map_of_handle(const struct pw_state *s, const unsigned char *h)
+{
+	for (int i = 0; h && i < PW_MAX_MAPS; i++) {
+		const struct pw_ipc_map *m = &s->maps[i];
+		if (live(m) && !memcmp(m->handle, h, PW_IPC_HANDLE_BYTES))
+			return m;
+	}
+	return NULL;
+}
+
 const struct pw_ipc_map *pw_state_map_other_ctx(const struct pw_state *s, const unsigned char *h,
                                                 uint64_t ctx, int dev, int exp_pid, int exp_dev)
 {

@@ -219,6 +219,9 @@ static inline bool pw_same_ctx(uint64_t ctx_a, int dev_a, uint64_t ctx_b, int de
 /* The live mapping of handle h in the context (ctx, dev), or NULL. */
 const struct pw_ipc_map *pw_state_map_of(const struct pw_state *s, const unsigned char *h, uint64_t ctx,
                                          int dev);
+/* A live mapping of handle h in any context, or NULL (caller holds the
+ * lock): ACL closes an import by its key. */
+const struct pw_ipc_map *pw_state_map_of_handle(const struct pw_state *s, const unsigned char *h);
 /* A live mapping in another context of device dev, of handle h or of a
  * handle of the same exporter (pid, device); or NULL. */
 const struct pw_ipc_map *pw_state_map_other_ctx(const struct pw_state *s, const unsigned char *h,

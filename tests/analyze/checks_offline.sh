@@ -43,6 +43,44 @@ offline_case cuda vmm.import.released warning violations
 offline_case hip ipc.open.stale error hip_violations PWSIM_DEVICES=2
 offline_case hip ipc.open.unreachable error hip_violations PWSIM_DEVICES=2 PWSIM_PEERS=none
 
+# ACL's IPC by key (acl_doc NAME: each scenario is one case): the exporter's
+# free or close of the key while an import is open, and an import after the
+# free; the near miss of each gives nothing, with the registry off or on.
+offline_acl() { # RULE SEVERITY BAD-SCENARIO GOOD-SCENARIO
+	local rule=$1 sev=$2 bad=$3 good=$4 name reg d got want
+	for name in "$bad" "$good"; do
+		for reg in 0 1; do
+			d="$WORK/offline-acl-$name-$reg"
+			rm -rf "$d"
+			if ! env PWSIM_DEVICES=2 "$PW" -q -o "$d" --mode warn --options "registry=$reg" -- \
+				"$B/tests/acl_doc" "$name" >/dev/null 2>"$d.err"; then
+				bad "offline acl $name (registry=$reg): the program failed: $(tail -2 "$d.err")"
+				continue
+			fi
+			an violations --json "$d"
+			got=$(jq -r '[.findings[] | .rule + ":" + .severity] | join(" ")' "$WORK/o.out" 2>/dev/null)
+			want=
+			[ "$name" = "$bad" ] && want="$rule:$sev"
+			check "offline acl $name (registry=$reg): the analyzer finds ${want:-nothing} (got: ${got:-nothing})" \
+				[ "$got" = "$want" ]
+			if [ "$name" = "$bad" ] && [ $reg = 0 ]; then
+				check "offline acl $name: the trace itself holds no finding (the library could not see it)" \
+					bash -c '! cat "$1"/*.pw.jsonl | jq -e "select(.type==\"violation\")" >/dev/null' _ "$d"
+				check "offline acl $name: the finding is derived and names an ACL call" \
+					jqt '.findings[0] | .derived and (.api | startswith("acl"))' "$WORK/o.out"
+			fi
+		done
+	done
+}
+
+offline_acl ipc.open.stale error ipc-stale ipc-stale-other
+offline_acl ipc.free-while-open error ipc-free-while-open ipc-free-after-close
+offline_acl ipc.free-while-open error ipc-close-while-open ipc-key
+an ipc "$WORK/offline-acl-ipc-key-0"
+check "offline acl: the ipc report lists each close of the key with its handle, none as stray" \
+	bash -c 'grep -q "the exporter.s close of the key" "$1" && ! grep -q "no open in these traces" "$1" &&
+		[ "$(grep -c " close " "$1")" -eq 2 ]' _ "$WORK/o.out"
+
 # info says what the traces could not say: an open whose exporter no trace
 # has (a process outside the run), and one whose devices are not identified.
 d=$(case_dir)

@@ -640,7 +640,26 @@ def ipc(traces):
             continue
         if r.op == "close":
             done = False
-            if r.ptr is not None and r.ret == 0:
+            if r.ptr is None and r.handle is not None and r.ret == 0:
+                # ACL closes a key: the closing process's latest open of it,
+                # else the exporter's own close, listed with the handle
+                t = by_index[r.file]
+                h = hmap.get(("m", r.handle, t.run, t.host, r.vendor))
+                for o in reversed(h["recs"] if h else []):
+                    if o.op == "open" and o.ret == 0 and o.file == r.file and o.closed_by is None and o.t <= r.t:
+                        o.closed_by = r
+                        r.ptr = o.ptr
+                        h["recs"].append(r)
+                        done = True
+                        break
+                if not done and h and h["export"] is not None and h["export"].file == r.file and \
+                        h["export"].t <= r.t:
+                    r.owner = h
+                    h["recs"].append(r)
+                    if h.get("closed") is None:
+                        h["closed"] = r
+                    done = True
+            if r.ptr is not None and r.ret == 0 and not done:
                 for o in reversed(opens.get((r.file, r.ptr), [])):
                     if o.closed_by is None and o.t <= r.t:
                         o.closed_by = r
@@ -721,6 +740,11 @@ def ipc(traces):
                     (o.closed_by.t > fr.t if o.closed_by is not None
                      else alive_at(by_index[o.file], fr.t) == "alive"):
                 findings.append(("ipc.free-while-open", "error", fr.file, fr.seq))
+            kc = h.get("closed")  # ACL: the exporter closed the key while this import was open
+            if o.ret == 0 and kc is not None and o.t < kc.t and \
+                    (o.closed_by.t > kc.t if o.closed_by is not None
+                     else alive_at(by_index[o.file], kc.t) == "alive"):
+                findings.append(("ipc.free-while-open", "error", kc.file, kc.seq))
             # stale whether the runtime took the open or refused it
             if fr is not None and o.t > fr.t:
                 findings.append(("ipc.open.stale", "error", o.file, o.seq))

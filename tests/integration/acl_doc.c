@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "peerwatch/abi/acl.h"
 
@@ -32,6 +34,11 @@ aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+aclError aclrtDeviceGetBareTgid(int32_t *pid);
 
 static int failures;
 
@@ -513,6 +520,293 @@ static void async_page_locked(void)
 	async_copies(true, true, true);
 }
 
+/* ---- IPC memory by key: process A exports, process B imports ----
+ *
+ * The importer is this program again (acl_doc ipc-child KEY RD WR STEPS),
+ * started by the exporter, which names it on the trust list by its pid.
+ * STEPS, one letter each: h waits for the exporter's word, s gives it one,
+ * i imports the key (it must succeed), I imports it where the runtime may
+ * refuse, c closes it (it must succeed), C closes it where the runtime may
+ * refuse. */
+
+static const char *self_path = "/proc/self/exe"; /* main: argv[0] where it names a path */
+
+struct child {
+	pid_t pid;
+	int to, from;
+};
+
+static void say(int fd)
+{
+	char c = 1;
+	if (write(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static void hear(int fd)
+{
+	char c;
+	if (read(fd, &c, 1) != 1)
+		exit(2);
+}
+
+static struct child ipc_spawn(const char *key, const char *steps)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char fa[16], fb[16];
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self_path, self_path, "ipc-child", key, fa, fb, steps, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
+static void ipc_wait(struct child c)
+{
+	int st = 0;
+	waitpid(c.pid, &st, 0);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "acl_doc: the importer failed (status 0x%x)\n", st);
+		failures++;
+	}
+	close(c.to);
+	close(c.from);
+}
+
+static int ipc_child(const char *key, int rd, int wr, const char *steps)
+{
+	void *p = NULL;
+	int32_t me = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtDeviceGetBareTgid(&me)); /* the id the exporter put on the list (CANN's step B.1) */
+	for (const char *st = steps; *st; st++)
+		switch (*st) {
+		case 'h': hear(rd); break;
+		case 's': say(wr); break;
+		case 'i': MUST(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT)); break;
+		case 'I': (void)aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT); break;
+		case 'c': MUST(aclrtIpcMemClose(key)); break;
+		case 'C': (void)aclrtIpcMemClose(key); break;
+		default: break;
+		}
+	MUST(aclFinalize());
+	return failures ? 1 : 0;
+}
+
+/* The page's flow: A allocates and exports, puts B on the trust list; B
+ * imports and closes; then A closes and frees. */
+static void ipc_key(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+	struct child c = ipc_spawn(key, "hics");
+	int32_t pid = (int32_t)c.pid;
+	MUST(aclrtIpcMemSetImportPid(key, &pid, 1));
+	say(c.to);
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* A's start for the mistakes: the key exported with the trust list off, so
+ * that any process may import it. */
+static void *ipc_export(char *key)
+{
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN,
+	                             ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION));
+	return m;
+}
+
+/* "len ... fixed at 65": 64, the key's characters without its NUL. */
+static void ipc_key_length(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	(void)aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN - 1, 0);
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: a key buffer larger than 65 bytes, len 65. */
+static void ipc_key_length_buffer(void)
+{
+	char key[128];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, PW_ACL_IPC_KEY_LEN, 0));
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* "ensure that the memory to be shared exists and cannot be freed in
+ * advance": A frees it before B imports. */
+static void ipc_stale(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	MUST(aclrtFree(m));
+	struct child c = ipc_spawn(key, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* Near miss: A frees another allocation first; B imports while the shared
+ * one lives. */
+static void ipc_stale_other(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *other = NULL;
+	void *m = ipc_export(key);
+	MUST(aclrtMalloc(&other, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtFree(other));
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* B imports; A frees while B still has the key open; B closes after. */
+static void ipc_free_while_open(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ishc");
+	hear(c.from);
+	MUST(aclrtFree(m));
+	say(c.to);
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* "Only after process B calls aclrtIpcMemClose ... can process A disable
+ * IPC-based memory sharing": A closes the key while B has it open. */
+static void ipc_close_while_open(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ishc");
+	hear(c.from);
+	MUST(aclrtIpcMemClose(key));
+	say(c.to);
+	ipc_wait(c);
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: B closes, then A frees without a close of its own. */
+static void ipc_free_after_close(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	MUST(aclrtFree(m));
+	ipc_wait(c);
+	MUST(aclFinalize());
+}
+
+/* "Call aclrtIpcMemClose to disable IPC-based memory sharing": B ends with
+ * the key open. */
+static void ipc_leak(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* "If the verification is enabled, call aclrtIpcMemSetImportPid
+ * separately to add the ID of process B to the trustlist": A exports with
+ * flags 0 and names nobody. */
+static void ipc_import_pid(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
+	struct child c = ipc_spawn(key, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: nobody named either, but the trust list is off. */
+static void ipc_import_pid_off(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "ics");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* B closes a key it never imported: it is neither of the processes the
+ * close page names. */
+static void ipc_close_unknown(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "Cs");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+/* Near miss: B imports twice and closes twice. */
+static void ipc_import_twice(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, "iiccs");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -555,11 +849,28 @@ static const struct scenario {
     {"kind-device-as-host", "copy.acl.kind", "", kind_device_as_host},
     {"kind-host-as-device", "copy.acl.kind", "", kind_host_as_device},
     {"kind-inner-across-devices", "copy.acl.kind", "", kind_inner_across},
+    {"ipc-key", "-", "", ipc_key},
+    {"ipc-key-length", "ipc.acl.key-length", "", ipc_key_length},
+    {"ipc-key-length-buffer", "-", "", ipc_key_length_buffer},
+    {"ipc-stale", "ipc.open.stale", "", ipc_stale},
+    {"ipc-stale-other", "-", "", ipc_stale_other},
+    {"ipc-free-while-open", "ipc.free-while-open", "", ipc_free_while_open},
+    {"ipc-close-while-open", "ipc.free-while-open", "", ipc_close_while_open},
+    {"ipc-free-after-close", "-", "", ipc_free_after_close},
+    {"ipc-leak", "ipc.leak", "", ipc_leak},
+    {"ipc-import-twice", "-", "", ipc_import_twice},
+    {"ipc-import-pid", "ipc.acl.import-pid", "", ipc_import_pid},
+    {"ipc-close-unknown", "ipc.close.unknown", "", ipc_close_unknown},
+    {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
 };
 
 int main(int argc, char **argv)
 {
 	size_t n = sizeof scenarios / sizeof *scenarios;
+	if (strchr(argv[0], '/'))
+		self_path = argv[0]; /* the importer's trace then names acl_doc, not "exe" */
+	if (argc == 6 && !strcmp(argv[1], "ipc-child"))
+		return ipc_child(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < n; i++)
 			printf("%s %s %s\n", scenarios[i].name, scenarios[i].rule, scenarios[i].env);

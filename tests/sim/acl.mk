@@ -5,7 +5,7 @@
 #   $(PWSIM_ACL_SELFTEST)  $(BUILD)/tests/acl_selftest
 #   make acl-sim-selftest  check the export list, then run the self-test
 
-PWSIM_ACL_SRCS     := tests/sim/acl_sim.c tests/sim/acl_sim_mem.c tests/sim/sim_topo.c
+PWSIM_ACL_SRCS     := tests/sim/acl_sim.c tests/sim/acl_sim_mem.c tests/sim/acl_sim_ipc.c tests/sim/sim_topo.c
 PWSIM_ACL_OBJS     := $(PWSIM_ACL_SRCS:tests/sim/%.c=$(BUILD)/obj/sim/%.o)
 PWSIM_ACL_LIB      := $(BUILD)/sim/libascendcl.so
 PWSIM_ACL_SELFTEST := $(BUILD)/tests/acl_selftest
@@ -16,7 +16,7 @@ all: $(PWSIM_ACL_LIB) $(PWSIM_ACL_SELFTEST)
 # The object rule $(BUILD)/obj/sim/%.o of sim.mk builds the sources.
 $(PWSIM_ACL_LIB): $(PWSIM_ACL_OBJS)
 	@mkdir -p $(@D)
-	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,libascendcl.so -Wl,-Bsymbolic $(LDFLAGS) -o $@ $^ -lpthread
+	$(CC) $(CFLAGS) $(SANFLAGS) -shared -Wl,-soname,libascendcl.so -Wl,-Bsymbolic $(LDFLAGS) -o $@ $^ -lpthread -lrt
 
 $(PWSIM_ACL_SELFTEST): tests/sim/acl_selftest.c $(PWSIM_ACL_LIB)
 	@mkdir -p $(@D)

@@ -35,6 +35,11 @@ aclError aclrtSynchronizeStream(aclrtStream stream);
 aclError aclrtDeviceGetUuid(int32_t deviceId, aclrtUuid *uuid);
 aclError aclrtGetPhyDevIdByUserDevId(const int32_t userDevId, int32_t *const phyDevId);
 const char *aclrtGetSocName(void);
+aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
+aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
+aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
+aclError aclrtIpcMemClose(const char *key);
+aclError aclrtDeviceGetBareTgid(int32_t *pid);
 int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy);
 int pwsim_acl_peer_on(int from, int to);
 
@@ -56,7 +61,12 @@ static const char *const exports[] = {"aclInit",
                                       "aclrtSynchronizeStream",
                                       "aclrtDeviceGetUuid",
                                       "aclrtGetPhyDevIdByUserDevId",
-                                      "aclrtGetSocName"};
+                                      "aclrtGetSocName",
+                                      "aclrtIpcMemGetExportKey",
+                                      "aclrtIpcMemSetImportPid",
+                                      "aclrtIpcMemImportByKey",
+                                      "aclrtIpcMemClose",
+                                      "aclrtDeviceGetBareTgid"};
 
 static int passed, failed;
 
@@ -179,6 +189,134 @@ static void *other_thread(void *arg)
 	return NULL;
 }
 
+/* ---- IPC memory by key: another process imports it ---- */
+
+/* The child: waits until the parent has put it on the trust list, imports,
+ * checks the bytes, writes its own, closes. */
+static int ipc_child(int rd, int wr, const char *key)
+{
+	char go;
+	void *p = NULL;
+	int32_t me = -1;
+	if (read(rd, &go, 1) != 1)
+		return 1;
+	EXPECT_RET(aclrtDeviceGetBareTgid(&me), ACL_SUCCESS);
+	EXPECT(me == (int32_t)getpid(), "the bare tgid is the pid (%d)", me);
+	EXPECT_RET(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT), ACL_SUCCESS);
+	if (!p)
+		return 1;
+	int dev = -1, policy = -1;
+	size_t size = 0;
+	EXPECT(pwsim_acl_alloc_info(p, &dev, &size, &policy) == 0 && dev == 1 && size == 4096,
+	       "the import is device 1's memory, 4096 bytes (dev %d, %zu)", dev, size);
+	EXPECT(((unsigned char *)p)[10] == 0x5a, "the importer sees the exporter's bytes");
+	((unsigned char *)p)[11] = 0xa5;
+	void *again = NULL;
+	EXPECT_RET(aclrtIpcMemImportByKey(&again, key, 0), ACL_SUCCESS);
+	EXPECT(again == p, "a second import gives the same pointer");
+	EXPECT_RET(aclrtIpcMemClose(key), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(p), ACL_ERROR_INVALID_PARAM); /* imported memory is closed, not freed */
+	EXPECT_RET(aclrtIpcMemClose(key), ACL_SUCCESS);
+	EXPECT_RET(aclrtIpcMemClose(key), ACL_ERROR_RT_PARAM_INVALID);
+	if (write(wr, "d", 1) != 1)
+		return 1;
+	return failed;
+}
+
+/* The child that was never put on the trust list. */
+static int ipc_stranger(const char *key)
+{
+	void *p = NULL;
+	EXPECT_RET(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_NO_PERMISSION);
+	return failed;
+}
+
+static pid_t ipc_fork(int (*fn)(int, int, const char *), int rd, int wr, const char *key)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int r = fn(rd, wr, key);
+		fflush(stdout);
+		_exit(r ? 1 : 0);
+	}
+	return pid;
+}
+
+static int stranger_main(int rd, int wr, const char *key)
+{
+	(void)rd;
+	(void)wr;
+	return ipc_stranger(key);
+}
+
+static void ipc(void)
+{
+	char key[PW_ACL_IPC_KEY_LEN], open_key[PW_ACL_IPC_KEY_LEN];
+	void *m = NULL, *m2 = NULL;
+	int to_child[2], to_parent[2], st = 0;
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&m, 4096, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&m2, 100, ACL_MEM_MALLOC_HUGE_FIRST), ACL_SUCCESS);
+	((unsigned char *)m)[10] = 0x5a;
+	/* the arguments: NULL, len not 65, flags, size past the allocation */
+	EXPECT_RET(aclrtIpcMemGetExportKey(NULL, 4096, key, sizeof key, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 4096, NULL, sizeof key, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 4096, key, 64, 0), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 0, key, sizeof key, 0), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 4096, key, sizeof key, 2), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 8192, key, sizeof key, 0), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 4096, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT),
+	           ACL_SUCCESS);
+	EXPECT(((unsigned char *)m)[10] == 0x5a, "the export keeps the bytes");
+	EXPECT(strlen(key) > 0 && strlen(key) < sizeof key, "a key of %zu bytes", strlen(key));
+	char again[PW_ACL_IPC_KEY_LEN];
+	EXPECT_RET(aclrtIpcMemGetExportKey(m, 4096, again, sizeof again, 0), ACL_SUCCESS);
+	EXPECT(!strcmp(key, again), "exported again: the same key");
+	int32_t pid = 0;
+	EXPECT_RET(aclrtIpcMemSetImportPid(NULL, &pid, 1), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtIpcMemSetImportPid("pwacl.nothing", &pid, 1), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemSetImportPid(key, &pid, 0), ACL_ERROR_RT_PARAM_INVALID);
+	/* a process not on the trust list is refused */
+	pid_t s = ipc_fork(stranger_main, -1, -1, key);
+	waitpid(s, &st, 0);
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the stranger's import was refused");
+	/* the importer: on the list, then it imports */
+	if (pipe(to_child) || pipe(to_parent)) {
+		EXPECT(0, "no pipes");
+		return;
+	}
+	memcpy(open_key, key, sizeof key);
+	pid_t c = ipc_fork(ipc_child, to_child[0], to_parent[1], open_key);
+	pid = (int32_t)c;
+	EXPECT_RET(aclrtIpcMemSetImportPid(key, &pid, 1), ACL_SUCCESS);
+	char done = 0;
+	if (write(to_child[1], "g", 1) != 1 || read(to_parent[0], &done, 1) != 1)
+		EXPECT(0, "the child did not answer");
+	waitpid(c, &st, 0);
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the importer's checks (status 0x%x)", st);
+	EXPECT(((unsigned char *)m)[11] == 0xa5, "the exporter sees the importer's bytes");
+	for (int i = 0; i < 2; i++) {
+		close(to_child[i]);
+		close(to_parent[i]);
+	}
+	/* validation off: anyone imports; after the exporter's close, nobody */
+	char key2[PW_ACL_IPC_KEY_LEN];
+	EXPECT_RET(aclrtIpcMemGetExportKey(m2, 100, key2, sizeof key2,
+	                                   ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION),
+	           ACL_SUCCESS);
+	EXPECT(strcmp(key, key2) != 0, "another allocation, another key");
+	void *p = NULL;
+	EXPECT_RET(aclrtIpcMemImportByKey(&p, key2, 2), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtIpcMemImportByKey(NULL, key2, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtIpcMemClose(key), ACL_SUCCESS);
+	EXPECT_RET(aclrtIpcMemImportByKey(&p, key, 0), ACL_ERROR_RT_IPC_ERROR);
+	EXPECT_RET(aclrtFree(m), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(m2), ACL_SUCCESS);
+	EXPECT_RET(aclrtIpcMemImportByKey(&p, key2, 0), ACL_ERROR_RT_IPC_ERROR); /* freed: gone */
+	EXPECT_RET(aclrtIpcMemClose(key2), ACL_ERROR_RT_PARAM_INVALID);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--list-exports")) {
@@ -284,6 +422,8 @@ int main(int argc, char **argv)
 	/* aclrtMemcpyAsync: no asynchronous copy within the host (207000) */
 	EXPECT_RET(aclrtMemcpyAsync(back, 1024, host, 1024, ACL_MEMCPY_HOST_TO_HOST, NULL),
 	           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
+
+	ipc();
 
 	/* reset drops the device's peer access both ways */
 	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);

@@ -36,7 +36,29 @@ bool pwsim_acl_valid(int32_t dev);
 /* The calling thread's current device, -1 if none. */
 int pwsim_acl_current(void);
 
-/* acl_sim_mem.c: every allocation's device and policy. */
+/* acl_sim_mem.c: every allocation's device and policy.  Device memory is
+ * anonymous pages of the process (maplen bytes, whole pages), which an IPC
+ * export turns into pages of a shared-memory object at the same address;
+ * an import is an allocation too (imported), the object's pages. */
+struct pwsim_acl_export;
+struct pwsim_acl_alloc {
+	uintptr_t base;
+	size_t size, maplen;
+	int dev, policy;
+	bool imported;                /* made by aclrtIpcMemImportByKey (acl_sim_ipc.c) */
+	int refs;                     /* imported: imports of the key not closed yet */
+	struct pwsim_acl_export *exp; /* exported: the key's object (acl_sim_ipc.c), or NULL */
+	struct pwsim_acl_alloc *next;
+};
+/* Under the lock: the allocation holding [p, p+count), or NULL; a new one
+ * put in the list; one taken out of it (false if it is not there). */
+struct pwsim_acl_alloc *pwsim_acl_alloc_at(uintptr_t p, size_t count);
+struct pwsim_acl_alloc *pwsim_acl_alloc_first(void);
+void pwsim_acl_alloc_insert(struct pwsim_acl_alloc *a);
+bool pwsim_acl_alloc_unlink(struct pwsim_acl_alloc *a);
+/* acl_sim_ipc.c: an exported allocation is freed (under the lock): its
+ * object goes, so that no import can follow. */
+void pwsim_acl_export_freed(struct pwsim_acl_alloc *a);
 bool pwsim_acl_find(uintptr_t p, size_t count, uintptr_t *base, size_t *size, int *dev, int *policy);
 
 #endif

@@ -1,36 +1,60 @@
 /*
  * Simulated ACL memory: aclrtMalloc on the current device with its policy
  * recorded, aclrtFree, and copies that move real bytes.  Device memory is
- * host memory of this process, so copies between devices work only inside
- * the process (the document: threads of one process, never across
- * processes); nothing is exported to others.
+ * pages of this process, so copies between devices work only inside the
+ * process (the document: threads of one process, never across processes);
+ * other processes see an allocation only through an IPC key
+ * (acl_sim_ipc.c).
  */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "acl_sim_internal.h"
 
-struct alloc {
-	uintptr_t base;
-	size_t size;
-	int dev, policy;
-	struct alloc *next;
-};
-static struct alloc *allocs;
+typedef struct pwsim_acl_alloc alloc_t;
+static alloc_t *allocs;
 
 /* The allocation holding [p, p+count), under the lock. */
-static struct alloc *find_locked(uintptr_t p, size_t count)
+static alloc_t *find_locked(uintptr_t p, size_t count)
 {
-	for (struct alloc *a = allocs; a; a = a->next)
+	for (alloc_t *a = allocs; a; a = a->next)
 		if (p >= a->base && p - a->base < a->size)
 			return count <= a->size - (p - a->base) ? a : NULL;
 	return NULL;
 }
 
+alloc_t *pwsim_acl_alloc_at(uintptr_t p, size_t count)
+{
+	return find_locked(p, count);
+}
+
+alloc_t *pwsim_acl_alloc_first(void)
+{
+	return allocs;
+}
+
+void pwsim_acl_alloc_insert(alloc_t *a)
+{
+	a->next = allocs;
+	allocs = a;
+}
+
+bool pwsim_acl_alloc_unlink(alloc_t *a)
+{
+	for (alloc_t **pp = &allocs; *pp; pp = &(*pp)->next)
+		if (*pp == a) {
+			*pp = a->next;
+			return true;
+		}
+	return false;
+}
+
 bool pwsim_acl_find(uintptr_t p, size_t count, uintptr_t *base, size_t *size, int *dev, int *policy)
 {
 	pwsim_acl_lock();
-	struct alloc *a = find_locked(p, count);
+	alloc_t *a = find_locked(p, count);
 	if (a) {
 		*base = a->base;
 		*size = a->size;
@@ -75,17 +99,18 @@ PWSIM_ACL_API aclError aclrtMalloc(void **devPtr, size_t size, aclrtMemMallocPol
 	int dev = pwsim_acl_current();
 	if (dev < 0)
 		return ACL_ERROR_RT_CONTEXT_NULL;
-	struct alloc *a = malloc(sizeof *a);
-	void *p = NULL;
-	if (!a || posix_memalign(&p, 512, size)) {
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), maplen = (size + page - 1) / page * page;
+	alloc_t *a = calloc(1, sizeof *a);
+	void *p = maplen < size
+	              ? MAP_FAILED
+	              : mmap(NULL, maplen, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (!a || p == MAP_FAILED) {
 		free(a);
 		return ACL_ERROR_RT_MEMORY_ALLOCATION;
 	}
-	memset(p, 0, size);
-	*a = (struct alloc){.base = (uintptr_t)p, .size = size, .dev = dev, .policy = policy};
+	*a = (alloc_t){.base = (uintptr_t)p, .size = size, .maplen = maplen, .dev = dev, .policy = policy};
 	pwsim_acl_lock();
-	a->next = allocs;
-	allocs = a;
+	pwsim_acl_alloc_insert(a);
 	pwsim_acl_unlock();
 	*devPtr = p;
 	return ACL_SUCCESS;
@@ -96,18 +121,21 @@ PWSIM_ACL_API aclError aclrtFree(void *devPtr)
 	aclError r = pwsim_acl_ready();
 	if (r != ACL_SUCCESS)
 		return r;
-	struct alloc *a = NULL;
+	alloc_t *a = NULL;
 	pwsim_acl_lock();
-	for (struct alloc **pp = &allocs; devPtr && *pp; pp = &(*pp)->next)
-		if ((*pp)->base == (uintptr_t)devPtr) {
+	for (alloc_t **pp = &allocs; devPtr && *pp; pp = &(*pp)->next)
+		if ((*pp)->base == (uintptr_t)devPtr &&
+		    !(*pp)->imported) { /* an import is closed, not freed */
 			a = *pp;
 			*pp = a->next;
 			break;
 		}
+	if (a && a->exp)
+		pwsim_acl_export_freed(a);
 	pwsim_acl_unlock();
 	if (!a)
 		return ACL_ERROR_INVALID_PARAM;
-	free((void *)a->base);
+	munmap((void *)a->base, a->maplen);
 	free(a);
 	return ACL_SUCCESS;
 }

@@ -200,6 +200,99 @@ static void finalize_event(void **state)
 	json_decref(j);
 }
 
+/* The IPC calls by key: the key as a string and as its handle bytes (zero
+ * after its NUL, whatever the buffer held), none after a failed export; the
+ * trust list's first 16 ids; and what the rules see of each call. */
+static void ipc_key_events_and_ops(void **state)
+{
+	(void)state;
+	char key[PW_ACL_IPC_KEY_LEN];
+	memset(key, 'x', sizeof key);
+	strcpy(key, "pwacl.0.42.1"); /* 'x' after the NUL: another buffer's leftovers */
+	struct pw_call c = call_of(PW_ACL_ID(aclrtIpcMemGetExportKey), ACL_SUCCESS);
+	c.a[0] = 0x50000;
+	c.a[1] = 4096;
+	c.a[2] = (uintptr_t)key;
+	c.a[3] = PW_ACL_IPC_KEY_LEN;
+	c.a[4] = ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT;
+	json_t *j = encode(&c);
+	json_t *a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "ipc_export");
+	assert_string_equal(STR(j, "family"), "ipc");
+	assert_string_equal(STR(a, "key"), "pwacl.0.42.1");
+	const char *h = STR(a, "handle");
+	assert_int_equal(strlen(h), 128);
+	assert_memory_equal(h, "707761636c2e302e34322e31", 24); /* "pwacl.0.42.1" */
+	for (size_t i = 24; i < 128; i++)
+		assert_int_equal(h[i], '0');
+	assert_int_equal(INT(a, "len"), 65);
+	assert_int_equal(INT(a, "flags"), 0);
+	json_decref(j);
+	struct pw_op op;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.kind == PW_OP_IPC_EXPORT && op.key_len == 65 && op.trust_list);
+	pw_acl_op_after(&c, &op);
+	assert_non_null(op.handle);
+	assert_memory_equal(op.handle, "pwacl.0.42.1\0\0\0\0", 16);
+
+	c.ret = ACL_ERROR_RT_PARAM_INVALID; /* the runtime wrote no key */
+	c.a[3] = 64;
+	c.a[4] = ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_true(json_is_null(json_object_get(a, "key")));
+	assert_null(json_object_get(a, "handle"));
+	json_decref(j);
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.key_len == 64 && !op.trust_list);
+
+	int32_t pids[20];
+	for (int i = 0; i < 20; i++)
+		pids[i] = 100 + i;
+	c = call_of(PW_ACL_ID(aclrtIpcMemSetImportPid), ACL_SUCCESS);
+	c.a[0] = (uintptr_t)key;
+	c.a[1] = (uintptr_t)pids;
+	c.a[2] = 20;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "ipc_import_pid");
+	assert_int_equal(json_array_size(json_object_get(a, "pids")), 16);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(a, "pids"), 15)), 115);
+	assert_int_equal(INT(a, "num"), 20);
+	json_decref(j);
+	c.a[1] = 0;
+	j = encode(&c);
+	assert_true(json_is_null(json_object_get(json_object_get(j, "args"), "pids")));
+	json_decref(j);
+
+	void *mapped = (void *)0x7f0000600000;
+	c = call_of(PW_ACL_ID(aclrtIpcMemImportByKey), ACL_SUCCESS);
+	c.a[0] = (uintptr_t)&mapped;
+	c.a[1] = (uintptr_t)key;
+	c.a[2] = ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS;
+	c.cur_dev = 1;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "ipc_open");
+	assert_string_equal(STR(a, "ptr"), "0x7f0000600000");
+	assert_string_equal(STR(a, "key"), "pwacl.0.42.1");
+	json_decref(j);
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.kind == PW_OP_IPC_OPEN && op.flags == 1 && op.ipc_lazy_flag == 1);
+	assert_memory_equal(op.handle, "pwacl.0.42.1\0", 13);
+	pw_acl_op_after(&c, &op);
+	assert_true(op.dst.ptr == 0x7f0000600000);
+
+	c = call_of(PW_ACL_ID(aclrtIpcMemClose), ACL_SUCCESS);
+	c.a[0] = (uintptr_t)key;
+	j = encode(&c);
+	assert_string_equal(STR(j, "op"), "ipc_close");
+	assert_string_equal(STR(json_object_get(j, "args"), "key"), "pwacl.0.42.1");
+	json_decref(j);
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.kind == PW_OP_IPC_CLOSE && op.dst.ptr == 0 && !op.key_exported); /* no import here */
+}
+
 /* Thread 1 frees A (device 0); before its wrapper takes A out of the table,
  * thread 2's aclrtMalloc gets A back on device 1, in a lower slot.  The
  * free must take out its own entry, not the new one. */
@@ -226,9 +319,13 @@ static void free_then_reuse(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(names),          cmocka_unit_test(table),
-	    cmocka_unit_test(malloc_event),   cmocka_unit_test(copy_event_and_op),
-	    cmocka_unit_test(finalize_event), cmocka_unit_test(free_then_reuse),
+	    cmocka_unit_test(names),
+	    cmocka_unit_test(table),
+	    cmocka_unit_test(malloc_event),
+	    cmocka_unit_test(copy_event_and_op),
+	    cmocka_unit_test(finalize_event),
+	    cmocka_unit_test(free_then_reuse),
+	    cmocka_unit_test(ipc_key_events_and_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

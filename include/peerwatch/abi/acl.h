@@ -4,7 +4,11 @@
  * vendor's.  Sources (keys of docs/facts-hip-acl.md):
  *   [A-UP]  hicann/runtime acl_base_rt.h, acl_rt.h, error_codes/rt_error_codes.h
  *   [A-PT]  Ascend/pytorch third_party/acl/inc/acl/ (v2.10.0-26.0.0), same values
- * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes).
+ *   [A-IPC] CANN's aclrtIpcMemGetExportKey page (hiascend.com canncommercial/850
+ *           API/appdevgapi/aclcppdevg_03_1934, en and zh; CANNCommunityEdition/900beta2
+ *           the same), and its pyACL pages aclpythondevg_01_1070 to _1073
+ * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes),
+ * B6 (IPC memory by key).
  */
 #ifndef PEERWATCH_ABI_ACL_H
 #define PEERWATCH_ABI_ACL_H
@@ -68,6 +72,22 @@ typedef int aclrtMemMallocPolicy;
 #define ACL_ERROR_RT_IPC_ERROR 507022
 
 /*
+ * IPC memory by key (CANN 8.x; acl_rt.h of [A-UP] HEAD 681ef761).
+ * Export flags, acl_rt.h:65-66 (the [A-IPC] page lists the same two macros):
+ * 0, the default, keeps the process trust list ("whitelist") on, so the
+ * exporter must name the importers with aclrtIpcMemSetImportPid; the other
+ * turns it off.  Import flags, acl_rt.h:68-69.
+ */
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS 0x1UL
+/* The key's length: "len ... key的长度，固定配置为65" (the length of the key,
+ * fixed at 65), [A-IPC] aclrtIpcMemGetExportKey, parameter len.  No macro in
+ * acl_rt.h names it; the name here is peerwatch's. */
+#define PW_ACL_IPC_KEY_LEN 65
+
+/*
  * Signatures (acl_rt.h; aclInit/aclFinalize in acl.h of older CANN), B2:
  *   aclError aclInit(const char *configPath);
  *   aclError aclFinalize(void);
@@ -86,6 +106,21 @@ typedef int aclrtMemMallocPolicy;
  *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
  *                             aclrtMemcpyKind kind, aclrtStream stream);
  *   aclError aclrtSynchronizeStream(aclrtStream stream);
+ *
+ * IPC memory by key (acl_rt.h of [A-UP] HEAD 681ef761; [A-IPC] gives the same
+ * prototypes, the pyACL pages name the last parameter "flag"):
+ *   aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key,
+ *                                    size_t len, uint64_t flags);           :4583
+ *   aclError aclrtIpcMemClose(const char *key);                            :4592
+ *   aclError aclrtIpcMemImportByKey(void **devPtr, const char *key,
+ *                                   uint64_t flags);                       :4606
+ *   aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num); :4617
+ *   aclError aclrtDeviceGetBareTgid(int32_t *pid);                          :3427
+ * (the last, the importer's own process id for the trust list, is not
+ * hooked; the simulator has it).  [A-UP] memory.cpp:1775-1867: NULL devPtr or
+ * key -> ACL_ERROR_INVALID_PARAM; the rest is the runtime's (rts), whose
+ * invalid values (a zero size or len, flags above 1) are
+ * ACL_ERROR_RT_PARAM_INVALID (api_error.cc:3747-3760, errcode_manage.cc:314).
  *
  * The device's identity, in newer CANN only (hicann/runtime acl_rt.h), asked
  * once per process when peerwatch records the devices:

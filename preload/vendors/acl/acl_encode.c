@@ -226,8 +226,21 @@ static bool is_copy(const struct pw_call *c)
 /* The configuration path is recorded up to this many bytes. */
 #define PW_ACL_CSTR_MAX 4096
 
+/* An IPC key as the trace keeps it: the bytes up to its NUL, at most a
+ * key buffer's (abi/acl.h: 65), then a NUL. */
+static void snap_key(struct pw_snapw *s, int i, const char *key)
+{
+	size_t n = strnlen(key, PW_ACL_IPC_KEY_LEN);
+	char *d = pw_snap_add(s, i, n + 1);
+	if (d) {
+		memcpy(d, key, n);
+		d[n] = 0;
+	}
+}
+
 /* On the calling thread, after the call: the pointer aclrtMalloc wrote and
- * its device (the table, or the thread's device), the string. */
+ * its device (the table, or the thread's device), the string, the IPC key
+ * (an exported one only once the call wrote it), the trust list. */
 void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
 	uint64_t v = c->a[i];
@@ -254,8 +267,73 @@ void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 			}
 		}
 		break;
+	case PW_K_KEY:
+		if (v)
+			snap_key(s, i, (const char *)(uintptr_t)v);
+		break;
+	case PW_K_OUT_KEY:
+		if (ok && v)
+			snap_key(s, i, (const char *)(uintptr_t)v);
+		break;
+	case PW_K_PIDS:
+		if (v) {
+			uint64_t num = c->a[i + 1];
+			int32_t n = num < PW_ACL_PIDS_MAX ? (int32_t)num : PW_ACL_PIDS_MAX;
+			int32_t *d = pw_snap_add(s, i, sizeof(int32_t) * (size_t)(n + 1));
+			if (d) {
+				d[0] = n;
+				memcpy(d + 1, (const int32_t *)(uintptr_t)v, sizeof(int32_t) * (size_t)n);
+			}
+		}
+		break;
 	default: break;
 	}
+}
+
+/* "key": the string, and "handle": its first 64 bytes, zero-padded (the
+ * handle bytes IPC calls are matched by); "key": null where none was saved. */
+static void put_key(struct pw_jw *w, const struct pw_rcall *r, int i, const char *k)
+{
+	size_t n = 0;
+	const uint8_t *b = pw_rec_snap_n(r, i, &n);
+	pw_jw_key(w, k);
+	if (!b || !n) {
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	char str[PW_ACL_IPC_KEY_LEN + 1];
+	size_t len = strnlen((const char *)b, n < sizeof str ? n : sizeof str - 1);
+	memcpy(str, b, len);
+	str[len] = 0;
+	pw_jw_str_lossy(w, str);
+	unsigned char h[PW_IPC_HANDLE_BYTES] = {0};
+	memcpy(h, str, len < sizeof h ? len : sizeof h);
+	pw_jw_key(w, "handle");
+	pw_jw_bytes(w, h, sizeof h);
+}
+
+static void put_pids(struct pw_jw *w, const struct pw_rcall *r, int i, const char *k)
+{
+	size_t n = 0;
+	const uint8_t *b = pw_rec_snap_n(r, i, &n);
+	int32_t count;
+	pw_jw_key(w, k);
+	if (!b || n < sizeof count) {
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	memcpy(&count, b, sizeof count);
+	if (count < 0 || (size_t)count > (n - sizeof count) / sizeof(int32_t))
+		count = 0;
+	pw_jw_ch(w, '[');
+	for (int32_t j = 0; j < count; j++) {
+		int32_t pid;
+		memcpy(&pid, b + sizeof count + sizeof pid * (size_t)j, sizeof pid);
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_i64(w, pid);
+	}
+	pw_jw_ch(w, ']');
 }
 
 /* On the writer's thread: the event's argument, from the record. */
@@ -270,7 +348,11 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	switch (d->kind) {
 	case PW_K_DEV: pw_jw_kv_i64(w, k, (int64_t)v); break;
 	case PW_K_SIZE:
-	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_UINT:
+	case PW_K_U64: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_KEY:
+	case PW_K_OUT_KEY: put_key(w, r, i, k); break;
+	case PW_K_PIDS: put_pids(w, r, i, k); break;
 	case PW_K_STREAM: pw_jw_kv_hex(w, k, v); break;
 	case PW_K_OUT_INT:
 		if ((b = pw_rec_snap(r, i, sizeof(int32_t)))) {

@@ -6,11 +6,14 @@
  * bounds and policies come from the layer's own allocation table
  * (acl_mem.c).
  */
+#include <pthread.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "vendors/acl/acl.h"
 #include "rules/check.h"
 #include "state/op.h"
+#include "state/registry.h"
 #include "state/state.h"
 
 static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
@@ -54,6 +57,43 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 	return true;
 }
 
+/* An IPC key as a handle: its bytes up to the NUL, at most 64 of them,
+ * zero-padded, so that keys the runtime wrote and keys read back from
+ * another buffer match whatever follows their NUL. */
+static const unsigned char *key_handle(struct pw_op *op, uint64_t key)
+{
+	memset(op->handle_buf, 0, sizeof op->handle_buf);
+	if (!key)
+		return NULL;
+	const char *k = (const char *)(uintptr_t)key;
+	memcpy(op->handle_buf, k, strnlen(k, sizeof op->handle_buf));
+	return op->handle_buf;
+}
+
+/* aclrtIpcMemClose names the key, not the pointer: the pointer of this
+ * process's live import of it (op->dst.ptr, 0 if none), so that the close
+ * is one of that mapping, as an unmap by pointer is; and whether this
+ * process exported the key (the exporter's own close). */
+static void close_facts(struct pw_op *op)
+{
+	if (!op->handle || !atomic_load_explicit(&pw_state.tables_used, memory_order_relaxed))
+		return;
+	pthread_mutex_lock(&pw_state.lock);
+	const struct pw_ipc_map *m = pw_state_map_of_handle(&pw_state, op->handle);
+	if (m) {
+		op->dst.ptr = m->ptr;
+		op->mapped = true;
+		op->map_ptr = m->ptr;
+	}
+	const struct pw_ipc_export *e = pw_state_export_of_handle(&pw_state, op->handle);
+	uint64_t base = e ? e->base : 0;
+	op->key_exported = e != NULL;
+	pthread_mutex_unlock(&pw_state.lock);
+	/* the exporter's close: the other processes that still have the key open */
+	if (op->key_exported && !m)
+		op->holders = pw_registry_holders(base, op->holder_pids, 4);
+}
+
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_ACL, c);
@@ -76,7 +116,36 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_acl_device_count();
 		break;
 	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
-	case PW_OP_FREE: mem_arg(c, 0, &op->dst); break; /* its bounds: copies after it are told so */
+	case PW_OP_IPC_EXPORT: /* the key is written by the call: op_after */
+		mem_arg(c, 0, &op->dst);
+		op->dst_freed = op->dst.freed;
+		op->bytes = c->a[1];
+		op->key_len = c->a[3];
+		op->flags = c->a[4];
+		/* flags 0 keeps the trust list on: only the processes aclrtIpcMemSetImportPid names import */
+		op->trust_list = !(op->flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+		break;
+	case PW_OP_IPC_IMPORT_PID:
+		op->handle = key_handle(op, c->a[0]);
+		op->bytes = c->a[2];
+		break;
+	case PW_OP_IPC_OPEN:
+		op->handle = key_handle(op, c->a[1]);
+		op->flags = c->a[2];
+		/* the flag that enables access to a peer device's memory (acl_rt.h:4601) */
+		op->ipc_lazy_flag = ACL_RT_IPC_MEM_IMPORT_FLAG_ENABLE_PEER_ACCESS;
+		op->self_pid = getpid();
+		pw_op_registry_facts(op);
+		break;
+	case PW_OP_IPC_CLOSE:
+		op->handle = key_handle(op, c->a[0]);
+		op->close_by_key = true;
+		close_facts(op);
+		break;
+	case PW_OP_FREE: /* its bounds (copies after it are told so), and who still has it open */
+		mem_arg(c, 0, &op->dst);
+		pw_op_free_facts(op);
+		break;
 	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
 	default: return false;
 	}
@@ -89,6 +158,15 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
  * succeeds leaves the state as it was.) */
 void pw_acl_op_after(const struct pw_call *c, struct pw_op *op)
 {
+	if (c->ret == ACL_SUCCESS && op->kind == PW_OP_IPC_EXPORT)
+		op->handle = key_handle(op, c->a[2]); /* the key the call wrote */
+	if (c->ret == ACL_SUCCESS && op->kind == PW_OP_IPC_OPEN && c->a[0]) {
+		/* the mapping, on the exporter's device where the registry knows it */
+		op->dst.ptr = (uintptr_t) * (void *const *)(uintptr_t)c->a[0];
+		op->dst.dev = pw_op_exporter_dev(op);
+		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
+			op->can_access = pw_acl_can_access(op->cur_dev, op->dst.dev);
+	}
 	if (op->kind != PW_OP_CAN_ACCESS)
 		return;
 	struct pw_op back = *op;

@@ -20,6 +20,13 @@
  *   POLICY    aclrtMemMallocPolicy: its name, and "p2p": true for *_P2P
  *   MEMKIND   aclrtMemcpyKind: its name
  *   CSTR      const char *, the string (aclInit's configuration path)
+ *   KEY       const char *, an IPC key: the string (at most 64 bytes; the
+ *             key's buffer is 65, abi/acl.h) and its 64 bytes as "handle"
+ *   OUT_KEY   char *, the IPC key aclrtIpcMemGetExportKey wrote (after a
+ *             success only: the buffer is the caller's until then)
+ *   PIDS      int32_t *, the trust list aclrtIpcMemSetImportPid is given: its
+ *             first PW_ACL_PIDS_MAX entries (the count is the next argument)
+ *   U64       uint64_t flags (numeric)
  * and aclFinalize(void) has the signature PW_SIG_VOID (pp.h).
  */
 #ifndef PW_ACL_TABLE_H
@@ -37,12 +44,18 @@ enum pw_acl_kind {
 	PW_K_POLICY,
 	PW_K_MEMKIND,
 	PW_K_CSTR,
+	PW_K_KEY,
+	PW_K_OUT_KEY,
+	PW_K_PIDS,
 };
 #define PW_CAP_APTR PW_CAP_VAL
 #define PW_CAP_OUT_APTR PW_CAP_VAL
 #define PW_CAP_POLICY PW_CAP_SVAL
 #define PW_CAP_MEMKIND PW_CAP_SVAL
 #define PW_CAP_CSTR PW_CAP_VAL
+#define PW_CAP_KEY PW_CAP_VAL
+#define PW_CAP_OUT_KEY PW_CAP_VAL
+#define PW_CAP_PIDS PW_CAP_VAL
 /* and what the event needs of each beyond its word (call.h's PW_SNAP_<KIND>):
  * the allocated pointer and its device, the string */
 #define PW_SNAP_APTR 0
@@ -50,6 +63,11 @@ enum pw_acl_kind {
 #define PW_SNAP_POLICY 0
 #define PW_SNAP_MEMKIND 0
 #define PW_SNAP_CSTR 1
+#define PW_SNAP_KEY 1
+#define PW_SNAP_OUT_KEY 1
+#define PW_SNAP_PIDS 1
+/* The trust-list entries recorded (the event's "pids"). */
+#define PW_ACL_PIDS_MAX 16
 
 /* Flags of a row: hooks.h's (PW_CUR_DEV: the thread's current device). */
 
@@ -72,6 +90,14 @@ enum pw_acl_kind {
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
 
+/* IPC memory by key (acl_rt.h:4583-4617, abi/acl.h) */
+#define PW_ACL_SIG_IPC_EXPORT                                                                    \
+	(APTR, void *, ptr), (SIZE, size_t, bytes), (OUT_KEY, char *, key), (SIZE, size_t, len), \
+	    (U64, uint64_t, flags)
+#define PW_ACL_SIG_IPC_IMPORT (OUT_APTR, void **, ptr), (KEY, const char *, key), (U64, uint64_t, flags)
+#define PW_ACL_SIG_IPC_PIDS (KEY, const char *, key), (PIDS, int32_t *, pids), (SIZE, size_t, num)
+#define PW_ACL_SIG_IPC_CLOSE (KEY, const char *, key)
+
 #define PW_ACL_FUNCS(X)                                                                              \
 	/* peer */                                                                                   \
 	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
@@ -80,6 +106,11 @@ enum pw_acl_kind {
 	/* copy */                                                                                   \
 	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
 	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	/* ipc: memory shared by key */                                                              \
+	X(aclrtIpcMemGetExportKey, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_ACL_SIG_IPC_EXPORT))           \
+	X(aclrtIpcMemSetImportPid, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_IPC_PIDS))                  \
+	X(aclrtIpcMemImportByKey, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_ACL_SIG_IPC_IMPORT))              \
+	X(aclrtIpcMemClose, , IPC, IPC_CLOSE, 0, (PW_ACL_SIG_IPC_CLOSE))                             \
 	/* support: allocations (their policy and device), the current device, life */               \
 	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
 	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
