@@ -500,18 +500,6 @@ static bool copy_segment(FILE *out, const struct segment *sg)
 	return true;
 }
 
-/* Is path one of the traces read (the same file, by device and inode)? */
-static bool is_input(const struct pw_input *in, const char *path)
-{
-	struct stat out, st;
-	if (stat(path, &out))
-		return false;
-	for (size_t i = 0; i < in->n; i++)
-		if (!stat(in->files[i].path, &st) && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
-			return true;
-	return false;
-}
-
 static int write_timeline(const struct pw_opts *o, struct pw_input *in, struct timeline *t)
 {
 	struct pw_sink sink = {&timeline_ops, t};
@@ -591,7 +579,7 @@ int cmd_timeline(const struct pw_opts *o)
 	}
 	struct timeline t = {0};
 	pthread_mutex_init(&t.lock, NULL);
-	if (is_input(&in, o->output)) {
+	if (pw_input_has(&in, o->output)) {
 		char *p = sanitize(o->output);
 		fprintf(stderr,
 		        "peerwatch-analyze: timeline: -o %s is one of the traces read; not overwriting it\n",

@@ -155,3 +155,14 @@ int an_exit(int read_status)
 {
 	return read_status == PW_READ_OK ? EXIT_FINE : EXIT_BAD;
 }
+
+bool pw_input_has(const struct pw_input *in, const char *path)
+{
+	struct stat out, st;
+	if (stat(path, &out))
+		return false;
+	for (size_t i = 0; i < in->n; i++)
+		if (!stat(in->files[i].path, &st) && st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+			return true;
+	return false;
+}

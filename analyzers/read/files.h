@@ -14,6 +14,10 @@
 int pw_input_find(struct pw_input *in, char *const *paths, int npaths);
 void pw_input_free(struct pw_input *in);
 
+/* Is path one of the traces of in (the same file, by device and inode)?
+ * A command that writes a file (-o) refuses to overwrite its input. */
+bool pw_input_has(const struct pw_input *in, const char *path);
+
 /* Finds and reads the input of o's paths once with these sinks; PW_READ_*. */
 int an_read(const struct pw_opts *o, struct pw_input *in, struct pw_sink *sinks, size_t nsinks);
 /* The exit code for a read's result when the report found nothing to fail. */
