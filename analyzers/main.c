@@ -53,6 +53,8 @@ static const struct command commands[] = {
      "the rule catalog; --suppressions: the default suppressions"},
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
     {"ops", cmd_ops, true, 0, "per op (peer copy, IPC open, ...): calls, failed, findings, host time"},
+    {"report", cmd_report, true, OPT_OUTPUT | OPT_FAIL_ON | OPT_DERIVED | OPT_PARTIAL,
+     "one self-contained HTML page: verdict, findings, devices (-o FILE, else stdout)"},
 };
 
 static void usage(FILE *out)
@@ -77,12 +79,13 @@ static void usage(FILE *out)
 	             "                      result does not depend on N\n"
 	             "  --strict            a bad line is fatal (exit 2; check: 3) instead of skipped\n"
 	             "  --no-progress       no progress on stderr, even on a terminal\n"
-	             "  --fail-on LEVEL     check: error (default), warning or performance\n"
-	             "  --allow-partial     check: accept traces that are only incomplete (left\n"
+	             "  --fail-on LEVEL     check, report: error (default), warning or performance\n"
+	             "  --allow-partial     check, report: accept traces that are only incomplete (left\n"
 	             "                      .partial, cut short, events dropped) and check what they hold\n"
-	             "  --no-derived        check, violations: only the preload's violation events,\n"
+	             "  --no-derived        check, violations, report: only the preload's violation events,\n"
 	             "                      not the IPC findings derived from the calls\n"
-	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON\n"
+	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON;\n"
+	             "                      report: the HTML page (default: standard output)\n"
 	             "  --suppressions      rules: the default suppressions (findings inside\n"
 	             "                      third-party libraries the library leaves out), and why\n"
 	             "  -h, --help          this text\n"
@@ -229,7 +232,8 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 			break;
 		case O_FAIL_ON:
 			if (!(c->extra & OPT_FAIL_ON))
-				return usage_error("--fail-on is an option of check, not of %s", c->name);
+				return usage_error("--fail-on is an option of check and report, not of %s",
+				                   c->name);
 			o->fail_on = sev_rank(optarg);
 			if (o->fail_on == SEV_UNKNOWN)
 				return usage_error("--fail-on takes error, warning or performance, not '%s'",
@@ -238,13 +242,14 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 		case O_NO_DERIVED:
 			if (!(c->extra & OPT_DERIVED))
 				return usage_error(
-				    "--no-derived is an option of check and violations, not of %s", c->name);
+				    "--no-derived is an option of check, violations and report, not of %s",
+				    c->name);
 			o->derived = false;
 			break;
 		case O_ALLOW_PARTIAL:
 			if (!(c->extra & OPT_PARTIAL))
-				return usage_error("--allow-partial is an option of check, not of %s",
-				                   c->name);
+				return usage_error(
+				    "--allow-partial is an option of check and report, not of %s", c->name);
 			o->allow_partial = true;
 			break;
 		case O_SUPPRESSIONS:
@@ -255,7 +260,8 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 			break;
 		case 'o':
 			if (!(c->extra & OPT_OUTPUT))
-				return usage_error("-o is an option of timeline, not of %s", c->name);
+				return usage_error("-o is an option of timeline and report, not of %s",
+				                   c->name);
 			o->output = optarg;
 			break;
 		case 'h': usage(stdout); return EXIT_FINE;
@@ -276,7 +282,7 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 		return usage_error("%s needs a trace file or directory", c->name);
 	if (!c->needs_paths && o->npaths)
 		return usage_error("%s takes no path", c->name);
-	if ((c->extra & OPT_OUTPUT) && !o->output)
+	if (c->run == cmd_timeline && !o->output) /* report writes to stdout without -o */
 		return usage_error("%s needs -o FILE", c->name);
 	return -1;
 }

@@ -19,7 +19,7 @@ _peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --
 # options of the launcher that take a value in the next word
 _peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
 _peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
-_peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info ops help'
+_peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info ops report help'
 _peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --suppressions -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
 
@@ -219,10 +219,12 @@ _peerwatch_analyze()
 			local o opts=
 			for o in $_peerwatch_analyze_opts; do
 				case $o in
-				--fail-on | --allow-partial) [ "$cmd" = check ] || continue ;;
-				--no-derived | --source-root) [[ $cmd == check || $cmd == violations ]] || continue ;;
+				--fail-on | --allow-partial) [[ $cmd == check || $cmd == report ]] || continue ;;
+				--no-derived) [[ $cmd == check || $cmd == violations || $cmd == report ]] || continue ;;
+				--source-root) [[ $cmd == check || $cmd == violations ]] || continue ;;
 				--suppressions) [ "$cmd" = rules ] || continue ;;
-				-o | --output) [ "$cmd" = timeline ] || continue ;;
+				-o | --output) [[ $cmd == timeline || $cmd == report ]] || continue ;;
+				--json | --format) [ "$cmd" != report ] || continue ;; # HTML only
 				esac
 				opts="$opts $o"
 			done

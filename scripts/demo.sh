@@ -33,3 +33,7 @@ echo "== \$ peerwatch-analyze matrix $out/trace"
 echo
 echo "== \$ peerwatch-analyze check $out/trace   # the CI gate"
 "$A" check "$out/trace" && echo "check: passed" || echo "check: failed (exit $?): the demo program breaks contracts on purpose"
+echo
+echo "== \$ peerwatch-analyze report $out/trace -o $out/report.html   # one page to attach to a bug report"
+"$A" report "$out/trace" -o "$out/report.html"
+echo "open $out/report.html in a browser"

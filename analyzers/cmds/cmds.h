@@ -16,5 +16,6 @@ int cmd_timeline(const struct pw_opts *o);
 int cmd_rules(const struct pw_opts *o);
 int cmd_info(const struct pw_opts *o);
 int cmd_ops(const struct pw_opts *o);
+int cmd_report(const struct pw_opts *o);
 
 #endif

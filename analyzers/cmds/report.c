@@ -1,0 +1,680 @@
+/*
+ * report: one self-contained HTML page of a run, for a bug report or a CI
+ * artifact.  Everything is inline (styles and pictures; no script, font or
+ * address it must fetch), it reads without JavaScript, follows the reader's
+ * light or dark theme, and prints.
+ *
+ * The page is made from the same model as the other commands, not a second
+ * computation: the verdict is check's (model/gate.h and --fail-on), the
+ * findings are violations' (model/findings.h, the vendor's words from
+ * model/catalog.h, stacks from model/symbols.h), the devices are matrix's
+ * (model/devices.h).  Sections: the run (processes, devices, verdict,
+ * counts by severity), the findings grouped by rule and call site, and
+ * the devices with their links as a picture and a table.  Its size is
+ * bounded on large runs: the first REPORT_GROUPS groups, REPORT_EXAMPLES
+ * findings of each, and the count of the rest.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/opts.h"
+#include "base/show.h"
+#include "cmds/cmds.h"
+#include "model/catalog.h"
+#include "model/devices.h"
+#include "model/findings.h"
+#include "model/gate.h"
+#include "model/procs.h"
+#include "model/symbols.h"
+#include "read/files.h"
+#include "read/reader.h"
+
+#define REPORT_GROUPS 200  /* finding groups shown; the rest counted */
+#define REPORT_EXAMPLES 10 /* findings listed per group; the rest counted */
+#define REPORT_FRAMES 16   /* frames of a group's stack */
+
+/* Text into HTML: made printable first (sanitize), then escaped. */
+static void esc(FILE *out, const char *s)
+{
+	char *safe = sanitize(s ? s : "");
+	for (const char *p = safe; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&#39;", out); break;
+		default: fputc(*p, out);
+		}
+	}
+	free(safe);
+}
+
+/* An address to link to: only http(s), so that a trace cannot put a
+ * javascript: or data: link in the page. */
+static bool linkable(const char *url)
+{
+	return url && (!strncmp(url, "https://", 8) || !strncmp(url, "http://", 7));
+}
+
+/* One group of findings: one rule, one vendor, one call site. */
+struct group {
+	char *key;  /* rule NUL vendor NUL site: the map's key */
+	char *site; /* the first frame symbolized, or "(no stack recorded)" */
+	const struct finding *first;
+	enum sev sev;
+	size_t count;
+	struct vec members; /* size_t: indexes into the findings */
+	struct vec files;   /* size_t: the processes, each once */
+};
+
+static char *site_of(const struct finding *fd, const struct pw_input *in, struct symbolizer *sym)
+{
+	if (!fd->nstack)
+		return xstrdup(fd->has_call ? "(no stack recorded)" : "(at exit)");
+	struct sym_frame fr;
+	sym_lookup(sym, &in->files[fd->file].modules, fd->stack[0], &fr);
+	char *s = sym_format(&fr);
+	sym_frame_free(&fr);
+	return s;
+}
+
+static int group_cmp(const void *a, const void *b)
+{
+	const struct group *x = *(struct group *const *)a, *y = *(struct group *const *)b;
+	if (x->sev != y->sev)
+		return x->sev > y->sev ? -1 : 1;
+	if (x->count != y->count)
+		return x->count > y->count ? -1 : 1;
+	int c = strcmp(x->first->rule, y->first->rule);
+	return c ? c : strcmp(x->site, y->site);
+}
+
+/* The findings by rule, vendor and site, most severe and most frequent first. */
+static struct vec group_findings(const struct findings *fs, const struct pw_input *in, struct symbolizer *sym)
+{
+	struct hmap map;
+	struct vec groups; /* struct group * */
+	hmap_init(&map);
+	vec_init(&groups, sizeof(struct group *));
+	for (size_t i = 0; i < fs->list.len; i++) {
+		const struct finding *fd = vec_at(&fs->list, i);
+		char *site = site_of(fd, in, sym);
+		size_t lr = strlen(fd->rule), lv = strlen(fd->vendor), ls = strlen(site);
+		char *key = xmalloc(lr + lv + ls + 3);
+		memcpy(key, fd->rule, lr + 1);
+		memcpy(key + lr + 1, fd->vendor, lv + 1);
+		memcpy(key + lr + lv + 2, site, ls + 1);
+		size_t klen = lr + lv + ls + 2;
+		void **slot = hmap_put(&map, key, klen);
+		struct group *g = *slot;
+		if (!g) {
+			g = xcalloc(1, sizeof *g);
+			g->key = key;
+			g->site = site;
+			g->first = fd;
+			g->sev = fd->sev;
+			vec_init(&g->members, sizeof(size_t));
+			vec_init(&g->files, sizeof(size_t));
+			*slot = g;
+			*(struct group **)vec_push(&groups) = g;
+		} else {
+			free(key);
+			free(site);
+		}
+		g->count++;
+		*(size_t *)vec_push(&g->members) = i;
+		bool seen = false;
+		for (size_t k = 0; k < g->files.len && !seen; k++)
+			seen = *(size_t *)vec_at(&g->files, k) == fd->file;
+		if (!seen)
+			*(size_t *)vec_push(&g->files) = fd->file;
+	}
+	hmap_free(&map, NULL);
+	vec_sort(&groups, group_cmp);
+	return groups;
+}
+
+static void groups_free(struct vec *groups)
+{
+	for (size_t i = 0; i < groups->len; i++) {
+		struct group *g = *(struct group **)vec_at(groups, i);
+		free(g->key);
+		free(g->site);
+		vec_free(&g->members);
+		vec_free(&g->files);
+		free(g);
+	}
+	vec_free(groups);
+}
+
+static const char style[] =
+    ":root{color-scheme:light dark;--fg:#1b1f24;--bg:#fff;--muted:#57606a;--line:#d0d7de;"
+    "--card:#f6f8fa;--error:#c62828;--warning:#b26a00;--performance:#1565c0;--pass:#2e7d32;"
+    "--nvlink:#2e7d32;--pcie:#1565c0;--xgmi:#6a1b9a;--unknown:#9e9e9e;--none:#eceff1}\n"
+    "@media (prefers-color-scheme:dark){:root{--fg:#e6edf3;--bg:#0d1117;--muted:#9198a1;"
+    "--line:#30363d;--card:#161b22;--error:#ff7b72;--warning:#e3b341;--performance:#79c0ff;"
+    "--pass:#56d364;--none:#21262d}}\n"
+    "body{font:15px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:var(--fg);"
+    "background:var(--bg);margin:0 auto;max-width:72rem;padding:1rem 1.5rem}\n"
+    "h1{font-size:1.6rem;margin:.2rem 0}h2{border-bottom:1px solid var(--line);padding-bottom:.2rem;"
+    "margin-top:2rem}\n"
+    "nav a{margin-right:1rem}a{color:var(--performance)}\n"
+    "table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid var(--line);"
+    "padding:.2rem .5rem;text-align:left;vertical-align:top}th{background:var(--card)}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}td.cmd{word-break:break-all;"
+    "min-width:14rem}\n"
+    "code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}\n"
+    "pre{background:var(--card);padding:.5rem;overflow-x:auto;white-space:pre-wrap}\n"
+    ".verdict{font-size:1.2rem;font-weight:600;padding:.4rem .7rem;border-radius:.3rem;"
+    "display:inline-block;border:2px solid}\n"
+    ".pass{color:var(--pass)}.fail{color:var(--error)}\n"
+    ".sev-error{color:var(--error)}.sev-warning{color:var(--warning)}"
+    ".sev-performance{color:var(--performance)}\n"
+    "details.finding{border:1px solid var(--line);border-radius:.3rem;margin:.6rem 0;"
+    "padding:.3rem .8rem;background:var(--card)}\n"
+    "details.finding>summary{cursor:pointer;font-weight:600}\n"
+    "dl.words{display:grid;grid-template-columns:max-content 1fr;gap:.2rem 1rem}"
+    "dl.words dt{color:var(--muted)}dl.words dd{margin:0}\n"
+    "blockquote{margin:0;border-left:3px solid var(--line);padding-left:.6rem}\n"
+    ".muted{color:var(--muted)}\n"
+    "svg .link-nvlink{fill:var(--nvlink)}svg .link-nvswitch{fill:var(--nvlink)}"
+    "svg .link-pcie{fill:var(--pcie)}svg .link-xgmi{fill:var(--xgmi)}"
+    "svg .link-unknown{fill:var(--unknown)}svg .link-none{fill:var(--none)}"
+    "svg .self{fill:var(--card);stroke:var(--line)}svg text{fill:var(--fg);font-size:12px}"
+    "svg .nopeer{fill:none;stroke:var(--error);stroke-width:2}\n"
+    "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n";
+
+static void write_verdict(FILE *out, const struct findings *fs, const struct pw_input *in,
+                          const struct vec *ps, const struct pw_opts *o, bool unread)
+{
+	size_t failing = 0, bad = unread, by[SEV_ERROR + 1] = {0};
+	for (size_t i = 0; i < fs->list.len; i++) {
+		const struct finding *fd = vec_at(&fs->list, i);
+		failing += fd->sev >= o->fail_on;
+		by[fd->sev <= SEV_ERROR ? fd->sev : SEV_UNKNOWN]++;
+	}
+	for (size_t i = 0; i < ps->len; i++) {
+		const struct problem *p = vec_at(ps, i);
+		bad += !p->note && !(p->allowed && o->allow_partial);
+	}
+	bool passed = !failing && !bad;
+	fprintf(out,
+	        "<p class=\"verdict %s\" id=\"verdict\">check: %s: %zu finding%s at or above %s, %zu "
+	        "below, in %zu trace%s",
+	        passed ? "pass" : "fail", passed ? "pass" : "FAIL", failing, failing == 1 ? "" : "s",
+	        sev_name(o->fail_on), fs->list.len - failing, in->n, in->n == 1 ? "" : "s");
+	if (bad)
+		fprintf(out, "; input not verified: %zu problem%s", bad, bad == 1 ? "" : "s");
+	fputs("</p>\n<table id=\"severities\"><tr><th>severity</th><th>findings</th></tr>\n", out);
+	for (int s = SEV_ERROR; s >= SEV_UNKNOWN; s--)
+		if (s != SEV_UNKNOWN || by[s])
+			fprintf(out, "<tr><td class=\"sev-%s\">%s</td><td class=\"n\">%zu</td></tr>\n",
+			        sev_name((enum sev)s), sev_name((enum sev)s), by[s]);
+	fputs("</table>\n", out);
+	if (ps->len) {
+		fputs("<p>What the traces say of themselves:</p>\n<ul id=\"input-problems\">\n", out);
+		for (size_t i = 0; i < ps->len; i++) {
+			const struct problem *p = vec_at(ps, i);
+			fputs("<li><code>", out);
+			esc(out, in->files[p->file].path);
+			fputs("</code>: ", out);
+			esc(out, p->message);
+			fputs(p->note                          ? ""
+			      : p->allowed && o->allow_partial ? " (accepted: --allow-partial)"
+			      : p->allowed                     ? " (--allow-partial accepts this)"
+			                                       : " (fails the gate)",
+			      out);
+			fputs("</li>\n", out);
+		}
+		fputs("</ul>\n", out);
+	}
+}
+
+static void write_processes(FILE *out, const struct pw_input *in, const struct findings *fs)
+{
+	size_t *nf = xcalloc(in->n + 1, sizeof *nf);
+	for (size_t i = 0; i < fs->list.len; i++)
+		nf[((const struct finding *)vec_at(&fs->list, i))->file]++;
+	fputs("<table id=\"processes\"><tr><th>process</th><th>host</th><th>rank</th><th>command</th>"
+	      "<th>mode</th><th>driver</th><th>peerwatch</th><th>events</th><th>findings</th>"
+	      "<th>ended</th></tr>\n",
+	      out);
+	size_t *order = file_order(in);
+	for (size_t k = 0; k < in->n; k++) {
+		const struct pw_file *f = &in->files[order[k]];
+		if (!f->header_ok)
+			continue;
+		char *label = proc_label(f);
+		fputs("<tr><td class=\"mono\">", out);
+		esc(out, label);
+		fputs("</td><td>", out);
+		esc(out, f->host);
+		fputs("</td><td class=\"n\">", out);
+		if (f->has_rank)
+			fprintf(out, "%lld", (long long)f->rank);
+		fputs("</td><td class=\"mono cmd\">", out);
+		for (size_t a = 0; a < f->argc && a < 16; a++) {
+			if (a)
+				fputc(' ', out);
+			esc(out, f->argv[a]);
+		}
+		if (f->argc > 16)
+			fprintf(out, " &hellip; (%zu more)", f->argc - 16);
+		fputs("</td><td>", out);
+		esc(out, f->mode);
+		fputs("</td><td>", out);
+		esc(out, f->driver_lib);
+		if (f->has_driver_version)
+			fprintf(out, " %lld", (long long)f->driver_version);
+		fputs("</td><td>", out);
+		esc(out, f->pw_version);
+		fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu</td><td>",
+		        (unsigned long long)f->events, nf[f->index]);
+		esc(out, f->partial ? "did not finish its trace" : f->footer ? f->reason : "no footer");
+		fputs("</td></tr>\n", out);
+		free(label);
+	}
+	free(order);
+	free(nf);
+	fputs("</table>\n", out);
+}
+
+static void write_stack(FILE *out, const struct finding *fd, const struct pw_input *in,
+                        struct symbolizer *sym)
+{
+	if (!fd->nstack)
+		return;
+	fputs("<pre class=\"stack\">", out);
+	for (size_t i = 0; i < fd->nstack && i < REPORT_FRAMES; i++) {
+		struct sym_frame fr;
+		sym_lookup(sym, &in->files[fd->file].modules, fd->stack[i], &fr);
+		char *s = sym_format(&fr);
+		fprintf(out, "#%-2zu ", i);
+		esc(out, s);
+		fputc('\n', out);
+		free(s);
+		sym_frame_free(&fr);
+	}
+	if (fd->nstack > REPORT_FRAMES)
+		fprintf(out, "&hellip; %zu more frames\n", fd->nstack - REPORT_FRAMES);
+	fputs("</pre>\n", out);
+}
+
+static void write_group(FILE *out, const struct group *g, size_t n, const struct findings *fs,
+                        const struct pw_input *in, struct symbolizer *sym)
+{
+	const struct finding *fd = g->first;
+	const char *sev = sev_name(g->sev);
+	fprintf(out, "<details class=\"finding\" open id=\"group-%zu\"><summary><span class=\"sev-%s\">", n,
+	        sev);
+	esc(out, fd->severity);
+	fputs("</span> <code class=\"rule\">", out);
+	esc(out, fd->rule);
+	fprintf(out, "</code> &times;%zu in %zu process%s at <code>", g->count, g->files.len,
+	        g->files.len == 1 ? "" : "es");
+	esc(out, g->site);
+	fputs("</code></summary>\n<p class=\"message\">", out);
+	esc(out, fd->message);
+	fputs("</p>\n", out);
+	struct rule_cite w; /* in the finding's own vendor's words */
+	if (an_rule_words(fd->rule, fd->vendor, &w)) {
+		fputs("<dl class=\"words\"><dt>contract</dt><dd>", out);
+		if (linkable(w.url)) {
+			fputs("<a href=\"", out);
+			esc(out, w.url);
+			fputs("\">", out);
+			esc(out, w.document);
+			fputs("</a>", out);
+		} else {
+			esc(out, w.document);
+		}
+		fputs("<blockquote>", out);
+		esc(out, w.quote);
+		fputs("</blockquote></dd>\n<dt>runtime</dt><dd>", out);
+		esc(out, w.runtime);
+		fputs("</dd>\n<dt>fix</dt><dd>", out);
+		esc(out, w.fix);
+		fputs("</dd></dl>\n", out);
+	} else if (fd->derived) {
+		fputs("<p class=\"muted\">Derived from the traces by the analyzer.</p>\n", out);
+	}
+	write_stack(out, fd, in, sym);
+	fputs("<table class=\"occurrences\"><tr><th>process</th><th>host</th><th>call</th><th>API</th>"
+	      "<th>message</th></tr>\n",
+	      out);
+	for (size_t k = 0; k < g->members.len && k < REPORT_EXAMPLES; k++) {
+		const struct finding *m = vec_at(&fs->list, *(size_t *)vec_at(&g->members, k));
+		const struct pw_file *f = &in->files[m->file];
+		char *label = proc_label(f);
+		fputs("<tr class=\"occurrence\"><td class=\"mono\">", out);
+		esc(out, label);
+		fputs("</td><td>", out);
+		esc(out, f->host);
+		if (m->has_call)
+			fprintf(out, "</td><td class=\"n call\">%llu</td><td>", (unsigned long long)m->call);
+		else
+			fputs("</td><td>at exit</td><td>", out);
+		esc(out, m->api ? m->api : "");
+		fputs("</td><td>", out);
+		esc(out, m->message);
+		fputs(m->derived ? " <span class=\"muted\">[derived from the trace]</span>" : "", out);
+		fputs("</td></tr>\n", out);
+		free(label);
+	}
+	fputs("</table>\n", out);
+	if (g->members.len > REPORT_EXAMPLES)
+		fprintf(out, "<p class=\"muted\">and %zu more of this rule at this site</p>\n",
+		        g->members.len - REPORT_EXAMPLES);
+	fputs("</details>\n", out);
+}
+
+static void write_findings(FILE *out, const struct findings *fs, const struct pw_input *in,
+                           struct symbolizer *sym)
+{
+	struct vec groups = group_findings(fs, in, sym);
+	fprintf(out, "<p>%zu finding%s in %zu group%s (rule and call site).</p>\n", fs->list.len,
+	        fs->list.len == 1 ? "" : "s", groups.len, groups.len == 1 ? "" : "s");
+	for (size_t i = 0; i < groups.len && i < REPORT_GROUPS; i++)
+		write_group(out, *(struct group **)vec_at(&groups, i), i, fs, in, sym);
+	if (groups.len > REPORT_GROUPS) {
+		size_t rest = 0;
+		for (size_t i = REPORT_GROUPS; i < groups.len; i++)
+			rest += (*(struct group **)vec_at(&groups, i))->count;
+		fprintf(out,
+		        "<p class=\"muted\">and %zu more groups, %zu findings (peerwatch-analyze "
+		        "violations lists them all)</p>\n",
+		        groups.len - REPORT_GROUPS, rest);
+	}
+	groups_free(&groups);
+	if (fs->suppressed.len || fs->derived_suppressed) {
+		fputs("<h3 id=\"suppressed\">Suppressed</h3>\n<table><tr><th>rule</th><th>process</th>"
+		      "<th>call</th></tr>\n",
+		      out);
+		for (size_t i = 0; i < fs->suppressed.len && i < REPORT_GROUPS; i++) {
+			const struct suppressed_mark *m = vec_at(&fs->suppressed, i);
+			char *label = proc_label(&in->files[m->file]);
+			fputs("<tr><td><code>", out);
+			esc(out, m->rule);
+			fputs("</code></td><td class=\"mono\">", out);
+			esc(out, label);
+			fprintf(out, "</td><td class=\"n\">%llu</td></tr>\n", (unsigned long long)m->call);
+			free(label);
+		}
+		fputs("</table>\n", out);
+		if (fs->suppressed.len > REPORT_GROUPS)
+			fprintf(out, "<p class=\"muted\">and %zu more</p>\n",
+			        fs->suppressed.len - REPORT_GROUPS);
+		if (fs->derived_suppressed)
+			fprintf(out, "<p>%llu derived finding%s left out: a suppression took %s.</p>\n",
+			        (unsigned long long)fs->derived_suppressed,
+			        fs->derived_suppressed == 1 ? "" : "s",
+			        fs->derived_suppressed == 1 ? "it" : "them");
+	}
+	for (size_t k = 0; k < in->n; k++) {
+		const struct pw_file *f = &in->files[k];
+		if (!f->suppressed_by_default)
+			continue;
+		char *label = proc_label(f);
+		fputs("<p>Default suppressions in <span class=\"mono\">", out);
+		esc(out, label);
+		fputs("</span> (name: findings taken): <code>", out);
+		esc(out, f->suppressed_by_default);
+		fputs("</code></p>\n", out);
+		free(label);
+	}
+}
+
+static const char *link_class(const struct pw_peer_info *p)
+{
+	if (!p)
+		return "none";
+	if (!strcmp(p->link, "nvlink") || !strcmp(p->link, "nvswitch") || !strcmp(p->link, "pcie") ||
+	    !strcmp(p->link, "xgmi"))
+		return p->link;
+	return "unknown";
+}
+
+/* One host's devices of one vendor: a grid of pairs, coloured by link, and
+ * the same as a table. */
+static void write_host_devices(FILE *out, const struct pw_devmap *m, const size_t *idx, size_t n)
+{
+	const int cell = 52, left = 70, top = 24;
+	const struct pw_phys *first = vec_at(&m->phys, idx[0]);
+	fputs("<h3>", out);
+	esc(out, first->host);
+	fputs(" (", out);
+	esc(out, first->vendor);
+	fputs(")</h3>\n<table class=\"devices\"><tr><th>device</th><th>name</th><th>UUID</th>"
+	      "<th>bus id</th><th>processes</th></tr>\n",
+	      out);
+	char name[32];
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_phys *p = vec_at(&m->phys, idx[i]);
+		pw_devkey_fmt(m, PW_PHYS_BASE + (int64_t)idx[i], name, sizeof name);
+		fputs("<tr><td>", out);
+		esc(out, name);
+		fputs("</td><td>", out);
+		esc(out, p->name ? p->name : "");
+		fputs("</td><td class=\"mono\">", out);
+		esc(out, p->uuid);
+		fputs("</td><td class=\"mono\">", out);
+		esc(out, p->bus_id ? p->bus_id : "");
+		fprintf(out, "</td><td class=\"n\">%zu</td></tr>\n", p->ordinals.len);
+	}
+	fputs("</table>\n", out);
+	if (n < 2)
+		return;
+	int side = left + (int)n * cell + 8;
+	fprintf(out,
+	        "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"topology\" width=\"%d\" "
+	        "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"links between the "
+	        "devices\">\n",
+	        side, top + (int)n * cell + 8, side, top + (int)n * cell + 8);
+	for (size_t i = 0; i < n; i++) {
+		pw_devkey_fmt(m, PW_PHYS_BASE + (int64_t)idx[i], name, sizeof name);
+		fprintf(out, "<text x=\"%d\" y=\"%d\">", 4, top + (int)i * cell + cell / 2 + 4);
+		esc(out, name);
+		fprintf(out, "</text><text x=\"%d\" y=\"%d\" text-anchor=\"middle\">",
+		        left + (int)i * cell + cell / 2, 14);
+		esc(out, name);
+		fputs("</text>\n", out);
+	}
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			int x = left + (int)j * cell, y = top + (int)i * cell;
+			if (i == j) {
+				fprintf(
+				    out,
+				    "<rect class=\"self\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
+				    x + 1, y + 1, cell - 2, cell - 2);
+				continue;
+			}
+			int64_t a = PW_PHYS_BASE + (int64_t)idx[i], b = PW_PHYS_BASE + (int64_t)idx[j];
+			const struct pw_peer_info *p = pw_devmap_link(m, a, b);
+			char lk[64], from[32], to[32];
+			pw_link_fmt(p, lk, sizeof lk);
+			pw_devkey_fmt(m, a, from, sizeof from);
+			pw_devkey_fmt(m, b, to, sizeof to);
+			fprintf(
+			    out,
+			    "<rect class=\"link-%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>",
+			    link_class(p), x + 1, y + 1, cell - 2, cell - 2);
+			esc(out, from);
+			fputs(" to ", out);
+			esc(out, to);
+			fputs(": ", out);
+			esc(out, lk);
+			fprintf(out, ", peer access %s</title></rect>\n",
+			        !p || p->can_access < 0 ? "not asked"
+			        : p->can_access         ? "possible"
+			                                : "not possible");
+			if (p && p->can_access == 0)
+				fprintf(out,
+				        "<line class=\"nopeer\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
+				        x + 4, y + 4, x + cell - 4, y + cell - 4);
+		}
+	fputs("</svg><figcaption class=\"muted\">Each square: the link from the row's device to the "
+	      "column's (green NVLink, blue PCIe, purple XGMI, grey unknown, pale: not recorded); "
+	      "crossed: the runtime said peer access is not possible.</figcaption></figure>\n"
+	      "<table class=\"pairs\"><tr><th>from</th><th>to</th><th>link</th><th>peer access</th>"
+	      "<th>P2P read</th></tr>\n",
+	      out);
+	for (size_t i = 0; i < n; i++)
+		for (size_t j = 0; j < n; j++) {
+			if (i == j)
+				continue;
+			int64_t a = PW_PHYS_BASE + (int64_t)idx[i], b = PW_PHYS_BASE + (int64_t)idx[j];
+			const struct pw_peer_info *p = pw_devmap_link(m, a, b);
+			char lk[64], from[32], to[32];
+			pw_link_fmt(p, lk, sizeof lk);
+			pw_devkey_fmt(m, a, from, sizeof from);
+			pw_devkey_fmt(m, b, to, sizeof to);
+			fputs("<tr><td>", out);
+			esc(out, from);
+			fputs("</td><td>", out);
+			esc(out, to);
+			fputs("</td><td>", out);
+			esc(out, lk);
+			fprintf(out, "</td><td>%s</td><td>",
+			        !p || p->can_access < 0 ? "not asked"
+			        : p->can_access         ? "possible"
+			                                : "not possible");
+			esc(out, p && p->p2p_read ? p->p2p_read : "");
+			fputs("</td></tr>\n", out);
+		}
+	fputs("</table>\n", out);
+}
+
+static void write_devices(FILE *out, const struct pw_devmap *m)
+{
+	if (!m->phys.len) {
+		fputs("<p>No trace has device lines (written before peerwatch recorded them, or the "
+		      "runtime said nothing): devices are known only by each process's ordinals.</p>\n",
+		      out);
+		return;
+	}
+	size_t *idx = xcalloc(m->phys.len, sizeof *idx);
+	for (size_t i = 0; i < m->phys.len;) { /* the map is ordered by host and vendor */
+		const struct pw_phys *p = vec_at(&m->phys, i);
+		size_t n = 0;
+		while (i < m->phys.len) {
+			const struct pw_phys *q = vec_at(&m->phys, i);
+			if (strcmp(q->host, p->host) || strcmp(q->vendor, p->vendor))
+				break;
+			idx[n++] = i++;
+		}
+		write_host_devices(out, m, idx, n);
+	}
+	free(idx);
+	if (m->unidentified)
+		fprintf(out,
+		        "<p class=\"muted\">%zu trace%s without device lines: %s devices are known "
+		        "only by ordinal.</p>\n",
+		        m->unidentified, m->unidentified == 1 ? "" : "s",
+		        m->unidentified == 1 ? "its" : "their");
+}
+
+static bool write_page(FILE *out, const struct pw_opts *o, const struct pw_input *in,
+                       const struct findings *fs, const struct vec *ps, bool unread)
+{
+	struct symbolizer *sym = sym_new();
+	struct pw_devmap map;
+	pw_devmap_build(&map, in);
+	size_t procs = 0;
+	const struct pw_file *one = NULL;
+	for (size_t i = 0; i < in->n; i++)
+		if (in->files[i].header_ok) {
+			procs++;
+			one = one ? one : &in->files[i];
+		}
+	fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n"
+	      "<meta name=\"generator\" content=\"peerwatch-analyze report\">\n<title>peerwatch: ",
+	      out);
+	esc(out, one ? pw_file_program(one) : "no process");
+	fprintf(out, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<header><h1>peerwatch: ", style);
+	esc(out, one ? pw_file_program(one) : "no process");
+	fprintf(out, "</h1><p class=\"muted\">%zu process%s, %zu trace%s</p></header>\n", procs,
+	        procs == 1 ? "" : "es", in->n, in->n == 1 ? "" : "s");
+	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>"
+	      "<a href=\"#devices\">Devices</a></nav>\n<main>\n<section id=\"summary\"><h2>Summary</h2>\n",
+	      out);
+	write_verdict(out, fs, in, ps, o, unread);
+	write_processes(out, in, fs);
+	fputs("</section>\n<section id=\"findings\"><h2>Findings</h2>\n", out);
+	write_findings(out, fs, in, sym);
+	fputs("</section>\n<section id=\"devices\"><h2>Devices</h2>\n", out);
+	write_devices(out, &map);
+	fputs("</section>\n</main>\n<footer class=\"muted\"><p>Made by peerwatch-analyze report from "
+	      "the traces named above; the same findings as <code>peerwatch-analyze check</code> and "
+	      "<code>violations</code>.</p></footer>\n</body>\n</html>\n",
+	      out);
+	pw_devmap_free(&map);
+	sym_free(sym);
+	return !ferror(out);
+}
+
+int cmd_report(const struct pw_opts *o)
+{
+	if (o->format != FMT_TEXT) {
+		fprintf(stderr, "peerwatch-analyze: report writes HTML; --json and --format are not its "
+		                "options (check --json has the same findings)\n");
+		return EXIT_BAD;
+	}
+	struct findings fs;
+	struct pw_input in = {0};
+	findings_init(&fs);
+	int st = findings_read(o, &in, &fs);
+	if (st == PW_READ_FATAL || !in.n) {
+		findings_free(&fs);
+		pw_input_free(&in);
+		return an_exit(st);
+	}
+	if (o->output && pw_input_has(&in, o->output)) {
+		char *p = sanitize(o->output);
+		fprintf(stderr,
+		        "peerwatch-analyze: report: -o %s is one of the traces read; not "
+		        "overwriting it\n",
+		        p);
+		free(p);
+		findings_free(&fs);
+		pw_input_free(&in);
+		return EXIT_BAD;
+	}
+	struct vec ps;
+	vec_init(&ps, sizeof(struct problem));
+	gate_problems(&in, &ps);
+	bool ok;
+	char *tmp = NULL;
+	if (o->output) { /* beside the final name, renamed when complete */
+		tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
+		errno = 0;
+		FILE *out = fopen(tmp, "w");
+		ok = out && write_page(out, o, &in, &fs, &ps, st != PW_READ_OK);
+		ok &= out && !fclose(out);
+		ok = ok && !rename(tmp, o->output);
+		if (!ok) {
+			char *p = sanitize(o->output);
+			fprintf(stderr, "peerwatch-analyze: %s: cannot write the report: %s\n", p,
+			        errno ? strerror(errno) : "write error");
+			free(p);
+			unlink(tmp);
+		} else {
+			char *p = sanitize(o->output);
+			printf("wrote %s: %zu finding%s, %zu trace%s; open it in a browser\n", p, fs.list.len,
+			       fs.list.len == 1 ? "" : "s", in.n, in.n == 1 ? "" : "s");
+			free(p);
+		}
+	} else {
+		ok = write_page(stdout, o, &in, &fs, &ps, st != PW_READ_OK) && !fflush(stdout);
+	}
+	free(tmp);
+	gate_problems_free(&ps);
+	findings_free(&fs);
+	pw_input_free(&in);
+	return ok ? an_exit(st) : EXIT_BAD;
+}

@@ -1,0 +1,64 @@
+# report: the HTML page holds what check, violations and the device lines
+# say of the same traces, fetches nothing, escapes what the traces hold, and
+# writes its file as timeline does (never over an input, never half).
+# Sourced by run.sh (A, B, WORK, HERE, FIX, check, ok, bad, an, jqt, rc_is,
+# err_has, out_has are set).
+
+RCHECK="$HERE/report_check.py"
+rchk() { python3 "$RCHECK" "$@" >"$WORK/rc.out" 2>&1; }
+
+for d in "$WORK/calls" "$WORK/ipc" "$WORK/ipc-online" "$WORK/crash" "$FIX" "$HERE/gpu-traces"; do
+	n=$(basename "$d")
+	an report --allow-partial "$d" -o "$WORK/$n.report.html"
+	check "report ($n): writes the page and says where (exit 0)" \
+		bash -c "[ $rc -eq 0 ] && [ -s '$WORK/$n.report.html' ] && grep -q '^wrote .*$n.report.html: ' '$WORK/o.out'"
+	an check --allow-partial --json "$d"
+	cp "$WORK/o.out" "$WORK/$n.check.json"
+	mapfile -t files < <(find "$d" -name '*.pw.jsonl' -o -name '*.pw.jsonl.partial' | sort)
+	rchk "$WORK/$n.report.html" "$WORK/$n.check.json" "${files[@]}"
+	r=$?
+	check "report ($n): check's verdict and findings, the traces' devices: $(head -3 "$WORK/rc.out" | tr '\n' ' ')" \
+		[ $r -eq 0 ]
+done
+
+# the same page on standard output, whatever -j
+an report -j1 "$WORK/calls"
+cp "$WORK/o.out" "$WORK/calls.report.j1"
+an report -j2 "$WORK/calls"
+check "report: the page on stdout is the same at -j1 and -j2, and is the file -o wrote" \
+	bash -c "cmp -s '$WORK/o.out' '$WORK/calls.report.j1' && cmp -s '$WORK/o.out' '$WORK/calls.report.html'"
+
+# the checker can fail: a page with a script, one with a finding left out
+sed 's|</head>|<script src="https://example.com/x.js"></script></head>|' "$WORK/calls.report.html" >"$WORK/bad1.html"
+check "report_check: a page that loads a script fails" bash -c "! python3 '$RCHECK' '$WORK/bad1.html' '$WORK/calls.check.json' >/dev/null"
+awk '/<tr class="occurrence">/ && !done {done=1; next} {print}' "$WORK/ipc.report.html" >"$WORK/bad2.html"
+check "report_check: a page without one of check's findings fails" bash -c "! python3 '$RCHECK' '$WORK/bad2.html' '$WORK/ipc.check.json' >/dev/null"
+
+# what a trace holds is text: a program named <script> does not become one
+mkdir -p "$WORK/hostile"
+for f in "$WORK"/ipc/*.pw.jsonl; do
+	jq -c 'if .type == "header" then .argv[0] = "<script>alert(1)</script>\"&" | .host = "<b>h</b>" else . end' "$f" \
+		>"$WORK/hostile/$(basename "$f")"
+done
+an report "$WORK/hostile" -o "$WORK/hostile.html"
+check "report: a hostile argv and host are escaped (exit $rc)" \
+	bash -c "[ $rc -eq 0 ] && ! grep -q '<script>\|<b>h' '$WORK/hostile.html' && grep -q '&lt;script&gt;alert(1)&lt;/script&gt;&quot;&amp;' '$WORK/hostile.html'"
+
+# options and refusals
+an report --json "$WORK/calls"
+check "report --json: refused, naming what to use instead (exit 2)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'report writes HTML; --json and --format are not its options' '$WORK/o.err'"
+first=$(find "$WORK/calls" -name '*.pw.jsonl' | head -1)
+sum=$(md5sum <"$first")
+an report "$WORK/calls" -o "$first"
+check "report -o INPUT: refused, the trace untouched (exit 2)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'is one of the traces read; not overwriting it' '$WORK/o.err' && [ \"\$(md5sum <'$first')\" = '$sum' ]"
+an report "$WORK/calls" -o "$WORK/no/such/dir/r.html"
+check "report -o in a missing directory: a clear error (exit 2)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'r.html: cannot write the report: No such file or directory' '$WORK/o.err'"
+an report --fail-on performance --json "$WORK/calls"
+check "report: --fail-on is taken, --json still refused" rc_is 2
+an report --fail-on warning "$WORK/ipc" -o "$WORK/ipc.warning.html"
+an check --fail-on warning --json "$WORK/ipc"
+check "report --fail-on warning: the verdict is check --fail-on warning's" \
+	rchk "$WORK/ipc.warning.html" "$WORK/o.out"
