@@ -8,9 +8,11 @@
  * computation: the verdict is check's (model/gate.h and --fail-on), the
  * findings are violations' (model/findings.h, the vendor's words from
  * model/catalog.h, stacks from model/symbols.h), the devices are matrix's
- * (model/devices.h).  Sections: the run (processes, devices, verdict,
- * counts by severity), the findings grouped by rule and call site, and
- * the devices with their links as a picture and a table.  Its size is
+ * (model/devices.h) and the copies between them are matrix's
+ * (model/copies.h).  Sections: the run (processes, devices, verdict,
+ * counts by severity), the findings grouped by rule and call site, the
+ * devices with their links as a picture and a table, and the copies
+ * between devices as a heat map of bytes and a table of pairs.  Its size is
  * bounded on large runs: the first REPORT_GROUPS groups, REPORT_EXAMPLES
  * findings of each, and the count of the rest.
  */
@@ -24,6 +26,7 @@
 #include "base/show.h"
 #include "cmds/cmds.h"
 #include "model/catalog.h"
+#include "model/copies.h"
 #include "model/devices.h"
 #include "model/findings.h"
 #include "model/gate.h"
@@ -186,6 +189,8 @@ static const char style[] =
     "svg .link-unknown{fill:var(--unknown)}svg .link-none{fill:var(--none)}"
     "svg .self{fill:var(--card);stroke:var(--line)}svg text{fill:var(--fg);font-size:12px}"
     "svg .nopeer{fill:none;stroke:var(--error);stroke-width:2}\n"
+    "svg .heat-0{fill:var(--none)}svg .heat-1{fill:#c6dbef}svg .heat-2{fill:#6baed6}"
+    "svg .heat-3{fill:#2171b5}svg .heat-4{fill:#08306b}\n"
     "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n";
 
 static void write_verdict(FILE *out, const struct findings *fs, const struct pw_input *in,
@@ -578,8 +583,172 @@ static void write_devices(FILE *out, const struct pw_devmap *m)
 		        m->unidentified == 1 ? "its" : "their");
 }
 
-static bool write_page(FILE *out, const struct pw_opts *o, const struct pw_input *in,
-                       const struct findings *fs, const struct vec *ps, bool unread)
+/* ---- copies between devices: matrix's cells as a heat map ---- */
+
+/* 0..4: how many bytes a pair copied, against the most any pair of the
+ * grid copied (log scale: a pair with a thousandth of the most still
+ * shows). */
+static int heat(uint64_t bytes, uint64_t most)
+{
+	if (!bytes || !most)
+		return 0;
+	int level = 4;
+	for (uint64_t m = most; level > 1 && bytes <= m / 32; m /= 32)
+		level--;
+	return level;
+}
+
+static void cell_words(FILE *out, const struct pw_devmap *m, const struct copy_cell *c)
+{
+	char from[32], to[32], by[32], hg[32], gg[32];
+	pw_devkey_fmt(m, c->src, from, sizeof from);
+	pw_devkey_fmt(m, c->dst, to, sizeof to);
+	fmt_bytes(by, sizeof by, c->bytes);
+	fmt_gbps(hg, sizeof hg, c->bytes, c->host_ns);
+	fmt_gbps(gg, sizeof gg, c->gpu_bytes, c->gpu_ns);
+	esc(out, from);
+	fputs(" to ", out);
+	esc(out, to);
+	fprintf(out, ": %s in %llu cop%s, host %s GB/s", by, (unsigned long long)c->copies,
+	        c->copies == 1 ? "y" : "ies", hg);
+	if (c->gpu_ns)
+		fprintf(out, ", device %s GB/s", gg);
+	if (c->no_peer)
+		fprintf(out, ", %llu without peer access", (unsigned long long)c->no_peer);
+}
+
+static void write_copy_grid(FILE *out, const struct pw_devmap *dm, struct copy_cell **cells, size_t from,
+                            size_t to)
+{
+	size_t nd;
+	int64_t *dev = copies_devices(cells, from, to, &nd);
+	uint64_t most = 0;
+	for (size_t i = from; i < to; i++)
+		most = cells[i]->bytes > most ? cells[i]->bytes : most;
+	const int cell = 52, left = 70, top = 24;
+	char name[32];
+	if (most && nd <= 32) {
+		int side = left + (int)nd * cell + 8, h = top + (int)nd * cell + 8;
+		fprintf(out,
+		        "<figure><svg xmlns=\"http://www.w3.org/2000/svg\" class=\"heat\" width=\"%d\" "
+		        "height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"bytes copied "
+		        "between devices\">\n",
+		        side, h, side, h);
+		for (size_t i = 0; i < nd; i++) {
+			pw_devkey_fmt(dm, dev[i], name, sizeof name);
+			fprintf(out, "<text x=\"4\" y=\"%d\">", top + (int)i * cell + cell / 2 + 4);
+			esc(out, name);
+			fprintf(out, "</text><text x=\"%d\" y=\"14\" text-anchor=\"middle\">",
+			        left + (int)i * cell + cell / 2);
+			esc(out, name);
+			fputs("</text>\n", out);
+		}
+		for (size_t i = 0; i < nd; i++)
+			for (size_t j = 0; j < nd; j++) {
+				const struct copy_cell *c = copies_find(cells, from, to, dev[i], dev[j]);
+				int x = left + (int)j * cell, y = top + (int)i * cell;
+				fprintf(out,
+				        "<rect class=\"heat-%d\" x=\"%d\" y=\"%d\" width=\"%d\" "
+				        "height=\"%d\">",
+				        c ? heat(c->bytes, most) : 0, x + 1, y + 1, cell - 2, cell - 2);
+				if (c && c->copies) {
+					fputs("<title>", out);
+					cell_words(out, dm, c);
+					fputs("</title>", out);
+				}
+				fputs("</rect>\n", out);
+				if (c && c->no_peer)
+					fprintf(out,
+					        "<line class=\"nopeer\" x1=\"%d\" y1=\"%d\" x2=\"%d\" "
+					        "y2=\"%d\"/>\n",
+					        x + 4, y + 4, x + cell - 4, y + cell - 4);
+			}
+		fputs("</svg><figcaption class=\"muted\">Bytes copied from the row's device to the "
+		      "column's, darker for more (log scale); crossed: copies made while neither device "
+		      "had peer access to the other (staged through host memory).  The numbers are on "
+		      "hover and in the table.</figcaption></figure>\n",
+		      out);
+	}
+	free(dev);
+	fputs("<table class=\"copies\"><tr><th>from</th><th>to</th><th>link</th><th>copies</th>"
+	      "<th>failed</th><th>bytes</th><th>host GB/s</th><th>device GB/s</th>"
+	      "<th>without peer access</th><th>implicit</th><th>peer access at exit</th></tr>\n",
+	      out);
+	for (size_t i = from; i < to; i++) {
+		const struct copy_cell *c = cells[i];
+		char s[32], d[32], ln[48], by[32], hg[32], gg[32];
+		pw_devkey_fmt(dm, c->src, s, sizeof s);
+		pw_devkey_fmt(dm, c->dst, d, sizeof d);
+		pw_link_fmt(pw_devmap_link(dm, c->src, c->dst), ln, sizeof ln);
+		fmt_bytes(by, sizeof by, c->bytes);
+		fmt_gbps(hg, sizeof hg, c->bytes, c->host_ns);
+		fmt_gbps(gg, sizeof gg, c->gpu_bytes, c->gpu_ns);
+		fputs("<tr class=\"pair\" data-src=\"", out);
+		esc(out, s);
+		fputs("\" data-dst=\"", out);
+		esc(out, d);
+		fprintf(out, "\" data-bytes=\"%llu\" data-copies=\"%llu\"><td>", (unsigned long long)c->bytes,
+		        (unsigned long long)c->copies);
+		esc(out, s);
+		fputs("</td><td>", out);
+		esc(out, d);
+		fputs("</td><td>", out);
+		esc(out, ln);
+		bool judged = c->src >= 0 && c->dst >= 0 && c->src != c->dst;
+		fprintf(out,
+		        "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%s</td>"
+		        "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">",
+		        (unsigned long long)c->copies, (unsigned long long)c->failed, by,
+		        c->host_ns ? hg : "-", c->gpu_ns ? gg : "-");
+		if (judged)
+			fprintf(out, "%llu", (unsigned long long)c->no_peer);
+		else
+			fputs("-", out);
+		fprintf(out, "</td><td class=\"n\">%llu</td><td>%s</td></tr>\n",
+		        (unsigned long long)c->implicit,
+		        c->on_at_end              ? "on"
+		        : c->enables || c->grants ? "off"
+		        : c->enable_failed        ? "refused"
+		                                  : "-");
+	}
+	fputs("</table>\n", out);
+}
+
+/* The second read: matrix's sink over the same traces. */
+static int write_copies(FILE *out, const struct pw_opts *o, struct pw_input *in, const struct pw_devmap *dm)
+{
+	struct copy_matrix m, merged;
+	hmap_init(&m.cells);
+	hmap_init(&merged.cells);
+	struct pw_sink sink = {&copies_ops, &m};
+	struct pw_read_opts ro = {.jobs = o->jobs, .quiet = true};
+	int st = pw_input_read(in, &ro, &sink, 1);
+	copies_regroup(&merged, &m, dm);
+	struct copy_cell **cells = copies_sorted(&merged);
+	size_t n = merged.cells.len;
+	if (!n)
+		fputs("<p>No copies between devices and no peer-access changes in the traces.</p>\n", out);
+	for (size_t from = 0; from < n;) {
+		size_t to = from;
+		while (to < n && !strcmp(cells[to]->host, cells[from]->host) &&
+		       !strcmp(cells[to]->vendor, cells[from]->vendor))
+			to++;
+		fputs("<h3>", out);
+		esc(out, cells[from]->host);
+		fputs(" (", out);
+		esc(out, cells[from]->vendor);
+		fputs(")</h3>\n", out);
+		write_copy_grid(out, dm, cells, from, to);
+		from = to;
+	}
+	free(cells);
+	hmap_free(&merged.cells, copies_free_cell);
+	hmap_free(&m.cells, copies_free_cell);
+	return st;
+}
+
+static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, const struct findings *fs,
+                       const struct vec *ps, bool unread)
 {
 	struct symbolizer *sym = sym_new();
 	struct pw_devmap map;
@@ -601,7 +770,8 @@ static bool write_page(FILE *out, const struct pw_opts *o, const struct pw_input
 	fprintf(out, "</h1><p class=\"muted\">%zu process%s, %zu trace%s</p></header>\n", procs,
 	        procs == 1 ? "" : "es", in->n, in->n == 1 ? "" : "s");
 	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>"
-	      "<a href=\"#devices\">Devices</a></nav>\n<main>\n<section id=\"summary\"><h2>Summary</h2>\n",
+	      "<a href=\"#devices\">Devices</a><a href=\"#copies\">Copies</a></nav>\n<main>\n<section "
+	      "id=\"summary\"><h2>Summary</h2>\n",
 	      out);
 	write_verdict(out, fs, in, ps, o, unread);
 	write_processes(out, in, fs);
@@ -609,6 +779,8 @@ static bool write_page(FILE *out, const struct pw_opts *o, const struct pw_input
 	write_findings(out, fs, in, sym);
 	fputs("</section>\n<section id=\"devices\"><h2>Devices</h2>\n", out);
 	write_devices(out, &map);
+	fputs("</section>\n<section id=\"copies\"><h2>Copies between devices</h2>\n", out);
+	write_copies(out, o, in, &map);
 	fputs("</section>\n</main>\n<footer class=\"muted\"><p>Made by peerwatch-analyze report from "
 	      "the traces named above; the same findings as <code>peerwatch-analyze check</code> and "
 	      "<code>violations</code>.</p></footer>\n</body>\n</html>\n",

@@ -2,10 +2,11 @@
 """Holds peerwatch-analyze report's page to what the other commands say of
 the same traces.
 
-    report_check.py PAGE CHECK_JSON [TRACE...]
+    report_check.py PAGE CHECK_JSON [--matrix MATRIX_JSON] [TRACE...]
 
 PAGE: the HTML report; CHECK_JSON: `peerwatch-analyze check --json` of the
-same traces; TRACE: their files, for the device lines.  Prints one line per
+same traces; MATRIX_JSON: `peerwatch-analyze matrix --json` of them; TRACE:
+their files, for the device lines.  Prints one line per
 failed property and exits 1 if any failed, else prints a summary and exits 0.
 
 Properties: the page is well formed (every element closed in order), it
@@ -13,7 +14,7 @@ fetches nothing (no script, no external style, image, font or frame; links
 only to http(s) documents); its verdict is check's; each rule's findings are
 counted as check counts them, and every finding of a group shown whole is
 listed with its process and call; every device UUID of the traces' device
-lines is on the page.
+lines is on the page; the copies table has matrix's pairs, bytes and copies.
 """
 import json
 import re
@@ -35,6 +36,7 @@ class Page(HTMLParser):
         self._cell = None
         self._in_verdict = False
         self._last_code = None
+        self.pairs = []  # (src, dst, bytes, copies) of the copies tables
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -54,6 +56,9 @@ class Page(HTMLParser):
             self._row = []
         if tag == "td" and self._row is not None:
             self._cell = []
+        if tag == "tr" and "pair" in cls.split():
+            self.pairs.append((a.get("data-src"), a.get("data-dst"), int(a.get("data-bytes", -1)),
+                               int(a.get("data-copies", -1))))
         if tag == "p" and "verdict" in cls:
             self._in_verdict = True
             self.verdict = ""
@@ -105,6 +110,11 @@ class Page(HTMLParser):
 
 def main():
     page_path, check_path, traces = sys.argv[1], sys.argv[2], sys.argv[3:]
+    matrix = None
+    if traces[:1] == ["--matrix"]:
+        with open(traces[1]) as f:
+            matrix = json.load(f)
+        traces = traces[2:]
     with open(page_path, encoding="utf-8") as f:
         html = f.read()
     with open(check_path) as f:
@@ -166,11 +176,18 @@ def main():
     for u in sorted(uuids):
         if u not in text:
             fails.append(f"device {u} of the traces is not on the page")
+    if matrix is not None:
+        def dev(d):
+            return "?" if d is None else f"dev{d}" if isinstance(d, int) else d
+        want_pairs = sorted((dev(c["src"]), dev(c["dst"]), c["bytes"], c["copies"])
+                            for h in matrix["hosts"] for c in h["pairs"])
+        if sorted(p.pairs) != want_pairs:
+            fails.append(f"copies: matrix --json has {want_pairs}, the page {sorted(p.pairs)}")
     for x in fails:
         print(x)
     if not fails:
         print(f"report_check: {len(chk['findings'])} findings in {len(p.groups)} groups, "
-              f"{len(uuids)} devices, verdict {want}")
+              f"{len(uuids)} devices, {len(p.pairs)} pairs, verdict {want}")
     return 1 if fails else 0
 
 
