@@ -28,6 +28,7 @@ ${CC:-cc} -std=gnu11 -O2 -g -I"$root/include" -I"$root/tests/sim" -D_GNU_SOURCE 
 	-o "$RT" -ldl -L"$CUDA_HOME/lib64" -l:libcudart.so.13 -Wl,-rpath,"$CUDA_HOME/lib64" || exit 2
 export RT_NO_FORK=1
 pass=0 fail=0
+jqe() { jq -e "$@" >/dev/null; } # a jq test whose output is not the point
 check() {
 	local d=$1
 	shift
@@ -43,7 +44,7 @@ fi
 [ -n "${CUDA_VISIBLE_DEVICES:-}" ] && ngpu=$(tr ',' '\n' <<<"$CUDA_VISIBLE_DEVICES" | grep -c .)
 skip=0
 # scenario:findings ("rule in api", ;-separated):GPUs it needs
-for pair in "clean::1" "enable-twice:peer.enable.twice in cudaDeviceEnablePeerAccess:2" \
+for pair in "clean::2" "enable-twice:peer.enable.twice in cudaDeviceEnablePeerAccess:2" \
 	"ipc-same-process:ipc.open.same-process in cudaIpcOpenMemHandle:1" \
 	"no-peer-access:copy.peer.no-peer-access in cudaMemcpyPeer:2" \
 	"advise-not-managed:managed.advise.not-managed in cudaMemAdvise:1" \
@@ -63,33 +64,33 @@ for pair in "clean::1" "enable-twice:peer.enable.twice in cudaDeviceEnablePeerAc
 	got=$(jq -r 'select(.type=="violation") | .rule + " in " + .api' "$f" | tr '\n' ';')
 	[ -n "$want" ] && want="$want;"
 	check "$sc: findings '$want' (got '$got')" [ "$got" = "$want" ]
-	check "$sc: every driver event with a parent points at a runtime event" jq -e -s '
+	check "$sc: every driver event with a parent points at a runtime event" jqe -s '
 		([.[] | select(.type=="call" and .layer=="runtime") | .seq]) as $rt |
-		all(.[] | select(.type=="call" and (has("layer") | not) and has("parent")); .parent as $p | $rt | index($p) != null)' "$f" >/dev/null
+		all(.[] | select(.type=="call" and (has("layer") | not) and has("parent")); .parent as $p | $rt | index($p) != null)' "$f"
 	echo "   $sc: driver calls under each runtime API:"
 	jq -r -s '(map(select(.type=="call" and .layer=="runtime")) | map({key: (.seq|tostring), value: (.api + .variant)}) | from_entries) as $rt |
 		.[] | select(.type=="call" and has("parent") and (has("layer") | not)) | "     " + $rt[.parent|tostring] + " -> " + .api + .variant' "$f" | sort | uniq -c
 done
-# The device lines of a short program: written at exit by the writer thread
-# (the exiting thread asks it for a round), with the GPU's UUID and name as
-# the driver gives them.
-f="$OUT/clean.jsonl"
+# The device lines of a short program (rt sticky, which one GPU runs):
+# written at exit by the writer thread (the exiting thread asks it for a
+# round), with the GPU's UUID and name as the driver gives them.
+f="$OUT/sticky.jsonl"
 if [ -s "$f" ] && command -v nvidia-smi >/dev/null; then
 	uu=$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 2>/dev/null | tr -d ' ')
 	nm=$(nvidia-smi --query-gpu=name --format=csv,noheader -i 0 2>/dev/null)
-	check "clean: its trace names device 0 by nvidia-smi's UUID ($uu) and name ($nm)" jq -e -s --arg u "$uu" --arg n "$nm" '
-		any(.[]; .type=="device" and .ordinal==0 and .uuid==$u and .name==$n)' "$f" >/dev/null
-	echo "   clean: device lines: $(jq -c 'select(.type=="device") | {ordinal, uuid, name, bus_id, peers: (.peers|length)}' "$f" | tr '\n' ' ')"
+	check "sticky: its trace names device 0 by nvidia-smi's UUID ($uu) and name ($nm)" jqe -s --arg u "$uu" --arg n "$nm" '
+		any(.[]; .type=="device" and .ordinal==0 and .uuid==$u and .name==$n)' "$f"
+	echo "   sticky: device lines: $(jq -c 'select(.type=="device") | {ordinal, uuid, name, bus_id, peers: (.peers|length)}' "$f" | tr '\n' ' ')"
 fi
 
 # error.sticky on the real runtime: the finding names the call that left the
 # code, and the code is the one the real runtime returned for it.
 f="$OUT/sticky.jsonl"
 if [ -s "$f" ]; then
-	check "sticky: the finding names the second cudaFree, its seq and the code it returned" jq -e -s '
+	check "sticky: the finding names the second cudaFree, its seq and the code it returned" jqe -s '
 		([.[] | select(.type=="call" and .api=="cudaFree" and .ret != 0)] | .[0]) as $c |
 		[.[] | select(.type=="violation")] | length==1 and .[0].severity=="performance" and
-		(.[0].message | startswith("cudaGetLastError returned \($c.ret) (\($c.ret_name)), left by cudaFree (call \($c.seq)) on this thread"))' "$f" >/dev/null
+		(.[0].message | startswith("cudaGetLastError returned \($c.ret) (\($c.ret_name)), left by cudaFree (call \($c.seq)) on this thread"))' "$f"
 	echo "   sticky: $(jq -r 'select(.type=="violation") | .message' "$f" | head -1)"
 fi
 echo "cudart_gpu: $pass passed, $fail failed, $skip skipped"
