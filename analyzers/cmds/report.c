@@ -30,6 +30,7 @@
 #include "model/devices.h"
 #include "model/findings.h"
 #include "model/gate.h"
+#include "model/ipclife.h"
 #include "model/procs.h"
 #include "model/symbols.h"
 #include "read/files.h"
@@ -191,6 +192,11 @@ static const char style[] =
     "svg .nopeer{fill:none;stroke:var(--error);stroke-width:2}\n"
     "svg .heat-0{fill:var(--none)}svg .heat-1{fill:#c6dbef}svg .heat-2{fill:#6baed6}"
     "svg .heat-3{fill:#2171b5}svg .heat-4{fill:#08306b}\n"
+    "svg .held{fill:var(--nvlink)}svg .open-at-end{fill:var(--warning);fill-opacity:.6;"
+    "stroke:var(--warning);stroke-dasharray:4 2}svg .refused{fill:var(--error)}"
+    "svg .mark{stroke:var(--bg);stroke-width:1.5}svg circle.sev-error{fill:var(--error)}"
+    "svg circle.sev-warning{fill:var(--warning)}svg circle.sev-performance{fill:var(--performance)}"
+    "svg circle.sev-unknown{fill:var(--muted)}\n"
     "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n";
 
 static void write_verdict(FILE *out, const struct findings *fs, const struct pw_input *in,
@@ -714,18 +720,202 @@ static void write_copy_grid(FILE *out, const struct pw_devmap *dm, struct copy_c
 	fputs("</table>\n", out);
 }
 
-/* The second read: matrix's sink over the same traces. */
-static int write_copies(FILE *out, const struct pw_opts *o, struct pw_input *in, const struct pw_devmap *dm)
+/* ---- IPC lifetimes: a bar per process and handle ---- */
+
+#define REPORT_HANDLES 50 /* handles drawn; the rest counted */
+
+/* One bar: an export until its free, an open until its close, or a mark. */
+struct bar {
+	const struct ipc_rec *from, *to; /* to: NULL when it lasted to the process's end */
+	const char *what;                /* "exported", "opened", "open refused" */
+};
+
+static int64_t file_end(const struct pw_input *in, size_t file, int64_t t)
+{
+	const struct pw_file *f = &in->files[file];
+	return f->any_t && f->last_t_ns > t ? f->last_t_ns : t;
+}
+
+static void bar_label(FILE *out, const struct pw_input *in, const struct ipc_rec *r, const char *what)
+{
+	char *label = proc_label(&in->files[r->file]);
+	esc(out, label);
+	fputc(' ', out);
+	esc(out, what);
+	free(label);
+}
+
+/* The findings of fs on one of the handle's calls, as marks on its bars. */
+static void write_marks(FILE *out, const struct findings *fs, const struct ipc_rec *r, int x, int y)
+{
+	for (size_t i = 0; i < fs->list.len; i++) {
+		const struct finding *fd = vec_at(&fs->list, i);
+		if (!fd->has_call || fd->file != r->file || fd->call != r->seq)
+			continue;
+		fprintf(out, "<circle class=\"mark sev-%s\" cx=\"%d\" cy=\"%d\" r=\"6\"><title>",
+		        sev_name(fd->sev), x, y);
+		esc(out, fd->rule);
+		fputs(": ", out);
+		esc(out, fd->message);
+		fputs("</title></circle>\n", out);
+	}
+}
+
+static void write_handle(FILE *out, const struct ipc_handle *h, size_t n, const struct pw_input *in,
+                         const struct findings *fs)
+{
+	struct vec bars;
+	vec_init(&bars, sizeof(struct bar));
+	for (size_t i = 0; i < h->recs.len; i++) {
+		const struct ipc_rec *r = *(struct ipc_rec **)vec_at(&h->recs, i);
+		struct bar *b = NULL;
+		if (r == h->export) {
+			b = vec_push(&bars);
+			b->from = r;
+			b->to = h->free;
+			b->what = h->event ? "exported the event" : "exported";
+		} else if ((r->op == OP_OPEN || r->op == OP_EV_OPEN) && r->ret == 0) {
+			b = vec_push(&bars);
+			b->from = r;
+			b->to = r->closed_by;
+			b->what = "opened";
+		} else if (r->op == OP_OPEN || r->op == OP_EV_OPEN) {
+			b = vec_push(&bars);
+			b->from = r;
+			b->to = r;
+			b->what = "open refused";
+		}
+	}
+	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
+	for (size_t i = 0; i < h->recs.len; i++) {
+		const struct ipc_rec *r = *(struct ipc_rec **)vec_at(&h->recs, i);
+		t0 = r->t_ns < t0 ? r->t_ns : t0;
+		t1 = r->t_ns > t1 ? r->t_ns : t1;
+	}
+	for (size_t i = 0; i < bars.len; i++) {
+		const struct bar *b = vec_at(&bars, i);
+		int64_t e = b->to ? b->to->t_ns : file_end(in, b->from->file, b->from->t_ns);
+		t1 = e > t1 ? e : t1;
+	}
+	if (t1 <= t0)
+		t1 = t0 + 1;
+	const int left = 250, width = 560, row = 22, top = 8;
+	int hgt = top + (int)bars.len * row + 20;
+	fprintf(out, "<div class=\"handle\" id=\"handle-%zu\" data-handle=\"%s\"><p><code>", n, h->handle);
+	fprintf(out, "%.32s&hellip;</code> %s, ", h->handle, h->event ? "event" : "memory");
+	esc(out, h->host);
+	fprintf(out, ", over %.3f ms</p>\n", (double)(t1 - t0) / 1e6);
+	fprintf(out,
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"life\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"who held the handle when\">\n",
+	        left + width + 10, hgt, left + width + 10, hgt);
+	for (size_t i = 0; i < bars.len; i++) {
+		const struct bar *b = vec_at(&bars, i);
+		int y = top + (int)i * row;
+		int64_t e = b->to ? b->to->t_ns : file_end(in, b->from->file, b->from->t_ns);
+		int x0 = left + (int)((double)(b->from->t_ns - t0) * width / (double)(t1 - t0)),
+		    x1 = left + (int)((double)(e - t0) * width / (double)(t1 - t0));
+		if (x1 < x0 + 3)
+			x1 = x0 + 3;
+		const struct pw_file *f = &in->files[b->from->file];
+		fprintf(out, "<g class=\"bar\" data-pid=\"%lld\"><text x=\"4\" y=\"%d\">", (long long)f->pid,
+		        y + 14);
+		bar_label(out, in, b->from, b->what);
+		const char *cls = !strcmp(b->what, "open refused") ? "refused"
+		                  : b->to                          ? "held"
+		                                                   : "open-at-end";
+		fprintf(out, "</text><rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>",
+		        cls, x0, y + 3, x1 - x0, row - 8);
+		esc(out, b->from->api);
+		fprintf(out, " (call %llu) at +%.3f ms", (unsigned long long)b->from->seq,
+		        (double)(b->from->t_ns - t0) / 1e6);
+		if (b->to && b->to != b->from) {
+			fputs(", until ", out);
+			esc(out, b->to->api);
+			fprintf(out, " (call %llu) at +%.3f ms", (unsigned long long)b->to->seq,
+			        (double)(b->to->t_ns - t0) / 1e6);
+		} else if (!b->to) {
+			fputs(", until the process's trace ends", out);
+		}
+		fputs("</title></rect>\n", out);
+		write_marks(out, fs, b->from, x0, y + row / 2);
+		if (b->to && b->to != b->from)
+			write_marks(out, fs, b->to, x1, y + row / 2);
+		fputs("</g>\n", out);
+	}
+	/* findings on a call of the handle that is no bar's end (a free after a close, a stray close) */
+	fputs("</svg></div>\n", out);
+	vec_free(&bars);
+}
+
+static void write_ipc(FILE *out, const struct ipc_report *r, const struct pw_input *in,
+                      const struct findings *fs)
+{
+	if (!r->handles.len && !r->shared.len) {
+		fputs("<p>No IPC handle was exported or opened in the traces.</p>\n", out);
+		return;
+	}
+	if (r->handles.len)
+		fputs(
+		    "<p>Per handle, a bar for each process that held it: the exporter from its export to "
+		    "its free, each importer from its open to its close (to the end of its trace when it "
+		    "never closed, dashed and orange); a refused open is a short red bar; findings are dots "
+		    "on the call they name.  The words are on hover.</p>\n",
+		    out);
+	for (size_t i = 0; i < r->handles.len && i < REPORT_HANDLES; i++)
+		write_handle(out, *(struct ipc_handle **)vec_at(&r->handles, i), i, in, fs);
+	if (r->handles.len > REPORT_HANDLES)
+		fprintf(
+		    out,
+		    "<p class=\"muted\">and %zu more handles (peerwatch-analyze ipc lists them all)</p>\n",
+		    r->handles.len - REPORT_HANDLES);
+	if (!r->shared.len)
+		return;
+	fputs(
+	    "<h3>Virtual-memory and pool sharing</h3>\n<table class=\"shared\"><tr><th>kind</th><th>key</th>"
+	    "<th>host</th><th>calls</th><th>processes</th></tr>\n",
+	    out);
+	for (size_t i = 0; i < r->shared.len && i < REPORT_HANDLES; i++) {
+		const struct ipc_shared *sh = *(struct ipc_shared **)vec_at(&r->shared, i);
+		size_t procs = 0;
+		for (size_t k = 0; k < sh->recs.len; k++) {
+			const struct ipc_rec *a = *(struct ipc_rec **)vec_at(&sh->recs, k);
+			bool seen = false;
+			for (size_t j = 0; j < k && !seen; j++)
+				seen = (*(struct ipc_rec **)vec_at(&sh->recs, j))->file == a->file;
+			procs += !seen;
+		}
+		fputs("<tr><td>", out);
+		esc(out, sh->kind);
+		fputs("</td><td class=\"mono\">", out);
+		esc(out, sh->key);
+		fputs("</td><td>", out);
+		esc(out, sh->host);
+		fprintf(out, "</td><td class=\"n\">%zu</td><td class=\"n\">%zu</td></tr>\n", sh->recs.len,
+		        procs);
+	}
+	fputs("</table>\n", out);
+	if (r->shared.len > REPORT_HANDLES)
+		fprintf(out, "<p class=\"muted\">and %zu more</p>\n", r->shared.len - REPORT_HANDLES);
+}
+
+/* The second read: matrix's sink and ipc's over the same traces. */
+static int write_copies_ipc(FILE *out, const struct pw_opts *o, struct pw_input *in,
+                            const struct pw_devmap *dm, const struct findings *fs)
 {
 	struct copy_matrix m, merged;
+	struct ipc_report ipc;
 	hmap_init(&m.cells);
 	hmap_init(&merged.cells);
-	struct pw_sink sink = {&copies_ops, &m};
+	ipc_init(&ipc);
+	struct pw_sink sinks[] = {{&copies_ops, &m}, {&ipc_ops, &ipc}};
 	struct pw_read_opts ro = {.jobs = o->jobs, .quiet = true};
-	int st = pw_input_read(in, &ro, &sink, 1);
+	int st = pw_input_read(in, &ro, sinks, 2);
+	ipc_derive(&ipc, in);
 	copies_regroup(&merged, &m, dm);
 	struct copy_cell **cells = copies_sorted(&merged);
 	size_t n = merged.cells.len;
+	fputs("<section id=\"copies\"><h2>Copies between devices</h2>\n", out);
 	if (!n)
 		fputs("<p>No copies between devices and no peer-access changes in the traces.</p>\n", out);
 	for (size_t from = 0; from < n;) {
@@ -741,9 +931,13 @@ static int write_copies(FILE *out, const struct pw_opts *o, struct pw_input *in,
 		write_copy_grid(out, dm, cells, from, to);
 		from = to;
 	}
+	fputs("</section>\n<section id=\"ipc\"><h2>IPC lifetimes</h2>\n", out);
+	write_ipc(out, &ipc, in, fs);
+	fputs("</section>\n", out);
 	free(cells);
 	hmap_free(&merged.cells, copies_free_cell);
 	hmap_free(&m.cells, copies_free_cell);
+	ipc_free(&ipc);
 	return st;
 }
 
@@ -770,7 +964,8 @@ static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, 
 	fprintf(out, "</h1><p class=\"muted\">%zu process%s, %zu trace%s</p></header>\n", procs,
 	        procs == 1 ? "" : "es", in->n, in->n == 1 ? "" : "s");
 	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>"
-	      "<a href=\"#devices\">Devices</a><a href=\"#copies\">Copies</a></nav>\n<main>\n<section "
+	      "<a href=\"#devices\">Devices</a><a href=\"#copies\">Copies</a><a "
+	      "href=\"#ipc\">IPC</a></nav>\n<main>\n<section "
 	      "id=\"summary\"><h2>Summary</h2>\n",
 	      out);
 	write_verdict(out, fs, in, ps, o, unread);
@@ -779,9 +974,9 @@ static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, 
 	write_findings(out, fs, in, sym);
 	fputs("</section>\n<section id=\"devices\"><h2>Devices</h2>\n", out);
 	write_devices(out, &map);
-	fputs("</section>\n<section id=\"copies\"><h2>Copies between devices</h2>\n", out);
-	write_copies(out, o, in, &map);
-	fputs("</section>\n</main>\n<footer class=\"muted\"><p>Made by peerwatch-analyze report from "
+	fputs("</section>\n", out);
+	write_copies_ipc(out, o, in, &map, fs);
+	fputs("</main>\n<footer class=\"muted\"><p>Made by peerwatch-analyze report from "
 	      "the traces named above; the same findings as <code>peerwatch-analyze check</code> and "
 	      "<code>violations</code>.</p></footer>\n</body>\n</html>\n",
 	      out);

@@ -1,5 +1,5 @@
-# report: the HTML page holds what check, violations, matrix and the device
-# lines say of the same traces, fetches nothing, escapes what the traces hold, and
+# report: the HTML page holds what check, violations, matrix, ipc and the
+# device lines say of the same traces, fetches nothing, escapes what the traces hold, and
 # writes its file as timeline does (never over an input, never half).
 # Sourced by run.sh (A, B, WORK, HERE, FIX, check, ok, bad, an, jqt, rc_is,
 # err_has, out_has are set).
@@ -16,8 +16,11 @@ for d in "$WORK/calls" "$WORK/ipc" "$WORK/ipc-online" "$WORK/crash" "$FIX" "$HER
 	cp "$WORK/o.out" "$WORK/$n.check.json"
 	an matrix --json "$d"
 	cp "$WORK/o.out" "$WORK/$n.matrix.json"
+	an ipc --json "$d"
+	cp "$WORK/o.out" "$WORK/$n.ipc.json"
 	mapfile -t files < <(find "$d" -name '*.pw.jsonl' -o -name '*.pw.jsonl.partial' | sort)
-	rchk "$WORK/$n.report.html" "$WORK/$n.check.json" --matrix "$WORK/$n.matrix.json" "${files[@]}"
+	rchk "$WORK/$n.report.html" "$WORK/$n.check.json" --matrix "$WORK/$n.matrix.json" \
+		--ipc "$WORK/$n.ipc.json" "${files[@]}"
 	r=$?
 	check "report ($n): check's verdict and findings, the traces' devices: $(head -3 "$WORK/rc.out" | tr '\n' ' ')" \
 		[ $r -eq 0 ]
@@ -38,6 +41,11 @@ check "report_check: a page without one of check's findings fails" bash -c "! py
 sed '0,/data-bytes="[0-9]*"/s//data-bytes="1"/' "$WORK/calls.report.html" >"$WORK/bad3.html"
 check "report_check: a page whose copies differ from matrix's fails" \
 	bash -c "! cmp -s '$WORK/bad3.html' '$WORK/calls.report.html' && ! python3 '$RCHECK' '$WORK/bad3.html' '$WORK/calls.check.json' --matrix '$WORK/calls.matrix.json' >/dev/null"
+
+awk '/<g class="bar"/ && !done {done=1; skip=1} skip && /<\/g>/ {skip=0; next} !skip {print}' \
+	"$WORK/ipc.report.html" >"$WORK/bad4.html"
+check "report_check: a page without one process's IPC bar fails" \
+	bash -c "! cmp -s '$WORK/bad4.html' '$WORK/ipc.report.html' && ! python3 '$RCHECK' '$WORK/bad4.html' '$WORK/ipc.check.json' --ipc '$WORK/ipc.ipc.json' >/dev/null"
 
 # what a trace holds is text: a program named <script> does not become one
 mkdir -p "$WORK/hostile"

@@ -2,10 +2,11 @@
 """Holds peerwatch-analyze report's page to what the other commands say of
 the same traces.
 
-    report_check.py PAGE CHECK_JSON [--matrix MATRIX_JSON] [TRACE...]
+    report_check.py PAGE CHECK_JSON [--matrix MATRIX_JSON] [--ipc IPC_JSON] [TRACE...]
 
 PAGE: the HTML report; CHECK_JSON: `peerwatch-analyze check --json` of the
-same traces; MATRIX_JSON: `peerwatch-analyze matrix --json` of them; TRACE:
+same traces; MATRIX_JSON and IPC_JSON: `peerwatch-analyze matrix --json` and
+`ipc --json` of them; TRACE:
 their files, for the device lines.  Prints one line per
 failed property and exits 1 if any failed, else prints a summary and exits 0.
 
@@ -14,7 +15,9 @@ fetches nothing (no script, no external style, image, font or frame; links
 only to http(s) documents); its verdict is check's; each rule's findings are
 counted as check counts them, and every finding of a group shown whole is
 listed with its process and call; every device UUID of the traces' device
-lines is on the page; the copies table has matrix's pairs, bytes and copies.
+lines is on the page; the copies table has matrix's pairs, bytes and copies;
+the IPC lifetimes draw ipc's handles, each with a bar for each process that
+exported or opened it and no other.
 """
 import json
 import re
@@ -37,6 +40,7 @@ class Page(HTMLParser):
         self._in_verdict = False
         self._last_code = None
         self.pairs = []  # (src, dst, bytes, copies) of the copies tables
+        self.handles = []  # (handle, {pid of each bar}) of the IPC lifetimes
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -56,6 +60,10 @@ class Page(HTMLParser):
             self._row = []
         if tag == "td" and self._row is not None:
             self._cell = []
+        if tag == "div" and "handle" in cls.split():
+            self.handles.append((a.get("data-handle"), set()))
+        if tag == "g" and "bar" in cls.split() and self.handles:
+            self.handles[-1][1].add(int(a.get("data-pid", -1)))
         if tag == "tr" and "pair" in cls.split():
             self.pairs.append((a.get("data-src"), a.get("data-dst"), int(a.get("data-bytes", -1)),
                                int(a.get("data-copies", -1))))
@@ -110,10 +118,14 @@ class Page(HTMLParser):
 
 def main():
     page_path, check_path, traces = sys.argv[1], sys.argv[2], sys.argv[3:]
-    matrix = None
-    if traces[:1] == ["--matrix"]:
+    matrix = ipc = None
+    while traces[:1] in (["--matrix"], ["--ipc"]):
         with open(traces[1]) as f:
-            matrix = json.load(f)
+            doc = json.load(f)
+        if traces[0] == "--matrix":
+            matrix = doc
+        else:
+            ipc = doc
         traces = traces[2:]
     with open(page_path, encoding="utf-8") as f:
         html = f.read()
@@ -183,11 +195,20 @@ def main():
                             for h in matrix["hosts"] for c in h["pairs"])
         if sorted(p.pairs) != want_pairs:
             fails.append(f"copies: matrix --json has {want_pairs}, the page {sorted(p.pairs)}")
+    if ipc is not None:
+        hs = ipc["handles"]
+        if len(p.handles) != min(50, len(hs)):
+            fails.append(f"IPC: ipc --json has {len(hs)} handles, the page draws {len(p.handles)}")
+        for (handle, pids), h in zip(p.handles, hs):
+            held = {e["process"]["pid"] for e in h["life"] if e["op"] in ("export", "open")}
+            if handle != h["handle"] or pids != held:
+                fails.append(f"IPC: handle {h['handle'][:16]}: ipc --json's exporter and importers "
+                             f"{sorted(held)}, the page's bars {handle and handle[:16]} {sorted(pids)}")
     for x in fails:
         print(x)
     if not fails:
         print(f"report_check: {len(chk['findings'])} findings in {len(p.groups)} groups, "
-              f"{len(uuids)} devices, {len(p.pairs)} pairs, verdict {want}")
+              f"{len(uuids)} devices, {len(p.pairs)} pairs, {len(p.handles)} handles, verdict {want}")
     return 1 if fails else 0
 
 
