@@ -8,6 +8,7 @@
  * re-execute this program (/proc/self/exe) in a child mode:
  *
  *   --ipc-child MEMHEX EVHEX STALEHEX FD   open the parent's IPC handles
+ *   --pool-child POOLFD XHEX FD            import the parent's pool and allocation
  *   --env-child CASE FD                    PWSIM_* environment cases
  *   --preload-child FD                     run with hip_shim.so preloaded (6, 7)
  *
@@ -625,6 +626,94 @@ static void test_ipc(void)
 }
 
 /* ======================================================================== */
+/* pools shared between processes (hip_sim_pool.c)                          */
+
+static void pool_child(const char *fdarg, const char *xhex)
+{
+	hipMemPoolPtrExportData x;
+	hipMemPool_t pool = NULL;
+	void *p = NULL, *p2 = NULL, *q = NULL;
+	int fd = atoi(fdarg);
+
+	CHECK(from_hex(xhex, &x, sizeof(x)) == 0);
+	EXPECT(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+	                                           hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, hipMemHandleTypeNone, 0),
+	       hipErrorInvalidValue);
+	OK(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+	                                       hipMemHandleTypePosixFileDescriptor, 0));
+	/* "Imported memory pools do not support creating new allocations" */
+	EXPECT(hipMallocFromPoolAsync(&q, 64, pool, NULL), hipErrorNotSupported);
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolImportPointer(NULL, pool, &x), hipErrorInvalidValue);
+	OK(hipMemPoolImportPointer(&p, pool, &x));
+	OK(hipMemPoolImportPointer(&p2, pool, &x)); /* the same mapping, one more reference */
+	CHECK(p && p == p2);
+	if (p) {
+		CHECK(holds(p, N, 31));
+		fill(p, N, 32);
+	}
+	OK(hipFree(p2));
+	OK(hipFree(p)); /* "may be freed with hipFree" */
+	EXPECT(hipFree(p), hipErrorInvalidValue);
+	OK(hipMemPoolDestroy(pool));
+}
+
+static void test_pool(void)
+{
+	hipMemPoolProps props;
+	hipMemPool_t pool = NULL, local = NULL;
+	hipMemPoolPtrExportData x;
+	void *p = NULL, *q = NULL, *z = (void *)1;
+	int fd = -1;
+	char xhex[2 * sizeof(x) + 1], fdarg[16];
+	struct child c = {.argv = {"hip_selftest", "--pool-child", fdarg, xhex}};
+
+	memset(&props, 0, sizeof(props));
+	props.allocType = hipMemAllocationTypePinned;
+	props.location.type = hipMemLocationTypeDevice;
+	props.location.id = 1;
+	props.handleTypes = hipMemHandleTypePosixFileDescriptor;
+	EXPECT(hipMemPoolCreate(NULL, &props), hipErrorInvalidValue);
+	OK(hipMemPoolCreate(&pool, &props));
+	props.handleTypes = hipMemHandleTypeNone;
+	OK(hipMemPoolCreate(&local, &props));
+	EXPECT(hipMallocFromPoolAsync(NULL, 64, pool, NULL), hipErrorInvalidValue);
+	OK(hipMallocFromPoolAsync(&z, 0, pool, NULL));
+	CHECK(z == NULL); /* clr: 0 bytes give NULL */
+	OK(hipMallocFromPoolAsync(&p, N, pool, NULL));
+	OK(hipMallocFromPoolAsync(&q, 64, local, NULL));
+	fill(p, N, 31);
+	/* clr: flags "Must be 0", the type must be the pool's and not none */
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, local, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolExportToShareableHandle(NULL, pool, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	OK(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+	CHECK(fd >= 0);
+	EXPECT(hipMemPoolExportPointer(&x, q), hipErrorInvalidValue); /* a pool for no handle type */
+	EXPECT(hipMemPoolExportPointer(NULL, p), hipErrorInvalidValue);
+	OK(hipMemPoolExportPointer(&x, p));
+	/* imports are of another process's pool only */
+	EXPECT(hipMemPoolImportPointer(&q, pool, &x), hipErrorInvalidValue);
+
+	to_hex(&x, sizeof(x), xhex);
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	run_child(&c, __LINE__);
+	CHECK(holds(p, N, 32)); /* the child's writes are the same bytes */
+	close(fd);
+	OK(hipFree(p));
+	OK(hipFree(q));
+	OK(hipMemPoolDestroy(local));
+	OK(hipMemPoolDestroy(pool));
+	EXPECT(hipMemPoolDestroy(pool), hipErrorInvalidValue);
+}
+
+/* ======================================================================== */
 /* managed memory (facts A2, A5, A7)                                         */
 
 static int range_int(const void *p, size_t n, hipMemRangeAttribute attr)
@@ -898,6 +987,13 @@ static const struct export g_exports[] = {
     {"hipMemRangeGetAttribute", "hip_4.2"},
     {"hipMemRangeGetAttributes", "hip_4.2"},
     {"hipStreamAttachMemAsync", "hip_4.2"},
+    {"hipMemPoolCreate", "hip_5.1"},
+    {"hipMemPoolDestroy", "hip_5.1"},
+    {"hipMallocFromPoolAsync", "hip_5.1"},
+    {"hipMemPoolExportToShareableHandle", "hip_5.1"},
+    {"hipMemPoolImportFromShareableHandle", "hip_5.1"},
+    {"hipMemPoolExportPointer", "hip_5.1"},
+    {"hipMemPoolImportPointer", "hip_5.1"},
 #if PWSIM_HIP_MAJOR >= 6
     {"hipGetProcAddress", "hip_6.1"},
 #endif
@@ -1122,6 +1218,8 @@ static int child_main(int argc, char **argv)
 
 	if (strcmp(argv[1], "--ipc-child") == 0 && argc == 6)
 		ipc_child(argv[2], argv[3], argv[4]);
+	else if (strcmp(argv[1], "--pool-child") == 0 && argc == 5)
+		pool_child(argv[2], argv[3]);
 	else if (strcmp(argv[1], "--env-child") == 0 && argc == 4)
 		env_child(argv[2]);
 #if PWSIM_HIP_MAJOR >= 6
@@ -1142,6 +1240,7 @@ int main(int argc, char **argv)
 	test_peer();
 	test_memory();
 	test_ipc();
+	test_pool();
 	test_managed();
 	test_getproc();
 	test_exports();

@@ -176,6 +176,31 @@ typedef struct hipMemLocation {
 	int id;
 } hipMemLocation;
 
+/* Stream-ordered pools shared between processes ([H52] hip_runtime_api.h
+ * :559, :860-897; the same in 6.x and 7.x). */
+typedef struct ihipMemPoolHandle_t *hipMemPool_t;
+typedef enum hipMemAllocationType {
+	hipMemAllocationTypeInvalid = 0x0,
+	hipMemAllocationTypePinned = 0x1,
+	hipMemAllocationTypeMax = 0x7FFFFFFF,
+} hipMemAllocationType;
+typedef enum hipMemAllocationHandleType {
+	hipMemHandleTypeNone = 0x0,
+	hipMemHandleTypePosixFileDescriptor = 0x1,
+	hipMemHandleTypeWin32 = 0x2,
+	hipMemHandleTypeWin32Kmt = 0x4,
+} hipMemAllocationHandleType;
+typedef struct hipMemPoolProps {
+	hipMemAllocationType allocType;
+	hipMemAllocationHandleType handleTypes;
+	hipMemLocation location;
+	void *win32SecurityAttributes;
+	unsigned char reserved[64];
+} hipMemPoolProps;
+typedef struct hipMemPoolPtrExportData {
+	unsigned char reserved[64];
+} hipMemPoolPtrExportData;
+
 /* ---- version, devices, errors ---- */
 PWSIM_HIP_API hipError_t hipInit(unsigned int flags);
 PWSIM_HIP_API hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -227,6 +252,20 @@ PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *s
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                             size_t sizeBytes, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+/* pools ([H52] :2906, :2931, :2963, :2988, :3014, :3036, :3063; hip_5.1) */
+PWSIM_HIP_API hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props);
+PWSIM_HIP_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool);
+PWSIM_HIP_API hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
+                                                hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
+                                                           hipMemAllocationHandleType handle_type,
+                                                           unsigned int flags);
+PWSIM_HIP_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
+                                                             hipMemAllocationHandleType handle_type,
+                                                             unsigned int flags);
+PWSIM_HIP_API hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
+PWSIM_HIP_API hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
+                                                 hipMemPoolPtrExportData *export_data);
 /* hip_runtime_api.h (5.2.3) :1796, :1807 */
 PWSIM_HIP_API hipError_t hipGetLastError(void);
 PWSIM_HIP_API hipError_t hipPeekAtLastError(void);
