@@ -60,6 +60,26 @@ hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRange
 hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags);
 hipError_t hipFree(void *ptr);
 hipError_t hipDeviceReset(void);
+/* pools shared between processes ([H52] :882 hipMemPoolProps, untraced
+ * hipMemPoolCreate :2906; the rest traced) */
+typedef struct hipMemPoolProps {
+	int allocType; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	hipMemAllocationHandleType handleTypes;
+	hipMemLocation location;
+	void *win32SecurityAttributes;
+	unsigned char reserved[64];
+} hipMemPoolProps;
+#define hipMemAllocationTypePinned 0x1
+hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props);
+hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool);
+hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream);
+hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
+                                             hipMemAllocationHandleType handle_type, unsigned int flags);
+hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
+                                               hipMemAllocationHandleType handle_type, unsigned int flags);
+hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
+hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
+                                   hipMemPoolPtrExportData *export_data);
 
 #define hipMemcpyHostToDevice 1 /* hipMemcpyKind, [H52] */
 #define hipMemcpyDeviceToHost 2

@@ -174,6 +174,20 @@ typedef struct hipUUID_t {
 #define hipMemLocationTypeHostNuma 3
 #define hipMemLocationTypeHostNumaCurrent 4
 
+/* Stream-ordered pools shared between processes (the pool IPC calls came
+ * in 5.2, exported at hip_5.1).  hipMemPool_t is [H52]:559; the handle
+ * types [H52]:873-878, the same in [H62] and [HRS]; the export data
+ * [H52]:895-897, 64 opaque bytes. */
+typedef struct ihipMemPoolHandle_t *hipMemPool_t;
+typedef int hipMemAllocationHandleType; /* enum */
+#define hipMemHandleTypeNone 0x0
+#define hipMemHandleTypePosixFileDescriptor 0x1
+#define hipMemHandleTypeWin32 0x2
+#define hipMemHandleTypeWin32Kmt 0x4
+typedef struct hipMemPoolPtrExportData {
+	unsigned char reserved[64];
+} hipMemPoolPtrExportData;
+
 /* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
 #define HIP_GET_PROC_ADDRESS_SUCCESS 0
 #define HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1
