@@ -9,6 +9,7 @@
  *
  *   --ipc-child MEMHEX EVHEX STALEHEX FD   open the parent's IPC handles
  *   --pool-child POOLFD XHEX FD            import the parent's pool and allocation
+ *   --vmm-child SHFD FD                    import the parent's virtual-memory allocation
  *   --env-child CASE FD                    PWSIM_* environment cases
  *   --preload-child FD                     run with hip_shim.so preloaded (6, 7)
  *
@@ -714,6 +715,91 @@ static void test_pool(void)
 }
 
 /* ======================================================================== */
+/* virtual memory and its export (hip_sim_vmm.c)                             */
+
+#define VMM_BYTES (2u << 20)
+
+static void vmm_child(const char *fdarg)
+{
+	hipMemGenericAllocationHandle_t h = NULL;
+	hipMemAccessDesc acc;
+	void *va = NULL;
+	int fd = atoi(fdarg);
+
+	EXPECT(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, hipMemHandleTypeWin32),
+	       hipErrorNotSupported);
+	EXPECT(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)0, hipMemHandleTypePosixFileDescriptor),
+	       hipErrorInvalidValue); /* stdin is no allocation */
+	OK(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, hipMemHandleTypePosixFileDescriptor));
+	OK(hipMemAddressReserve(&va, VMM_BYTES, 0, NULL, 0));
+	OK(hipMemMap(va, VMM_BYTES, 0, h, 0));
+	memset(&acc, 0, sizeof(acc));
+	acc.location.type = hipMemLocationTypeDevice;
+	acc.location.id = 1;
+	acc.flags = hipMemAccessFlagsProtReadWrite;
+	OK(hipMemSetAccess(va, VMM_BYTES, &acc, 1));
+	CHECK(holds(va, N, 41));
+	fill(va, N, 42);
+	OK(hipMemUnmap(va, VMM_BYTES));
+	OK(hipMemRelease(h));
+	OK(hipMemAddressFree(va, VMM_BYTES));
+}
+
+static void test_vmm(void)
+{
+	hipMemAllocationProp prop;
+	hipMemGenericAllocationHandle_t h = NULL, local = NULL, r = NULL;
+	hipMemAccessDesc acc;
+	void *va = NULL;
+	int fd = -1;
+	char fdarg[16];
+	struct child c = {.argv = {"hip_selftest", "--vmm-child", fdarg}};
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = hipMemAllocationTypePinned;
+	prop.location.type = hipMemLocationTypeDevice;
+	prop.location.id = 0;
+	prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+	EXPECT(hipMemCreate(&h, VMM_BYTES, &prop, 1), hipErrorInvalidValue); /* "must be zero" */
+	OK(hipMemCreate(&h, VMM_BYTES, &prop, 0));
+	prop.requestedHandleType = hipMemHandleTypeNone;
+	OK(hipMemCreate(&local, VMM_BYTES, &prop, 0));
+	EXPECT(hipMemAddressReserve(&va, VMM_BYTES, 0, NULL, 1), hipErrorInvalidValue);
+	OK(hipMemAddressReserve(&va, 2 * VMM_BYTES, 0, NULL, 0));
+	EXPECT(hipMemMap(va, VMM_BYTES, 4096, h, 0), hipErrorInvalidValue); /* offset must be zero */
+	OK(hipMemMap(va, VMM_BYTES, 0, h, 0));
+	EXPECT(hipMemMap(va, VMM_BYTES, 0, local, 0), hipErrorInvalidValue); /* mapped already */
+	memset(&acc, 0, sizeof(acc));
+	acc.location.type = hipMemLocationTypeDevice;
+	acc.location.id = 0;
+	acc.flags = hipMemAccessFlagsProtReadWrite;
+	EXPECT(hipMemSetAccess((char *)va + VMM_BYTES, VMM_BYTES, &acc, 1), hipErrorInvalidValue);
+	OK(hipMemSetAccess(va, VMM_BYTES, &acc, 1));
+	fill(va, N, 41);
+	OK(hipMemRetainAllocationHandle(&r, (char *)va + 100));
+	CHECK(r == h);
+	OK(hipMemRelease(r));
+	EXPECT(hipMemExportToShareableHandle(&fd, local, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue); /* created for no export */
+	EXPECT(hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	OK(hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 0));
+	CHECK(fd >= 0);
+	OK(hipMemRelease(h)); /* the mapping still holds the memory */
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	run_child(&c, __LINE__);
+	CHECK(holds(va, N, 42)); /* the child's writes are the same bytes */
+	close(fd);
+	EXPECT(hipMemAddressFree(va, 2 * VMM_BYTES), hipErrorInvalidValue); /* still mapped */
+	OK(hipMemUnmap(va, VMM_BYTES));
+	EXPECT(hipMemUnmap(va, VMM_BYTES), hipErrorInvalidValue);
+	EXPECT(hipMemRetainAllocationHandle(&r, va), hipErrorInvalidValue);
+	OK(hipMemAddressFree(va, 2 * VMM_BYTES));
+	OK(hipMemRelease(local));
+	EXPECT(hipMemRelease(local), hipErrorInvalidValue);
+}
+
+/* ======================================================================== */
 /* managed memory (facts A2, A5, A7)                                         */
 
 static int range_int(const void *p, size_t n, hipMemRangeAttribute attr)
@@ -994,6 +1080,16 @@ static const struct export g_exports[] = {
     {"hipMemPoolImportFromShareableHandle", "hip_5.1"},
     {"hipMemPoolExportPointer", "hip_5.1"},
     {"hipMemPoolImportPointer", "hip_5.1"},
+    {"hipMemAddressReserve", "hip_5.1"},
+    {"hipMemAddressFree", "hip_5.1"},
+    {"hipMemCreate", "hip_5.1"},
+    {"hipMemRelease", "hip_5.1"},
+    {"hipMemMap", "hip_5.1"},
+    {"hipMemUnmap", "hip_5.1"},
+    {"hipMemSetAccess", "hip_5.1"},
+    {"hipMemRetainAllocationHandle", "hip_5.1"},
+    {"hipMemExportToShareableHandle", "hip_5.1"},
+    {"hipMemImportFromShareableHandle", "hip_5.1"},
 #if PWSIM_HIP_MAJOR >= 6
     {"hipGetProcAddress", "hip_6.1"},
 #endif
@@ -1220,6 +1316,8 @@ static int child_main(int argc, char **argv)
 		ipc_child(argv[2], argv[3], argv[4]);
 	else if (strcmp(argv[1], "--pool-child") == 0 && argc == 5)
 		pool_child(argv[2], argv[3]);
+	else if (strcmp(argv[1], "--vmm-child") == 0 && argc == 4)
+		vmm_child(argv[2]);
 	else if (strcmp(argv[1], "--env-child") == 0 && argc == 4)
 		env_child(argv[2]);
 #if PWSIM_HIP_MAJOR >= 6
@@ -1241,6 +1339,7 @@ int main(int argc, char **argv)
 	test_memory();
 	test_ipc();
 	test_pool();
+	test_vmm();
 	test_managed();
 	test_getproc();
 	test_exports();

@@ -201,6 +201,26 @@ typedef struct hipMemPoolPtrExportData {
 	unsigned char reserved[64];
 } hipMemPoolPtrExportData;
 
+/* Virtual memory ([H52] :843-855, :6179-6191; the same in 6.x and 7.x). */
+typedef enum hipMemAccessFlags {
+	hipMemAccessFlagsProtNone = 0,
+	hipMemAccessFlagsProtRead = 1,
+	hipMemAccessFlagsProtReadWrite = 3,
+} hipMemAccessFlags;
+typedef struct hipMemAccessDesc {
+	hipMemLocation location;
+	hipMemAccessFlags flags;
+} hipMemAccessDesc;
+typedef struct hipMemAllocationProp {
+	unsigned char compressionType;
+	hipMemLocation location;
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemAllocationType type;
+	unsigned short usage;
+	void *win32HandleMetaData;
+} hipMemAllocationProp;
+typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
+
 /* ---- version, devices, errors ---- */
 PWSIM_HIP_API hipError_t hipInit(unsigned int flags);
 PWSIM_HIP_API hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -266,6 +286,26 @@ PWSIM_HIP_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_p
 PWSIM_HIP_API hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
 PWSIM_HIP_API hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
                                                  hipMemPoolPtrExportData *export_data);
+/* virtual memory ([H52] :6287, :6301, :6314, :6327, :6374, :6388, :6410, :6421,
+ * :6434, :6445; hip_5.1) */
+PWSIM_HIP_API hipError_t hipMemAddressFree(void *devPtr, size_t size);
+PWSIM_HIP_API hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                              unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                                      const hipMemAllocationProp *prop, unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemExportToShareableHandle(void *shareableHandle,
+                                                       hipMemGenericAllocationHandle_t handle,
+                                                       hipMemAllocationHandleType handleType,
+                                                       unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle,
+                                                         void *osHandle,
+                                                         hipMemAllocationHandleType shHandleType);
+PWSIM_HIP_API hipError_t hipMemMap(void *ptr, size_t size, size_t offset,
+                                   hipMemGenericAllocationHandle_t handle, unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle);
+PWSIM_HIP_API hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr);
+PWSIM_HIP_API hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count);
+PWSIM_HIP_API hipError_t hipMemUnmap(void *ptr, size_t size);
 /* hip_runtime_api.h (5.2.3) :1796, :1807 */
 PWSIM_HIP_API hipError_t hipGetLastError(void);
 PWSIM_HIP_API hipError_t hipPeekAtLastError(void);
