@@ -80,6 +80,22 @@ hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *sha
 hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
 hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
                                    hipMemPoolPtrExportData *export_data);
+/* virtual memory ([H52] :6287, :6301 untraced; the rest traced) */
+hipError_t hipMemAddressFree(void *devPtr, size_t size);
+hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                unsigned long long flags);
+hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                        const hipMemAllocationProp *prop, unsigned long long flags);
+hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle,
+                                         hipMemAllocationHandleType handleType, unsigned long long flags);
+hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle,
+                                           hipMemAllocationHandleType shHandleType);
+hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle,
+                     unsigned long long flags);
+hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle);
+hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr);
+hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count);
+hipError_t hipMemUnmap(void *ptr, size_t size);
 
 #define hipMemcpyHostToDevice 1 /* hipMemcpyKind, [H52] */
 #define hipMemcpyDeviceToHost 2

@@ -120,7 +120,15 @@ static void descriptors(void **state)
 	assert_int_equal(d->op, PW_OP_POOL_ALLOC);
 	assert_true(d->flags & PW_RANGE_NOTE);
 	assert_int_equal(d->args[2].kind, PW_K_POOL);
-	assert_int_equal(PW_HIP_NFUNCS, 40);
+	/* virtual memory: CUDA's ops and kinds, HIP's types */
+	d = &pw_hip_desc[PW_HIP_ID(hipMemImportFromShareableHandle)];
+	assert_int_equal(d->op, PW_OP_VMM_IMPORT);
+	assert_int_equal(d->nargs, 3);
+	assert_int_equal(d->args[1].kind, PW_K_SHAREABLE);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemSetAccess)];
+	assert_int_equal(d->op, PW_OP_VMM_SET_ACCESS);
+	assert_int_equal(d->args[2].kind, PW_K_ACCESS);
+	assert_int_equal(PW_HIP_NFUNCS, 48);
 }
 
 static struct pw_call call_of(int id, int ret)

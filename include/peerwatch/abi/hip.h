@@ -188,6 +188,26 @@ typedef struct hipMemPoolPtrExportData {
 	unsigned char reserved[64];
 } hipMemPoolPtrExportData;
 
+/* Virtual memory (5.2, exported at hip_5.1): [H52]:6191 the allocation
+ * handle, :6179-6186 its properties (the handle types are the pools'
+ * above), :843-855 the access descriptor; the same in [H62] and [HRS]. */
+typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
+typedef struct hipMemAllocationProp {
+	unsigned char compressionType;
+	hipMemLocation location;
+	hipMemAllocationHandleType requestedHandleType;
+	int type; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	unsigned short usage;
+	void *win32HandleMetaData;
+} hipMemAllocationProp;
+#define hipMemAccessFlagsProtNone 0
+#define hipMemAccessFlagsProtRead 1
+#define hipMemAccessFlagsProtReadWrite 3
+typedef struct hipMemAccessDesc {
+	hipMemLocation location;
+	int flags; /* hipMemAccessFlags */
+} hipMemAccessDesc;
+
 /* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
 #define HIP_GET_PROC_ADDRESS_SUCCESS 0
 #define HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1

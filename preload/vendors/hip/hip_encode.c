@@ -159,6 +159,72 @@ static void put_shareable(struct pw_jw *w, const char *k, const struct pw_rcall 
 	}
 }
 
+/* A hipMemAllocationProp: the device it is on and the handle types it may
+ * be exported as (one type in HIP's struct), as CUDA's rows write them. */
+static void put_allocprop(struct pw_jw *w, const char *k, const hipMemAllocationProp *p)
+{
+	if (!p) {
+		pw_jw_key(w, k);
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	pw_jw_kv_i64(w, "dev", p->location.id);
+	if (p->location.type != hipMemLocationTypeDevice) {
+		const char *t = pw_event_loc_type_name(p->location.type);
+		pw_jw_kv_str(w, "location_type", t ? t : "?");
+	}
+	pw_jw_key(w, "handle_types");
+	pw_jw_ch(w, '[');
+	if (p->requestedHandleType != hipMemHandleTypeNone) {
+		const char *n = handle_type_name(p->requestedHandleType);
+		if (n)
+			pw_jw_str(w, n);
+		else
+			pw_jw_i64(w, p->requestedHandleType);
+	}
+	pw_jw_ch(w, ']');
+}
+
+static const char *access_name(int f)
+{
+	switch (f) {
+	case hipMemAccessFlagsProtNone: return "none";
+	case hipMemAccessFlagsProtRead: return "read";
+	case hipMemAccessFlagsProtReadWrite: return "readwrite";
+	}
+	return NULL;
+}
+
+/* hipMemSetAccess's descriptors: [{dev, flags}], the first PW_EVENT_LISTED. */
+static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
+{
+	size_t n;
+	const hipMemAccessDesc *d = (const hipMemAccessDesc *)(const void *)pw_rec_snap_n(r, i, &n);
+	n /= sizeof *d;
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; j < n; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		if (d[j].location.type == hipMemLocationTypeDevice) {
+			pw_jw_kv_i64(w, "dev", d[j].location.id);
+		} else {
+			const char *t = pw_event_loc_type_name(d[j].location.type);
+			pw_jw_kv_i64(w, "dev", hipCpuDeviceId);
+			pw_jw_kv_str(w, "type", t ? t : "?");
+		}
+		const char *f = access_name(d[j].flags);
+		pw_jw_key(w, "flags");
+		if (f)
+			pw_jw_str(w, f);
+		else
+			pw_jw_i64(w, d[j].flags);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+}
+
 /* ---- on the calling thread, after the call ---- */
 
 static int ptr_dev(uint64_t p)
@@ -183,6 +249,17 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 	case PW_K_OUT_POOL:
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(hipMemPool_t));
+		break;
+	case PW_K_OUT_MEMHANDLE:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(hipMemGenericAllocationHandle_t));
+		break;
+	case PW_K_ALLOCPROP: pw_event_snap_deref(s, i, v, sizeof(hipMemAllocationProp)); break;
+	case PW_K_ACCESS:
+		if (v)
+			pw_snap_copy(s, i, (const void *)(uintptr_t)v,
+			             (c->a[i + 1] < PW_EVENT_LISTED ? (size_t)c->a[i + 1] : PW_EVENT_LISTED) *
+			                 sizeof(hipMemAccessDesc));
 		break;
 	case PW_K_SHAREABLE: /* import: the fd is the pointer's value */
 		if (row_handle_type(c) == hipMemHandleTypePosixFileDescriptor)
@@ -226,8 +303,14 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v, r, i); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
-	case PW_K_POOL: pw_jw_kv_hex(w, k, v); break;
-	case PW_K_OUT_POOL: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_POOL:
+	case PW_K_VA:
+	case PW_K_MEMHANDLE: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_OUT_POOL:
+	case PW_K_OUT_MEMHANDLE: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_ULL: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_ALLOCPROP: put_allocprop(w, k, pw_rec_snap(r, i, sizeof(hipMemAllocationProp))); break;
+	case PW_K_ACCESS: put_access(w, k, r, i); break;
 	case PW_K_HTYPE: { /* the name, as CUDA's rows write it, or the number */
 		const char *n = handle_type_name((int64_t)v);
 		pw_jw_key(w, k);

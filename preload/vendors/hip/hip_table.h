@@ -126,6 +126,33 @@
 	(OUT_PTR, void **, ptr), (POOL, hipMemPool_t, pool), \
 	    (EXPORTDATA, hipMemPoolPtrExportData *, export_data)
 
+/* Virtual memory (5.2, exported at hip_5.1): :6314 hipMemCreate, :6327
+ * hipMemExportToShareableHandle, :6374 hipMemImportFromShareableHandle,
+ * :6388 hipMemMap, :6410 hipMemRelease, :6421 hipMemRetainAllocationHandle,
+ * :6434 hipMemSetAccess, :6445 hipMemUnmap.  Kinds as cuda_table.h's: VA an
+ * address of a reservation, MEMHANDLE / OUT_MEMHANDLE a
+ * hipMemGenericAllocationHandle_t, ALLOCPROP the hipMemAllocationProp
+ * ("dev", "handle_types"), ACCESS the hipMemAccessDesc array, ULL the
+ * unsigned long long flags. */
+#define PW_HIP_SIG_MEM_CREATE                                                              \
+	(OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (SIZE, size_t, bytes), \
+	    (ALLOCPROP, const hipMemAllocationProp *, prop), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_EXPORT                                                                     \
+	(OUT_SHAREABLE, void *, shareable), (MEMHANDLE, hipMemGenericAllocationHandle_t, handle), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_IMPORT                                                                       \
+	(OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (SHAREABLE, void *, shareable), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type)
+#define PW_HIP_SIG_MEM_MAP                                                \
+	(VA, void *, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset), \
+	    (MEMHANDLE, hipMemGenericAllocationHandle_t, handle), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_RELEASE (MEMHANDLE, hipMemGenericAllocationHandle_t, handle)
+#define PW_HIP_SIG_MEM_RETAIN (OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (HPTR, void *, ptr)
+#define PW_HIP_SIG_MEM_SET_ACCESS                                                              \
+	(PTR, void *, ptr), (SIZE, size_t, bytes), (ACCESS, const hipMemAccessDesc *, access), \
+	    (SIZE, size_t, count)
+#define PW_HIP_SIG_MEM_UNMAP (VA, void *, ptr), (SIZE, size_t, bytes)
+
 #define PW_HIP_FUNCS(X)                                                                                 \
 	/* peer */                                                                                      \
 	X(hipDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                  \
@@ -176,7 +203,16 @@
 	X(hipMemPoolExportPointer, , IPC, POOL_EXPORT_PTR, 0, (PW_HIP_SIG_POOL_EXPORT_PTR))             \
 	X(hipMemPoolImportPointer, , IPC, POOL_IMPORT_PTR, PW_RANGE_NOTE, (PW_HIP_SIG_POOL_IMPORT_PTR)) \
 	X(hipMallocFromPoolAsync, , SUPPORT, POOL_ALLOC, PW_RANGE_NOTE, (PW_HIP_SIG_POOL_ALLOC))        \
-	X(hipMemPoolDestroy, , SUPPORT, POOL_DESTROY, 0, (PW_HIP_SIG_POOL_DESTROY))
+	X(hipMemPoolDestroy, , SUPPORT, POOL_DESTROY, 0, (PW_HIP_SIG_POOL_DESTROY))                     \
+	/* virtual memory, and its allocations shared between processes */                              \
+	X(hipMemCreate, , SUPPORT, VMM_CREATE, 0, (PW_HIP_SIG_MEM_CREATE))                              \
+	X(hipMemRelease, , SUPPORT, VMM_RELEASE, 0, (PW_HIP_SIG_MEM_RELEASE))                           \
+	X(hipMemMap, , SUPPORT, VMM_MAP, 0, (PW_HIP_SIG_MEM_MAP))                                       \
+	X(hipMemUnmap, , SUPPORT, VMM_UNMAP, 0, (PW_HIP_SIG_MEM_UNMAP))                                 \
+	X(hipMemSetAccess, , PEER, VMM_SET_ACCESS, 0, (PW_HIP_SIG_MEM_SET_ACCESS))                      \
+	X(hipMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_HIP_SIG_MEM_EXPORT))                 \
+	X(hipMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_HIP_SIG_MEM_IMPORT))               \
+	X(hipMemRetainAllocationHandle, , SUPPORT, VMM_RETAIN, 0, (PW_HIP_SIG_MEM_RETAIN))
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym
