@@ -4,7 +4,7 @@
  * processes), the managed-memory calls of the HIP managed-memory document; and the cases around
  * them that tests/integration/rules_hip.sh looks at in the trace:
  *
- *   hip_calls [--getproc] peer|ipc|managed|reset|vmm|all
+ *   hip_calls [--getproc] peer|ipc|managed|reset|vmm|vmm-released|all
  *   hip_calls [--getproc] skew FLAGS     (an IPC open with these flags)
  *
  * The runtime is reached one of three ways, as programs do: linked symbols
@@ -322,7 +322,9 @@ static int vmm_child(const char *fdarg)
 	return same ? 0 : 1;
 }
 
-static void vmm(void)
+/* released: the exporter releases its handle (the last reference: nothing
+ * mapped) before the importer imports; the fd it keeps holds the memory */
+static void vmm(int released)
 {
 	hipMemAllocationProp prop;
 	hipMemGenericAllocationHandle_t h, again;
@@ -338,6 +340,10 @@ static void vmm(void)
 	CK(H.hipMemRetainAllocationHandle(&again, va));
 	CK(H.hipMemRelease(again));
 	CK(H.hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 0));
+	if (released) {
+		vmm_unmap(va);
+		CK(H.hipMemRelease(h));
+	}
 	char fa[16];
 	snprintf(fa, sizeof fa, "%d", fd);
 	fflush(stdout);
@@ -352,8 +358,10 @@ static void vmm(void)
 		exit(1);
 	}
 	close(fd);
-	vmm_unmap(va);
-	CK(H.hipMemRelease(h));
+	if (!released) {
+		vmm_unmap(va);
+		CK(H.hipMemRelease(h));
+	}
 }
 
 /* ---- the HIP managed-memory document: allocate, advise, prefetch, query, attach, free ---- */
@@ -451,7 +459,9 @@ int main(int argc, char **argv)
 	if (argc - i == 2 && !strcmp(argv[i], "vmmchild"))
 		return vmm_child(argv[i + 1]);
 	if (argc - i < 1) {
-		fprintf(stderr, "usage: hip_calls [--getproc] peer|ipc|managed|reset|vmm|all|skew FLAGS\n");
+		fprintf(
+		    stderr,
+		    "usage: hip_calls [--getproc] peer|ipc|managed|reset|vmm|vmm-released|all|skew FLAGS\n");
 		return 2;
 	}
 	const char *what = argv[i];
@@ -465,7 +475,9 @@ int main(int argc, char **argv)
 	else if (!strcmp(what, "reset"))
 		reset();
 	else if (!strcmp(what, "vmm"))
-		vmm();
+		vmm(0);
+	else if (!strcmp(what, "vmm-released"))
+		vmm(1);
 	else if (!strcmp(what, "all"))
 		all();
 	else if (!strcmp(what, "skew") && argc - i == 2)
