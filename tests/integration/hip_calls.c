@@ -152,6 +152,7 @@ static void resolve(void)
 
 static int ndev;
 static hipStream_t stream;
+static int runtime_version;
 
 static void init(void)
 {
@@ -159,6 +160,7 @@ static void init(void)
 	resolve();
 	CK(H.hipGetDeviceCount(&ndev));
 	CK(H.hipRuntimeGetVersion(&v));
+	runtime_version = v;
 	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
 	CK(H.hipSetDevice(0));
 	CK(H.hipStreamCreate(&stream));
@@ -326,15 +328,20 @@ static int vmm_child(const char *fdarg)
  * mapped) before the importer imports; the fd it keeps holds the memory */
 static void vmm(int released)
 {
+	/* the properties in the layout of the runtime's version (reordered in 5.3) */
 	hipMemAllocationProp prop;
+	struct pw_hip52_mem_allocation_prop prop52;
 	hipMemGenericAllocationHandle_t h, again;
 	int fd = -1;
 	memset(&prop, 0, sizeof prop);
-	prop.type = hipMemAllocationTypePinned;
-	prop.location.type = hipMemLocationTypeDevice;
-	prop.location.id = 0;
-	prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
-	CK(H.hipMemCreate(&h, VMM_BYTES, &prop, 0));
+	memset(&prop52, 0, sizeof prop52);
+	prop.type = prop52.type = hipMemAllocationTypePinned;
+	prop.location.type = prop52.location.type = hipMemLocationTypeDevice;
+	prop.location.id = prop52.location.id = 0;
+	prop.requestedHandleType = prop52.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+	const void *props =
+	    runtime_version < PW_HIP_ALLOCPROP_53 ? (const void *)&prop52 : (const void *)&prop;
+	CK(H.hipMemCreate(&h, VMM_BYTES, (const hipMemAllocationProp *)props, 0));
 	void *va = vmm_map(h, 0);
 	memcpy(va, "peerwatch-vmm", 14); /* the simulator's memory is the host's */
 	CK(H.hipMemRetainAllocationHandle(&again, va));

@@ -122,6 +122,8 @@ for major in 5 6 7; do
 	[ -n "$lib" ] || continue
 	seq_clean "vmm-so$major" "$lib" "$C" vmm || continue
 	want_apis "$WORK/seq-vmm-so$major" "virtual memory (.so.$major)" $VMM_APIS
+	check "virtual memory (.so.$major): hipMemCreate's properties read in this version's layout (dev 0, posix_fd)" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipMemCreate" and .args.dev==0 and .args.handle_types==["posix_fd"])' "$WORK/seq-vmm-so$major"/trace/*.pw.jsonl
 done
 if seq_clean "vmm-getproc" "$S6" "$CL" --getproc vmm; then
 	want_apis "$WORK/seq-vmm-getproc" "virtual memory (linked, hipGetProcAddress)" $VMM_APIS

@@ -201,7 +201,7 @@ typedef struct hipMemPoolPtrExportData {
 	unsigned char reserved[64];
 } hipMemPoolPtrExportData;
 
-/* Virtual memory ([H52] :843-855, :6179-6191; the same in 6.x and 7.x). */
+/* Virtual memory ([H52] :843-855, :6179-6191). */
 typedef enum hipMemAccessFlags {
 	hipMemAccessFlagsProtNone = 0,
 	hipMemAccessFlagsProtRead = 1,
@@ -211,6 +211,21 @@ typedef struct hipMemAccessDesc {
 	hipMemLocation location;
 	hipMemAccessFlags flags;
 } hipMemAccessDesc;
+/* Reordered in 5.3 (ROCm/HIP rocm-5.3.0; the same in 6.x and 7.x): the .so.5
+ * build is 5.2.3's ([H52] :6179). */
+#if PWSIM_HIP_MAJOR >= 6
+typedef struct hipMemAllocationProp {
+	hipMemAllocationType type;
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+	} allocFlags;
+} hipMemAllocationProp;
+#else
 typedef struct hipMemAllocationProp {
 	unsigned char compressionType;
 	hipMemLocation location;
@@ -219,6 +234,8 @@ typedef struct hipMemAllocationProp {
 	unsigned short usage;
 	void *win32HandleMetaData;
 } hipMemAllocationProp;
+#endif
+_Static_assert(sizeof(hipMemAllocationProp) == 32, "hipMemAllocationProp is 32 bytes");
 typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
 
 /* ---- version, devices, errors ---- */

@@ -189,17 +189,35 @@ typedef struct hipMemPoolPtrExportData {
 } hipMemPoolPtrExportData;
 
 /* Virtual memory (5.2, exported at hip_5.1): [H52]:6191 the allocation
- * handle, :6179-6186 its properties (the handle types are the pools'
- * above), :843-855 the access descriptor; the same in [H62] and [HRS]. */
+ * handle; :843-855 the access descriptor, the same in [H62] and [HRS].
+ * hipMemAllocationProp (32 bytes) was reordered in 5.3 (ROCm/HIP
+ * rocm-5.3.0, the same in [H62] and [HRS]): hipMemAllocationProp here is
+ * that layout, struct pw_hip52_mem_allocation_prop the one of 5.2
+ * ([H52]:6179-6186); the layer decodes it by the runtime's version. */
 typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
 typedef struct hipMemAllocationProp {
+	int type; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+	} allocFlags;
+} hipMemAllocationProp;
+struct pw_hip52_mem_allocation_prop {
 	unsigned char compressionType;
 	hipMemLocation location;
 	hipMemAllocationHandleType requestedHandleType;
-	int type; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	int type;
 	unsigned short usage;
 	void *win32HandleMetaData;
-} hipMemAllocationProp;
+};
+_Static_assert(sizeof(hipMemAllocationProp) == 32 && sizeof(struct pw_hip52_mem_allocation_prop) == 32,
+               "hipMemAllocationProp is 32 bytes in 5.2 and after");
+/* The first runtime (HIP_VERSION) with the 5.3 layout. */
+#define PW_HIP_ALLOCPROP_53 50300000
 #define hipMemAccessFlagsProtNone 0
 #define hipMemAccessFlagsProtRead 1
 #define hipMemAccessFlagsProtReadWrite 3

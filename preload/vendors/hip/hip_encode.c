@@ -159,28 +159,48 @@ static void put_shareable(struct pw_jw *w, const char *k, const struct pw_rcall 
 	}
 }
 
-/* A hipMemAllocationProp: the device it is on and the handle types it may
- * be exported as (one type in HIP's struct), as CUDA's rows write them. */
-static void put_allocprop(struct pw_jw *w, const char *k, const hipMemAllocationProp *p)
+/* A hipMemAllocationProp as saved: its bytes and the runtime's version,
+ * which says the layout (reordered in 5.3: abi/hip.h). */
+struct snap_prop {
+	unsigned char bytes[sizeof(hipMemAllocationProp)];
+	int version;
+};
+
+/* The device it is on and the handle types it may be exported as (one type
+ * in HIP's struct), as CUDA's rows write them. */
+static void put_allocprop(struct pw_jw *w, const char *k, const struct snap_prop *o)
 {
-	if (!p) {
+	if (!o) {
 		pw_jw_key(w, k);
 		pw_jw_raw(w, "null", 4);
 		return;
 	}
-	pw_jw_kv_i64(w, "dev", p->location.id);
-	if (p->location.type != hipMemLocationTypeDevice) {
-		const char *t = pw_event_loc_type_name(p->location.type);
+	hipMemLocation loc;
+	hipMemAllocationHandleType type;
+	if (o->version && o->version < PW_HIP_ALLOCPROP_53) {
+		struct pw_hip52_mem_allocation_prop p;
+		memcpy(&p, o->bytes, sizeof p);
+		loc = p.location;
+		type = p.requestedHandleType;
+	} else {
+		hipMemAllocationProp p;
+		memcpy(&p, o->bytes, sizeof p);
+		loc = p.location;
+		type = p.requestedHandleType;
+	}
+	pw_jw_kv_i64(w, "dev", loc.id);
+	if (loc.type != hipMemLocationTypeDevice) {
+		const char *t = pw_event_loc_type_name(loc.type);
 		pw_jw_kv_str(w, "location_type", t ? t : "?");
 	}
 	pw_jw_key(w, "handle_types");
 	pw_jw_ch(w, '[');
-	if (p->requestedHandleType != hipMemHandleTypeNone) {
-		const char *n = handle_type_name(p->requestedHandleType);
+	if (type != hipMemHandleTypeNone) {
+		const char *n = handle_type_name(type);
 		if (n)
 			pw_jw_str(w, n);
 		else
-			pw_jw_i64(w, p->requestedHandleType);
+			pw_jw_i64(w, type);
 	}
 	pw_jw_ch(w, ']');
 }
@@ -254,7 +274,14 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(hipMemGenericAllocationHandle_t));
 		break;
-	case PW_K_ALLOCPROP: pw_event_snap_deref(s, i, v, sizeof(hipMemAllocationProp)); break;
+	case PW_K_ALLOCPROP:
+		if (v) {
+			struct snap_prop o;
+			memcpy(o.bytes, (const void *)(uintptr_t)v, sizeof o.bytes);
+			o.version = pw_hip_runtime_version();
+			pw_snap_copy(s, i, &o, sizeof o);
+		}
+		break;
 	case PW_K_ACCESS:
 		if (v)
 			pw_snap_copy(s, i, (const void *)(uintptr_t)v,
@@ -309,7 +336,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_OUT_POOL:
 	case PW_K_OUT_MEMHANDLE: pw_event_put_out_word(w, k, r, i); break;
 	case PW_K_ULL: pw_jw_kv_u64(w, k, v); break;
-	case PW_K_ALLOCPROP: put_allocprop(w, k, pw_rec_snap(r, i, sizeof(hipMemAllocationProp))); break;
+	case PW_K_ALLOCPROP: put_allocprop(w, k, pw_rec_snap(r, i, sizeof(struct snap_prop))); break;
 	case PW_K_ACCESS: put_access(w, k, r, i); break;
 	case PW_K_HTYPE: { /* the name, as CUDA's rows write it, or the number */
 		const char *n = handle_type_name((int64_t)v);

@@ -132,7 +132,8 @@
  * :6434 hipMemSetAccess, :6445 hipMemUnmap.  Kinds as cuda_table.h's: VA an
  * address of a reservation, MEMHANDLE / OUT_MEMHANDLE a
  * hipMemGenericAllocationHandle_t, ALLOCPROP the hipMemAllocationProp
- * ("dev", "handle_types"), ACCESS the hipMemAccessDesc array, ULL the
+ * ("dev", "handle_types"; its layout changed in 5.3, read by the runtime's
+ * version), ACCESS the hipMemAccessDesc array, ULL the
  * unsigned long long flags. */
 #define PW_HIP_SIG_MEM_CREATE                                                              \
 	(OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (SIZE, size_t, bytes), \
