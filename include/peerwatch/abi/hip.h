@@ -176,8 +176,10 @@ typedef struct hipUUID_t {
 
 /* Stream-ordered pools shared between processes (the pool IPC calls came
  * in 5.2, exported at hip_5.1).  hipMemPool_t is [H52]:559; the handle
- * types [H52]:873-878, the same in [H62] and [HRS]; the export data
- * [H52]:895-897, 64 opaque bytes. */
+ * types [H52]:873-878, the same in [H62] and in 7.x through 7.2 (a fabric
+ * type announced for later releases is written as its number); the export
+ * data [H52]:895-897, 64 opaque bytes.  hipMemPoolProps (not read here)
+ * gained maxSize in 6.x, inside its reserved bytes. */
 typedef struct ihipMemPoolHandle_t *hipMemPool_t;
 typedef int hipMemAllocationHandleType; /* enum */
 #define hipMemHandleTypeNone 0x0
