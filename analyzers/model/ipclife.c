@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/show.h"
+#include "model/catalog.h"
 #include "model/ipclife.h"
 #include "model/procs.h"
 #include "read/trace.h"
@@ -660,7 +661,11 @@ static void released_imports(struct ipc_report *r, const struct pw_input *in, co
 		if (x->op == OP_VMM_EXPORT && x->ret == 0 && x->has_vh)
 			exp = x;
 	}
-	if (!exp)
+	/* only where the rule has the exporter's vendor's words (rules_cites.h):
+	 * CUDA's cuMemRelease sentence; HIP's hipMemRelease page says nothing of
+	 * the shareable handles */
+	struct rule_cite words;
+	if (!exp || !an_rule_words("vmm.import.released", exp->vendor, &words))
 		return;
 	int refs = 1;
 	for (size_t i = 0; i < sh->recs.len; i++) {

@@ -924,6 +924,23 @@
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__VA.html",                               \
 	  "silent: the mapping and its memory live until the process ends",                                  \
 	  "cuMemUnmap every mapping (then cuMemRelease and cuMemAddressFree) when done with it")             \
+	C(POOL_FLAGS, PW_V_HIP,                                                                              \
+	  "HIP Runtime API, Stream Ordered Memory Allocator, hipMemPoolExportToShareableHandle and "         \
+	  "hipMemPoolImportFromShareableHandle (parameter flags)",                                           \
+	  "[in] flags Must be 0",                                                                            \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/.doxygen/docBin/html/group___stream_o.html",     \
+	  "rejects: hipErrorInvalidValue (1) from both (clr hip_mempool.cpp), no handle written and no "     \
+	  "pool imported",                                                                                   \
+	  "pass 0 as flags: the handle type alone says what the OS handle is")                               \
+	C(POOL_IMPORTED_ALLOC, PW_V_HIP,                                                                     \
+	  "HIP Runtime API, Stream Ordered Memory Allocator, hipMemPoolImportFromShareableHandle",           \
+	  "Imported memory pools do not support creating new allocations. As such imported memory pools "    \
+	  "may not be used in hipDeviceSetMemPool or hipMallocFromPoolAsync calls.",                         \
+	  "https://rocm.docs.amd.com/projects/HIP/en/latest/.doxygen/docBin/html/group___stream_o.html",     \
+	  "not measured: clr's hipMallocFromPoolAsync does not ask whether the pool was imported "           \
+	  "(hip_mempool.cpp), so what the allocation is depends on the runtime's version",                   \
+	  "allocate in the exporting process and share each allocation with hipMemPoolExportPointer and "    \
+	  "hipMemPoolImportPointer; allocate here from a pool this process created (hipMemPoolCreate)")      \
 	C(PEER_QUERY_SELF, PW_V_ACL, "CANN AscendCL, Runtime API, aclrtDeviceCanAccessPeer",                 \
 	  "deviceId: ID of the specified device, which must be different from peerDeviceId.",                \
 	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \

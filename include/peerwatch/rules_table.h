@@ -471,6 +471,14 @@
 	  "cuda.h :13060 (cuMemUnmap): Any backing memory allocations will be freed if there are no "        \
 	  "existing mappings and there are no unreleased memory handles",                                    \
 	  "a virtual-memory mapping still there when the process exits")                                     \
+	X(POOL_FLAGS, "pool.flags", PW_SEV_ERROR, PW_V_HIP, PW_OPBIT(POOL_EXPORT) | PW_OPBIT(POOL_IMPORT),   \
+	  "HIP Runtime API, Stream Ordered Memory Allocator, hipMemPoolExportToShareableHandle and "         \
+	  "hipMemPoolImportFromShareableHandle (flags: Must be 0)",                                          \
+	  "a memory pool exported to, or imported from, an OS handle with flags other than 0")               \
+	X(POOL_IMPORTED_ALLOC, "pool.imported.alloc", PW_SEV_ERROR, PW_V_HIP, PW_OPBIT(POOL_ALLOC),          \
+	  "HIP Runtime API, Stream Ordered Memory Allocator, hipMemPoolImportFromShareableHandle (note: "    \
+	  "imported memory pools do not support creating new allocations)",                                  \
+	  "an allocation asked of a memory pool this process imported from another process")                 \
 	X(IPC_EXPORT_POOL_OR_VMM, "ipc.export.pool-or-vmm", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(IPC_EXPORT),   \
 	  "cuda.h :9333 (cuIpcGetMemHandle): dptr - Base pointer to previously allocated device memory "     \
 	  "(cuMemAlloc); pool memory is shared with cuMemPoolExportPointer, virtual memory with "            \

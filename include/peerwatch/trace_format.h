@@ -84,6 +84,8 @@
 	X(POOL_EXPORT_PTR, "pool_export_ptr", CALL, "exports an allocation of a shared pool")               \
 	X(POOL_IMPORT_PTR, "pool_import_ptr", CALL, "imports an allocation of a shared pool")               \
 	X(POOL_SET_ACCESS, "pool_set_access", CALL, "grants devices access to a memory pool")               \
+	X(POOL_ALLOC, "pool_alloc", CALL, "allocates from a given memory pool, stream-ordered")             \
+	X(POOL_DESTROY, "pool_destroy", CALL, "destroys a memory pool (one created, or one imported)")      \
 	X(EXIT, "exit", END, "the process ends with an IPC mapping still open")                             \
 	X(IPC_EVENT_EXIT, "ipc_event_exit", END,                                                            \
 	  "the process ends with an event an IPC open made still there")                                    \

@@ -1,7 +1,7 @@
-/* Rules on CUDA virtual memory and stream-ordered pools shared across
- * processes (cuda.h cuMem* VMM and pool functions).  Each reads
- * only the op: cuda_ops_vmm.c copies in what the VMM state, the registry
- * and the driver know. */
+/* Rules on virtual memory and stream-ordered pools shared across
+ * processes (cuda.h cuMem* VMM and pool functions; HIP's hipMemPool*).
+ * Each reads only the op: cuda_ops_vmm.c and hip_ops.c copy in what the VMM
+ * state, the pools imported, the registry and the runtime know. */
 #include <inttypes.h>
 #include <stdio.h>
 
@@ -117,5 +117,32 @@ PW_RULE_FN(IPC_EXPORT_POOL_OR_VMM)
 		         op->api, op->dst.ptr);
 	else
 		return false;
+	return true;
+}
+
+/* HIP Runtime API, hipMemPoolExportToShareableHandle and
+ * hipMemPoolImportFromShareableHandle: "[in] flags Must be 0". */
+PW_RULE_FN(POOL_FLAGS)
+{
+	(void)s;
+	if (!op->flags)
+		return false;
+	snprintf(msg, len, "%s with flags 0x%" PRIx64 ": the flags of a pool's %s must be 0", op->api,
+	         op->flags, op->kind == PW_OP_POOL_EXPORT ? "export" : "import");
+	return true;
+}
+
+/* HIP Runtime API, hipMemPoolImportFromShareableHandle: "Imported memory
+ * pools do not support creating new allocations". */
+PW_RULE_FN(POOL_IMPORTED_ALLOC)
+{
+	(void)s;
+	if (!op->pool_imported)
+		return false;
+	snprintf(msg, len,
+	         "%s asks %" PRIu64 " bytes of pool 0x%" PRIx64
+	         ", which this process imported from another one: an imported pool makes no new "
+	         "allocations, only imports the exporter's (hipMemPoolImportPointer)",
+	         op->api, op->bytes, op->pool);
 	return true;
 }

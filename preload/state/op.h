@@ -151,6 +151,8 @@ struct pw_op {
 	bool vmm_known;         /* export: the handle was created (or imported) in this process */
 	unsigned vmm_types;     /* export: the types the allocation was created for */
 	bool dst_pool, dst_vmm; /* legacy IPC export: dst is pool / VMM-mapped memory */
+	uint64_t pool;          /* pool calls: the memory pool */
+	bool pool_imported;     /* pool alloc: the pool came from an import in this process */
 	bool vmm_dst_mapped;    /* copies: dst lies in a VMM mapping of this process */
 	bool vmm_src_mapped;    /* copies: src lies in a VMM mapping of this process */
 	uint64_t vmm_dst_rw;    /* bit d: device d may write the dst mapping */

@@ -43,6 +43,24 @@ offline_case cuda vmm.import.released warning violations
 offline_case hip ipc.open.stale error hip_violations PWSIM_DEVICES=2
 offline_case hip ipc.open.unreachable error hip_violations PWSIM_DEVICES=2 PWSIM_PEERS=none
 
+# vmm.import.released is CUDA's rule (cuMemRelease's sentence); HIP's
+# hipMemRelease page says nothing of shareable handles, so a HIP import
+# after its exporter released the allocation derives nothing, though the
+# ipc report shows the release before the import.
+d="$WORK/offline-hip-vmm-released"
+rm -rf "$d"
+if env PWSIM_DEVICES=2 "$PW" -q -o "$d" --mode warn --options registry=0 -- \
+	"$B/tests/hip_calls-linked" vmm-released >/dev/null 2>"$d.err"; then
+	an ipc --json "$d"
+	check "offline hip: the ipc report shows a hipMemRelease of the exporter before the import" \
+		jqt '[.shared[] | select(.kind=="vmm") | .life[] | .op] | (index("release") // 99) < (index("import") // -1)' \
+		"$WORK/o.out"
+	an violations --json "$d"
+	check "offline hip: an import after the exporter's release derives no finding of CUDA's rule (got: $(jq -r '[.findings[].rule] | join(" ")' "$WORK/o.out" 2>/dev/null))" \
+		jqt '.findings | length == 0' "$WORK/o.out"
+else
+	bad "offline hip vmm-released: the program failed: $(tail -2 "$d.err")"
+fi
 # ACL's IPC by key (acl_doc NAME: each scenario is one case): the exporter's
 # free or close of the key while an import is open, and an import after the
 # free; the near miss of each gives nothing, with the registry off or on.

@@ -788,7 +788,9 @@ def released_imports(sh, by_index):
         return []
     recs = sh["recs"]
     exp = next((r for r in recs if r.op == "vmm_export" and r.ret == 0 and r.vh is not None), None)
-    if exp is None:
+    # CUDA's rule only (its cuMemRelease sentence): HIP's hipMemRelease says
+    # nothing of the shareable handles
+    if exp is None or exp.vendor != "cuda":
         return []
     out, refs, rel = [], 1, None
     for r in recs:

@@ -60,6 +60,42 @@ hipError_t hipMemRangeGetAttributes(void **data, size_t *data_sizes, hipMemRange
 hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length, unsigned int flags);
 hipError_t hipFree(void *ptr);
 hipError_t hipDeviceReset(void);
+/* pools shared between processes ([H52] :882 hipMemPoolProps, untraced
+ * hipMemPoolCreate :2906; the rest traced) */
+typedef struct hipMemPoolProps {
+	int allocType; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	hipMemAllocationHandleType handleTypes;
+	hipMemLocation location;
+	void *win32SecurityAttributes;
+	unsigned char reserved[64];
+} hipMemPoolProps;
+#define hipMemAllocationTypePinned 0x1
+hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props);
+hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool);
+hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool, hipStream_t stream);
+hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
+                                             hipMemAllocationHandleType handle_type, unsigned int flags);
+hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
+                                               hipMemAllocationHandleType handle_type, unsigned int flags);
+hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
+hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
+                                   hipMemPoolPtrExportData *export_data);
+/* virtual memory ([H52] :6287, :6301 untraced; the rest traced) */
+hipError_t hipMemAddressFree(void *devPtr, size_t size);
+hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                unsigned long long flags);
+hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                        const hipMemAllocationProp *prop, unsigned long long flags);
+hipError_t hipMemExportToShareableHandle(void *shareableHandle, hipMemGenericAllocationHandle_t handle,
+                                         hipMemAllocationHandleType handleType, unsigned long long flags);
+hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle, void *osHandle,
+                                           hipMemAllocationHandleType shHandleType);
+hipError_t hipMemMap(void *ptr, size_t size, size_t offset, hipMemGenericAllocationHandle_t handle,
+                     unsigned long long flags);
+hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle);
+hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr);
+hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count);
+hipError_t hipMemUnmap(void *ptr, size_t size);
 
 #define hipMemcpyHostToDevice 1 /* hipMemcpyKind, [H52] */
 #define hipMemcpyDeviceToHost 2

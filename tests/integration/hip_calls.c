@@ -4,7 +4,7 @@
  * processes), the managed-memory calls of the HIP managed-memory document; and the cases around
  * them that tests/integration/rules_hip.sh looks at in the trace:
  *
- *   hip_calls [--getproc] peer|ipc|managed|reset|all
+ *   hip_calls [--getproc] peer|ipc|managed|reset|vmm|vmm-released|all
  *   hip_calls [--getproc] skew FLAGS     (an IPC open with these flags)
  *
  * The runtime is reached one of three ways, as programs do: linked symbols
@@ -23,41 +23,54 @@
 #include "hip_api.h"
 
 /* name, return type, parameter types */
-#define HIP_FNS(X)                                                                               \
-	X(hipGetDeviceCount, (int *))                                                            \
-	X(hipSetDevice, (int))                                                                   \
-	X(hipRuntimeGetVersion, (int *))                                                         \
-	X(hipMalloc, (void **, size_t))                                                          \
-	X(hipMemcpy, (void *, const void *, size_t, int))                                        \
-	X(hipStreamCreate, (hipStream_t *))                                                      \
-	X(hipStreamSynchronize, (hipStream_t))                                                   \
-	X(hipEventCreateWithFlags, (hipEvent_t *, unsigned))                                     \
-	X(hipEventDestroy, (hipEvent_t))                                                         \
-	X(hipDeviceCanAccessPeer, (int *, int, int))                                             \
-	X(hipDeviceEnablePeerAccess, (int, unsigned))                                            \
-	X(hipDeviceDisablePeerAccess, (int))                                                     \
-	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                          \
-	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                   \
-	X(hipDevicePrimaryCtxRetain, (hipCtx_t *, int))                                          \
-	X(hipGetDevice, (int *))                                                                 \
-	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                         \
-	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                               \
-	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))             \
-	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                     \
-	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                           \
-	X(hipIpcCloseMemHandle, (void *))                                                        \
-	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                             \
-	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                            \
-	X(hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                             \
-	X(hipMallocManaged, (void **, size_t, unsigned))                                         \
-	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                         \
-	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                            \
-	X(hipMemRangeGetAttribute, (void *, size_t, hipMemRangeAttribute, const void *, size_t)) \
-	X(hipMemRangeGetAttributes,                                                              \
-	  (void **, size_t *, hipMemRangeAttribute *, size_t, const void *, size_t))             \
-	X(hipStreamAttachMemAsync, (hipStream_t, void *, size_t, unsigned))                      \
-	X(hipFree, (void *))                                                                     \
-	X(hipDeviceReset, (void))
+#define HIP_FNS(X)                                                                                       \
+	X(hipGetDeviceCount, (int *))                                                                    \
+	X(hipSetDevice, (int))                                                                           \
+	X(hipRuntimeGetVersion, (int *))                                                                 \
+	X(hipMalloc, (void **, size_t))                                                                  \
+	X(hipMemcpy, (void *, const void *, size_t, int))                                                \
+	X(hipStreamCreate, (hipStream_t *))                                                              \
+	X(hipStreamSynchronize, (hipStream_t))                                                           \
+	X(hipEventCreateWithFlags, (hipEvent_t *, unsigned))                                             \
+	X(hipEventDestroy, (hipEvent_t))                                                                 \
+	X(hipDeviceCanAccessPeer, (int *, int, int))                                                     \
+	X(hipDeviceEnablePeerAccess, (int, unsigned))                                                    \
+	X(hipDeviceDisablePeerAccess, (int))                                                             \
+	X(hipCtxEnablePeerAccess, (hipCtx_t, unsigned))                                                  \
+	X(hipCtxDisablePeerAccess, (hipCtx_t))                                                           \
+	X(hipDevicePrimaryCtxRetain, (hipCtx_t *, int))                                                  \
+	X(hipGetDevice, (int *))                                                                         \
+	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                                 \
+	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                       \
+	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                     \
+	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                             \
+	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                                   \
+	X(hipIpcCloseMemHandle, (void *))                                                                \
+	X(hipIpcGetEventHandle, (hipIpcEventHandle_t *, hipEvent_t))                                     \
+	X(hipIpcOpenEventHandle, (hipEvent_t *, hipIpcEventHandle_t))                                    \
+	X(hipDeviceGetAttribute, (int *, hipDeviceAttribute_t, int))                                     \
+	X(hipMallocManaged, (void **, size_t, unsigned))                                                 \
+	X(hipMemPrefetchAsync, (const void *, size_t, int, hipStream_t))                                 \
+	X(hipMemAdvise, (const void *, size_t, hipMemoryAdvise, int))                                    \
+	X(hipMemRangeGetAttribute, (void *, size_t, hipMemRangeAttribute, const void *, size_t))         \
+	X(hipMemRangeGetAttributes,                                                                      \
+	  (void **, size_t *, hipMemRangeAttribute *, size_t, const void *, size_t))                     \
+	X(hipStreamAttachMemAsync, (hipStream_t, void *, size_t, unsigned))                              \
+	X(hipFree, (void *))                                                                             \
+	X(hipDeviceReset, (void))                                                                        \
+	X(hipMemAddressReserve, (void **, size_t, size_t, void *, unsigned long long))                   \
+	X(hipMemAddressFree, (void *, size_t))                                                           \
+	X(hipMemCreate,                                                                                  \
+	  (hipMemGenericAllocationHandle_t *, size_t, const hipMemAllocationProp *, unsigned long long)) \
+	X(hipMemExportToShareableHandle,                                                                 \
+	  (void *, hipMemGenericAllocationHandle_t, hipMemAllocationHandleType, unsigned long long))     \
+	X(hipMemImportFromShareableHandle,                                                               \
+	  (hipMemGenericAllocationHandle_t *, void *, hipMemAllocationHandleType))                       \
+	X(hipMemMap, (void *, size_t, size_t, hipMemGenericAllocationHandle_t, unsigned long long))      \
+	X(hipMemUnmap, (void *, size_t))                                                                 \
+	X(hipMemSetAccess, (void *, size_t, const hipMemAccessDesc *, size_t))                           \
+	X(hipMemRelease, (hipMemGenericAllocationHandle_t))                                              \
+	X(hipMemRetainAllocationHandle, (hipMemGenericAllocationHandle_t *, void *))
 
 /* ROCm 7.1 only: looked up, called when present. */
 typedef hipError_t (*prefetch_v2_fn)(const void *, size_t, hipMemLocation, unsigned, hipStream_t);
@@ -139,6 +152,7 @@ static void resolve(void)
 
 static int ndev;
 static hipStream_t stream;
+static int runtime_version;
 
 static void init(void)
 {
@@ -146,6 +160,7 @@ static void init(void)
 	resolve();
 	CK(H.hipGetDeviceCount(&ndev));
 	CK(H.hipRuntimeGetVersion(&v));
+	runtime_version = v;
 	lazy = v >= 60000000 ? PW_HIP_IPC_LAZY_6 : PW_HIP_IPC_LAZY_5;
 	CK(H.hipSetDevice(0));
 	CK(H.hipStreamCreate(&stream));
@@ -271,6 +286,91 @@ static void ipc(int use_flags, unsigned flags)
 	CK(H.hipFree(a));
 }
 
+/* ---- virtual memory shared with another process: create, export, map
+ * and grant here; import, map, grant, read there; then unmap and release ---- */
+#define VMM_BYTES (2u << 20)
+
+static void *vmm_map(hipMemGenericAllocationHandle_t h, int dev)
+{
+	void *va = NULL;
+	hipMemAccessDesc acc;
+	memset(&acc, 0, sizeof acc);
+	acc.location.type = hipMemLocationTypeDevice;
+	acc.location.id = dev;
+	acc.flags = hipMemAccessFlagsProtReadWrite;
+	CK(H.hipMemAddressReserve(&va, VMM_BYTES, 0, NULL, 0));
+	CK(H.hipMemMap(va, VMM_BYTES, 0, h, 0));
+	CK(H.hipMemSetAccess(va, VMM_BYTES, &acc, 1));
+	return va;
+}
+
+static void vmm_unmap(void *va)
+{
+	CK(H.hipMemUnmap(va, VMM_BYTES));
+	CK(H.hipMemAddressFree(va, VMM_BYTES));
+}
+
+static int vmm_child(const char *fdarg)
+{
+	hipMemGenericAllocationHandle_t h;
+	init();
+	CK(H.hipSetDevice(1));
+	CK(H.hipMemImportFromShareableHandle(&h, (void *)(intptr_t)atoi(fdarg),
+	                                     hipMemHandleTypePosixFileDescriptor));
+	void *va = vmm_map(h, 1);
+	int same = !memcmp(va, "peerwatch-vmm", 14);
+	vmm_unmap(va);
+	CK(H.hipMemRelease(h));
+	return same ? 0 : 1;
+}
+
+/* released: the exporter releases its handle (the last reference: nothing
+ * mapped) before the importer imports; the fd it keeps holds the memory */
+static void vmm(int released)
+{
+	/* the properties in the layout of the runtime's version (reordered in 5.3) */
+	hipMemAllocationProp prop;
+	struct pw_hip52_mem_allocation_prop prop52;
+	hipMemGenericAllocationHandle_t h, again;
+	int fd = -1;
+	memset(&prop, 0, sizeof prop);
+	memset(&prop52, 0, sizeof prop52);
+	prop.type = prop52.type = hipMemAllocationTypePinned;
+	prop.location.type = prop52.location.type = hipMemLocationTypeDevice;
+	prop.location.id = prop52.location.id = 0;
+	prop.requestedHandleType = prop52.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+	const void *props =
+	    runtime_version < PW_HIP_ALLOCPROP_53 ? (const void *)&prop52 : (const void *)&prop;
+	CK(H.hipMemCreate(&h, VMM_BYTES, (const hipMemAllocationProp *)props, 0));
+	void *va = vmm_map(h, 0);
+	memcpy(va, "peerwatch-vmm", 14); /* the simulator's memory is the host's */
+	CK(H.hipMemRetainAllocationHandle(&again, va));
+	CK(H.hipMemRelease(again));
+	CK(H.hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 0));
+	if (released) {
+		vmm_unmap(va);
+		CK(H.hipMemRelease(h));
+	}
+	char fa[16];
+	snprintf(fa, sizeof fa, "%d", fd);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execl(self, self, getproc ? "--getproc" : "--", "vmmchild", fa, (char *)NULL);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		fprintf(stderr, "hip_calls: the importer failed\n");
+		exit(1);
+	}
+	close(fd);
+	if (!released) {
+		vmm_unmap(va);
+		CK(H.hipMemRelease(h));
+	}
+}
+
 /* ---- the HIP managed-memory document: allocate, advise, prefetch, query, attach, free ---- */
 static void managed(void)
 {
@@ -363,8 +463,12 @@ int main(int argc, char **argv)
 	if (argc - i == 5 && !strcmp(argv[i], "child"))
 		return ipc_child(argv[i + 1], argv[i + 2], (unsigned)strtoul(argv[i + 3], NULL, 0),
 		                 !strcmp(argv[i + 4], "ok"));
+	if (argc - i == 2 && !strcmp(argv[i], "vmmchild"))
+		return vmm_child(argv[i + 1]);
 	if (argc - i < 1) {
-		fprintf(stderr, "usage: hip_calls [--getproc] peer|ipc|managed|reset|all|skew FLAGS\n");
+		fprintf(
+		    stderr,
+		    "usage: hip_calls [--getproc] peer|ipc|managed|reset|vmm|vmm-released|all|skew FLAGS\n");
 		return 2;
 	}
 	const char *what = argv[i];
@@ -377,6 +481,10 @@ int main(int argc, char **argv)
 		managed();
 	else if (!strcmp(what, "reset"))
 		reset();
+	else if (!strcmp(what, "vmm"))
+		vmm(0);
+	else if (!strcmp(what, "vmm-released"))
+		vmm(1);
 	else if (!strcmp(what, "all"))
 		all();
 	else if (!strcmp(what, "skew") && argc - i == 2)

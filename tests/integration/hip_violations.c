@@ -201,6 +201,29 @@ static int child_main(const char *what, const char *hh, int in, int out)
 		CALL(hipMemcpyPeer(mine, 1, p, strcmp(what, "lazy-copy") ? 2 : 0, MIB));
 		HCHECK(hipFree(mine));
 		HCHECK(hipIpcCloseMemHandle(p));
+	} else if (!strncmp(what, "pool-import:", 12)) {
+		/* pool-import:FD:FLAGS:ALLOC, the handle's bytes the export data:
+		 * import the pool (fd inherited), then allocate from it (ALLOC 1)
+		 * or import the exporter's allocation and free it */
+		int fd = -1, alloc = 0;
+		unsigned flags = 0;
+		hipMemPool_t pool = NULL;
+		hipMemPoolPtrExportData x;
+		if (sscanf(what + 12, "%d:%u:%d", &fd, &flags, &alloc) != 3)
+			return 2;
+		memcpy(&x, &h, sizeof x);
+		if (flags) {
+			CALL(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+			                                         hipMemHandleTypePosixFileDescriptor, flags));
+		} else {
+			HCHECK(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+			                                           hipMemHandleTypePosixFileDescriptor, 0));
+			if (alloc)
+				CALL(hipMallocFromPoolAsync(&p, MIB, pool, stream));
+			HCHECK(hipMemPoolImportPointer(&q, pool, &x));
+			HCHECK(hipFree(q));
+			HCHECK(hipMemPoolDestroy(pool));
+		}
 	} else {
 		return 2;
 	}
@@ -397,6 +420,60 @@ static void ipc_child_scenario(const char *bad_what, const char *good_what, int 
 	hear(c.from);
 	reap(c);
 	HCHECK(hipFree(a));
+}
+
+/* A pool on device 0 made for posix fds, one allocation from it, both
+ * exported; the child imports them as `what` says (child_main). */
+static void pool_child_scenario(const char *what_fmt, int bad, unsigned export_flags)
+{
+	hipMemPoolProps props;
+	hipMemPool_t pool;
+	hipMemPoolPtrExportData x;
+	hipIpcMemHandle_t h;
+	void *p = NULL;
+	int fd = -1;
+	char what[64];
+	memset(&props, 0, sizeof props);
+	props.allocType = hipMemAllocationTypePinned;
+	props.handleTypes = hipMemHandleTypePosixFileDescriptor;
+	props.location.type = hipMemLocationTypeDevice;
+	props.location.id = 0;
+	HCHECK(hipMemPoolCreate(&pool, &props));
+	HCHECK(hipMallocFromPoolAsync(&p, MIB, pool, stream));
+	if (export_flags) {
+		CALL(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor,
+		                                       export_flags));
+	} else {
+		HCHECK(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+		HCHECK(hipMemPoolExportPointer(&x, p));
+		memset(&h, 0, sizeof h);
+		memcpy(&h, &x, sizeof x);
+		snprintf(what, sizeof what, what_fmt, fd, bad);
+		struct child c = spawn(what, &h);
+		hear(c.from);
+		reap(c);
+		close(fd);
+	}
+	HCHECK(hipFree(p));
+	HCHECK(hipMemPoolDestroy(pool));
+}
+
+/* hipMemPoolExportToShareableHandle, flags: "Must be 0" */
+static void pool_flags(int bad)
+{
+	pool_child_scenario("pool-import:%d:0:0", 0, bad ? 1 : 0);
+}
+
+/* hipMemPoolImportFromShareableHandle, flags: "Must be 0" */
+static void pool_flags_import(int bad)
+{
+	pool_child_scenario("pool-import:%d:%d:0", bad, 0);
+}
+
+/* "Imported memory pools do not support creating new allocations" */
+static void pool_imported_alloc(int bad)
+{
+	pool_child_scenario("pool-import:%d:0:%d", bad, 0);
 }
 
 static void ipc_open_flags(int bad)
@@ -807,6 +884,9 @@ static const struct {
     {"ipc.close.twice", ipc_close_twice},
     {"ipc.free-while-open", ipc_free_while_open},
     {"ipc.leak", ipc_leak},
+    {"pool.flags", pool_flags},
+    {"pool.flags/import", pool_flags_import},
+    {"pool.imported.alloc", pool_imported_alloc},
     {"managed.alloc.unqueried", managed_alloc_unqueried},
     {"managed.alloc.size-zero", managed_alloc_size_zero},
     {"managed.alloc.granularity", managed_alloc_granularity},

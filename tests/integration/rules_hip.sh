@@ -113,6 +113,23 @@ for major in 5 7; do
 		esac
 	done
 done
+# virtual memory shared with a child process (ROCm 5.2 and later): every call
+# traced on each build, and the analyzer pairs the export with the import by
+# the file of the shareable handle, as it does CUDA's
+VMM_APIS="hipMemCreate hipMemMap hipMemSetAccess hipMemRetainAllocationHandle hipMemExportToShareableHandle hipMemImportFromShareableHandle hipMemUnmap hipMemRelease"
+for major in 5 6 7; do
+	lib=$(simlib $major)
+	[ -n "$lib" ] || continue
+	seq_clean "vmm-so$major" "$lib" "$C" vmm || continue
+	want_apis "$WORK/seq-vmm-so$major" "virtual memory (.so.$major)" $VMM_APIS
+	check "virtual memory (.so.$major): hipMemCreate's properties read in this version's layout (dev 0, posix_fd)" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipMemCreate" and .args.dev==0 and .args.handle_types==["posix_fd"])' "$WORK/seq-vmm-so$major"/trace/*.pw.jsonl
+done
+if seq_clean "vmm-getproc" "$S6" "$CL" --getproc vmm; then
+	want_apis "$WORK/seq-vmm-getproc" "virtual memory (linked, hipGetProcAddress)" $VMM_APIS
+	check "virtual memory: peerwatch-analyze ipc pairs the export with the import in the other process" \
+		bash -c '"$1/bin/peerwatch-analyze" ipc --json "$2" | jq -e "[.shared[] | select(.kind==\"vmm\" and (.exporters|length)==1 and (.importers|length)==1 and .exporters[0].pid != .importers[0].pid)] | length == 1" >/dev/null' _ "$B" "$WORK/seq-vmm-getproc/trace"
+fi
 if [ -n "$S7" ] && seq_clean "managed-v2" "$S7" "$C" --getproc managed; then
 	want_apis "$WORK/seq-managed-v2" "ROCm 7.1 _v2 calls through hipGetProcAddress" hipMemAdvise hipMemPrefetchAsync
 	check "ROCm 7.1: hipMemAdvise_v2 and hipMemPrefetchAsync_v2 recorded as variant _v2" \

@@ -76,7 +76,7 @@ run rt12 --mode warn -- "$T/rt12"
 for major in 5 6 7; do
 	lib=$(hiplib "$major")
 	[ -n "$lib" ] || continue
-	for s in peer ipc managed reset all; do
+	for s in peer ipc managed reset vmm all; do
 		PW_HIP_LIB="$lib" run "hip$major-$s" --mode warn -- "$T/hip_calls" "$s"
 		PW_HIP_LIB="$lib" run "hip$major-getproc-$s" --mode warn -- "$T/hip_calls" --getproc "$s"
 	done

@@ -14,7 +14,8 @@
 # Environment: PWSIM_DEVICES, PWSIM_PEERS (tests/sim/README.md), as the CUDA simulator.
 
 HSIM_SRCS := tests/sim/hip_sim.c tests/sim/hip_sim_table.c tests/sim/hip_sim_mem.c tests/sim/hip_sim_ipc.c \
-             tests/sim/hip_sim_stream.c tests/sim/hip_sim_managed.c tests/sim/sim_topo.c
+             tests/sim/hip_sim_stream.c tests/sim/hip_sim_managed.c tests/sim/hip_sim_pool.c tests/sim/hip_sim_vmm.c \
+             tests/sim/sim_topo.c
 HSIM_LIB5 := $(BUILD)/sim/hip5/libamdhip64.so.5
 HSIM_LIB6 := $(BUILD)/sim/libamdhip64.so.6
 HSIM_LIB7 := $(BUILD)/sim/hip7/libamdhip64.so.7

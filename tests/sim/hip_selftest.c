@@ -8,6 +8,8 @@
  * re-execute this program (/proc/self/exe) in a child mode:
  *
  *   --ipc-child MEMHEX EVHEX STALEHEX FD   open the parent's IPC handles
+ *   --pool-child POOLFD XHEX FD            import the parent's pool and allocation
+ *   --vmm-child SHFD FD                    import the parent's virtual-memory allocation
  *   --env-child CASE FD                    PWSIM_* environment cases
  *   --preload-child FD                     run with hip_shim.so preloaded (6, 7)
  *
@@ -625,6 +627,179 @@ static void test_ipc(void)
 }
 
 /* ======================================================================== */
+/* pools shared between processes (hip_sim_pool.c)                          */
+
+static void pool_child(const char *fdarg, const char *xhex)
+{
+	hipMemPoolPtrExportData x;
+	hipMemPool_t pool = NULL;
+	void *p = NULL, *p2 = NULL, *q = NULL;
+	int fd = atoi(fdarg);
+
+	CHECK(from_hex(xhex, &x, sizeof(x)) == 0);
+	EXPECT(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+	                                           hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd, hipMemHandleTypeNone, 0),
+	       hipErrorInvalidValue);
+	OK(hipMemPoolImportFromShareableHandle(&pool, (void *)(intptr_t)fd,
+	                                       hipMemHandleTypePosixFileDescriptor, 0));
+	/* "Imported memory pools do not support creating new allocations" */
+	EXPECT(hipMallocFromPoolAsync(&q, 64, pool, NULL), hipErrorNotSupported);
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolImportPointer(NULL, pool, &x), hipErrorInvalidValue);
+	OK(hipMemPoolImportPointer(&p, pool, &x));
+	OK(hipMemPoolImportPointer(&p2, pool, &x)); /* the same mapping, one more reference */
+	CHECK(p && p == p2);
+	if (p) {
+		CHECK(holds(p, N, 31));
+		fill(p, N, 32);
+	}
+	OK(hipFree(p2));
+	OK(hipFree(p)); /* "may be freed with hipFree" */
+	EXPECT(hipFree(p), hipErrorInvalidValue);
+	OK(hipMemPoolDestroy(pool));
+}
+
+static void test_pool(void)
+{
+	hipMemPoolProps props;
+	hipMemPool_t pool = NULL, local = NULL;
+	hipMemPoolPtrExportData x;
+	void *p = NULL, *q = NULL, *z = (void *)1;
+	int fd = -1;
+	char xhex[2 * sizeof(x) + 1], fdarg[16];
+	struct child c = {.argv = {"hip_selftest", "--pool-child", fdarg, xhex}};
+
+	memset(&props, 0, sizeof(props));
+	props.allocType = hipMemAllocationTypePinned;
+	props.location.type = hipMemLocationTypeDevice;
+	props.location.id = 1;
+	props.handleTypes = hipMemHandleTypePosixFileDescriptor;
+	EXPECT(hipMemPoolCreate(NULL, &props), hipErrorInvalidValue);
+	OK(hipMemPoolCreate(&pool, &props));
+	props.handleTypes = hipMemHandleTypeNone;
+	OK(hipMemPoolCreate(&local, &props));
+	EXPECT(hipMallocFromPoolAsync(NULL, 64, pool, NULL), hipErrorInvalidValue);
+	OK(hipMallocFromPoolAsync(&z, 0, pool, NULL));
+	CHECK(z == NULL); /* clr: 0 bytes give NULL */
+	OK(hipMallocFromPoolAsync(&p, N, pool, NULL));
+	OK(hipMallocFromPoolAsync(&q, 64, local, NULL));
+	fill(p, N, 31);
+	/* clr: flags "Must be 0", the type must be the pool's and not none */
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolExportToShareableHandle(&fd, local, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	EXPECT(hipMemPoolExportToShareableHandle(NULL, pool, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue);
+	OK(hipMemPoolExportToShareableHandle(&fd, pool, hipMemHandleTypePosixFileDescriptor, 0));
+	CHECK(fd >= 0);
+	EXPECT(hipMemPoolExportPointer(&x, q), hipErrorInvalidValue); /* a pool for no handle type */
+	EXPECT(hipMemPoolExportPointer(NULL, p), hipErrorInvalidValue);
+	OK(hipMemPoolExportPointer(&x, p));
+	/* imports are of another process's pool only */
+	EXPECT(hipMemPoolImportPointer(&q, pool, &x), hipErrorInvalidValue);
+
+	to_hex(&x, sizeof(x), xhex);
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	run_child(&c, __LINE__);
+	CHECK(holds(p, N, 32)); /* the child's writes are the same bytes */
+	close(fd);
+	OK(hipFree(p));
+	OK(hipFree(q));
+	OK(hipMemPoolDestroy(local));
+	OK(hipMemPoolDestroy(pool));
+	EXPECT(hipMemPoolDestroy(pool), hipErrorInvalidValue);
+}
+
+/* ======================================================================== */
+/* virtual memory and its export (hip_sim_vmm.c)                             */
+
+#define VMM_BYTES (2u << 20)
+
+static void vmm_child(const char *fdarg)
+{
+	hipMemGenericAllocationHandle_t h = NULL;
+	hipMemAccessDesc acc;
+	void *va = NULL;
+	int fd = atoi(fdarg);
+
+	EXPECT(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, hipMemHandleTypeWin32),
+	       hipErrorNotSupported);
+	EXPECT(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)0, hipMemHandleTypePosixFileDescriptor),
+	       hipErrorInvalidValue); /* stdin is no allocation */
+	OK(hipMemImportFromShareableHandle(&h, (void *)(intptr_t)fd, hipMemHandleTypePosixFileDescriptor));
+	OK(hipMemAddressReserve(&va, VMM_BYTES, 0, NULL, 0));
+	OK(hipMemMap(va, VMM_BYTES, 0, h, 0));
+	memset(&acc, 0, sizeof(acc));
+	acc.location.type = hipMemLocationTypeDevice;
+	acc.location.id = 1;
+	acc.flags = hipMemAccessFlagsProtReadWrite;
+	OK(hipMemSetAccess(va, VMM_BYTES, &acc, 1));
+	CHECK(holds(va, N, 41));
+	fill(va, N, 42);
+	OK(hipMemUnmap(va, VMM_BYTES));
+	OK(hipMemRelease(h));
+	OK(hipMemAddressFree(va, VMM_BYTES));
+}
+
+static void test_vmm(void)
+{
+	hipMemAllocationProp prop;
+	hipMemGenericAllocationHandle_t h = NULL, local = NULL, r = NULL;
+	hipMemAccessDesc acc;
+	void *va = NULL;
+	int fd = -1;
+	char fdarg[16];
+	struct child c = {.argv = {"hip_selftest", "--vmm-child", fdarg}};
+
+	memset(&prop, 0, sizeof(prop));
+	prop.type = hipMemAllocationTypePinned;
+	prop.location.type = hipMemLocationTypeDevice;
+	prop.location.id = 0;
+	prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+	EXPECT(hipMemCreate(&h, VMM_BYTES, &prop, 1), hipErrorInvalidValue); /* "must be zero" */
+	OK(hipMemCreate(&h, VMM_BYTES, &prop, 0));
+	prop.requestedHandleType = hipMemHandleTypeNone;
+	OK(hipMemCreate(&local, VMM_BYTES, &prop, 0));
+	EXPECT(hipMemAddressReserve(&va, VMM_BYTES, 0, NULL, 1), hipErrorInvalidValue);
+	OK(hipMemAddressReserve(&va, 2 * VMM_BYTES, 0, NULL, 0));
+	EXPECT(hipMemMap(va, VMM_BYTES, 4096, h, 0), hipErrorInvalidValue); /* offset must be zero */
+	OK(hipMemMap(va, VMM_BYTES, 0, h, 0));
+	EXPECT(hipMemMap(va, VMM_BYTES, 0, local, 0), hipErrorInvalidValue); /* mapped already */
+	memset(&acc, 0, sizeof(acc));
+	acc.location.type = hipMemLocationTypeDevice;
+	acc.location.id = 0;
+	acc.flags = hipMemAccessFlagsProtReadWrite;
+	EXPECT(hipMemSetAccess((char *)va + VMM_BYTES, VMM_BYTES, &acc, 1), hipErrorInvalidValue);
+	OK(hipMemSetAccess(va, VMM_BYTES, &acc, 1));
+	fill(va, N, 41);
+	OK(hipMemRetainAllocationHandle(&r, (char *)va + 100));
+	CHECK(r == h);
+	OK(hipMemRelease(r));
+	EXPECT(hipMemExportToShareableHandle(&fd, local, hipMemHandleTypePosixFileDescriptor, 0),
+	       hipErrorInvalidValue); /* created for no export */
+	EXPECT(hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 1),
+	       hipErrorInvalidValue);
+	OK(hipMemExportToShareableHandle(&fd, h, hipMemHandleTypePosixFileDescriptor, 0));
+	CHECK(fd >= 0);
+	OK(hipMemRelease(h)); /* the mapping still holds the memory */
+	snprintf(fdarg, sizeof(fdarg), "%d", fd);
+	run_child(&c, __LINE__);
+	CHECK(holds(va, N, 42)); /* the child's writes are the same bytes */
+	close(fd);
+	EXPECT(hipMemAddressFree(va, 2 * VMM_BYTES), hipErrorInvalidValue); /* still mapped */
+	OK(hipMemUnmap(va, VMM_BYTES));
+	EXPECT(hipMemUnmap(va, VMM_BYTES), hipErrorInvalidValue);
+	EXPECT(hipMemRetainAllocationHandle(&r, va), hipErrorInvalidValue);
+	OK(hipMemAddressFree(va, 2 * VMM_BYTES));
+	OK(hipMemRelease(local));
+	EXPECT(hipMemRelease(local), hipErrorInvalidValue);
+}
+
+/* ======================================================================== */
 /* managed memory (facts A2, A5, A7)                                         */
 
 static int range_int(const void *p, size_t n, hipMemRangeAttribute attr)
@@ -898,6 +1073,23 @@ static const struct export g_exports[] = {
     {"hipMemRangeGetAttribute", "hip_4.2"},
     {"hipMemRangeGetAttributes", "hip_4.2"},
     {"hipStreamAttachMemAsync", "hip_4.2"},
+    {"hipMemPoolCreate", "hip_5.1"},
+    {"hipMemPoolDestroy", "hip_5.1"},
+    {"hipMallocFromPoolAsync", "hip_5.1"},
+    {"hipMemPoolExportToShareableHandle", "hip_5.1"},
+    {"hipMemPoolImportFromShareableHandle", "hip_5.1"},
+    {"hipMemPoolExportPointer", "hip_5.1"},
+    {"hipMemPoolImportPointer", "hip_5.1"},
+    {"hipMemAddressReserve", "hip_5.1"},
+    {"hipMemAddressFree", "hip_5.1"},
+    {"hipMemCreate", "hip_5.1"},
+    {"hipMemRelease", "hip_5.1"},
+    {"hipMemMap", "hip_5.1"},
+    {"hipMemUnmap", "hip_5.1"},
+    {"hipMemSetAccess", "hip_5.1"},
+    {"hipMemRetainAllocationHandle", "hip_5.1"},
+    {"hipMemExportToShareableHandle", "hip_5.1"},
+    {"hipMemImportFromShareableHandle", "hip_5.1"},
 #if PWSIM_HIP_MAJOR >= 6
     {"hipGetProcAddress", "hip_6.1"},
 #endif
@@ -1122,6 +1314,10 @@ static int child_main(int argc, char **argv)
 
 	if (strcmp(argv[1], "--ipc-child") == 0 && argc == 6)
 		ipc_child(argv[2], argv[3], argv[4]);
+	else if (strcmp(argv[1], "--pool-child") == 0 && argc == 5)
+		pool_child(argv[2], argv[3]);
+	else if (strcmp(argv[1], "--vmm-child") == 0 && argc == 4)
+		vmm_child(argv[2]);
 	else if (strcmp(argv[1], "--env-child") == 0 && argc == 4)
 		env_child(argv[2]);
 #if PWSIM_HIP_MAJOR >= 6
@@ -1142,6 +1338,8 @@ int main(int argc, char **argv)
 	test_peer();
 	test_memory();
 	test_ipc();
+	test_pool();
+	test_vmm();
 	test_managed();
 	test_getproc();
 	test_exports();

@@ -176,6 +176,68 @@ typedef struct hipMemLocation {
 	int id;
 } hipMemLocation;
 
+/* Stream-ordered pools shared between processes ([H52] hip_runtime_api.h
+ * :559, :860-897; the same in 6.x and 7.x). */
+typedef struct ihipMemPoolHandle_t *hipMemPool_t;
+typedef enum hipMemAllocationType {
+	hipMemAllocationTypeInvalid = 0x0,
+	hipMemAllocationTypePinned = 0x1,
+	hipMemAllocationTypeMax = 0x7FFFFFFF,
+} hipMemAllocationType;
+typedef enum hipMemAllocationHandleType {
+	hipMemHandleTypeNone = 0x0,
+	hipMemHandleTypePosixFileDescriptor = 0x1,
+	hipMemHandleTypeWin32 = 0x2,
+	hipMemHandleTypeWin32Kmt = 0x4,
+} hipMemAllocationHandleType;
+typedef struct hipMemPoolProps {
+	hipMemAllocationType allocType;
+	hipMemAllocationHandleType handleTypes;
+	hipMemLocation location;
+	void *win32SecurityAttributes;
+	unsigned char reserved[64];
+} hipMemPoolProps;
+typedef struct hipMemPoolPtrExportData {
+	unsigned char reserved[64];
+} hipMemPoolPtrExportData;
+
+/* Virtual memory ([H52] :843-855, :6179-6191). */
+typedef enum hipMemAccessFlags {
+	hipMemAccessFlagsProtNone = 0,
+	hipMemAccessFlagsProtRead = 1,
+	hipMemAccessFlagsProtReadWrite = 3,
+} hipMemAccessFlags;
+typedef struct hipMemAccessDesc {
+	hipMemLocation location;
+	hipMemAccessFlags flags;
+} hipMemAccessDesc;
+/* Reordered in 5.3 (ROCm/HIP rocm-5.3.0; the same in 6.x and 7.x): the .so.5
+ * build is 5.2.3's ([H52] :6179). */
+#if PWSIM_HIP_MAJOR >= 6
+typedef struct hipMemAllocationProp {
+	hipMemAllocationType type;
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+	} allocFlags;
+} hipMemAllocationProp;
+#else
+typedef struct hipMemAllocationProp {
+	unsigned char compressionType;
+	hipMemLocation location;
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemAllocationType type;
+	unsigned short usage;
+	void *win32HandleMetaData;
+} hipMemAllocationProp;
+#endif
+_Static_assert(sizeof(hipMemAllocationProp) == 32, "hipMemAllocationProp is 32 bytes");
+typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
+
 /* ---- version, devices, errors ---- */
 PWSIM_HIP_API hipError_t hipInit(unsigned int flags);
 PWSIM_HIP_API hipError_t hipRuntimeGetVersion(int *runtimeVersion);
@@ -227,6 +289,40 @@ PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *s
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
                                             size_t sizeBytes, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipPointerGetAttributes(hipPointerAttribute_t *attributes, const void *ptr);
+/* pools ([H52] :2906, :2931, :2963, :2988, :3014, :3036, :3063; hip_5.1) */
+PWSIM_HIP_API hipError_t hipMemPoolCreate(hipMemPool_t *mem_pool, const hipMemPoolProps *pool_props);
+PWSIM_HIP_API hipError_t hipMemPoolDestroy(hipMemPool_t mem_pool);
+PWSIM_HIP_API hipError_t hipMallocFromPoolAsync(void **dev_ptr, size_t size, hipMemPool_t mem_pool,
+                                                hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemPoolExportToShareableHandle(void *shared_handle, hipMemPool_t mem_pool,
+                                                           hipMemAllocationHandleType handle_type,
+                                                           unsigned int flags);
+PWSIM_HIP_API hipError_t hipMemPoolImportFromShareableHandle(hipMemPool_t *mem_pool, void *shared_handle,
+                                                             hipMemAllocationHandleType handle_type,
+                                                             unsigned int flags);
+PWSIM_HIP_API hipError_t hipMemPoolExportPointer(hipMemPoolPtrExportData *export_data, void *dev_ptr);
+PWSIM_HIP_API hipError_t hipMemPoolImportPointer(void **dev_ptr, hipMemPool_t mem_pool,
+                                                 hipMemPoolPtrExportData *export_data);
+/* virtual memory ([H52] :6287, :6301, :6314, :6327, :6374, :6388, :6410, :6421,
+ * :6434, :6445; hip_5.1) */
+PWSIM_HIP_API hipError_t hipMemAddressFree(void *devPtr, size_t size);
+PWSIM_HIP_API hipError_t hipMemAddressReserve(void **ptr, size_t size, size_t alignment, void *addr,
+                                              unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemCreate(hipMemGenericAllocationHandle_t *handle, size_t size,
+                                      const hipMemAllocationProp *prop, unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemExportToShareableHandle(void *shareableHandle,
+                                                       hipMemGenericAllocationHandle_t handle,
+                                                       hipMemAllocationHandleType handleType,
+                                                       unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemImportFromShareableHandle(hipMemGenericAllocationHandle_t *handle,
+                                                         void *osHandle,
+                                                         hipMemAllocationHandleType shHandleType);
+PWSIM_HIP_API hipError_t hipMemMap(void *ptr, size_t size, size_t offset,
+                                   hipMemGenericAllocationHandle_t handle, unsigned long long flags);
+PWSIM_HIP_API hipError_t hipMemRelease(hipMemGenericAllocationHandle_t handle);
+PWSIM_HIP_API hipError_t hipMemRetainAllocationHandle(hipMemGenericAllocationHandle_t *handle, void *addr);
+PWSIM_HIP_API hipError_t hipMemSetAccess(void *ptr, size_t size, const hipMemAccessDesc *desc, size_t count);
+PWSIM_HIP_API hipError_t hipMemUnmap(void *ptr, size_t size);
 /* hip_runtime_api.h (5.2.3) :1796, :1807 */
 PWSIM_HIP_API hipError_t hipGetLastError(void);
 PWSIM_HIP_API hipError_t hipPeekAtLastError(void);

@@ -67,6 +67,10 @@ struct hsim_alloc {
 	pid_t shm_pid;                    /* the object's creator and its id there */
 	unsigned long long shm_id;
 	int ipc_refs; /* KIND_IPC: open count */
+	/* hip_sim_pool.c: the pool it came from (0: none), and for KIND_IPC
+	 * whether hipMemPoolImportPointer opened it (then hipFree closes it) */
+	unsigned long long pool_id;
+	int pool_import;
 	unsigned flags;
 	struct hsim_page *pages; /* KIND_MANAGED: one per page */
 	struct hsim_alloc *next_freed;

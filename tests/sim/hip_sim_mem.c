@@ -43,10 +43,10 @@ hipError_t hipFree(void *ptr)
 		return hsim_note_result(hipSuccess);
 	hsim_lock();
 	a = hsim_find_live((uintptr_t)ptr);
-	if (!a || a->base != (uintptr_t)ptr || a->kind == HSIM_KIND_IPC)
+	if (!a || a->base != (uintptr_t)ptr || (a->kind == HSIM_KIND_IPC && !a->pool_import))
 		rc = hipErrorInvalidValue;
-	else
-		hsim_alloc_retire(a);
+	else if (a->kind != HSIM_KIND_IPC || --a->ipc_refs == 0)
+		hsim_alloc_retire(a); /* a pool import: "may be freed with hipFree" */
 	hsim_unlock();
 	return hsim_note_result(rc);
 }

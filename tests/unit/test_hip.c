@@ -1,8 +1,8 @@
 /*
  * The HIP module's version-dependent decoding, with no runtime: hipMemoryType
  * (renumbered in ROCm 6.0), the IPC lazy flag and its skew note,
- * hipError_t names, the descriptors generated from hip_table.h, and what
- * hipDeviceReset does to the peer state.
+ * hipError_t names, the descriptors generated from hip_table.h, what
+ * hipDeviceReset does to the peer state, and the pools a process imported.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -110,7 +110,108 @@ static void descriptors(void **state)
 	assert_int_equal(d->op, PW_OP_LAST_ERROR);
 	assert_false(d->flags & PW_ERR_RESET);
 	assert_true(pw_hip_vendor.last_error);
-	assert_int_equal(PW_HIP_NFUNCS, 34);
+	/* the pool calls: HIP's flags are an unsigned int, the fd an OS handle */
+	d = &pw_hip_desc[PW_HIP_ID(hipMemPoolExportToShareableHandle)];
+	assert_int_equal(d->op, PW_OP_POOL_EXPORT);
+	assert_int_equal(d->args[0].kind, PW_K_OUT_SHAREABLE);
+	assert_int_equal(d->args[2].kind, PW_K_HTYPE);
+	assert_int_equal(d->args[3].kind, PW_K_UINT);
+	d = &pw_hip_desc[PW_HIP_ID(hipMallocFromPoolAsync)];
+	assert_int_equal(d->op, PW_OP_POOL_ALLOC);
+	assert_true(d->flags & PW_RANGE_NOTE);
+	assert_int_equal(d->args[2].kind, PW_K_POOL);
+	/* virtual memory: CUDA's ops and kinds, HIP's types */
+	d = &pw_hip_desc[PW_HIP_ID(hipMemImportFromShareableHandle)];
+	assert_int_equal(d->op, PW_OP_VMM_IMPORT);
+	assert_int_equal(d->nargs, 3);
+	assert_int_equal(d->args[1].kind, PW_K_SHAREABLE);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemSetAccess)];
+	assert_int_equal(d->op, PW_OP_VMM_SET_ACCESS);
+	assert_int_equal(d->args[2].kind, PW_K_ACCESS);
+	assert_int_equal(PW_HIP_NFUNCS, 48);
+}
+
+static struct pw_call call_of(int id, int ret)
+{
+	struct pw_call c;
+	memset(&c, 0, sizeof c);
+	c.fn = &pw_hip_desc[id];
+	c.ret = ret;
+	return c;
+}
+
+/* "Imported memory pools do not support creating new allocations": the
+ * translation knows a pool imported, until it is destroyed, and only one
+ * whose import succeeded. */
+static void pool_imported_until_destroyed(void **state)
+{
+	(void)state;
+	struct pw_op op;
+	hipMemPool_t pool = (hipMemPool_t)(uintptr_t)0x5150, other = (hipMemPool_t)(uintptr_t)0x6160;
+	char msg[640];
+	struct pw_state st;
+	pw_state_reset(&st);
+
+	struct pw_call alloc = call_of(PW_HIP_ID(hipMallocFromPoolAsync), hipSuccess);
+	alloc.a[1] = 4096;
+	alloc.a[2] = (uint64_t)(uintptr_t)pool;
+	assert_true(pw_hip_op_before(&alloc, &op));
+	assert_false(op.pool_imported);
+	assert_false(pw_rules[PW_RULE_POOL_IMPORTED_ALLOC].check(&st, &op, msg, sizeof msg));
+
+	/* a failed import leaves nothing; a good one marks the pool written */
+	struct pw_call imp = call_of(PW_HIP_ID(hipMemPoolImportFromShareableHandle), hipErrorInvalidValue);
+	imp.a[0] = (uint64_t)(uintptr_t)&pool;
+	imp.a[1] = 7;
+	imp.a[2] = hipMemHandleTypePosixFileDescriptor;
+	assert_true(pw_hip_op_before(&imp, &op));
+	assert_int_equal(op.handle_type, hipMemHandleTypePosixFileDescriptor);
+	pw_hip_op_after(&imp, &op);
+	assert_true(pw_hip_op_before(&alloc, &op));
+	assert_false(op.pool_imported);
+	imp.ret = hipSuccess;
+	assert_true(pw_hip_op_before(&imp, &op));
+	pw_hip_op_after(&imp, &op);
+	assert_true(pw_hip_op_before(&alloc, &op));
+	assert_true(op.pool_imported);
+	assert_true(pw_rules[PW_RULE_POOL_IMPORTED_ALLOC].check(&st, &op, msg, sizeof msg));
+	assert_non_null(strstr(msg, "0x5150"));
+	alloc.a[2] = (uint64_t)(uintptr_t)other;
+	assert_true(pw_hip_op_before(&alloc, &op));
+	assert_false(op.pool_imported);
+
+	/* destroyed: the address may come back as a pool of this process */
+	struct pw_call des = call_of(PW_HIP_ID(hipMemPoolDestroy), hipSuccess);
+	des.a[0] = (uint64_t)(uintptr_t)pool;
+	assert_true(pw_hip_op_before(&des, &op));
+	pw_hip_op_after(&des, &op);
+	alloc.a[2] = (uint64_t)(uintptr_t)pool;
+	assert_true(pw_hip_op_before(&alloc, &op));
+	assert_false(op.pool_imported);
+}
+
+/* "flags Must be 0", on the export and the import */
+static void pool_flags(void **state)
+{
+	(void)state;
+	struct pw_op op;
+	char msg[640];
+	struct pw_state st;
+	pw_state_reset(&st);
+	struct pw_call exp = call_of(PW_HIP_ID(hipMemPoolExportToShareableHandle), hipSuccess);
+	exp.a[2] = hipMemHandleTypePosixFileDescriptor;
+	assert_true(pw_hip_op_before(&exp, &op));
+	assert_false(pw_rules[PW_RULE_POOL_FLAGS].check(&st, &op, msg, sizeof msg));
+	exp.a[3] = 2;
+	assert_true(pw_hip_op_before(&exp, &op));
+	assert_true(pw_rules[PW_RULE_POOL_FLAGS].check(&st, &op, msg, sizeof msg));
+	assert_non_null(strstr(msg, "0x2"));
+	assert_non_null(strstr(msg, "export"));
+	struct pw_call imp = call_of(PW_HIP_ID(hipMemPoolImportFromShareableHandle), hipSuccess);
+	imp.a[3] = 1;
+	assert_true(pw_hip_op_before(&imp, &op));
+	assert_true(pw_rules[PW_RULE_POOL_FLAGS].check(&st, &op, msg, sizeof msg));
+	assert_non_null(strstr(msg, "import"));
 }
 
 static void device_reset_drops_peer_access(void **state)
@@ -177,6 +278,8 @@ int main(void)
 	    cmocka_unit_test(descriptors),
 	    cmocka_unit_test(device_reset_drops_peer_access),
 	    cmocka_unit_test(coarse_grain_is_advice),
+	    cmocka_unit_test(pool_imported_until_destroyed),
+	    cmocka_unit_test(pool_flags),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

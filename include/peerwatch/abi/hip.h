@@ -174,6 +174,60 @@ typedef struct hipUUID_t {
 #define hipMemLocationTypeHostNuma 3
 #define hipMemLocationTypeHostNumaCurrent 4
 
+/* Stream-ordered pools shared between processes (the pool IPC calls came
+ * in 5.2, exported at hip_5.1).  hipMemPool_t is [H52]:559; the handle
+ * types [H52]:873-878, the same in [H62] and in 7.x through 7.2 (a fabric
+ * type announced for later releases is written as its number); the export
+ * data [H52]:895-897, 64 opaque bytes.  hipMemPoolProps (not read here)
+ * gained maxSize in 6.x, inside its reserved bytes. */
+typedef struct ihipMemPoolHandle_t *hipMemPool_t;
+typedef int hipMemAllocationHandleType; /* enum */
+#define hipMemHandleTypeNone 0x0
+#define hipMemHandleTypePosixFileDescriptor 0x1
+#define hipMemHandleTypeWin32 0x2
+#define hipMemHandleTypeWin32Kmt 0x4
+typedef struct hipMemPoolPtrExportData {
+	unsigned char reserved[64];
+} hipMemPoolPtrExportData;
+
+/* Virtual memory (5.2, exported at hip_5.1): [H52]:6191 the allocation
+ * handle; :843-855 the access descriptor, the same in [H62] and [HRS].
+ * hipMemAllocationProp (32 bytes) was reordered in 5.3 (ROCm/HIP
+ * rocm-5.3.0, the same in [H62] and [HRS]): hipMemAllocationProp here is
+ * that layout, struct pw_hip52_mem_allocation_prop the one of 5.2
+ * ([H52]:6179-6186); the layer decodes it by the runtime's version. */
+typedef struct ihipMemGenericAllocationHandle *hipMemGenericAllocationHandle_t;
+typedef struct hipMemAllocationProp {
+	int type; /* hipMemAllocationType: hipMemAllocationTypePinned 1 */
+	hipMemAllocationHandleType requestedHandleType;
+	hipMemLocation location;
+	void *win32HandleMetaData;
+	struct {
+		unsigned char compressionType;
+		unsigned char gpuDirectRDMACapable;
+		unsigned short usage;
+	} allocFlags;
+} hipMemAllocationProp;
+struct pw_hip52_mem_allocation_prop {
+	unsigned char compressionType;
+	hipMemLocation location;
+	hipMemAllocationHandleType requestedHandleType;
+	int type;
+	unsigned short usage;
+	void *win32HandleMetaData;
+};
+_Static_assert(sizeof(hipMemAllocationProp) == 32 && sizeof(struct pw_hip52_mem_allocation_prop) == 32,
+               "hipMemAllocationProp is 32 bytes in 5.2 and after");
+/* The first runtime (HIP_VERSION) with the 5.3 layout. */
+#define PW_HIP_ALLOCPROP_53 50300000
+#define hipMemAccessFlagsProtNone 0
+#define hipMemAccessFlagsProtRead 1
+#define hipMemAccessFlagsProtReadWrite 3
+typedef struct hipMemAccessDesc {
+	hipMemLocation location;
+	int flags; /* hipMemAccessFlags */
+} hipMemAccessDesc;
+
 /* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
 #define HIP_GET_PROC_ADDRESS_SUCCESS 0
 #define HIP_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND 1

@@ -9,6 +9,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "rules/check.h"
 #include "record/event.h"
@@ -86,6 +87,164 @@ static void put_loc(struct pw_jw *w, const char *key, uint64_t raw)
 	pw_event_put_loc(w, key, loc.type, loc.id);
 }
 
+/* hipMemAllocationHandleType, in the trace's names of handle types
+ * (trace_format.h "handle_type"), which CUDA's rows write too. */
+static const char *handle_type_name(int64_t v)
+{
+	switch (v) {
+	case hipMemHandleTypeNone: return "none";
+	case hipMemHandleTypePosixFileDescriptor: return "posix_fd";
+	case hipMemHandleTypeWin32: return "win32";
+	case hipMemHandleTypeWin32Kmt: return "win32_kmt";
+	}
+	return NULL;
+}
+
+/* The row's handle type (its HTYPE argument), or -1. */
+static int64_t row_handle_type(const struct pw_call *c)
+{
+	for (int i = 0; i < c->fn->nargs; i++)
+		if (c->fn->args[i].kind == PW_K_HTYPE)
+			return (int64_t)c->a[i];
+	return -1;
+}
+
+/* A posix fd as saved: the fd and the file behind it (st_dev, st_ino: the
+ * "file_id" that is the same in every process holding that file, which
+ * pairs an export with its imports in the registry and the analyzer).
+ * unique: a character device's one inode names no pool. */
+struct snap_fd {
+	int64_t fd;
+	uint8_t has_id, unique, pad_[6];
+	uint64_t st_dev, st_ino;
+};
+
+/* A system call, made only for the calls that export or import a pool. */
+static void snap_fd(struct pw_snapw *s, int i, int fd)
+{
+	struct stat st;
+	struct snap_fd *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	memset(o, 0, sizeof *o);
+	o->fd = fd;
+	if (fd >= 0 && fstat(fd, &st) == 0) {
+		o->has_id = 1;
+		o->unique = !S_ISCHR(st.st_mode);
+		o->st_dev = (uint64_t)st.st_dev;
+		o->st_ino = (uint64_t)st.st_ino;
+	}
+}
+
+static void put_shareable(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i, uint64_t v)
+{
+	const struct snap_fd *o = pw_rec_snap(r, i, sizeof *o);
+	if (!o) {
+		pw_jw_kv_hex(w, k, v);
+		return;
+	}
+	pw_jw_kv_i64(w, k, o->fd);
+	pw_jw_key(w, "file_id");
+	if (o->has_id) {
+		char id[48];
+		snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)o->st_dev,
+		         (unsigned long long)o->st_ino);
+		pw_jw_str(w, id);
+	} else {
+		pw_jw_raw(w, "null", 4);
+	}
+	if (o->has_id && !o->unique) {
+		pw_jw_key(w, "file_id_unique");
+		pw_jw_raw(w, "false", 5);
+	}
+}
+
+/* A hipMemAllocationProp as saved: its bytes and the runtime's version,
+ * which says the layout (reordered in 5.3: abi/hip.h). */
+struct snap_prop {
+	unsigned char bytes[sizeof(hipMemAllocationProp)];
+	int version;
+};
+
+/* The device it is on and the handle types it may be exported as (one type
+ * in HIP's struct), as CUDA's rows write them. */
+static void put_allocprop(struct pw_jw *w, const char *k, const struct snap_prop *o)
+{
+	if (!o) {
+		pw_jw_key(w, k);
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	hipMemLocation loc;
+	hipMemAllocationHandleType type;
+	if (o->version && o->version < PW_HIP_ALLOCPROP_53) {
+		struct pw_hip52_mem_allocation_prop p;
+		memcpy(&p, o->bytes, sizeof p);
+		loc = p.location;
+		type = p.requestedHandleType;
+	} else {
+		hipMemAllocationProp p;
+		memcpy(&p, o->bytes, sizeof p);
+		loc = p.location;
+		type = p.requestedHandleType;
+	}
+	pw_jw_kv_i64(w, "dev", loc.id);
+	if (loc.type != hipMemLocationTypeDevice) {
+		const char *t = pw_event_loc_type_name(loc.type);
+		pw_jw_kv_str(w, "location_type", t ? t : "?");
+	}
+	pw_jw_key(w, "handle_types");
+	pw_jw_ch(w, '[');
+	if (type != hipMemHandleTypeNone) {
+		const char *n = handle_type_name(type);
+		if (n)
+			pw_jw_str(w, n);
+		else
+			pw_jw_i64(w, type);
+	}
+	pw_jw_ch(w, ']');
+}
+
+static const char *access_name(int f)
+{
+	switch (f) {
+	case hipMemAccessFlagsProtNone: return "none";
+	case hipMemAccessFlagsProtRead: return "read";
+	case hipMemAccessFlagsProtReadWrite: return "readwrite";
+	}
+	return NULL;
+}
+
+/* hipMemSetAccess's descriptors: [{dev, flags}], the first PW_EVENT_LISTED. */
+static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r, int i)
+{
+	size_t n;
+	const hipMemAccessDesc *d = (const hipMemAccessDesc *)(const void *)pw_rec_snap_n(r, i, &n);
+	n /= sizeof *d;
+	pw_jw_key(w, k);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; j < n; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		if (d[j].location.type == hipMemLocationTypeDevice) {
+			pw_jw_kv_i64(w, "dev", d[j].location.id);
+		} else {
+			const char *t = pw_event_loc_type_name(d[j].location.type);
+			pw_jw_kv_i64(w, "dev", hipCpuDeviceId);
+			pw_jw_kv_str(w, "type", t ? t : "?");
+		}
+		const char *f = access_name(d[j].flags);
+		pw_jw_key(w, "flags");
+		if (f)
+			pw_jw_str(w, f);
+		else
+			pw_jw_i64(w, d[j].flags);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+}
+
 /* ---- on the calling thread, after the call ---- */
 
 static int ptr_dev(uint64_t p)
@@ -99,9 +258,50 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 {
 	if (pw_event_snap_common(s, c, i, c->ret == hipSuccess, &snap_sizes))
 		return;
-	if (c->fn->args[i].kind == PW_K_IPCFLAGS) { /* the runtime's version names the lazy flag */
+	bool ok = c->ret == hipSuccess;
+	uint64_t v = c->a[i];
+	switch ((enum pw_kind)c->fn->args[i].kind) {
+	case PW_K_IPCFLAGS: { /* the runtime's version names the lazy flag */
 		int ver = pw_hip_runtime_version();
 		pw_snap_copy(s, i, &ver, sizeof ver);
+		break;
+	}
+	case PW_K_OUT_POOL:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(hipMemPool_t));
+		break;
+	case PW_K_OUT_MEMHANDLE:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(hipMemGenericAllocationHandle_t));
+		break;
+	case PW_K_ALLOCPROP:
+		if (v) {
+			struct snap_prop o;
+			memcpy(o.bytes, (const void *)(uintptr_t)v, sizeof o.bytes);
+			o.version = pw_hip_runtime_version();
+			pw_snap_copy(s, i, &o, sizeof o);
+		}
+		break;
+	case PW_K_ACCESS:
+		if (v)
+			pw_snap_copy(s, i, (const void *)(uintptr_t)v,
+			             (c->a[i + 1] < PW_EVENT_LISTED ? (size_t)c->a[i + 1] : PW_EVENT_LISTED) *
+			                 sizeof(hipMemAccessDesc));
+		break;
+	case PW_K_SHAREABLE: /* import: the fd is the pointer's value */
+		if (row_handle_type(c) == hipMemHandleTypePosixFileDescriptor)
+			snap_fd(s, i, (int)(int64_t)v);
+		break;
+	case PW_K_OUT_SHAREABLE: /* export: the runtime wrote an fd at v */
+		if (ok && v && row_handle_type(c) == hipMemHandleTypePosixFileDescriptor)
+			snap_fd(s, i, *(const int *)(uintptr_t)v);
+		break;
+	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
+	case PW_K_OUT_EXPORTDATA:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData));
+		break;
+	default: break; /* the argument's word says it all */
 	}
 }
 
@@ -130,6 +330,30 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_UINT: pw_jw_kv_u64(w, k, v); break;
 	case PW_K_IPCFLAGS: put_ipc_flags(w, k, v, r, i); break;
 	case PW_K_LOC: put_loc(w, k, v); break;
+	case PW_K_POOL:
+	case PW_K_VA:
+	case PW_K_MEMHANDLE: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_OUT_POOL:
+	case PW_K_OUT_MEMHANDLE: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_ULL: pw_jw_kv_u64(w, k, v); break;
+	case PW_K_ALLOCPROP: put_allocprop(w, k, pw_rec_snap(r, i, sizeof(struct snap_prop))); break;
+	case PW_K_ACCESS: put_access(w, k, r, i); break;
+	case PW_K_HTYPE: { /* the name, as CUDA's rows write it, or the number */
+		const char *n = handle_type_name((int64_t)v);
+		pw_jw_key(w, k);
+		if (n)
+			pw_jw_str(w, n);
+		else
+			pw_jw_i64(w, (int64_t)v);
+		break;
+	}
+	case PW_K_SHAREABLE: put_shareable(w, k, r, i, v); break;
+	case PW_K_OUT_SHAREABLE:
+		if (c->ret == hipSuccess && v)
+			put_shareable(w, k, r, i, v);
+		break;
+	case PW_K_EXPORTDATA:
+	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
 	default: pw_event_put_common(w, r, i, &arg_names); break; /* nothing for kinds HIP has none of */
 	}
 }

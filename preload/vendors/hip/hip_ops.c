@@ -5,6 +5,7 @@
  * says about a device pair, what the registry knows of an IPC handle, and
  * the lazy-peer-access flag of the runtime's own version.
  */
+#include <stdatomic.h>
 #include <stddef.h>
 #include <unistd.h>
 
@@ -54,6 +55,33 @@ static void copy_side_facts(struct pw_mem *m)
 		m->freed = true;
 	else if (!m->known)
 		m->plain_host = true;
+}
+
+/* The pools this process imported (hipMemPoolImportFromShareableHandle),
+ * until hipMemPoolDestroy: HIP says "Imported memory pools do not support
+ * creating new allocations", and no runtime query tells an imported pool
+ * from a created one.  Slots are set and cleared by compare-and-swap, read
+ * without a lock; a process importing more pools than this at once goes
+ * unchecked for the rest. */
+#define PW_HIP_IMPORTED_POOLS 64
+static _Atomic uint64_t imported_pools[PW_HIP_IMPORTED_POOLS];
+
+static bool pool_imported(uint64_t pool)
+{
+	for (int i = 0; pool && i < PW_HIP_IMPORTED_POOLS; i++)
+		if (atomic_load_explicit(&imported_pools[i], memory_order_acquire) == pool)
+			return true;
+	return false;
+}
+
+static void pool_note(uint64_t pool, bool imported)
+{
+	for (int i = 0; pool && i < PW_HIP_IMPORTED_POOLS; i++) {
+		uint64_t want = imported ? 0 : pool;
+		if (atomic_compare_exchange_strong_explicit(&imported_pools[i], &want, imported ? pool : 0,
+		                                            memory_order_acq_rel, memory_order_relaxed))
+			return;
+	}
 }
 
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
@@ -167,6 +195,26 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->cur_dev = (int)(int64_t)c->a[2];
 		break;
 	case PW_OP_LAST_ERROR: pw_op_last_error(op, PW_VENDOR_HIP, c); break;
+	case PW_OP_POOL_EXPORT: /* (shareable, pool, handle_type, flags) */
+		op->pool = c->a[1];
+		op->handle_type = (unsigned)c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_OP_POOL_IMPORT: /* (pool out, shareable, handle_type, flags) */
+		op->handle_type = (unsigned)c->a[2];
+		op->flags = c->a[3];
+		break;
+	case PW_OP_POOL_EXPORT_PTR:
+		op->dst.ptr = c->a[1];
+		op->dst.dev = c->dev[1];
+		break;
+	case PW_OP_POOL_IMPORT_PTR: op->pool = c->a[1]; break; /* (ptr out, pool, export_data) */
+	case PW_OP_POOL_DESTROY: op->pool = c->a[0]; break;
+	case PW_OP_POOL_ALLOC: /* (ptr out, bytes, pool, stream) */
+		op->bytes = c->a[1];
+		op->pool = c->a[2];
+		op->pool_imported = pool_imported(op->pool);
+		break;
 	default: return false;
 	}
 	return true;
@@ -189,6 +237,10 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
 			op->can_access = pw_hip_can_access(op->cur_dev, op->dst.dev);
 	}
+	if (op->kind == PW_OP_POOL_IMPORT && c->a[0])
+		pool_note((uint64_t)(uintptr_t) * (hipMemPool_t const *)(uintptr_t)c->a[0], true);
+	if (op->kind == PW_OP_POOL_DESTROY)
+		pool_note(op->pool, false);
 	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
 		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (hipEvent_t const *)(uintptr_t)c->a[0] : 0;
 }

@@ -101,51 +101,119 @@
 /* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
 #define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
 /* :1796 hipGetLastError, :1807 hipPeekAtLastError: no argument (PW_SIG_VOID) */
+/* Pools shared between processes (5.2, exported at hip_5.1): :2931
+ * hipMemPoolDestroy, :2963 hipMallocFromPoolAsync, :2988
+ * hipMemPoolExportToShareableHandle, :3014 hipMemPoolImportFromShareableHandle,
+ * :3036 hipMemPoolExportPointer, :3063 hipMemPoolImportPointer.  Their flags
+ * are an unsigned int (CUDA's are unsigned long long); kinds as cuda_table.h's:
+ * POOL / OUT_POOL a hipMemPool_t, HTYPE a hipMemAllocationHandleType,
+ * SHAREABLE / OUT_SHAREABLE the OS handle (the fd itself on import, where
+ * the fd is cast to the pointer; an int * on export), EXPORTDATA /
+ * OUT_EXPORTDATA the 64 bytes of hipMemPoolPtrExportData. */
+#define PW_HIP_SIG_POOL_DESTROY (POOL, hipMemPool_t, pool)
+#define PW_HIP_SIG_POOL_ALLOC                                                       \
+	(OUT_PTR, void **, ptr), (SIZE, size_t, bytes), (POOL, hipMemPool_t, pool), \
+	    (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_POOL_EXPORT                                          \
+	(OUT_SHAREABLE, void *, shareable), (POOL, hipMemPool_t, pool), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_POOL_IMPORT                                            \
+	(OUT_POOL, hipMemPool_t *, pool), (SHAREABLE, void *, shareable), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type), (UINT, unsigned int, flags)
+#define PW_HIP_SIG_POOL_EXPORT_PTR \
+	(OUT_EXPORTDATA, hipMemPoolPtrExportData *, export_data), (PTR, void *, ptr)
+#define PW_HIP_SIG_POOL_IMPORT_PTR                           \
+	(OUT_PTR, void **, ptr), (POOL, hipMemPool_t, pool), \
+	    (EXPORTDATA, hipMemPoolPtrExportData *, export_data)
 
-#define PW_HIP_FUNCS(X)                                                                             \
-	/* peer */                                                                                  \
-	X(hipDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))              \
-	X(hipDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))     \
-	X(hipDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))  \
-	X(hipCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))    \
-	X(hipCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER)) \
-	X(hipDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_HIP_SIG_P2P_ATTR))                    \
-	/* copy */                                                                                  \
-	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                            \
-	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                 \
-	/* ipc */                                                                                   \
-	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))              \
-	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_HIP_SIG_IPC_OPEN_MEM))              \
-	X(hipIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_HIP_SIG_IPC_CLOSE_MEM))           \
-	X(hipIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_HIP_SIG_IPC_GET_EVENT))             \
-	X(hipIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))    \
-	/* events: the flags an IPC event needs, and the end of imported ones */                    \
-	X(hipEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE))                    \
-	X(hipEventCreateWithFlags, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE_FLAGS))     \
-	X(hipEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_HIP_SIG_EVENT_DESTROY))                 \
-	/* managed */                                                                               \
-	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_HIP_SIG_MALLOC_MANAGED))      \
-	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                       \
-	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                 \
-	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                  \
-	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                            \
-	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))               \
-	X(hipMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTRS))             \
-	X(hipStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_HIP_SIG_ATTACH_MEM))                   \
-	/* support: the life of exported allocations, and the reset that drops peer access */       \
-	X(hipFree, , SUPPORT, FREE, PW_RANGE_NOTE, (PW_HIP_SIG_FREE))                               \
-	X(hipDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                       \
-	X(hipDeviceGetAttribute, , SUPPORT, DEVICE_ATTR, 0, (PW_HIP_SIG_DEVICE_ATTR))               \
-	/* implicit copies, recorded only between two devices (hip_implicit.c) */                   \
-	X(hipMemcpy, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY))                       \
-	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))            \
-	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))              \
-	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))   \
-	/* allocations: not recorded, they feed the range cache */                                  \
-	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                            \
-	/* the thread's last error (no argument): error.sticky names who left it */                 \
-	X(hipGetLastError, , SUPPORT, LAST_ERROR, PW_ERR_RESET, (PW_SIG_VOID))                      \
-	X(hipPeekAtLastError, , SUPPORT, LAST_ERROR, 0, (PW_SIG_VOID))
+/* Virtual memory (5.2, exported at hip_5.1): :6314 hipMemCreate, :6327
+ * hipMemExportToShareableHandle, :6374 hipMemImportFromShareableHandle,
+ * :6388 hipMemMap, :6410 hipMemRelease, :6421 hipMemRetainAllocationHandle,
+ * :6434 hipMemSetAccess, :6445 hipMemUnmap.  Kinds as cuda_table.h's: VA an
+ * address of a reservation, MEMHANDLE / OUT_MEMHANDLE a
+ * hipMemGenericAllocationHandle_t, ALLOCPROP the hipMemAllocationProp
+ * ("dev", "handle_types"; its layout changed in 5.3, read by the runtime's
+ * version), ACCESS the hipMemAccessDesc array, ULL the
+ * unsigned long long flags. */
+#define PW_HIP_SIG_MEM_CREATE                                                              \
+	(OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (SIZE, size_t, bytes), \
+	    (ALLOCPROP, const hipMemAllocationProp *, prop), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_EXPORT                                                                     \
+	(OUT_SHAREABLE, void *, shareable), (MEMHANDLE, hipMemGenericAllocationHandle_t, handle), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_IMPORT                                                                       \
+	(OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (SHAREABLE, void *, shareable), \
+	    (HTYPE, hipMemAllocationHandleType, handle_type)
+#define PW_HIP_SIG_MEM_MAP                                                \
+	(VA, void *, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset), \
+	    (MEMHANDLE, hipMemGenericAllocationHandle_t, handle), (ULL, unsigned long long, flags)
+#define PW_HIP_SIG_MEM_RELEASE (MEMHANDLE, hipMemGenericAllocationHandle_t, handle)
+#define PW_HIP_SIG_MEM_RETAIN (OUT_MEMHANDLE, hipMemGenericAllocationHandle_t *, handle), (HPTR, void *, ptr)
+#define PW_HIP_SIG_MEM_SET_ACCESS                                                              \
+	(PTR, void *, ptr), (SIZE, size_t, bytes), (ACCESS, const hipMemAccessDesc *, access), \
+	    (SIZE, size_t, count)
+#define PW_HIP_SIG_MEM_UNMAP (VA, void *, ptr), (SIZE, size_t, bytes)
+
+#define PW_HIP_FUNCS(X)                                                                                 \
+	/* peer */                                                                                      \
+	X(hipDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_HIP_SIG_CAN_ACCESS_PEER))                  \
+	X(hipDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_ENABLE_PEER))         \
+	X(hipDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_DISABLE_PEER))      \
+	X(hipCtxEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_ENABLE_PEER))        \
+	X(hipCtxDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_HIP_SIG_CTX_DISABLE_PEER))     \
+	X(hipDeviceGetP2PAttribute, , PEER, PEER_ATTR, 0, (PW_HIP_SIG_P2P_ATTR))                        \
+	/* copy */                                                                                      \
+	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                \
+	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                     \
+	/* ipc */                                                                                       \
+	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                  \
+	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
+	X(hipIpcCloseMemHandle, , IPC, IPC_CLOSE, PW_CTX_RNG, (PW_HIP_SIG_IPC_CLOSE_MEM))               \
+	X(hipIpcGetEventHandle, , IPC, IPC_EVENT_EXPORT, 0, (PW_HIP_SIG_IPC_GET_EVENT))                 \
+	X(hipIpcOpenEventHandle, , IPC, IPC_EVENT_OPEN, PW_CUR_DEV, (PW_HIP_SIG_IPC_OPEN_EVENT))        \
+	/* events: the flags an IPC event needs, and the end of imported ones */                        \
+	X(hipEventCreate, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE))                        \
+	X(hipEventCreateWithFlags, , SUPPORT, EVENT_CREATE, 0, (PW_HIP_SIG_EVENT_CREATE_FLAGS))         \
+	X(hipEventDestroy, , SUPPORT, EVENT_DESTROY, 0, (PW_HIP_SIG_EVENT_DESTROY))                     \
+	/* managed */                                                                                   \
+	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_HIP_SIG_MALLOC_MANAGED))          \
+	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                           \
+	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
+	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                      \
+	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                                \
+	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))                   \
+	X(hipMemRangeGetAttributes, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTRS))                 \
+	X(hipStreamAttachMemAsync, , MANAGED, ATTACH, 0, (PW_HIP_SIG_ATTACH_MEM))                       \
+	/* support: the life of exported allocations, and the reset that drops peer access */           \
+	X(hipFree, , SUPPORT, FREE, PW_RANGE_NOTE, (PW_HIP_SIG_FREE))                                   \
+	X(hipDeviceReset, , SUPPORT, DEVICE_RESET, PW_CUR_DEV, (PW_SIG_VOID))                           \
+	X(hipDeviceGetAttribute, , SUPPORT, DEVICE_ATTR, 0, (PW_HIP_SIG_DEVICE_ATTR))                   \
+	/* implicit copies, recorded only between two devices (hip_implicit.c) */                       \
+	X(hipMemcpy, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY))                           \
+	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))                \
+	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))                  \
+	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))       \
+	/* allocations: not recorded, they feed the range cache */                                      \
+	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
+	/* the thread's last error (no argument): error.sticky names who left it */                     \
+	X(hipGetLastError, , SUPPORT, LAST_ERROR, PW_ERR_RESET, (PW_SIG_VOID))                          \
+	X(hipPeekAtLastError, , SUPPORT, LAST_ERROR, 0, (PW_SIG_VOID))                                  \
+	/* pools shared between processes, and what says a pool was imported */                         \
+	X(hipMemPoolExportToShareableHandle, , IPC, POOL_EXPORT, 0, (PW_HIP_SIG_POOL_EXPORT))           \
+	X(hipMemPoolImportFromShareableHandle, , IPC, POOL_IMPORT, 0, (PW_HIP_SIG_POOL_IMPORT))         \
+	X(hipMemPoolExportPointer, , IPC, POOL_EXPORT_PTR, 0, (PW_HIP_SIG_POOL_EXPORT_PTR))             \
+	X(hipMemPoolImportPointer, , IPC, POOL_IMPORT_PTR, PW_RANGE_NOTE, (PW_HIP_SIG_POOL_IMPORT_PTR)) \
+	X(hipMallocFromPoolAsync, , SUPPORT, POOL_ALLOC, PW_RANGE_NOTE, (PW_HIP_SIG_POOL_ALLOC))        \
+	X(hipMemPoolDestroy, , SUPPORT, POOL_DESTROY, 0, (PW_HIP_SIG_POOL_DESTROY))                     \
+	/* virtual memory, and its allocations shared between processes */                              \
+	X(hipMemCreate, , SUPPORT, VMM_CREATE, 0, (PW_HIP_SIG_MEM_CREATE))                              \
+	X(hipMemRelease, , SUPPORT, VMM_RELEASE, 0, (PW_HIP_SIG_MEM_RELEASE))                           \
+	X(hipMemMap, , SUPPORT, VMM_MAP, 0, (PW_HIP_SIG_MEM_MAP))                                       \
+	X(hipMemUnmap, , SUPPORT, VMM_UNMAP, 0, (PW_HIP_SIG_MEM_UNMAP))                                 \
+	X(hipMemSetAccess, , PEER, VMM_SET_ACCESS, 0, (PW_HIP_SIG_MEM_SET_ACCESS))                      \
+	X(hipMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_HIP_SIG_MEM_EXPORT))                 \
+	X(hipMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_HIP_SIG_MEM_IMPORT))               \
+	X(hipMemRetainAllocationHandle, , SUPPORT, VMM_RETAIN, 0, (PW_HIP_SIG_MEM_RETAIN))
 
 /* Symbol ids: PW_HIP_ID(hipMemAdvise_v2) */
 #define PW_HIP_ID(sym) PW_HIP_ID_##sym
