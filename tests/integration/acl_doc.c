@@ -955,11 +955,67 @@ static void vmm_share(void)
 	vmm_end(&m, true);
 }
 
+/* "cannot be called in the same process": A imports its own export. */
+static void vmm_same_process(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	aclrtDrvMemHandle h = NULL;
+	if (aclrtMemImportFromShareableHandle(m.sh, dev0, &h) == ACL_SUCCESS)
+		MUST(aclrtFreePhysical(h));
+	vmm_end(&m, true);
+}
+
+/* "if this API is repeatedly called to import data, an error is reported":
+ * B imports twice. */
+static void vmm_import_twice(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	struct child c = vmm_spawn(m.sh, "iIfs");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
 /* Near miss: B imports, frees its handle, imports again. */
 static void vmm_reimport(void)
 {
 	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
 	struct child c = vmm_spawn(m.sh, "ififs");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
+/* "one-to-many ... is not allowed": A exports one handle twice. */
+static void vmm_export_twice(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	uint64_t again = 0;
+	(void)aclrtMemExportToShareableHandle(m.h, ACL_MEM_HANDLE_TYPE_NONE,
+	                                      ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &again);
+	vmm_end(&m, true);
+}
+
+/* "ensure that the physical memory to be shared exists and cannot be
+ * released in advance": A frees before B imports. */
+static void vmm_import_released(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	MUST(aclrtUnmapMem(m.va));
+	MUST(aclrtFreePhysical(m.h));
+	struct child c = vmm_spawn(m.sh, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtReleaseMemAddress(m.va));
+	MUST(aclFinalize());
+}
+
+/* "Only the processes configured with the trustlist can use
+ * shareableHandle": A exports with flags 0 and names nobody. */
+static void vmm_import_pid(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DEFAULT);
+	struct child c = vmm_spawn(m.sh, "Is");
 	hear(c.from);
 	ipc_wait(c);
 	vmm_end(&m, true);
@@ -1031,7 +1087,12 @@ static const struct scenario {
     {"ipc-close-unknown", "ipc.close.unknown", "", ipc_close_unknown},
     {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
     {"vmm-share", "-", "", vmm_share},
+    {"vmm-same-process", "vmm.acl.same-process", "", vmm_same_process},
+    {"vmm-import-twice", "vmm.acl.one-to-one", "", vmm_import_twice},
+    {"vmm-export-twice", "vmm.acl.one-to-one", "", vmm_export_twice},
     {"vmm-reimport", "-", "", vmm_reimport},
+    {"vmm-import-released", "vmm.import.released", "", vmm_import_released},
+    {"vmm-import-pid", "vmm.acl.import-pid", "", vmm_import_pid},
     {"vmm-import-pid-off", "-", "", vmm_import_pid_off},
 };
 
