@@ -328,6 +328,17 @@
 	  "aclpythondevg_0100.html",                                                                         \
 	  "not measured on Ascend",                                                                          \
 	  "allocate both buffers with an ACL_MEM_MALLOC_*_P2P policy (aclrtMalloc)")                         \
+	C(COPY_ACL_2D_KIND, PW_V_ACL,                                                                        \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemcpy2d and aclrtMemcpy2dAsync "             \
+	  "(Restrictions)",                                                                                  \
+	  "Currently, only memory copy of the ACL_MEMCPY_HOST_TO_DEVICE and ACL_MEMCPY_DEVICE_TO_HOST "      \
+	  "types is supported.",                                                                             \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0108.html",                                                                         \
+	  "not measured on Ascend devices (the page gives no code); the simulated runtime refuses the "      \
+	  "copy with ACL_ERROR_INVALID_PARAM (100000)",                                                      \
+	  "between two devices, copy row by row with aclrtMemcpy (ACL_MEMCPY_DEVICE_TO_DEVICE) after "       \
+	  "enabling peer access both ways, or stage the rows through the host with two 2D copies")           \
 	C(COPY_ACL_KIND, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer (pyACL)",                      \
 	  "ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange within a device or between devices.",             \
 	  "https://www.hiascend.com/document/detail/en/canncommercial/850/appdevg/acldevg/"                  \

@@ -434,6 +434,9 @@
 	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync (dst, src: "  \
 	  "device pointers)",                                                                                \
 	  "a peer copy from or to managed memory (hipMallocManaged), which is no device pointer")            \
+	X(COPY_ACL_2D_KIND, "copy.acl.2d-kind", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                         \
+	  "CANN AscendCL, aclrtMemcpy2d and aclrtMemcpy2dAsync (host to device and device to host only)",    \
+	  "a 2D copy of a kind other than host to device or device to host (between devices among them)")    \
 	X(COPY_ACL_DEST_MAX, "copy.acl.dest-max", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                       \
 	  "CANN AscendCL, Runtime API, aclrtMemcpy and aclrtMemcpyAsync (destMax: the memory size of the "   \
 	  "destination; count: the bytes to copy)",                                                          \

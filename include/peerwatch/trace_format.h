@@ -442,6 +442,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "the process ids of an ACL IPC trust list (aclrtIpcMemSetImportPid): the first 16; null if NULL")    \
 	X(ARGS, "num", UINT, OPT, NONE, "how many process ids the trust list has")                             \
 	X(ARGS, "pid", INT, OPT, NONE, "the process id aclrtDeviceGetBareTgid gave (the trust lists' id)")     \
+	X(ARGS, "dpitch", UINT, OPT, NONE,                                                                     \
+	  "an ACL 2D copy's destination pitch: bytes from one row to the next")                                \
+	X(ARGS, "spitch", UINT, OPT, NONE, "its source pitch")                                                 \
 	X(ARGS, "alignment", UINT, OPT, NONE,                                                                  \
 	  "a reserved address range's alignment (aclrtReserveMemAddress)")                                     \
 	X(ARGS, "hint", HEX, OPT, NONE, "the address a reservation asks for (aclrtReserveMemAddress)")         \

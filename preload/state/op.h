@@ -103,6 +103,7 @@ struct pw_op {
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
 	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
 	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
+	bool copy_2d;       /* ACL copies: aclrtMemcpy2d(Async) */
 	uint64_t key_len;   /* ACL IPC export: the key buffer's length (len) */
 	bool key_exported;  /* ACL IPC close: this process exported the key */
 	bool close_by_key;  /* IPC close: the call names the handle, not the mapping (ACL) */

@@ -40,6 +40,10 @@ aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 aclError aclrtIpcMemClose(const char *key);
 aclError aclrtDeviceGetBareTgid(int32_t *pid);
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, aclrtMemcpyKind kind, aclrtStream stream);
 aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
                                 uint64_t flags);
 aclError aclrtReleaseMemAddress(void *virPtr);
@@ -88,7 +92,9 @@ static const char *const exports[] = {"aclInit",
                                       "aclrtUnmapMem",
                                       "aclrtMemExportToShareableHandle",
                                       "aclrtMemSetPidToShareableHandle",
-                                      "aclrtMemImportFromShareableHandle"};
+                                      "aclrtMemImportFromShareableHandle",
+                                      "aclrtMemcpy2d",
+                                      "aclrtMemcpy2dAsync"};
 
 static int passed, failed;
 
@@ -485,6 +491,36 @@ static void vmm(void)
 	vmm_stranger(sh2, ACL_ERROR_RT_PARAM_INVALID, "after the exporter's free, no import");
 }
 
+/* ---- 2D copies: host to device and back, nothing else ---- */
+
+static void copies_2d(void)
+{
+	unsigned char host[64], back[64];
+	void *d0 = NULL, *d1 = NULL;
+	for (int i = 0; i < 64; i++)
+		host[i] = (unsigned char)i;
+	memset(back, 0, sizeof back);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&d0, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&d1, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	/* 4 rows of 4 bytes, every 16 bytes on the host, every 8 on the device */
+	EXPECT_RET(aclrtMemcpy2d(d0, 8, host, 16, 4, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemcpy2dAsync(back, 16, d0, 8, 4, 4, ACL_MEMCPY_DEVICE_TO_HOST, NULL), ACL_SUCCESS);
+	EXPECT(back[0] == 0 && back[3] == 3 && back[16] == 16 && back[51] == 51 && back[4] == 0,
+	       "the rows went there and back at their pitches");
+	EXPECT_RET(aclrtMemcpy2d(d1, 8, d0, 8, 4, 4, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(back, 8, host, 8, 4, 4, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(d0, 4, host, 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(d0, 32, host, 32, 4, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2dAsync(d0, 8, host, 8, 4, 5242881, ACL_MEMCPY_HOST_TO_DEVICE, NULL),
+	           ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtFree(d1), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(d0), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--list-exports")) {
@@ -593,6 +629,7 @@ int main(int argc, char **argv)
 
 	ipc();
 	vmm();
+	copies_2d();
 
 	/* reset drops the device's peer access both ways */
 	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);

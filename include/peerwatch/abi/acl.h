@@ -110,6 +110,13 @@ typedef int aclrtMemMallocPolicy;
  *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
  *                             aclrtMemcpyKind kind, aclrtStream stream);
  *   aclError aclrtSynchronizeStream(aclrtStream stream);
+ *   aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+ *                          size_t width, size_t height, aclrtMemcpyKind kind);      :2411
+ *   aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+ *                               size_t width, size_t height, aclrtMemcpyKind kind,
+ *                               aclrtStream stream);                                 :2430
+ *   (acl_rt.h of [A-UP] HEAD 681ef761; CANN 8.0.0's aclrtMemcpy2d and
+ *   aclrtMemcpy2dAsync pages, aclcppdevg_03_0108 and _0109, the same)
  *
  * IPC memory by key (acl_rt.h of [A-UP] HEAD 681ef761; [A-IPC] gives the same
  * prototypes, the pyACL pages name the last parameter "flag"):

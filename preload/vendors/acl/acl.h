@@ -91,6 +91,8 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 const char *pw_acl_error_name(int code);
 const char *pw_acl_policy_name(int policy, char *buf, size_t len);
 const char *pw_acl_memcpy_kind_name(int kind);
+/* The index of a copy's kind argument (the 2D copies have pitches, width and height first). */
+int pw_acl_copy_kind_arg(const struct pw_call *c);
 /* Whether a side of a copy of this kind is host memory. */
 bool pw_acl_kind_host_src(int kind);
 bool pw_acl_kind_host_dst(int kind);

@@ -242,6 +242,12 @@ static bool is_copy(const struct pw_call *c)
 	return c->fn->op == PW_OP_IMPLICIT_COPY;
 }
 
+/* The kind's argument of a copy: aclrtMemcpy(Async)'s fifth, aclrtMemcpy2d(Async)'s seventh. */
+int pw_acl_copy_kind_arg(const struct pw_call *c)
+{
+	return c->fn->args[4].kind == PW_K_MEMKIND ? 4 : 6;
+}
+
 /* The configuration path is recorded up to this many bytes. */
 #define PW_ACL_CSTR_MAX 4096
 
@@ -415,7 +421,7 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		pw_jw_kv_hex(w, k, v);
 		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		if (is_copy(c)) {
-			int kind = (int)(int64_t)c->a[4];
+			int kind = (int)(int64_t)c->a[pw_acl_copy_kind_arg(c)];
 			if (i == 0 ? pw_acl_kind_host_dst(kind) : pw_acl_kind_host_src(kind)) {
 				pw_jw_key2(w, k, "_type");
 				pw_jw_str(w, "host");

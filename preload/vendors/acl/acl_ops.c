@@ -46,14 +46,28 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
  * look at the two devices themselves). */
 static bool copy_op(const struct pw_call *c, struct pw_op *op)
 {
-	int kind = (int)(int64_t)c->a[4];
+	int k = pw_acl_copy_kind_arg(c);
 	op->kind = PW_OP_IMPLICIT_COPY;
-	op->copy_kind = kind;
+	op->copy_kind = (int)(int64_t)c->a[k];
+	op->copy_2d = k == 6;
+	mem_arg(c, 0, &op->dst);
+	mem_arg(c, 2, &op->src);
+	if (op->copy_2d) {
+		/* height rows of width bytes: the bytes moved; no destMax (the
+		 * destination's rows span (height-1)*dpitch+width bytes, which is
+		 * at least that while width fits the pitch).  Not asynchronous in
+		 * copy.acl.*'s sense: their sentences are aclrtMemcpyAsync's, and
+		 * CANN 8.5.0's aclrtMemcpy2dAsync page takes pageable host memory. */
+		uint64_t w = c->a[4], h = c->a[5];
+		op->bytes = w * h;
+		op->dest_max = h ? (h - 1) * c->a[1] + w : 0;
+		if (op->dest_max < op->bytes)
+			op->dest_max = op->bytes;
+		return true;
+	}
 	op->copy_async = c->fn->nargs > 5; /* aclrtMemcpyAsync: the stream */
 	op->dest_max = c->a[1];
 	op->bytes = c->a[3];
-	mem_arg(c, 0, &op->dst);
-	mem_arg(c, 2, &op->src);
 	return true;
 }
 

@@ -101,6 +101,14 @@ enum pw_acl_kind {
 #define PW_ACL_SIG_MEMCPY                                                                                \
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind)
+/* 2D copies (acl_rt.h:2411, :2430): height rows of width bytes */
+#define PW_ACL_SIG_MEMCPY_2D                                                                            \
+	(APTR, void *, dst), (SIZE, size_t, dpitch), (APTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (MEMKIND, aclrtMemcpyKind, kind)
+#define PW_ACL_SIG_MEMCPY_2D_ASYNC                                                                      \
+	(APTR, void *, dst), (SIZE, size_t, dpitch), (APTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (MEMKIND, aclrtMemcpyKind, kind),            \
+	    (STREAM, aclrtStream, stream)
 #define PW_ACL_SIG_MEMCPY_ASYNC                                                                          \
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
@@ -140,6 +148,8 @@ enum pw_acl_kind {
 	/* copy */                                                                                   \
 	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
 	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	X(aclrtMemcpy2d, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D))                           \
+	X(aclrtMemcpy2dAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D_ASYNC))                \
 	/* ipc: memory shared by key */                                                              \
 	X(aclrtIpcMemGetExportKey, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_ACL_SIG_IPC_EXPORT))           \
 	X(aclrtIpcMemSetImportPid, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_IPC_PIDS))                  \
