@@ -168,6 +168,10 @@ static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum 
 		return xasprintf("%sfile %s on %s", pool, fid, f->host);
 	if (sh && ht && !strcmp(ht, "fabric"))
 		return xasprintf("%sfabric %s", pool, sh);
+	/* ACL's shareable handle (aclrtMemExportToShareableHandle): a number
+	 * every process of the host imports by, as the exporter wrote it */
+	if (sh && !*pool && ev->vendor && !strcmp(ev->vendor, "acl"))
+		return xasprintf("acl %s on %s", sh, f->host);
 	if (ht && !strcmp(ht, "posix_fd") && pw_arg_hex(ev, *pool ? "pool" : "handle", &h))
 		return xasprintf("%sunpaired fd of pid %lld on %s, %s 0x%llx", pool, (long long)f->pid,
 		                 f->host, *pool ? "pool" : "handle", (unsigned long long)h);
@@ -215,10 +219,15 @@ static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
 	case OP_VMM_IMPORT:
 	case OP_POOL_EXPORT:
 	case OP_POOL_IMPORT:
-		snprintf(b, sizeof b, "%s %s 0x%llx as %s",
-		         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
-		         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
-		         (unsigned long long)r->vh, ht ? ht : "?");
+		if (!ht && pw_arg_str(ev, "shareable")) /* ACL: the shareable handle, no type name */
+			snprintf(b, sizeof b, "%s handle 0x%llx as shareable %s",
+			         r->op == OP_VMM_EXPORT ? "of" : "to", (unsigned long long)r->vh,
+			         pw_arg_str(ev, "shareable"));
+		else
+			snprintf(b, sizeof b, "%s %s 0x%llx as %s",
+			         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
+			         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
+			         (unsigned long long)r->vh, ht ? ht : "?");
 		break;
 	case OP_VMM_MAP:
 		snprintf(b, sizeof b, "0x%llx %s, handle 0x%llx", (unsigned long long)r->ptr, sz,
@@ -248,8 +257,11 @@ static void vmm_fill(struct ipc_rec *r, const struct pw_file *f, const struct pw
 	pw_arg_u64(ev, "bytes", &r->bytes);
 	if (r->op == OP_VMM_CREATE)
 		r->dev = pw_arg_dev(ev, "dev");
-	if (r->ret == 0 && (r->op == OP_VMM_EXPORT || r->op == OP_VMM_IMPORT || r->op == OP_POOL_EXPORT ||
-	                    r->op == OP_POOL_IMPORT || r->op == OP_PTR_EXPORT || r->op == OP_PTR_IMPORT))
+	/* an ACL import the runtime refused still names its allocation: its shareable handle */
+	bool acl_import = r->op == OP_VMM_IMPORT && !strcmp(r->vendor, "acl");
+	if ((r->ret == 0 || acl_import) &&
+	    (r->op == OP_VMM_EXPORT || r->op == OP_VMM_IMPORT || r->op == OP_POOL_EXPORT ||
+	     r->op == OP_POOL_IMPORT || r->op == OP_PTR_EXPORT || r->op == OP_PTR_IMPORT))
 		r->key = share_key(f, ev, r->op);
 	r->detail = vmm_detail(ev, r);
 }

@@ -328,6 +328,17 @@
 	  "aclpythondevg_0100.html",                                                                         \
 	  "not measured on Ascend",                                                                          \
 	  "allocate both buffers with an ACL_MEM_MALLOC_*_P2P policy (aclrtMalloc)")                         \
+	C(COPY_ACL_2D_KIND, PW_V_ACL,                                                                        \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemcpy2d and aclrtMemcpy2dAsync "             \
+	  "(Restrictions)",                                                                                  \
+	  "Currently, only memory copy of the ACL_MEMCPY_HOST_TO_DEVICE and ACL_MEMCPY_DEVICE_TO_HOST "      \
+	  "types is supported.",                                                                             \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0108.html",                                                                         \
+	  "not measured on Ascend devices (the page gives no code); the simulated runtime refuses the "      \
+	  "copy with ACL_ERROR_INVALID_PARAM (100000)",                                                      \
+	  "between two devices, copy row by row with aclrtMemcpy (ACL_MEMCPY_DEVICE_TO_DEVICE) after "       \
+	  "enabling peer access both ways, or stage the rows through the host with two 2D copies")           \
 	C(COPY_ACL_KIND, PW_V_ACL, "CANN AscendCL, Inter-Device Data Transfer (pyACL)",                      \
 	  "ACL_MEMCPY_DEVICE_TO_DEVICE = 3 # Data exchange within a device or between devices.",             \
 	  "https://www.hiascend.com/document/detail/en/canncommercial/850/appdevg/acldevg/"                  \
@@ -909,6 +920,51 @@
 	  "real driver's fds are all /dev/nvidiactl, which names no allocation, so the check runs only "     \
 	  "where the fd is the allocation's own file (the simulator), never guessing on GPUs",               \
 	  "release in the exporter only after every importer has imported (and mapped) it")                  \
+	C(VMM_IMPORT_RELEASED, PW_V_ACL,                                                                     \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemImportFromShareableHandle "                \
+	  "(Restrictions)",                                                                                  \
+	  "Before calling this API, ensure that the physical memory to be shared exists and cannot be "      \
+	  "released in advance.",                                                                            \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0121.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_PARAM_INVALID (107000) after the exporter's aclrtFreePhysical",                      \
+	  "call aclrtFreePhysical in the exporter only after every importer has called "                     \
+	  "aclrtMemImportFromShareableHandle (say so over the channel the shareable handle went by)")        \
+	C(VMM_ACL_SAME_PROCESS, PW_V_ACL,                                                                    \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemImportFromShareableHandle "                \
+	  "(Restrictions)",                                                                                  \
+	  "The aclrtMemImportFromShareableHandle and aclrtMemExportToShareableHandle APIs cannot be "        \
+	  "called in the same process. Only cross-process calling is supported.",                            \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0121.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_PARAM_INVALID (107000)",                                                             \
+	  "within one process, map the handle aclrtMallocPhysical returned again (aclrtMapMem); import "     \
+	  "the shareable handle only in another process")                                                    \
+	C(VMM_ACL_ONE_TO_ONE, PW_V_ACL,                                                                      \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemImportFromShareableHandle "                \
+	  "(Restrictions)",                                                                                  \
+	  "There is a one-to-one mapping between handles and shareableHandles. In the same process, "        \
+	  "one-to-many or many-to-one mapping is not allowed. Otherwise, an error is reported. For "         \
+	  "example, if this API is repeatedly called to import data, an error is reported.",                 \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0121.html",                                                                         \
+	  "reports an error, the page says (code not given; not measured on Ascend devices); the "           \
+	  "simulated runtime refuses with ACL_ERROR_RT_PARAM_INVALID (107000)",                              \
+	  "import a shareable handle once per process and map the handle it gave as often as needed; "       \
+	  "export a physical allocation's handle once and hand the same shareable handle to every importer") \
+	C(VMM_ACL_IMPORT_PID, PW_V_ACL,                                                                      \
+	  "CANN AscendCL, Runtime API, Memory Management, aclrtMemSetPidToShareableHandle (Description)",    \
+	  "Only the processes configured with the trustlist can use shareableHandle exported by "            \
+	  "aclrtMemExportToShareableHandle.",                                                                \
+	  "https://www.hiascend.com/document/detail/en/canncommercial/800/apiref/appdevgapi/"                \
+	  "aclcppdevg_03_0120.html",                                                                         \
+	  "not measured on Ascend devices; the simulated runtime refuses the import with "                   \
+	  "ACL_ERROR_RT_NO_PERMISSION (207006)",                                                             \
+	  "in the exporter, call aclrtMemSetPidToShareableHandle with the id aclrtDeviceGetBareTgid gave "   \
+	  "the importer before it imports, or export with "                                                  \
+	  "ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION")                                                   \
 	C(VMM_COPY_NO_ACCESS, PW_V_CUDA, "CUDA Driver API, Virtual Memory Management, cuMemMap",             \
 	  "calling cuMemMap does not make the address accessible, the caller needs to update "               \
 	  "accessibility of a contiguous mapped VA range by calling cuMemSetAccess.",                        \

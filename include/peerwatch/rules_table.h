@@ -434,6 +434,9 @@
 	  "HIP Runtime API, PeerToPeer Device Memory Access, hipMemcpyPeer, hipMemcpyPeerAsync (dst, src: "  \
 	  "device pointers)",                                                                                \
 	  "a peer copy from or to managed memory (hipMallocManaged), which is no device pointer")            \
+	X(COPY_ACL_2D_KIND, "copy.acl.2d-kind", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                         \
+	  "CANN AscendCL, aclrtMemcpy2d and aclrtMemcpy2dAsync (host to device and device to host only)",    \
+	  "a 2D copy of a kind other than host to device or device to host (between devices among them)")    \
 	X(COPY_ACL_DEST_MAX, "copy.acl.dest-max", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                       \
 	  "CANN AscendCL, Runtime API, aclrtMemcpy and aclrtMemcpyAsync (destMax: the memory size of the "   \
 	  "destination; count: the bytes to copy)",                                                          \
@@ -458,11 +461,25 @@
 	  "CUmemAllocationHandleType; :13168 cuMemExportToShareableHandle: handleType - Type of "            \
 	  "shareable handle requested",                                                                      \
 	  "a virtual-memory allocation exported with a handle type it was not created for")                  \
-	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA, PW_OPBIT(VMM_IMPORT),       \
+	X(VMM_IMPORT_RELEASED, "vmm.import.released", PW_SEV_WARNING, PW_V_CUDA | PW_V_ACL,                  \
+	  PW_OPBIT(VMM_IMPORT),                                                                              \
 	  "cuda.h :12841 (cuMemRelease): The memory allocation will be freed when all outstanding "          \
 	  "mappings to the memory are unmapped and when all outstanding references to the handle "           \
-	  "(including it's shareable counterparts) are also released",                                       \
+	  "(including it's shareable counterparts) are also released; CANN AscendCL, "                       \
+	  "aclrtMemImportFromShareableHandle (the physical memory to be shared exists)",                     \
 	  "a shareable handle imported after the exporting process released its allocation")                 \
+	X(VMM_ACL_SAME_PROCESS, "vmm.acl.same-process", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(VMM_IMPORT),        \
+	  "CANN AscendCL, aclrtMemImportFromShareableHandle (export and import only across processes)",      \
+	  "a shareable handle imported by the process that exported it")                                     \
+	X(VMM_ACL_ONE_TO_ONE, "vmm.acl.one-to-one", PW_SEV_ERROR, PW_V_ACL,                                  \
+	  PW_OPBIT(VMM_IMPORT) | PW_OPBIT(VMM_EXPORT),                                                       \
+	  "CANN AscendCL, aclrtMemImportFromShareableHandle (one handle per shareable handle in a "          \
+	  "process)",                                                                                        \
+	  "a shareable handle imported again, or a physical allocation exported again, in one process")      \
+	X(VMM_ACL_IMPORT_PID, "vmm.acl.import-pid", PW_SEV_ERROR, PW_V_ACL, PW_OPBIT(VMM_IMPORT),            \
+	  "CANN AscendCL, aclrtMemSetPidToShareableHandle (only the processes on the trust list use the "    \
+	  "shareable handle)",                                                                               \
+	  "a shareable handle imported while its export admits only named processes and none was named")     \
 	X(VMM_COPY_NO_ACCESS, "vmm.copy.no-access", PW_SEV_ERROR, PW_V_CUDA, PW_OPS_COPY,                    \
 	  "cuda.h :12885 (cuMemMap): calling cuMemMap does not make the address accessible, the caller "     \
 	  "needs to update accessibility of a contiguous mapped VA range by calling cuMemSetAccess",         \

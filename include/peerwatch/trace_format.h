@@ -43,7 +43,8 @@
 	X(IPC_OPEN, "ipc_open", CALL, "maps memory of another process from its IPC handle")                 \
 	X(IPC_CLOSE, "ipc_close", CALL, "unmaps memory an IPC open mapped")                                 \
 	X(IPC_IMPORT_PID, "ipc_import_pid", CALL,                                                           \
-	  "names the processes that may open an IPC key (ACL's trust list)")                                \
+	  "names the processes that may open an IPC key or shareable handle (ACL's trust lists)")           \
+	X(PROCESS_ID, "process_id", CALL, "asks the id the calling process has on the trust lists (ACL)")   \
 	X(IPC_EVENT_EXPORT, "ipc_event_export", CALL, "makes an IPC handle of an event")                    \
 	X(IPC_EVENT_OPEN, "ipc_event_open", CALL, "opens an event of another process from its IPC handle")  \
 	X(EVENT_CREATE, "event_create", CALL, "creates an event, with its flags")                           \
@@ -79,6 +80,8 @@
 	X(VMM_EXPORT, "vmm_export", CALL, "exports a physical allocation as an OS handle")                  \
 	X(VMM_IMPORT, "vmm_import", CALL, "imports a physical allocation from an OS handle")                \
 	X(VMM_RETAIN, "vmm_retain", CALL, "gets the handle of the allocation mapped at an address")         \
+	X(VMM_RESERVE, "vmm_reserve", CALL, "reserves a virtual address range (no memory behind it yet)")   \
+	X(VMM_UNRESERVE, "vmm_unreserve", CALL, "releases a reserved virtual address range")                \
 	X(POOL_EXPORT, "pool_export", CALL, "exports a memory pool as an OS handle")                        \
 	X(POOL_IMPORT, "pool_import", CALL, "imports a memory pool from an OS handle")                      \
 	X(POOL_EXPORT_PTR, "pool_export_ptr", CALL, "exports an allocation of a shared pool")               \
@@ -440,6 +443,15 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	X(ARGS, "pids", INTS_NULL, OPT, NONE,                                                                  \
 	  "the process ids of an ACL IPC trust list (aclrtIpcMemSetImportPid): the first 16; null if NULL")    \
 	X(ARGS, "num", UINT, OPT, NONE, "how many process ids the trust list has")                             \
+	X(ARGS, "pid", INT, OPT, NONE, "the process id aclrtDeviceGetBareTgid gave (the trust lists' id)")     \
+	X(ARGS, "dpitch", UINT, OPT, NONE,                                                                     \
+	  "an ACL 2D copy's destination pitch: bytes from one row to the next")                                \
+	X(ARGS, "spitch", UINT, OPT, NONE, "its source pitch")                                                 \
+	X(ARGS, "alignment", UINT, OPT, NONE,                                                                  \
+	  "a reserved address range's alignment (aclrtReserveMemAddress)")                                     \
+	X(ARGS, "hint", HEX, OPT, NONE, "the address a reservation asks for (aclrtReserveMemAddress)")         \
+	X(ARGS, "hint_dev", DEV, OPT, NONE, "the device `hint` lives on (null: none)")                         \
+	X(ARGS, "mem_attr", INT, OPT, NONE, "an ACL physical allocation's memory attribute (aclrtMemAttr)")    \
 	X(LOCATION, "type", NAME_OR_INT, REQ, NONE,                                                            \
 	  "`\"invalid\"`, `\"device\"`, `\"host\"`, `\"host_numa\"`, `\"host_numa_current\"`, or the "         \
 	  "number")                                                                                            \

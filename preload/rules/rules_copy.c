@@ -293,6 +293,32 @@ PW_RULE_FN(COPY_ACL_KIND)
 	return false;
 }
 
+/* CANN AscendCL, aclrtMemcpy2d and aclrtMemcpy2dAsync: "Currently, only
+ * memory copy of the ACL_MEMCPY_HOST_TO_DEVICE and ACL_MEMCPY_DEVICE_TO_HOST
+ * types is supported."  A kind no aclrtMemcpyKind defines is
+ * copy.acl.kind-undefined's. */
+PW_RULE_FN(COPY_ACL_2D_KIND)
+{
+	(void)s;
+	if (!op->copy_2d || op->copy_kind == ACL_MEMCPY_HOST_TO_DEVICE ||
+	    op->copy_kind == ACL_MEMCPY_DEVICE_TO_HOST || op->copy_kind < ACL_MEMCPY_HOST_TO_HOST ||
+	    op->copy_kind > ACL_MEMCPY_INTER_DEVICE_TO_DEVICE)
+		return false;
+	if (op->dst.known && op->src.known && op->dst.dev != op->src.dev)
+		snprintf(
+		    msg, len,
+		    "%s with kind %s from device %d to device %d: a 2D copy goes only from host to device "
+		    "or from device to host",
+		    op->api, acl_kind_name(op->copy_kind), op->src.dev, op->dst.dev);
+	else
+		snprintf(
+		    msg, len,
+		    "%s with kind %s: a 2D copy goes only from host to device (ACL_MEMCPY_HOST_TO_DEVICE) or "
+		    "from device to host (ACL_MEMCPY_DEVICE_TO_HOST)",
+		    op->api, acl_kind_name(op->copy_kind));
+	return true;
+}
+
 /* CANN AscendCL, aclrtMemcpyAsync (and aclrtMemcpy): "destMax: Memory size in bytes in the destination
  * address. count: Size in bytes to copy.": count at most destMax, and destMax at most what the destination
  * holds from dst (an allocation aclrtMalloc made, where the module knows it). */

@@ -38,17 +38,90 @@ PW_RULE_FN(VMM_EXPORT_HANDLE_TYPE)
 	return true;
 }
 
-/* cuMemRelease: the shareable handle keeps the memory, not the owner's intent. */
+/* cuMemRelease: the shareable handle keeps the memory, not the owner's
+ * intent.  CANN, aclrtMemImportFromShareableHandle: "Before calling this
+ * API, ensure that the physical memory to be shared exists and cannot be
+ * released in advance." */
 PW_RULE_FN(VMM_IMPORT_RELEASED)
 {
 	(void)s;
 	if (!op->reg_known || !op->reg_freed)
 		return false;
+	if (op->vendor == PW_VENDOR_ACL)
+		snprintf(msg, len,
+		         "%s imports shareable handle 0x%" PRIx64 ", whose exporter (pid %d) already freed "
+		         "the physical memory (aclrtFreePhysical)%s",
+		         op->api, op->vmm_shareable, op->reg_exporter_pid,
+		         op->reg_exporter_alive ? "" : " and has exited");
+	else
+		snprintf(msg, len,
+		         "%s imports a %s handle whose exporter (pid %d) already released the allocation "
+		         "(cuMemRelease)%s",
+		         op->api, type_name(op->handle_type), op->reg_exporter_pid,
+		         op->reg_exporter_alive ? "" : " and has exited");
+	return true;
+}
+
+/* CANN, aclrtMemImportFromShareableHandle: "The
+ * aclrtMemImportFromShareableHandle and aclrtMemExportToShareableHandle APIs
+ * cannot be called in the same process. Only cross-process calling is
+ * supported."  This process exported the shareable handle (its own table:
+ * no registry needed). */
+PW_RULE_FN(VMM_ACL_SAME_PROCESS)
+{
+	(void)s;
+	if (!op->vmm_own_export)
+		return false;
 	snprintf(msg, len,
-	         "%s imports a %s handle whose exporter (pid %d) already released the allocation "
-	         "(cuMemRelease)%s",
-	         op->api, type_name(op->handle_type), op->reg_exporter_pid,
-	         op->reg_exporter_alive ? "" : " and has exited");
+	         "%s imports shareable handle 0x%" PRIx64 " in the process that exported it "
+	         "(aclrtMemExportToShareableHandle): only another process may import it",
+	         op->api, op->vmm_shareable);
+	return true;
+}
+
+/* CANN, aclrtMemImportFromShareableHandle: "There is a one-to-one mapping
+ * between handles and shareableHandles. In the same process, one-to-many or
+ * many-to-one mapping is not allowed. ... if this API is repeatedly called
+ * to import data, an error is reported."  An import of a shareable handle
+ * this process still holds an import of, or an export of a handle this
+ * process exported already (while neither was freed: aclrtFreePhysical). */
+PW_RULE_FN(VMM_ACL_ONE_TO_ONE)
+{
+	(void)s;
+	if (!op->vmm_again)
+		return false;
+	if (op->kind == PW_OP_VMM_IMPORT)
+		snprintf(msg, len,
+		         "%s imports shareable handle 0x%" PRIx64 " again: this process holds a handle "
+		         "from an earlier import of it (aclrtFreePhysical ends that one)",
+		         op->api, op->vmm_shareable);
+	else
+		snprintf(msg, len,
+		         "%s exports handle 0x%" PRIx64
+		         " again: it was exported already, as shareable handle "
+		         "0x%" PRIx64,
+		         op->api, op->mem_handle, op->vmm_shareable);
+	return true;
+}
+
+/* CANN, aclrtMemSetPidToShareableHandle: "Only the processes configured
+ * with the trustlist can use shareableHandle exported by
+ * aclrtMemExportToShareableHandle."  Said where the registry knows the
+ * export: exported with the trust list on (flags 0), and no
+ * aclrtMemSetPidToShareableHandle named any process before this import.
+ * (Which process was named is not compared: the list holds the ids
+ * aclrtDeviceGetBareTgid gives, the host's in a container.) */
+PW_RULE_FN(VMM_ACL_IMPORT_PID)
+{
+	(void)s;
+	if (!op->reg_known || !op->reg_trust_list || op->reg_trust_named ||
+	    op->reg_exporter_pid == op->self_pid)
+		return false;
+	snprintf(msg, len,
+	         "%s imports shareable handle 0x%" PRIx64 ", which pid %d exported with the trust list on "
+	         "(flags 0), but no aclrtMemSetPidToShareableHandle named any process for it: only the "
+	         "processes it names may import",
+	         op->api, op->vmm_shareable, op->reg_exporter_pid);
 	return true;
 }
 

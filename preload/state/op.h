@@ -103,10 +103,17 @@ struct pw_op {
 	int copy_kind;      /* ACL copies: the aclrtMemcpyKind passed, -1 for other vendors */
 	uint64_t dest_max;  /* ACL copies: destMax, the bytes the destination holds */
 	bool copy_async;    /* ACL copies: aclrtMemcpyAsync */
+	bool copy_2d;       /* ACL copies: aclrtMemcpy2d(Async) */
 	uint64_t key_len;   /* ACL IPC export: the key buffer's length (len) */
 	bool key_exported;  /* ACL IPC close: this process exported the key */
 	bool close_by_key;  /* IPC close: the call names the handle, not the mapping (ACL) */
-	int dev_attr;       /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
+	/* ACL shareable handles (vendors/acl/acl_vmm.c fills them) */
+	bool vmm_own_export;    /* import: this process exported the shareable handle itself */
+	bool vmm_again;         /* import: this process holds an import of it already; export: the
+	                           handle was exported already */
+	uint64_t vmm_shareable; /* import: the shareable handle; export: the earlier one; release:
+	                           the one its export made, 0 if none */
+	int dev_attr;           /* device attribute queries: PW_DEVATTR_*, 0 for any other attribute */
 	/* range attribute queries: one (attr, size) pair per attribute */
 	int nattrs;
 	const int *attrs;

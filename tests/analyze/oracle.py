@@ -568,6 +568,8 @@ def share_key(t, c, op):
         return "%sfile %s on %s" % (pool, fid, t.host)
     if sh and ht == "fabric":
         return "%sfabric %s" % (pool, sh)
+    if sh and not pool and c.get("vendor") == "acl":  # ACL's shareable handle: the host's number
+        return "acl %s on %s" % (sh, t.host)
     h = hexval(a.get("pool" if pool else "handle"))
     if ht == "posix_fd" and h is not None:
         return "%sunpaired fd of pid %d on %s, %s 0x%x" % (pool, t.pid, t.host, "pool" if pool else "handle", h)
@@ -626,8 +628,10 @@ def ipc(traces):
                 r.ptr = hexval(a.get("ptr"))
                 r.vh = hexval(a.get(vk))
                 r.bytes = arg_u64(a, "bytes") or 0
-                r.key = share_key(t, c, op) if c["ret"] == 0 and op in (
-                    "vmm_export", "vmm_import", "pool_export", "pool_import", "ptr_export", "ptr_import") else None
+                # an ACL import the runtime refused still names its allocation by the shareable handle
+                r.key = share_key(t, c, op) if (c["ret"] == 0 or (op == "vmm_import" and c["vendor"] == "acl")) \
+                    and op in ("vmm_export", "vmm_import", "pool_export", "pool_import", "ptr_export",
+                               "ptr_import") else None
             recs.append(r)
 
     def host_of(r):

@@ -34,11 +34,28 @@ aclError aclrtFreeHost(void *hostPtr);
 aclError aclrtMemcpy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind);
 aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind,
                           aclrtStream stream);
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, aclrtMemcpyKind kind, aclrtStream stream);
 aclError aclrtIpcMemGetExportKey(void *devPtr, size_t size, char *key, size_t len, uint64_t flags);
 aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 aclError aclrtIpcMemClose(const char *key);
 aclError aclrtDeviceGetBareTgid(int32_t *pid);
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                         uint64_t flags, uint64_t *shareableHandle);
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                           aclrtDrvMemHandle *handle);
 
 static int failures;
 
@@ -520,6 +537,32 @@ static void async_page_locked(void)
 	async_copies(true, true, true);
 }
 
+/* CANN 8.0.0, aclrtMemcpy2d and aclrtMemcpy2dAsync: "Currently, only
+ * memory copy of the ACL_MEMCPY_HOST_TO_DEVICE and ACL_MEMCPY_DEVICE_TO_HOST
+ * types is supported."  16 rows of 32 bytes, 64 bytes apart on the host. */
+static void copy_2d(void)
+{
+	static char host[16 * 64], back[16 * 64];
+	void *d = NULL;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMalloc(&d, SIZE, ACL_MEM_MALLOC_HUGE_FIRST));
+	MUST(aclrtMemcpy2d(d, 32, host, 64, 32, 16, ACL_MEMCPY_HOST_TO_DEVICE));
+	MUST(aclrtMemcpy2dAsync(back, 64, d, 32, 32, 16, ACL_MEMCPY_DEVICE_TO_HOST, NULL));
+	MUST(aclrtFree(d));
+	MUST(aclFinalize());
+}
+
+/* Between two devices, peer access on both ways and P2P memory, as the
+ * document asks of aclrtMemcpy: the 2D copy still has no such kind. */
+static void copy_2d_between_devices(void)
+{
+	setup(true, true);
+	struct bufs b = alloc2(ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P, SIZE);
+	(void)aclrtMemcpy2d(b.m1, 32, b.m0, 32, 32, 16, ACL_MEMCPY_DEVICE_TO_DEVICE);
+	release(b);
+}
+
 /* ---- IPC memory by key: process A exports, process B imports ----
  *
  * The importer is this program again (acl_doc ipc-child KEY RD WR STEPS),
@@ -807,6 +850,217 @@ static void ipc_import_twice(void)
 	MUST(aclFinalize());
 }
 
+/* ---- physical memory shared by a shareable handle: A exports, B imports ----
+ *
+ * CANN's flow (aclrtMemExportToShareableHandle and the pages it links): A
+ * allocates physical memory (aclrtMallocPhysical), maps it into a reserved
+ * range, exports its handle, puts B on the trust list
+ * (aclrtMemSetPidToShareableHandle, B's id from aclrtDeviceGetBareTgid);
+ * B imports (aclrtMemImportFromShareableHandle), maps, uses, unmaps and
+ * frees its handle (aclrtFreePhysical); then A does the same.  The
+ * importer is this program again (acl_doc vmm-child SHAREABLE RD WR STEPS):
+ * h waits for the exporter's word, s gives it one, i imports (it must
+ * succeed), maps, checks the exporter's bytes and writes its own, I
+ * imports where the runtime may refuse, f frees the handle of the last
+ * import that succeeded. */
+
+#define VMM_SIZE 4096
+
+static int vmm_child(uint64_t sh, int rd, int wr, const char *steps)
+{
+	aclrtDrvMemHandle h = NULL;
+	int32_t me = 0;
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev1));
+	MUST(aclrtDeviceGetBareTgid(&me));
+	for (const char *st = steps; *st; st++)
+		switch (*st) {
+		case 'h': hear(rd); break;
+		case 's': say(wr); break;
+		case 'i': {
+			void *va = NULL;
+			MUST(aclrtMemImportFromShareableHandle(sh, dev1, &h));
+			MUST(aclrtReserveMemAddress(&va, VMM_SIZE, 0, NULL, 0));
+			MUST(aclrtMapMem(va, VMM_SIZE, 0, h, 0));
+			if (va && ((unsigned char *)va)[10] != 0x5a) {
+				fprintf(stderr, "acl_doc: the importer does not see the exporter's bytes\n");
+				failures++;
+			}
+			if (va)
+				((unsigned char *)va)[11] = 0xa5;
+			MUST(aclrtUnmapMem(va));
+			MUST(aclrtReleaseMemAddress(va));
+			break;
+		}
+		case 'I': {
+			aclrtDrvMemHandle h2 = NULL;
+			if (aclrtMemImportFromShareableHandle(sh, dev1, &h2) == ACL_SUCCESS)
+				MUST(aclrtFreePhysical(h2));
+			break;
+		}
+		case 'f': MUST(aclrtFreePhysical(h)); break;
+		default: break;
+		}
+	MUST(aclFinalize());
+	return failures ? 1 : 0;
+}
+
+static struct child vmm_spawn(uint64_t sh, const char *steps)
+{
+	int a[2], b[2];
+	if (pipe(a) || pipe(b))
+		exit(2);
+	char fa[16], fb[16], hs[32];
+	snprintf(fa, sizeof fa, "%d", a[0]);
+	snprintf(fb, sizeof fb, "%d", b[1]);
+	snprintf(hs, sizeof hs, "%llu", (unsigned long long)sh);
+	pid_t pid = fork();
+	if (pid == 0) {
+		close(a[1]);
+		close(b[0]);
+		execl(self_path, self_path, "vmm-child", hs, fa, fb, steps, (char *)NULL);
+		_exit(127);
+	}
+	close(a[0]);
+	close(b[1]);
+	return (struct child){pid, a[1], b[0]};
+}
+
+/* A's side: physical memory on device 0, mapped and written. */
+struct vmm_mem {
+	aclrtDrvMemHandle h;
+	void *va;
+	uint64_t sh;
+};
+
+static struct vmm_mem vmm_alloc(void)
+{
+	aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE,
+	                             ACL_MEM_ALLOCATION_TYPE_PINNED,
+	                             ACL_HBM_MEM_HUGE,
+	                             {(uint32_t)dev0, ACL_MEM_LOCATION_TYPE_DEVICE},
+	                             0};
+	struct vmm_mem m = {NULL, NULL, 0};
+	MUST(aclInit(NULL));
+	MUST(aclrtSetDevice(dev0));
+	MUST(aclrtMallocPhysical(&m.h, VMM_SIZE, &prop, 0));
+	MUST(aclrtReserveMemAddress(&m.va, VMM_SIZE, 0, NULL, 0));
+	MUST(aclrtMapMem(m.va, VMM_SIZE, 0, m.h, 0));
+	if (m.va)
+		((unsigned char *)m.va)[10] = 0x5a;
+	return m;
+}
+
+static struct vmm_mem vmm_export(uint64_t flags)
+{
+	struct vmm_mem m = vmm_alloc();
+	MUST(aclrtMemExportToShareableHandle(m.h, ACL_MEM_HANDLE_TYPE_NONE, flags, &m.sh));
+	return m;
+}
+
+/* A's end: unmap, release the range, free the handle (unless freed). */
+static void vmm_end(struct vmm_mem *m, bool free_handle)
+{
+	MUST(aclrtUnmapMem(m->va));
+	MUST(aclrtReleaseMemAddress(m->va));
+	if (free_handle)
+		MUST(aclrtFreePhysical(m->h));
+	MUST(aclFinalize());
+}
+
+/* The flow with the trust list on: B is named before it imports. */
+static void vmm_share(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DEFAULT);
+	struct child c = vmm_spawn(m.sh, "hifs");
+	int32_t pid = (int32_t)c.pid;
+	MUST(aclrtMemSetPidToShareableHandle(m.sh, &pid, 1));
+	say(c.to);
+	hear(c.from);
+	ipc_wait(c);
+	if (m.va && ((unsigned char *)m.va)[11] != 0xa5) {
+		fprintf(stderr, "acl_doc: the exporter does not see the importer's bytes\n");
+		failures++;
+	}
+	vmm_end(&m, true);
+}
+
+/* "cannot be called in the same process": A imports its own export. */
+static void vmm_same_process(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	aclrtDrvMemHandle h = NULL;
+	if (aclrtMemImportFromShareableHandle(m.sh, dev0, &h) == ACL_SUCCESS)
+		MUST(aclrtFreePhysical(h));
+	vmm_end(&m, true);
+}
+
+/* "if this API is repeatedly called to import data, an error is reported":
+ * B imports twice. */
+static void vmm_import_twice(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	struct child c = vmm_spawn(m.sh, "iIfs");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
+/* Near miss: B imports, frees its handle, imports again. */
+static void vmm_reimport(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	struct child c = vmm_spawn(m.sh, "ififs");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
+/* "one-to-many ... is not allowed": A exports one handle twice. */
+static void vmm_export_twice(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	uint64_t again = 0;
+	(void)aclrtMemExportToShareableHandle(m.h, ACL_MEM_HANDLE_TYPE_NONE,
+	                                      ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &again);
+	vmm_end(&m, true);
+}
+
+/* "ensure that the physical memory to be shared exists and cannot be
+ * released in advance": A frees before B imports. */
+static void vmm_import_released(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	MUST(aclrtUnmapMem(m.va));
+	MUST(aclrtFreePhysical(m.h));
+	struct child c = vmm_spawn(m.sh, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtReleaseMemAddress(m.va));
+	MUST(aclFinalize());
+}
+
+/* "Only the processes configured with the trustlist can use
+ * shareableHandle": A exports with flags 0 and names nobody. */
+static void vmm_import_pid(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DEFAULT);
+	struct child c = vmm_spawn(m.sh, "Is");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
+/* Near miss: nobody named either, but the trust list is off. */
+static void vmm_import_pid_off(void)
+{
+	struct vmm_mem m = vmm_export(ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+	struct child c = vmm_spawn(m.sh, "ifs");
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
 static const struct scenario {
 	const char *name, *rule, *env;
 	void (*run)(void);
@@ -843,6 +1097,8 @@ static const struct scenario {
     {"async-pageable", "copy.acl.async-pageable", "", async_pageable_to_device},
     {"async-pageable-to-host", "copy.acl.async-pageable", "", async_pageable_to_host},
     {"async-page-locked", "-", "", async_page_locked},
+    {"copy-2d", "-", "", copy_2d},
+    {"copy-2d-between-devices", "copy.acl.2d-kind", "", copy_2d_between_devices},
     {"unsupported", "peer.enable.unsupported", "PWSIM_PEERS=none", unsupported},
     {"out-of-bounds", "copy.peer.out-of-bounds", "", out_of_bounds},
     {"null", "copy.peer.null", "", null_src},
@@ -862,6 +1118,14 @@ static const struct scenario {
     {"ipc-import-pid", "ipc.acl.import-pid", "", ipc_import_pid},
     {"ipc-close-unknown", "ipc.close.unknown", "", ipc_close_unknown},
     {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
+    {"vmm-share", "-", "", vmm_share},
+    {"vmm-same-process", "vmm.acl.same-process", "", vmm_same_process},
+    {"vmm-import-twice", "vmm.acl.one-to-one", "", vmm_import_twice},
+    {"vmm-export-twice", "vmm.acl.one-to-one", "", vmm_export_twice},
+    {"vmm-reimport", "-", "", vmm_reimport},
+    {"vmm-import-released", "vmm.import.released", "", vmm_import_released},
+    {"vmm-import-pid", "vmm.acl.import-pid", "", vmm_import_pid},
+    {"vmm-import-pid-off", "-", "", vmm_import_pid_off},
 };
 
 int main(int argc, char **argv)
@@ -871,6 +1135,8 @@ int main(int argc, char **argv)
 		self_path = argv[0]; /* the importer's trace then names acl_doc, not "exe" */
 	if (argc == 6 && !strcmp(argv[1], "ipc-child"))
 		return ipc_child(argv[2], atoi(argv[3]), atoi(argv[4]), argv[5]);
+	if (argc == 6 && !strcmp(argv[1], "vmm-child"))
+		return vmm_child(strtoull(argv[2], NULL, 10), atoi(argv[3]), atoi(argv[4]), argv[5]);
 	if (argc == 2 && !strcmp(argv[1], "list")) {
 		for (size_t i = 0; i < n; i++)
 			printf("%s %s %s\n", scenarios[i].name, scenarios[i].rule, scenarios[i].env);

@@ -118,6 +118,30 @@ listed=$(jq -s '[.[] | select(.api=="aclrtIpcMemSetImportPid") | .args.pids[0]][
 check "ipc-key: the import is in another process, the one the trust list names ($ipid, $listed)" \
 	[ "$imp" != "$exp" -a "$ipid" = "$listed" ]
 
+# --- shareable handles: the calls of the flow, one shareable handle -------------
+all=$(cat "$WORK/vmm-share"/trace/*.pw.jsonl 2>/dev/null)
+check "vmm-share: the calls of the flow, each of its op" \
+	jqt -s '[.[] | select(.type=="call" and (.api | test("Mem|Physical|BareTgid"))) | [.api, .op]] | unique ==
+	[["aclrtDeviceGetBareTgid","process_id"],["aclrtFreePhysical","vmm_release"],
+	["aclrtMallocPhysical","vmm_create"],["aclrtMapMem","vmm_map"],
+	["aclrtMemExportToShareableHandle","vmm_export"],["aclrtMemImportFromShareableHandle","vmm_import"],
+	["aclrtMemSetPidToShareableHandle","ipc_import_pid"],["aclrtReleaseMemAddress","vmm_unreserve"],
+	["aclrtReserveMemAddress","vmm_reserve"],["aclrtUnmapMem","vmm_unmap"]]' <<<"$all"
+check "vmm-share: one shareable handle, written by the export and named by the trust list and the import" \
+	jqt -s '[.[] | select(.type=="call" and .args.shareable != null) | .args.shareable] | unique | length == 1' \
+	<<<"$all"
+imp=$(grep -l aclrtMemImportFromShareableHandle "$WORK/vmm-share"/trace/*.pw.jsonl | head -1)
+exp=$(grep -l aclrtMemExportToShareableHandle "$WORK/vmm-share"/trace/*.pw.jsonl | head -1)
+ipid=$(head -1 "$imp" | jq .pid)
+listed=$(jq -s '[.[] | select(.api=="aclrtMemSetPidToShareableHandle") | .args.pids[0]][0]' "$exp")
+bare=$(jq -s '[.[] | select(.api=="aclrtDeviceGetBareTgid") | .args.pid][0]' "$imp")
+check "vmm-share: the importer's bare tgid is the id the trust list names ($ipid, $listed, $bare)" \
+	[ "$imp" != "$exp" -a "$ipid" = "$listed" -a "$bare" = "$ipid" ]
+check "vmm-share: the physical allocation's device and size, each mapping its handle" \
+	jqt -s '([.[] | select(.api=="aclrtMallocPhysical") | [.args.dev, .args.bytes]] == [[0,4096]]) and
+	([.[] | select(.api=="aclrtMallocPhysical") | .args.handle] ==
+	 [.[] | select(.api=="aclrtMapMem") | .args.handle])' "$exp"
+
 # --- observe and enforce ----------------------------------------------------------
 d="$WORK/observe"
 run "$d" PWSIM_DEVICES=2 --mode observe -- "$A" one-direction

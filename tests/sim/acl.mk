@@ -5,7 +5,7 @@
 #   $(PWSIM_ACL_SELFTEST)  $(BUILD)/tests/acl_selftest
 #   make acl-sim-selftest  check the export list, then run the self-test
 
-PWSIM_ACL_SRCS     := tests/sim/acl_sim.c tests/sim/acl_sim_mem.c tests/sim/acl_sim_ipc.c tests/sim/sim_topo.c
+PWSIM_ACL_SRCS     := tests/sim/acl_sim.c tests/sim/acl_sim_mem.c tests/sim/acl_sim_ipc.c tests/sim/acl_sim_vmm.c tests/sim/sim_topo.c
 PWSIM_ACL_OBJS     := $(PWSIM_ACL_SRCS:tests/sim/%.c=$(BUILD)/obj/sim/%.o)
 PWSIM_ACL_LIB      := $(BUILD)/sim/libascendcl.so
 PWSIM_ACL_SELFTEST := $(BUILD)/tests/acl_selftest

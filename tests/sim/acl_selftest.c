@@ -40,6 +40,23 @@ aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num);
 aclError aclrtIpcMemImportByKey(void **devPtr, const char *key, uint64_t flags);
 aclError aclrtIpcMemClose(const char *key);
 aclError aclrtDeviceGetBareTgid(int32_t *pid);
+aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind);
+aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, aclrtMemcpyKind kind, aclrtStream stream);
+aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment, void *expectPtr,
+                                uint64_t flags);
+aclError aclrtReleaseMemAddress(void *virPtr);
+aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size, const aclrtPhysicalMemProp *prop,
+                             uint64_t flags);
+aclError aclrtFreePhysical(aclrtDrvMemHandle handle);
+aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, aclrtDrvMemHandle handle, uint64_t flags);
+aclError aclrtUnmapMem(void *virPtr);
+aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandleType handleType,
+                                         uint64_t flags, uint64_t *shareableHandle);
+aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
+aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
+                                           aclrtDrvMemHandle *handle);
 int pwsim_acl_alloc_info(const void *p, int *dev, size_t *size, int *policy);
 int pwsim_acl_peer_on(int from, int to);
 
@@ -66,7 +83,18 @@ static const char *const exports[] = {"aclInit",
                                       "aclrtIpcMemSetImportPid",
                                       "aclrtIpcMemImportByKey",
                                       "aclrtIpcMemClose",
-                                      "aclrtDeviceGetBareTgid"};
+                                      "aclrtDeviceGetBareTgid",
+                                      "aclrtReserveMemAddress",
+                                      "aclrtReleaseMemAddress",
+                                      "aclrtMallocPhysical",
+                                      "aclrtFreePhysical",
+                                      "aclrtMapMem",
+                                      "aclrtUnmapMem",
+                                      "aclrtMemExportToShareableHandle",
+                                      "aclrtMemSetPidToShareableHandle",
+                                      "aclrtMemImportFromShareableHandle",
+                                      "aclrtMemcpy2d",
+                                      "aclrtMemcpy2dAsync"};
 
 static int passed, failed;
 
@@ -317,6 +345,182 @@ static void ipc(void)
 	EXPECT_RET(aclrtIpcMemClose(key2), ACL_ERROR_RT_PARAM_INVALID);
 }
 
+/* ---- virtual memory: a physical allocation shared by its shareable handle ---- */
+
+static void *vmm_map(aclrtDrvMemHandle h, size_t size)
+{
+	void *va = NULL;
+	EXPECT_RET(aclrtReserveMemAddress(&va, size, 0, NULL, 0), ACL_SUCCESS);
+	EXPECT_RET(aclrtMapMem(va, size, 0, h, 0), ACL_SUCCESS);
+	return va;
+}
+
+static void vmm_unmap(void *va)
+{
+	EXPECT_RET(aclrtUnmapMem(va), ACL_SUCCESS);
+	EXPECT_RET(aclrtReleaseMemAddress(va), ACL_SUCCESS);
+}
+
+/* The importer: waits for its place on the trust list, imports on device 0,
+ * maps, checks the exporter's bytes and writes its own; a second import of
+ * the same shareable handle is refused ("one-to-one"). */
+static int vmm_child(int rd, int wr, uint64_t sh)
+{
+	char go;
+	aclrtDrvMemHandle h = NULL, h2 = NULL;
+	if (read(rd, &go, 1) != 1)
+		return 1;
+	EXPECT_RET(aclrtMemImportFromShareableHandle(sh, 0, NULL), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemImportFromShareableHandle(sh, 0, &h), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemImportFromShareableHandle(sh, 0, &h2), ACL_ERROR_RT_PARAM_INVALID);
+	if (!h)
+		return 1;
+	unsigned char *va = vmm_map(h, 4096);
+	EXPECT(va && va[10] == 0x5a, "the importer sees the exporter's bytes");
+	if (va)
+		va[11] = 0xa5;
+	vmm_unmap(va);
+	EXPECT_RET(aclrtFreePhysical(h), ACL_SUCCESS);
+	EXPECT_RET(aclrtFreePhysical(h), ACL_ERROR_RT_PARAM_INVALID);
+	if (write(wr, "d", 1) != 1)
+		return 1;
+	return failed;
+}
+
+/* A process that expects a given refusal of the import. */
+static aclError vmm_expect;
+static int vmm_refused(uint64_t sh)
+{
+	aclrtDrvMemHandle h = NULL;
+	EXPECT_RET(aclrtMemImportFromShareableHandle(sh, 0, &h), vmm_expect);
+	return failed;
+}
+
+static pid_t vmm_fork(int (*fn)(int, int, uint64_t), int rd, int wr, uint64_t sh)
+{
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		int r = fn(rd, wr, sh);
+		fflush(stdout);
+		_exit(r ? 1 : 0);
+	}
+	return pid;
+}
+
+static int refused_main(int rd, int wr, uint64_t sh)
+{
+	(void)rd;
+	(void)wr;
+	return vmm_refused(sh);
+}
+
+static void vmm_stranger(uint64_t sh, aclError expect, const char *what)
+{
+	int st = 0;
+	vmm_expect = expect;
+	pid_t s = vmm_fork(refused_main, -1, -1, sh);
+	waitpid(s, &st, 0);
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s", what);
+}
+
+static void vmm(void)
+{
+	aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE,
+	                             ACL_MEM_ALLOCATION_TYPE_PINNED,
+	                             ACL_HBM_MEM_HUGE,
+	                             {1, ACL_MEM_LOCATION_TYPE_DEVICE},
+	                             0};
+	aclrtDrvMemHandle h = NULL;
+	uint64_t sh = 0, sh2 = 0;
+	void *va = NULL;
+	int to_child[2], to_parent[2], st = 0;
+	EXPECT_RET(aclrtMallocPhysical(NULL, 4096, &prop, 0), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMallocPhysical(&h, 4096, &prop, 1), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtReserveMemAddress(&va, 4096, 0, (void *)4096, 0), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtMallocPhysical(&h, 4096, &prop, 0), ACL_SUCCESS);
+	EXPECT_RET(aclrtReserveMemAddress(&va, 8192, 65536, NULL, 0), ACL_SUCCESS);
+	EXPECT(((uintptr_t)va & 65535) == 0, "the reservation is aligned");
+	EXPECT_RET(aclrtMapMem((char *)va + 8192, 4096, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtMapMem(va, 8192, 0, h, 0), ACL_ERROR_RT_PARAM_INVALID); /* past the allocation */
+	EXPECT_RET(aclrtMapMem(va, 4096, 0, h, 0), ACL_SUCCESS);
+	((unsigned char *)va)[10] = 0x5a;
+	EXPECT_RET(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_POSIX, 0, &sh),
+	           ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0, NULL),
+	           ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(
+	    aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, ACL_RT_VMM_EXPORT_FLAG_DEFAULT, &sh),
+	    ACL_SUCCESS);
+	EXPECT_RET(aclrtMemExportToShareableHandle(h, ACL_MEM_HANDLE_TYPE_NONE, 0, &sh2),
+	           ACL_ERROR_RT_PARAM_INVALID);
+	aclrtDrvMemHandle self = NULL;
+	EXPECT_RET(aclrtMemImportFromShareableHandle(sh, 1, &self), ACL_ERROR_RT_PARAM_INVALID);
+	vmm_stranger(sh, ACL_ERROR_RT_NO_PERMISSION, "a process not on the trust list is refused");
+	if (pipe(to_child) || pipe(to_parent)) {
+		EXPECT(0, "no pipes");
+		return;
+	}
+	pid_t c = vmm_fork(vmm_child, to_child[0], to_parent[1], sh);
+	int32_t pid = (int32_t)c;
+	EXPECT_RET(aclrtMemSetPidToShareableHandle(sh + 1000, &pid, 1), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtMemSetPidToShareableHandle(sh, &pid, 1), ACL_SUCCESS);
+	char done = 0;
+	if (write(to_child[1], "g", 1) != 1 || read(to_parent[0], &done, 1) != 1)
+		EXPECT(0, "the child did not answer");
+	waitpid(c, &st, 0);
+	EXPECT(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the importer's checks (status 0x%x)", st);
+	EXPECT(((unsigned char *)va)[11] == 0xa5, "the exporter sees the importer's bytes");
+	for (int i = 0; i < 2; i++) {
+		close(to_child[i]);
+		close(to_parent[i]);
+	}
+	EXPECT_RET(aclrtReleaseMemAddress(va), ACL_SUCCESS); /* its mapping goes with it */
+	EXPECT_RET(aclrtUnmapMem(va), ACL_ERROR_RT_PARAM_INVALID);
+	EXPECT_RET(aclrtFreePhysical(h), ACL_SUCCESS);
+	/* validation off: anyone may import, until the memory is freed */
+	aclrtDrvMemHandle h2 = NULL;
+	EXPECT_RET(aclrtMallocPhysical(&h2, 100, &prop, 0), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemExportToShareableHandle(h2, ACL_MEM_HANDLE_TYPE_NONE,
+	                                           ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION, &sh2),
+	           ACL_SUCCESS);
+	EXPECT(sh2 != sh, "another allocation, another shareable handle");
+	vmm_expect = ACL_SUCCESS;
+	vmm_stranger(sh2, ACL_SUCCESS, "with validation off, any process imports");
+	EXPECT_RET(aclrtFreePhysical(h2), ACL_SUCCESS);
+	vmm_stranger(sh2, ACL_ERROR_RT_PARAM_INVALID, "after the exporter's free, no import");
+}
+
+/* ---- 2D copies: host to device and back, nothing else ---- */
+
+static void copies_2d(void)
+{
+	unsigned char host[64], back[64];
+	void *d0 = NULL, *d1 = NULL;
+	for (int i = 0; i < 64; i++)
+		host[i] = (unsigned char)i;
+	memset(back, 0, sizeof back);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&d0, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+	EXPECT_RET(aclrtMalloc(&d1, 64, ACL_MEM_MALLOC_HUGE_FIRST_P2P), ACL_SUCCESS);
+	/* 4 rows of 4 bytes, every 16 bytes on the host, every 8 on the device */
+	EXPECT_RET(aclrtMemcpy2d(d0, 8, host, 16, 4, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_SUCCESS);
+	EXPECT_RET(aclrtMemcpy2dAsync(back, 16, d0, 8, 4, 4, ACL_MEMCPY_DEVICE_TO_HOST, NULL), ACL_SUCCESS);
+	EXPECT(back[0] == 0 && back[3] == 3 && back[16] == 16 && back[51] == 51 && back[4] == 0,
+	       "the rows went there and back at their pitches");
+	EXPECT_RET(aclrtMemcpy2d(d1, 8, d0, 8, 4, 4, ACL_MEMCPY_DEVICE_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(back, 8, host, 8, 4, 4, ACL_MEMCPY_HOST_TO_HOST), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(d0, 4, host, 16, 8, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2d(d0, 32, host, 32, 4, 4, ACL_MEMCPY_HOST_TO_DEVICE), ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtMemcpy2dAsync(d0, 8, host, 8, 4, 5242881, ACL_MEMCPY_HOST_TO_DEVICE, NULL),
+	           ACL_ERROR_INVALID_PARAM);
+	EXPECT_RET(aclrtFree(d1), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(0), ACL_SUCCESS);
+	EXPECT_RET(aclrtFree(d0), ACL_SUCCESS);
+	EXPECT_RET(aclrtSetDevice(1), ACL_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "--list-exports")) {
@@ -424,6 +628,8 @@ int main(int argc, char **argv)
 	           ACL_ERROR_RT_FEATURE_NOT_SUPPORT);
 
 	ipc();
+	vmm();
+	copies_2d();
 
 	/* reset drops the device's peer access both ways */
 	EXPECT_RET(aclrtResetDevice(1), ACL_SUCCESS);

@@ -247,3 +247,49 @@ PWSIM_ACL_API aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *s
 		return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
 	return copy(dst, destMax, src, count, kind);
 }
+
+/* aclrtMemcpy2d and aclrtMemcpy2dAsync: height rows of width bytes, each
+ * row dpitch (spitch) bytes after the one before.  CANN 8.0.0's pages:
+ * "Currently, only memory copy of the ACL_MEMCPY_HOST_TO_DEVICE and
+ * ACL_MEMCPY_DEVICE_TO_HOST types is supported"; the 2dAsync page: height
+ * at most 5242880, "otherwise the API returns failure".  The codes are the
+ * simulator's choice (README.md): ACL_ERROR_INVALID_PARAM, as for an
+ * undefined kind, and for a width past a pitch or a device side that is no
+ * allocation holding all its rows. */
+#define PWSIM_ACL_2D_HEIGHT_MAX 5242880u
+static aclError copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       aclrtMemcpyKind kind)
+{
+	aclError r = pwsim_acl_ready();
+	if (r != ACL_SUCCESS)
+		return r;
+	if (!dst || !src || width > dpitch || width > spitch || height > PWSIM_ACL_2D_HEIGHT_MAX ||
+	    (kind != ACL_MEMCPY_HOST_TO_DEVICE && kind != ACL_MEMCPY_DEVICE_TO_HOST))
+		return ACL_ERROR_INVALID_PARAM;
+	if (width == 0 || height == 0)
+		return ACL_SUCCESS;
+	uintptr_t b;
+	size_t sz;
+	int dev, pol;
+	size_t dspan = (height - 1) * dpitch + width, sspan = (height - 1) * spitch + width;
+	if (kind == ACL_MEMCPY_HOST_TO_DEVICE ? !pwsim_acl_find((uintptr_t)dst, dspan, &b, &sz, &dev, &pol)
+	                                      : !pwsim_acl_find((uintptr_t)src, sspan, &b, &sz, &dev, &pol))
+		return ACL_ERROR_INVALID_PARAM;
+	for (size_t i = 0; i < height; i++)
+		memmove((char *)dst + i * dpitch, (const char *)src + i * spitch, width);
+	return ACL_SUCCESS;
+}
+
+PWSIM_ACL_API aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                     size_t height, aclrtMemcpyKind kind)
+{
+	return copy2d(dst, dpitch, src, spitch, width, height, kind);
+}
+
+PWSIM_ACL_API aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                          size_t width, size_t height, aclrtMemcpyKind kind,
+                                          aclrtStream stream)
+{
+	(void)stream; /* streams are synchronous */
+	return copy2d(dst, dpitch, src, spitch, width, height, kind);
+}

@@ -293,6 +293,116 @@ static void ipc_key_events_and_ops(void **state)
 	assert_true(op.kind == PW_OP_IPC_CLOSE && op.dst.ptr == 0 && !op.key_exported); /* no import here */
 }
 
+/* Shareable handles: the events, the table of physical handles, and the
+ * facts the rules read (this process's own export, a second import or
+ * export, the shareable handle a free ends). */
+static void vmm_events_and_ops(void **state)
+{
+	(void)state;
+	aclrtPhysicalMemProp prop = {ACL_MEM_HANDLE_TYPE_NONE,
+	                             ACL_MEM_ALLOCATION_TYPE_PINNED,
+	                             ACL_HBM_MEM_HUGE,
+	                             {1, ACL_MEM_LOCATION_TYPE_DEVICE},
+	                             0};
+	aclrtDrvMemHandle h = (aclrtDrvMemHandle)0x5a5a0;
+	struct pw_call c = call_of(PW_ACL_ID(aclrtMallocPhysical), ACL_SUCCESS);
+	c.a[0] = (uintptr_t)&h;
+	c.a[1] = 8192;
+	c.a[2] = (uintptr_t)&prop;
+	json_t *j = encode(&c);
+	json_t *a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "vmm_create");
+	assert_string_equal(STR(a, "handle"), "0x5a5a0");
+	assert_int_equal(INT(a, "dev"), 1);
+	assert_int_equal(INT(a, "mem_attr"), ACL_HBM_MEM_HUGE);
+	json_decref(j);
+	pw_acl_learn(&c, 0);
+
+	uint64_t sh = 0x123400000007ull;
+	c = call_of(PW_ACL_ID(aclrtMemExportToShareableHandle), ACL_SUCCESS);
+	c.a[0] = 0x5a5a0;
+	c.a[1] = ACL_MEM_HANDLE_TYPE_NONE;
+	c.a[2] = ACL_RT_VMM_EXPORT_FLAG_DEFAULT;
+	c.a[3] = (uintptr_t)&sh;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "vmm_export");
+	assert_string_equal(STR(a, "shareable"), "0x123400000007");
+	json_decref(j);
+	struct pw_op op;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.vmm_known && op.trust_list && !op.vmm_again && op.dst.dev == 1);
+	pw_acl_learn(&c, 0);
+	assert_true(pw_acl_op_before(&c, &op)); /* exported again */
+	assert_true(op.vmm_again && op.vmm_shareable == sh);
+
+	aclrtDrvMemHandle got = (aclrtDrvMemHandle)0x6b6b0;
+	c = call_of(PW_ACL_ID(aclrtMemImportFromShareableHandle), ACL_SUCCESS);
+	c.a[0] = sh;
+	c.a[1] = 0;
+	c.a[2] = (uintptr_t)&got;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_string_equal(STR(j, "op"), "vmm_import");
+	assert_string_equal(STR(a, "shareable"), "0x123400000007");
+	assert_string_equal(STR(a, "handle"), "0x6b6b0");
+	json_decref(j);
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.vmm_own_export && !op.vmm_again && op.vmm_shareable == sh);
+	assert_memory_equal(op.handle, "PWACLVMM", 8);
+	assert_memory_equal(op.handle + 8, &sh, 8);
+	pw_acl_learn(&c, 0);
+	assert_true(pw_acl_op_before(&c, &op)); /* imported again, while the first is held */
+	assert_true(op.vmm_again);
+
+	c = call_of(PW_ACL_ID(aclrtFreePhysical), ACL_SUCCESS);
+	c.a[0] = 0x6b6b0;
+	pw_acl_learn(&c, 0);
+	c = call_of(PW_ACL_ID(aclrtMemImportFromShareableHandle), ACL_SUCCESS);
+	c.a[0] = sh;
+	c.a[2] = (uintptr_t)&got;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_false(op.vmm_again); /* the import's handle was freed */
+
+	c = call_of(PW_ACL_ID(aclrtFreePhysical), ACL_SUCCESS);
+	c.a[0] = 0x5a5a0;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.kind == PW_OP_VMM_RELEASE && op.vmm_shareable == sh);
+	pw_acl_learn(&c, 0);
+	c = call_of(PW_ACL_ID(aclrtMemImportFromShareableHandle), ACL_SUCCESS);
+	c.a[0] = sh;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_false(op.vmm_own_export); /* freed: no export of this process now */
+
+	int32_t pid = 77;
+	c = call_of(PW_ACL_ID(aclrtMemSetPidToShareableHandle), ACL_SUCCESS);
+	c.a[0] = sh;
+	c.a[1] = (uintptr_t)&pid;
+	c.a[2] = 1;
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.kind == PW_OP_IPC_IMPORT_PID);
+	assert_memory_equal(op.handle, "PWACLVMM", 8);
+
+	/* a 2D copy: the kind is the seventh argument, rows times width moved */
+	c = call_of(PW_ACL_ID(aclrtMemcpy2d), ACL_SUCCESS);
+	c.a[0] = 0x1000;
+	c.a[1] = 64;
+	c.a[2] = 0x9000;
+	c.a[3] = 32;
+	c.a[4] = 16;
+	c.a[5] = 4;
+	c.a[6] = ACL_MEMCPY_DEVICE_TO_DEVICE;
+	j = encode(&c);
+	a = json_object_get(j, "args");
+	assert_int_equal(INT(a, "dpitch"), 64);
+	assert_int_equal(INT(a, "spitch"), 32);
+	assert_string_equal(STR(a, "kind"), "ACL_MEMCPY_DEVICE_TO_DEVICE");
+	json_decref(j);
+	assert_true(pw_acl_op_before(&c, &op));
+	assert_true(op.copy_2d && op.copy_kind == ACL_MEMCPY_DEVICE_TO_DEVICE && op.bytes == 64 &&
+	            op.dest_max == 3 * 64 + 16 && !op.copy_async);
+}
+
 /* Thread 1 frees A (device 0); before its wrapper takes A out of the table,
  * thread 2's aclrtMalloc gets A back on device 1, in a lower slot.  The
  * free must take out its own entry, not the new one. */
@@ -326,6 +436,7 @@ int main(void)
 	    cmocka_unit_test(finalize_event),
 	    cmocka_unit_test(free_then_reuse),
 	    cmocka_unit_test(ipc_key_events_and_ops),
+	    cmocka_unit_test(vmm_events_and_ops),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -7,8 +7,12 @@
  *   [A-IPC] CANN's aclrtIpcMemGetExportKey page (hiascend.com canncommercial/850
  *           API/appdevgapi/aclcppdevg_03_1934, en and zh; CANNCommunityEdition/900beta2
  *           the same), and its pyACL pages aclpythondevg_01_1070 to _1073
+ *   [A-VMM] CANN's virtual-memory pages (hiascend.com canncommercial/800
+ *           apiref/appdevgapi: aclrtMemImportFromShareableHandle aclcppdevg_03_0121,
+ *           aclrtMemSetPidToShareableHandle aclcppdevg_03_0120, en; the V2 forms
+ *           CANNCommunityEdition/900 API/runtimeapi aclcppdevg_03_2007, _2008)
  * Facts file sections: B1 (types), B2 (signatures), B3 (enums), B4 (codes),
- * B6 (IPC memory by key).
+ * B6 (IPC memory by key), B7 (virtual memory and shareable handles).
  */
 #ifndef PEERWATCH_ABI_ACL_H
 #define PEERWATCH_ABI_ACL_H
@@ -106,6 +110,13 @@ typedef int aclrtMemMallocPolicy;
  *   aclError aclrtMemcpyAsync(void *dst, size_t destMax, const void *src, size_t count,
  *                             aclrtMemcpyKind kind, aclrtStream stream);
  *   aclError aclrtSynchronizeStream(aclrtStream stream);
+ *   aclError aclrtMemcpy2d(void *dst, size_t dpitch, const void *src, size_t spitch,
+ *                          size_t width, size_t height, aclrtMemcpyKind kind);      :2411
+ *   aclError aclrtMemcpy2dAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+ *                               size_t width, size_t height, aclrtMemcpyKind kind,
+ *                               aclrtStream stream);                                 :2430
+ *   (acl_rt.h of [A-UP] HEAD 681ef761; CANN 8.0.0's aclrtMemcpy2d and
+ *   aclrtMemcpy2dAsync pages, aclcppdevg_03_0108 and _0109, the same)
  *
  * IPC memory by key (acl_rt.h of [A-UP] HEAD 681ef761; [A-IPC] gives the same
  * prototypes, the pyACL pages name the last parameter "flag"):
@@ -116,8 +127,8 @@ typedef int aclrtMemMallocPolicy;
  *                                   uint64_t flags);                       :4606
  *   aclError aclrtIpcMemSetImportPid(const char *key, int32_t *pid, size_t num); :4617
  *   aclError aclrtDeviceGetBareTgid(int32_t *pid);                          :3427
- * (the last, the importer's own process id for the trust list, is not
- * hooked; the simulator has it).  [A-UP] memory.cpp:1775-1867: NULL devPtr or
+ * (the last, the importer's own process id for the trust lists, is hooked
+ * as op process_id).  [A-UP] memory.cpp:1775-1867: NULL devPtr or
  * key -> ACL_ERROR_INVALID_PARAM; the rest is the runtime's (rts), whose
  * invalid values (a zero size or len, flags above 1) are
  * ACL_ERROR_RT_PARAM_INVALID (api_error.cc:3747-3760, errcode_manage.cc:314).
@@ -129,6 +140,66 @@ typedef int aclrtMemMallocPolicy;
  *                                        int32_t *const phyDevId);             :5163
  *   const char *aclrtGetSocName(void);                                 acl_base_rt.h :377
  */
+/*
+ * Virtual memory and shareable handles (acl_rt.h of [A-UP] HEAD 681ef761; the
+ * [A-VMM] pages give the same prototypes; B7):
+ *   aclError aclrtReserveMemAddress(void **virPtr, size_t size, size_t alignment,
+ *                                   void *expectPtr, uint64_t flags);       :2586
+ *   aclError aclrtReleaseMemAddress(void *virPtr);                         :2600
+ *   aclError aclrtMallocPhysical(aclrtDrvMemHandle *handle, size_t size,
+ *                                const aclrtPhysicalMemProp *prop, uint64_t flags); :2618
+ *   aclError aclrtFreePhysical(aclrtDrvMemHandle handle);                  :2633
+ *   aclError aclrtMapMem(void *virPtr, size_t size, size_t offset,
+ *                        aclrtDrvMemHandle handle, uint64_t flags);         :2650
+ *   aclError aclrtUnmapMem(void *virPtr);                                  :2664
+ *   aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle,
+ *            aclrtMemHandleType handleType, uint64_t flags, uint64_t *shareableHandle); :3336
+ *   aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle,
+ *            int32_t deviceId, aclrtDrvMemHandle *handle);                  :3363
+ *   aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle,
+ *            int32_t *pid, size_t pidNum);                                  :3390
+ *   aclError aclrtDeviceGetBareTgid(int32_t *pid);                          :3427
+ * and their V2 forms (:3350, :3377, :3403), whose shareableHandle is a
+ * pointer to the handle (not hooked, see acl_table.h):
+ *   aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+ *            aclrtMemSharedHandleType shareType, void *shareableHandle);
+ *   aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+ *            aclrtMemSharedHandleType shareType, uint64_t flags, aclrtDrvMemHandle *handle);
+ *   aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+ *            aclrtMemSharedHandleType shareType, int32_t *pid, size_t pidNum);
+ */
+typedef void *aclrtDrvMemHandle; /* acl_rt.h :383 */
+typedef int aclrtMemHandleType;  /* enum aclrtMemHandleType, acl_rt.h :355-358 */
+#define ACL_MEM_HANDLE_TYPE_NONE 0
+#define ACL_MEM_HANDLE_TYPE_POSIX 2
+typedef int aclrtMemSharedHandleType; /* enum, acl_rt.h :360-363 */
+#define ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT 0x1
+#define ACL_MEM_SHARE_HANDLE_TYPE_FABRIC 0x2
+typedef int aclrtMemAllocationType; /* enum, acl_rt.h :351-353 */
+#define ACL_MEM_ALLOCATION_TYPE_PINNED 0
+typedef int aclrtMemLocationType; /* enum, acl_rt.h :314-320 */
+#define ACL_MEM_LOCATION_TYPE_HOST 0
+#define ACL_MEM_LOCATION_TYPE_DEVICE 1
+typedef int aclrtMemAttr; /* enum aclrtMemAttr, acl_rt.h :227-246: ACL_DDR_MEM 0 ... ACL_HBM_MEM 1 ... */
+#define ACL_HBM_MEM_HUGE 4
+typedef struct aclrtMemLocation { /* acl_rt.h :322-325 */
+	uint32_t id;
+	aclrtMemLocationType type;
+} aclrtMemLocation;
+typedef struct aclrtPhysicalMemProp { /* acl_rt.h :369-375 */
+	aclrtMemHandleType handleType;
+	aclrtMemAllocationType allocationType;
+	aclrtMemAttr memAttr;
+	aclrtMemLocation location;
+	uint64_t reserve;
+} aclrtPhysicalMemProp;
+/* aclrtMemExportToShareableHandle's flags, acl_rt.h :71-72: 0 keeps the
+ * process trust list on (the exporter names the importers with
+ * aclrtMemSetPidToShareableHandle); the other "Remove[s] whitelist
+ * verification for PID" (acl_rt.h :3330). */
+#define ACL_RT_VMM_EXPORT_FLAG_DEFAULT 0x0UL
+#define ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION 0x1UL
+
 typedef struct aclrtUuid {
 	char bytes[16];
 } aclrtUuid; /* acl_rt.h :885-887 */

@@ -55,6 +55,24 @@ void pw_acl_mem_remove_slot(int slot, uint64_t base);
 bool pw_acl_mem_find(uint64_t p, struct pw_acl_alloc *out);
 bool pw_acl_policy_p2p(int policy);
 
+/* acl_vmm.c: aclrtMallocPhysical's handles and the shareable handles they
+ * were exported as, or imported from.  Lock-free. */
+struct pw_acl_vmm {
+	uint64_t handle, size;
+	int dev;
+	bool imported; /* made by aclrtMemImportFromShareableHandle */
+	bool shared;   /* exported (or imported): shareable holds the shareable handle */
+	uint64_t shareable;
+};
+void pw_acl_vmm_add(uint64_t handle, uint64_t size, int dev, bool imported, uint64_t shareable);
+bool pw_acl_vmm_find(uint64_t handle, struct pw_acl_vmm *out);
+void pw_acl_vmm_exported(uint64_t handle, uint64_t shareable);
+void pw_acl_vmm_remove(uint64_t handle);
+/* This process's export (imported false) or import of a shareable handle. */
+bool pw_acl_vmm_of_shareable(uint64_t shareable, bool imported, struct pw_acl_vmm *out);
+#define PW_ACL_VMM_KEY_BYTES 64 /* the registry's handle bytes (registry.h PW_IPC_HANDLE_BYTES) */
+void pw_acl_vmm_key(uint64_t shareable, unsigned char key[PW_ACL_VMM_KEY_BYTES]);
+
 /* acl_encode.c */
 /* The calling thread's current device (aclrtSetDevice), PW_NO_DEV if unknown. */
 int pw_acl_current_device(void);
@@ -73,6 +91,8 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 const char *pw_acl_error_name(int code);
 const char *pw_acl_policy_name(int policy, char *buf, size_t len);
 const char *pw_acl_memcpy_kind_name(int kind);
+/* The index of a copy's kind argument (the 2D copies have pitches, width and height first). */
+int pw_acl_copy_kind_arg(const struct pw_call *c);
 /* Whether a side of a copy of this kind is host memory. */
 bool pw_acl_kind_host_src(int kind);
 bool pw_acl_kind_host_dst(int kind);

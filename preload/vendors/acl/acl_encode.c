@@ -205,6 +205,25 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 		break;
 	case PW_OP_FREE:
 	case PW_OP_FREE_HOST: pw_acl_mem_remove_slot(c->dev[PW_ACL_FREE_SLOT], c->a[0]); break;
+	case PW_OP_VMM_CREATE:
+		if (c->a[0]) {
+			const aclrtPhysicalMemProp *p = (const aclrtPhysicalMemProp *)(uintptr_t)c->a[2];
+			int dev = p && p->location.type == ACL_MEM_LOCATION_TYPE_DEVICE ? (int)p->location.id
+			                                                                : PW_NO_DEV;
+			pw_acl_vmm_add((uintptr_t) * (void *const *)(uintptr_t)c->a[0], c->a[1], dev, false,
+			               0);
+		}
+		break;
+	case PW_OP_VMM_RELEASE: pw_acl_vmm_remove(c->a[0]); break;
+	case PW_OP_VMM_EXPORT:
+		if (c->a[3])
+			pw_acl_vmm_exported(c->a[0], *(const uint64_t *)(uintptr_t)c->a[3]);
+		break;
+	case PW_OP_VMM_IMPORT:
+		if (c->a[2])
+			pw_acl_vmm_add((uintptr_t) * (void *const *)(uintptr_t)c->a[2], 0,
+			               (int)(int64_t)c->a[1], true, c->a[0]);
+		break;
 	case PW_OP_DEVICE_SET: tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
 	case PW_OP_DEVICE_RESET:
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)
@@ -221,6 +240,12 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 static bool is_copy(const struct pw_call *c)
 {
 	return c->fn->op == PW_OP_IMPLICIT_COPY;
+}
+
+/* The kind's argument of a copy: aclrtMemcpy(Async)'s fifth, aclrtMemcpy2d(Async)'s seventh. */
+int pw_acl_copy_kind_arg(const struct pw_call *c)
+{
+	return c->fn->args[4].kind == PW_K_MEMKIND ? 4 : 6;
 }
 
 /* The configuration path is recorded up to this many bytes. */
@@ -275,6 +300,12 @@ void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 		if (ok && v)
 			snap_key(s, i, (const char *)(uintptr_t)v);
 		break;
+	case PW_K_OUT_MEMHANDLE:
+	case PW_K_OUT_SHARE64:
+		if (ok)
+			pw_event_snap_deref(s, i, v, sizeof(uint64_t));
+		break;
+	case PW_K_PHYSPROP: pw_event_snap_deref(s, i, v, sizeof(aclrtPhysicalMemProp)); break;
 	case PW_K_PIDS:
 		if (v) {
 			uint64_t num = c->a[i + 1];
@@ -336,6 +367,24 @@ static void put_pids(struct pw_jw *w, const struct pw_rcall *r, int i, const cha
 	pw_jw_ch(w, ']');
 }
 
+/* aclrtMallocPhysical's properties: the device where the location is one
+ * ("dev"), and the memory attribute; "prop": null for NULL. */
+static void put_physprop(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const void *b = pw_rec_snap(r, i, sizeof(aclrtPhysicalMemProp));
+	aclrtPhysicalMemProp p;
+	if (!b) {
+		pw_jw_key(w, "prop");
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	memcpy(&p, b, sizeof p);
+	pw_event_put_dev(w, "dev", "",
+	                 p.location.type == ACL_MEM_LOCATION_TYPE_DEVICE ? (int32_t)p.location.id
+	                                                                 : PW_NO_DEV);
+	pw_jw_kv_i64(w, "mem_attr", p.memAttr);
+}
+
 /* On the writer's thread: the event's argument, from the record. */
 void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 {
@@ -372,7 +421,7 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		pw_jw_kv_hex(w, k, v);
 		pw_event_put_dev(w, k, "_dev", c->dev[i]);
 		if (is_copy(c)) {
-			int kind = (int)(int64_t)c->a[4];
+			int kind = (int)(int64_t)c->a[pw_acl_copy_kind_arg(c)];
 			if (i == 0 ? pw_acl_kind_host_dst(kind) : pw_acl_kind_host_src(kind)) {
 				pw_jw_key2(w, k, "_type");
 				pw_jw_str(w, "host");
@@ -380,6 +429,11 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		}
 		break;
 	case PW_K_OUT_APTR: pw_event_put_out_ptr(w, k, r, i); break;
+	case PW_K_MEMHANDLE:
+	case PW_K_SHARE64: pw_jw_kv_hex(w, k, v); break;
+	case PW_K_OUT_MEMHANDLE:
+	case PW_K_OUT_SHARE64: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_PHYSPROP: put_physprop(w, r, i); break;
 	case PW_K_POLICY: {
 		const char *name = pw_acl_policy_name((int)(int64_t)v, buf, sizeof buf);
 		if (name)

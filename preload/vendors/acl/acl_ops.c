@@ -46,14 +46,28 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
  * look at the two devices themselves). */
 static bool copy_op(const struct pw_call *c, struct pw_op *op)
 {
-	int kind = (int)(int64_t)c->a[4];
+	int k = pw_acl_copy_kind_arg(c);
 	op->kind = PW_OP_IMPLICIT_COPY;
-	op->copy_kind = kind;
+	op->copy_kind = (int)(int64_t)c->a[k];
+	op->copy_2d = k == 6;
+	mem_arg(c, 0, &op->dst);
+	mem_arg(c, 2, &op->src);
+	if (op->copy_2d) {
+		/* height rows of width bytes: the bytes moved; no destMax (the
+		 * destination's rows span (height-1)*dpitch+width bytes, which is
+		 * at least that while width fits the pitch).  Not asynchronous in
+		 * copy.acl.*'s sense: their sentences are aclrtMemcpyAsync's, and
+		 * CANN 8.5.0's aclrtMemcpy2dAsync page takes pageable host memory. */
+		uint64_t w = c->a[4], h = c->a[5];
+		op->bytes = w * h;
+		op->dest_max = h ? (h - 1) * c->a[1] + w : 0;
+		if (op->dest_max < op->bytes)
+			op->dest_max = op->bytes;
+		return true;
+	}
 	op->copy_async = c->fn->nargs > 5; /* aclrtMemcpyAsync: the stream */
 	op->dest_max = c->a[1];
 	op->bytes = c->a[3];
-	mem_arg(c, 0, &op->dst);
-	mem_arg(c, 2, &op->src);
 	return true;
 }
 
@@ -94,6 +108,50 @@ static void close_facts(struct pw_op *op)
 		op->holders = pw_registry_holders(base, op->holder_pids, 4);
 }
 
+/* A shareable handle as the registry's handle bytes (acl_vmm.c). */
+static const unsigned char *shareable_handle(struct pw_op *op, uint64_t sh)
+{
+	pw_acl_vmm_key(sh, op->handle_buf);
+	op->vmm_shareable = sh;
+	return op->handle_buf;
+}
+
+/* aclrtMemImportFromShareableHandle: what this process did with the
+ * shareable handle (exported it, imported it already) and what the
+ * registry knows of its exporter. */
+static void vmm_import_facts(const struct pw_call *c, struct pw_op *op)
+{
+	struct pw_acl_vmm v;
+	op->handle = shareable_handle(op, c->a[0]);
+	op->dst.dev = (int)(int64_t)c->a[1];
+	op->self_pid = getpid();
+	op->vmm_own_export = pw_acl_vmm_of_shareable(c->a[0], false, &v);
+	op->vmm_again = pw_acl_vmm_of_shareable(c->a[0], true, &v);
+	pw_op_registry_facts(op);
+}
+
+/* aclrtMemExportToShareableHandle: the handle, its flags, and whether it
+ * was exported already; aclrtFreePhysical: the shareable handle its export
+ * made, which the registry is told is gone after the call. */
+static void vmm_handle_facts(const struct pw_call *c, struct pw_op *op)
+{
+	struct pw_acl_vmm v;
+	op->mem_handle = c->a[0];
+	op->vmm_known = pw_acl_vmm_find(op->mem_handle, &v);
+	if (op->vmm_known)
+		op->dst.dev = v.dev;
+	if (c->fn->op == PW_OP_VMM_EXPORT) {
+		op->handle_type = (unsigned)c->a[1];
+		op->flags = c->a[2];
+		/* flags 0 keeps the trust list on: only the processes
+		 * aclrtMemSetPidToShareableHandle names import (acl_rt.h:3328-3330) */
+		op->trust_list = !(op->flags & ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
+		op->vmm_again = op->vmm_known && v.shared && !v.imported;
+	}
+	if (op->vmm_known && v.shared && !v.imported)
+		op->vmm_shareable = v.shareable;
+}
+
 bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 {
 	pw_op_init(op, PW_VENDOR_ACL, c);
@@ -125,10 +183,14 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		/* flags 0 keeps the trust list on: only the processes aclrtIpcMemSetImportPid names import */
 		op->trust_list = !(op->flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
 		break;
-	case PW_OP_IPC_IMPORT_PID:
-		op->handle = key_handle(op, c->a[0]);
+	case PW_OP_IPC_IMPORT_PID: /* by key, or by shareable handle (aclrtMemSetPidToShareableHandle) */
+		op->handle = c->fn->args[0].kind == PW_K_SHARE64 ? shareable_handle(op, c->a[0])
+		                                                 : key_handle(op, c->a[0]);
 		op->bytes = c->a[2];
 		break;
+	case PW_OP_VMM_IMPORT: vmm_import_facts(c, op); break;
+	case PW_OP_VMM_EXPORT:
+	case PW_OP_VMM_RELEASE: vmm_handle_facts(c, op); break;
 	case PW_OP_IPC_OPEN:
 		op->handle = key_handle(op, c->a[1]);
 		op->flags = c->a[2];
@@ -166,6 +228,21 @@ void pw_acl_op_after(const struct pw_call *c, struct pw_op *op)
 		op->dst.dev = pw_op_exporter_dev(op);
 		if (op->dst.dev != PW_NO_DEV && op->dst.dev != op->cur_dev)
 			op->can_access = pw_acl_can_access(op->cur_dev, op->dst.dev);
+	}
+	if (c->ret == ACL_SUCCESS && op->kind == PW_OP_VMM_EXPORT && c->a[3]) {
+		/* the shareable handle the call wrote, for the importers to find */
+		unsigned char key[PW_ACL_VMM_KEY_BYTES];
+		struct pw_acl_vmm v;
+		pw_acl_vmm_key(*(const uint64_t *)(uintptr_t)c->a[3], key);
+		bool known = pw_acl_vmm_find(op->mem_handle, &v);
+		pw_registry_export(key, op->mem_handle, known ? v.size : 0, known ? v.dev : PW_NO_DEV);
+		if (op->trust_list)
+			pw_registry_trust_list(key);
+	}
+	if (c->ret == ACL_SUCCESS && op->kind == PW_OP_VMM_RELEASE && op->vmm_shareable) {
+		unsigned char key[PW_ACL_VMM_KEY_BYTES];
+		pw_acl_vmm_key(op->vmm_shareable, key);
+		pw_registry_freed_handle(key); /* imports after this one are of freed memory */
 	}
 	if (op->kind != PW_OP_CAN_ACCESS)
 		return;

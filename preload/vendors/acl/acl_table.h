@@ -27,6 +27,12 @@
  *   PIDS      int32_t *, the trust list aclrtIpcMemSetImportPid is given: its
  *             first PW_ACL_PIDS_MAX entries (the count is the next argument)
  *   U64       uint64_t flags (numeric)
+ *   MEMHANDLE aclrtDrvMemHandle, a physical allocation's handle (hex)
+ *   OUT_MEMHANDLE  aclrtDrvMemHandle *, the handle the call wrote
+ *   PHYSPROP  const aclrtPhysicalMemProp *: its device ("dev", where its
+ *             location is a device) and memAttr
+ *   SHARE64   uint64_t, a shareable handle (hex, "shareable")
+ *   OUT_SHARE64  uint64_t *, the shareable handle the call wrote
  * and aclFinalize(void) has the signature PW_SIG_VOID (pp.h).
  */
 #ifndef PW_ACL_TABLE_H
@@ -47,6 +53,9 @@ enum pw_acl_kind {
 	PW_K_KEY,
 	PW_K_OUT_KEY,
 	PW_K_PIDS,
+	PW_K_PHYSPROP,
+	PW_K_SHARE64,
+	PW_K_OUT_SHARE64,
 };
 #define PW_CAP_APTR PW_CAP_VAL
 #define PW_CAP_OUT_APTR PW_CAP_VAL
@@ -56,6 +65,9 @@ enum pw_acl_kind {
 #define PW_CAP_KEY PW_CAP_VAL
 #define PW_CAP_OUT_KEY PW_CAP_VAL
 #define PW_CAP_PIDS PW_CAP_VAL
+#define PW_CAP_PHYSPROP PW_CAP_VAL
+#define PW_CAP_SHARE64 PW_CAP_VAL
+#define PW_CAP_OUT_SHARE64 PW_CAP_VAL
 /* and what the event needs of each beyond its word (call.h's PW_SNAP_<KIND>):
  * the allocated pointer and its device, the string */
 #define PW_SNAP_APTR 0
@@ -66,6 +78,9 @@ enum pw_acl_kind {
 #define PW_SNAP_KEY 1
 #define PW_SNAP_OUT_KEY 1
 #define PW_SNAP_PIDS 1
+#define PW_SNAP_PHYSPROP 1
+#define PW_SNAP_SHARE64 0
+#define PW_SNAP_OUT_SHARE64 1
 /* The trust-list entries recorded (the event's "pids"). */
 #define PW_ACL_PIDS_MAX 16
 
@@ -86,6 +101,14 @@ enum pw_acl_kind {
 #define PW_ACL_SIG_MEMCPY                                                                                \
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind)
+/* 2D copies (acl_rt.h:2411, :2430): height rows of width bytes */
+#define PW_ACL_SIG_MEMCPY_2D                                                                            \
+	(APTR, void *, dst), (SIZE, size_t, dpitch), (APTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (MEMKIND, aclrtMemcpyKind, kind)
+#define PW_ACL_SIG_MEMCPY_2D_ASYNC                                                                      \
+	(APTR, void *, dst), (SIZE, size_t, dpitch), (APTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (MEMKIND, aclrtMemcpyKind, kind),            \
+	    (STREAM, aclrtStream, stream)
 #define PW_ACL_SIG_MEMCPY_ASYNC                                                                          \
 	(APTR, void *, dst), (SIZE, size_t, dest_max), (APTR, const void *, src), (SIZE, size_t, bytes), \
 	    (MEMKIND, aclrtMemcpyKind, kind), (STREAM, aclrtStream, stream)
@@ -98,6 +121,25 @@ enum pw_acl_kind {
 #define PW_ACL_SIG_IPC_PIDS (KEY, const char *, key), (PIDS, int32_t *, pids), (SIZE, size_t, num)
 #define PW_ACL_SIG_IPC_CLOSE (KEY, const char *, key)
 
+/* Virtual memory and shareable handles (acl_rt.h:2586-2664, 3336-3427; abi/acl.h) */
+#define PW_ACL_SIG_RESERVE                                                                                \
+	(OUT_APTR, void **, ptr), (SIZE, size_t, bytes), (SIZE, size_t, alignment), (APTR, void *, hint), \
+	    (U64, uint64_t, flags)
+#define PW_ACL_SIG_MALLOC_PHYS                                               \
+	(OUT_MEMHANDLE, aclrtDrvMemHandle *, handle), (SIZE, size_t, bytes), \
+	    (PHYSPROP, const aclrtPhysicalMemProp *, prop), (U64, uint64_t, flags)
+#define PW_ACL_SIG_FREE_PHYS (MEMHANDLE, aclrtDrvMemHandle, handle)
+#define PW_ACL_SIG_MAP                                                      \
+	(APTR, void *, ptr), (SIZE, size_t, bytes), (SIZE, size_t, offset), \
+	    (MEMHANDLE, aclrtDrvMemHandle, handle), (U64, uint64_t, flags)
+#define PW_ACL_SIG_VMM_EXPORT                                                            \
+	(MEMHANDLE, aclrtDrvMemHandle, handle), (UINT, aclrtMemHandleType, handle_type), \
+	    (U64, uint64_t, flags), (OUT_SHARE64, uint64_t *, shareable)
+#define PW_ACL_SIG_VMM_IMPORT \
+	(SHARE64, uint64_t, shareable), (DEV, int32_t, dev), (OUT_MEMHANDLE, aclrtDrvMemHandle *, handle)
+#define PW_ACL_SIG_VMM_PIDS (SHARE64, uint64_t, shareable), (PIDS, int32_t *, pids), (SIZE, size_t, num)
+#define PW_ACL_SIG_BARE_TGID (OUT_INT, int32_t *, pid)
+
 #define PW_ACL_FUNCS(X)                                                                              \
 	/* peer */                                                                                   \
 	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
@@ -106,11 +148,24 @@ enum pw_acl_kind {
 	/* copy */                                                                                   \
 	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
 	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
+	X(aclrtMemcpy2d, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D))                           \
+	X(aclrtMemcpy2dAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D_ASYNC))                \
 	/* ipc: memory shared by key */                                                              \
 	X(aclrtIpcMemGetExportKey, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_ACL_SIG_IPC_EXPORT))           \
 	X(aclrtIpcMemSetImportPid, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_IPC_PIDS))                  \
 	X(aclrtIpcMemImportByKey, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_ACL_SIG_IPC_IMPORT))              \
 	X(aclrtIpcMemClose, , IPC, IPC_CLOSE, 0, (PW_ACL_SIG_IPC_CLOSE))                             \
+	/* ipc: physical memory shared by a shareable handle (the V2 forms are not hooked) */        \
+	X(aclrtMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_ACL_SIG_VMM_EXPORT))            \
+	X(aclrtMemSetPidToShareableHandle, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_VMM_PIDS))          \
+	X(aclrtMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_ACL_SIG_VMM_IMPORT))          \
+	/* support: virtual memory (reserved ranges, physical allocations, mappings) */              \
+	X(aclrtReserveMemAddress, , SUPPORT, VMM_RESERVE, 0, (PW_ACL_SIG_RESERVE))                   \
+	X(aclrtReleaseMemAddress, , SUPPORT, VMM_UNRESERVE, 0, (PW_ACL_SIG_FREE))                    \
+	X(aclrtMallocPhysical, , SUPPORT, VMM_CREATE, 0, (PW_ACL_SIG_MALLOC_PHYS))                   \
+	X(aclrtFreePhysical, , SUPPORT, VMM_RELEASE, 0, (PW_ACL_SIG_FREE_PHYS))                      \
+	X(aclrtMapMem, , SUPPORT, VMM_MAP, 0, (PW_ACL_SIG_MAP))                                      \
+	X(aclrtUnmapMem, , SUPPORT, VMM_UNMAP, 0, (PW_ACL_SIG_FREE))                                 \
 	/* support: allocations (their policy and device), the current device, life */               \
 	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
 	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
@@ -119,6 +174,7 @@ enum pw_acl_kind {
 	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
 	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
 	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \
+	X(aclrtDeviceGetBareTgid, , SUPPORT, PROCESS_ID, 0, (PW_ACL_SIG_BARE_TGID))                  \
 	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                    \
 	X(aclFinalize, , SUPPORT, RUNTIME_FINI, 0, (PW_SIG_VOID))
 
