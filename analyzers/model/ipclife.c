@@ -662,8 +662,8 @@ static void released_imports(struct ipc_report *r, const struct pw_input *in, co
 			exp = x;
 	}
 	/* only where the rule has the exporter's vendor's words (rules_cites.h):
-	 * CUDA's cuMemRelease sentence; HIP's hipMemRelease page says nothing of
-	 * the shareable handles */
+	 * CUDA's cuMemRelease sentence and CANN's import page; HIP's
+	 * hipMemRelease page says nothing of the shareable handles */
 	struct rule_cite words;
 	if (!exp || !an_rule_words("vmm.import.released", exp->vendor, &words))
 		return;

@@ -792,9 +792,11 @@ def released_imports(sh, by_index):
         return []
     recs = sh["recs"]
     exp = next((r for r in recs if r.op == "vmm_export" and r.ret == 0 and r.vh is not None), None)
-    # CUDA's rule only (its cuMemRelease sentence): HIP's hipMemRelease says
-    # nothing of the shareable handles
-    if exp is None or exp.vendor != "cuda":
+    # where the vendor's document says it: CUDA's cuMemRelease sentence and
+    # CANN's import page ("the physical memory to be shared exists and cannot
+    # be released in advance"); HIP's hipMemRelease says nothing of the
+    # shareable handles
+    if exp is None or exp.vendor not in ("cuda", "acl"):
         return []
     out, refs, rel = [], 1, None
     for r in recs:
