@@ -1,7 +1,8 @@
 /*
- * managed: managed allocations (cuMemAllocManaged, cudaMallocManaged,
- * hipMallocManaged) and their frees, the history of advice and stream
- * attachment per allocation, and prefetch volume per vendor and destination
+ * Managed memory in the traces: managed allocations (cuMemAllocManaged,
+ * cudaMallocManaged, hipMallocManaged) and their frees, the history of
+ * advice and stream attachment per allocation, and prefetch volume per
+ * vendor and destination
  * (cu/cuda/hipMemPrefetchAsync, hipMemPrefetchAsync_v2, and each listed
  * range of cuMemPrefetchBatchAsync / cuMemDiscardAndPrefetchBatchAsync).
  * A call nested in a recorded call (cudaMallocManaged's cuMemAllocManaged)
@@ -10,37 +11,16 @@
  * Which pointers are managed is learnt in each file's pre-phase, so that a
  * free is recognised whatever thread wrote it first.  A process that
  * advises in a loop could make the history endless: at most HISTORY_MAX
- * records per trace are kept, and the rest counted.
+ * records per trace are kept, and the rest counted.  managed prints them;
+ * report draws them.
  */
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/opts.h"
-#include "base/show.h"
-#include "base/table.h"
-#include "cmds/cmds.h"
-#include "model/devices.h"
+#include "model/managed.h"
 #include "model/procs.h"
-#include "read/files.h"
 #include "read/json.h"
-#include "read/reader.h"
 
-#define HISTORY_MAX 100000
-
-struct m_alloc {
-	size_t file;
-	char vendor[8];
-	uint64_t seq, t_ns, ptr, bytes, free_seq, free_t_ns;
-	char *flags;
-	int64_t dev;
-	bool freed;
-};
-
-struct m_op {
-	size_t file;
-	uint64_t seq, t_ns, ptr, bytes;
-	char *api, *what, *target, *result;
-};
 
 /* Process order: by t_ns, then seq (threads take seq numbers in blocks, so
  * between threads seq alone is not the order of the calls). */
@@ -51,26 +31,12 @@ static int ord_cmp(uint64_t t1, uint64_t s1, uint64_t t2, uint64_t s2)
 	return s1 < s2 ? -1 : s1 > s2;
 }
 
-struct m_dest {
-	char *host, *vendor, *dest;
-	size_t file; /* while reading: the process whose ordinal dev is */
-	int64_t dev; /* a device ordinal, or PW_DEV_NONE for the others (dest) */
-	uint64_t count, failed, bytes;
-};
-
-struct managed {
-	struct vec allocs; /* struct m_alloc */
-	struct vec ops;    /* struct m_op */
-	struct hmap dests; /* host "\0" destination -> struct m_dest */
-	uint64_t failed_allocs, queries, not_kept;
-};
-
 struct m_fctx {
 	struct hmap managed; /* pointers cuMemAllocManaged returned in this file */
 	size_t kept;
 };
 
-static void managed_init(struct managed *m)
+void managed_init(struct managed *m)
 {
 	memset(m, 0, sizeof *m);
 	vec_init(&m->allocs, sizeof(struct m_alloc));
@@ -87,7 +53,7 @@ static void free_dest(void *p)
 	free(d);
 }
 
-static void managed_free(struct managed *m)
+void managed_free(struct managed *m)
 {
 	for (size_t i = 0; i < m->allocs.len; i++)
 		free(((struct m_alloc *)vec_at(&m->allocs, i))->flags);
@@ -435,7 +401,7 @@ static void mg_file_end(void *partial, void *fctx, const struct pw_file *f)
 	free(c);
 }
 
-static const struct pw_sink_ops managed_ops = {
+const struct pw_sink_ops managed_ops = {
     .partial_new = mg_partial_new,
     .partial_merge = mg_partial_merge,
     .file_begin = mg_file_begin,
@@ -537,14 +503,9 @@ static size_t *assign(struct managed *m)
 	return own;
 }
 
-/* ---- output ---- */
-
-/* The physical devices of the traces (devices.h). */
-static const struct pw_devmap *dm;
-
 /* Destinations that are a process's device onto the physical device its
  * ordinal names ("GPU0"), or "dev1" where the trace has no device lines. */
-static void regroup_dests(struct managed *m)
+static void regroup_dests(struct managed *m, const struct pw_devmap *dm)
 {
 	struct hmap old = m->dests;
 	hmap_init(&m->dests);
@@ -563,92 +524,6 @@ static void regroup_dests(struct managed *m)
 	hmap_free(&old, free_dest);
 }
 
-/* "GPU0 (dev1)" for a device the trace identified, "dev1" otherwise. */
-static void alloc_dev(char *buf, size_t len, const struct m_alloc *a)
-{
-	int64_t key = pw_devkey(dm, a->file, a->vendor, a->dev);
-	char phys[24], own[24];
-	fmt_dev(own, sizeof own, a->dev);
-	if (key >= PW_PHYS_BASE) {
-		pw_devkey_fmt(dm, key, phys, sizeof phys);
-		snprintf(buf, len, "%.20s (%.20s)", phys, own);
-	} else {
-		snprintf(buf, len, "%s", own);
-	}
-}
-
-static void print_allocs(const struct managed *m, const struct pw_input *in)
-{
-	struct table t;
-	table_init(&t, "lrllrlll", "PROCESS", "SEQ", "VENDOR", "PTR", "BYTES", "FLAGS", "DEV", "FREED");
-	for (size_t i = 0; i < m->allocs.len; i++) {
-		const struct m_alloc *a = vec_at(&m->allocs, i);
-		char *label = proc_label(&in->files[a->file]);
-		char seq[24], ptr[24], bytes[32], dev[64], freed[32];
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)a->seq);
-		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)a->ptr);
-		fmt_bytes(bytes, sizeof bytes, a->bytes);
-		alloc_dev(dev, sizeof dev, a);
-		snprintf(freed, sizeof freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
-		table_row(&t, label, seq, a->vendor, ptr, bytes, a->flags, dev, freed);
-		free(label);
-	}
-	printf("managed allocations (%zu, %llu failed)\n", m->allocs.len,
-	       (unsigned long long)m->failed_allocs);
-	if (m->allocs.len)
-		table_print(&t, stdout, "  ");
-	table_free(&t);
-}
-
-static void print_ops(const struct managed *m, const struct pw_input *in, const size_t *own, size_t owner_ix,
-                      const char *title)
-{
-	struct table t;
-	table_init(&t, "rlllll", "SEQ", "CALL", "RANGE", "WHAT", "TARGET", "RESULT");
-	for (size_t i = 0; i < m->ops.len; i++) {
-		if (own[i] != owner_ix)
-			continue;
-		const struct m_op *op = vec_at(&m->ops, i);
-		char seq[24], range[64], bytes[32];
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)op->seq);
-		fmt_bytes(bytes, sizeof bytes, op->bytes);
-		snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)op->ptr, bytes);
-		/* a free has no length; an attach of length 0 means the whole allocation */
-		if (!strcmp(op->what, "free") || (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
-			snprintf(range, sizeof range, "0x%llx%s", (unsigned long long)op->ptr,
-			         op->bytes                  ? ""
-			         : strcmp(op->what, "free") ? " (all)"
-			                                    : "");
-		table_row(&t, seq, op->api, range, op->what, op->target, op->result);
-		(void)in;
-	}
-	if (t.rows.len) {
-		printf("\n  %s\n", title);
-		table_print(&t, stdout, "    ");
-	}
-	table_free(&t);
-}
-
-static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
-{
-	printf("\nadvice, attachment and free per allocation\n");
-	if (!m->ops.len) {
-		printf("(none)\n");
-		return;
-	}
-	for (size_t a = 0; a < m->allocs.len; a++) {
-		const struct m_alloc *al = vec_at(&m->allocs, a);
-		char *label = proc_label(&in->files[al->file]), bytes[32];
-		fmt_bytes(bytes, sizeof bytes, al->bytes);
-		char *title = xasprintf("%s 0x%llx (%s, allocated at seq %llu)", label,
-		                        (unsigned long long)al->ptr, bytes, (unsigned long long)al->seq);
-		print_ops(m, in, own, a + 1, title);
-		free(title);
-		free(label);
-	}
-	print_ops(m, in, own, 0, "ranges in no managed allocation of these traces");
-}
-
 static int by_dest(const void *a, const void *b)
 {
 	const struct m_dest *x = *(void *const *)a, *y = *(void *const *)b;
@@ -658,7 +533,7 @@ static int by_dest(const void *a, const void *b)
 	return h ? h : strcmp(x->dest, y->dest);
 }
 
-static struct m_dest **sorted_dests(const struct managed *m)
+struct m_dest **managed_sorted_dests(const struct managed *m)
 {
 	struct m_dest **v = xcalloc(m->dests.len + 1, sizeof(void *));
 	size_t n = 0;
@@ -670,127 +545,15 @@ static struct m_dest **sorted_dests(const struct managed *m)
 	return v;
 }
 
-static void print_dests(const struct managed *m)
+size_t *managed_order(struct managed *m, const struct pw_input *in, const struct pw_devmap *dm)
 {
-	struct table t;
-	table_init(&t, "lllrrr", "HOST", "VENDOR", "DESTINATION", "PREFETCHES", "FAILED", "BYTES");
-	struct m_dest **v = sorted_dests(m);
-	for (size_t i = 0; v[i]; i++) {
-		char n[24], fl[24], by[32];
-		snprintf(n, sizeof n, "%llu", (unsigned long long)v[i]->count);
-		snprintf(fl, sizeof fl, "%llu", (unsigned long long)v[i]->failed);
-		fmt_bytes(by, sizeof by, v[i]->bytes);
-		table_row(&t, v[i]->host, v[i]->vendor, v[i]->dest, n, fl, by);
-	}
-	free(v);
-	printf("\nprefetch volume by destination\n");
-	if (t.rows.len)
-		table_print(&t, stdout, "  ");
-	else
-		printf("(none)\n");
-	table_free(&t);
-}
-
-static void print_text(const struct managed *m, const struct pw_input *in, const size_t *own)
-{
-	print_allocs(m, in);
-	print_history(m, in, own);
-	print_dests(m);
-	printf("\nrange attribute queries: %llu\n", (unsigned long long)m->queries);
-	if (pw_devmap_note(dm))
-		printf("\n%s.\n", pw_devmap_note(dm));
-	if (m->not_kept)
-		printf("(%llu %s beyond %d per trace not kept)\n", (unsigned long long)m->not_kept,
-		       plural(m->not_kept, "record", "records"), HISTORY_MAX);
-}
-
-static json_t *op_json(const struct m_op *op, const struct pw_input *in)
-{
-	json_t *j = json_object();
-	json_object_set_new(j, "process", proc_json(&in->files[op->file]));
-	json_object_set_new(j, "seq", json_u64(op->seq));
-	json_object_set_new(j, "api", json_string(op->api));
-	json_object_set_new(j, "ptr", json_hex(op->ptr));
-	json_object_set_new(j, "bytes", json_u64(op->bytes));
-	json_object_set_new(j, "what", json_string(op->what));
-	json_object_set_new(j, "target", json_string(op->target));
-	json_object_set_new(j, "result", json_string(op->result));
-	return j;
-}
-
-static void print_json(const struct managed *m, const struct pw_input *in, const size_t *own)
-{
-	json_t *doc = json_object(), *allocs = json_array(), *orphans = json_array(), *dests = json_array();
-	for (size_t a = 0; a < m->allocs.len; a++) {
-		const struct m_alloc *al = vec_at(&m->allocs, a);
-		json_t *j = json_object(), *hist = json_array();
-		json_object_set_new(j, "process", proc_json(&in->files[al->file]));
-		json_object_set_new(j, "seq", json_u64(al->seq));
-		json_object_set_new(j, "vendor", json_string(al->vendor));
-		json_object_set_new(j, "ptr", json_hex(al->ptr));
-		json_object_set_new(j, "bytes", json_u64(al->bytes));
-		json_object_set_new(j, "flags", json_string(al->flags));
-		json_object_set_new(j, "dev", json_dev(al->dev));
-		json_object_set_new(j, "device",
-		                    pw_devkey_json(dm, pw_devkey(dm, al->file, al->vendor, al->dev)));
-		json_object_set_new(j, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
-		for (size_t i = 0; i < m->ops.len; i++)
-			if (own[i] == a + 1)
-				json_array_append_new(hist, op_json(vec_at(&m->ops, i), in));
-		json_object_set_new(j, "history", hist);
-		json_array_append_new(allocs, j);
-	}
-	for (size_t i = 0; i < m->ops.len; i++)
-		if (!own[i])
-			json_array_append_new(orphans, op_json(vec_at(&m->ops, i), in));
-	struct m_dest **v = sorted_dests(m);
-	for (size_t i = 0; v[i]; i++) {
-		json_t *j = json_object();
-		json_object_set_new(j, "host", json_string(v[i]->host));
-		json_object_set_new(j, "vendor", json_string(v[i]->vendor));
-		json_object_set_new(j, "destination", json_string(v[i]->dest));
-		json_object_set_new(j, "prefetches", json_u64(v[i]->count));
-		json_object_set_new(j, "failed", json_u64(v[i]->failed));
-		json_object_set_new(j, "bytes", json_u64(v[i]->bytes));
-		json_array_append_new(dests, j);
-	}
-	free(v);
-	json_object_set_new(doc, "allocations", allocs);
-	json_object_set_new(doc, "failed_allocations", json_u64(m->failed_allocs));
-	json_object_set_new(doc, "other_ranges", orphans);
-	json_object_set_new(doc, "prefetch", dests);
-	json_object_set_new(doc, "range_queries", json_u64(m->queries));
-	json_object_set_new(doc, "not_kept", json_u64(m->not_kept));
-	json_print(doc);
-}
-
-int cmd_managed(const struct pw_opts *o)
-{
-	struct managed m;
-	struct pw_input in = {0};
-	managed_init(&m);
-	struct pw_sink sink = {&managed_ops, &m};
-	int st = an_read(o, &in, &sink, 1);
-	if (st != PW_READ_FATAL && in.n) {
-		struct pw_devmap map;
-		pw_devmap_build(&map, &in);
-		dm = &map;
-		regroup_dests(&m);
-		size_t *rank = file_ranks(&in);
-		sort_rank = rank;
-		vec_sort(&m.allocs, alloc_cmp);
-		vec_sort(&m.ops, op_cmp);
-		size_t *own = assign(&m);
-		if (o->json)
-			print_json(&m, &in, own);
-		else
-			print_text(&m, &in, own);
-		free(own);
-		free(rank);
-		pw_devmap_free(&map);
-		dm = NULL;
-	}
-	managed_free(&m);
-	pw_input_free(&in);
-	return an_exit(st);
+	regroup_dests(m, dm);
+	size_t *rank = file_ranks(in);
+	sort_rank = rank;
+	vec_sort(&m->allocs, alloc_cmp);
+	vec_sort(&m->ops, op_cmp);
+	size_t *own = assign(m);
+	sort_rank = NULL;
+	free(rank);
+	return own;
 }
