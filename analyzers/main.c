@@ -54,7 +54,7 @@ static const struct command commands[] = {
     {"info", cmd_info, true, 0, "per trace file: process, host, argv, options, driver, events, end"},
     {"ops", cmd_ops, true, 0, "per op (peer copy, IPC open, ...): calls, failed, findings, host time"},
     {"report", cmd_report, true, OPT_OUTPUT | OPT_FAIL_ON | OPT_DERIVED | OPT_PARTIAL,
-     "one self-contained HTML page: verdict, findings, devices, copies, IPC (-o FILE)"},
+     "one self-contained HTML page of the run: findings, devices, copies, IPC, ... (-o FILE)"},
 };
 
 static void usage(FILE *out)

@@ -15,6 +15,10 @@ pkgs="$pkgs python3 python3-jsonschema"
 # valgrind runs every analyzer command looking for memory errors and leaks
 # (make analyze-valgrind, a stage of .ci/run).
 pkgs="$pkgs valgrind"
+# chromium loads peerwatch-analyze report's HTML page headless, as a person
+# would see it, and takes a screenshot of each section (checks_report.sh);
+# a font for its text.
+pkgs="$pkgs chromium fonts-dejavu-core"
 # The real HIP runtime (ROCm 5.2.3 on Debian bookworm) for tests/integration/hip_real.sh,
 # which needs no AMD GPU.  Installed where the distribution has it; elsewhere that test skips.
 hip_pkgs="libamdhip64-5 libamdhip64-dev"

@@ -89,3 +89,16 @@ void hist_free(struct hist *h)
 	h->bucket = NULL;
 	h->n = 0;
 }
+
+void hist_octaves(const struct hist *h, uint64_t out[64])
+{
+	for (unsigned k = 0; k < 64; k++)
+		out[k] = 0;
+	for (unsigned b = 0; h->bucket && b < HIST_BUCKETS; b++) {
+		if (!h->bucket[b])
+			continue;
+		unsigned k =
+		    b < SUB ? (b ? 63u - (unsigned)__builtin_clzll(b) : 0) : (b - SUB) / SUB + HIST_SUB_BITS;
+		out[k < 64 ? k : 63] += h->bucket[b];
+	}
+}

@@ -24,6 +24,9 @@ void hist_merge(struct hist *into, const struct hist *from);
 /* The p-th percentile (0 < p <= 100), by nearest rank; 0 when empty. */
 uint64_t hist_percentile(const struct hist *h, double p);
 double hist_mean(const struct hist *h);
+/* The counts per power of two: out[k] counts the values in [2^k, 2^(k+1))
+ * (out[0] also 0). */
+void hist_octaves(const struct hist *h, uint64_t out[64]);
 void hist_free(struct hist *h);
 
 #endif

@@ -8,13 +8,18 @@
  * computation: the verdict is check's (model/gate.h and --fail-on), the
  * findings are violations' (model/findings.h, the vendor's words from
  * model/catalog.h, stacks from model/symbols.h), the devices are matrix's
- * (model/devices.h) and the copies between them are matrix's
- * (model/copies.h).  Sections: the run (processes, devices, verdict,
- * counts by severity), the findings grouped by rule and call site, the
- * devices with their links as a picture and a table, and the copies
- * between devices as a heat map of bytes and a table of pairs.  Its size is
- * bounded on large runs: the first REPORT_GROUPS groups, REPORT_EXAMPLES
- * findings of each, and the count of the rest.
+ * (model/devices.h); the other sections come from the sinks of matrix,
+ * ipc, managed and summary (model/copies.h, ipclife.h, managed.h,
+ * apistats.h), in one second read of the traces.
+ *
+ * Sections: the run (processes, verdict, counts by severity), the findings
+ * grouped by rule and call site, the devices with their links as a picture
+ * and a table, the copies between devices as a heat map of bytes and a
+ * table of pairs, the IPC handles' lifetimes as bars, each managed
+ * allocation's history, and the host time per API with its histogram.
+ * Its size is bounded on large runs: the first REPORT_GROUPS groups,
+ * REPORT_EXAMPLES findings of each, REPORT_HANDLES handles, REPORT_ALLOCS
+ * allocations, and the count of the rest.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -25,12 +30,14 @@
 #include "base/opts.h"
 #include "base/show.h"
 #include "cmds/cmds.h"
+#include "model/apistats.h"
 #include "model/catalog.h"
 #include "model/copies.h"
 #include "model/devices.h"
 #include "model/findings.h"
 #include "model/gate.h"
 #include "model/ipclife.h"
+#include "model/managed.h"
 #include "model/procs.h"
 #include "model/symbols.h"
 #include "read/files.h"
@@ -196,8 +203,10 @@ static const char style[] =
     "stroke:var(--warning);stroke-dasharray:4 2}svg .refused{fill:var(--error)}"
     "svg .mark{stroke:var(--bg);stroke-width:1.5}svg circle.sev-error{fill:var(--error)}"
     "svg circle.sev-warning{fill:var(--warning)}svg circle.sev-performance{fill:var(--performance)}"
-    "svg circle.sev-unknown{fill:var(--muted)}\n"
-    "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n";
+    "svg circle.sev-unknown{fill:var(--muted)}svg.hist rect{fill:var(--performance)}\n"
+    "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n"
+    /* report.html#ipc: that section alone (a link to one part of the page) */
+    "main:has(section:target) section:not(:target){display:none}\n";
 
 static void write_verdict(FILE *out, const struct findings *fs, const struct pw_input *in,
                           const struct vec *ps, const struct pw_opts *o, bool unread)
@@ -899,18 +908,228 @@ static void write_ipc(FILE *out, const struct ipc_report *r, const struct pw_inp
 		fprintf(out, "<p class=\"muted\">and %zu more</p>\n", r->shared.len - REPORT_HANDLES);
 }
 
-/* The second read: matrix's sink and ipc's over the same traces. */
+/* ---- host time per API: summary's figures and histogram ---- */
+
+/* The distribution of one API's host times, a bar per power of two. */
+static void write_hist(FILE *out, const struct hist *h)
+{
+	uint64_t oct[64], most = 0;
+	hist_octaves(h, oct);
+	int lo = 64, hi = -1;
+	for (int k = 0; k < 64; k++)
+		if (oct[k]) {
+			lo = k < lo ? k : lo;
+			hi = k;
+			most = oct[k] > most ? oct[k] : most;
+		}
+	if (hi < 0)
+		return;
+	const int bw = 6, ht = 18;
+	int n = hi - lo + 1;
+	fprintf(out,
+	        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"hist\" width=\"%d\" height=\"%d\" "
+	        "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"host time distribution\">",
+	        n * bw, ht, n * bw, ht);
+	for (int k = lo; k <= hi; k++) {
+		int bh = oct[k] ? 1 + (int)((double)oct[k] * (ht - 1) / (double)most) : 0;
+		char a[24], b[24];
+		fmt_ns(a, sizeof a, (double)(k ? 1ull << k : 0));
+		fmt_ns(b, sizeof b, (double)(1ull << (k + 1 < 64 ? k + 1 : 63)));
+		fprintf(out,
+		        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>%s to %s: %llu "
+		        "call%s</title></rect>",
+		        (k - lo) * bw, ht - bh, bw - 1, bh, a, b, (unsigned long long)oct[k],
+		        oct[k] == 1 ? "" : "s");
+	}
+	fputs("</svg>", out);
+}
+
+static void write_host_time(FILE *out, const struct summary *s)
+{
+	void **v = sorted_values(&s->apis, summary_by_api);
+	if (!v[0]) {
+		fputs("<p>No call in the traces.</p>\n", out);
+		free(v);
+		return;
+	}
+	fputs("<p>Time in the call on the calling thread, per API (as <code>summary</code> gives it): an "
+	      "asynchronous call's is the time to enqueue it; a call made inside another recorded call "
+	      "is nested and its time is also its parent's.  The histogram has a bar per power of two "
+	      "of nanoseconds, its range on hover.</p>\n"
+	      "<table class=\"apis\"><tr><th>API</th><th>vendor</th><th>calls</th><th>errors</th>"
+	      "<th>nested</th><th>total</th><th>mean</th><th>p50</th><th>p99</th><th>max</th>"
+	      "<th>distribution</th></tr>\n",
+	      out);
+	for (size_t i = 0; v[i]; i++) {
+		const struct api_stat *a = v[i];
+		fputs("<tr class=\"api\" data-api=\"", out);
+		esc(out, a->api);
+		fputs("\" data-vendor=\"", out);
+		esc(out, a->vendor);
+		fprintf(out, "\" data-calls=\"%llu\" data-errors=\"%llu\"><td class=\"mono\">",
+		        (unsigned long long)a->count, (unsigned long long)a->errors);
+		esc(out, a->api);
+		fputs("</td><td>", out);
+		esc(out, a->vendor);
+		fprintf(out,
+		        "%s</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td>",
+		        a->runtime ? " runtime" : "", (unsigned long long)a->count,
+		        (unsigned long long)a->errors, (unsigned long long)a->nested);
+		if (a->timed) {
+			char tot[24], mean[24], p50[24], p99[24], max[24];
+			fmt_ns(tot, sizeof tot, (double)a->host.total);
+			fmt_ns(mean, sizeof mean, hist_mean(&a->host));
+			fmt_ns(p50, sizeof p50, (double)hist_percentile(&a->host, 50));
+			fmt_ns(p99, sizeof p99, (double)hist_percentile(&a->host, 99));
+			fmt_ns(max, sizeof max, (double)a->host.max);
+			fprintf(out,
+			        "<td class=\"n\">%s</td><td class=\"n\">%s</td><td class=\"n\">%s</td>"
+			        "<td class=\"n\">%s</td><td class=\"n\">%s</td><td>",
+			        tot, mean, p50, p99, max);
+			write_hist(out, &a->host);
+			fputs("</td></tr>\n", out);
+		} else {
+			fputs("<td colspan=\"6\" class=\"muted\">timed only with its parent</td></tr>\n",
+			      out);
+		}
+	}
+	fputs("</table>\n", out);
+	free(v);
+}
+
+/* ---- managed memory: each allocation's advice, prefetches and attachments ---- */
+
+#define REPORT_ALLOCS 50 /* allocations shown; the rest counted */
+#define REPORT_OPS 20    /* history shown per allocation */
+
+static void write_managed(FILE *out, struct managed *m, const struct pw_input *in, const struct pw_devmap *dm)
+{
+	if (!m->allocs.len && !m->ops.len && !m->dests.len) {
+		fputs("<p>No managed memory in the traces.</p>\n", out);
+		return;
+	}
+	size_t *own = managed_order(m, in, dm);
+	size_t *nops = xcalloc(m->allocs.len + 1, sizeof *nops);
+	for (size_t i = 0; i < m->ops.len; i++)
+		nops[own[i]]++;
+	fprintf(out,
+	        "<p>%zu managed allocation%s (%llu failed), each with the advice and stream attachments "
+	        "of its range and its free, as <code>managed</code> gives them; prefetches are counted "
+	        "by destination below.  Page faults and migrations are not in the traces.</p>\n",
+	        m->allocs.len, m->allocs.len == 1 ? "" : "s", (unsigned long long)m->failed_allocs);
+	for (size_t a = 0; a < m->allocs.len && a < REPORT_ALLOCS; a++) {
+		const struct m_alloc *al = vec_at(&m->allocs, a);
+		char *label = proc_label(&in->files[al->file]), bytes[32], dev[48];
+		fmt_bytes(bytes, sizeof bytes, al->bytes);
+		pw_devkey_fmt(dm, pw_devkey(dm, al->file, al->vendor, al->dev), dev, sizeof dev);
+		fprintf(out,
+		        "<details class=\"finding alloc\" open data-ptr=\"0x%llx\" data-bytes=\"%llu\" "
+		        "data-ops=\"%zu\"><summary><code>0x%llx</code> ",
+		        (unsigned long long)al->ptr, (unsigned long long)al->bytes, nops[a + 1],
+		        (unsigned long long)al->ptr);
+		esc(out, bytes);
+		fputs(" in ", out);
+		esc(out, label);
+		fputs(" (", out);
+		esc(out, al->vendor);
+		fputs(", ", out);
+		esc(out, dev);
+		fputs(", ", out);
+		esc(out, al->flags ? al->flags : "");
+		if (al->freed)
+			fprintf(out, "), freed at call %llu", (unsigned long long)al->free_seq);
+		else
+			fputs("), not freed in the trace", out);
+		fprintf(out, "</summary>\n");
+		free(label);
+		if (!nops[a + 1]) {
+			fputs("<p class=\"muted\">No advice, attachment or free.</p></details>\n", out);
+			continue;
+		}
+		fputs("<table class=\"history\"><tr><th>call</th><th>API</th><th>what</th><th>range</th>"
+		      "<th>target</th><th>result</th></tr>\n",
+		      out);
+		size_t shown = 0;
+		for (size_t i = 0; i < m->ops.len; i++) {
+			if (own[i] != a + 1)
+				continue;
+			if (shown++ == REPORT_OPS)
+				break;
+			const struct m_op *op = vec_at(&m->ops, i);
+			char by[32];
+			fmt_bytes(by, sizeof by, op->bytes);
+			fprintf(out, "<tr><td class=\"n\">%llu</td><td class=\"mono\">",
+			        (unsigned long long)op->seq);
+			esc(out, op->api);
+			fputs("</td><td>", out);
+			esc(out, op->what);
+			fprintf(out, "</td><td class=\"mono\">+0x%llx, %s</td><td>",
+			        (unsigned long long)(op->ptr - al->ptr), op->bytes ? by : "all");
+			esc(out, op->target);
+			fputs("</td><td>", out);
+			esc(out, op->result);
+			fputs("</td></tr>\n", out);
+		}
+		fputs("</table>\n", out);
+		if (nops[a + 1] > REPORT_OPS)
+			fprintf(out, "<p class=\"muted\">and %zu more</p>\n", nops[a + 1] - REPORT_OPS);
+		fputs("</details>\n", out);
+	}
+	if (m->allocs.len > REPORT_ALLOCS)
+		fprintf(out,
+		        "<p class=\"muted\">and %zu more allocations (peerwatch-analyze managed lists them "
+		        "all)</p>\n",
+		        m->allocs.len - REPORT_ALLOCS);
+	if (nops[0])
+		fprintf(out,
+		        "<p>%zu call%s on ranges in no managed allocation of these traces "
+		        "(<code>managed</code> lists them).</p>\n",
+		        nops[0], nops[0] == 1 ? "" : "s");
+	struct m_dest **v = managed_sorted_dests(m);
+	if (v[0]) {
+		fputs("<h3>Prefetches by destination</h3>\n<table "
+		      "class=\"dests\"><tr><th>host</th><th>vendor</th>"
+		      "<th>destination</th><th>prefetches</th><th>failed</th><th>bytes</th></tr>\n",
+		      out);
+		for (size_t i = 0; v[i]; i++) {
+			char by[32];
+			fmt_bytes(by, sizeof by, v[i]->bytes);
+			fputs("<tr><td>", out);
+			esc(out, v[i]->host);
+			fputs("</td><td>", out);
+			esc(out, v[i]->vendor);
+			fputs("</td><td>", out);
+			esc(out, v[i]->dest);
+			fprintf(out,
+			        "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td "
+			        "class=\"n\">%s</td></tr>\n",
+			        (unsigned long long)v[i]->count, (unsigned long long)v[i]->failed, by);
+		}
+		fputs("</table>\n", out);
+	}
+	free(v);
+	free(nops);
+	free(own);
+}
+
+/* The second read: matrix's, ipc's, managed's and summary's sinks over the
+ * same traces. */
 static int write_copies_ipc(FILE *out, const struct pw_opts *o, struct pw_input *in,
                             const struct pw_devmap *dm, const struct findings *fs)
 {
 	struct copy_matrix m, merged;
 	struct ipc_report ipc;
+	struct summary sum;
+	struct managed mg;
+	summary_init(&sum);
+	managed_init(&mg);
 	hmap_init(&m.cells);
 	hmap_init(&merged.cells);
 	ipc_init(&ipc);
-	struct pw_sink sinks[] = {{&copies_ops, &m}, {&ipc_ops, &ipc}};
+	struct pw_sink sinks[] = {
+	    {&copies_ops, &m}, {&ipc_ops, &ipc}, {&managed_ops, &mg}, {&summary_ops, &sum}};
 	struct pw_read_opts ro = {.jobs = o->jobs, .quiet = true};
-	int st = pw_input_read(in, &ro, sinks, 2);
+	int st = pw_input_read(in, &ro, sinks, 4);
 	ipc_derive(&ipc, in);
 	copies_regroup(&merged, &m, dm);
 	struct copy_cell **cells = copies_sorted(&merged);
@@ -933,7 +1152,13 @@ static int write_copies_ipc(FILE *out, const struct pw_opts *o, struct pw_input 
 	}
 	fputs("</section>\n<section id=\"ipc\"><h2>IPC lifetimes</h2>\n", out);
 	write_ipc(out, &ipc, in, fs);
+	fputs("</section>\n<section id=\"managed\"><h2>Managed memory</h2>\n", out);
+	write_managed(out, &mg, in, dm);
+	managed_free(&mg);
+	fputs("</section>\n<section id=\"time\"><h2>Host time per API</h2>\n", out);
+	write_host_time(out, &sum);
 	fputs("</section>\n", out);
+	summary_free(&sum);
 	free(cells);
 	hmap_free(&merged.cells, copies_free_cell);
 	hmap_free(&m.cells, copies_free_cell);
@@ -964,8 +1189,8 @@ static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, 
 	fprintf(out, "</h1><p class=\"muted\">%zu process%s, %zu trace%s</p></header>\n", procs,
 	        procs == 1 ? "" : "es", in->n, in->n == 1 ? "" : "s");
 	fputs("<nav><a href=\"#summary\">Summary</a><a href=\"#findings\">Findings</a>"
-	      "<a href=\"#devices\">Devices</a><a href=\"#copies\">Copies</a><a "
-	      "href=\"#ipc\">IPC</a></nav>\n<main>\n<section "
+	      "<a href=\"#devices\">Devices</a><a href=\"#copies\">Copies</a><a href=\"#ipc\">IPC</a>"
+	      "<a href=\"#managed\">Managed</a><a href=\"#time\">Host time</a></nav>\n<main>\n<section "
 	      "id=\"summary\"><h2>Summary</h2>\n",
 	      out);
 	write_verdict(out, fs, in, ps, o, unread);

@@ -1,5 +1,5 @@
-# report: the HTML page holds what check, violations, matrix, ipc and the
-# device lines say of the same traces, fetches nothing, escapes what the traces hold, and
+# report: the HTML page holds what check, violations, matrix, ipc, managed,
+# summary and the device lines say of the same traces, fetches nothing, escapes what the traces hold, and
 # writes its file as timeline does (never over an input, never half).
 # Sourced by run.sh (A, B, WORK, HERE, FIX, check, ok, bad, an, jqt, rc_is,
 # err_has, out_has are set).
@@ -18,9 +18,14 @@ for d in "$WORK/calls" "$WORK/ipc" "$WORK/ipc-online" "$WORK/crash" "$FIX" "$HER
 	cp "$WORK/o.out" "$WORK/$n.matrix.json"
 	an ipc --json "$d"
 	cp "$WORK/o.out" "$WORK/$n.ipc.json"
+	an summary --json "$d"
+	cp "$WORK/o.out" "$WORK/$n.summary.json"
+	an managed --json "$d"
+	cp "$WORK/o.out" "$WORK/$n.managed.json"
 	mapfile -t files < <(find "$d" -name '*.pw.jsonl' -o -name '*.pw.jsonl.partial' | sort)
 	rchk "$WORK/$n.report.html" "$WORK/$n.check.json" --matrix "$WORK/$n.matrix.json" \
-		--ipc "$WORK/$n.ipc.json" "${files[@]}"
+		--ipc "$WORK/$n.ipc.json" --managed "$WORK/$n.managed.json" --summary "$WORK/$n.summary.json" \
+		"${files[@]}"
 	r=$?
 	check "report ($n): check's verdict and findings, the traces' devices: $(head -3 "$WORK/rc.out" | tr '\n' ' ')" \
 		[ $r -eq 0 ]
@@ -46,6 +51,14 @@ awk '/<g class="bar"/ && !done {done=1; skip=1} skip && /<\/g>/ {skip=0; next} !
 	"$WORK/ipc.report.html" >"$WORK/bad4.html"
 check "report_check: a page without one process's IPC bar fails" \
 	bash -c "! cmp -s '$WORK/bad4.html' '$WORK/ipc.report.html' && ! python3 '$RCHECK' '$WORK/bad4.html' '$WORK/ipc.check.json' --ipc '$WORK/ipc.ipc.json' >/dev/null"
+
+sed '0,/data-calls="[0-9]*"/s//data-calls="0"/' "$WORK/calls.report.html" >"$WORK/bad5.html"
+check "report_check: a page whose calls per API differ from summary's fails" \
+	bash -c "! cmp -s '$WORK/bad5.html' '$WORK/calls.report.html' && ! python3 '$RCHECK' '$WORK/bad5.html' '$WORK/calls.check.json' --summary '$WORK/calls.summary.json' >/dev/null"
+
+sed '0,/data-ops="[0-9]*"/s//data-ops="99"/' "$WORK/calls.report.html" >"$WORK/bad6.html"
+check "report_check: a page whose managed history differs from managed's fails" \
+	bash -c "! cmp -s '$WORK/bad6.html' '$WORK/calls.report.html' && ! python3 '$RCHECK' '$WORK/bad6.html' '$WORK/calls.check.json' --managed '$WORK/calls.managed.json' >/dev/null"
 
 # what a trace holds is text: a program named <script> does not become one
 mkdir -p "$WORK/hostile"
@@ -75,3 +88,41 @@ an report --fail-on warning "$WORK/ipc" -o "$WORK/ipc.warning.html"
 an check --fail-on warning --json "$WORK/ipc"
 check "report --fail-on warning: the verdict is check --fail-on warning's" \
 	rchk "$WORK/ipc.warning.html" "$WORK/o.out"
+
+# ---- in a real browser: headless Chromium, as a person would open the page ----------
+# The page as Chromium builds it (its DOM) must hold the same as the file (the
+# parser above on the browser's view), the browser must say nothing on its
+# console (a resource it could not load, a blocked address), and each
+# section shown alone (report.html#ipc) must be a picture, not a blank page.
+CHROME=$(command -v chromium || command -v chromium-browser || true)
+chrome() { # ARGS...: headless, its own profile, bounded in time
+	timeout 90 "$CHROME" --headless --no-sandbox --disable-gpu --no-first-run --hide-scrollbars \
+		--user-data-dir="$WORK/chrome-profile" --enable-logging=stderr --v=0 "$@"
+}
+if [ -z "$CHROME" ]; then
+	echo "skip - no chromium here: the pages were not opened in a browser (make test installs it)"
+else
+	for n in calls ipc gpu-traces; do
+		page="$WORK/$n.report.html"
+		chrome --dump-dom "file://$page" >"$WORK/$n.dom.html" 2>"$WORK/$n.chrome.err"
+		check "chromium: opens the $n page (exit 0, a DOM)" grep -q '<section id="findings">' "$WORK/$n.dom.html"
+		check "chromium: the $n page gives no console message, loads nothing: $(grep -E 'CONSOLE|Failed to load|Refused to|Not allowed to load' "$WORK/$n.chrome.err" | head -2 | tr '\n' ' ')" \
+			bash -c "! grep -qE 'CONSOLE|Failed to load|Refused to|Not allowed to load' '$WORK/$n.chrome.err'"
+		rchk "$WORK/$n.dom.html" "$WORK/$n.check.json" --matrix "$WORK/$n.matrix.json" --ipc "$WORK/$n.ipc.json" \
+			--managed "$WORK/$n.managed.json" --summary "$WORK/$n.summary.json"
+		r=$?
+		check "chromium: the $n page as the browser built it has check's findings, matrix's copies, ipc's handles: $(head -2 "$WORK/rc.out" | tr '\n' ' ')" [ $r -eq 0 ]
+	done
+	printf '<!DOCTYPE html><html><body></body></html>\n' >"$WORK/blank.html"
+	chrome --window-size=1000,700 --screenshot="$WORK/blank.png" "file://$WORK/blank.html" >/dev/null 2>&1
+	blank=$(stat -c %s "$WORK/blank.png" 2>/dev/null || echo 0)
+	for sec in summary findings devices copies ipc managed time; do
+		rm -f "$WORK/shot-$sec.png"
+		chrome --window-size=1000,700 --screenshot="$WORK/shot-$sec.png" "file://$WORK/calls.report.html#$sec" >/dev/null 2>&1
+		size=$(stat -c %s "$WORK/shot-$sec.png" 2>/dev/null || echo 0)
+		check "chromium: section $sec alone is a picture ($size bytes against a blank page's $blank)" \
+			bash -c "[ $blank -gt 0 ] && [ $size -gt $((blank * 4)) ]"
+	done
+	check "chromium: the seven sections are seven different pictures" \
+		bash -c "[ \$(md5sum '$WORK'/shot-*.png | cut -d' ' -f1 | sort -u | wc -l) -eq 7 ]"
+fi

@@ -2,11 +2,11 @@
 """Holds peerwatch-analyze report's page to what the other commands say of
 the same traces.
 
-    report_check.py PAGE CHECK_JSON [--matrix MATRIX_JSON] [--ipc IPC_JSON] [TRACE...]
+    report_check.py PAGE CHECK_JSON [--matrix M] [--ipc I] [--managed G] [--summary S] [TRACE...]
 
 PAGE: the HTML report; CHECK_JSON: `peerwatch-analyze check --json` of the
-same traces; MATRIX_JSON and IPC_JSON: `peerwatch-analyze matrix --json` and
-`ipc --json` of them; TRACE:
+same traces; M, I, G, S: `peerwatch-analyze matrix --json`, `ipc --json`,
+`managed --json` and `summary --json` of them; TRACE:
 their files, for the device lines.  Prints one line per
 failed property and exits 1 if any failed, else prints a summary and exits 0.
 
@@ -17,7 +17,9 @@ counted as check counts them, and every finding of a group shown whole is
 listed with its process and call; every device UUID of the traces' device
 lines is on the page; the copies table has matrix's pairs, bytes and copies;
 the IPC lifetimes draw ipc's handles, each with a bar for each process that
-exported or opened it and no other.
+exported or opened it and no other; the managed allocations are managed's,
+each with as many calls in its history; the host-time table has summary's
+APIs with their calls and errors.
 """
 import json
 import re
@@ -41,6 +43,8 @@ class Page(HTMLParser):
         self._last_code = None
         self.pairs = []  # (src, dst, bytes, copies) of the copies tables
         self.handles = []  # (handle, {pid of each bar}) of the IPC lifetimes
+        self.apis = []  # (vendor, api, calls, errors) of the host-time table
+        self.allocs = []  # (ptr, bytes, calls in its history) of the managed allocations
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
@@ -54,12 +58,17 @@ class Page(HTMLParser):
             self.fetches.append(f"<link> loads {a.get('href')}")
         if tag == "a" and a.get("href") and not re.match(r"https?://|#", a["href"]):
             self.fetches.append(f"a link to {a['href']}")
-        if tag == "details" and "finding" in cls:
+        if tag == "details" and "finding" in cls.split() and "alloc" not in cls.split():
             self.groups.append({"rule": None, "count": None, "rows": [], "more": False})
         if tag == "tr" and "occurrence" in cls:
             self._row = []
         if tag == "td" and self._row is not None:
             self._cell = []
+        if tag == "details" and "alloc" in cls.split():
+            self.allocs.append((a.get("data-ptr"), int(a.get("data-bytes", -1)), int(a.get("data-ops", -1))))
+        if tag == "tr" and "api" in cls.split():
+            self.apis.append((a.get("data-vendor"), a.get("data-api"), int(a.get("data-calls", -1)),
+                              int(a.get("data-errors", -1))))
         if tag == "div" and "handle" in cls.split():
             self.handles.append((a.get("data-handle"), set()))
         if tag == "g" and "bar" in cls.split() and self.handles:
@@ -118,15 +127,13 @@ class Page(HTMLParser):
 
 def main():
     page_path, check_path, traces = sys.argv[1], sys.argv[2], sys.argv[3:]
-    matrix = ipc = None
-    while traces[:1] in (["--matrix"], ["--ipc"]):
+    other = {}
+    while traces[:1] in (["--matrix"], ["--ipc"], ["--managed"], ["--summary"]):
         with open(traces[1]) as f:
-            doc = json.load(f)
-        if traces[0] == "--matrix":
-            matrix = doc
-        else:
-            ipc = doc
+            other[traces[0][2:]] = json.load(f)
         traces = traces[2:]
+    matrix, ipc, summary = other.get("matrix"), other.get("ipc"), other.get("summary")
+    managed = other.get("managed")
     with open(page_path, encoding="utf-8") as f:
         html = f.read()
     with open(check_path) as f:
@@ -204,11 +211,19 @@ def main():
             if handle != h["handle"] or pids != held:
                 fails.append(f"IPC: handle {h['handle'][:16]}: ipc --json's exporter and importers "
                              f"{sorted(held)}, the page's bars {handle and handle[:16]} {sorted(pids)}")
+    if managed is not None:
+        want_allocs = [(al["ptr"], al["bytes"], len(al["history"])) for al in managed["allocations"]][:50]
+        if p.allocs != want_allocs:
+            fails.append(f"managed: managed --json has {want_allocs}, the page {p.allocs}")
+    if summary is not None:
+        want_apis = sorted((c["vendor"], c["api"], c["count"], c["errors"]) for c in summary["calls"])
+        if sorted(p.apis) != want_apis:
+            fails.append(f"host time: summary --json has {want_apis}, the page {sorted(p.apis)}")
     for x in fails:
         print(x)
     if not fails:
         print(f"report_check: {len(chk['findings'])} findings in {len(p.groups)} groups, "
-              f"{len(uuids)} devices, {len(p.pairs)} pairs, {len(p.handles)} handles, verdict {want}")
+              f"{len(uuids)} devices, {len(p.pairs)} pairs, {len(p.handles)} handles, {len(p.apis)} APIs, {len(p.allocs)} managed allocations, verdict {want}")
     return 1 if fails else 0
 
 
