@@ -47,7 +47,7 @@ ALL_CFLAGS := -std=gnu11 $(WARN) $(CFLAGS) $(SANFLAGS) $(PHASEFLAGS) -fPIC -Iinc
               -D_GNU_SOURCE -DPW_VERSION='"$(VERSION)"' -MMD -MP
 LDFLAGS    ?=
 
-.PHONY: all test check-fast demo install uninstall deb dist clean lint bench deps check-deps help tsan-test
+.PHONY: all test check-fast demo report-shots install uninstall deb dist clean lint bench deps check-deps help tsan-test
 all:
 
 include preload/preload.mk
@@ -76,6 +76,7 @@ help:
 	'  tsan-test       the library under ThreadSanitizer (build-tsan/): trace and registry' \
 	'                  unit tests, the integration and the fault suites' \
 	'  demo            build, trace a program (real GPU or simulator), show the reports' \
+	'  report-shots    the screenshots of peerwatch-analyze report in docs/report/ (chromium)' \
 	'  lint            clang-format (checked, not applied), cppcheck, clang-tidy, shellcheck' \
 	'  docs            regenerate the generated docs (hooks, rules, trace format, option lists)' \
 	'  install         install under PREFIX (binaries, library, man pages, bash completion)' \
@@ -211,6 +212,11 @@ deb: all
 demo: deps
 	@$(MAKE) --no-print-directory test-build
 	@scripts/demo.sh $(BUILD)
+
+# docs/report/*.png, the screenshots of peerwatch-analyze report in README.md.
+report-shots: deps
+	@$(MAKE) --no-print-directory test-build
+	@scripts/report-shots.sh $(BUILD)
 
 # docs/hooks.md, docs/rules.md, the member tables of docs/trace-format.md,
 # docs/trace.schema.json, the option lists of README.md and docs/peerwatch.1

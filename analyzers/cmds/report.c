@@ -174,10 +174,11 @@ static const char style[] =
     "h1{font-size:1.6rem;margin:.2rem 0}h2{border-bottom:1px solid var(--line);padding-bottom:.2rem;"
     "margin-top:2rem}\n"
     "nav a{margin-right:1rem}a{color:var(--performance)}\n"
-    "table{border-collapse:collapse;margin:.5rem 0}th,td{border:1px solid var(--line);"
+    "table{border-collapse:collapse;margin:.5rem 0;max-width:100%}"
+    "th,td{border:1px solid var(--line);"
     "padding:.2rem .5rem;text-align:left;vertical-align:top}th{background:var(--card)}\n"
-    "td.n{text-align:right;font-variant-numeric:tabular-nums}td.cmd{word-break:break-all;"
-    "min-width:14rem}\n"
+    "td.n{text-align:right;font-variant-numeric:tabular-nums}th{white-space:nowrap}"
+    "td.cmd,td.path{overflow-wrap:anywhere}td.proc{white-space:nowrap}\n"
     "code,pre,.mono{font-family:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace;font-size:.9em}\n"
     "pre{background:var(--card);padding:.5rem;overflow-x:auto;white-space:pre-wrap}\n"
     ".verdict{font-size:1.2rem;font-weight:600;padding:.4rem .7rem;border-radius:.3rem;"
@@ -206,7 +207,8 @@ static const char style[] =
     "svg circle.sev-unknown{fill:var(--muted)}svg.hist rect{fill:var(--performance)}\n"
     "@media print{nav{display:none}details.finding{break-inside:avoid}body{max-width:none}}\n"
     /* report.html#ipc: that section alone (a link to one part of the page) */
-    "main:has(section:target) section:not(:target){display:none}\n";
+    "main:has(section:target) section:not(:target){display:none}"
+    "section:target{scroll-margin-top:100vh}\n";
 
 static void write_verdict(FILE *out, const struct findings *fs, const struct pw_input *in,
                           const struct vec *ps, const struct pw_opts *o, bool unread)
@@ -254,6 +256,23 @@ static void write_verdict(FILE *out, const struct findings *fs, const struct pw_
 	}
 }
 
+/* An argument as the page shows it: a long one (an IPC handle in hex) by
+ * its ends. */
+static void write_arg(FILE *out, const char *arg)
+{
+	size_t n = strlen(arg);
+	if (n <= 48) {
+		esc(out, arg);
+		return;
+	}
+	char head[33], tail[13];
+	snprintf(head, sizeof head, "%.32s", arg);
+	snprintf(tail, sizeof tail, "%s", arg + n - 12);
+	esc(out, head);
+	fprintf(out, "&hellip;(%zu characters)&hellip;", n);
+	esc(out, tail);
+}
+
 static void write_processes(FILE *out, const struct pw_input *in, const struct findings *fs)
 {
 	size_t *nf = xcalloc(in->n + 1, sizeof *nf);
@@ -269,7 +288,7 @@ static void write_processes(FILE *out, const struct pw_input *in, const struct f
 		if (!f->header_ok)
 			continue;
 		char *label = proc_label(f);
-		fputs("<tr><td class=\"mono\">", out);
+		fputs("<tr><td class=\"mono proc\">", out);
 		esc(out, label);
 		fputs("</td><td>", out);
 		esc(out, f->host);
@@ -280,13 +299,13 @@ static void write_processes(FILE *out, const struct pw_input *in, const struct f
 		for (size_t a = 0; a < f->argc && a < 16; a++) {
 			if (a)
 				fputc(' ', out);
-			esc(out, f->argv[a]);
+			write_arg(out, f->argv[a]);
 		}
 		if (f->argc > 16)
 			fprintf(out, " &hellip; (%zu more)", f->argc - 16);
 		fputs("</td><td>", out);
 		esc(out, f->mode);
-		fputs("</td><td>", out);
+		fputs("</td><td class=\"path\">", out);
 		esc(out, f->driver_lib);
 		if (f->has_driver_version)
 			fprintf(out, " %lld", (long long)f->driver_version);
