@@ -15,9 +15,9 @@
 # `peerwatch-analyze --help` and preload/core/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib --clean -h --help -V --version'
+_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib --report --clean -h --help -V --version'
 # options of the launcher that take a value in the next word
-_peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib'
+_peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib --report'
 _peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
 _peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info ops report help'
 _peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --suppressions -o --output -h --help -V --version'
@@ -156,7 +156,7 @@ _peerwatch()
 	fi
 	case $opt in
 	-o | --out) _peerwatch_paths "$cur" "$prefix" dirs ;;
-	--suppressions | --log-path) _peerwatch_paths "$cur" "$prefix" "" ;;
+	--suppressions | --log-path | --report) _peerwatch_paths "$cur" "$prefix" "" ;;
 	--lib) _peerwatch_paths "$cur" "$prefix" '*.so*' ;;
 	--options) _peerwatch_keyvals "$cur" "$prefix" ;;
 	-m | --mode | --halt-on | --stacks | --color | --colour)

@@ -6,6 +6,8 @@
  *
  *   peerwatch-reap watch PID     returns at once, leaving a watcher behind
  *   peerwatch-reap clean [-q|-v] peerwatch --clean
+ *   peerwatch-reap report ANALYZE FILE DIR PRELOAD [-q] -- PROGRAM ARGS...
+ *                                peerwatch --report FILE
  *
  * watch: the launcher runs it just before it execs the program, which keeps
  * the launcher's pid: so the program stays what its caller started (its pid,
@@ -22,16 +24,33 @@
  *
  * clean: removes every segment of the user's that nobody uses and says what
  * it removed.
+ *
+ * report: the launcher's --report, the one case where the program is not
+ * exec'd in the launcher's place: something must run after it.  The
+ * program runs as the child, with LD_PRELOAD=PRELOAD and the signal
+ * dispositions the launcher was given; the parent ignores SIGINT and SIGQUIT
+ * while it waits (the terminal sends them to the program too, as for
+ * system(3)) and passes SIGTERM, SIGHUP, SIGUSR1 and SIGUSR2 on to it.  When
+ * the program has ended, ANALYZE (peerwatch-analyze) writes FILE from the
+ * traces under DIR whose header names this run (PEERWATCH_RUN_ID; without
+ * one, those written since the start), its words on stderr, never on the
+ * program's stdout.  Then the helper ends as the program did: its exit
+ * status, or the same signal.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <poll.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "state/registry.h"
@@ -202,6 +221,189 @@ static int clean(int verbosity)
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
+/* ---- report: run the program, then write the HTML report of its run ---- */
+
+static volatile sig_atomic_t child_pid;
+
+static void pass_on(int sig)
+{
+	if (child_pid > 0)
+		kill((pid_t)child_pid, sig);
+}
+
+/* The traces of this run, found under the directory. */
+static struct {
+	const char *run;    /* "run_id":"<id>" in the header, or NULL */
+	struct timespec t0; /* without a run id: written since */
+	char **paths;
+	size_t n, cap;
+} found;
+
+static bool ends_with(const char *s, const char *tail)
+{
+	size_t ls = strlen(s), lt = strlen(tail);
+	return ls >= lt && !strcmp(s + ls - lt, tail);
+}
+
+/* Is the header (the first line) of this file the run's? */
+static bool of_this_run(const char *path, const struct stat *st)
+{
+	if (!found.run)
+		return st->st_mtim.tv_sec > found.t0.tv_sec ||
+		       (st->st_mtim.tv_sec == found.t0.tv_sec && st->st_mtim.tv_nsec >= found.t0.tv_nsec);
+	char line[8192], want[256];
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, line, sizeof line - 1);
+	close(fd);
+	if (n <= 0)
+		return false;
+	line[n] = 0;
+	char *nl = strchr(line, '\n');
+	if (nl)
+		*nl = 0;
+	snprintf(want, sizeof want, "\"run_id\":\"%s\"", found.run);
+	return strstr(line, want) != NULL;
+}
+
+static int collect(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)ftw;
+	if (type != FTW_F || !S_ISREG(st->st_mode) ||
+	    !(ends_with(path, ".pw.jsonl") || ends_with(path, ".pw.jsonl.partial")) || !of_this_run(path, st))
+		return 0;
+	if (found.n == found.cap) {
+		size_t cap = found.cap ? found.cap * 2 : 64;
+		char **p = realloc(found.paths, cap * sizeof *p);
+		if (!p)
+			return 1;
+		found.paths = p;
+		found.cap = cap;
+	}
+	found.paths[found.n] = strdup(path);
+	return found.paths[found.n++] ? 0 : 1;
+}
+
+/* Runs ANALYZE report -o FILE on the run's traces; its stdout goes to our
+ * stderr.  0 when the report was written. */
+static int write_report(const char *analyze, const char *file, const char *dir, bool quiet)
+{
+	if (nftw(dir, collect, 16, FTW_PHYS) != 0 && !found.n && errno != ENOENT) {
+		fprintf(stderr, "%s: --report: cannot read the trace directory %s: %s; no report written\n",
+		        prog, dir, strerror(errno));
+		return 1;
+	}
+	if (!found.n) {
+		fprintf(stderr, "%s: --report: no trace of this run under %s; no report written\n", prog,
+		        dir);
+		return 1;
+	}
+	char **argv = calloc(found.n + 5, sizeof *argv);
+	if (!argv)
+		return 1;
+	size_t k = 0;
+	argv[k++] = (char *)analyze;
+	argv[k++] = "report";
+	argv[k++] = "-o";
+	argv[k++] = (char *)file;
+	for (size_t i = 0; i < found.n; i++)
+		argv[k++] = found.paths[i];
+	argv[k] = NULL;
+	pid_t a = fork();
+	if (a == 0) {
+		if (quiet) {
+			int null = open("/dev/null", O_WRONLY);
+			if (null >= 0)
+				dup2(null, 1);
+		} else {
+			dup2(2, 1); /* the program's stdout is its own */
+		}
+		unsetenv("LD_PRELOAD");
+		execv(analyze, argv);
+		fprintf(stderr, "%s: --report: cannot run %s: %s\n", prog, analyze, strerror(errno));
+		_exit(127);
+	}
+	free(argv);
+	int st = 0;
+	while (a > 0 && waitpid(a, &st, 0) < 0 && errno == EINTR)
+		;
+	if (a < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		fprintf(stderr, "%s: --report: %s report did not write %s\n", prog, analyze, file);
+		return 1;
+	}
+	return 0;
+}
+
+static int run_report(int argc, char **argv)
+{
+	/* report ANALYZE FILE DIR PRELOAD [-q] -- PROGRAM ARGS... */
+	int i = 6;
+	bool quiet = argc > 6 && !strcmp(argv[6], "-q");
+	i += quiet;
+	if (argc < i + 2 || strcmp(argv[i], "--")) {
+		fprintf(stderr, "usage: %s-reap report ANALYZE FILE DIR PRELOAD [-q] -- PROGRAM ARGS...\n",
+		        prog);
+		return 2;
+	}
+	const char *analyze = argv[2], *file = argv[3], *dir = argv[4], *preload = argv[5];
+	char **program = argv + i + 1;
+	const char *run = getenv("PEERWATCH_RUN_ID");
+	found.run = run && *run && strlen(run) < 200 && !strpbrk(run, "\"\\") ? run : NULL;
+	clock_gettime(CLOCK_REALTIME, &found.t0);
+	found.t0.tv_sec -= 1; /* file times have the file system's granularity */
+
+	static const int passed[] = {SIGTERM, SIGHUP, SIGUSR1, SIGUSR2};
+	struct sigaction ign = {.sa_handler = SIG_IGN}, fwd = {.sa_handler = pass_on}, old_int, old_quit,
+	                 old[sizeof passed / sizeof *passed];
+	sigemptyset(&ign.sa_mask);
+	sigemptyset(&fwd.sa_mask);
+	sigaction(SIGINT, &ign, &old_int);
+	sigaction(SIGQUIT, &ign, &old_quit);
+	for (size_t k = 0; k < sizeof passed / sizeof *passed; k++)
+		sigaction(passed[k], &fwd, &old[k]);
+	pid_t c = fork();
+	if (c == 0) {
+		sigaction(SIGINT, &old_int, NULL);
+		sigaction(SIGQUIT, &old_quit, NULL);
+		for (size_t k = 0; k < sizeof passed / sizeof *passed; k++)
+			sigaction(passed[k], &old[k], NULL);
+		if (*preload)
+			setenv("LD_PRELOAD", preload, 1);
+		execvp(program[0], program);
+		int e = errno;
+		fprintf(stderr, "%s: cannot run %s: %s\n", prog, program[0], strerror(e));
+		_exit(e == ENOENT ? 127 : 126);
+	}
+	if (c < 0) {
+		fprintf(stderr, "%s: cannot start %s: %s\n", prog, program[0], strerror(errno));
+		return 126;
+	}
+	child_pid = c;
+	int st = 0;
+	while (waitpid(c, &st, 0) < 0 && errno == EINTR)
+		;
+	child_pid = 0;
+	write_report(analyze, file, dir, quiet);
+	for (size_t k = 0; k < found.n; k++)
+		free(found.paths[k]);
+	free(found.paths);
+	if (WIFSIGNALED(st)) { /* end as the program did */
+		int sig = WTERMSIG(st);
+		struct sigaction dfl = {.sa_handler = SIG_DFL};
+		sigemptyset(&dfl.sa_mask);
+		sigaction(sig, &dfl, NULL);
+		sigset_t set;
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		fflush(NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return WIFEXITED(st) ? WEXITSTATUS(st) : 1;
+}
+
 int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "watch"))
@@ -212,6 +414,9 @@ int main(int argc, char **argv)
 		return clean(0);
 	if (argc == 3 && !strcmp(argv[1], "clean") && !strcmp(argv[2], "-v"))
 		return clean(2);
-	fprintf(stderr, "usage: %s-reap watch PID | %s-reap clean [-q|-v]\n", prog, prog);
+	if (argc >= 8 && !strcmp(argv[1], "report"))
+		return run_report(argc, argv);
+	fprintf(stderr, "usage: %s-reap watch PID | %s-reap clean [-q|-v] | %s-reap report ...\n", prog, prog,
+	        prog);
 	return 2;
 }

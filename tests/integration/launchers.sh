@@ -251,6 +251,50 @@ cannot_run ./missing 127 "cannot run ./missing: No such file or directory"
 cannot_run no-such-program-x 127 "cannot run no-such-program-x: command not found"
 cannot_run inpath-noexec 126 "cannot run inpath-noexec: Permission denied" "$d/bin:$PATH"
 
+# ---- --report: the HTML report once the program has ended ----
+# The program runs as the launcher's child then: its output, status and
+# signals must be what they are without --report, and only this run's
+# traces go into the page.
+d=$WORK/report
+mkdir -p "$d" && cd "$d" || exit 1
+viol=("$B/tests/violations" peer.enable.self bad)
+"$PW" -o t "${viol[@]}" >plain.out 2>plain.err
+plain=$?
+"$PW" -o t --report r.html "${viol[@]}" >rep.out 2>rep.err
+st=$?
+check "--report: the program's status is the same ($st, without --report $plain)" [ "$st" -eq "$plain" ]
+check "--report: its stdout is byte for byte the same, the report's line is not in it" cmp -s plain.out rep.out
+check "--report: the page is written, and says so on stderr" \
+	bash -c '[ -s r.html ] && grep -q "^wrote .*r.html: [0-9]* findings\?, 1 trace; open it in a browser$" rep.err'
+check "--report: only this run's trace (two runs wrote into t)" \
+	bash -c '[ $(ls t/*.pw.jsonl | wc -l) -eq 2 ] && grep -q "<p class=\"muted\">1 process, 1 trace</p>" r.html'
+check "--report: the page has the run's finding" grep -q '<code class="rule">peer.enable.self</code>' r.html
+"$PW" -q -o t --report q.html "${viol[@]}" >/dev/null 2>q.err
+check "--report -q: the page, and no line about it" bash -c '[ -s q.html ] && ! grep -q "^wrote" q.err'
+"$PW" -o t2 --report e.html -- bash -c 'exit 3' >/dev/null 2>e.err
+st=$?
+check "--report: an exit status is the program's (3, got $st), a run without trace says so" \
+	bash -c '[ '"$st"' -eq 3 ] && [ ! -e e.html ] && grep -q "no trace of this run under .*t2; no report written" e.err'
+"$PW" -o t --report k.html -- bash -c 'kill -TERM $$' >/dev/null 2>&1
+st=$?
+check "--report: a program killed by SIGTERM: the launcher dies of it too (status $st)" [ "$st" -eq 143 ]
+"$PW" -o t --report s.html -- sleep 30 >/dev/null 2>&1 &
+lp=$!
+sleep 0.5
+kill -TERM "$lp"
+t0=$SECONDS
+wait "$lp"
+st=$?
+check "--report: SIGTERM to the launcher reaches the program (status $st, $((SECONDS - t0)) s)" \
+	bash -c "[ $st -eq 143 ] && [ $((SECONDS - t0)) -lt 10 ]"
+"$PW" -o t --report r2.html -- "$d/nonexistent-prog" >/dev/null 2>n.err
+st=$?
+check "--report: a program that cannot be run: 127, as without --report" [ "$st" -eq 127 ]
+printf 'x\n' >input.txt
+"$PW" -o t --report r3.html -- cat input.txt >cat.out 2>/dev/null
+check "--report: the program reads its files and writes its stdout as without it" \
+	bash -c 'cmp -s input.txt cat.out'
+
 # ---- colour in the reports (the color option) ----
 d=$WORK/color
 mkdir -p "$d" && cd "$d" || exit 1
