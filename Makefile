@@ -38,6 +38,11 @@ else
 BUILD      ?= build
 SANFLAGS   :=
 endif
+# One spelling of the build directory whatever the caller gave (build, ./build,
+# /abs/path/build): the dependency files name their objects by it, and an
+# object named two ways (the suites pass an absolute BUILD) is one whose
+# headers make no longer follows, left stale after a header changes.
+override BUILD := $(patsubst $(CURDIR)/%,%,$(abspath $(BUILD)))
 PHASES     ?= 0
 PHASEFLAGS := $(if $(filter 1,$(PHASES)),-DPW_PHASES=1) $(if $(ABLATE),-DPW_ABLATE=$(ABLATE))
 
