@@ -430,7 +430,9 @@ static void write_findings(FILE *out, const struct findings *fs, const struct pw
 	}
 	groups_free(&groups);
 	if (fs->suppressed.len || fs->derived_suppressed) {
-		fputs("<h3 id=\"suppressed\">Suppressed</h3>\n<table><tr><th>rule</th><th>process</th>"
+		fputs("<h3 id=\"suppressed\">Suppressed findings</h3>\n<p>Findings a suppression took: "
+		      "not reported, listed here by the call they were on (the suppressions that matched "
+		      "are below).</p>\n<table><tr><th>rule</th><th>process</th>"
 		      "<th>call</th></tr>\n",
 		      out);
 		for (size_t i = 0; i < fs->suppressed.len && i < REPORT_GROUPS; i++) {
@@ -453,18 +455,50 @@ static void write_findings(FILE *out, const struct findings *fs, const struct pw
 			        fs->derived_suppressed == 1 ? "" : "s",
 			        fs->derived_suppressed == 1 ? "it" : "them");
 	}
+	/* the suppressions that matched, per process (the footer's list) */
+	bool head = false;
+	size_t *order = file_order(in);
 	for (size_t k = 0; k < in->n; k++) {
-		const struct pw_file *f = &in->files[k];
-		if (!f->suppressed_by_default)
-			continue;
+		const struct pw_file *f = &in->files[order[k]];
+		json_t *list = f->suppressions ? json_loads(f->suppressions, 0, NULL) : NULL, *e;
+		size_t i;
+		if (json_array_size(list) && !head) {
+			fputs("<h3 id=\"suppressions\">Suppressions that matched</h3>\n<table "
+			      "class=\"suppressions\">"
+			      "<tr><th>process</th><th>suppression</th><th>findings it took</th></tr>\n",
+			      out);
+			head = true;
+		}
 		char *label = proc_label(f);
-		fputs("<p>Default suppressions in <span class=\"mono\">", out);
-		esc(out, label);
-		fputs("</span> (name: findings taken): <code>", out);
-		esc(out, f->suppressed_by_default);
-		fputs("</code></p>\n", out);
+		json_array_foreach(list, i, e)
+		{
+			json_t *d = json_object_get(e, "default"), *t = json_object_get(e, "suppression"),
+			       *ln = json_object_get(e, "line"), *n = json_object_get(e, "hits");
+			fputs("<tr><td class=\"mono proc\">", out);
+			esc(out, label);
+			fputs("</td><td>", out);
+			if (json_is_string(d)) {
+				fputs("default <code>", out);
+				esc(out, json_string_value(d));
+				fputs("</code> (a third-party library; <code>peerwatch-analyze rules "
+				      "--suppressions</code>)",
+				      out);
+			} else {
+				if (json_is_integer(ln))
+					fprintf(out, "line %lld: ", (long long)json_integer_value(ln));
+				fputs("<code>", out);
+				esc(out, json_is_string(t) ? json_string_value(t) : "?");
+				fputs("</code>", out);
+			}
+			fprintf(out, "</td><td class=\"n\">%lld</td></tr>\n",
+			        json_is_integer(n) ? (long long)json_integer_value(n) : 0LL);
+		}
 		free(label);
+		json_decref(list);
 	}
+	free(order);
+	if (head)
+		fputs("</table>\n", out);
 }
 
 static const char *link_class(const struct pw_peer_info *p)

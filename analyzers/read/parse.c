@@ -614,7 +614,8 @@ static int get_repeats_by(struct ctx *c, struct pw_file *f)
 }
 
 /* "suppressions": [{"line", "suppression", "hits", "default"?}]: the hits of
- * the default suppressions (those with "default"), by name. */
+ * the default suppressions (those with "default"), by name, and the whole
+ * list as it is (report shows it). */
 static int get_suppressions(struct ctx *c, struct pw_file *f)
 {
 	json_t *a = json_object_get(c->obj, "suppressions"), *e;
@@ -645,6 +646,8 @@ static int get_suppressions(struct ctx *c, struct pw_file *f)
 	f->suppressed_by_default =
 	    json_object_size(by) ? json_dumps(by, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
 	json_decref(by);
+	free(f->suppressions);
+	f->suppressions = json_array_size(a) ? json_dumps(a, JSON_COMPACT) : NULL;
 	return 0;
 }
 

@@ -576,7 +576,7 @@ static struct chunk *new_chunk(struct run *r, const struct pw_file *f, off_t sta
 	s->lines = s->events = s->calls = s->violations = s->gpu_times = s->unknown = s->bad_lines = 0;
 	s->tail_cut = s->any_t = s->footer = false;
 	s->reason = s->dropped_by = s->write_error = NULL;
-	s->repeats_by = s->report_error = s->suppressed_by_default = NULL;
+	s->repeats_by = s->report_error = s->suppressed_by_default = s->suppressions = NULL;
 	s->has_limit = s->has_t_end = false;
 	s->unreadable = NULL;
 	vec_init(&c->shadow.modules, sizeof(struct pw_module));
@@ -693,14 +693,16 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 		free(f->repeats_by);
 		free(f->report_error);
 		free(f->suppressed_by_default);
+		free(f->suppressions);
 		f->reason = s->reason;
 		f->dropped_by = s->dropped_by;
 		f->write_error = s->write_error;
 		f->repeats_by = s->repeats_by;
 		f->report_error = s->report_error;
 		f->suppressed_by_default = s->suppressed_by_default;
+		f->suppressions = s->suppressions;
 		s->reason = s->dropped_by = s->write_error = NULL;
-		s->repeats_by = s->report_error = s->suppressed_by_default = NULL;
+		s->repeats_by = s->report_error = s->suppressed_by_default = s->suppressions = NULL;
 	}
 	free(s->reason);
 	free(s->dropped_by);
@@ -708,6 +710,7 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 	free(s->repeats_by);
 	free(s->report_error);
 	free(s->suppressed_by_default);
+	free(s->suppressions);
 	free(s->unreadable);
 	merge_modules(&f->modules, &s->modules);
 	for (size_t i = 0; i < s->devices.len; i++) /* chunks in file order: a later line wins */

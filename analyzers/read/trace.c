@@ -61,6 +61,7 @@ void pw_file_clear(struct pw_file *f)
 	free(f->dropped_by);
 	free(f->repeats_by);
 	free(f->suppressed_by_default);
+	free(f->suppressions);
 	free(f->write_error);
 	free(f->report_error);
 	free(f->unreadable);

@@ -116,6 +116,8 @@ struct pw_file {
 	char *repeats_by;            /* the footer's "repeats_by" array as compact JSON, or NULL when empty */
 	char *suppressed_by_default; /* {"name": hits} of the default suppressions that took
 	                                findings (footer "suppressions"), compact JSON, or NULL */
+	char *suppressions;          /* the footer's "suppressions" (each that matched, with its
+	                                line, text and hits) as compact JSON, or NULL when none */
 	char *write_error;           /* the footer's "write_error", or NULL */
 	char *report_error;          /* the footer's "report_error", or NULL */
 	bool has_limit;              /* the footer's "limit": the size limit stopped recording */

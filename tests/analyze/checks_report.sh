@@ -60,6 +60,16 @@ sed '0,/data-ops="[0-9]*"/s//data-ops="99"/' "$WORK/calls.report.html" >"$WORK/b
 check "report_check: a page whose managed history differs from managed's fails" \
 	bash -c "! cmp -s '$WORK/bad6.html' '$WORK/calls.report.html' && ! python3 '$RCHECK' '$WORK/bad6.html' '$WORK/calls.check.json' --managed '$WORK/calls.managed.json' >/dev/null"
 
+# the findings a suppression took, and the suppression that took them
+echo 'rule=peer.enable.self' >"$WORK/report.supp"
+traced "$WORK/supp" --suppressions "$WORK/report.supp" -- "$B/tests/violations" peer.enable.self bad \
+	>/dev/null 2>&1
+an report "$WORK/supp" -o "$WORK/supp.html"
+check "report: a suppressed finding is listed apart, with the suppression (file line and text) that took it" \
+	bash -c "grep -q '<h3 id=\"suppressed\">' '$WORK/supp.html' &&
+		grep -q '<td><code>peer.enable.self</code></td>' '$WORK/supp.html' &&
+		grep -q '<td>line 1: <code>rule=peer.enable.self</code></td><td class=\"n\">1</td>' '$WORK/supp.html'"
+
 # what a trace holds is text: a program named <script> does not become one
 mkdir -p "$WORK/hostile"
 for f in "$WORK"/ipc/*.pw.jsonl; do
