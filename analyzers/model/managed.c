@@ -21,7 +21,6 @@
 #include "model/procs.h"
 #include "read/json.h"
 
-
 /* Process order: by t_ns, then seq (threads take seq numbers in blocks, so
  * between threads seq alone is not the order of the calls). */
 static int ord_cmp(uint64_t t1, uint64_t s1, uint64_t t2, uint64_t s2)

@@ -309,8 +309,11 @@ PWSIM_ACL_API aclError aclrtUnmapMem(void *virPtr)
 	if (!m || m->base != (uintptr_t)virPtr) {
 		r = ACL_ERROR_RT_PARAM_INVALID;
 	} else {
-		mmap(virPtr, m->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED, -1,
-		     0);
+		/* back to the reservation's PROT_NONE; should that fail, the pages
+		 * stay mapped, which no caller of an unmapped range can tell */
+		if (mmap(virPtr, m->size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE | MAP_FIXED,
+		         -1, 0) == MAP_FAILED)
+			r = ACL_ERROR_RT_PARAM_INVALID;
 		range_drop(&maps, m);
 	}
 	pwsim_acl_unlock();

@@ -337,10 +337,11 @@ hipError_t hipMemUnmap(void *ptr, size_t size)
 	m = range_exact(g_mapped, (uintptr_t)ptr, size);
 	if (m) {
 		/* back to the reservation's PROT_NONE */
-		mmap(ptr, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
+		void *back = mmap(ptr, size, PROT_NONE,
+		                  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED | MAP_NORESERVE, -1, 0);
 		handle_put(m->h);
 		range_drop(&g_mapped, m);
-		rc = hipSuccess;
+		rc = back == MAP_FAILED ? hipErrorOutOfMemory : hipSuccess;
 	}
 	hsim_unlock();
 	return rc;

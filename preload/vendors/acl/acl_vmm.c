@@ -19,12 +19,12 @@
 
 static struct {
 	_Atomic uint64_t handle; /* 0: free */
-	atomic_bool ready;
 	uint64_t size;
-	int dev;
-	bool imported;
-	atomic_bool shared;         /* exported, or made by an import */
 	_Atomic uint64_t shareable; /* the shareable handle of the export or import */
+	int dev;
+	atomic_bool ready;
+	bool imported;
+	atomic_bool shared; /* exported, or made by an import */
 } slots[ACL_VMM_SLOTS];
 static atomic_int high; /* slots [0, high) may be in use */
 
