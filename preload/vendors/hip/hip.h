@@ -71,6 +71,15 @@ bool pw_hip_implicit_cross(struct pw_call *c);
 void pw_hip_range_alloc(const struct pw_call *c);
 uint64_t pw_hip_range_before(const struct pw_call *c);
 void pw_hip_range_after(const struct pw_call *c, uint64_t rid);
+/* hipMemcpyBatchAsync: its first cross-device copy as the rules see it, and
+ * the batch in its event ("count", "bytes", the crossing pair, "copies"). */
+struct pw_op;
+struct pw_jw;
+struct pw_snapw;
+struct pw_rcall;
+bool pw_hip_implicit_op(const struct pw_call *c, struct pw_op *op);
+void pw_hip_snap_batch(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_hip_put_batch(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* hip_encode.c: the event's "args" member for argument i */
 struct pw_jw;

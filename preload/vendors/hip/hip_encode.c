@@ -247,6 +247,43 @@ static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r,
 
 /* ---- on the calling thread, after the call ---- */
 
+/* ---- hipMemcpy3DPeer[Async] ---- */
+
+static void put_copy3d_side(struct pw_jw *w, const char *key, const char *type_key, const char *named_key,
+                            const void *array, const void *ptr, int named, int32_t dev)
+{
+	if (array) {
+		pw_jw_kv_str(w, type_key, "array");
+		pw_jw_kv_hex(w, key, (uintptr_t)array);
+	} else {
+		pw_jw_kv_hex(w, key, (uintptr_t)ptr);
+		pw_event_put_dev(w, key, "_dev", dev);
+	}
+	pw_event_put_dev(w, named_key, "", named);
+}
+
+/* From the struct as it was passed (saved after the call). */
+static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const hipMemcpy3DPeerParms *p = pw_rec_snap(r, i, sizeof *p);
+	if (!p) {
+		pw_jw_key(w, "copy");
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	put_copy3d_side(w, "src", "src_type", "src_device", p->srcArray, p->srcPtr.ptr, p->srcDevice,
+	                c->dev[0]);
+	put_copy3d_side(w, "dst", "dst_type", "dst_device", p->dstArray, p->dstPtr.ptr, p->dstDevice,
+	                c->dev[PW_DEV_COPY3D_DST]);
+	pw_jw_kv_u64(w, "width", p->extent.width);
+	pw_jw_kv_u64(w, "height", p->extent.height);
+	pw_jw_kv_u64(w, "depth", p->extent.depth);
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	                 (p->extent.depth ? p->extent.depth : 1));
+}
+
 static int ptr_dev(uint64_t p)
 {
 	return pw_hip_ptr_device((const void *)(uintptr_t)p);
@@ -297,6 +334,8 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 			snap_fd(s, i, *(const int *)(uintptr_t)v);
 		break;
 	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
+	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DPeerParms)); break;
+	case PW_K_BATCH: pw_hip_snap_batch(s, c, i); break;
 	case PW_K_OUT_EXPORTDATA:
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData));
@@ -354,6 +393,9 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		break;
 	case PW_K_EXPORTDATA:
 	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
+	case PW_K_COPY3D: put_copy3d(w, r, i); break;
+	case PW_K_BATCH: pw_hip_put_batch(w, r, i); break;
+	case PW_K_SKIP: break;
 	default: pw_event_put_common(w, r, i, &arg_names); break; /* nothing for kinds HIP has none of */
 	}
 }

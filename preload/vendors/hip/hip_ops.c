@@ -57,6 +57,31 @@ static void copy_side_facts(struct pw_mem *m)
 		m->plain_host = true;
 }
 
+/* hipMemcpy3DPeer[Async]: each side names its device by id and a pitched
+ * pointer, or an array (no device pointer: its device is unknown, so no
+ * pointer rule reads it, and it is no NULL for copy.peer.null).  Pitched
+ * extents are not checked against the allocations (bounds are left to the
+ * runtime, as for CUDA's cuMemcpy3DPeer); devices and peer access are. */
+static void copy3d(const struct pw_call *c, struct pw_op *op)
+{
+	const hipMemcpy3DPeerParms *p = (const hipMemcpy3DPeerParms *)(uintptr_t)c->a[0];
+	if (!p)
+		return;
+	op->src = (struct pw_mem){
+	    .ptr = (uintptr_t)p->srcPtr.ptr, .dev = c->dev[0], .named_dev = p->srcDevice, .p2p = -1};
+	op->dst = (struct pw_mem){.ptr = (uintptr_t)p->dstPtr.ptr,
+	                          .dev = c->dev[PW_DEV_COPY3D_DST],
+	                          .named_dev = p->dstDevice,
+	                          .p2p = -1};
+	op->bytes = (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	            (p->extent.depth ? p->extent.depth : 1);
+	pw_op_copy_map_facts(op);
+	if (p->srcArray)
+		op->src.ptr = (uintptr_t)p->srcArray;
+	if (p->dstArray)
+		op->dst.ptr = (uintptr_t)p->dstArray;
+}
+
 /* The pools this process imported (hipMemPoolImportFromShareableHandle),
  * until hipMemPoolDestroy: HIP says "Imported memory pools do not support
  * creating new allocations", and no runtime query tells an imported pool
@@ -111,6 +136,8 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_IMPLICIT_COPY: /* hipMemcpy*: the devices the classification found */
+		if (c->fn->args[0].kind == PW_K_BATCH)
+			return pw_hip_implicit_op(c, op);
 		op->bytes = c->a[2];
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, op->bytes != 0);
 		mem_arg(c, 1, PW_NO_DEV, &op->src, op->bytes != 0);
@@ -119,6 +146,10 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_OP_PEER_COPY:
 		op->ndev = pw_hip_device_count();
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* hipMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);

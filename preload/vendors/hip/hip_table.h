@@ -36,6 +36,14 @@
 /* :4330, :4348 */
 #define PW_HIP_SIG_CTX_ENABLE_PEER (CTX, hipCtx_t, peer_ctx), (UINT, unsigned int, flags)
 #define PW_HIP_SIG_CTX_DISABLE_PEER (CTX, hipCtx_t, peer_ctx)
+/* ROCm 7.1 (exported at hip_7.1, rocm-systems projects/clr/hipamd/src/hip_hcc.map.in):
+ * hipMemcpy3DPeer, hipMemcpy3DPeerAsync ([HRS] hip_runtime_api.h; the struct
+ * [HRD] driver_types.h, abi/hip.h: each side names its device by id, and a
+ * pointer or an array).  COPY3D is cuda_table.h's kind with HIP's struct:
+ * "src"/"dst" and their devices, "src_device"/"dst_device" as named,
+ * "width", "height", "depth", "bytes" (hip_encode.c). */
+#define PW_HIP_SIG_MEMCPY_3D_PEER (COPY3D, hipMemcpy3DPeerParms *, copy)
+#define PW_HIP_SIG_MEMCPY_3D_PEER_ASYNC (COPY3D, hipMemcpy3DPeerParms *, copy), (STREAM, hipStream_t, stream)
 /* :1297 */
 #define PW_HIP_SIG_P2P_ATTR \
 	(OUT_INT, int *, value), (P2PATTR, hipDeviceP2PAttr, attr), (DEV, int, src_dev), (DEV, int, dst_dev)
@@ -98,6 +106,12 @@
 	(PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes), \
 	    (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
+/* ROCm 7.1 hipMemcpyBatchAsync ([HRS]; hip_7.1): cuda_table.h's BATCH with
+ * failIdx (CUDA 12.8's ABI); attrs a hipMemcpyAttributes array ([HRD]). */
+#define PW_HIP_SIG_BATCH                                                                                  \
+	(BATCH, void **, dsts), (SKIP, void **, srcs), (SKIP, size_t *, sizes), (SKIP, size_t, count),    \
+	    (HPTR, hipMemcpyAttributes *, attrs), (SKIP, size_t *, attr_idxs), (SIZE, size_t, num_attrs), \
+	    (SKIP, size_t *, fail_idx), (STREAM, hipStream_t, stream)
 /* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
 #define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
 /* :1796 hipGetLastError, :1807 hipPeekAtLastError: no argument (PW_SIG_VOID) */
@@ -165,6 +179,8 @@
 	/* copy */                                                                                      \
 	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                \
 	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                     \
+	X(hipMemcpy3DPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_3D_PEER))                           \
+	X(hipMemcpy3DPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_3D_PEER_ASYNC))                \
 	/* ipc */                                                                                       \
 	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                  \
 	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
@@ -193,6 +209,7 @@
 	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))                \
 	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))                  \
 	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))       \
+	X(hipMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH))                  \
 	/* allocations: not recorded, they feed the range cache */                                      \
 	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
 	/* the thread's last error (no argument): error.sticky names who left it */                     \
