@@ -940,6 +940,54 @@ static void test_managed(void)
 /* ======================================================================== */
 /* hipGetProcAddress (facts A4, A7)                                          */
 
+/* ROCm 7.1's 3D peer copy and batch copy (hip_7.1): real bytes, row by row
+ * and copy by copy; absent from the .so.5 and .so.6 builds. */
+static void test_copy71(void)
+{
+#if PWSIM_HIP_MAJOR >= 7
+	char *a0, *a1, host[64];
+	OK(hipSetDevice(0));
+	OK(hipMalloc((void **)&a0, 4096));
+	OK(hipSetDevice(1));
+	OK(hipMalloc((void **)&a1, 4096));
+	OK(hipSetDevice(0));
+	for (int i = 0; i < 4096; i++)
+		a0[i] = (char)i;
+	memset(a1, 0, 4096);
+	/* a 16-byte x 2-row x 2-layer box, pitch 64, 4 rows a layer, from (8, 1, 0) to (0, 0, 1) */
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 64, 64, 4};
+	p.srcPos = (hipPos){8, 1, 0};
+	p.srcDevice = 0;
+	p.dstPtr = (hipPitchedPtr){a1, 64, 64, 4};
+	p.dstPos = (hipPos){0, 0, 1};
+	p.dstDevice = 1;
+	p.extent = (hipExtent){16, 2, 2};
+	OK(hipMemcpy3DPeer(&p));
+	CHECK(!memcmp(a1 + 256, a0 + 72, 16) && !memcmp(a1 + 320, a0 + 136, 16));
+	CHECK(!memcmp(a1 + 512, a0 + 328, 16) && !memcmp(a1 + 576, a0 + 392, 16));
+	CHECK(a1[0] == 0 && a1[256 + 16] == 0);
+	OK(hipMemcpy3DPeerAsync(&p, NULL));
+	p.dstDevice = 9;
+	EXPECT(hipMemcpy3DPeer(&p), hipErrorInvalidDevice);
+	p.dstDevice = 1;
+	p.srcArray = (hipArray_t)a0;
+	EXPECT(hipMemcpy3DPeer(&p), hipErrorNotSupported);
+	EXPECT(hipMemcpy3DPeer(NULL), hipErrorInvalidValue);
+
+	void *dsts[2] = {a1, host}, *srcs[2] = {a0, a0 + 64};
+	size_t sizes[2] = {128, 64}, fail = 0;
+	OK(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, NULL));
+	CHECK(fail == SIZE_MAX && !memcmp(a1, a0, 128) && !memcmp(host, a0 + 64, 64));
+	sizes[1] = 8192; /* past the end of a0 */
+	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
+	CHECK(fail == 1);
+	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 0, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
+	OK(hipFree(a0));
+	OK(hipFree(a1));
+#endif
+}
+
 static void test_getproc(void)
 {
 	void *self = dlopen(lib_path(), RTLD_LAZY | RTLD_NOLOAD);
@@ -977,6 +1025,8 @@ static void test_getproc(void)
 #endif
 	CHECK((dlsym(self, "hipMemPrefetchAsync_v2") != NULL) == (PWSIM_HIP_MAJOR >= 7));
 	CHECK((dlsym(self, "hipMemAdvise_v2") != NULL) == (PWSIM_HIP_MAJOR >= 7));
+	CHECK((dlsym(self, "hipMemcpy3DPeer") != NULL) == (PWSIM_HIP_MAJOR >= 7));
+	CHECK((dlsym(self, "hipMemcpyBatchAsync") != NULL) == (PWSIM_HIP_MAJOR >= 7));
 	if (self)
 		dlclose(self);
 }
@@ -1096,6 +1146,9 @@ static const struct export g_exports[] = {
 #if PWSIM_HIP_MAJOR >= 7
     {"hipMemPrefetchAsync_v2", "hip_7.1"},
     {"hipMemAdvise_v2", "hip_7.1"},
+    {"hipMemcpy3DPeer", "hip_7.1"},
+    {"hipMemcpy3DPeerAsync", "hip_7.1"},
+    {"hipMemcpyBatchAsync", "hip_7.1"},
 #endif
 };
 #define NEXPORTS (sizeof(g_exports) / sizeof(g_exports[0]))
@@ -1341,6 +1394,7 @@ int main(int argc, char **argv)
 	test_pool();
 	test_vmm();
 	test_managed();
+	test_copy71();
 	test_getproc();
 	test_exports();
 	test_env();

@@ -360,6 +360,53 @@ PWSIM_HIP_API hipError_t hipMemRangeGetAttributes(void **data, size_t *data_size
 PWSIM_HIP_API hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length,
                                                  unsigned int flags);
 #if PWSIM_HIP_MAJOR >= 7
+/* ROCm 7.1 (hip_7.1): the 3D peer copy and the batch copy; rocm-systems
+ * projects/hip/include/hip/hip_runtime_api.h and driver_types.h (7.x). */
+typedef struct hipArray *hipArray_t;
+typedef struct hipPitchedPtr {
+	void *ptr;
+	size_t pitch;
+	size_t xsize;
+	size_t ysize;
+} hipPitchedPtr;
+typedef struct hipExtent {
+	size_t width;
+	size_t height;
+	size_t depth;
+} hipExtent;
+typedef struct hipPos {
+	size_t x;
+	size_t y;
+	size_t z;
+} hipPos;
+typedef struct hipMemcpy3DPeerParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	int srcDevice;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	int dstDevice;
+	hipExtent extent;
+} hipMemcpy3DPeerParms;
+typedef enum hipMemcpySrcAccessOrder {
+	hipMemcpySrcAccessOrderInvalid = 0x0,
+	hipMemcpySrcAccessOrderStream = 0x1,
+	hipMemcpySrcAccessOrderDuringApiCall = 0x2,
+	hipMemcpySrcAccessOrderAny = 0x3,
+} hipMemcpySrcAccessOrder;
+typedef struct hipMemcpyAttributes {
+	hipMemcpySrcAccessOrder srcAccessOrder;
+	hipMemLocation srcLocHint;
+	hipMemLocation dstLocHint;
+	unsigned int flags;
+} hipMemcpyAttributes;
+PWSIM_HIP_API hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p);
+PWSIM_HIP_API hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
+                                             hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                             size_t *failIdx, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
                                                 unsigned int flags, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
