@@ -75,6 +75,10 @@
 /* ROCm 7.1 only: looked up, called when present. */
 typedef hipError_t (*prefetch_v2_fn)(const void *, size_t, hipMemLocation, unsigned, hipStream_t);
 typedef hipError_t (*advise_v2_fn)(const void *, size_t, hipMemoryAdvise, hipMemLocation);
+typedef hipError_t (*copy3d_peer_fn)(hipMemcpy3DPeerParms *);
+typedef hipError_t (*copy3d_peer_async_fn)(hipMemcpy3DPeerParms *, hipStream_t);
+typedef hipError_t (*batch_fn)(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *, size_t,
+                               size_t *, hipStream_t);
 typedef hipError_t (*getproc_fn)(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *);
 
 #define FIELD(name, params) hipError_t(*name) params;
@@ -82,6 +86,9 @@ static struct {
 	HIP_FNS(FIELD)
 	prefetch_v2_fn hipMemPrefetchAsync_v2;
 	advise_v2_fn hipMemAdvise_v2;
+	copy3d_peer_fn hipMemcpy3DPeer;
+	copy3d_peer_async_fn hipMemcpy3DPeerAsync;
+	batch_fn hipMemcpyBatchAsync;
 } H;
 
 static const char *self;
@@ -148,6 +155,9 @@ static void resolve(void)
 	HIP_FNS(LOOKUP)
 	*(void **)&H.hipMemPrefetchAsync_v2 = find(lib, gp, "hipMemPrefetchAsync_v2");
 	*(void **)&H.hipMemAdvise_v2 = find(lib, gp, "hipMemAdvise_v2");
+	*(void **)&H.hipMemcpy3DPeer = find(lib, gp, "hipMemcpy3DPeer");
+	*(void **)&H.hipMemcpy3DPeerAsync = find(lib, gp, "hipMemcpy3DPeerAsync");
+	*(void **)&H.hipMemcpyBatchAsync = find(lib, gp, "hipMemcpyBatchAsync");
 }
 
 static int ndev;
@@ -173,6 +183,39 @@ static void *alloc_on(int d, size_t n)
 	CK(H.hipMalloc(&p, n));
 	CK(H.hipSetDevice(0));
 	return p;
+}
+
+/* ROCm 7.1's copies between the two devices, where the runtime has them: a
+ * 3D box each way (hipMemcpy3DPeer[Async]), and a batch of a cross-device
+ * copy and a copy to the host (hipMemcpyBatchAsync). */
+static void copies71(char *a0, char *a1)
+{
+	if (!H.hipMemcpy3DPeer || !H.hipMemcpy3DPeerAsync || !H.hipMemcpyBatchAsync)
+		return;
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
+	p.srcDevice = 0;
+	p.dstPtr = (hipPitchedPtr){a1, 256, 256, 16};
+	p.dstDevice = 1;
+	p.extent = (hipExtent){128, 4, 2};
+	CK(H.hipMemcpy3DPeer(&p));
+	p.srcPtr.ptr = a1;
+	p.srcDevice = 1;
+	p.dstPtr.ptr = a0;
+	p.dstDevice = 0;
+	CK(H.hipMemcpy3DPeerAsync(&p, stream));
+	CK(H.hipStreamSynchronize(stream));
+	static char ref[8192], got[4096], host[256];
+	CK(H.hipMemcpy(ref, a0, sizeof ref, hipMemcpyDeviceToHost));
+	void *dsts[2] = {a1 + 8192, host}, *srcs[2] = {a0, a0 + 4096};
+	size_t sizes[2] = {sizeof got, sizeof host}, fail = 0;
+	CK(H.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, stream));
+	CK(H.hipStreamSynchronize(stream));
+	CK(H.hipMemcpy(got, a1 + 8192, sizeof got, hipMemcpyDeviceToHost));
+	if (memcmp(got, ref, sizeof got) || memcmp(host, ref + 4096, sizeof host)) {
+		fprintf(stderr, "hip_calls: the batch copied other bytes\n");
+		exit(1);
+	}
 }
 
 /* ---- the HIP peer document: ask, enable both ways, copy both ways, disable ---- */
@@ -204,6 +247,7 @@ static void peer(void)
 		fprintf(stderr, "hip_calls: the bytes did not survive the round trip\n");
 		exit(1);
 	}
+	copies71(a0, a1);
 	CK(H.hipSetDevice(1));
 	CK(H.hipDeviceDisablePeerAccess(0));
 	CK(H.hipSetDevice(0));

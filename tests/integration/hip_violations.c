@@ -789,6 +789,53 @@ static void managed_prefetch_location(int bad)
 	CALL(hipMemPrefetchAsync_v2(m, 65536, where, 0, stream));
 }
 
+/* ROCm 7.1's hipMemcpy3DPeer[Async]: a 64 KiB box (256 bytes x 16 rows x
+ * 16 layers) from device 0 to device 1, checked as hipMemcpyPeer. */
+static hipMemcpy3DPeerParms box(char *dst, int dst_dev, char *src, int src_dev)
+{
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){src, 256, 256, 16};
+	p.srcDevice = src_dev;
+	p.dstPtr = (hipPitchedPtr){dst, 256, 256, 16};
+	p.dstDevice = dst_dev;
+	p.extent = (hipExtent){256, 16, 16};
+	return p;
+}
+
+/* "dstDeviceId[in] - Destination device": the struct's dstDevice names device 0 for memory on 1 */
+static void copy_peer_device_mismatch_3d(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	hipMemcpy3DPeerParms p = box(a1, bad ? 0 : 1, a0, 0);
+	CALL(hipMemcpy3DPeer(&p));
+}
+
+/* without peer access the copy is staged (bad); with it, direct */
+static void copy_peer_no_peer_access_3d(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	hipMemcpy3DPeerParms p = box(a1, 1, a0, 0);
+	HCHECK(hipMemcpy3DPeerAsync(&p, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* hipMemcpyBatchAsync: a batch whose second copy crosses from device 0 to 1 */
+static void copy_peer_no_peer_access_batch(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB), *b0 = alloc_on(0, MIB);
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	void *dsts[2] = {b0, a1}, *srcs[2] = {a0, a0};
+	size_t sizes[2] = {4096, MIB}, fail = 0;
+	HCHECK(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
 static void managed_prefetch_flags(int bad)
 {
 	char *m = managed(65536);
@@ -902,6 +949,9 @@ static const struct {
     {"managed.advise.location", managed_advise_location},
     {"managed.prefetch.location", managed_prefetch_location},
     {"managed.prefetch.flags", managed_prefetch_flags},
+    {"copy.peer.device-mismatch/3d", copy_peer_device_mismatch_3d},
+    {"copy.peer.no-peer-access/3d", copy_peer_no_peer_access_3d},
+    {"copy.peer.no-peer-access/batch", copy_peer_no_peer_access_batch},
 #endif
     {"managed.range-attr.data-size", managed_range_attr_data_size},
     {"managed.range-attr.not-managed", managed_range_attr_not_managed},
