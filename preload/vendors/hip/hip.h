@@ -92,5 +92,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 struct pw_op;
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_hip_op_after(const struct pw_call *c, struct pw_op *op);
+/* hipMemPrefetchBatchAsync's ranges, each checked as a prefetch (true: done here). */
+bool pw_hip_batch_check(const struct pw_call *c, const struct pw_op *op);
 
 #endif

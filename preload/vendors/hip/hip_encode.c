@@ -284,6 +284,78 @@ static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
 	                 (p->extent.depth ? p->extent.depth : 1));
 }
 
+/* ---- hipMemPrefetchBatchAsync ---- */
+
+/* The device a range goes to: its location's (hipCpuDeviceId for the host),
+ * PW_NO_DEV where none is given or its type is unknown. */
+static int64_t batch_dev(const hipMemLocation *locs, const size_t *idxs, size_t nlocs, size_t j)
+{
+	const hipMemLocation *at = NULL;
+	for (size_t i = 0; locs && idxs && i < nlocs && i < 4096; i++)
+		if (idxs[i] <= j)
+			at = &locs[i];
+	if (!at)
+		return PW_NO_DEV;
+	switch (at->type) {
+	case hipMemLocationTypeDevice: return at->id;
+	case hipMemLocationTypeHost:
+	case hipMemLocationTypeHostNuma:
+	case hipMemLocationTypeHostNumaCurrent: return hipCpuDeviceId;
+	default: return PW_NO_DEV;
+	}
+}
+
+/* A batch prefetch as saved: the count, the total bytes, the first ranges. */
+struct snap_pbatch {
+	uint64_t n, total;
+	struct {
+		uint64_t ptr, bytes;
+		int64_t dev;
+	} e[PW_EVENT_LISTED];
+};
+
+static void snap_pbatch(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	void *const *ptrs = (void *const *)(uintptr_t)c->a[i];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[i + 1];
+	size_t n = c->a[i + 2];
+	const hipMemLocation *locs = (const hipMemLocation *)(uintptr_t)c->a[i + 3];
+	const size_t *idxs = (const size_t *)(uintptr_t)c->a[i + 4];
+	size_t nlocs = c->a[i + 5];
+	struct snap_pbatch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = 0;
+	o->total = 0;
+	for (size_t j = 0; ptrs && sizes && j < n && j < 4096; j++) {
+		o->total += sizes[j];
+		if (j >= PW_EVENT_LISTED)
+			continue;
+		o->e[j].ptr = (uintptr_t)ptrs[j];
+		o->e[j].bytes = sizes[j];
+		o->e[j].dev = batch_dev(locs, idxs, nlocs, j);
+		o->n = j + 1;
+	}
+}
+
+static void put_pbatch(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct snap_pbatch *o = pw_rec_snap(r, i, sizeof *o);
+	pw_jw_key(w, r->c.fn->args[i].name);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; o && j < o->n; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		pw_jw_kv_hex(w, "ptr", o->e[j].ptr);
+		pw_jw_kv_u64(w, "bytes", o->e[j].bytes);
+		pw_event_put_dev(w, "dev", "", (int32_t)o->e[j].dev);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+	pw_jw_kv_u64(w, "bytes", o ? o->total : 0);
+}
+
 static int ptr_dev(uint64_t p)
 {
 	return pw_hip_ptr_device((const void *)(uintptr_t)p);
@@ -336,6 +408,7 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DPeerParms)); break;
 	case PW_K_BATCH: pw_hip_snap_batch(s, c, i); break;
+	case PW_K_PBATCH: snap_pbatch(s, c, i); break;
 	case PW_K_OUT_EXPORTDATA:
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData));
@@ -395,6 +468,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: put_copy3d(w, r, i); break;
 	case PW_K_BATCH: pw_hip_put_batch(w, r, i); break;
+	case PW_K_PBATCH: put_pbatch(w, r, i); break;
 	case PW_K_SKIP: break;
 	default: pw_event_put_common(w, r, i, &arg_names); break; /* nothing for kinds HIP has none of */
 	}

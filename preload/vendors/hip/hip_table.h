@@ -74,6 +74,13 @@
 #define PW_HIP_SIG_PREFETCH_V2                                                            \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (LOC, hipMemLocation, location), \
 	    (UINT, unsigned int, flags), (STREAM, hipStream_t, stream)
+/* ROCm 7.2 hipMemPrefetchBatchAsync ([HRS]; exported at hip_7.2 in
+ * rocm-systems projects/clr/hipamd/src/hip_hcc.map.in, the node after
+ * hip_7.1): cuda_table.h's PBATCH, a hipMemLocation per range by index. */
+#define PW_HIP_SIG_PREFETCH_BATCH                                                    \
+	(PBATCH, void **, ranges), (SKIP, size_t *, sizes), (SIZE, size_t, count),   \
+	    (SKIP, hipMemLocation *, locations), (SKIP, size_t *, location_indices), \
+	    (SIZE, size_t, num_locations), (ULL, unsigned long long, flags), (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_ADVISE \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), (DEV, int, dev)
 #define PW_HIP_SIG_ADVISE_V2                                                                \
@@ -195,6 +202,7 @@
 	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_HIP_SIG_MALLOC_MANAGED))          \
 	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                           \
 	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
+	X(hipMemPrefetchBatchAsync, , MANAGED, PREFETCH_BATCH, 0, (PW_HIP_SIG_PREFETCH_BATCH))          \
 	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                      \
 	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                                \
 	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))                   \
