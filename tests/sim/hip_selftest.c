@@ -212,7 +212,7 @@ static int child_report(const char *fdarg)
 #elif PWSIM_HIP_MAJOR == 6
 #define WANT_VERSION 60243483
 #else
-#define WANT_VERSION 70100000
+#define WANT_VERSION 70200000
 #endif
 
 static void *thread_device(void *arg)
@@ -930,6 +930,24 @@ static void test_managed(void)
 	CHECK(range_int(m, n, hipMemRangeAttributePreferredLocation) == hipCpuDeviceId);
 	EXPECT(hipMemAdvise_v2(m, n, hipMemAdviseSetAccessedBy, (hipMemLocation){(hipMemLocationType)9, 0}),
 	       hipErrorInvalidValue);
+	/* 7.2: the first half to device 1, the second to the host */
+	{
+		void *ptrs[2] = {m, (char *)m + n / 2};
+		size_t lens[2] = {n / 2, n / 2}, idx[2] = {0, 1};
+		hipMemLocation locs[2] = {{hipMemLocationTypeDevice, 1}, {hipMemLocationTypeHost, 0}};
+		OK(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, s));
+		CHECK(range_int(m, n / 2, hipMemRangeAttributeLastPrefetchLocation) == 1);
+		CHECK(range_int((char *)m + n / 2, n / 2, hipMemRangeAttributeLastPrefetchLocation) ==
+		      hipCpuDeviceId);
+		OK(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 1, 0, s)); /* both to device 1 */
+		CHECK(range_int((char *)m + n / 2, n / 2, hipMemRangeAttributeLastPrefetchLocation) == 1);
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 1, s), hipErrorInvalidValue);
+		idx[0] = 1;
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 1, 0, s), hipErrorInvalidValue);
+		idx[0] = 0;
+		lens[1] = 2 * n; /* past the end */
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, s), hipErrorInvalidValue);
+	}
 #endif
 	OK(hipStreamDestroy(s));
 	OK(hipFree(m));
@@ -1149,6 +1167,7 @@ static const struct export g_exports[] = {
     {"hipMemcpy3DPeer", "hip_7.1"},
     {"hipMemcpy3DPeerAsync", "hip_7.1"},
     {"hipMemcpyBatchAsync", "hip_7.1"},
+    {"hipMemPrefetchBatchAsync", "hip_7.2"},
 #endif
 };
 #define NEXPORTS (sizeof(g_exports) / sizeof(g_exports[0]))
@@ -1160,7 +1179,7 @@ static const char *const g_nodes[] = {
     "hip_6.1", "hip_6.2",
 #endif
 #if PWSIM_HIP_MAJOR >= 7
-    "hip_6.4", "hip_6.5", "hip_7.1",
+    "hip_6.4", "hip_6.5", "hip_7.1", "hip_7.2",
 #endif
 };
 #define NNODES (sizeof(g_nodes) / sizeof(g_nodes[0]))

@@ -411,6 +411,11 @@ PWSIM_HIP_API hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t coun
                                                 unsigned int flags, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
                                          hipMemLocation location);
+/* ROCm 7.2 (hip_7.2) */
+PWSIM_HIP_API hipError_t hipMemPrefetchBatchAsync(void **dev_ptrs, size_t *sizes, size_t count,
+                                                  hipMemLocation *prefetch_locs, size_t *prefetch_loc_idxs,
+                                                  size_t num_prefetch_locs, unsigned long long flags,
+                                                  hipStream_t stream);
 #endif
 
 /* ---- hipGetProcAddress (A2, A4, A7; 6.2+) ---- */
