@@ -79,6 +79,8 @@ typedef hipError_t (*copy3d_peer_fn)(hipMemcpy3DPeerParms *);
 typedef hipError_t (*copy3d_peer_async_fn)(hipMemcpy3DPeerParms *, hipStream_t);
 typedef hipError_t (*batch_fn)(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *, size_t,
                                size_t *, hipStream_t);
+typedef hipError_t (*prefetch_batch_fn)(void **, size_t *, size_t, hipMemLocation *, size_t *, size_t,
+                                        unsigned long long, hipStream_t);
 typedef hipError_t (*getproc_fn)(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *);
 
 #define FIELD(name, params) hipError_t(*name) params;
@@ -89,6 +91,7 @@ static struct {
 	copy3d_peer_fn hipMemcpy3DPeer;
 	copy3d_peer_async_fn hipMemcpy3DPeerAsync;
 	batch_fn hipMemcpyBatchAsync;
+	prefetch_batch_fn hipMemPrefetchBatchAsync;
 } H;
 
 static const char *self;
@@ -158,6 +161,7 @@ static void resolve(void)
 	*(void **)&H.hipMemcpy3DPeer = find(lib, gp, "hipMemcpy3DPeer");
 	*(void **)&H.hipMemcpy3DPeerAsync = find(lib, gp, "hipMemcpy3DPeerAsync");
 	*(void **)&H.hipMemcpyBatchAsync = find(lib, gp, "hipMemcpyBatchAsync");
+	*(void **)&H.hipMemPrefetchBatchAsync = find(lib, gp, "hipMemPrefetchBatchAsync");
 }
 
 static int ndev;
@@ -450,6 +454,13 @@ static void managed(void)
 		hipMemLocation d0 = {hipMemLocationTypeDevice, 0};
 		CK(H.hipMemAdvise_v2(m, n, hipMemAdviseUnsetReadMostly, d0));
 		CK(H.hipMemPrefetchAsync_v2(m, n, d0, 0, stream));
+		CK(H.hipStreamSynchronize(stream));
+	}
+	if (H.hipMemPrefetchBatchAsync) { /* ROCm 7.2: the halves to device 1 and to the host */
+		void *ptrs[2] = {m, m + n / 2};
+		size_t lens[2] = {n / 2, n / 2}, idx[2] = {0, 1};
+		hipMemLocation locs[2] = {{hipMemLocationTypeDevice, 1}, {hipMemLocationTypeHost, 0}};
+		CK(H.hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, stream));
 		CK(H.hipStreamSynchronize(stream));
 	}
 	CK(H.hipFree(m));

@@ -789,6 +789,17 @@ static void managed_prefetch_location(int bad)
 	CALL(hipMemPrefetchAsync_v2(m, 65536, where, 0, stream));
 }
 
+/* ROCm 7.2's hipMemPrefetchBatchAsync: "flags for future use, must be zero
+ * now", as hipMemPrefetchAsync_v2's; two ranges of one managed allocation. */
+static void managed_prefetch_flags_batch(int bad)
+{
+	char *m = managed(65536);
+	void *ptrs[2] = {m, m + 32768};
+	size_t lens[2] = {32768, 32768}, idx[1] = {0};
+	hipMemLocation where[1] = {{hipMemLocationTypeDevice, 1}};
+	CALL(hipMemPrefetchBatchAsync(ptrs, lens, 2, where, idx, 1, bad ? 1 : 0, stream));
+}
+
 /* ROCm 7.1's hipMemcpy3DPeer[Async]: a 64 KiB box (256 bytes x 16 rows x
  * 16 layers) from device 0 to device 1, checked as hipMemcpyPeer. */
 static hipMemcpy3DPeerParms box(char *dst, int dst_dev, char *src, int src_dev)
@@ -949,6 +960,7 @@ static const struct {
     {"managed.advise.location", managed_advise_location},
     {"managed.prefetch.location", managed_prefetch_location},
     {"managed.prefetch.flags", managed_prefetch_flags},
+    {"managed.prefetch.flags/batch", managed_prefetch_flags_batch},
     {"copy.peer.device-mismatch/3d", copy_peer_device_mismatch_3d},
     {"copy.peer.no-peer-access/3d", copy_peer_no_peer_access_3d},
     {"copy.peer.no-peer-access/batch", copy_peer_no_peer_access_batch},

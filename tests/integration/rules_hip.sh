@@ -135,6 +135,12 @@ if [ -n "$S7" ] && seq_clean "managed-v2" "$S7" "$C" --getproc managed; then
 	check "ROCm 7.1: hipMemAdvise_v2 and hipMemPrefetchAsync_v2 recorded as variant _v2" \
 		jqt -s '[.[] | select(.type=="call" and .variant=="_v2") | .api] | sort == ["hipMemAdvise","hipMemPrefetchAsync"]' "$WORK"/seq-managed-v2/trace/*.pw.jsonl
 fi
+# ROCm 7.2's batch prefetch (the .so.7 build: hip_7.2): each range with its
+# location's device, and the total
+if [ -n "$S7" ] && seq_clean "managed-batch72" "$S7" "$C" --getproc managed; then
+	check "ROCm 7.2: hipMemPrefetchBatchAsync records its ranges, each with its location's device" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipMemPrefetchBatchAsync" and .family=="managed" and .args.count==2 and ([.args.ranges[].dev]==[1,-1]) and .args.bytes==.args.ranges[0].bytes*2 and .args.flags==0)' "$WORK"/seq-managed-batch72/trace/*.pw.jsonl
+fi
 # ROCm 7.1's copies between devices (the .so.7 build: hip_7.1), through
 # hipGetProcAddress: the 3D peer copies name both devices, the batch is
 # recorded once, as an implicit copy, for its one copy between devices

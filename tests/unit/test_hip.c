@@ -138,7 +138,11 @@ static void descriptors(void **state)
 	assert_true(d->flags & PW_IMPLICIT);
 	assert_int_equal(d->nargs, 9);
 	assert_int_equal(d->args[0].kind, PW_K_BATCH);
-	assert_int_equal(PW_HIP_NFUNCS, 51);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemPrefetchBatchAsync)];
+	assert_int_equal(d->op, PW_OP_PREFETCH_BATCH);
+	assert_int_equal(d->args[0].kind, PW_K_PBATCH);
+	assert_int_equal(d->args[6].kind, PW_K_ULL);
+	assert_int_equal(PW_HIP_NFUNCS, 52);
 }
 
 static struct pw_call call_of(int id, int ret);
