@@ -234,6 +234,7 @@ typedef struct hipMemAccessDesc {
  * (the same in [H52] driver_types.h), hipMemcpy3DPeerParms (7.1: devices by
  * id, no contexts), hipMemcpySrcAccessOrder and hipMemcpyAttributes. */
 typedef struct hipArray *hipArray_t; /* [H52] driver_types.h: opaque */
+/* [H52] driver_types.h:352, :358, :364 */
 typedef struct hipPitchedPtr {
 	void *ptr;
 	size_t pitch;
@@ -261,6 +262,18 @@ typedef struct hipMemcpy3DPeerParms {
 	int dstDevice;
 	hipExtent extent;
 } hipMemcpy3DPeerParms;
+/* [H52] driver_types.h:369-378 (the same in [HRD]): hipMemcpy3D's */
+typedef struct hipMemcpy3DParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	hipExtent extent;
+	hipMemcpyKind kind;
+} hipMemcpy3DParms;
+_Static_assert(sizeof(hipMemcpy3DParms) == 2 * (8 + 24 + 32) + 24 + 8, "hipMemcpy3DParms");
 /* each side: array 8, pos 24, pitched ptr 32, device 4 and 4 of padding */
 _Static_assert(sizeof(hipMemcpy3DPeerParms) == 2 * (8 + 24 + 32 + 8) + 24,
                "hipMemcpy3DPeerParms: two {array, pos, pitched ptr, device} sides and the extent");

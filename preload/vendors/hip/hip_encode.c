@@ -356,6 +356,26 @@ static void put_pbatch(struct pw_jw *w, const struct pw_rcall *r, int i)
 	pw_jw_kv_u64(w, "bytes", o ? o->total : 0);
 }
 
+/* hipMemcpy3D[Async]: the sides, the box and the kind, as the struct was passed. */
+static void put_copy3dl(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const hipMemcpy3DParms *p = pw_rec_snap(r, i, sizeof *p);
+	if (!p)
+		return;
+	pw_jw_kv_hex(w, "src", p->srcArray ? (uintptr_t)p->srcArray : (uintptr_t)p->srcPtr.ptr);
+	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
+	pw_jw_kv_hex(w, "dst", p->dstArray ? (uintptr_t)p->dstArray : (uintptr_t)p->dstPtr.ptr);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
+	pw_jw_kv_u64(w, "width", p->extent.width);
+	pw_jw_kv_u64(w, "height", p->extent.height);
+	pw_jw_kv_u64(w, "depth", p->extent.depth);
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	                 (p->extent.depth ? p->extent.depth : 1));
+	pw_jw_kv_u64(w, "kind", (uint64_t)p->kind);
+}
+
 static int ptr_dev(uint64_t p)
 {
 	return pw_hip_ptr_device((const void *)(uintptr_t)p);
@@ -407,6 +427,7 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 		break;
 	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DPeerParms)); break;
+	case PW_K_COPY3DL: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DParms)); break;
 	case PW_K_BATCH: pw_hip_snap_batch(s, c, i); break;
 	case PW_K_PBATCH: snap_pbatch(s, c, i); break;
 	case PW_K_OUT_EXPORTDATA:
@@ -467,6 +488,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_EXPORTDATA:
 	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: put_copy3d(w, r, i); break;
+	case PW_K_COPY3DL: put_copy3dl(w, r, i); break;
 	case PW_K_BATCH: pw_hip_put_batch(w, r, i); break;
 	case PW_K_PBATCH: put_pbatch(w, r, i); break;
 	case PW_K_SKIP: break;

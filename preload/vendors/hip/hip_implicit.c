@@ -85,16 +85,31 @@ bool pw_hip_implicit_cross(struct pw_call *c)
 {
 	/* only c->fn and c->a[] are set yet */
 	/* cppcheck-suppress ctuuninitvar */
-	if (c->fn->args[0].kind == PW_K_BATCH)
+	const struct pw_fn_desc *fn = c->fn;
+	if (fn->args[0].kind == PW_K_BATCH)
 		return batch_cross(c);
+	uint64_t dp = c->a[0], sp = c->a[1];
+	int di = 0, si = 1;
+	if (fn->args[0].kind == PW_K_COPY3DL) { /* hipMemcpy3D[Async]: two pitched pointers, or arrays */
+		const hipMemcpy3DParms *p = (const hipMemcpy3DParms *)(uintptr_t)c->a[0];
+		if (!p || p->dstArray || p->srcArray)
+			return false;
+		dp = (uintptr_t)p->dstPtr.ptr;
+		sp = (uintptr_t)p->srcPtr.ptr;
+		di = PW_DEV_COPY3D_DST;
+		si = 0;
+	} else if (fn->args[1].kind == PW_K_SIZE) { /* hipMemcpy2D[Async]: (dst, dpitch, src, ...) */
+		sp = c->a[2];
+		si = 2;
+	}
 	/* (dst, src, bytes, ...) */
-	int d = side_dev(c->a[0]);
+	int d = side_dev(dp);
 	if (d == PW_NO_DEV)
 		return false;
-	int s = side_dev(c->a[1]);
+	int s = side_dev(sp);
 	if (s == PW_NO_DEV || s == d)
 		return false;
-	mark(c, 0, d, 1, s);
+	mark(c, di, d, si, s);
 	return true;
 }
 
@@ -142,15 +157,31 @@ static void batch_side(struct pw_mem *m, uint64_t ptr, int dev, bool facts)
 {
 	m->ptr = ptr;
 	m->dev = dev;
-	m->named_dev = PW_NO_DEV; /* a batch names no device */
+	m->named_dev = PW_NO_DEV; /* an implicit copy names no device */
 	m->p2p = -1;
 	if (facts)
 		pw_hip_mem_facts((const void *)(uintptr_t)ptr, m);
 }
 
-/* The first cross-device copy of the batch (pw_hip_implicit_cross found it). */
+/* The 2D and 3D copies: pitched extents are left to the runtime (as for
+ * CUDA's), devices and peer access are checked; the batch: its first
+ * cross-device copy (pw_hip_implicit_cross found it). */
 bool pw_hip_implicit_op(const struct pw_call *c, struct pw_op *op)
 {
+	if (c->fn->args[0].kind == PW_K_COPY3DL) {
+		const hipMemcpy3DParms *p = (const hipMemcpy3DParms *)(uintptr_t)c->a[0];
+		batch_side(&op->dst, (uintptr_t)p->dstPtr.ptr, c->dev[PW_DEV_COPY3D_DST], false);
+		batch_side(&op->src, (uintptr_t)p->srcPtr.ptr, c->dev[0], false);
+		op->bytes = (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+		            (p->extent.depth ? p->extent.depth : 1);
+		return true;
+	}
+	if (c->fn->args[0].kind == PW_K_PTR) { /* hipMemcpy2D[Async] */
+		batch_side(&op->dst, c->a[0], c->dev[0], false);
+		batch_side(&op->src, c->a[2], c->dev[2], false);
+		op->bytes = (uint64_t)c->a[4] * c->a[5];
+		return true;
+	}
 	size_t k = (size_t)c->dev[PW_DEV_BATCH_IDX];
 	void *const *dsts = (void *const *)(uintptr_t)c->a[0];
 	void *const *srcs = (void *const *)(uintptr_t)c->a[1];

@@ -136,8 +136,8 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_IMPLICIT_COPY: /* hipMemcpy*: the devices the classification found */
-		if (c->fn->args[0].kind == PW_K_BATCH)
-			return pw_hip_implicit_op(c, op);
+		if (c->fn->args[0].kind != PW_K_PTR || c->fn->args[1].kind == PW_K_SIZE)
+			return pw_hip_implicit_op(c, op); /* the batch, the 2D and 3D copies */
 		op->bytes = c->a[2];
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, op->bytes != 0);
 		mem_arg(c, 1, PW_NO_DEV, &op->src, op->bytes != 0);

@@ -113,6 +113,16 @@
 	(PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes), \
 	    (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
+/* :3770 hipMemcpy2D, :3810 hipMemcpy2DAsync (hip_4.2): two pitched pointers,
+ * the devices of dst (argument 0) and src (argument 2) found before the
+ * call; :3963 hipMemcpy3D, :3975 hipMemcpy3DAsync: COPY3DL is cuda_table.h's
+ * kind with HIP's hipMemcpy3DParms (driver_types.h:369, abi/hip.h). */
+#define PW_HIP_SIG_MEMCPY_2D                                                                          \
+	(PTR, void *, dst), (SIZE, size_t, dpitch), (PTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (UINT, hipMemcpyKind, kind)
+#define PW_HIP_SIG_MEMCPY_2D_ASYNC PW_HIP_SIG_MEMCPY_2D, (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_MEMCPY_3D (COPY3DL, const hipMemcpy3DParms *, copy)
+#define PW_HIP_SIG_MEMCPY_3D_ASYNC (COPY3DL, const hipMemcpy3DParms *, copy), (STREAM, hipStream_t, stream)
 /* ROCm 7.1 hipMemcpyBatchAsync ([HRS]; hip_7.1): cuda_table.h's BATCH with
  * failIdx (CUDA 12.8's ABI); attrs a hipMemcpyAttributes array ([HRD]). */
 #define PW_HIP_SIG_BATCH                                                                                  \
@@ -217,6 +227,10 @@
 	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))                \
 	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))                  \
 	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))       \
+	X(hipMemcpy2D, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D))                      \
+	X(hipMemcpy2DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D_ASYNC))           \
+	X(hipMemcpy3D, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D))                      \
+	X(hipMemcpy3DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D_ASYNC))           \
 	X(hipMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH))                  \
 	/* allocations: not recorded, they feed the range cache */                                      \
 	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
