@@ -958,6 +958,39 @@ static void test_managed(void)
 /* ======================================================================== */
 /* hipGetProcAddress (facts A4, A7)                                          */
 
+/* hipMemcpy2D / hipMemcpy3D (hip_4.2, every build): real bytes, row by row */
+static void test_copy2d3d(void)
+{
+	char *a0, *a1;
+	OK(hipSetDevice(0));
+	OK(hipMalloc((void **)&a0, 4096));
+	OK(hipSetDevice(1));
+	OK(hipMalloc((void **)&a1, 4096));
+	OK(hipSetDevice(0));
+	for (int i = 0; i < 4096; i++)
+		a0[i] = (char)(i * 3);
+	memset(a1, 0, 4096);
+	OK(hipMemcpy2D(a1, 128, a0, 64, 32, 4, hipMemcpyDeviceToDevice));
+	CHECK(!memcmp(a1 + 384, a0 + 192, 32) && a1[32] == 0);
+	OK(hipMemcpy2DAsync(a1, 128, a0, 64, 32, 4, hipMemcpyDefault, NULL));
+	EXPECT(hipMemcpy2D(a1, 16, a0, 64, 32, 4, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+	EXPECT(hipMemcpy2D(a1, 128, a0, 64, 32, 4, (hipMemcpyKind)9), hipErrorInvalidValue);
+	hipMemcpy3DParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 64, 64, 4};
+	p.dstPtr = (hipPitchedPtr){a1, 64, 64, 4};
+	p.dstPos = (hipPos){0, 0, 1};
+	p.extent = (hipExtent){16, 2, 2};
+	p.kind = hipMemcpyDeviceToDevice;
+	OK(hipMemcpy3D(&p));
+	CHECK(!memcmp(a1 + 256, a0, 16) && !memcmp(a1 + 320, a0 + 64, 16) && !memcmp(a1 + 512, a0 + 256, 16));
+	OK(hipMemcpy3DAsync(&p, NULL));
+	EXPECT(hipMemcpy3D(NULL), hipErrorInvalidValue);
+	p.dstArray = (hipArray_t)a1;
+	EXPECT(hipMemcpy3D(&p), hipErrorNotSupported);
+	OK(hipFree(a0));
+	OK(hipFree(a1));
+}
+
 /* ROCm 7.1's 3D peer copy and batch copy (hip_7.1): real bytes, row by row
  * and copy by copy; absent from the .so.5 and .so.6 builds. */
 static void test_copy71(void)
@@ -1113,6 +1146,10 @@ static const struct export g_exports[] = {
     {"hipMemcpy", "hip_4.2"},
     {"hipMemcpyAsync", "hip_4.2"},
     {"hipMemcpyDtoD", "hip_4.2"},
+    {"hipMemcpy2D", "hip_4.2"},
+    {"hipMemcpy2DAsync", "hip_4.2"},
+    {"hipMemcpy3D", "hip_4.2"},
+    {"hipMemcpy3DAsync", "hip_4.2"},
     {"hipMemcpyDtoDAsync", "hip_4.2"},
     {"hipMemset", "hip_4.2"},
     {"hipMemcpyPeer", "hip_4.2"},
@@ -1413,6 +1450,7 @@ int main(int argc, char **argv)
 	test_pool();
 	test_vmm();
 	test_managed();
+	test_copy2d3d();
 	test_copy71();
 	test_getproc();
 	test_exports();

@@ -158,6 +158,73 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int s
 	return copy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
 }
 
+/* hip_runtime_api.h :3770, :3810: row by row, each as hipMemcpy (the kind
+ * checked as hipMemcpy does); a pitch below the width -> InvalidValue. */
+static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, int kind)
+{
+	if (!width || !height)
+		return hipSuccess;
+	if (dpitch < width || spitch < width)
+		return hipErrorInvalidValue;
+	for (size_t y = 0; y < height; y++) {
+		hipError_t rc = copy((char *)dst + y * dpitch, (const char *)src + y * spitch, width, kind);
+		if (rc)
+			return rc;
+	}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind)
+{
+	return copy2d(dst, dpitch, src, spitch, width, height, (int)kind);
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy2d(dst, dpitch, src, spitch, width, height, (int)kind);
+}
+
+/* :3963, :3975: the box of two pitched pointers, layer by layer as
+ * hipMemcpy2D; NULL -> InvalidValue; an array side -> NotSupported (no
+ * arrays here: a choice, README). */
+static hipError_t copy3d(const hipMemcpy3DParms *p)
+{
+	if (!p)
+		return hipErrorInvalidValue;
+	if (p->srcArray || p->dstArray)
+		return hipErrorNotSupported;
+	const hipExtent *e = &p->extent;
+	for (size_t z = 0; z < e->depth; z++) {
+		size_t so =
+		    ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y) * p->srcPtr.pitch + p->srcPos.x;
+		size_t dof =
+		    ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y) * p->dstPtr.pitch + p->dstPos.x;
+		hipError_t rc =
+		    copy2d((char *)p->dstPtr.ptr + dof, p->dstPtr.pitch, (const char *)p->srcPtr.ptr + so,
+		           p->srcPtr.pitch, e->width, e->height, (int)p->kind);
+		if (rc)
+			return rc;
+	}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy3D(const hipMemcpy3DParms *p)
+{
+	return copy3d(p);
+}
+
+hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy3d(p);
+}
+
 #if PWSIM_HIP_MAJOR >= 7
 /* ROCm 7.1: a 3D copy between two devices, row by row; each row as
  * hipMemcpyPeer's copy.  A device id outside [0, count) -> InvalidDevice
