@@ -36,6 +36,9 @@ hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
 hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
 hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
 hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice);
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind);
+hipError_t hipMemcpy3D(const hipMemcpy3DParms *p);
 hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes);
 hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes,
                               hipStream_t stream);

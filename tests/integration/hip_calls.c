@@ -43,6 +43,8 @@
 	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                                 \
 	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                       \
 	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                     \
+	X(hipMemcpy2D, (void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))            \
+	X(hipMemcpy3D, (const hipMemcpy3DParms *))                                                       \
 	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                             \
 	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                                   \
 	X(hipIpcCloseMemHandle, (void *))                                                                \
@@ -251,6 +253,14 @@ static void peer(void)
 		fprintf(stderr, "hip_calls: the bytes did not survive the round trip\n");
 		exit(1);
 	}
+	/* hipMemcpy2D and hipMemcpy3D between the devices: implicit peer copies */
+	CK(H.hipMemcpy2D(a1, 512, a0, 256, 128, 8, hipMemcpyDeviceToDevice));
+	hipMemcpy3DParms p3 = {0};
+	p3.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
+	p3.dstPtr = (hipPitchedPtr){a1, 256, 256, 16};
+	p3.extent = (hipExtent){64, 4, 2};
+	p3.kind = hipMemcpyDeviceToDevice;
+	CK(H.hipMemcpy3D(&p3));
 	copies71(a0, a1);
 	CK(H.hipSetDevice(1));
 	CK(H.hipDeviceDisablePeerAccess(0));

@@ -334,6 +334,16 @@ static void copy_peer_no_peer_access(int bad)
 	HCHECK(hipStreamSynchronize(stream));
 }
 
+/* hipMemcpy2D between two devices: an implicit peer copy, staged without
+ * peer access (bad), direct with it (good) */
+static void copy_peer_no_peer_access_2d(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	HCHECK(hipMemcpy2D(a1, 4096, a0, 4096, 4096, 64, hipMemcpyDeviceToDevice));
+}
+
 /* 000: "src[in] - Source device pointer" (and dst): a host buffer is none;
  * "copy.peer.host/dst" the same for the destination. */
 static void copy_peer_host(int bad)
@@ -918,6 +928,7 @@ static const struct {
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"copy.peer.no-peer-access/2d", copy_peer_no_peer_access_2d},
     {"copy.peer.host", copy_peer_host},
     {"copy.peer.host/dst", copy_peer_host_dst},
     {"copy.peer.freed", copy_peer_freed},

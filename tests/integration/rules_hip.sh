@@ -135,6 +135,14 @@ if [ -n "$S7" ] && seq_clean "managed-v2" "$S7" "$C" --getproc managed; then
 	check "ROCm 7.1: hipMemAdvise_v2 and hipMemPrefetchAsync_v2 recorded as variant _v2" \
 		jqt -s '[.[] | select(.type=="call" and .variant=="_v2") | .api] | sort == ["hipMemAdvise","hipMemPrefetchAsync"]' "$WORK"/seq-managed-v2/trace/*.pw.jsonl
 fi
+# hipMemcpy2D and hipMemcpy3D between the two devices (every build): implicit
+# copies with both devices and the box's bytes
+if seq_clean "peer-2d3d" "$S6" "$C" peer; then
+	check "hipMemcpy2D between devices: one implicit copy, its devices, pitches and bytes" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy2D")] | length==1 and .[0].implicit==true and .[0].args.dst_dev==1 and .[0].args.src_dev==0 and .[0].args.dpitch==512 and .[0].args.width==128 and .[0].args.height==8' "$WORK"/seq-peer-2d3d/trace/*.pw.jsonl
+	check "hipMemcpy3D between devices: one implicit copy, its devices and the box's bytes" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy3D")] | length==1 and .[0].implicit==true and .[0].args.dst_dev==1 and .[0].args.src_dev==0 and .[0].args.bytes==512 and .[0].args.kind==3' "$WORK"/seq-peer-2d3d/trace/*.pw.jsonl
+fi
 # ROCm 7.2's batch prefetch (the .so.7 build: hip_7.2): each range with its
 # location's device, and the total
 if [ -n "$S7" ] && seq_clean "managed-batch72" "$S7" "$C" --getproc managed; then

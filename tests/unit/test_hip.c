@@ -142,7 +142,11 @@ static void descriptors(void **state)
 	assert_int_equal(d->op, PW_OP_PREFETCH_BATCH);
 	assert_int_equal(d->args[0].kind, PW_K_PBATCH);
 	assert_int_equal(d->args[6].kind, PW_K_ULL);
-	assert_int_equal(PW_HIP_NFUNCS, 52);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpy2DAsync)];
+	assert_true(d->flags & PW_IMPLICIT);
+	assert_int_equal(d->args[2].kind, PW_K_PTR);
+	assert_int_equal(pw_hip_desc[PW_HIP_ID(hipMemcpy3D)].args[0].kind, PW_K_COPY3DL);
+	assert_int_equal(PW_HIP_NFUNCS, 56);
 }
 
 static struct pw_call call_of(int id, int ret);
