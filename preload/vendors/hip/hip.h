@@ -63,7 +63,8 @@ const char *pw_hip_flags_note(uint64_t flags, int version);
 struct pw_range;
 bool pw_hip_runtime_info(const void *p, struct pw_range *r);
 
-/* hip_implicit.c: hipMemcpy[Async] and hipMemcpyDtoD[Async] between two
+/* hip_implicit.c: hipMemcpy[Async], hipMemcpyDtoD[Async], hipMemcpy2D/3D[Async]
+ * and hipMemcpyBatchAsync between two
  * devices, classified through the range cache, which hipMalloc, hipFree and
  * the IPC calls keep current (as cuda_implicit.c does for CUDA). */
 bool pw_hip_ptr_info(uint64_t p, struct pw_range *r);

@@ -1,6 +1,8 @@
 /*
  * Implicit cross-device copies of HIP (hipMemcpy, hipMemcpyAsync,
- * hipMemcpyDtoD, hipMemcpyDtoDAsync) and the range cache that classifies
+ * hipMemcpyDtoD, hipMemcpyDtoDAsync, hipMemcpy2D/3D[Async], and ROCm 7.1's
+ * hipMemcpyBatchAsync, recorded for its first copy between two devices
+ * with every copy listed) and the range cache that classifies
  * their pointers, as cuda_implicit.c does for CUDA: a copy between pointers
  * of two devices is recorded as a copy-family event with "implicit": true
  * (op implicit_copy) and checked like a peer copy; one within a device, to

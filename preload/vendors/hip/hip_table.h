@@ -13,7 +13,9 @@
  *
  * Signatures are [H52]'s /usr/include/hip/hip_runtime_api.h (line numbers
  * beside each; the same in 6.2 and 7.x),
- * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
+ * the _v2, 3D peer and batch copy rows ROCm 7.1's, the batch prefetch
+ * 7.2's (abi/hip.h's [HRS], [HRD]: by name; the 7.x header's lines are not
+ * cited).  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
  * and a function without arguments has the signature PW_SIG_VOID (pp.h).
