@@ -790,10 +790,13 @@
 	  "https://docs.nvidia.com/cuda/cuda-driver-api/group__CUDA__UNIFIED.html",                          \
 	  "rejects: CUDA_ERROR_INVALID_VALUE (1) (flags 1: H100, driver 580)", "pass 0")                     \
 	C(MANAGED_PREFETCH_FLAGS, PW_V_HIP,                                                                  \
-	  "HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2, ROCm 7.1 (flags)",                       \
+	  "HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2 (ROCm 7.1) and hipMemPrefetchBatchAsync " \
+	  "(ROCm 7.2) (flags)",                                                                              \
 	  "flags for future use, must be zero now.",                                                         \
 	  "https://rocm.docs.amd.com/projects/HIP/en/docs-develop/doxygen/html/group___memory_m.html",       \
-	  "rejects: hipErrorInvalidValue (1)", "pass 0")                                                     \
+	  "rejects: hipErrorInvalidValue (1) (hipMemPrefetchAsync_v2; hipMemPrefetchBatchAsync not "         \
+	  "measured, the simulated runtime rejects it the same)",                                            \
+	  "pass 0")                                                                                          \
 	C(MANAGED_PREFETCH_OUT_OF_RANGE, PW_V_CUDA,                                                          \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync",                                         \
 	  "count specifies the number of bytes to copy ... The memory range must refer to managed "          \

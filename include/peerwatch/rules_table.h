@@ -347,7 +347,8 @@
 	X(MANAGED_PREFETCH_FLAGS, "managed.prefetch.flags", PW_SEV_ERROR, PW_V_CUDA | PW_V_HIP,              \
 	  PW_OPBIT(PREFETCH),                                                                                \
 	  "CUDA Driver API, Unified Addressing, cuMemPrefetchAsync: \"flags - flags for future use, "        \
-	  "must be zero now\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2 (ROCm 7.1): "         \
+	  "must be zero now\"; HIP Runtime API, Managed Memory, hipMemPrefetchAsync_v2 (ROCm 7.1) and "      \
+	  "hipMemPrefetchBatchAsync (ROCm 7.2): "                                                            \
 	  "\"flags - flags for future use, must be zero now\"",                                              \
 	  "a prefetch with flags other than 0")                                                              \
 	X(MANAGED_PREFETCH_OUT_OF_RANGE, "managed.prefetch.out-of-range", PW_SEV_ERROR,                      \

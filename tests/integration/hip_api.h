@@ -36,6 +36,9 @@ hipError_t hipDeviceDisablePeerAccess(int peerDeviceId);
 hipError_t hipCtxEnablePeerAccess(hipCtx_t peerCtx, unsigned int flags);
 hipError_t hipCtxDisablePeerAccess(hipCtx_t peerCtx);
 hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDevice, int dstDevice);
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind);
+hipError_t hipMemcpy3D(const hipMemcpy3DParms *p);
 hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes);
 hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes,
                               hipStream_t stream);
@@ -52,6 +55,14 @@ hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocat
                                   unsigned int flags, hipStream_t stream);
 hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
                            hipMemLocation location);
+hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p);
+hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream);
+hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
+                               hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                               size_t *failIdx, hipStream_t stream);
+hipError_t hipMemPrefetchBatchAsync(void **dev_ptrs, size_t *sizes, size_t count,
+                                    hipMemLocation *prefetch_locs, size_t *prefetch_loc_idxs,
+                                    size_t num_prefetch_locs, unsigned long long flags, hipStream_t stream);
 #endif
 hipError_t hipMemRangeGetAttribute(void *data, size_t data_size, hipMemRangeAttribute attribute,
                                    const void *dev_ptr, size_t count);

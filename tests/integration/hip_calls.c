@@ -43,6 +43,8 @@
 	X(hipDeviceGetP2PAttribute, (int *, hipDeviceP2PAttr, int, int))                                 \
 	X(hipMemcpyPeer, (void *, int, const void *, int, size_t))                                       \
 	X(hipMemcpyPeerAsync, (void *, int, const void *, int, size_t, hipStream_t))                     \
+	X(hipMemcpy2D, (void *, size_t, const void *, size_t, size_t, size_t, hipMemcpyKind))            \
+	X(hipMemcpy3D, (const hipMemcpy3DParms *))                                                       \
 	X(hipIpcGetMemHandle, (hipIpcMemHandle_t *, void *))                                             \
 	X(hipIpcOpenMemHandle, (void **, hipIpcMemHandle_t, unsigned))                                   \
 	X(hipIpcCloseMemHandle, (void *))                                                                \
@@ -75,6 +77,12 @@
 /* ROCm 7.1 only: looked up, called when present. */
 typedef hipError_t (*prefetch_v2_fn)(const void *, size_t, hipMemLocation, unsigned, hipStream_t);
 typedef hipError_t (*advise_v2_fn)(const void *, size_t, hipMemoryAdvise, hipMemLocation);
+typedef hipError_t (*copy3d_peer_fn)(hipMemcpy3DPeerParms *);
+typedef hipError_t (*copy3d_peer_async_fn)(hipMemcpy3DPeerParms *, hipStream_t);
+typedef hipError_t (*batch_fn)(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *, size_t,
+                               size_t *, hipStream_t);
+typedef hipError_t (*prefetch_batch_fn)(void **, size_t *, size_t, hipMemLocation *, size_t *, size_t,
+                                        unsigned long long, hipStream_t);
 typedef hipError_t (*getproc_fn)(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *);
 
 #define FIELD(name, params) hipError_t(*name) params;
@@ -82,6 +90,10 @@ static struct {
 	HIP_FNS(FIELD)
 	prefetch_v2_fn hipMemPrefetchAsync_v2;
 	advise_v2_fn hipMemAdvise_v2;
+	copy3d_peer_fn hipMemcpy3DPeer;
+	copy3d_peer_async_fn hipMemcpy3DPeerAsync;
+	batch_fn hipMemcpyBatchAsync;
+	prefetch_batch_fn hipMemPrefetchBatchAsync;
 } H;
 
 static const char *self;
@@ -148,6 +160,10 @@ static void resolve(void)
 	HIP_FNS(LOOKUP)
 	*(void **)&H.hipMemPrefetchAsync_v2 = find(lib, gp, "hipMemPrefetchAsync_v2");
 	*(void **)&H.hipMemAdvise_v2 = find(lib, gp, "hipMemAdvise_v2");
+	*(void **)&H.hipMemcpy3DPeer = find(lib, gp, "hipMemcpy3DPeer");
+	*(void **)&H.hipMemcpy3DPeerAsync = find(lib, gp, "hipMemcpy3DPeerAsync");
+	*(void **)&H.hipMemcpyBatchAsync = find(lib, gp, "hipMemcpyBatchAsync");
+	*(void **)&H.hipMemPrefetchBatchAsync = find(lib, gp, "hipMemPrefetchBatchAsync");
 }
 
 static int ndev;
@@ -173,6 +189,39 @@ static void *alloc_on(int d, size_t n)
 	CK(H.hipMalloc(&p, n));
 	CK(H.hipSetDevice(0));
 	return p;
+}
+
+/* ROCm 7.1's copies between the two devices, where the runtime has them: a
+ * 3D box each way (hipMemcpy3DPeer[Async]), and a batch of a cross-device
+ * copy and a copy to the host (hipMemcpyBatchAsync). */
+static void copies71(char *a0, char *a1)
+{
+	if (!H.hipMemcpy3DPeer || !H.hipMemcpy3DPeerAsync || !H.hipMemcpyBatchAsync)
+		return;
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
+	p.srcDevice = 0;
+	p.dstPtr = (hipPitchedPtr){a1, 256, 256, 16};
+	p.dstDevice = 1;
+	p.extent = (hipExtent){128, 4, 2};
+	CK(H.hipMemcpy3DPeer(&p));
+	p.srcPtr.ptr = a1;
+	p.srcDevice = 1;
+	p.dstPtr.ptr = a0;
+	p.dstDevice = 0;
+	CK(H.hipMemcpy3DPeerAsync(&p, stream));
+	CK(H.hipStreamSynchronize(stream));
+	static char ref[8192], got[4096], host[256];
+	CK(H.hipMemcpy(ref, a0, sizeof ref, hipMemcpyDeviceToHost));
+	void *dsts[2] = {a1 + 8192, host}, *srcs[2] = {a0, a0 + 4096};
+	size_t sizes[2] = {sizeof got, sizeof host}, fail = 0;
+	CK(H.hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, stream));
+	CK(H.hipStreamSynchronize(stream));
+	CK(H.hipMemcpy(got, a1 + 8192, sizeof got, hipMemcpyDeviceToHost));
+	if (memcmp(got, ref, sizeof got) || memcmp(host, ref + 4096, sizeof host)) {
+		fprintf(stderr, "hip_calls: the batch copied other bytes\n");
+		exit(1);
+	}
 }
 
 /* ---- the HIP peer document: ask, enable both ways, copy both ways, disable ---- */
@@ -204,6 +253,15 @@ static void peer(void)
 		fprintf(stderr, "hip_calls: the bytes did not survive the round trip\n");
 		exit(1);
 	}
+	/* hipMemcpy2D and hipMemcpy3D between the devices: implicit peer copies */
+	CK(H.hipMemcpy2D(a1, 512, a0, 256, 128, 8, hipMemcpyDeviceToDevice));
+	hipMemcpy3DParms p3 = {0};
+	p3.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
+	p3.dstPtr = (hipPitchedPtr){a1, 256, 256, 16};
+	p3.extent = (hipExtent){64, 4, 2};
+	p3.kind = hipMemcpyDeviceToDevice;
+	CK(H.hipMemcpy3D(&p3));
+	copies71(a0, a1);
 	CK(H.hipSetDevice(1));
 	CK(H.hipDeviceDisablePeerAccess(0));
 	CK(H.hipSetDevice(0));
@@ -406,6 +464,13 @@ static void managed(void)
 		hipMemLocation d0 = {hipMemLocationTypeDevice, 0};
 		CK(H.hipMemAdvise_v2(m, n, hipMemAdviseUnsetReadMostly, d0));
 		CK(H.hipMemPrefetchAsync_v2(m, n, d0, 0, stream));
+		CK(H.hipStreamSynchronize(stream));
+	}
+	if (H.hipMemPrefetchBatchAsync) { /* ROCm 7.2: the halves to device 1 and to the host */
+		void *ptrs[2] = {m, m + n / 2};
+		size_t lens[2] = {n / 2, n / 2}, idx[2] = {0, 1};
+		hipMemLocation locs[2] = {{hipMemLocationTypeDevice, 1}, {hipMemLocationTypeHost, 0}};
+		CK(H.hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, stream));
 		CK(H.hipStreamSynchronize(stream));
 	}
 	CK(H.hipFree(m));

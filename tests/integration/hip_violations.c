@@ -334,6 +334,16 @@ static void copy_peer_no_peer_access(int bad)
 	HCHECK(hipStreamSynchronize(stream));
 }
 
+/* hipMemcpy2D between two devices: an implicit peer copy, staged without
+ * peer access (bad), direct with it (good) */
+static void copy_peer_no_peer_access_2d(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	HCHECK(hipMemcpy2D(a1, 4096, a0, 4096, 4096, 64, hipMemcpyDeviceToDevice));
+}
+
 /* 000: "src[in] - Source device pointer" (and dst): a host buffer is none;
  * "copy.peer.host/dst" the same for the destination. */
 static void copy_peer_host(int bad)
@@ -789,6 +799,64 @@ static void managed_prefetch_location(int bad)
 	CALL(hipMemPrefetchAsync_v2(m, 65536, where, 0, stream));
 }
 
+/* ROCm 7.2's hipMemPrefetchBatchAsync: "flags for future use, must be zero
+ * now", as hipMemPrefetchAsync_v2's; two ranges of one managed allocation. */
+static void managed_prefetch_flags_batch(int bad)
+{
+	char *m = managed(65536);
+	void *ptrs[2] = {m, m + 32768};
+	size_t lens[2] = {32768, 32768}, idx[1] = {0};
+	hipMemLocation where[1] = {{hipMemLocationTypeDevice, 1}};
+	CALL(hipMemPrefetchBatchAsync(ptrs, lens, 2, where, idx, 1, bad ? 1 : 0, stream));
+}
+
+/* ROCm 7.1's hipMemcpy3DPeer[Async]: a 64 KiB box (256 bytes x 16 rows x
+ * 16 layers) from device 0 to device 1, checked as hipMemcpyPeer. */
+static hipMemcpy3DPeerParms box(char *dst, int dst_dev, char *src, int src_dev)
+{
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){src, 256, 256, 16};
+	p.srcDevice = src_dev;
+	p.dstPtr = (hipPitchedPtr){dst, 256, 256, 16};
+	p.dstDevice = dst_dev;
+	p.extent = (hipExtent){256, 16, 16};
+	return p;
+}
+
+/* "dstDeviceId[in] - Destination device": the struct's dstDevice names device 0 for memory on 1 */
+static void copy_peer_device_mismatch_3d(int bad)
+{
+	char *a0, *a1;
+	copy_setup(&a0, &a1);
+	hipMemcpy3DPeerParms p = box(a1, bad ? 0 : 1, a0, 0);
+	CALL(hipMemcpy3DPeer(&p));
+}
+
+/* without peer access the copy is staged (bad); with it, direct */
+static void copy_peer_no_peer_access_3d(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB);
+	if (!bad)
+		enable(1, 0);
+	hipMemcpy3DPeerParms p = box(a1, 1, a0, 0);
+	HCHECK(hipMemcpy3DPeerAsync(&p, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
+/* hipMemcpyBatchAsync: a batch whose second copy crosses from device 0 to 1 */
+static void copy_peer_no_peer_access_batch(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB), *b0 = alloc_on(0, MIB);
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	void *dsts[2] = {b0, a1}, *srcs[2] = {a0, a0};
+	size_t sizes[2] = {4096, MIB}, fail = 0;
+	HCHECK(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
 static void managed_prefetch_flags(int bad)
 {
 	char *m = managed(65536);
@@ -860,6 +928,7 @@ static const struct {
     {"copy.peer.out-of-bounds", copy_peer_out_of_bounds},
     {"copy.peer.null", copy_peer_null},
     {"copy.peer.no-peer-access", copy_peer_no_peer_access},
+    {"copy.peer.no-peer-access/2d", copy_peer_no_peer_access_2d},
     {"copy.peer.host", copy_peer_host},
     {"copy.peer.host/dst", copy_peer_host_dst},
     {"copy.peer.freed", copy_peer_freed},
@@ -902,6 +971,10 @@ static const struct {
     {"managed.advise.location", managed_advise_location},
     {"managed.prefetch.location", managed_prefetch_location},
     {"managed.prefetch.flags", managed_prefetch_flags},
+    {"managed.prefetch.flags/batch", managed_prefetch_flags_batch},
+    {"copy.peer.device-mismatch/3d", copy_peer_device_mismatch_3d},
+    {"copy.peer.no-peer-access/3d", copy_peer_no_peer_access_3d},
+    {"copy.peer.no-peer-access/batch", copy_peer_no_peer_access_batch},
 #endif
     {"managed.range-attr.data-size", managed_range_attr_data_size},
     {"managed.range-attr.not-managed", managed_range_attr_not_managed},

@@ -135,6 +135,30 @@ if [ -n "$S7" ] && seq_clean "managed-v2" "$S7" "$C" --getproc managed; then
 	check "ROCm 7.1: hipMemAdvise_v2 and hipMemPrefetchAsync_v2 recorded as variant _v2" \
 		jqt -s '[.[] | select(.type=="call" and .variant=="_v2") | .api] | sort == ["hipMemAdvise","hipMemPrefetchAsync"]' "$WORK"/seq-managed-v2/trace/*.pw.jsonl
 fi
+# hipMemcpy2D and hipMemcpy3D between the two devices (every build): implicit
+# copies with both devices and the box's bytes
+if seq_clean "peer-2d3d" "$S6" "$C" peer; then
+	check "hipMemcpy2D between devices: one implicit copy, its devices, pitches and bytes" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy2D")] | length==1 and .[0].implicit==true and .[0].args.dst_dev==1 and .[0].args.src_dev==0 and .[0].args.dpitch==512 and .[0].args.width==128 and .[0].args.height==8' "$WORK"/seq-peer-2d3d/trace/*.pw.jsonl
+	check "hipMemcpy3D between devices: one implicit copy, its devices and the box's bytes" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy3D")] | length==1 and .[0].implicit==true and .[0].args.dst_dev==1 and .[0].args.src_dev==0 and .[0].args.bytes==512 and .[0].args.kind==3' "$WORK"/seq-peer-2d3d/trace/*.pw.jsonl
+fi
+# ROCm 7.2's batch prefetch (the .so.7 build: hip_7.2): each range with its
+# location's device, and the total
+if [ -n "$S7" ] && seq_clean "managed-batch72" "$S7" "$C" --getproc managed; then
+	check "ROCm 7.2: hipMemPrefetchBatchAsync records its ranges, each with its location's device" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipMemPrefetchBatchAsync" and .family=="managed" and .args.count==2 and ([.args.ranges[].dev]==[1,-1]) and .args.bytes==.args.ranges[0].bytes*2 and .args.flags==0)' "$WORK"/seq-managed-batch72/trace/*.pw.jsonl
+fi
+# ROCm 7.1's copies between devices (the .so.7 build: hip_7.1), through
+# hipGetProcAddress: the 3D peer copies name both devices, the batch is
+# recorded once, as an implicit copy, for its one copy between devices
+if [ -n "$S7" ] && seq_clean "peer-copies71" "$S7" "$C" --getproc peer; then
+	want_apis "$WORK/seq-peer-copies71" "ROCm 7.1 copies" hipMemcpy3DPeer hipMemcpy3DPeerAsync hipMemcpyBatchAsync
+	check "ROCm 7.1: hipMemcpy3DPeer names both devices and the box's bytes" \
+		jqt -s 'any(.[]; .type=="call" and .api=="hipMemcpy3DPeer" and .op=="peer_copy" and .args.src_dev==0 and .args.src_device==0 and .args.dst_dev==1 and .args.dst_device==1 and .args.bytes==1024)' "$WORK"/seq-peer-copies71/trace/*.pw.jsonl
+	check "ROCm 7.1: hipMemcpyBatchAsync is one implicit copy, with its count, bytes and the crossing pair" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpyBatchAsync")] | length==1 and .[0].implicit==true and .[0].op=="implicit_copy" and .[0].args.count==2 and .[0].args.bytes==4352 and .[0].args.src_dev==0 and .[0].args.dst_dev==1 and (.[0].args.copies[1].dst_type=="host")' "$WORK"/seq-peer-copies71/trace/*.pw.jsonl
+fi
 # hipGetProcAddress's pointers go through peerwatch: each call of the
 # sequence is one event, and the program never sees the runtime's own address.
 d="$WORK/seq-peer-getproc"

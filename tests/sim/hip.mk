@@ -6,7 +6,7 @@
 #
 #   $(HSIM_LIB6)        $(BUILD)/sim/libamdhip64.so.6        ROCm 6.2-like (HIP_VERSION 60243483)
 #   $(HSIM_LIB5)        $(BUILD)/sim/hip5/libamdhip64.so.5   ROCm 5.2.3-like (50221153, Debian's)
-#   $(HSIM_LIB7)        $(BUILD)/sim/hip7/libamdhip64.so.7   ROCm 7.1-like (70100000)
+#   $(HSIM_LIB7)        $(BUILD)/sim/hip7/libamdhip64.so.7   ROCm 7.2-like (70200000)
 #   $(HSIM_SELFTEST_N)  $(BUILD)/tests/hip_selftest<N>       the self-test built for major N
 #   $(HSIM_SHIM)        $(BUILD)/tests/hip_shim.so           exports hipMalloc, for the LD_PRELOAD check
 #   make hip-sim-selftest   run the three self-tests

@@ -212,7 +212,7 @@ static int child_report(const char *fdarg)
 #elif PWSIM_HIP_MAJOR == 6
 #define WANT_VERSION 60243483
 #else
-#define WANT_VERSION 70100000
+#define WANT_VERSION 70200000
 #endif
 
 static void *thread_device(void *arg)
@@ -930,6 +930,24 @@ static void test_managed(void)
 	CHECK(range_int(m, n, hipMemRangeAttributePreferredLocation) == hipCpuDeviceId);
 	EXPECT(hipMemAdvise_v2(m, n, hipMemAdviseSetAccessedBy, (hipMemLocation){(hipMemLocationType)9, 0}),
 	       hipErrorInvalidValue);
+	/* 7.2: the first half to device 1, the second to the host */
+	{
+		void *ptrs[2] = {m, (char *)m + n / 2};
+		size_t lens[2] = {n / 2, n / 2}, idx[2] = {0, 1};
+		hipMemLocation locs[2] = {{hipMemLocationTypeDevice, 1}, {hipMemLocationTypeHost, 0}};
+		OK(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, s));
+		CHECK(range_int(m, n / 2, hipMemRangeAttributeLastPrefetchLocation) == 1);
+		CHECK(range_int((char *)m + n / 2, n / 2, hipMemRangeAttributeLastPrefetchLocation) ==
+		      hipCpuDeviceId);
+		OK(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 1, 0, s)); /* both to device 1 */
+		CHECK(range_int((char *)m + n / 2, n / 2, hipMemRangeAttributeLastPrefetchLocation) == 1);
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 1, s), hipErrorInvalidValue);
+		idx[0] = 1;
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 1, 0, s), hipErrorInvalidValue);
+		idx[0] = 0;
+		lens[1] = 2 * n; /* past the end */
+		EXPECT(hipMemPrefetchBatchAsync(ptrs, lens, 2, locs, idx, 2, 0, s), hipErrorInvalidValue);
+	}
 #endif
 	OK(hipStreamDestroy(s));
 	OK(hipFree(m));
@@ -939,6 +957,87 @@ static void test_managed(void)
 
 /* ======================================================================== */
 /* hipGetProcAddress (facts A4, A7)                                          */
+
+/* hipMemcpy2D / hipMemcpy3D (hip_4.2, every build): real bytes, row by row */
+static void test_copy2d3d(void)
+{
+	char *a0, *a1;
+	OK(hipSetDevice(0));
+	OK(hipMalloc((void **)&a0, 4096));
+	OK(hipSetDevice(1));
+	OK(hipMalloc((void **)&a1, 4096));
+	OK(hipSetDevice(0));
+	for (int i = 0; i < 4096; i++)
+		a0[i] = (char)(i * 3);
+	memset(a1, 0, 4096);
+	OK(hipMemcpy2D(a1, 128, a0, 64, 32, 4, hipMemcpyDeviceToDevice));
+	CHECK(!memcmp(a1 + 384, a0 + 192, 32) && a1[32] == 0);
+	OK(hipMemcpy2DAsync(a1, 128, a0, 64, 32, 4, hipMemcpyDefault, NULL));
+	EXPECT(hipMemcpy2D(a1, 16, a0, 64, 32, 4, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+	EXPECT(hipMemcpy2D(a1, 128, a0, 64, 32, 4, (hipMemcpyKind)9), hipErrorInvalidValue);
+	hipMemcpy3DParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 64, 64, 4};
+	p.dstPtr = (hipPitchedPtr){a1, 64, 64, 4};
+	p.dstPos = (hipPos){0, 0, 1};
+	p.extent = (hipExtent){16, 2, 2};
+	p.kind = hipMemcpyDeviceToDevice;
+	OK(hipMemcpy3D(&p));
+	CHECK(!memcmp(a1 + 256, a0, 16) && !memcmp(a1 + 320, a0 + 64, 16) && !memcmp(a1 + 512, a0 + 256, 16));
+	OK(hipMemcpy3DAsync(&p, NULL));
+	EXPECT(hipMemcpy3D(NULL), hipErrorInvalidValue);
+	p.dstArray = (hipArray_t)a1;
+	EXPECT(hipMemcpy3D(&p), hipErrorNotSupported);
+	OK(hipFree(a0));
+	OK(hipFree(a1));
+}
+
+/* ROCm 7.1's 3D peer copy and batch copy (hip_7.1): real bytes, row by row
+ * and copy by copy; absent from the .so.5 and .so.6 builds. */
+static void test_copy71(void)
+{
+#if PWSIM_HIP_MAJOR >= 7
+	char *a0, *a1, host[64];
+	OK(hipSetDevice(0));
+	OK(hipMalloc((void **)&a0, 4096));
+	OK(hipSetDevice(1));
+	OK(hipMalloc((void **)&a1, 4096));
+	OK(hipSetDevice(0));
+	for (int i = 0; i < 4096; i++)
+		a0[i] = (char)i;
+	memset(a1, 0, 4096);
+	/* a 16-byte x 2-row x 2-layer box, pitch 64, 4 rows a layer, from (8, 1, 0) to (0, 0, 1) */
+	hipMemcpy3DPeerParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 64, 64, 4};
+	p.srcPos = (hipPos){8, 1, 0};
+	p.srcDevice = 0;
+	p.dstPtr = (hipPitchedPtr){a1, 64, 64, 4};
+	p.dstPos = (hipPos){0, 0, 1};
+	p.dstDevice = 1;
+	p.extent = (hipExtent){16, 2, 2};
+	OK(hipMemcpy3DPeer(&p));
+	CHECK(!memcmp(a1 + 256, a0 + 72, 16) && !memcmp(a1 + 320, a0 + 136, 16));
+	CHECK(!memcmp(a1 + 512, a0 + 328, 16) && !memcmp(a1 + 576, a0 + 392, 16));
+	CHECK(a1[0] == 0 && a1[256 + 16] == 0);
+	OK(hipMemcpy3DPeerAsync(&p, NULL));
+	p.dstDevice = 9;
+	EXPECT(hipMemcpy3DPeer(&p), hipErrorInvalidDevice);
+	p.dstDevice = 1;
+	p.srcArray = (hipArray_t)a0;
+	EXPECT(hipMemcpy3DPeer(&p), hipErrorNotSupported);
+	EXPECT(hipMemcpy3DPeer(NULL), hipErrorInvalidValue);
+
+	void *dsts[2] = {a1, host}, *srcs[2] = {a0, a0 + 64};
+	size_t sizes[2] = {128, 64}, fail = 0;
+	OK(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, NULL));
+	CHECK(fail == SIZE_MAX && !memcmp(a1, a0, 128) && !memcmp(host, a0 + 64, 64));
+	sizes[1] = 8192; /* past the end of a0 */
+	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
+	CHECK(fail == 1);
+	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 0, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
+	OK(hipFree(a0));
+	OK(hipFree(a1));
+#endif
+}
 
 static void test_getproc(void)
 {
@@ -977,6 +1076,8 @@ static void test_getproc(void)
 #endif
 	CHECK((dlsym(self, "hipMemPrefetchAsync_v2") != NULL) == (PWSIM_HIP_MAJOR >= 7));
 	CHECK((dlsym(self, "hipMemAdvise_v2") != NULL) == (PWSIM_HIP_MAJOR >= 7));
+	CHECK((dlsym(self, "hipMemcpy3DPeer") != NULL) == (PWSIM_HIP_MAJOR >= 7));
+	CHECK((dlsym(self, "hipMemcpyBatchAsync") != NULL) == (PWSIM_HIP_MAJOR >= 7));
 	if (self)
 		dlclose(self);
 }
@@ -1045,6 +1146,10 @@ static const struct export g_exports[] = {
     {"hipMemcpy", "hip_4.2"},
     {"hipMemcpyAsync", "hip_4.2"},
     {"hipMemcpyDtoD", "hip_4.2"},
+    {"hipMemcpy2D", "hip_4.2"},
+    {"hipMemcpy2DAsync", "hip_4.2"},
+    {"hipMemcpy3D", "hip_4.2"},
+    {"hipMemcpy3DAsync", "hip_4.2"},
     {"hipMemcpyDtoDAsync", "hip_4.2"},
     {"hipMemset", "hip_4.2"},
     {"hipMemcpyPeer", "hip_4.2"},
@@ -1096,6 +1201,10 @@ static const struct export g_exports[] = {
 #if PWSIM_HIP_MAJOR >= 7
     {"hipMemPrefetchAsync_v2", "hip_7.1"},
     {"hipMemAdvise_v2", "hip_7.1"},
+    {"hipMemcpy3DPeer", "hip_7.1"},
+    {"hipMemcpy3DPeerAsync", "hip_7.1"},
+    {"hipMemcpyBatchAsync", "hip_7.1"},
+    {"hipMemPrefetchBatchAsync", "hip_7.2"},
 #endif
 };
 #define NEXPORTS (sizeof(g_exports) / sizeof(g_exports[0]))
@@ -1107,7 +1216,7 @@ static const char *const g_nodes[] = {
     "hip_6.1", "hip_6.2",
 #endif
 #if PWSIM_HIP_MAJOR >= 7
-    "hip_6.4", "hip_6.5", "hip_7.1",
+    "hip_6.4", "hip_6.5", "hip_7.1", "hip_7.2",
 #endif
 };
 #define NNODES (sizeof(g_nodes) / sizeof(g_nodes[0]))
@@ -1341,6 +1450,8 @@ int main(int argc, char **argv)
 	test_pool();
 	test_vmm();
 	test_managed();
+	test_copy2d3d();
+	test_copy71();
 	test_getproc();
 	test_exports();
 	test_env();

@@ -11,13 +11,14 @@
 #include <string.h>
 
 /* HIP_VERSION = major * 10000000 + minor * 100000 + patch (hip_version.h).
- * 5: Debian bookworm's 5.2.3 (facts A1: 50221153); 6: a 6.2 build; 7: 7.1.0. */
+ * 5: Debian bookworm's 5.2.3 (facts A1: 50221153); 6: a 6.2 build; 7: 7.2.0
+ * (7.1's calls and hipMemPrefetchBatchAsync, hip_7.2). */
 #if PWSIM_HIP_MAJOR == 5
 #define HSIM_HIP_VERSION 50221153
 #elif PWSIM_HIP_MAJOR == 6
 #define HSIM_HIP_VERSION 60243483
 #elif PWSIM_HIP_MAJOR == 7
-#define HSIM_HIP_VERSION 70100000
+#define HSIM_HIP_VERSION 70200000
 #else
 #error "PWSIM_HIP_MAJOR must be 5, 6 or 7"
 #endif

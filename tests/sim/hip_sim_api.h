@@ -284,6 +284,42 @@ PWSIM_HIP_API hipError_t hipMemcpyDtoD(hipDeviceptr_t dst, hipDeviceptr_t src, s
 PWSIM_HIP_API hipError_t hipMemcpyDtoDAsync(hipDeviceptr_t dst, hipDeviceptr_t src, size_t sizeBytes,
                                             hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemset(void *dst, int value, size_t sizeBytes);
+typedef struct hipArray *hipArray_t;
+typedef struct hipPitchedPtr {
+	void *ptr;
+	size_t pitch;
+	size_t xsize;
+	size_t ysize;
+} hipPitchedPtr;
+typedef struct hipExtent {
+	size_t width;
+	size_t height;
+	size_t depth;
+} hipExtent;
+typedef struct hipPos {
+	size_t x;
+	size_t y;
+	size_t z;
+} hipPos;
+/* [H52] driver_types.h:369 (the same in 7.x) */
+typedef struct hipMemcpy3DParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	hipExtent extent;
+	hipMemcpyKind kind;
+} hipMemcpy3DParms;
+/* hip_runtime_api.h (5.2.3) :3770, :3810, :3963, :3975 (hip_4.2) */
+PWSIM_HIP_API hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                     size_t height, hipMemcpyKind kind);
+PWSIM_HIP_API hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                          size_t width, size_t height, hipMemcpyKind kind,
+                                          hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpy3D(const hipMemcpy3DParms *p);
+PWSIM_HIP_API hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
                                        size_t sizeBytes);
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,
@@ -360,10 +396,45 @@ PWSIM_HIP_API hipError_t hipMemRangeGetAttributes(void **data, size_t *data_size
 PWSIM_HIP_API hipError_t hipStreamAttachMemAsync(hipStream_t stream, void *dev_ptr, size_t length,
                                                  unsigned int flags);
 #if PWSIM_HIP_MAJOR >= 7
+/* ROCm 7.1 (hip_7.1): the 3D peer copy and the batch copy; rocm-systems
+ * projects/hip/include/hip/hip_runtime_api.h and driver_types.h (7.x). */
+typedef struct hipMemcpy3DPeerParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	int srcDevice;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	int dstDevice;
+	hipExtent extent;
+} hipMemcpy3DPeerParms;
+typedef enum hipMemcpySrcAccessOrder {
+	hipMemcpySrcAccessOrderInvalid = 0x0,
+	hipMemcpySrcAccessOrderStream = 0x1,
+	hipMemcpySrcAccessOrderDuringApiCall = 0x2,
+	hipMemcpySrcAccessOrderAny = 0x3,
+} hipMemcpySrcAccessOrder;
+typedef struct hipMemcpyAttributes {
+	hipMemcpySrcAccessOrder srcAccessOrder;
+	hipMemLocation srcLocHint;
+	hipMemLocation dstLocHint;
+	unsigned int flags;
+} hipMemcpyAttributes;
+PWSIM_HIP_API hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p);
+PWSIM_HIP_API hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
+                                             hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                                             size_t *failIdx, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocation location,
                                                 unsigned int flags, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice,
                                          hipMemLocation location);
+/* ROCm 7.2 (hip_7.2) */
+PWSIM_HIP_API hipError_t hipMemPrefetchBatchAsync(void **dev_ptrs, size_t *sizes, size_t count,
+                                                  hipMemLocation *prefetch_locs, size_t *prefetch_loc_idxs,
+                                                  size_t num_prefetch_locs, unsigned long long flags,
+                                                  hipStream_t stream);
 #endif
 
 /* ---- hipGetProcAddress (A2, A4, A7; 6.2+) ---- */

@@ -198,6 +198,33 @@ hipError_t hipMemPrefetchAsync_v2(const void *dev_ptr, size_t count, hipMemLocat
 	return prefetch(dev_ptr, count, dev, stream);
 }
 
+/* ROCm 7.2: each range prefetched to the location whose first index is the
+ * last at or below its own (the indices must rise from 0).  flags other
+ * than 0 ("flags for future use, must be zero now"), count 0, NULL arrays,
+ * no location, or indices that do not start at 0 and rise -> InvalidValue;
+ * then each range as hipMemPrefetchAsync_v2, the first refused ending the
+ * batch (choices, README). */
+hipError_t hipMemPrefetchBatchAsync(void **dev_ptrs, size_t *sizes, size_t count,
+                                    hipMemLocation *prefetch_locs, size_t *prefetch_loc_idxs,
+                                    size_t num_prefetch_locs, unsigned long long flags, hipStream_t stream)
+{
+	if (flags != 0 || !count || !dev_ptrs || !sizes || !prefetch_locs || !prefetch_loc_idxs ||
+	    !num_prefetch_locs || num_prefetch_locs > count || prefetch_loc_idxs[0] != 0)
+		return hipErrorInvalidValue;
+	for (size_t i = 1; i < num_prefetch_locs; i++)
+		if (prefetch_loc_idxs[i] <= prefetch_loc_idxs[i - 1] || prefetch_loc_idxs[i] >= count)
+			return hipErrorInvalidValue;
+	size_t k = 0;
+	for (size_t j = 0; j < count; j++) {
+		while (k + 1 < num_prefetch_locs && prefetch_loc_idxs[k + 1] <= j)
+			k++;
+		hipError_t rc = hipMemPrefetchAsync_v2(dev_ptrs[j], sizes[j], prefetch_locs[k], 0, stream);
+		if (rc)
+			return rc;
+	}
+	return hipSuccess;
+}
+
 hipError_t hipMemAdvise_v2(const void *dev_ptr, size_t count, hipMemoryAdvise advice, hipMemLocation location)
 {
 	int bad_device, dev = location_device(location, &bad_device);

@@ -9,6 +9,7 @@
  */
 #include "hip_sim_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 hipError_t hipMalloc(void **ptr, size_t size)
@@ -156,6 +157,149 @@ hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int s
 		return hipErrorContextIsDestroyed;
 	return copy(dst, src, sizeBytes, hipMemcpyDeviceToDevice);
 }
+
+/* hip_runtime_api.h :3770, :3810: row by row, each as hipMemcpy (the kind
+ * checked as hipMemcpy does); a pitch below the width -> InvalidValue. */
+static hipError_t copy2d(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                         size_t height, int kind)
+{
+	if (!width || !height)
+		return hipSuccess;
+	if (dpitch < width || spitch < width)
+		return hipErrorInvalidValue;
+	for (size_t y = 0; y < height; y++) {
+		hipError_t rc = copy((char *)dst + y * dpitch, (const char *)src + y * spitch, width, kind);
+		if (rc)
+			return rc;
+	}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
+                       hipMemcpyKind kind)
+{
+	return copy2d(dst, dpitch, src, spitch, width, height, (int)kind);
+}
+
+hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                            size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy2d(dst, dpitch, src, spitch, width, height, (int)kind);
+}
+
+/* :3963, :3975: the box of two pitched pointers, layer by layer as
+ * hipMemcpy2D; NULL -> InvalidValue; an array side -> NotSupported (no
+ * arrays here: a choice, README). */
+static hipError_t copy3d(const hipMemcpy3DParms *p)
+{
+	if (!p)
+		return hipErrorInvalidValue;
+	if (p->srcArray || p->dstArray)
+		return hipErrorNotSupported;
+	const hipExtent *e = &p->extent;
+	for (size_t z = 0; z < e->depth; z++) {
+		size_t so =
+		    ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y) * p->srcPtr.pitch + p->srcPos.x;
+		size_t dof =
+		    ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y) * p->dstPtr.pitch + p->dstPos.x;
+		hipError_t rc =
+		    copy2d((char *)p->dstPtr.ptr + dof, p->dstPtr.pitch, (const char *)p->srcPtr.ptr + so,
+		           p->srcPtr.pitch, e->width, e->height, (int)p->kind);
+		if (rc)
+			return rc;
+	}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy3D(const hipMemcpy3DParms *p)
+{
+	return copy3d(p);
+}
+
+hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy3d(p);
+}
+
+#if PWSIM_HIP_MAJOR >= 7
+/* ROCm 7.1: a 3D copy between two devices, row by row; each row as
+ * hipMemcpyPeer's copy.  A device id outside [0, count) -> InvalidDevice
+ * (as hipMemcpyPeer); NULL parameters -> InvalidValue; an array side ->
+ * NotSupported (the simulator has no arrays: a choice, README). */
+static hipError_t copy3d_peer(const hipMemcpy3DPeerParms *p)
+{
+	if (!p)
+		return hipErrorInvalidValue;
+	if (!hsim_valid_device(p->srcDevice) || !hsim_valid_device(p->dstDevice))
+		return hipErrorInvalidDevice;
+	if (p->srcArray || p->dstArray)
+		return hipErrorNotSupported;
+	const hipExtent *e = &p->extent;
+	if (!e->width || !e->height || !e->depth)
+		return hipSuccess;
+	if (!p->srcPtr.ptr || !p->dstPtr.ptr || p->srcPtr.pitch < e->width || p->dstPtr.pitch < e->width)
+		return hipErrorInvalidValue;
+	for (size_t z = 0; z < e->depth; z++)
+		for (size_t y = 0; y < e->height; y++) {
+			size_t so =
+			    ((p->srcPos.z + z) * p->srcPtr.ysize + p->srcPos.y + y) * p->srcPtr.pitch +
+			    p->srcPos.x;
+			size_t dof =
+			    ((p->dstPos.z + z) * p->dstPtr.ysize + p->dstPos.y + y) * p->dstPtr.pitch +
+			    p->dstPos.x;
+			hipError_t rc = copy((char *)p->dstPtr.ptr + dof, (const char *)p->srcPtr.ptr + so,
+			                     e->width, hipMemcpyDeviceToDevice);
+			if (rc)
+				return rc;
+		}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p)
+{
+	return copy3d_peer(p);
+}
+
+hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream)
+{
+	hipError_t rc = hsim_stream_check(stream);
+
+	return rc ? rc : copy3d_peer(p);
+}
+
+/* Each copy as hipMemcpyAsync with hipMemcpyDefault, in order.  count 0 or
+ * a NULL array -> InvalidValue; *failIdx: the index of the copy refused,
+ * else SIZE_MAX (choices, README).  The attributes are hints that change
+ * nothing here. */
+hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
+                               hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
+                               size_t *failIdx, hipStream_t stream)
+{
+	(void)attrs;
+	(void)attrsIdxs;
+	(void)numAttrs;
+	if (failIdx)
+		*failIdx = SIZE_MAX;
+	if (!count || !dsts || !srcs || !sizes)
+		return hipErrorInvalidValue;
+	hipError_t rc = hsim_stream_check(stream);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < count; i++) {
+		rc = copy(dsts[i], srcs[i], sizes[i], hipMemcpyDefault);
+		if (rc) {
+			if (failIdx)
+				*failIdx = i;
+			return rc;
+		}
+	}
+	return hipSuccess;
+}
+#endif
 
 /* clr hip_memory.cpp: NULL attributes or ptr -> InvalidValue; the struct is
  * zeroed first.  Device memory (hipMalloc, IPC mappings): type Device.

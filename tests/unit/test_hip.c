@@ -128,7 +128,58 @@ static void descriptors(void **state)
 	d = &pw_hip_desc[PW_HIP_ID(hipMemSetAccess)];
 	assert_int_equal(d->op, PW_OP_VMM_SET_ACCESS);
 	assert_int_equal(d->args[2].kind, PW_K_ACCESS);
-	assert_int_equal(PW_HIP_NFUNCS, 48);
+	/* ROCm 7.1's copies between devices: CUDA's kinds, HIP's structs */
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpy3DPeerAsync)];
+	assert_int_equal(d->op, PW_OP_PEER_COPY);
+	assert_int_equal(d->args[0].kind, PW_K_COPY3D);
+	assert_true(d->wide);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpyBatchAsync)];
+	assert_int_equal(d->op, PW_OP_IMPLICIT_COPY);
+	assert_true(d->flags & PW_IMPLICIT);
+	assert_int_equal(d->nargs, 9);
+	assert_int_equal(d->args[0].kind, PW_K_BATCH);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemPrefetchBatchAsync)];
+	assert_int_equal(d->op, PW_OP_PREFETCH_BATCH);
+	assert_int_equal(d->args[0].kind, PW_K_PBATCH);
+	assert_int_equal(d->args[6].kind, PW_K_ULL);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpy2DAsync)];
+	assert_true(d->flags & PW_IMPLICIT);
+	assert_int_equal(d->args[2].kind, PW_K_PTR);
+	assert_int_equal(pw_hip_desc[PW_HIP_ID(hipMemcpy3D)].args[0].kind, PW_K_COPY3DL);
+	assert_int_equal(PW_HIP_NFUNCS, 56);
+}
+
+static struct pw_call call_of(int id, int ret);
+
+/* hipMemcpy3DPeer as the rules see it: each side's pointer and the device
+ * the struct names for it, the box's bytes; an array side is no NULL. */
+static void copy3d_peer_op(void **state)
+{
+	(void)state;
+	char a[64], b[64];
+	hipMemcpy3DPeerParms p;
+	memset(&p, 0, sizeof p);
+	p.srcPtr = (hipPitchedPtr){a, 64, 64, 1};
+	p.srcDevice = 0;
+	p.dstPtr = (hipPitchedPtr){b, 64, 64, 1};
+	p.dstDevice = 1;
+	p.extent = (hipExtent){16, 2, 3};
+	struct pw_call c = call_of(PW_HIP_ID(hipMemcpy3DPeer), hipSuccess);
+	c.a[0] = (uint64_t)(uintptr_t)&p;
+	c.dev[0] = 0;
+	c.dev[PW_DEV_COPY3D_DST] = 0;
+	struct pw_op op;
+	assert_true(pw_hip_op_before(&c, &op));
+	assert_int_equal(op.kind, PW_OP_PEER_COPY);
+	assert_int_equal(op.src.ptr, (uintptr_t)a);
+	assert_int_equal(op.dst.ptr, (uintptr_t)b);
+	assert_int_equal(op.src.named_dev, 0);
+	assert_int_equal(op.dst.named_dev, 1);
+	assert_int_equal(op.dst.dev, 0);
+	assert_int_equal(op.bytes, 16 * 2 * 3);
+	p.dstArray = (hipArray_t)(uintptr_t)0x40;
+	assert_true(pw_hip_op_before(&c, &op));
+	assert_int_equal(op.dst.ptr, 0x40);
 }
 
 static struct pw_call call_of(int id, int ret)
@@ -276,6 +327,7 @@ int main(void)
 	    cmocka_unit_test(ipc_flags_rule_with_note),
 	    cmocka_unit_test(error_names),
 	    cmocka_unit_test(descriptors),
+	    cmocka_unit_test(copy3d_peer_op),
 	    cmocka_unit_test(device_reset_drops_peer_access),
 	    cmocka_unit_test(coarse_grain_is_advice),
 	    cmocka_unit_test(pool_imported_until_destroyed),

@@ -6,6 +6,7 @@
  *         (line numbers below are that file's)
  *   [H62] ROCm/HIP rocm-6.x include/hip/hip_runtime_api.h
  *   [HRS] ROCm/rocm-systems projects/hip/include/hip/hip_runtime_api.h (7.x)
+ *   [HRD] ROCm/rocm-systems projects/hip/include/hip/driver_types.h (7.x)
  * Values that changed between versions are given for each version, and the
  * layer picks the one of the runtime it runs on (hipRuntimeGetVersion).
  */
@@ -227,6 +228,66 @@ typedef struct hipMemAccessDesc {
 	hipMemLocation location;
 	int flags; /* hipMemAccessFlags */
 } hipMemAccessDesc;
+
+/* The 3D peer copy and the batch copy of 7.1 (exported at hip_7.1) and the
+ * batch prefetch of 7.2 (hip_7.2).  [HRD]: hipPitchedPtr, hipExtent, hipPos
+ * (the same in [H52] driver_types.h), hipMemcpy3DPeerParms (7.1: devices by
+ * id, no contexts), hipMemcpySrcAccessOrder and hipMemcpyAttributes. */
+typedef struct hipArray *hipArray_t; /* [H52] driver_types.h: opaque */
+/* [H52] driver_types.h:352, :358, :364 */
+typedef struct hipPitchedPtr {
+	void *ptr;
+	size_t pitch;
+	size_t xsize;
+	size_t ysize;
+} hipPitchedPtr;
+typedef struct hipExtent {
+	size_t width; /* bytes, for linear memory */
+	size_t height;
+	size_t depth;
+} hipExtent;
+typedef struct hipPos {
+	size_t x;
+	size_t y;
+	size_t z;
+} hipPos;
+typedef struct hipMemcpy3DPeerParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	int srcDevice;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	int dstDevice;
+	hipExtent extent;
+} hipMemcpy3DPeerParms;
+/* [H52] driver_types.h:369-378 (the same in [HRD]): hipMemcpy3D's */
+typedef struct hipMemcpy3DParms {
+	hipArray_t srcArray;
+	hipPos srcPos;
+	hipPitchedPtr srcPtr;
+	hipArray_t dstArray;
+	hipPos dstPos;
+	hipPitchedPtr dstPtr;
+	hipExtent extent;
+	hipMemcpyKind kind;
+} hipMemcpy3DParms;
+_Static_assert(sizeof(hipMemcpy3DParms) == 2 * (8 + 24 + 32) + 24 + 8, "hipMemcpy3DParms");
+/* each side: array 8, pos 24, pitched ptr 32, device 4 and 4 of padding */
+_Static_assert(sizeof(hipMemcpy3DPeerParms) == 2 * (8 + 24 + 32 + 8) + 24,
+               "hipMemcpy3DPeerParms: two {array, pos, pitched ptr, device} sides and the extent");
+typedef int hipMemcpySrcAccessOrder; /* enum */
+#define hipMemcpySrcAccessOrderInvalid 0x0
+#define hipMemcpySrcAccessOrderStream 0x1
+#define hipMemcpySrcAccessOrderDuringApiCall 0x2
+#define hipMemcpySrcAccessOrderAny 0x3
+typedef struct hipMemcpyAttributes {
+	hipMemcpySrcAccessOrder srcAccessOrder;
+	hipMemLocation srcLocHint;
+	hipMemLocation dstLocHint;
+	unsigned int flags; /* hipMemcpyFlags */
+} hipMemcpyAttributes;
 
 /* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
 #define HIP_GET_PROC_ADDRESS_SUCCESS 0

@@ -63,7 +63,8 @@ const char *pw_hip_flags_note(uint64_t flags, int version);
 struct pw_range;
 bool pw_hip_runtime_info(const void *p, struct pw_range *r);
 
-/* hip_implicit.c: hipMemcpy[Async] and hipMemcpyDtoD[Async] between two
+/* hip_implicit.c: hipMemcpy[Async], hipMemcpyDtoD[Async], hipMemcpy2D/3D[Async]
+ * and hipMemcpyBatchAsync between two
  * devices, classified through the range cache, which hipMalloc, hipFree and
  * the IPC calls keep current (as cuda_implicit.c does for CUDA). */
 bool pw_hip_ptr_info(uint64_t p, struct pw_range *r);
@@ -71,6 +72,15 @@ bool pw_hip_implicit_cross(struct pw_call *c);
 void pw_hip_range_alloc(const struct pw_call *c);
 uint64_t pw_hip_range_before(const struct pw_call *c);
 void pw_hip_range_after(const struct pw_call *c, uint64_t rid);
+/* hipMemcpyBatchAsync: its first cross-device copy as the rules see it, and
+ * the batch in its event ("count", "bytes", the crossing pair, "copies"). */
+struct pw_op;
+struct pw_jw;
+struct pw_snapw;
+struct pw_rcall;
+bool pw_hip_implicit_op(const struct pw_call *c, struct pw_op *op);
+void pw_hip_snap_batch(struct pw_snapw *s, const struct pw_call *c, int i);
+void pw_hip_put_batch(struct pw_jw *w, const struct pw_rcall *r, int i);
 
 /* hip_encode.c: the event's "args" member for argument i */
 struct pw_jw;
@@ -83,5 +93,7 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i);
 struct pw_op;
 bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op);
 void pw_hip_op_after(const struct pw_call *c, struct pw_op *op);
+/* hipMemPrefetchBatchAsync's ranges, each checked as a prefetch (true: done here). */
+bool pw_hip_batch_check(const struct pw_call *c, const struct pw_op *op);
 
 #endif

@@ -247,6 +247,135 @@ static void put_access(struct pw_jw *w, const char *k, const struct pw_rcall *r,
 
 /* ---- on the calling thread, after the call ---- */
 
+/* ---- hipMemcpy3DPeer[Async] ---- */
+
+static void put_copy3d_side(struct pw_jw *w, const char *key, const char *type_key, const char *named_key,
+                            const void *array, const void *ptr, int named, int32_t dev)
+{
+	if (array) {
+		pw_jw_kv_str(w, type_key, "array");
+		pw_jw_kv_hex(w, key, (uintptr_t)array);
+	} else {
+		pw_jw_kv_hex(w, key, (uintptr_t)ptr);
+		pw_event_put_dev(w, key, "_dev", dev);
+	}
+	pw_event_put_dev(w, named_key, "", named);
+}
+
+/* From the struct as it was passed (saved after the call). */
+static void put_copy3d(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const hipMemcpy3DPeerParms *p = pw_rec_snap(r, i, sizeof *p);
+	if (!p) {
+		pw_jw_key(w, "copy");
+		pw_jw_raw(w, "null", 4);
+		return;
+	}
+	put_copy3d_side(w, "src", "src_type", "src_device", p->srcArray, p->srcPtr.ptr, p->srcDevice,
+	                c->dev[0]);
+	put_copy3d_side(w, "dst", "dst_type", "dst_device", p->dstArray, p->dstPtr.ptr, p->dstDevice,
+	                c->dev[PW_DEV_COPY3D_DST]);
+	pw_jw_kv_u64(w, "width", p->extent.width);
+	pw_jw_kv_u64(w, "height", p->extent.height);
+	pw_jw_kv_u64(w, "depth", p->extent.depth);
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	                 (p->extent.depth ? p->extent.depth : 1));
+}
+
+/* ---- hipMemPrefetchBatchAsync ---- */
+
+/* The device a range goes to: its location's (hipCpuDeviceId for the host),
+ * PW_NO_DEV where none is given or its type is unknown. */
+static int64_t batch_dev(const hipMemLocation *locs, const size_t *idxs, size_t nlocs, size_t j)
+{
+	const hipMemLocation *at = NULL;
+	for (size_t i = 0; locs && idxs && i < nlocs && i < 4096; i++)
+		if (idxs[i] <= j)
+			at = &locs[i];
+	if (!at)
+		return PW_NO_DEV;
+	switch (at->type) {
+	case hipMemLocationTypeDevice: return at->id;
+	case hipMemLocationTypeHost:
+	case hipMemLocationTypeHostNuma:
+	case hipMemLocationTypeHostNumaCurrent: return hipCpuDeviceId;
+	default: return PW_NO_DEV;
+	}
+}
+
+/* A batch prefetch as saved: the count, the total bytes, the first ranges. */
+struct snap_pbatch {
+	uint64_t n, total;
+	struct {
+		uint64_t ptr, bytes;
+		int64_t dev;
+	} e[PW_EVENT_LISTED];
+};
+
+static void snap_pbatch(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	void *const *ptrs = (void *const *)(uintptr_t)c->a[i];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[i + 1];
+	size_t n = c->a[i + 2];
+	const hipMemLocation *locs = (const hipMemLocation *)(uintptr_t)c->a[i + 3];
+	const size_t *idxs = (const size_t *)(uintptr_t)c->a[i + 4];
+	size_t nlocs = c->a[i + 5];
+	struct snap_pbatch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = 0;
+	o->total = 0;
+	for (size_t j = 0; ptrs && sizes && j < n && j < 4096; j++) {
+		o->total += sizes[j];
+		if (j >= PW_EVENT_LISTED)
+			continue;
+		o->e[j].ptr = (uintptr_t)ptrs[j];
+		o->e[j].bytes = sizes[j];
+		o->e[j].dev = batch_dev(locs, idxs, nlocs, j);
+		o->n = j + 1;
+	}
+}
+
+static void put_pbatch(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct snap_pbatch *o = pw_rec_snap(r, i, sizeof *o);
+	pw_jw_key(w, r->c.fn->args[i].name);
+	pw_jw_ch(w, '[');
+	for (size_t j = 0; o && j < o->n; j++) {
+		if (j)
+			pw_jw_ch(w, ',');
+		pw_jw_obj_open(w);
+		pw_jw_kv_hex(w, "ptr", o->e[j].ptr);
+		pw_jw_kv_u64(w, "bytes", o->e[j].bytes);
+		pw_event_put_dev(w, "dev", "", (int32_t)o->e[j].dev);
+		pw_jw_obj_close(w);
+	}
+	pw_jw_ch(w, ']');
+	pw_jw_kv_u64(w, "bytes", o ? o->total : 0);
+}
+
+/* hipMemcpy3D[Async]: the sides, the box and the kind, as the struct was passed. */
+static void put_copy3dl(struct pw_jw *w, const struct pw_rcall *r, int i)
+{
+	const struct pw_call *c = &r->c;
+	const hipMemcpy3DParms *p = pw_rec_snap(r, i, sizeof *p);
+	if (!p)
+		return;
+	pw_jw_kv_hex(w, "src", p->srcArray ? (uintptr_t)p->srcArray : (uintptr_t)p->srcPtr.ptr);
+	pw_event_put_dev(w, "src", "_dev", c->dev[0]);
+	pw_jw_kv_hex(w, "dst", p->dstArray ? (uintptr_t)p->dstArray : (uintptr_t)p->dstPtr.ptr);
+	pw_event_put_dev(w, "dst", "_dev", c->dev[PW_DEV_COPY3D_DST]);
+	pw_jw_kv_u64(w, "width", p->extent.width);
+	pw_jw_kv_u64(w, "height", p->extent.height);
+	pw_jw_kv_u64(w, "depth", p->extent.depth);
+	pw_jw_kv_u64(w, "bytes",
+	             (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	                 (p->extent.depth ? p->extent.depth : 1));
+	pw_jw_kv_u64(w, "kind", (uint64_t)p->kind);
+}
+
 static int ptr_dev(uint64_t p)
 {
 	return pw_hip_ptr_device((const void *)(uintptr_t)p);
@@ -297,6 +426,10 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 			snap_fd(s, i, *(const int *)(uintptr_t)v);
 		break;
 	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
+	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DPeerParms)); break;
+	case PW_K_COPY3DL: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DParms)); break;
+	case PW_K_BATCH: pw_hip_snap_batch(s, c, i); break;
+	case PW_K_PBATCH: snap_pbatch(s, c, i); break;
 	case PW_K_OUT_EXPORTDATA:
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData));
@@ -354,6 +487,11 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 		break;
 	case PW_K_EXPORTDATA:
 	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
+	case PW_K_COPY3D: put_copy3d(w, r, i); break;
+	case PW_K_COPY3DL: put_copy3dl(w, r, i); break;
+	case PW_K_BATCH: pw_hip_put_batch(w, r, i); break;
+	case PW_K_PBATCH: put_pbatch(w, r, i); break;
+	case PW_K_SKIP: break;
 	default: pw_event_put_common(w, r, i, &arg_names); break; /* nothing for kinds HIP has none of */
 	}
 }

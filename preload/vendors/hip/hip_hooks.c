@@ -31,6 +31,7 @@ const struct pw_vendor pw_hip_vendor = {
     .state_rows = PW_RANGE_NOTE,
     .op_before = pw_hip_op_before,
     .op_after = pw_hip_op_after,
+    .check_before = pw_hip_batch_check,
     .snap_arg = pw_hip_snap_arg,
     .put_arg = pw_hip_put_arg,
     .describe = pw_hip_describe,

@@ -57,6 +57,31 @@ static void copy_side_facts(struct pw_mem *m)
 		m->plain_host = true;
 }
 
+/* hipMemcpy3DPeer[Async]: each side names its device by id and a pitched
+ * pointer, or an array (no device pointer: its device is unknown, so no
+ * pointer rule reads it, and it is no NULL for copy.peer.null).  Pitched
+ * extents are not checked against the allocations (bounds are left to the
+ * runtime, as for CUDA's cuMemcpy3DPeer); devices and peer access are. */
+static void copy3d(const struct pw_call *c, struct pw_op *op)
+{
+	const hipMemcpy3DPeerParms *p = (const hipMemcpy3DPeerParms *)(uintptr_t)c->a[0];
+	if (!p)
+		return;
+	op->src = (struct pw_mem){
+	    .ptr = (uintptr_t)p->srcPtr.ptr, .dev = c->dev[0], .named_dev = p->srcDevice, .p2p = -1};
+	op->dst = (struct pw_mem){.ptr = (uintptr_t)p->dstPtr.ptr,
+	                          .dev = c->dev[PW_DEV_COPY3D_DST],
+	                          .named_dev = p->dstDevice,
+	                          .p2p = -1};
+	op->bytes = (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
+	            (p->extent.depth ? p->extent.depth : 1);
+	pw_op_copy_map_facts(op);
+	if (p->srcArray)
+		op->src.ptr = (uintptr_t)p->srcArray;
+	if (p->dstArray)
+		op->dst.ptr = (uintptr_t)p->dstArray;
+}
+
 /* The pools this process imported (hipMemPoolImportFromShareableHandle),
  * until hipMemPoolDestroy: HIP says "Imported memory pools do not support
  * creating new allocations", and no runtime query tells an imported pool
@@ -111,6 +136,8 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		op->ndev = pw_hip_device_count();
 		break;
 	case PW_OP_IMPLICIT_COPY: /* hipMemcpy*: the devices the classification found */
+		if (c->fn->args[0].kind != PW_K_PTR || c->fn->args[1].kind == PW_K_SIZE)
+			return pw_hip_implicit_op(c, op); /* the batch, the 2D and 3D copies */
 		op->bytes = c->a[2];
 		mem_arg(c, 0, PW_NO_DEV, &op->dst, op->bytes != 0);
 		mem_arg(c, 1, PW_NO_DEV, &op->src, op->bytes != 0);
@@ -119,6 +146,10 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_OP_PEER_COPY:
 		op->ndev = pw_hip_device_count();
+		if (c->fn->args[0].kind == PW_K_COPY3D) { /* hipMemcpy3DPeer[Async] */
+			copy3d(c, op);
+			break;
+		}
 		op->bytes = c->a[4];
 		mem_arg(c, 0, (int)(int64_t)c->a[1], &op->dst, op->bytes != 0);
 		mem_arg(c, 2, (int)(int64_t)c->a[3], &op->src, op->bytes != 0);
@@ -166,6 +197,10 @@ bool pw_hip_op_before(const struct pw_call *c, struct pw_op *op)
 		else
 			pw_op_prefetch(op, c, hipCpuDeviceId);
 		op->ndev = pw_hip_device_count();
+		break;
+	case PW_OP_PREFETCH_BATCH: /* hipMemPrefetchBatchAsync: checked per range, pw_hip_batch_check */
+		op->kind = PW_OP_PREFETCH;
+		op->bytes = c->a[2];
 		break;
 	case PW_OP_RANGE_ATTR:
 		if (c->fn->args[0].kind == PW_K_RDATA)
@@ -243,4 +278,49 @@ void pw_hip_op_after(const struct pw_call *c, struct pw_op *op)
 		pool_note(op->pool, false);
 	if (op->kind == PW_OP_IPC_EVENT_OPEN || op->kind == PW_OP_EVENT_CREATE)
 		op->event = c->a[0] ? (uint64_t)(uintptr_t) * (hipEvent_t const *)(uintptr_t)c->a[0] : 0;
+}
+
+/* ---- hipMemPrefetchBatchAsync: each range as a prefetch of its own ---- */
+
+/* The location of range j: the last of the locations whose first index is
+ * at most j (the indices rise), or none. */
+static const hipMemLocation *batch_location(const struct pw_call *c, size_t j)
+{
+	const hipMemLocation *locs = (const hipMemLocation *)(uintptr_t)c->a[3];
+	const size_t *idxs = (const size_t *)(uintptr_t)c->a[4];
+	size_t nlocs = c->a[5];
+	const hipMemLocation *at = NULL;
+	for (size_t i = 0; locs && idxs && i < nlocs && i < 4096; i++)
+		if (idxs[i] <= j)
+			at = &locs[i];
+	return at;
+}
+
+/* The ranges checked per call: enough for any finding to show, bounded in cost. */
+#define PW_HIP_BATCH_CHECKED 64
+
+bool pw_hip_batch_check(const struct pw_call *c, const struct pw_op *op)
+{
+	if (c->fn->op != PW_OP_PREFETCH_BATCH)
+		return false;
+	void *const *ptrs = (void *const *)(uintptr_t)c->a[0];
+	const size_t *sizes = (const size_t *)(uintptr_t)c->a[1];
+	size_t n = c->a[2];
+	int ndev = pw_hip_device_count();
+	for (size_t j = 0; ptrs && sizes && j < n && j < PW_HIP_BATCH_CHECKED; j++) {
+		struct pw_op r = *op;
+		r.dst = (struct pw_mem){
+		    .ptr = (uintptr_t)ptrs[j], .dev = PW_NO_DEV, .named_dev = PW_NO_DEV, .p2p = -1};
+		pw_hip_mem_facts(ptrs[j], &r.dst);
+		pw_op_freed_facts(&r);
+		r.bytes = sizes[j];
+		r.ndev = ndev;
+		/* the batch's flags once, with its first range (managed.prefetch.flags) */
+		r.flags = j == 0 ? c->a[6] : 0;
+		const hipMemLocation *at = batch_location(c, j);
+		if (at)
+			pw_op_location(&r, (int)at->type, at->id);
+		pw_check_before(c, &r);
+	}
+	return true;
 }

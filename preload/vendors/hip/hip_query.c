@@ -373,6 +373,14 @@ void pw_hip_pre(struct pw_call *c, const struct pw_fn_desc *fn)
 		switch (fn->args[i].kind) {
 		case PW_K_PTR: c->dev[i] = pw_hip_ptr_device((const void *)(uintptr_t)c->a[i]); break;
 		case PW_K_CTX: c->dev[i] = pw_hip_ctx_device((hipCtx_t)(uintptr_t)c->a[i]); break;
+		case PW_K_COPY3D: { /* hipMemcpy3DPeer[Async]: the source's device here, the destination's
+			               last */
+			const hipMemcpy3DPeerParms *p = (const hipMemcpy3DPeerParms *)(uintptr_t)c->a[i];
+			c->dev[i] = p && !p->srcArray ? pw_hip_ptr_device(p->srcPtr.ptr) : PW_NO_DEV;
+			c->dev[PW_DEV_COPY3D_DST] =
+			    p && !p->dstArray ? pw_hip_ptr_device(p->dstPtr.ptr) : PW_NO_DEV;
+			break;
+		}
 		default: c->dev[i] = PW_NO_DEV;
 		}
 	}

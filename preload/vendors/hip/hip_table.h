@@ -13,7 +13,9 @@
  *
  * Signatures are [H52]'s /usr/include/hip/hip_runtime_api.h (line numbers
  * beside each; the same in 6.2 and 7.x),
- * the _v2 rows ROCm 7.1's.  Kinds are cuda_table.h's, decoded in hip_encode.c
+ * the _v2, 3D peer and batch copy rows ROCm 7.1's, the batch prefetch
+ * 7.2's (abi/hip.h's [HRS], [HRD]: by name; the 7.x header's lines are not
+ * cited).  Kinds are cuda_table.h's, decoded in hip_encode.c
  * with HIP's names: PTR is a void * recorded with its device (from an
  * untraced hipPointerGetAttributes), CTX a hipCtx_t, DEV an int device id,
  * and a function without arguments has the signature PW_SIG_VOID (pp.h).
@@ -36,6 +38,14 @@
 /* :4330, :4348 */
 #define PW_HIP_SIG_CTX_ENABLE_PEER (CTX, hipCtx_t, peer_ctx), (UINT, unsigned int, flags)
 #define PW_HIP_SIG_CTX_DISABLE_PEER (CTX, hipCtx_t, peer_ctx)
+/* ROCm 7.1 (exported at hip_7.1, rocm-systems projects/clr/hipamd/src/hip_hcc.map.in):
+ * hipMemcpy3DPeer, hipMemcpy3DPeerAsync ([HRS] hip_runtime_api.h; the struct
+ * [HRD] driver_types.h, abi/hip.h: each side names its device by id, and a
+ * pointer or an array).  COPY3D is cuda_table.h's kind with HIP's struct:
+ * "src"/"dst" and their devices, "src_device"/"dst_device" as named,
+ * "width", "height", "depth", "bytes" (hip_encode.c). */
+#define PW_HIP_SIG_MEMCPY_3D_PEER (COPY3D, hipMemcpy3DPeerParms *, copy)
+#define PW_HIP_SIG_MEMCPY_3D_PEER_ASYNC (COPY3D, hipMemcpy3DPeerParms *, copy), (STREAM, hipStream_t, stream)
 /* :1297 */
 #define PW_HIP_SIG_P2P_ATTR \
 	(OUT_INT, int *, value), (P2PATTR, hipDeviceP2PAttr, attr), (DEV, int, src_dev), (DEV, int, dst_dev)
@@ -66,6 +76,13 @@
 #define PW_HIP_SIG_PREFETCH_V2                                                            \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (LOC, hipMemLocation, location), \
 	    (UINT, unsigned int, flags), (STREAM, hipStream_t, stream)
+/* ROCm 7.2 hipMemPrefetchBatchAsync ([HRS]; exported at hip_7.2 in
+ * rocm-systems projects/clr/hipamd/src/hip_hcc.map.in, the node after
+ * hip_7.1): cuda_table.h's PBATCH, a hipMemLocation per range by index. */
+#define PW_HIP_SIG_PREFETCH_BATCH                                                    \
+	(PBATCH, void **, ranges), (SKIP, size_t *, sizes), (SIZE, size_t, count),   \
+	    (SKIP, hipMemLocation *, locations), (SKIP, size_t *, location_indices), \
+	    (SIZE, size_t, num_locations), (ULL, unsigned long long, flags), (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_ADVISE \
 	(PTR, const void *, ptr), (SIZE, size_t, bytes), (ADVICE, hipMemoryAdvise, advice), (DEV, int, dev)
 #define PW_HIP_SIG_ADVISE_V2                                                                \
@@ -98,6 +115,22 @@
 	(PTR, hipDeviceptr_t, dst), (PTR, hipDeviceptr_t, src), (SIZE, size_t, bytes), \
 	    (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MALLOC (OUT_PTR, void **, ptr), (SIZE, size_t, bytes)
+/* :3770 hipMemcpy2D, :3810 hipMemcpy2DAsync (hip_4.2): two pitched pointers,
+ * the devices of dst (argument 0) and src (argument 2) found before the
+ * call; :3963 hipMemcpy3D, :3975 hipMemcpy3DAsync: COPY3DL is cuda_table.h's
+ * kind with HIP's hipMemcpy3DParms (driver_types.h:369, abi/hip.h). */
+#define PW_HIP_SIG_MEMCPY_2D                                                                          \
+	(PTR, void *, dst), (SIZE, size_t, dpitch), (PTR, const void *, src), (SIZE, size_t, spitch), \
+	    (SIZE, size_t, width), (SIZE, size_t, height), (UINT, hipMemcpyKind, kind)
+#define PW_HIP_SIG_MEMCPY_2D_ASYNC PW_HIP_SIG_MEMCPY_2D, (STREAM, hipStream_t, stream)
+#define PW_HIP_SIG_MEMCPY_3D (COPY3DL, const hipMemcpy3DParms *, copy)
+#define PW_HIP_SIG_MEMCPY_3D_ASYNC (COPY3DL, const hipMemcpy3DParms *, copy), (STREAM, hipStream_t, stream)
+/* ROCm 7.1 hipMemcpyBatchAsync ([HRS]; hip_7.1): cuda_table.h's BATCH with
+ * failIdx (CUDA 12.8's ABI); attrs a hipMemcpyAttributes array ([HRD]). */
+#define PW_HIP_SIG_BATCH                                                                                  \
+	(BATCH, void **, dsts), (SKIP, void **, srcs), (SKIP, size_t *, sizes), (SKIP, size_t, count),    \
+	    (HPTR, hipMemcpyAttributes *, attrs), (SKIP, size_t *, attr_idxs), (SIZE, size_t, num_attrs), \
+	    (SKIP, size_t *, fail_idx), (STREAM, hipStream_t, stream)
 /* :1424 hipDeviceGetAttribute: the capability check hipMallocManaged's note asks for */
 #define PW_HIP_SIG_DEVICE_ATTR (OUT_INT, int *, value), (UINT, hipDeviceAttribute_t, attr), (DEV, int, dev)
 /* :1796 hipGetLastError, :1807 hipPeekAtLastError: no argument (PW_SIG_VOID) */
@@ -165,6 +198,8 @@
 	/* copy */                                                                                      \
 	X(hipMemcpyPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER))                                \
 	X(hipMemcpyPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_PEER_ASYNC))                     \
+	X(hipMemcpy3DPeer, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_3D_PEER))                           \
+	X(hipMemcpy3DPeerAsync, , COPY, PEER_COPY, 0, (PW_HIP_SIG_MEMCPY_3D_PEER_ASYNC))                \
 	/* ipc */                                                                                       \
 	X(hipIpcGetMemHandle, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_HIP_SIG_IPC_GET_MEM))                  \
 	X(hipIpcOpenMemHandle, , IPC, IPC_OPEN, PW_CTX_RNG, (PW_HIP_SIG_IPC_OPEN_MEM))                  \
@@ -179,6 +214,7 @@
 	X(hipMallocManaged, , MANAGED, ALLOC_MANAGED, PW_CTX_RNG, (PW_HIP_SIG_MALLOC_MANAGED))          \
 	X(hipMemPrefetchAsync, , MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH))                           \
 	X(hipMemPrefetchAsync, _v2, MANAGED, PREFETCH, 0, (PW_HIP_SIG_PREFETCH_V2))                     \
+	X(hipMemPrefetchBatchAsync, , MANAGED, PREFETCH_BATCH, 0, (PW_HIP_SIG_PREFETCH_BATCH))          \
 	X(hipMemAdvise, , MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE))                                      \
 	X(hipMemAdvise, _v2, MANAGED, ADVISE, 0, (PW_HIP_SIG_ADVISE_V2))                                \
 	X(hipMemRangeGetAttribute, , MANAGED, RANGE_ATTR, 0, (PW_HIP_SIG_RANGE_ATTR))                   \
@@ -193,6 +229,11 @@
 	X(hipMemcpyAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))                \
 	X(hipMemcpyDtoD, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD))                  \
 	X(hipMemcpyDtoDAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_DTOD_ASYNC))       \
+	X(hipMemcpy2D, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D))                      \
+	X(hipMemcpy2DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D_ASYNC))           \
+	X(hipMemcpy3D, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D))                      \
+	X(hipMemcpy3DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D_ASYNC))           \
+	X(hipMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH))                  \
 	/* allocations: not recorded, they feed the range cache */                                      \
 	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
 	/* the thread's last error (no argument): error.sticky names who left it */                     \
