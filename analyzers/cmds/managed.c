@@ -1,7 +1,7 @@
 /*
- * managed: managed allocations and their frees, the history of advice and
- * stream attachment per allocation, and prefetch volume per vendor and
- * destination (model/managed.h says what counts and how).
+ * managed: managed allocations and their frees, the history of advice,
+ * prefetches and stream attachment per allocation, and prefetch volume per
+ * vendor and destination (model/managed.h says what counts and how).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -87,7 +87,7 @@ static void print_ops(const struct managed *m, const struct pw_input *in, const 
 
 static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
 {
-	printf("\nadvice, attachment and free per allocation\n");
+	printf("\nadvice, prefetch, attachment and free per allocation\n");
 	if (!m->ops.len) {
 		printf("(none)\n");
 		return;

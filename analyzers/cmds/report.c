@@ -1066,9 +1066,10 @@ static void write_managed(FILE *out, struct managed *m, const struct pw_input *i
 	for (size_t i = 0; i < m->ops.len; i++)
 		nops[own[i]]++;
 	fprintf(out,
-	        "<p>%zu managed allocation%s (%llu failed), each with the advice and stream attachments "
-	        "of its range and its free, as <code>managed</code> gives them; prefetches are counted "
-	        "by destination below.  Page faults and migrations are not in the traces.</p>\n",
+	        "<p>%zu managed allocation%s (%llu failed), each with the advice, prefetches and stream "
+	        "attachments of its range and its free, as <code>managed</code> gives them (a batch "
+	        "prefetch's ranges are counted by destination below).  Page faults and migrations are "
+	        "not in the traces.</p>\n",
 	        m->allocs.len, m->allocs.len == 1 ? "" : "s", (unsigned long long)m->failed_allocs);
 	for (size_t a = 0; a < m->allocs.len && a < REPORT_ALLOCS; a++) {
 		const struct m_alloc *al = vec_at(&m->allocs, a);
@@ -1096,7 +1097,8 @@ static void write_managed(FILE *out, struct managed *m, const struct pw_input *i
 		fprintf(out, "</summary>\n");
 		free(label);
 		if (!nops[a + 1]) {
-			fputs("<p class=\"muted\">No advice, attachment or free.</p></details>\n", out);
+			fputs("<p class=\"muted\">No advice, prefetch, attachment or free.</p></details>\n",
+			      out);
 			continue;
 		}
 		fputs("<table class=\"history\"><tr><th>call</th><th>API</th><th>what</th><th>range</th>"

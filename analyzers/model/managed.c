@@ -1,7 +1,7 @@
 /*
  * Managed memory in the traces: managed allocations (cuMemAllocManaged,
  * cudaMallocManaged, hipMallocManaged) and their frees, the history of
- * advice and stream attachment per allocation, and prefetch volume per
+ * advice, prefetches and stream attachment per allocation, and prefetch volume per
  * vendor and destination
  * (cu/cuda/hipMemPrefetchAsync, hipMemPrefetchAsync_v2, and each listed
  * range of cuMemPrefetchBatchAsync / cuMemDiscardAndPrefetchBatchAsync).
@@ -232,11 +232,15 @@ static int64_t target_dev(const struct pw_event *ev, const char *dev_key)
 	return PW_DEV_NONE;
 }
 
-static void on_prefetch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
+/* A prefetch of one range: in its allocation's history, and counted by
+ * destination (a batch's ranges only by destination). */
+static void on_prefetch(struct managed *m, struct m_fctx *c, const struct pw_file *f,
+                        const struct pw_event *ev)
 {
 	char dest[64];
 	uint64_t bytes = 0;
 	target_of(ev, "dst_dev", dest, sizeof dest);
+	add_op(m, c, f, ev, "prefetch", dest);
 	struct m_dest *d = dest_at(m, f->host, ev->vendor, f->index, target_dev(ev, "dst_dev"), dest);
 	d->count++;
 	if (ev->ret != 0) {
@@ -383,7 +387,7 @@ static void mg_event(void *partial, void *fctx, const struct pw_file *f, const s
 	case MG_ALLOC: on_alloc(m, c, f, ev); break;
 	case MG_ADVISE: on_advise(m, c, f, ev); break;
 	case MG_ATTACH: on_attach(m, c, f, ev); break;
-	case MG_PREFETCH: on_prefetch(m, f, ev); break;
+	case MG_PREFETCH: on_prefetch(m, c, f, ev); break;
 	case MG_BATCH: on_prefetch_batch(m, f, ev); break;
 	case MG_QUERY: m->queries++; break;
 	case MG_FREE: on_free(m, c, f, ev); break;

@@ -82,8 +82,9 @@ check "ipc: a fabric pool: export, its set-access, the import" \
 an managed --json "$FIX"
 check "managed: cudaMallocManaged counted once (not again as its nested cuMemAllocManaged)" \
 	jqt '[.allocations[] | select(.vendor == "cuda")] | length == 1 and .[0].free_seq == 15' "$WORK/o.out"
-check "managed: the HIP allocation's history: hipMemAdvise, hipFree" \
-	jqt '[.allocations[] | select(.vendor == "hip")][0].history | map(.api) == ["hipMemAdvise","hipFree"]' "$WORK/o.out"
+check "managed: the HIP allocation's history: hipMemAdvise, hipMemPrefetchAsync (to dev1), hipFree" \
+	jqt '[.allocations[] | select(.vendor == "hip")][0].history | map(.api) == ["hipMemAdvise","hipMemPrefetchAsync","hipFree"]
+		and .[1].what == "prefetch" and .[1].target == "dev1"' "$WORK/o.out"
 check "managed: prefetch per vendor and destination, batch ranges each, the unlisted rest apart" \
 	jqt '[.prefetch[] | [.vendor, .destination, .prefetches, .bytes]] == [["cuda","? (unlisted ranges)",1,1024],
 		["cuda","dev0",1,1024],["cuda","dev1",2,1049600],["hip","dev1",1,2097152]]' "$WORK/o.out"

@@ -1226,6 +1226,7 @@ def managed(traces):
                 fl = a.get("flags_names")
                 op(fl if isinstance(fl, str) else "?", "stream 0x%x" % (hexval(a.get("stream")) or 0))
             elif kind == "prefetch":
+                op("prefetch", target_of(c, "dst_dev"))
                 d = dest(target_of(c, "dst_dev"), target_dev(c, "dst_dev"))
                 d[0] += 1
                 if c["ret"] != 0:
