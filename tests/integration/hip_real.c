@@ -16,6 +16,7 @@
 #define __HIP_PLATFORM_AMD__
 #endif
 #include <hip/hip_runtime_api.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -74,6 +75,33 @@ int main(void)
 	CALL(hipMemRangeGetAttribute, &attr, sizeof attr, hipMemRangeAttributeReadMostly, a, sizeof a);
 	CALL(hipMemRangeGetAttributes, data, sizes, attrs, 1, a, sizeof a);
 	CALL(hipStreamAttachMemAsync, NULL, a, 0, hipMemAttachSingle);
+
+	/* pool and virtual-memory IPC (hip_5.1 here): reached through the real
+	 * library's versioned symbols, each with valid pointers, whatever the
+	 * runtime answers without a GPU.  (The 2-D and 3-D copies are hooked
+	 * too, but recorded only between two devices, which a machine without
+	 * a GPU has not.) */
+	hipMemPool_t pool = NULL, imported = NULL;
+	hipMemPoolPtrExportData ed;
+	memset(&ed, 0, sizeof ed);
+	int fd = -1;
+	void *from_pool = NULL;
+	CALL(hipMemPoolExportToShareableHandle, &fd, pool, hipMemHandleTypePosixFileDescriptor, 0);
+	CALL(hipMemPoolImportFromShareableHandle, &imported, (void *)(intptr_t)fd,
+	     hipMemHandleTypePosixFileDescriptor, 0);
+	CALL(hipMemPoolExportPointer, &ed, a);
+	CALL(hipMallocFromPoolAsync, &from_pool, 4096, pool, NULL);
+	hipMemGenericAllocationHandle_t h = NULL, h2 = NULL;
+	hipMemAllocationProp prop;
+	memset(&prop, 0, sizeof prop);
+	prop.type = hipMemAllocationTypePinned;
+	prop.requestedHandleType = hipMemHandleTypePosixFileDescriptor;
+	prop.location.type = hipMemLocationTypeDevice;
+	prop.location.id = 0;
+	CALL(hipMemCreate, &h, 1 << 21, &prop, 0);
+	CALL(hipMemExportToShareableHandle, &fd, h, hipMemHandleTypePosixFileDescriptor, 0);
+	CALL(hipMemImportFromShareableHandle, &h2, (void *)(intptr_t)fd, hipMemHandleTypePosixFileDescriptor);
+	CALL(hipMemRelease, h);
 
 	CALL(hipFree, NULL);
 	CALL(hipDeviceReset);

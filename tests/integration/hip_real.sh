@@ -2,7 +2,8 @@
 # The REAL HIP runtime (Debian's ROCm 5.2.3, libamdhip64.so.5) under
 # peerwatch, on a machine without an AMD GPU: every hooked call the program
 # makes is recorded once, with the return code the program saw, although
-# the program's references are versioned (hipX@hip_4.2) and our definitions
+# the program's references are versioned (hipX@hip_4.2, the pool and
+# virtual-memory calls @hip_5.1) and our definitions
 # are not.  Skips (exit 0, saying why) when the package is not installed.
 #   tests/integration/hip_real.sh BUILD_DIR
 set -u
@@ -27,7 +28,10 @@ trap 'rm -rf "$WORK"' EXIT
 jqt() { jq -e "$@" >/dev/null 2>&1; }
 
 # The program's references are to versioned symbols of the real library.
-refs=$(objdump -T "$P" | awk '/\*UND\*/ && /hip_4\.2/ && $NF ~ /^hip/ {print $NF}' | sort -u)
+# name@version of each hip* function it takes from the library (hip_4.2,
+# hip_5.1, ...: the node of the ROCm release that brought it)
+refs=$(objdump -T "$P" | awk '/\*UND\*/ && $NF ~ /^hip/ && match($0, /\(hip_[0-9.]+\)/) {
+	print $NF "@" substr($0, RSTART + 1, RLENGTH - 2) }' | sort -u)
 check "the program references hipDeviceCanAccessPeer@hip_4.2" \
 	bash -c 'objdump -T "$1" | grep -q "(hip_4.2) *hipDeviceCanAccessPeer$"' _ "$P"
 check "the program links the real libamdhip64.so.5" \
@@ -54,9 +58,10 @@ check "the program made its calls ($ncalls)" [ "$ncalls" -ge 21 ]
 jq -r 'select(.type=="call" and (has("parent")|not)) | "CALL \(.api) \(.ret)"' "$f" >"$WORK/traced"
 check "one event per call, each with the return code the program saw" diff -u <(grep '^CALL ' "$WORK/out") "$WORK/traced"
 # Every referenced hooked function was reached through the versioned reference.
-for api in $refs; do
+for ref in $refs; do
+	api=${ref%@*}
 	grep -q "^CALL $api " "$WORK/out" || continue
-	check "$api (referenced as $api@hip_4.2) is in the trace" \
+	check "$api (referenced as $ref) is in the trace" \
 		jqt -s --arg a "$api" 'any(.[]; .type=="call" and .vendor=="hip" and .api==$a)' "$f"
 done
 check "every event is vendor hip with a hip* ret_name" \
