@@ -1,5 +1,5 @@
 #!/bin/bash
-# Every peerwatch-analyze command, text and --json, under valgrind on small
+# Every peerwatch-analyze command, text and --json (report: its page), under valgrind on small
 # traces of the simulated driver (one with an IPC free while open, one left
 # .partial): no memory error, no leak.  Last line: "valgrind: N passed, M failed".
 #   tests/analyze/valgrind.sh BUILD_DIR
@@ -35,11 +35,13 @@ vg() {
 		echo "ok - valgrind: $*"
 	fi
 }
-for cmd in summary check violations matrix ipc managed info; do
+for cmd in summary check violations matrix ipc managed info ops; do
 	vg $cmd "$WORK/t"
 	vg $cmd --json -j 3 "$WORK/t"
 done
 vg timeline -o "$WORK/tl.json" "$WORK/t"
+vg report -o "$WORK/r.html" "$WORK/t"
+vg report -j 3 --allow-partial "$WORK/t"
 vg rules --json
 printf '{"type":"header","format":"peerwatch","version":1,"pid":1,"host":"h"}\nnot json\n{"type":"call"' >"$WORK/bad.pw.jsonl"
 vg summary "$WORK/bad.pw.jsonl"
