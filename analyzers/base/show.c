@@ -104,3 +104,19 @@ json_t *json_hex(uint64_t v)
 	snprintf(b, sizeof b, "0x%llx", (unsigned long long)v);
 	return json_string(b);
 }
+
+void markup_put(FILE *out, const char *s)
+{
+	char *safe = sanitize(s ? s : "");
+	for (const char *p = safe; *p; p++) {
+		switch (*p) {
+		case '&': fputs("&amp;", out); break;
+		case '<': fputs("&lt;", out); break;
+		case '>': fputs("&gt;", out); break;
+		case '"': fputs("&quot;", out); break;
+		case '\'': fputs("&apos;", out); break; /* XML's, and HTML5's */
+		default: fputc(*p, out);
+		}
+	}
+	free(safe);
+}

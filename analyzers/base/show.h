@@ -43,4 +43,9 @@ json_t *json_u64(uint64_t v);
 /* "0x..." */
 json_t *json_hex(uint64_t v);
 
+/* Text for XML or HTML content and attributes: made safe (sanitize: no
+ * control characters, valid UTF-8), then the five markup characters
+ * escaped.  JUnit XML and the HTML report write their text with it. */
+void markup_put(FILE *out, const char *s);
+
 #endif

@@ -50,18 +50,7 @@
 /* Text into HTML: made printable first (sanitize), then escaped. */
 static void esc(FILE *out, const char *s)
 {
-	char *safe = sanitize(s ? s : "");
-	for (const char *p = safe; *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&#39;", out); break;
-		default: fputc(*p, out);
-		}
-	}
-	free(safe);
+	markup_put(out, s);
 }
 
 /* An address to link to: only http(s), so that a trace cannot put a

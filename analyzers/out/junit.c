@@ -21,22 +21,10 @@
 
 /* ---- JUnit XML ----------------------------------------------------------- */
 
-/* Text safe in XML 1.0 content and attributes: sanitized (no control
- * characters, valid UTF-8), then the five markup characters escaped. */
+/* Text safe in XML 1.0 content and attributes: base/show.h's markup_put. */
 static void xml_put(FILE *out, const char *s)
 {
-	char *safe = sanitize(s);
-	for (const char *p = safe; *p; p++) {
-		switch (*p) {
-		case '&': fputs("&amp;", out); break;
-		case '<': fputs("&lt;", out); break;
-		case '>': fputs("&gt;", out); break;
-		case '"': fputs("&quot;", out); break;
-		case '\'': fputs("&apos;", out); break;
-		default: fputc(*p, out);
-		}
-	}
-	free(safe);
+	markup_put(out, s);
 }
 
 /* Multi-line text for an element's content: each line sanitized. */
