@@ -262,13 +262,70 @@ static void write_arg(FILE *out, const char *arg)
 	esc(out, tail);
 }
 
+/* The vendors' libraries and versions the header names ("cuda:
+ * libcuda.so.1, driver 13000"), else the driver the header names. */
+static void write_runtimes(FILE *out, const struct pw_file *f)
+{
+	json_t *v = f->vendors ? json_loads(f->vendors, 0, NULL) : NULL, *e;
+	const char *name;
+	bool any = false;
+	json_object_foreach(v, name, e)
+	{
+		json_t *lib = json_object_get(e, "library"), *dv = json_object_get(e, "driver_version"),
+		       *rv = json_object_get(e, "runtime_version");
+		if (any)
+			fputs("<br>", out);
+		any = true;
+		esc(out, name);
+		if (json_is_string(lib)) {
+			const char *l = json_string_value(lib), *slash = strrchr(l, '/');
+			fputs(": ", out);
+			esc(out, slash ? slash + 1 : l);
+		}
+		if (json_is_integer(dv))
+			fprintf(out, ", driver %lld", (long long)json_integer_value(dv));
+		if (json_is_integer(rv))
+			fprintf(out, ", runtime %lld", (long long)json_integer_value(rv));
+	}
+	json_decref(v);
+	if (!any && f->driver_lib) {
+		esc(out, f->driver_lib);
+		if (f->has_driver_version)
+			fprintf(out, " %lld", (long long)f->driver_version);
+	}
+}
+
+/* peerwatch's options for the process (the header's), folded. */
+static void write_options(FILE *out, const struct pw_file *f)
+{
+	json_t *o = f->options ? json_loads(f->options, 0, NULL) : NULL, *e;
+	const char *key;
+	if (!json_object_size(o)) {
+		json_decref(o);
+		return;
+	}
+	fputs("<details><summary>options</summary><code class=\"options\">", out);
+	json_object_foreach(o, key, e)
+	{
+		char *val = json_is_string(e) ? xstrdup(json_string_value(e))
+		                              : json_dumps(e, JSON_ENCODE_ANY | JSON_COMPACT);
+		esc(out, key);
+		fputc('=', out);
+		esc(out, val ? val : "?");
+		fputc(' ', out);
+		free(val);
+	}
+	fputs("</code></details>", out);
+	json_decref(o);
+}
+
 static void write_processes(FILE *out, const struct pw_input *in, const struct findings *fs)
 {
 	size_t *nf = xcalloc(in->n + 1, sizeof *nf);
 	for (size_t i = 0; i < fs->list.len; i++)
 		nf[((const struct finding *)vec_at(&fs->list, i))->file]++;
 	fputs("<table id=\"processes\"><tr><th>process</th><th>host</th><th>rank</th><th>command</th>"
-	      "<th>mode</th><th>driver</th><th>peerwatch</th><th>events</th><th>findings</th>"
+	      "<th>mode</th><th>runtimes</th><th>peerwatch</th><th>events</th><th>findings</th>"
 	      "<th>ended</th></tr>\n",
 	      out);
 	size_t *order = file_order(in);
@@ -295,11 +352,10 @@ static void write_processes(FILE *out, const struct pw_input *in, const struct f
 		fputs("</td><td>", out);
 		esc(out, f->mode);
 		fputs("</td><td class=\"path\">", out);
-		esc(out, f->driver_lib);
-		if (f->has_driver_version)
-			fprintf(out, " %lld", (long long)f->driver_version);
+		write_runtimes(out, f);
 		fputs("</td><td>", out);
 		esc(out, f->pw_version);
+		write_options(out, f);
 		fprintf(out, "</td><td class=\"n\">%llu</td><td class=\"n\">%zu</td><td>",
 		        (unsigned long long)f->events, nf[f->index]);
 		esc(out, f->partial ? "did not finish its trace" : f->footer ? f->reason : "no footer");

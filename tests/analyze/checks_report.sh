@@ -31,6 +31,10 @@ for d in "$WORK/calls" "$WORK/ipc" "$WORK/ipc-online" "$WORK/crash" "$FIX" "$HER
 		[ $r -eq 0 ]
 done
 
+check "report: each process's runtimes (library, driver version) and peerwatch options" \
+	bash -c "grep -q '<td class=\"path\">cuda: libcuda.so.1, driver [0-9]*</td>' '$WORK/calls.report.html' &&
+		grep -q '<code class=\"options\">.*mode=warn .*registry=true ' '$WORK/calls.report.html'"
+
 # the same page on standard output, whatever -j
 an report -j1 "$WORK/calls"
 cp "$WORK/o.out" "$WORK/calls.report.j1"
