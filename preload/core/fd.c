@@ -4,12 +4,105 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/fd.h"
+#include "core/pw.h"
+
+/* The kept descriptors, so that a dup2 onto one's number finds it.  A
+ * struct pw_fd is listed from pw_fd_keep to pw_fd_close (its owner's
+ * static, in the library); more than PW_FD_SLOTS at once would go unseen
+ * by dup2 and rely on the fstat check alone.  Their fd fields are written under use_lock, atomically, and
+ * read by pw_fd_vacate without it. */
+#define PW_FD_SLOTS 8
+static struct pw_fd *_Atomic slots[PW_FD_SLOTS];
+
+/* One use at a time of any kept descriptor, against the program's dup2:
+ * a lock of our own (an atomic flag), so that a child after fork can drop
+ * one its parent's thread held, and a nested use on one thread (a report
+ * written while finishing the trace) is one use.  A use waits for it at
+ * most PW_FD_USE_WAIT_NS: a write stuck for good (a hung file system) must
+ * not hang the program's dup2 or a report; past that, the use goes on
+ * without it, guarded by the fstat check alone. */
+#define PW_FD_USE_WAIT_NS 1000000000LL
+static atomic_int use_lock;
+static PW_TLS int use_depth;
+static PW_TLS bool use_owner; /* this thread holds use_lock */
+
+static bool use_take(void)
+{
+	int free_ = 0;
+	return atomic_compare_exchange_strong_explicit(&use_lock, &free_, 1, memory_order_acquire,
+	                                               memory_order_relaxed);
+}
+
+static long long mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+void pw_fd_use_begin(void)
+{
+	if (use_depth++)
+		return;
+	for (int i = 0; i < 64; i++) {
+		if ((use_owner = use_take()))
+			return;
+		sched_yield();
+	}
+	const struct timespec nap = {0, 50000};
+	long long until = mono_ns() + PW_FD_USE_WAIT_NS;
+	while (!(use_owner = use_take()) && mono_ns() < until)
+		nanosleep(&nap, NULL); /* a write of the trace in flight: milliseconds */
+}
+
+void pw_fd_use_end(void)
+{
+	if (use_depth > 0 && --use_depth == 0 && use_owner) {
+		use_owner = false;
+		atomic_store_explicit(&use_lock, 0, memory_order_release);
+	}
+}
+
+void pw_fd_use_abandon(void)
+{
+	if (use_depth > 0) {
+		use_depth = 1;
+		pw_fd_use_end();
+	}
+}
+
+void pw_fd_after_fork_child(void)
+{
+	atomic_store(&use_lock, 0);
+	use_depth = 0;
+	use_owner = false;
+}
+
+static void set_fd(struct pw_fd *k, int fd)
+{
+	__atomic_store_n(&k->fd, fd, __ATOMIC_RELAXED);
+}
+
+static void enlist(struct pw_fd *k)
+{
+	for (int i = 0; i < PW_FD_SLOTS; i++)
+		if (atomic_load(&slots[i]) == k)
+			return;
+	for (int i = 0; i < PW_FD_SLOTS; i++) {
+		struct pw_fd *none = NULL;
+		if (atomic_compare_exchange_strong(&slots[i], &none, k))
+			return;
+	}
+}
 
 /* Where kept descriptors go when the soft limit allows 1024 or more; a
  * limit above that only raises the numbers a program may have, not the
@@ -50,9 +143,10 @@ int pw_fd_keep(struct pw_fd *k, int fd)
 		errno = e;
 		return -1;
 	}
-	k->fd = high;
 	k->dev = st.st_dev;
 	k->ino = st.st_ino;
+	set_fd(k, high);
+	enlist(k);
 	return 0;
 }
 
@@ -68,7 +162,7 @@ int pw_fd_get(struct pw_fd *k)
 		return -1;
 	if (same(k->fd, k))
 		return k->fd;
-	k->fd = -1; /* closed, or another file on its number: the program's */
+	set_fd(k, -1); /* closed, or another file on its number: the program's */
 	errno = EBADF;
 	return -1;
 }
@@ -83,10 +177,8 @@ int pw_fd_reopen(struct pw_fd *k, int dirfd, const char *path, int flags)
 		errno = ESTALE;
 		return -1;
 	}
-	struct pw_fd again;
-	if (pw_fd_keep(&again, fd))
+	if (pw_fd_keep(k, fd))
 		return -1;
-	*k = again;
 	return k->fd;
 }
 
@@ -94,5 +186,51 @@ void pw_fd_close(struct pw_fd *k)
 {
 	if (pw_fd_get(k) >= 0)
 		close(k->fd);
-	k->fd = -1;
+	set_fd(k, -1);
+	for (int i = 0; i < PW_FD_SLOTS; i++) {
+		struct pw_fd *was = k;
+		if (atomic_compare_exchange_strong(&slots[i], &was, NULL))
+			break;
+	}
+}
+
+/* The kept descriptor on number n, or NULL. */
+static struct pw_fd *kept_on(int n)
+{
+	for (int i = 0; i < PW_FD_SLOTS; i++) {
+		struct pw_fd *k = atomic_load(&slots[i]);
+		if (k && __atomic_load_n(&k->fd, __ATOMIC_RELAXED) == n)
+			return k;
+	}
+	return NULL;
+}
+
+int pw_fd_vacate(int newfd)
+{
+	if (newfd < 0 || !kept_on(newfd))
+		return PW_FD_NOT_OURS;
+	pw_fd_use_begin();
+	struct pw_fd *k = kept_on(newfd); /* again, now that no use is in flight */
+	if (!k) {
+		pw_fd_use_end();
+		return PW_FD_NOT_OURS;
+	}
+	if (!same(newfd, k)) { /* the program's already (a raw dup2 or close) */
+		set_fd(k, -1);
+		return PW_FD_WAS_THEIRS;
+	}
+	/* -1: no number free up there, forgotten (its owner opens it again) */
+	set_fd(k, fcntl(newfd, F_DUPFD_CLOEXEC, pw_fd_floor()));
+	return PW_FD_MOVED;
+}
+
+void pw_fd_vacate_end(int newfd, int how, int rc)
+{
+	if (how == PW_FD_NOT_OURS)
+		return;
+	/* the program's dup2 failed: our old copy would stay on a number
+	 * nobody knows of; it is free again, as it was for the program */
+	if (how == PW_FD_MOVED && rc < 0)
+		close(newfd);
+	pw_fd_use_end();
 }

@@ -773,7 +773,7 @@ static int file_fd(void)
 
 /* Writing failed: no more events, the file cut back to its last complete
  * line, one warning; the footer will say why. */
-static void set_write_error(int e, const char *detail)
+static void set_write_error_in_use(int e, const char *detail)
 {
 	if (T.write_err)
 		return;
@@ -799,6 +799,13 @@ static void set_write_error(int e, const char *detail)
 	}
 }
 
+static void set_write_error(int e, const char *detail)
+{
+	pw_fd_use_begin(); /* its descriptor, against the program's dup2 (core/fd.h) */
+	set_write_error_in_use(e, detail);
+	pw_fd_use_end();
+}
+
 /* Blocks for n more bytes and the footer's room, ahead of the end. */
 static bool reserve(int fd, size_t n)
 {
@@ -822,7 +829,7 @@ static bool reserve(int fd, size_t n)
 }
 
 /* Appends n bytes of complete lines; -1 after a write error. */
-static int file_append(const char *p, size_t n)
+static int file_append_in_use(const char *p, size_t n)
 {
 	if (T.write_err || !T.have_file)
 		return -1;
@@ -849,6 +856,14 @@ static int file_append(const char *p, size_t n)
 	T.file_bytes += n;
 	note_progress();
 	return 0;
+}
+
+static int file_append(const char *p, size_t n)
+{
+	pw_fd_use_begin();
+	int rc = file_append_in_use(p, n);
+	pw_fd_use_end();
+	return rc;
 }
 
 /* The seq of an event line, 0 if it has none. */
@@ -1241,6 +1256,7 @@ static PW_TLS bool tls_in_round;
 static void writer_gone(void *arg)
 {
 	(void)arg;
+	pw_fd_use_abandon(); /* it may have ended inside a write */
 	if (tls_in_round)
 		pthread_mutex_unlock(&round_lock);
 	atomic_store(&T.writer_creating, false);
@@ -1346,7 +1362,9 @@ static bool open_once(void)
 		atomic_fetch_add(&T.opening, 1);
 		tls_opening = true;
 		pw_tls_internal++;
+		pw_fd_use_begin();
 		st = open_trace_file() == 0 && write_header() == 0 ? PW_FILE_OPEN : PW_FILE_FAILED;
+		pw_fd_use_end();
 		if (st == PW_FILE_OPEN) {
 			if (pw_g.opt.verbosity >= 1)
 				pw_log("tracing to %s", T.path);
@@ -1491,7 +1509,7 @@ static bool write_footer(int fd, const char *why, const struct pw_footer_in *in)
 	return make_room(fd, end) && put_footer(fd, why, true, in, &err);
 }
 
-static void finish_file(const char *why, bool was_enabled, const struct pw_footer_in *in)
+static void finish_file_in_use(const char *why, bool was_enabled, const struct pw_footer_in *in)
 {
 	int fd = file_fd();
 	if (fd < 0) {
@@ -1539,6 +1557,13 @@ static void finish_file(const char *why, bool was_enabled, const struct pw_foote
 		       T.write_err ? ", then writing stopped: see its footer" : "", *lost ? "; " : "", lost,
 		       in ? in->counts : "no findings");
 	}
+}
+
+static void finish_file(const char *why, bool was_enabled, const struct pw_footer_in *in)
+{
+	pw_fd_use_begin();
+	finish_file_in_use(why, was_enabled, in);
+	pw_fd_use_end();
 }
 
 void pw_trace_finish(const char *why, const struct pw_footer_in *in)
@@ -1624,6 +1649,7 @@ void pw_trace_after_fork_child(void)
 {
 	pw_fence_init(); /* a new process: its own registration */
 	pw_forkgate_open_child();
+	pw_fd_after_fork_child();
 	pthread_mutex_init(&round_lock, NULL);
 	pthread_mutex_init(&T.start_lock, NULL);
 	pw_fd_close(&T.file); /* the child's copies, if still ours */

@@ -256,14 +256,17 @@ static int report_fd(void)
  * waiting long; a log file that fails is given up for stderr. */
 static void report_write(const char *buf, size_t len)
 {
+	pw_fd_use_begin(); /* the log's descriptor, against the program's dup2 (core/fd.h) */
 	int fd = report_fd();
 	if (fd == STDERR_FILENO) {
+		pw_fd_use_end();
 		pw_stderr_write(buf, len);
 		return;
 	}
-	if (pw_write_out(fd, buf, len) == 0)
+	int rc = pw_write_out(fd, buf, len), e = errno;
+	pw_fd_use_end();
+	if (rc == 0)
 		return;
-	int e = errno;
 	if (!atomic_exchange(&log_dead, true))
 		pw_log("writing reports to log_path %s.%d failed (%s): reports go to stderr from now on",
 		       pw_g.opt.log_path, (int)getpid(), strerror(e));

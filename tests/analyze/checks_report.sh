@@ -97,7 +97,8 @@ an report "$WORK/calls" -o "$WORK/no/such/dir/r.html"
 check "report -o in a missing directory: a clear error (exit 2)" \
 	bash -c "[ $rc -eq 2 ] && grep -q 'r.html: cannot write the report: No such file or directory' '$WORK/o.err'"
 an report --fail-on performance --json "$WORK/calls"
-check "report: --fail-on is taken, --json still refused" rc_is 2
+check "report: --fail-on is taken, --json still refused (exit 2, for --json alone)" \
+	bash -c "[ $rc -eq 2 ] && grep -q 'report writes HTML; --json and --format are not its options' '$WORK/o.err' && ! grep -q 'fail-on' '$WORK/o.err'"
 an report --fail-on warning "$WORK/ipc" -o "$WORK/ipc.warning.html"
 an check --fail-on warning --json "$WORK/ipc"
 check "report --fail-on warning: the verdict is check --fail-on warning's" \

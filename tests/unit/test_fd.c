@@ -8,6 +8,9 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -15,6 +18,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "core/fd.h"
@@ -99,7 +103,8 @@ static void kept_above_the_programs_numbers(void **state)
 {
 	(void)state;
 	int low = lowest_free();
-	struct pw_fd k = PW_FD_NONE;
+	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
+	k = (struct pw_fd)PW_FD_NONE;
 	int fd = make_file("a", "ours");
 	assert_int_equal(fd, low);
 	assert_int_equal(pw_fd_keep(&k, fd), 0);
@@ -114,7 +119,8 @@ static void kept_above_the_programs_numbers(void **state)
 static void closed_by_the_program(void **state)
 {
 	(void)state;
-	struct pw_fd k = PW_FD_NONE;
+	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
+	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, make_file("b", "ours")), 0);
 	int n = k.fd;
 	close(n);
@@ -129,13 +135,16 @@ static void closed_by_the_program(void **state)
 	close(n);
 }
 
+/* Another file put on its number by a raw system call (the interposed dup2
+ * would have moved ours first: below). */
 static void another_file_on_its_number(void **state)
 {
 	(void)state;
-	struct pw_fd k = PW_FD_NONE;
+	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
+	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, make_file("d", "ours")), 0);
 	int n = k.fd, theirs = make_file("e", "theirs");
-	assert_int_equal(dup2(theirs, n), n);
+	assert_int_equal(syscall(SYS_dup3, theirs, n, 0), n);
 	assert_int_equal(pw_fd_get(&k), -1);
 	pw_fd_close(&k);
 	assert_true(is_open(n)); /* not closed: it is the program's now */
@@ -152,7 +161,8 @@ static void opened_again_only_if_the_same_file(void **state)
 	char p[128], q[128];
 	path_of(p, sizeof p, "f");
 	path_of(q, sizeof q, "g");
-	struct pw_fd k = PW_FD_NONE;
+	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
+	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, make_file("f", "ours")), 0);
 	close(k.fd);
 	assert_int_equal(pw_fd_get(&k), -1);
@@ -180,7 +190,8 @@ static void no_number_free_up_there(void **state)
 	assert_true(fd < floor);
 	for (int i = floor; i < 16; i++) /* the program's, all of them */
 		assert_int_equal(dup2(fd, i), i);
-	struct pw_fd k = PW_FD_NONE;
+	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
+	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, fd), -1);
 	assert_int_equal(errno, EMFILE);
 	assert_int_equal(k.fd, -1);
@@ -193,6 +204,133 @@ static void no_number_free_up_there(void **state)
 	assert_int_equal(setrlimit(RLIMIT_NOFILE, &was), 0);
 }
 
+/* The file open on fd: its st_dev and st_ino are those of fd2's. */
+static bool same_file(int fd, int fd2)
+{
+	struct stat a, b;
+	return fstat(fd, &a) == 0 && fstat(fd2, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* The program's dup2 and dup3 onto a kept number (entry/fdhooks.c, linked in
+ * here as in the library): the number is the program's, with its file, and
+ * ours goes on at another number, still ours. */
+static void dup2_onto_a_kept_number_moves_ours(void **state)
+{
+	(void)state;
+	static struct pw_fd k = PW_FD_NONE;
+	k = (struct pw_fd)PW_FD_NONE;
+	int copy = make_file("m", "ours");
+	assert_int_equal(pw_fd_keep(&k, dup(copy)), 0);
+	int n = k.fd, theirs = make_file("n", "theirs");
+	assert_int_equal(dup2(theirs, n), n);
+	assert_true(same_file(n, theirs));
+	int moved = pw_fd_get(&k);
+	assert_true(moved >= pw_fd_floor() && moved != n);
+	assert_true(same_file(moved, copy));
+	assert_true(fcntl(moved, F_GETFD) & FD_CLOEXEC);
+	/* dup3, with its flags, the same way */
+	assert_int_equal(dup3(theirs, moved, O_CLOEXEC), moved);
+	assert_true(same_file(moved, theirs) && (fcntl(moved, F_GETFD) & FD_CLOEXEC));
+	int again = pw_fd_get(&k);
+	assert_true(again >= pw_fd_floor() && again != moved && again != n);
+	assert_true(same_file(again, copy));
+	pw_fd_close(&k);
+	assert_false(is_open(again));
+	assert_true(is_open(n) && is_open(moved)); /* the program's */
+	close(n);
+	close(moved);
+	close(theirs);
+	close(copy);
+}
+
+/* A dup2 that fails (a bad source) leaves nothing of ours on the number it
+ * named, and says why as it would untraced; a number the program had
+ * already taken by a raw system call is neither moved nor closed. */
+static void failed_dup2_onto_a_kept_number(void **state)
+{
+	(void)state;
+	static struct pw_fd k = PW_FD_NONE;
+	k = (struct pw_fd)PW_FD_NONE;
+	int copy = make_file("o", "ours");
+	assert_int_equal(pw_fd_keep(&k, dup(copy)), 0);
+	int n = k.fd, closed = lowest_free();
+	errno = 0;
+	assert_int_equal(dup2(closed, n), -1);
+	assert_int_equal(errno, EBADF);
+	assert_false(is_open(n)); /* free, as the program found it */
+	int moved = pw_fd_get(&k);
+	assert_true(moved >= 0 && same_file(moved, copy));
+
+	int theirs = make_file("p", "theirs");
+	assert_int_equal(syscall(SYS_dup3, theirs, moved, 0), moved);
+	closed = lowest_free();
+	errno = 0;
+	assert_int_equal(dup2(closed, moved), -1);
+	assert_int_equal(errno, EBADF);
+	assert_true(is_open(moved) && same_file(moved, theirs)); /* the program's, untouched */
+	assert_int_equal(pw_fd_get(&k), -1);
+	pw_fd_close(&k);
+	close(moved);
+	close(theirs);
+	close(copy);
+}
+
+/* A writer appends through a kept descriptor (as the trace writer does,
+ * between pw_fd_use_begin and pw_fd_use_end) while the program puts its
+ * file on that number again and again: not a byte of ours in its file,
+ * every byte of ours in our file. */
+enum { ROUNDS = 4000, LINE = 64 };
+static struct pw_fd racing = PW_FD_NONE;
+static atomic_int racing_done;
+
+static void *append_lines(void *arg)
+{
+	(void)arg;
+	char line[LINE];
+	memset(line, 'x', sizeof line);
+	for (int i = 0; i < ROUNDS; i++) {
+		pw_fd_use_begin();
+		int fd = pw_fd_get(&racing);
+		ssize_t w = fd >= 0 ? pwrite(fd, line, sizeof line, (off_t)i * LINE) : -1;
+		pw_fd_use_end();
+		if (w != LINE)
+			break;
+	}
+	atomic_store(&racing_done, 1);
+	return NULL;
+}
+
+static void dup2_while_writing(void **state)
+{
+	(void)state;
+	int copy = make_file("q", "");
+	int theirs = make_file("r", "theirs");
+	racing = (struct pw_fd)PW_FD_NONE;
+	atomic_store(&racing_done, 0);
+	assert_int_equal(pw_fd_keep(&racing, dup(copy)), 0);
+	pthread_t t;
+	assert_int_equal(pthread_create(&t, NULL, append_lines, NULL), 0);
+	int took[64], n = 0;
+	while (!atomic_load(&racing_done) && n < 64) {
+		int at = __atomic_load_n(&racing.fd, __ATOMIC_RELAXED);
+		if (at >= 0 && dup2(theirs, at) == at)
+			took[n++] = at;
+		sched_yield();
+	}
+	pthread_join(t, NULL);
+	struct stat st;
+	assert_int_equal(fstat(theirs, &st), 0);
+	assert_int_equal(st.st_size, 6); /* "theirs", nothing more */
+	assert_int_equal(fstat(copy, &st), 0);
+	assert_int_equal(st.st_size, (off_t)ROUNDS * LINE);
+	assert_true(n > 0);
+	pw_fd_close(&racing);
+	for (int i = 0; i < n; i++)
+		close(took[i]);
+	close(theirs);
+	close(copy);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -202,6 +340,9 @@ int main(void)
 	    cmocka_unit_test(another_file_on_its_number),
 	    cmocka_unit_test(opened_again_only_if_the_same_file),
 	    cmocka_unit_test(no_number_free_up_there),
+	    cmocka_unit_test(dup2_onto_a_kept_number_moves_ours),
+	    cmocka_unit_test(failed_dup2_onto_a_kept_number),
+	    cmocka_unit_test(dup2_while_writing),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
