@@ -1088,6 +1088,29 @@
 	  "CANN 8.0: no error, \"an unpredictable error may occur when the task is executed\"; CANN 8.5: "   \
 	  "the call returns only after the copy is complete",                                                \
 	  "allocate the host side with aclrtMallocHost (page-locked), or use aclrtMemcpy")                   \
+	C(COPY_ACL_IPC_DIRECTION, PW_V_ACL,                                                                  \
+	  "CANN AscendCL (CANN 8.2.RC1), Runtime API, aclrtIpcMemGetExportKey (Restrictions; the "           \
+	  "sentence is the Chinese page's, in English: when a process on device 1 uses memory a process "    \
+	  "on device 0 shared by IPC, a copy's direction is not determined from the source and "             \
+	  "destination pointers)",                                                                           \
+	  "内存复制时，不支持根据源内存地址指针、目的内存地址指针自动判断复制方向。",                        \
+	  "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/82RC1/API/appdevgapi/"           \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices (the page gives no code); the simulated runtime refuses the copy " \
+	  "with ACL_ERROR_INVALID_PARAM (100000)",                                                           \
+	  "name the direction: ACL_MEMCPY_DEVICE_TO_DEVICE for a copy between the shared memory and "        \
+	  "device memory")                                                                                   \
+	C(COPY_ACL_IPC_HOST, PW_V_ACL,                                                                       \
+	  "CANN AscendCL (CANN 8.2.RC1), Runtime API, aclrtIpcMemGetExportKey (Restrictions; the "           \
+	  "sentence is the Chinese page's, in English: host-to-device and device-to-host copies of the "     \
+	  "shared address are not supported, synchronous or asynchronous)",                                  \
+	  "不支持Host->Device或Device->Host方向的内存复制操作，同步复制、异步复制都不支持；",                \
+	  "https://www.hiascend.com/document/detail/zh/CANNCommunityEdition/82RC1/API/appdevgapi/"           \
+	  "aclcppdevg_03_1934.html",                                                                         \
+	  "not measured on Ascend devices (the page gives no code); the simulated runtime refuses the copy " \
+	  "with ACL_ERROR_INVALID_PARAM (100000)",                                                           \
+	  "copy the shared memory into device memory of this process's device first "                        \
+	  "(ACL_MEMCPY_DEVICE_TO_DEVICE), then between that and the host")                                   \
 	C(MANAGED_ALLOC_UNQUERIED, PW_V_HIP, "HIP Runtime API, Managed Memory, hipMallocManaged",            \
 	  "It is recommend to do the capability check before call this API.",                                \
 	  "https://rocm.docs.amd.com/projects/HIP/en/latest/doxygen/html/group___memory_m.html",             \

@@ -457,6 +457,14 @@
 	  "synchronously",                                                                                   \
 	  "an asynchronous copy between the host and a device whose host memory no aclrtMallocHost "         \
 	  "returned (pageable memory): unpredictable on CANN 8.0")                                           \
+	X(COPY_ACL_IPC_DIRECTION, "copy.acl.ipc-direction", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,             \
+	  "CANN AscendCL (CANN 8.2.RC1), Runtime API, aclrtIpcMemGetExportKey (Restrictions: in the "        \
+	  "importing process on another device, no copy direction inferred from the pointers)",              \
+	  "a copy of kind ACL_MEMCPY_DEFAULT on an address an IPC key import mapped from another device")    \
+	X(COPY_ACL_IPC_HOST, "copy.acl.ipc-host", PW_SEV_ERROR, PW_V_ACL, PW_OPS_COPY,                       \
+	  "CANN AscendCL (CANN 8.2.RC1), Runtime API, aclrtIpcMemGetExportKey (Restrictions: no "            \
+	  "host-to-device or device-to-host copy of the shared address, synchronous or asynchronous)",       \
+	  "a copy between the host and an address an IPC key import mapped from another device")             \
 	X(VMM_EXPORT_HANDLE_TYPE, "vmm.export.handle-type", PW_SEV_ERROR, PW_V_CUDA, PW_OPBIT(VMM_EXPORT),   \
 	  "cuda.h :4308 (CUmemAllocationProp): requestedHandleTypes - requested "                            \
 	  "CUmemAllocationHandleType; :13168 cuMemExportToShareableHandle: handleType - Type of "            \

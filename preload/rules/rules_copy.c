@@ -263,7 +263,8 @@ PW_RULE_FN(COPY_ACL_KIND)
 	const char *name = acl_kind_name(op->copy_kind);
 	const struct pw_mem *m[2] = {&op->dst, &op->src};
 	for (int i = 0; i < 2; i++) {
-		bool want_dev = (sides >> i) & 1, is_dev = m[i]->known;
+		/* device memory: an allocation the layer saw, or an IPC import's mapping */
+		bool want_dev = (sides >> i) & 1, is_dev = m[i]->known || m[i]->mapped;
 		/* memory freed lately is copy.peer.freed's: it is no host buffer */
 		if (!m[i]->ptr || want_dev == is_dev || m[i]->freed)
 			continue;
@@ -279,6 +280,8 @@ PW_RULE_FN(COPY_ACL_KIND)
 			         op->api, name, i ? "source" : "destination", m[i]->ptr);
 		return true;
 	}
+	if (op->dst.dev == PW_NO_DEV || op->src.dev == PW_NO_DEV)
+		return false; /* a side's device unknown (an import): no claim about within or between */
 	if (op->copy_kind == ACL_MEMCPY_INNER_DEVICE_TO_DEVICE && op->dst.dev != op->src.dev) {
 		snprintf(msg, len,
 		         "%s with kind %s between devices %d and %d: the kind says within one device",
@@ -341,6 +344,51 @@ PW_RULE_FN(COPY_ACL_DEST_MAX)
 	         "%s passes destMax %" PRIu64 " for the destination 0x%" PRIx64 ", which has %" PRIu64
 	         " bytes left in its allocation of %" PRIu64 " bytes (0x%" PRIx64 ")",
 	         op->api, op->dest_max, d->ptr, left, d->size, d->base);
+	return true;
+}
+
+/* A side of the copy that an IPC key import mapped here from memory on
+ * another device (the case CANN's restrictions on the shared address are
+ * about: process B on device 1 using what process A on device 0 shared). */
+static const struct pw_mem *acl_import_from_other_dev(const struct pw_op *op)
+{
+	const struct pw_mem *m[2] = {&op->dst, &op->src};
+	for (int i = 0; i < 2; i++)
+		if (m[i]->mapped && m[i]->home_dev != PW_NO_DEV && m[i]->map_dev != PW_NO_DEV &&
+		    m[i]->home_dev != m[i]->map_dev)
+			return m[i];
+	return NULL;
+}
+
+/* CANN AscendCL (8.2.RC1), aclrtIpcMemGetExportKey, Restrictions: the
+ * runtime does not infer a copy's direction from a shared address. */
+PW_RULE_FN(COPY_ACL_IPC_DIRECTION)
+{
+	(void)s;
+	const struct pw_mem *m = acl_import_from_other_dev(op);
+	if (!m || op->copy_kind != ACL_MEMCPY_DEFAULT)
+		return false;
+	snprintf(msg, len,
+	         "%s with kind ACL_MEMCPY_DEFAULT, but the %s 0x%" PRIx64
+	         " is an IPC key import of memory on device %d, mapped here on device %d: the direction "
+	         "is not inferred from such an address",
+	         op->api, m == &op->dst ? "destination" : "source", m->ptr, m->home_dev, m->map_dev);
+	return true;
+}
+
+/* The same restrictions: no copy between the host and a shared address. */
+PW_RULE_FN(COPY_ACL_IPC_HOST)
+{
+	(void)s;
+	const struct pw_mem *m = acl_import_from_other_dev(op);
+	if (!m || (op->copy_kind != ACL_MEMCPY_HOST_TO_DEVICE && op->copy_kind != ACL_MEMCPY_DEVICE_TO_HOST))
+		return false;
+	snprintf(msg, len,
+	         "%s with kind %s, but the %s 0x%" PRIx64
+	         " is an IPC key import of memory on device %d, mapped here on device %d: no copy to or "
+	         "from the host may use it",
+	         op->api, acl_kind_name(op->copy_kind), m == &op->dst ? "destination" : "source", m->ptr,
+	         m->home_dev, m->map_dev);
 	return true;
 }
 

@@ -570,7 +570,10 @@ static void copy_2d_between_devices(void)
  * STEPS, one letter each: h waits for the exporter's word, s gives it one,
  * i imports the key (it must succeed), I imports it where the runtime may
  * refuse, c closes it (it must succeed), C closes it where the runtime may
- * refuse. */
+ * refuse, d copies the imported memory into a buffer of its own device
+ * (device to device, asynchronously, peer access asked for and enabled
+ * first: the use the page's flow is for), a copies it with
+ * ACL_MEMCPY_DEFAULT and H to the host, where the runtime may refuse. */
 
 static const char *self_path = "/proc/self/exe"; /* main: argv[0] where it names a path */
 
@@ -638,6 +641,28 @@ static int ipc_child(const char *key, int rd, int wr, const char *steps)
 		case 's': say(wr); break;
 		case 'i': MUST(aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT)); break;
 		case 'I': (void)aclrtIpcMemImportByKey(&p, key, ACL_RT_IPC_MEM_IMPORT_FLAG_DEFAULT); break;
+		case 'd': {
+			void *mine = NULL;
+			int32_t can = 0;
+			MUST(aclrtDeviceCanAccessPeer(&can, dev1, dev0));
+			MUST(aclrtDeviceEnablePeerAccess(dev0, 0));
+			MUST(aclrtMalloc(&mine, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+			MUST(aclrtMemcpyAsync(mine, SIZE, p, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE, NULL));
+			MUST(aclrtFree(mine));
+			break;
+		}
+		case 'a': {
+			void *mine = NULL;
+			MUST(aclrtMalloc(&mine, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+			(void)aclrtMemcpy(mine, SIZE, p, SIZE, ACL_MEMCPY_DEFAULT);
+			MUST(aclrtFree(mine));
+			break;
+		}
+		case 'H': {
+			static char host[SIZE];
+			(void)aclrtMemcpy(host, SIZE, p, SIZE, ACL_MEMCPY_DEVICE_TO_HOST);
+			break;
+		}
 		case 'c': MUST(aclrtIpcMemClose(key)); break;
 		case 'C': (void)aclrtIpcMemClose(key); break;
 		default: break;
@@ -656,7 +681,7 @@ static void ipc_key(void)
 	MUST(aclrtSetDevice(dev0));
 	MUST(aclrtMalloc(&m, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
 	MUST(aclrtIpcMemGetExportKey(m, SIZE, key, sizeof key, ACL_RT_IPC_MEM_EXPORT_FLAG_DEFAULT));
-	struct child c = ipc_spawn(key, "hics");
+	struct child c = ipc_spawn(key, "hidcs");
 	int32_t pid = (int32_t)c.pid;
 	MUST(aclrtIpcMemSetImportPid(key, &pid, 1));
 	say(c.to);
@@ -665,6 +690,34 @@ static void ipc_key(void)
 	MUST(aclrtIpcMemClose(key));
 	MUST(aclrtFree(m));
 	MUST(aclFinalize());
+}
+
+/* The restrictions on the shared address in B, on another device than
+ * A's: "内存复制时，不支持根据源内存地址指针、目的内存地址指针自动判断复制方向"
+ * (a copy with ACL_MEMCPY_DEFAULT), "不支持Host->Device或Device->Host方向的
+ * 内存复制操作" (a copy to the host); ipc-key is the near miss of both (a
+ * device-to-device copy). */
+static void *ipc_export(char *key);
+static void ipc_copy_steps(const char *steps)
+{
+	char key[PW_ACL_IPC_KEY_LEN];
+	void *m = ipc_export(key);
+	struct child c = ipc_spawn(key, steps);
+	hear(c.from);
+	ipc_wait(c);
+	MUST(aclrtIpcMemClose(key));
+	MUST(aclrtFree(m));
+	MUST(aclFinalize());
+}
+
+static void ipc_copy_default(void)
+{
+	ipc_copy_steps("iacs");
+}
+
+static void ipc_copy_host(void)
+{
+	ipc_copy_steps("iHcs");
 }
 
 /* A's start for the mistakes: the key exported with the trust list off, so
@@ -1106,6 +1159,8 @@ static const struct scenario {
     {"kind-host-as-device", "copy.acl.kind", "", kind_host_as_device},
     {"kind-inner-across-devices", "copy.acl.kind", "", kind_inner_across},
     {"ipc-key", "-", "", ipc_key},
+    {"ipc-copy-default", "copy.acl.ipc-direction", "", ipc_copy_default},
+    {"ipc-copy-host", "copy.acl.ipc-host", "", ipc_copy_host},
     {"ipc-key-length", "ipc.acl.key-length", "", ipc_key_length},
     {"ipc-key-length-buffer", "-", "", ipc_key_length_buffer},
     {"ipc-stale", "ipc.open.stale", "", ipc_stale},

@@ -193,6 +193,19 @@ PWSIM_ACL_API aclError aclrtFreeHost(void *hostPtr)
 	return ACL_SUCCESS;
 }
 
+/* An IPC key import of memory on another device than the calling
+ * thread's (acl_sim_ipc.c): CANN 8.2.RC1's aclrtIpcMemGetExportKey page
+ * restricts copies of such an address to device-to-device copies of a
+ * named direction. */
+static bool foreign_import(const void *p, size_t count)
+{
+	pwsim_acl_lock();
+	const struct pwsim_acl_alloc *a = pwsim_acl_alloc_at((uintptr_t)p, count ? count : 1);
+	bool foreign = a && a->imported && a->dev != pwsim_acl_current();
+	pwsim_acl_unlock();
+	return foreign;
+}
+
 static aclError copy(void *dst, size_t destMax, const void *src, size_t count, aclrtMemcpyKind kind)
 {
 	aclError r = pwsim_acl_ready();
@@ -222,6 +235,10 @@ static aclError copy(void *dst, size_t destMax, const void *src, size_t count, a
 	 * pointer that is no allocation of ours, is refused. */
 	if ((need_dst && !dst_dev) || (need_src && !src_dev))
 		return ACL_ERROR_INVALID_PARAM;
+	if ((kind == ACL_MEMCPY_DEFAULT || kind == ACL_MEMCPY_HOST_TO_DEVICE ||
+	     kind == ACL_MEMCPY_DEVICE_TO_HOST) &&
+	    (foreign_import(dst, count) || foreign_import(src, count)))
+		return ACL_ERROR_INVALID_PARAM; /* no direction inferred, no host side for a shared address */
 	memmove(dst, src, count);
 	return ACL_SUCCESS;
 }

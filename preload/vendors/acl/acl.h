@@ -41,6 +41,8 @@ struct pw_acl_alloc {
 /* The policy an aclrtMallocHost allocation is kept with in the table (its
  * device PW_NO_DEV): page-locked host memory, no device's. */
 #define PW_ACL_POLICY_HOST (-1)
+/* the policy of a range aclrtMapMem mapped (no aclrtMalloc policy: P2P unknown) */
+#define PW_ACL_POLICY_VMM (-2)
 void pw_acl_mem_add(uint64_t base, uint64_t size, int dev, int policy);
 void pw_acl_mem_remove(uint64_t base);
 /* The slot of the allocation at base (-1 if none), and its removal only if

@@ -215,6 +215,15 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 		}
 		break;
 	case PW_OP_VMM_RELEASE: pw_acl_vmm_remove(c->a[0]); break;
+	case PW_OP_VMM_MAP: {
+		/* device memory at the reserved address, on its physical memory's
+		 * device: copies to and from it are of device memory */
+		struct pw_acl_vmm v;
+		int dev = pw_acl_vmm_find(c->a[3], &v) ? v.dev : PW_NO_DEV;
+		pw_acl_mem_add(c->a[0], c->a[1], dev, PW_ACL_POLICY_VMM);
+		break;
+	}
+	case PW_OP_VMM_UNMAP: pw_acl_mem_remove(c->a[0]); break;
 	case PW_OP_VMM_EXPORT:
 		if (c->a[3])
 			pw_acl_vmm_exported(c->a[0], *(const uint64_t *)(uintptr_t)c->a[3]);

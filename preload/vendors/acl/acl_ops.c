@@ -4,7 +4,9 @@
  * two devices (a peer copy moves device memory between two of them), NULL,
  * bounds, P2P policies and memory aclrtFree freed lately.  The devices,
  * bounds and policies come from the layer's own allocation table
- * (acl_mem.c).
+ * (acl_mem.c: aclrtMalloc's, aclrtMallocHost's and aclrtMapMem's ranges);
+ * an address an IPC key import mapped is device memory too (the IPC
+ * model's mappings).
  */
 #include <pthread.h>
 #include <string.h>
@@ -19,6 +21,7 @@
 static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
 {
 	struct pw_acl_alloc a;
+	struct pw_ipc_map map;
 	m->ptr = c->a[i];
 	m->dev = PW_NO_DEV;
 	m->named_dev = PW_NO_DEV;
@@ -33,7 +36,13 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
 		m->known = true;
 		m->base = a.base;
 		m->size = a.size;
-		m->p2p = pw_acl_policy_p2p(a.policy);
+		m->p2p = a.policy == PW_ACL_POLICY_VMM ? -1 : pw_acl_policy_p2p(a.policy);
+	} else if (m->ptr && pw_state_mapped(&pw_state, m->ptr, &map)) {
+		/* device memory an IPC key import mapped here: in this process's
+		 * device map_dev's view, allocated on home_dev by the exporter */
+		m->mapped = true;
+		m->map_dev = map.dev;
+		m->home_dev = map.mem_dev;
 	} else if (m->ptr) {
 		uint64_t base, size;
 		m->freed = pw_op_freed_at(m->ptr, &base, &size); /* aclrtFree freed it lately */
