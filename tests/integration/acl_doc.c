@@ -1038,6 +1038,19 @@ static void vmm_share(void)
 	vmm_end(&m, true);
 }
 
+/* A copies device memory into its mapped range and back, device to device:
+ * the range is device memory (a near miss of copy.acl.kind). */
+static void vmm_copy(void)
+{
+	struct vmm_mem m = vmm_alloc();
+	void *buf = NULL;
+	MUST(aclrtMalloc(&buf, SIZE, ACL_MEM_MALLOC_HUGE_FIRST_P2P));
+	MUST(aclrtMemcpy(m.va, SIZE, buf, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtMemcpy(buf, SIZE, m.va, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
+	MUST(aclrtFree(buf));
+	vmm_end(&m, true);
+}
+
 /* "cannot be called in the same process": A imports its own export. */
 static void vmm_same_process(void)
 {
@@ -1174,6 +1187,7 @@ static const struct scenario {
     {"ipc-close-unknown", "ipc.close.unknown", "", ipc_close_unknown},
     {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
     {"vmm-share", "-", "", vmm_share},
+    {"vmm-copy", "-", "", vmm_copy},
     {"vmm-same-process", "vmm.acl.same-process", "", vmm_same_process},
     {"vmm-import-twice", "vmm.acl.one-to-one", "", vmm_import_twice},
     {"vmm-export-twice", "vmm.acl.one-to-one", "", vmm_export_twice},

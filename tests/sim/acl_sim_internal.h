@@ -60,5 +60,8 @@ bool pwsim_acl_alloc_unlink(struct pwsim_acl_alloc *a);
  * object goes, so that no import can follow. */
 void pwsim_acl_export_freed(struct pwsim_acl_alloc *a);
 bool pwsim_acl_find(uintptr_t p, size_t count, uintptr_t *base, size_t *size, int *dev, int *policy);
+/* acl_sim_vmm.c, under the lock: the aclrtMapMem mapping holding [p, p+n),
+ * its range and its physical memory's device; false if none. */
+bool pwsim_acl_vmm_mapped(uintptr_t p, size_t n, uintptr_t *base, size_t *size, int *dev);
 
 #endif

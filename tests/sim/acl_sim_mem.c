@@ -55,14 +55,17 @@ bool pwsim_acl_find(uintptr_t p, size_t count, uintptr_t *base, size_t *size, in
 {
 	pwsim_acl_lock();
 	alloc_t *a = find_locked(p, count);
+	bool mapped = false;
 	if (a) {
 		*base = a->base;
 		*size = a->size;
 		*dev = a->dev;
 		*policy = a->policy;
+	} else if ((mapped = pwsim_acl_vmm_mapped(p, count, base, size, dev))) {
+		*policy = -1; /* device memory aclrtMapMem mapped: no aclrtMalloc policy */
 	}
 	pwsim_acl_unlock();
-	return a != NULL;
+	return a != NULL || mapped;
 }
 
 /* For the self-test: what the simulator recorded for p (not an ACL API). */

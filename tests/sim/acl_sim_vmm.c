@@ -66,6 +66,7 @@ struct phys {
 struct range { /* a reservation, or a mapping */
 	uintptr_t base;
 	size_t size;
+	int dev; /* a mapping: its physical memory's device */
 	struct range *next;
 };
 
@@ -109,6 +110,17 @@ static struct range *range_in(struct range *list, uintptr_t p, size_t n)
 		if (p >= r->base && n <= r->size && p - r->base <= r->size - n)
 			return r;
 	return NULL;
+}
+
+bool pwsim_acl_vmm_mapped(uintptr_t p, size_t n, uintptr_t *base, size_t *size, int *dev)
+{
+	const struct range *m = range_in(maps, p, n);
+	if (m) {
+		*base = m->base;
+		*size = m->size;
+		*dev = m->dev;
+	}
+	return m != NULL;
 }
 
 static void range_drop(struct range **list, struct range *r)
@@ -288,6 +300,7 @@ PWSIM_ACL_API aclError aclrtMapMem(void *virPtr, size_t size, size_t offset, acl
 	if (r == ACL_SUCCESS) {
 		m->base = (uintptr_t)virPtr;
 		m->size = pages(size);
+		m->dev = p->dev;
 		m->next = maps;
 		maps = m;
 	} else {
