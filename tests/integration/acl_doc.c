@@ -698,7 +698,9 @@ static void ipc_key(void)
  * 内存复制操作" (a copy to the host); ipc-key is the near miss of both (a
  * device-to-device copy). */
 static void *ipc_export(char *key);
-static void ipc_copy_steps(const char *steps)
+/* A exports (trust list off), B runs steps (ending with its word), then A
+ * closes the key and frees. */
+static void ipc_share_with(const char *steps)
 {
 	char key[PW_ACL_IPC_KEY_LEN];
 	void *m = ipc_export(key);
@@ -712,12 +714,12 @@ static void ipc_copy_steps(const char *steps)
 
 static void ipc_copy_default(void)
 {
-	ipc_copy_steps("iacs");
+	ipc_share_with("iacs");
 }
 
 static void ipc_copy_host(void)
 {
-	ipc_copy_steps("iHcs");
+	ipc_share_with("iHcs");
 }
 
 /* A's start for the mistakes: the key exported with the trust list off, so
@@ -834,14 +836,7 @@ static void ipc_free_after_close(void)
  * the key open. */
 static void ipc_leak(void)
 {
-	char key[PW_ACL_IPC_KEY_LEN];
-	void *m = ipc_export(key);
-	struct child c = ipc_spawn(key, "is");
-	hear(c.from);
-	ipc_wait(c);
-	MUST(aclrtIpcMemClose(key));
-	MUST(aclrtFree(m));
-	MUST(aclFinalize());
+	ipc_share_with("is");
 }
 
 /* "If the verification is enabled, call aclrtIpcMemSetImportPid

@@ -620,19 +620,11 @@ static void the_program_takes_the_descriptor(void **state)
 		snprintf(cmd, sizeof cmd, "rm -rf %s", sdir);
 		assert_int_equal(system(cmd), 0);
 	}
-	assert_int_equal(in_child("dup2", dup2_onto_the_trace), 0);
-	their_file_is_theirs();
-	json_t *lines = read_trace(".pw.jsonl");
-	assert_non_null(lines);
-	json_t *footer = checked_footer(lines);
-	assert_int_equal(json_integer_value(json_object_get(footer, "events")), 2000);
-	assert_null(json_object_get(footer, "write_error"));
-	json_decref(lines);
 
 	assert_int_equal(in_child_said("dup2-moved", dup2_onto_the_trace_moved_away, 1), 0);
 	their_file_is_theirs();
 	assert_null(read_trace(".pw.jsonl"));
-	lines = read_trace("moved");
+	json_t *lines = read_trace("moved");
 	assert_non_null(lines); /* what was written before, whole lines, no footer */
 	assert_string_equal(type_of(json_array_get(lines, 0)), "header");
 	assert_string_not_equal(type_of(json_array_get(lines, json_array_size(lines) - 1)), "footer");
