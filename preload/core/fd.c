@@ -18,8 +18,9 @@
 /* The kept descriptors, so that a dup2 onto one's number finds it.  A
  * struct pw_fd is listed from pw_fd_keep to pw_fd_close (its owner's
  * static, in the library); more than PW_FD_SLOTS at once would go unseen
- * by dup2 and rely on the fstat check alone.  Their fd fields are written under use_lock, atomically, and
- * read by pw_fd_vacate without it. */
+ * by dup2 and rely on the fstat check alone.  Their fd fields are written
+ * atomically (by their owners, within a use) and read by pw_fd_vacate's
+ * first look without the lock. */
 #define PW_FD_SLOTS 8
 static struct pw_fd *_Atomic slots[PW_FD_SLOTS];
 

@@ -46,10 +46,12 @@ static int real_dup2(int oldfd, int newfd)
 PW_EXPORT int dup2(int oldfd, int newfd);
 int dup2(int oldfd, int newfd)
 {
+	int e = errno; /* the program's, whatever moving ours sets */
 	int how = oldfd == newfd ? PW_FD_NOT_OURS : pw_fd_vacate(newfd);
 	if (how == PW_FD_NOT_OURS)
 		return real_dup2(oldfd, newfd);
-	int e = errno, rc = real_dup2(oldfd, newfd);
+	errno = e;
+	int rc = real_dup2(oldfd, newfd);
 	e = rc < 0 ? errno : e;
 	pw_fd_vacate_end(newfd, how, rc);
 	errno = e;
@@ -59,10 +61,12 @@ int dup2(int oldfd, int newfd)
 PW_EXPORT int dup3(int oldfd, int newfd, int flags);
 int dup3(int oldfd, int newfd, int flags)
 {
+	int e = errno; /* the program's, whatever moving ours sets */
 	int how = oldfd == newfd ? PW_FD_NOT_OURS : pw_fd_vacate(newfd);
 	if (how == PW_FD_NOT_OURS)
 		return real_dup3(oldfd, newfd, flags);
-	int e = errno, rc = real_dup3(oldfd, newfd, flags);
+	errno = e;
+	int rc = real_dup3(oldfd, newfd, flags);
 	e = rc < 0 ? errno : e;
 	pw_fd_vacate_end(newfd, how, rc);
 	errno = e;

@@ -222,7 +222,9 @@ static void dup2_onto_a_kept_number_moves_ours(void **state)
 	int copy = make_file("m", "ours");
 	assert_int_equal(pw_fd_keep(&k, dup(copy)), 0);
 	int n = k.fd, theirs = make_file("n", "theirs");
+	errno = ENOTTY; /* the program's errno: untouched by a dup2 that succeeds */
 	assert_int_equal(dup2(theirs, n), n);
+	assert_int_equal(errno, ENOTTY);
 	assert_true(same_file(n, theirs));
 	int moved = pw_fd_get(&k);
 	assert_true(moved >= pw_fd_floor() && moved != n);
@@ -277,26 +279,30 @@ static void failed_dup2_onto_a_kept_number(void **state)
 
 /* A writer appends through a kept descriptor (as the trace writer does,
  * between pw_fd_use_begin and pw_fd_use_end) while the program puts its
- * file on that number again and again: not a byte of ours in its file,
- * every byte of ours in our file. */
-enum { ROUNDS = 4000, LINE = 64 };
+ * file on that number again and again (64 times; the writer goes on until
+ * then): not a byte of ours in its file, every byte of ours in our file. */
+enum { DUPS = 64, LINE = 64 };
 static struct pw_fd racing = PW_FD_NONE;
-static atomic_int racing_done;
+static atomic_int racing_stop, racing_failed;
+static atomic_long racing_lines;
 
 static void *append_lines(void *arg)
 {
 	(void)arg;
 	char line[LINE];
 	memset(line, 'x', sizeof line);
-	for (int i = 0; i < ROUNDS; i++) {
+	long i = 0;
+	for (; !atomic_load(&racing_stop); i++) {
 		pw_fd_use_begin();
 		int fd = pw_fd_get(&racing);
 		ssize_t w = fd >= 0 ? pwrite(fd, line, sizeof line, (off_t)i * LINE) : -1;
 		pw_fd_use_end();
-		if (w != LINE)
+		if (w != LINE) {
+			atomic_store(&racing_failed, 1);
 			break;
+		}
 	}
-	atomic_store(&racing_done, 1);
+	atomic_store(&racing_lines, i);
 	return NULL;
 }
 
@@ -306,24 +312,27 @@ static void dup2_while_writing(void **state)
 	int copy = make_file("q", "");
 	int theirs = make_file("r", "theirs");
 	racing = (struct pw_fd)PW_FD_NONE;
-	atomic_store(&racing_done, 0);
+	atomic_store(&racing_stop, 0);
+	atomic_store(&racing_failed, 0);
 	assert_int_equal(pw_fd_keep(&racing, dup(copy)), 0);
 	pthread_t t;
 	assert_int_equal(pthread_create(&t, NULL, append_lines, NULL), 0);
-	int took[64], n = 0;
-	while (!atomic_load(&racing_done) && n < 64) {
+	int took[DUPS], n = 0;
+	while (n < DUPS && !atomic_load(&racing_failed)) {
 		int at = __atomic_load_n(&racing.fd, __ATOMIC_RELAXED);
 		if (at >= 0 && dup2(theirs, at) == at)
 			took[n++] = at;
 		sched_yield();
 	}
+	atomic_store(&racing_stop, 1);
 	pthread_join(t, NULL);
+	assert_false(atomic_load(&racing_failed)); /* every write of ours went to our file */
+	assert_int_equal(n, DUPS);
 	struct stat st;
 	assert_int_equal(fstat(theirs, &st), 0);
 	assert_int_equal(st.st_size, 6); /* "theirs", nothing more */
 	assert_int_equal(fstat(copy, &st), 0);
-	assert_int_equal(st.st_size, (off_t)ROUNDS * LINE);
-	assert_true(n > 0);
+	assert_int_equal(st.st_size, (off_t)atomic_load(&racing_lines) * LINE);
 	pw_fd_close(&racing);
 	for (int i = 0; i < n; i++)
 		close(took[i]);
