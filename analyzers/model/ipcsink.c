@@ -168,10 +168,15 @@ static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum 
 		return xasprintf("%sfile %s on %s", pool, fid, f->host);
 	if (sh && ht && !strcmp(ht, "fabric"))
 		return xasprintf("%sfabric %s", pool, sh);
-	/* ACL's shareable handle (aclrtMemExportToShareableHandle): a number
-	 * every process of the host imports by, as the exporter wrote it */
-	if (sh && !*pool && ev->vendor && !strcmp(ev->vendor, "acl"))
+	/* ACL's shareable handle (aclrtMemExportToShareableHandle[V2]): a
+	 * number every process of the host imports by, as the exporter wrote
+	 * it; a V2 fabric handle's digest, by which other hosts import too */
+	if (sh && !*pool && ev->vendor && !strcmp(ev->vendor, "acl")) {
+		const char *st = pw_arg_str(ev, "share_type");
+		if (st && !strcmp(st, "ACL_MEM_SHARE_HANDLE_TYPE_FABRIC"))
+			return xasprintf("acl fabric %s", sh);
 		return xasprintf("acl %s on %s", sh, f->host);
+	}
 	if (ht && !strcmp(ht, "posix_fd") && pw_arg_hex(ev, *pool ? "pool" : "handle", &h))
 		return xasprintf("%sunpaired fd of pid %lld on %s, %s 0x%llx", pool, (long long)f->pid,
 		                 f->host, *pool ? "pool" : "handle", (unsigned long long)h);

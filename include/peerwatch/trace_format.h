@@ -405,6 +405,9 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "a shareable handle type: `\"none\"`, `\"posix_fd\"`, `\"win32\"`, `\"win32_kmt\"`, "                \
 	  "`\"fabric\"`, or the number")                                                                       \
 	X(ARGS, "handle_types", NAMES, OPT, NONE, "the handle types an allocation was created for")            \
+	X(ARGS, "share_type", NAME_OR_INT, RARE, NONE,                                                         \
+	  "ACL's V2 shareable-handle type: `\"ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT\"`, "                          \
+	  "`\"ACL_MEM_SHARE_HANDLE_TYPE_FABRIC\"`, or the number")                                             \
 	X(ARGS, "location_type", STR, RARE, NONE, "an allocation's location type, when it is not a device")    \
 	X(ARGS, "prop", NIL, RARE, NONE, "an allocation's properties pointer, when NULL")                      \
 	X(ARGS, "shareable", INT, OPT, NONE, "an OS handle of type `posix_fd`: the fd")                        \

@@ -4,6 +4,7 @@
  * state, the pools imported, the registry and the runtime know. */
 #include <inttypes.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "rules/rules.h"
 
@@ -67,6 +68,14 @@ PW_RULE_FN(VMM_IMPORT_RELEASED)
  * cannot be called in the same process. Only cross-process calling is
  * supported."  This process exported the shareable handle (its own table:
  * no registry needed). */
+/* "V2" where the call is one of the V2 forms (CANN 8.5), which pair with
+ * each other: the names a message gives the other calls. */
+static const char *acl_form(const struct pw_op *op)
+{
+	size_t n = op->api ? strlen(op->api) : 0;
+	return n > 2 && !strcmp(op->api + n - 2, "V2") ? "V2" : "";
+}
+
 PW_RULE_FN(VMM_ACL_SAME_PROCESS)
 {
 	(void)s;
@@ -74,8 +83,8 @@ PW_RULE_FN(VMM_ACL_SAME_PROCESS)
 		return false;
 	snprintf(msg, len,
 	         "%s imports shareable handle 0x%" PRIx64 " in the process that exported it "
-	         "(aclrtMemExportToShareableHandle): only another process may import it",
-	         op->api, op->vmm_shareable);
+	         "(aclrtMemExportToShareableHandle%s): only another process may import it",
+	         op->api, op->vmm_shareable, acl_form(op));
 	return true;
 }
 
@@ -119,9 +128,9 @@ PW_RULE_FN(VMM_ACL_IMPORT_PID)
 		return false;
 	snprintf(msg, len,
 	         "%s imports shareable handle 0x%" PRIx64 ", which pid %d exported with the trust list on "
-	         "(flags 0), but no aclrtMemSetPidToShareableHandle named any process for it: only the "
+	         "(flags 0), but no aclrtMemSetPidToShareableHandle%s named any process for it: only the "
 	         "processes it names may import",
-	         op->api, op->vmm_shareable, op->reg_exporter_pid);
+	         op->api, op->vmm_shareable, op->reg_exporter_pid, acl_form(op));
 	return true;
 }
 

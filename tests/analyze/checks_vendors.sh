@@ -224,3 +224,37 @@ d=$(case_dir)
 an matrix --json "$d"
 check "nesting: an args.seq before the call's seq does not hide an orphan nested copy" \
 	jqt '.hosts[0].pairs[] | select(.src == 0 and .dst == 1) | [.copies, .bytes] == [2, 1100]' "$WORK/o.out"
+
+# ---- ACL's V2 shareable handles: fabric handles cross hosts, the default one does not ----------
+# A real run of acl_doc vmm-share-v2 (export, trust list, import by the V2
+# forms, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT), its importer's trace moved to
+# another host: a DEFAULT handle is a number of one host, so the import no
+# longer matches the export; the same calls with FABRIC handles (across AI
+# Servers) still do, by the handle's digest.
+v2=$(case_dir)
+traced "$v2/run" -- "$B/tests/acl_doc" vmm-share-v2 2>"$v2/run.err" || bad "vmm-share-v2: the traced program failed"
+python3 - "$v2" <<'PYEOF'
+import json, os, sys
+d = sys.argv[1]
+files = sorted(os.listdir(d + "/run"))
+imp = [f for f in files if '"aclrtMemImportFromShareableHandleV2"' in open(d + "/run/" + f).read()]
+for variant, share_type in (("default", None), ("fabric", "ACL_MEM_SHARE_HANDLE_TYPE_FABRIC")):
+    os.makedirs(d + "/" + variant)
+    for f in files:
+        out = []
+        for line in open(d + "/run/" + f):
+            o = json.loads(line)
+            if o.get("type") == "header" and f in imp:
+                o["host"] = "otherhost"
+            if share_type and "share_type" in o.get("args", {}):
+                o["args"]["share_type"] = share_type
+            out.append(json.dumps(o, separators=(",", ":")))
+        open(d + "/" + variant + "/" + f, "w").write("\n".join(out) + "\n")
+PYEOF
+an ipc --json "$v2/default"
+check "V2 DEFAULT handles on two hosts: the import is not the export's (two entries, one side each)" \
+	jqt '[.shared[] | select(.key | startswith("acl ")) | [(.exporters | length), (.importers | length)]] | sort == [[0,1],[1,0]]' "$WORK/o.out"
+an ipc --json "$v2/fabric"
+check "V2 FABRIC handles on two hosts: the import is the export's, keyed by the handle's digest" \
+	jqt '[.shared[] | select(.key | startswith("acl fabric ")) | [(.exporters | length), (.importers | length),
+		.importers[0].host == "otherhost", .exporters[0].host != "otherhost"]] == [[1,1,true,true]]' "$WORK/o.out"

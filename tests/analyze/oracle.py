@@ -569,6 +569,8 @@ def share_key(t, c, op):
     if sh and ht == "fabric":
         return "%sfabric %s" % (pool, sh)
     if sh and not pool and c.get("vendor") == "acl":  # ACL's shareable handle: the host's number
+        if a.get("share_type") == "ACL_MEM_SHARE_HANDLE_TYPE_FABRIC":  # V2 fabric: any host's
+            return "acl fabric %s" % sh
         return "acl %s on %s" % (sh, t.host)
     h = hexval(a.get("pool" if pool else "handle"))
     if ht == "posix_fd" and h is not None:

@@ -56,6 +56,12 @@ aclError aclrtMemExportToShareableHandle(aclrtDrvMemHandle handle, aclrtMemHandl
 aclError aclrtMemSetPidToShareableHandle(uint64_t shareableHandle, int32_t *pid, size_t pidNum);
 aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandle, int32_t deviceId,
                                            aclrtDrvMemHandle *handle);
+aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                           aclrtMemSharedHandleType shareType, void *shareableHandle);
+aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                           int32_t *pid, size_t pidNum);
+aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle, aclrtMemSharedHandleType shareType,
+                                             uint64_t flags, aclrtDrvMemHandle *handle);
 
 static int failures;
 
@@ -910,7 +916,9 @@ static void ipc_import_twice(void)
  * h waits for the exporter's word, s gives it one, i imports (it must
  * succeed), maps, checks the exporter's bytes and writes its own, I
  * imports where the runtime may refuse, f frees the handle of the last
- * import that succeeded. */
+ * import that succeeded, 2 makes the imports after it V2's
+ * (aclrtMemImportFromShareableHandleV2, the handle by pointer, on the
+ * thread's device). */
 
 #define VMM_SIZE 4096
 
@@ -918,6 +926,7 @@ static int vmm_child(uint64_t sh, int rd, int wr, const char *steps)
 {
 	aclrtDrvMemHandle h = NULL;
 	int32_t me = 0;
+	bool v2 = false;
 	MUST(aclInit(NULL));
 	MUST(aclrtSetDevice(dev1));
 	MUST(aclrtDeviceGetBareTgid(&me));
@@ -925,9 +934,14 @@ static int vmm_child(uint64_t sh, int rd, int wr, const char *steps)
 		switch (*st) {
 		case 'h': hear(rd); break;
 		case 's': say(wr); break;
+		case '2': v2 = true; break;
 		case 'i': {
 			void *va = NULL;
-			MUST(aclrtMemImportFromShareableHandle(sh, dev1, &h));
+			if (v2)
+				MUST(aclrtMemImportFromShareableHandleV2(
+				    &sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h));
+			else
+				MUST(aclrtMemImportFromShareableHandle(sh, dev1, &h));
 			MUST(aclrtReserveMemAddress(&va, VMM_SIZE, 0, NULL, 0));
 			MUST(aclrtMapMem(va, VMM_SIZE, 0, h, 0));
 			if (va && ((unsigned char *)va)[10] != 0x5a) {
@@ -1043,6 +1057,36 @@ static void vmm_copy(void)
 	MUST(aclrtMemcpy(m.va, SIZE, buf, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
 	MUST(aclrtMemcpy(buf, SIZE, m.va, SIZE, ACL_MEMCPY_DEVICE_TO_DEVICE));
 	MUST(aclrtFree(buf));
+	vmm_end(&m, true);
+}
+
+/* The flow with the V2 forms (CANN 8.5): the handle by pointer, of type
+ * ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT (a uint64_t), the trust list on. */
+static void vmm_share_v2(void)
+{
+	struct vmm_mem m = vmm_alloc();
+	MUST(aclrtMemExportToShareableHandleV2(m.h, ACL_RT_VMM_EXPORT_FLAG_DEFAULT,
+	                                       ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, &m.sh));
+	struct child c = vmm_spawn(m.sh, "2hifs");
+	int32_t pid = (int32_t)c.pid;
+	MUST(aclrtMemSetPidToShareableHandleV2(&m.sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, &pid, 1));
+	say(c.to);
+	hear(c.from);
+	ipc_wait(c);
+	vmm_end(&m, true);
+}
+
+/* "aclrtMemImportFromShareableHandleV2 and aclrtMemExportToShareableHandleV2
+ * cannot be called in the same process": A imports its own V2 export. */
+static void vmm_same_process_v2(void)
+{
+	struct vmm_mem m = vmm_alloc();
+	aclrtDrvMemHandle h = NULL;
+	MUST(aclrtMemExportToShareableHandleV2(m.h, ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION,
+	                                       ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, &m.sh));
+	if (aclrtMemImportFromShareableHandleV2(&m.sh, ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, 0, &h) ==
+	    ACL_SUCCESS)
+		MUST(aclrtFreePhysical(h));
 	vmm_end(&m, true);
 }
 
@@ -1183,6 +1227,8 @@ static const struct scenario {
     {"ipc-import-pid-off", "-", "", ipc_import_pid_off},
     {"vmm-share", "-", "", vmm_share},
     {"vmm-copy", "-", "", vmm_copy},
+    {"vmm-share-v2", "-", "", vmm_share_v2},
+    {"vmm-same-process-v2", "vmm.acl.same-process", "", vmm_same_process_v2},
     {"vmm-same-process", "vmm.acl.same-process", "", vmm_same_process},
     {"vmm-import-twice", "vmm.acl.one-to-one", "", vmm_import_twice},
     {"vmm-export-twice", "vmm.acl.one-to-one", "", vmm_export_twice},

@@ -437,3 +437,52 @@ PWSIM_ACL_API aclError aclrtMemImportFromShareableHandle(uint64_t shareableHandl
 	pwsim_acl_unlock();
 	return ACL_SUCCESS;
 }
+
+/*
+ * The V2 forms (CANN 8.5): the shareable handle by pointer, of the type
+ * shareType names: a uint64_t for ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, the
+ * handle within one AI Server, which these forms share as the first ones
+ * do; ACL_MEM_SHARE_HANDLE_TYPE_FABRIC (across AI Servers, "only Atlas A3")
+ * is refused as a feature this simulated machine lacks.  The V2 import
+ * makes the handle on the thread's current device.
+ */
+static aclError share_type_ok(aclrtMemSharedHandleType shareType)
+{
+	if (shareType == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC)
+		return ACL_ERROR_RT_FEATURE_NOT_SUPPORT;
+	return shareType == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT ? ACL_SUCCESS : ACL_ERROR_INVALID_PARAM;
+}
+
+PWSIM_ACL_API aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
+                                                         aclrtMemSharedHandleType shareType,
+                                                         void *shareableHandle)
+{
+	aclError r = share_type_ok(shareType);
+	return r != ACL_SUCCESS ? r
+	                        : aclrtMemExportToShareableHandle(handle, ACL_MEM_HANDLE_TYPE_NONE, flags,
+	                                                          (uint64_t *)shareableHandle);
+}
+
+PWSIM_ACL_API aclError aclrtMemSetPidToShareableHandleV2(void *shareableHandle,
+                                                         aclrtMemSharedHandleType shareType, int32_t *pid,
+                                                         size_t pidNum)
+{
+	aclError r = share_type_ok(shareType);
+	if (r == ACL_SUCCESS && !shareableHandle)
+		r = ACL_ERROR_INVALID_PARAM;
+	return r != ACL_SUCCESS
+	           ? r
+	           : aclrtMemSetPidToShareableHandle(*(const uint64_t *)shareableHandle, pid, pidNum);
+}
+
+PWSIM_ACL_API aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
+                                                           aclrtMemSharedHandleType shareType, uint64_t flags,
+                                                           aclrtDrvMemHandle *handle)
+{
+	aclError r = share_type_ok(shareType);
+	if (r == ACL_SUCCESS && (!shareableHandle || flags))
+		r = ACL_ERROR_INVALID_PARAM; /* flags: "reserved, fixed at 0" */
+	return r != ACL_SUCCESS ? r
+	                        : aclrtMemImportFromShareableHandle(*(const uint64_t *)shareableHandle,
+	                                                            pwsim_acl_current(), handle);
+}

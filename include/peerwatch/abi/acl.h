@@ -160,7 +160,9 @@ typedef int aclrtMemMallocPolicy;
  *            int32_t *pid, size_t pidNum);                                  :3390
  *   aclError aclrtDeviceGetBareTgid(int32_t *pid);                          :3427
  * and their V2 forms (:3350, :3377, :3403), whose shareableHandle is a
- * pointer to the handle (not hooked, see acl_table.h):
+ * pointer to the handle, a uint64_t for ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT,
+ * an aclrtMemFabricHandle for _FABRIC (CANN 8.5 runtime docs,
+ * aclrtMemExportToShareableHandleV2's shareableHandle); hooked:
  *   aclError aclrtMemExportToShareableHandleV2(aclrtDrvMemHandle handle, uint64_t flags,
  *            aclrtMemSharedHandleType shareType, void *shareableHandle);
  *   aclError aclrtMemImportFromShareableHandleV2(void *shareableHandle,
@@ -175,6 +177,9 @@ typedef int aclrtMemHandleType;  /* enum aclrtMemHandleType, acl_rt.h :355-358 *
 typedef int aclrtMemSharedHandleType; /* enum, acl_rt.h :360-363 */
 #define ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT 0x1
 #define ACL_MEM_SHARE_HANDLE_TYPE_FABRIC 0x2
+/* aclrtMemFabricHandle, acl_rt.h: typedef struct { uint8_t data[128]; }: what a
+ * V2 shareable handle of the FABRIC type points to */
+#define PW_ACL_FABRIC_HANDLE_BYTES 128
 typedef int aclrtMemAllocationType; /* enum, acl_rt.h :351-353 */
 #define ACL_MEM_ALLOCATION_TYPE_PINNED 0
 typedef int aclrtMemLocationType; /* enum, acl_rt.h :314-320 */

@@ -74,6 +74,16 @@ void pw_acl_vmm_remove(uint64_t handle);
 bool pw_acl_vmm_of_shareable(uint64_t shareable, bool imported, struct pw_acl_vmm *out);
 #define PW_ACL_VMM_KEY_BYTES 64 /* the registry's handle bytes (registry.h PW_IPC_HANDLE_BYTES) */
 void pw_acl_vmm_key(uint64_t shareable, unsigned char key[PW_ACL_VMM_KEY_BYTES]);
+/* A V2 shareable handle (void *p, of aclrtMemSharedHandleType type) as the
+ * layer keys it: the uint64_t p points to for the DEFAULT type, a 64-bit
+ * digest (FNV-1a) of the 128 bytes of a fabric handle; 0 for a NULL p or
+ * another type. */
+uint64_t pw_acl_share_value(uint64_t p, int type);
+/* Argument i of c as a shareable handle's value: SHARE64's word, what a
+ * SHAREPTR points to (its type the next argument), or what an
+ * OUT_SHARE64 or OUT_SHAREPTR (its type the argument before) holds once
+ * the call succeeded; 0 if none. */
+uint64_t pw_acl_share_arg(const struct pw_call *c, int i);
 
 /* acl_encode.c */
 /* The calling thread's current device (aclrtSetDevice), PW_NO_DEV if unknown. */

@@ -224,15 +224,21 @@ void pw_acl_learn(const struct pw_call *c, uint64_t unused)
 		break;
 	}
 	case PW_OP_VMM_UNMAP: pw_acl_mem_remove(c->a[0]); break;
-	case PW_OP_VMM_EXPORT:
+	case PW_OP_VMM_EXPORT: /* the shareable handle: the fourth argument, V1 or V2 */
 		if (c->a[3])
-			pw_acl_vmm_exported(c->a[0], *(const uint64_t *)(uintptr_t)c->a[3]);
+			pw_acl_vmm_exported(c->a[0], pw_acl_share_arg(c, 3));
 		break;
-	case PW_OP_VMM_IMPORT:
-		if (c->a[2])
-			pw_acl_vmm_add((uintptr_t) * (void *const *)(uintptr_t)c->a[2], 0,
-			               (int)(int64_t)c->a[1], true, c->a[0]);
+	case PW_OP_VMM_IMPORT: {
+		/* V1: (shareable, deviceId, &handle); V2: (&shareable, type, flags,
+		 * &handle), on the thread's device */
+		bool v2 = c->fn->args[0].kind == PW_K_SHAREPTR;
+		uint64_t out = c->a[v2 ? 3 : 2];
+		int dev = v2 ? c->cur_dev : (int)(int64_t)c->a[1];
+		if (out)
+			pw_acl_vmm_add((uintptr_t) * (void *const *)(uintptr_t)out, 0, dev, true,
+			               pw_acl_share_arg(c, 0));
 		break;
+	}
 	case PW_OP_DEVICE_SET: tls_dev_plus1 = (int)(int64_t)c->a[0] + 1; break;
 	case PW_OP_DEVICE_RESET:
 		if (tls_dev_plus1 == (int)(int64_t)c->a[0] + 1)
@@ -314,6 +320,15 @@ void pw_acl_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 		if (ok)
 			pw_event_snap_deref(s, i, v, sizeof(uint64_t));
 		break;
+	case PW_K_SHAREPTR:
+	case PW_K_OUT_SHAREPTR: {
+		/* the handle's value (a fabric handle's digest), once it is there */
+		uint64_t sh = pw_acl_share_arg(c, i);
+		uint64_t *d = sh ? pw_snap_add(s, i, sizeof *d) : NULL;
+		if (d)
+			*d = sh;
+		break;
+	}
 	case PW_K_PHYSPROP: pw_event_snap_deref(s, i, v, sizeof(aclrtPhysicalMemProp)); break;
 	case PW_K_PIDS:
 		if (v) {
@@ -441,7 +456,18 @@ void pw_acl_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_MEMHANDLE:
 	case PW_K_SHARE64: pw_jw_kv_hex(w, k, v); break;
 	case PW_K_OUT_MEMHANDLE:
-	case PW_K_OUT_SHARE64: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_OUT_SHARE64:
+	case PW_K_SHAREPTR:
+	case PW_K_OUT_SHAREPTR: pw_event_put_out_word(w, k, r, i); break;
+	case PW_K_SHARETYPE:
+		if (v == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT || v == ACL_MEM_SHARE_HANDLE_TYPE_FABRIC)
+			pw_jw_kv_str(w, k,
+			             v == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT
+			                 ? "ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT"
+			                 : "ACL_MEM_SHARE_HANDLE_TYPE_FABRIC");
+		else
+			pw_jw_kv_i64(w, k, (int64_t)v);
+		break;
 	case PW_K_PHYSPROP: put_physprop(w, r, i); break;
 	case PW_K_POLICY: {
 		const char *name = pw_acl_policy_name((int)(int64_t)v, buf, sizeof buf);

@@ -131,11 +131,13 @@ static const unsigned char *shareable_handle(struct pw_op *op, uint64_t sh)
 static void vmm_import_facts(const struct pw_call *c, struct pw_op *op)
 {
 	struct pw_acl_vmm v;
-	op->handle = shareable_handle(op, c->a[0]);
-	op->dst.dev = (int)(int64_t)c->a[1];
+	uint64_t sh = pw_acl_share_arg(c, 0); /* V1: the value; V2: what it points to */
+	op->handle = shareable_handle(op, sh);
+	/* V1 names the device; V2 imports on the thread's */
+	op->dst.dev = c->fn->args[0].kind == PW_K_SHAREPTR ? op->cur_dev : (int)(int64_t)c->a[1];
 	op->self_pid = getpid();
-	op->vmm_own_export = pw_acl_vmm_of_shareable(c->a[0], false, &v);
-	op->vmm_again = pw_acl_vmm_of_shareable(c->a[0], true, &v);
+	op->vmm_own_export = pw_acl_vmm_of_shareable(sh, false, &v);
+	op->vmm_again = pw_acl_vmm_of_shareable(sh, true, &v);
 	pw_op_registry_facts(op);
 }
 
@@ -150,8 +152,11 @@ static void vmm_handle_facts(const struct pw_call *c, struct pw_op *op)
 	if (op->vmm_known)
 		op->dst.dev = v.dev;
 	if (c->fn->op == PW_OP_VMM_EXPORT) {
-		op->handle_type = (unsigned)c->a[1];
-		op->flags = c->a[2];
+		/* V1: (handle, handleType, flags, &shareable); V2: (handle, flags,
+		 * shareType, &shareable) */
+		bool v2 = c->fn->args[3].kind == PW_K_OUT_SHAREPTR;
+		op->handle_type = v2 ? 0 : (unsigned)c->a[1];
+		op->flags = c->a[v2 ? 1 : 2];
 		/* flags 0 keeps the trust list on: only the processes
 		 * aclrtMemSetPidToShareableHandle names import (acl_rt.h:3328-3330) */
 		op->trust_list = !(op->flags & ACL_RT_VMM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
@@ -192,11 +197,15 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		/* flags 0 keeps the trust list on: only the processes aclrtIpcMemSetImportPid names import */
 		op->trust_list = !(op->flags & ACL_RT_IPC_MEM_EXPORT_FLAG_DISABLE_PID_VALIDATION);
 		break;
-	case PW_OP_IPC_IMPORT_PID: /* by key, or by shareable handle (aclrtMemSetPidToShareableHandle) */
-		op->handle = c->fn->args[0].kind == PW_K_SHARE64 ? shareable_handle(op, c->a[0])
-		                                                 : key_handle(op, c->a[0]);
-		op->bytes = c->a[2];
+	case PW_OP_IPC_IMPORT_PID: { /* by key, or by shareable handle (aclrtMemSetPidToShareableHandle[V2])
+		                      */
+		int k = c->fn->args[0].kind;
+		op->handle = k == PW_K_SHARE64 || k == PW_K_SHAREPTR
+		                 ? shareable_handle(op, pw_acl_share_arg(c, 0))
+		                 : key_handle(op, c->a[0]);
+		op->bytes = c->a[k == PW_K_SHAREPTR ? 3 : 2]; /* the number of pids */
 		break;
+	}
 	case PW_OP_VMM_IMPORT: vmm_import_facts(c, op); break;
 	case PW_OP_VMM_EXPORT:
 	case PW_OP_VMM_RELEASE: vmm_handle_facts(c, op); break;
@@ -242,7 +251,7 @@ void pw_acl_op_after(const struct pw_call *c, struct pw_op *op)
 		/* the shareable handle the call wrote, for the importers to find */
 		unsigned char key[PW_ACL_VMM_KEY_BYTES];
 		struct pw_acl_vmm v;
-		pw_acl_vmm_key(*(const uint64_t *)(uintptr_t)c->a[3], key);
+		pw_acl_vmm_key(pw_acl_share_arg(c, 3), key);
 		bool known = pw_acl_vmm_find(op->mem_handle, &v);
 		pw_registry_export(key, op->mem_handle, known ? v.size : 0, known ? v.dev : PW_NO_DEV);
 		if (op->trust_list)

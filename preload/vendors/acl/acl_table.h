@@ -33,6 +33,13 @@
  *             location is a device) and memAttr
  *   SHARE64   uint64_t, a shareable handle (hex, "shareable")
  *   OUT_SHARE64  uint64_t *, the shareable handle the call wrote
+ *   SHAREPTR  void *, a V2 shareable handle: the handle it points to, of the
+ *             type the next argument says (pw_acl_share_value: the uint64_t
+ *             of ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT, a digest of a fabric
+ *             handle's 128 bytes), hex, as SHARE64's
+ *   OUT_SHAREPTR  void *, the V2 handle the call wrote (its type: the
+ *             argument before)
+ *   SHARETYPE aclrtMemSharedHandleType: its name
  * and aclFinalize(void) has the signature PW_SIG_VOID (pp.h).
  */
 #ifndef PW_ACL_TABLE_H
@@ -56,6 +63,9 @@ enum pw_acl_kind {
 	PW_K_PHYSPROP,
 	PW_K_SHARE64,
 	PW_K_OUT_SHARE64,
+	PW_K_SHAREPTR,
+	PW_K_OUT_SHAREPTR,
+	PW_K_SHARETYPE,
 };
 #define PW_CAP_APTR PW_CAP_VAL
 #define PW_CAP_OUT_APTR PW_CAP_VAL
@@ -68,6 +78,9 @@ enum pw_acl_kind {
 #define PW_CAP_PHYSPROP PW_CAP_VAL
 #define PW_CAP_SHARE64 PW_CAP_VAL
 #define PW_CAP_OUT_SHARE64 PW_CAP_VAL
+#define PW_CAP_SHAREPTR PW_CAP_VAL
+#define PW_CAP_OUT_SHAREPTR PW_CAP_VAL
+#define PW_CAP_SHARETYPE PW_CAP_SVAL
 /* and what the event needs of each beyond its word (call.h's PW_SNAP_<KIND>):
  * the allocated pointer and its device, the string */
 #define PW_SNAP_APTR 0
@@ -81,6 +94,9 @@ enum pw_acl_kind {
 #define PW_SNAP_PHYSPROP 1
 #define PW_SNAP_SHARE64 0
 #define PW_SNAP_OUT_SHARE64 1
+#define PW_SNAP_SHAREPTR 1
+#define PW_SNAP_OUT_SHAREPTR 1
+#define PW_SNAP_SHARETYPE 0
 /* The trust-list entries recorded (the event's "pids"). */
 #define PW_ACL_PIDS_MAX 16
 
@@ -138,44 +154,57 @@ enum pw_acl_kind {
 #define PW_ACL_SIG_VMM_IMPORT \
 	(SHARE64, uint64_t, shareable), (DEV, int32_t, dev), (OUT_MEMHANDLE, aclrtDrvMemHandle *, handle)
 #define PW_ACL_SIG_VMM_PIDS (SHARE64, uint64_t, shareable), (PIDS, int32_t *, pids), (SIZE, size_t, num)
+/* their V2 forms (acl_rt.h :3350, :3377, :3403; abi/acl.h): the handle by pointer, with its type */
+#define PW_ACL_SIG_VMM_EXPORT_V2                                        \
+	(MEMHANDLE, aclrtDrvMemHandle, handle), (U64, uint64_t, flags), \
+	    (SHARETYPE, aclrtMemSharedHandleType, share_type), (OUT_SHAREPTR, void *, shareable)
+#define PW_ACL_SIG_VMM_IMPORT_V2                                                          \
+	(SHAREPTR, void *, shareable), (SHARETYPE, aclrtMemSharedHandleType, share_type), \
+	    (U64, uint64_t, flags), (OUT_MEMHANDLE, aclrtDrvMemHandle *, handle)
+#define PW_ACL_SIG_VMM_PIDS_V2                                                            \
+	(SHAREPTR, void *, shareable), (SHARETYPE, aclrtMemSharedHandleType, share_type), \
+	    (PIDS, int32_t *, pids), (SIZE, size_t, num)
 #define PW_ACL_SIG_BARE_TGID (OUT_INT, int32_t *, pid)
 
-#define PW_ACL_FUNCS(X)                                                                              \
-	/* peer */                                                                                   \
-	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))             \
-	X(aclrtDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))    \
-	X(aclrtDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER)) \
-	/* copy */                                                                                   \
-	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                \
-	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                     \
-	X(aclrtMemcpy2d, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D))                           \
-	X(aclrtMemcpy2dAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D_ASYNC))                \
-	/* ipc: memory shared by key */                                                              \
-	X(aclrtIpcMemGetExportKey, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_ACL_SIG_IPC_EXPORT))           \
-	X(aclrtIpcMemSetImportPid, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_IPC_PIDS))                  \
-	X(aclrtIpcMemImportByKey, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_ACL_SIG_IPC_IMPORT))              \
-	X(aclrtIpcMemClose, , IPC, IPC_CLOSE, 0, (PW_ACL_SIG_IPC_CLOSE))                             \
-	/* ipc: physical memory shared by a shareable handle (the V2 forms are not hooked) */        \
-	X(aclrtMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_ACL_SIG_VMM_EXPORT))            \
-	X(aclrtMemSetPidToShareableHandle, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_VMM_PIDS))          \
-	X(aclrtMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_ACL_SIG_VMM_IMPORT))          \
-	/* support: virtual memory (reserved ranges, physical allocations, mappings) */              \
-	X(aclrtReserveMemAddress, , SUPPORT, VMM_RESERVE, 0, (PW_ACL_SIG_RESERVE))                   \
-	X(aclrtReleaseMemAddress, , SUPPORT, VMM_UNRESERVE, 0, (PW_ACL_SIG_FREE))                    \
-	X(aclrtMallocPhysical, , SUPPORT, VMM_CREATE, 0, (PW_ACL_SIG_MALLOC_PHYS))                   \
-	X(aclrtFreePhysical, , SUPPORT, VMM_RELEASE, 0, (PW_ACL_SIG_FREE_PHYS))                      \
-	X(aclrtMapMem, , SUPPORT, VMM_MAP, 0, (PW_ACL_SIG_MAP))                                      \
-	X(aclrtUnmapMem, , SUPPORT, VMM_UNMAP, 0, (PW_ACL_SIG_FREE))                                 \
-	/* support: allocations (their policy and device), the current device, life */               \
-	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                            \
-	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                          \
-	X(aclrtMallocHost, , SUPPORT, ALLOC_HOST, 0, (PW_ACL_SIG_MALLOC_HOST))                       \
-	X(aclrtFreeHost, , SUPPORT, FREE_HOST, 0, (PW_ACL_SIG_FREE))                                 \
-	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                             \
-	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                         \
-	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                         \
-	X(aclrtDeviceGetBareTgid, , SUPPORT, PROCESS_ID, 0, (PW_ACL_SIG_BARE_TGID))                  \
-	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                    \
+#define PW_ACL_FUNCS(X)                                                                                   \
+	/* peer */                                                                                        \
+	X(aclrtDeviceCanAccessPeer, , PEER, CAN_ACCESS, 0, (PW_ACL_SIG_CAN_ACCESS_PEER))                  \
+	X(aclrtDeviceEnablePeerAccess, , PEER, PEER_ENABLE, PW_CUR_DEV, (PW_ACL_SIG_ENABLE_PEER))         \
+	X(aclrtDeviceDisablePeerAccess, , PEER, PEER_DISABLE, PW_CUR_DEV, (PW_ACL_SIG_DISABLE_PEER))      \
+	/* copy */                                                                                        \
+	X(aclrtMemcpy, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY))                                     \
+	X(aclrtMemcpyAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_ASYNC))                          \
+	X(aclrtMemcpy2d, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D))                                \
+	X(aclrtMemcpy2dAsync, , COPY, IMPLICIT_COPY, 0, (PW_ACL_SIG_MEMCPY_2D_ASYNC))                     \
+	/* ipc: memory shared by key */                                                                   \
+	X(aclrtIpcMemGetExportKey, , IPC, IPC_EXPORT, PW_CUR_DEV, (PW_ACL_SIG_IPC_EXPORT))                \
+	X(aclrtIpcMemSetImportPid, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_IPC_PIDS))                       \
+	X(aclrtIpcMemImportByKey, , IPC, IPC_OPEN, PW_CUR_DEV, (PW_ACL_SIG_IPC_IMPORT))                   \
+	X(aclrtIpcMemClose, , IPC, IPC_CLOSE, 0, (PW_ACL_SIG_IPC_CLOSE))                                  \
+	/* ipc: physical memory shared by a shareable handle, and the V2 forms (CANN 8.5) */              \
+	X(aclrtMemExportToShareableHandle, , IPC, VMM_EXPORT, 0, (PW_ACL_SIG_VMM_EXPORT))                 \
+	X(aclrtMemSetPidToShareableHandle, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_VMM_PIDS))               \
+	X(aclrtMemImportFromShareableHandle, , IPC, VMM_IMPORT, 0, (PW_ACL_SIG_VMM_IMPORT))               \
+	X(aclrtMemExportToShareableHandleV2, , IPC, VMM_EXPORT, 0, (PW_ACL_SIG_VMM_EXPORT_V2))            \
+	X(aclrtMemSetPidToShareableHandleV2, , IPC, IPC_IMPORT_PID, 0, (PW_ACL_SIG_VMM_PIDS_V2))          \
+	X(aclrtMemImportFromShareableHandleV2, , IPC, VMM_IMPORT, PW_CUR_DEV, (PW_ACL_SIG_VMM_IMPORT_V2)) \
+	/* support: virtual memory (reserved ranges, physical allocations, mappings) */                   \
+	X(aclrtReserveMemAddress, , SUPPORT, VMM_RESERVE, 0, (PW_ACL_SIG_RESERVE))                        \
+	X(aclrtReleaseMemAddress, , SUPPORT, VMM_UNRESERVE, 0, (PW_ACL_SIG_FREE))                         \
+	X(aclrtMallocPhysical, , SUPPORT, VMM_CREATE, 0, (PW_ACL_SIG_MALLOC_PHYS))                        \
+	X(aclrtFreePhysical, , SUPPORT, VMM_RELEASE, 0, (PW_ACL_SIG_FREE_PHYS))                           \
+	X(aclrtMapMem, , SUPPORT, VMM_MAP, 0, (PW_ACL_SIG_MAP))                                           \
+	X(aclrtUnmapMem, , SUPPORT, VMM_UNMAP, 0, (PW_ACL_SIG_FREE))                                      \
+	/* support: allocations (their policy and device), the current device, life */                    \
+	X(aclrtMalloc, , SUPPORT, ALLOC, PW_CUR_DEV, (PW_ACL_SIG_MALLOC))                                 \
+	X(aclrtFree, , SUPPORT, FREE, 0, (PW_ACL_SIG_FREE))                                               \
+	X(aclrtMallocHost, , SUPPORT, ALLOC_HOST, 0, (PW_ACL_SIG_MALLOC_HOST))                            \
+	X(aclrtFreeHost, , SUPPORT, FREE_HOST, 0, (PW_ACL_SIG_FREE))                                      \
+	X(aclrtSetDevice, , SUPPORT, DEVICE_SET, 0, (PW_ACL_SIG_DEVICE))                                  \
+	X(aclrtResetDevice, , SUPPORT, DEVICE_RESET, 0, (PW_ACL_SIG_DEVICE))                              \
+	X(aclrtGetDevice, , SUPPORT, DEVICE_GET, 0, (PW_ACL_SIG_GET_DEVICE))                              \
+	X(aclrtDeviceGetBareTgid, , SUPPORT, PROCESS_ID, 0, (PW_ACL_SIG_BARE_TGID))                       \
+	X(aclInit, , SUPPORT, RUNTIME_INIT, 0, (PW_ACL_SIG_INIT))                                         \
 	X(aclFinalize, , SUPPORT, RUNTIME_FINI, 0, (PW_SIG_VOID))
 
 /* Symbol ids: PW_ACL_ID(aclrtMemcpy) */

@@ -121,3 +121,34 @@ void pw_acl_vmm_key(uint64_t shareable, unsigned char key[PW_ACL_VMM_KEY_BYTES])
 	memcpy(key, magic, sizeof magic);
 	memcpy(key + sizeof magic, &shareable, sizeof shareable);
 }
+
+uint64_t pw_acl_share_value(uint64_t p, int type)
+{
+	if (!p)
+		return 0;
+	if (type == ACL_MEM_SHARE_HANDLE_TYPE_DEFAULT) {
+		uint64_t v;
+		memcpy(&v, (const void *)(uintptr_t)p, sizeof v);
+		return v;
+	}
+	if (type != ACL_MEM_SHARE_HANDLE_TYPE_FABRIC)
+		return 0;
+	const unsigned char *b = (const unsigned char *)(uintptr_t)p;
+	uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a, 64 bits */
+	for (size_t i = 0; i < PW_ACL_FABRIC_HANDLE_BYTES; i++)
+		h = (h ^ b[i]) * 0x100000001b3ULL;
+	return h;
+}
+
+uint64_t pw_acl_share_arg(const struct pw_call *c, int i)
+{
+	uint64_t v = c->a[i];
+	switch (c->fn->args[i].kind) {
+	case PW_K_SHARE64: return v;
+	case PW_K_SHAREPTR: return pw_acl_share_value(v, (int)(int64_t)c->a[i + 1]);
+	case PW_K_OUT_SHARE64: return c->ret == ACL_SUCCESS && v ? *(const uint64_t *)(uintptr_t)v : 0;
+	case PW_K_OUT_SHAREPTR:
+		return c->ret == ACL_SUCCESS && i > 0 ? pw_acl_share_value(v, (int)(int64_t)c->a[i - 1]) : 0;
+	default: return 0;
+	}
+}
