@@ -50,8 +50,8 @@ int pw_fd_floor(void);
 
 /* Keeps fd, just opened: moves it to pw_fd_floor() or above (close-on-exec)
  * and remembers which file it is; k is listed for the interposed dup2 until
- * pw_fd_close(k), so it must live that long (a static).  0; or -1 with errno (EMFILE: no number
- * free up there), fd closed. */
+ * pw_fd_close(k), so it must live that long (a static).  0; or -1 with
+ * errno (EMFILE: no number free up there), fd closed. */
 int pw_fd_keep(struct pw_fd *k, int fd);
 
 /* k's descriptor if it still is the file kept, else -1: k forgets it, and

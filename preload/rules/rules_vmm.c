@@ -63,11 +63,6 @@ PW_RULE_FN(VMM_IMPORT_RELEASED)
 	return true;
 }
 
-/* CANN, aclrtMemImportFromShareableHandle: "The
- * aclrtMemImportFromShareableHandle and aclrtMemExportToShareableHandle APIs
- * cannot be called in the same process. Only cross-process calling is
- * supported."  This process exported the shareable handle (its own table:
- * no registry needed). */
 /* "V2" where the call is one of the V2 forms (CANN 8.5), which pair with
  * each other: the names a message gives the other calls. */
 static const char *acl_form(const struct pw_op *op)
@@ -76,6 +71,11 @@ static const char *acl_form(const struct pw_op *op)
 	return n > 2 && !strcmp(op->api + n - 2, "V2") ? "V2" : "";
 }
 
+/* CANN, aclrtMemImportFromShareableHandle: "The
+ * aclrtMemImportFromShareableHandle and aclrtMemExportToShareableHandle APIs
+ * cannot be called in the same process. Only cross-process calling is
+ * supported."  This process exported the shareable handle (its own table:
+ * no registry needed). */
 PW_RULE_FN(VMM_ACL_SAME_PROCESS)
 {
 	(void)s;

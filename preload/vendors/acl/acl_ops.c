@@ -18,7 +18,12 @@
 #include "state/registry.h"
 #include "state/state.h"
 
-static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
+/* Argument i's memory.  ask_ipc: whether to look for an IPC import's
+ * mapping where the layer's table does not know the pointer; the IPC
+ * model's table is behind the state lock (taken only while some mapping is
+ * live), so only a side the copy's kind says is device memory, or may be
+ * (ACL_MEMCPY_DEFAULT), asks: the host side of an ordinary copy never does. */
+static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m, bool ask_ipc)
 {
 	struct pw_acl_alloc a;
 	struct pw_ipc_map map;
@@ -37,7 +42,7 @@ static void mem_arg(const struct pw_call *c, int i, struct pw_mem *m)
 		m->base = a.base;
 		m->size = a.size;
 		m->p2p = a.policy == PW_ACL_POLICY_VMM ? -1 : pw_acl_policy_p2p(a.policy);
-	} else if (m->ptr && pw_state_mapped(&pw_state, m->ptr, &map)) {
+	} else if (m->ptr && ask_ipc && pw_state_mapped(&pw_state, m->ptr, &map)) {
 		/* device memory an IPC key import mapped here: in this process's
 		 * device map_dev's view, allocated on home_dev by the exporter */
 		m->mapped = true;
@@ -59,8 +64,8 @@ static bool copy_op(const struct pw_call *c, struct pw_op *op)
 	op->kind = PW_OP_IMPLICIT_COPY;
 	op->copy_kind = (int)(int64_t)c->a[k];
 	op->copy_2d = k == 6;
-	mem_arg(c, 0, &op->dst);
-	mem_arg(c, 2, &op->src);
+	mem_arg(c, 0, &op->dst, !pw_acl_kind_host_dst(op->copy_kind));
+	mem_arg(c, 2, &op->src, !pw_acl_kind_host_src(op->copy_kind));
 	if (op->copy_2d) {
 		/* height rows of width bytes: the bytes moved; no destMax (the
 		 * destination's rows span (height-1)*dpitch+width bytes, which is
@@ -189,7 +194,7 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		break;
 	case PW_OP_IMPLICIT_COPY: return copy_op(c, op);
 	case PW_OP_IPC_EXPORT: /* the key is written by the call: op_after */
-		mem_arg(c, 0, &op->dst);
+		mem_arg(c, 0, &op->dst, false);
 		op->dst_freed = op->dst.freed;
 		op->bytes = c->a[1];
 		op->key_len = c->a[3];
@@ -223,7 +228,7 @@ bool pw_acl_op_before(const struct pw_call *c, struct pw_op *op)
 		close_facts(op);
 		break;
 	case PW_OP_FREE: /* its bounds (copies after it are told so), and who still has it open */
-		mem_arg(c, 0, &op->dst);
+		mem_arg(c, 0, &op->dst, false);
 		pw_op_free_facts(op);
 		break;
 	case PW_OP_DEVICE_RESET: op->cur_dev = (int)(int64_t)c->a[0]; break;
