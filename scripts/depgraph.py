@@ -95,6 +95,19 @@ def nm(path):
     return funcs, undef
 
 
+def interposed(root):
+    """The C library's functions the library defines in place of its own
+    (the names exports.map lists one by one: close, dup2, execve, ...).
+    A file that calls close calls the C library's; our definition only
+    stands in for it, and is no use of the file that holds it."""
+    path = os.path.join(root, "exports.map")
+    if not os.path.exists(path):
+        return set()
+    text = re.sub(r"/\*.*?\*/", "", open(path, encoding="utf-8").read(), flags=re.S)
+    m = re.search(r"global:(.*?)local:", text, re.S)
+    return {w for w in re.split(r"[\s;]+", m.group(1) if m else "") if w and "*" not in w}
+
+
 def graph(root, objdir):
     files = sources(root)
     nodes = {node_of(f) for f in files}
@@ -119,8 +132,9 @@ def graph(root, objdir):
                     uses[n] = undef
                     for s in funcs:
                         defined.setdefault(s, n)
+        libc = interposed(root)
         for n, undef in uses.items():
-            for s in sorted(undef):
+            for s in sorted(undef - libc):
                 b = defined.get(s)
                 if b and b != n and n in edges:
                     edges[n].setdefault(b, "calls " + s)

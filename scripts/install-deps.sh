@@ -15,6 +15,9 @@ pkgs="$pkgs python3 python3-jsonschema"
 # valgrind runs every analyzer command looking for memory errors and leaks
 # (make analyze-valgrind, a stage of .ci/run).
 pkgs="$pkgs valgrind"
+# strace shows which thread opened each descriptor (tests/fault/run.sh: the
+# trace writer opens none while the program runs).
+pkgs="$pkgs strace"
 # chromium loads peerwatch-analyze report's HTML page headless, as a person
 # would see it, and takes a screenshot of each section (checks_report.sh);
 # a font for its text.

@@ -21,7 +21,7 @@
  * by dup2 and rely on the fstat check alone.  Their fd fields are written
  * atomically (by their owners, within a use) and read by pw_fd_vacate's
  * first look without the lock. */
-#define PW_FD_SLOTS 8
+#define PW_FD_SLOTS PW_FD_KEPT_MAX
 static struct pw_fd *_Atomic slots[PW_FD_SLOTS];
 
 /* One use at a time of any kept descriptor, against the program's dup2:
@@ -185,9 +185,10 @@ int pw_fd_reopen(struct pw_fd *k, int dirfd, const char *path, int flags)
 
 void pw_fd_close(struct pw_fd *k)
 {
-	if (pw_fd_get(k) >= 0)
-		close(k->fd);
-	set_fd(k, -1);
+	int fd = pw_fd_get(k);
+	set_fd(k, -1); /* first: the interposed close leaves a kept number open */
+	if (fd >= 0)
+		close(fd);
 	for (int i = 0; i < PW_FD_SLOTS; i++) {
 		struct pw_fd *was = k;
 		if (atomic_compare_exchange_strong(&slots[i], &was, NULL))
@@ -204,6 +205,30 @@ static struct pw_fd *kept_on(int n)
 			return k;
 	}
 	return NULL;
+}
+
+bool pw_fd_is_kept(int fd)
+{
+	if (fd < 0)
+		return false;
+	struct pw_fd *k = kept_on(fd);
+	return k && same(fd, k);
+}
+
+int pw_fd_kept_in(unsigned first, unsigned last, int out[PW_FD_KEPT_MAX])
+{
+	int n = 0;
+	for (int i = 0; i < PW_FD_SLOTS; i++) {
+		struct pw_fd *k = atomic_load(&slots[i]);
+		int fd = k ? __atomic_load_n(&k->fd, __ATOMIC_RELAXED) : -1;
+		if (fd < 0 || (unsigned)fd < first || (unsigned)fd > last || !same(fd, k))
+			continue;
+		int j = n++; /* in order: a few at most */
+		for (; j > 0 && out[j - 1] > fd; j--)
+			out[j] = out[j - 1];
+		out[j] = fd;
+	}
+	return n;
 }
 
 int pw_fd_vacate(int newfd)

@@ -17,14 +17,20 @@
  *     above the floor, with no use of ours in flight (pw_fd_use_begin),
  *     and the program's dup2 then does what it asked, on a number that
  *     holds nothing of ours any more;
+ *   - left open when the program closes its number (close, close_range,
+ *     closefrom: interposed too): the program hears EBADF, as it would
+ *     without us, for the number holds nothing of its own.  Opening our
+ *     file again instead would take the lowest free number for a moment,
+ *     the one a daemon's next open after its close loop expects;
  *   - checked to still be the file it was (fstat: st_dev, st_ino) before
  *     every use, since the program may have closed it or put another file
- *     on its number by other means (close, close_range, a raw syscall):
- *     such a number is the program's now, neither written into nor closed
- *     by us.  The owner then opens its file again by path (pw_fd_reopen,
- *     which takes it only if it is the same file) or gives it up.  This
- *     check alone cannot stop a raw dup2 syscall landing between it and
- *     the write after it; the interposed dup2 and dup3 can, and do.
+ *     on its number by other means (a raw system call, libc's own close
+ *     inside another of its functions): such a number is the program's
+ *     now, neither written into nor closed by us.  The owner then opens
+ *     its file again by path (pw_fd_reopen, which takes it only if it is
+ *     the same file) or gives it up.  This check alone cannot stop a raw
+ *     dup2 syscall landing between it and the write after it; the
+ *     interposed dup2 and dup3 can, and do.
  *
  * A descriptor opened and closed within one call of ours (a file read at
  * start, a directory looked at) takes the lowest free number for that
@@ -33,7 +39,11 @@
 #ifndef PW_FD_H
 #define PW_FD_H
 
+#include <stdbool.h>
 #include <sys/types.h>
+
+/* How many kept descriptors the interposed calls know of at once. */
+#define PW_FD_KEPT_MAX 8
 
 struct pw_fd {
 	int fd; /* -1: none */
@@ -88,6 +98,14 @@ void pw_fd_use_abandon(void);
 enum { PW_FD_NOT_OURS, PW_FD_MOVED, PW_FD_WAS_THEIRS };
 int pw_fd_vacate(int newfd);
 void pw_fd_vacate_end(int newfd, int how, int rc);
+
+/* fd is a kept descriptor's number, still its file: the program's close
+ * of it is refused (EBADF) and ours stays open. */
+bool pw_fd_is_kept(int fd);
+
+/* The kept descriptors' numbers in [first, last], still their files, in
+ * ascending order into out: how many. */
+int pw_fd_kept_in(unsigned first, unsigned last, int out[PW_FD_KEPT_MAX]);
 
 /* In a child after fork: no use is in flight there (the thread that held
  * one is the parent's). */

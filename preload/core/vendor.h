@@ -108,8 +108,9 @@ struct pw_vendor {
 	 * of each pair, asked untraced; false while it cannot say yet (asked
 	 * again next round).  Never on the hot path. */
 	bool (*identify)(struct pw_devset *set);
-	/* The link of each pair, from the vendor's management library, once,
-	 * on the trace writer's thread only (it may load that library). */
+	/* The link of each pair, from the vendor's management library, once:
+	 * on the thread of the program's first call of the vendor, before it
+	 * (it loads that library, which opens files: state/devices.c). */
 	void (*links)(struct pw_devset *set);
 	/* Why devices dev and peer of set cannot be peers, in words, from the
 	 * vendor's management library loaded now (only for a finding that

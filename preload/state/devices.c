@@ -25,7 +25,7 @@ static pthread_mutex_t why_lock = PTHREAD_MUTEX_INITIALIZER; /* pw_devices_why_n
 static struct {
 	pthread_mutex_t lock;            /* one identification at a time */
 	_Atomic(struct pw_devset *) set; /* published once, never freed */
-	bool links_asked;                /* writer: the management library was asked */
+	bool links_asked;                /* the management library was asked (tick_lock) */
 	atomic_bool written;             /* writer: this trace file has the lines */
 } V[PW_VENDOR_COUNT] = {[0 ... PW_VENDOR_COUNT - 1] = {.lock = PTHREAD_MUTEX_INITIALIZER}};
 
@@ -207,8 +207,9 @@ static void tick(bool final, bool at_exit)
 		struct pw_devset *s = identify(v);
 		if (!s)
 			continue;
-		/* The links, once, on this thread (never on a caller's): they may
-		 * load the management library. */
+		/* The links, once: on the caller's thread at the first use
+		 * (links_here); here only where the devices could not be told
+		 * then. */
 		if (!V[v].links_asked && (*p)->links && !at_exit) {
 			V[v].links_asked = true;
 			pw_tls_internal++;
@@ -284,12 +285,45 @@ static void devices_at_exit(void)
 	tick(true, true);
 }
 
+/*
+ * The links are asked on the thread of the program's first call of the
+ * vendor, before that call, not on the writer's: the management library
+ * opens files while it loads and while it is initialized (the library
+ * itself; NVML /dev/nvidiactl and each /dev/nvidiaN until nvmlShutdown),
+ * and each takes the lowest free descriptor number for that moment.  On
+ * the writer's thread that moment could fall while the program opens its
+ * own files, which would then get other numbers than untraced (a daemon
+ * that closes 3..1023 and opens its files expects 3, 4, ...).  Within the
+ * program's own call into the vendor's runtime it cannot: the runtime
+ * opens files there too, and a program's open racing with such a call on
+ * another thread gets no number it could count on, traced or not.
+ */
+static void links_here(int v)
+{
+	const struct pw_vendor *vd = vendor_of(v);
+	struct pw_devset *s = V[v].links_asked ? NULL : identify(v);
+	if (s) {
+		V[v].links_asked = true;
+		pw_tls_internal++;
+		vd->links(s);
+		pw_tls_internal--;
+	}
+}
+
 void pw_devices_first_use(int vendor)
 {
 	static atomic_bool registered;
+	const struct pw_vendor *vd = vendor_of(vendor);
+	bool links = vd && vd->links && atomic_load(&pw_g.enabled);
+	if (links) /* the writer's round waits (it skips a round while held) */
+		pthread_mutex_lock(&tick_lock);
 	atomic_store_explicit(&pw_devices_used[vendor], true, memory_order_relaxed);
 	if (!atomic_exchange(&registered, true))
 		atexit(devices_at_exit);
+	if (links) {
+		links_here(vendor);
+		pthread_mutex_unlock(&tick_lock);
+	}
 }
 
 void pw_devices_after_fork(void)

@@ -158,7 +158,7 @@ check "own jansson: each copy serves its own caller" "$PW" -q -o "$d" -- "$T/own
 
 # --- the library exports only its hooks ---------------------------------------
 exports=$(nm -D --defined-only "$B/lib/libpeerwatch.so" | awk '{print $3}' | sort)
-unexpected=$(grep -Ev '^(cu(da)?[A-Z][A-Za-z0-9_]*|hip[A-Z][A-Za-z0-9_]*|acl(rt)?[A-Z][A-Za-z0-9_]*|dlsym|exec[lv]p?e?|fexecve|_exit|_Exit|dup[23])$' <<<"$exports")
+unexpected=$(grep -Ev '^(cu(da)?[A-Z][A-Za-z0-9_]*|hip[A-Z][A-Za-z0-9_]*|acl(rt)?[A-Z][A-Za-z0-9_]*|dlsym|exec[lv]p?e?|fexecve|_exit|_Exit|dup[23]|close|close_range|closefrom)$' <<<"$exports")
 check "exports: nothing but hooks (got: $(echo $unexpected))" [ -z "$unexpected" ]
 check "exports: no json_* / unw_* / elf_* symbol" bash -c "! nm -D '$B/lib/libpeerwatch.so' | grep -Eq ' (json_|unw_|elf_)'"
 

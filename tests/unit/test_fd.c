@@ -116,6 +116,7 @@ static void kept_above_the_programs_numbers(void **state)
 	assert_int_equal(k.fd, -1);
 }
 
+/* Closed by a raw system call (the interposed close refuses: below). */
 static void closed_by_the_program(void **state)
 {
 	(void)state;
@@ -123,7 +124,7 @@ static void closed_by_the_program(void **state)
 	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, make_file("b", "ours")), 0);
 	int n = k.fd;
-	close(n);
+	assert_int_equal(syscall(SYS_close, n), 0);
 	assert_int_equal(pw_fd_get(&k), -1);
 	assert_int_equal(k.fd, -1);
 	/* the program's next file on that number is its own */
@@ -164,13 +165,13 @@ static void opened_again_only_if_the_same_file(void **state)
 	static struct pw_fd k = PW_FD_NONE; /* listed for dup2 while kept */
 	k = (struct pw_fd)PW_FD_NONE;
 	assert_int_equal(pw_fd_keep(&k, make_file("f", "ours")), 0);
-	close(k.fd);
+	syscall(SYS_close, k.fd);
 	assert_int_equal(pw_fd_get(&k), -1);
 	int fd = pw_fd_reopen(&k, AT_FDCWD, p, O_RDONLY);
 	assert_true(fd >= pw_fd_floor());
 	assert_int_equal(pw_fd_get(&k), fd);
 	/* another file now has the name: not ours */
-	close(k.fd);
+	syscall(SYS_close, k.fd);
 	close(make_file("g", "theirs"));
 	assert_int_equal(rename(q, p), 0);
 	assert_int_equal(pw_fd_reopen(&k, AT_FDCWD, p, O_RDONLY), -1);
@@ -277,6 +278,56 @@ static void failed_dup2_onto_a_kept_number(void **state)
 	close(copy);
 }
 
+/* The program's close, close_range and closefrom (entry/fdhooks.c, linked
+ * in here as in the library) over a kept number, as a daemon's close loop
+ * goes over 3..1023: the number stays ours, open and the same file, the
+ * program hears EBADF from close as it would untraced, and every number
+ * of its own in the range is closed. */
+static void the_programs_close_leaves_ours(void **state)
+{
+	(void)state;
+	static struct pw_fd k = PW_FD_NONE;
+	k = (struct pw_fd)PW_FD_NONE;
+	int copy = make_file("s", "ours");
+	assert_int_equal(pw_fd_keep(&k, dup(copy)), 0);
+	int n = k.fd;
+	errno = 0;
+	assert_int_equal(close(n), -1);
+	assert_int_equal(errno, EBADF);
+	assert_int_equal(pw_fd_get(&k), n);
+	assert_true(same_file(n, copy));
+	/* a number of the program's next to ours: closed as asked */
+	int theirs = make_file("t", "theirs");
+	assert_int_equal(dup2(theirs, n - 1), n - 1);
+	assert_int_equal(dup2(theirs, n + 1), n + 1);
+	errno = ENOTTY;
+	assert_int_equal(close_range((unsigned)n - 1, (unsigned)n + 1, 0), 0);
+	assert_int_equal(errno, ENOTTY);
+	assert_false(is_open(n - 1) || is_open(n + 1));
+	assert_int_equal(pw_fd_get(&k), n);
+	/* close_range's own errors are the program's to hear */
+	errno = 0;
+	assert_int_equal(close_range((unsigned)n + 1, (unsigned)n - 1, 0), -1);
+	assert_int_equal(errno, EINVAL);
+	/* CLOSE_RANGE_CLOEXEC marks, closes nothing: ours is marked already */
+	assert_int_equal(dup2(theirs, n + 2), n + 2);
+	assert_int_equal(close_range((unsigned)n, (unsigned)n + 2, CLOSE_RANGE_CLOEXEC), 0);
+	assert_true(fcntl(n + 2, F_GETFD) & FD_CLOEXEC);
+	assert_int_equal(pw_fd_get(&k), n);
+	/* closefrom from below ours: the program's above and below it go */
+	int below = dup(theirs);
+	assert_true(below > copy && below > theirs);
+	assert_int_equal(dup2(theirs, n + 3), n + 3);
+	closefrom(below);
+	assert_false(is_open(below) || is_open(n + 2) || is_open(n + 3));
+	assert_int_equal(pw_fd_get(&k), n);
+	assert_true(same_file(n, copy));
+	pw_fd_close(&k); /* our own close still closes it */
+	assert_false(is_open(n));
+	close(copy);
+	close(theirs);
+}
+
 /* A writer appends through a kept descriptor (as the trace writer does,
  * between pw_fd_use_begin and pw_fd_use_end) while the program puts its
  * file on that number again and again (64 times; the writer goes on until
@@ -351,6 +402,7 @@ int main(void)
 	    cmocka_unit_test(no_number_free_up_there),
 	    cmocka_unit_test(dup2_onto_a_kept_number_moves_ours),
 	    cmocka_unit_test(failed_dup2_onto_a_kept_number),
+	    cmocka_unit_test(the_programs_close_leaves_ours),
 	    cmocka_unit_test(dup2_while_writing),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,10 +1,12 @@
 /*
  * The HIP devices this process sees (devices.h): the runtime's UUID, PCI
  * bus id and name of each, and its answers for each pair.  Asked untraced,
- * once, on the trace writer's thread, and only after a traced call of the
- * program has initialized the runtime (asking first would initialize it
- * ourselves, before the program may have chosen its devices).  ROCm's
- * management library (link types) is not asked: links are "unknown".
+ * once, in the program's first traced call (before it: any HIP call
+ * initializes the runtime, so asking then initializes it no earlier than
+ * the program does) or on the trace writer's thread; never before a
+ * traced call, which would initialize the runtime ourselves, before the
+ * program may have chosen its devices.  The links are ROCm SMI's
+ * (hip_smi.c).
  */
 #include "state/devices.h"
 #include "vendors/hip/hip.h"

@@ -1,9 +1,9 @@
 /*
  * What AMD's ROCm SMI says of each pair of HIP devices: the link type (XGMI,
  * PCIe) and whether P2P is possible (include/peerwatch/abi/rocm_smi.h).
- * Loaded privately (RTLD_LOCAL) where it is installed, on the trace
- * writer's thread once and when a finding asks why two devices cannot be
- * peers; it stays mapped.  Devices are matched by PCI bus id.
+ * Loaded privately (RTLD_LOCAL) where it is installed, once in the
+ * program's first HIP call (state/devices.c) and when a finding asks why
+ * two devices cannot be peers; it stays mapped.  Devices are matched by PCI bus id.
  */
 #include <dlfcn.h>
 #include <pthread.h>
