@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract contract_ctx latency_static latency_shared visible nvml_probe hostprobe)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract contract_ctx latency_static latency_shared visible nvml_probe hostprobe fdprog first_call)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
+GPU_SCRIPTS   := run.sh fd_gpu.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -106,6 +106,12 @@ $(GPU_DIR)/contract_ctx: $(GPU_SRC)/contract_ctx.c | $(GPU_DIR)
 # dlopen (tests/integration/visible.c, as on the simulators), and what NVML
 # says of every pair (nvml_probe.c, peerwatch's own NVML declarations).
 $(GPU_DIR)/visible: tests/integration/visible.c | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
+# The program's descriptors on the real driver (fd_gpu.sh): the fault
+# suite's daemon, and the first traced call timed.
+$(GPU_DIR)/fdprog: tests/fault/fdprog.c include/peerwatch/abi/cuda.h | $(GPU_DIR)
+	$(GPU_CC) $(GPU_CFLAGS) -D_GNU_SOURCE -Iinclude -o $@ $< -ldl
+$(GPU_DIR)/first_call: $(GPU_SRC)/first_call.c include/peerwatch/abi/cuda.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
 $(GPU_DIR)/nvml_probe: $(GPU_SRC)/nvml_probe.c include/peerwatch/abi/nvml.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
