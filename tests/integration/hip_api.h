@@ -39,6 +39,13 @@ hipError_t hipDeviceGetP2PAttribute(int *value, hipDeviceP2PAttr attr, int srcDe
 hipError_t hipMemcpy2D(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width, size_t height,
                        hipMemcpyKind kind);
 hipError_t hipMemcpy3D(const hipMemcpy3DParms *p);
+/* the per-thread default stream forms (hip_5.2, every build) */
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream);
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind);
+hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms *p);
 hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId, size_t sizeBytes);
 hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice, size_t sizeBytes,
                               hipStream_t stream);

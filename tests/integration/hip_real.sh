@@ -40,6 +40,15 @@ lib=$(ldd "$P" | awk '/libamdhip64.so.5 =>/ {print $3}')
 check "the real library exports hipDeviceCanAccessPeer@@hip_4.2" \
 	bash -c 'objdump -T "$1" | grep -q "hip_4.2 *hipDeviceCanAccessPeer$"' _ "$(readlink -f "$lib")"
 
+# The per-thread default stream copies we hook (hip_table.h) at the node the
+# simulator gives them: hip_5.2 in 5.2.3 (the async 2D and 3D ones, hip_5.3,
+# came later).
+for f in hipMemcpy_spt hipMemcpyAsync_spt hipMemcpy2D_spt hipMemcpy3D_spt; do
+	check "the real library exports $f@@hip_5.2" \
+		bash -c 'objdump -T "$1" | grep -q "hip_5.2 *$2$"' _ "$(readlink -f "$lib")" "$f"
+done
+check "the real 5.2.3 library has no hipMemcpy2DAsync_spt (hip_5.3)" \
+	bash -c '! objdump -T "$1" | grep -q " hipMemcpy2DAsync_spt$"' _ "$(readlink -f "$lib")"
 # Without peerwatch, then under it: the program must see the same codes.
 timeout 120 "$P" >"$WORK/plain.out" 2>"$WORK/plain.err"
 rc=$?

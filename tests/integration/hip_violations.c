@@ -630,6 +630,33 @@ static void implicit_copies(int bad)
 	HCHECK(hipFree(b0));
 }
 
+/* The per-thread default stream forms of the same copies (a program built
+ * with HIP_API_PER_THREAD_DEFAULT_STREAM calls them by the plain names):
+ * hipMemcpy_spt, hipMemcpyAsync_spt, hipMemcpy2D_spt and hipMemcpy3D_spt
+ * between two devices, staged without peer access (bad), direct with it
+ * (good); the one within a device is not recorded. */
+static void implicit_copies_spt(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB), *b0 = alloc_on(0, MIB);
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	HCHECK(hipMemcpy_spt(a1, a0, MIB, hipMemcpyDeviceToDevice));
+	HCHECK(hipMemcpyAsync_spt(a0, a1, 4096, hipMemcpyDeviceToDevice, NULL));
+	HCHECK(hipMemcpy2D_spt(a1, 512, a0, 256, 128, 8, hipMemcpyDeviceToDevice));
+	hipMemcpy3DParms p = {0};
+	p.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
+	p.dstPtr = (hipPitchedPtr){a1, 256, 256, 16};
+	p.extent = (hipExtent){64, 4, 2};
+	p.kind = hipMemcpyDeviceToDevice;
+	HCHECK(hipMemcpy3D_spt(&p));
+	HCHECK(hipMemcpy_spt(b0, a0, MIB, hipMemcpyDeviceToDevice));
+	HCHECK(hipFree(a0));
+	HCHECK(hipFree(a1));
+	HCHECK(hipFree(b0));
+}
+
 static void ipc_close_twice(int bad)
 {
 	ipc_child_scenario("close-twice", "open-close", bad);
@@ -1010,6 +1037,11 @@ int main(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "implicit")) {
 		init();
 		implicit_copies(!strcmp(argv[2], "bad"));
+		return 0;
+	}
+	if (argc == 3 && !strcmp(argv[1], "implicit-spt")) {
+		init();
+		implicit_copies_spt(!strcmp(argv[2], "bad"));
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[2], "bad") && strcmp(argv[2], "good"))) {

@@ -303,6 +303,30 @@ for kind in bad good; do
 	fi
 done
 
+# The per-thread default stream forms (hipMemcpy_spt, ...): the same implicit
+# copies, recorded under their own variant and checked alike.
+for kind in bad good; do
+	d="$WORK/implicit-spt-$kind"
+	mkdir -p "$d"
+	if ! env PWSIM_DEVICES=2 "$PW" -q -o "$d/trace" --mode warn -- "$V" implicit-spt "$kind" >"$d/out" 2>"$d/err"; then
+		bad "implicit _spt ($kind): the program failed: $(tail -2 "$d/err")"
+		continue
+	fi
+	f=$(ls "$d"/trace/*.pw.jsonl | head -1)
+	check "implicit _spt ($kind): the four cross-device copies are recorded as their _spt variants, with their devices; the one within a device not" \
+		jqt -s '[.[] | select(.type=="call" and .op=="implicit_copy")] | length==4 and all(.implicit==true and .variant=="_spt") and
+			([.[].api] == ["hipMemcpy","hipMemcpyAsync","hipMemcpy2D","hipMemcpy3D"]) and
+			(.[0].args.dst_dev==1 and .[0].args.src_dev==0 and .[0].args.bytes==1048576) and
+			(.[1].args.dst_dev==0 and .[1].args.src_dev==1) and (.[3].args.bytes==512)' "$f"
+	got=$(found "$d" | tr '\n' ' ')
+	if [ "$kind" = bad ]; then
+		check "implicit _spt (bad): each staged copy is copy.peer.no-peer-access (got: ${got:-none})" \
+			[ "$got" = "copy.peer.no-peer-access copy.peer.no-peer-access copy.peer.no-peer-access copy.peer.no-peer-access " ]
+	else
+		check "implicit _spt (good): with peer access on, no finding (got: ${got:-none})" [ -z "$got" ]
+	fi
+done
+
 # A runtime with clr's context stack (hipCtxPushCurrent / hipCtxPopCurrent,
 # hip_ctxstack.so): asking a peer context's device must not change the
 # thread's current device, nor what hipCtxEnablePeerAccess does.

@@ -985,6 +985,24 @@ static void test_copy2d3d(void)
 	CHECK(!memcmp(a1 + 256, a0, 16) && !memcmp(a1 + 320, a0 + 64, 16) && !memcmp(a1 + 512, a0 + 256, 16));
 	OK(hipMemcpy3DAsync(&p, NULL));
 	EXPECT(hipMemcpy3D(NULL), hipErrorInvalidValue);
+	/* the per-thread default stream forms do what the plain ones do */
+	memset(a1, 0, 4096);
+	OK(hipMemcpy3D_spt(&p));
+	CHECK(!memcmp(a1 + 256, a0, 16) && a1[0] == 0);
+	EXPECT(hipMemcpy3D_spt(NULL), hipErrorInvalidValue);
+	memset(a1, 0, 4096);
+	OK(hipMemcpy2D_spt(a1, 128, a0, 64, 32, 4, hipMemcpyDeviceToDevice));
+	CHECK(!memcmp(a1 + 384, a0 + 192, 32) && a1[32] == 0);
+	EXPECT(hipMemcpy2D_spt(a1, 16, a0, 64, 32, 4, hipMemcpyDeviceToDevice), hipErrorInvalidValue);
+	memset(a1, 0, 4096);
+	OK(hipMemcpy_spt(a1, a0, 100, hipMemcpyDeviceToDevice));
+	OK(hipMemcpyAsync_spt(a1 + 100, a0 + 100, 100, hipMemcpyDefault, NULL));
+	CHECK(!memcmp(a1, a0, 200) && a1[200] == 0);
+#if PWSIM_HIP_MAJOR >= 6
+	OK(hipMemcpy2DAsync_spt(a1, 128, a0, 64, 32, 4, hipMemcpyDefault, NULL));
+	OK(hipMemcpy3DAsync_spt(&p, NULL));
+	CHECK(!memcmp(a1 + 384, a0 + 192, 32) && !memcmp(a1 + 256, a0, 16));
+#endif
 	p.dstArray = (hipArray_t)a1;
 	EXPECT(hipMemcpy3D(&p), hipErrorNotSupported);
 	OK(hipFree(a0));
@@ -1195,7 +1213,13 @@ static const struct export g_exports[] = {
     {"hipMemRetainAllocationHandle", "hip_5.1"},
     {"hipMemExportToShareableHandle", "hip_5.1"},
     {"hipMemImportFromShareableHandle", "hip_5.1"},
+    {"hipMemcpy_spt", "hip_5.2"},
+    {"hipMemcpyAsync_spt", "hip_5.2"},
+    {"hipMemcpy2D_spt", "hip_5.2"},
+    {"hipMemcpy3D_spt", "hip_5.2"},
 #if PWSIM_HIP_MAJOR >= 6
+    {"hipMemcpy2DAsync_spt", "hip_5.3"},
+    {"hipMemcpy3DAsync_spt", "hip_5.3"},
     {"hipGetProcAddress", "hip_6.1"},
 #endif
 #if PWSIM_HIP_MAJOR >= 7
@@ -1213,7 +1237,7 @@ static const struct export g_exports[] = {
 static const char *const g_nodes[] = {
     "hip_4.2", "hip_4.3", "hip_4.4", "hip_4.5", "hip_5.0", "hip_5.1", "hip_5.2",
 #if PWSIM_HIP_MAJOR >= 6
-    "hip_6.1", "hip_6.2",
+    "hip_5.3", "hip_6.1", "hip_6.2",
 #endif
 #if PWSIM_HIP_MAJOR >= 7
     "hip_6.4", "hip_6.5", "hip_7.1", "hip_7.2",

@@ -320,6 +320,18 @@ PWSIM_HIP_API hipError_t hipMemcpy2DAsync(void *dst, size_t dpitch, const void *
                                           hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemcpy3D(const hipMemcpy3DParms *p);
 PWSIM_HIP_API hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream);
+/* the per-thread default stream forms: [H52] amd_detail/amd_hip_runtime_pt_api.h
+ * :65, :73, :82, :90 (hip_5.2); 2DAsync and 3DAsync hip_5.3 (6.x and later here) */
+PWSIM_HIP_API hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind);
+PWSIM_HIP_API hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                                            hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                         size_t width, size_t height, hipMemcpyKind kind);
+PWSIM_HIP_API hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms *p);
+PWSIM_HIP_API hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src, size_t spitch,
+                                              size_t width, size_t height, hipMemcpyKind kind,
+                                              hipStream_t stream);
+PWSIM_HIP_API hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemcpyPeer(void *dst, int dstDeviceId, const void *src, int srcDeviceId,
                                        size_t sizeBytes);
 PWSIM_HIP_API hipError_t hipMemcpyPeerAsync(void *dst, int dstDeviceId, const void *src, int srcDevice,

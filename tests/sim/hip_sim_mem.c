@@ -225,6 +225,45 @@ hipError_t hipMemcpy3DAsync(const hipMemcpy3DParms *p, hipStream_t stream)
 	return rc ? rc : copy3d(p);
 }
 
+/* The per-thread default stream forms (amd_detail/amd_hip_runtime_pt_api.h;
+ * hip_5.2, the two async 2D/3D ones hip_5.3): each as its plain form; the
+ * simulator has one queue per device, so the thread's own default stream
+ * (NULL here) orders nothing differently. */
+hipError_t hipMemcpy_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind)
+{
+	return hipMemcpy(dst, src, sizeBytes, kind);
+}
+
+hipError_t hipMemcpyAsync_spt(void *dst, const void *src, size_t sizeBytes, hipMemcpyKind kind,
+                              hipStream_t stream)
+{
+	return hipMemcpyAsync(dst, src, sizeBytes, kind, stream);
+}
+
+hipError_t hipMemcpy2D_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                           size_t height, hipMemcpyKind kind)
+{
+	return copy2d(dst, dpitch, src, spitch, width, height, (int)kind);
+}
+
+hipError_t hipMemcpy3D_spt(const hipMemcpy3DParms *p)
+{
+	return copy3d(p);
+}
+
+#if PWSIM_HIP_MAJOR >= 6
+hipError_t hipMemcpy2DAsync_spt(void *dst, size_t dpitch, const void *src, size_t spitch, size_t width,
+                                size_t height, hipMemcpyKind kind, hipStream_t stream)
+{
+	return hipMemcpy2DAsync(dst, dpitch, src, spitch, width, height, kind, stream);
+}
+
+hipError_t hipMemcpy3DAsync_spt(const hipMemcpy3DParms *p, hipStream_t stream)
+{
+	return hipMemcpy3DAsync(p, stream);
+}
+#endif
+
 #if PWSIM_HIP_MAJOR >= 7
 /* ROCm 7.1: a 3D copy between two devices, row by row; each row as
  * hipMemcpyPeer's copy.  A device id outside [0, count) -> InvalidDevice

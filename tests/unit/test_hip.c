@@ -146,7 +146,16 @@ static void descriptors(void **state)
 	assert_true(d->flags & PW_IMPLICIT);
 	assert_int_equal(d->args[2].kind, PW_K_PTR);
 	assert_int_equal(pw_hip_desc[PW_HIP_ID(hipMemcpy3D)].args[0].kind, PW_K_COPY3DL);
-	assert_int_equal(PW_HIP_NFUNCS, 56);
+	/* the per-thread default stream forms: their plain form's row, their own symbol */
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpy2DAsync_spt)];
+	assert_string_equal(d->symbol, "hipMemcpy2DAsync_spt");
+	assert_string_equal(d->api, "hipMemcpy2DAsync");
+	assert_string_equal(d->variant, "_spt");
+	assert_true(d->flags & PW_IMPLICIT);
+	assert_int_equal(d->nargs, pw_hip_desc[PW_HIP_ID(hipMemcpy2DAsync)].nargs);
+	assert_int_equal(d->args[7].kind, PW_K_STREAM);
+	assert_int_equal(pw_hip_desc[PW_HIP_ID(hipMemcpy3D_spt)].args[0].kind, PW_K_COPY3DL);
+	assert_int_equal(PW_HIP_NFUNCS, 62);
 }
 
 static struct pw_call call_of(int id, int ret);

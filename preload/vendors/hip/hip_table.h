@@ -125,6 +125,14 @@
 #define PW_HIP_SIG_MEMCPY_2D_ASYNC PW_HIP_SIG_MEMCPY_2D, (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MEMCPY_3D (COPY3DL, const hipMemcpy3DParms *, copy)
 #define PW_HIP_SIG_MEMCPY_3D_ASYNC (COPY3DL, const hipMemcpy3DParms *, copy), (STREAM, hipStream_t, stream)
+/* The per-thread default stream forms (_spt), which a program built with
+ * HIP_API_PER_THREAD_DEFAULT_STREAM calls in place of the plain names
+ * ([H52] amd_detail/amd_hip_runtime_pt_api.h :38-48 maps them): hipMemcpy_spt
+ * :65, hipMemcpy2D_spt :73, hipMemcpy3D_spt :82, hipMemcpyAsync_spt :90,
+ * exported at hip_5.2; hipMemcpy2DAsync_spt and hipMemcpy3DAsync_spt at
+ * hip_5.3 (rocm-systems projects/clr/hipamd/src/hip_hcc.map.in).  Each has
+ * its plain form's signature; a NULL stream is the calling thread's own
+ * default stream there, not the null stream. */
 /* ROCm 7.1 hipMemcpyBatchAsync ([HRS]; hip_7.1): cuda_table.h's BATCH with
  * failIdx (CUDA 12.8's ABI); attrs a hipMemcpyAttributes array ([HRD]). */
 #define PW_HIP_SIG_BATCH                                                                                  \
@@ -233,6 +241,12 @@
 	X(hipMemcpy2DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D_ASYNC))           \
 	X(hipMemcpy3D, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D))                      \
 	X(hipMemcpy3DAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D_ASYNC))           \
+	X(hipMemcpy, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY))                       \
+	X(hipMemcpyAsync, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_ASYNC))            \
+	X(hipMemcpy2D, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D))                  \
+	X(hipMemcpy2DAsync, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_2D_ASYNC))       \
+	X(hipMemcpy3D, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D))                  \
+	X(hipMemcpy3DAsync, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D_ASYNC))       \
 	X(hipMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH))                  \
 	/* allocations: not recorded, they feed the range cache */                                      \
 	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
