@@ -121,6 +121,77 @@ static json_t *stack_frame(struct symbolizer *sym, const struct pw_file *f, uint
 	return frame;
 }
 
+/*
+ * partialFingerprints: what code scanning matches a result by across runs
+ * (SARIF 2.1.0 3.27.17), so that a finding keeps its identity (opened,
+ * still there, fixed) from one run to the next.  Nothing of one run goes
+ * in: no pid, no address (ASLR moves them), no absolute path of the
+ * machine that ran it.  Two, FNV-1a 64-bit in hex, each over the rule:
+ *   peerwatchCallSite/v1  the API and the program's place: its source file
+ *                         (relative to the source root, else its name) and
+ *                         line, or its module's name and function;
+ *   peerwatchStack/v1     the API and every frame as module!function (the
+ *                         module's name and offset where no function).
+ */
+#define FNV_OFFSET 0xcbf29ce484222325ULL
+#define FNV_PRIME 0x100000001b3ULL
+
+static void fnv_add(uint64_t *h, const char *s)
+{
+	for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p; p++)
+		*h = (*h ^ *p) * FNV_PRIME;
+	*h = (*h ^ 0x1f) * FNV_PRIME; /* a separator no name holds */
+}
+
+static json_t *fnv_hex(uint64_t h)
+{
+	char hex[17];
+	snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+	return json_string(hex);
+}
+
+static uint64_t call_site_hash(const struct finding *fd, const struct place *p, const char *root)
+{
+	uint64_t h = FNV_OFFSET;
+	fnv_add(&h, fd->rule);
+	fnv_add(&h, fd->api);
+	if (p->path && p->line > 0) {
+		const char *rel = p->path[0] != '/' ? p->path : under_root(p->path, root);
+		char line[24];
+		snprintf(line, sizeof line, "%d", p->line);
+		fnv_add(&h, rel ? rel : base_name(p->path));
+		fnv_add(&h, line);
+	} else if (p->have) {
+		fnv_add(&h, p->fr.module ? base_name(p->fr.module) : NULL);
+		fnv_add(&h, p->fr.func);
+	} else {
+		fnv_add(&h, p->path ? base_name(p->path) : NULL);
+	}
+	return h;
+}
+
+static uint64_t stack_hash(struct symbolizer *sym, const struct pw_file *f, const struct finding *fd)
+{
+	uint64_t h = FNV_OFFSET;
+	fnv_add(&h, fd->rule);
+	fnv_add(&h, fd->api);
+	for (size_t i = 0; i < fd->nstack; i++) {
+		struct sym_frame fr;
+		sym_lookup(sym, &f->modules, fd->stack[i], &fr);
+		fnv_add(&h, fr.module ? base_name(fr.module) : "?");
+		if (fr.func) {
+			fnv_add(&h, fr.func);
+		} else {
+			char off[24];
+			snprintf(off, sizeof off, "+0x%llx",
+			         (unsigned long long)(fr.module ? fr.module_off : 0));
+			fnv_add(&h, off);
+		}
+		sym_frame_free(&fr);
+	}
+	return h;
+}
+
 static json_t *rule_descriptor(const char *id, const struct finding *first)
 {
 	struct rule_desc d;
@@ -185,6 +256,10 @@ static json_t *sarif_result(const struct ci_report *r, const struct finding *fd,
 		json_array_append_new(stacks, stack);
 		json_object_set_new(res, "stacks", stacks);
 	}
+	json_t *prints = json_object();
+	json_object_set_new(prints, "peerwatchCallSite/v1", fnv_hex(call_site_hash(fd, &p, root)));
+	json_object_set_new(prints, "peerwatchStack/v1", fnv_hex(stack_hash(sym, f, fd)));
+	json_object_set_new(res, "partialFingerprints", prints);
 	json_object_set_new(props, "severity", json_text(fd->severity));
 	json_object_set_new(props, "derived", json_boolean(fd->derived));
 	json_object_set_new(props, "api", fd->api ? json_text(fd->api) : json_null());

@@ -74,6 +74,33 @@ for f, r in zip(text, res):
     assert run["tool"]["driver"]["rules"][r["ruleIndex"]]["id"] == f["rule"]
 EOF
 
+# partialFingerprints: the same program traced again (another pid, other
+# addresses) gives each finding the same two fingerprints; within a run,
+# results of different rules or call sites do not share a call site's.
+traced "$WORK/calls-again" -- "$B/tests/calls" getproc "$WORK/calls-again.expect" >/dev/null 2>&1
+an check --format sarif --source-root "$ROOT" "$WORK/calls-again"
+check "sarif (calls): partialFingerprints the same in another run of the program, none of its pid or addresses" \
+	python3 - "$WORK/ci.calls.check.sarif" "$WORK/o.out" <<'EOF'
+import json, re, sys
+def prints(path):
+    res = json.load(open(path))["runs"][0]["results"]
+    for r in res:
+        fp = r["partialFingerprints"]
+        assert set(fp) == {"peerwatchCallSite/v1", "peerwatchStack/v1"}, fp
+        assert all(re.fullmatch("[0-9a-f]{16}", v) for v in fp.values()), fp
+    return res
+a, b = prints(sys.argv[1]), prints(sys.argv[2])
+assert len(a) == len(b) > 1, (len(a), len(b))
+assert {r["properties"]["process"]["pid"] for r in a}.isdisjoint({r["properties"]["process"]["pid"] for r in b})
+key = lambda r: (r["ruleId"], r["partialFingerprints"]["peerwatchCallSite/v1"], r["partialFingerprints"]["peerwatchStack/v1"])
+assert sorted(map(key, a)) == sorted(map(key, b)), (sorted(map(key, a)), sorted(map(key, b)))
+site = {}
+for r in a:
+    site.setdefault(r["partialFingerprints"]["peerwatchCallSite/v1"], set()).add(
+        (r["ruleId"], json.dumps(r["locations"], sort_keys=True)))
+assert all(len(v) == 1 for v in site.values()), site
+EOF
+
 # Where each finding of the calls run is placed, against addr2line on the
 # first address the stack has in the program (calls is linked with debug
 # information, its frames are the program's own).
