@@ -53,20 +53,43 @@ static json_t *text_msg(const char *text)
 	return m;
 }
 
-static json_t *artifact(const char *path, const char *root)
+/*
+ * Where a result's files are named from.  Under the source root, relative
+ * to %SRCROOT%, as code scanning expects; elsewhere (a library, a program
+ * built outside the tree) by name, relative to a base of its own directory
+ * (%DIR1%, %DIR2%, ... in the run's originalUriBaseIds), so that the
+ * results themselves name no absolute path of the machine that ran it.
+ */
+struct bases {
+	const char *root;
+	struct vec dirs; /* char *, the directory of %DIR<i+1>% */
+};
+
+static json_t *artifact(const char *path, struct bases *b)
 {
 	json_t *a = json_object();
-	const char *rel = path[0] != '/' ? path : under_root(path, root);
-	char *enc = pct(rel ? rel : path);
+	const char *rel = path[0] != '/' ? path : under_root(path, b->root);
 	if (rel) {
+		char *enc = pct(rel);
 		json_object_set_new(a, "uri", json_string(enc));
 		json_object_set_new(a, "uriBaseId", json_string("%SRCROOT%"));
-	} else {
-		char *uri = xasprintf("file://%s", enc);
-		json_object_set_new(a, "uri", json_string(uri));
-		free(uri);
+		free(enc);
+		return a;
 	}
+	const char *name = base_name(path);
+	size_t dlen = (size_t)(name - path), i = 0;
+	for (; i < b->dirs.len; i++) {
+		const char *d = *(char **)vec_at(&b->dirs, i);
+		if (strlen(d) == dlen && !strncmp(d, path, dlen))
+			break;
+	}
+	if (i == b->dirs.len)
+		*(char **)vec_push(&b->dirs) = xstrndup(path, dlen);
+	char *enc = pct(name), *base = xasprintf("%%DIR%zu%%", i + 1);
+	json_object_set_new(a, "uri", json_string(enc));
+	json_object_set_new(a, "uriBaseId", json_string(base));
 	free(enc);
+	free(base);
 	return a;
 }
 
@@ -79,10 +102,10 @@ static json_t *logical_function(const char *func)
 	return arr;
 }
 
-static json_t *result_location(const struct place *p, const char *root)
+static json_t *result_location(const struct place *p, struct bases *b)
 {
 	json_t *loc = json_object(), *phys = json_object();
-	json_object_set_new(phys, "artifactLocation", artifact(p->path, root));
+	json_object_set_new(phys, "artifactLocation", artifact(p->path, b));
 	if (p->line > 0) {
 		json_t *region = json_object();
 		json_object_set_new(region, "startLine", json_integer(p->line));
@@ -94,7 +117,7 @@ static json_t *result_location(const struct place *p, const char *root)
 	return loc;
 }
 
-static json_t *stack_frame(struct symbolizer *sym, const struct pw_file *f, uint64_t pc, const char *root)
+static json_t *stack_frame(struct symbolizer *sym, const struct pw_file *f, uint64_t pc, struct bases *b)
 {
 	struct sym_frame fr;
 	sym_lookup(sym, &f->modules, pc, &fr);
@@ -102,7 +125,7 @@ static json_t *stack_frame(struct symbolizer *sym, const struct pw_file *f, uint
 	char *text = sym_format(&fr), *src = frame_source(&fr);
 	if (src) {
 		json_t *region = json_object();
-		json_object_set_new(phys, "artifactLocation", artifact(src, root));
+		json_object_set_new(phys, "artifactLocation", artifact(src, b));
 		json_object_set_new(region, "startLine", json_integer(fr.line));
 		json_object_set_new(phys, "region", region);
 		free(src);
@@ -231,7 +254,7 @@ static json_t *rule_descriptor(const char *id, const struct finding *first)
 }
 
 static json_t *sarif_result(const struct ci_report *r, const struct finding *fd, size_t rule_index,
-                            struct symbolizer *sym, const char *root)
+                            struct symbolizer *sym, struct bases *b)
 {
 	const struct pw_file *f = &r->in->files[fd->file];
 	json_t *res = json_object(), *locs = json_array(), *props = json_object();
@@ -245,19 +268,19 @@ static json_t *sarif_result(const struct ci_report *r, const struct finding *fd,
 	json_object_set_new(res, "level", json_string(sarif_level(fd->sev)));
 	json_object_set_new(res, "message", text_msg(text));
 	if (p.path)
-		json_array_append_new(locs, result_location(&p, root));
+		json_array_append_new(locs, result_location(&p, b));
 	json_object_set_new(res, "locations", locs);
 	if (fd->nstack) {
 		json_t *stacks = json_array(), *stack = json_object(), *frames = json_array();
 		for (size_t i = 0; i < fd->nstack; i++)
-			json_array_append_new(frames, stack_frame(sym, f, fd->stack[i], root));
+			json_array_append_new(frames, stack_frame(sym, f, fd->stack[i], b));
 		json_object_set_new(stack, "message", text_msg("the call's stack"));
 		json_object_set_new(stack, "frames", frames);
 		json_array_append_new(stacks, stack);
 		json_object_set_new(res, "stacks", stacks);
 	}
 	json_t *prints = json_object();
-	json_object_set_new(prints, "peerwatchCallSite/v1", fnv_hex(call_site_hash(fd, &p, root)));
+	json_object_set_new(prints, "peerwatchCallSite/v1", fnv_hex(call_site_hash(fd, &p, b->root)));
 	json_object_set_new(prints, "peerwatchStack/v1", fnv_hex(stack_hash(sym, f, fd)));
 	json_object_set_new(res, "partialFingerprints", prints);
 	json_object_set_new(props, "severity", json_text(fd->severity));
@@ -325,6 +348,8 @@ void sarif_write(const struct ci_report *r, const char *root, struct symbolizer 
 	       *invocation = json_object(), *notes = json_array(), *bases = json_object(),
 	       *rootloc = json_object(), *props = json_object();
 	struct hmap index; /* rule id -> its index + 1 */
+	struct bases b = {.root = root};
+	vec_init(&b.dirs, sizeof(char *));
 	hmap_init(&index);
 	for (size_t i = 0; i < r->fs->list.len; i++) {
 		const struct finding *fd = vec_at(&r->fs->list, i);
@@ -334,7 +359,7 @@ void sarif_write(const struct ci_report *r, const char *root, struct symbolizer 
 			json_array_append_new(rules, rule_descriptor(fd->rule, fd));
 		}
 		size_t ri = (size_t)(uintptr_t)*slot - 1;
-		json_array_append_new(results, sarif_result(r, fd, ri, sym, root));
+		json_array_append_new(results, sarif_result(r, fd, ri, sym, &b));
 	}
 	hmap_free(&index, NULL);
 
@@ -362,9 +387,22 @@ void sarif_write(const struct ci_report *r, const char *root, struct symbolizer 
 	char *enc = pct(root), *uri = xasprintf("file://%s%s", enc, strcmp(root, "/") ? "/" : "");
 	json_object_set_new(rootloc, "uri", json_string(uri));
 	json_object_set_new(bases, "%SRCROOT%", rootloc);
-	json_object_set_new(run, "originalUriBaseIds", bases);
 	free(enc);
 	free(uri);
+	for (size_t i = 0; i < b.dirs.len; i++) {
+		char *d = *(char **)vec_at(&b.dirs, i), *id = xasprintf("%%DIR%zu%%", i + 1);
+		json_t *loc = json_object();
+		enc = pct(d);
+		uri = xasprintf("file://%s", enc);
+		json_object_set_new(loc, "uri", json_string(uri));
+		json_object_set_new(bases, id, loc);
+		free(id);
+		free(enc);
+		free(uri);
+		free(d);
+	}
+	vec_free(&b.dirs);
+	json_object_set_new(run, "originalUriBaseIds", bases);
 	json_object_set_new(run, "results", results);
 
 	json_object_set_new(props, "traces", json_integer((json_int_t)r->in->n));

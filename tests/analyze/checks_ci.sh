@@ -178,7 +178,11 @@ exe = [json.loads(open(f).readline())["modules"][0]["path"] for f in glob.glob(t
        if json.loads(open(f).readline())["pid"] == pid][0]
 art = res[0]["locations"][0]["physicalLocation"]["artifactLocation"]
 want = os.path.relpath(exe, root) if exe.startswith(root + "/") else None
-assert (art["uri"] == want and art["uriBaseId"] == "%SRCROOT%") if want else art["uri"] == "file://" + exe, (art, exe)
+if want:
+    assert art["uri"] == want and art["uriBaseId"] == "%SRCROOT%", (art, exe)
+else:  # by name, from a base of its directory
+    base = json.load(open(sarif))["runs"][0]["originalUriBaseIds"][art["uriBaseId"]]["uri"]
+    assert "/" not in art["uri"] and base + art["uri"] == "file://" + exe, (art, base, exe)
 EOF
 
 # --source-root: paths under it relative, others absolute file: URIs; by
@@ -188,13 +192,27 @@ check "sarif: the source root is the working directory by default" \
 	jqt --arg r "file://$ROOT/tests/" '.runs[0].originalUriBaseIds["%SRCROOT%"].uri == $r and
 		(.runs[0].results[0].locations[0].physicalLocation.artifactLocation.uri | startswith("integration/"))' "$WORK/o.out"
 an check --format sarif --source-root "$WORK" "$WORK/calls"
-check "sarif --source-root elsewhere: the source is an absolute file: URI without a base" \
+check "sarif --source-root elsewhere: a file outside it is named by name from a base of its directory, no result names an absolute path" \
 	python3 - "$WORK/o.out" "$ROOT" "$WORK" <<'EOF'
 import json, sys
 run = json.load(open(sys.argv[1]))["runs"][0]
+bases = run["originalUriBaseIds"]
 art = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
-assert art["uri"].startswith("file://" + sys.argv[2] + "/") and "uriBaseId" not in art, art
-assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file://" + sys.argv[3] + "/"
+assert art["uriBaseId"].startswith("%DIR") and "/" not in art["uri"], art
+assert (bases[art["uriBaseId"]]["uri"] + art["uri"]).startswith("file://" + sys.argv[2] + "/"), (art, bases)
+assert bases["%SRCROOT%"]["uri"] == "file://" + sys.argv[3] + "/"
+assert all(u.endswith("/") for u in (b["uri"] for b in bases.values())), bases
+def uris(v):
+    if isinstance(v, dict):
+        for k, x in v.items():
+            if k == "uri":
+                yield x
+            else:
+                yield from uris(x)
+    elif isinstance(v, list):
+        for x in v:
+            yield from uris(x)
+assert not any(u.startswith("file:") or u.startswith("/") for u in uris(run["results"])), "an absolute path in a result"
 EOF
 an check --format sarif --source-root "$WORK/no such dir" "$WORK/calls"
 check "sarif --source-root that is not a directory: usage error (exit 2), said" \
