@@ -67,6 +67,8 @@ hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream);
 hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
                                hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                size_t *failIdx, hipStream_t stream);
+hipError_t hipMemcpy3DBatchAsync(size_t numOps, hipMemcpy3DBatchOp *opList, size_t *failIdx,
+                                 unsigned long long flags, hipStream_t stream);
 hipError_t hipMemPrefetchBatchAsync(void **dev_ptrs, size_t *sizes, size_t count,
                                     hipMemLocation *prefetch_locs, size_t *prefetch_loc_idxs,
                                     size_t num_prefetch_locs, unsigned long long flags, hipStream_t stream);

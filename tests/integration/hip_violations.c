@@ -884,6 +884,30 @@ static void copy_peer_no_peer_access_batch(int bad)
 	HCHECK(hipStreamSynchronize(stream));
 }
 
+/* hipMemcpy3DBatchAsync: a batch of two boxes, the first within device 0,
+ * the second from device 0 to 1 (16 rows of 4096 bytes) */
+static void copy_peer_no_peer_access_batch3d(int bad)
+{
+	char *a0 = alloc_on(0, MIB), *a1 = alloc_on(1, MIB), *b0 = alloc_on(0, MIB);
+	if (!bad) {
+		enable(0, 1);
+		enable(1, 0);
+	}
+	hipMemcpy3DBatchOp ops[2];
+	memset(ops, 0, sizeof ops);
+	for (int k = 0; k < 2; k++) {
+		ops[k].src.type = ops[k].dst.type = hipMemcpyOperandTypePointer;
+		ops[k].src.op.ptr.ptr = a0;
+		ops[k].extent = (hipExtent){4096, 16, 1};
+		ops[k].srcAccessOrder = hipMemcpySrcAccessOrderStream;
+	}
+	ops[0].dst.op.ptr.ptr = b0;
+	ops[1].dst.op.ptr.ptr = a1;
+	size_t fail = 0;
+	HCHECK(hipMemcpy3DBatchAsync(2, ops, &fail, 0, stream));
+	HCHECK(hipStreamSynchronize(stream));
+}
+
 static void managed_prefetch_flags(int bad)
 {
 	char *m = managed(65536);
@@ -1002,6 +1026,7 @@ static const struct {
     {"copy.peer.device-mismatch/3d", copy_peer_device_mismatch_3d},
     {"copy.peer.no-peer-access/3d", copy_peer_no_peer_access_3d},
     {"copy.peer.no-peer-access/batch", copy_peer_no_peer_access_batch},
+    {"copy.peer.no-peer-access/batch3d", copy_peer_no_peer_access_batch3d},
 #endif
     {"managed.range-attr.data-size", managed_range_attr_data_size},
     {"managed.range-attr.not-managed", managed_range_attr_not_managed},

@@ -280,6 +280,14 @@ for pair in $pairs; do
 	check "$rule (HIP): a program coming close gets no finding (got: ${got:-none})" [ -z "$got" ]
 done
 
+# ROCm 7.1's 3D batch (the scenario above): one implicit copy, its count,
+# bytes, the crossing operation's devices and each operation's sides.
+f=$(ls "$WORK"/copy.peer.no-peer-access/batch3d-bad/trace/*.pw.jsonl 2>/dev/null | head -1)
+check "hipMemcpy3DBatchAsync: one implicit copy, with its count, bytes, the crossing pair and each operation" \
+	jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy3DBatchAsync")] | length==1 and .[0].implicit==true and .[0].op=="implicit_copy" and .[0].family=="copy" and
+		(.[0].args | .count==2 and .bytes==131072 and .src_dev==0 and .dst_dev==1 and .flags==0 and
+			([.copies[] | [.src_dev, .dst_dev, .bytes]] == [[0,0,65536],[0,1,65536]]))' "${f:-/dev/null}"
+
 # hipMemcpy / hipMemcpyDtoD between two devices are implicit peer copies
 # (recorded only then), checked like peer copies.
 for kind in bad good; do

@@ -1052,6 +1052,31 @@ static void test_copy71(void)
 	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 2, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
 	CHECK(fail == 1);
 	EXPECT(hipMemcpyBatchAsync(dsts, srcs, sizes, 0, NULL, NULL, 0, &fail, NULL), hipErrorInvalidValue);
+
+	/* the 3D batch: a 16 x 2 x 2 box from a0 (rows 64 bytes apart, layers
+	 * 4 rows) into a1 packed, then one host row; an array side refused */
+	hipMemcpy3DBatchOp ops[2];
+	memset(ops, 0, sizeof ops);
+	memset(a1, 0, 4096);
+	ops[0].src.type = ops[0].dst.type = hipMemcpyOperandTypePointer;
+	ops[0].src.op.ptr.ptr = a0;
+	ops[0].src.op.ptr.rowLength = 64;
+	ops[0].src.op.ptr.layerHeight = 4;
+	ops[0].dst.op.ptr.ptr = a1;
+	ops[0].extent = (hipExtent){16, 2, 2};
+	ops[1] = ops[0];
+	ops[1].dst.op.ptr.ptr = host;
+	ops[1].extent = (hipExtent){8, 1, 1};
+	fail = 0;
+	OK(hipMemcpy3DBatchAsync(2, ops, &fail, 0, NULL));
+	CHECK(fail == SIZE_MAX && !memcmp(a1, a0, 16) && !memcmp(a1 + 16, a0 + 64, 16) &&
+	      !memcmp(a1 + 32, a0 + 256, 16) && !memcmp(a1 + 48, a0 + 320, 16) && a1[64] == 0 &&
+	      !memcmp(host, a0, 8));
+	EXPECT(hipMemcpy3DBatchAsync(2, ops, &fail, 1, NULL), hipErrorInvalidValue);
+	EXPECT(hipMemcpy3DBatchAsync(0, ops, &fail, 0, NULL), hipErrorInvalidValue);
+	ops[1].src.type = hipMemcpyOperandTypeArray;
+	EXPECT(hipMemcpy3DBatchAsync(2, ops, &fail, 0, NULL), hipErrorNotSupported);
+	CHECK(fail == 1);
 	OK(hipFree(a0));
 	OK(hipFree(a1));
 #endif
@@ -1228,6 +1253,7 @@ static const struct export g_exports[] = {
     {"hipMemcpy3DPeer", "hip_7.1"},
     {"hipMemcpy3DPeerAsync", "hip_7.1"},
     {"hipMemcpyBatchAsync", "hip_7.1"},
+    {"hipMemcpy3DBatchAsync", "hip_7.1"},
     {"hipMemPrefetchBatchAsync", "hip_7.2"},
 #endif
 };

@@ -433,6 +433,41 @@ typedef struct hipMemcpyAttributes {
 	hipMemLocation dstLocHint;
 	unsigned int flags;
 } hipMemcpyAttributes;
+/* hipMemcpy3DBatchAsync's operations (driver_types.h, 7.x): a pointer with
+ * its row length and layer height in elements (0: packed), or an array */
+typedef enum hipMemcpy3DOperandType {
+	hipMemcpyOperandTypePointer = 0x1,
+	hipMemcpyOperandTypeArray = 0x2,
+} hipMemcpy3DOperandType;
+typedef struct hipOffset3D {
+	size_t x;
+	size_t y;
+	size_t z;
+} hipOffset3D;
+typedef struct hipMemcpy3DOperand {
+	hipMemcpy3DOperandType type;
+	union {
+		struct {
+			void *ptr;
+			size_t rowLength;
+			size_t layerHeight;
+			hipMemLocation locHint;
+		} ptr;
+		struct {
+			hipArray_t array;
+			hipOffset3D offset;
+		} array;
+	} op;
+} hipMemcpy3DOperand;
+typedef struct hipMemcpy3DBatchOp {
+	hipMemcpy3DOperand src;
+	hipMemcpy3DOperand dst;
+	hipExtent extent;
+	hipMemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+} hipMemcpy3DBatchOp;
+PWSIM_HIP_API hipError_t hipMemcpy3DBatchAsync(size_t numOps, hipMemcpy3DBatchOp *opList, size_t *failIdx,
+                                               unsigned long long flags, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemcpy3DPeer(hipMemcpy3DPeerParms *p);
 PWSIM_HIP_API hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream);
 PWSIM_HIP_API hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,

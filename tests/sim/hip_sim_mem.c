@@ -314,6 +314,57 @@ hipError_t hipMemcpy3DPeerAsync(hipMemcpy3DPeerParms *p, hipStream_t stream)
  * a NULL array -> InvalidValue; *failIdx: the index of the copy refused,
  * else SIZE_MAX (choices, README).  The attributes are hints that change
  * nothing here. */
+/* ROCm 7.1 (clr hip_memory.cpp): no operation, a NULL list or flags other
+ * than 0 -> InvalidValue; then each operation in order, *failIdx the one
+ * refused, else SIZE_MAX (as the batch above).  Two pointers: the extent's
+ * width in bytes, each row as hipMemcpy with hipMemcpyDefault, rows
+ * rowLength apart (0: the width) and layers layerHeight rows apart (0: the
+ * height); an array side -> NotSupported (no arrays here: a choice, README). */
+static hipError_t copy3d_op(const hipMemcpy3DBatchOp *o)
+{
+	if (o->src.type == hipMemcpyOperandTypeArray || o->dst.type == hipMemcpyOperandTypeArray)
+		return hipErrorNotSupported;
+	if (o->src.type != hipMemcpyOperandTypePointer || o->dst.type != hipMemcpyOperandTypePointer)
+		return hipErrorInvalidValue;
+	const hipExtent *e = &o->extent;
+	size_t sp = o->src.op.ptr.rowLength ? o->src.op.ptr.rowLength : e->width,
+	       dp = o->dst.op.ptr.rowLength ? o->dst.op.ptr.rowLength : e->width,
+	       sl = o->src.op.ptr.layerHeight ? o->src.op.ptr.layerHeight : e->height,
+	       dl = o->dst.op.ptr.layerHeight ? o->dst.op.ptr.layerHeight : e->height;
+	if (sp < e->width || dp < e->width || sl < e->height || dl < e->height)
+		return hipErrorInvalidValue;
+	for (size_t z = 0; z < e->depth; z++)
+		for (size_t y = 0; y < e->height; y++) {
+			hipError_t rc = copy((char *)o->dst.op.ptr.ptr + (z * dl + y) * dp,
+			                     (const char *)o->src.op.ptr.ptr + (z * sl + y) * sp, e->width,
+			                     hipMemcpyDefault);
+			if (rc)
+				return rc;
+		}
+	return hipSuccess;
+}
+
+hipError_t hipMemcpy3DBatchAsync(size_t numOps, hipMemcpy3DBatchOp *opList, size_t *failIdx,
+                                 unsigned long long flags, hipStream_t stream)
+{
+	if (failIdx)
+		*failIdx = SIZE_MAX;
+	if (!numOps || !opList || flags)
+		return hipErrorInvalidValue;
+	hipError_t rc = hsim_stream_check(stream);
+	if (rc)
+		return rc;
+	for (size_t i = 0; i < numOps; i++) {
+		rc = copy3d_op(&opList[i]);
+		if (rc) {
+			if (failIdx)
+				*failIdx = i;
+			return rc;
+		}
+	}
+	return hipSuccess;
+}
+
 hipError_t hipMemcpyBatchAsync(void **dsts, void **srcs, size_t *sizes, size_t count,
                                hipMemcpyAttributes *attrs, size_t *attrsIdxs, size_t numAttrs,
                                size_t *failIdx, hipStream_t stream)

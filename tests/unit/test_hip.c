@@ -138,6 +138,15 @@ static void descriptors(void **state)
 	assert_true(d->flags & PW_IMPLICIT);
 	assert_int_equal(d->nargs, 9);
 	assert_int_equal(d->args[0].kind, PW_K_BATCH);
+	d = &pw_hip_desc[PW_HIP_ID(hipMemcpy3DBatchAsync)];
+	assert_int_equal(d->op, PW_OP_IMPLICIT_COPY);
+	assert_true(d->flags & PW_IMPLICIT);
+	assert_int_equal(d->nargs, 5);
+	assert_int_equal(d->args[1].kind, PW_K_BATCH3D);
+	assert_int_equal(d->args[3].kind, PW_K_ULL);
+	/* the layout the BATCH3D decoding shares with CUDA's operation */
+	assert_int_equal(sizeof(hipMemcpy3DBatchOp), 112);
+	assert_int_equal(offsetof(hipMemcpy3DBatchOp, extent), 80);
 	d = &pw_hip_desc[PW_HIP_ID(hipMemPrefetchBatchAsync)];
 	assert_int_equal(d->op, PW_OP_PREFETCH_BATCH);
 	assert_int_equal(d->args[0].kind, PW_K_PBATCH);
@@ -155,7 +164,7 @@ static void descriptors(void **state)
 	assert_int_equal(d->nargs, pw_hip_desc[PW_HIP_ID(hipMemcpy2DAsync)].nargs);
 	assert_int_equal(d->args[7].kind, PW_K_STREAM);
 	assert_int_equal(pw_hip_desc[PW_HIP_ID(hipMemcpy3D_spt)].args[0].kind, PW_K_COPY3DL);
-	assert_int_equal(PW_HIP_NFUNCS, 62);
+	assert_int_equal(PW_HIP_NFUNCS, 63);
 }
 
 static struct pw_call call_of(int id, int ret);

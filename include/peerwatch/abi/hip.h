@@ -288,6 +288,40 @@ typedef struct hipMemcpyAttributes {
 	hipMemLocation dstLocHint;
 	unsigned int flags; /* hipMemcpyFlags */
 } hipMemcpyAttributes;
+/* 7.1 hipMemcpy3DBatchAsync's operations ([HRD]): each side a pointer
+ * (rowLength and layerHeight in elements, 0: packed) or an array with an
+ * offset; the extent's width in bytes for two pointers.  The layout is
+ * CUDA's CUDA_MEMCPY3D_BATCH_OP's (abi/cuda.h), member for member. */
+typedef int hipMemcpy3DOperandType;
+#define hipMemcpyOperandTypePointer 0x1
+#define hipMemcpyOperandTypeArray 0x2
+typedef struct hipOffset3D {
+	size_t x;
+	size_t y;
+	size_t z;
+} hipOffset3D;
+typedef struct hipMemcpy3DOperand {
+	hipMemcpy3DOperandType type;
+	union {
+		struct {
+			void *ptr;
+			size_t rowLength;
+			size_t layerHeight;
+			hipMemLocation locHint;
+		} ptr;
+		struct {
+			hipArray_t array;
+			hipOffset3D offset;
+		} array;
+	} op;
+} hipMemcpy3DOperand;
+typedef struct hipMemcpy3DBatchOp {
+	hipMemcpy3DOperand src;
+	hipMemcpy3DOperand dst;
+	hipExtent extent;
+	hipMemcpySrcAccessOrder srcAccessOrder;
+	unsigned int flags;
+} hipMemcpy3DBatchOp;
 
 /* hipDriverProcAddressQueryResult, [H62] 6.2 (facts A4). */
 #define HIP_GET_PROC_ADDRESS_SUCCESS 0

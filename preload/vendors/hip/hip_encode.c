@@ -428,7 +428,8 @@ void pw_hip_snap_arg(struct pw_snapw *s, const struct pw_call *c, int i)
 	case PW_K_EXPORTDATA: pw_event_snap_deref(s, i, v, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DPeerParms)); break;
 	case PW_K_COPY3DL: pw_event_snap_deref(s, i, v, sizeof(hipMemcpy3DParms)); break;
-	case PW_K_BATCH: pw_hip_snap_batch(s, c, i); break;
+	case PW_K_BATCH:
+	case PW_K_BATCH3D: pw_hip_snap_batch(s, c, i); break;
 	case PW_K_PBATCH: snap_pbatch(s, c, i); break;
 	case PW_K_OUT_EXPORTDATA:
 		if (ok)
@@ -489,7 +490,8 @@ void pw_hip_put_arg(struct pw_jw *w, const struct pw_rcall *r, int i)
 	case PW_K_OUT_EXPORTDATA: pw_event_put_bytes(w, k, r, i, sizeof(hipMemPoolPtrExportData)); break;
 	case PW_K_COPY3D: put_copy3d(w, r, i); break;
 	case PW_K_COPY3DL: put_copy3dl(w, r, i); break;
-	case PW_K_BATCH: pw_hip_put_batch(w, r, i); break;
+	case PW_K_BATCH:
+	case PW_K_BATCH3D: pw_hip_put_batch(w, r, i); break;
 	case PW_K_PBATCH: put_pbatch(w, r, i); break;
 	case PW_K_SKIP: break;
 	default: pw_event_put_common(w, r, i, &arg_names); break; /* nothing for kinds HIP has none of */

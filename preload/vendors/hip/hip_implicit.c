@@ -83,6 +83,44 @@ static bool batch_cross(struct pw_call *c)
 	return false;
 }
 
+/* A 3D batch operation's side: its pointer, or 0 for an array. */
+static uint64_t op3d_ptr(const hipMemcpy3DOperand *o)
+{
+	return o->type == hipMemcpyOperandTypePointer ? (uintptr_t)o->op.ptr.ptr : 0;
+}
+
+/* The extent's width is in bytes for two pointers ([HRS]'s tests copy a
+ * volume so); an array side's element size is not ours to know. */
+static uint64_t op3d_bytes(const hipMemcpy3DBatchOp *o)
+{
+	return (uint64_t)o->extent.width * o->extent.height * o->extent.depth;
+}
+
+/* hipMemcpy3DBatchAsync (numOps, opList, ...): the first operation of the
+ * batch between two pointers on two devices. */
+static bool batch3d_cross(struct pw_call *c)
+{
+	const hipMemcpy3DBatchOp *ops = (const hipMemcpy3DBatchOp *)(uintptr_t)c->a[1];
+	size_t n = c->a[0];
+	for (size_t k = 0; ops && k < n; k++) {
+		int d = side_dev(op3d_ptr(&ops[k].dst));
+		if (d == PW_NO_DEV)
+			continue;
+		int s = side_dev(op3d_ptr(&ops[k].src));
+		if (s == PW_NO_DEV || s == d)
+			continue;
+		mark(c, PW_DEV_BATCH_DST, d, PW_DEV_BATCH_SRC, s);
+		c->dev[PW_DEV_BATCH_IDX] = k > INT32_MAX ? INT32_MAX : (int32_t)k;
+		return true;
+	}
+	return false;
+}
+
+static bool is_batch3d(const struct pw_fn_desc *fn)
+{
+	return fn->nargs > 1 && fn->args[1].kind == PW_K_BATCH3D;
+}
+
 bool pw_hip_implicit_cross(struct pw_call *c)
 {
 	/* only c->fn and c->a[] are set yet */
@@ -90,6 +128,8 @@ bool pw_hip_implicit_cross(struct pw_call *c)
 	const struct pw_fn_desc *fn = c->fn;
 	if (fn->args[0].kind == PW_K_BATCH)
 		return batch_cross(c);
+	if (is_batch3d(fn))
+		return batch3d_cross(c);
 	uint64_t dp = c->a[0], sp = c->a[1];
 	int di = 0, si = 1;
 	if (fn->args[0].kind == PW_K_COPY3DL) { /* hipMemcpy3D[Async]: two pitched pointers, or arrays */
@@ -153,7 +193,7 @@ void pw_hip_range_after(const struct pw_call *c, uint64_t rid)
 		      (void *const *)(uintptr_t)c->a[0]); /* hipMallocManaged, hipIpcOpenMemHandle */
 }
 
-/* ---- hipMemcpyBatchAsync as the rules see it, and in its event ---- */
+/* ---- the batches as the rules see them, and in their events ---- */
 
 static void batch_side(struct pw_mem *m, uint64_t ptr, int dev, bool facts)
 {
@@ -176,6 +216,16 @@ bool pw_hip_implicit_op(const struct pw_call *c, struct pw_op *op)
 		batch_side(&op->src, (uintptr_t)p->srcPtr.ptr, c->dev[0], false);
 		op->bytes = (uint64_t)p->extent.width * (p->extent.height ? p->extent.height : 1) *
 		            (p->extent.depth ? p->extent.depth : 1);
+		return true;
+	}
+	if (is_batch3d(c->fn)) { /* its first operation between two devices */
+		const hipMemcpy3DBatchOp *ops = (const hipMemcpy3DBatchOp *)(uintptr_t)c->a[1];
+		size_t k = (size_t)c->dev[PW_DEV_BATCH_IDX];
+		if (!ops || c->dev[PW_DEV_BATCH_IDX] < 0 || k >= c->a[0])
+			return false;
+		op->bytes = op3d_bytes(&ops[k]);
+		batch_side(&op->dst, op3d_ptr(&ops[k].dst), c->dev[PW_DEV_BATCH_DST], false);
+		batch_side(&op->src, op3d_ptr(&ops[k].src), c->dev[PW_DEV_BATCH_SRC], false);
 		return true;
 	}
 	if (c->fn->args[0].kind == PW_K_PTR) { /* hipMemcpy2D[Async] */
@@ -221,8 +271,36 @@ static void snap_side(struct snap_side *o, uint64_t p)
 	o->host = !known || (r.flags & PW_RANGE_HOST);
 }
 
+static void snap_batch3d(struct pw_snapw *s, const struct pw_call *c, int i)
+{
+	const hipMemcpy3DBatchOp *ops = (const hipMemcpy3DBatchOp *)(uintptr_t)c->a[i];
+	size_t n = c->a[i - 1];
+	int32_t k0 = c->dev[PW_DEV_BATCH_IDX];
+	if (!ops || k0 < 0 || (size_t)k0 >= n)
+		return;
+	struct snap_batch *o = pw_snap_add(s, i, sizeof *o);
+	if (!o)
+		return;
+	o->n = n;
+	o->total = 0;
+	for (size_t k = 0; k < n; k++)
+		o->total += op3d_bytes(&ops[k]);
+	o->dst0 = op3d_ptr(&ops[k0].dst);
+	o->src0 = op3d_ptr(&ops[k0].src);
+	o->listed = n < PW_EVENT_LISTED ? n : PW_EVENT_LISTED;
+	for (size_t k = 0; k < o->listed; k++) {
+		snap_side(&o->e[k].dst, op3d_ptr(&ops[k].dst));
+		snap_side(&o->e[k].src, op3d_ptr(&ops[k].src));
+		o->e[k].bytes = op3d_bytes(&ops[k]);
+	}
+}
+
 void pw_hip_snap_batch(struct pw_snapw *s, const struct pw_call *c, int i)
 {
+	if (c->fn->args[i].kind == PW_K_BATCH3D) {
+		snap_batch3d(s, c, i);
+		return;
+	}
 	void *const *dsts = (void *const *)(uintptr_t)c->a[0];
 	void *const *srcs = (void *const *)(uintptr_t)c->a[1];
 	const size_t *sizes = (const size_t *)(uintptr_t)c->a[2];
@@ -259,7 +337,9 @@ void pw_hip_put_batch(struct pw_jw *w, const struct pw_rcall *r, int i)
 {
 	const struct pw_call *c = &r->c;
 	const struct snap_batch *o = pw_rec_snap(r, i, sizeof *o);
-	pw_jw_kv_u64(w, "count", c->a[3]);
+	/* the count: hipMemcpyBatchAsync's fourth argument, or the one before
+	 * hipMemcpy3DBatchAsync's operations */
+	pw_jw_kv_u64(w, "count", c->fn->args[i].kind == PW_K_BATCH3D ? c->a[i - 1] : c->a[3]);
 	if (!o)
 		return;
 	pw_jw_kv_u64(w, "bytes", o->total);

@@ -125,6 +125,14 @@
 #define PW_HIP_SIG_MEMCPY_2D_ASYNC PW_HIP_SIG_MEMCPY_2D, (STREAM, hipStream_t, stream)
 #define PW_HIP_SIG_MEMCPY_3D (COPY3DL, const hipMemcpy3DParms *, copy)
 #define PW_HIP_SIG_MEMCPY_3D_ASYNC (COPY3DL, const hipMemcpy3DParms *, copy), (STREAM, hipStream_t, stream)
+/* ROCm 7.1 hipMemcpy3DBatchAsync ([HRS]; hip_7.1): (numOps, opList, failIdx,
+ * flags, stream), CUDA 12.8's cuMemcpy3DBatchAsync's shape and
+ * cuda_table.h's BATCH3D kind with HIP's hipMemcpy3DBatchOp ([HRD],
+ * abi/hip.h): recorded when one operation is between pointers on two
+ * devices (hip_implicit.c). */
+#define PW_HIP_SIG_BATCH3D                                                                       \
+	(SKIP, size_t, count), (BATCH3D, hipMemcpy3DBatchOp *, ops), (SKIP, size_t *, fail_idx), \
+	    (ULL, unsigned long long, flags), (STREAM, hipStream_t, stream)
 /* The per-thread default stream forms (_spt), which a program built with
  * HIP_API_PER_THREAD_DEFAULT_STREAM calls in place of the plain names
  * ([H52] amd_detail/amd_hip_runtime_pt_api.h :38-48 maps them): hipMemcpy_spt
@@ -248,6 +256,7 @@
 	X(hipMemcpy3D, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D))                  \
 	X(hipMemcpy3DAsync, _spt, COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_MEMCPY_3D_ASYNC))       \
 	X(hipMemcpyBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH))                  \
+	X(hipMemcpy3DBatchAsync, , COPY, IMPLICIT_COPY, PW_IMPLICIT, (PW_HIP_SIG_BATCH3D))              \
 	/* allocations: not recorded, they feed the range cache */                                      \
 	X(hipMalloc, , SUPPORT, ALLOC, PW_NO_EVENT, (PW_HIP_SIG_MALLOC))                                \
 	/* the thread's last error (no argument): error.sticky names who left it */                     \
