@@ -44,6 +44,12 @@ void pw_hip_pre(struct pw_call *c, const struct pw_fn_desc *fn);
 const char *pw_hip_error_name(int code);
 /* The runtime's version (hipRuntimeGetVersion, HIP_VERSION form: 50221153), 0 if unknown. */
 int pw_hip_runtime_version(void);
+/* Around queries of ours on a program's thread (the devices identified in
+ * its first call, or for a report): an error they leave is not the
+ * program's next hipGetLastError (ROCm 7 keeps the last failing call's,
+ * facts A8.6).  pw_hip_quiet_end takes what pw_hip_quiet_begin returned. */
+int pw_hip_quiet_begin(void);
+void pw_hip_quiet_end(int pending);
 int pw_hip_ptr_device(const void *p);
 int pw_hip_ctx_device(hipCtx_t ctx);
 struct pw_mem;

@@ -30,7 +30,7 @@ static const hipDeviceP2PAttr p2p_code[PW_PAIR_ATTRS] = {
 
 typedef hipError_t (*count_fn)(int *);
 
-bool pw_hip_identify(struct pw_devset *s)
+static bool identify(struct pw_devset *s)
 {
 	count_fn count = (count_fn)pw_hip_aux("hipGetDeviceCount");
 	int n = 0;
@@ -44,4 +44,13 @@ bool pw_hip_identify(struct pw_devset *s)
 	    .p2p_attr = (pw_ident_attr_fn)pw_hip_aux("hipDeviceGetP2PAttribute"),
 	};
 	return pw_ident_fill(s, n, &f, p2p_code);
+}
+
+/* On the program's thread too (its first call, a report): quietly. */
+bool pw_hip_identify(struct pw_devset *s)
+{
+	int pending = pw_hip_quiet_begin();
+	bool ok = identify(s);
+	pw_hip_quiet_end(pending);
+	return ok;
 }

@@ -85,6 +85,17 @@ static inline void quiet_leave(int pending)
 	pw_tls_internal--;
 }
 
+int pw_hip_quiet_begin(void)
+{
+	aux_ready();
+	return quiet_enter();
+}
+
+void pw_hip_quiet_end(int pending)
+{
+	quiet_leave(pending);
+}
+
 int pw_hip_runtime_version(void)
 {
 	int v = atomic_load_explicit(&runtime_version, memory_order_relaxed);
