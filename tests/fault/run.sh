@@ -421,22 +421,12 @@ done
 d="$WORK/fd-threads"
 mkdir -p "$d"
 printf 'HELLO-INPUT\n' >"$d/in"
-if ! command -v strace >/dev/null 2>&1; then
-	echo "skip - the writer thread's descriptors: no strace here"
-elif ! strace -f -qq -o /dev/null true 2>/dev/null; then
-	echo "skip - the writer thread's descriptors: strace cannot trace here (ptrace refused)"
+"$(dirname "${BASH_SOURCE[0]}")/../gpu/thread_fds.sh" "$d/strace" "$d/low" fdprog \
+	-- "$PW" -q -m warn -o "$d/trace" -- "$T/fdprog" daemon "$d/in" "$d/got" >"$d/out" 2>"$d/err"
+rc1=$?
+if [ $rc1 -eq 125 ]; then
+	echo "skip - the writer thread's descriptors: $(tail -1 "$d/err")"
 else
-	strace -f -qq -o "$d/strace" -e trace=execve,clone,clone3,open,openat,openat2,creat,dup,dup2,dup3,fcntl,pipe,pipe2,socket,socketpair,accept,accept4,eventfd2,memfd_create,epoll_create1,inotify_init1,timerfd_create,signalfd4 \
-		-- "$PW" -q -m warn -o "$d/trace" -- "$T/fdprog" daemon "$d/in" "$d/got" >"$d/out" 2>"$d/err"
-	rc1=$?
-	# the program's process: the pid that ran fdprog; its threads: clones
-	# with CLONE_THREAD; their calls that returned a descriptor below 1000
-	awk '
-		/execve\(".*\/fdprog"/ && !main { main = $1 }
-		main && $1 == main && /CLONE_THREAD/ && match($0, /= [0-9]+$/) { thr[substr($0, RSTART + 2)] = 1 }
-		($1 in thr) && /(open|openat|openat2|creat|dup|dup2|dup3|F_DUPFD|pipe|pipe2|socket|socketpair|accept|accept4|eventfd2|memfd_create|epoll_create1|inotify_init1|timerfd_create|signalfd4)[(> ]/ \
-			&& match($0, /= [0-9]+( .*)?$/) { n = substr($0, RSTART + 2) + 0; if (n < 1000) print }
-		END { if (!main) print "no fdprog in the strace log" }' "$d/strace" >"$d/low"
 	check "the writer thread's descriptors: none below 1000 while the program runs (status $rc1)" \
 		all "[ $rc1 -eq $rc0 ]" "[ ! -s '$d/low' ]" "cmp -s $WORK/fd-daemon/want $d/got"
 	sed 's/^/#   opened: /' "$d/low" | head -5

@@ -42,21 +42,14 @@ for opts in "-m warn" "-m warn --stacks none" "-m observe --stacks all"; do
 		eval "[ -n '$f' ] && grep -q '\"type\":\"device\"' '$f'"
 done
 
-if ! command -v strace >/dev/null 2>&1; then
-	echo "skip - the writer's descriptors: no strace on this machine"
-elif ! strace -f -qq -o /dev/null true 2>/dev/null; then
-	echo "skip - the writer's descriptors: strace cannot trace here"
+"$(dirname "${BASH_SOURCE[0]}")/thread_fds.sh" "$d/strace" "$d/low" fdprog \
+	-- "$PW" -q -m warn -o "$d/trace-strace" -- "$G/fdprog" daemon "$d/in" "$d/got-strace" >/dev/null 2>"$d/err-strace"
+rc1=$?
+if [ $rc1 -eq 125 ]; then
+	echo "skip - the writer's descriptors: $(tail -1 "$d/err-strace")"
 else
-	strace -f -qq -o "$d/strace" -e trace=execve,clone,clone3,open,openat,openat2,creat,dup,dup2,dup3,fcntl,pipe,pipe2,socket,socketpair,accept,accept4,eventfd2,memfd_create,epoll_create1,inotify_init1,timerfd_create,signalfd4 \
-		-- "$PW" -q -m warn -o "$d/trace-strace" -- "$G/fdprog" daemon "$d/in" "$d/got-strace" >/dev/null 2>&1
-	awk '
-		/execve\(".*\/fdprog"/ && !main { main = $1 }
-		main && $1 == main && /CLONE_THREAD/ && match($0, /= [0-9]+$/) { thr[substr($0, RSTART + 2)] = 1 }
-		($1 in thr) && /(open|openat|openat2|creat|dup|dup2|dup3|F_DUPFD|pipe|pipe2|socket|socketpair|accept|accept4|eventfd2|memfd_create|epoll_create1|inotify_init1|timerfd_create|signalfd4)[(> ]/ \
-			&& match($0, /= [0-9]+( .*)?$/) { n = substr($0, RSTART + 2) + 0; if (n < 1000) print }
-		END { if (!main) print "no fdprog in the strace log" }' "$d/strace" >"$d/low"
 	check "the writer's descriptors: none below 1000 on another thread while the program runs" \
-		eval "[ ! -s '$d/low' ] && cmp -s '$d/want' '$d/got-strace'"
+		eval "[ $rc1 -eq $rc0 ] && [ ! -s '$d/low' ] && cmp -s '$d/want' '$d/got-strace'"
 	sed 's/^/#   /' "$d/low" | head -5
 	echo "== the program's thread, its opens of the management library and the device files:"
 	grep -E 'nvidia-ml|/dev/nvidia' "$d/strace" | cut -c1-150 | sed 's/^/#   /' | head -16
@@ -64,7 +57,7 @@ fi
 
 echo "== the first traced call (first_call: cuDeviceCanAccessPeer after cuInit), 5 runs each"
 libs=${PW_FD_LIBS:-}
-for run in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	printf 'untraced      %s\n' "$("$G/first_call")"
 	if [ -z "$libs" ]; then
 		printf 'traced        %s\n' "$("$PW" -q -o "$WORK/fc" -- "$G/first_call")"

@@ -29,7 +29,7 @@ GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh fd_gpu.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
+GPU_SCRIPTS   := run.sh fd_gpu.sh thread_fds.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
