@@ -61,19 +61,17 @@ static void mark(struct pw_call *c, int di, int d, int si, int s)
 	c->dev[si] = s;
 }
 
-/* hipMemcpyBatchAsync: the first copy of the batch between two devices. */
-static bool batch_cross(struct pw_call *c)
+/* A batch's first copy between two devices, k's sides given by side():
+ * its devices into c->dev, its index at PW_DEV_BATCH_IDX. */
+typedef uint64_t (*batch_side_fn)(const struct pw_call *c, size_t k, bool dst);
+
+static bool first_cross(struct pw_call *c, size_t n, batch_side_fn side)
 {
-	void *const *dsts = (void *const *)(uintptr_t)c->a[0];
-	void *const *srcs = (void *const *)(uintptr_t)c->a[1];
-	size_t n = c->a[3];
-	if (!dsts || !srcs || !c->a[2])
-		return false;
 	for (size_t k = 0; k < n; k++) {
-		int d = side_dev((uintptr_t)dsts[k]);
+		int d = side_dev(side(c, k, true));
 		if (d == PW_NO_DEV)
 			continue;
-		int s = side_dev((uintptr_t)srcs[k]);
+		int s = side_dev(side(c, k, false));
 		if (s == PW_NO_DEV || s == d)
 			continue;
 		mark(c, PW_DEV_BATCH_DST, d, PW_DEV_BATCH_SRC, s);
@@ -81,6 +79,13 @@ static bool batch_cross(struct pw_call *c)
 		return true;
 	}
 	return false;
+}
+
+/* hipMemcpyBatchAsync (dsts, srcs, sizes, count, ...) */
+static uint64_t batch_ptr(const struct pw_call *c, size_t k, bool dst)
+{
+	void *const *v = (void *const *)(uintptr_t)c->a[dst ? 0 : 1];
+	return (uintptr_t)v[k];
 }
 
 /* A 3D batch operation's side: its pointer, or 0 for an array. */
@@ -96,24 +101,11 @@ static uint64_t op3d_bytes(const hipMemcpy3DBatchOp *o)
 	return (uint64_t)o->extent.width * o->extent.height * o->extent.depth;
 }
 
-/* hipMemcpy3DBatchAsync (numOps, opList, ...): the first operation of the
- * batch between two pointers on two devices. */
-static bool batch3d_cross(struct pw_call *c)
+/* hipMemcpy3DBatchAsync (numOps, opList, ...): pointer sides only */
+static uint64_t batch3d_ptr(const struct pw_call *c, size_t k, bool dst)
 {
-	const hipMemcpy3DBatchOp *ops = (const hipMemcpy3DBatchOp *)(uintptr_t)c->a[1];
-	size_t n = c->a[0];
-	for (size_t k = 0; ops && k < n; k++) {
-		int d = side_dev(op3d_ptr(&ops[k].dst));
-		if (d == PW_NO_DEV)
-			continue;
-		int s = side_dev(op3d_ptr(&ops[k].src));
-		if (s == PW_NO_DEV || s == d)
-			continue;
-		mark(c, PW_DEV_BATCH_DST, d, PW_DEV_BATCH_SRC, s);
-		c->dev[PW_DEV_BATCH_IDX] = k > INT32_MAX ? INT32_MAX : (int32_t)k;
-		return true;
-	}
-	return false;
+	const hipMemcpy3DBatchOp *o = (const hipMemcpy3DBatchOp *)(uintptr_t)c->a[1] + k;
+	return op3d_ptr(dst ? &o->dst : &o->src);
 }
 
 static bool is_batch3d(const struct pw_fn_desc *fn)
@@ -127,9 +119,9 @@ bool pw_hip_implicit_cross(struct pw_call *c)
 	/* cppcheck-suppress ctuuninitvar */
 	const struct pw_fn_desc *fn = c->fn;
 	if (fn->args[0].kind == PW_K_BATCH)
-		return batch_cross(c);
+		return c->a[0] && c->a[1] && c->a[2] && first_cross(c, c->a[3], batch_ptr);
 	if (is_batch3d(fn))
-		return batch3d_cross(c);
+		return c->a[1] && first_cross(c, c->a[0], batch3d_ptr);
 	uint64_t dp = c->a[0], sp = c->a[1];
 	int di = 0, si = 1;
 	if (fn->args[0].kind == PW_K_COPY3DL) { /* hipMemcpy3D[Async]: two pitched pointers, or arrays */
