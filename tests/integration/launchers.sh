@@ -87,7 +87,14 @@ d=$WORK/mpirun-ranks
 mkdir -p "$d" && cd "$d" || exit 1
 mpirun -np 4 "$PW" --ranks 0,2-3 -o 'traces/r%r' python3 "$L/train.py" >out 2>err
 st=$?
-check "mpirun --ranks 0,2-3: status 0, four ranks done" [ $st -eq 0 -a "$(grep -c done out)" -eq 4 ]
+n=$(grep -c done out)
+if [ $st -eq 0 ] && [ "$n" -eq 4 ]; then
+	ok "mpirun --ranks 0,2-3: status 0, four ranks done"
+else # what each rank said: which one failed, and how
+	bad "mpirun --ranks 0,2-3: status $st, $n of 4 ranks done"
+	diag stdout out
+	diag stderr err
+fi
 check "mpirun --ranks 0,2-3: ranks 0, 2 and 3 traced" [ "$(ls traces 2>/dev/null | tr '\n' ' ')" = "r0 r2 r3 " ]
 
 # ---- srun: host and rank in the name, the job id through %q ----
