@@ -16,6 +16,7 @@
 #include "base/show.h"
 #include "cmds/cmds.h"
 #include "read/json.h"
+#include "read/parse.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"
@@ -306,5 +307,8 @@ int main(int argc, char **argv)
 	if (r >= 0)
 		return r;
 	pw_reader_init(); /* before any thread */
+	const char *parse = getenv("PEERWATCH_ANALYZE_PARSE");
+	if (parse && !strcmp(parse, "full"))
+		pw_parse_fast = false;
 	return c->run(&o);
 }

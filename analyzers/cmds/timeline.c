@@ -339,7 +339,7 @@ static void gpu_args(struct tl_partial *p, const struct pw_file *f, const struct
 		return;
 	if (ev->cur_dev >= 0)
 		gpu_arg(p, f, ev, "cur_dev", ev->cur_dev);
-	json_object_foreach(ev->args, key, v) if (dev_key(key) && json_is_integer(v))
+	json_object_foreach(pw_ev_args(ev), key, v) if (dev_key(key) && json_is_integer(v))
 	    gpu_arg(p, f, ev, key, json_integer_value(v));
 }
 
@@ -388,7 +388,7 @@ static void tl_event(void *partial, void *fctx, const struct pw_file *f, const s
 	/* the call's own arguments beside seq and ret, as in the trace */
 	const char *key;
 	json_t *v;
-	json_object_foreach(ev->args, key, v)
+	json_object_foreach(pw_ev_args(ev), key, v)
 	{
 		put(p, ",", 1);
 		put_str(p, key);

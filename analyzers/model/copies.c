@@ -143,7 +143,9 @@ static struct copy_cell *cell_of(struct copy_matrix *m, const char *host, const 
 	return *c;
 }
 
-static int64_t side_dev(json_t *obj, const char *side)
+/* side is "src" or "dst": obj.<side>_type "host", else obj.<side>_dev (of
+ * one copy of a batch) */
+static int64_t entry_dev(json_t *obj, const char *side)
 {
 	char type[16], dev[16];
 	snprintf(type, sizeof type, "%s_type", side);
@@ -154,6 +156,16 @@ static int64_t side_dev(json_t *obj, const char *side)
 	if (!json_is_integer(d) || json_integer_value(d) < INT32_MIN || json_integer_value(d) > INT32_MAX)
 		return PW_DEV_NONE;
 	return json_integer_value(d);
+}
+
+/* The same of the call's args. */
+static int64_t side_dev(const struct pw_event *ev, const char *side)
+{
+	bool src = side[0] == 's';
+	const char *t = pw_arg_str(ev, src ? "src_type" : "dst_type");
+	if (t && !strcmp(t, "host"))
+		return DEV_HOST;
+	return pw_arg_dev(ev, src ? "src_dev" : "dst_dev");
 }
 
 /* The call's op (docs/trace-format.md; the reader gives the calls of traces
@@ -178,9 +190,9 @@ static bool is_copy(const struct pw_event *ev)
 {
 	if (!copy_op(ev) || ev->parent_recorded)
 		return false;
-	if (ev->implicit || is_peer_copy(ev) || json_is_array(json_object_get(ev->args, "copies")))
+	if (ev->implicit || is_peer_copy(ev) || pw_arg_is_array(ev, "copies"))
 		return true;
-	int64_t s = side_dev(ev->args, "src"), d = side_dev(ev->args, "dst");
+	int64_t s = side_dev(ev, "src"), d = side_dev(ev, "dst");
 	return s >= 0 && d >= 0 && s != d;
 }
 
@@ -240,8 +252,7 @@ static bool enable_refused(const struct pw_event *ev, int64_t *from, int64_t *to
 static bool is_grant(const struct pw_event *ev)
 {
 	bool grant = op_is(ev, "vmm_set_access") || op_is(ev, "pool_set_access");
-	return grant && ev->ret == 0 && !ev->parent_recorded &&
-	       json_is_array(json_object_get(ev->args, "access"));
+	return grant && ev->ret == 0 && !ev->parent_recorded && pw_arg_is_array(ev, "access");
 }
 
 /* The device of the memory a grant is about (a pool's only when named). */
@@ -321,7 +332,7 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
-		json_array_foreach(json_object_get(ev->args, "access"), i, g)
+		json_array_foreach(json_object_get(pw_ev_args(ev), "access"), i, g)
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
 			if (to != from && to >= 0) /* not the memory's own device, not the host */
@@ -489,7 +500,7 @@ static void add_batch(struct copy_matrix *m, struct mx_fctx *c, const struct pw_
 	uint64_t denom = total > listed ? total : listed;
 	json_array_foreach(list, i, e)
 	{
-		struct one_copy k = {side_dev(e, "src"), side_dev(e, "dst"), 0, 0, 1, true};
+		struct one_copy k = {entry_dev(e, "src"), entry_dev(e, "dst"), 0, 0, 1, true};
 		if (!pw_json_u64(json_object_get(e, "bytes"), &k.bytes))
 			k.bytes = 0;
 		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom)
@@ -497,7 +508,7 @@ static void add_batch(struct copy_matrix *m, struct mx_fctx *c, const struct pw_
 		put_copy(m, c, f, ev, &k);
 	}
 	if (pw_arg_u64(ev, "count", &count) && count > json_array_size(list)) {
-		struct one_copy k = {side_dev(ev->args, "src"), side_dev(ev->args, "dst"), 0, 0, 0, true};
+		struct one_copy k = {side_dev(ev, "src"), side_dev(ev, "dst"), 0, 0, 0, true};
 		k.copies = count - json_array_size(list);
 		k.bytes = total > listed ? total - listed : 0;
 		k.host_ns = denom ? (uint64_t)((double)dur * (double)k.bytes / (double)denom) : 0;
@@ -508,18 +519,16 @@ static void add_batch(struct copy_matrix *m, struct mx_fctx *c, const struct pw_
 static void add_copy(struct copy_matrix *m, struct mx_fctx *c, const struct pw_file *f,
                      const struct pw_event *ev)
 {
-	json_t *list = json_object_get(ev->args, "copies");
+	json_t *list = json_object_get(pw_ev_args(ev), "copies");
 	if (ev->ret != 0) {
-		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev->args, "src"),
-		        side_dev(ev->args, "dst"))
-		    ->failed++;
+		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev, "src"), side_dev(ev, "dst"))->failed++;
 		return;
 	}
 	if (json_is_array(list) && json_array_size(list)) {
 		add_batch(m, c, f, ev, list);
 		return;
 	}
-	struct one_copy k = {side_dev(ev->args, "src"), side_dev(ev->args, "dst"), 0, (uint64_t)ev->dur_ns, 1,
+	struct one_copy k = {side_dev(ev, "src"), side_dev(ev, "dst"), 0, (uint64_t)ev->dur_ns, 1,
 	                     json_is_array(list)};
 	pw_arg_u64(ev, "bytes", &k.bytes);
 	put_copy(m, c, f, ev, &k);
@@ -543,7 +552,7 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
-		json_array_foreach(json_object_get(ev->args, "access"), i, g)
+		json_array_foreach(json_object_get(pw_ev_args(ev), "access"), i, g)
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
 			if (to != from && to >= 0 && to <= INT32_MAX)

@@ -77,16 +77,14 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct fnd_partial *p = partial;
 	struct fnd_fctx *c = fctx;
 	if (ev->type == PW_EV_CALL) {
-		json_t *supp = json_object_get(ev->root, "suppressed"), *r;
-		size_t k;
-		json_array_foreach(supp, k, r)
-		{
-			if (!json_is_string(r))
+		const char *rule;
+		for (size_t k = 0; pw_ev_str_at(ev, "suppressed", k, &rule); k++) {
+			if (!rule)
 				continue;
 			struct suppressed_mark *m = vec_push(&p->suppressed);
 			m->file = f->index;
 			m->call = ev->seq;
-			m->rule = xstrdup(json_string_value(r));
+			m->rule = xstrdup(rule);
 		}
 		if (c->calls.len && hmap_get_u64(&c->calls, ev->seq)) {
 			char **slot = (char **)hmap_put_u64(&c->calls, ev->seq);

@@ -160,7 +160,7 @@ static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum 
 	const char *fid = pw_arg_str(ev, "file_id"), *sh = pw_arg_str(ev, "shareable"),
 	           *ht = pw_arg_str(ev, "handle_type"), *ed = pw_arg_str(ev, "export_data");
 	const char *pool = op == OP_POOL_EXPORT || op == OP_POOL_IMPORT ? "pool " : "";
-	json_t *uq = json_object_get(ev->args, "file_id_unique");
+	json_t *uq = json_object_get(pw_ev_args(ev), "file_id_unique");
 	uint64_t h = 0;
 	if (op == OP_PTR_EXPORT || op == OP_PTR_IMPORT)
 		return ed ? xasprintf("ptr %s", ed) : NULL;
@@ -185,7 +185,7 @@ static char *share_key(const struct pw_file *f, const struct pw_event *ev, enum 
 
 static void access_text(const struct pw_event *ev, char *buf, size_t len)
 {
-	json_t *a = json_object_get(ev->args, "access"), *g;
+	json_t *a = json_object_get(pw_ev_args(ev), "access"), *g;
 	size_t i, n = 0;
 	buf[0] = 0;
 	json_array_foreach(a, i, g)

@@ -113,7 +113,7 @@ static void dev_label(char *buf, size_t len, int64_t dev)
 /* "dev1", "host", "host_numa 0" from a location object or a device arg. */
 static void target_of(const struct pw_event *ev, const char *dev_key, char *buf, size_t len)
 {
-	json_t *loc = json_object_get(ev->args, "location");
+	json_t *loc = json_object_get(pw_ev_args(ev), "location");
 	if (json_is_object(loc)) {
 		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
 		long long i = (long long)json_integer_value(id);
@@ -217,7 +217,7 @@ static void on_attach(struct managed *m, struct m_fctx *c, const struct pw_file 
 /* The device a prefetch goes to, or PW_DEV_NONE when it is not a device. */
 static int64_t target_dev(const struct pw_event *ev, const char *dev_key)
 {
-	json_t *loc = json_object_get(ev->args, "location");
+	json_t *loc = json_object_get(pw_ev_args(ev), "location");
 	int64_t d;
 	if (json_is_object(loc)) {
 		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
@@ -257,7 +257,7 @@ static void on_prefetch(struct managed *m, struct m_fctx *c, const struct pw_fil
  * first 16) to "? (unlisted ranges)". */
 static void on_prefetch_batch(struct managed *m, const struct pw_file *f, const struct pw_event *ev)
 {
-	json_t *ranges = json_object_get(ev->args, "ranges"), *r;
+	json_t *ranges = json_object_get(pw_ev_args(ev), "ranges"), *r;
 	uint64_t total = 0, listed = 0, count = 0, b;
 	bool ok = ev->ret == 0;
 	size_t i;

@@ -225,6 +225,11 @@ static bool markers_once(const json_t *j, unsigned char *seen)
 	return true;
 }
 
+void pw_json_forget(void)
+{
+	big_nums.len = 0;
+}
+
 json_t *pw_json_load(const char *line, size_t len, json_error_t *je)
 {
 	if (!big_nums.esz)

@@ -20,6 +20,10 @@ void pw_reader_thread_done(void);
  * the thread's arena until its next line. */
 json_t *pw_json_load(const char *line, size_t len, json_error_t *je);
 
+/* A line read without pw_json_load: the last one's numbers beyond 2^63-1
+ * are forgotten, as pw_json_load forgets them. */
+void pw_json_forget(void);
+
 /* An unsigned member of a validated event: a non-negative integer, or one
  * beyond 2^63-1 (which jansson cannot hold; the parse keeps it aside). */
 bool pw_json_u64(const json_t *v, uint64_t *out);

@@ -17,6 +17,7 @@
 #include "read/apiop.h"
 #include "read/json.h"
 #include "read/parse.h"
+#include "read/scan.h"
 #include "read/schema.h"
 #include "read/trace.h"
 
@@ -241,10 +242,174 @@ static int parse_gpu_time(struct ctx *c, struct pw_event *ev)
 	           : 0;
 }
 
+/* ---- the fast path: a call line of the plain shape, from a flat scan ----
+ * The library writes nearly every line as a call of the plain shape that
+ * scan.h takes.  Such a line is checked here against the same rules as
+ * parse_call and the table, without building a tree; a line that breaks any
+ * of them, or is of another shape, goes to the full parse, which names what
+ * is wrong.  So the fast path decides nothing the full parse would decide
+ * otherwise (tests/analyze/fuzz_reader.c compares the two on every input). */
+
+bool pw_parse_fast = true;
+static __thread bool last_fast;
+
+bool pw_parse_was_fast(void)
+{
+	return last_fast;
+}
+
+enum {
+	K_SEQ,
+	K_TID,
+	K_VENDOR,
+	K_API,
+	K_VARIANT,
+	K_FAMILY,
+	K_T_NS,
+	K_DUR_NS,
+	K_RET,
+	K_RET_NAME,
+	K_PARENT,
+	K_CUR_DEV,
+	K_LAYER,
+	K_OP,
+	K_PARENT_TIME,
+	K_IMPLICIT,
+	K_ARGS,
+	K_STACK,
+	K_COUNT
+};
+
+/* The member a key names, or -1: by its length and first letter, then one
+ * compare (the table search took as long as the scan of the line). */
+static int call_key(const char *k, uint32_t len)
+{
+	static const char *const names[K_COUNT] = {"seq",      "tid",     "vendor", "api", "variant",
+	                                           "family",   "t_ns",    "dur_ns", "ret", "ret_name",
+	                                           "parent",   "cur_dev", "layer",  "op",  "parent_time",
+	                                           "implicit", "args",    "stack"};
+	int i;
+	switch (len) {
+	case 2: i = K_OP; break;
+	case 3: i = k[0] == 's' ? K_SEQ : k[0] == 't' ? K_TID : k[0] == 'a' ? K_API : K_RET; break;
+	case 4: i = k[0] == 't' ? K_T_NS : K_ARGS; break;
+	case 5: i = k[0] == 'l' ? K_LAYER : K_STACK; break;
+	case 6:
+		i = k[0] == 'v' ? K_VENDOR : k[0] == 'f' ? K_FAMILY : k[0] == 'd' ? K_DUR_NS : K_PARENT;
+		break;
+	case 7: i = k[0] == 'v' ? K_VARIANT : K_CUR_DEV; break;
+	case 8: i = k[0] == 'r' ? K_RET_NAME : K_IMPLICIT; break;
+	case 11: i = K_PARENT_TIME; break;
+	default: return -1;
+	}
+	return memcmp(k, names[i], len) ? -1 : i;
+}
+
+static bool tok_int(const struct pw_tok *t, int64_t min, int64_t *out)
+{
+	if (!t || t->type != PW_T_INT || t->v.i < min)
+		return false;
+	*out = t->v.i;
+	return true;
+}
+
+static bool tok_str(const struct pw_tok *t, const char **out)
+{
+	if (!t || t->type != PW_T_STR)
+		return false;
+	*out = t->v.s;
+	return true;
+}
+
+/* Absent or null: NULL; a string; anything else is refused. */
+static bool tok_str_null(const struct pw_tok *t, const char **out)
+{
+	*out = NULL;
+	return !t || t->type == PW_T_NULL || tok_str(t, out);
+}
+
+static bool tok_bool(const struct pw_tok *t, bool *out)
+{
+	*out = t && t->type == PW_T_TRUE;
+	return !t || t->type == PW_T_TRUE || t->type == PW_T_FALSE;
+}
+
+static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct vec *stack)
+{
+	static const char start[] = "{\"type\":\"call\","; /* as the library writes it */
+	if (len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
+		return false;
+	const struct pw_flat *f = pw_scan(line, len);
+	if (!f)
+		return false;
+	const struct pw_tok *t = f->t, *m[K_COUNT] = {0};
+	size_t k = 1;
+	for (uint32_t i = 0; i < t[0].n; i++, k = t[k + 1].next) {
+		int which = call_key(t[k].v.s, t[k].n);
+		if (which >= 0)
+			m[which] = &t[k + 1];
+	}
+	int64_t seq;
+	if (!tok_int(m[K_SEQ], 1, &seq) || !tok_int(m[K_TID], 0, &ev->tid) ||
+	    !tok_str(m[K_VENDOR], &ev->vendor) || !tok_str(m[K_API], &ev->api) ||
+	    !tok_str(m[K_VARIANT], &ev->variant) || !tok_str(m[K_FAMILY], &ev->family) ||
+	    !tok_int(m[K_T_NS], 0, &ev->t_ns) || !tok_int(m[K_DUR_NS], 0, &ev->dur_ns) ||
+	    !tok_int(m[K_RET], INT64_MIN, &ev->ret) || !m[K_RET_NAME] ||
+	    !tok_str_null(m[K_RET_NAME], &ev->ret_name))
+		return false;
+	ev->seq = (uint64_t)seq;
+	if (ev->t_ns > INT64_MAX - ev->dur_ns)
+		return false;
+	int64_t parent = 0;
+	ev->has_parent = m[K_PARENT] != NULL;
+	if (ev->has_parent && !tok_int(m[K_PARENT], 0, &parent))
+		return false;
+	ev->parent = (uint64_t)parent;
+	const struct pw_tok *d = m[K_CUR_DEV];
+	if (d && d->type != PW_T_NULL && (d->type != PW_T_INT || d->v.i < INT32_MIN || d->v.i > INT32_MAX))
+		return false;
+	ev->cur_dev = d && d->type == PW_T_INT ? d->v.i : PW_DEV_NONE;
+	if (!tok_str_null(m[K_LAYER], &ev->layer) || !tok_str_null(m[K_OP], &ev->op) ||
+	    !tok_bool(m[K_PARENT_TIME], &ev->parent_time) || !tok_bool(m[K_IMPLICIT], &ev->implicit))
+		return false;
+	if (!ev->op)
+		ev->op = pw_op_of_api(ev->api);
+	if (!pw_vendor_known(ev->vendor) || !m[K_ARGS] || m[K_ARGS]->type != PW_T_OBJ)
+		return false;
+	stack->len = 0;
+	if (m[K_STACK]) {
+		if (m[K_STACK]->type != PW_T_ARR)
+			return false;
+		for (size_t e = (size_t)(m[K_STACK] - t) + 1; e < m[K_STACK]->next; e++) {
+			uint64_t pc;
+			if (t[e].type != PW_T_STR || !parse_hex_u64(t[e].v.s, &pc))
+				return false;
+			*(uint64_t *)vec_push(stack) = pc;
+		}
+		ev->stack = stack->data;
+		ev->nstack = stack->len;
+	}
+	if (!pw_flat_members_fit(f, 0, PW_SC_CALL))
+		return false;
+	ev->type = PW_EV_CALL;
+	ev->flat = f;
+	ev->flat_args = (size_t)(m[K_ARGS] - t);
+	return true;
+}
+
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen)
 {
 	json_error_t je;
+	pw_ev_args_done();
+	memset(ev, 0, sizeof *ev);
+	ev->cur_dev = PW_DEV_NONE;
+	last_fast = pw_parse_fast && fast_call(line, len, ev, stack);
+	if (last_fast) {
+		pw_json_forget();
+		*root = NULL;
+		return PW_LINE_EVENT;
+	}
 	memset(ev, 0, sizeof *ev);
 	ev->cur_dev = PW_DEV_NONE;
 	*root = pw_json_load(line, len, &je);

@@ -15,7 +15,8 @@
 
 /* Parses and validates one line without a file (the reader, the fuzz
  * target, the unit tests): the kind of line, *ev filled for an event; the
- * caller must json_decref(*root) before the thread parses its next line (the
+ * caller must json_decref(*root) (NULL for a line read by the fast
+ * path, whose args are built only when asked: pw_ev_args) before the thread parses its next line (the
  * objects live in the thread's arena, json.h).  PW_LINE_BAD: a message in
  * err. */
 enum pw_line_kind {
@@ -28,6 +29,11 @@ enum pw_line_kind {
 };
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen);
+/* Whether pw_parse_line takes a call line of the plain shape without
+ * building its tree (default true; the fuzz target and tests turn it off
+ * to compare), and whether it did for the thread's last line. */
+extern bool pw_parse_fast;
+bool pw_parse_was_fast(void);
 /* Header and footer members into the file; -1 with a message when invalid. */
 int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);

@@ -10,6 +10,7 @@
 #include "base/util.h"
 #include "peerwatch/trace_format.h"
 #include "read/json.h"
+#include "read/scan.h"
 #include "read/schema.h"
 
 static int fail(char *err, size_t errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
@@ -308,4 +309,132 @@ int pw_check_members(json_t *obj, int scope, char *err, size_t errlen)
 {
 	struct ctx c = {err, errlen};
 	return check_scope(&c, "", obj, scope, false);
+}
+
+/* ---- the same check over a flat scan (scan.h), without messages ---- */
+
+static bool hex_tok(const struct pw_tok *t, size_t want)
+{
+	return t->type == PW_T_STR && t->n % 2 == 0 && (!want || t->n == want) && is_hex_n(t->v.s, t->n);
+}
+
+static bool dev_tok(const struct pw_tok *t)
+{
+	return t->type == PW_T_INT && t->v.i >= INT32_MIN && t->v.i <= INT32_MAX;
+}
+
+static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
+{
+	uint64_t u;
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT) {
+		if (kind == PW_J_INTS_NULL && t->type == PW_T_NULL)
+			return true;
+		if (t->type != PW_T_ARR)
+			return false;
+		for (size_t i = (size_t)(t - all) + 1; i < t->next; i = all[i].next)
+			if (!fits_tok(ek, &all[i], all))
+				return false;
+		return true;
+	}
+	bool str = t->type == PW_T_STR, in = t->type == PW_T_INT, nul = t->type == PW_T_NULL;
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR: return str;
+	case PW_J_STR_NULL:
+	case PW_J_NAME: return str || nul;
+	case PW_J_HEX: return str && parse_hex_u64(t->v.s, &u);
+	case PW_J_HEXBYTES: return hex_tok(t, 0);
+	case PW_J_HEX128: return hex_tok(t, 128);
+	case PW_J_HEXBYTES_NULL: return nul || hex_tok(t, 0);
+	case PW_J_UINT: return in && t->v.i >= 0;
+	case PW_J_INT: return in;
+	case PW_J_INT_NULL: return in || nul;
+	case PW_J_DEV: return nul || dev_tok(t);
+	case PW_J_ORDINAL: return dev_tok(t);
+	case PW_J_NAME_OR_INT: return str || in;
+	case PW_J_INT_STR_NULL: return in || str || nul;
+	case PW_J_BOOL: return t->type == PW_T_TRUE || t->type == PW_T_FALSE;
+	case PW_J_NIL: return nul;
+	case PW_J_OBJECT: return t->type == PW_T_OBJ;
+	case PW_J_OBJECTS:
+	case PW_J_STRS:
+	case PW_J_HEXES:
+	case PW_J_NAMES:
+	case PW_J_INTS_NULL:
+	case PW_J_COUNT: break;
+	}
+	return false;
+}
+
+static bool flat_scope(const struct pw_flat *f, size_t obj, int scope, bool nested);
+
+/* As check_member: the first row the value fits decides, objects inside
+ * it checked against their own scope. */
+static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
+{
+	const struct pw_tok *t = &f->t[v];
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_trace_field *row = &fields[by_scope[at + i]];
+		if (!fits_tok(row->kind, t, f->t))
+			continue;
+		if (row->kind == PW_J_OBJECT && row->child != PW_SC_NONE)
+			return flat_scope(f, v, row->child, true);
+		if (row->kind == PW_J_OBJECTS && row->child != PW_SC_NONE)
+			for (size_t e = v + 1; e < t->next; e = f->t[e].next)
+				if (!flat_scope(f, e, row->child, true))
+					return false;
+		return true;
+	}
+	return false;
+}
+
+/* rows_of for the fast path, remembered per thread: a trace names the same
+ * few dozen keys on every line, and the search of the table was a third of
+ * the fast path's time.  Keys the table does not have are searched each
+ * time (they are rare: members of a later writer). */
+#define ROW_CACHE 512
+static __thread struct {
+	const char *key; /* the table's own copy; NULL: empty */
+	unsigned short scope, at, n, len;
+} row_cache[ROW_CACHE];
+
+static size_t rows_cached(int scope, const struct pw_tok *key, size_t *n)
+{
+	__typeof__(row_cache[0]) *c = &row_cache[(key->hash ^ (uint32_t)scope * 0x9e3779b9u) % ROW_CACHE];
+	if (c->key && c->scope == scope && c->len == key->n && !memcmp(c->key, key->v.s, key->n)) {
+		*n = c->n;
+		return c->at;
+	}
+	size_t at = rows_of(scope, key->v.s, n);
+	if (*n && key->n < 0xffff) {
+		c->key = fields[by_scope[at]].key;
+		c->scope = (unsigned short)scope;
+		c->at = (unsigned short)at;
+		c->n = (unsigned short)*n;
+		c->len = (unsigned short)key->n;
+	}
+	return at;
+}
+
+static bool flat_scope(const struct pw_flat *f, size_t obj, int scope, bool nested)
+{
+	const struct pw_tok *o = &f->t[obj];
+	size_t k = obj + 1;
+	for (uint32_t m = 0; m < o->n; m++, k = f->t[k + 1].next) {
+		size_t n, at = rows_cached(scope, &f->t[k], &n);
+		if (n && !flat_member(f, k + 1, at, n))
+			return false;
+	}
+	for (size_t i = first[scope]; nested && i < first[scope + 1]; i++) {
+		const struct pw_trace_field *row = &fields[by_scope[i]];
+		if (row->presence == PW_REQ && !pw_flat_get(f, obj, row->key))
+			return false;
+	}
+	return true;
+}
+
+bool pw_flat_members_fit(const struct pw_flat *f, size_t obj, int scope)
+{
+	pthread_once(&index_once, build_index);
+	return flat_scope(f, obj, scope, false);
 }

@@ -7,10 +7,16 @@
 #define PW_AN_SCHEMA_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Every member of obj, a line of the given scope (PW_SC_*), and of the
  * objects inside it: 0, or -1 with a message that names the member. */
 int pw_check_members(json_t *obj, int scope, char *err, size_t errlen);
+
+/* The same check over an object of a flat scan (scan.h): true when every
+ * member fits, false where check_members would give a message. */
+struct pw_flat;
+bool pw_flat_members_fit(const struct pw_flat *f, size_t obj, int scope);
 
 #endif

@@ -2,10 +2,12 @@
  * The typed trace (trace.h): a validated call's arguments, and freeing
  * what the reader filled in.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "read/json.h"
+#include "read/scan.h"
 #include "read/trace.h"
 
 bool pw_vendor_known(const char *vendor)
@@ -82,13 +84,110 @@ void pw_file_clear(struct pw_file *f)
 
 /* ---- arguments of a validated call ---- */
 
+static __thread json_t *built; /* the args pw_ev_args built for the last line */
+
+void pw_ev_args_done(void)
+{
+	json_decref(built);
+	built = NULL;
+}
+
+static json_t *from_tokens(const struct pw_tok *t, size_t i)
+{
+	json_t *j = NULL;
+	switch ((enum pw_tok_type)t[i].type) {
+	case PW_T_OBJ:
+		j = json_object();
+		for (size_t k = i + 1, m = 0; m < t[i].n; m++, k = t[k + 1].next)
+			json_object_set_new_nocheck(j, t[k].v.s, from_tokens(t, k + 1));
+		break;
+	case PW_T_ARR:
+		j = json_array();
+		for (size_t e = i + 1; e < t[i].next; e = t[e].next)
+			json_array_append_new(j, from_tokens(t, e));
+		break;
+	case PW_T_STR: j = json_stringn_nocheck(t[i].v.s, t[i].n); break;
+	case PW_T_INT: j = json_integer(t[i].v.i); break;
+	case PW_T_TRUE: j = json_true(); break;
+	case PW_T_FALSE: j = json_false(); break;
+	case PW_T_NULL: j = json_null(); break;
+	}
+	if (!j) {
+		fprintf(stderr, "peerwatch-analyze: out of memory (building a call's args)\n");
+		exit(2);
+	}
+	return j;
+}
+
+json_t *pw_ev_args(const struct pw_event *ev)
+{
+	if (ev->args || !ev->flat)
+		return ev->args;
+	json_decref(built);
+	built = from_tokens(ev->flat->t, ev->flat_args);
+	((struct pw_event *)ev)->args = built; /* the reader's own event, cached */
+	return built;
+}
+
+bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const char **out)
+{
+	*out = NULL;
+	if (!ev->root && ev->flat) {
+		const struct pw_tok *t = ev->flat->t;
+		size_t a = pw_flat_get(ev->flat, 0, key);
+		if (!a || t[a].type != PW_T_ARR || i >= t[a].n)
+			return false;
+		size_t e = a + 1;
+		while (i--)
+			e = t[e].next;
+		if (t[e].type == PW_T_STR)
+			*out = t[e].v.s;
+		return true;
+	}
+	json_t *arr = ev->root ? json_object_get(ev->root, key) : NULL;
+	if (!json_is_array(arr) || i >= json_array_size(arr))
+		return false;
+	*out = json_string_value(json_array_get(arr, i)); /* NULL when no string */
+	return true;
+}
+
+/* The token of args.key of a fast-path call, or NULL. */
+static const struct pw_tok *tok_arg(const struct pw_event *ev, const char *key)
+{
+	size_t i = pw_flat_get(ev->flat, ev->flat_args, key);
+	return i ? &ev->flat->t[i] : NULL;
+}
+
+bool pw_arg_is_array(const struct pw_event *ev, const char *key)
+{
+	if (!ev->args && ev->flat) {
+		const struct pw_tok *t = tok_arg(ev, key);
+		return t && t->type == PW_T_ARR;
+	}
+	return json_is_array(ev->args ? json_object_get(ev->args, key) : NULL);
+}
+
 bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out)
 {
+	if (!ev->args && ev->flat) {
+		const struct pw_tok *t = tok_arg(ev, key);
+		if (!t || t->type != PW_T_INT || t->v.i < 0)
+			return false;
+		*out = (uint64_t)t->v.i;
+		return true;
+	}
 	return pw_json_u64(ev->args ? json_object_get(ev->args, key) : NULL, out);
 }
 
 bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out)
 {
+	if (!ev->args && ev->flat) {
+		const struct pw_tok *t = tok_arg(ev, key);
+		if (!t || t->type != PW_T_INT)
+			return false;
+		*out = t->v.i;
+		return true;
+	}
 	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
 	if (!json_is_integer(v))
 		return false;
@@ -98,21 +197,24 @@ bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out)
 
 bool pw_arg_hex(const struct pw_event *ev, const char *key, uint64_t *out)
 {
-	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
-	return json_is_string(v) && parse_hex_u64(json_string_value(v), out);
+	const char *s = pw_arg_str(ev, key);
+	return s && parse_hex_u64(s, out);
 }
 
 int64_t pw_arg_dev(const struct pw_event *ev, const char *key)
 {
-	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
-	if (!json_is_integer(v))
+	int64_t d;
+	if (!pw_arg_i64(ev, key, &d))
 		return PW_DEV_NONE;
-	json_int_t d = json_integer_value(v);
 	return d < INT32_MIN || d > INT32_MAX ? PW_DEV_NONE : d;
 }
 
 const char *pw_arg_str(const struct pw_event *ev, const char *key)
 {
+	if (!ev->args && ev->flat) {
+		const struct pw_tok *t = tok_arg(ev, key);
+		return t && t->type == PW_T_STR ? t->v.s : NULL;
+	}
 	json_t *v = ev->args ? json_object_get(ev->args, key) : NULL;
 	return json_is_string(v) ? json_string_value(v) : NULL;
 }

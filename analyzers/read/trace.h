@@ -24,7 +24,8 @@ enum pw_ev_type { PW_EV_CALL, PW_EV_VIOLATION, PW_EV_GPU_TIME };
 struct pw_event {
 	enum pw_ev_type type;
 	uint64_t line;
-	json_t *root; /* the whole line, valid only during the callback */
+	json_t *root; /* the whole line, valid only during the callback; NULL for a call read by
+	                 the fast path (parse.h): read its members with the accessors below */
 	/* call (a violation may have api too: its call's) */
 	uint64_t seq;
 	int64_t tid;
@@ -40,10 +41,13 @@ struct pw_event {
 	 * a run where one asks for `nesting`; such an event is counted through
 	 * its parent (a runtime call and the driver calls it made are one call) */
 	bool parent_recorded;
-	const char *layer; /* "runtime" for the CUDA runtime layer, NULL when absent */
-	bool implicit;     /* a copy the program did not name as one (cross-device) */
-	int64_t cur_dev;   /* PW_DEV_NONE when null or absent */
-	json_t *args;
+	const char *layer;          /* "runtime" for the CUDA runtime layer, NULL when absent */
+	bool implicit;              /* a copy the program did not name as one (cross-device) */
+	int64_t cur_dev;            /* PW_DEV_NONE when null or absent */
+	json_t *args;               /* read it with pw_ev_args (or the pw_arg_* of one member): NULL for a
+	                               call the fast path read until something asks */
+	const struct pw_flat *flat; /* such a call's tokens (scan.h), NULL otherwise */
+	size_t flat_args;           /* the index of its args object there */
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
 	bool has_call; /* false for a finding made outside any call (at exit) */
@@ -135,7 +139,21 @@ struct pw_input {
 	size_t n;
 };
 
+/* A call's args as JSON (types were checked by the reader): for a call the
+ * fast path read, built on the first ask from its tokens, and valid until
+ * the thread's next line, as the rest of the event. */
+json_t *pw_ev_args(const struct pw_event *ev);
+/* Drops the args built for the thread's last line (the parse calls it). */
+void pw_ev_args_done(void);
+
+/* Entry i of the event's own array member key (a call's "suppressed"):
+ * false past its end (or when there is no such array); *out is NULL for an
+ * entry that is no string. */
+bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const char **out);
+
 /* Arguments of a validated call (types were checked by the reader). */
+/* Whether args has key, and it is an array. */
+bool pw_arg_is_array(const struct pw_event *ev, const char *key);
 bool pw_arg_u64(const struct pw_event *ev, const char *key, uint64_t *out);
 bool pw_arg_i64(const struct pw_event *ev, const char *key, int64_t *out);
 bool pw_arg_hex(const struct pw_event *ev, const char *key, uint64_t *out);

@@ -6,10 +6,13 @@
  * input with several lines is also read as a whole trace file (a memfd)
  * through pw_input_read, with a pre-phase: line splitting, the header
  * rules, .partial tails.  Any crash, leak or sanitizer report is a bug:
- * traces are untrusted input.
+ * traces are untrusted input.  A line the fast path takes (a call of the
+ * plain shape, parse.c) is parsed again by the full parse, which must take
+ * it too and give the same event: every member, the stack and the args.
  *
  *   make analyze-fuzz FUZZ_SECONDS=60
  */
+#include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,6 +101,69 @@ static void as_file(const uint8_t *data, size_t size)
 	close(fd);
 }
 
+/* ---- the fast path against the full parse ---- */
+
+struct seen {
+	char *text; /* the event's members and args, as one string */
+	uint64_t *stack;
+	size_t nstack;
+};
+
+static char *describe(const struct pw_event *ev)
+{
+	char *args = json_dumps(pw_ev_args(ev), JSON_COMPACT | JSON_SORT_KEYS), *out = NULL;
+	if (asprintf(&out, "%llu %lld %s %s %s %s %s %lld %lld %lld %s %d %llu %d %d %s %lld %d %s",
+	             (unsigned long long)ev->seq, (long long)ev->tid, ev->vendor, ev->api, ev->variant,
+	             ev->family, ev->op ? ev->op : "-", (long long)ev->t_ns, (long long)ev->dur_ns,
+	             (long long)ev->ret, ev->ret_name ? ev->ret_name : "-", ev->has_parent,
+	             (unsigned long long)ev->parent, ev->parent_time, ev->implicit,
+	             ev->layer ? ev->layer : "-", (long long)ev->cur_dev, (int)ev->type,
+	             args ? args : "-") < 0)
+		abort();
+	free(args);
+	const char *rule;
+	for (size_t i = 0; pw_ev_str_at(ev, "suppressed", i, &rule); i++) {
+		char *more = NULL;
+		if (asprintf(&more, "%s %s", out, rule ? rule : "(not a string)") < 0)
+			abort();
+		free(out);
+		out = more;
+	}
+	return out;
+}
+
+static void same_as_full(const uint8_t *data, size_t size, const struct pw_event *fast)
+{
+	struct seen a = {describe(fast), NULL, fast->nstack};
+	a.stack = malloc((fast->nstack + 1) * sizeof *a.stack);
+	if (!a.stack)
+		abort();
+	memcpy(a.stack, fast->stack, fast->nstack * sizeof *a.stack);
+	struct pw_event ev;
+	struct vec stack;
+	json_t *root;
+	char err[512];
+	vec_init(&stack, sizeof(uint64_t));
+	pw_parse_fast = false;
+	enum pw_line_kind k = pw_parse_line((const char *)data, size, &ev, &stack, &root, err, sizeof err);
+	pw_parse_fast = true;
+	if (k != PW_LINE_EVENT) {
+		fprintf(stderr, "the fast path took a line the full parse refuses: %s\n", err);
+		abort();
+	}
+	char *b = describe(&ev);
+	if (strcmp(a.text, b) || a.nstack != ev.nstack ||
+	    (a.nstack && memcmp(a.stack, ev.stack, a.nstack * sizeof *a.stack))) {
+		fprintf(stderr, "the fast path and the full parse differ:\n  %s\n  %s\n", a.text, b);
+		abort();
+	}
+	free(b);
+	free(a.text);
+	free(a.stack);
+	json_decref(root);
+	vec_free(&stack);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static int seeded;
@@ -115,6 +181,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	enum pw_line_kind k = pw_parse_line((const char *)data, size, &ev, &stack, &root, err, sizeof err);
 	if (k == PW_LINE_EVENT)
 		use_event(&ev);
+	if (k == PW_LINE_EVENT && pw_parse_was_fast())
+		same_as_full(data, size, &ev);
 	if (k == PW_LINE_HEADER || k == PW_LINE_FOOTER) {
 		struct pw_file f;
 		memset(&f, 0, sizeof f);

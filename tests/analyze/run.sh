@@ -9,8 +9,9 @@
 #                      together, not each scenario's alone too (for PW_ANALYZE
 #                      under the sanitizers: .ci/run)
 #   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh,
-#                      checks_vendors.sh, checks_offline.sh and
-#                      checks_report.sh: all but checks_truth.sh (make
+#                      checks_vendors.sh, checks_offline.sh,
+#                      checks_report.sh and checks_parse.sh: all but
+#                      checks_truth.sh (make
 #                      check-fast, the loop of a change)
 #   PW_ANALYZE_PART=truth   checks_truth.sh only, which reads the integration
 #                      scenarios' traces (make test runs the two parts side
@@ -209,6 +210,8 @@ if [ "$part" != truth ]; then
 	took checks_offline.sh
 	. "$HERE/checks_report.sh"
 	took checks_report.sh
+	. "$HERE/checks_parse.sh"
+	took checks_parse.sh
 fi
 if [ "$part" != checks ]; then
 	. "$HERE/checks_truth.sh"

@@ -93,6 +93,106 @@ static void a_call(void **state)
 	vec_free(&stack);
 }
 
+/* The fast path (parse.c, scan.h) takes a call of the plain shape, and
+ * leaves every other line — valid or not — to the full parse, with the
+ * same event or the same message either way. */
+static void fast_path(void **state)
+{
+	(void)state;
+	struct pw_event ev;
+	char err[512];
+	const char *plain =
+	    "{\"type\":\"call\",\"seq\":12,\"tid\":4,\"vendor\":\"cuda\",\"api\":\"cuMemPrefetchAsync\","
+	    "\"variant\":\"_v2\",\"family\":\"managed\",\"t_ns\":100,\"dur_ns\":7,\"ret\":-3,"
+	    "\"ret_name\":null,\"cur_dev\":null,\"parent\":2,\"parent_time\":true,\"layer\":\"runtime\","
+	    "\"args\":{\"ptr\":\"0x7f0000\",\"ptr_dev\":0,\"bytes\":4096,\"location\":{\"type\":\"device\","
+	    "\"id\":3},\"flags\":0,\"stream\":\"0x10\"},\"stack\":[\"0x401000\"],"
+	    "\"suppressed\":[\"ipc.free-while-open\",\"x.y\"]}";
+	assert_int_equal(parse(plain, &ev, err), PW_LINE_EVENT);
+	assert_true(pw_parse_was_fast());
+	assert_null(ev.args); /* not built until asked */
+	assert_int_equal(ev.seq, 12);
+	assert_int_equal(ev.ret, -3);
+	assert_null(ev.ret_name);
+	assert_int_equal(ev.cur_dev, PW_DEV_NONE);
+	assert_true(ev.has_parent && ev.parent == 2 && ev.parent_time && !ev.implicit);
+	assert_string_equal(ev.layer, "runtime");
+	assert_string_equal(ev.op, "managed_prefetch");
+	assert_int_equal(ev.nstack, 1);
+	uint64_t u;
+	assert_true(pw_arg_u64(&ev, "bytes", &u) && u == 4096);
+	assert_true(pw_arg_hex(&ev, "ptr", &u) && u == 0x7f0000);
+	assert_int_equal(pw_arg_dev(&ev, "ptr_dev"), 0);
+	assert_false(pw_arg_is_array(&ev, "location"));
+	assert_null(pw_arg_str(&ev, "bytes"));
+	json_t *args = pw_ev_args(&ev);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(args, "location"), "id")), 3);
+	assert_ptr_equal(pw_ev_args(&ev), args); /* built once */
+	const char *rule;
+	assert_true(pw_ev_str_at(&ev, "suppressed", 1, &rule));
+	assert_string_equal(rule, "x.y");
+	assert_false(pw_ev_str_at(&ev, "suppressed", 2, &rule));
+	pw_parse_fast = false; /* the same from the full parse */
+	assert_int_equal(parse(plain, &ev, err), PW_LINE_EVENT);
+	pw_parse_fast = true;
+	assert_false(pw_parse_was_fast());
+	assert_true(pw_ev_str_at(&ev, "suppressed", 0, &rule));
+	assert_string_equal(rule, "ipc.free-while-open");
+	assert_false(pw_ev_str_at(&ev, "suppressed", 2, &rule));
+
+	/* valid, but not plain: the full parse reads them, to the same values */
+	static const char *const not_plain[] = {
+	    "\"api\":\"cuMemcpy\\u0050eer\"",                      /* an escape */
+	    "\"api\":\"cuMemcpyPeer\",\"note\":\"\xc3\xa9\"",      /* non-ASCII */
+	    "\"api\":\"cuMemcpyPeer\",\"w\":1.5",                  /* a real number */
+	    "\"api\":\"cuMemcpyPeer\",\"w\":18446744073709551615", /* beyond 2^63-1 */
+	    "\"api\":\"cuMemcpyPeer\",\"api\":\"cuMemcpyPeer\"",   /* a key twice */
+	    " \"api\" : \"cuMemcpyPeer\" ",                        /* spaces: still plain */
+	};
+	for (size_t i = 0; i < sizeof not_plain / sizeof *not_plain; i++) {
+		char line[1024];
+		snprintf(
+		    line, sizeof line,
+		    "{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"cuda\",%s,\"variant\":\"\","
+		    "\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,\"ret_name\":\"CUDA_SUCCESS\","
+		    "\"args\":{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_dev\":0,\"bytes\":64}}",
+		    not_plain[i]);
+		assert_int_equal(parse(line, &ev, err), PW_LINE_EVENT);
+		if (pw_parse_was_fast() != (i == 5))
+			fail_msg("case %zu: fast path %s", i, pw_parse_was_fast() ? "taken" : "not taken");
+		assert_string_equal(ev.api, "cuMemcpyPeer");
+		assert_true(pw_arg_u64(&ev, "bytes", &u) && u == 64);
+		assert_int_equal(pw_arg_dev(&ev, "dst_dev"), 1);
+	}
+
+	/* plain but wrong: the full parse names what is wrong */
+	static const struct {
+		const char *args, *msg;
+	} wrong[] = {
+	    {"{\"bytes\":\"64\"}", "\"args.bytes\" must be a non-negative integer, not a string"},
+	    {"{\"ptr\":\"0xzz\"}", "\"args.ptr\" is not a 64-bit hex value"},
+	    {"{\"location\":{\"id\":3}}", "missing member \"args.location.type\""},
+	    {"{\"copies\":[{\"dst\":\"0x1\"},7]}", "args.copies"},
+	};
+	for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
+		char line[1024];
+		snprintf(
+		    line, sizeof line,
+		    "{\"type\":\"call\",\"seq\":1,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\","
+		    "\"variant\":\"\",\"family\":\"copy\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,"
+		    "\"ret_name\":\"CUDA_SUCCESS\",\"args\":%s}",
+		    wrong[i].args);
+		err[0] = 0;
+		assert_int_equal(parse(line, &ev, err), PW_LINE_BAD);
+		assert_false(pw_parse_was_fast());
+		if (!strstr(err, wrong[i].msg))
+			fail_msg("case %zu: \"%s\" does not say \"%s\"", i, err, wrong[i].msg);
+	}
+	/* the members of the call itself */
+	assert_int_equal(parse("{\"type\":\"call\",\"seq\":0}", &ev, err), PW_LINE_BAD);
+	assert_false(pw_parse_was_fast());
+}
+
 static void kinds_of_lines(void **state)
 {
 	(void)state;
@@ -216,7 +316,7 @@ static void what_the_library_writes(void **state)
 	assert_true(v == UINT64_MAX);
 	assert_true(pw_arg_u64(&ev, "bytes", &v));
 	assert_true(v == (uint64_t)INT64_MAX);
-	json_t *copies = json_object_get(ev.args, "copies");
+	json_t *copies = json_object_get(pw_ev_args(&ev), "copies");
 	assert_true(pw_json_u64(json_object_get(json_array_get(copies, 0), "bytes"), &v));
 	assert_true(v == (uint64_t)1 << 63);
 	assert_true(pw_json_is_big(json_object_get(json_array_get(copies, 1), "bytes")));
@@ -729,6 +829,7 @@ int main(void)
 	json_object_seed(0);
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_call),
+	    cmocka_unit_test(fast_path),
 	    cmocka_unit_test(kinds_of_lines),
 	    cmocka_unit_test(refused_lines),
 	    cmocka_unit_test(refused_args),

@@ -1,0 +1,50 @@
+# The reader's two parses agree (analyzers/read/parse.c): every command, on
+# every trace this run made and on the fixtures and real-GPU traces, gives
+# the same output and exit status with the fast path as with every line
+# read by the full parse (PEERWATCH_ANALYZE_PARSE=full).  That the fast
+# path is taken at all, on the lines the library writes, the unit test asks
+# line by line (tests/unit/test_analyze_reader.c, fast_path); that both
+# take and refuse the same lines, the fuzz target (fuzz_reader.c).
+# Sourced by run.sh (A, HERE, WORK, check, bad are set).
+
+parse_dirs() { # every directory holding a trace, each once
+	{
+		find "$WORK" "$HERE/fixtures" "$HERE/gpu-traces" -name '*.pw.jsonl*' -type f -printf '%h\n'
+	} | sort -u
+}
+
+parse_same() { # DIR: each command both ways; "" or the first difference
+	local d=$1 c out1 out2 rc1 rc2
+	for c in "summary --json" "check --json" "matrix --json" "ipc --json" "managed --json" \
+		"violations --json" "ops --json" "info --json" "check --format sarif" \
+		"timeline -o $WORK/parse-tl.json"; do
+		# shellcheck disable=SC2086 # the command's words
+		out1=$("$A" $c "$d" 2>&1)
+		rc1=$?
+		[ -f "$WORK/parse-tl.json" ] && mv "$WORK/parse-tl.json" "$WORK/parse-tl1.json"
+		# shellcheck disable=SC2086
+		out2=$(PEERWATCH_ANALYZE_PARSE=full "$A" $c "$d" 2>&1)
+		rc2=$?
+		if [ -f "$WORK/parse-tl1.json" ]; then # the timeline's file, not its stdout
+			cmp -s "$WORK/parse-tl.json" "$WORK/parse-tl1.json" || out2="$out2 (another file)"
+			rm -f "$WORK/parse-tl.json" "$WORK/parse-tl1.json"
+		fi
+		if [ "$rc1" != "$rc2" ] || [ "$out1" != "$out2" ]; then
+			echo "$c (status $rc1 and $rc2)"
+			return
+		fi
+	done
+}
+
+n_dirs=0
+n_diff=0
+while read -r d; do
+	n_dirs=$((n_dirs + 1))
+	why=$(parse_same "$d")
+	if [ -n "$why" ]; then
+		n_diff=$((n_diff + 1))
+		bad "fast and full parse differ on ${d#"$WORK"/}: $why"
+	fi
+done < <(parse_dirs)
+check "fast and full parse: every command the same on all $n_dirs trace directories ($n_diff differ)" \
+	test "$n_dirs" -gt 20 -a "$n_diff" = 0
