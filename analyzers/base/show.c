@@ -79,6 +79,68 @@ void json_print(json_t *doc)
 	json_decref(doc);
 }
 
+static void jout_indent(int depth)
+{
+	fputc('\n', stdout);
+	for (int i = 0; i < depth; i++)
+		fputs("  ", stdout);
+}
+
+/* The separator, the line and the key of the next piece. */
+static void jout_next(struct jout *o, const char *key)
+{
+	if (o->depth > 0) {
+		if (o->any[o->depth - 1])
+			fputc(',', stdout);
+		o->any[o->depth - 1] = true;
+		jout_indent(o->depth);
+	}
+	if (key)
+		printf("\"%s\": ", key); /* the report's own names: nothing to escape */
+}
+
+void jout_open(struct jout *o, const char *key, char bracket)
+{
+	jout_next(o, key);
+	fputc(bracket, stdout);
+	if (o->depth == JOUT_DEPTH) {
+		fprintf(stderr, "peerwatch-analyze: a JSON report nested deeper than %d\n", JOUT_DEPTH);
+		exit(2);
+	}
+	o->any[o->depth++] = false;
+}
+
+void jout_put(struct jout *o, const char *key, json_t *v)
+{
+	jout_next(o, key);
+	char *text = json_dumps(v, JSON_INDENT(2) | JSON_PRESERVE_ORDER | JSON_ENCODE_ANY);
+	json_decref(v);
+	if (!text) {
+		fprintf(stderr, "peerwatch-analyze: out of memory (writing JSON)\n");
+		exit(2);
+	}
+	/* the value's own lines, indented to where it stands */
+	for (const char *p = text, *nl; *p; p = nl + 1) {
+		nl = strchr(p, '\n');
+		if (!nl) {
+			fputs(p, stdout);
+			break;
+		}
+		fwrite(p, 1, (size_t)(nl - p), stdout);
+		jout_indent(o->depth);
+	}
+	free(text);
+}
+
+void jout_close(struct jout *o, char bracket)
+{
+	if (o->any[--o->depth])
+		jout_indent(o->depth);
+	fputc(bracket, stdout);
+	if (o->depth == 0)
+		fputc('\n', stdout);
+}
+
 json_t *json_text(const char *s)
 {
 	json_t *j = json_string(s);

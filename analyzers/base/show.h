@@ -7,6 +7,7 @@
 #define PW_AN_SHOW_H
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +36,21 @@ void fmt_rel(char *buf, size_t len, int64_t t_ns, int64_t origin);
 
 /* Prints doc (indented, keys in insertion order) and a newline; frees it. */
 void json_print(json_t *doc);
+
+/* A document written to stdout a piece at a time, laid out byte for byte
+ * as json_print lays out the whole (two spaces an indent, members in the
+ * order written), so that a report as long as the trace is never held as
+ * one tree: open a container, put values (each stolen, dumped, freed),
+ * close it.  key is a member's name inside an object, NULL inside an
+ * array and at the top. */
+#define JOUT_DEPTH 16
+struct jout {
+	int depth;
+	bool any[JOUT_DEPTH]; /* the open container has a member already */
+};
+void jout_open(struct jout *o, const char *key, char bracket);
+void jout_put(struct jout *o, const char *key, json_t *v);
+void jout_close(struct jout *o, char bracket);
 /* A string that may not be UTF-8 (a path, a name from an ELF file): as is
  * when it is, else with every byte above 0x7f made '?'. */
 json_t *json_text(const char *s);

@@ -245,47 +245,67 @@ static json_t *procs_of(const struct pw_input *in, const struct ipc_shared *sh, 
 	return a;
 }
 
-static json_t *shared_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_shared *sh)
+/* The members of a handle or a shared allocation are few; its life is as
+ * long as the trace: written an entry at a time. */
+static void life_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
+                     const struct vec *recs)
 {
-	json_t *j = json_object(), *life = json_array();
-	json_object_set_new(j, "kind", json_string(sh->kind));
-	json_object_set_new(j, "key", json_string(sh->key));
-	json_object_set_new(j, "host", json_string(sh->host));
-	json_object_set_new(j, "exporters", procs_of(in, sh, false));
-	json_object_set_new(j, "importers", procs_of(in, sh, true));
-	for (size_t i = 0; i < sh->recs.len; i++)
-		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&sh->recs, i)));
-	json_object_set_new(j, "life", life);
-	return j;
+	jout_open(o, "life", '[');
+	for (size_t i = 0; i < recs->len; i++)
+		jout_put(o, NULL, rec_json(r, in, *(struct ipc_rec **)vec_at(recs, i)));
+	jout_close(o, ']');
 }
 
-static json_t *handle_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+static void shared_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
+                       const struct ipc_shared *sh)
 {
-	json_t *j = json_object(), *life = json_array();
-	json_object_set_new(j, "kind", json_string(h->event ? "event" : "memory"));
-	json_object_set_new(j, "vendor",
-	                    json_string(h->export     ? h->export->vendor
-	                                : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
-	                                              : "?"));
-	json_object_set_new(j, "host", json_string(h->host));
-	json_object_set_new(j, "handle", json_string(h->handle));
-	json_object_set_new(j, "exported", json_boolean(h->export != NULL));
+	jout_open(o, NULL, '{');
+	jout_put(o, "kind", json_string(sh->kind));
+	jout_put(o, "key", json_string(sh->key));
+	jout_put(o, "host", json_string(sh->host));
+	jout_put(o, "exporters", procs_of(in, sh, false));
+	jout_put(o, "importers", procs_of(in, sh, true));
+	life_out(o, r, in, &sh->recs);
+	jout_close(o, '}');
+}
+
+static void handle_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
+                       const struct ipc_handle *h)
+{
+	jout_open(o, NULL, '{');
+	jout_put(o, "kind", json_string(h->event ? "event" : "memory"));
+	jout_put(o, "vendor",
+	         json_string(h->export     ? h->export->vendor
+	                     : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
+	                                   : "?"));
+	jout_put(o, "host", json_string(h->host));
+	jout_put(o, "handle", json_string(h->handle));
+	jout_put(o, "exported", json_boolean(h->export != NULL));
 	/* memory: the exporter freed the allocation; an event: it destroyed the event */
-	json_object_set_new(j, "freed", json_boolean(h->free != NULL));
-	for (size_t i = 0; i < h->recs.len; i++)
-		json_array_append_new(life, rec_json(r, in, *(struct ipc_rec **)vec_at(&h->recs, i)));
-	json_object_set_new(j, "life", life);
-	return j;
+	jout_put(o, "freed", json_boolean(h->free != NULL));
+	life_out(o, r, in, &h->recs);
+	jout_close(o, '}');
 }
 
+/* Written as it goes (base/show.h): a trace of many IPC calls makes a long
+ * report, never held whole. */
 static void print_json(const struct ipc_report *r, const struct pw_input *in)
 {
-	json_t *doc = json_object(), *handles = json_array(), *stray = json_array(), *findings = json_array();
+	struct jout o = {0};
+	jout_open(&o, NULL, '{');
+	jout_open(&o, "handles", '[');
 	for (size_t i = 0; i < r->handles.len; i++)
-		json_array_append_new(handles,
-		                      handle_json(r, in, *(struct ipc_handle **)vec_at(&r->handles, i)));
+		handle_out(&o, r, in, *(struct ipc_handle **)vec_at(&r->handles, i));
+	jout_close(&o, ']');
+	jout_open(&o, "shared", '[');
+	for (size_t i = 0; i < r->shared.len; i++)
+		shared_out(&o, r, in, *(struct ipc_shared **)vec_at(&r->shared, i));
+	jout_close(&o, ']');
+	jout_open(&o, "unmatched_closes", '[');
 	for (size_t i = 0; i < r->stray.len; i++)
-		json_array_append_new(stray, rec_json(r, in, *(struct ipc_rec **)vec_at(&r->stray, i)));
+		jout_put(&o, NULL, rec_json(r, in, *(struct ipc_rec **)vec_at(&r->stray, i)));
+	jout_close(&o, ']');
+	jout_open(&o, "findings", '[');
 	for (size_t i = 0; i < r->findings.len; i++) {
 		const struct ipc_finding *f = vec_at(&r->findings, i);
 		json_t *j = json_object();
@@ -295,17 +315,10 @@ static void print_json(const struct ipc_report *r, const struct pw_input *in)
 		json_object_set_new(j, "call", json_u64(f->seq));
 		json_object_set_new(j, "api", json_string(f->api));
 		json_object_set_new(j, "message", json_string(f->message));
-		json_array_append_new(findings, j);
+		jout_put(&o, NULL, j);
 	}
-	json_t *shared = json_array();
-	for (size_t i = 0; i < r->shared.len; i++)
-		json_array_append_new(shared,
-		                      shared_json(r, in, *(struct ipc_shared **)vec_at(&r->shared, i)));
-	json_object_set_new(doc, "handles", handles);
-	json_object_set_new(doc, "shared", shared);
-	json_object_set_new(doc, "unmatched_closes", stray);
-	json_object_set_new(doc, "findings", findings);
-	json_print(doc);
+	jout_close(&o, ']');
+	jout_close(&o, '}');
 }
 
 int cmd_ipc(const struct pw_opts *o)

@@ -153,31 +153,40 @@ static json_t *op_json(const struct m_op *op, const struct pw_input *in)
 	return j;
 }
 
+/* Written as it goes (base/show.h): the history of every range is as long
+ * as the trace's managed calls, never held whole. */
 static void print_json(const struct managed *m, const struct pw_input *in, const size_t *own)
 {
-	json_t *doc = json_object(), *allocs = json_array(), *orphans = json_array(), *dests = json_array();
+	struct jout o = {0};
+	jout_open(&o, NULL, '{');
+	jout_open(&o, "allocations", '[');
 	for (size_t a = 0; a < m->allocs.len; a++) {
 		const struct m_alloc *al = vec_at(&m->allocs, a);
-		json_t *j = json_object(), *hist = json_array();
-		json_object_set_new(j, "process", proc_json(&in->files[al->file]));
-		json_object_set_new(j, "seq", json_u64(al->seq));
-		json_object_set_new(j, "vendor", json_string(al->vendor));
-		json_object_set_new(j, "ptr", json_hex(al->ptr));
-		json_object_set_new(j, "bytes", json_u64(al->bytes));
-		json_object_set_new(j, "flags", json_string(al->flags));
-		json_object_set_new(j, "dev", json_dev(al->dev));
-		json_object_set_new(j, "device",
-		                    pw_devkey_json(dm, pw_devkey(dm, al->file, al->vendor, al->dev)));
-		json_object_set_new(j, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
+		jout_open(&o, NULL, '{');
+		jout_put(&o, "process", proc_json(&in->files[al->file]));
+		jout_put(&o, "seq", json_u64(al->seq));
+		jout_put(&o, "vendor", json_string(al->vendor));
+		jout_put(&o, "ptr", json_hex(al->ptr));
+		jout_put(&o, "bytes", json_u64(al->bytes));
+		jout_put(&o, "flags", json_string(al->flags));
+		jout_put(&o, "dev", json_dev(al->dev));
+		jout_put(&o, "device", pw_devkey_json(dm, pw_devkey(dm, al->file, al->vendor, al->dev)));
+		jout_put(&o, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
+		jout_open(&o, "history", '[');
 		for (size_t i = 0; i < m->ops.len; i++)
 			if (own[i] == a + 1)
-				json_array_append_new(hist, op_json(vec_at(&m->ops, i), in));
-		json_object_set_new(j, "history", hist);
-		json_array_append_new(allocs, j);
+				jout_put(&o, NULL, op_json(vec_at(&m->ops, i), in));
+		jout_close(&o, ']');
+		jout_close(&o, '}');
 	}
+	jout_close(&o, ']');
+	jout_put(&o, "failed_allocations", json_u64(m->failed_allocs));
+	jout_open(&o, "other_ranges", '[');
 	for (size_t i = 0; i < m->ops.len; i++)
 		if (!own[i])
-			json_array_append_new(orphans, op_json(vec_at(&m->ops, i), in));
+			jout_put(&o, NULL, op_json(vec_at(&m->ops, i), in));
+	jout_close(&o, ']');
+	jout_open(&o, "prefetch", '[');
 	struct m_dest **v = managed_sorted_dests(m);
 	for (size_t i = 0; v[i]; i++) {
 		json_t *j = json_object();
@@ -187,16 +196,13 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 		json_object_set_new(j, "prefetches", json_u64(v[i]->count));
 		json_object_set_new(j, "failed", json_u64(v[i]->failed));
 		json_object_set_new(j, "bytes", json_u64(v[i]->bytes));
-		json_array_append_new(dests, j);
+		jout_put(&o, NULL, j);
 	}
 	free(v);
-	json_object_set_new(doc, "allocations", allocs);
-	json_object_set_new(doc, "failed_allocations", json_u64(m->failed_allocs));
-	json_object_set_new(doc, "other_ranges", orphans);
-	json_object_set_new(doc, "prefetch", dests);
-	json_object_set_new(doc, "range_queries", json_u64(m->queries));
-	json_object_set_new(doc, "not_kept", json_u64(m->not_kept));
-	json_print(doc);
+	jout_close(&o, ']');
+	jout_put(&o, "range_queries", json_u64(m->queries));
+	jout_put(&o, "not_kept", json_u64(m->not_kept));
+	jout_close(&o, '}');
 }
 
 int cmd_managed(const struct pw_opts *o)

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "base/hist.h"
+#include "base/show.h"
 #include "base/table.h"
 #include "base/util.h"
 #include "read/files.h"
@@ -191,6 +192,58 @@ static void fast_path(void **state)
 	/* the members of the call itself */
 	assert_int_equal(parse("{\"type\":\"call\",\"seq\":0}", &ev, err), PW_LINE_BAD);
 	assert_false(pw_parse_was_fast());
+}
+
+/* A document written a piece at a time (base/show.h) is laid out byte for
+ * byte as json_print lays out the same document whole. */
+static void jout_layout(void **state)
+{
+	(void)state;
+	const char *doc_text = "{\"a\": [], \"b\": {}, \"c\": [1, {\"d\": [2, 3], \"e\": {}}, [[]]], "
+	                       "\"f\": \"x\\ny\", \"g\": [{\"h\": null}]}";
+	json_t *doc = json_loads(doc_text, JSON_DECODE_ANY, NULL);
+	assert_non_null(doc);
+	char *want = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(doc);
+	char path[] = "/tmp/pw-jout.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	fflush(stdout);
+	int saved = dup(1);
+	assert_true(dup2(fd, 1) == 1);
+	struct jout o = {0};
+	jout_open(&o, NULL, '{');
+	jout_open(&o, "a", '[');
+	jout_close(&o, ']');
+	jout_put(&o, "b", json_object());
+	jout_open(&o, "c", '[');
+	jout_put(&o, NULL, json_integer(1));
+	jout_open(&o, NULL, '{');
+	jout_put(&o, "d", json_pack("[ii]", 2, 3));
+	jout_open(&o, "e", '{');
+	jout_close(&o, '}');
+	jout_close(&o, '}');
+	jout_put(&o, NULL, json_pack("[[]]"));
+	jout_close(&o, ']');
+	jout_put(&o, "f", json_string("x\ny"));
+	jout_open(&o, "g", '[');
+	jout_put(&o, NULL, json_pack("{s:n}", "h"));
+	jout_close(&o, ']');
+	jout_close(&o, '}');
+	fflush(stdout);
+	dup2(saved, 1);
+	close(saved);
+	char got[1024] = "";
+	ssize_t n = pread(fd, got, sizeof got - 1, 0);
+	close(fd);
+	unlink(path);
+	assert_true(n > 0);
+	got[n] = 0;
+	size_t wl = strlen(want);
+	assert_int_equal((size_t)n, wl + 1); /* and the newline */
+	assert_memory_equal(got, want, wl);
+	assert_int_equal(got[wl], '\n');
+	free(want);
 }
 
 static void kinds_of_lines(void **state)
@@ -830,6 +883,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_call),
 	    cmocka_unit_test(fast_path),
+	    cmocka_unit_test(jout_layout),
 	    cmocka_unit_test(kinds_of_lines),
 	    cmocka_unit_test(refused_lines),
 	    cmocka_unit_test(refused_args),
