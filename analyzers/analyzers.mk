@@ -8,7 +8,7 @@
 #                        trip through the library, determinism, the oracle);
 #                        last line "analyze: N passed, M failed"
 #   make analyze-fuzz    libFuzzer (clang) on the reader for FUZZ_SECONDS (60)
-#   make bench-analyze   bench/analyze_bench.sh: 1 000 000 events, summary vs jq
+#   make bench-analyze   bench/analyze_bench.sh: 1 000 000 events, every command vs DuckDB
 #   make analyze-valgrind every command under valgrind on a small run
 #   make install         also installs peerwatch-analyze and peerwatch-analyze(1)
 #   make uninstall       and removes them
