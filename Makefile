@@ -166,6 +166,8 @@ dist: all
 	cp scripts/completion.bash $(DIST)/share/bash-completion/completions/peerwatch
 	ln -sf peerwatch $(DIST)/share/bash-completion/completions/peerwatch-analyze
 	cp tests/suppressions.example $(DIST)/share/doc/peerwatch/
+	mkdir -p $(DIST)/share/peerwatch/duckdb
+	cp share/peerwatch/duckdb/*.sql $(DIST)/share/peerwatch/duckdb/
 	tar -C $(BUILD)/dist -czf $(BUILD)/peerwatch-$(VERSION).tar.gz peerwatch
 	@echo "bundle: $(DIST) and $(BUILD)/peerwatch-$(VERSION).tar.gz"
 

@@ -10,7 +10,8 @@
 #   make analyze-fuzz    libFuzzer (clang) on the reader for FUZZ_SECONDS (60)
 #   make bench-analyze   bench/analyze_bench.sh: 1 000 000 events, every command vs DuckDB
 #   make analyze-valgrind every command under valgrind on a small run
-#   make install         also installs peerwatch-analyze and peerwatch-analyze(1)
+#   make install         also installs peerwatch-analyze, peerwatch-analyze(1) and
+#                        share/peerwatch/duckdb (the traces as DuckDB table macros)
 #   make uninstall       and removes them
 #
 # The analyzer is an ordinary program (never preloaded): it links jansson,
@@ -117,7 +118,11 @@ install-analyze: $(ANALYZE)
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(ANALYZE) $(DESTDIR)$(PREFIX)/bin/peerwatch-analyze
 	install -m 0644 docs/peerwatch-analyze.1 $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch-analyze.1
+	install -d $(DESTDIR)$(PREFIX)/share/peerwatch/duckdb
+	install -m 0644 share/peerwatch/duckdb/*.sql $(DESTDIR)$(PREFIX)/share/peerwatch/duckdb/
 
 .PHONY: uninstall-analyze
 uninstall-analyze:
 	rm -f $(DESTDIR)$(PREFIX)/bin/peerwatch-analyze $(DESTDIR)$(PREFIX)/share/man/man1/peerwatch-analyze.1
+	rm -f $(addprefix $(DESTDIR)$(PREFIX)/share/peerwatch/duckdb/,$(notdir $(wildcard share/peerwatch/duckdb/*.sql)))
+	-rmdir $(DESTDIR)$(PREFIX)/share/peerwatch/duckdb $(DESTDIR)$(PREFIX)/share/peerwatch 2>/dev/null

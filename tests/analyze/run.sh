@@ -10,7 +10,8 @@
 #                      under the sanitizers: .ci/run)
 #   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh,
 #                      checks_vendors.sh, checks_offline.sh,
-#                      checks_report.sh and checks_parse.sh: all but
+#                      checks_report.sh, checks_parse.sh and
+#                      checks_duckdb.sh: all but
 #                      checks_truth.sh (make
 #                      check-fast, the loop of a change)
 #   PW_ANALYZE_PART=truth   checks_truth.sh only, which reads the integration
@@ -212,6 +213,8 @@ if [ "$part" != truth ]; then
 	took checks_report.sh
 	. "$HERE/checks_parse.sh"
 	took checks_parse.sh
+	. "$HERE/checks_duckdb.sh"
+	took checks_duckdb.sh
 fi
 if [ "$part" != checks ]; then
 	. "$HERE/checks_truth.sh"

@@ -91,7 +91,8 @@ fi
 for f in bin/peerwatch bin/peerwatch-analyze lib/peerwatch/libpeerwatch.so lib/peerwatch/peerwatch-reap \
 	share/man/man1/peerwatch.1 \
 	share/man/man1/peerwatch-analyze.1 share/bash-completion/completions/peerwatch \
-	share/bash-completion/completions/peerwatch-analyze share/doc/peerwatch/suppressions.example; do
+	share/bash-completion/completions/peerwatch-analyze share/doc/peerwatch/suppressions.example \
+	share/peerwatch/duckdb/calls.sql share/peerwatch/duckdb/runs.sql; do
 	check "install: $f" test -e "$stage$prefix/$f"
 done
 check "install: the completion of peerwatch-analyze is that of peerwatch" \
@@ -134,7 +135,8 @@ dpkg-deb --contents "$deb" | awk '{print $6}' | sed 's|^\./|/|' >"$WORK/contents
 for f in /usr/bin/peerwatch /usr/bin/peerwatch-analyze /usr/lib/peerwatch/libpeerwatch.so /usr/lib/peerwatch/peerwatch-reap \
 	/usr/share/man/man1/peerwatch.1.gz /usr/share/man/man1/peerwatch-analyze.1.gz \
 	/usr/share/bash-completion/completions/peerwatch /usr/share/bash-completion/completions/peerwatch-analyze \
-	/usr/share/doc/peerwatch/suppressions.example /usr/share/doc/peerwatch/README.md; do
+	/usr/share/doc/peerwatch/suppressions.example /usr/share/doc/peerwatch/README.md \
+	/usr/share/peerwatch/duckdb/calls.sql; do
 	check "deb: holds $f" grep -qx "$f" "$WORK/contents"
 done
 check "deb: files owned by root" bash -c "dpkg-deb --contents '$deb' | awk '{print \$2}' | sort -u | grep -qx root/root"
