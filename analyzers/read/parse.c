@@ -397,6 +397,13 @@ static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct 
 	return true;
 }
 
+void pw_parse_thread_done(void)
+{
+	pw_ev_args_done();
+	pw_scan_thread_done();
+	pw_reader_thread_done();
+}
+
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen)
 {

@@ -34,6 +34,9 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
  * to compare), and whether it did for the thread's last line. */
 extern bool pw_parse_fast;
 bool pw_parse_was_fast(void);
+/* A reading thread that ends: frees what the parse keeps per thread (the
+ * scan's copy and tokens, the args built for the last line, the arena). */
+void pw_parse_thread_done(void);
 /* Header and footer members into the file; -1 with a message when invalid. */
 int pw_file_header(struct pw_file *f, json_t *root, char *err, size_t errlen);
 int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen);

@@ -536,7 +536,7 @@ static void *worker_main(void *arg)
 			atomic_fetch_add(&r->files_done, 1);
 	}
 	if (w != r->w0)
-		pw_reader_thread_done();
+		pw_parse_thread_done();
 	return NULL;
 }
 
@@ -916,7 +916,7 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	for (int i = 0, all = job_count(o); i < all; i++)
 		worker_finish(&w[i]);
 	free(w);
-	pw_reader_thread_done();
+	pw_parse_thread_done();
 	free(r.chunks);
 	vec_free(&r.items);
 	pthread_mutex_destroy(&r.msg_lock);
