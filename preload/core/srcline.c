@@ -30,6 +30,7 @@
 #include "core/intercept.h"
 #include "core/pw.h"
 #include "core/srcline.h"
+#include "core/vendor_lib.h"
 
 enum { UNTRIED, LOADING, READY, ABSENT };
 
@@ -76,7 +77,9 @@ static bool load(void)
 		return st == READY;
 	if (!atomic_compare_exchange_strong(&D.state, &st, LOADING))
 		return atomic_load_explicit(&D.state, memory_order_acquire) == READY;
+	pw_loader_lock();
 	void *h = dlopen(D.soname, RTLD_NOW | RTLD_LOCAL);
+	pw_loader_unlock();
 	bool ok = h != NULL;
 #define PW_DW_FIND(name) ok = ok && (D.f.name = (__typeof__(D.f.name))pw_real_dlsym(h, #name)) != NULL
 	PW_DW_FUNCS(PW_DW_FIND)

@@ -2,10 +2,28 @@
 #include "core/vendor_lib.h"
 
 #include <dlfcn.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "core/intercept.h"
+
+static pthread_mutex_t loader = PTHREAD_MUTEX_INITIALIZER;
+
+void pw_loader_lock(void)
+{
+	pthread_mutex_lock(&loader);
+}
+
+void pw_loader_unlock(void)
+{
+	pthread_mutex_unlock(&loader);
+}
+
+void pw_loader_lock_child(void)
+{
+	pthread_mutex_init(&loader, NULL);
+}
 
 void pw_lib_note(struct pw_lib *l, void *fn)
 {

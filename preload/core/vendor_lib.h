@@ -20,4 +20,17 @@ void pw_lib_note(struct pw_lib *l, void *fn);
  * (whose library is then remembered); NULL if neither has it. */
 void *pw_lib_find(struct pw_lib *l, const char *name);
 
+/* Our own loads of a system library (the management libraries, libdw) and
+ * our listings of the loaded modules (the trace's header and footer), one
+ * at a time.  The loader orders them already (dlopen publishes a new
+ * module, and dl_iterate_phdr walks them, under its lock), but ThreadSanitizer
+ * does not see the loader's lock, ld.so being uninstrumented: it reported
+ * a new module's name read by the header's listing while another thread's
+ * dlopen of the management library wrote it (CI, 2026-12-03).  fork takes
+ * it first (entry/init.c), so a child never inherits it held. */
+void pw_loader_lock(void);
+void pw_loader_unlock(void);
+/* In the child of fork, which holds it from the prepare handler: free. */
+void pw_loader_lock_child(void);
+
 #endif

@@ -22,6 +22,7 @@
 #include "peerwatch/trace_format.h"
 #include "core/pw.h"
 #include "core/vendor.h"
+#include "core/vendor_lib.h"
 
 /* A JSON string from bytes that may not be UTF-8 (argv, paths). */
 static json_t *str_lossy(const char *s, size_t n)
@@ -165,32 +166,31 @@ static int add_module(struct dl_phdr_info *info, size_t size, void *arg)
  * dl_iterate_phdr holds the loader's lock while it runs.  If the program
  * forked while our writer thread held it, the child would inherit it locked
  * and hang at its own first dl_iterate_phdr (seen under ASan).  fork waits
- * for this lock (pw_header_fork_prepare, from pthread_atfork), so it never
- * happens in the middle of our listing.
+ * for our listing (pw_header_fork_prepare, from pthread_atfork, takes the
+ * lock our listings and our own loads share: core/vendor_lib.h), so it never
+ * happens in the middle of one.
  */
-static pthread_mutex_t listing = PTHREAD_MUTEX_INITIALIZER;
-
 void pw_header_fork_prepare(void)
 {
-	pthread_mutex_lock(&listing);
+	pw_loader_lock();
 }
 
 void pw_header_fork_parent(void)
 {
-	pthread_mutex_unlock(&listing);
+	pw_loader_unlock();
 }
 
 void pw_header_fork_child(void)
 {
-	pthread_mutex_init(&listing, NULL);
+	pw_loader_lock_child();
 }
 
 static json_t *modules(void)
 {
 	json_t *mods = json_array();
-	pthread_mutex_lock(&listing);
+	pw_loader_lock();
 	dl_iterate_phdr(add_module, mods);
-	pthread_mutex_unlock(&listing);
+	pw_loader_unlock();
 	return mods;
 }
 
@@ -285,9 +285,9 @@ static void footer_modules(struct pw_jw *w)
 	pw_jw_key(w, "modules");
 	pw_jw_ch(w, '[');
 	w->need_comma = false; /* here: no module written yet */
-	pthread_mutex_lock(&listing);
+	pw_loader_lock();
 	dl_iterate_phdr(footer_module, w);
-	pthread_mutex_unlock(&listing);
+	pw_loader_unlock();
 	pw_jw_ch(w, ']');
 	w->need_comma = true;
 }

@@ -13,6 +13,7 @@
 
 #include "state/devices.h"
 #include "core/intercept.h"
+#include "core/vendor_lib.h"
 #include "peerwatch/abi/nvml.h"
 
 static struct {
@@ -30,7 +31,9 @@ static struct {
 
 static void load(void)
 {
+	pw_loader_lock();
 	void *h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
+	pw_loader_unlock();
 	if (!h)
 		return;
 	N.init = (nvmlInit_v2_fn)pw_real_dlsym(h, "nvmlInit_v2");

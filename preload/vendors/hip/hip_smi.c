@@ -13,6 +13,7 @@
 #include "state/devices.h"
 #include "vendors/hip/hip.h"
 #include "core/intercept.h"
+#include "core/vendor_lib.h"
 #include "peerwatch/abi/rocm_smi.h"
 
 static struct {
@@ -30,8 +31,10 @@ static void load(void)
 {
 	static const char *const names[] = {PW_RSMI_LIBS};
 	void *h = NULL;
+	pw_loader_lock();
 	for (size_t i = 0; !h && i < sizeof names / sizeof *names; i++)
 		h = dlopen(names[i], RTLD_NOW | RTLD_LOCAL);
+	pw_loader_unlock();
 	if (!h)
 		return;
 	R.init = (rsmi_init_fn)pw_real_dlsym(h, "rsmi_init");
