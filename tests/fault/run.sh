@@ -546,8 +546,12 @@ else
 		"$PW" -q -o "$d/trace" -- "$T/exitrace" exit $THREADS "$d/counts" >"$d/got" 2>"$d/err"
 	rc1=$?
 	f=$(ls "$d"/trace/*.pw.jsonl 2>/dev/null)
-	check "writer thread dies mid-run: status $rc1, untraced $rc0; same output; one warning" \
-		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "[ \$(grep -c 'writer thread ended unexpectedly' $d/err) = 1 ]"
+	# The writer dies only if it writes past the mark before the program
+	# ends; where the program ended first (a run in several under TSan),
+	# the exiting thread wrote the trace and no warning is due.
+	if grep -q 'faultshim: the writer thread ends' "$d/err"; then warned=1; else warned=0; fi
+	check "writer thread dies mid-run: status $rc1, untraced $rc0; same output; $warned warning (the writer $([ $warned = 1 ] && echo died || echo 'never wrote past the mark'))" \
+		all "[ $rc1 -eq $rc0 ]" "cmp -s $d/want $d/got" "[ \$(grep -c 'writer thread ended unexpectedly' $d/err) = $warned ]"
 	check "writer thread dies mid-run: the exiting thread writes the rest; the trace is true to itself" \
 		all "[ -n '$f' ]" "trace_ok '$f'"
 fi
