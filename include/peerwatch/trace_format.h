@@ -174,6 +174,7 @@ enum pw_json_kind { PW_JSON_KINDS(PW_JSON_KIND_ENUM) PW_J_COUNT };
 	X(GRANT, "call.args.access[]", "", "one access grant")                               \
 	X(VIOLATION, "violation", "violation", "Violation event")                            \
 	X(GPU_TIME, "gpu_time", "gpu_time", "GPU time event")                                \
+	X(UM, "um", "um", "Unified-memory event")                                            \
 	X(DEVICE, "device", "device", "Device line")                                         \
 	X(PEER, "device.peers[]", "", "a pair: the device and a peer")                       \
 	X(FOOTER, "footer", "footer", "Footer")                                              \
@@ -266,7 +267,13 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "whether this process is using the cross-process IPC registry: false in observe mode, with "         \
 	  "`registry=0`, or when it could not be opened")                                                      \
 	X(OPTIONS, "gpu_timing", BOOL, REQ, NONE,                                                              \
-	  "whether asynchronous copies and prefetches are timed on the device (`gpu_timing=1`)")               \
+	  "whether asynchronous copies and prefetches are timed on the device (`gpu_timing=1`, `events` or "   \
+	  "`cupti`)")                                                                                          \
+	X(OPTIONS, "gpu_timing_method", STR, OPT, NONE,                                                        \
+	  "how they are timed: `\"events\"` (a pair of timing events around each timed call) or "              \
+	  "`\"cupti\"` (CUPTI's copy records); `\"none\"` with `gpu_timing=0`")                                \
+	X(OPTIONS, "um_counters", BOOL, OPT, NONE,                                                             \
+	  "whether CUPTI's unified-memory counters are recorded as `um` events (`um_counters=1`)")             \
 	X(VENDORS, "cuda", OBJECT, OPT, VENDOR_CUDA, "the CUDA driver library, once identified")               \
 	X(VENDORS, "hip", OBJECT, OPT, VENDOR_HIP, "the HIP runtime library, once identified")                 \
 	X(VENDORS, "acl", OBJECT, OPT, VENDOR_ACL, "the Ascend ACL library, once identified")                  \
@@ -522,6 +529,41 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "when it started on the device, placed on the CLOCK_MONOTONIC clock of `t_ns` through a "            \
 	  "reference event per context (recorded and waited for when the context is first timed); accurate "   \
 	  "to a few microseconds")                                                                             \
+	X(GPU_TIME, "method", STR, OPT, NONE,                                                                  \
+	  "`\"events\"` or `\"cupti\"` (`gpu_timing`); absent in traces written before the choice existed, "   \
+	  "which used events")                                                                                 \
+	X(UM, "type", STR, REQ, NONE, "`\"um\"`")                                                              \
+	X(UM, "kind", STR, REQ, NONE,                                                                          \
+	  "what CUPTI's unified-memory counter recorded: `\"htod\"`, `\"dtoh\"`, `\"dtod\"` (a migration, "    \
+	  "bytes from `src` to `dst`), `\"cpu_fault\"`, `\"gpu_fault\"` (a page fault on `proc`), "            \
+	  "`\"thrashing\"` (`procs` fighting over a range), `\"throttling\"` (the driver held `proc` "         \
+	  "back), "                                                                                            \
+	  "`\"remote_map\"` (a range mapped from `src` into `dst` instead of migrating)")                      \
+	X(UM, "t_ns", UINT, REQ, NONE,                                                                         \
+	  "when it started (a migration on the device, a fault when the driver began to handle it), on the "   \
+	  "CLOCK_MONOTONIC clock of the calls' `t_ns`")                                                        \
+	X(UM, "end_ns", UINT, OPT, NONE,                                                                       \
+	  "migrations, GPU faults (when the replay was queued) and throttling: when it ended")                 \
+	X(UM, "addr", HEX, REQ, NONE,                                                                          \
+	  "the virtual address of the first page moved, mapped or fought over, or of the page that faulted")   \
+	X(UM, "bytes", UINT, OPT, NONE, "migrations, thrashing and remote maps: the bytes of the range")       \
+	X(UM, "groups", UINT, OPT, NONE, "GPU faults: the fault groups CUPTI counted for the page")            \
+	X(UM, "pc", HEX, OPT, NONE, "CPU faults: the program counter of the instruction that faulted")         \
+	X(UM, "proc", NAME_OR_INT, OPT, NONE,                                                                  \
+	  "faults and throttling: the processor, a device ordinal of the process or `\"cpu\"`")                \
+	X(UM, "src", NAME_OR_INT, OPT, NONE,                                                                   \
+	  "migrations and remote maps: where the pages were, a device ordinal or `\"cpu\"`")                   \
+	X(UM, "dst", NAME_OR_INT, OPT, NONE,                                                                   \
+	  "migrations and remote maps: where they went or were mapped into, a device ordinal or `\"cpu\"`")    \
+	X(UM, "procs", NAMES, OPT, NONE, "thrashing: the processors fighting over the range")                  \
+	X(UM, "cause", STR, OPT, NONE,                                                                         \
+	  "migrations: `\"user\"`, `\"coherence\"`, `\"prefetch\"`, `\"eviction\"`, `\"access_counters\"` "    \
+	  "or "                                                                                                \
+	  "`\"unknown\"`; remote maps: `\"coherence\"`, `\"thrashing\"`, `\"policy\"`, "                       \
+	  "`\"out_of_memory\"`, "                                                                              \
+	  "`\"eviction\"` or `\"unknown\"`")                                                                   \
+	X(UM, "access", STR, OPT, NONE,                                                                        \
+	  "GPU faults: `\"read\"`, `\"write\"`, `\"atomic\"`, `\"prefetch\"` or `\"unknown\"`")                \
 	X(DEVICE, "type", STR, REQ, NONE, "`\"device\"`")                                                      \
 	X(DEVICE, "vendor", STR, REQ, NONE, "`\"cuda\"`, `\"hip\"` or `\"acl\"`: whose ordinals these are")    \
 	X(DEVICE, "ordinal", UINT, REQ, NONE,                                                                  \
@@ -596,6 +638,14 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	X(FOOTER, "gpu_timing_skipped", UINT, OPT, NONE,                                                       \
 	  "with `gpu_timing=1` only: timed calls that got no `gpu_time` event (enqueued during stream "        \
 	  "capture, no event could be created, or the context was gone when read)")                            \
+	X(FOOTER, "um_events", UINT, OPT, NONE,                                                                \
+	  "with `um_counters=1` only: the `um` events written (those the trace dropped are in `dropped`)")     \
+	X(FOOTER, "um_lost", UINT, OPT, NONE,                                                                  \
+	  "with `um_counters=1` only: unified-memory records CUPTI itself dropped (its buffers were full) "    \
+	  "or that could not be read")                                                                         \
+	X(FOOTER, "um_off", STR, OPT, NONE,                                                                    \
+	  "with `um_counters=1` only, when the counters could not be had: why (libcupti not found, CUPTI "     \
+	  "refused, another profiler holds it), the same sentence as the one warning on stderr")               \
 	X(FOOTER, "limit", OBJECT, RARE, LIMIT, "present only when `max_trace_mb` stopped call events")        \
 	X(FOOTER, "write_error", STR, RARE, NONE,                                                              \
 	  "present only when writing the file failed: the errno's name and text, e.g. `\"ENOSPC: No space "    \
