@@ -155,6 +155,11 @@ static int set_log_path(struct pw_options *o, const char *v)
 	return set_path(o->log_path, sizeof o->log_path, v);
 }
 
+static int set_cupti(struct pw_options *o, const char *v)
+{
+	return set_path(o->cupti, sizeof o->cupti, v);
+}
+
 static int set_suppressions(struct pw_options *o, const char *v)
 {
 	return set_path(o->suppressions, sizeof o->suppressions, v);
@@ -178,9 +183,22 @@ static int set_registry(struct pw_options *o, const char *v)
 
 static int set_gpu_timing(struct pw_options *o, const char *v)
 {
+	if (!strcmp(v, "0"))
+		o->gpu_timing = PW_GT_NONE;
+	else if (!strcmp(v, "1") || !strcmp(v, "events"))
+		o->gpu_timing = PW_GT_EVENTS;
+	else if (!strcmp(v, "cupti"))
+		o->gpu_timing = PW_GT_CUPTI;
+	else
+		return -1;
+	return 0;
+}
+
+static int set_um_counters(struct pw_options *o, const char *v)
+{
 	if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
 		return -1;
-	o->gpu_timing = v[0] == '1';
+	o->um_counters = v[0] == '1';
 	return 0;
 }
 
@@ -232,10 +250,21 @@ static const struct pw_opt_def defs[] = {
      set_default_suppressions},
     {"registry", "0|1", "1", "share IPC state with the other processes of the run (shared memory)",
      set_registry},
-    {"gpu_timing", "0|1", "0",
-     "time asynchronous copies and prefetches on the device (two event records per call, ~6 us on "
-     "an H200)",
+    {"gpu_timing", "0|1|events|cupti", "0",
+     "time asynchronous copies and prefetches on the device; 1 or events: two event records around "
+     "each timed call (~6 us per timed call on an H200, nothing on others); cupti: CUDA's copy "
+     "records from CUPTI (copies only, not prefetches; slows every copy of the process, traced or "
+     "not, ~1-3 us each on an H200: docs/design-notes.md)",
      set_gpu_timing},
+    {"um_counters", "0|1", "0",
+     "record CUPTI's unified-memory counters (page faults, migrations, thrashing) as um events, "
+     "for peerwatch-analyze managed --effects; loads libcupti at the first CUDA call (CUDA only; "
+     "cost: docs/design-notes.md)",
+     set_um_counters},
+    {"cupti", "PATH", "",
+     "the libcupti to load for um_counters and gpu_timing=cupti (default: libcupti.so.13, .12, "
+     "libcupti.so on the loader's path, then under $CUDA_HOME or /usr/local/cuda)",
+     set_cupti},
     {"max_trace_mb", "0..1048576", "1024",
      "call events stop at this size of trace, in MiB (findings go on being recorded); 0: no limit",
      set_max_trace_mb},

@@ -22,6 +22,8 @@
 
 enum pw_mode { PW_MODE_OBSERVE, PW_MODE_WARN, PW_MODE_ENFORCE };
 enum pw_stacks { PW_STACKS_NONE, PW_STACKS_VIOLATIONS, PW_STACKS_ALL };
+/* gpu_timing: off, a pair of timing events around each timed call, CUPTI's copy records. */
+enum pw_gpu_timing { PW_GT_NONE, PW_GT_EVENTS, PW_GT_CUPTI };
 
 /* Exit status when enforcement was asked for but the options are unusable. */
 #define PW_EXIT_BAD_OPTIONS 64 /* EX_USAGE, sysexits.h */
@@ -47,7 +49,9 @@ struct pw_options {
 	char suppressions[PW_PATH_CAP]; /* suppressions file */
 	int default_suppressions;       /* the default suppressions on */
 	int registry;                   /* cross-process IPC registry on */
-	int gpu_timing;                 /* device-side timing of asynchronous copies and prefetches */
+	int gpu_timing;                 /* device-side timing of asynchronous copies (PW_GT_*) */
+	int um_counters;                /* CUPTI's unified-memory counters as um events */
+	char cupti[PW_PATH_CAP];        /* the libcupti to load, "" to look for it */
 	uint64_t max_trace_mb;          /* call events stop at this many MiB of trace; 0: no limit */
 };
 

@@ -29,6 +29,32 @@ uint64_t pw_vendors_gt_skipped(void)
 	return n;
 }
 
+void pw_vendors_prof_collect(bool final)
+{
+	for (const struct pw_vendor *const *v = pw_vendors; *v; v++)
+		if ((*v)->prof_collect)
+			(*v)->prof_collect(final);
+}
+
+bool pw_vendors_um_footer(uint64_t *events, uint64_t *lost, const char **off)
+{
+	bool any = false;
+	*events = *lost = 0;
+	*off = NULL;
+	for (const struct pw_vendor *const *v = pw_vendors; *v; v++) {
+		uint64_t e, l;
+		const char *o;
+		if ((*v)->um_footer && (*v)->um_footer(&e, &l, &o)) {
+			any = true;
+			*events += e;
+			*lost += l;
+			if (o)
+				*off = o;
+		}
+	}
+	return any;
+}
+
 void pw_vendors_after_fork(void)
 {
 	for (const struct pw_vendor *const *v = pw_vendors; *v; v++)

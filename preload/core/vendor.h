@@ -124,6 +124,17 @@ struct pw_vendor {
 	void (*gt_collect)(bool final);
 	/* Timed calls that got no device time (the footer's gpu_timing_skipped). */
 	uint64_t (*gt_skipped)(void);
+	/* um_counters=1 or gpu_timing=cupti: the vendor's profiling interface
+	 * started, on the thread of the program's first call of the vendor,
+	 * before it (vendors/cuda: CUPTI). */
+	void (*prof_begin)(void);
+	/* Its records written, every round of the trace writer, before the
+	 * device times are collected (they may need them); final: all of
+	 * them, once, before the footer. */
+	void (*prof_collect)(bool final);
+	/* um_counters=1: the footer's um_events, um_lost and um_off (NULL when
+	 * on); false when the vendor has no such counters. */
+	bool (*um_footer)(uint64_t *events, uint64_t *lost, const char **off);
 	/* In a forked child: state that does not survive fork. */
 	void (*after_fork)(void);
 	/* At exit: the op of the next thing still held (*cursor starts at 0). */
@@ -140,6 +151,10 @@ void pw_vendors_describe(void *json_vendors);
 /* Every vendor's device timing that completed (final: all of it). */
 void pw_vendors_gt_collect(bool final);
 uint64_t pw_vendors_gt_skipped(void);
+/* Every vendor's profiling records (prof_collect), then its device times. */
+void pw_vendors_prof_collect(bool final);
+/* The footer's unified-memory counts, summed; false when no vendor has them. */
+bool pw_vendors_um_footer(uint64_t *events, uint64_t *lost, const char **off);
 void pw_vendors_after_fork(void);
 /* The trace's names of a PW_VENDOR_* and a PW_FAM_*. */
 const char *pw_vendor_name(int vendor);

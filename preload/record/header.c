@@ -232,7 +232,10 @@ char *pw_header_json(void)
 	                    str_lossy(pw_g.opt.suppressions, strlen(pw_g.opt.suppressions)));
 	json_object_set_new(o, "default_suppressions", json_boolean(pw_g.opt.default_suppressions));
 	json_object_set_new(o, "registry", json_boolean(atomic_load(&pw_g.registry_active)));
-	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing));
+	json_object_set_new(o, "gpu_timing", json_boolean(pw_g.opt.gpu_timing != PW_GT_NONE));
+	static const char *const gt_names[] = {"none", "events", "cupti"};
+	json_object_set_new(o, "gpu_timing_method", json_string(gt_names[pw_g.opt.gpu_timing]));
+	json_object_set_new(o, "um_counters", json_boolean(pw_g.opt.um_counters));
 	json_object_set_new(h, "options", o);
 	json_t *v = json_object();
 	pw_vendors_describe(v);
@@ -329,6 +332,14 @@ size_t pw_footer_write(char *buf, size_t cap, const struct pw_trace_stats *s, co
 	}
 	if (pw_g.opt.gpu_timing)
 		pw_jw_kv_u64(&w, "gpu_timing_skipped", pw_vendors_gt_skipped());
+	uint64_t um_events, um_lost;
+	const char *um_off;
+	if (pw_vendors_um_footer(&um_events, &um_lost, &um_off)) {
+		pw_jw_kv_u64(&w, "um_events", um_events);
+		pw_jw_kv_u64(&w, "um_lost", um_lost);
+		if (um_off)
+			pw_jw_kv_str(&w, "um_off", um_off);
+	}
 	if (s->limited) {
 		pw_jw_key(&w, "limit");
 		pw_jw_obj_open(&w);

@@ -239,12 +239,15 @@ void pw_devices_tick(bool final)
  * writes the lines while the driver still answers.
  */
 /* The trace writer's round (final: once, before the footer): the devices'
- * lines, and device timing where gpu_timing=1.  Installed at load, whatever
+ * lines, the profiling interface's records (um_counters=1, gpu_timing=cupti)
+ * and device timing where gpu_timing asks.  Installed at load, whatever
  * the options: the writer calls it, the record room knowing nothing of
  * devices. */
 static void writer_round(bool final)
 {
 	pw_devices_tick(final);
+	if (pw_g.opt.um_counters || pw_g.opt.gpu_timing == PW_GT_CUPTI)
+		pw_vendors_prof_collect(final);
 	if (pw_g.opt.gpu_timing)
 		pw_vendors_gt_collect(final);
 }
@@ -324,6 +327,9 @@ void pw_devices_first_use(int vendor)
 		links_here(vendor);
 		pthread_mutex_unlock(&tick_lock);
 	}
+	if (vd && vd->prof_begin && atomic_load(&pw_g.enabled) &&
+	    (pw_g.opt.um_counters || pw_g.opt.gpu_timing == PW_GT_CUPTI))
+		vd->prof_begin(); /* it loads a library too, before the program's call */
 }
 
 void pw_devices_after_fork(void)

@@ -74,7 +74,7 @@ static void unknown_key_is_named(void **state)
 	assert_non_null(strstr(err, "unknown option 'colour'"));
 	assert_non_null(strstr(err, "known: out, mode, verbosity, buffer_kb, halt_on, exitcode, stacks, "
 	                            "stack_depth, log_path, suppressions, default_suppressions, registry, "
-	                            "gpu_timing, max_trace_mb, ranks, color, help"));
+	                            "gpu_timing, um_counters, cupti, max_trace_mb, ranks, color, help"));
 }
 
 static void bad_values_name_the_allowed_ones(void **state)
@@ -101,6 +101,9 @@ static void bad_values_name_the_allowed_ones(void **state)
 	    {"ranks=0,,1", "ranks: '0,,1' is not a list of ranks such as 0,2-3"},
 	    {"ranks=x", "ranks: 'x' is not a list of ranks"},
 	    {"color=yes", "bad value 'yes' for color (allowed: auto|always|never)"},
+	    {"gpu_timing=2", "bad value '2' for gpu_timing (allowed: 0|1|events|cupti)"},
+	    {"gpu_timing=CUPTI", "bad value 'CUPTI' for gpu_timing"},
+	    {"um_counters=yes", "bad value 'yes' for um_counters (allowed: 0|1)"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		pw_options_defaults(&o);
@@ -108,6 +111,34 @@ static void bad_values_name_the_allowed_ones(void **state)
 		if (!strstr(err, cases[i][1]))
 			fail_msg("%s: got '%s'", cases[i][0], err);
 	}
+}
+
+/* gpu_timing's words and numbers, um_counters, cupti's path. */
+static void timing_methods(void **state)
+{
+	(void)state;
+	struct pw_options o;
+	char err[800];
+	const struct {
+		const char *text;
+		int want;
+	} cases[] = {{"gpu_timing=0", PW_GT_NONE},
+	             {"gpu_timing=1", PW_GT_EVENTS},
+	             {"gpu_timing=events", PW_GT_EVENTS},
+	             {"gpu_timing=cupti", PW_GT_CUPTI}};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		pw_options_defaults(&o);
+		assert_int_equal(pw_options_parse(&o, cases[i].text, err, sizeof err), 0);
+		assert_int_equal(o.gpu_timing, cases[i].want);
+	}
+	pw_options_defaults(&o);
+	assert_int_equal(o.gpu_timing, PW_GT_NONE);
+	assert_int_equal(o.um_counters, 0);
+	assert_string_equal(o.cupti, "");
+	assert_int_equal(pw_options_parse(&o, "um_counters=1:cupti=/opt/cupti/libcupti.so", err, sizeof err),
+	                 0);
+	assert_int_equal(o.um_counters, 1);
+	assert_string_equal(o.cupti, "/opt/cupti/libcupti.so");
 }
 
 static void enforce_is_known_despite_a_bad_key(void **state)
@@ -252,6 +283,7 @@ int main(void)
 	    cmocka_unit_test(later_keys_win),
 	    cmocka_unit_test(unknown_key_is_named),
 	    cmocka_unit_test(bad_values_name_the_allowed_ones),
+	    cmocka_unit_test(timing_methods),
 	    cmocka_unit_test(enforce_is_known_despite_a_bad_key),
 	    cmocka_unit_test(path_lengths),
 	    cmocka_unit_test(launcher_keys),

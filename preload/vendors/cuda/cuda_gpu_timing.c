@@ -9,14 +9,23 @@
  * once, when its context is first timed: start_host = t_ref + elapsed(ref, start).
  * Work enqueued while its stream is being captured into a graph is skipped
  * (an event record would become part of the graph) and counted.
+ *
+ * gpu_timing=cupti records no event: the call notes its stream's CUPTI id,
+ * its size and when it was made, and the writer matches it with the first
+ * copy record CUPTI gives on that stream, of that size, that started after
+ * the call (a stream runs its work in order; untraced copies on the same
+ * stream are told apart by size and time).  Prefetches make no copy record
+ * and are counted as skipped with this method.
  */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "vendors/cuda/cuda.h"
+#include "vendors/cuda/cuda_cupti.h"
 #include "vendors/cuda/cuda_gpu_timing.h"
 #include "core/forkgate.h"
+#include "peerwatch/abi/cupti.h"
 #include "peerwatch/trace_format.h"
 #include "core/pw.h"
 #include "record/trace.h"
@@ -66,6 +75,10 @@ struct pw_gt_pair {
 	CUcontext ctx;
 	CUevent start, end;
 	uint64_t call_seq;
+	/* gpu_timing=cupti */
+	uint32_t cupti_stream;
+	uint64_t bytes; /* 0: not known (a 3D copy) */
+	uint64_t t_call;
 };
 
 /* A context's reference point and its pool of idle pairs. */
@@ -79,6 +92,8 @@ struct ctx_slot {
 static struct ctx_slot slots[PW_GT_CTXS];
 static pthread_mutex_t slots_lock = PTHREAD_MUTEX_INITIALIZER; /* new contexts only */
 static _Atomic(struct pw_gt_pair *) pending;
+static _Atomic(struct pw_gt_pair *) cupti_idle;
+static struct pw_gt_pair *cupti_waiting; /* in call order; the collector's alone */
 static atomic_uint_fast64_t skipped;
 static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER; /* one collector at a time */
 
@@ -183,12 +198,49 @@ static bool per_thread(const struct pw_call *c)
  */
 static void collect_at_exit(void)
 {
+	if (pw_g.opt.gpu_timing == PW_GT_CUPTI)
+		pw_cuda_cupti_collect(true); /* CUPTI's last records first */
 	pw_cuda_gt_collect(true);
 }
 
 static void register_exit(void)
 {
 	atexit(collect_at_exit);
+}
+
+/* The size argument of a copy, 0 if it has none (a 3D copy's is in a struct). */
+static uint64_t copy_bytes(const struct pw_call *c)
+{
+	for (int i = 0; i < c->fn->nargs; i++)
+		if (c->fn->args[i].kind == PW_K_SIZE)
+			return c->a[i];
+	return 0;
+}
+
+static struct pw_gt_pair *cupti_begin(const struct pw_call *c, CUcontext ctx, CUstream stream, bool pt)
+{
+	uint32_t id;
+	if (c->fn->op == PW_OP_PREFETCH || !pw_cuda_cupti_stream(ctx, stream, pt, &id)) {
+		atomic_fetch_add(&skipped, 1);
+		return NULL;
+	}
+	struct pw_gt_pair *p = atomic_exchange_explicit(&cupti_idle, NULL, memory_order_acquire);
+	if (p) { /* keep one, give the rest back (see take_pair) */
+		struct pw_gt_pair *rest = p->next;
+		while (rest) {
+			struct pw_gt_pair *n = rest->next;
+			push(&cupti_idle, rest);
+			rest = n;
+		}
+	} else if (!(p = pw_fg_calloc(1, sizeof *p))) {
+		atomic_fetch_add(&skipped, 1);
+		return NULL;
+	}
+	p->ctx = NULL; /* no events: a cupti pair */
+	p->cupti_stream = id;
+	p->bytes = copy_bytes(c);
+	p->t_call = pw_now_ns();
+	return p;
 }
 
 struct pw_gt_pair *pw_cuda_gt_begin(const struct pw_call *c)
@@ -199,7 +251,10 @@ struct pw_gt_pair *pw_cuda_gt_begin(const struct pw_call *c)
 		return NULL;
 	pthread_once(&gt.once, resolve);
 	pthread_once(&exit_once, register_exit);
-	if (!gt.create || !gt.record || !gt.query || !gt.elapsed || !gt.push || !gt.pop || !gt.current)
+	if (pw_g.opt.gpu_timing != PW_GT_CUPTI &&
+	    (!gt.create || !gt.record || !gt.query || !gt.elapsed || !gt.push || !gt.pop))
+		return NULL;
+	if (!gt.current)
 		return NULL;
 	CUstream stream = (CUstream)(uintptr_t)c->a[si];
 	bool pt = per_thread(c);
@@ -215,6 +270,10 @@ struct pw_gt_pair *pw_cuda_gt_begin(const struct pw_call *c)
 	stream_ctx_fn get_ctx = pt && gt.stream_ctx_ptsz ? gt.stream_ctx_ptsz : gt.stream_ctx;
 	if (!get_ctx || get_ctx(stream, &ctx) != CUDA_SUCCESS || !ctx)
 		gt.current(&ctx);
+	if (pw_g.opt.gpu_timing == PW_GT_CUPTI) {
+		p = cupti_begin(c, ctx, stream, pt);
+		goto out;
+	}
 	struct ctx_slot *s = ctx ? slot_of(ctx) : NULL;
 	p = s ? take_pair(s) : NULL;
 	event_record_fn record = pt && gt.record_ptsz ? gt.record_ptsz : gt.record;
@@ -241,6 +300,11 @@ void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
 {
 	if (!p)
 		return;
+	if (!p->ctx) { /* gpu_timing=cupti */
+		p->call_seq = c->seq;
+		push(c->ret == CUDA_SUCCESS ? &pending : &cupti_idle, p);
+		return;
+	}
 	CUstream stream = (CUstream)(uintptr_t)c->a[stream_arg(c)];
 	event_record_fn record = per_thread(c) && gt.record_ptsz ? gt.record_ptsz : gt.record;
 	pw_tls_internal++;
@@ -256,7 +320,7 @@ void pw_cuda_gt_end(const struct pw_call *c, struct pw_gt_pair *p)
 	push(&pending, p);
 }
 
-static void emit(const struct pw_gt_pair *p, const struct ctx_slot *s, float gpu_ms, float since_ref_ms)
+static void emit_line(uint64_t call, uint64_t gpu_ns, uint64_t t_gpu_ns, const char *method)
 {
 	struct pw_jw w;
 	if (!pw_trace_event_begin(&w)) {
@@ -268,11 +332,18 @@ static void emit(const struct pw_gt_pair *p, const struct ctx_slot *s, float gpu
 	}
 	pw_jw_obj_open(&w);
 	pw_jw_kv_str(&w, "type", "gpu_time");
-	pw_jw_kv_u64(&w, "call", p->call_seq);
-	pw_jw_kv_u64(&w, "gpu_ns", (uint64_t)((double)gpu_ms * 1e6 + 0.5));
-	pw_jw_kv_u64(&w, "t_gpu_ns", s->ref_host_ns + (uint64_t)((double)since_ref_ms * 1e6));
+	pw_jw_kv_u64(&w, "call", call);
+	pw_jw_kv_u64(&w, "gpu_ns", gpu_ns);
+	pw_jw_kv_u64(&w, "t_gpu_ns", t_gpu_ns);
+	pw_jw_kv_str(&w, "method", method);
 	pw_jw_obj_close(&w);
 	pw_trace_event_end(&w);
+}
+
+static void emit(const struct pw_gt_pair *p, const struct ctx_slot *s, float gpu_ms, float since_ref_ms)
+{
+	emit_line(p->call_seq, (uint64_t)((double)gpu_ms * 1e6 + 0.5),
+	          s->ref_host_ns + (uint64_t)((double)since_ref_ms * 1e6), "events");
 }
 
 /* One pair: written and given back if complete (or waited for when final). */
@@ -308,8 +379,64 @@ static bool settle(struct pw_gt_pair *p, bool final)
  * at once, and the pairs the writer held were written after the trace was
  * finished, or never: lost without being counted.)
  */
+/* A stream's copy records start no earlier than the calls that made them;
+ * CUPTI places device times on the host clock by interpolation, so allow
+ * it this much error. */
+#define PW_GT_CUPTI_SLACK_NS 50000
+
+static bool fits(const struct pw_gt_pair *p, const struct pw_cupti_copy *r)
+{
+	if (p->cupti_stream != r->stream || r->start + PW_GT_CUPTI_SLACK_NS < p->t_call)
+		return false;
+	if (p->bytes)
+		return p->bytes == r->bytes;
+	return r->kind == CUPTI_ACTIVITY_MEMCPY_KIND_DTOD || r->kind == CUPTI_ACTIVITY_MEMCPY_KIND_PTOP;
+}
+
+/* gpu_timing=cupti: the calls that completed, matched with the copy
+ * records that came; final: the calls left over got none. */
+static void collect_cupti(bool final)
+{
+	struct pw_gt_pair *list = atomic_exchange_explicit(&pending, NULL, memory_order_acquire), *rev = NULL;
+	while (list) { /* pushed newest first */
+		struct pw_gt_pair *p = list;
+		list = p->next;
+		p->next = rev;
+		rev = p;
+	}
+	struct pw_gt_pair **tail = &cupti_waiting;
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = rev;
+	static struct pw_cupti_copy recs[1024];
+	size_t n;
+	while ((n = pw_cuda_cupti_take_copies(recs, sizeof recs / sizeof *recs)) > 0)
+		for (size_t i = 0; i < n; i++)
+			for (struct pw_gt_pair **pp = &cupti_waiting; *pp; pp = &(*pp)->next)
+				if (fits(*pp, &recs[i])) {
+					struct pw_gt_pair *p = *pp;
+					*pp = p->next;
+					emit_line(p->call_seq, recs[i].end - recs[i].start, recs[i].start,
+					          "cupti");
+					push(&cupti_idle, p);
+					break;
+				}
+	while (final && cupti_waiting) {
+		struct pw_gt_pair *p = cupti_waiting;
+		cupti_waiting = p->next;
+		atomic_fetch_add(&skipped, 1);
+		push(&cupti_idle, p);
+	}
+}
+
 void pw_cuda_gt_collect(bool final)
 {
+	if (pw_g.opt.gpu_timing == PW_GT_CUPTI) {
+		pthread_mutex_lock(&collect_lock);
+		collect_cupti(final);
+		pthread_mutex_unlock(&collect_lock);
+		return;
+	}
 	if (!final && !atomic_load_explicit(&pending, memory_order_relaxed))
 		return;
 	pthread_mutex_lock(&collect_lock);
@@ -338,6 +465,8 @@ void pw_cuda_gt_collect(bool final)
 void pw_cuda_gt_after_fork(void)
 {
 	atomic_store(&pending, NULL);
+	atomic_store(&cupti_idle, NULL);
+	cupti_waiting = NULL;
 	memset(slots, 0, sizeof slots);
 	atomic_store(&skipped, 0);
 	pthread_mutex_init(&slots_lock, NULL);

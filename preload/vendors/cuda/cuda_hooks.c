@@ -9,6 +9,7 @@
 #include "vendors/cuda/cuda.h"
 #include "vendors/cuda/cuda_query.h"
 #include "vendors/cuda/cuda_vmm.h"
+#include "vendors/cuda/cuda_cupti.h"
 #include "vendors/cuda/cuda_gpu_timing.h"
 #include "vendors/cuda/cuda_vmm_state.h"
 
@@ -18,6 +19,7 @@ static void after_fork(void)
 {
 	pw_vmm_reset(&pw_vmm);
 	pw_cuda_gt_after_fork();
+	pw_cuda_cupti_after_fork();
 }
 
 /* A PW_NO_EVENT row's successful call: an allocation for the range cache,
@@ -65,6 +67,9 @@ const struct pw_vendor pw_cuda_vendor = {
     .switch_links = pw_cuda_switch_links,
     .gt_collect = pw_cuda_gt_collect,
     .gt_skipped = pw_cuda_gt_skipped,
+    .prof_begin = pw_cuda_cupti_begin,
+    .prof_collect = pw_cuda_cupti_collect,
+    .um_footer = pw_cuda_cupti_um_footer,
     .after_fork = after_fork,
     .exit_op = pw_vmm_exit_op,
 };
