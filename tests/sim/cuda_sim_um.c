@@ -422,7 +422,7 @@ static void add_copy(struct pwsim_um_page *q, int p)
 {
 	if (p == UM_CPU)
 		q->dup_cpu = 1;
-	else
+	else if (p >= 0)
 		q->dup |= 1ull << p;
 }
 
@@ -445,7 +445,7 @@ static void set_mapped(struct pwsim_um_page *q, int p)
 {
 	if (p == UM_CPU)
 		q->mapped_cpu = 1;
-	else
+	else if (p >= 0)
 		q->mapped |= 1ull << p;
 }
 
@@ -549,8 +549,8 @@ void pwsim_um_prefetch(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLo
 	int d = loc_proc(loc);
 	size_t first, end;
 
-	if (!pages_of(a))
-		return;
+	if (d == UM_NONE || !pages_of(a))
+		return; /* a normalised location is always a processor */
 	page_span(a, p, count, &first, &end);
 	for (size_t i = first; i < end; i++) {
 		struct pwsim_um_page *q = &a->um[i];

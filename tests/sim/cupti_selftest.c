@@ -110,11 +110,11 @@ static void flush(void)
 /* ---- expected unified-memory records ---- */
 
 struct exp {
+	uint64_t value;
+	uintptr_t addr;
 	int ck;
 	uint32_t src, dst;
-	uint64_t value;
 	uint32_t flags;
-	uintptr_t addr;
 };
 
 static int um_matches(const CUpti_ActivityUnifiedMemoryCounter3 *r, const struct exp *e)
@@ -171,25 +171,25 @@ static void expect_none(const char *what)
 	expect(what, NULL, 0);
 }
 
-#define GF(dev, acc, a)                                    \
-	{                                                  \
-		K(GPU_PAGE_FAULT), (dev), 0, 1, (acc), (a) \
+#define GF(dev, acc, a)                                                                        \
+	{                                                                                      \
+		.value = 1, .addr = (a), .ck = K(GPU_PAGE_FAULT), .src = (dev), .flags = (acc) \
 	}
-#define CF(a)                                              \
-	{                                                  \
-		K(CPU_PAGE_FAULT_COUNT), 0, 0, ANY, 0, (a) \
+#define CF(a)                                                            \
+	{                                                                \
+		.value = ANY, .addr = (a), .ck = K(CPU_PAGE_FAULT_COUNT) \
 	}
-#define MIG(k, s, d, bytes, cause, a)                 \
-	{                                             \
-		K(k), (s), (d), (bytes), (cause), (a) \
+#define MIG(k, s, d, bytes, cause, a)                                                               \
+	{                                                                                           \
+		.value = (bytes), .addr = (a), .ck = K(k), .src = (s), .dst = (d), .flags = (cause) \
 	}
-#define MAP(s, d, bytes, a)                                   \
-	{                                                     \
-		K(REMOTE_MAP), (s), (d), (bytes), POLICY, (a) \
+#define MAP(s, d, bytes, a)                                                                                 \
+	{                                                                                                   \
+		.value = (bytes), .addr = (a), .ck = K(REMOTE_MAP), .src = (s), .dst = (d), .flags = POLICY \
 	}
-#define THRASH(mask, bytes, a)                           \
-	{                                                \
-		K(THRASHING), (mask), 0, (bytes), 0, (a) \
+#define THRASH(mask, bytes, a)                                                   \
+	{                                                                        \
+		.value = (bytes), .addr = (a), .ck = K(THRASHING), .src = (mask) \
 	}
 
 static void configure(int without_gpu_faults)
