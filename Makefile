@@ -62,6 +62,7 @@ include tests/sim/acl.mk
 include tests/sim/hip.mk
 include tests/sim/cudart.mk
 include tests/sim/nvml.mk
+include tests/sim/cupti.mk
 include tests/sim/rsmi.mk
 include tests/tests.mk
 include tests/packaging/packaging.mk

@@ -11,7 +11,7 @@
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh; contract_table runs the
 #                             rows of tests/integration/contract_table.txt)
-#   unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs analyze fault packaging
+#   unit sim acl-sim hip-sim nvml-sim rsmi-sim cupti-sim deps docs analyze fault packaging
 #   gpu-build                 every unit test, a simulator's self-test, the
 #                             call-graph check, the generated docs, the
 #                             analyzer, the fault-injection suite, the
@@ -38,7 +38,7 @@ T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 suites="integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
-targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test gpu-build:gpu-build-test"
+targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest cupti-sim:cupti-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test gpu-build:gpu-build-test"
 others="analyze-fast analyze-truth fault-races-1 fault-races-2 fault-others tally"
 export PWSIM_LIB="$B/sim/libcuda.so.1"
 case $T in

@@ -171,12 +171,12 @@ gpu-build-test:
 TEST_SUITES := fault-races-1 fault-races-2 fault-others analyze-fast analyze-truth \
 	integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh \
 	managed trace_keys launchers latency devices \
-	unit sim acl-sim hip-sim nvml-sim rsmi-sim deps docs packaging gpu-build tally
+	unit sim acl-sim hip-sim nvml-sim rsmi-sim cupti-sim deps docs packaging gpu-build tally
 # make check-fast (make test Q=1): the loop of a change, in minutes: the unit
 # tests, the simulators' self-tests, the integration suite and the rules,
 # the analyzer's suite but the part that reads the integration traces
 # (the oracle: analyze-truth), the rooms and the generated docs.
-FAST_SUITES := unit sim acl-sim hip-sim nvml-sim rsmi-sim integration rules analyze-fast deps docs tally
+FAST_SUITES := unit sim acl-sim hip-sim nvml-sim rsmi-sim cupti-sim integration rules analyze-fast deps docs tally
 TEST_JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # Everything the suites run, built before they start: two suites' makes
 # never build the same file at once.

@@ -60,7 +60,16 @@ static int dev_ok(uintptr_t p, size_t n)
 	return pwsim_find_range(p, n) != NULL;
 }
 
-static CUresult copy_1d(CUdeviceptr dst, CUdeviceptr src, size_t n, int device_only)
+/* An asynchronous copy's stream, for its CUPTI record (cuda_sim_um.c). */
+struct on_stream {
+	int async;
+	CUstream s;
+	int per_thread; /* a _ptsz variant: NULL is the per-thread stream */
+};
+
+static const struct on_stream SYNC = {0, NULL, 0};
+
+static CUresult copy_1d(CUdeviceptr dst, CUdeviceptr src, size_t n, int device_only, struct on_stream st)
 {
 	CUresult rc = CUDA_SUCCESS;
 
@@ -69,10 +78,13 @@ static CUresult copy_1d(CUdeviceptr dst, CUdeviceptr src, size_t n, int device_o
 	if (!dst || !src)
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
-	if (device_only ? dev_ok(dst, n) && dev_ok(src, n) : uva_ok(dst, n) && uva_ok(src, n))
+	if (device_only ? dev_ok(dst, n) && dev_ok(src, n) : uva_ok(dst, n) && uva_ok(src, n)) {
 		memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-	else
+		if (st.async)
+			pwsim_cupti_copy(st.s, st.per_thread, dst, src, n, NULL, NULL);
+	} else {
 		rc = CUDA_ERROR_INVALID_VALUE;
+	}
 	pwsim_unlock();
 	return rc;
 }
@@ -83,7 +95,7 @@ CUresult cuMemcpy(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 {
 	CUresult rc = need_context();
 
-	return rc ? rc : copy_1d(dst, src, ByteCount, 0);
+	return rc ? rc : copy_1d(dst, src, ByteCount, 0, SYNC);
 }
 
 CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
@@ -91,30 +103,35 @@ CUresult cuMemcpy_ptds(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount)
 	return cuMemcpy(dst, src, ByteCount);
 }
 
+static CUresult memcpy_async(CUdeviceptr dst, CUdeviceptr src, size_t n, CUstream s, int device_only,
+                             int per_thread)
+{
+	CUresult rc = need_stream(s);
+	struct on_stream st = {1, s, per_thread};
+
+	return rc ? rc : copy_1d(dst, src, n, device_only, st);
+}
+
 CUresult cuMemcpyAsync(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-	CUresult rc = need_stream(hStream);
-
-	return rc ? rc : copy_1d(dst, src, ByteCount, 0);
+	return memcpy_async(dst, src, ByteCount, hStream, 0, 0);
 }
 
 CUresult cuMemcpyAsync_ptsz(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream)
 {
-	return cuMemcpyAsync(dst, src, ByteCount, hStream);
+	return memcpy_async(dst, src, ByteCount, hStream, 0, 1);
 }
 
 CUresult cuMemcpyDtoDAsync_v2(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                               CUstream hStream)
 {
-	CUresult rc = need_stream(hStream);
-
-	return rc ? rc : copy_1d(dstDevice, srcDevice, ByteCount, 1);
+	return memcpy_async(dstDevice, srcDevice, ByteCount, hStream, 1, 0);
 }
 
 CUresult cuMemcpyDtoDAsync_v2_ptsz(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount,
                                    CUstream hStream)
 {
-	return cuMemcpyDtoDAsync_v2(dstDevice, srcDevice, ByteCount, hStream);
+	return memcpy_async(dstDevice, srcDevice, ByteCount, hStream, 1, 1);
 }
 
 /* ---- pitched copies: CUDA_MEMCPY2D (:3306), CUDA_MEMCPY3D (:3333) ---- */

@@ -6,8 +6,9 @@
  * The answers follow docs/facts-cuda.md's "Every contract case"; the advice is
  * kept per page (cuda.h :14440-14442, :14379-14381: ranges are rounded out to
  * CPU pages) as runs of pages with equal state, so that the range queries
- * answer what the advice and prefetch calls set.  Nothing migrates: the bytes
- * stay where they are.
+ * answer what the advice and prefetch calls set.  The bytes stay where they
+ * are; which processor holds each page, and the records of its faults and
+ * migrations, are cuda_sim_um.c's, which reads this file's advice.
  *
  * Choices where docs/facts-cuda.md has no measurement:
  * - count 0 is refused for advice and range queries as it is for prefetch;
@@ -127,6 +128,14 @@ static int seg_same(const struct pwsim_seg *x, const struct pwsim_seg *y)
 	       x->preferred.id == y->preferred.id && x->prefetched.type == y->prefetched.type &&
 	       x->prefetched.id == y->prefetched.id && x->accessed_by == y->accessed_by &&
 	       x->accessed_by_host == y->accessed_by_host;
+}
+
+const struct pwsim_seg *pwsim_managed_seg(const struct pwsim_alloc *a, size_t page)
+{
+	for (size_t i = 0; i < a->nsegs; i++)
+		if (page < a->segs[i].end)
+			return &a->segs[i];
+	return &a->segs[a->nsegs - 1];
 }
 
 /* Join neighbouring runs with equal state, so the list stays short. */
@@ -251,7 +260,9 @@ static CUresult advise(CUdeviceptr devPtr, size_t count, CUmem_advise advice, CU
 	/* facts line 72: an unaligned range is silently rounded out */
 	if (a)
 		rc = seg_apply(a, first, end, advise_seg, advice, loc);
-	else
+	if (a && rc == CUDA_SUCCESS)
+		pwsim_um_advised(a, first, end, advice, loc);
+	else if (!a)
 		rc = count && system_memory(devPtr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	pwsim_unlock();
 	return rc;
@@ -301,7 +312,9 @@ static CUresult prefetch(CUdeviceptr devPtr, size_t count, CUmemLocation locatio
 	a = managed_range(devPtr, count, &first, &end);
 	if (a)
 		rc = seg_apply(a, first, end, prefetch_seg, 0, loc);
-	else
+	if (a && rc == CUDA_SUCCESS)
+		pwsim_um_prefetch(a, (uintptr_t)devPtr, count, loc);
+	else if (!a)
 		rc = count && system_memory(devPtr) ? CUDA_SUCCESS : CUDA_ERROR_INVALID_VALUE;
 	pwsim_unlock();
 	return rc;

@@ -17,7 +17,10 @@
 
 #include <string.h>
 
-static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n)
+/* async: the copy's stream, for its CUPTI record (cuda_sim_um.c); per_thread:
+ * a _ptsz variant, whose NULL stream is the per-thread stream. */
+static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n,
+                          int async, CUstream s, int per_thread)
 {
 	CUresult rc = CUDA_SUCCESS;
 
@@ -32,10 +35,13 @@ static CUresult peer_copy(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUco
 	if (!dst || !src)
 		return CUDA_ERROR_INVALID_VALUE;
 	pwsim_lock();
-	if (pwsim_find_range((uintptr_t)dst, n) && pwsim_find_range((uintptr_t)src, n))
+	if (pwsim_find_range((uintptr_t)dst, n) && pwsim_find_range((uintptr_t)src, n)) {
 		memmove((void *)(uintptr_t)dst, (const void *)(uintptr_t)src, n);
-	else
+		if (async)
+			pwsim_cupti_copy(s, per_thread, dst, src, n, dctx, sctx);
+	} else {
 		rc = CUDA_ERROR_INVALID_VALUE;
+	}
 	pwsim_unlock();
 	return rc;
 }
@@ -45,7 +51,7 @@ CUresult cuMemcpyPeer(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr s
 {
 	CUresult rc = pwsim_ready();
 
-	return rc ? rc : peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+	return rc ? rc : peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount, 0, NULL, 0);
 }
 
 CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
@@ -54,20 +60,26 @@ CUresult cuMemcpyPeer_ptds(CUdeviceptr dstDevice, CUcontext dstContext, CUdevice
 	return cuMemcpyPeer(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
 }
 
-CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
-                           CUcontext srcContext, size_t ByteCount, CUstream hStream)
+static CUresult peer_async(CUdeviceptr dst, CUcontext dctx, CUdeviceptr src, CUcontext sctx, size_t n,
+                           CUstream s, int per_thread)
 {
 	CUresult rc = pwsim_ready();
 
 	if (rc == CUDA_SUCCESS)
-		rc = pwsim_stream_check(hStream);
-	return rc ? rc : peer_copy(dstDevice, dstContext, srcDevice, srcContext, ByteCount);
+		rc = pwsim_stream_check(s);
+	return rc ? rc : peer_copy(dst, dctx, src, sctx, n, 1, s, per_thread);
+}
+
+CUresult cuMemcpyPeerAsync(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
+                           CUcontext srcContext, size_t ByteCount, CUstream hStream)
+{
+	return peer_async(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 0);
 }
 
 CUresult cuMemcpyPeerAsync_ptsz(CUdeviceptr dstDevice, CUcontext dstContext, CUdeviceptr srcDevice,
                                 CUcontext srcContext, size_t ByteCount, CUstream hStream)
 {
-	return cuMemcpyPeerAsync(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream);
+	return peer_async(dstDevice, dstContext, srcDevice, srcContext, ByteCount, hStream, 1);
 }
 
 /* ---- 3D peer copies: CUDA_MEMCPY3D_PEER (cuda.h :3367), with the rules that
@@ -174,7 +186,7 @@ static void copy_rows(const struct side *d, const struct side *s, const CUDA_MEM
 	}
 }
 
-static CUresult copy_3d(const CUDA_MEMCPY3D_PEER *c)
+static CUresult copy_3d(const CUDA_MEMCPY3D_PEER *c, int async, CUstream stream, int per_thread)
 {
 	struct side s, d;
 	CUresult rc;
@@ -195,8 +207,14 @@ static CUresult copy_3d(const CUDA_MEMCPY3D_PEER *c)
 	rc = check_side(&s, c);
 	if (rc == CUDA_SUCCESS)
 		rc = check_side(&d, c);
-	if (rc == CUDA_SUCCESS)
+	if (rc == CUDA_SUCCESS) {
 		copy_rows(&d, &s, c);
+		if (async)
+			pwsim_cupti_copy(stream, per_thread, d.base, s.base,
+			                 c->WidthInBytes * c->Height * c->Depth,
+			                 d.type == CU_MEMORYTYPE_HOST ? NULL : d.ctx,
+			                 s.type == CU_MEMORYTYPE_HOST ? NULL : s.ctx);
+	}
 	pwsim_unlock();
 	return rc;
 }
@@ -205,7 +223,7 @@ CUresult cuMemcpy3DPeer(const CUDA_MEMCPY3D_PEER *pCopy)
 {
 	CUresult rc = pwsim_ready();
 
-	return rc ? rc : copy_3d(pCopy);
+	return rc ? rc : copy_3d(pCopy, 0, NULL, 0);
 }
 
 CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
@@ -213,16 +231,21 @@ CUresult cuMemcpy3DPeer_ptds(const CUDA_MEMCPY3D_PEER *pCopy)
 	return cuMemcpy3DPeer(pCopy);
 }
 
-CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+static CUresult copy_3d_async(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream, int per_thread)
 {
 	CUresult rc = pwsim_ready();
 
 	if (rc == CUDA_SUCCESS)
 		rc = pwsim_stream_check(hStream);
-	return rc ? rc : copy_3d(pCopy);
+	return rc ? rc : copy_3d(pCopy, 1, hStream, per_thread);
+}
+
+CUresult cuMemcpy3DPeerAsync(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
+{
+	return copy_3d_async(pCopy, hStream, 0);
 }
 
 CUresult cuMemcpy3DPeerAsync_ptsz(const CUDA_MEMCPY3D_PEER *pCopy, CUstream hStream)
 {
-	return cuMemcpy3DPeerAsync(pCopy, hStream);
+	return copy_3d_async(pCopy, hStream, 1);
 }

@@ -16,6 +16,7 @@ struct CUstream_st {
 	uint32_t magic;
 	unsigned flags;
 	struct CUctx_st *ctx;
+	uint32_t cupti_id; /* CUPTI's id (cuptiGetStreamIdEx), unique in its context */
 	struct CUstream_st *next;
 };
 
@@ -51,6 +52,51 @@ CUresult pwsim_stream_check(CUstream s)
 	return ok ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
 }
 
+/* CUPTI's stream ids (cupti_activity.h :7320: "unique within a context").
+ * Choice: in each context the legacy NULL stream is 1, then streams take
+ * 2, 3, ... as they are created, and each thread's per-thread stream when it
+ * is first used in a copy or asked for. */
+#define CUPTI_LEGACY_STREAM_ID 1u
+
+static uint32_t cupti_next(struct CUctx_st *c)
+{
+	if (c->cupti_last < CUPTI_LEGACY_STREAM_ID)
+		c->cupti_last = CUPTI_LEGACY_STREAM_ID;
+	return ++c->cupti_last;
+}
+
+/* This thread's per-thread stream id in each context, 0 until used. */
+static __thread uint32_t t_per_thread_id[PWSIM_CTX_SLOTS];
+
+int pwsim_stream_cupti(CUstream s, int per_thread, struct CUctx_st *in, struct CUctx_st **ctx, uint32_t *id)
+{
+	struct CUstream_st *st;
+	struct CUctx_st *c;
+	int i;
+
+	if (pwsim_stream_is_default(s)) {
+		c = in ? in : pwsim_current();
+		if (!c)
+			return -1;
+		*ctx = c;
+		if (s == CU_STREAM_LEGACY || (s == NULL && !per_thread)) {
+			*id = CUPTI_LEGACY_STREAM_ID;
+			return 0;
+		}
+		i = pwsim_ctx_index(c);
+		if (!t_per_thread_id[i])
+			t_per_thread_id[i] = cupti_next(c);
+		*id = t_per_thread_id[i];
+		return 0;
+	}
+	st = stream_find(s);
+	if (!st)
+		return -1;
+	*ctx = st->ctx;
+	*id = st->cupti_id;
+	return 0;
+}
+
 CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 {
 	CUresult rc = pwsim_ready();
@@ -70,6 +116,7 @@ CUresult cuStreamCreate(CUstream *phStream, unsigned int Flags)
 	s->flags = Flags;
 	s->ctx = pwsim_current();
 	pwsim_lock();
+	s->cupti_id = cupti_next(s->ctx);
 	s->next = g_streams;
 	g_streams = s;
 	pwsim_unlock();

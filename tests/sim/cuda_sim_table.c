@@ -311,6 +311,7 @@ void pwsim_alloc_retire(struct pwsim_alloc *a)
 	free(a->segs);
 	a->segs = NULL;
 	a->nsegs = 0;
+	pwsim_um_forget(a);
 	a->freed = 1;
 	freed_push(a);
 	if (g_nfreed > PWSIM_FREED_KEEP)

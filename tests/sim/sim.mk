@@ -11,7 +11,8 @@
 PWSIM_SRCS := tests/sim/cuda_sim.c tests/sim/cuda_sim_ctx.c tests/sim/cuda_sim_table.c \
               tests/sim/cuda_sim_mem.c tests/sim/cuda_sim_stream.c tests/sim/cuda_sim_peer.c \
               tests/sim/cuda_sim_peercopy.c tests/sim/cuda_sim_ipc.c tests/sim/cuda_sim_managed.c \
-              tests/sim/cuda_sim_getproc.c tests/sim/cuda_sim_copy.c tests/sim/cuda_sim_vmm.c
+              tests/sim/cuda_sim_getproc.c tests/sim/cuda_sim_copy.c tests/sim/cuda_sim_vmm.c \
+              tests/sim/cuda_sim_um.c
 PWSIM_SRCS        += tests/sim/sim_topo.c
 PWSIM_OBJS        := $(PWSIM_SRCS:tests/sim/%.c=$(BUILD)/obj/sim/%.o)
 PWSIM_LEGACY_OBJS := $(PWSIM_SRCS:tests/sim/%.c=$(BUILD)/obj/sim-legacy/%.o)

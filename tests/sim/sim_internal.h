@@ -72,6 +72,7 @@ struct CUctx_st {
 	uint64_t peer_primary;
 	uint32_t peer_made;
 	int destroyed; /* a made context's slot after cuCtxDestroy, until the next cuCtxCreate takes it */
+	uint32_t cupti_last; /* the last CUPTI stream id handed out in this context (cuda_sim_um.c) */
 };
 /* The primary context of a valid device ordinal. */
 struct CUctx_st *pwsim_primary(CUdevice dev);
@@ -135,6 +136,8 @@ struct pwsim_alloc {
 	unsigned attach_flags;
 	struct pwsim_seg *segs;
 	size_t nsegs;
+	struct pwsim_um_page *um; /* residency per PWSIM_UM_PAGE (cuda_sim_um.c); NULL: untouched */
+	size_t um_npages;
 	struct pwsim_alloc *next_freed; /* FIFO of retired entries */
 	/* cuda_sim_vmm.c: the pool a stream-ordered allocation came from (or was
 	 * imported through), the cuMemCreate allocation a KIND_VMM range maps */
@@ -185,6 +188,25 @@ struct CUevent_st {
 };
 struct CUevent_st *pwsim_event_new(unsigned flags, struct CUctx_st *ctx); /* caller holds the lock */
 struct CUevent_st *pwsim_event_check(CUevent e);                          /* caller holds the lock */
+
+/* ---- managed memory's residency and the CUPTI records (cuda_sim_um.c) ---- */
+/* The advice of CPU page `page` of managed allocation a (cuda_sim_managed.c). */
+const struct pwsim_seg *pwsim_managed_seg(const struct pwsim_alloc *a, size_t page);
+/* Advice given to CPU pages [first, end) of a (lock held). */
+void pwsim_um_advised(struct pwsim_alloc *a, size_t first, size_t end, CUmem_advise advice,
+                      CUmemLocation loc);
+/* [p, p+count) of a prefetched to loc, a normalised location (lock held). */
+void pwsim_um_prefetch(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLocation loc);
+/* Free a's residency (lock held). */
+void pwsim_um_forget(struct pwsim_alloc *a);
+/* An asynchronous copy done on stream s (per_thread: a NULL s is the
+ * per-thread stream): its CUPTI record, if one is wanted (lock held).  dctx
+ * and sctx: the contexts a peer copy names, else NULL. */
+void pwsim_cupti_copy(CUstream s, int per_thread, uintptr_t dst, uintptr_t src, size_t n, CUcontext dctx,
+                      CUcontext sctx);
+/* CUPTI's id of stream s and its context (lock held): 0, or -1.  A default
+ * stream is that of context in (NULL: the current context). */
+int pwsim_stream_cupti(CUstream s, int per_thread, struct CUctx_st *in, struct CUctx_st **ctx, uint32_t *id);
 
 /* ---- checked arithmetic ---- */
 static inline int pwsim_add_overflows(uintptr_t a, size_t b, uintptr_t *sum)

@@ -26,10 +26,14 @@ typedef int CUpti_ExternalCorrelationKind;           /* :5985-6024 */
 /* CUptiResult, cupti_result.h */
 #define CUPTI_SUCCESS 0
 #define CUPTI_ERROR_INVALID_PARAMETER 1                              /* :88 */
+#define CUPTI_ERROR_INVALID_DEVICE 2                                 /* :92 */
+#define CUPTI_ERROR_INVALID_CONTEXT 3                                /* :96 */
+#define CUPTI_ERROR_INVALID_OPERATION 7                              /* :113 */
 #define CUPTI_ERROR_MAX_LIMIT_REACHED 12                             /* :135 */
 #define CUPTI_ERROR_NOT_COMPATIBLE 14                                /* :144 */
 #define CUPTI_ERROR_NOT_INITIALIZED 15                               /* :149 */
 #define CUPTI_ERROR_QUEUE_EMPTY 18                                   /* :161 */
+#define CUPTI_ERROR_INVALID_STREAM 20                                /* :169 */
 #define CUPTI_ERROR_INVALID_KIND 21                                  /* :173 */
 #define CUPTI_ERROR_NOT_SUPPORTED 27                                 /* :198 */
 #define CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED 28                    /* :203 */
