@@ -384,8 +384,11 @@ CUresult cuCtxGetDevice(CUdevice *device)
 CUresult cuCtxSynchronize(void)
 {
 	struct CUctx_st *c;
+	CUresult rc = ctx_or_current(NULL, &c);
 
-	return ctx_or_current(NULL, &c);
+	if (rc == CUDA_SUCCESS)
+		pwsim_um_synchronized();
+	return rc;
 }
 
 #if PWSIM_MAX_VERSION >= 13000
@@ -411,7 +414,10 @@ CUresult cuCtxGetDevice_v2(CUdevice *device, CUcontext ctx)
 CUresult cuCtxSynchronize_v2(CUcontext ctx)
 {
 	struct CUctx_st *c;
+	CUresult rc = ctx_or_current(ctx, &c);
 
-	return ctx_or_current(ctx, &c);
+	if (rc == CUDA_SUCCESS)
+		pwsim_um_synchronized();
+	return rc;
 }
 #endif

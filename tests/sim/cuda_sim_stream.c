@@ -156,7 +156,11 @@ CUresult cuStreamSynchronize(CUstream hStream)
 {
 	CUresult rc = pwsim_ready();
 
-	return rc ? rc : pwsim_stream_check(hStream);
+	if (rc == CUDA_SUCCESS)
+		rc = pwsim_stream_check(hStream);
+	if (rc == CUDA_SUCCESS)
+		pwsim_um_synchronized();
+	return rc;
 }
 
 CUresult cuStreamSynchronize_ptsz(CUstream hStream)

@@ -51,9 +51,15 @@
  *   the page's bytes).
  * - prefetch to D (cuMemPrefetchAsync[_v2][_ptsz], the batch prefetch):
  *   never-touched pages are populated at D without a record; read-mostly
- *   pages D has no copy of get one (migration record, cause prefetch,
- *   cuda.h :14394-14395); other pages not at D migrate (cause prefetch).
- *   No faults.  A host location (any NUMA node) is the CPU.
+ *   pages D has no copy of get one (migration record, cuda.h :14394-14395);
+ *   other pages not at D migrate.  The cause is "user": what CUPTI gave for
+ *   cudaMemPrefetchAsync's migrations on an H200 (driver 580, 2026-12-03;
+ *   its "prefetch" cause is the driver's own speculative prefetching, which
+ *   is not modelled).  No faults.  A host location (any NUMA node) is the
+ *   CPU.  With PWSIM_UM_PREFETCH=deferred a prefetch takes effect at the
+ *   next stream or context synchronize of the process instead of at the
+ *   call: a prefetch enqueued behind other work (choice: the simulator's
+ *   streams have no work to wait behind otherwise).
  * - UNSET_READ_MOSTLY collapses the copies (cuda.h :14469-14473): to the
  *   preferred location if it held one, else where q lived; no record.
  *
@@ -85,6 +91,8 @@
  */
 #include "sim_internal.h"
 
+#include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -543,7 +551,54 @@ __attribute__((visibility("default"))) int pwsim_um_touch(CUdeviceptr p, size_t 
 	return rc;
 }
 
+/* PWSIM_UM_PREFETCH=deferred: prefetches wait for the next synchronize. */
+#define UM_DEFERRED_MAX 256
+static struct {
+	uintptr_t p;
+	size_t count;
+	CUmemLocation loc;
+} deferred[UM_DEFERRED_MAX];
+static size_t ndeferred;
+
+static bool defer_prefetches(void)
+{
+	static int on = -1;
+	if (on < 0) {
+		const char *v = getenv("PWSIM_UM_PREFETCH");
+		on = v && !strcmp(v, "deferred");
+		if (v && !on && strcmp(v, "now") != 0)
+			fprintf(stderr, "pwsim: PWSIM_UM_PREFETCH=%s: not now or deferred; now is used\n", v);
+	}
+	return on;
+}
+
+static void prefetch_now(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLocation loc);
+
 void pwsim_um_prefetch(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLocation loc)
+{
+	if (defer_prefetches() && ndeferred < UM_DEFERRED_MAX) {
+		deferred[ndeferred].p = p;
+		deferred[ndeferred].count = count;
+		deferred[ndeferred].loc = loc;
+		ndeferred++;
+		return;
+	}
+	prefetch_now(a, p, count, loc);
+}
+
+void pwsim_um_synchronized(void)
+{
+	pwsim_lock();
+	for (size_t i = 0; i < ndeferred; i++) {
+		struct pwsim_alloc *a = pwsim_find_range(deferred[i].p, deferred[i].count);
+		if (a && a->kind == PWSIM_KIND_MANAGED) /* freed since: nothing to move */
+			prefetch_now(a, deferred[i].p, deferred[i].count, deferred[i].loc);
+	}
+	ndeferred = 0;
+	pwsim_unlock();
+}
+
+static void prefetch_now(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLocation loc)
 {
 	struct um_op op = {.pc = 0};
 	int d = loc_proc(loc);
@@ -560,13 +615,12 @@ void pwsim_um_prefetch(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLo
 			settle(q, d);
 		} else if (advice_of(a, i)->read_mostly) {
 			if (!holds(q, d)) {
-				run_add(&op.mig, 0, q->loc, d,
-				        CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH, addr,
-				        page_bytes(a, i));
+				run_add(&op.mig, 0, q->loc, d, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER,
+				        addr, page_bytes(a, i));
 				add_copy(q, d);
 			}
 		} else if (q->loc != d) {
-			run_add(&op.mig, 0, q->loc, d, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_PREFETCH,
+			run_add(&op.mig, 0, q->loc, d, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER,
 			        addr, page_bytes(a, i));
 			settle(q, d);
 		}

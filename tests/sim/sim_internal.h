@@ -197,6 +197,8 @@ void pwsim_um_advised(struct pwsim_alloc *a, size_t first, size_t end, CUmem_adv
                       CUmemLocation loc);
 /* [p, p+count) of a prefetched to loc, a normalised location (lock held). */
 void pwsim_um_prefetch(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmemLocation loc);
+/* A stream or context synchronize: deferred prefetches take effect (takes the lock). */
+void pwsim_um_synchronized(void);
 /* Free a's residency (lock held). */
 void pwsim_um_forget(struct pwsim_alloc *a);
 /* An asynchronous copy done on stream s (per_thread: a NULL s is the
