@@ -7,7 +7,7 @@
 #   test_rules:PATTERN        its cmocka tests whose name matches PATTERN
 #                             (cmocka's filter: * and ? wildcards)
 #   integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh
-#   trace_keys managed launchers latency devices
+#   trace_keys managed um_effects launchers latency devices
 #                             an integration suite (tests/integration/NAME.sh;
 #                             integration is run.sh; contract_table runs the
 #                             rows of tests/integration/contract_table.txt)
@@ -37,7 +37,7 @@ B=$1
 T=${2:-list}
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
-suites="integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed launchers latency devices"
+suites="integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh trace_keys managed um_effects launchers latency devices"
 targets="unit:unit-test sim:sim-selftest acl-sim:acl-sim-selftest hip-sim:hip-sim-selftest nvml-sim:nvml-sim-selftest rsmi-sim:rsmi-sim-selftest cupti-sim:cupti-selftest deps:deps-test docs:docs-test analyze:analyze-test fault:fault-test packaging:packaging-test gpu-build:gpu-build-test"
 others="analyze-fast analyze-truth fault-races-1 fault-races-2 fault-others tally"
 export PWSIM_LIB="$B/sim/libcuda.so.1"

@@ -46,7 +46,7 @@ mkdir -p "$logs"
 declare -A est=([fault]=640 [fault-races-1]=250 [fault-races-2]=360 [fault-others]=60 [analyze]=250
 	[analyze-fast]=90 [analyze-truth]=150 [trace_keys]=50 [managed]=40 [contract_table]=30 [gpu-build]=30
 	[latency]=30 [rules_hip]=25 [packaging]=20 [rules]=20 [cudart]=15 [integration]=15 [launchers]=12
-	[rules_acl]=6 [devices]=5 [deps]=5 [docs]=5 [unit]=5 [mesh]=3 [vmm]=2 [ipc_model]=2 [implicit]=2
+	[rules_acl]=6 [um_effects]=6 [devices]=5 [deps]=5 [docs]=5 [unit]=5 [mesh]=3 [vmm]=2 [ipc_model]=2 [implicit]=2
 	[tally]=1 [sim]=1 [acl-sim]=1 [hip-sim]=1 [nvml-sim]=1 [rsmi-sim]=1 [cupti-sim]=1)
 if [ -f "$logs/times" ]; then
 	while read -r n s; do est[$n]=$s; done <"$logs/times"

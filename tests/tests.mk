@@ -77,6 +77,13 @@ $(TBIN)/managed: tests/integration/managed.c tests/sim/cudart_sim_api.h $(SIMDIR
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1 \
 	    -l:libcudart.so.13 -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
+# Unified-memory effects over the simulated driver's fault model and libcupti
+# (tests/integration/um_effects.sh).
+$(TBIN)/um_effects: tests/integration/um_effects.c tests/sim/pwsim_um.h $(SIMDIR)/libcuda.so.1
+	@mkdir -p $(@D)
+	$(CC) $(TEST_CFLAGS) -Itests/sim $< -o $@ -Wl,--no-as-needed -L$(SIMDIR) -l:libcuda.so.1 \
+	    -Wl,--enable-new-dtags -Wl,-rpath,'$$ORIGIN/../sim'
+test-build: $(TBIN)/um_effects
 $(TBIN)/managed_hip: tests/integration/managed_hip.c
 	@mkdir -p $(@D)
 	$(CC) $(TEST_CFLAGS) $< -o $@ -ldl
@@ -110,6 +117,7 @@ integration-test: test-build
 	@tests/timed.sh 600 tests/integration/ipc_model.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/mesh.sh $(BUILD)
 	@tests/timed.sh 900 tests/integration/managed.sh $(BUILD)
+	@tests/timed.sh 600 tests/integration/um_effects.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/trace_keys.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/launchers.sh $(BUILD)
 	@tests/timed.sh 600 tests/integration/latency.sh $(BUILD)
@@ -170,7 +178,7 @@ gpu-build-test:
 # The fault suite runs as three parts, the analyzer's as two, side by side.
 TEST_SUITES := fault-races-1 fault-races-2 fault-others analyze-fast analyze-truth \
 	integration rules contract_table rules_acl implicit cudart rules_hip vmm ipc_model mesh \
-	managed trace_keys launchers latency devices \
+	managed um_effects trace_keys launchers latency devices \
 	unit sim acl-sim hip-sim nvml-sim rsmi-sim cupti-sim deps docs packaging gpu-build tally
 # make check-fast (make test Q=1): the loop of a change, in minutes: the unit
 # tests, the simulators' self-tests, the integration suite and the rules,

@@ -25,11 +25,11 @@ GPU_CUPTI_LIB ?= $(firstword $(wildcard \
 
 GPU_DIR       := $(BUILD)/gpu
 GPU_SRC       := tests/gpu
-GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract contract_ctx latency_static latency_shared visible nvml_probe hostprobe fdprog first_call)
+GPU_PROGRAMS  := $(addprefix $(GPU_DIR)/,peer_static peer_shared peer_ptds peer_driver ipc_reopen_probe violations peer_bw peer_mesh p2p_atomics managed contract contract_ctx latency_static latency_shared visible nvml_probe hostprobe fdprog first_call um_effects copy_cost)
 ifneq ($(and $(GPU_CUPTI_INC),$(GPU_CUPTI_LIB)),)
 GPU_PROGRAMS  += $(GPU_DIR)/libpwcupti.so
 endif
-GPU_SCRIPTS   := run.sh fd_gpu.sh thread_fds.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py README.md
+GPU_SCRIPTS   := run.sh fd_gpu.sh thread_fds.sh latency.sh latency_paces.sh latency_budget.awk outcome_gpu.sh rules_gpu.sh managed_gpu.sh p2p_atomics.sh devices_gpu.sh bench_gpu.sh paths_gpu.sh multi_gpu.sh paths_check.py bw_compare.py torch_loop.py check_trace.py torch_peer.py nccl_allreduce.py before_after.sh before_after.py um_gpu.sh README.md
 GPU_ALL_DEPS  := $(GPU_SRC)/gpu_common.h $(GPU_SRC)/gpu.mk
 
 .PHONY: gpu-programs gpu-carry gpu-clean
@@ -111,6 +111,12 @@ $(GPU_DIR)/visible: tests/integration/visible.c | $(GPU_DIR)
 # suite's daemon, and the first traced call timed.
 $(GPU_DIR)/fdprog: tests/fault/fdprog.c include/peerwatch/abi/cuda.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -D_GNU_SOURCE -Iinclude -o $@ $< -ldl
+# Unified-memory effects (um_counters=1) and what device timing costs a copy
+# (um_gpu.sh).
+$(GPU_DIR)/um_effects: $(GPU_SRC)/um_effects.cu | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $<
+$(GPU_DIR)/copy_cost: $(GPU_SRC)/copy_cost.cu | $(GPU_DIR)
+	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $<
 $(GPU_DIR)/first_call: $(GPU_SRC)/first_call.c include/peerwatch/abi/cuda.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl
 $(GPU_DIR)/nvml_probe: $(GPU_SRC)/nvml_probe.c include/peerwatch/abi/nvml.h | $(GPU_DIR)

@@ -41,6 +41,12 @@ done
 run calls-direct --mode warn -- "$T/calls-linked" direct "$OUT/calls-direct.expect"
 run calls-stacks --mode warn --stacks all -- "$T/calls" getproc-ptds "$OUT/calls-stacks.expect"
 run calls-gputime --mode warn --options gpu_timing=1 -- "$T/calls" getproc-ptds "$OUT/calls-gt.expect"
+run calls-gputime-cupti --mode warn --gpu-timing cupti -- "$T/calls" getproc-ptds "$OUT/calls-gtc.expect"
+# unified-memory counters: every case, and the counters refused
+for c in $("$T/um_effects" list); do
+	PWSIM_UM_PREFETCH=deferred run "um-$c" --mode warn --um-counters -- "$T/um_effects" "$c"
+done
+run um-off --mode warn --options "um_counters=1:cupti=$OUT/no-libcupti.so" -- "$T/um_effects" clean
 LD_LIBRARY_PATH="$B/sim/legacy:$LD_LIBRARY_PATH" run calls-legacy -- "$T/calls" getproc-old "$OUT/calls-legacy.expect"
 # every rule's mistake, and the program done right
 for rule in $("$T/violations" list); do

@@ -1,0 +1,65 @@
+/*
+ * What device timing costs a copy: N small device-to-device copies on one
+ * stream, timed on the host from the first enqueue to the stream's end.
+ *
+ *   copy_cost traced|untraced [N] [BYTES]
+ *
+ * traced: cudaMemcpyPeerAsync between two buffers of device 0 (a peer copy
+ * peerwatch traces and, with gpu_timing, times); untraced: cudaMemcpyAsync
+ * device to device (one peerwatch does not trace, which CUPTI's copy
+ * records see all the same).  Prints "per_copy_ns <ns>".
+ */
+#include <cuda_runtime.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define CHECK(x)                                                                                 \
+	do {                                                                                     \
+		cudaError_t e_ = (x);                                                            \
+		if (e_ != cudaSuccess) {                                                         \
+			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x,               \
+			        cudaGetErrorString(e_));                                         \
+			exit(1);                                                                 \
+		}                                                                                \
+	} while (0)
+
+static double now(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return t.tv_sec * 1e9 + t.tv_nsec;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2 || (strcmp(argv[1], "traced") && strcmp(argv[1], "untraced"))) {
+		fprintf(stderr, "usage: copy_cost traced|untraced [N] [BYTES]\n");
+		return 2;
+	}
+	int traced = !strcmp(argv[1], "traced");
+	long n = argc > 2 ? atol(argv[2]) : 100000;
+	size_t bytes = argc > 3 ? strtoul(argv[3], NULL, 10) : 4;
+	void *a, *b;
+	cudaStream_t s;
+	CHECK(cudaSetDevice(0));
+	CHECK(cudaMalloc(&a, bytes));
+	CHECK(cudaMalloc(&b, bytes));
+	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	for (int i = 0; i < 100; i++) /* warm: the first calls load and resolve */
+		CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
+		             : cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
+	CHECK(cudaStreamSynchronize(s));
+	double t0 = now();
+	for (long i = 0; i < n; i++)
+		CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
+		             : cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
+	CHECK(cudaStreamSynchronize(s));
+	double t1 = now();
+	printf("per_copy_ns %.0f\n", (t1 - t0) / (double)n);
+	CHECK(cudaFree(a));
+	CHECK(cudaFree(b));
+	return 0;
+}
