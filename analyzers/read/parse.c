@@ -342,7 +342,7 @@ static int parse_um(struct ctx *c, struct pw_event *ev)
 	size_t i;
 	json_array_foreach(ps, i, e)
 	{
-		int32_t p;
+		int32_t p = PW_UM_CPU;
 		if (um_proc(c, e, "procs[]", &p))
 			return -1;
 		u->procs |= PW_UM_PROC_BIT(p);
