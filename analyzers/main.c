@@ -29,7 +29,8 @@ enum {
 	OPT_DERIVED = 4,
 	OPT_PARTIAL = 8,
 	OPT_CI = 16,
-	OPT_SUPPRESSIONS = 32
+	OPT_SUPPRESSIONS = 32,
+	OPT_EFFECTS = 64
 };
 
 struct command {
@@ -48,7 +49,8 @@ static const struct command commands[] = {
      "every finding with its process, call and stack"},
     {"matrix", cmd_matrix, true, 0, "device x device: bytes, copies, GB/s, peer access, copies without it"},
     {"ipc", cmd_ipc, true, 0, "IPC handles across processes: export, opens, closes, free; findings"},
-    {"managed", cmd_managed, true, 0, "managed allocations, advice per range, prefetch per destination"},
+    {"managed", cmd_managed, true, OPT_EFFECTS,
+     "managed allocations, advice per range, prefetch per destination; --effects: their faults"},
     {"timeline", cmd_timeline, true, OPT_OUTPUT, "Chrome trace event JSON (Perfetto) into -o FILE"},
     {"rules", cmd_rules, false, OPT_SUPPRESSIONS,
      "the rule catalog; --suppressions: the default suppressions"},
@@ -84,9 +86,11 @@ static void usage(FILE *out)
 	             "  --allow-partial     check, report: accept traces that are only incomplete (left\n"
 	             "                      .partial, cut short, events dropped) and check what they hold\n"
 	             "  --no-derived        check, violations, report: only the preload's violation events,\n"
-	             "                      not the IPC findings derived from the calls\n"
+	             "                      not the findings derived from the calls and um events\n"
 	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON;\n"
 	             "                      report: the HTML page (default: standard output)\n"
+	             "  --effects           managed: per advice and prefetch, the faults and migrations\n"
+	             "                      that followed it (um events, um_counters=1) and the findings\n"
 	             "  --suppressions      rules: the default suppressions (findings inside\n"
 	             "                      third-party libraries the library leaves out), and why\n"
 	             "  -h, --help          this text\n"
@@ -141,7 +145,8 @@ enum {
 	O_FORMAT,
 	O_COLOR,
 	O_SOURCE_ROOT,
-	O_SUPPRESSIONS
+	O_SUPPRESSIONS,
+	O_EFFECTS
 };
 
 static const struct option long_opts[] = {
@@ -157,6 +162,7 @@ static const struct option long_opts[] = {
     {"colour", optional_argument, NULL, O_COLOR},
     {"source-root", required_argument, NULL, O_SOURCE_ROOT},
     {"suppressions", no_argument, NULL, O_SUPPRESSIONS},
+    {"effects", no_argument, NULL, O_EFFECTS},
     {"output", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {"version", no_argument, NULL, 'V'},
@@ -252,6 +258,11 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 				return usage_error(
 				    "--allow-partial is an option of check and report, not of %s", c->name);
 			o->allow_partial = true;
+			break;
+		case O_EFFECTS:
+			if (!(c->extra & OPT_EFFECTS))
+				return usage_error("--effects is an option of managed, not of %s", c->name);
+			o->effects = true;
 			break;
 		case O_SUPPRESSIONS:
 			if (!(c->extra & OPT_SUPPRESSIONS))

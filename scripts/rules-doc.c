@@ -131,6 +131,32 @@ static void counts(void)
 	       (int)(sizeof cites / sizeof cites[0]));
 }
 
+/* The rules peerwatch-analyze alone derives (derived_rules.h rows that are
+ * no row of the catalog): the library never sees what they read. */
+#define CATALOG_ID(name, id, s, v, ops, source, summary) id,
+static const char *const catalog_ids[] = {PW_RULES(CATALOG_ID) NULL};
+#define DERIVED_ROW(id, sev, summary) {id, sev, summary},
+static const struct {
+	const char *id, *sev, *summary;
+} derived_rows[] = {PW_DERIVED_RULES(DERIVED_ROW)};
+
+static void derived_only(void)
+{
+	for (size_t d = 0; d < sizeof derived_rows / sizeof derived_rows[0]; d++) {
+		bool in_catalog = false;
+		for (const char *const *c = catalog_ids; *c && !in_catalog; c++)
+			in_catalog = !strcmp(*c, derived_rows[d].id);
+		if (in_catalog)
+			continue;
+		const char *sm = derived_rows[d].summary;
+		printf("## `%s`\n\n%c%s.\n\n| | |\n|---|---|\n| severity | CUDA: %s |\n| vendors | CUDA |\n",
+		       derived_rows[d].id, toupper((unsigned char)sm[0]), sm + 1, derived_rows[d].sev);
+		printf("| checked | CUDA: offline only, by peerwatch-analyze (`managed --effects`, `check`, "
+		       "`violations`, `report`) from the `um` events of a trace written with "
+		       "`um_counters=1`, against the advice and prefetch calls |\n\n");
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc > 1 && !strcmp(argv[1], "counts")) {
@@ -138,5 +164,6 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	PW_RULES(ROW)
+	derived_only();
 	return 0;
 }

@@ -30,6 +30,7 @@ struct pw_opts {
 	enum sev fail_on;        /* check --fail-on */
 	bool allow_partial;      /* check --allow-partial */
 	bool suppressions;       /* rules --suppressions */
+	bool effects;            /* managed --effects */
 	const char *source_root; /* --source-root (sarif, junit); NULL: the working directory */
 	char *const *paths;
 	int npaths;

@@ -150,6 +150,27 @@ static void line(const char *key, const char *value)
 }
 
 /* HIP and ACL from the header's vendors object: "hip libamdhip64.so.6, version 60200000". */
+/* What the footer says of the unified-memory counters: off, and why; or
+ * the records CUPTI lost. */
+static void um_line(const struct pw_file *f)
+{
+	char buf[640];
+	if (!f->footer)
+		return;
+	if (f->um_off) {
+		char *why = sanitize(f->um_off);
+		snprintf(buf, sizeof buf, "unified-memory counters off: %s", why);
+		free(why);
+		line("um", buf);
+	} else if (f->um_events >= 0 || f->um_lost >= 0) {
+		snprintf(buf, sizeof buf, "%lld events written, %lld records lost by CUPTI%s",
+		         (long long)(f->um_events > 0 ? f->um_events : 0),
+		         (long long)(f->um_lost > 0 ? f->um_lost : 0),
+		         f->um_lost > 0 ? " (the counts are short)" : "");
+		line("um", buf);
+	}
+}
+
 static void runtimes_line(const struct pw_file *f)
 {
 	json_t *v = f->vendors ? json_loads(f->vendors, 0, NULL) : NULL;
@@ -284,9 +305,12 @@ static void print_file(const struct pw_file *f)
 	runtimes_line(f);
 	devices_lines(f);
 	environment_line(f);
-	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times); footer: %s",
+	char ums[48] = "";
+	if (f->ums) /* the unified-memory counters' events (um_counters=1) */
+		snprintf(ums, sizeof ums, ", %llu um", (unsigned long long)f->ums);
+	snprintf(buf, sizeof buf, "%llu read (%llu calls, %llu violations, %llu gpu times%s); footer: %s",
 	         (unsigned long long)f->events, (unsigned long long)f->calls,
-	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times,
+	         (unsigned long long)f->violations, (unsigned long long)f->gpu_times, ums,
 	         f->footer ? "" : "none");
 	uint64_t in_flight, lost = f->footer ? an_drops(f, NULL, 0, &in_flight) : 0;
 	if (f->footer)
@@ -296,6 +320,7 @@ static void print_file(const struct pw_file *f)
 		snprintf(buf + strlen(buf), sizeof buf - strlen(buf), ", %lld violations, %lld suppressed",
 		         (long long)f->footer_violations, (long long)(f->suppressed > 0 ? f->suppressed : 0));
 	line("events", buf);
+	um_line(f);
 	dropped_lines(f);
 	repeats_line(&ft);
 	if (ft.limited) {
@@ -356,6 +381,12 @@ static json_t *file_json(const struct pw_file *f)
 	json_object_set_new(j, "calls", json_u64(f->calls));
 	json_object_set_new(j, "violations", json_u64(f->violations));
 	json_object_set_new(j, "gpu_times", json_u64(f->gpu_times));
+	json_object_set_new(j, "um_events", json_u64(f->ums));
+	json_object_set_new(j, "footer_um_events",
+	                    f->footer && f->um_events >= 0 ? json_integer(f->um_events) : json_null());
+	json_object_set_new(j, "um_lost",
+	                    f->footer && f->um_lost >= 0 ? json_integer(f->um_lost) : json_null());
+	json_object_set_new(j, "um_off", f->footer && f->um_off ? json_text(f->um_off) : json_null());
 	json_object_set_new(j, "footer_events", f->footer ? json_integer(f->footer_events) : json_null());
 	json_object_set_new(j, "dropped", f->footer ? json_integer(f->dropped) : json_null());
 	json_object_set_new(j, "footer_violations",

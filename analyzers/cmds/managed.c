@@ -13,6 +13,7 @@
 #include "model/devices.h"
 #include "model/managed.h"
 #include "model/procs.h"
+#include "model/umfx.h"
 #include "read/files.h"
 #include "read/reader.h"
 
@@ -205,8 +206,340 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 	jout_close(&o, '}');
 }
 
+/* ---- --effects: the unified-memory events after each advice and prefetch ---- */
+
+static const char no_counters[] = "no unified-memory counters in these traces (run with um_counters=1)";
+
+/* "cpu_fault cpu", "htod cpu->dev0", "thrashing cpu,dev0" */
+static void where_text(char *buf, size_t len, const struct umfx_count *c)
+{
+	char a[16], b[16];
+	umfx_proc_name(a, sizeof a, c->a);
+	umfx_proc_name(b, sizeof b, c->b);
+	switch (c->kind) {
+	case PW_UM_HTOD:
+	case PW_UM_DTOH:
+	case PW_UM_DTOD:
+	case PW_UM_REMOTE_MAP: snprintf(buf, len, "%s->%s", a, b); return;
+	case PW_UM_THRASHING: break;
+	default: snprintf(buf, len, "%s", a); return;
+	}
+	size_t n = 0;
+	buf[0] = 0;
+	for (int p = -1; p < 63 && n + 8 < len; p++) {
+		if (!(c->procs & PW_UM_PROC_BIT(p)))
+			continue;
+		umfx_proc_name(a, sizeof a, p);
+		n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "," : "", a);
+	}
+	if (!n)
+		snprintf(buf, len, "-");
+}
+
+static bool has_bytes(enum pw_um_kind k)
+{
+	return k == PW_UM_HTOD || k == PW_UM_DTOH || k == PW_UM_DTOD || k == PW_UM_REMOTE_MAP ||
+	       k == PW_UM_THRASHING;
+}
+
+static void add_total(struct vec *tot, const struct umfx_count *c)
+{
+	for (size_t i = 0; i < tot->len; i++) {
+		struct umfx_count *t = vec_at(tot, i);
+		if (t->kind == c->kind && t->a == c->a && t->b == c->b) {
+			t->n = sat_add(t->n, c->n);
+			t->bytes = sat_add(t->bytes, c->bytes);
+			t->procs |= c->procs;
+			return;
+		}
+	}
+	*(struct umfx_count *)vec_push(tot) = *c;
+}
+
+static int count_cmp(const void *x, const void *y)
+{
+	const struct umfx_count *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	if (a->a != b->a)
+		return a->a < b->a ? -1 : 1;
+	return a->b < b->b ? -1 : a->b > b->b;
+}
+
+static struct vec totals(const struct umfx *u)
+{
+	struct vec tot;
+	vec_init(&tot, sizeof(struct umfx_count));
+	for (size_t i = 0; i < u->allocs.len; i++) {
+		const struct umfx_alloc *a = vec_at(&u->allocs, i);
+		for (size_t k = 0; k < a->calls.len; k++) {
+			const struct umfx_call *c = vec_at(&a->calls, k);
+			for (size_t j = 0; j < c->counts.len; j++)
+				add_total(&tot, vec_at(&c->counts, j));
+		}
+	}
+	vec_sort(&tot, count_cmp);
+	return tot;
+}
+
+static void call_target(char *buf, size_t len, const struct umfx_call *c)
+{
+	if (c->kind == FX_ALLOC || (c->proc == UMFX_PROC_UNKNOWN && c->kind == FX_OTHER_ADVICE))
+		snprintf(buf, len, "-");
+	else
+		umfx_proc_name(buf, len, c->proc);
+}
+
+static void effects_rows(struct table *t, const struct umfx_call *c)
+{
+	char seq[24], range[64], bytes[32], target[16];
+	snprintf(seq, sizeof seq, "%llu", (unsigned long long)c->seq);
+	fmt_bytes(bytes, sizeof bytes, c->bytes);
+	snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)c->ptr, bytes);
+	call_target(target, sizeof target, c);
+	if (!c->counts.len)
+		table_row(t, seq, c->api, range, c->what, target, "-", "-", "-", "-", "-", c->rule);
+	for (size_t j = 0; j < c->counts.len; j++) {
+		const struct umfx_count *x = vec_at(&c->counts, j);
+		char where[96], n[24], by[32], after[32] = "+";
+		where_text(where, sizeof where, x);
+		snprintf(n, sizeof n, "%llu", (unsigned long long)x->n);
+		fmt_bytes(by, sizeof by, x->bytes);
+		fmt_ns(after + 1, sizeof after - 1, (double)((uint64_t)x->first_t_ns - c->t_ns));
+		if (j)
+			table_row(t, "", "", "", "", "", pw_um_kind_name(x->kind), where, n,
+			          has_bytes(x->kind) ? by : "-", after, "");
+		else
+			table_row(t, seq, c->api, range, c->what, target, pw_um_kind_name(x->kind), where, n,
+			          has_bytes(x->kind) ? by : "-", after, c->rule);
+	}
+}
+
+static void effects_notes(const struct pw_input *in)
+{
+	for (size_t i = 0; i < in->n; i++) {
+		const struct pw_file *f = &in->files[i];
+		if (!f->footer || (!f->um_off && f->um_lost <= 0))
+			continue;
+		char *label = proc_label(f), *why = f->um_off ? sanitize(f->um_off) : NULL;
+		if (why)
+			printf("%s: unified-memory counters were off: %s\n", label, why);
+		if (f->um_lost > 0)
+			printf("%s: %lld unified-memory %s lost by CUPTI (counts below are short)\n", label,
+			       (long long)f->um_lost, plural((uint64_t)f->um_lost, "record", "records"));
+		free(label);
+		free(why);
+	}
+}
+
+static void print_effects_text(const struct umfx *u, const struct pw_input *in)
+{
+	printf("unified-memory effects of advice and prefetches\n"
+	       "(each call's row counts the um events on its pages from the call to the next advice or\n"
+	       "prefetch on them; AFTER: the first of them, from the call)\n\n");
+	effects_notes(in);
+	if (!u->events) {
+		printf("%s\n", no_counters);
+		return;
+	}
+	for (size_t i = 0; i < u->allocs.len; i++) {
+		const struct umfx_alloc *a = vec_at(&u->allocs, i);
+		char *label = proc_label(&in->files[a->file]), bytes[32];
+		fmt_bytes(bytes, sizeof bytes, a->bytes);
+		printf("%s 0x%llx (%s, allocated at seq %llu): %llu um %s\n", label,
+		       (unsigned long long)a->ptr, bytes, (unsigned long long)a->seq,
+		       (unsigned long long)a->events, plural(a->events, "event", "events"));
+		free(label);
+		if (!a->events) {
+			printf("  no unified-memory events in this range\n\n");
+			continue;
+		}
+		struct table t;
+		table_init(&t, "rllllllrrrl", "SEQ", "CALL", "RANGE", "WHAT", "TARGET", "EFFECT", "WHERE",
+		           "COUNT", "BYTES", "AFTER", "FINDING");
+		for (size_t k = 0; k < a->calls.len; k++)
+			effects_rows(&t, vec_at(&a->calls, k));
+		table_print(&t, stdout, "  ");
+		table_free(&t);
+		printf("\n");
+	}
+	struct vec tot = totals(u);
+	struct table t;
+	table_init(&t, "llrr", "EFFECT", "WHERE", "COUNT", "BYTES");
+	for (size_t i = 0; i < tot.len; i++) {
+		const struct umfx_count *x = vec_at(&tot, i);
+		char where[96], n[24], by[32];
+		where_text(where, sizeof where, x);
+		snprintf(n, sizeof n, "%llu", (unsigned long long)x->n);
+		fmt_bytes(by, sizeof by, x->bytes);
+		table_row(&t, pw_um_kind_name(x->kind), where, n, has_bytes(x->kind) ? by : "-");
+	}
+	printf("totals: %llu um %s, %llu in no managed allocation of these traces\n",
+	       (unsigned long long)u->events, plural(u->events, "event", "events"),
+	       (unsigned long long)u->outside);
+	if (t.rows.len)
+		table_print(&t, stdout, "  ");
+	table_free(&t);
+	vec_free(&tot);
+	printf("\nfindings (%zu)\n", u->findings.len);
+	for (size_t i = 0; i < u->findings.len; i++) {
+		const struct umfx_finding *f = vec_at(&u->findings, i);
+		char *label = proc_label(&in->files[f->file]), *msg = sanitize(f->message);
+		printf("  performance: %s: %s call %llu %s: %s\n", f->rule, label,
+		       (unsigned long long)f->call, f->api, msg);
+		free(label);
+		free(msg);
+	}
+	if (u->not_kept)
+		printf("(%llu managed %s beyond %d per trace not kept)\n", (unsigned long long)u->not_kept,
+		       plural(u->not_kept, "call", "calls"), UMFX_CALLS_MAX);
+	if (u->too_wide)
+		printf("(%llu %s wider than %d pages: the rules looked at their first pages only)\n",
+		       (unsigned long long)u->too_wide, plural(u->too_wide, "event", "events"), 4096);
+}
+
+static json_t *proc_value(int32_t p)
+{
+	return p == PW_UM_CPU ? json_string("cpu") : p >= 0 ? json_integer(p) : json_null();
+}
+
+static json_t *count_json(const struct umfx_count *x, const struct umfx_call *c)
+{
+	json_t *j = json_object();
+	json_object_set_new(j, "kind", json_string(pw_um_kind_name(x->kind)));
+	if (x->kind == PW_UM_THRASHING) {
+		json_t *ps = json_array();
+		for (int p = -1; p < 63; p++)
+			if (x->procs & PW_UM_PROC_BIT(p))
+				json_array_append_new(ps, proc_value(p));
+		json_object_set_new(j, "procs", ps);
+	} else if (has_bytes(x->kind)) {
+		json_object_set_new(j, "src", proc_value(x->a));
+		json_object_set_new(j, "dst", proc_value(x->b));
+	} else {
+		json_object_set_new(j, "proc", proc_value(x->a));
+	}
+	json_object_set_new(j, "count", json_u64(x->n));
+	json_object_set_new(j, "bytes", has_bytes(x->kind) ? json_u64(x->bytes) : json_null());
+	json_object_set_new(j, "first_after_ns",
+	                    c ? json_integer((json_int_t)((uint64_t)x->first_t_ns - c->t_ns)) : json_null());
+	return j;
+}
+
+static json_t *call_json(const struct umfx_call *c)
+{
+	json_t *j = json_object(), *fx = json_array();
+	json_object_set_new(j, "seq", json_u64(c->seq));
+	json_object_set_new(j, "api", json_string(c->api));
+	json_object_set_new(j, "what", json_string(c->what));
+	json_object_set_new(j, "ptr", json_hex(c->ptr));
+	json_object_set_new(j, "bytes", json_u64(c->bytes));
+	json_object_set_new(j, "target", c->kind == FX_ALLOC ? json_null() : proc_value(c->proc));
+	json_object_set_new(j, "um_events", json_u64(c->events));
+	for (size_t k = 0; k < c->counts.len; k++)
+		json_array_append_new(fx, count_json(vec_at(&c->counts, k), c));
+	json_object_set_new(j, "effects", fx);
+	if (c->rule) {
+		json_t *f = json_object();
+		json_object_set_new(f, "rule", json_string(c->rule));
+		json_object_set_new(f, "severity", json_string("performance"));
+		json_object_set_new(f, "message", json_string(c->message));
+		json_object_set_new(f, "events", json_u64(c->rule_events));
+		json_object_set_new(f, "pages", json_u64(c->rule_pages));
+		json_object_set_new(f, "thrashing", json_u64(c->thrashing));
+		json_object_set_new(f, "first_after_ns",
+		                    json_integer((json_int_t)((uint64_t)c->rule_first_t_ns - c->t_ns)));
+		json_object_set_new(j, "finding", f);
+	} else {
+		json_object_set_new(j, "finding", json_null());
+	}
+	return j;
+}
+
+static void print_effects_json(const struct umfx *u, const struct pw_input *in)
+{
+	struct jout o = {0};
+	jout_open(&o, NULL, '{');
+	jout_put(&o, "um_events", json_u64(u->events));
+	jout_put(&o, "counters", json_boolean(u->events != 0));
+	jout_put(&o, "note", u->events ? json_null() : json_string(no_counters));
+	jout_open(&o, "traces", '[');
+	for (size_t i = 0; i < in->n; i++) {
+		const struct pw_file *f = &in->files[i];
+		if (!f->footer || (!f->um_off && f->um_lost < 0))
+			continue;
+		json_t *j = json_object();
+		json_object_set_new(j, "process", proc_json(f));
+		json_object_set_new(j, "um_off", f->um_off ? json_text(f->um_off) : json_null());
+		json_object_set_new(j, "um_lost", f->um_lost >= 0 ? json_integer(f->um_lost) : json_null());
+		jout_put(&o, NULL, j);
+	}
+	jout_close(&o, ']');
+	jout_open(&o, "allocations", '[');
+	for (size_t i = 0; i < u->allocs.len; i++) {
+		const struct umfx_alloc *a = vec_at(&u->allocs, i);
+		jout_open(&o, NULL, '{');
+		jout_put(&o, "process", proc_json(&in->files[a->file]));
+		jout_put(&o, "seq", json_u64(a->seq));
+		jout_put(&o, "ptr", json_hex(a->ptr));
+		jout_put(&o, "bytes", json_u64(a->bytes));
+		jout_put(&o, "um_events", json_u64(a->events));
+		jout_open(&o, "calls", '[');
+		for (size_t k = 0; k < a->calls.len; k++)
+			jout_put(&o, NULL, call_json(vec_at(&a->calls, k)));
+		jout_close(&o, ']');
+		jout_close(&o, '}');
+	}
+	jout_close(&o, ']');
+	jout_open(&o, "totals", '[');
+	struct vec tot = totals(u);
+	for (size_t i = 0; i < tot.len; i++)
+		jout_put(&o, NULL, count_json(vec_at(&tot, i), NULL));
+	vec_free(&tot);
+	jout_close(&o, ']');
+	jout_put(&o, "outside", json_u64(u->outside));
+	jout_open(&o, "findings", '[');
+	for (size_t i = 0; i < u->findings.len; i++) {
+		const struct umfx_finding *f = vec_at(&u->findings, i);
+		json_t *j = json_object();
+		json_object_set_new(j, "rule", json_string(f->rule));
+		json_object_set_new(j, "severity", json_string("performance"));
+		json_object_set_new(j, "derived", json_true());
+		json_object_set_new(j, "process", proc_json(&in->files[f->file]));
+		json_object_set_new(j, "call", json_u64(f->call));
+		json_object_set_new(j, "api", json_string(f->api));
+		json_object_set_new(j, "message", json_string(f->message));
+		jout_put(&o, NULL, j);
+	}
+	jout_close(&o, ']');
+	jout_put(&o, "not_kept", json_u64(u->not_kept));
+	jout_put(&o, "too_wide", json_u64(u->too_wide));
+	jout_close(&o, '}');
+}
+
+static int effects(const struct pw_opts *o)
+{
+	struct umfx u;
+	struct pw_input in = {0};
+	umfx_init(&u);
+	struct pw_sink sink = {&umfx_ops, &u};
+	int st = an_read(o, &in, &sink, 1);
+	if (st != PW_READ_FATAL && in.n) {
+		umfx_order(&u, &in);
+		if (o->json)
+			print_effects_json(&u, &in);
+		else
+			print_effects_text(&u, &in);
+	}
+	umfx_free(&u);
+	pw_input_free(&in);
+	return an_exit(st);
+}
+
 int cmd_managed(const struct pw_opts *o)
 {
+	if (o->effects)
+		return effects(o);
 	struct managed m;
 	struct pw_input in = {0};
 	managed_init(&m);

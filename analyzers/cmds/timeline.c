@@ -5,6 +5,13 @@
  * its arguments (a copy's bytes and devices among them), every violation
  * an instant event ("i") at its own time (a finding about a call is made
  * just before the call), or at the end of its call when it has none.
+ * The unified-memory counters' events (um_counters=1) have tracks of their
+ * own beside the threads: one per processor for its page faults (instant
+ * events: "um faults: GPU 0", "um faults: CPU"), one per direction for
+ * migrations (complete events from t_ns to end_ns: "um migrations: CPU ->
+ * GPU 0"), and one for the driver's other decisions (thrashing,
+ * throttling, remote maps: "um driver").  Their ids are past any thread's
+ * (UM_TID), and they sort after the threads.
  *
  * Times are microseconds from the earliest event of the process's host
  * (monotonic clocks of different hosts are not comparable).  That origin is
@@ -37,6 +44,8 @@
 #include "read/reader.h"
 
 #define FLUSH_AT (64u << 10)
+/* The tracks of um events: ids no thread has (Linux's are below 2^22). */
+#define UM_TID (1ll << 30)
 
 /* One trace's stretch of a worker's temporary file. */
 struct segment {
@@ -51,7 +60,7 @@ struct timeline {
 	const struct pw_devmap *dm; /* the devices, from the first read */
 	struct segment *segs;       /* per file */
 	struct vec tmps;            /* FILE *: the workers' temporary files */
-	uint64_t slices, instants, threads;
+	uint64_t slices, instants, threads, ums;
 	bool write_error;
 };
 
@@ -60,7 +69,7 @@ struct tl_partial {
 	FILE *tmp; /* NULL until the worker reads a file */
 	char *buf;
 	size_t len, cap;
-	uint64_t slices, instants, threads;
+	uint64_t slices, instants, threads, ums;
 };
 
 struct tl_viol {
@@ -75,6 +84,7 @@ struct tl_fctx {
 	struct vec viols;  /* struct tl_viol, from the pre-phase */
 	struct hmap calls; /* call seq -> index+1 of its latest violation */
 	struct hmap tids;  /* tids seen */
+	struct hmap um;    /* um track id -> its name */
 	off_t start;       /* where this trace's stretch begins in the worker's file */
 };
 
@@ -222,6 +232,7 @@ static void tl_partial_merge(void *report, void *partial)
 	t->slices += p->slices;
 	t->instants += p->instants;
 	t->threads += p->threads;
+	t->ums += p->ums;
 	free(p->buf);
 	free(p);
 }
@@ -233,6 +244,7 @@ static void *tl_file_begin(void *partial, const struct pw_file *f)
 	vec_init(&c->viols, sizeof(struct tl_viol));
 	hmap_init(&c->calls);
 	hmap_init(&c->tids);
+	hmap_init(&c->um);
 	if (!p->tmp && !(p->tmp = tmpfile())) {
 		pthread_mutex_lock(&p->t->lock);
 		p->t->write_error = true;
@@ -343,10 +355,90 @@ static void gpu_args(struct tl_partial *p, const struct pw_file *f, const struct
 	    gpu_arg(p, f, ev, key, json_integer_value(v));
 }
 
+/* "CPU", "GPU 1", "?" */
+static void um_proc(char *buf, size_t len, bool has, int32_t proc)
+{
+	if (!has)
+		snprintf(buf, len, "?");
+	else if (proc == PW_UM_CPU)
+		snprintf(buf, len, "CPU");
+	else
+		snprintf(buf, len, "GPU %d", proc);
+}
+
+/* The track of a um event, named on first use. */
+static int64_t um_track(struct tl_fctx *c, const struct pw_um *u)
+{
+	char a[24], b[24];
+	int64_t tid;
+	char *name;
+	int32_t src = u->has_src ? u->src : -2, dst = u->has_dst ? u->dst : -2;
+	switch (u->kind) {
+	case PW_UM_CPU_FAULT:
+	case PW_UM_GPU_FAULT:
+		um_proc(a, sizeof a, u->kind == PW_UM_CPU_FAULT || u->has_proc,
+		        u->kind == PW_UM_CPU_FAULT ? PW_UM_CPU : u->proc);
+		tid = UM_TID + 2 + (u->kind == PW_UM_CPU_FAULT ? -1 : u->has_proc ? u->proc : -2);
+		name = xasprintf("um faults: %s", a);
+		break;
+	case PW_UM_HTOD:
+	case PW_UM_DTOH:
+	case PW_UM_DTOD:
+		um_proc(a, sizeof a, u->has_src, u->src);
+		um_proc(b, sizeof b, u->has_dst, u->dst);
+		tid = UM_TID + (1ll << 20) + ((int64_t)src + 2) * 65536 + ((int64_t)dst + 2);
+		name = xasprintf("um migrations: %s -> %s", a, b);
+		break;
+	default:
+		tid = UM_TID;
+		name = xstrdup("um driver");
+		break;
+	}
+	char **slot = (char **)hmap_put_u64(&c->um, (uint64_t)tid);
+	if (*slot)
+		free(name);
+	else
+		*slot = name;
+	return tid;
+}
+
+static void um_event(struct tl_partial *p, struct tl_fctx *c, const struct pw_file *f,
+                     const struct pw_event *ev)
+{
+	const struct pw_um *u = &ev->um;
+	int64_t tid = um_track(c, u);
+	bool slice = u->kind == PW_UM_HTOD || u->kind == PW_UM_DTOH || u->kind == PW_UM_DTOD ||
+	             (u->kind == PW_UM_THROTTLING && u->has_end);
+	putf(p, ",\n{\"name\":\"%s\",\"cat\":\"um\",\"ph\":\"%s\",\"pid\":%lld,\"tid\":%lld",
+	     pw_um_kind_name(u->kind), slice ? "X" : "i\",\"s\":\"t", (long long)p->t->tpid[f->index],
+	     (long long)tid);
+	put_ts(p, "ts", ev->t_ns - p->t->origin[f->index]);
+	if (slice)
+		put_ts(p, "dur", u->end_ns - ev->t_ns);
+	putf(p, ",\"args\":{\"addr\":\"0x%llx\"", (unsigned long long)u->addr);
+	if (u->has_bytes)
+		putf(p, ",\"bytes\":%llu", (unsigned long long)u->bytes);
+	if (u->has_groups)
+		putf(p, ",\"groups\":%llu", (unsigned long long)u->groups);
+	if (u->cause)
+		putf(p, ",\"cause\":\"%s\"", pw_um_cause_name(u->cause));
+	if (u->access)
+		putf(p, ",\"access\":\"%s\"", pw_um_access_name(u->access));
+	if (u->kind == PW_UM_GPU_FAULT && u->has_end)
+		put_ts(p, "replay_us", u->end_ns - ev->t_ns);
+	put(p, "}}", 2);
+	p->ums++;
+	flush(p, false);
+}
+
 static void tl_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	struct tl_partial *p = partial;
 	struct tl_fctx *c = fctx;
+	if (ev->type == PW_EV_UM) {
+		um_event(p, c, f, ev);
+		return;
+	}
 	if (ev->type == PW_EV_VIOLATION && ev->has_time) {
 		struct tl_viol v = {.call = ev->call,
 		                    .has_call = ev->has_call,
@@ -432,6 +524,26 @@ static void tl_file_end(void *partial, void *fctx, const struct pw_file *f)
 		p->threads++;
 	}
 	free(tids);
+	/* the um tracks, by id (faults, then migrations; the driver's first), after the threads */
+	int64_t *um = xcalloc(c->um.len + 1, sizeof *um);
+	n = 0;
+	for (size_t i = 0; i < c->um.cap; i++)
+		if (c->um.slots[i].key)
+			um[n++] = (int64_t) * (uint64_t *)c->um.slots[i].key;
+	qsort(um, n, sizeof *um, by_i64);
+	for (size_t i = 0; i < n; i++) {
+		putf(
+		    p,
+		    ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,\"args\":{\"name\":",
+		    (long long)p->t->tpid[f->index], (long long)um[i]);
+		put_str(p, hmap_get_u64(&c->um, (uint64_t)um[i]));
+		putf(p,
+		     "}},\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":%lld,\"tid\":%lld,"
+		     "\"args\":{\"sort_index\":%zu}}",
+		     (long long)p->t->tpid[f->index], (long long)um[i], 1000000 + i);
+	}
+	free(um);
+	hmap_free(&c->um, free);
 	/* a violation whose call is not in the trace, with no time of its own: at the trace's start */
 	for (size_t i = 0; i < c->viols.len; i++) {
 		struct tl_viol *v = vec_at(&c->viols, i);
@@ -549,12 +661,16 @@ static void report(const struct pw_opts *o, const struct pw_input *in, const str
 		procs += in->files[i].header_ok;
 	if (!o->json) {
 		char *out = sanitize(o->output);
-		printf("wrote %s: %zu %s, %llu %s, %llu %s, %llu %s\n"
+		char ums[48] = "";
+		if (t->ums)
+			snprintf(ums, sizeof ums, ", %llu um %s", (unsigned long long)t->ums,
+			         plural(t->ums, "event", "events"));
+		printf("wrote %s: %zu %s, %llu %s, %llu %s, %llu %s%s\n"
 		       "open it in https://ui.perfetto.dev or chrome://tracing\n",
 		       out, procs, plural(procs, "process", "processes"), (unsigned long long)t->threads,
 		       plural(t->threads, "thread", "threads"), (unsigned long long)t->slices,
 		       plural(t->slices, "call", "calls"), (unsigned long long)t->instants,
-		       plural(t->instants, "violation", "violations"));
+		       plural(t->instants, "violation", "violations"), ums);
 		free(out);
 		return;
 	}
@@ -564,6 +680,7 @@ static void report(const struct pw_opts *o, const struct pw_input *in, const str
 	json_object_set_new(doc, "threads", json_u64(t->threads));
 	json_object_set_new(doc, "calls", json_u64(t->slices));
 	json_object_set_new(doc, "violations", json_u64(t->instants));
+	json_object_set_new(doc, "um_events", json_u64(t->ums));
 	json_print(doc);
 }
 

@@ -11,6 +11,7 @@
 #include "model/ipclife.h"
 #include "model/procs.h"
 #include "model/symbols.h"
+#include "model/umfx.h"
 #include "read/files.h"
 #include "read/reader.h"
 
@@ -227,17 +228,25 @@ void findings_free(struct findings *fs)
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs)
 {
 	struct ipc_report ipc;
+	struct umfx um;
 	ipc_init(&ipc);
-	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_ops, &ipc}};
-	int st = an_read(o, in, sinks, o->derived ? 2 : 1);
+	umfx_init(&um);
+	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_ops, &ipc}, {&umfx_ops, &um}};
+	int st = an_read(o, in, sinks, o->derived ? 3 : 1);
 	if (o->derived) {
 		ipc_derive(&ipc, in);
 		for (size_t i = 0; i < ipc.findings.len; i++) {
 			const struct ipc_finding *f = vec_at(&ipc.findings, i);
 			findings_add_derived(fs, f->file, f->seq, f->api, f->rule, f->sev, f->message);
 		}
+		for (size_t i = 0; i < um.findings.len; i++) {
+			const struct umfx_finding *f = vec_at(&um.findings, i);
+			findings_add_derived(fs, f->file, f->call, f->api, f->rule, SEV_PERFORMANCE,
+			                     f->message);
+		}
 	}
 	ipc_free(&ipc);
+	umfx_free(&um);
 	findings_sort(fs, in);
 	return st;
 }

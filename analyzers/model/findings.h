@@ -1,7 +1,8 @@
 /*
  * Findings: the "violation" events the preload writes, each with
  * the call it is about, plus the findings the analyzer derives offline from
- * IPC calls (ipclife.h).  check, violations and summary read them.
+ * IPC calls (ipclife.h) and from unified-memory events against the advice
+ * and prefetches (umfx.h).  check, violations and summary read them.
  *
  * Violation events are handled generically: any rule id, any severity
  * string (one this analyzer does not know ranks lowest).  The name of the
@@ -69,7 +70,7 @@ struct problem {
 };
 
 /* Reads the input for findings: violation events and, when o->derived, the
- * IPC findings too.  Returns the read status (PW_READ_*). */
+ * IPC and unified-memory findings too.  Returns the read status (PW_READ_*). */
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
 
 /* JSON of one finding; with a symbolizer (may be NULL) its stack symbolized. */

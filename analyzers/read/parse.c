@@ -242,6 +242,121 @@ static int parse_gpu_time(struct ctx *c, struct pw_event *ev)
 	           : 0;
 }
 
+/* A string member that must be one of names[1..n-1] (names[0]: absent,
+ * *out 0); a value not in the list is named in the message. */
+static int get_enum(struct ctx *c, const char *key, const char *const *names, int n, int *out,
+                    const char *list)
+{
+	json_t *v = json_object_get(c->obj, key);
+	*out = 0;
+	if (!v)
+		return 0;
+	if (!json_is_string(v))
+		return fail(c->err, c->errlen, "\"%s\" must be a string, not %s", key, pw_json_type(v));
+	for (int i = 1; i < n; i++)
+		if (!strcmp(json_string_value(v), names[i])) {
+			*out = i;
+			return 0;
+		}
+	return fail(c->err, c->errlen, "%s \"%.40s\" is not one this reader knows (%s)", key,
+	            json_string_value(v), list);
+}
+
+/* A processor: "cpu" or a device ordinal. */
+static int um_proc(struct ctx *c, json_t *v, const char *key, int32_t *out)
+{
+	if (json_is_string(v) && !strcmp(json_string_value(v), "cpu")) {
+		*out = PW_UM_CPU;
+		return 0;
+	}
+	if (json_is_integer(v) && json_integer_value(v) >= 0 && json_integer_value(v) <= INT32_MAX) {
+		*out = (int32_t)json_integer_value(v);
+		return 0;
+	}
+	char shown[48] = "";
+	if (json_is_string(v))
+		snprintf(shown, sizeof shown, "\"%.40s\"", json_string_value(v));
+	else if (json_is_integer(v))
+		snprintf(shown, sizeof shown, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(shown, sizeof shown, "%s", pw_json_type(v));
+	return fail(c->err, c->errlen, "\"%s\" is %s, not \"cpu\" or a device ordinal", key, shown);
+}
+
+static int um_opt_proc(struct ctx *c, const char *key, bool *has, int32_t *out)
+{
+	json_t *v = json_object_get(c->obj, key);
+	*has = v != NULL;
+	return v ? um_proc(c, v, key, out) : 0;
+}
+
+static int um_u64(struct ctx *c, const char *key, bool *has, uint64_t *out)
+{
+	json_t *v = json_object_get(c->obj, key);
+	*has = v != NULL;
+	if (v && !pw_json_u64(v, out))
+		return fail(c->err, c->errlen, "\"%s\" must be a non-negative integer, not %s", key,
+		            pw_json_type(v));
+	return 0;
+}
+
+static int parse_um(struct ctx *c, struct pw_event *ev)
+{
+	static const char *const kinds[PW_UM_KINDS + 1] = {
+	    "", "htod", "dtoh", "dtod", "cpu_fault", "gpu_fault", "thrashing", "throttling", "remote_map"};
+	static const char *const causes[PW_UMC_COUNT] = {
+	    "",          "user",   "coherence",     "prefetch", "eviction", "access_counters",
+	    "thrashing", "policy", "out_of_memory", "unknown"};
+	static const char *const access[PW_UMA_COUNT] = {"",       "read",     "write",
+	                                                 "atomic", "prefetch", "unknown"};
+	struct pw_um *u = &ev->um;
+	const char *kind, *addr;
+	int k, cause, acc;
+	bool has_t;
+	uint64_t t = 0, end = 0;
+	/* the types first (the table), then what the values must be */
+	if (check_members(c, PW_SC_UM) || get_str(c, "kind", &kind) || get_str(c, "addr", &addr))
+		return -1;
+	if (get_enum(c, "kind", kinds, PW_UM_KINDS + 1, &k,
+	             "htod, dtoh, dtod, cpu_fault, gpu_fault, thrashing, throttling, remote_map"))
+		return -1;
+	u->kind = (enum pw_um_kind)(k - 1);
+	if (um_u64(c, "t_ns", &has_t, &t) || um_u64(c, "end_ns", &u->has_end, &end) ||
+	    um_u64(c, "bytes", &u->has_bytes, &u->bytes) || um_u64(c, "groups", &u->has_groups, &u->groups))
+		return -1;
+	if (!has_t)
+		return fail(c->err, c->errlen, "missing member \"t_ns\"");
+	if (t > INT64_MAX || end > INT64_MAX)
+		return fail(c->err, c->errlen, "\"%s\" is beyond the clock's range",
+		            t > INT64_MAX ? "t_ns" : "end_ns");
+	ev->t_ns = (int64_t)t;
+	u->end_ns = u->has_end ? (int64_t)end : ev->t_ns;
+	if (u->end_ns < ev->t_ns)
+		return fail(c->err, c->errlen, "\"end_ns\" is before \"t_ns\"");
+	if (!parse_hex_u64(addr, &u->addr))
+		return fail(c->err, c->errlen, "\"addr\" is not a hex address");
+	if (um_opt_proc(c, "proc", &u->has_proc, &u->proc) || um_opt_proc(c, "src", &u->has_src, &u->src) ||
+	    um_opt_proc(c, "dst", &u->has_dst, &u->dst))
+		return -1;
+	json_t *ps = json_object_get(c->obj, "procs"), *e;
+	size_t i;
+	json_array_foreach(ps, i, e)
+	{
+		int32_t p = PW_UM_CPU;
+		if (um_proc(c, e, "procs[]", &p))
+			return -1;
+		u->procs |= PW_UM_PROC_BIT(p);
+	}
+	if (get_enum(c, "cause", causes, PW_UMC_COUNT, &cause,
+	             "user, coherence, prefetch, eviction, access_counters, thrashing, policy, "
+	             "out_of_memory, unknown") ||
+	    get_enum(c, "access", access, PW_UMA_COUNT, &acc, "read, write, atomic, prefetch, unknown"))
+		return -1;
+	u->cause = (enum pw_um_cause)cause;
+	u->access = (enum pw_um_access)acc;
+	return 0;
+}
+
 /* ---- the fast path: a call line of the plain shape, from a flat scan ----
  * The library writes nearly every line as a call of the plain shape that
  * scan.h takes.  Such a line is checked here against the same rules as
@@ -443,6 +558,9 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 	} else if (!strcmp(type, "gpu_time")) {
 		ev->type = PW_EV_GPU_TIME;
 		r = parse_gpu_time(&c, ev);
+	} else if (!strcmp(type, "um")) {
+		ev->type = PW_EV_UM;
+		r = parse_um(&c, ev);
 	} else if (!strcmp(type, "device")) {
 		return PW_LINE_DEVICE;
 	} else if (!strcmp(type, "header")) {
@@ -453,9 +571,13 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 		return PW_LINE_OTHER;
 	}
 	if (r) {
-		/* say which event, when its number is readable */
+		/* say which event, when its number is readable (a um event has none) */
 		json_t *s = json_object_get(*root, "seq");
-		if (json_is_integer(s) && strlen(err) + 40 < errlen) {
+		if (ev->type == PW_EV_UM && strlen(err) + 8 < errlen) {
+			char tmp[512];
+			snprintf(tmp, sizeof tmp, "um: %s", err);
+			snprintf(err, errlen, "%s", tmp);
+		} else if (json_is_integer(s) && strlen(err) + 40 < errlen) {
 			char tmp[512];
 			snprintf(tmp, sizeof tmp, "%s seq %lld: %s", type, (long long)json_integer_value(s),
 			         err);
@@ -848,11 +970,17 @@ int pw_file_footer(struct pw_file *f, json_t *root, char *err, size_t errlen)
 	    get_str_null(&c, "reason", &reason, true) || get_str_null(&c, "write_error", &werr, true) ||
 	    get_str_null(&c, "report_error", &rerr, true))
 		return -1;
-	f->footer_violations = f->suppressed = f->repeats = -1;
+	f->footer_violations = f->suppressed = f->repeats = f->um_events = f->um_lost = -1;
 	f->has_t_end = json_object_get(root, "t_end_ns") != NULL;
 	if (opt_int(&c, "t_end_ns", &f->t_end_ns) || opt_int(&c, "violations", &f->footer_violations) ||
-	    opt_int(&c, "suppressed", &f->suppressed) || opt_int(&c, "repeats", &f->repeats))
+	    opt_int(&c, "suppressed", &f->suppressed) || opt_int(&c, "repeats", &f->repeats) ||
+	    opt_int(&c, "um_events", &f->um_events) || opt_int(&c, "um_lost", &f->um_lost))
 		return -1;
+	const char *um_off;
+	if (get_str_null(&c, "um_off", &um_off, true))
+		return -1;
+	free(f->um_off);
+	f->um_off = um_off ? xstrdup(um_off) : NULL;
 	if (get_modules(&c, &f->modules) || get_dropped_by(&c, f) || get_repeats_by(&c, f) ||
 	    get_suppressions(&c, f) || get_limit(&c, f))
 		return -1;

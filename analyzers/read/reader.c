@@ -166,6 +166,7 @@ static void count_event(struct pw_file *f, const struct pw_event *ev)
 	f->calls += ev->type == PW_EV_CALL;
 	f->violations += ev->type == PW_EV_VIOLATION;
 	f->gpu_times += ev->type == PW_EV_GPU_TIME;
+	f->ums += ev->type == PW_EV_UM;
 	note_time(f, ev);
 }
 
@@ -573,10 +574,12 @@ static struct chunk *new_chunk(struct run *r, const struct pw_file *f, off_t sta
 	c->end = -1;
 	c->shadow = *f; /* the header's members, shared and read-only */
 	struct pw_file *s = &c->shadow;
-	s->lines = s->events = s->calls = s->violations = s->gpu_times = s->unknown = s->bad_lines = 0;
+	s->lines = s->events = s->calls = s->violations = s->gpu_times = s->ums = s->unknown = s->bad_lines =
+	    0;
 	s->tail_cut = s->any_t = s->footer = false;
 	s->reason = s->dropped_by = s->write_error = NULL;
 	s->repeats_by = s->report_error = s->suppressed_by_default = s->suppressions = NULL;
+	s->um_off = NULL;
 	s->has_limit = s->has_t_end = false;
 	s->unreadable = NULL;
 	vec_init(&c->shadow.modules, sizeof(struct pw_module));
@@ -662,6 +665,7 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 	f->calls += s->calls;
 	f->violations += s->violations;
 	f->gpu_times += s->gpu_times;
+	f->ums += s->ums;
 	f->unknown += s->unknown;
 	f->bad_lines += s->bad_lines;
 	f->tail_cut = s->tail_cut;
@@ -687,6 +691,11 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 		f->limit_bytes = s->limit_bytes;
 		f->limit_seq = s->limit_seq;
 		f->limit_t_ns = s->limit_t_ns;
+		f->um_events = s->um_events;
+		f->um_lost = s->um_lost;
+		free(f->um_off);
+		f->um_off = s->um_off;
+		s->um_off = NULL;
 		free(f->reason);
 		free(f->dropped_by);
 		free(f->write_error);
@@ -709,6 +718,7 @@ static void merge_shadow(struct pw_file *f, struct pw_file *s)
 	free(s->write_error);
 	free(s->repeats_by);
 	free(s->report_error);
+	free(s->um_off);
 	free(s->suppressed_by_default);
 	free(s->suppressions);
 	free(s->unreadable);

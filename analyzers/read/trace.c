@@ -66,6 +66,7 @@ void pw_file_clear(struct pw_file *f)
 	free(f->suppressions);
 	free(f->write_error);
 	free(f->report_error);
+	free(f->um_off);
 	free(f->unreadable);
 	free(f->environment);
 	free_modules(&f->modules);
@@ -233,4 +234,25 @@ bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129])
 const char *pw_file_program(const struct pw_file *f)
 {
 	return f->argc && f->argv[0][0] ? base_name(f->argv[0]) : "?";
+}
+
+const char *pw_um_kind_name(enum pw_um_kind k)
+{
+	static const char *const names[PW_UM_KINDS] = {"htod",      "dtoh",      "dtod",       "cpu_fault",
+	                                               "gpu_fault", "thrashing", "throttling", "remote_map"};
+	return k < PW_UM_KINDS ? names[k] : "?";
+}
+
+const char *pw_um_cause_name(enum pw_um_cause c)
+{
+	static const char *const names[PW_UMC_COUNT] = {
+	    "",          "user",   "coherence",     "prefetch", "eviction", "access_counters",
+	    "thrashing", "policy", "out_of_memory", "unknown"};
+	return c < PW_UMC_COUNT ? names[c] : "?";
+}
+
+const char *pw_um_access_name(enum pw_um_access a)
+{
+	static const char *const names[PW_UMA_COUNT] = {"", "read", "write", "atomic", "prefetch", "unknown"};
+	return a < PW_UMA_COUNT ? names[a] : "?";
 }

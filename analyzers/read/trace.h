@@ -19,7 +19,65 @@
 /* A device member that is null or absent. */
 #define PW_DEV_NONE INT64_MIN
 
-enum pw_ev_type { PW_EV_CALL, PW_EV_VIOLATION, PW_EV_GPU_TIME };
+enum pw_ev_type { PW_EV_CALL, PW_EV_VIOLATION, PW_EV_GPU_TIME, PW_EV_UM };
+
+/* A "um" line's "kind" (docs/trace-format.md, Unified-memory event). */
+enum pw_um_kind {
+	PW_UM_HTOD,
+	PW_UM_DTOH,
+	PW_UM_DTOD,
+	PW_UM_CPU_FAULT,
+	PW_UM_GPU_FAULT,
+	PW_UM_THRASHING,
+	PW_UM_THROTTLING,
+	PW_UM_REMOTE_MAP,
+	PW_UM_KINDS
+};
+/* Its "cause": a migration's or a remote map's (PW_UMC_NONE: absent). */
+enum pw_um_cause {
+	PW_UMC_NONE,
+	PW_UMC_USER,
+	PW_UMC_COHERENCE,
+	PW_UMC_PREFETCH,
+	PW_UMC_EVICTION,
+	PW_UMC_ACCESS_COUNTERS,
+	PW_UMC_THRASHING,
+	PW_UMC_POLICY,
+	PW_UMC_OUT_OF_MEMORY,
+	PW_UMC_UNKNOWN,
+	PW_UMC_COUNT
+};
+/* A GPU fault's "access" (PW_UMA_NONE: absent). */
+enum pw_um_access {
+	PW_UMA_NONE,
+	PW_UMA_READ,
+	PW_UMA_WRITE,
+	PW_UMA_ATOMIC,
+	PW_UMA_PREFETCH,
+	PW_UMA_UNKNOWN,
+	PW_UMA_COUNT
+};
+
+/* A processor of a um event: a device ordinal of the process, or the CPU. */
+#define PW_UM_CPU (-1)
+/* "procs" as a mask: bit 0 the CPU, bit d+1 device d (devices past 62 are
+ * not in it). */
+#define PW_UM_PROC_BIT(p) ((p) < 0 ? 1ull : (p) < 63 ? 1ull << ((p) + 1) : 0)
+
+/* The strings of the enums above ("htod", "coherence", "write"). */
+const char *pw_um_kind_name(enum pw_um_kind k);
+const char *pw_um_cause_name(enum pw_um_cause c);
+const char *pw_um_access_name(enum pw_um_access a);
+
+struct pw_um {
+	enum pw_um_kind kind;
+	bool has_end, has_proc, has_src, has_dst, has_bytes, has_groups;
+	int32_t proc, src, dst; /* PW_UM_CPU or a device ordinal, when has_* */
+	int64_t end_ns;         /* when has_end; never before t_ns */
+	uint64_t addr, bytes, groups, procs;
+	enum pw_um_cause cause;
+	enum pw_um_access access;
+};
 
 struct pw_event {
 	enum pw_ev_type type;
@@ -55,6 +113,8 @@ struct pw_event {
 	const char *rule, *severity, *message;
 	/* gpu_time (call is the call's seq) */
 	uint64_t gpu_ns;
+	/* um (t_ns is its start) */
+	struct pw_um um;
 	/* call and violation: raw return addresses, possibly none */
 	const uint64_t *stack;
 	size_t nstack;
@@ -124,10 +184,12 @@ struct pw_file {
 	                                line, text and hits) as compact JSON, or NULL when none */
 	char *write_error;           /* the footer's "write_error", or NULL */
 	char *report_error;          /* the footer's "report_error", or NULL */
+	int64_t um_events, um_lost;  /* the footer's, -1 when absent */
+	char *um_off;                /* the footer's "um_off": why there are no um events, or NULL */
 	bool has_limit;              /* the footer's "limit": the size limit stopped recording */
 	int64_t limit_bytes, limit_seq, limit_t_ns;
 	/* what the last read found */
-	uint64_t lines, events, calls, violations, gpu_times, unknown, bad_lines;
+	uint64_t lines, events, calls, violations, gpu_times, ums, unknown, bad_lines;
 	bool tail_cut; /* a last line without its newline */
 	bool any_t;
 	int64_t first_t_ns, last_t_ns;

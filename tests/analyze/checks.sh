@@ -135,6 +135,7 @@ an rules --json
 check "rules: the analyzer's offline rules are in the catalog" \
 	jqt '[.rules[] | select(.offline) | .id] | sort == ["ipc.event.destroy-while-open","ipc.event.leak",
 		"ipc.free-while-open","ipc.leak","ipc.open.stale","ipc.open.unexported","ipc.open.unreachable",
+		"um.accessed-by.faults","um.preferred.thrashing","um.prefetch.faults-after","um.read-mostly.written",
 		"vmm.import.released"]' "$WORK/o.out"
 if [ -f "$ROOT/include/peerwatch/rules_table.h" ]; then
 	n=$(grep -c '^[[:space:]]*X([A-Z0-9_]*, "' "$ROOT/include/peerwatch/rules_table.h")

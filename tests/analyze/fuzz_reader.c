@@ -49,6 +49,10 @@ static void use_event(const struct pw_event *ev)
 	if (ev->type == PW_EV_CALL)
 		u ^= strlen(ev->api) + strlen(ev->vendor) + strlen(ev->variant) + strlen(ev->family) +
 		     (ev->layer ? strlen(ev->layer) : 0) + ev->implicit + ev->parent_recorded;
+	if (ev->type == PW_EV_UM)
+		u ^= strlen(pw_um_kind_name(ev->um.kind)) + strlen(pw_um_cause_name(ev->um.cause)) +
+		     strlen(pw_um_access_name(ev->um.access)) + ev->um.addr + ev->um.procs +
+		     (uint64_t)(ev->um.end_ns - ev->t_ns);
 	if (ev->type == PW_EV_VIOLATION)
 		u ^= strlen(ev->rule) + strlen(ev->severity) + strlen(ev->message) +
 		     (ev->api ? strlen(ev->api) : 0);

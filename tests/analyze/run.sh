@@ -10,7 +10,7 @@
 #                      under the sanitizers: .ci/run)
 #   PW_ANALYZE_PART=checks  the golden outputs, checks.sh, checks_ci.sh,
 #                      checks_vendors.sh, checks_offline.sh,
-#                      checks_report.sh, checks_parse.sh and
+#                      checks_report.sh, checks_parse.sh, checks_um.sh and
 #                      checks_duckdb.sh: all but
 #                      checks_truth.sh (make
 #                      check-fast, the loop of a change)
@@ -26,6 +26,8 @@
 #   crash     a process killed with SIGKILL after some calls: trace left .partial
 #   forkexec  parent, forked child (_exit), exec'ed child
 #   threads   80 000 calls from 8 threads
+#   um        hand-written traces with unified-memory events (tests/analyze/um/,
+#             checks_um.sh): managed --effects, its findings, timeline's tracks
 #   fixtures  hand-written traces (tests/analyze/fixtures/, docs/trace-format.md and
 #             the trace format contract of HIP, ACL, the CUDA runtime layer,
 #             implicit and batch copies, VMM and pool IPC): every command
@@ -213,6 +215,8 @@ if [ "$part" != truth ]; then
 	took checks_report.sh
 	. "$HERE/checks_parse.sh"
 	took checks_parse.sh
+	. "$HERE/checks_um.sh"
+	took checks_um.sh
 	. "$HERE/checks_duckdb.sh"
 	took checks_duckdb.sh
 fi
