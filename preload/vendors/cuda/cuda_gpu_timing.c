@@ -111,6 +111,11 @@ static void push(_Atomic(struct pw_gt_pair *) *list, struct pw_gt_pair *p)
 	                                              memory_order_relaxed));
 }
 
+static _Atomic(struct pw_gt_pair *) *idle_list(int i)
+{
+	return i < PW_GT_CTXS ? &slots[i].idle : &cupti_idle;
+}
+
 /* The slot of ctx, set up (reference event recorded and waited for) on first use. */
 static struct ctx_slot *slot_of(CUcontext ctx)
 {
@@ -144,21 +149,57 @@ static struct ctx_slot *slot_of(CUcontext ctx)
 	return s;
 }
 
+/*
+ * Idle pairs are popped by the calling threads and given back by the
+ * collector.  A lock-free stack cannot pop one entry safely with many
+ * poppers (ABA), so a thread takes a whole list at once and pops from it
+ * alone; what it holds when it ends goes back (give_back_held).  Taking the
+ * list and pushing the rest back one by one, as this did before, cost each
+ * timed call a push per idle pair: about 70 us a copy once the collector
+ * had given back a round's worth (100 000 copies, gpu_timing=cupti, H200,
+ * 2026-12-03; tests/gpu/RESULTS.md).
+ */
+static PW_TLS struct pw_gt_pair *held[PW_GT_CTXS + 1]; /* per slot; the last: gpu_timing=cupti */
+static pthread_key_t held_key;
+static pthread_once_t held_once = PTHREAD_ONCE_INIT;
+
+static void give_back_held(void *unused)
+{
+	(void)unused;
+	for (int i = 0; i <= PW_GT_CTXS; i++)
+		while (held[i]) {
+			struct pw_gt_pair *p = held[i];
+			held[i] = p->next;
+			push(idle_list(i), p);
+		}
+}
+
+static void make_held_key(void)
+{
+	pthread_key_create(&held_key, give_back_held);
+}
+
+/* An idle pair of list i, or NULL. */
+static struct pw_gt_pair *pop_idle(int i)
+{
+	if (!held[i]) {
+		held[i] = atomic_exchange_explicit(idle_list(i), NULL, memory_order_acquire);
+		if (!held[i])
+			return NULL;
+		pthread_once(&held_once, make_held_key);
+		pthread_setspecific(held_key, (void *)1); /* so that the destructor runs */
+	}
+	struct pw_gt_pair *p = held[i];
+	held[i] = p->next;
+	return p;
+}
+
 static struct pw_gt_pair *take_pair(struct ctx_slot *s)
 {
-	/* Pop one idle pair; the ABA-free way, since many threads pop: take the
-	 * whole list, keep one, give the rest back. */
-	struct pw_gt_pair *all = atomic_exchange_explicit(&s->idle, NULL, memory_order_acquire);
-	if (all) {
-		struct pw_gt_pair *rest = all->next;
-		while (rest) {
-			struct pw_gt_pair *n = rest->next;
-			push(&s->idle, rest);
-			rest = n;
-		}
-		return all;
-	}
-	struct pw_gt_pair *p = pw_fg_calloc(1, sizeof *p); /* see forkgate.h */
+	struct pw_gt_pair *p = pop_idle((int)(s - slots));
+	if (p)
+		return p;
+	p = pw_fg_calloc(1, sizeof *p); /* see forkgate.h */
 	if (!p)
 		return NULL;
 	p->ctx = s->ctx;
@@ -224,15 +265,8 @@ static struct pw_gt_pair *cupti_begin(const struct pw_call *c, CUcontext ctx, CU
 		atomic_fetch_add(&skipped, 1);
 		return NULL;
 	}
-	struct pw_gt_pair *p = atomic_exchange_explicit(&cupti_idle, NULL, memory_order_acquire);
-	if (p) { /* keep one, give the rest back (see take_pair) */
-		struct pw_gt_pair *rest = p->next;
-		while (rest) {
-			struct pw_gt_pair *n = rest->next;
-			push(&cupti_idle, rest);
-			rest = n;
-		}
-	} else if (!(p = pw_fg_calloc(1, sizeof *p))) {
+	struct pw_gt_pair *p = pop_idle(PW_GT_CTXS);
+	if (!p && !(p = pw_fg_calloc(1, sizeof *p))) {
 		atomic_fetch_add(&skipped, 1);
 		return NULL;
 	}
@@ -383,6 +417,8 @@ static bool settle(struct pw_gt_pair *p, bool final)
  * CUPTI places device times on the host clock by interpolation, so allow
  * it this much error. */
 #define PW_GT_CUPTI_SLACK_NS 50000
+/* How many of the oldest waiting calls a copy record is compared with. */
+#define PW_GT_CUPTI_LOOK 4096
 
 static bool fits(const struct pw_gt_pair *p, const struct pw_cupti_copy *r)
 {
@@ -411,8 +447,12 @@ static void collect_cupti(bool final)
 	static struct pw_cupti_copy recs[1024];
 	size_t n;
 	while ((n = pw_cuda_cupti_take_copies(recs, sizeof recs / sizeof *recs)) > 0)
-		for (size_t i = 0; i < n; i++)
-			for (struct pw_gt_pair **pp = &cupti_waiting; *pp; pp = &(*pp)->next)
+		for (size_t i = 0; i < n; i++) {
+			/* A stream's copies complete in order: a record is its call's
+			 * among the oldest calls waiting, or an untraced copy's. */
+			int looked = 0;
+			for (struct pw_gt_pair **pp = &cupti_waiting; *pp && looked < PW_GT_CUPTI_LOOK;
+			     pp = &(*pp)->next, looked++)
 				if (fits(*pp, &recs[i])) {
 					struct pw_gt_pair *p = *pp;
 					*pp = p->next;
@@ -421,6 +461,7 @@ static void collect_cupti(bool final)
 					push(&cupti_idle, p);
 					break;
 				}
+		}
 	while (final && cupti_waiting) {
 		struct pw_gt_pair *p = cupti_waiting;
 		cupti_waiting = p->next;
@@ -467,6 +508,7 @@ void pw_cuda_gt_after_fork(void)
 	atomic_store(&pending, NULL);
 	atomic_store(&cupti_idle, NULL);
 	cupti_waiting = NULL;
+	memset(held, 0, sizeof held); /* the forking thread's, of the parent's contexts */
 	memset(slots, 0, sizeof slots);
 	atomic_store(&skipped, 0);
 	pthread_mutex_init(&slots_lock, NULL);
