@@ -70,7 +70,8 @@
  * the run ends (after the faults of its pages; a thrashing record follows
  * the migration it is about).  A page's
  * bytes stop at the allocation's size.  srcId/dstId: the visible ordinal, or
- * CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID.  A CPU fault's value is the program
+ * CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID; a migration between the host and a
+ * device names the device at both ends, as CUPTI did on an H200.  A CPU fault's value is the program
  * counter of pwsim_um_touch's caller; a GPU fault's value is 1 (one fault
  * group) and its flags the access type.  streamId is 0 (the header says the
  * field "is invalid", :4770).  Durations (choices): a migration bytes at
@@ -263,6 +264,13 @@ static void um_record(int counter, uint64_t value, uintptr_t addr, uint32_t src,
 		r.um.address = addr;
 		r.um.srcId = src;
 		r.um.dstId = dst;
+		/* Between the host and a device, CUPTI names the device at both
+		 * ends: srcId = dstId = the device (H200, driver 580, CUDA 13.0's
+		 * CUPTI, 2026-12-03); the kind says the direction. */
+		if (counter == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD)
+			r.um.srcId = dst;
+		else if (counter == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH)
+			r.um.dstId = src;
 		r.um.streamId = 0;
 		r.um.processId = (uint32_t)getpid();
 		r.um.flags = flags;
@@ -615,8 +623,9 @@ static void prefetch_now(struct pwsim_alloc *a, uintptr_t p, size_t count, CUmem
 			settle(q, d);
 		} else if (advice_of(a, i)->read_mostly) {
 			if (!holds(q, d)) {
-				run_add(&op.mig, 0, q->loc, d, CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER,
-				        addr, page_bytes(a, i));
+				run_add(&op.mig, 0, q->loc, d,
+				        CUPTI_ACTIVITY_UNIFIED_MEMORY_MIGRATION_CAUSE_USER, addr,
+				        page_bytes(a, i));
 				add_copy(q, d);
 			}
 		} else if (q->loc != d) {

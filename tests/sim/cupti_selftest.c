@@ -129,6 +129,9 @@ static int um_matches(const CUpti_ActivityUnifiedMemoryCounter3 *r, const struct
 	case K(CPU_PAGE_FAULT_COUNT): return 1;
 	case K(GPU_PAGE_FAULT): return r->srcId == e->src && r->flags == e->flags;
 	case K(THRASHING): return r->srcId == e->src && r->processors[0] == e->src;
+	/* host and device: the device at both ends, as CUPTI on an H200 */
+	case K(BYTES_TRANSFER_HTOD): return r->srcId == e->dst && r->dstId == e->dst && r->flags == e->flags;
+	case K(BYTES_TRANSFER_DTOH): return r->srcId == e->src && r->dstId == e->src && r->flags == e->flags;
 	default: return r->srcId == e->src && r->dstId == e->dst && r->flags == e->flags;
 	}
 }

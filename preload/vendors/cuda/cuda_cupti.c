@@ -356,8 +356,21 @@ static void write_um(const CUpti_ActivityUnifiedMemoryCounter3 *u)
 		break;
 	default: /* migrations and remote maps */
 		pw_jw_kv_u64(&w, "bytes", u->value);
-		put_proc(&w, "src", u->srcId);
-		put_proc(&w, "dst", u->dstId);
+		/* Between the host and a device CUPTI named the device at both
+		 * ends (H200, driver 580, CUDA 13.0, 2026-12-03): the kind says
+		 * which end is the host. */
+		if (k == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_HTOD) {
+			pw_jw_kv_str(&w, "src", "cpu");
+			put_proc(&w, "dst",
+			         u->dstId != CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID ? u->dstId : u->srcId);
+		} else if (k == CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_BYTES_TRANSFER_DTOH) {
+			put_proc(&w, "src",
+			         u->srcId != CUPTI_UNIFIED_MEMORY_CPU_DEVICE_ID ? u->srcId : u->dstId);
+			pw_jw_kv_str(&w, "dst", "cpu");
+		} else {
+			put_proc(&w, "src", u->srcId);
+			put_proc(&w, "dst", u->dstId);
+		}
 		pw_jw_kv_str(&w, "cause", cause_name(k, u->flags));
 		break;
 	}
