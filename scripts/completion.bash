@@ -15,12 +15,12 @@
 # `peerwatch-analyze --help` and preload/core/options.c by
 # tests/packaging/completion.sh.
 
-_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib --report --clean -h --help -V --version'
+_peerwatch_launcher_opts='-o --out --ranks -m --mode --halt-on --suppressions --no-default-suppressions --stacks --log-path --gpu-timing --um-counters --max-trace-mb --color --colour --options -q --quiet -v --verbose --lib --report --clean -h --help -V --version'
 # options of the launcher that take a value in the next word
-_peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --max-trace-mb --color --colour --options --lib --report'
-_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing max_trace_mb ranks color help'
+_peerwatch_launcher_args='-o --out --ranks -m --mode --halt-on --suppressions --stacks --log-path --gpu-timing --max-trace-mb --color --colour --options --lib --report'
+_peerwatch_library_keys='out mode verbosity buffer_kb halt_on exitcode stacks stack_depth log_path suppressions default_suppressions registry gpu_timing um_counters cupti max_trace_mb ranks color help'
 _peerwatch_analyze_cmds='summary check violations matrix ipc managed timeline rules info ops report help'
-_peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --suppressions -o --output -h --help -V --version'
+_peerwatch_analyze_opts='--json --format --source-root --color --colour -j --jobs --strict --no-progress --fail-on --allow-partial --no-derived --effects --suppressions -o --output -h --help -V --version'
 _peerwatch_analyze_args='--format --source-root -j --jobs --fail-on -o --output'
 
 # The values a key or option takes ("" for a path or free text).
@@ -31,7 +31,9 @@ _peerwatch_values()
 	halt_on | --halt-on | --fail-on) echo error warning performance ;;
 	stacks | --stacks) echo none violations all ;;
 	verbosity) echo 0 1 2 ;;
-	registry | default_suppressions | gpu_timing | help) echo 0 1 ;;
+	registry | default_suppressions | um_counters | help) echo 0 1 ;;
+	gpu_timing) echo 0 1 events cupti ;;
+	--gpu-timing) echo events cupti none ;;
 	color | --color | --colour) echo auto always never ;;
 	esac
 }
@@ -103,7 +105,7 @@ _peerwatch_keyvals()
 		k=${seg%%=*}
 		case $k in
 		out) _peerwatch_paths "$cur" "$prefix${head}out=" dirs; return ;;
-		log_path | suppressions) _peerwatch_paths "$cur" "$prefix$head$k=" ""; return ;;
+		log_path | suppressions | cupti) _peerwatch_paths "$cur" "$prefix$head$k=" ""; return ;;
 		esac
 		for v in $(_peerwatch_values "$k"); do cands+=("$prefix$head$k=$v"); done
 	else
@@ -159,7 +161,7 @@ _peerwatch()
 	--suppressions | --log-path | --report) _peerwatch_paths "$cur" "$prefix" "" ;;
 	--lib) _peerwatch_paths "$cur" "$prefix" '*.so*' ;;
 	--options) _peerwatch_keyvals "$cur" "$prefix" ;;
-	-m | --mode | --halt-on | --stacks | --color | --colour)
+	-m | --mode | --halt-on | --stacks | --gpu-timing | --color | --colour)
 		local -a cands=()
 		for v in $(_peerwatch_values "$opt"); do cands+=("$prefix$v"); done
 		_peerwatch_reply "$cur" "${cands[@]}"
@@ -223,6 +225,7 @@ _peerwatch_analyze()
 				--no-derived) [[ $cmd == check || $cmd == violations || $cmd == report ]] || continue ;;
 				--source-root) [[ $cmd == check || $cmd == violations ]] || continue ;;
 				--suppressions) [ "$cmd" = rules ] || continue ;;
+				--effects) [ "$cmd" = managed ] || continue ;;
 				-o | --output) [[ $cmd == timeline || $cmd == report ]] || continue ;;
 				--json | --format) [ "$cmd" != report ] || continue ;; # HTML only
 				esac
