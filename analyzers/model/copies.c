@@ -289,9 +289,9 @@ static void pre_keys_init(void)
 {
 	/* the ops (and, for traces without them, the API names) of the
 	 * peer-access changes, device times, nested copies */
-	static const char *const keys[] = {
-	    "\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"", "PeerAccess\"",
-	    "\"gpu_time\"",    "SetAccess\"",   "Reset",                    "\"parent\":"};
+	static const char *const keys[] = {"\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"",
+	                                   "PeerAccess\"",   "\"gpu_time\"",  "SetAccess\"",
+	                                   "Reset",          "\"parent\":"};
 	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
 }
 

@@ -357,7 +357,8 @@ static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
 
 static void pre_keys_init(void)
 {
-	static const char *const keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"", "MemAllocManaged\""};
+	static const char *const keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"",
+	                                   "MemAllocManaged\""};
 	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
 }
 

@@ -193,8 +193,11 @@ static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
 
 static void pre_keys_init(void)
 {
-	static const char *const keys[] = {"\"op\":\"managed_alloc\"", "\"op\":\"managed_advise\"",
-	                                   "\"op\":\"managed_prefetch\"", "Managed\"", "MemAdvise",
+	static const char *const keys[] = {"\"op\":\"managed_alloc\"",
+	                                   "\"op\":\"managed_advise\"",
+	                                   "\"op\":\"managed_prefetch\"",
+	                                   "Managed\"",
+	                                   "MemAdvise",
 	                                   "MemPrefetchAsync"};
 	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
 }

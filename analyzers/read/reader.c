@@ -68,11 +68,11 @@ struct run {
 	uint64_t total_bytes;       /* the files' sizes times the phases that read them */
 	pthread_mutex_t msg_lock;
 	/* files read whole by one worker in segments, with the others' help */
-	bool pipes_ok;         /* several workers */
-	bool any_big;          /* a file read whole is large enough to be read so */
-	size_t window;         /* segments parsed ahead of the one a file's reader is at */
-	struct pipe *pipes;    /* the files being read so now */
-	int readers;           /* workers still taking items (the others help) */
+	bool pipes_ok;      /* several workers */
+	bool any_big;       /* a file read whole is large enough to be read so */
+	size_t window;      /* segments parsed ahead of the one a file's reader is at */
+	struct pipe *pipes; /* the files being read so now */
+	int readers;        /* workers still taking items (the others help) */
 	pthread_mutex_t pipe_lock;
 	pthread_cond_t pipe_cond;
 };
@@ -506,7 +506,6 @@ static void report_tail_msgs(struct run *r, const struct pw_file *f)
 	pthread_mutex_unlock(&r->msg_lock);
 	free(p);
 }
-
 
 /* ================= a file read whole, in segments, by several workers =================
  *
