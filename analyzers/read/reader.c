@@ -900,7 +900,7 @@ static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, 
 	}
 	p.bounds[++p.nseg] = -1; /* the last reads to the end, however far the file grew */
 	p.state = xcalloc(p.nseg, 1);
-	p.batch = xcalloc(p.nseg, sizeof *p.batch);
+	p.batch = xcalloc(p.nseg, sizeof(struct batch *));
 	pthread_mutex_lock(&r->pipe_lock);
 	p.next_pipe = r->pipes;
 	r->pipes = &p;
