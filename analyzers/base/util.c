@@ -356,3 +356,35 @@ const char *base_name(const char *path)
 	const char *slash = strrchr(path, '/');
 	return slash && slash[1] ? slash + 1 : path;
 }
+
+void needles_init(struct needles *nd, const char *const *keys, size_t n)
+{
+	memset(nd, 0, sizeof *nd);
+	for (size_t k = 0; k < n; k++) {
+		size_t len = strlen(keys[k]);
+		if (len < 2 || k >= NEEDLES_MAX) {
+			fprintf(stderr, "peerwatch-analyze: needles_init: \"%s\"\n", keys[k]);
+			abort();
+		}
+		const unsigned char *u = (const unsigned char *)keys[k];
+		unsigned pair = u[0] | (unsigned)u[1] << 8;
+		nd->pairs[pair >> 6] |= 1ull << (pair & 63);
+		nd->keys[k] = keys[k];
+		nd->lens[k] = len;
+	}
+	nd->n = n;
+}
+
+bool needles_in(const struct needles *nd, const char *s, size_t len)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (size_t i = 0; i + 1 < len; i++) {
+		unsigned pair = u[i] | (unsigned)u[i + 1] << 8;
+		if (!(nd->pairs[pair >> 6] >> (pair & 63) & 1))
+			continue;
+		for (size_t k = 0; k < nd->n; k++)
+			if (nd->lens[k] <= len - i && !memcmp(s + i, nd->keys[k], nd->lens[k]))
+				return true;
+	}
+	return false;
+}

@@ -112,4 +112,19 @@ static inline const char *plural(uint64_t n, const char *one, const char *many)
 /* The last path component. */
 const char *base_name(const char *path);
 
+/* ---- several strings looked for in one pass over a text ----
+ * The reader's pre-phase filters test every line of a trace for a few
+ * strings each; a memmem per string went over the line once per string.
+ * The first two bytes of every string are marked in a table of all byte
+ * pairs; where a pair of the text is marked, the strings are compared.
+ * Strings of at least two bytes, at most NEEDLES_MAX. */
+#define NEEDLES_MAX 16
+struct needles {
+	const char *keys[NEEDLES_MAX];
+	size_t lens[NEEDLES_MAX], n;
+	uint64_t pairs[1024];
+};
+void needles_init(struct needles *nd, const char *const *keys, size_t n);
+bool needles_in(const struct needles *nd, const char *s, size_t len);
+
 #endif

@@ -38,6 +38,7 @@
  * changes of a file, and its gpu_time events, are read in the file's pre-phase, so the order in which
  * threads' lines reached the file does not matter.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -281,15 +282,23 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 	return ev->ret == 0 && *dev != PW_DEV_NONE && !ev->parent_recorded;
 }
 
-static bool mx_pre_filter(const char *line, size_t len)
+static struct needles pre_keys;
+static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
+
+static void pre_keys_init(void)
 {
 	/* the ops (and, for traces without them, the API names) of the
 	 * peer-access changes, device times, nested copies */
-#define HAS(lit) (memmem(line, len, lit, sizeof lit - 1) != NULL)
-	return HAS("\"op\":\"peer_") || HAS("_set_access\"") || HAS("\"op\":\"device_reset\"") ||
-	       HAS("PeerAccess\"") || HAS("\"gpu_time\"") || HAS("SetAccess\"") || HAS("Reset") ||
-	       HAS("\"parent\":");
-#undef HAS
+	static const char *const keys[] = {"\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"",
+	                                   "PeerAccess\"",   "\"gpu_time\"",  "SetAccess\"",
+	                                   "Reset",          "\"parent\":"};
+	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
+}
+
+static bool mx_pre_filter(const char *line, size_t len)
+{
+	pthread_once(&pre_keys_once, pre_keys_init);
+	return needles_in(&pre_keys, line, len);
 }
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)

@@ -4,6 +4,7 @@
  * pointers and events whose frees and destroys matter are learnt in each
  * file's pre-phase.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -60,16 +61,22 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 
 /* The lines the pre-phase reads: exports of pointers and events, and event
  * opens, by their op or (older traces) their API name. */
-static bool ipc_pre_filter(const char *line, size_t len)
+static struct needles pre_keys;
+static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
+
+static void pre_keys_init(void)
 {
 	static const char *const keys[] = {
 	    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
 	    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
 	    "IpcGetEventHandle\"", "IpcOpenEventHandle\""};
-	for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-		if (memmem(line, len, keys[i], strlen(keys[i])))
-			return true;
-	return false;
+	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
+}
+
+static bool ipc_pre_filter(const char *line, size_t len)
+{
+	pthread_once(&pre_keys_once, pre_keys_init);
+	return needles_in(&pre_keys, line, len);
 }
 
 /* The calls this report follows, by op. */

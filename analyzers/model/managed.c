@@ -14,6 +14,7 @@
  * records per trace are kept, and the rest counted.  managed prints them;
  * report draws them.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -351,11 +352,20 @@ static enum mg_kind kind_of(const struct pw_event *ev)
 	return MG_OTHER;
 }
 
+static struct needles pre_keys;
+static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
+
+static void pre_keys_init(void)
+{
+	static const char *const keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"",
+	                                   "MemAllocManaged\""};
+	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
+}
+
 static bool mg_pre_filter(const char *line, size_t len)
 {
-#define HAS(lit) (memmem(line, len, lit, sizeof lit - 1) != NULL)
-	return HAS("\"op\":\"managed_alloc\"") || HAS("MallocManaged\"") || HAS("MemAllocManaged\"");
-#undef HAS
+	pthread_once(&pre_keys_once, pre_keys_init);
+	return needles_in(&pre_keys, line, len);
 }
 
 static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)

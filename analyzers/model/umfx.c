@@ -31,6 +31,7 @@
  *     for no rule.  Every rule is a function of minima and counts, so the
  *     order of the um lines in the file changes nothing.
  */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -187,13 +188,24 @@ static void *fx_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
+static struct needles pre_keys;
+static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
+
+static void pre_keys_init(void)
+{
+	static const char *const keys[] = {"\"op\":\"managed_alloc\"",
+	                                   "\"op\":\"managed_advise\"",
+	                                   "\"op\":\"managed_prefetch\"",
+	                                   "Managed\"",
+	                                   "MemAdvise",
+	                                   "MemPrefetchAsync"};
+	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
+}
+
 static bool fx_pre_filter(const char *line, size_t len)
 {
-#define HAS(lit) (memmem(line, len, lit, sizeof lit - 1) != NULL)
-	return HAS("\"op\":\"managed_alloc\"") || HAS("\"op\":\"managed_advise\"") ||
-	       HAS("\"op\":\"managed_prefetch\"") || HAS("Managed\"") || HAS("MemAdvise") ||
-	       HAS("MemPrefetchAsync");
-#undef HAS
+	pthread_once(&pre_keys_once, pre_keys_init);
+	return needles_in(&pre_keys, line, len);
 }
 
 static void fx_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)

@@ -519,6 +519,70 @@ void pw_parse_thread_done(void)
 	pw_reader_thread_done();
 }
 
+bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack)
+{
+	pw_ev_args_done();
+	memset(ev, 0, sizeof *ev);
+	ev->cur_dev = PW_DEV_NONE;
+	last_fast = pw_parse_fast && fast_call(line, len, ev, stack);
+	if (last_fast)
+		pw_json_forget();
+	return last_fast;
+}
+
+#define ALIGN16(n) (((n) + 15) & ~(size_t)15)
+
+size_t pw_event_detach_size(const struct pw_event *ev)
+{
+	const struct pw_flat *f = ev->flat;
+	return ALIGN16(sizeof *ev) + ALIGN16(sizeof *f) + ALIGN16(f->n * sizeof *f->t) + ALIGN16(f->len + 1) +
+	       ev->nstack * sizeof(uint64_t);
+}
+
+/* A string of the line's copy moved to the same place in `to`; any other
+ * (an op from the hook tables, NULL) as it is. */
+static const char *rebase(const char *s, const struct pw_flat *from, const char *to)
+{
+	uintptr_t p = (uintptr_t)s, b = (uintptr_t)from->buf;
+	return s && p >= b && p <= b + from->len ? to + (p - b) : s;
+}
+
+struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem)
+{
+	const struct pw_flat *f = ev->flat;
+	char *p = mem;
+	struct pw_event *e = (struct pw_event *)p;
+	p += ALIGN16(sizeof *e);
+	struct pw_flat *fl = (struct pw_flat *)p;
+	p += ALIGN16(sizeof *fl);
+	struct pw_tok *t = (struct pw_tok *)p;
+	p += ALIGN16(f->n * sizeof *t);
+	char *buf = p;
+	p += ALIGN16(f->len + 1);
+	*e = *ev;
+	memcpy(buf, f->buf, f->len + 1);
+	memcpy(t, f->t, f->n * sizeof *t);
+	for (size_t i = 0; i < f->n; i++)
+		if (t[i].type == PW_T_STR)
+			t[i].v.s = rebase(t[i].v.s, f, buf);
+	*fl = (struct pw_flat){t, f->n, buf, f->len};
+	e->flat = fl;
+	e->vendor = rebase(ev->vendor, f, buf);
+	e->api = rebase(ev->api, f, buf);
+	e->variant = rebase(ev->variant, f, buf);
+	e->family = rebase(ev->family, f, buf);
+	e->op = rebase(ev->op, f, buf);
+	e->ret_name = rebase(ev->ret_name, f, buf);
+	e->layer = rebase(ev->layer, f, buf);
+	e->args = NULL;
+	e->root = NULL;
+	if (ev->stack) {
+		memcpy(p, ev->stack, ev->nstack * sizeof(uint64_t));
+		e->stack = (const uint64_t *)p;
+	}
+	return e;
+}
+
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen)
 {

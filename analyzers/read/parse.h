@@ -29,6 +29,17 @@ enum pw_line_kind {
 };
 enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack,
                                 json_t **root, char *err, size_t errlen);
+/* The fast path alone (for the reader's helper threads): true when the line
+ * is a call of the plain shape, *ev filled as pw_parse_line would; false for
+ * every other line, which pw_parse_line must then decide (on the thread
+ * that reports it).  Off with pw_parse_fast. */
+bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack);
+/* An event the fast path read, copied with its tokens, the line's copy and
+ * its stack into mem (pw_event_detach_size bytes, 16-aligned), so that it
+ * outlives the thread's next line and can be handed to another thread;
+ * its args are built there, on that thread (pw_ev_args). */
+size_t pw_event_detach_size(const struct pw_event *ev);
+struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem);
 /* Whether pw_parse_line takes a call line of the plain shape without
  * building its tree (default true; the fuzz target and tests turn it off
  * to compare), and whether it did for the thread's last line. */

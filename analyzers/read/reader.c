@@ -8,7 +8,9 @@
  * is read once before the workers start.  A chunk's counts, footer and
  * messages are its own (a "shadow" of the file), merged into the file in
  * order when reading is done, which is also when its messages, now with
- * their line numbers in the file, are printed.
+ * their line numbers in the file, are printed.  A large file read whole
+ * is read in segments, with the help of the workers that have no item left
+ * (read_piped).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -65,13 +67,20 @@ struct run {
 	atomic_uint_fast64_t bytes; /* read so far, every phase counted */
 	uint64_t total_bytes;       /* the files' sizes times the phases that read them */
 	pthread_mutex_t msg_lock;
+	/* files read whole by one worker in segments, with the others' help */
+	bool pipes_ok;      /* several workers */
+	bool any_big;       /* a file read whole is large enough to be read so */
+	size_t window;      /* segments parsed ahead of the one a file's reader is at */
+	struct pipe *pipes; /* the files being read so now */
+	int readers;        /* workers still taking items (the others help) */
+	pthread_mutex_t pipe_lock;
+	pthread_cond_t pipe_cond;
 };
 
 struct worker {
 	struct run *run;
 	void **partial;
 	void **fctx;
-	bool *pre_wanted;
 	struct chunk *chunk; /* the chunk being read: messages wait for the merge */
 	struct vec stack;
 	struct vec seqs;    /* nesting: the seqs of the file's calls, sorted */
@@ -198,7 +207,7 @@ static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *ou
  * misreads can only make a nested call count on its own, never lose one:
  * a "type" or "seq" after an object or array has begun (args.seq, say) may
  * not be the call's, so such a line adds no seq. */
-static void scan_line(struct worker *w, const char *line, size_t len)
+static void scan_line(struct vec *seqs, const char *line, size_t len)
 {
 	uint64_t seq;
 	const char *t = memmem(line, len, "\"type\"", 6);
@@ -213,7 +222,7 @@ static void scan_line(struct worker *w, const char *line, size_t len)
 		return;
 	if (end - p < 6 || memcmp(p, "\"call\"", 6) || !raw_uint(line, len, "\"seq\"", &seq))
 		return;
-	*(uint64_t *)vec_push(&w->seqs) = seq;
+	*(uint64_t *)vec_push(seqs) = seq;
 }
 
 static int by_u64(const void *a, const void *b)
@@ -222,28 +231,41 @@ static int by_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static void mark_nested(const struct worker *w, struct pw_event *ev)
+static void mark_nested(const struct run *r, const struct vec *seqs, struct pw_event *ev)
 {
 	ev->parent_recorded = false;
-	if (!w->run->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !w->seqs.len)
+	if (!r->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !seqs->len)
 		return;
-	ev->parent_recorded =
-	    bsearch(&ev->parent, w->seqs.data, w->seqs.len, sizeof(uint64_t), by_u64) != NULL;
+	ev->parent_recorded = bsearch(&ev->parent, seqs->data, seqs->len, sizeof(uint64_t), by_u64) != NULL;
 }
 
-/* One line after the header, in the main phase. */
-static void main_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
+/* An event of the main phase, line `ev->line`, to the sinks. */
+static void main_event(struct worker *w, struct pw_file *f, const struct pw_event *ev)
 {
 	struct run *r = w->run;
+	if (f->footer) {
+		bad_line(w, f, ev->line, "a line after the footer");
+		return;
+	}
+	count_event(f, ev);
+	atomic_fetch_add_explicit(&r->events, 1, memory_order_relaxed);
+	for (size_t i = 0; i < r->nsinks; i++)
+		r->sinks[i].ops->event(w->partial[i], w->fctx[i], f, ev);
+}
+
+/* One line after the header, in the main phase: line `no` of the file. */
+static void main_line(struct worker *w, struct pw_file *f, const char *line, size_t len, uint64_t no)
+{
 	struct pw_event ev;
 	json_t *root;
 	char err[512];
-	uint64_t no = w->lines.lineno;
 	enum pw_line_kind k = pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err);
 	ev.line = no;
 	if (k == PW_LINE_EVENT)
-		mark_nested(w, &ev);
-	if (k != PW_LINE_BAD && f->footer)
+		mark_nested(w->run, &w->seqs, &ev);
+	if (k == PW_LINE_EVENT)
+		main_event(w, f, &ev);
+	else if (k != PW_LINE_BAD && f->footer)
 		bad_line(w, f, no, "a line after the footer");
 	else if (k == PW_LINE_BAD)
 		bad_line(w, f, no, "%s", err);
@@ -257,22 +279,21 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 		bad_line(w, f, no, "device: %s", err);
 	else if (k == PW_LINE_DEVICE)
 		f->events++; /* written as an event, counted in the footer's */
-	else if (k == PW_LINE_EVENT) {
-		count_event(f, &ev);
-		atomic_fetch_add_explicit(&r->events, 1, memory_order_relaxed);
-		for (size_t i = 0; i < r->nsinks; i++)
-			r->sinks[i].ops->event(w->partial[i], w->fctx[i], f, &ev);
-	}
 	json_decref(root);
 }
 
 /* A device line seen before the main phase: the file's devices are known
  * before its first event is handed out (the main phase reads it again,
  * and reports it if it is bad). */
-static void early_device(struct worker *w, struct pw_file *f, const char *line, size_t len)
+static bool device_line(const char *line, size_t len)
 {
 	static const char start[] = "{\"type\":\"device\""; /* as the library writes it */
-	if (w->devices_early || len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
+	return len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1);
+}
+
+static void early_device(struct worker *w, struct pw_file *f, const char *line, size_t len)
+{
+	if (w->devices_early || !device_line(line, len))
 		return;
 	struct pw_event ev;
 	json_t *root;
@@ -282,46 +303,66 @@ static void early_device(struct worker *w, struct pw_file *f, const char *line, 
 	json_decref(root);
 }
 
-/* One line in the pre-phase: only lines some sink's filter wants, quietly. */
-static void pre_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
+/* The sinks whose pre_filter wants the line, a bit each (at most 64 sinks). */
+static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 {
-	struct run *r = w->run;
-	bool any = false;
-	early_device(w, f, line, len);
+	uint64_t m = 0;
 	for (size_t i = 0; i < r->nsinks; i++) {
 		const struct pw_sink_ops *ops = r->sinks[i].ops;
-		w->pre_wanted[i] = ops->pre_filter && ops->pre_filter(line, len);
-		any |= w->pre_wanted[i];
+		if (ops->pre_filter && ops->pre_filter(line, len))
+			m |= 1ull << i;
 	}
-	if (!any)
-		return;
+	return m;
+}
+
+static void pre_event(struct worker *w, struct pw_file *f, const struct pw_event *ev, uint64_t wanted)
+{
+	struct run *r = w->run;
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (wanted >> i & 1)
+			r->sinks[i].ops->pre_event(w->partial[i], w->fctx[i], f, ev);
+}
+
+/* A line some sink's filter wants, in the pre-phase, line `no`: quietly. */
+static void pre_parse(struct worker *w, struct pw_file *f, const char *line, size_t len, uint64_t no,
+                      uint64_t wanted)
+{
 	struct pw_event ev;
 	json_t *root;
 	char err[512];
 	if (pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err) == PW_LINE_EVENT) {
-		ev.line = w->lines.lineno;
-		mark_nested(w, &ev);
-		for (size_t i = 0; i < r->nsinks; i++)
-			if (w->pre_wanted[i])
-				r->sinks[i].ops->pre_event(w->partial[i], w->fctx[i], f, &ev);
+		ev.line = no;
+		mark_nested(w->run, &w->seqs, &ev);
+		pre_event(w, f, &ev, wanted);
 	}
 	json_decref(root);
 }
 
+/* One line in the pre-phase: only lines some sink's filter wants, quietly. */
+static void pre_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
+{
+	struct run *r = w->run;
+	early_device(w, f, line, len);
+	uint64_t wanted = pre_wanted(r, line, len);
+	if (wanted)
+		pre_parse(w, f, line, len, w->lines.lineno, wanted);
+}
+
 /* A last line without its newline: a .partial file's writer died mid-line
  * (expected, ignored); a finished file was cut short (an error). */
-static void cut_tail(struct worker *w, struct pw_file *f)
+static void cut_tail(struct worker *w, struct pw_file *f, uint64_t no)
 {
 	f->tail_cut = true;
 	if (!f->partial)
-		bad_line(w, f, w->lines.lineno, "the last line has no newline (the file was cut short)");
+		bad_line(w, f, no, "the last line has no newline (the file was cut short)");
 }
 
 enum phase { PH_MAIN, PH_PRE, PH_SCAN };
 
 /* Reads lines up to `end` (< 0: the end of the file) in one phase: the
- * nesting scan, the pre-phase, or the main one (which alone reports). */
-static void read_lines(struct worker *w, struct pw_file *f, off_t end, enum phase ph, off_t *mark)
+ * nesting scan, the pre-phase, or the main one (which alone reports).
+ * False when it stopped before: --strict's stop, or a read error. */
+static bool read_lines(struct worker *w, struct pw_file *f, off_t end, enum phase ph, off_t *mark)
 {
 	bool pre = ph != PH_MAIN;
 	const char *line;
@@ -329,7 +370,7 @@ static void read_lines(struct worker *w, struct pw_file *f, off_t end, enum phas
 	unsigned n = 0;
 	while (end < 0 || lines_pos(&w->lines) < end) {
 		if (atomic_load_explicit(&w->run->stop, memory_order_relaxed))
-			return;
+			return false;
 		if (++n % 4096 == 0) { /* for the progress line */
 			off_t pos = lines_pos(&w->lines);
 			atomic_fetch_add_explicit(&w->run->bytes, (uint64_t)(pos - *mark),
@@ -338,37 +379,39 @@ static void read_lines(struct worker *w, struct pw_file *f, off_t end, enum phas
 		}
 		int k = next_line(&w->lines, &line, &len);
 		if (k == L_EOF)
-			return;
+			return true;
 		if (k == L_ERR) {
 			if (!pre)
 				bad_file(w, f, PW_READ_BAD_INPUT, "read error after line %llu: %s",
 				         (unsigned long long)w->lines.lineno, strerror(errno));
-			return;
+			return false;
 		}
 		if (!pre)
 			f->lines++;
 		if (k == L_LONG && !pre)
 			bad_line(w, f, w->lines.lineno, "line longer than %u bytes, skipped", PW_MAX_LINE);
 		else if (k == L_TAIL && !pre)
-			cut_tail(w, f);
+			cut_tail(w, f, w->lines.lineno);
 		else if (k == L_LINE && ph == PH_SCAN) {
-			scan_line(w, line, len);
+			scan_line(&w->seqs, line, len);
 			early_device(w, f, line, len);
 		} else if (k == L_LINE && pre)
 			pre_line(w, f, line, len);
 		else if (k == L_LINE)
-			main_line(w, f, line, len);
+			main_line(w, f, line, len, w->lines.lineno);
 	}
+	return true;
 }
 
 /* read_lines, counting the bytes it read for the progress line. */
-static void read_body(struct worker *w, struct pw_file *f, off_t end, enum phase ph)
+static bool read_body(struct worker *w, struct pw_file *f, off_t end, enum phase ph)
 {
 	off_t mark = lines_pos(&w->lines);
-	read_lines(w, f, end, ph, &mark);
+	bool whole = read_lines(w, f, end, ph, &mark);
 	off_t pos = lines_pos(&w->lines);
 	if (pos > mark)
 		atomic_fetch_add_explicit(&w->run->bytes, (uint64_t)(pos - mark), memory_order_relaxed);
+	return whole;
 }
 
 /* The first line must be a header of a version we know, or the file is not
@@ -464,6 +507,428 @@ static void report_tail_msgs(struct run *r, const struct pw_file *f)
 	free(p);
 }
 
+/* ================= a file read whole, in segments, by several workers =================
+ *
+ * A file whose sinks keep state per file is read by one worker, its reader,
+ * which alone hands its events to the sinks, in the file's order.  When
+ * other workers have nothing left to read (one large trace, say) they help:
+ * the file's body is cut into segments at line starts, and in each phase
+ * (the nesting scan, the pre-phase, the main one) a helper takes the next
+ * segment nobody has taken, reads and parses it into a batch — a call of
+ * the plain shape as an event of its own (pw_event_detach), any other line
+ * as its text, which the reader parses itself, so that every message is
+ * made where it was before — and the reader takes the batches in segment
+ * order.  The reader reads a segment itself, straight to the sinks, when
+ * it comes to one nobody has taken, and parses a later one into a batch
+ * while it waits for a helper's.  Segments are taken at most `window`
+ * ahead of the one the reader is at, so memory is bounded by the batches
+ * of that many segments, whatever the file's size. */
+
+/* Files of at least this size are read in segments of this one. */
+#define PIPE_MIN ((off_t)4 << 20)
+#define SEG_SIZE ((off_t)512 << 10)
+#define BLOCK_SIZE ((size_t)256 << 10)
+
+enum entry_kind { E_EV, E_RAW, E_DEVICE, E_LONG, E_TAIL, E_ERR };
+
+struct entry {
+	unsigned char kind;
+	int err;         /* E_ERR: its errno */
+	uint64_t line;   /* in the segment, from 1 (E_ERR: the lines read before it) */
+	uint64_t wanted; /* the pre-phase: the sinks whose filter wants the line */
+	struct pw_event *ev;
+	const char *text; /* E_RAW, E_DEVICE: the line */
+	size_t len;
+};
+
+struct block {
+	struct block *next;
+	size_t cap, used;
+	max_align_t data[];
+};
+
+struct batch {
+	struct vec entries;   /* struct entry */
+	struct vec seqs;      /* the nesting scan: the seqs of the segment's calls */
+	struct block *blocks; /* what the entries point into; kept when the batch is used again */
+	struct block *cur;
+	uint64_t lines; /* lines the segment has */
+	struct batch *next_free;
+};
+
+enum seg_state { SEG_FREE, SEG_TAKEN, SEG_READY };
+
+struct pipe {
+	struct pw_file *f;
+	enum phase ph;
+	bool first;             /* the file's first phase: its device lines are read early */
+	const struct vec *seqs; /* the reader's (read-only after the nesting scan) */
+	size_t nseg;
+	off_t *bounds;        /* segment k is [bounds[k], bounds[k + 1]); the last ends at -1: the end */
+	unsigned char *state; /* enum seg_state, per segment */
+	struct batch **batch; /* SEG_READY: the segment's batch; NULL: the reader reads it itself */
+	size_t next;          /* the first segment nobody took */
+	size_t at;            /* the segment the reader is at */
+	int parsing;          /* segments being parsed into batches now */
+	bool open;            /* a phase is being read */
+	struct batch *free_batches;
+	struct pipe *next_pipe; /* in run->pipes */
+};
+
+static void *batch_alloc(struct batch *b, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	while (b->cur && b->cur->cap - b->cur->used < n) {
+		b->cur = b->cur->next;
+		if (b->cur)
+			b->cur->used = 0;
+	}
+	if (!b->cur) {
+		size_t cap = n > BLOCK_SIZE ? n : BLOCK_SIZE;
+		struct block *nb = xmalloc(sizeof *nb + cap);
+		nb->cap = cap;
+		nb->used = 0;
+		nb->next = NULL;
+		struct block **tail = &b->blocks;
+		while (*tail)
+			tail = &(*tail)->next;
+		*tail = nb;
+		b->cur = nb;
+	}
+	void *p = (char *)b->cur->data + b->cur->used;
+	b->cur->used += n;
+	return p;
+}
+
+static struct entry *batch_push(struct batch *b, enum entry_kind kind, uint64_t line)
+{
+	struct entry *e = vec_push(&b->entries);
+	memset(e, 0, sizeof *e);
+	e->kind = (unsigned char)kind;
+	e->line = line;
+	return e;
+}
+
+static void batch_text(struct batch *b, struct entry *e, const char *line, size_t len)
+{
+	char *t = batch_alloc(b, len + 1);
+	memcpy(t, line, len);
+	t[len] = 0;
+	e->text = t;
+	e->len = len;
+}
+
+/* Under the pipe lock. */
+static struct batch *batch_take(struct pipe *p)
+{
+	struct batch *b = p->free_batches;
+	if (b) {
+		p->free_batches = b->next_free;
+	} else {
+		b = xcalloc(1, sizeof *b);
+		vec_init(&b->entries, sizeof(struct entry));
+		vec_init(&b->seqs, sizeof(uint64_t));
+	}
+	b->entries.len = b->seqs.len = 0;
+	b->lines = 0;
+	b->cur = b->blocks;
+	if (b->cur)
+		b->cur->used = 0;
+	return b;
+}
+
+/* Under the pipe lock. */
+static void batch_give(struct pipe *p, struct batch *b)
+{
+	b->next_free = p->free_batches;
+	p->free_batches = b;
+}
+
+static void batch_free(struct batch *b)
+{
+	for (struct block *k = b->blocks, *n; k; k = n) {
+		n = k->next;
+		free(k);
+	}
+	vec_free(&b->entries);
+	vec_free(&b->seqs);
+	free(b);
+}
+
+/* A helper's line of segment k, as it comes: what the reader needs of it. */
+static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const char *line, size_t len)
+{
+	uint64_t no = w->lines.lineno;
+	struct pw_event ev;
+	if (p->ph == PH_SCAN) {
+		scan_line(&b->seqs, line, len);
+		if (device_line(line, len))
+			batch_text(b, batch_push(b, E_DEVICE, no), line, len);
+		return;
+	}
+	if (p->ph == PH_PRE) {
+		if (p->first && device_line(line, len))
+			batch_text(b, batch_push(b, E_DEVICE, no), line, len);
+		uint64_t wanted = pre_wanted(w->run, line, len);
+		if (!wanted)
+			return;
+		struct entry *e;
+		if (pw_parse_fast_line(line, len, &ev, &w->stack)) {
+			mark_nested(w->run, p->seqs, &ev);
+			e = batch_push(b, E_EV, no);
+			e->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
+		} else {
+			e = batch_push(b, E_RAW, no);
+			batch_text(b, e, line, len);
+		}
+		e->wanted = wanted;
+		return;
+	}
+	if (pw_parse_fast_line(line, len, &ev, &w->stack)) {
+		mark_nested(w->run, p->seqs, &ev);
+		batch_push(b, E_EV, no)->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
+	} else {
+		batch_text(b, batch_push(b, E_RAW, no), line, len);
+	}
+}
+
+/* Reads segment k of the pipe's phase into b (any worker, without the lock). */
+static void batch_fill(struct worker *w, struct pipe *p, size_t k, struct batch *b)
+{
+	struct run *r = w->run;
+	off_t start = p->bounds[k], end = p->bounds[k + 1];
+	int fd = open_trace(p->f->path);
+	if (fd < 0) {
+		batch_push(b, E_ERR, 0)->err = errno;
+		return;
+	}
+	lseek(fd, start, SEEK_SET);
+	lines_open(&w->lines, fd, start);
+	const char *line;
+	size_t len;
+	while (end < 0 || lines_pos(&w->lines) < end) {
+		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+			break;
+		int kind = next_line(&w->lines, &line, &len);
+		if (kind == L_EOF)
+			break;
+		if (kind == L_ERR) {
+			batch_push(b, E_ERR, w->lines.lineno)->err = errno;
+			break;
+		}
+		if (kind == L_LINE)
+			batch_line(w, p, b, line, len);
+		else if (p->ph == PH_MAIN)
+			batch_push(b, kind == L_LONG ? E_LONG : E_TAIL, w->lines.lineno);
+	}
+	b->lines = w->lines.lineno;
+	atomic_fetch_add_explicit(&r->bytes, (uint64_t)(lines_pos(&w->lines) - start), memory_order_relaxed);
+	close(fd);
+}
+
+/* Under the lock: a segment a helper may take now. */
+static bool pipe_claimable(const struct run *r, const struct pipe *p)
+{
+	return p->open && p->next < p->nseg && p->next < p->at + r->window &&
+	       !atomic_load_explicit(&r->stop, memory_order_relaxed);
+}
+
+/* Under the lock: takes the next segment, parses it into a batch unlocked,
+ * and makes it ready. */
+static void pipe_parse_next(struct worker *w, struct pipe *p)
+{
+	struct run *r = w->run;
+	size_t k = p->next++;
+	p->state[k] = SEG_TAKEN;
+	p->parsing++;
+	struct batch *b = batch_take(p);
+	pthread_mutex_unlock(&r->pipe_lock);
+	batch_fill(w, p, k, b);
+	pthread_mutex_lock(&r->pipe_lock);
+	p->batch[k] = b;
+	p->state[k] = SEG_READY;
+	p->parsing--;
+	pthread_cond_broadcast(&r->pipe_cond);
+}
+
+/* A worker with no item left: parses segments of the files being read
+ * until no worker takes items any more. */
+static void help_pipes(struct worker *w)
+{
+	struct run *r = w->run;
+	pthread_mutex_lock(&r->pipe_lock);
+	r->readers--;
+	pthread_cond_broadcast(&r->pipe_cond);
+	while (r->readers > 0) {
+		struct pipe *p = r->pipes;
+		while (p && !pipe_claimable(r, p))
+			p = p->next_pipe;
+		if (p)
+			pipe_parse_next(w, p);
+		else
+			pthread_cond_wait(&r->pipe_cond, &r->pipe_lock);
+	}
+	pthread_mutex_unlock(&r->pipe_lock);
+}
+
+/* The reader: a helper's batch of segment k, whose lines start after line `base`. */
+static bool batch_use(struct worker *w, struct pipe *p, struct batch *b, uint64_t base)
+{
+	struct run *r = w->run;
+	struct pw_file *f = p->f;
+	if (p->ph == PH_SCAN)
+		vec_append(&w->seqs, &b->seqs);
+	for (size_t i = 0; i < b->entries.len; i++) {
+		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
+			return false;
+		struct entry *e = vec_at(&b->entries, i);
+		uint64_t no = base + e->line;
+		if (e->kind == E_ERR) {
+			if (p->ph == PH_MAIN)
+				bad_file(w, f, PW_READ_BAD_INPUT, "read error after line %llu: %s",
+				         (unsigned long long)no, strerror(e->err));
+			return false;
+		}
+		if (e->kind == E_DEVICE) {
+			early_device(w, f, e->text, e->len);
+			continue;
+		}
+		if (p->ph == PH_PRE) {
+			if (e->kind == E_RAW) {
+				pre_parse(w, f, e->text, e->len, no, e->wanted);
+				continue;
+			}
+			e->ev->line = no;
+			pre_event(w, f, e->ev, e->wanted);
+			pw_ev_args_done();
+			continue;
+		}
+		f->lines++;
+		if (e->kind == E_LONG)
+			bad_line(w, f, no, "line longer than %u bytes, skipped", PW_MAX_LINE);
+		else if (e->kind == E_TAIL)
+			cut_tail(w, f, no);
+		else if (e->kind == E_RAW)
+			main_line(w, f, e->text, e->len, no);
+		else {
+			e->ev->line = no;
+			main_event(w, f, e->ev);
+			pw_ev_args_done();
+		}
+	}
+	return true;
+}
+
+/* The reader: segment k read straight to the sinks. */
+static bool segment_read(struct worker *w, struct pipe *p, int fd, size_t k, uint64_t base, uint64_t *lines)
+{
+	lseek(fd, p->bounds[k], SEEK_SET);
+	lines_open(&w->lines, fd, p->bounds[k]);
+	w->lines.lineno = base;
+	bool whole = read_body(w, p->f, p->bounds[k + 1], p->ph);
+	*lines = w->lines.lineno - base;
+	return whole;
+}
+
+/* One phase of a piped file, on its reader: the segments in order. */
+static void pipe_phase(struct worker *w, struct pipe *p, int fd, enum phase ph, uint64_t base)
+{
+	struct run *r = w->run;
+	pthread_mutex_lock(&r->pipe_lock);
+	p->ph = ph;
+	p->first = !w->devices_early;
+	p->next = p->at = 0;
+	memset(p->state, SEG_FREE, p->nseg);
+	p->open = true;
+	pthread_cond_broadcast(&r->pipe_cond);
+	bool going = true;
+	for (size_t k = 0; k < p->nseg && going; k++) {
+		struct batch *b = NULL;
+		for (;;) {
+			if (p->state[k] == SEG_READY) {
+				b = p->batch[k];
+				break;
+			}
+			if (p->next == k) { /* nobody took it: read it now */
+				p->next++;
+				p->state[k] = SEG_TAKEN;
+				break;
+			}
+			if (pipe_claimable(r, p))
+				pipe_parse_next(w, p); /* a later one, while a helper parses this one */
+			else
+				pthread_cond_wait(&r->pipe_cond, &r->pipe_lock);
+		}
+		pthread_mutex_unlock(&r->pipe_lock);
+		uint64_t lines = 0;
+		if (b) {
+			going = batch_use(w, p, b, base);
+			lines = b->lines;
+		} else {
+			going = segment_read(w, p, fd, k, base, &lines);
+		}
+		base += lines;
+		pthread_mutex_lock(&r->pipe_lock);
+		if (b)
+			batch_give(p, b);
+		p->at = k + 1;
+		pthread_cond_broadcast(&r->pipe_cond);
+	}
+	p->open = false;
+	while (p->parsing)
+		pthread_cond_wait(&r->pipe_cond, &r->pipe_lock);
+	for (size_t k = p->at; k < p->next; k++) /* read ahead of a stop */
+		if (p->state[k] == SEG_READY)
+			batch_give(p, p->batch[k]);
+	pthread_mutex_unlock(&r->pipe_lock);
+}
+
+static off_t line_start_after(int fd, off_t at);
+
+/* The phases of a file with its header read, in segments, with help. */
+static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, uint64_t no, off_t size)
+{
+	struct run *r = w->run;
+	struct pipe p = {.f = f, .seqs = &w->seqs};
+	size_t n = (size_t)((size - body) / SEG_SIZE);
+	p.bounds = xcalloc(n + 2, sizeof *p.bounds);
+	p.bounds[0] = body;
+	for (size_t k = 1; k < n; k++) {
+		off_t b = line_start_after(fd, body + (off_t)((size - body) * (off_t)k / (off_t)n));
+		if (b > p.bounds[p.nseg] && b < size)
+			p.bounds[++p.nseg] = b;
+	}
+	p.bounds[++p.nseg] = -1; /* the last reads to the end, however far the file grew */
+	p.state = xcalloc(p.nseg, 1);
+	p.batch = xcalloc(p.nseg, sizeof(struct batch *));
+	pthread_mutex_lock(&r->pipe_lock);
+	p.next_pipe = r->pipes;
+	r->pipes = &p;
+	pthread_mutex_unlock(&r->pipe_lock);
+	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
+		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
+			continue;
+		pipe_phase(w, &p, fd, (enum phase)ph, no);
+		w->devices_early = true;
+		if (ph == PH_SCAN && w->seqs.len > 1)
+			vec_sort(&w->seqs, by_u64);
+	}
+	pthread_mutex_lock(&r->pipe_lock);
+	struct pipe **pp = &r->pipes;
+	while (*pp != &p)
+		pp = &(*pp)->next_pipe;
+	*pp = p.next_pipe;
+	pthread_mutex_unlock(&r->pipe_lock);
+	while (p.free_batches) {
+		struct batch *b = p.free_batches;
+		p.free_batches = b->next_free;
+		batch_free(b);
+	}
+	free(p.bounds);
+	free(p.state);
+	free(p.batch);
+}
+
 /* A whole file: header, pre-phase if any sink wants one, body, file_end. */
 static void read_file(struct worker *w, struct pw_file *f)
 {
@@ -478,7 +943,9 @@ static void read_file(struct worker *w, struct pw_file *f)
 	uint64_t no = w->lines.lineno;
 	w->seqs.len = 0;
 	w->devices_early = false;
-	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
+	struct stat st;
+	bool piped = r->pipes_ok && !fstat(fd, &st) && st.st_size - body >= PIPE_MIN;
+	for (int ph = PH_SCAN; ph >= PH_MAIN && !piped; ph--) {
 		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
 			continue;
 		read_body(w, f, -1, (enum phase)ph);
@@ -491,6 +958,8 @@ static void read_file(struct worker *w, struct pw_file *f)
 			w->lines.lineno = no;
 		}
 	}
+	if (piped)
+		read_piped(w, f, fd, body, no, st.st_size);
 	close(fd);
 	report_tail_msgs(r, f);
 	for (size_t i = 0; i < r->nsinks; i++)
@@ -536,6 +1005,7 @@ static void *worker_main(void *arg)
 		if (!it->chunk || it->chunk->end < 0)
 			atomic_fetch_add(&r->files_done, 1);
 	}
+	help_pipes(w);
 	if (w != r->w0)
 		pw_parse_thread_done();
 	return NULL;
@@ -633,6 +1103,7 @@ static void plan(struct run *r, struct worker *w0, int workers)
 		} else {
 			add_item(r, i, NULL);
 			r->total_bytes += sized ? (uint64_t)st.st_size * phases : 0;
+			r->any_big |= sized && st.st_size >= PIPE_MIN;
 		}
 	}
 }
@@ -862,7 +1333,6 @@ static void worker_init(struct worker *w, struct run *r)
 	w->run = r;
 	w->partial = xcalloc(r->nsinks, sizeof *w->partial);
 	w->fctx = xcalloc(r->nsinks, sizeof *w->fctx);
-	w->pre_wanted = xcalloc(r->nsinks, sizeof *w->pre_wanted);
 	vec_init(&w->stack, sizeof(uint64_t));
 	vec_init(&w->seqs, sizeof(uint64_t));
 	for (size_t i = 0; i < r->nsinks; i++)
@@ -876,7 +1346,6 @@ static void worker_finish(struct worker *w)
 		r->sinks[i].ops->partial_merge(r->sinks[i].report, w->partial[i]);
 	free(w->partial);
 	free(w->fctx);
-	free(w->pre_wanted);
 	vec_free(&w->stack);
 	vec_free(&w->seqs);
 	lines_free(&w->lines);
@@ -892,6 +1361,12 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	atomic_init(&r.files_done, 0);
 	atomic_init(&r.bytes, 0);
 	pthread_mutex_init(&r.msg_lock, NULL);
+	pthread_mutex_init(&r.pipe_lock, NULL);
+	pthread_cond_init(&r.pipe_cond, NULL);
+	if (nsinks > 64) { /* a batch's mask of the sinks that want a line */
+		fprintf(stderr, "peerwatch-analyze: more than 64 sinks\n");
+		exit(2);
+	}
 	vec_init(&r.items, sizeof(struct item));
 	r.chunks = xcalloc(in->n + 1, sizeof *r.chunks);
 	for (size_t i = 0; i < in->n; i++)
@@ -905,16 +1380,23 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	for (int i = 0; i < n; i++)
 		worker_init(&w[i], &r);
 	r.w0 = &w[0];
+	r.pipes_ok = n > 1;
+	r.window = (size_t)n + 2;
 	plan(&r, &w[0], n);
-	if ((size_t)n > r.items.len)
+	if ((size_t)n > r.items.len && !r.any_big)
 		n = r.items.len ? (int)r.items.len : 1; /* idle workers only merge empty partials */
+	r.readers = n;
 	struct progress p;
 	if (o->progress)
 		progress_start(&p, &r);
 	/* worker 0 is this thread: -j 1 starts no thread at all */
 	for (int i = 1; i < n; i++)
-		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i]))
+		if (pthread_create(&w[i].thread, NULL, worker_main, &w[i])) {
 			w[i].thread = 0;
+			pthread_mutex_lock(&r.pipe_lock); /* one reader fewer */
+			r.readers--;
+			pthread_mutex_unlock(&r.pipe_lock);
+		}
 	worker_main(&w[0]);
 	for (int i = 1; i < n; i++)
 		if (w[i].thread)
@@ -930,6 +1412,8 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	free(r.chunks);
 	vec_free(&r.items);
 	pthread_mutex_destroy(&r.msg_lock);
+	pthread_mutex_destroy(&r.pipe_lock);
+	pthread_cond_destroy(&r.pipe_cond);
 	return atomic_load(&r.status);
 }
 

@@ -6,7 +6,10 @@
  * events, as typed and checked structs, to the report modules ("sinks").
  * Files are read in parallel by worker threads (-j); a large file is split
  * into chunks at line starts and read by all of them, when no sink keeps
- * state per file.  Nothing of an event outlives the callback it is handed
+ * state per file.  When one does, a large file is still read by all of
+ * them: one worker hands its events to the sinks in the file's order while
+ * the others parse its later segments into batches, a bounded number
+ * ahead (reader.c, "a file read whole, in segments").  Nothing of an event outlives the callback it is handed
  * to, so memory does not grow with the number of events beyond what a
  * report keeps.
  *

@@ -225,6 +225,8 @@ const struct pw_flat *pw_scan(const char *line, size_t len)
 		return NULL;
 	out.t = th.t;
 	out.n = th.n;
+	out.buf = th.buf;
+	out.len = len;
 	return &out;
 }
 

@@ -34,10 +34,14 @@ struct pw_tok {
 	} v;
 };
 
-/* The thread's tokens of its last line scanned: valid until its next scan. */
+/* The thread's tokens of its last line scanned: valid until its next scan.
+ * Their strings point into buf, the scan's copy of the line (len bytes and
+ * a NUL), where their closing quotes were made NULs. */
 struct pw_flat {
 	struct pw_tok *t;
 	size_t n;
+	const char *buf;
+	size_t len;
 };
 
 /* Scans one line; NULL when it is not of the plain shape (or not JSON). */

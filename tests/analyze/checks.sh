@@ -112,6 +112,28 @@ EOF
 	check "chunked reading: the bad lines are where they were put" bash -c "grep -q ':2: \"seq\" must be' '$WORK/e3' &&
 		grep -q ':100000: not valid JSON' '$WORK/e3' && grep -q ':250001: call seq 250000: \"ret\"' '$WORK/e3' &&
 		grep -q ':400003: not valid JSON' '$WORK/e3'"
+	# The commands whose sinks keep state per file read one big file with
+	# every worker too (reader.c, "a file read whole, in segments"): the
+	# same output and messages at -j 1 and -j 2, with lines the fast path
+	# leaves to the reader (an escape), a device line and a nested call in
+	# the middle of the file.
+	sed -i -e '300000s/"dst_ctx":"0x55d0c3a81f30"/"dst_ctx":"0x55d0c3a81f3\\u0030"/' \
+		-e '300002s/"tid":/"parent":300001,"tid":/' "$f"
+	dev=$(grep -h -m1 '^{"type":"device"' "$WORK"/calls/*.pw.jsonl | head -1)
+	[ -n "$dev" ] && sed -i "200000i\\$dev" "$f"
+	for c in "check" "check --json" "matrix --json" "ipc --json" "managed --json" "violations --json" \
+		"matrix" "ipc" "managed"; do
+		# shellcheck disable=SC2086 # the command's words
+		"$A" $c -j 1 "$WORK/big" >"$WORK/c1" 2>"$WORK/e1"
+		echo "status $?" >>"$WORK/c1"
+		# shellcheck disable=SC2086
+		"$A" $c -j 2 "$WORK/big" >"$WORK/c2" 2>"$WORK/e2"
+		echo "status $?" >>"$WORK/c2"
+		check "one file, several workers ($c): the same output and status as one worker" cmp -s "$WORK/c1" "$WORK/c2"
+		check "one file, several workers ($c): the same messages, the same line numbers" cmp -s "$WORK/e1" "$WORK/e2"
+	done
+	check "one file, several workers: the bad lines are where they were put" bash -c "grep -q ':2: \"seq\" must be' '$WORK/e2' &&
+		grep -q ':100000: not valid JSON' '$WORK/e2' && grep -q ':250002: call seq 250000: \"ret\"' '$WORK/e2'"
 	rm -rf "$WORK/big"
 fi
 
