@@ -251,15 +251,15 @@ static const struct pw_opt_def defs[] = {
     {"registry", "0|1", "1", "share IPC state with the other processes of the run (shared memory)",
      set_registry},
     {"gpu_timing", "0|1|events|cupti", "0",
-     "time asynchronous copies and prefetches on the device; 1 or events: two event records around "
-     "each timed call (~6 us per timed call on an H200, nothing on others); cupti: CUDA's copy "
-     "records from CUPTI (copies only, not prefetches; slows every copy of the process, traced or "
-     "not, ~1-3 us each on an H200: docs/design-notes.md)",
+     "time asynchronous copies on the device; 1 or events: two event records around each timed "
+     "copy and prefetch (~3 us a timed copy on an H200, nothing on others); cupti: CUPTI's copy "
+     "records (copies only; ~3 us a timed copy and ~2-3 us on every other copy of the process, "
+     "but a 1 MiB copy timed at 1.1 us where events say 5-7 us)",
      set_gpu_timing},
     {"um_counters", "0|1", "0",
      "record CUPTI's unified-memory counters (page faults, migrations, thrashing) as um events, "
      "for peerwatch-analyze managed --effects; loads libcupti at the first CUDA call (CUDA only; "
-     "cost: docs/design-notes.md)",
+     "~13% on a run that prefetches 1 GiB of managed memory each way, H200)",
      set_um_counters},
     {"cupti", "PATH", "",
      "the libcupti to load for um_counters and gpu_timing=cupti (default: libcupti.so.13, .12, "

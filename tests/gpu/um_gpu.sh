@@ -104,6 +104,30 @@ b = ast.literal_eval(re.search(r"bytes (\{.*\})", t).group(1))
 sys.exit(0 if b.get("htod/user") == n and b.get("dtoh/user") == n else 1)
 PY
 
+# Another CUPTI client in the process (the suite's reference counter,
+# injected by the driver as Nsight tools are): the program must run on, and
+# peerwatch either gets its records too or says once why not.
+if [ -f "$B/gpu/libpwcupti.so" ]; then
+	d=$out/busy
+	rm -rf "$d"
+	mkdir -p "$d"
+	CUDA_INJECTION64_PATH=$B/gpu/libpwcupti.so PWCUPTI_OUT=$d \
+		"$PW" -q -o "$d/trace" --um-counters -- "$U" clean >"$d/out" 2>"$d/err"
+	rc=$?
+	off=$(python3 -c '
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*.pw.jsonl"):
+    for line in open(f):
+        e = json.loads(line)
+        if e.get("type") == "footer":
+            print(e.get("um_off") or "on: %d um events" % e.get("um_events", 0))' "$d/trace")
+	if [ "$rc" = 0 ] && grep -q '^ok$' "$d/out"; then
+		ok "with another CUPTI client: the program runs on; counters: $off; stderr: $(head -c 300 "$d/err")"
+	else
+		bad "with another CUPTI client: the program failed ($rc): $(tail -2 "$d/err")"
+	fi
+fi
+
 # 2. The cost.
 say "cost (ns per copy, or ms for the 1 GiB managed case); rounds alternate"
 for r in $(seq 1 "$ROUNDS"); do
@@ -114,6 +138,7 @@ for r in $(seq 1 "$ROUNDS"); do
 	for kind in traced untraced; do
 		line="round $r $kind:"
 		line+=" plain $("$C" "$kind" | sed -n 's/per_copy_ns //p')"
+		line+=" cupti-alone $("$C" "$kind" 100000 4 cupti | sed -n 's/per_copy_ns //p')"
 		for m in 0 events cupti; do
 			rm -rf "$out/cost-$m"
 			line+=" gpu_timing=$m $("$PW" -q -o "$out/cost-$m" --options gpu_timing=$m -- "$C" "$kind" | sed -n 's/per_copy_ns //p')"
