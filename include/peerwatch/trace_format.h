@@ -645,7 +645,8 @@ enum pw_presence { PW_REQ, PW_OPT, PW_RARE, PW_OLD };
 	  "or that could not be read")                                                                         \
 	X(FOOTER, "um_off", STR, OPT, NONE,                                                                    \
 	  "with `um_counters=1` only, when the counters could not be had: why (libcupti not found, CUPTI "     \
-	  "refused, another profiler holds it), the same sentence as the one warning on stderr")               \
+	  "refused, another profiler holds it: the same sentence as the one warning on stderr; or the "        \
+	  "program made no CUDA call)")                                                                        \
 	X(FOOTER, "limit", OBJECT, RARE, LIMIT, "present only when `max_trace_mb` stopped call events")        \
 	X(FOOTER, "write_error", STR, RARE, NONE,                                                              \
 	  "present only when writing the file failed: the errno's name and text, e.g. `\"ENOSPC: No space "    \

@@ -97,6 +97,13 @@ refused busy PWSIM_CUPTI=busy um_counters=1 "CUPTI is held by another profiler (
 refused noum PWSIM_CUPTI=noum um_counters=1 "CUPTI refused them (CUPTI_ERROR_UM_PROFILING_NOT_SUPPORTED)"
 refused missing PWSIM_CUPTI= "um_counters=1:cupti=$WORK/none/libcupti.so" "cannot be loaded"
 
+# A HIP program asked for them: the counters are CUDA's, and the footer says so.
+hiplib=$(find "$B/sim" -name 'libamdhip64.so.7' \( -type f -o -type l \) 2>/dev/null | sort | head -1)
+d=$WORK/hip
+PW_HIP_LIB=$hiplib "$PW" -q -o "$d" --um-counters -- "$T/managed_hip" hip.advise-accessed-by-numa good >/dev/null 2>&1
+check "a HIP program with um_counters=1: the footer says the counters are CUDA's" \
+	jqt '.um_events == 0 and (.um_off | contains("no CUDA call"))' <(footer "$d")
+
 d=$WORK/lost
 PWSIM_CUPTI_QUEUE=4 "$PW" -q -o "$d" --um-counters -- "$U" preferred-thrash >/dev/null 2>&1
 n=$(lines "$d" | grep -c '"type":"um"')

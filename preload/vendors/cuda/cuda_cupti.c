@@ -453,6 +453,8 @@ bool pw_cuda_cupti_um_footer(uint64_t *events, uint64_t *lost, const char **off)
 	*events = atomic_load(&K.um_events);
 	*lost = atomic_load(&K.um_lost);
 	*off = K.off[0] ? K.off : NULL;
+	if (!*off && !atomic_load(&K.started)) /* a HIP or ACL program, or none */
+		*off = "the program made no CUDA call: the counters are CUDA's (CUPTI)";
 	return true;
 }
 
