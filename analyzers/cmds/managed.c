@@ -256,16 +256,6 @@ static void add_total(struct vec *tot, const struct umfx_count *c)
 	*(struct umfx_count *)vec_push(tot) = *c;
 }
 
-static int count_cmp(const void *x, const void *y)
-{
-	const struct umfx_count *a = x, *b = y;
-	if (a->kind != b->kind)
-		return a->kind < b->kind ? -1 : 1;
-	if (a->a != b->a)
-		return a->a < b->a ? -1 : 1;
-	return a->b < b->b ? -1 : a->b > b->b;
-}
-
 static struct vec totals(const struct umfx *u)
 {
 	struct vec tot;
@@ -278,7 +268,7 @@ static struct vec totals(const struct umfx *u)
 				add_total(&tot, vec_at(&c->counts, j));
 		}
 	}
-	vec_sort(&tot, count_cmp);
+	vec_sort(&tot, umfx_count_cmp);
 	return tot;
 }
 

@@ -643,7 +643,7 @@ static void judge(struct fx_fctx *c, struct umfx_call *k)
 	(void)c;
 }
 
-static int count_cmp(const void *x, const void *y)
+int umfx_count_cmp(const void *x, const void *y)
 {
 	const struct umfx_count *a = x, *b = y;
 	if (a->kind != b->kind)
@@ -678,7 +678,7 @@ static void fx_file_end(void *partial, void *fctx, const struct pw_file *f)
 		struct umfx_alloc *a = vec_at(&c->allocs, i);
 		for (size_t k = 0; k < a->calls.len; k++) {
 			struct umfx_call *call = vec_at(&a->calls, k);
-			vec_sort(&call->counts, count_cmp); /* not the order of the lines */
+			vec_sort(&call->counts, umfx_count_cmp); /* not the order of the lines */
 			judge(c, call);
 			if (!call->rule)
 				continue;

@@ -50,6 +50,9 @@ struct umfx_count {
 	int64_t first_t_ns; /* the earliest */
 };
 
+/* qsort order of counts: by kind, then the processors (the reports' order). */
+int umfx_count_cmp(const void *x, const void *y);
+
 /* One row of an allocation's history: its allocation, an advice, a prefetch. */
 struct umfx_call {
 	uint64_t seq, t_ns, ptr, bytes;
