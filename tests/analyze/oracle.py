@@ -212,7 +212,7 @@ def read_trace(path, index):
                     tr.modules.append(key)
         elif t == "header":
             tr.bad += 1
-        elif t in ("call", "violation", "gpu_time"):
+        elif t in ("call", "violation", "gpu_time", "um"):
             tr.events.append((t, o))
         elif t == "device":
             tr.devices[(o["vendor"], o["ordinal"])] = o
@@ -879,6 +879,106 @@ def ipc_shared(recs, by_index):
 # ---------------------------------------------------------------- findings and check
 
 
+UM_PAGE = 1 << 16
+UM_PAGES_MAX = 4096
+
+
+def um_proc(v):
+    """A um event's processor: an ordinal, or -1 for "cpu"."""
+    return -1 if v == "cpu" else v if is_int(v) else None
+
+
+def um_call_proc(a, key):
+    """The processor an advice or prefetch names: location {type, id} or a device number (-1: the CPU)."""
+    loc = a.get("location")
+    if isinstance(loc, dict):
+        if loc.get("type") == "device" and is_int(loc.get("id")):
+            return loc["id"]
+        return -1 if loc.get("type") in ("host", "host_numa", "host_numa_current") else None
+    for k in (key, "device", "dev"):
+        if is_int(a.get(k)):
+            return -1 if a[k] in (-1, -2) else a[k]
+    return None
+
+
+def um_findings(t):
+    """The unified-memory rules (include/peerwatch/derived_rules.h), recomputed from one trace:
+    (rule, call seq).  An event's page is governed by the latest managed call (allocation, advice,
+    prefetch) covering it at or before the event; each advice rule by the latest set or unset of its
+    own kind (accessed-by: for the faulting processor)."""
+    mcalls = []
+    for c in calls(t):
+        k = mg_kind(c)
+        if nested(t, c) or c["ret"] != 0 or k not in ("alloc", "advise", "prefetch"):
+            continue
+        a = c["args"]
+        ptr, n = hexval(a.get("ptr")), arg_u64(a, "bytes")
+        if ptr is None or not n:
+            continue
+        adv = a.get("advice") if is_int(a.get("advice")) else None
+        proc = um_call_proc(a, "dst_dev" if k == "prefetch" else "dev")
+        mcalls.append(((c["t_ns"], c["seq"]), ptr, ptr + n, k, adv, proc, c["seq"]))
+    mcalls.sort()
+    allocs = [m for m in mcalls if m[3] == "alloc"]
+    found = set()
+    first_fault, first_other, away = {}, {}, {}
+
+    def latest(page_addr, at, pred):
+        best = None
+        for m in mcalls:
+            if m[0][0] > at:
+                break
+            if m[1] <= page_addr < m[2] and pred(m):
+                best = m
+        return best
+
+    for ty, e in t.events:
+        if ty != "um":
+            continue
+        addr = hexval(e.get("addr"))
+        at = e["t_ns"]
+        if addr is None or not any(m[1] <= addr < m[2] and m[0][0] <= at for m in allocs) and \
+                not any(m[1] <= addr < m[2] for m in allocs):
+            continue
+        kind = e["kind"]
+        fault = kind in ("cpu_fault", "gpu_fault") and e.get("access") != "prefetch"
+        fproc = um_proc(e.get("proc")) if fault else None
+        span = e.get("bytes") if kind in ("htod", "dtoh", "dtod", "remote_map", "thrashing") else 1
+        first = addr // UM_PAGE
+        last = (addr + max(1, span or 1) - 1) // UM_PAGE
+        for page in range(first, min(last, first + UM_PAGES_MAX - 1) + 1):
+            pa = max(addr, page * UM_PAGE)
+            row = latest(pa, at, lambda m: True)
+            if row and row[3] == "prefetch":
+                key = (row[6], page)
+                if fault and fproc == row[5]:
+                    first_fault[key] = min(first_fault.get(key, at), at)
+                other = (fault and fproc != row[5]) or \
+                    (kind in ("htod", "dtoh", "dtod", "remote_map") and um_proc(e.get("dst")) != row[5])
+                if other:
+                    first_other[key] = min(first_other.get(key, at), at)
+            pref = latest(pa, at, lambda m: m[3] == "advise" and m[4] in (3, 4))
+            if pref and pref[4] == 3:
+                if kind in ("htod", "dtoh", "dtod") and um_proc(e.get("src")) == pref[5]:
+                    away[(pref[6], page)] = away.get((pref[6], page), 0) + 1
+                    if away[(pref[6], page)] >= 2:
+                        found.add(("um.preferred.thrashing", pref[6]))
+                if kind == "thrashing":
+                    found.add(("um.preferred.thrashing", pref[6]))
+            rm = latest(pa, at, lambda m: m[3] == "advise" and m[4] in (1, 2))
+            if rm and rm[4] == 1 and kind == "gpu_fault" and e.get("access") in ("write", "atomic"):
+                found.add(("um.read-mostly.written", rm[6]))
+            if fault:
+                ab = latest(pa, at, lambda m: m[3] == "advise" and m[4] in (5, 6) and m[5] == fproc)
+                if ab and ab[4] == 5:
+                    found.add(("um.accessed-by.faults", ab[6]))
+    for (seq, page), f in first_fault.items():
+        o = first_other.get((seq, page))
+        if o is None or f < o:
+            found.add(("um.prefetch.faults-after", seq))
+    return found
+
+
 def findings(traces, derived=True):
     ipcr = ipc(traces) if derived else None
     out = []
@@ -894,7 +994,8 @@ def findings(traces, derived=True):
                 for r in o.get("suppressed") or []:
                     taken.add((t.index, o["seq"], r))
     if derived:
-        for rule, sev, file, call in ipcr["findings"]:
+        umf = [(rule, "performance", t.index, seq) for t in traces if t.ok for rule, seq in um_findings(t)]
+        for rule, sev, file, call in ipcr["findings"] + sorted(umf):
             dup = any(not f["derived"] and f["file"] == file and f["rule"] == rule and
                       (f["call"] == call or (rule in ("ipc.leak", "ipc.event.leak") and f["call"] is None))
                       for f in out)
@@ -1524,9 +1625,12 @@ def check_timeline(ck, traces, doc, tl):
     def ns(us):
         return int(round(us * 1000))
 
-    got_x, got_i = [], []
+    want_um = sum(1 for t in traces if t.ok for ty, _ in t.events if ty == "um")
+    got_x, got_i, got_um = [], [], 0
     for e in tl.get("traceEvents", []):
-        if e.get("ph") == "X":
+        if e.get("cat") == "um":  # unified-memory tracks: counted, not calls
+            got_um += 1
+        elif e.get("ph") == "X":
             got_x.append((e["pid"], e["tid"], e["name"], ns(e["ts"]), ns(e["dur"]), e["args"]["seq"]))
         elif e.get("ph") == "i":
             got_i.append((e["pid"], e["tid"], e["name"], ns(e["ts"]), e["args"].get("call")))
@@ -1536,6 +1640,8 @@ def check_timeline(ck, traces, doc, tl):
     ck.eq("timeline --json: violations", doc.get("violations"), len(want_i))
     ck.eq("timeline --json: threads", doc.get("threads"), want_threads)
     ck.eq("timeline --json: processes", doc.get("processes"), sum(1 for t in traces if t.ok))
+    ck.eq("timeline: um events", got_um, want_um)
+    ck.eq("timeline --json: um events", doc.get("um_events", 0), want_um)
 
 
 def check_set(analyzer, d):
