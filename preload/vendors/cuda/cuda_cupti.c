@@ -26,6 +26,7 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -44,9 +45,8 @@
 struct buf {
 	struct buf *next;
 	size_t valid;
-	/* the records follow, 8-byte aligned */
+	_Alignas(8) uint8_t records[]; /* what CUPTI fills */
 };
-#define BUF_HEAD ((sizeof(struct buf) + 7) & ~(size_t)7)
 
 static struct {
 	pthread_once_t once;
@@ -141,13 +141,15 @@ static void on_request(uint8_t **buffer, size_t *size, size_t *max_records)
 		atomic_fetch_sub(&K.bufs, 1);
 		return;
 	}
-	char *p = aligned_alloc(8, BUF_HEAD + PW_CUPTI_BUF_BYTES);
-	if (!p) {
+	struct buf *b = aligned_alloc(8, sizeof *b + PW_CUPTI_BUF_BYTES);
+	if (!b) {
 		atomic_fetch_sub(&K.bufs, 1);
 		return;
 	}
-	*buffer = (uint8_t *)p + BUF_HEAD;
+	*buffer = b->records;
 	*size = PW_CUPTI_BUF_BYTES;
+	/* CUPTI hands it back to on_complete, which queues it for the writer to free */
+	/* cppcheck-suppress memleak */
 }
 
 static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t size, size_t valid)
@@ -158,7 +160,7 @@ static void on_complete(CUcontext ctx, uint32_t stream, uint8_t *buffer, size_t 
 		atomic_fetch_add(&K.um_lost, lost);
 	if (!buffer)
 		return;
-	struct buf *b = (struct buf *)(void *)(buffer - BUF_HEAD);
+	struct buf *b = (struct buf *)(void *)(buffer - offsetof(struct buf, records));
 	b->valid = valid;
 	struct buf *head = atomic_load_explicit(&K.full, memory_order_relaxed);
 	do
@@ -405,9 +407,8 @@ size_t pw_cuda_cupti_take_copies(struct pw_cupti_copy *out, size_t cap)
 
 static void write_buffer(struct buf *b)
 {
-	uint8_t *records = (uint8_t *)b + BUF_HEAD;
 	CUpti_Activity *rec = NULL;
-	while (K.next(records, b->valid, &rec) == CUPTI_SUCCESS && rec) {
+	while (K.next(b->records, b->valid, &rec) == CUPTI_SUCCESS && rec) {
 		if (rec->kind == CUPTI_ACTIVITY_KIND_UNIFIED_MEMORY_COUNTER) {
 			write_um((const CUpti_ActivityUnifiedMemoryCounter3 *)(void *)rec);
 		} else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
