@@ -6,7 +6,15 @@
  * IPC export/open/close, managed advice and prefetch, frees; about 2 % of
  * calls fail.  Deterministic (a fixed xorshift seed).
  *
- *   gen_trace OUT_DIR EVENTS FILES
+ *   gen_trace OUT_DIR EVENTS FILES [IPC_PERCENT]
+ *
+ * IPC_PERCENT (0-100; without it, the mix above, 7 % IPC calls, one handle):
+ * that share of the calls are IPC calls of 64 handles per process (their
+ * bytes name the process and the allocation), exported by their process and
+ * opened and closed by the others: an export, an open of another process's
+ * handle, a close of the latest mapping not yet closed (some are left open:
+ * leaks), now and then a free of an exported allocation (later opens of it
+ * are stale), for the analyzer's memory with many IPC calls (check, ipc).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -41,6 +49,68 @@ static void header(FILE *f, int pid)
 	    pid, pid - 1000);
 }
 
+/* IPC_PERCENT's calls: an export of one of this process's 64 allocations,
+ * an open of another process's (a mapping of its own), or a close of this
+ * process's latest open mapping. */
+static int ipc_pct = -1;
+static long long nfiles = 1;
+static uint64_t open_ptrs[256];
+static unsigned n_open;
+
+static void ipc_handle_hex(char *buf, size_t len, long long file, unsigned alloc)
+{
+	snprintf(buf, len,
+	         "5057534d3412000000001000000000000100000000000000%08llx%08x696d2e30"
+	         "2e34363631322e310000000000000000000000000000000000000000",
+	         (unsigned long long)file, alloc);
+}
+
+static void ipc_event(FILE *f, int pid, uint64_t t, uint64_t dur)
+{
+	unsigned k = (unsigned)(next() % 10), alloc = (unsigned)(next() % 64);
+	long long self = pid - 1000,
+	          other =
+	              nfiles > 1 ? (self + 1 + (long long)(next() % (uint64_t)(nfiles - 1))) % nfiles : self;
+	int fail = next() % 50 == 0;
+	const char *ok =
+	    fail ? "1,\"ret_name\":\"CUDA_ERROR_INVALID_VALUE\"" : "0,\"ret_name\":\"CUDA_SUCCESS\"";
+	char h[160];
+	if (k < 4 || nfiles == 1) {
+		ipc_handle_hex(h, sizeof h, self, alloc);
+		fprintf(
+		    f,
+		    "\"api\":\"cuIpcGetMemHandle\",\"variant\":\"\",\"family\":\"ipc\",\"op\":\"ipc_"
+		    "export\",\"t_ns\":%llu,\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"handle\":"
+		    "\"%s\",\"ptr\":\"0x7f3a%08x\",\"ptr_dev\":%u}}\n",
+		    (unsigned long long)t, (unsigned long long)dur, ok, alloc % 8, h, alloc << 20, alloc % 8);
+	} else if (k < 7 || !n_open) {
+		uint64_t ptr = 0x7f1100000000ull + ((uint64_t)(next() % 0x10000) << 20);
+		ipc_handle_hex(h, sizeof h, other, alloc);
+		fprintf(f,
+		        "\"api\":\"cuIpcOpenMemHandle\",\"variant\":\"_v2\",\"family\":\"ipc\",\"op\":\"ipc_"
+		        "open\",\"t_ns\":%llu,\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"ptr\":"
+		        "\"0x%llx\",\"ptr_dev\":%u,\"handle\":\"%s\",\"flags\":1,\"flags_names\":\"CU_IPC_"
+		        "MEM_LAZY_ENABLE_PEER_ACCESS\"}}\n",
+		        (unsigned long long)t, (unsigned long long)dur * 50, ok, alloc % 8,
+		        (unsigned long long)ptr, alloc % 8, h);
+		if (!fail && n_open < sizeof open_ptrs / sizeof *open_ptrs)
+			open_ptrs[n_open++] = ptr;
+	} else if (k == 9 && next() % 4096 == 0) {
+		fprintf(f,
+		        "\"api\":\"cuMemFree\",\"variant\":\"_v2\",\"family\":\"support\",\"op\":\"free\","
+		        "\"t_ns\":%llu,\"dur_ns\":%llu,\"ret\":0,\"ret_name\":\"CUDA_SUCCESS\",\"args\":{"
+		        "\"ptr\":\"0x7f3a%08x\",\"ptr_dev\":%u}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, alloc << 20, alloc % 8);
+	} else {
+		uint64_t ptr = open_ptrs[--n_open];
+		fprintf(f,
+		        "\"api\":\"cuIpcCloseMemHandle\",\"variant\":\"\",\"family\":\"ipc\",\"op\":\"ipc_"
+		        "close\",\"t_ns\":%llu,\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":0,\"args\":{\"ptr\":"
+		        "\"0x%llx\",\"ptr_dev\":0}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, ok, (unsigned long long)ptr);
+	}
+}
+
 /* One call event; returns nothing, writes one line. */
 static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 {
@@ -51,7 +121,9 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 	    fail ? "1,\"ret_name\":\"CUDA_ERROR_INVALID_VALUE\"" : "0,\"ret_name\":\"CUDA_SUCCESS\"";
 	fprintf(f, "{\"type\":\"call\",\"seq\":%llu,\"tid\":%d,\"vendor\":\"cuda\",", (unsigned long long)seq,
 	        pid + (int)(seq % 4));
-	if (k < 55)
+	if (ipc_pct >= 0 && next() % 100 < (unsigned)ipc_pct)
+		ipc_event(f, pid, t, dur);
+	else if (k < 55)
 		fprintf(
 		    f,
 		    "\"api\":\"cuMemcpyPeerAsync\",\"variant\":\"_ptsz\",\"family\":\"copy\",\"t_ns\":%llu,"
@@ -130,15 +202,18 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 
 int main(int argc, char **argv)
 {
-	if (argc != 4) {
-		fprintf(stderr, "usage: gen_trace OUT_DIR EVENTS FILES\n");
+	if (argc != 4 && argc != 5) {
+		fprintf(stderr, "usage: gen_trace OUT_DIR EVENTS FILES [IPC_PERCENT]\n");
 		return 2;
 	}
 	long long events = atoll(argv[2]), files = atoll(argv[3]);
-	if (events < 1 || files < 1 || files > 100000) {
-		fprintf(stderr, "gen_trace: EVENTS >= 1, 1 <= FILES <= 100000\n");
+	if (argc == 5)
+		ipc_pct = atoi(argv[4]);
+	if (events < 1 || files < 1 || files > 100000 || (argc == 5 && (ipc_pct < 0 || ipc_pct > 100))) {
+		fprintf(stderr, "gen_trace: EVENTS >= 1, 1 <= FILES <= 100000, 0 <= IPC_PERCENT <= 100\n");
 		return 2;
 	}
+	nfiles = files;
 	if (mkdir(argv[1], 0700) && errno != EEXIST) {
 		perror(argv[1]);
 		return 1;
@@ -154,6 +229,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 		header(f, pid);
+		n_open = 0;
 		uint64_t t = 1000000000ull + 1000;
 		for (long long s = 1; s <= n; s++) {
 			t += 100 + next() % 5000;

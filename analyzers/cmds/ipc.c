@@ -150,8 +150,8 @@ static void print_shared(const struct ipc_report *r, const struct pw_input *in)
 			char *label = proc_label(&in->files[rec->file]), *d;
 			fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
 			snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
-			if (rec->detail)
-				snprintf(det, sizeof det, "%s", rec->detail);
+			if (rec->vmm->detail)
+				snprintf(det, sizeof det, "%s", rec->vmm->detail);
 			else
 				detail(rec, det, sizeof det);
 			d = sanitize(det);
@@ -223,8 +223,8 @@ static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, c
 	json_object_set_new(j, "dev", json_dev(rec->dev));
 	json_object_set_new(j, "device", pw_devkey_json(dm, pw_devkey(dm, rec->file, rec->vendor, rec->dev)));
 	if (rec->op >= OP_VMM_CREATE) {
-		json_object_set_new(j, "handle", rec->has_vh ? json_hex(rec->vh) : json_null());
-		json_object_set_new(j, "detail", json_string(rec->detail ? rec->detail : ""));
+		json_object_set_new(j, "handle", rec->vmm->has_vh ? json_hex(rec->vmm->vh) : json_null());
+		json_object_set_new(j, "detail", json_string(rec->vmm->detail ? rec->vmm->detail : ""));
 	}
 	return j;
 }

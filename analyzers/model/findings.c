@@ -230,6 +230,7 @@ int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings 
 	struct ipc_report ipc;
 	struct umfx um;
 	ipc_init(&ipc);
+	ipc_report_findings_only(&ipc);
 	umfx_init(&um);
 	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_ops, &ipc}, {&umfx_ops, &um}};
 	int st = an_read(o, in, sinks, o->derived ? 3 : 1);

@@ -18,10 +18,16 @@ void ipc_init(struct ipc_report *r)
 {
 	memset(r, 0, sizeof *r);
 	vec_init(&r->recs, sizeof(struct ipc_rec *));
+	vec_init(&r->pools, sizeof(struct ipc_pool *));
 	vec_init(&r->handles, sizeof(struct ipc_handle *));
 	vec_init(&r->stray, sizeof(struct ipc_rec *));
 	vec_init(&r->findings, sizeof(struct ipc_finding));
 	vec_init(&r->shared, sizeof(struct ipc_shared *));
+}
+
+void ipc_report_findings_only(struct ipc_report *r)
+{
+	r->findings_only = true;
 }
 
 static const struct pw_input *sort_in; /* qsort has no context argument */
@@ -68,7 +74,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 	if (!*h) {
 		*h = xcalloc(1, sizeof **h);
 		(*h)->host = host;
-		memcpy((*h)->handle, rec->handle, sizeof rec->handle);
+		(*h)->handle = rec->handle;
 		(*h)->event = event;
 		vec_init(&(*h)->recs, sizeof(struct ipc_rec *));
 		*(struct ipc_handle **)vec_push(&r->handles) = *h;
@@ -617,29 +623,29 @@ static const char *link_rec(struct ipc_rec *rec, struct hmap *h2k, struct hmap *
 	case OP_VMM_EXPORT:
 	case OP_VMM_IMPORT:
 	case OP_POOL_EXPORT:
-	case OP_POOL_IMPORT: return rec->key;
+	case OP_POOL_IMPORT: return rec->vmm->key;
 	case OP_PTR_EXPORT:
 	case OP_PTR_IMPORT:
-		if (rec->key && rec->has_ptr)
-			*hmap_put_u64(p2k, rec->ptr) = rec->key;
-		return rec->key;
+		if (rec->vmm->key && rec->has_ptr)
+			*hmap_put_u64(p2k, rec->ptr) = rec->vmm->key;
+		return rec->vmm->key;
 	case OP_VMM_CREATE:
-	case OP_VMM_RELEASE: return rec->has_vh ? hmap_get_u64(h2k, rec->vh) : NULL;
-	case OP_POOL_ACCESS: return rec->has_vh ? hmap_get_u64(pool2k, rec->vh) : NULL;
+	case OP_VMM_RELEASE: return rec->vmm->has_vh ? hmap_get_u64(h2k, rec->vmm->vh) : NULL;
+	case OP_POOL_ACCESS: return rec->vmm->has_vh ? hmap_get_u64(pool2k, rec->vmm->vh) : NULL;
 	case OP_VMM_MAP:
-		k = rec->has_vh ? hmap_get_u64(h2k, rec->vh) : NULL;
+		k = rec->vmm->has_vh ? hmap_get_u64(h2k, rec->vmm->vh) : NULL;
 		if (k && rec->has_ptr && rec->ret == 0) {
 			*hmap_put_u64(p2k, rec->ptr) = (void *)k;
 			struct span *sp = vec_push(spans);
 			sp->ptr = rec->ptr;
-			sp->bytes = rec->bytes;
+			sp->bytes = rec->vmm->bytes;
 			sp->key = k;
 		}
 		return k;
 	case OP_VMM_RETAIN:
 		k = rec->has_ptr ? key_at(p2k, spans, rec->ptr) : NULL;
-		if (k && rec->has_vh)
-			*hmap_put_u64(h2k, rec->vh) = (void *)k;
+		if (k && rec->vmm->has_vh)
+			*hmap_put_u64(h2k, rec->vmm->vh) = (void *)k;
 		return k;
 	default: return rec->has_ptr ? key_at(p2k, spans, rec->ptr) : NULL;
 	}
@@ -658,7 +664,7 @@ static void released_imports(struct ipc_report *r, const struct pw_input *in, co
 		return;
 	for (size_t i = 0; i < sh->recs.len && !exp; i++) {
 		const struct ipc_rec *x = *(struct ipc_rec **)vec_at(&sh->recs, i);
-		if (x->op == OP_VMM_EXPORT && x->ret == 0 && x->has_vh)
+		if (x->op == OP_VMM_EXPORT && x->ret == 0 && x->vmm->has_vh)
 			exp = x;
 	}
 	/* only where the rule has the exporter's vendor's words (rules_cites.h):
@@ -670,7 +676,7 @@ static void released_imports(struct ipc_report *r, const struct pw_input *in, co
 	int refs = 1;
 	for (size_t i = 0; i < sh->recs.len; i++) {
 		const struct ipc_rec *x = *(struct ipc_rec **)vec_at(&sh->recs, i);
-		if (x->file == exp->file && x->has_vh && x->vh == exp->vh && x->ret == 0) {
+		if (x->file == exp->file && x->vmm->has_vh && x->vmm->vh == exp->vmm->vh && x->ret == 0) {
 			if (x->op == OP_VMM_RETAIN)
 				refs++;
 			else if (x->op == OP_VMM_RELEASE && --refs == 0 && !rel)
@@ -718,11 +724,12 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 		vec_init(&spans, sizeof(struct span));
 		for (size_t i = from; i < to; i++) { /* the handles first: a create comes before its export */
 			struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&v, i);
-			if (rec->key && rec->has_vh && (rec->op == OP_VMM_EXPORT || rec->op == OP_VMM_IMPORT))
-				*hmap_put_u64(&h2k, rec->vh) = rec->key;
-			if (rec->key && rec->has_vh &&
+			if (rec->vmm->key && rec->vmm->has_vh &&
+			    (rec->op == OP_VMM_EXPORT || rec->op == OP_VMM_IMPORT))
+				*hmap_put_u64(&h2k, rec->vmm->vh) = rec->vmm->key;
+			if (rec->vmm->key && rec->vmm->has_vh &&
 			    (rec->op == OP_POOL_EXPORT || rec->op == OP_POOL_IMPORT))
-				*hmap_put_u64(&pool2k, rec->vh) = rec->key;
+				*hmap_put_u64(&pool2k, rec->vmm->vh) = rec->vmm->key;
 		}
 		for (size_t i = from; i < to; i++) {
 			struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&v, i);
@@ -774,14 +781,16 @@ void ipc_derive(struct ipc_report *r, const struct pw_input *in)
 void ipc_free(struct ipc_report *r)
 {
 	for (size_t i = 0; i < r->recs.len; i++) {
-		struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->recs, i);
-		free(rec->api);
-		free(rec->ret_name);
-		free(rec->key);
-		free(rec->detail);
-		free(rec);
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->recs, i);
+		if (rec->vmm != &ipc_vmm_none) {
+			free(rec->vmm->key);
+			free(rec->vmm->detail);
+		}
 	}
 	vec_free(&r->recs);
+	for (size_t i = 0; i < r->pools.len; i++)
+		ipc_pool_free(*(struct ipc_pool **)vec_at(&r->pools, i));
+	vec_free(&r->pools);
 	for (size_t i = 0; i < r->handles.len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(&r->handles, i);
 		vec_free(&h->recs);

@@ -27,7 +27,9 @@
  * Memory: one record per IPC call, per free of an exported pointer and per
  * destroy of an event exported or imported — other frees and destroys are
  * not kept.  Which pointers and events those are is learnt in the file's
- * pre-phase.
+ * pre-phase.  A record is packed (struct ipc_rec: 120 bytes, its strings
+ * interned); for check, of a process's exports only the earliest of each
+ * handle and pointer is kept (ipc_report_findings_only).
  *
  * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
  * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
@@ -88,29 +90,39 @@ enum ipc_op {
 	OP_PTR_IMPORT
 };
 
-struct ipc_rec {
-	enum ipc_op op;
-	char vendor[8];
-	size_t file;
-	uint64_t seq;
-	int64_t t_ns, ret;
-	char *api;      /* api+variant */
-	char *ret_name; /* NULL when the trace had null */
-	bool has_ptr;
-	uint64_t ptr;    /* exported, opened (result), closed or freed pointer; an event's value */
-	int64_t dev;     /* the pointer's device */
-	int64_t cur_dev; /* an open: the device of the context it mapped in */
-	bool has_handle;
-	char handle[129];
-	struct ipc_handle *owner;  /* an export or open: its handle */
-	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
-	struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
-	/* VMM and pool IPC */
+/* What a VMM or pool record holds beyond the rest (the records of other
+ * calls share one zeroed instance, ipc_vmm_none). */
+struct ipc_vmm {
 	char *key;   /* export/import: the cross-process key, else NULL */
 	bool has_vh; /* an allocation handle or a pool */
 	uint64_t vh; /* ... its value */
 	uint64_t bytes;
 	char *detail; /* what the call says beyond its api, for the report */
+};
+
+extern const struct ipc_vmm ipc_vmm_none;
+
+/* One kept call, packed: its strings are interned per reading worker (the
+ * same api, result name, vendor and handle bytes are one copy), the record
+ * lives in the worker's arena (no allocation of its own), and a call that is
+ * not VMM or pool IPC points at ipc_vmm_none. */
+struct ipc_rec {
+	const char *api;      /* api+variant */
+	const char *ret_name; /* NULL when the trace had null */
+	const char *vendor;
+	const char *handle; /* the handle's hex, when has_handle */
+	uint64_t seq;
+	int64_t t_ns, ret;
+	uint64_t ptr;              /* exported, opened (result), closed or freed pointer; an event's value */
+	int64_t dev;               /* the pointer's device */
+	int64_t cur_dev;           /* an open: the device of the context it mapped in */
+	struct ipc_handle *owner;  /* an export or open: its handle */
+	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
+	struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
+	const struct ipc_vmm *vmm; /* VMM and pool IPC; else &ipc_vmm_none */
+	uint32_t file;
+	uint8_t op; /* enum ipc_op */
+	bool has_ptr, has_handle;
 };
 
 /* A VMM allocation, pool or pool pointer shared between processes. */
@@ -123,7 +135,7 @@ struct ipc_shared {
 
 struct ipc_handle {
 	const char *host;
-	char handle[129];
+	const char *handle;     /* its hex (the records' interned copy) */
 	bool event;             /* an event handle (cuIpcGetEventHandle) */
 	struct vec recs;        /* struct ipc_rec *, in time order */
 	struct ipc_rec *export; /* the first successful export, or NULL */
@@ -141,7 +153,10 @@ struct ipc_finding {
 };
 
 struct ipc_report {
-	struct vec recs;     /* struct ipc_rec * (owned) */
+	/* check: only what the findings need (ipc_report_findings_only) */
+	bool findings_only;
+	struct vec recs;     /* struct ipc_rec * (in the arenas) */
+	struct vec pools;    /* struct ipc_pool *: each worker's arena and interned strings */
 	struct vec handles;  /* struct ipc_handle * (owned), by first time */
 	struct vec stray;    /* struct ipc_rec *: closes of pointers no traced open mapped */
 	struct vec findings; /* struct ipc_finding */
@@ -156,8 +171,22 @@ struct ipc_report {
 extern const struct pw_sink_ops ipc_ops;
 
 void ipc_init(struct ipc_report *r);
+/*
+ * For a reader of the findings alone (check): the sink keeps of a process's
+ * successful exports (memory and event) only the earliest of each handle,
+ * vendor and pointer, keeps no failed export, and builds no VMM detail
+ * text.  The findings are the same: a handle's export is its first
+ * successful one, a free or destroy ends it once its pointer has been
+ * exported by the exporter (the earliest export of each pointer is kept),
+ * and no finding names another export or a failed one; only the ipc
+ * command's listing of every call needs them.
+ */
+void ipc_report_findings_only(struct ipc_report *r);
 /* After reading: builds handles, matches closes and frees, derives findings. */
 void ipc_derive(struct ipc_report *r, const struct pw_input *in);
 void ipc_free(struct ipc_report *r);
+/* A worker's arena and strings (ipcsink.c), freed with the report. */
+struct ipc_pool;
+void ipc_pool_free(struct ipc_pool *p);
 
 #endif

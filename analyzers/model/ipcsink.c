@@ -11,22 +11,71 @@
 #include "model/ipclife.h"
 #include "read/reader.h"
 
+/* ---- a worker's records: an arena and interned strings ---- */
+
+const struct ipc_vmm ipc_vmm_none;
+
+enum { ARENA_CHUNK = 64 * 1024 };
+
+/* Records and VMM parts, carved from chunks, freed with the report. */
+struct ipc_pool {
+	struct vec chunks; /* char * */
+	size_t used;       /* in the last chunk */
+	struct hmap strs;  /* text -> its one copy */
+};
+
+static void *pool_alloc(struct ipc_pool *p, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if (!p->chunks.len || p->used + n > ARENA_CHUNK) {
+		*(char **)vec_push(&p->chunks) = xmalloc(ARENA_CHUNK);
+		p->used = 0;
+	}
+	char *at = *(char **)vec_at(&p->chunks, p->chunks.len - 1) + p->used;
+	p->used += n;
+	memset(at, 0, n);
+	return at;
+}
+
+static const char *intern(struct ipc_pool *p, const char *s)
+{
+	void **v = hmap_put_str(&p->strs, s);
+	if (!*v)
+		*v = xstrdup(s);
+	return *v;
+}
+
+void ipc_pool_free(struct ipc_pool *p)
+{
+	for (size_t i = 0; i < p->chunks.len; i++)
+		free(*(char **)vec_at(&p->chunks, i));
+	vec_free(&p->chunks);
+	hmap_free(&p->strs, free);
+	free(p);
+}
+
 /* ---- collecting: the sink ---- */
 
 struct ipc_partial {
+	struct ipc_report *report;
 	struct vec recs; /* struct ipc_rec * */
+	struct ipc_pool *pool;
 };
 
 struct ipc_fctx {
 	struct hmap exported; /* pointers this file exported (pre-phase) */
 	struct hmap events;   /* events this file exported or an event open gave it (pre-phase) */
+	struct hmap first;    /* findings only: (op, vendor, handle, pointer) -> the earliest export */
 };
 
 static void *ipc_partial_new(void *report)
 {
-	(void)report;
 	struct ipc_partial *p = xcalloc(1, sizeof *p);
+	p->report = report;
 	vec_init(&p->recs, sizeof(struct ipc_rec *));
+	p->pool = xcalloc(1, sizeof *p->pool);
+	vec_init(&p->pool->chunks, sizeof(char *));
+	hmap_init(&p->pool->strs);
 	return p;
 }
 
@@ -36,6 +85,7 @@ static void ipc_partial_merge(void *report, void *partial)
 	struct ipc_partial *p = partial;
 	vec_append(&r->recs, &p->recs);
 	vec_free(&p->recs);
+	*(struct ipc_pool **)vec_push(&r->pools) = p->pool;
 	free(p);
 }
 
@@ -46,6 +96,7 @@ static void *ipc_file_begin(void *partial, const struct pw_file *f)
 	struct ipc_fctx *c = xcalloc(1, sizeof *c);
 	hmap_init(&c->exported);
 	hmap_init(&c->events);
+	hmap_init(&c->first);
 	return c;
 }
 
@@ -56,6 +107,7 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 	struct ipc_fctx *c = fctx;
 	hmap_free(&c->exported, NULL);
 	hmap_free(&c->events, NULL);
+	hmap_free(&c->first, NULL);
 	free(c);
 }
 
@@ -106,10 +158,15 @@ static const struct {
     {"pool_import_ptr", OP_PTR_IMPORT},
 };
 
+/* Every call comes here: a first byte that starts no op in the table (most
+ * calls: copies, queries, launches) is answered without a string compare. */
 static bool op_of(const struct pw_event *ev, enum ipc_op *op)
 {
-	for (size_t i = 0; ev->op && i < sizeof by_op / sizeof *by_op; i++)
-		if (!strcmp(ev->op, by_op[i].op)) {
+	const char *s = ev->op;
+	if (!s || !strchr("iefvp", s[0]) || !s[0])
+		return false;
+	for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++)
+		if (by_op[i].op[0] == s[0] && !strcmp(s, by_op[i].op)) {
 			*op = by_op[i].ipc;
 			return true;
 		}
@@ -138,20 +195,30 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 		*hmap_put_u64(&c->events, v) = (void *)1;
 }
 
-static struct ipc_rec *new_rec(enum ipc_op op, const struct pw_file *f, const struct pw_event *ev)
+static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
+                     const struct pw_event *ev)
 {
-	struct ipc_rec *r = xcalloc(1, sizeof *r);
-	r->op = op;
-	snprintf(r->vendor, sizeof r->vendor, "%s", ev->vendor);
-	r->file = f->index;
+	char api[256];
+	r->op = (uint8_t)op;
+	/* the vendor as the record kept it before: its first 7 bytes */
+	char vendor[8];
+	snprintf(vendor, sizeof vendor, "%s", ev->vendor ? ev->vendor : "(null)");
+	r->vendor = intern(pool, vendor);
+	r->file = (uint32_t)f->index;
 	r->seq = ev->seq;
 	r->t_ns = ev->t_ns;
 	r->ret = ev->ret;
-	r->api = xasprintf("%s%s", ev->api, ev->variant);
-	r->ret_name = ev->ret_name ? xstrdup(ev->ret_name) : NULL;
+	if ((size_t)snprintf(api, sizeof api, "%s%s", ev->api, ev->variant) < sizeof api) {
+		r->api = intern(pool, api);
+	} else {
+		char *long_api = xasprintf("%s%s", ev->api, ev->variant);
+		r->api = intern(pool, long_api);
+		free(long_api);
+	}
+	r->ret_name = ev->ret_name ? intern(pool, ev->ret_name) : NULL;
 	r->dev = PW_DEV_NONE;
 	r->cur_dev = ev->cur_dev;
-	return r;
+	r->vmm = &ipc_vmm_none;
 }
 
 /* ---- VMM and pool IPC records ---- */
@@ -214,16 +281,16 @@ static void access_text(const struct pw_event *ev, char *buf, size_t len)
 	}
 }
 
-static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
+static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r, const struct ipc_vmm *m)
 {
 	char b[160] = "", sz[32];
 	const char *ht = pw_arg_str(ev, "handle_type");
-	fmt_bytes(sz, sizeof sz, r->bytes);
+	fmt_bytes(sz, sizeof sz, m->bytes);
 	if (ev->ret != 0)
 		return xasprintf("failed: %s", ev->ret_name ? ev->ret_name : "?");
 	switch (r->op) {
 	case OP_VMM_CREATE:
-		snprintf(b, sizeof b, "handle 0x%llx, %s", (unsigned long long)r->vh, sz);
+		snprintf(b, sizeof b, "handle 0x%llx, %s", (unsigned long long)m->vh, sz);
 		if (r->dev != PW_DEV_NONE)
 			snprintf(b + strlen(b), sizeof b - strlen(b), " on dev%lld", (long long)r->dev);
 		break;
@@ -233,22 +300,22 @@ static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
 	case OP_POOL_IMPORT:
 		if (!ht && pw_arg_str(ev, "shareable")) /* ACL: the shareable handle, no type name */
 			snprintf(b, sizeof b, "%s handle 0x%llx as shareable %s",
-			         r->op == OP_VMM_EXPORT ? "of" : "to", (unsigned long long)r->vh,
+			         r->op == OP_VMM_EXPORT ? "of" : "to", (unsigned long long)m->vh,
 			         pw_arg_str(ev, "shareable"));
 		else
 			snprintf(b, sizeof b, "%s %s 0x%llx as %s",
 			         r->op == OP_VMM_EXPORT || r->op == OP_POOL_EXPORT ? "of" : "to",
 			         r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT ? "pool" : "handle",
-			         (unsigned long long)r->vh, ht ? ht : "?");
+			         (unsigned long long)m->vh, ht ? ht : "?");
 		break;
 	case OP_VMM_MAP:
 		snprintf(b, sizeof b, "0x%llx %s, handle 0x%llx", (unsigned long long)r->ptr, sz,
-		         (unsigned long long)r->vh);
+		         (unsigned long long)m->vh);
 		break;
 	case OP_VMM_ACCESS:
 	case OP_POOL_ACCESS: access_text(ev, b, sizeof b); break;
 	case OP_VMM_RELEASE:
-	case OP_VMM_RETAIN: snprintf(b, sizeof b, "handle 0x%llx", (unsigned long long)r->vh); break;
+	case OP_VMM_RETAIN: snprintf(b, sizeof b, "handle 0x%llx", (unsigned long long)m->vh); break;
 	default:
 		snprintf(b, sizeof b, "0x%llx", (unsigned long long)r->ptr);
 		if (r->dev != PW_DEV_NONE)
@@ -257,16 +324,19 @@ static char *vmm_detail(const struct pw_event *ev, const struct ipc_rec *r)
 	return xstrdup(b);
 }
 
-static void vmm_fill(struct ipc_rec *r, const struct pw_file *f, const struct pw_event *ev)
+static void vmm_fill(struct ipc_rec *r, struct ipc_pool *pool, bool with_detail, const struct pw_file *f,
+                     const struct pw_event *ev)
 {
 	uint64_t v;
+	struct ipc_vmm *m = pool_alloc(pool, sizeof *m);
+	r->vmm = m;
 	const char *vh_key = r->op == OP_POOL_EXPORT || r->op == OP_POOL_IMPORT || r->op == OP_POOL_ACCESS ||
 	                             r->op == OP_PTR_IMPORT
 	                         ? "pool"
 	                         : "handle";
-	r->has_vh = pw_arg_hex(ev, vh_key, &v);
-	r->vh = r->has_vh ? v : 0;
-	pw_arg_u64(ev, "bytes", &r->bytes);
+	m->has_vh = pw_arg_hex(ev, vh_key, &v);
+	m->vh = m->has_vh ? v : 0;
+	pw_arg_u64(ev, "bytes", &m->bytes);
 	if (r->op == OP_VMM_CREATE)
 		r->dev = pw_arg_dev(ev, "dev");
 	/* an ACL import the runtime refused still names its allocation: its shareable handle */
@@ -274,8 +344,29 @@ static void vmm_fill(struct ipc_rec *r, const struct pw_file *f, const struct pw
 	if ((r->ret == 0 || acl_import) &&
 	    (r->op == OP_VMM_EXPORT || r->op == OP_VMM_IMPORT || r->op == OP_POOL_EXPORT ||
 	     r->op == OP_POOL_IMPORT || r->op == OP_PTR_EXPORT || r->op == OP_PTR_IMPORT))
-		r->key = share_key(f, ev, r->op);
-	r->detail = vmm_detail(ev, r);
+		m->key = share_key(f, ev, r->op);
+	if (with_detail)
+		m->detail = vmm_detail(ev, r, m);
+}
+
+/* Findings only: keeps a successful export (r, on the caller's stack) as the
+ * file's record of its handle, vendor and pointer unless the file has one at
+ * or before it (time, then seq); an earlier one takes the record's place. */
+static void first_export(struct ipc_fctx *c, const struct ipc_rec *r, struct ipc_pool *pool, struct vec *recs)
+{
+	char k[256];
+	int n = snprintf(k, sizeof k, "%c%d%s%c%s", (char)('a' + r->op), r->has_ptr, r->vendor, 0, r->handle);
+	if (n < 0 || (size_t)n + sizeof r->ptr > sizeof k)
+		n = (int)(sizeof k - sizeof r->ptr); /* a handle is 128 hex digits: never */
+	memcpy(k + n, &r->ptr, sizeof r->ptr);
+	struct ipc_rec **kept = (struct ipc_rec **)hmap_put(&c->first, k, (size_t)n + sizeof r->ptr);
+	if (!*kept) {
+		*kept = pool_alloc(pool, sizeof **kept);
+		**kept = *r;
+		*(struct ipc_rec **)vec_push(recs) = *kept;
+	} else if (r->t_ns < (*kept)->t_ns || (r->t_ns == (*kept)->t_ns && r->seq < (*kept)->seq)) {
+		**kept = *r;
+	}
 }
 
 static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -284,7 +375,13 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct ipc_fctx *c = fctx;
 	enum ipc_op op;
 	uint64_t ptr = 0;
+	char handle[129];
 	if (ev->type != PW_EV_CALL || ev->parent_recorded || !op_of(ev, &op))
+		return;
+	bool findings_only = p->report->findings_only;
+	bool export = op == OP_EXPORT || op == OP_EV_EXPORT;
+	/* a failed export names no handle the findings follow */
+	if (findings_only && export && ev->ret != 0)
 		return;
 	bool has_ptr = pw_arg_hex(
 	    ev, op == OP_EV_EXPORT || op == OP_EV_OPEN || op == OP_EV_DESTROY ? "event" : "ptr", &ptr);
@@ -294,14 +391,22 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 		return;
 	if (op == OP_EV_DESTROY && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->events, ptr)))
 		return;
-	struct ipc_rec *r = new_rec(op, f, ev);
+	struct ipc_rec tmp = {0}, *r = findings_only && export ? &tmp : pool_alloc(p->pool, sizeof *r);
+	fill_rec(r, p->pool, op, f, ev);
 	r->has_ptr = has_ptr;
 	r->ptr = ptr;
 	r->dev = pw_arg_dev(ev, "ptr_dev");
-	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", r->handle);
+	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", handle);
+	if (r->has_handle)
+		r->handle = intern(p->pool, handle);
 	if (op >= OP_VMM_CREATE)
-		vmm_fill(r, f, ev);
-	*(struct ipc_rec **)vec_push(&p->recs) = r;
+		vmm_fill(r, p->pool, !findings_only, f, ev);
+	if (r != &tmp) {
+		*(struct ipc_rec **)vec_push(&p->recs) = r;
+		return;
+	}
+	if (r->has_handle) /* else: nothing to follow */
+		first_export(c, r, p->pool, &p->recs);
 }
 
 const struct pw_sink_ops ipc_ops = {

@@ -1,0 +1,146 @@
+/*
+ * The IPC sink's records (analyzers/model/ipcsink.c): for check
+ * (ipc_report_findings_only) a process's repeated exports of one handle and
+ * pointer are one record and its failed exports none, with the findings of
+ * the sink that keeps every call; the ipc command keeps every call.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "base/util.h"
+#include "model/ipclife.h"
+#include "read/files.h"
+#include "read/reader.h"
+
+static char dir[64];
+
+static const char handle[] = "5057534d34120000000010000000000001000000000000000000000000000000"
+                             "00000000000000000000000000000000000000000000000000000000000000aa";
+
+static void call(FILE *f, int seq, long t, const char *api, const char *op, int ret, const char *args)
+{
+	fprintf(f,
+	        "{\"type\":\"call\",\"seq\":%d,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"%s\",\"variant\":\"\","
+	        "\"family\":\"ipc\",\"op\":\"%s\",\"t_ns\":%ld,\"dur_ns\":5,\"ret\":%d,\"ret_name\":\"%s\","
+	        "\"args\":{%s}}\n",
+	        seq, api, op, t, ret, ret ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_SUCCESS", args);
+}
+
+static FILE *trace(int pid)
+{
+	char *p = xasprintf("%s/p.%d.pw.jsonl", dir, pid);
+	FILE *f = fopen(p, "w");
+	assert_non_null(f);
+	free(p);
+	fprintf(f,
+	        "{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":1,\"pid\":%d,\"ppid\":1,"
+	        "\"host\":\"h\",\"rank\":0,\"argv\":[\"/bin/prog\"],\"t0_mono_ns\":100,\"t0_real_ns\":200,"
+	        "\"options\":{\"mode\":\"warn\"},\"vendors\":{\"cuda\":{\"library\":\"libcuda.so.1\","
+	        "\"driver_version\":13000}},\"modules\":[]}\n",
+	        pid);
+	return f;
+}
+
+static void end(FILE *f, int events)
+{
+	fprintf(f,
+	        "{\"type\":\"footer\",\"events\":%d,\"dropped\":0,\"t_end_ns\":9000,\"reason\":\"exit\"}\n",
+	        events);
+	fclose(f);
+}
+
+static int make_dir(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	char exp[400], open1[400];
+	snprintf(exp, sizeof exp, "\"handle\":\"%s\",\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0", handle);
+	snprintf(open1, sizeof open1, "\"handle\":\"%s\",\"ptr\":\"0x7f1000000000\",\"ptr_dev\":1", handle);
+	/* the exporter: the same export four times (the earliest by time is
+	 * seq 2), one refused, then the free */
+	FILE *f = trace(1);
+	call(f, 1, 3000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 2, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 3, 2000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 4, 2500, "cuIpcGetMemHandle", "ipc_export", 1, exp);
+	call(f, 5, 4000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 6, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+	end(f, 6);
+	/* the importer: open before the free and never closed (free-while-open,
+	 * leak), and open after it (stale) */
+	f = trace(2);
+	call(f, 1, 1500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 2, 7000, "cuIpcOpenMemHandle", "ipc_open", 1, open1);
+	end(f, 2);
+	return 0;
+}
+
+static int remove_dir(void **state)
+{
+	(void)state;
+	char *cmd = xasprintf("rm -rf '%s'", dir);
+	int r = getenv("PW_KEEP") ? 0 : system(cmd);
+	free(cmd);
+	return r;
+}
+
+/* The findings as text, one a line, after reading the directory. */
+static char *read_ipc(bool findings_only, size_t *recs, size_t jobs)
+{
+	char *paths[] = {dir};
+	struct pw_input in = {0};
+	struct ipc_report r;
+	ipc_init(&r);
+	if (findings_only)
+		ipc_report_findings_only(&r);
+	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
+	struct pw_sink sink = {&ipc_ops, &r};
+	struct pw_read_opts o = {.jobs = jobs, .quiet = true};
+	assert_int_equal(pw_input_read(&in, &o, &sink, 1), PW_READ_OK);
+	*recs = r.recs.len;
+	ipc_derive(&r, &in);
+	char *out = xstrdup("");
+	for (size_t i = 0; i < r.findings.len; i++) {
+		const struct ipc_finding *fd = vec_at(&r.findings, i);
+		char *n = xasprintf("%s%s %zu %llu %s %s\n", out, fd->rule, fd->file,
+		                    (unsigned long long)fd->seq, fd->api, fd->message);
+		free(out);
+		out = n;
+	}
+	ipc_free(&r);
+	pw_input_free(&in);
+	return out;
+}
+
+static void findings_only_keeps_first_exports(void **state)
+{
+	(void)state;
+	size_t all, kept;
+	for (size_t jobs = 1; jobs <= 2; jobs++) {
+		char *want = read_ipc(false, &all, jobs), *got = read_ipc(true, &kept, jobs);
+		assert_int_equal(all, 8);  /* every call */
+		assert_int_equal(kept, 4); /* one export, the free, two opens */
+		assert_string_equal(got, want);
+		/* the free matched the earliest export (seq 2, at 1000): the open at
+		 * 1500 was open at the free, the one at 7000 stale */
+		assert_non_null(strstr(got, "ipc.free-while-open"));
+		assert_non_null(strstr(got, "ipc.open.stale"));
+		assert_non_null(strstr(got, "ipc.leak"));
+		free(want);
+		free(got);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(findings_only_keeps_first_exports, make_dir, remove_dir),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
