@@ -12,6 +12,8 @@
  * CUPTI costs a copy without peerwatch.  Prints "per_copy_ns <ns>".
  */
 #include <cuda_runtime.h>
+
+#include "cuda_check.h"
 #include <dlfcn.h>
 
 #include <stdint.h>
@@ -20,14 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#define CHECK(x)                                                                                            \
-	do {                                                                                                \
-		cudaError_t e_ = (x);                                                                       \
-		if (e_ != cudaSuccess) {                                                                    \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-			exit(1);                                                                            \
-		}                                                                                           \
-	} while (0)
 
 /* CUPTI's activity API by dlsym, as peerwatch finds it (no CUPTI header). */
 typedef void (*req_fn)(uint8_t **, size_t *, size_t *);
@@ -75,27 +69,27 @@ int main(int argc, char **argv)
 	size_t bytes = argc > 3 ? strtoul(argv[3], NULL, 10) : 4;
 	void *a, *b;
 	cudaStream_t s;
-	CHECK(cudaSetDevice(0));
+	CUDA_CHECK(cudaSetDevice(0));
 	if (argc > 4 && !strcmp(argv[4], "cupti"))
 		cupti_on();
-	CHECK(cudaMalloc(&a, bytes));
-	CHECK(cudaMalloc(&b, bytes));
-	CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaMalloc(&a, bytes));
+	CUDA_CHECK(cudaMalloc(&b, bytes));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking));
 	/* One traced copy whatever the mode: peerwatch starts CUPTI (and its
 	 * other first-call work) at the program's first traced call. */
-	CHECK(cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s));
+	CUDA_CHECK(cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s));
 	for (int i = 0; i < 100; i++) /* warm: the first calls load and resolve */
-		CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
+		CUDA_CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
 		             : cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
-	CHECK(cudaStreamSynchronize(s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
 	double t0 = now();
 	for (long i = 0; i < n; i++)
-		CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
+		CUDA_CHECK(traced ? cudaMemcpyPeerAsync(b, 0, a, 0, bytes, s)
 		             : cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, s));
-	CHECK(cudaStreamSynchronize(s));
+	CUDA_CHECK(cudaStreamSynchronize(s));
 	double t1 = now();
 	printf("per_copy_ns %.0f\n", (t1 - t0) / (double)n);
-	CHECK(cudaFree(a));
-	CHECK(cudaFree(b));
+	CUDA_CHECK(cudaFree(a));
+	CUDA_CHECK(cudaFree(b));
 	return 0;
 }

@@ -63,7 +63,7 @@ $(GPU_DIR)/latency_shared: $(GPU_SRC)/latency.cu $(GPU_SRC)/gpu_common.h | $(GPU
 # satisfies the link on a machine without a driver; at run time the driver's
 # libcuda.so.1 is loaded (no rpath to the stubs).
 # Peer bandwidth and latency, the program's own measurement.
-$(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu | $(GPU_DIR)
+$(GPU_DIR)/peer_bw: $(GPU_SRC)/peer_bw.cu $(GPU_SRC)/cuda_check.h | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) -O2 -o $@ $<
 
 # The rule scenarios of tests/integration, against the real driver.
@@ -113,9 +113,9 @@ $(GPU_DIR)/fdprog: tests/fault/fdprog.c include/peerwatch/abi/cuda.h | $(GPU_DIR
 	$(GPU_CC) $(GPU_CFLAGS) -D_GNU_SOURCE -Iinclude -o $@ $< -ldl
 # Unified-memory effects (um_counters=1) and what device timing costs a copy
 # (um_gpu.sh).
-$(GPU_DIR)/um_effects: $(GPU_SRC)/um_effects.cu | $(GPU_DIR)
+$(GPU_DIR)/um_effects: $(GPU_SRC)/um_effects.cu $(GPU_SRC)/cuda_check.h | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $<
-$(GPU_DIR)/copy_cost: $(GPU_SRC)/copy_cost.cu | $(GPU_DIR)
+$(GPU_DIR)/copy_cost: $(GPU_SRC)/copy_cost.cu $(GPU_SRC)/cuda_check.h | $(GPU_DIR)
 	$(NVCC) $(GPU_GENCODE) $(GPU_NVCCFLAGS) -cudart shared -o $@ $<
 $(GPU_DIR)/first_call: $(GPU_SRC)/first_call.c include/peerwatch/abi/cuda.h | $(GPU_DIR)
 	$(GPU_CC) $(GPU_CFLAGS) -Iinclude -o $@ $< -ldl

@@ -18,18 +18,12 @@
  */
 #include <cuda_runtime.h>
 
+#include "cuda_check.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(x)                                                                                            \
-	do {                                                                                                \
-		cudaError_t e_ = (x);                                                                       \
-		if (e_ != cudaSuccess) {                                                                    \
-			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-			exit(1);                                                                            \
-		}                                                                                           \
-	} while (0)
 
 /* One int per 4 KiB page: every page of the range is touched. */
 #define STRIDE 1024
@@ -58,7 +52,7 @@ __global__ void spin(long long cycles)
 static void gpu(int *p, size_t n, int write, cudaStream_t s)
 {
 	touch<<<256, 128, 0, s>>>(p, n, write, sink);
-	CHECK(cudaGetLastError());
+	CUDA_CHECK(cudaGetLastError());
 }
 
 static volatile int cpu_sink;
@@ -107,12 +101,12 @@ int main(int argc, char **argv)
 	size_t mib = argc > 2 ? strtoul(argv[2], NULL, 10) : 64;
 	size_t bytes = mib << 20, n = bytes / sizeof(int);
 	int *p;
-	CHECK(cudaSetDevice(0));
-	CHECK(cudaMalloc(&sink, sizeof *sink));
-	CHECK(cudaMallocManaged(&p, bytes));
+	CUDA_CHECK(cudaSetDevice(0));
+	CUDA_CHECK(cudaMalloc(&sink, sizeof *sink));
+	CUDA_CHECK(cudaMallocManaged(&p, bytes));
 	cudaStream_t a, b;
-	CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
-	CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&a, cudaStreamNonBlocking));
+	CUDA_CHECK(cudaStreamCreateWithFlags(&b, cudaStreamNonBlocking));
 	cpu(p, n, 1); /* populated on the host */
 
 	if (!strcmp(c, "prefetch-late")) {
@@ -121,44 +115,44 @@ int main(int argc, char **argv)
 		 * whose reads fault the pages over first.  The kernel waits 20 ms
 		 * before it reads, so that its faults come after the prefetch call. */
 		int khz = 0;
-		CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
+		CUDA_CHECK(cudaDeviceGetAttribute(&khz, cudaDevAttrClockRate, 0));
 		spin<<<1, 1, 0, a>>>((long long)(khz ? khz : 1500000) * 20);
-		CHECK(cudaGetLastError());
+		CUDA_CHECK(cudaGetLastError());
 		gpu(p, n, 0, a);
-		CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
-		CHECK(cudaDeviceSynchronize());
+		CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
+		CUDA_CHECK(cudaDeviceSynchronize());
 	} else if (!strcmp(c, "preferred-thrash")) {
-		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, dev0()));
+		CUDA_CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetPreferredLocation, dev0()));
 		for (int round = 0; round < 6; round++) {
 			gpu(p, n, 1, a);
-			CHECK(cudaStreamSynchronize(a));
+			CUDA_CHECK(cudaStreamSynchronize(a));
 			cpu(p, n, 1); /* the host cannot map the device's pages: they move */
 		}
 	} else if (!strcmp(c, "read-mostly-written")) {
-		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetReadMostly, dev0()));
+		CUDA_CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetReadMostly, dev0()));
 		gpu(p, n, 0, a); /* read: a copy on the device */
-		CHECK(cudaStreamSynchronize(a));
+		CUDA_CHECK(cudaStreamSynchronize(a));
 		gpu(p, n, 1, a); /* written: the copies collapse */
-		CHECK(cudaStreamSynchronize(a));
+		CUDA_CHECK(cudaStreamSynchronize(a));
 	} else if (!strcmp(c, "accessed-by-faults")) {
-		CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, host()));
-		CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
-		CHECK(cudaStreamSynchronize(a));
+		CUDA_CHECK(cudaMemAdvise(p, bytes, cudaMemAdviseSetAccessedBy, host()));
+		CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
+		CUDA_CHECK(cudaStreamSynchronize(a));
 		cpu(p, n, 0); /* the host still faults on pages on the device */
 	} else if (!strcmp(c, "clean")) {
-		CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
+		CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, dev0(), 0, a));
 		gpu(p, n, 1, a); /* same stream: after the prefetch */
-		CHECK(cudaStreamSynchronize(a));
-		CHECK(cudaMemPrefetchAsync(p, bytes, host(), 0, a));
-		CHECK(cudaStreamSynchronize(a));
+		CUDA_CHECK(cudaStreamSynchronize(a));
+		CUDA_CHECK(cudaMemPrefetchAsync(p, bytes, host(), 0, a));
+		CUDA_CHECK(cudaStreamSynchronize(a));
 		cpu(p, n, 0);
 	} else {
 		fprintf(stderr, "um_effects: no case %s\n", c);
 		return 2;
 	}
 	printf("range %p\nbytes %zu\n", (void *)p, bytes);
-	CHECK(cudaFree(p));
-	CHECK(cudaFree(sink));
+	CUDA_CHECK(cudaFree(p));
+	CUDA_CHECK(cudaFree(sink));
 	printf("ok\n");
 	return 0;
 }
