@@ -10,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CUDA_CHECK(x)                                                                                      \
-	do {                                                                                               \
-		cudaError_t e_ = (x);                                                                      \
-		if (e_ != cudaSuccess) {                                                                   \
+#define CUDA_CHECK(x)                                                                                       \
+	do {                                                                                                \
+		cudaError_t e_ = (x);                                                                       \
+		if (e_ != cudaSuccess) {                                                                    \
 			fprintf(stderr, "%s:%d: %s: %s\n", __FILE__, __LINE__, #x, cudaGetErrorString(e_)); \
-			exit(1);                                                                           \
-		}                                                                                          \
+			exit(1);                                                                            \
+		}                                                                                           \
 	} while (0)
 
 #endif
