@@ -57,8 +57,12 @@ done
 
 # What the records say, case by case: 1 MiB is 16 of the model's pages.
 P=$WORK
-check "first touch: 16 CPU faults, no migration, in every case" \
-	jqt -s '[.[] | select(.kind=="cpu_fault")] | length >= 16' "$P/clean/um"
+for c in $("$U" list); do
+	check "$c: the host's first touch is a fault on each of the 16 pages, before any migration" \
+		jqt -s '([.[] | select(.kind=="cpu_fault")] | length) >= 16 and
+		  (([.[] | select(.kind=="htod" or .kind=="dtoh" or .kind=="dtod") | .t_ns] | min // infinite) >
+		   ([.[] | select(.kind=="cpu_fault") | .t_ns] | sort | .[15]))' "$P/$c/um"
+done
 check "clean: no GPU fault; both prefetches move the whole range, cause user" \
 	jqt -s '([.[] | select(.kind=="gpu_fault")] | length) == 0 and
 	  ([.[] | select(.kind=="htod" and .cause=="user") | .bytes] | add) == 1048576 and

@@ -341,7 +341,8 @@ static void write_um(const CUpti_ActivityUnifiedMemoryCounter3 *u)
 	case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_GPU_PAGE_FAULT:
 		pw_jw_kv_u64(&w, "groups", u->value);
 		put_proc(&w, "proc", u->srcId);
-		pw_jw_kv_str(&w, "access", u->flags < 5 ? access[u->flags] : "unknown");
+		pw_jw_kv_str(&w, "access",
+		             u->flags < sizeof access / sizeof *access ? access[u->flags] : "unknown");
 		break;
 	case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THROTTLING: put_proc(&w, "proc", u->srcId); break;
 	case CUPTI_ACTIVITY_UNIFIED_MEMORY_COUNTER_KIND_THRASHING:
@@ -460,11 +461,13 @@ bool pw_cuda_cupti_um_footer(uint64_t *events, uint64_t *lost, const char **off)
 }
 
 /*
- * cuptiGetStreamIdEx costs about 80 us a call on an H200 (driver 580,
- * tests/gpu/RESULTS.md), so each thread remembers the streams it asked
- * about last.  A stream destroyed and another made at the same address
- * keeps the old id here: its copies then find no record and are counted as
- * skipped, never matched with another stream's.
+ * A stream's CUPTI id does not change while it lives, so each thread
+ * remembers the streams it asked about last rather than calling into CUPTI
+ * on every timed copy (that call's own cost was not measured apart; the
+ * H200's figures in tests/gpu/RESULTS.md are with this cache).  A stream
+ * destroyed and another made at the same address keeps the old id here:
+ * its copies then find no record and are counted as skipped, never matched
+ * with another stream's.
  */
 #define PW_CUPTI_STREAMS 8
 static PW_TLS struct {

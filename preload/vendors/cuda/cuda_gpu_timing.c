@@ -404,15 +404,6 @@ static bool settle(struct pw_gt_pair *p, bool final)
 	return true;
 }
 
-/*
- * Every round of the writer (final false) and once before the footer (final
- * true).  The final collection waits for one in progress: the writer may
- * hold the pending pairs at that moment, and those it finds not yet
- * complete it puts back, after which only a final collection sees them.
- * (Without the wait, a final collection that found the list empty returned
- * at once, and the pairs the writer held were written after the trace was
- * finished, or never: lost without being counted.)
- */
 /* A stream's copy records start no earlier than the calls that made them;
  * CUPTI places device times on the host clock by interpolation, so allow
  * it this much error. */
@@ -470,6 +461,15 @@ static void collect_cupti(bool final)
 	}
 }
 
+/*
+ * Every round of the writer (final false) and once before the footer (final
+ * true).  The final collection waits for one in progress: the writer may
+ * hold the pending pairs at that moment, and those it finds not yet
+ * complete it puts back, after which only a final collection sees them.
+ * (Without the wait, a final collection that found the list empty returned
+ * at once, and the pairs the writer held were written after the trace was
+ * finished, or never: lost without being counted.)
+ */
 void pw_cuda_gt_collect(bool final)
 {
 	if (pw_g.opt.gpu_timing == PW_GT_CUPTI) {
