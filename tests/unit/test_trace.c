@@ -575,10 +575,14 @@ static void dup2_onto_the_trace_moved_away(void)
 	ssize_t n = readlink(link, from, sizeof from - 1);
 	from[n > 0 ? n : 0] = 0;
 	snprintf(to, sizeof to, "%s/moved", sdir);
+	/* both under the use lock: with the rename after it, the writer could
+	 * find the other file on the number first and open the trace again by
+	 * its path, which still named it */
 	pw_fd_use_begin();
-	long raw = t < 0 ? -1 : syscall(SYS_dup3, theirs, t, 0);
+	int moved = t < 0 ? -1 : rename(from, to);
+	long raw = moved ? -1 : syscall(SYS_dup3, theirs, t, 0);
 	pw_fd_use_end();
-	if (t < 0 || rename(from, to) || raw != t)
+	if (t < 0 || moved || raw != t)
 		_exit(4);
 	events(1000, 2000);
 	pw_trace_finish("exit", NULL);
