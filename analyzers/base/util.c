@@ -357,34 +357,68 @@ const char *base_name(const char *path)
 	return slash && slash[1] ? slash + 1 : path;
 }
 
-void needles_init(struct needles *nd, const char *const *keys, size_t n)
+void needles_init(struct needles *nd)
 {
 	memset(nd, 0, sizeof *nd);
-	for (size_t k = 0; k < n; k++) {
-		size_t len = strlen(keys[k]);
-		if (len < 2 || k >= NEEDLES_MAX) {
-			fprintf(stderr, "peerwatch-analyze: needles_init: \"%s\"\n", keys[k]);
-			abort();
-		}
-		const unsigned char *u = (const unsigned char *)keys[k];
-		unsigned pair = u[0] | (unsigned)u[1] << 8;
-		nd->pairs[pair >> 6] |= 1ull << (pair & 63);
-		nd->keys[k] = keys[k];
-		nd->lens[k] = len;
-	}
-	nd->n = n;
 }
 
-bool needles_in(const struct needles *nd, const char *s, size_t len)
+/* The shifts, again for every string (the window may have shortened). */
+static void needles_shifts(struct needles *nd)
+{
+	size_t m = nd->m;
+	memset(nd->shift, (int)(m - 1), sizeof nd->shift);
+	for (size_t k = 0; k < nd->n; k++) {
+		const unsigned char *u = (const unsigned char *)nd->keys[k];
+		for (size_t q = 1; q < m; q++) {
+			unsigned pair = u[q - 1] | (unsigned)u[q] << 8;
+			if (nd->shift[pair] > m - 1 - q)
+				nd->shift[pair] = (uint8_t)(m - 1 - q);
+		}
+		nd->endpair[k] = (uint16_t)(u[m - 2] | (unsigned)u[m - 1] << 8);
+	}
+}
+
+void needles_add(struct needles *nd, const char *key, uint64_t bits)
+{
+	size_t len = strlen(key);
+	if (len < 2 || len > 255 || nd->n >= NEEDLES_MAX) {
+		fprintf(stderr, "peerwatch-analyze: needles_add: \"%s\" (2 to 255 bytes, %d strings)\n",
+		        key, NEEDLES_MAX);
+		abort();
+	}
+	nd->keys[nd->n] = key;
+	nd->lens[nd->n] = (uint8_t)len;
+	nd->bits[nd->n] = bits;
+	nd->n++;
+	nd->all |= bits;
+	if (!nd->m || len < nd->m)
+		nd->m = len;
+	needles_shifts(nd);
+}
+
+uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	for (size_t i = 0; i + 1 < len; i++) {
-		unsigned pair = u[i] | (unsigned)u[i + 1] << 8;
-		if (!(nd->pairs[pair >> 6] >> (pair & 63) & 1))
+	size_t m = nd->m;
+	uint64_t got = 0;
+	if (!nd->n || len < m)
+		return 0;
+	for (size_t e = m - 1; e < len;) {
+		unsigned pair = u[e - 1] | (unsigned)u[e] << 8;
+		unsigned step = nd->shift[pair];
+		if (step) {
+			e += step;
 			continue;
+		}
+		size_t at = e + 1 - m; /* where a string would start */
 		for (size_t k = 0; k < nd->n; k++)
-			if (nd->lens[k] <= len - i && !memcmp(s + i, nd->keys[k], nd->lens[k]))
-				return true;
+			if (nd->endpair[k] == pair && (nd->bits[k] & ~got) && nd->lens[k] <= len - at &&
+			    !memcmp(s + at, nd->keys[k], nd->lens[k])) {
+				got |= nd->bits[k];
+				if (got == nd->all)
+					return got;
+			}
+		e++;
 	}
-	return false;
+	return got;
 }

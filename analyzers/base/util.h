@@ -113,18 +113,30 @@ static inline const char *plural(uint64_t n, const char *one, const char *many)
 const char *base_name(const char *path);
 
 /* ---- several strings looked for in one pass over a text ----
- * The reader's pre-phase filters test every line of a trace for a few
- * strings each; a memmem per string went over the line once per string.
- * The first two bytes of every string are marked in a table of all byte
- * pairs; where a pair of the text is marked, the strings are compared.
- * Strings of at least two bytes, at most NEEDLES_MAX. */
-#define NEEDLES_MAX 16
+ * The reader's pre-phase tests every line of a trace for the strings of
+ * every sink that has a pre-phase, and wants to know which sinks' strings
+ * are in it: a mask.  One pass for all of them, skipping ahead as a
+ * multi-string Boyer-Moore does (Wu and Manber's): a window as long as the
+ * shortest string slides over the text; the byte pair at its end says how
+ * far it can move before any string could end a window there (most pairs
+ * of a trace line are in no string: the window moves by its length less
+ * one); where it cannot move, the strings whose window ends in that pair
+ * are compared whole.  Strings of 2 to 255 bytes, at most NEEDLES_MAX. */
+#define NEEDLES_MAX 64
 struct needles {
 	const char *keys[NEEDLES_MAX];
-	size_t lens[NEEDLES_MAX], n;
-	uint64_t pairs[1024];
+	uint64_t bits[NEEDLES_MAX]; /* what a match of the string adds to the mask */
+	uint16_t endpair[NEEDLES_MAX];
+	uint8_t lens[NEEDLES_MAX];
+	size_t n, m;        /* strings; the window (the shortest string's length) */
+	uint64_t all;       /* every string's bits: no need to look further */
+	uint8_t shift[65536]; /* by the window's last two bytes */
 };
-void needles_init(struct needles *nd, const char *const *keys, size_t n);
-bool needles_in(const struct needles *nd, const char *s, size_t len);
+/* An empty set (no string is in any text). */
+void needles_init(struct needles *nd);
+/* key (its bytes are not copied: it must outlive nd) adds bits on a match. */
+void needles_add(struct needles *nd, const char *key, uint64_t bits);
+/* The bits of every string of nd that occurs in s. */
+uint64_t needles_mask(const struct needles *nd, const char *s, size_t len);
 
 #endif

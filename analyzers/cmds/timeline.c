@@ -261,10 +261,7 @@ static void *tl_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-static bool tl_pre_filter(const char *line, size_t len)
-{
-	return memmem(line, len, "\"violation\"", 11) != NULL;
-}
+static const char *const pre_keys[] = {"\"violation\"", NULL};
 
 static void tl_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
@@ -570,7 +567,7 @@ static const struct pw_sink_ops timeline_ops = {
     .partial_new = tl_partial_new,
     .partial_merge = tl_partial_merge,
     .file_begin = tl_file_begin,
-    .pre_filter = tl_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = tl_pre_event,
     .event = tl_event,
     .file_end = tl_file_end,

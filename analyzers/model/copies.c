@@ -282,24 +282,11 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 	return ev->ret == 0 && *dev != PW_DEV_NONE && !ev->parent_recorded;
 }
 
-static struct needles pre_keys;
-static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
-
-static void pre_keys_init(void)
-{
-	/* the ops (and, for traces without them, the API names) of the
-	 * peer-access changes, device times, nested copies */
-	static const char *const keys[] = {"\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"",
-	                                   "PeerAccess\"",   "\"gpu_time\"",  "SetAccess\"",
-	                                   "Reset",          "\"parent\":"};
-	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
-}
-
-static bool mx_pre_filter(const char *line, size_t len)
-{
-	pthread_once(&pre_keys_once, pre_keys_init);
-	return needles_in(&pre_keys, line, len);
-}
+/* the ops (and, for traces without them, the API names) of the peer-access
+ * changes, device times, nested copies */
+static const char *const pre_keys[] = {"\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"",
+                                       "PeerAccess\"",   "\"gpu_time\"",  "SetAccess\"",
+                                       "Reset",          "\"parent\":",   NULL};
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)
 {
@@ -600,7 +587,7 @@ const struct pw_sink_ops copies_ops = {
     .partial_new = mx_partial_new,
     .partial_merge = mx_partial_merge,
     .file_begin = mx_file_begin,
-    .pre_filter = mx_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = mx_pre_event,
     .event = mx_event,
     .file_end = mx_file_end,

@@ -55,10 +55,7 @@ static void *fnd_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-static bool fnd_pre_filter(const char *line, size_t len)
-{
-	return memmem(line, len, "\"violation\"", 11) != NULL;
-}
+static const char *const pre_keys[] = {"\"violation\"", NULL};
 
 /* Pre-phase: remember which calls the violations name. */
 static void fnd_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
@@ -139,7 +136,7 @@ const struct pw_sink_ops findings_ops = {
     .partial_new = fnd_partial_new,
     .partial_merge = fnd_partial_merge,
     .file_begin = fnd_file_begin,
-    .pre_filter = fnd_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = fnd_pre_event,
     .event = fnd_event,
     .file_end = fnd_file_end,

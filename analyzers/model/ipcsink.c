@@ -113,23 +113,10 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 
 /* The lines the pre-phase reads: exports of pointers and events, and event
  * opens, by their op or (older traces) their API name. */
-static struct needles pre_keys;
-static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
-
-static void pre_keys_init(void)
-{
-	static const char *const keys[] = {
-	    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
-	    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
-	    "IpcGetEventHandle\"", "IpcOpenEventHandle\""};
-	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
-}
-
-static bool ipc_pre_filter(const char *line, size_t len)
-{
-	pthread_once(&pre_keys_once, pre_keys_init);
-	return needles_in(&pre_keys, line, len);
-}
+static const char *const pre_keys[] = {
+    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
+    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
+    "IpcGetEventHandle\"", "IpcOpenEventHandle\"", NULL};
 
 /* The calls this report follows, by op. */
 static const struct {
@@ -413,7 +400,7 @@ const struct pw_sink_ops ipc_ops = {
     .partial_new = ipc_partial_new,
     .partial_merge = ipc_partial_merge,
     .file_begin = ipc_file_begin,
-    .pre_filter = ipc_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = ipc_pre_event,
     .event = ipc_event,
     .file_end = ipc_file_end,

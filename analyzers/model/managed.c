@@ -352,21 +352,8 @@ static enum mg_kind kind_of(const struct pw_event *ev)
 	return MG_OTHER;
 }
 
-static struct needles pre_keys;
-static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
-
-static void pre_keys_init(void)
-{
-	static const char *const keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"",
-	                                   "MemAllocManaged\""};
-	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
-}
-
-static bool mg_pre_filter(const char *line, size_t len)
-{
-	pthread_once(&pre_keys_once, pre_keys_init);
-	return needles_in(&pre_keys, line, len);
-}
+static const char *const pre_keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"",
+                                       "MemAllocManaged\"", NULL};
 
 static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
@@ -418,7 +405,7 @@ const struct pw_sink_ops managed_ops = {
     .partial_new = mg_partial_new,
     .partial_merge = mg_partial_merge,
     .file_begin = mg_file_begin,
-    .pre_filter = mg_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = mg_pre_event,
     .event = mg_event,
     .file_end = mg_file_end,

@@ -188,25 +188,13 @@ static void *fx_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-static struct needles pre_keys;
-static pthread_once_t pre_keys_once = PTHREAD_ONCE_INIT;
-
-static void pre_keys_init(void)
-{
-	static const char *const keys[] = {"\"op\":\"managed_alloc\"",
-	                                   "\"op\":\"managed_advise\"",
-	                                   "\"op\":\"managed_prefetch\"",
-	                                   "Managed\"",
-	                                   "MemAdvise",
-	                                   "MemPrefetchAsync"};
-	needles_init(&pre_keys, keys, sizeof keys / sizeof *keys);
-}
-
-static bool fx_pre_filter(const char *line, size_t len)
-{
-	pthread_once(&pre_keys_once, pre_keys_init);
-	return needles_in(&pre_keys, line, len);
-}
+static const char *const pre_keys[] = {"\"op\":\"managed_alloc\"",
+                                       "\"op\":\"managed_advise\"",
+                                       "\"op\":\"managed_prefetch\"",
+                                       "Managed\"",
+                                       "MemAdvise",
+                                       "MemPrefetchAsync",
+                                       NULL};
 
 static void fx_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
@@ -700,7 +688,7 @@ const struct pw_sink_ops umfx_ops = {
     .partial_new = fx_partial_new,
     .partial_merge = fx_partial_merge,
     .file_begin = fx_file_begin,
-    .pre_filter = fx_pre_filter,
+    .pre_keys = pre_keys,
     .pre_event = fx_pre_event,
     .event = fx_event,
     .file_end = fx_file_end,

@@ -56,6 +56,7 @@ struct run {
 	struct pw_sink *sinks;
 	size_t nsinks;
 	bool any_pre;
+	struct needles *pre_keys; /* every sink's, a bit each */
 	bool nesting;       /* a sink wants ev->parent_recorded */
 	struct vec items;   /* struct item */
 	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
@@ -303,16 +304,10 @@ static void early_device(struct worker *w, struct pw_file *f, const char *line, 
 	json_decref(root);
 }
 
-/* The sinks whose pre_filter wants the line, a bit each (at most 64 sinks). */
+/* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks). */
 static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 {
-	uint64_t m = 0;
-	for (size_t i = 0; i < r->nsinks; i++) {
-		const struct pw_sink_ops *ops = r->sinks[i].ops;
-		if (ops->pre_filter && ops->pre_filter(line, len))
-			m |= 1ull << i;
-	}
-	return m;
+	return needles_mask(r->pre_keys, line, len);
 }
 
 static void pre_event(struct worker *w, struct pw_file *f, const struct pw_event *ev, uint64_t wanted)
@@ -1090,7 +1085,7 @@ static void plan(struct run *r, struct worker *w0, int workers)
 	bool chunkable = workers > 1;
 	for (size_t i = 0; i < r->nsinks; i++) {
 		const struct pw_sink_ops *ops = r->sinks[i].ops;
-		chunkable &= !ops->file_begin && !ops->pre_filter && !ops->file_end && !ops->nesting;
+		chunkable &= !ops->file_begin && !ops->pre_keys && !ops->file_end && !ops->nesting;
 	}
 	/* a file read whole is read once per phase */
 	uint64_t phases = 1 + (uint64_t)r->any_pre + (uint64_t)r->nesting;
@@ -1371,8 +1366,12 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	r.chunks = xcalloc(in->n + 1, sizeof *r.chunks);
 	for (size_t i = 0; i < in->n; i++)
 		vec_init(&r.chunks[i], sizeof(struct chunk *));
+	r.pre_keys = xmalloc(sizeof *r.pre_keys);
+	needles_init(r.pre_keys);
 	for (size_t i = 0; i < nsinks; i++) {
-		r.any_pre |= sinks[i].ops->pre_filter != NULL;
+		for (const char *const *k = sinks[i].ops->pre_keys; k && *k; k++)
+			needles_add(r.pre_keys, *k, 1ull << i);
+		r.any_pre |= sinks[i].ops->pre_keys != NULL;
 		r.nesting |= sinks[i].ops->nesting;
 	}
 	int n = job_count(o);
@@ -1410,6 +1409,7 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	free(w);
 	pw_parse_thread_done();
 	free(r.chunks);
+	free(r.pre_keys);
 	vec_free(&r.items);
 	pthread_mutex_destroy(&r.msg_lock);
 	pthread_mutex_destroy(&r.pipe_lock);

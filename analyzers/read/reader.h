@@ -26,8 +26,8 @@
  * A report that must know something about a whole file before it can use
  * the file's events (the seqs that violations point at, the peer-access
  * changes a copy is judged against) asks for a pre-phase: the worker first
- * scans that file for lines the report's pre_filter accepts (a substring
- * test on the raw line, no JSON parse for the others) and hands those to
+ * scans that file for lines holding one of the report's pre_keys (a
+ * substring test on the raw line, no JSON parse for the others) and hands those to
  * pre_event, then reads the whole file again for event.
  */
 #ifndef PW_AN_READER_H
@@ -51,8 +51,11 @@ struct pw_sink_ops {
 	void (*partial_merge)(void *report, void *partial);
 	/* Per file, after its header: returns the report's per-file state or NULL. */
 	void *(*file_begin)(void *partial, const struct pw_file *f);
-	/* Optional pre-phase: lines it accepts are parsed and given to pre_event. */
-	bool (*pre_filter)(const char *line, size_t len);
+	/* Optional pre-phase: the lines in which any of these strings occurs
+	 * (NULL-terminated) are parsed and given to pre_event.  A test on the
+	 * raw line, for all sinks in one pass (base/util.h, needles): a line
+	 * pre_event wants must hold one of them as the library writes it. */
+	const char *const *pre_keys;
 	void (*pre_event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
 	void (*event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
 	/* After the file's last line (the footer, if any, is in f); frees fctx. */

@@ -458,10 +458,7 @@ static void *cnt_begin(void *partial, const struct pw_file *f)
 	c->files++;
 	return NULL;
 }
-static bool cnt_filter(const char *line, size_t len)
-{
-	return memmem(line, len, "\"seq\":2,", 8) != NULL;
-}
+static const char *const cnt_keys[] = {"\"seq\":2,", NULL};
 static void cnt_pre(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	(void)fctx;
@@ -477,7 +474,7 @@ static void cnt_event(void *partial, void *fctx, const struct pw_file *f, const 
 	(void)ev;
 	((struct counts *)partial)->events++;
 }
-static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_filter,
+static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_keys,
                                            cnt_pre, cnt_event, NULL,      false};
 
 static char dir[64];
@@ -557,10 +554,7 @@ static void *nest_new(void *report)
 {
 	return report;
 }
-static bool nest_filter(const char *line, size_t len)
-{
-	return memmem(line, len, "\"parent\"", 8) != NULL;
-}
+static const char *const nest_keys[] = {"\"parent\"", NULL};
 static void nest_pre(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	(void)fctx;
@@ -577,7 +571,7 @@ static void nest_event(void *partial, void *fctx, const struct pw_file *f, const
 }
 static const struct pw_sink_ops nest_ops = {.partial_new = nest_new,
                                             .partial_merge = cnt_merge,
-                                            .pre_filter = nest_filter,
+                                            .pre_keys = nest_keys,
                                             .pre_event = nest_pre,
                                             .event = nest_event,
                                             .nesting = true};
@@ -776,6 +770,75 @@ static void long_lines(void **state)
 
 /* ---- containers, histogram, tables ---- */
 
+/* The pre-phase's strings (base/util.c, needles): the mask is that of a
+ * memmem per string, for every set of strings and text tried — short and
+ * long strings together (the window is the shortest), strings sharing
+ * their ends, a string at the text's very start and end, texts shorter
+ * than the window, and texts over a small alphabet, where the strings
+ * occur often and in part. */
+static uint64_t naive_mask(const char *const *keys, const uint64_t *bits, size_t n, const char *s,
+                           size_t len)
+{
+	uint64_t m = 0;
+	for (size_t k = 0; k < n; k++)
+		if (memmem(s, len, keys[k], strlen(keys[k])))
+			m |= bits[k];
+	return m;
+}
+
+static void needles_as_memmem(void **state)
+{
+	(void)state;
+	struct needles *nd = malloc(sizeof *nd);
+	assert_non_null(nd);
+	unsigned seed = 12345;
+	char keybuf[24][16], text[200];
+	const char *keys[24];
+	uint64_t bits[24];
+	size_t hits = 0, tried = 0;
+	for (int set = 0; set < 400; set++) {
+		size_t n = 1 + rand_r(&seed) % 24;
+		needles_init(nd);
+		for (size_t k = 0; k < n; k++) {
+			size_t len = 2 + rand_r(&seed) % 13;
+			for (size_t i = 0; i < len; i++)
+				keybuf[k][i] = (char)("ab\"c:"[rand_r(&seed) % 5]);
+			keybuf[k][len] = 0;
+			keys[k] = keybuf[k];
+			bits[k] = 1ull << (rand_r(&seed) % 6); /* several strings a sink */
+			needles_add(nd, keys[k], bits[k]);
+		}
+		for (int t = 0; t < 200; t++) {
+			size_t len = rand_r(&seed) % sizeof text;
+			for (size_t i = 0; i < len; i++)
+				text[i] = (char)("ab\"c:xy"[rand_r(&seed) % 7]);
+			uint64_t want = naive_mask(keys, bits, n, text, len);
+			uint64_t got = needles_mask(nd, text, len);
+			if (got != want)
+				fail_msg("set %d: \"%.*s\": mask %#llx, memmem says %#llx", set, (int)len, text,
+				         (unsigned long long)got, (unsigned long long)want);
+			hits += want != 0;
+			tried++;
+		}
+	}
+	assert_true(hits > tried / 10 && hits < tried); /* both answers were tried */
+
+	/* the sinks' own strings on a trace line: at its start, its end, nowhere */
+	static const char *const sinkkeys[] = {"\"violation\"", "IpcGetMemHandle\"", "Reset", "\"parent\":"};
+	needles_init(nd);
+	for (size_t k = 0; k < 4; k++)
+		needles_add(nd, sinkkeys[k], 1ull << k);
+	static const char line[] = "{\"type\":\"call\",\"api\":\"cuIpcGetMemHandle\",\"parent\":3}";
+	assert_int_equal(needles_mask(nd, line, sizeof line - 1), 2 | 8);
+	assert_int_equal(needles_mask(nd, "\"violation\"", 11), 1);
+	assert_int_equal(needles_mask(nd, "cuDeviceReset", 13), 4);
+	assert_int_equal(needles_mask(nd, "Rese", 4), 0);
+	assert_int_equal(needles_mask(nd, line, 20), 0);
+	needles_init(nd);
+	assert_int_equal(needles_mask(nd, line, sizeof line - 1), 0); /* no strings */
+	free(nd);
+}
+
 static void hmap_many(void **state)
 {
 	(void)state;
@@ -895,6 +958,7 @@ int main(void)
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
 	    cmocka_unit_test(ops_of_old_traces),
+	    cmocka_unit_test(needles_as_memmem),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
 	    cmocka_unit_test(table_alignment),
