@@ -4,6 +4,11 @@
  * quote was, numbers are read as they go by, and every value is one token.
  * Anything outside the plain shape ends the scan with NULL; the caller then
  * parses the line in full.
+ *
+ * The copy ends in a NUL, which no loop takes (it is not white space, a
+ * digit or a plain string byte) and no step expects: the loops stop at it
+ * without a test of the end, and a NUL inside the line ends the scan with
+ * NULL as any other byte out of place does.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -34,16 +39,22 @@ static inline bool is_ws(char c)
 
 static inline void skip_ws(struct sc *s)
 {
-	while (s->p < s->end && is_ws(*s->p))
+	if ((unsigned char)*s->p > ' ') /* the library writes none */
+		return;
+	while (is_ws(*s->p))
 		s->p++;
 }
 
-static size_t push(unsigned char type)
+static __attribute__((noinline)) void grow(void)
 {
-	if (th.n == th.cap) {
-		th.cap = th.cap ? 2 * th.cap : 256;
-		th.t = xrealloc(th.t, th.cap * sizeof *th.t);
-	}
+	th.cap = th.cap ? 2 * th.cap : 256;
+	th.t = xrealloc(th.t, th.cap * sizeof *th.t);
+}
+
+static inline size_t push(unsigned char type)
+{
+	if (__builtin_expect(th.n == th.cap, 0))
+		grow();
 	th.t[th.n].type = type;
 	th.t[th.n].n = 0;
 	return th.n++;
@@ -55,12 +66,12 @@ static bool string(struct sc *s, bool key)
 	char *q = ++s->p;
 	uint32_t h = 2166136261u;
 	if (key)
-		for (; q < s->end && plain[(unsigned char)*q]; q++)
+		for (; plain[(unsigned char)*q]; q++)
 			h = (h ^ (unsigned char)*q) * 16777619u;
 	else
-		while (q < s->end && plain[(unsigned char)*q])
+		while (plain[(unsigned char)*q])
 			q++;
-	if (q == s->end || *q != '"')
+	if (*q != '"')
 		return false; /* an escape, a control or non-ASCII byte, or no end */
 	size_t i = push(PW_T_STR);
 	th.t[i].v.s = s->p;
@@ -77,18 +88,22 @@ static bool number(struct sc *s)
 	bool neg = *s->p == '-';
 	if (neg)
 		s->p++;
-	if (s->p == s->end || *s->p < '0' || *s->p > '9')
+	if (*s->p < '0' || *s->p > '9')
 		return false;
-	if (*s->p == '0' && s->p + 1 < s->end && s->p[1] >= '0' && s->p[1] <= '9')
+	if (*s->p == '0' && s->p[1] >= '0' && s->p[1] <= '9')
 		return false; /* a leading zero: not JSON */
+	/* up to 18 digits cannot pass 2^63-1; past them, each one is checked */
+	const char *d0 = s->p;
 	uint64_t v = 0;
-	while (s->p < s->end && *s->p >= '0' && *s->p <= '9') {
+	while (*s->p >= '0' && *s->p <= '9' && s->p - d0 < 18)
+		v = v * 10 + (unsigned)(*s->p++ - '0');
+	while (*s->p >= '0' && *s->p <= '9') {
 		unsigned d = (unsigned)(*s->p++ - '0');
 		if (v > ((uint64_t)INT64_MAX - d) / 10)
 			return false; /* beyond 2^63-1: the full parse keeps it aside */
 		v = v * 10 + d;
 	}
-	if (s->p < s->end && (*s->p == '.' || *s->p == 'e' || *s->p == 'E'))
+	if (*s->p == '.' || *s->p == 'e' || *s->p == 'E')
 		return false; /* a real number */
 	size_t i = push(PW_T_INT);
 	th.t[i].v.i = neg ? -(int64_t)v : (int64_t)v;
@@ -108,10 +123,17 @@ static bool word(struct sc *s, const char *w, size_t n, unsigned char type)
 
 static bool value(struct sc *s);
 
-/* Whether the key at token k is one of the object's members before it. */
-static bool seen_key(size_t obj, size_t k)
+/* Whether the key at token k is one of the object's members before it.
+ * *seen has a bit for each hash of the keys before (by its low 6 bits): a
+ * key whose bit is clear is new without a look at the others. */
+static bool seen_key(size_t obj, size_t k, uint64_t *seen)
 {
 	const struct pw_tok *key = &th.t[k];
+	uint64_t bit = 1ull << (key->hash & 63);
+	if (!(*seen & bit)) {
+		*seen |= bit;
+		return false;
+	}
 	for (size_t i = obj + 1; i < k; i = th.t[i + 1].next)
 		if (th.t[i].hash == key->hash && th.t[i].n == key->n &&
 		    !memcmp(th.t[i].v.s, key->v.s, key->n))
@@ -122,9 +144,10 @@ static bool seen_key(size_t obj, size_t k)
 static bool object(struct sc *s)
 {
 	size_t o = push(PW_T_OBJ);
+	uint64_t seen = 0;
 	s->p++;
 	skip_ws(s);
-	if (s->p < s->end && *s->p == '}') {
+	if (*s->p == '}') {
 		s->p++;
 		th.t[o].next = (uint32_t)th.n;
 		return true;
@@ -132,18 +155,16 @@ static bool object(struct sc *s)
 	for (;;) {
 		skip_ws(s);
 		size_t k = th.n;
-		if (s->p == s->end || *s->p != '"' || !string(s, true) || seen_key(o, k))
+		if (*s->p != '"' || !string(s, true) || seen_key(o, k, &seen))
 			return false;
 		skip_ws(s);
-		if (s->p == s->end || *s->p != ':')
+		if (*s->p != ':')
 			return false;
 		s->p++;
 		if (!value(s))
 			return false;
 		th.t[o].n++;
 		skip_ws(s);
-		if (s->p == s->end)
-			return false;
 		if (*s->p == '}')
 			break;
 		if (*s->p++ != ',')
@@ -159,7 +180,7 @@ static bool array(struct sc *s)
 	size_t a = push(PW_T_ARR);
 	s->p++;
 	skip_ws(s);
-	if (s->p < s->end && *s->p == ']') {
+	if (*s->p == ']') {
 		s->p++;
 		th.t[a].next = (uint32_t)th.n;
 		return true;
@@ -169,8 +190,6 @@ static bool array(struct sc *s)
 			return false;
 		th.t[a].n++;
 		skip_ws(s);
-		if (s->p == s->end)
-			return false;
 		if (*s->p == ']')
 			break;
 		if (*s->p++ != ',')
@@ -184,8 +203,6 @@ static bool array(struct sc *s)
 static bool value(struct sc *s)
 {
 	skip_ws(s);
-	if (s->p == s->end)
-		return false;
 	bool ok;
 	switch (*s->p) {
 	case '{':
@@ -218,7 +235,7 @@ const struct pw_flat *pw_scan(const char *line, size_t len)
 	th.n = 0;
 	struct sc s = {th.buf, th.buf + len, 0};
 	skip_ws(&s);
-	if (s.p == s.end || *s.p != '{' || !value(&s))
+	if (*s.p != '{' || !value(&s))
 		return NULL;
 	skip_ws(&s);
 	if (s.p != s.end)
