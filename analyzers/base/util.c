@@ -233,28 +233,24 @@ void hmap_free(struct hmap *h, void (*free_val)(void *))
 
 /* ---- parsing ---- */
 
-static int hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
+/* A hex digit's value plus one, 0 for any other byte (one load a digit:
+ * the reader checks every pointer of every line). */
+static const unsigned char hexval1[256] = {
+    ['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,  ['6'] = 7,  ['7'] = 8,
+    ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12, ['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16,
+    ['A'] = 11, ['B'] = 12, ['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16};
 
 bool parse_hex_u64(const char *s, uint64_t *out)
 {
 	if (s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || !s[2])
 		return false;
 	uint64_t v = 0;
-	size_t n = 0;
-	for (const char *p = s + 2; *p; p++, n++) {
-		int d = hexval((unsigned char)*p);
-		if (d < 0 || n == 16)
+	const unsigned char *p = (const unsigned char *)s + 2, *end = p + 16;
+	for (; *p; p++) {
+		unsigned d = hexval1[*p] - 1u; /* not a digit: past 15 */
+		if (d > 15 || p == end)
 			return false;
-		v = v << 4 | (uint64_t)d;
+		v = v << 4 | d;
 	}
 	*out = v;
 	return true;
@@ -262,8 +258,9 @@ bool parse_hex_u64(const char *s, uint64_t *out)
 
 bool is_hex_n(const char *s, size_t n)
 {
+	const unsigned char *u = (const unsigned char *)s;
 	for (size_t i = 0; i < n; i++)
-		if (hexval((unsigned char)s[i]) < 0)
+		if (!hexval1[u[i]])
 			return false;
 	return s[n] == 0;
 }
@@ -382,8 +379,8 @@ void needles_add(struct needles *nd, const char *key, uint64_t bits)
 {
 	size_t len = strlen(key);
 	if (len < 2 || len > 255 || nd->n >= NEEDLES_MAX) {
-		fprintf(stderr, "peerwatch-analyze: needles_add: \"%s\" (2 to 255 bytes, %d strings)\n",
-		        key, NEEDLES_MAX);
+		fprintf(stderr, "peerwatch-analyze: needles_add: \"%s\" (2 to 255 bytes, %d strings)\n", key,
+		        NEEDLES_MAX);
 		abort();
 	}
 	nd->keys[nd->n] = key;

@@ -45,6 +45,9 @@ static const struct pw_trace_field fields[] = {PW_TRACE_FIELDS(PW_TRACE_FIELD_IN
 
 /* The rows of each scope, sorted by key: by_scope[first[s] .. first[s+1]). */
 static unsigned short by_scope[NFIELDS], first[PW_SC_COUNT + 1];
+/* The keys of each scope that some row requires (the fast path counts
+ * them among an object's members, whose keys are all different). */
+static unsigned short req_keys[PW_SC_COUNT];
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
 
 static int row_cmp(const void *a, const void *b)
@@ -55,6 +58,17 @@ static int row_cmp(const void *a, const void *b)
 		return x->scope - y->scope;
 	int k = strcmp(x->key, y->key);
 	return k ? k : (int)(x - y);
+}
+
+static size_t rows_of(int scope, const char *key, size_t *n);
+
+/* Whether one of a key's n rows from by_scope[at] requires it. */
+static bool key_required(size_t at, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (fields[by_scope[at + i]].presence == PW_REQ)
+			return true;
+	return false;
 }
 
 static void build_index(void)
@@ -68,6 +82,11 @@ static void build_index(void)
 			i++;
 		first[s] = (unsigned short)i;
 	}
+	for (int s = 0; s < PW_SC_COUNT; s++)
+		for (size_t r = first[s], n; r < first[s + 1]; r += n) {
+			rows_of(s, fields[by_scope[r]].key, &n); /* r: the first of its key */
+			req_keys[s] += key_required(r, n);
+		}
 }
 
 /* The rows of key in scope: *n of them from the returned index in by_scope. */
@@ -395,42 +414,49 @@ static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
 #define ROW_CACHE 512
 static __thread struct {
 	const char *key; /* the table's own copy; NULL: empty */
+	uint32_t hash;
 	unsigned short scope, at, n, len;
+	bool req;
 } row_cache[ROW_CACHE];
 
-static size_t rows_cached(int scope, const struct pw_tok *key, size_t *n)
+/* *req: one of the rows requires the key. */
+static size_t rows_cached(int scope, const struct pw_tok *key, size_t *n, bool *req)
 {
 	__typeof__(row_cache[0]) *c = &row_cache[(key->hash ^ (uint32_t)scope * 0x9e3779b9u) % ROW_CACHE];
-	if (c->key && c->scope == scope && c->len == key->n && !memcmp(c->key, key->v.s, key->n)) {
+	if (c->key && c->hash == key->hash && c->scope == scope && c->len == key->n &&
+	    !memcmp(c->key, key->v.s, key->n)) {
 		*n = c->n;
+		*req = c->req;
 		return c->at;
 	}
 	size_t at = rows_of(scope, key->v.s, n);
+	*req = key_required(at, *n);
 	if (*n && key->n < 0xffff) {
 		c->key = fields[by_scope[at]].key;
+		c->hash = key->hash;
 		c->scope = (unsigned short)scope;
 		c->at = (unsigned short)at;
 		c->n = (unsigned short)*n;
 		c->len = (unsigned short)key->n;
+		c->req = *req;
 	}
 	return at;
 }
 
+/* The members against their rows; in a nested object, every key a row
+ * requires present: counted, as the scan let no key stand twice. */
 static bool flat_scope(const struct pw_flat *f, size_t obj, int scope, bool nested)
 {
 	const struct pw_tok *o = &f->t[obj];
-	size_t k = obj + 1;
+	size_t k = obj + 1, required = 0;
 	for (uint32_t m = 0; m < o->n; m++, k = f->t[k + 1].next) {
-		size_t n, at = rows_cached(scope, &f->t[k], &n);
+		bool req;
+		size_t n, at = rows_cached(scope, &f->t[k], &n, &req);
 		if (n && !flat_member(f, k + 1, at, n))
 			return false;
+		required += req;
 	}
-	for (size_t i = first[scope]; nested && i < first[scope + 1]; i++) {
-		const struct pw_trace_field *row = &fields[by_scope[i]];
-		if (row->presence == PW_REQ && !pw_flat_get(f, obj, row->key))
-			return false;
-	}
-	return true;
+	return !nested || required == req_keys[scope];
 }
 
 bool pw_flat_members_fit(const struct pw_flat *f, size_t obj, int scope)
