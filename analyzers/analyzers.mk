@@ -92,7 +92,7 @@ FUZZ_SRC     := $(wildcard analyzers/read/*.c) analyzers/base/util.c
 
 $(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/base/*.h analyzers/read/*.h)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) -std=gnu11 -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE \
+	$(FUZZ_CC) -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE \
 		tests/analyze/fuzz_reader.c $(FUZZ_SRC) -o $@ -ljansson -lpthread
 
 analyze-fuzz: $(FUZZ_BIN)

@@ -70,10 +70,7 @@ static void f_merge(void *report, void *partial)
 	(void)report;
 	(void)partial;
 }
-static bool f_filter(const char *line, size_t len)
-{
-	return memmem(line, len, "call", 4) != NULL;
-}
+static const char *const f_keys[] = {"call", NULL};
 static void f_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	(void)partial;
@@ -82,7 +79,7 @@ static void f_event(void *partial, void *fctx, const struct pw_file *f, const st
 	use_event(ev);
 }
 /* with nesting: the raw scan for call seqs and parent_recorded run too */
-static const struct pw_sink_ops file_ops = {f_new, f_merge, NULL, f_filter, f_event, f_event, NULL, true};
+static const struct pw_sink_ops file_ops = {f_new, f_merge, NULL, f_keys, f_event, f_event, NULL, true};
 
 static void as_file(const uint8_t *data, size_t size)
 {
@@ -142,7 +139,8 @@ static void same_as_full(const uint8_t *data, size_t size, const struct pw_event
 	a.stack = malloc((fast->nstack + 1) * sizeof *a.stack);
 	if (!a.stack)
 		abort();
-	memcpy(a.stack, fast->stack, fast->nstack * sizeof *a.stack);
+	if (fast->nstack)
+		memcpy(a.stack, fast->stack, fast->nstack * sizeof *a.stack);
 	struct pw_event ev;
 	struct vec stack;
 	json_t *root;
