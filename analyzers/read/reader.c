@@ -211,6 +211,13 @@ static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *ou
 static void scan_line(struct vec *seqs, const char *line, size_t len)
 {
 	uint64_t seq;
+	/* as the library writes a call: the same answer without the searches */
+	static const char call[] = "{\"type\":\"call\",\"seq\":";
+	if (len > sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) {
+		if (raw_uint(line + sizeof call - 2, len - (sizeof call - 2), ":", &seq))
+			*(uint64_t *)vec_push(seqs) = seq;
+		return;
+	}
 	const char *t = memmem(line, len, "\"type\"", 6);
 	if (!t)
 		return;
