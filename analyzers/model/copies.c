@@ -284,9 +284,9 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 
 /* the ops (and, for traces without them, the API names) of the peer-access
  * changes, device times, nested copies */
-static const char *const pre_keys[] = {"\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"",
-                                       "PeerAccess\"",   "\"gpu_time\"",  "SetAccess\"",
-                                       "Reset",          "\"parent\":",   NULL};
+static const char *const pre_keys[] = {
+    "\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"", "PeerAccess\"", "\"gpu_time\"",
+    "SetAccess\"",    "DeviceReset\"", "aclrtResetDevice",        "\"parent\":",  NULL};
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)
 {
@@ -515,7 +515,8 @@ static void add_batch(struct copy_matrix *m, struct mx_fctx *c, const struct pw_
 static void add_copy(struct copy_matrix *m, struct mx_fctx *c, const struct pw_file *f,
                      const struct pw_event *ev)
 {
-	json_t *list = json_object_get(pw_ev_args(ev), "copies");
+	/* the args as JSON only for a batch's list: most copies have none */
+	json_t *list = pw_arg_is_array(ev, "copies") ? json_object_get(pw_ev_args(ev), "copies") : NULL;
 	if (ev->ret != 0) {
 		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev, "src"), side_dev(ev, "dst"))->failed++;
 		return;
