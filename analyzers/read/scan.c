@@ -61,7 +61,7 @@ static inline size_t push(unsigned char type)
 }
 
 /* s->p at the opening quote; a key's hash is taken on the way. */
-static bool string(struct sc *s, bool key)
+static inline __attribute__((always_inline)) bool string(struct sc *s, bool key)
 {
 	char *q = ++s->p;
 	uint32_t h = 2166136261u;
@@ -83,7 +83,7 @@ static bool string(struct sc *s, bool key)
 	return true;
 }
 
-static bool number(struct sc *s)
+static inline __attribute__((always_inline)) bool number(struct sc *s)
 {
 	bool neg = *s->p == '-';
 	if (neg)
@@ -161,7 +161,10 @@ static bool object(struct sc *s)
 		if (*s->p != ':')
 			return false;
 		s->p++;
-		if (!value(s))
+		skip_ws(s);
+		/* a member's string or number here, anything else through value */
+		char c = *s->p;
+		if (!(c == '"' ? string(s, false) : (c >= '0' && c <= '9') || c == '-' ? number(s) : value(s)))
 			return false;
 		th.t[o].n++;
 		skip_ws(s);
