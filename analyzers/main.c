@@ -17,6 +17,7 @@
 #include "cmds/cmds.h"
 #include "read/json.h"
 #include "read/parse.h"
+#include "read/scan.h"
 
 #ifndef PW_VERSION
 #define PW_VERSION "0.0.0"
@@ -322,5 +323,7 @@ int main(int argc, char **argv)
 	const char *parse = getenv("PEERWATCH_ANALYZE_PARSE");
 	if (parse && !strcmp(parse, "full"))
 		pw_parse_fast = false;
+	if (parse && !strcmp(parse, "scan"))
+		pw_scan_shapes = false;
 	return c->run(&o);
 }

@@ -395,6 +395,8 @@ enum {
 	K_COUNT
 };
 
+_Static_assert(K_COUNT <= PW_SHAPE_AUX, "a shape remembers where each member is");
+
 /* The member a key names, or -1: by its length and first letter, then one
  * compare (the table search took as long as the scan of the line). */
 static int call_key(const char *k, uint32_t len)
@@ -449,20 +451,56 @@ static bool tok_bool(const struct pw_tok *t, bool *out)
 	return !t || t->type == PW_T_TRUE || t->type == PW_T_FALSE;
 }
 
+/* The hash of a call line's API name where the library writes it, after
+ * {"type":"call","seq":N,"tid":N,"vendor":"..., as the key of its shapes
+ * (scan.h); false for a line that does not start so.  Only a key: the line
+ * is scanned, or matched, and checked whole either way. */
+static bool api_key(const char *line, size_t len, uint32_t *key)
+{
+	static const char *const part[] = {"{\"type\":\"call\",\"seq\":", ",\"tid\":", ",\"vendor\":\"",
+	                                   "\",\"api\":\""};
+	const char *p = line, *end = line + len;
+	for (int i = 0; i < 4; i++) {
+		size_t n = strlen(part[i]);
+		if ((size_t)(end - p) < n || memcmp(p, part[i], n))
+			return false;
+		p += n;
+		if (i < 2)
+			while (p < end && *p >= '0' && *p <= '9')
+				p++;
+		else if (i == 2)
+			while (p < end && *p != '"')
+				p++;
+	}
+	uint32_t h = 2166136261u;
+	for (; p < end && *p != '"'; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	*key = h;
+	return p < end;
+}
+
 static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct vec *stack)
 {
 	static const char start[] = "{\"type\":\"call\","; /* as the library writes it */
 	if (len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
 		return false;
-	const struct pw_flat *f = pw_scan(line, len);
+	uint32_t key = 0;
+	bool keyed = pw_scan_shapes && api_key(line, len, &key);
+	struct pw_shape *sh = NULL;
+	const struct pw_flat *f = keyed ? pw_scan_shaped(line, len, key, &sh) : pw_scan(line, len);
 	if (!f)
 		return false;
 	const struct pw_tok *t = f->t, *m[K_COUNT] = {0};
-	size_t k = 1;
-	for (uint32_t i = 0; i < t[0].n; i++, k = t[k + 1].next) {
-		int which = call_key(t[k].v.s, t[k].n);
-		if (which >= 0)
-			m[which] = &t[k + 1];
+	if (sh && sh->aux_known) { /* where the shape has each member (0: none) */
+		for (int i = 0; i < K_COUNT; i++)
+			m[i] = sh->aux[i] ? &t[sh->aux[i]] : NULL;
+	} else {
+		size_t k = 1;
+		for (uint32_t i = 0; i < t[0].n; i++, k = t[k + 1].next) {
+			int which = call_key(t[k].v.s, t[k].n);
+			if (which >= 0)
+				m[which] = &t[k + 1];
+		}
 	}
 	int64_t seq;
 	if (!tok_int(m[K_SEQ], 1, &seq) || !tok_int(m[K_TID], 0, &ev->tid) ||
@@ -488,7 +526,7 @@ static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct 
 	    !tok_bool(m[K_PARENT_TIME], &ev->parent_time) || !tok_bool(m[K_IMPLICIT], &ev->implicit))
 		return false;
 	if (!ev->op)
-		ev->op = pw_op_of_api(ev->api);
+		ev->op = sh && sh->api[0] && !strcmp(sh->api, ev->api) ? sh->op : pw_op_of_api(ev->api);
 	if (!pw_vendor_known(ev->vendor) || !m[K_ARGS] || m[K_ARGS]->type != PW_T_OBJ)
 		return false;
 	stack->len = 0;
@@ -504,8 +542,31 @@ static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct 
 		ev->stack = stack->data;
 		ev->nstack = stack->len;
 	}
-	if (!pw_flat_members_fit(f, 0, PW_SC_CALL))
+	if (sh && sh->fit_known) {
+		if (!pw_flat_checks_fit(f, sh->fit, sh->nfit))
+			return false;
+	} else if (keyed && !sh) { /* checked, and learnt if it holds */
+		struct vec checks;
+		bool fit = pw_flat_members_fit_memo(f, 0, PW_SC_CALL, &checks);
+		if (fit && (sh = pw_shape_learn(f, line, key)) != NULL) {
+			sh->fit = checks.data;
+			sh->nfit = checks.len;
+			sh->fit_known = true;
+			for (int i = 0; i < K_COUNT; i++)
+				sh->aux[i] = m[i] ? (uint32_t)(m[i] - t) : 0;
+			sh->aux_known = true;
+			if (!m[K_OP] && strlen(ev->api) < sizeof sh->api) {
+				strcpy(sh->api, ev->api);
+				sh->op = ev->op;
+			}
+		} else {
+			vec_free(&checks);
+		}
+		if (!fit)
+			return false;
+	} else if (!pw_flat_members_fit(f, 0, PW_SC_CALL)) {
 		return false;
+	}
 	ev->type = PW_EV_CALL;
 	ev->flat = f;
 	ev->flat_args = (size_t)(m[K_ARGS] - t);

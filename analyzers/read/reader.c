@@ -57,10 +57,10 @@ struct run {
 	size_t nsinks;
 	bool any_pre;
 	struct needles *pre_keys; /* every sink's, a bit each */
-	bool nesting;       /* a sink wants ev->parent_recorded */
-	struct vec items;   /* struct item */
-	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
-	struct worker *w0;  /* the calling thread's worker */
+	bool nesting;             /* a sink wants ev->parent_recorded */
+	struct vec items;         /* struct item */
+	struct vec *chunks;       /* per file: struct chunk *, empty when read whole */
+	struct worker *w0;        /* the calling thread's worker */
 	atomic_size_t next;
 	atomic_bool stop;
 	atomic_int status;

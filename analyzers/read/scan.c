@@ -83,30 +83,43 @@ static inline __attribute__((always_inline)) bool string(struct sc *s, bool key)
 	return true;
 }
 
-static inline __attribute__((always_inline)) bool number(struct sc *s)
+/* A JSON integer at *pp of at most 2^63-1 in magnitude, *pp moved past it;
+ * false for anything else (a real number, a leading zero, too large). */
+static inline __attribute__((always_inline)) bool read_int(char **pp, int64_t *out)
 {
-	bool neg = *s->p == '-';
+	char *p = *pp;
+	bool neg = *p == '-';
 	if (neg)
-		s->p++;
-	if (*s->p < '0' || *s->p > '9')
+		p++;
+	if (*p < '0' || *p > '9')
 		return false;
-	if (*s->p == '0' && s->p[1] >= '0' && s->p[1] <= '9')
+	if (*p == '0' && p[1] >= '0' && p[1] <= '9')
 		return false; /* a leading zero: not JSON */
 	/* up to 18 digits cannot pass 2^63-1; past them, each one is checked */
-	const char *d0 = s->p;
+	const char *d0 = p;
 	uint64_t v = 0;
-	while (*s->p >= '0' && *s->p <= '9' && s->p - d0 < 18)
-		v = v * 10 + (unsigned)(*s->p++ - '0');
-	while (*s->p >= '0' && *s->p <= '9') {
-		unsigned d = (unsigned)(*s->p++ - '0');
+	while (*p >= '0' && *p <= '9' && p - d0 < 18)
+		v = v * 10 + (unsigned)(*p++ - '0');
+	while (*p >= '0' && *p <= '9') {
+		unsigned d = (unsigned)(*p++ - '0');
 		if (v > ((uint64_t)INT64_MAX - d) / 10)
 			return false; /* beyond 2^63-1: the full parse keeps it aside */
 		v = v * 10 + d;
 	}
-	if (*s->p == '.' || *s->p == 'e' || *s->p == 'E')
+	if (*p == '.' || *p == 'e' || *p == 'E')
 		return false; /* a real number */
+	*out = neg ? -(int64_t)v : (int64_t)v;
+	*pp = p;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool number(struct sc *s)
+{
+	int64_t v;
+	if (!read_int(&s->p, &v))
+		return false;
 	size_t i = push(PW_T_INT);
-	th.t[i].v.i = neg ? -(int64_t)v : (int64_t)v;
+	th.t[i].v.i = v;
 	th.t[i].next = (uint32_t)th.n;
 	return true;
 }
@@ -164,7 +177,9 @@ static bool object(struct sc *s)
 		skip_ws(s);
 		/* a member's string or number here, anything else through value */
 		char c = *s->p;
-		if (!(c == '"' ? string(s, false) : (c >= '0' && c <= '9') || c == '-' ? number(s) : value(s)))
+		if (!(c == '"'                             ? string(s, false)
+		      : (c >= '0' && c <= '9') || c == '-' ? number(s)
+		                                           : value(s)))
 			return false;
 		th.t[o].n++;
 		skip_ws(s);
@@ -223,18 +238,35 @@ static bool value(struct sc *s)
 	}
 }
 
-const struct pw_flat *pw_scan(const char *line, size_t len)
+/* Zero bytes after the copy's NUL and after a shape's segments: a compare
+ * of segments may load 8 bytes at a time past their ends (same_bytes). */
+#define PAD 8
+
+/* The line into the thread's copy, NUL-terminated. */
+static void copy_line(const char *line, size_t len)
 {
-	static __thread struct pw_flat out;
-	if (len >= UINT32_MAX)
-		return NULL;
-	if (len + 1 > th.bufcap) {
-		th.bufcap = len + 1 > 4096 ? len + 1 : 4096;
+	if (len + 1 + PAD > th.bufcap) {
+		th.bufcap = len + 1 + PAD > 4096 ? len + 1 + PAD : 4096;
 		free(th.buf);
 		th.buf = xmalloc(th.bufcap);
 	}
 	memcpy(th.buf, line, len);
-	th.buf[len] = 0;
+	memset(th.buf + len, 0, 1 + PAD);
+}
+
+static const struct pw_flat *flat_out(size_t len)
+{
+	static __thread struct pw_flat out;
+	out.t = th.t;
+	out.n = th.n;
+	out.buf = th.buf;
+	out.len = len;
+	return &out;
+}
+
+/* The scan of the copy (len bytes). */
+static const struct pw_flat *scan_copy(size_t len)
+{
 	th.n = 0;
 	struct sc s = {th.buf, th.buf + len, 0};
 	skip_ws(&s);
@@ -243,11 +275,270 @@ const struct pw_flat *pw_scan(const char *line, size_t len)
 	skip_ws(&s);
 	if (s.p != s.end)
 		return NULL;
-	out.t = th.t;
-	out.n = th.n;
-	out.buf = th.buf;
-	out.len = len;
-	return &out;
+	return flat_out(len);
+}
+
+const struct pw_flat *pw_scan(const char *line, size_t len)
+{
+	if (len >= UINT32_MAX)
+		return NULL;
+	copy_line(line, len);
+	return scan_copy(len);
+}
+
+/* ---- shapes (scan.h) ---- */
+
+bool pw_scan_shapes = true;
+
+#define SHAPE_SETS 256
+#define SHAPE_WAYS 2
+/* Lines longer, or of more tokens, are scanned each time. */
+#define SHAPE_MAX_LEN 65536
+#define SHAPE_MAX_TOK 4096
+
+static __thread struct {
+	struct pw_shape *set[SHAPE_SETS][SHAPE_WAYS];
+	uint64_t clock;
+	char **segpos; /* where each segment starts in the line matched */
+	size_t segcap;
+	unsigned char *is_key; /* pw_shape_learn's marks, a byte a token */
+	size_t keycap;
+} shapes;
+
+static void shape_free(struct pw_shape *sh)
+{
+	if (!sh)
+		return;
+	free(sh->lit);
+	free(sh->seg_end);
+	free(sh->slot_tok);
+	free(sh->tok);
+	free(sh->key_tok);
+	free(sh->key_seg);
+	free(sh->key_off);
+	free(sh->fit);
+	free(sh);
+}
+
+static inline uint64_t load8(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* Whether n bytes at a and b are the same, a word at a time: both may be
+ * read up to 7 bytes past n (PAD), those bytes masked away.  A segment is
+ * a dozen bytes: a call of memcmp took longer than the compare. */
+static inline bool same_bytes(const char *a, const char *b, uint32_t n)
+{
+	for (; n >= 8; n -= 8, a += 8, b += 8)
+		if (load8(a) != load8(b))
+			return false;
+	if (!n)
+		return true;
+	uint64_t d = load8(a) ^ load8(b);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	return !(d >> (64 - 8 * n));
+#else
+	return !(d << (64 - 8 * n));
+#endif
+}
+
+/* The copy (len bytes) against sh: its tokens, with this line's values, in
+ * th.t, and its strings terminated, when it has the shape; else false, the
+ * copy as it was (th.t is the next scan's to overwrite). */
+static bool shape_match(const struct pw_shape *sh, size_t len)
+{
+	char *p = th.buf, *end = th.buf + len;
+	while (th.cap < sh->ntok)
+		grow();
+	if (shapes.segcap < sh->nslots + 1) {
+		shapes.segcap = sh->nslots + 1;
+		shapes.segpos = xrealloc(shapes.segpos, shapes.segcap * sizeof *shapes.segpos);
+	}
+	memcpy(th.t, sh->tok, sh->ntok * sizeof *th.t);
+	uint32_t l0 = 0;
+	for (size_t i = 0;; i++) {
+		uint32_t n = sh->seg_end[i] - l0;
+		if ((size_t)(end - p) < n || !same_bytes(p, sh->lit + l0, n))
+			return false;
+		shapes.segpos[i] = p;
+		p += n;
+		l0 = sh->seg_end[i];
+		if (i == sh->nslots)
+			break;
+		struct pw_tok *t = &th.t[sh->slot_tok[i]];
+		if (t->type == PW_T_STR) { /* as string(): up to its closing quote */
+			char *q = p;
+			while (plain[(unsigned char)*q])
+				q++;
+			if (*q != '"')
+				return false;
+			t->v.s = p;
+			t->n = (uint32_t)(q - p);
+			p = q;
+		} else if (!read_int(&p, &t->v.i)) {
+			return false;
+		}
+	}
+	if (p != end)
+		return false;
+	/* the strings terminated where their closing quotes are */
+	for (size_t k = 0; k < sh->nkeys; k++) {
+		struct pw_tok *t = &th.t[sh->key_tok[k]];
+		char *at = shapes.segpos[sh->key_seg[k]] + sh->key_off[k];
+		t->v.s = at;
+		at[t->n] = 0;
+	}
+	for (size_t i = 0; i < sh->nslots; i++) {
+		struct pw_tok *t = &th.t[sh->slot_tok[i]];
+		if (t->type == PW_T_STR)
+			((char *)t->v.s)[t->n] = 0;
+	}
+	th.n = sh->ntok;
+	return true;
+}
+
+const struct pw_flat *pw_scan_shaped(const char *line, size_t len, uint32_t key, struct pw_shape **shape)
+{
+	*shape = NULL;
+	if (len >= UINT32_MAX)
+		return NULL;
+	copy_line(line, len);
+	if (pw_scan_shapes)
+		for (int w = 0; w < SHAPE_WAYS; w++) {
+			struct pw_shape *sh = shapes.set[key % SHAPE_SETS][w];
+			if (sh && sh->key == key && shape_match(sh, len)) {
+				sh->used = ++shapes.clock;
+				*shape = sh;
+				return flat_out(len);
+			}
+		}
+	return scan_copy(len);
+}
+
+/* Appends line[from, to) to the shape's segments. */
+static void lit_add(struct vec *lit, const char *line, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		*(char *)vec_push(lit) = line[i];
+}
+
+static void u32_add(struct vec *v, size_t x)
+{
+	*(uint32_t *)vec_push(v) = (uint32_t)x;
+}
+
+struct pw_shape *pw_shape_learn(const struct pw_flat *f, const char *line, uint32_t key)
+{
+	if (!pw_scan_shapes || f->len > SHAPE_MAX_LEN || f->n > SHAPE_MAX_TOK || !f->n)
+		return NULL;
+	const struct pw_tok *t = f->t;
+	const char *b = f->buf; /* the scan's copy: the same places, NUL-terminated */
+	if (shapes.keycap < f->n) {
+		shapes.keycap = f->n;
+		shapes.is_key = xrealloc(shapes.is_key, shapes.keycap);
+	}
+	memset(shapes.is_key, 0, f->n);
+	for (size_t o = 0; o < f->n; o++)
+		if (t[o].type == PW_T_OBJ)
+			for (size_t k = o + 1, m = 0; m < t[o].n; m++, k = t[k + 1].next)
+				shapes.is_key[k] = 1;
+	struct vec lit, seg_end, slot_tok, key_tok, key_seg, key_off;
+	vec_init(&lit, 1);
+	vec_init(&seg_end, sizeof(uint32_t));
+	vec_init(&slot_tok, sizeof(uint32_t));
+	vec_init(&key_tok, sizeof(uint32_t));
+	vec_init(&key_seg, sizeof(uint32_t));
+	vec_init(&key_off, sizeof(uint32_t));
+	/* pos: where the next token's bytes are looked for; seg: where the
+	 * segment being built began (both in the line) */
+	size_t pos = 0, seg = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		const struct pw_tok *x = &t[i];
+		size_t start;
+		switch ((enum pw_tok_type)x->type) {
+		case PW_T_STR:
+			start = (size_t)(x->v.s - b);
+			if (shapes.is_key[i]) { /* in its segment */
+				u32_add(&key_tok, i);
+				u32_add(&key_seg, slot_tok.len);
+				u32_add(&key_off, start - seg);
+				pos = start + x->n + 1;
+			} else { /* a slot from its content's start to its closing quote */
+				lit_add(&lit, line, seg, start);
+				u32_add(&seg_end, lit.len);
+				u32_add(&slot_tok, i);
+				seg = pos = start + x->n;
+			}
+			break;
+		case PW_T_INT: {
+			/* only white space and punctuation lie between tokens */
+			for (start = pos; b[start] != '-' && (b[start] < '0' || b[start] > '9'); start++)
+				;
+			char *q = (char *)b + start;
+			int64_t v;
+			if (!read_int(&q, &v)) /* cannot be: the scan took it */
+				goto refuse;
+			lit_add(&lit, line, seg, start);
+			u32_add(&seg_end, lit.len);
+			u32_add(&slot_tok, i);
+			seg = pos = (size_t)(q - b);
+			break;
+		}
+		case PW_T_OBJ:
+		case PW_T_ARR:
+			while (b[pos] != (x->type == PW_T_OBJ ? '{' : '['))
+				pos++;
+			pos++;
+			break;
+		case PW_T_TRUE:
+		case PW_T_FALSE:
+		case PW_T_NULL:
+			while (b[pos] != (x->type == PW_T_TRUE ? 't' : x->type == PW_T_FALSE ? 'f' : 'n'))
+				pos++;
+			pos += x->type == PW_T_FALSE ? 5 : 4;
+			break;
+		}
+		if (pos > f->len)
+			goto refuse;
+	}
+	lit_add(&lit, line, seg, f->len);
+	u32_add(&seg_end, lit.len);
+	for (int i = 0; i < PAD; i++) /* not a segment's: for same_bytes */
+		*(char *)vec_push(&lit) = 0;
+
+	struct pw_shape *sh = xcalloc(1, sizeof *sh);
+	sh->lit = lit.data;
+	sh->seg_end = seg_end.data;
+	sh->slot_tok = slot_tok.data;
+	sh->nslots = slot_tok.len;
+	sh->tok = xmalloc(f->n * sizeof *sh->tok);
+	memcpy(sh->tok, t, f->n * sizeof *sh->tok);
+	for (size_t i = 0; i < f->n; i++)
+		if (sh->tok[i].type == PW_T_STR)
+			sh->tok[i].v.s = NULL; /* each line's own */
+	sh->ntok = f->n;
+	sh->key_tok = key_tok.data;
+	sh->key_seg = key_seg.data;
+	sh->key_off = key_off.data;
+	sh->nkeys = key_tok.len;
+	sh->key = key;
+	sh->used = ++shapes.clock;
+	struct pw_shape **set = shapes.set[key % SHAPE_SETS];
+	int w = !set[0] || (set[1] && set[0]->used < set[1]->used) ? 0 : 1;
+	shape_free(set[w]);
+	set[w] = sh;
+	return sh;
+refuse:
+	vec_free(&lit);
+	vec_free(&seg_end);
+	vec_free(&slot_tok);
+	vec_free(&key_tok);
+	vec_free(&key_seg);
+	vec_free(&key_off);
+	return NULL;
 }
 
 size_t pw_flat_get(const struct pw_flat *f, size_t obj, const char *key)
@@ -267,4 +558,10 @@ void pw_scan_thread_done(void)
 	free(th.buf);
 	free(th.t);
 	memset(&th, 0, sizeof th);
+	for (size_t i = 0; i < SHAPE_SETS; i++)
+		for (size_t w = 0; w < SHAPE_WAYS; w++)
+			shape_free(shapes.set[i][w]);
+	free(shapes.segpos);
+	free(shapes.is_key);
+	memset(&shapes, 0, sizeof shapes);
 }

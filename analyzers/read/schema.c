@@ -344,7 +344,6 @@ static bool dev_tok(const struct pw_tok *t)
 
 static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
 {
-	uint64_t u;
 	int ek = entry_kind(kind);
 	if (ek != PW_J_COUNT) {
 		if (kind == PW_J_INTS_NULL && t->type == PW_T_NULL)
@@ -361,7 +360,9 @@ static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
 	case PW_J_STR: return str;
 	case PW_J_STR_NULL:
 	case PW_J_NAME: return str || nul;
-	case PW_J_HEX: return str && parse_hex_u64(t->v.s, &u);
+	case PW_J_HEX: /* as parse_hex_u64 takes it: 0x, 1 to 16 digits */
+		return str && t->n >= 3 && t->n <= 18 && t->v.s[0] == '0' &&
+		       (t->v.s[1] == 'x' || t->v.s[1] == 'X') && is_hex_n(t->v.s + 2, t->n - 2);
 	case PW_J_HEXBYTES: return hex_tok(t, 0);
 	case PW_J_HEX128: return hex_tok(t, 128);
 	case PW_J_HEXBYTES_NULL: return nul || hex_tok(t, 0);
@@ -387,6 +388,10 @@ static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
 
 static bool flat_scope(const struct pw_flat *f, size_t obj, int scope, bool nested);
 
+/* Where pw_flat_members_fit_memo collects the members whose check depends
+ * on their values. */
+static __thread struct vec *recording;
+
 /* As check_member: the first row the value fits decides, objects inside
  * it checked against their own scope. */
 static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
@@ -398,10 +403,19 @@ static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
 			continue;
 		if (row->kind == PW_J_OBJECT && row->child != PW_SC_NONE)
 			return flat_scope(f, v, row->child, true);
-		if (row->kind == PW_J_OBJECTS && row->child != PW_SC_NONE)
+		if (row->kind == PW_J_OBJECTS && row->child != PW_SC_NONE) {
 			for (size_t e = v + 1; e < t->next; e = f->t[e].next)
 				if (!flat_scope(f, e, row->child, true))
 					return false;
+			return true;
+		}
+		/* A value no object row takes: of another line of the shape, any
+		 * of the rows fitting says the same (an object row fits objects,
+		 * and arrays of them, whatever their values: those are decided
+		 * as here, by their type, and their members recorded). */
+		if (recording)
+			*(struct pw_fit_check *)vec_push(recording) =
+			    (struct pw_fit_check){(uint32_t)v, (uint16_t)at, (uint16_t)n};
 		return true;
 	}
 	return false;
@@ -463,4 +477,27 @@ bool pw_flat_members_fit(const struct pw_flat *f, size_t obj, int scope)
 {
 	pthread_once(&index_once, build_index);
 	return flat_scope(f, obj, scope, false);
+}
+
+bool pw_flat_members_fit_memo(const struct pw_flat *f, size_t obj, int scope, struct vec *checks)
+{
+	pthread_once(&index_once, build_index);
+	vec_init(checks, sizeof(struct pw_fit_check));
+	recording = checks;
+	bool ok = flat_scope(f, obj, scope, false);
+	recording = NULL;
+	return ok;
+}
+
+bool pw_flat_checks_fit(const struct pw_flat *f, const struct pw_fit_check *c, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_tok *t = &f->t[c[i].v];
+		size_t r = 0;
+		while (r < c[i].n && !fits_tok(fields[by_scope[c[i].at + r]].kind, t, f->t))
+			r++;
+		if (r == c[i].n)
+			return false;
+	}
+	return true;
 }

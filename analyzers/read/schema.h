@@ -18,5 +18,12 @@ int pw_check_members(json_t *obj, int scope, char *err, size_t errlen);
  * member fits, false where check_members would give a message. */
 struct pw_flat;
 bool pw_flat_members_fit(const struct pw_flat *f, size_t obj, int scope);
+/* As pw_flat_members_fit, and where it holds, *checks (struct
+ * pw_fit_check, scan.h) are the members whose values another line of the
+ * same shape must fit: for such a line, pw_flat_checks_fit says the same. */
+struct vec;
+struct pw_fit_check;
+bool pw_flat_members_fit_memo(const struct pw_flat *f, size_t obj, int scope, struct vec *checks);
+bool pw_flat_checks_fit(const struct pw_flat *f, const struct pw_fit_check *c, size_t n);
 
 #endif

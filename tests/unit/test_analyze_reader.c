@@ -24,6 +24,7 @@
 #include "read/lines.h"
 #include "read/parse.h"
 #include "read/reader.h"
+#include "read/scan.h"
 
 #define HEADER                                                                                              \
 	"{\"type\":\"header\",\"format\":\"peerwatch\",\"version\":1,\"pid\":42,\"ppid\":1,\"host\":\"h\"," \
@@ -768,6 +769,141 @@ static void long_lines(void **state)
 	pw_input_free(&in);
 }
 
+/* ---- shapes (read/scan.h) ----
+ * A line matched against the shape of an earlier one must give what the
+ * scan and the checks give without shapes: the same tokens, the same
+ * verdict, the same event.  Lines of a few shapes, each value slot filled
+ * with a valid value most of the time and otherwise with something the
+ * slot's row or the plain shape refuses (bad hex, a negative count, an
+ * integer past 2^63-1, an escape, a real number, another type, spaces). */
+
+static const char *const shape_base[] = {
+    "{\"type\":\"call\",\"seq\":%s,\"tid\":%s,\"vendor\":\"cuda\",\"api\":\"cuMemPrefetchAsync\","
+    "\"variant\":%s,\"family\":\"managed\",\"t_ns\":%s,\"dur_ns\":%s,\"ret\":%s,\"ret_name\":%s,"
+    "\"cur_dev\":%s,\"parent\":%s,\"args\":{\"ptr\":%s,\"ptr_dev\":%s,\"bytes\":%s,\"location\":{"
+    "\"type\":%s,\"id\":%s},\"flags\":0,\"stream\":%s},\"stack\":[%s,%s]}",
+    "{\"type\":\"call\",\"seq\":%s,\"tid\":%s,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeerAsync\","
+    "\"variant\":%s,\"family\":\"copy\",\"t_ns\":%s,\"dur_ns\":%s,\"ret\":%s,\"ret_name\":%s,"
+    "\"args\":{\"dst\":%s,\"dst_dev\":%s,\"dst_ctx\":%s,\"src\":%s,\"src_dev\":%s,\"bytes\":%s,"
+    "\"stream\":%s}}",
+    "{\"type\":\"call\",\"seq\":%s,\"tid\":%s,\"vendor\":\"hip\",\"api\":\"hipIpcOpenMemHandle\","
+    "\"variant\":%s,\"family\":\"ipc\",\"t_ns\":%s,\"dur_ns\":%s,\"ret\":%s,\"ret_name\":%s,"
+    "\"op\":%s,\"args\":{\"handle\":%s,\"ptr\":%s,\"dev\":%s,\"flags\":%s}}",
+};
+/* A valid value for each slot kind, by the slot's place: x hex, u count,
+ * i integer, s string, n string or null, d device or null, h hex bytes. */
+static const char *const shape_kinds[] = {"uusuuinduxuusuxxx", "uusuuinxuxxuux", "uusuuinshxuu"};
+
+static const char *shape_valid(char kind, unsigned r)
+{
+	static const char *const hex[] = {"\"0x7f0000\"", "\"0xAbC\"", "\"0x1\""};
+	static const char *const cnt[] = {"1", "7", "4096", "4000000000000"};
+	static const char *const str[] = {"\"\"", "\"_v2\"", "\"CUDA_SUCCESS\"", "\"device\""};
+	switch (kind) {
+	case 'x': return hex[r % 3];
+	case 'u': return cnt[r % 4];
+	case 'i': return r % 2 ? "-3" : "0";
+	case 's': return str[r % 4];
+	case 'n': return r % 8 ? "\"hipErrorInvalidValue\"" : "null";
+	case 'h': return r % 2 ? "\"00ff\"" : "\"a0b1c2\"";
+	default: return r % 8 ? "2" : "null";
+	}
+}
+
+static const char *const shape_odd[] = {
+    "\"0x\"", "\"0xZZ\"", "\"0x12345678901234567\"", "\"12\"", "-1", "9223372036854775808",
+    "01", "1.5", "null", "true", "\"a\\\"b\"", "\"\xc3\xa9\"", " 5", "-0", "2147483648",
+    "{}", "[]", "\"\"", "0", "\"x\"", "-9223372036854775808", "9223372036854775807"};
+
+/* The tokens of a scan as text, to compare two scans. */
+static void tok_dump(const struct pw_flat *f, char *out, size_t cap)
+{
+	size_t at = 0;
+	out[0] = 0;
+	for (size_t i = 0; f && i < f->n && at < cap; i++) {
+		const struct pw_tok *t = &f->t[i];
+		int w = t->type == PW_T_STR
+		            ? snprintf(out + at, cap - at, "%u/%u/%u/%u/%zu:%s|", t->type, t->n, t->next, t->hash,
+		                       strlen(t->v.s), t->v.s)
+		            : snprintf(out + at, cap - at, "%u/%u/%u/%lld|", t->type, t->n, t->next,
+		                       t->type == PW_T_INT ? (long long)t->v.i : 0LL);
+		at += w > 0 ? (size_t)w : 0;
+	}
+}
+
+/* What a parse said of a line, as text. */
+static void ev_dump(const char *line, char *out, size_t cap)
+{
+	struct pw_event ev;
+	char err[512];
+	enum pw_line_kind k = parse(line, &ev, err);
+	if (k != PW_LINE_EVENT || !pw_parse_was_fast()) {
+		snprintf(out, cap, "kind %d, fast %d: %s", (int)k, pw_parse_was_fast(), k == PW_LINE_BAD ? err : "");
+		return;
+	}
+	char *args = json_dumps(pw_ev_args(&ev), JSON_SORT_KEYS | JSON_COMPACT);
+	snprintf(out, cap, "%llu %lld %s %s %s %s %lld %lld %lld %s %d %llu %lld %s %zu %llx %s",
+	         (unsigned long long)ev.seq, (long long)ev.tid, ev.vendor, ev.api, ev.variant, ev.family,
+	         (long long)ev.t_ns, (long long)ev.dur_ns, (long long)ev.ret,
+	         ev.ret_name ? ev.ret_name : "-", ev.has_parent, (unsigned long long)ev.parent,
+	         (long long)ev.cur_dev, ev.op ? ev.op : "-", ev.nstack,
+	         ev.nstack ? (unsigned long long)ev.stack[0] : 0ULL, args ? args : "?");
+	free(args);
+}
+
+static void shapes_as_scan(void **state)
+{
+	(void)state;
+	unsigned seed = 7;
+	size_t matched = 0, tried = 0, fast = 0;
+	static char line[4096], base[4096], a[16384], b[16384];
+	for (size_t s = 0; s < sizeof shape_base / sizeof *shape_base; s++) {
+		const char *kinds = shape_kinds[s];
+		size_t nslots = strlen(kinds);
+		for (int round = 0; round < 600; round++) {
+			const char *v[20];
+			for (size_t i = 0; i < nslots; i++) {
+				unsigned r = (unsigned)rand_r(&seed);
+				v[i] = round == 0 || r % 100 < 97 ? shape_valid(kinds[i], r >> 8)
+				                                : shape_odd[(r >> 8) % (sizeof shape_odd / sizeof *shape_odd)];
+			}
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+			snprintf(line, sizeof line, shape_base[s], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
+			         v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19]);
+#pragma GCC diagnostic pop
+			if (round == 0) { /* the shape, learnt from a valid line */
+				strcpy(base, line);
+				const struct pw_flat *f = pw_scan(base, strlen(base));
+				assert_non_null(f);
+				assert_non_null(pw_shape_learn(f, base, 1000 + (uint32_t)s));
+			}
+			/* the scan: tokens with and without the shape */
+			struct pw_shape *sh;
+			tok_dump(pw_scan_shaped(line, strlen(line), 1000 + (uint32_t)s, &sh), a, sizeof a);
+			tok_dump(pw_scan(line, strlen(line)), b, sizeof b);
+			if (strcmp(a, b))
+				fail_msg("shape %zu, %s:\n shaped %s\n scanned %s", s, line, a, b);
+			matched += sh != NULL;
+			/* the whole parse: verdict and event, shapes on and off */
+			pw_scan_shapes = true;
+			ev_dump(line, a, sizeof a);
+			ev_dump(line, a, sizeof a); /* the second time by the shape the first learnt */
+			pw_scan_shapes = false;
+			ev_dump(line, b, sizeof b);
+			pw_scan_shapes = true;
+			if (strcmp(a, b))
+				fail_msg("shape %zu, %s:\n with shapes %s\n without %s", s, line, a, b);
+			fast += !strncmp(a, "kind", 4) ? 0 : 1;
+			tried++;
+		}
+	}
+	/* both sides were tried: lines matched and not, taken and refused */
+	print_message("%zu lines: %zu matched a shape, %zu taken by the fast path\n", tried, matched, fast);
+	assert_true(matched > tried / 4 && matched < tried);
+	assert_true(fast > tried / 4 && fast < tried);
+}
+
 /* ---- containers, histogram, tables ---- */
 
 /* The pre-phase's strings (base/util.c, needles): the mask is that of a
@@ -958,6 +1094,7 @@ int main(void)
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
 	    cmocka_unit_test(ops_of_old_traces),
+	    cmocka_unit_test(shapes_as_scan),
 	    cmocka_unit_test(needles_as_memmem),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
