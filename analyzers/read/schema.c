@@ -392,6 +392,28 @@ static bool flat_scope(const struct pw_flat *f, size_t obj, int scope, bool nest
  * on their values. */
 static __thread struct vec *recording;
 
+/* Whether a value fits the kind by its JSON type alone (of an array, its
+ * entries' types): a line of the same shape fits it as the first did. */
+static bool by_type_only(int kind)
+{
+	int ek = entry_kind(kind);
+	if (ek != PW_J_COUNT)
+		return by_type_only(ek);
+	switch ((enum pw_json_kind)kind) {
+	case PW_J_STR:
+	case PW_J_STR_NULL:
+	case PW_J_NAME:
+	case PW_J_INT:
+	case PW_J_INT_NULL:
+	case PW_J_NAME_OR_INT:
+	case PW_J_INT_STR_NULL:
+	case PW_J_BOOL:
+	case PW_J_NIL:
+	case PW_J_OBJECT: return true;
+	default: return false;
+	}
+}
+
 /* As check_member: the first row the value fits decides, objects inside
  * it checked against their own scope. */
 static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
@@ -412,8 +434,12 @@ static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
 		/* A value no object row takes: of another line of the shape, any
 		 * of the rows fitting says the same (an object row fits objects,
 		 * and arrays of them, whatever their values: those are decided
-		 * as here, by their type, and their members recorded). */
-		if (recording)
+		 * as here, by their type, and their members recorded); where every
+		 * row is decided by the value's type, the shape decides it. */
+		bool by_type = true;
+		for (size_t r = 0; recording && r < n; r++)
+			by_type &= by_type_only(fields[by_scope[at + r]].kind);
+		if (recording && !by_type)
 			*(struct pw_fit_check *)vec_push(recording) =
 			    (struct pw_fit_check){(uint32_t)v, (uint16_t)at, (uint16_t)n};
 		return true;
