@@ -359,6 +359,11 @@ void needles_init(struct needles *nd)
 	memset(nd, 0, sizeof *nd);
 }
 
+static inline unsigned pair_slot(unsigned a, unsigned b)
+{
+	return (a << 5 ^ b) & (NEEDLES_HASH - 1);
+}
+
 /* The shifts, again for every string (the window may have shortened). */
 static void needles_shifts(struct needles *nd)
 {
@@ -367,9 +372,9 @@ static void needles_shifts(struct needles *nd)
 	for (size_t k = 0; k < nd->n; k++) {
 		const unsigned char *u = (const unsigned char *)nd->keys[k];
 		for (size_t q = 1; q < m; q++) {
-			unsigned pair = u[q - 1] | (unsigned)u[q] << 8;
-			if (nd->shift[pair] > m - 1 - q)
-				nd->shift[pair] = (uint8_t)(m - 1 - q);
+			unsigned slot = pair_slot(u[q - 1], u[q]);
+			if (nd->shift[slot] > m - 1 - q)
+				nd->shift[slot] = (uint8_t)(m - 1 - q);
 		}
 		nd->endpair[k] = (uint16_t)(u[m - 2] | (unsigned)u[m - 1] << 8);
 	}
@@ -393,6 +398,26 @@ void needles_add(struct needles *nd, const char *key, uint64_t bits)
 	needles_shifts(nd);
 }
 
+/* The strings whose window ends at e (its shift is 0) that occur there. */
+static uint64_t needles_at(const struct needles *nd, const char *s, size_t len, size_t e, uint64_t got)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	size_t at = e + 1 - nd->m; /* where a string would start */
+	unsigned pair = u[e - 1] | (unsigned)u[e] << 8;
+	for (size_t k = 0; k < nd->n; k++)
+		if (nd->endpair[k] == pair && (nd->bits[k] & ~got) && nd->lens[k] <= len - at &&
+		    !memcmp(s + at, nd->keys[k], nd->lens[k]))
+			got |= nd->bits[k];
+	return got;
+}
+
+/*
+ * Two windows slide at once, one over each half of the line: each step
+ * waits for the load of the pair it lands on and of its shift, so one
+ * window was bound by that wait; two are independent and overlap.  The
+ * first covers the windows ending before `half`, the second those ending
+ * at it or after: between them, every place a string could end.
+ */
 uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 {
 	const unsigned char *u = (const unsigned char *)s;
@@ -400,22 +425,36 @@ uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 	uint64_t got = 0;
 	if (!nd->n || len < m)
 		return 0;
-	for (size_t e = m - 1; e < len;) {
-		unsigned pair = u[e - 1] | (unsigned)u[e] << 8;
-		unsigned step = nd->shift[pair];
-		if (step) {
-			e += step;
-			continue;
+	size_t e1 = m - 1, half = (len + m) / 2, e2 = half;
+	while (e1 < half && e2 < len) {
+		unsigned s1 = nd->shift[pair_slot(u[e1 - 1], u[e1])];
+		unsigned s2 = nd->shift[pair_slot(u[e2 - 1], u[e2])];
+		if (!s1) {
+			got = needles_at(nd, s, len, e1, got);
+			s1 = 1;
 		}
-		size_t at = e + 1 - m; /* where a string would start */
-		for (size_t k = 0; k < nd->n; k++)
-			if (nd->endpair[k] == pair && (nd->bits[k] & ~got) && nd->lens[k] <= len - at &&
-			    !memcmp(s + at, nd->keys[k], nd->lens[k])) {
-				got |= nd->bits[k];
-				if (got == nd->all)
-					return got;
-			}
-		e++;
+		if (!s2) {
+			got = needles_at(nd, s, len, e2, got);
+			s2 = 1;
+		}
+		if (got == nd->all)
+			return got;
+		e1 += s1;
+		e2 += s2;
+	}
+	for (; e1 < half; e1++) {
+		unsigned step = nd->shift[pair_slot(u[e1 - 1], u[e1])];
+		if (step)
+			e1 += step - 1;
+		else
+			got = needles_at(nd, s, len, e1, got);
+	}
+	for (; e2 < len; e2++) {
+		unsigned step = nd->shift[pair_slot(u[e2 - 1], u[e2])];
+		if (step)
+			e2 += step - 1;
+		else
+			got = needles_at(nd, s, len, e2, got);
 	}
 	return got;
 }

@@ -123,6 +123,10 @@ const char *base_name(const char *path);
  * one); where it cannot move, the strings whose window ends in that pair
  * are compared whole.  Strings of 2 to 255 bytes, at most NEEDLES_MAX. */
 #define NEEDLES_MAX 64
+/* The shift table's size: a hash of the pair, not the pair, so that the
+ * table stays in the first-level cache (64 KiB did not: it cost more than
+ * the steps it saved); pairs that share a slot share its least shift. */
+#define NEEDLES_HASH 4096
 struct needles {
 	const char *keys[NEEDLES_MAX];
 	uint64_t bits[NEEDLES_MAX]; /* what a match of the string adds to the mask */
@@ -130,7 +134,7 @@ struct needles {
 	uint8_t lens[NEEDLES_MAX];
 	size_t n, m;        /* strings; the window (the shortest string's length) */
 	uint64_t all;       /* every string's bits: no need to look further */
-	uint8_t shift[65536]; /* by the window's last two bytes */
+	uint8_t shift[NEEDLES_HASH]; /* by a hash of the window's last two bytes */
 };
 /* An empty set (no string is in any text). */
 void needles_init(struct needles *nd);
