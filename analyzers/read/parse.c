@@ -392,6 +392,7 @@ enum {
 	K_IMPLICIT,
 	K_ARGS,
 	K_STACK,
+	K_SUPPRESSED,
 	K_COUNT
 };
 
@@ -401,10 +402,10 @@ _Static_assert(K_COUNT <= PW_SHAPE_AUX, "a shape remembers where each member is"
  * compare (the table search took as long as the scan of the line). */
 static int call_key(const char *k, uint32_t len)
 {
-	static const char *const names[K_COUNT] = {"seq",      "tid",     "vendor", "api", "variant",
-	                                           "family",   "t_ns",    "dur_ns", "ret", "ret_name",
-	                                           "parent",   "cur_dev", "layer",  "op",  "parent_time",
-	                                           "implicit", "args",    "stack"};
+	static const char *const names[K_COUNT] = {
+	    "seq",         "tid",      "vendor",   "api",    "variant",   "family", "t_ns",
+	    "dur_ns",      "ret",      "ret_name", "parent", "cur_dev",   "layer",  "op",
+	    "parent_time", "implicit", "args",     "stack",  "suppressed"};
 	int i;
 	switch (len) {
 	case 2: i = K_OP; break;
@@ -416,6 +417,7 @@ static int call_key(const char *k, uint32_t len)
 		break;
 	case 7: i = k[0] == 'v' ? K_VARIANT : K_CUR_DEV; break;
 	case 8: i = k[0] == 'r' ? K_RET_NAME : K_IMPLICIT; break;
+	case 10: i = K_SUPPRESSED; break;
 	case 11: i = K_PARENT_TIME; break;
 	default: return -1;
 	}
@@ -570,6 +572,7 @@ static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct 
 	ev->type = PW_EV_CALL;
 	ev->flat = f;
 	ev->flat_args = (size_t)(m[K_ARGS] - t);
+	ev->flat_supp = m[K_SUPPRESSED] ? (size_t)(m[K_SUPPRESSED] - t) : 0;
 	return true;
 }
 

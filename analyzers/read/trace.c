@@ -135,7 +135,9 @@ bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const ch
 	*out = NULL;
 	if (!ev->root && ev->flat) {
 		const struct pw_tok *t = ev->flat->t;
-		size_t a = pw_flat_get(ev->flat, 0, key);
+		/* the findings ask every event for its suppressions: where the
+		 * parse found them, not a search of the members */
+		size_t a = !strcmp(key, "suppressed") ? ev->flat_supp : pw_flat_get(ev->flat, 0, key);
 		if (!a || t[a].type != PW_T_ARR || i >= t[a].n)
 			return false;
 		size_t e = a + 1;

@@ -106,6 +106,7 @@ struct pw_event {
 	                               call the fast path read until something asks */
 	const struct pw_flat *flat; /* such a call's tokens (scan.h), NULL otherwise */
 	size_t flat_args;           /* the index of its args object there */
+	size_t flat_supp;           /* ... of its "suppressed" array, 0 when it has none */
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
 	bool has_call; /* false for a finding made outside any call (at exit) */
