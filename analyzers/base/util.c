@@ -411,6 +411,21 @@ static uint64_t needles_at(const struct needles *nd, const char *s, size_t len, 
 	return got;
 }
 
+/* One window, from the one ending at e to the last ending before stop. */
+static uint64_t needles_slide(const struct needles *nd, const char *s, size_t len, size_t e, size_t stop,
+                              uint64_t got)
+{
+	const unsigned char *u = (const unsigned char *)s;
+	for (; e < stop; e++) {
+		unsigned step = nd->shift[pair_slot(u[e - 1], u[e])];
+		if (step)
+			e += step - 1;
+		else
+			got = needles_at(nd, s, len, e, got);
+	}
+	return got;
+}
+
 /*
  * Two windows slide at once, one over each half of the line: each step
  * waits for the load of the pair it lands on and of its shift, so one
@@ -442,19 +457,6 @@ uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 		e1 += s1;
 		e2 += s2;
 	}
-	for (; e1 < half; e1++) {
-		unsigned step = nd->shift[pair_slot(u[e1 - 1], u[e1])];
-		if (step)
-			e1 += step - 1;
-		else
-			got = needles_at(nd, s, len, e1, got);
-	}
-	for (; e2 < len; e2++) {
-		unsigned step = nd->shift[pair_slot(u[e2 - 1], u[e2])];
-		if (step)
-			e2 += step - 1;
-		else
-			got = needles_at(nd, s, len, e2, got);
-	}
-	return got;
+	got = needles_slide(nd, s, len, e1, half, got);
+	return needles_slide(nd, s, len, e2, len, got);
 }
