@@ -132,8 +132,8 @@ struct needles {
 	uint64_t bits[NEEDLES_MAX]; /* what a match of the string adds to the mask */
 	uint16_t endpair[NEEDLES_MAX];
 	uint8_t lens[NEEDLES_MAX];
-	size_t n, m;        /* strings; the window (the shortest string's length) */
-	uint64_t all;       /* every string's bits: no need to look further */
+	size_t n, m;                 /* strings; the window (the shortest string's length) */
+	uint64_t all;                /* every string's bits: no need to look further */
 	uint8_t shift[NEEDLES_HASH]; /* by a hash of the window's last two bytes */
 };
 /* An empty set (no string is in any text). */

@@ -113,10 +113,17 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 
 /* The lines the pre-phase reads: exports of pointers and events, and event
  * opens, by their op or (older traces) their API name. */
-static const char *const pre_keys[] = {
-    "\"ipc_export\"",      "\"pool_export_ptr\"", "\"pool_import_ptr\"", "\"ipc_event_export\"",
-    "\"ipc_event_open\"",  "IpcGetMemHandle\"",   "PoolExportPointer\"", "PoolImportPointer\"",
-    "IpcGetEventHandle\"", "IpcOpenEventHandle\"", NULL};
+static const char *const pre_keys[] = {"\"ipc_export\"",
+                                       "\"pool_export_ptr\"",
+                                       "\"pool_import_ptr\"",
+                                       "\"ipc_event_export\"",
+                                       "\"ipc_event_open\"",
+                                       "IpcGetMemHandle\"",
+                                       "PoolExportPointer\"",
+                                       "PoolImportPointer\"",
+                                       "IpcGetEventHandle\"",
+                                       "IpcOpenEventHandle\"",
+                                       NULL};
 
 /* The calls this report follows, by op. */
 static const struct {
@@ -203,7 +210,8 @@ static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, c
 	size_t an = strlen(a), bn = strlen(b);
 	if (an + bn < sizeof api) {
 		memcpy(api, a, an);
-		memcpy(api + an, b, bn + 1);
+		memcpy(api + an, b, bn);
+		api[an + bn] = 0;
 		r->api = intern(pool, api);
 	} else {
 		char *long_api = xasprintf("%s%s", a, b);

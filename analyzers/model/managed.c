@@ -352,8 +352,8 @@ static enum mg_kind kind_of(const struct pw_event *ev)
 	return MG_OTHER;
 }
 
-static const char *const pre_keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"",
-                                       "MemAllocManaged\"", NULL};
+static const char *const pre_keys[] = {"\"op\":\"managed_alloc\"", "MallocManaged\"", "MemAllocManaged\"",
+                                       NULL};
 
 static void mg_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {

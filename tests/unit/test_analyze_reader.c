@@ -810,10 +810,28 @@ static const char *shape_valid(char kind, unsigned r)
 	}
 }
 
-static const char *const shape_odd[] = {
-    "\"0x\"", "\"0xZZ\"", "\"0x12345678901234567\"", "\"12\"", "-1", "9223372036854775808",
-    "01", "1.5", "null", "true", "\"a\\\"b\"", "\"\xc3\xa9\"", " 5", "-0", "2147483648",
-    "{}", "[]", "\"\"", "0", "\"x\"", "-9223372036854775808", "9223372036854775807"};
+static const char *const shape_odd[] = {"\"0x\"",
+                                        "\"0xZZ\"",
+                                        "\"0x12345678901234567\"",
+                                        "\"12\"",
+                                        "-1",
+                                        "9223372036854775808",
+                                        "01",
+                                        "1.5",
+                                        "null",
+                                        "true",
+                                        "\"a\\\"b\"",
+                                        "\"\xc3\xa9\"",
+                                        " 5",
+                                        "-0",
+                                        "2147483648",
+                                        "{}",
+                                        "[]",
+                                        "\"\"",
+                                        "0",
+                                        "\"x\"",
+                                        "-9223372036854775808",
+                                        "9223372036854775807"};
 
 /* The tokens of a scan as text, to compare two scans. */
 static void tok_dump(const struct pw_flat *f, char *out, size_t cap)
@@ -823,8 +841,8 @@ static void tok_dump(const struct pw_flat *f, char *out, size_t cap)
 	for (size_t i = 0; f && i < f->n && at < cap; i++) {
 		const struct pw_tok *t = &f->t[i];
 		int w = t->type == PW_T_STR
-		            ? snprintf(out + at, cap - at, "%u/%u/%u/%u/%zu:%s|", t->type, t->n, t->next, t->hash,
-		                       strlen(t->v.s), t->v.s)
+		            ? snprintf(out + at, cap - at, "%u/%u/%u/%u/%zu:%s|", t->type, t->n, t->next,
+		                       t->hash, strlen(t->v.s), t->v.s)
 		            : snprintf(out + at, cap - at, "%u/%u/%u/%lld|", t->type, t->n, t->next,
 		                       t->type == PW_T_INT ? (long long)t->v.i : 0LL);
 		at += w > 0 ? (size_t)w : 0;
@@ -838,16 +856,16 @@ static void ev_dump(const char *line, char *out, size_t cap)
 	char err[512];
 	enum pw_line_kind k = parse(line, &ev, err);
 	if (k != PW_LINE_EVENT || !pw_parse_was_fast()) {
-		snprintf(out, cap, "kind %d, fast %d: %s", (int)k, pw_parse_was_fast(), k == PW_LINE_BAD ? err : "");
+		snprintf(out, cap, "kind %d, fast %d: %s", (int)k, pw_parse_was_fast(),
+		         k == PW_LINE_BAD ? err : "");
 		return;
 	}
 	char *args = json_dumps(pw_ev_args(&ev), JSON_SORT_KEYS | JSON_COMPACT);
 	snprintf(out, cap, "%llu %lld %s %s %s %s %lld %lld %lld %s %d %llu %lld %s %zu %llx %s",
 	         (unsigned long long)ev.seq, (long long)ev.tid, ev.vendor, ev.api, ev.variant, ev.family,
-	         (long long)ev.t_ns, (long long)ev.dur_ns, (long long)ev.ret,
-	         ev.ret_name ? ev.ret_name : "-", ev.has_parent, (unsigned long long)ev.parent,
-	         (long long)ev.cur_dev, ev.op ? ev.op : "-", ev.nstack,
-	         ev.nstack ? (unsigned long long)ev.stack[0] : 0ULL, args ? args : "?");
+	         (long long)ev.t_ns, (long long)ev.dur_ns, (long long)ev.ret, ev.ret_name ? ev.ret_name : "-",
+	         ev.has_parent, (unsigned long long)ev.parent, (long long)ev.cur_dev, ev.op ? ev.op : "-",
+	         ev.nstack, ev.nstack ? (unsigned long long)ev.stack[0] : 0ULL, args ? args : "?");
 	free(args);
 }
 
@@ -861,16 +879,18 @@ static void shapes_as_scan(void **state)
 		const char *kinds = shape_kinds[s];
 		size_t nslots = strlen(kinds);
 		for (int round = 0; round < 600; round++) {
-			const char *v[20];
+			const char *v[20] = {0}; /* past the shape's slots: not printed */
 			for (size_t i = 0; i < nslots; i++) {
 				unsigned r = (unsigned)rand_r(&seed);
-				v[i] = round == 0 || r % 100 < 97 ? shape_valid(kinds[i], r >> 8)
-				                                : shape_odd[(r >> 8) % (sizeof shape_odd / sizeof *shape_odd)];
+				v[i] = round == 0 || r % 100 < 97
+				           ? shape_valid(kinds[i], r >> 8)
+				           : shape_odd[(r >> 8) % (sizeof shape_odd / sizeof *shape_odd)];
 			}
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral"
-			snprintf(line, sizeof line, shape_base[s], v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7], v[8],
-			         v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17], v[18], v[19]);
+			snprintf(line, sizeof line, shape_base[s], v[0], v[1], v[2], v[3], v[4], v[5], v[6],
+			         v[7], v[8], v[9], v[10], v[11], v[12], v[13], v[14], v[15], v[16], v[17],
+			         v[18], v[19]);
 #pragma GCC diagnostic pop
 			if (round == 0) { /* the shape, learnt from a valid line */
 				strcpy(base, line);
@@ -912,8 +932,7 @@ static void shapes_as_scan(void **state)
  * their ends, a string at the text's very start and end, texts shorter
  * than the window, and texts over a small alphabet, where the strings
  * occur often and in part. */
-static uint64_t naive_mask(const char *const *keys, const uint64_t *bits, size_t n, const char *s,
-                           size_t len)
+static uint64_t naive_mask(const char *const *keys, const uint64_t *bits, size_t n, const char *s, size_t len)
 {
 	uint64_t m = 0;
 	for (size_t k = 0; k < n; k++)
@@ -951,8 +970,8 @@ static void needles_as_memmem(void **state)
 			uint64_t want = naive_mask(keys, bits, n, text, len);
 			uint64_t got = needles_mask(nd, text, len);
 			if (got != want)
-				fail_msg("set %d: \"%.*s\": mask %#llx, memmem says %#llx", set, (int)len, text,
-				         (unsigned long long)got, (unsigned long long)want);
+				fail_msg("set %d: \"%.*s\": mask %#llx, memmem says %#llx", set, (int)len,
+				         text, (unsigned long long)got, (unsigned long long)want);
 			hits += want != 0;
 			tried++;
 		}
