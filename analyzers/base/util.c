@@ -256,6 +256,12 @@ bool parse_hex_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+bool is_hex_u64(const char *s, size_t n)
+{
+	/* parse_hex_u64's rule, without the value: 0x, then 1 to 16 digits */
+	return n >= 3 && n <= 18 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X') && is_hex_n(s + 2, n - 2);
+}
+
 bool is_hex_n(const char *s, size_t n)
 {
 	const unsigned char *u = (const unsigned char *)s;

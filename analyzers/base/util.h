@@ -89,6 +89,8 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 
 /* "0x" followed by 1..16 lowercase or uppercase hex digits. */
 bool parse_hex_u64(const char *s, uint64_t *out);
+/* Whether the n bytes at s (NUL-terminated there) are what parse_hex_u64 takes. */
+bool is_hex_u64(const char *s, size_t n);
 /* Exactly `n` hex digits and nothing else. */
 bool is_hex_n(const char *s, size_t n);
 

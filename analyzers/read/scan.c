@@ -313,9 +313,7 @@ static void shape_free(struct pw_shape *sh)
 	free(sh->seg_end);
 	free(sh->slot_tok);
 	free(sh->tok);
-	free(sh->key_tok);
-	free(sh->key_seg);
-	free(sh->key_off);
+	free(sh->keys);
 	free(sh->fit);
 	free(sh);
 }
@@ -386,8 +384,8 @@ static bool shape_match(const struct pw_shape *sh, size_t len)
 		return false;
 	/* the strings terminated where their closing quotes are */
 	for (size_t k = 0; k < sh->nkeys; k++) {
-		struct pw_tok *t = &th.t[sh->key_tok[k]];
-		char *at = shapes.segpos[sh->key_seg[k]] + sh->key_off[k];
+		struct pw_tok *t = &th.t[sh->keys[k].tok];
+		char *at = shapes.segpos[sh->keys[k].seg] + sh->keys[k].off;
 		t->v.s = at;
 		at[t->n] = 0;
 	}
@@ -445,13 +443,11 @@ struct pw_shape *pw_shape_learn(const struct pw_flat *f, const char *line, uint3
 		if (t[o].type == PW_T_OBJ)
 			for (size_t k = o + 1, m = 0; m < t[o].n; m++, k = t[k + 1].next)
 				shapes.is_key[k] = 1;
-	struct vec lit, seg_end, slot_tok, key_tok, key_seg, key_off;
+	struct vec lit, seg_end, slot_tok, keys;
 	vec_init(&lit, 1);
 	vec_init(&seg_end, sizeof(uint32_t));
 	vec_init(&slot_tok, sizeof(uint32_t));
-	vec_init(&key_tok, sizeof(uint32_t));
-	vec_init(&key_seg, sizeof(uint32_t));
-	vec_init(&key_off, sizeof(uint32_t));
+	vec_init(&keys, sizeof(struct pw_shape_key));
 	/* pos: where the next token's bytes are looked for; seg: where the
 	 * segment being built began (both in the line) */
 	size_t pos = 0, seg = 0;
@@ -462,9 +458,8 @@ struct pw_shape *pw_shape_learn(const struct pw_flat *f, const char *line, uint3
 		case PW_T_STR:
 			start = (size_t)(x->v.s - b);
 			if (shapes.is_key[i]) { /* in its segment */
-				u32_add(&key_tok, i);
-				u32_add(&key_seg, slot_tok.len);
-				u32_add(&key_off, start - seg);
+				*(struct pw_shape_key *)vec_push(&keys) = (struct pw_shape_key){
+				    (uint32_t)i, (uint32_t)slot_tok.len, (uint32_t)(start - seg)};
 				pos = start + x->n + 1;
 			} else { /* a slot from its content's start to its closing quote */
 				lit_add(&lit, line, seg, start);
@@ -520,10 +515,8 @@ struct pw_shape *pw_shape_learn(const struct pw_flat *f, const char *line, uint3
 		if (sh->tok[i].type == PW_T_STR)
 			sh->tok[i].v.s = NULL; /* each line's own */
 	sh->ntok = f->n;
-	sh->key_tok = key_tok.data;
-	sh->key_seg = key_seg.data;
-	sh->key_off = key_off.data;
-	sh->nkeys = key_tok.len;
+	sh->keys = keys.data;
+	sh->nkeys = keys.len;
 	sh->key = key;
 	sh->used = ++shapes.clock;
 	struct pw_shape **set = shapes.set[key % SHAPE_SETS];
@@ -535,9 +528,7 @@ refuse:
 	vec_free(&lit);
 	vec_free(&seg_end);
 	vec_free(&slot_tok);
-	vec_free(&key_tok);
-	vec_free(&key_seg);
-	vec_free(&key_off);
+	vec_free(&keys);
 	return NULL;
 }
 

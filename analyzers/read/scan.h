@@ -86,7 +86,9 @@ struct pw_shape {
 	size_t nslots;
 	struct pw_tok *tok; /* the tokens, values aside */
 	size_t ntok;
-	uint32_t *key_tok, *key_seg, *key_off; /* nkeys: each key token, its segment and offset */
+	struct pw_shape_key {
+		uint32_t tok, seg, off; /* a key's token, its segment, its offset there */
+	} * keys;
 	size_t nkeys;
 	uint32_t key; /* the caller's */
 	uint64_t used;

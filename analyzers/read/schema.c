@@ -360,9 +360,7 @@ static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
 	case PW_J_STR: return str;
 	case PW_J_STR_NULL:
 	case PW_J_NAME: return str || nul;
-	case PW_J_HEX: /* as parse_hex_u64 takes it: 0x, 1 to 16 digits */
-		return str && t->n >= 3 && t->n <= 18 && t->v.s[0] == '0' &&
-		       (t->v.s[1] == 'x' || t->v.s[1] == 'X') && is_hex_n(t->v.s + 2, t->n - 2);
+	case PW_J_HEX: return str && is_hex_u64(t->v.s, t->n);
 	case PW_J_HEXBYTES: return hex_tok(t, 0);
 	case PW_J_HEX128: return hex_tok(t, 128);
 	case PW_J_HEXBYTES_NULL: return nul || hex_tok(t, 0);
@@ -414,6 +412,14 @@ static bool by_type_only(int kind)
 	}
 }
 
+static bool rows_by_type_only(size_t at, size_t n)
+{
+	for (size_t r = 0; r < n; r++)
+		if (!by_type_only(fields[by_scope[at + r]].kind))
+			return false;
+	return true;
+}
+
 /* As check_member: the first row the value fits decides, objects inside
  * it checked against their own scope. */
 static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
@@ -436,10 +442,7 @@ static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
 		 * and arrays of them, whatever their values: those are decided
 		 * as here, by their type, and their members recorded); where every
 		 * row is decided by the value's type, the shape decides it. */
-		bool by_type = true;
-		for (size_t r = 0; recording && r < n; r++)
-			by_type &= by_type_only(fields[by_scope[at + r]].kind);
-		if (recording && !by_type)
+		if (recording && !rows_by_type_only(at, n))
 			*(struct pw_fit_check *)vec_push(recording) =
 			    (struct pw_fit_check){(uint32_t)v, (uint16_t)at, (uint16_t)n};
 		return true;
