@@ -99,20 +99,97 @@ static struct vec *by_fptr(struct hmap *map, size_t file, uint64_t ptr)
 	return *v;
 }
 
+/* ... or NULL when nothing named it (nothing made). */
+static struct vec *fptr_get(const struct hmap *map, size_t file, uint64_t ptr)
+{
+	struct fptr k = {file, ptr};
+	return hmap_get(map, &k, sizeof k);
+}
+
 static void free_vec(void *p)
 {
 	vec_free(p);
 	free(p);
 }
 
+/* An open that returned a pointer (or gave an event), as its close or
+ * destroy looks for it: one array sorted by (file, pointer, the order
+ * placed), 16 bytes an open, not a map entry and a vector per pointer —
+ * with an open and a close of every handle a fifth of a trace's calls, the
+ * maps were as large as the records they pointed at. */
+struct open_at {
+	uint64_t ptr;
+	uint32_t file;
+	uint32_t idx; /* in r->recs, sorted by time: the order placed */
+};
+
+static int by_open_at(const void *a, const void *b)
+{
+	const struct open_at *x = a, *y = b;
+	if (x->file != y->file)
+		return x->file < y->file ? -1 : 1;
+	if (x->ptr != y->ptr)
+		return x->ptr < y->ptr ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* The first entry of v not before k. */
+static size_t open_at_bound(const struct vec *v, const struct open_at *k)
+{
+	size_t lo = 0, hi = v->len;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (by_open_at(vec_at(v, mid), k) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
 /* What matching needs while the records are placed, in time order. */
 struct places {
+	const struct vec *recs; /* the report's, sorted by time */
 	struct hmap handles;    /* key_handle -> struct ipc_handle * */
-	struct hmap opens;      /* (file, pointer) -> the memory opens that returned it */
+	struct vec opens;       /* struct open_at: the memory opens that returned a pointer */
 	struct hmap exports;    /* (file, pointer) -> the handles it was exported under */
-	struct hmap ev_opens;   /* (file, event) -> the event opens that gave it */
+	struct vec ev_opens;    /* struct open_at: the event opens that gave an event */
 	struct hmap ev_exports; /* (file, event) -> the event handles it was exported under */
 };
+
+/* The latest open of (file, ptr) placed before record idx that is still
+ * open at t and not yet ended, or NULL. */
+static struct ipc_rec *open_to_end(const struct places *pl, const struct vec *opens, uint32_t file,
+                                   uint64_t ptr, uint32_t idx, int64_t t)
+{
+	struct open_at lo = {ptr, file, 0}, hi = {ptr, file, idx};
+	for (size_t i = open_at_bound(opens, &hi), first = open_at_bound(opens, &lo); i-- > first;) {
+		const struct open_at *e = vec_at(opens, i);
+		struct ipc_rec *o = *(struct ipc_rec **)vec_at(pl->recs, e->idx);
+		if (!o->closed_by && o->t_ns <= t)
+			return o;
+	}
+	return NULL;
+}
+
+static bool is_kept_open(const struct ipc_rec *rec)
+{
+	return (rec->op == OP_OPEN || rec->op == OP_EV_OPEN) && rec->ret == 0 && rec->has_ptr &&
+	       rec->has_handle;
+}
+
+/* The opens a close or destroy may end, before any is placed. */
+static void opens_sorted(struct places *pl)
+{
+	for (size_t i = 0; i < pl->recs->len; i++) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(pl->recs, i);
+		if (is_kept_open(rec))
+			*(struct open_at *)vec_push(rec->op == OP_OPEN ? &pl->opens : &pl->ev_opens) =
+			    (struct open_at){rec->ptr, rec->file, (uint32_t)i};
+	}
+	vec_sort(&pl->opens, by_open_at);
+	vec_sort(&pl->ev_opens, by_open_at);
+}
 
 /* ACL closes a key, not a pointer (aclrtIpcMemClose): the latest open of
  * the handle in the closing process not yet closed; else, in the process
@@ -147,19 +224,18 @@ static bool match_close_key(struct hmap *handles, const struct pw_input *in, str
 }
 
 /* An open ended by this close: the latest open of the pointer not yet closed. */
-static void match_close(struct ipc_report *r, struct places *pl, const struct pw_input *in, struct ipc_rec *c)
+static void match_close(struct ipc_report *r, struct places *pl, const struct pw_input *in, struct ipc_rec *c,
+                        uint32_t idx)
 {
 	if (!c->has_ptr && c->has_handle && c->ret == 0 && match_close_key(&pl->handles, in, c))
 		return;
-	struct vec *v = c->has_ptr && c->ret == 0 ? by_fptr(&pl->opens, c->file, c->ptr) : NULL;
-	for (size_t i = v ? v->len : 0; i-- > 0;) {
-		struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, i);
-		if (!o->closed_by && o->t_ns <= c->t_ns) {
-			o->closed_by = c;
-			c->close_of = o;
-			*(struct ipc_rec **)vec_push(&o->owner->recs) = c;
-			return;
-		}
+	struct ipc_rec *o =
+	    c->has_ptr && c->ret == 0 ? open_to_end(pl, &pl->opens, c->file, c->ptr, idx, c->t_ns) : NULL;
+	if (o) {
+		o->closed_by = c;
+		c->close_of = o;
+		*(struct ipc_rec **)vec_push(&o->owner->recs) = c;
+		return;
 	}
 	*(struct ipc_rec **)vec_push(&r->stray) = c;
 }
@@ -171,8 +247,8 @@ static void match_close(struct ipc_report *r, struct places *pl, const struct pw
  * successful free of any of them, after the first export, is its free. */
 static void match_free(struct hmap *exports, struct ipc_rec *fr)
 {
-	struct vec *v = by_fptr(exports, fr->file, fr->ptr);
-	for (size_t i = 0; i < v->len; i++) {
+	struct vec *v = fptr_get(exports, fr->file, fr->ptr);
+	for (size_t i = 0; v && i < v->len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(v, i);
 		if (!h->free && h->export && h->export->t_ns <= fr->t_ns &&
 		    !strcmp(h->export->vendor, fr->vendor)) {
@@ -194,20 +270,17 @@ static void note_export(struct hmap *exports, struct ipc_handle *h, const struct
 
 /* A destroy ends the imported event it destroys (the latest open that gave
  * it, not yet destroyed), else the exports of the event. */
-static void match_destroy(struct places *pl, struct ipc_rec *d)
+static void match_destroy(struct places *pl, struct ipc_rec *d, uint32_t idx)
 {
-	struct vec *v = by_fptr(&pl->ev_opens, d->file, d->ptr);
-	for (size_t i = v->len; i-- > 0;) {
-		struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, i);
-		if (!o->closed_by && o->t_ns <= d->t_ns) {
-			o->closed_by = d;
-			d->close_of = o;
-			*(struct ipc_rec **)vec_push(&o->owner->recs) = d;
-			return;
-		}
+	struct ipc_rec *o = open_to_end(pl, &pl->ev_opens, d->file, d->ptr, idx, d->t_ns);
+	if (o) {
+		o->closed_by = d;
+		d->close_of = o;
+		*(struct ipc_rec **)vec_push(&o->owner->recs) = d;
+		return;
 	}
-	v = by_fptr(&pl->ev_exports, d->file, d->ptr);
-	for (size_t i = 0; i < v->len; i++) {
+	struct vec *v = fptr_get(&pl->ev_exports, d->file, d->ptr);
+	for (size_t i = 0; v && i < v->len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(v, i);
 		if (!h->free && h->export && h->export->t_ns <= d->t_ns) {
 			h->free = d;
@@ -216,13 +289,15 @@ static void match_destroy(struct places *pl, struct ipc_rec *d)
 	}
 }
 
-static void place(struct ipc_report *r, struct places *pl, const struct pw_input *in, struct ipc_rec *rec)
+/* Record idx of pl->recs, in time order. */
+static void place(struct ipc_report *r, struct places *pl, const struct pw_input *in, uint32_t idx)
 {
+	struct ipc_rec *rec = *(struct ipc_rec **)vec_at(pl->recs, idx);
 	bool ev = rec->op == OP_EV_EXPORT || rec->op == OP_EV_OPEN;
 	if (rec->op >= OP_VMM_CREATE)
 		return; /* derive_shared */
 	if (rec->op == OP_CLOSE) {
-		match_close(r, pl, in, rec);
+		match_close(r, pl, in, rec, idx);
 		return;
 	}
 	if (rec->op == OP_FREE) {
@@ -230,7 +305,7 @@ static void place(struct ipc_report *r, struct places *pl, const struct pw_input
 		return;
 	}
 	if (rec->op == OP_EV_DESTROY) {
-		match_destroy(pl, rec);
+		match_destroy(pl, rec, idx);
 		return;
 	}
 	if (!rec->has_handle)
@@ -245,9 +320,7 @@ static void place(struct ipc_report *r, struct places *pl, const struct pw_input
 	 * interior pointer, say) name it too */
 	if (exported && rec->has_ptr && rec->file == h->export->file)
 		note_export(rec->op == OP_EXPORT ? &pl->exports : &pl->ev_exports, h, rec);
-	if ((rec->op == OP_OPEN || rec->op == OP_EV_OPEN) && rec->ret == 0 && rec->has_ptr)
-		*(struct ipc_rec **)vec_push(by_fptr(ev ? &pl->ev_opens : &pl->opens, rec->file, rec->ptr)) =
-		    rec;
+	/* an open that returned a pointer is in pl->opens (pl->ev_opens) from the start */
 }
 
 static void add_finding(struct ipc_report *r, const char *rule, enum sev sev, const struct ipc_rec *at,
@@ -759,22 +832,28 @@ void ipc_derive(struct ipc_report *r, const struct pw_input *in)
 	r->origin = host_origins(in);
 	if (!in->n)
 		return;
+	if (r->recs.len > UINT32_MAX) { /* 480 GiB of records: out of memory long before */
+		fprintf(stderr, "peerwatch-analyze: more than %u IPC calls to match\n", UINT32_MAX);
+		exit(2);
+	}
+	pl.recs = &r->recs;
 	hmap_init(&pl.handles);
-	hmap_init(&pl.opens);
+	vec_init(&pl.opens, sizeof(struct open_at));
 	hmap_init(&pl.exports);
-	hmap_init(&pl.ev_opens);
+	vec_init(&pl.ev_opens, sizeof(struct open_at));
 	hmap_init(&pl.ev_exports);
 	sort_in = in;
 	vec_sort(&r->recs, by_time);
+	opens_sorted(&pl);
 	for (size_t i = 0; i < r->recs.len; i++)
-		place(r, &pl, in, *(struct ipc_rec **)vec_at(&r->recs, i));
+		place(r, &pl, in, (uint32_t)i);
 	vec_sort(&r->handles, by_first_time);
 	derive_findings(r, in);
 	derive_shared(r, in);
 	hmap_free(&pl.handles, NULL);
-	hmap_free(&pl.opens, free_vec);
+	vec_free(&pl.opens);
 	hmap_free(&pl.exports, free_vec);
-	hmap_free(&pl.ev_opens, free_vec);
+	vec_free(&pl.ev_opens);
 	hmap_free(&pl.ev_exports, free_vec);
 }
 
