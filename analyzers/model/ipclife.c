@@ -166,7 +166,7 @@ static struct ipc_rec *open_to_end(const struct places *pl, const struct vec *op
 	for (size_t i = open_at_bound(opens, &hi), first = open_at_bound(opens, &lo); i-- > first;) {
 		const struct open_at *e = vec_at(opens, i);
 		struct ipc_rec *o = *(struct ipc_rec **)vec_at(pl->recs, e->idx);
-		if (!o->closed_by && o->t_ns <= t)
+		if (!ipc_open_ended(o) && o->t_ns <= t)
 			return o;
 	}
 	return NULL;
@@ -203,7 +203,7 @@ static bool match_close_key(struct hmap *handles, const struct pw_input *in, str
 	free(k);
 	for (size_t i = h ? h->recs.len : 0; i-- > 0;) {
 		struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, i);
-		if (o->op == OP_OPEN && o->ret == 0 && o->file == c->file && !o->closed_by &&
+		if (o->op == OP_OPEN && o->ret == 0 && o->file == c->file && !ipc_open_ended(o) &&
 		    o->t_ns <= c->t_ns) {
 			o->closed_by = c;
 			c->close_of = o;
@@ -387,29 +387,30 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 	fmt_rel(t_open, sizeof t_open, o->t_ns, origin);
 	if (h->free)
 		fmt_rel(t_free, sizeof t_free, h->free->t_ns, origin);
-	if (o->closed_by)
-		fmt_rel(t_close, sizeof t_close, o->closed_by->t_ns, origin);
+	bool ended = ipc_open_ended(o);
+	if (ended)
+		fmt_rel(t_close, sizeof t_close, ipc_open_end_t(o), origin);
 	/* open at the free: closed after it, or never closed by a process still running then */
 	if (o->ret == 0 && h->free && o->t_ns < h->free->t_ns &&
-	    (o->closed_by ? o->closed_by->t_ns > h->free->t_ns : alive_at(imp, h->free->t_ns) == ALIVE))
+	    (ended ? ipc_open_end_t(o) > h->free->t_ns : alive_at(imp, h->free->t_ns) == ALIVE))
 		add_finding(
 		    r, "ipc.free-while-open", SEV_ERROR, h->free,
 		    xasprintf("%s freed 0x%llx at %s while %s still had it open through IPC handle %s "
 		              "(opened at %s, %s%s)",
 		              el, (unsigned long long)h->free->ptr, t_free, il, hs, t_open,
-		              o->closed_by ? "closed at " : "never closed", o->closed_by ? t_close : ""));
+		              ended ? "closed at " : "never closed", ended ? t_close : ""));
 	/* ACL: "Only after process B calls aclrtIpcMemClose ... can process A
 	 * disable IPC-based memory sharing": an import open at the exporter's
 	 * close of the key, as at a free */
 	if (o->ret == 0 && h->closed && o->t_ns < h->closed->t_ns &&
-	    (o->closed_by ? o->closed_by->t_ns > h->closed->t_ns : alive_at(imp, h->closed->t_ns) == ALIVE)) {
+	    (ended ? ipc_open_end_t(o) > h->closed->t_ns : alive_at(imp, h->closed->t_ns) == ALIVE)) {
 		char t_kc[32];
 		fmt_rel(t_kc, sizeof t_kc, h->closed->t_ns, origin);
 		add_finding(r, "ipc.free-while-open", SEV_ERROR, h->closed,
 		            xasprintf("%s closed the key of IPC handle %s at %s while %s still had it open "
 		                      "(opened at %s, %s%s)",
-		                      el, hs, t_kc, il, t_open, o->closed_by ? "closed at " : "never closed",
-		                      o->closed_by ? t_close : ""));
+		                      el, hs, t_kc, il, t_open, ended ? "closed at " : "never closed",
+		                      ended ? t_close : ""));
 	}
 	/* stale whether or not the runtime refused it (a refusal is what a
 	 * stale handle mostly gets) */
@@ -430,7 +431,7 @@ static void leaks_of(struct ipc_report *r, const struct pw_input *in, const stru
 	vec_init(&left, sizeof(struct mapping_left));
 	for (size_t j = 0; j < h->recs.len; j++) {
 		const struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
-		if (o->op != OP_OPEN || o->ret != 0 || o->closed_by ||
+		if (o->op != OP_OPEN || o->ret != 0 || ipc_open_ended(o) ||
 		    (h->export && o->file == h->export->file))
 			continue;
 		/* a process whose trace ends early died: its mappings went with it */

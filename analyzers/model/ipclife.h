@@ -29,7 +29,9 @@
  * not kept.  Which pointers and events those are is learnt in the file's
  * pre-phase.  A record is packed (struct ipc_rec: 120 bytes, its strings
  * interned); for check, of a process's exports only the earliest of each
- * handle and pointer is kept (ipc_report_findings_only).
+ * handle and pointer is kept, and in a file whose opens and closes are in
+ * time order a close is matched to its open as it is read and kept only as
+ * the open's end (ipc_report_findings_only).
  *
  * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
  * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
@@ -118,12 +120,28 @@ struct ipc_rec {
 	int64_t cur_dev;           /* an open: the device of the context it mapped in */
 	struct ipc_handle *owner;  /* an export or open: its handle */
 	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
-	struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
+	union {
+		struct ipc_rec *close_of; /* a close or an imported event's destroy: the open it ended */
+		int64_t folded_t;         /* an open with `folded`: the time of the close that ended it */
+	};
 	const struct ipc_vmm *vmm; /* VMM and pool IPC; else &ipc_vmm_none */
 	uint32_t file;
 	uint8_t op; /* enum ipc_op */
 	bool has_ptr, has_handle;
+	bool folded; /* findings only: an open whose close was matched as it was read, and not kept */
 };
+
+/* Whether an open (memory or event) was ended, and when: by the close kept
+ * for it, or by one folded into it as the trace was read (findings only). */
+static inline bool ipc_open_ended(const struct ipc_rec *o)
+{
+	return o->closed_by || o->folded;
+}
+
+static inline int64_t ipc_open_end_t(const struct ipc_rec *o)
+{
+	return o->closed_by ? o->closed_by->t_ns : o->folded_t;
+}
 
 /* A VMM allocation, pool or pool pointer shared between processes. */
 struct ipc_shared {
@@ -180,6 +198,14 @@ void ipc_init(struct ipc_report *r);
  * exported by the exporter (the earliest export of each pointer is kept),
  * and no finding names another export or a failed one; only the ipc
  * command's listing of every call needs them.
+ *
+ * And where a file's memory opens and closes are in time order (t_ns, then
+ * seq: its pre-phase checks) and it closes no ACL key, a successful close
+ * of a pointer is matched as it is read — to the latest open of the pointer
+ * not yet ended, as ipc_derive would match it, since in such a file the
+ * order read is the order placed — and kept only as that open's end
+ * (`folded`, `folded_t`).  A file that is not in order keeps its closes as
+ * records, matched at the end as before.
  */
 void ipc_report_findings_only(struct ipc_report *r);
 /* After reading: builds handles, matches closes and frees, derives findings. */

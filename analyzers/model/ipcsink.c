@@ -66,6 +66,14 @@ struct ipc_fctx {
 	struct hmap exported; /* pointers this file exported (pre-phase) */
 	struct hmap events;   /* events this file exported or an event open gave it (pre-phase) */
 	struct hmap first;    /* findings only: (op, vendor, handle, pointer) -> the earliest export */
+	/* the pre-phase: are the file's memory opens and closes in time order
+	 * (t_ns, then seq), and does it close no ACL key?  Then (findings only)
+	 * its closes are folded into their opens as they are read */
+	bool unordered;
+	bool any;
+	int64_t last_t;
+	uint64_t last_seq;
+	struct hmap live; /* folding: pointer -> struct vec of its opens not yet closed, in order */
 };
 
 static void *ipc_partial_new(void *report)
@@ -97,6 +105,7 @@ static void *ipc_file_begin(void *partial, const struct pw_file *f)
 	hmap_init(&c->exported);
 	hmap_init(&c->events);
 	hmap_init(&c->first);
+	hmap_init(&c->live);
 	return c;
 }
 
@@ -108,12 +117,25 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 	hmap_free(&c->exported, NULL);
 	hmap_free(&c->events, NULL);
 	hmap_free(&c->first, NULL);
+	for (size_t i = 0; i < c->live.cap; i++)
+		if (c->live.slots[i].key) {
+			vec_free(c->live.slots[i].val);
+			free(c->live.slots[i].val);
+		}
+	hmap_free(&c->live, NULL);
 	free(c);
 }
 
-/* The lines the pre-phase reads: exports of pointers and events, and event
- * opens, by their op or (older traces) their API name. */
+/* The lines the pre-phase reads: exports of pointers and events, event
+ * opens, and memory opens and closes (their order), by their op or (older
+ * traces) their API name. */
 static const char *const pre_keys[] = {"\"ipc_export\"",
+                                       "\"ipc_open\"",
+                                       "\"ipc_close\"",
+                                       "IpcOpenMemHandle\"",
+                                       "IpcCloseMemHandle\"",
+                                       "IpcMemImportByKey\"",
+                                       "IpcMemClose\"",
                                        "\"pool_export_ptr\"",
                                        "\"pool_import_ptr\"",
                                        "\"ipc_event_export\"",
@@ -174,6 +196,48 @@ static bool shares_ptr(enum ipc_op op)
 	return op == OP_EXPORT || op == OP_PTR_EXPORT || op == OP_PTR_IMPORT;
 }
 
+/* Every memory open and close the event phase will see, in the file's
+ * order: any (failed or not) out of time order, or a close of an ACL key
+ * (matched at the end against the handle's opens, not a pointer's), and the
+ * file's closes are kept as records. */
+static void note_order(struct ipc_fctx *c, const struct pw_event *ev, enum ipc_op op)
+{
+	uint64_t v;
+	if (op == OP_CLOSE && !pw_arg_hex(ev, "ptr", &v))
+		c->unordered = true;
+	if (c->any && (ev->t_ns < c->last_t || (ev->t_ns == c->last_t && ev->seq <= c->last_seq)))
+		c->unordered = true;
+	c->any = true;
+	c->last_t = ev->t_ns;
+	c->last_seq = ev->seq;
+}
+
+/* Folding: the open r of ptr is open until a close of ptr ends it. */
+static void live_push(struct ipc_fctx *c, uint64_t ptr, struct ipc_rec *r)
+{
+	struct vec **v = (struct vec **)hmap_put_u64(&c->live, ptr);
+	if (!*v) {
+		*v = xcalloc(1, sizeof **v);
+		vec_init(*v, sizeof(struct ipc_rec *));
+	}
+	*(struct ipc_rec **)vec_push(*v) = r;
+}
+
+/* Folding: a successful close of ptr at t ends the latest open of ptr not
+ * yet ended — the one ipc_derive's match_close would give it, the file
+ * being in time order — and is kept as that open's end.  False when no
+ * open is left to end (a stray close: kept as a record). */
+static bool fold_close(struct ipc_fctx *c, uint64_t ptr, int64_t t)
+{
+	struct vec *v = hmap_get_u64(&c->live, ptr);
+	if (!v || !v->len)
+		return false;
+	struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, --v->len);
+	o->folded = true;
+	o->folded_t = t;
+	return true;
+}
+
 static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	(void)partial;
@@ -181,7 +245,13 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	struct ipc_fctx *c = fctx;
 	enum ipc_op op;
 	uint64_t v;
-	if (ev->type != PW_EV_CALL || ev->ret != 0 || !op_of(ev, &op))
+	if (ev->type != PW_EV_CALL || !op_of(ev, &op))
+		return;
+	if ((op == OP_OPEN || op == OP_CLOSE) && !ev->parent_recorded) {
+		note_order(c, ev, op);
+		return;
+	}
+	if (ev->ret != 0)
 		return;
 	if (shares_ptr(op) && pw_arg_hex(ev, "ptr", &v))
 		*hmap_put_u64(&c->exported, v) = (void *)1;
@@ -394,6 +464,9 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 		return;
 	if (op == OP_EV_DESTROY && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->events, ptr)))
 		return;
+	bool fold = findings_only && !c->unordered;
+	if (fold && op == OP_CLOSE && ev->ret == 0 && has_ptr && fold_close(c, ptr, ev->t_ns))
+		return;
 	struct ipc_rec tmp = {0}, *r = findings_only && export ? &tmp : pool_alloc(p->pool, sizeof *r);
 	fill_rec(r, p->pool, op, f, ev);
 	r->has_ptr = has_ptr;
@@ -406,6 +479,8 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 		vmm_fill(r, p->pool, !findings_only, f, ev);
 	if (r != &tmp) {
 		*(struct ipc_rec **)vec_push(&p->recs) = r;
+		if (fold && op == OP_OPEN && r->ret == 0 && r->has_ptr && r->has_handle)
+			live_push(c, ptr, r);
 		return;
 	}
 	if (r->has_handle) /* else: nothing to follow */

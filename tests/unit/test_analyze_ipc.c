@@ -1,8 +1,10 @@
 /*
  * The IPC sink's records (analyzers/model/ipcsink.c): for check
  * (ipc_report_findings_only) a process's repeated exports of one handle and
- * pointer are one record and its failed exports none, with the findings of
- * the sink that keeps every call; the ipc command keeps every call.
+ * pointer are one record and its failed exports none, and in a file whose
+ * opens and closes are in time order a close is folded into its open, with
+ * the findings of the sink that keeps every call; the ipc command keeps
+ * every call.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -81,6 +83,50 @@ static int make_dir(void **state)
 	return 0;
 }
 
+/* Opens and closes of one pointer: a process that writes them in time
+ * order, and one whose second thread's block came late (an open at 2500
+ * written after a close at 3000), which ipc_derive matches by time: the
+ * close at 3000 ends the open at 2500, the latest before it, not the one
+ * at 1500 read before it. */
+static int make_dir_closes(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	char exp[400], open1[400], close1[64];
+	snprintf(exp, sizeof exp, "\"handle\":\"%s\",\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0", handle);
+	snprintf(open1, sizeof open1, "\"handle\":\"%s\",\"ptr\":\"0x7f1000000000\",\"ptr_dev\":1", handle);
+	snprintf(close1, sizeof close1, "\"ptr\":\"0x7f1000000000\"");
+	FILE *f = trace(1);
+	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+	end(f, 2);
+	/* in time order: the close at 2000 ends the open at 1600 (the
+	 * latest), the one at 6500 the open at 1500 (open at the free), the
+	 * one at 7100 the stale open at 7000; the close at 7200 finds none
+	 * open (stray); the open at 8000 is never closed */
+	f = trace(2);
+	call(f, 1, 1500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 2, 1600, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 3, 2000, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 4, 6500, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 5, 7000, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 6, 7100, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 7, 7200, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 8, 8000, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	end(f, 8);
+	/* out of order: by time the close at 3000 ends the open at 2500 and
+	 * the close at 6500 the open at 1500, open at the free */
+	f = trace(3);
+	call(f, 1, 1500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 3, 3000, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 2, 2500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 4, 6500, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	end(f, 4);
+	return 0;
+}
+
 static int remove_dir(void **state)
 {
 	(void)state;
@@ -137,10 +183,37 @@ static void findings_only_keeps_first_exports(void **state)
 	}
 }
 
+static void findings_only_folds_closes_in_order(void **state)
+{
+	(void)state;
+	size_t all, kept;
+	for (size_t jobs = 1; jobs <= 2; jobs++) {
+		char *want = read_ipc(false, &all, jobs), *got = read_ipc(true, &kept, jobs);
+		assert_int_equal(all, 14); /* every call */
+		/* the export, the free; the ordered process's four opens and its
+		 * stray close (three closes folded); all four calls of the other */
+		assert_int_equal(kept, 11);
+		assert_string_equal(got, want);
+		/* the open at 1500 of each importer was open at the free, closed
+		 * at 6500: in the one out of order by the match in time, which a
+		 * match in the order read would give the open at 2500 instead */
+		const char *at = "(opened at +500ns, closed at +5.50us)";
+		const char *first = strstr(got, at);
+		assert_non_null(first);
+		assert_non_null(strstr(first + 1, at));
+		assert_null(strstr(got, "opened at +1.50us"));
+		assert_non_null(strstr(got, "ipc.open.stale 1 5 cuIpcOpenMemHandle"));
+		assert_non_null(strstr(got, "ipc.leak 1 8 cuIpcOpenMemHandle"));
+		free(want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(findings_only_keeps_first_exports, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(findings_only_folds_closes_in_order, make_dir_closes, remove_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
