@@ -27,7 +27,7 @@
  * Memory: one record per IPC call, per free of an exported pointer and per
  * destroy of an event exported or imported — other frees and destroys are
  * not kept.  Which pointers and events those are is learnt in the file's
- * pre-phase.  A record is packed (struct ipc_rec: 120 bytes, its strings
+ * pre-phase.  A record is packed (struct ipc_rec: 112 bytes, its strings
  * interned); for check, of a process's exports only the earliest of each
  * handle and pointer is kept, and in a file whose opens and closes are in
  * time order a close is matched to its open as it is read and kept only as
@@ -104,10 +104,10 @@ struct ipc_vmm {
 
 extern const struct ipc_vmm ipc_vmm_none;
 
-/* One kept call, packed: its strings are interned per reading worker (the
- * same api, result name, vendor and handle bytes are one copy), the record
- * lives in the worker's arena (no allocation of its own), and a call that is
- * not VMM or pool IPC points at ipc_vmm_none. */
+/* One kept call, packed (112 bytes): its strings are interned per reading
+ * worker (the same api, result name, vendor and handle bytes are one copy),
+ * the record lives in the worker's arena (no allocation of its own), and a
+ * call that is not VMM or pool IPC points at ipc_vmm_none. */
 struct ipc_rec {
 	const char *api;      /* api+variant */
 	const char *ret_name; /* NULL when the trace had null */
@@ -115,14 +115,14 @@ struct ipc_rec {
 	const char *handle; /* the handle's hex, when has_handle */
 	uint64_t seq;
 	int64_t t_ns, ret;
-	uint64_t ptr;              /* exported, opened (result), closed or freed pointer; an event's value */
-	int64_t dev;               /* the pointer's device */
-	int64_t cur_dev;           /* an open: the device of the context it mapped in */
-	struct ipc_handle *owner;  /* an export or open: its handle */
-	struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
-	union {
-		struct ipc_rec *close_of; /* a close or an imported event's destroy: the open it ended */
-		int64_t folded_t;         /* an open with `folded`: the time of the close that ended it */
+	uint64_t ptr;             /* exported, opened (result), closed or freed pointer; an event's value */
+	int64_t dev;              /* the pointer's device */
+	int64_t cur_dev;          /* an open: the device of the context it mapped in */
+	struct ipc_handle *owner; /* an export or open: its handle */
+	union {                   /* by op: an open has one of the first two, a close the third */
+		struct ipc_rec *closed_by; /* an open: the close (event: the destroy) that ended it */
+		int64_t folded_t;          /* an open with `folded`: the time of the close that ended it */
+		struct ipc_rec *close_of;  /* a close or an imported event's destroy: the open it ended */
 	};
 	const struct ipc_vmm *vmm; /* VMM and pool IPC; else &ipc_vmm_none */
 	uint32_t file;
@@ -135,12 +135,12 @@ struct ipc_rec {
  * for it, or by one folded into it as the trace was read (findings only). */
 static inline bool ipc_open_ended(const struct ipc_rec *o)
 {
-	return o->closed_by || o->folded;
+	return o->folded || o->closed_by;
 }
 
 static inline int64_t ipc_open_end_t(const struct ipc_rec *o)
 {
-	return o->closed_by ? o->closed_by->t_ns : o->folded_t;
+	return o->folded ? o->folded_t : o->closed_by->t_ns;
 }
 
 /* A VMM allocation, pool or pool pointer shared between processes. */
