@@ -466,3 +466,106 @@ uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 	got = needles_slide(nd, s, len, e1, half, got);
 	return needles_slide(nd, s, len, e2, len, got);
 }
+
+/* ---- seqset ---- */
+
+/* Bitmaps of up to this many words whatever the count (32 KiB). */
+#define SEQSET_FLOOR 4096
+
+void seqset_init(struct seqset *s)
+{
+	memset(s, 0, sizeof *s);
+	vec_init(&s->spread, sizeof(uint64_t));
+}
+
+static void seqset_to_sparse(struct seqset *s)
+{
+	for (size_t w = 0; w < s->nwords; w++)
+		for (uint64_t b = s->words[w]; b; b &= b - 1)
+			*(uint64_t *)vec_push(&s->spread) = s->lo + 64 * w + (uint64_t)__builtin_ctzll(b);
+	free(s->words);
+	s->words = NULL;
+	s->nwords = 0;
+	s->sparse = true;
+}
+
+/* The bitmap grown to hold v, by at least half again on the side that
+ * grows (never past 2^64); false when that would be more words than the
+ * set is worth. */
+static bool seqset_span(struct seqset *s, uint64_t v)
+{
+	uint64_t vlo = v & ~(uint64_t)63, lo = s->lo, words;
+	if (!s->nwords) {
+		lo = vlo;
+		words = 1;
+	} else if (vlo < s->lo) {
+		uint64_t half = (32 * (uint64_t)s->nwords) & ~(uint64_t)63, need = s->lo - vlo;
+		uint64_t grow = half > need ? half : need;
+		lo = grow > s->lo ? 0 : s->lo - grow;
+		words = (s->lo - lo) / 64 + s->nwords;
+	} else {
+		uint64_t need = (vlo - s->lo) / 64 + 1 - s->nwords, half = s->nwords / 2;
+		uint64_t grow = half > need ? half : need, room = ((UINT64_MAX - s->lo) >> 6) + 1;
+		words = grow > room - s->nwords ? room : s->nwords + grow;
+	}
+	size_t limit = s->n + 1 > SEQSET_FLOOR ? s->n + 1 : SEQSET_FLOOR;
+	if (words > limit)
+		return false;
+	uint64_t *nw = xcalloc((size_t)words, sizeof *nw);
+	if (s->nwords)
+		memcpy(nw + (s->lo - lo) / 64, s->words, s->nwords * sizeof *nw);
+	free(s->words);
+	s->words = nw;
+	s->nwords = (size_t)words;
+	s->lo = lo;
+	return true;
+}
+
+void seqset_add(struct seqset *s, uint64_t v)
+{
+	if (!s->sparse && (!s->nwords || v < s->lo || v - s->lo >= 64 * (uint64_t)s->nwords) &&
+	    !seqset_span(s, v))
+		seqset_to_sparse(s);
+	s->n++;
+	if (s->sparse)
+		*(uint64_t *)vec_push(&s->spread) = v;
+	else
+		s->words[(v - s->lo) / 64] |= 1ull << ((v - s->lo) % 64);
+}
+
+static int seqset_cmp(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+void seqset_done(struct seqset *s)
+{
+	if (s->sparse && s->spread.len > 1)
+		vec_sort(&s->spread, seqset_cmp);
+}
+
+bool seqset_has(const struct seqset *s, uint64_t v)
+{
+	if (s->sparse)
+		return bsearch(&v, s->spread.data, s->spread.len, sizeof v, seqset_cmp) != NULL;
+	return s->nwords && v >= s->lo && v - s->lo < 64 * (uint64_t)s->nwords &&
+	       (s->words[(v - s->lo) / 64] >> ((v - s->lo) % 64) & 1);
+}
+
+void seqset_clear(struct seqset *s)
+{
+	free(s->words);
+	s->words = NULL;
+	s->nwords = 0;
+	s->n = 0;
+	s->sparse = false;
+	s->spread.len = 0;
+}
+
+void seqset_free(struct seqset *s)
+{
+	free(s->words);
+	vec_free(&s->spread);
+	memset(s, 0, sizeof *s);
+}

@@ -145,4 +145,30 @@ void needles_add(struct needles *nd, const char *key, uint64_t bits);
 /* The bits of every string of nd that occurs in s. */
 uint64_t needles_mask(const struct needles *nd, const char *s, size_t len);
 
+/* ---- a set of u64 that are mostly dense: the seqs of a file's calls ---- */
+
+/*
+ * A process numbers its calls one by one, so a file's seqs fill a range
+ * with few holes: one bit each over the range they span, not 8 bytes.
+ * Where a file's seqs are spread wider than the bits would be worth (more
+ * 64-bit words than seqs, past a floor), they go to a sorted array
+ * instead.  Added to in any order; seqset_done before the look-ups, which
+ * threads may then share.
+ */
+struct seqset {
+	uint64_t lo;     /* bit 0 of words[0] is lo (a multiple of 64) */
+	uint64_t *words; /* the bitmap: nwords words */
+	size_t nwords;
+	size_t n; /* seqs added (the same seq twice counts twice) */
+	bool sparse;
+	struct vec spread; /* sparse: every seq, sorted by seqset_done */
+};
+void seqset_init(struct seqset *s);
+void seqset_add(struct seqset *s, uint64_t v);
+void seqset_done(struct seqset *s);
+bool seqset_has(const struct seqset *s, uint64_t v);
+/* Empty again (the next file's). */
+void seqset_clear(struct seqset *s);
+void seqset_free(struct seqset *s);
+
 #endif

@@ -84,7 +84,7 @@ struct worker {
 	void **fctx;
 	struct chunk *chunk; /* the chunk being read: messages wait for the merge */
 	struct vec stack;
-	struct vec seqs;    /* nesting: the seqs of the file's calls, sorted */
+	struct seqset seqs; /* nesting: the seqs of the file's calls */
 	bool devices_early; /* the file's device lines were read in an earlier phase */
 	struct lines lines;
 	pthread_t thread;
@@ -208,43 +208,31 @@ static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *ou
  * misreads can only make a nested call count on its own, never lose one:
  * a "type" or "seq" after an object or array has begun (args.seq, say) may
  * not be the call's, so such a line adds no seq. */
-static void scan_line(struct vec *seqs, const char *line, size_t len)
+static bool scan_line(const char *line, size_t len, uint64_t *seq)
 {
-	uint64_t seq;
 	/* as the library writes a call: the same answer without the searches */
 	static const char call[] = "{\"type\":\"call\",\"seq\":";
-	if (len > sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) {
-		if (raw_uint(line + sizeof call - 2, len - (sizeof call - 2), ":", &seq))
-			*(uint64_t *)vec_push(seqs) = seq;
-		return;
-	}
+	if (len > sizeof call - 1 && !memcmp(line, call, sizeof call - 1))
+		return raw_uint(line + sizeof call - 2, len - (sizeof call - 2), ":", seq);
 	const char *t = memmem(line, len, "\"type\"", 6);
 	if (!t)
-		return;
+		return false;
 	const char *p = t + 6, *end = line + len;
 	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
 		p++;
 	const char *s = memmem(line, len, "\"seq\"", 5), *last = s > t ? s : t;
 	if (!s || s == line || memchr(line + 1, '{', (size_t)(last - line - 1)) ||
 	    memchr(line + 1, '[', (size_t)(last - line - 1)))
-		return;
-	if (end - p < 6 || memcmp(p, "\"call\"", 6) || !raw_uint(line, len, "\"seq\"", &seq))
-		return;
-	*(uint64_t *)vec_push(seqs) = seq;
+		return false;
+	return end - p >= 6 && !memcmp(p, "\"call\"", 6) && raw_uint(line, len, "\"seq\"", seq);
 }
 
-static int by_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
-}
-
-static void mark_nested(const struct run *r, const struct vec *seqs, struct pw_event *ev)
+static void mark_nested(const struct run *r, const struct seqset *seqs, struct pw_event *ev)
 {
 	ev->parent_recorded = false;
-	if (!r->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !seqs->len)
+	if (!r->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !seqs->n)
 		return;
-	ev->parent_recorded = bsearch(&ev->parent, seqs->data, seqs->len, sizeof(uint64_t), by_u64) != NULL;
+	ev->parent_recorded = seqset_has(seqs, ev->parent);
 }
 
 /* An event of the main phase, line `ev->line`, to the sinks. */
@@ -395,7 +383,9 @@ static bool read_lines(struct worker *w, struct pw_file *f, off_t end, enum phas
 		else if (k == L_TAIL && !pre)
 			cut_tail(w, f, w->lines.lineno);
 		else if (k == L_LINE && ph == PH_SCAN) {
-			scan_line(&w->seqs, line, len);
+			uint64_t seq;
+			if (scan_line(line, len, &seq))
+				seqset_add(&w->seqs, seq);
 			early_device(w, f, line, len);
 		} else if (k == L_LINE && pre)
 			pre_line(w, f, line, len);
@@ -563,8 +553,8 @@ enum seg_state { SEG_FREE, SEG_TAKEN, SEG_READY };
 struct pipe {
 	struct pw_file *f;
 	enum phase ph;
-	bool first;             /* the file's first phase: its device lines are read early */
-	const struct vec *seqs; /* the reader's (read-only after the nesting scan) */
+	bool first;                /* the file's first phase: its device lines are read early */
+	const struct seqset *seqs; /* the reader's (read-only after the nesting scan) */
 	size_t nseg;
 	off_t *bounds;        /* segment k is [bounds[k], bounds[k + 1]); the last ends at -1: the end */
 	unsigned char *state; /* enum seg_state, per segment */
@@ -663,7 +653,9 @@ static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const 
 	uint64_t no = w->lines.lineno;
 	struct pw_event ev;
 	if (p->ph == PH_SCAN) {
-		scan_line(&b->seqs, line, len);
+		uint64_t seq;
+		if (scan_line(line, len, &seq))
+			*(uint64_t *)vec_push(&b->seqs) = seq;
 		if (device_line(line, len))
 			batch_text(b, batch_push(b, E_DEVICE, no), line, len);
 		return;
@@ -779,7 +771,8 @@ static bool batch_use(struct worker *w, struct pipe *p, struct batch *b, uint64_
 	struct run *r = w->run;
 	struct pw_file *f = p->f;
 	if (p->ph == PH_SCAN)
-		vec_append(&w->seqs, &b->seqs);
+		for (size_t i = 0; i < b->seqs.len; i++)
+			seqset_add(&w->seqs, *(uint64_t *)vec_at(&b->seqs, i));
 	for (size_t i = 0; i < b->entries.len; i++) {
 		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
 			return false;
@@ -912,8 +905,8 @@ static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, 
 			continue;
 		pipe_phase(w, &p, fd, (enum phase)ph, no);
 		w->devices_early = true;
-		if (ph == PH_SCAN && w->seqs.len > 1)
-			vec_sort(&w->seqs, by_u64);
+		if (ph == PH_SCAN)
+			seqset_done(&w->seqs);
 	}
 	pthread_mutex_lock(&r->pipe_lock);
 	struct pipe **pp = &r->pipes;
@@ -943,7 +936,7 @@ static void read_file(struct worker *w, struct pw_file *f)
 		    r->sinks[i].ops->file_begin ? r->sinks[i].ops->file_begin(w->partial[i], f) : NULL;
 	off_t body = lines_pos(&w->lines);
 	uint64_t no = w->lines.lineno;
-	w->seqs.len = 0;
+	seqset_clear(&w->seqs);
 	w->devices_early = false;
 	struct stat st;
 	bool piped = r->pipes_ok && !fstat(fd, &st) && st.st_size - body >= PIPE_MIN;
@@ -952,8 +945,8 @@ static void read_file(struct worker *w, struct pw_file *f)
 			continue;
 		read_body(w, f, -1, (enum phase)ph);
 		w->devices_early = true;
-		if (ph == PH_SCAN && w->seqs.len > 1)
-			vec_sort(&w->seqs, by_u64);
+		if (ph == PH_SCAN)
+			seqset_done(&w->seqs);
 		if (ph != PH_MAIN) {
 			lseek(fd, body, SEEK_SET);
 			lines_open(&w->lines, fd, body);
@@ -1336,7 +1329,7 @@ static void worker_init(struct worker *w, struct run *r)
 	w->partial = xcalloc(r->nsinks, sizeof *w->partial);
 	w->fctx = xcalloc(r->nsinks, sizeof *w->fctx);
 	vec_init(&w->stack, sizeof(uint64_t));
-	vec_init(&w->seqs, sizeof(uint64_t));
+	seqset_init(&w->seqs);
 	for (size_t i = 0; i < r->nsinks; i++)
 		w->partial[i] = r->sinks[i].ops->partial_new(r->sinks[i].report);
 }
@@ -1349,7 +1342,7 @@ static void worker_finish(struct worker *w)
 	free(w->partial);
 	free(w->fctx);
 	vec_free(&w->stack);
-	vec_free(&w->seqs);
+	seqset_free(&w->seqs);
 	lines_free(&w->lines);
 }
 

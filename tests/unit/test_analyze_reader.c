@@ -941,6 +941,83 @@ static uint64_t naive_mask(const char *const *keys, const uint64_t *bits, size_t
 	return m;
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* One pattern of seqs into a seqset and into a sorted array: the same
+ * answers for every seq added and for seqs around them. */
+static void seqset_check(const uint64_t *v, size_t n, bool want_sparse)
+{
+	struct seqset s;
+	seqset_init(&s);
+	uint64_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+	assert_non_null(sorted);
+	for (size_t i = 0; i < n; i++)
+		seqset_add(&s, v[i]);
+	memcpy(sorted, v, n * sizeof *v);
+	qsort(sorted, n, sizeof *sorted, cmp_u64);
+	seqset_done(&s);
+	assert_int_equal(s.sparse, want_sparse);
+	if (!s.sparse) /* bits, not more words than seqs past the floor */
+		assert_true(s.nwords <= (n > 4096 ? n : 4096));
+	for (size_t i = 0; i < n; i++)
+		for (int d = -65; d <= 65; d += (d == -2 || d == 1) ? 1 : (d < 0 ? 21 : 21)) {
+			uint64_t q = v[i] + (uint64_t)(int64_t)d;
+			bool want = bsearch(&q, sorted, n, sizeof q, cmp_u64) != NULL;
+			if (seqset_has(&s, q) != want)
+				fail_msg("seq %llu (added %llu): %d, the array says %d",
+				         (unsigned long long)q, (unsigned long long)v[i], !want, want);
+		}
+	assert_false(n == 0 && seqset_has(&s, 0));
+	seqset_clear(&s);
+	assert_false(n && seqset_has(&s, v[0]));
+	seqset_free(&s);
+	free(sorted);
+}
+
+static void seqset_as_array(void **state)
+{
+	(void)state;
+	enum { N = 50000 };
+	uint64_t *v = malloc(N * sizeof *v);
+	assert_non_null(v);
+	unsigned seed = 777;
+	/* a process's calls, 1 to N, in order */
+	for (size_t i = 0; i < N; i++)
+		v[i] = i + 1;
+	seqset_check(v, N, false);
+	/* threads' blocks written out of order, some seqs missing (dropped) */
+	for (size_t i = 0; i < N; i++)
+		v[i] = (i / 256 % 2 ? i - 256 : i + 256) * 3 / 2 + 1;
+	seqset_check(v, N, false);
+	/* a forked child: numbering goes on from its parent's, downwards too */
+	for (size_t i = 0; i < N; i++)
+		v[i] = 5000000 + N - i;
+	seqset_check(v, N, false);
+	/* at the top of the range, and 0 */
+	uint64_t top[] = {UINT64_MAX, UINT64_MAX - 1, UINT64_MAX - 64, 0, UINT64_MAX - 200};
+	seqset_check(top, 5, true);
+	uint64_t top2[] = {UINT64_MAX, UINT64_MAX - 3, UINT64_MAX - 63};
+	seqset_check(top2, 3, false);
+	/* spread wide (a hostile trace): an array, not bits */
+	for (size_t i = 0; i < N; i++)
+		v[i] = ((uint64_t)rand_r(&seed) << 32) ^ (uint64_t)rand_r(&seed);
+	seqset_check(v, N, true);
+	/* dense, then one far away: the bits go over to the array */
+	for (size_t i = 0; i < N; i++)
+		v[i] = i + 1;
+	v[N / 2] = (uint64_t)1 << 40;
+	seqset_check(v, N, true);
+	/* the same seq twice, and none */
+	uint64_t twice[] = {7, 7, 7};
+	seqset_check(twice, 3, false);
+	seqset_check(v, 0, false);
+	free(v);
+}
+
 static void needles_as_memmem(void **state)
 {
 	(void)state;
@@ -1010,12 +1087,6 @@ static void hmap_many(void **state)
 		if (h.slots[i].key && h.slots[i].klen == 3)
 			assert_string_equal(h.slots[i].key, "key"); /* string keys read back as C strings */
 	hmap_free(&h, NULL);
-}
-
-static int cmp_u64(const void *a, const void *b)
-{
-	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-	return x < y ? -1 : x > y;
 }
 
 /* Percentiles from the histogram are within 1.6 % of the exact ones. */
@@ -1115,6 +1186,7 @@ int main(void)
 	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(shapes_as_scan),
 	    cmocka_unit_test(needles_as_memmem),
+	    cmocka_unit_test(seqset_as_array),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
 	    cmocka_unit_test(table_alignment),
