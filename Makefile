@@ -91,6 +91,7 @@ help:
 	'  dist            a relocatable bundle, build/dist/peerwatch, and its tarball' \
 	'  bench           overhead on the simulated driver (bench/RESULTS.md)' \
 	'  analyze-test    the analyzer suites only; analyze-fuzz: its reader under libFuzzer' \
+	'  analyze-unit    the analyzer'"'"'s unit tests alone (CI: under SAN=1)' \
 	'  gpu-programs    the real-GPU programs (needs nvcc; tests/gpu/README.md)' \
 	'  packaging-test  the install, uninstall, deb and completion tests (part of test)' \
 	'  fault-test      the outcome of a traced program under faults (part of test)' \

@@ -379,7 +379,9 @@ static void what_the_library_writes(void **state)
 	assert_int_equal(pw_arg_dev(&ev, "dev"), INT32_MIN);
 	/* the next line has its own numbers: no marker of the last one is left */
 	assert_int_equal(parse(CALL(2), &ev, err), PW_LINE_EVENT);
-	assert_false(pw_json_is_big(json_real(0.5)));
+	json_t *real = json_real(0.5);
+	assert_false(pw_json_is_big(real));
+	json_decref(real);
 	/* a finding made at exit has no call */
 	assert_int_equal(parse("{\"type\":\"violation\",\"seq\":7,\"tid\":9,\"t_ns\":5,\"vendor\":\"cuda\","
 	                       "\"api\":\"exit\",\"rule\":\"vmm.leak\",\"severity\":\"warning\","
