@@ -58,14 +58,14 @@ void table_row(struct table *t, ...)
 	free(cells);
 }
 
-static void print_row(const struct table *t, FILE *out, const char *indent, char *const *cells,
+static void print_row(size_t ncols, const char *align, FILE *out, const char *indent, char *const *cells,
                       const size_t *width)
 {
 	fputs(indent, out);
-	for (size_t i = 0; i < t->ncols; i++) {
+	for (size_t i = 0; i < ncols; i++) {
 		size_t pad = width[i] - text_width(cells[i]);
-		bool last = i + 1 == t->ncols;
-		if (t->align[i] == 'r')
+		bool last = i + 1 == ncols;
+		if (align[i] == 'r')
 			fprintf(out, "%*s%s", (int)pad, "", cells[i]);
 		else
 			fprintf(out, "%s%*s", cells[i], last ? 0 : (int)pad, "");
@@ -86,10 +86,51 @@ void table_print(const struct table *t, FILE *out, const char *indent)
 				width[i] = w;
 		}
 	}
-	print_row(t, out, indent, t->head, width);
+	print_row(t->ncols, t->align, out, indent, t->head, width);
 	for (size_t r = 0; r < t->rows.len; r++)
-		print_row(t, out, indent, *(char ***)vec_at(&t->rows, r), width);
+		print_row(t->ncols, t->align, out, indent, *(char ***)vec_at(&t->rows, r), width);
 	free(width);
+}
+
+/* Row i made safe to print, as table_rowv keeps it, into safe[]. */
+static void made_row(size_t ncols, size_t i, void (*row)(void *, size_t, const char **), void *ctx,
+                     const char **cells, char **safe)
+{
+	for (size_t c = 0; c < ncols; c++)
+		cells[c] = NULL;
+	row(ctx, i, cells);
+	for (size_t c = 0; c < ncols; c++)
+		safe[c] = sanitize(cells[c] ? cells[c] : "-");
+}
+
+void table_print_rows(FILE *out, const char *indent, const char *align, const char *const *heads,
+                      size_t nrows, void (*row)(void *ctx, size_t i, const char **cells), void *ctx)
+{
+	size_t ncols = strlen(align);
+	size_t *width = xcalloc(ncols, sizeof *width);
+	const char **cells = xcalloc(ncols, sizeof *cells);
+	char **safe = xcalloc(ncols, sizeof *safe);
+	for (size_t c = 0; c < ncols; c++)
+		width[c] = text_width(heads[c]);
+	for (size_t i = 0; i < nrows; i++) {
+		made_row(ncols, i, row, ctx, cells, safe);
+		for (size_t c = 0; c < ncols; c++) {
+			size_t w = text_width(safe[c]);
+			if (w > width[c])
+				width[c] = w;
+			free(safe[c]);
+		}
+	}
+	print_row(ncols, align, out, indent, (char *const *)heads, width);
+	for (size_t i = 0; i < nrows; i++) {
+		made_row(ncols, i, row, ctx, cells, safe);
+		print_row(ncols, align, out, indent, safe, width);
+		for (size_t c = 0; c < ncols; c++)
+			free(safe[c]);
+	}
+	free(width);
+	free(cells);
+	free(safe);
 }
 
 void table_free(struct table *t)

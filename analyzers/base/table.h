@@ -25,6 +25,14 @@ void table_initv(struct table *t, const char *align, const char *const *heads);
 void table_row(struct table *t, ...);
 void table_rowv(struct table *t, const char *const *cells);
 void table_print(const struct table *t, FILE *out, const char *indent);
+/*
+ * The same output for a table as long as its input (a listing of every
+ * call), without holding it: row(ctx, i, cells) fills the ncols cells of
+ * row i (NULL prints as "-"; valid until its next call), and is called
+ * twice for each row, once to measure the columns and once to print.
+ */
+void table_print_rows(FILE *out, const char *indent, const char *align, const char *const *heads,
+                      size_t nrows, void (*row)(void *ctx, size_t i, const char **cells), void *ctx);
 void table_free(struct table *t);
 /* Display width of a UTF-8 string. */
 size_t text_width(const char *s);

@@ -60,28 +60,66 @@ static void detail(const struct ipc_rec *r, char *buf, size_t len)
 		snprintf(buf, len, "ok");
 }
 
+/* The listings are as long as the IPC calls: their rows are made twice
+ * (table_print_rows), not held. */
+static const char *const call_heads[] = {"TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL"};
+
+struct rows {
+	const struct ipc_report *r;
+	const struct pw_input *in;
+	const struct vec *recs; /* struct ipc_rec * */
+	bool shared;            /* VMM and pool: the record's own detail first */
+	char when[32], seq[24], det[96], ptr[24];
+	char *label;
+};
+
+static void call_row(void *ctx, size_t i, const char **cells)
+{
+	struct rows *x = ctx;
+	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
+	free(x->label);
+	x->label = proc_label(&x->in->files[rec->file]);
+	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
+	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)rec->seq);
+	if (x->shared && rec->vmm->detail)
+		snprintf(x->det, sizeof x->det, "%s", rec->vmm->detail);
+	else
+		detail(rec, x->det, sizeof x->det);
+	const char *row[] = {x->when, op_name(rec->op), x->label, x->seq, rec->api, x->det};
+	memcpy(cells, row, sizeof row);
+}
+
+static void print_calls(const struct ipc_report *r, const struct pw_input *in, const struct vec *recs,
+                        bool shared)
+{
+	struct rows x = {.r = r, .in = in, .recs = recs, .shared = shared};
+	table_print_rows(stdout, "  ", "lllrll", call_heads, recs->len, call_row, &x);
+	free(x.label);
+}
+
 static void print_handle(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
 {
 	char *host = sanitize(h->host);
 	printf("\n%s handle %.16s... on %s\n", h->event ? "event" : "memory", h->handle, host);
 	free(host);
-	struct table t;
-	table_init(&t, "lllrll", "TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL");
-	for (size_t i = 0; i < h->recs.len; i++) {
-		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&h->recs, i);
-		char when[32], seq[24], det[96];
-		char *label = proc_label(&in->files[rec->file]);
-		fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
-		detail(rec, det, sizeof det);
-		table_row(&t, when, op_name(rec->op), label, seq, rec->api, det);
-		free(label);
-	}
-	table_print(&t, stdout, "  ");
-	table_free(&t);
+	print_calls(r, in, &h->recs, false);
 	if (!h->event && h->export && !h->free)
 		printf("  (the exporter's trace shows no free of the allocation exported at 0x%llx)\n",
 		       (unsigned long long)h->export->ptr);
+}
+
+static void stray_row(void *ctx, size_t i, const char **cells)
+{
+	struct rows *x = ctx;
+	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
+	free(x->label);
+	x->label = proc_label(&x->in->files[rec->file]);
+	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
+	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)rec->seq);
+	snprintf(x->ptr, sizeof x->ptr, "0x%llx", (unsigned long long)rec->ptr);
+	const char *row[] = {x->when, x->label, x->seq, x->ptr,
+	                     rec->ret ? (rec->ret_name ? rec->ret_name : "failed") : "ok"};
+	memcpy(cells, row, sizeof row);
 }
 
 static void print_stray(const struct ipc_report *r, const struct pw_input *in)
@@ -89,21 +127,10 @@ static void print_stray(const struct ipc_report *r, const struct pw_input *in)
 	if (!r->stray.len)
 		return;
 	printf("\nIPC closes of pointers no open in these traces returned\n");
-	struct table t;
-	table_init(&t, "llrll", "TIME", "PROCESS", "SEQ", "PTR", "RESULT");
-	for (size_t i = 0; i < r->stray.len; i++) {
-		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&r->stray, i);
-		char when[32], seq[24], ptr[24];
-		char *label = proc_label(&in->files[rec->file]);
-		fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
-		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)rec->ptr);
-		table_row(&t, when, label, seq, ptr,
-		          rec->ret ? (rec->ret_name ? rec->ret_name : "failed") : "ok");
-		free(label);
-	}
-	table_print(&t, stdout, "  ");
-	table_free(&t);
+	static const char *const heads[] = {"TIME", "PROCESS", "SEQ", "PTR", "RESULT"};
+	struct rows x = {.r = r, .in = in, .recs = &r->stray};
+	table_print_rows(stdout, "  ", "llrll", heads, r->stray.len, stray_row, &x);
+	free(x.label);
 }
 
 /* The processes that exported (or imported) a shared allocation, as text. */
@@ -142,25 +169,7 @@ static void print_shared(const struct ipc_report *r, const struct pw_input *in)
 		free(key);
 		free(e);
 		free(im);
-		struct table t;
-		table_init(&t, "lllrll", "TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL");
-		for (size_t i = 0; i < sh->recs.len; i++) {
-			const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(&sh->recs, i);
-			char when[32], seq[24], det[96];
-			char *label = proc_label(&in->files[rec->file]), *d;
-			fmt_rel(when, sizeof when, rec->t_ns, r->origin[rec->file]);
-			snprintf(seq, sizeof seq, "%llu", (unsigned long long)rec->seq);
-			if (rec->vmm->detail)
-				snprintf(det, sizeof det, "%s", rec->vmm->detail);
-			else
-				detail(rec, det, sizeof det);
-			d = sanitize(det);
-			table_row(&t, when, op_name(rec->op), label, seq, rec->api, d);
-			free(d);
-			free(label);
-		}
-		table_print(&t, stdout, "  ");
-		table_free(&t);
+		print_calls(r, in, &sh->recs, true);
 	}
 }
 
