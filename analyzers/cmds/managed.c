@@ -34,56 +34,69 @@ static void alloc_dev(char *buf, size_t len, const struct m_alloc *a)
 	}
 }
 
-static void print_allocs(const struct managed *m, const struct pw_input *in)
+/* The tables below are as long as the managed calls: their rows are made
+ * twice (table_print_rows), not held. */
+struct rows {
+	const struct managed *m;
+	const struct pw_input *in;
+	const size_t *idx; /* print_ops: the rows' ops, in order */
+	char *label;
+	char seq[24], ptr[24], bytes[32], dev[64], freed[32], range[64];
+};
+
+static void alloc_row(void *ctx, size_t i, const char **cells)
 {
-	struct table t;
-	table_init(&t, "lrllrlll", "PROCESS", "SEQ", "VENDOR", "PTR", "BYTES", "FLAGS", "DEV", "FREED");
-	for (size_t i = 0; i < m->allocs.len; i++) {
-		const struct m_alloc *a = vec_at(&m->allocs, i);
-		char *label = proc_label(&in->files[a->file]);
-		char seq[24], ptr[24], bytes[32], dev[64], freed[32];
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)a->seq);
-		snprintf(ptr, sizeof ptr, "0x%llx", (unsigned long long)a->ptr);
-		fmt_bytes(bytes, sizeof bytes, a->bytes);
-		alloc_dev(dev, sizeof dev, a);
-		snprintf(freed, sizeof freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
-		table_row(&t, label, seq, a->vendor, ptr, bytes, a->flags, dev, freed);
-		free(label);
-	}
-	printf("managed allocations (%zu, %llu failed)\n", m->allocs.len,
-	       (unsigned long long)m->failed_allocs);
-	if (m->allocs.len)
-		table_print(&t, stdout, "  ");
-	table_free(&t);
+	struct rows *x = ctx;
+	const struct m_alloc *a = vec_at(&x->m->allocs, i);
+	free(x->label);
+	x->label = proc_label(&x->in->files[a->file]);
+	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)a->seq);
+	snprintf(x->ptr, sizeof x->ptr, "0x%llx", (unsigned long long)a->ptr);
+	fmt_bytes(x->bytes, sizeof x->bytes, a->bytes);
+	alloc_dev(x->dev, sizeof x->dev, a);
+	snprintf(x->freed, sizeof x->freed, a->freed ? "seq %llu" : "no", (unsigned long long)a->free_seq);
+	const char *row[] = {x->label, x->seq, a->vendor, x->ptr, x->bytes, a->flags, x->dev, x->freed};
+	memcpy(cells, row, sizeof row);
 }
 
-static void print_ops(const struct managed *m, const struct pw_input *in, const size_t *own, size_t owner_ix,
-                      const char *title)
+static void print_allocs(const struct managed *m, const struct pw_input *in)
 {
-	struct table t;
-	table_init(&t, "rlllll", "SEQ", "CALL", "RANGE", "WHAT", "TARGET", "RESULT");
-	for (size_t i = 0; i < m->ops.len; i++) {
-		if (own[i] != owner_ix)
-			continue;
-		const struct m_op *op = vec_at(&m->ops, i);
-		char seq[24], range[64], bytes[32];
-		snprintf(seq, sizeof seq, "%llu", (unsigned long long)op->seq);
-		fmt_bytes(bytes, sizeof bytes, op->bytes);
-		snprintf(range, sizeof range, "0x%llx %s", (unsigned long long)op->ptr, bytes);
-		/* a free has no length; an attach of length 0 means the whole allocation */
-		if (!strcmp(op->what, "free") || (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
-			snprintf(range, sizeof range, "0x%llx%s", (unsigned long long)op->ptr,
-			         op->bytes                  ? ""
-			         : strcmp(op->what, "free") ? " (all)"
-			                                    : "");
-		table_row(&t, seq, op->api, range, op->what, op->target, op->result);
-		(void)in;
-	}
-	if (t.rows.len) {
-		printf("\n  %s\n", title);
-		table_print(&t, stdout, "    ");
-	}
-	table_free(&t);
+	static const char *const heads[] = {"PROCESS", "SEQ",   "VENDOR", "PTR",
+	                                    "BYTES",   "FLAGS", "DEV",    "FREED"};
+	printf("managed allocations (%zu, %llu failed)\n", m->allocs.len,
+	       (unsigned long long)m->failed_allocs);
+	struct rows x = {.m = m, .in = in};
+	if (m->allocs.len)
+		table_print_rows(stdout, "  ", "lrllrlll", heads, m->allocs.len, alloc_row, &x);
+	free(x.label);
+}
+
+static void op_row(void *ctx, size_t i, const char **cells)
+{
+	struct rows *x = ctx;
+	const struct m_op *op = vec_at(&x->m->ops, x->idx[i]);
+	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)op->seq);
+	fmt_bytes(x->bytes, sizeof x->bytes, op->bytes);
+	snprintf(x->range, sizeof x->range, "0x%llx %s", (unsigned long long)op->ptr, x->bytes);
+	/* a free has no length; an attach of length 0 means the whole allocation */
+	if (!strcmp(op->what, "free") || (!op->bytes && strstr(op->api, "StreamAttachMemAsync")))
+		snprintf(x->range, sizeof x->range, "0x%llx%s", (unsigned long long)op->ptr,
+		         op->bytes                  ? ""
+		         : strcmp(op->what, "free") ? " (all)"
+		                                    : "");
+	const char *row[] = {x->seq, op->api, x->range, op->what, op->target, op->result};
+	memcpy(cells, row, sizeof row);
+}
+
+/* The ops idx[0 .. n) of one allocation (or of none), under its title. */
+static void print_ops(const struct managed *m, const size_t *idx, size_t n, const char *title)
+{
+	static const char *const heads[] = {"SEQ", "CALL", "RANGE", "WHAT", "TARGET", "RESULT"};
+	if (!n)
+		return;
+	printf("\n  %s\n", title);
+	struct rows x = {.m = m, .idx = idx};
+	table_print_rows(stdout, "    ", "rlllll", heads, n, op_row, &x);
 }
 
 static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
@@ -93,17 +106,31 @@ static void print_history(const struct managed *m, const struct pw_input *in, co
 		printf("(none)\n");
 		return;
 	}
+	/* the ops by owner (own[i]: 0 none, a + 1 allocation a), each owner's
+	 * in their order: one pass, not one per allocation */
+	size_t owners = m->allocs.len + 1;
+	size_t *first = xcalloc(owners + 1, sizeof *first), *idx = xcalloc(m->ops.len, sizeof *idx);
+	for (size_t i = 0; i < m->ops.len; i++)
+		first[own[i] + 1]++;
+	for (size_t o = 1; o <= owners; o++)
+		first[o] += first[o - 1];
+	size_t *at = xcalloc(owners, sizeof *at);
+	for (size_t i = 0; i < m->ops.len; i++)
+		idx[first[own[i]] + at[own[i]]++] = i;
+	free(at);
 	for (size_t a = 0; a < m->allocs.len; a++) {
 		const struct m_alloc *al = vec_at(&m->allocs, a);
 		char *label = proc_label(&in->files[al->file]), bytes[32];
 		fmt_bytes(bytes, sizeof bytes, al->bytes);
 		char *title = xasprintf("%s 0x%llx (%s, allocated at seq %llu)", label,
 		                        (unsigned long long)al->ptr, bytes, (unsigned long long)al->seq);
-		print_ops(m, in, own, a + 1, title);
+		print_ops(m, idx + first[a + 1], first[a + 2] - first[a + 1], title);
 		free(title);
 		free(label);
 	}
-	print_ops(m, in, own, 0, "ranges in no managed allocation of these traces");
+	print_ops(m, idx + first[0], first[1] - first[0], "ranges in no managed allocation of these traces");
+	free(first);
+	free(idx);
 }
 
 static void print_dests(const struct managed *m)
