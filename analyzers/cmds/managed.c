@@ -99,15 +99,11 @@ static void print_ops(const struct managed *m, const size_t *idx, size_t n, cons
 	table_print_rows(stdout, "    ", "rlllll", heads, n, op_row, &x);
 }
 
-static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
+/* The ops by owner (own[i]: 0 none, a + 1 allocation a), each owner's in
+ * their order: owner o's are idx[first[o] .. first[o + 1]).  One pass, not
+ * one over every op per allocation. */
+static size_t *ops_by_owner(const struct managed *m, const size_t *own, size_t **first_out)
 {
-	printf("\nadvice, prefetch, attachment and free per allocation\n");
-	if (!m->ops.len) {
-		printf("(none)\n");
-		return;
-	}
-	/* the ops by owner (own[i]: 0 none, a + 1 allocation a), each owner's
-	 * in their order: one pass, not one per allocation */
 	size_t owners = m->allocs.len + 1;
 	size_t *first = xcalloc(owners + 1, sizeof *first), *idx = xcalloc(m->ops.len, sizeof *idx);
 	for (size_t i = 0; i < m->ops.len; i++)
@@ -118,6 +114,18 @@ static void print_history(const struct managed *m, const struct pw_input *in, co
 	for (size_t i = 0; i < m->ops.len; i++)
 		idx[first[own[i]] + at[own[i]]++] = i;
 	free(at);
+	*first_out = first;
+	return idx;
+}
+
+static void print_history(const struct managed *m, const struct pw_input *in, const size_t *own)
+{
+	printf("\nadvice, prefetch, attachment and free per allocation\n");
+	if (!m->ops.len) {
+		printf("(none)\n");
+		return;
+	}
+	size_t *first, *idx = ops_by_owner(m, own, &first);
 	for (size_t a = 0; a < m->allocs.len; a++) {
 		const struct m_alloc *al = vec_at(&m->allocs, a);
 		char *label = proc_label(&in->files[al->file]), bytes[32];
@@ -186,6 +194,7 @@ static json_t *op_json(const struct m_op *op, const struct pw_input *in)
 static void print_json(const struct managed *m, const struct pw_input *in, const size_t *own)
 {
 	struct jout o = {0};
+	size_t *first, *idx = ops_by_owner(m, own, &first);
 	jout_open(&o, NULL, '{');
 	jout_open(&o, "allocations", '[');
 	for (size_t a = 0; a < m->allocs.len; a++) {
@@ -201,19 +210,19 @@ static void print_json(const struct managed *m, const struct pw_input *in, const
 		jout_put(&o, "device", pw_devkey_json(dm, pw_devkey(dm, al->file, al->vendor, al->dev)));
 		jout_put(&o, "free_seq", al->freed ? json_u64(al->free_seq) : json_null());
 		jout_open(&o, "history", '[');
-		for (size_t i = 0; i < m->ops.len; i++)
-			if (own[i] == a + 1)
-				jout_put(&o, NULL, op_json(vec_at(&m->ops, i), in));
+		for (size_t k = first[a + 1]; k < first[a + 2]; k++)
+			jout_put(&o, NULL, op_json(vec_at(&m->ops, idx[k]), in));
 		jout_close(&o, ']');
 		jout_close(&o, '}');
 	}
 	jout_close(&o, ']');
 	jout_put(&o, "failed_allocations", json_u64(m->failed_allocs));
 	jout_open(&o, "other_ranges", '[');
-	for (size_t i = 0; i < m->ops.len; i++)
-		if (!own[i])
-			jout_put(&o, NULL, op_json(vec_at(&m->ops, i), in));
+	for (size_t k = first[0]; k < first[1]; k++)
+		jout_put(&o, NULL, op_json(vec_at(&m->ops, idx[k]), in));
 	jout_close(&o, ']');
+	free(first);
+	free(idx);
 	jout_open(&o, "prefetch", '[');
 	struct m_dest **v = managed_sorted_dests(m);
 	for (size_t i = 0; v[i]; i++) {
