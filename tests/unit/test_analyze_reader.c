@@ -965,9 +965,10 @@ static void seqset_check(const uint64_t *v, size_t n, bool want_sparse)
 	assert_int_equal(s.sparse, want_sparse);
 	if (!s.sparse) /* bits, not more words than seqs past the floor */
 		assert_true(s.nwords <= (n > 4096 ? n : 4096));
+	static const int near[] = {-65, -64, -63, -2, -1, 0, 1, 2, 63, 64, 65};
 	for (size_t i = 0; i < n; i++)
-		for (int d = -65; d <= 65; d += (d == -2 || d == 1) ? 1 : (d < 0 ? 21 : 21)) {
-			uint64_t q = v[i] + (uint64_t)(int64_t)d;
+		for (size_t k = 0; k < sizeof near / sizeof *near; k++) {
+			uint64_t q = v[i] + (uint64_t)(int64_t)near[k];
 			bool want = bsearch(&q, sorted, n, sizeof q, cmp_u64) != NULL;
 			if (seqset_has(&s, q) != want)
 				fail_msg("seq %llu (added %llu): %d, the array says %d",
