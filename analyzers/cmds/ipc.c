@@ -73,14 +73,21 @@ struct rows {
 	char *label;
 };
 
-static void call_row(void *ctx, size_t i, const char **cells)
+/* Record i of the rows, its process, time and seq made. */
+static const struct ipc_rec *row_rec(struct rows *x, size_t i)
 {
-	struct rows *x = ctx;
 	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
 	free(x->label);
 	x->label = proc_label(&x->in->files[rec->file]);
 	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
 	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)rec->seq);
+	return rec;
+}
+
+static void call_row(void *ctx, size_t i, const char **cells)
+{
+	struct rows *x = ctx;
+	const struct ipc_rec *rec = row_rec(x, i);
 	if (x->shared && rec->vmm->detail)
 		snprintf(x->det, sizeof x->det, "%s", rec->vmm->detail);
 	else
@@ -111,11 +118,7 @@ static void print_handle(const struct ipc_report *r, const struct pw_input *in, 
 static void stray_row(void *ctx, size_t i, const char **cells)
 {
 	struct rows *x = ctx;
-	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
-	free(x->label);
-	x->label = proc_label(&x->in->files[rec->file]);
-	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
-	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)rec->seq);
+	const struct ipc_rec *rec = row_rec(x, i);
 	snprintf(x->ptr, sizeof x->ptr, "0x%llx", (unsigned long long)rec->ptr);
 	const char *row[] = {x->when, x->label, x->seq, x->ptr,
 	                     rec->ret ? (rec->ret_name ? rec->ret_name : "failed") : "ok"};

@@ -55,15 +55,24 @@ static void end(FILE *f, int events)
 	fclose(f);
 }
 
+/* A new directory, and the args of the export (of 0x7f0000000000) and
+ * of an open (that returned 0x7f1000000000) of the handle. */
+static bool new_dir(char *exp, char *open1, size_t len)
+{
+	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
+	if (!mkdtemp(dir))
+		return false;
+	snprintf(exp, len, "\"handle\":\"%s\",\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0", handle);
+	snprintf(open1, len, "\"handle\":\"%s\",\"ptr\":\"0x7f1000000000\",\"ptr_dev\":1", handle);
+	return true;
+}
+
 static int make_dir(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
-	if (!mkdtemp(dir))
-		return -1;
 	char exp[400], open1[400];
-	snprintf(exp, sizeof exp, "\"handle\":\"%s\",\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0", handle);
-	snprintf(open1, sizeof open1, "\"handle\":\"%s\",\"ptr\":\"0x7f1000000000\",\"ptr_dev\":1", handle);
+	if (!new_dir(exp, open1, sizeof exp))
+		return -1;
 	/* the exporter: the same export four times (the earliest by time is
 	 * seq 2), one refused, then the free */
 	FILE *f = trace(1);
@@ -91,13 +100,10 @@ static int make_dir(void **state)
 static int make_dir_closes(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
-	if (!mkdtemp(dir))
+	char exp[400], open1[400];
+	const char *close1 = "\"ptr\":\"0x7f1000000000\"";
+	if (!new_dir(exp, open1, sizeof exp))
 		return -1;
-	char exp[400], open1[400], close1[64];
-	snprintf(exp, sizeof exp, "\"handle\":\"%s\",\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0", handle);
-	snprintf(open1, sizeof open1, "\"handle\":\"%s\",\"ptr\":\"0x7f1000000000\",\"ptr_dev\":1", handle);
-	snprintf(close1, sizeof close1, "\"ptr\":\"0x7f1000000000\"");
 	FILE *f = trace(1);
 	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
 	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
