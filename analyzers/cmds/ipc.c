@@ -62,8 +62,6 @@ static void detail(const struct ipc_rec *r, char *buf, size_t len)
 
 /* The listings are as long as the IPC calls: their rows are made twice
  * (table_print_rows), not held. */
-static const char *const call_heads[] = {"TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL"};
-
 struct rows {
 	const struct ipc_report *r;
 	const struct pw_input *in;
@@ -99,8 +97,9 @@ static void call_row(void *ctx, size_t i, const char **cells)
 static void print_calls(const struct ipc_report *r, const struct pw_input *in, const struct vec *recs,
                         bool shared)
 {
+	static const char *const heads[] = {"TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL"};
 	struct rows x = {.r = r, .in = in, .recs = recs, .shared = shared};
-	table_print_rows(stdout, "  ", "lllrll", call_heads, recs->len, call_row, &x);
+	table_print_rows(stdout, "  ", "lllrll", heads, recs->len, call_row, &x);
 	free(x.label);
 }
 
