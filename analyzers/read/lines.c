@@ -16,6 +16,7 @@ void lines_open(struct lines *l, int fd, off_t at)
 	l->fd = fd;
 	l->start = l->end = 0;
 	l->buf_off = at;
+	l->until = -1;
 	l->eof = l->err = false;
 	l->lineno = 0;
 	if (!l->buf) {
@@ -39,8 +40,12 @@ static bool fill(struct lines *l)
 		l->end -= l->start;
 		l->start = 0;
 	}
+	size_t want = l->cap - l->end;
+	off_t left = l->until - (l->buf_off + (off_t)l->end);
+	if (left > 0 && (uint64_t)left < want)
+		want = (size_t)left;
 	for (;;) {
-		ssize_t n = read(l->fd, l->buf + l->end, l->cap - l->end);
+		ssize_t n = read(l->fd, l->buf + l->end, want);
 		if (n > 0) {
 			l->end += (size_t)n;
 			return true;

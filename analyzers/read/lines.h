@@ -20,6 +20,7 @@ struct lines {
 	char *buf;
 	size_t cap, start, end; /* unread bytes are buf[start, end) */
 	off_t buf_off;          /* file offset of buf[0] */
+	off_t until;            /* reads stop here while short of it; -1: no such end */
 	bool eof, err;
 	uint64_t lineno; /* lines returned so far */
 };
@@ -29,6 +30,14 @@ enum { L_LINE, L_LONG, L_TAIL, L_EOF, L_ERR };
 
 /* Starts reading fd at offset `at` (where fd is positioned). */
 void lines_open(struct lines *l, int fd, off_t at);
+/* Reads no further than `until` while the bytes read are short of it: a
+ * reader of one segment of a file, which ends at a line start, copies that
+ * segment and not a whole buffer's worth after it.  Past `until` (a line
+ * that crosses it, in a file changed meanwhile) reads go on as without. */
+static inline void lines_until(struct lines *l, off_t until)
+{
+	l->until = until;
+}
 /* L_LINE: *line, *len is the next line without its newline.  L_LONG: a line
  * over the limit was skipped.  L_TAIL: the last line, without a newline. */
 int next_line(struct lines *l, const char **line, size_t *len);

@@ -698,6 +698,7 @@ static void batch_fill(struct worker *w, struct pipe *p, size_t k, struct batch 
 	}
 	lseek(fd, start, SEEK_SET);
 	lines_open(&w->lines, fd, start);
+	lines_until(&w->lines, end);
 	const char *line;
 	size_t len;
 	while (end < 0 || lines_pos(&w->lines) < end) {
@@ -819,6 +820,7 @@ static bool segment_read(struct worker *w, struct pipe *p, int fd, size_t k, uin
 {
 	lseek(fd, p->bounds[k], SEEK_SET);
 	lines_open(&w->lines, fd, p->bounds[k]);
+	lines_until(&w->lines, p->bounds[k + 1]);
 	w->lines.lineno = base;
 	bool whole = read_body(w, p->f, p->bounds[k + 1], p->ph);
 	*lines = w->lines.lineno - base;
@@ -973,6 +975,7 @@ static void read_chunk(struct worker *w, struct pw_file *f, struct chunk *c)
 	}
 	lseek(fd, c->start, SEEK_SET);
 	lines_open(&w->lines, fd, c->start);
+	lines_until(&w->lines, c->end);
 	w->chunk = c;
 	for (size_t i = 0; i < w->run->nsinks; i++)
 		w->fctx[i] = NULL;

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -771,6 +772,38 @@ static void long_lines(void **state)
 	pw_input_free(&in);
 }
 
+/* A segment's reader (lines_until) copies the segment, not a whole
+ * buffer's worth after it, and still reads on past it when asked. */
+static void lines_until_a_segment_end(void **state)
+{
+	(void)state;
+	write_file("seg.txt", "a\nbb\nccc\ndddd\n");
+	for (off_t until = 3; until <= 5; until += 2) { /* inside "bb", and at its end */
+		char *path = xasprintf("%s/seg.txt", dir);
+		int fd = open(path, O_RDONLY);
+		free(path);
+		assert_true(fd >= 0);
+		struct lines l = {0};
+		lines_open(&l, fd, 0);
+		lines_until(&l, until);
+		const char *line;
+		size_t len;
+		assert_int_equal(next_line(&l, &line, &len), L_LINE);
+		assert_true(len == 1 && !memcmp(line, "a", 1));
+		assert_true(l.end <= 5); /* no more than the segment, and the line across its end */
+		assert_int_equal(next_line(&l, &line, &len), L_LINE);
+		assert_true(len == 2 && !memcmp(line, "bb", 2));
+		assert_int_equal(lines_pos(&l), 5);
+		assert_int_equal(next_line(&l, &line, &len), L_LINE); /* past it, as without */
+		assert_true(len == 3 && !memcmp(line, "ccc", 3));
+		assert_int_equal(next_line(&l, &line, &len), L_LINE);
+		assert_int_equal(next_line(&l, &line, &len), L_EOF);
+		assert_int_equal(l.lineno, 4);
+		lines_free(&l);
+		close(fd);
+	}
+}
+
 /* ---- shapes (read/scan.h) ----
  * A line matched against the shape of an earlier one must give what the
  * scan and the checks give without shapes: the same tokens, the same
@@ -1183,6 +1216,7 @@ int main(void)
 	    cmocka_unit_test(header_and_footer),
 	    cmocka_unit_test_setup_teardown(files_and_phases, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(lines_until_a_segment_end, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
