@@ -76,7 +76,7 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct fnd_fctx *c = fctx;
 	if (ev->type == PW_EV_CALL) {
 		const char *rule;
-		for (size_t k = 0; pw_ev_str_at(ev, "suppressed", k, &rule); k++) {
+		for (size_t k = 0; pw_ev_suppressed(ev, k, &rule); k++) {
 			if (!rule)
 				continue;
 			struct suppressed_mark *m = vec_push(&p->suppressed);

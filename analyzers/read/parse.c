@@ -572,7 +572,7 @@ static bool fast_call(const char *line, size_t len, struct pw_event *ev, struct 
 	ev->type = PW_EV_CALL;
 	ev->flat = f;
 	ev->flat_args = (size_t)(m[K_ARGS] - t);
-	ev->flat_supp = m[K_SUPPRESSED] ? (size_t)(m[K_SUPPRESSED] - t) : 0;
+	ev->flat_supp = m[K_SUPPRESSED] ? (size_t)(m[K_SUPPRESSED] - t) : PW_FLAT_NONE;
 	return true;
 }
 
@@ -596,10 +596,19 @@ bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struc
 
 #define ALIGN16(n) (((n) + 15) & ~(size_t)15)
 
+/* The tokens a detached event keeps: its args object's, then its
+ * "suppressed" array's, if any (nothing reads any other member's tokens:
+ * the rest is in the event's own fields). */
+static size_t subtree_len(const struct pw_flat *f, size_t at)
+{
+	return at != PW_FLAT_NONE ? f->t[at].next - at : 0;
+}
+
 size_t pw_event_detach_size(const struct pw_event *ev)
 {
 	const struct pw_flat *f = ev->flat;
-	return ALIGN16(sizeof *ev) + ALIGN16(sizeof *f) + ALIGN16(f->n * sizeof *f->t) + ALIGN16(f->len + 1) +
+	size_t n = subtree_len(f, ev->flat_args) + subtree_len(f, ev->flat_supp);
+	return ALIGN16(sizeof *ev) + ALIGN16(sizeof *f) + ALIGN16(n * sizeof *f->t) + ALIGN16(f->len + 1) +
 	       ev->nstack * sizeof(uint64_t);
 }
 
@@ -611,26 +620,41 @@ static const char *rebase(const char *s, const struct pw_flat *from, const char 
 	return s && p >= b && p <= b + from->len ? to + (p - b) : s;
 }
 
+/* The subtree at `at` copied to t[to ...], its links and strings moved;
+ * the index after it. */
+static size_t copy_subtree(struct pw_tok *t, size_t to, const struct pw_flat *f, size_t at, const char *buf)
+{
+	size_t n = subtree_len(f, at);
+	memcpy(t + to, f->t + at, n * sizeof *t);
+	for (size_t i = to; i < to + n; i++) {
+		t[i].next = (uint32_t)(t[i].next - at + to);
+		if (t[i].type == PW_T_STR)
+			t[i].v.s = rebase(t[i].v.s, f, buf);
+	}
+	return to + n;
+}
+
 struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem)
 {
 	const struct pw_flat *f = ev->flat;
+	size_t n = subtree_len(f, ev->flat_args) + subtree_len(f, ev->flat_supp);
 	char *p = mem;
 	struct pw_event *e = (struct pw_event *)p;
 	p += ALIGN16(sizeof *e);
 	struct pw_flat *fl = (struct pw_flat *)p;
 	p += ALIGN16(sizeof *fl);
 	struct pw_tok *t = (struct pw_tok *)p;
-	p += ALIGN16(f->n * sizeof *t);
+	p += ALIGN16(n * sizeof *t);
 	char *buf = p;
 	p += ALIGN16(f->len + 1);
 	*e = *ev;
 	memcpy(buf, f->buf, f->len + 1);
-	memcpy(t, f->t, f->n * sizeof *t);
-	for (size_t i = 0; i < f->n; i++)
-		if (t[i].type == PW_T_STR)
-			t[i].v.s = rebase(t[i].v.s, f, buf);
-	*fl = (struct pw_flat){t, f->n, buf, f->len};
+	size_t supp = copy_subtree(t, 0, f, ev->flat_args, buf);
+	copy_subtree(t, supp, f, ev->flat_supp, buf);
+	*fl = (struct pw_flat){t, n, buf, f->len};
 	e->flat = fl;
+	e->flat_args = 0;
+	e->flat_supp = ev->flat_supp != PW_FLAT_NONE ? supp : PW_FLAT_NONE;
 	e->vendor = rebase(ev->vendor, f, buf);
 	e->api = rebase(ev->api, f, buf);
 	e->variant = rebase(ev->variant, f, buf);

@@ -130,15 +130,13 @@ json_t *pw_ev_args(const struct pw_event *ev)
 	return built;
 }
 
-bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const char **out)
+bool pw_ev_suppressed(const struct pw_event *ev, size_t i, const char **out)
 {
 	*out = NULL;
 	if (!ev->root && ev->flat) {
 		const struct pw_tok *t = ev->flat->t;
-		/* the findings ask every event for its suppressions: where the
-		 * parse found them, not a search of the members */
-		size_t a = !strcmp(key, "suppressed") ? ev->flat_supp : pw_flat_get(ev->flat, 0, key);
-		if (!a || t[a].type != PW_T_ARR || i >= t[a].n)
+		size_t a = ev->flat_supp;
+		if (a == PW_FLAT_NONE || t[a].type != PW_T_ARR || i >= t[a].n)
 			return false;
 		size_t e = a + 1;
 		while (i--)
@@ -147,7 +145,7 @@ bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const ch
 			*out = t[e].v.s;
 		return true;
 	}
-	json_t *arr = ev->root ? json_object_get(ev->root, key) : NULL;
+	json_t *arr = ev->root ? json_object_get(ev->root, "suppressed") : NULL;
 	if (!json_is_array(arr) || i >= json_array_size(arr))
 		return false;
 	*out = json_string_value(json_array_get(arr, i)); /* NULL when no string */

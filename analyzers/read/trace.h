@@ -106,7 +106,7 @@ struct pw_event {
 	                               call the fast path read until something asks */
 	const struct pw_flat *flat; /* such a call's tokens (scan.h), NULL otherwise */
 	size_t flat_args;           /* the index of its args object there */
-	size_t flat_supp;           /* ... of its "suppressed" array, 0 when it has none */
+	size_t flat_supp;           /* ... of its "suppressed" array, PW_FLAT_NONE when it has none */
 	/* violation (seq is its own number; t_ns and tid when it has them) */
 	bool has_time;
 	bool has_call; /* false for a finding made outside any call (at exit) */
@@ -120,6 +120,8 @@ struct pw_event {
 	const uint64_t *stack;
 	size_t nstack;
 };
+
+#define PW_FLAT_NONE SIZE_MAX
 
 struct pw_module {
 	char *path;
@@ -209,10 +211,9 @@ json_t *pw_ev_args(const struct pw_event *ev);
 /* Drops the args built for the thread's last line (the parse calls it). */
 void pw_ev_args_done(void);
 
-/* Entry i of the event's own array member key (a call's "suppressed"):
- * false past its end (or when there is no such array); *out is NULL for an
- * entry that is no string. */
-bool pw_ev_str_at(const struct pw_event *ev, const char *key, size_t i, const char **out);
+/* Entry i of a call's "suppressed" array: false past its end (or when it
+ * has none); *out is NULL for an entry that is no string. */
+bool pw_ev_suppressed(const struct pw_event *ev, size_t i, const char **out);
 
 /* Arguments of a validated call (types were checked by the reader). */
 /* Whether args has key, and it is an array. */

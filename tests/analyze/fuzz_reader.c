@@ -123,7 +123,7 @@ static char *describe(const struct pw_event *ev)
 		abort();
 	free(args);
 	const char *rule;
-	for (size_t i = 0; pw_ev_str_at(ev, "suppressed", i, &rule); i++) {
+	for (size_t i = 0; pw_ev_suppressed(ev, i, &rule); i++) {
 		char *more = NULL;
 		if (asprintf(&more, "%s %s", out, rule ? rule : "(not a string)") < 0)
 			abort();

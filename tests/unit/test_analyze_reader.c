@@ -132,16 +132,50 @@ static void fast_path(void **state)
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(args, "location"), "id")), 3);
 	assert_ptr_equal(pw_ev_args(&ev), args); /* built once */
 	const char *rule;
-	assert_true(pw_ev_str_at(&ev, "suppressed", 1, &rule));
+	assert_true(pw_ev_suppressed(&ev, 1, &rule));
 	assert_string_equal(rule, "x.y");
-	assert_false(pw_ev_str_at(&ev, "suppressed", 2, &rule));
-	pw_parse_fast = false; /* the same from the full parse */
+	assert_false(pw_ev_suppressed(&ev, 2, &rule));
+	/* detached (a helper thread's event for the reader): its args and
+	 * suppressions outlive the thread's next line */
+	struct vec dstack;
+	vec_init(&dstack, sizeof(uint64_t));
+	assert_true(pw_parse_fast_line(plain, strlen(plain), &ev, &dstack));
+	void *mem = malloc(pw_event_detach_size(&ev));
+	struct pw_event *d = pw_event_detach(&ev, mem);
+	static const char other[] =
+	    "{\"type\":\"call\",\"seq\":13,\"tid\":8,\"vendor\":\"hip\",\"api\":\"hipFree\","
+	    "\"variant\":\"\",\"family\":\"managed\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,"
+	    "\"ret_name\":\"hipSuccess\",\"args\":{\"ptr\":\"0x99\"}}";
+	assert_true(pw_parse_fast_line(other, strlen(other), &ev, &dstack));
+	assert_string_equal(d->api, "cuMemPrefetchAsync");
+	assert_string_equal(d->layer, "runtime");
+	assert_true(pw_arg_u64(d, "bytes", &u) && u == 4096);
+	assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x7f0000);
+	assert_string_equal(pw_arg_str(d, "stream"), "0x10");
+	assert_null(pw_arg_str(d, "api")); /* a member of the call, not of its args */
+	assert_true(d->nstack == 1 && d->stack[0] == 0x401000);
+	assert_true(pw_ev_suppressed(d, 0, &rule));
+	assert_string_equal(rule, "ipc.free-while-open");
+	assert_true(pw_ev_suppressed(d, 1, &rule));
+	assert_string_equal(rule, "x.y");
+	assert_false(pw_ev_suppressed(d, 2, &rule));
+	json_t *dargs = pw_ev_args(d);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(dargs, "location"), "id")), 3);
+	assert_int_equal(json_object_size(dargs), 6);
+	/* one without suppressions has none detached */
+	d = pw_event_detach(&ev, mem = realloc(mem, pw_event_detach_size(&ev)));
+	assert_false(pw_ev_suppressed(d, 0, &rule));
+	assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x99);
+	pw_ev_args_done();
+	free(mem);
+	vec_free(&dstack);
+	pw_parse_fast = false;                    /* the same from the full parse */
 	assert_int_equal(parse(plain, &ev, err), PW_LINE_EVENT);
 	pw_parse_fast = true;
 	assert_false(pw_parse_was_fast());
-	assert_true(pw_ev_str_at(&ev, "suppressed", 0, &rule));
+	assert_true(pw_ev_suppressed(&ev, 0, &rule));
 	assert_string_equal(rule, "ipc.free-while-open");
-	assert_false(pw_ev_str_at(&ev, "suppressed", 2, &rule));
+	assert_false(pw_ev_suppressed(&ev, 2, &rule));
 
 	/* valid, but not plain: the full parse reads them, to the same values */
 	static const char *const not_plain[] = {
