@@ -114,18 +114,17 @@ static void dev_label(char *buf, size_t len, int64_t dev)
 /* "dev1", "host", "host_numa 0" from a location object or a device arg. */
 static void target_of(const struct pw_event *ev, const char *dev_key, char *buf, size_t len)
 {
-	json_t *loc = json_object_get(pw_ev_args(ev), "location");
-	if (json_is_object(loc)) {
-		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
-		long long i = (long long)json_integer_value(id);
-		if (json_is_string(t) && !strcmp(json_string_value(t), "device"))
+	struct pw_location loc;
+	if (pw_arg_location(ev, &loc)) {
+		long long i = (long long)loc.id;
+		if (loc.type && !strcmp(loc.type, "device"))
 			snprintf(buf, len, "dev%lld", i);
-		else if (json_is_string(t) && !strcmp(json_string_value(t), "host"))
+		else if (loc.type && !strcmp(loc.type, "host"))
 			snprintf(buf, len, "host");
-		else if (json_is_string(t))
-			snprintf(buf, len, "%s %lld", json_string_value(t), i);
+		else if (loc.type)
+			snprintf(buf, len, "%s %lld", loc.type, i);
 		else
-			snprintf(buf, len, "type %lld id %lld", (long long)json_integer_value(t), i);
+			snprintf(buf, len, "type %lld id %lld", (long long)loc.type_num, i);
 		return;
 	}
 	int64_t d;
@@ -218,16 +217,12 @@ static void on_attach(struct managed *m, struct m_fctx *c, const struct pw_file 
 /* The device a prefetch goes to, or PW_DEV_NONE when it is not a device. */
 static int64_t target_dev(const struct pw_event *ev, const char *dev_key)
 {
-	json_t *loc = json_object_get(pw_ev_args(ev), "location");
+	struct pw_location loc;
 	int64_t d;
-	if (json_is_object(loc)) {
-		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
-		d = json_integer_value(id);
-		return json_is_string(t) && !strcmp(json_string_value(t), "device") && d >= 0 &&
-		               d <= INT32_MAX
-		           ? d
+	if (pw_arg_location(ev, &loc))
+		return loc.type && !strcmp(loc.type, "device") && loc.id >= 0 && loc.id <= INT32_MAX
+		           ? loc.id
 		           : PW_DEV_NONE;
-	}
 	if (pw_arg_i64(ev, dev_key, &d) || pw_arg_i64(ev, "device", &d) || pw_arg_i64(ev, "dev", &d))
 		return d >= 0 && d <= INT32_MAX ? d : PW_DEV_NONE;
 	return PW_DEV_NONE;

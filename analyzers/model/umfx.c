@@ -124,14 +124,12 @@ void umfx_proc_name(char *buf, size_t len, int32_t proc)
  * (CU_DEVICE_CPU, cudaCpuDeviceId, hipCpuDeviceId). */
 static int32_t call_proc(const struct pw_event *ev, const char *dev_key)
 {
-	json_t *loc = json_object_get(pw_ev_args(ev), "location");
+	struct pw_location loc;
 	int64_t d;
-	if (json_is_object(loc)) {
-		json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
-		const char *ts = json_is_string(t) ? json_string_value(t) : "";
-		if (!strcmp(ts, "device") && json_is_integer(id) && json_integer_value(id) >= 0 &&
-		    json_integer_value(id) <= INT32_MAX)
-			return (int32_t)json_integer_value(id);
+	if (pw_arg_location(ev, &loc)) {
+		const char *ts = loc.type ? loc.type : "";
+		if (!strcmp(ts, "device") && loc.has_id && loc.id >= 0 && loc.id <= INT32_MAX)
+			return (int32_t)loc.id;
 		if (!strncmp(ts, "host", 4))
 			return PW_UM_CPU;
 		return UMFX_PROC_UNKNOWN;

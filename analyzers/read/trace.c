@@ -231,6 +231,37 @@ bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129])
 	return true;
 }
 
+bool pw_arg_location(const struct pw_event *ev, struct pw_location *out)
+{
+	memset(out, 0, sizeof *out);
+	if (!ev->args && ev->flat) {
+		const struct pw_tok *t = tok_arg(ev, "location");
+		if (!t || t->type != PW_T_OBJ)
+			return false;
+		size_t at = (size_t)(t - ev->flat->t);
+		size_t ty = pw_flat_get(ev->flat, at, "type"), id = pw_flat_get(ev->flat, at, "id");
+		const struct pw_tok *tt = ev->flat->t + ty, *it = ev->flat->t + id;
+		if (ty && tt->type == PW_T_STR)
+			out->type = tt->v.s;
+		else if (ty && tt->type == PW_T_INT)
+			out->type_num = tt->v.i;
+		if (id && it->type == PW_T_INT) {
+			out->has_id = true;
+			out->id = it->v.i;
+		}
+		return true;
+	}
+	json_t *loc = ev->args ? json_object_get(ev->args, "location") : NULL;
+	if (!json_is_object(loc))
+		return false;
+	json_t *t = json_object_get(loc, "type"), *id = json_object_get(loc, "id");
+	out->type = json_is_string(t) ? json_string_value(t) : NULL;
+	out->type_num = json_is_integer(t) ? json_integer_value(t) : 0;
+	out->has_id = json_is_integer(id);
+	out->id = out->has_id ? json_integer_value(id) : 0;
+	return true;
+}
+
 const char *pw_file_program(const struct pw_file *f)
 {
 	return f->argc && f->argv[0][0] ? base_name(f->argv[0]) : "?";

@@ -226,6 +226,18 @@ const char *pw_arg_str(const struct pw_event *ev, const char *key);
 /* An IPC handle's 128 hex digits, lowercased, into out[129]. */
 bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129]);
 
+/* A location object (args.location: CUmemLocation, hipMemLocation), read
+ * without building the args: its "type" as a string (NULL when it is none)
+ * or as an integer (type_num, 0 when it is none), its "id" (0 when it is no
+ * integer).  False when args has no location object. */
+struct pw_location {
+	const char *type;
+	int64_t type_num;
+	bool has_id;
+	int64_t id;
+};
+bool pw_arg_location(const struct pw_event *ev, struct pw_location *out);
+
 /* "calls" (argv[0]'s base name), or "?" */
 const char *pw_file_program(const struct pw_file *f);
 

@@ -131,6 +131,10 @@ static void fast_path(void **state)
 	json_t *args = pw_ev_args(&ev);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(args, "location"), "id")), 3);
 	assert_ptr_equal(pw_ev_args(&ev), args); /* built once */
+	struct pw_location loc;
+	assert_true(pw_arg_location(&ev, &loc));
+	assert_string_equal(loc.type, "device");
+	assert_true(loc.has_id && loc.id == 3);
 	const char *rule;
 	assert_true(pw_ev_suppressed(&ev, 1, &rule));
 	assert_string_equal(rule, "x.y");
@@ -159,6 +163,10 @@ static void fast_path(void **state)
 	assert_true(pw_ev_suppressed(d, 1, &rule));
 	assert_string_equal(rule, "x.y");
 	assert_false(pw_ev_suppressed(d, 2, &rule));
+	memset(&loc, 0xff, sizeof loc);
+	assert_true(pw_arg_location(d, &loc)); /* from the detached tokens */
+	assert_string_equal(loc.type, "device");
+	assert_true(loc.has_id && loc.id == 3 && loc.type_num == 0);
 	json_t *dargs = pw_ev_args(d);
 	assert_int_equal(json_integer_value(json_object_get(json_object_get(dargs, "location"), "id")), 3);
 	assert_int_equal(json_object_size(dargs), 6);
@@ -169,6 +177,22 @@ static void fast_path(void **state)
 	pw_ev_args_done();
 	free(mem);
 	vec_free(&dstack);
+	/* a location of a numeric type, from the tokens and from the tree */
+	static const char numloc[] =
+	    "{\"type\":\"call\",\"seq\":14,\"tid\":8,\"vendor\":\"cuda\","
+	    "\"api\":\"cuMemPrefetchAsync\",\"variant\":\"_v2\",\"family\":\"managed\","
+	    "\"t_ns\":1,\"dur_ns\":1,\"ret\":0,\"ret_name\":\"CUDA_SUCCESS\","
+	    "\"args\":{\"ptr\":\"0x99\",\"location\":{\"type\":7,\"id\":-2}}}";
+	for (int full = 0; full < 2; full++) {
+		pw_parse_fast = !full;
+		assert_int_equal(parse(numloc, &ev, err), PW_LINE_EVENT);
+		assert_int_equal(pw_parse_was_fast(), !full);
+		assert_true(pw_arg_location(&ev, &loc));
+		assert_true(!loc.type && loc.type_num == 7 && loc.has_id && loc.id == -2);
+	}
+	pw_parse_fast = true;
+	assert_int_equal(parse(other, &ev, err), PW_LINE_EVENT);
+	assert_false(pw_arg_location(&ev, &loc)); /* none */
 	pw_parse_fast = false;                    /* the same from the full parse */
 	assert_int_equal(parse(plain, &ev, err), PW_LINE_EVENT);
 	pw_parse_fast = true;
