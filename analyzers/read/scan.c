@@ -32,6 +32,36 @@ struct sc {
  * '\\' (a table: one load a byte, the scan's busiest loop). */
 static const bool plain[256] = {[0x20 ... 0x21] = true, [0x23 ... 0x5b] = true, [0x5d ... 0x7f] = true};
 
+static inline uint64_t load8(const char *p)
+{
+	uint64_t v;
+	memcpy(&v, p, sizeof v);
+	return v;
+}
+
+/* The first byte at or after q that is not a plain string byte, eight at
+ * a time: a control byte or NUL, '"', '\\', or one of 0x80 and up (the
+ * lowest byte each test flags is exact; a borrow only flags bytes above
+ * it).  q lies in the thread's copy of the line, which ends in a NUL and
+ * PAD bytes more: the loads stop at the word with the NUL. */
+static inline char *plain_end(char *q)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	for (;; q += 8) {
+		uint64_t x = load8(q), dq = x ^ (ones * '"'), bs = x ^ (ones * '\\');
+		uint64_t m =
+		    (((x - ones * 0x20) & ~x) | ((dq - ones) & ~dq) | ((bs - ones) & ~bs) | x) & high;
+		if (m)
+			return q + (__builtin_ctzll(m) >> 3);
+	}
+#else
+	while (plain[(unsigned char)*q])
+		q++;
+	return q;
+#endif
+}
+
 static inline bool is_ws(char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
@@ -69,8 +99,7 @@ static inline __attribute__((always_inline)) bool string(struct sc *s, bool key)
 		for (; plain[(unsigned char)*q]; q++)
 			h = (h ^ (unsigned char)*q) * 16777619u;
 	else
-		while (plain[(unsigned char)*q])
-			q++;
+		q = plain_end(q);
 	if (*q != '"')
 		return false; /* an escape, a control or non-ASCII byte, or no end */
 	size_t i = push(PW_T_STR);
@@ -318,13 +347,6 @@ static void shape_free(struct pw_shape *sh)
 	free(sh);
 }
 
-static inline uint64_t load8(const char *p)
-{
-	uint64_t v;
-	memcpy(&v, p, sizeof v);
-	return v;
-}
-
 /* Whether n bytes at a and b are the same, a word at a time: both may be
  * read up to 7 bytes past n (PAD), those bytes masked away.  A segment is
  * a dozen bytes: a call of memcmp took longer than the compare. */
@@ -368,9 +390,7 @@ static bool shape_match(const struct pw_shape *sh, size_t len)
 			break;
 		struct pw_tok *t = &th.t[sh->slot_tok[i]];
 		if (t->type == PW_T_STR) { /* as string(): up to its closing quote */
-			char *q = p;
-			while (plain[(unsigned char)*q])
-				q++;
+			char *q = plain_end(p);
 			if (*q != '"')
 				return false;
 			t->v.s = p;

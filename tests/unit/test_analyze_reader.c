@@ -1165,6 +1165,35 @@ static void needles_as_memmem(void **state)
 	free(nd);
 }
 
+/* The scan's plain strings, read a word at a time: any byte but a plain
+ * one, anywhere in a string of any length, ends the plain shape; every
+ * plain one is kept, and the string ends at its quote. */
+static void plain_string_bytes(void **state)
+{
+	(void)state;
+	char line[64], want[32];
+	for (size_t n = 1; n <= 20; n++)
+		for (size_t at = 0; at < n; at++)
+			for (int b = 1; b < 256; b++) {
+				for (size_t i = 0; i < n; i++)
+					want[i] = (char)('a' + i);
+				want[at] = (char)b;
+				want[n] = 0;
+				snprintf(line, sizeof line, "{\"k\":\"%s\",\"n\":1}", want);
+				const struct pw_flat *f = pw_scan(line, strlen(line));
+				bool plain = b >= 0x20 && b != '"' && b != '\\' && b < 0x80;
+				if (!plain) {
+					assert_null(f);
+					continue;
+				}
+				assert_non_null(f);
+				assert_int_equal(f->n, 5);
+				assert_int_equal(f->t[2].n, n);
+				assert_string_equal(f->t[2].v.s, want);
+				assert_true(f->t[4].type == PW_T_INT && f->t[4].v.i == 1);
+			}
+}
+
 static void hmap_many(void **state)
 {
 	(void)state;
@@ -1266,6 +1295,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_call),
 	    cmocka_unit_test(fast_path),
+	    cmocka_unit_test(plain_string_bytes),
 	    cmocka_unit_test(jout_layout),
 	    cmocka_unit_test(kinds_of_lines),
 	    cmocka_unit_test(refused_lines),
