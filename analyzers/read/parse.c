@@ -583,12 +583,14 @@ void pw_parse_thread_done(void)
 	pw_reader_thread_done();
 }
 
-bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack)
+bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack, char *copy)
 {
 	pw_ev_args_done();
 	memset(ev, 0, sizeof *ev);
 	ev->cur_dev = PW_DEV_NONE;
+	pw_scan_to(copy);
 	last_fast = pw_parse_fast && fast_call(line, len, ev, stack);
+	pw_scan_to(NULL); /* when no scan took it */
 	if (last_fast)
 		pw_json_forget();
 	return last_fast;
@@ -608,8 +610,8 @@ size_t pw_event_detach_size(const struct pw_event *ev)
 {
 	const struct pw_flat *f = ev->flat;
 	size_t n = subtree_len(f, ev->flat_args) + subtree_len(f, ev->flat_supp);
-	return ALIGN16(sizeof *ev) + ALIGN16(sizeof *f) + ALIGN16(n * sizeof *f->t) + ALIGN16(f->len + 1) +
-	       ev->nstack * sizeof(uint64_t);
+	return ALIGN16(sizeof *ev) + ALIGN16(sizeof *f) + ALIGN16(n * sizeof *f->t) +
+	       (f->kept ? 0 : ALIGN16(f->len + 1)) + ev->nstack * sizeof(uint64_t);
 }
 
 /* A string of the line's copy moved to the same place in `to`; any other
@@ -628,7 +630,7 @@ static size_t copy_subtree(struct pw_tok *t, size_t to, const struct pw_flat *f,
 	memcpy(t + to, f->t + at, n * sizeof *t);
 	for (size_t i = to; i < to + n; i++) {
 		t[i].next = (uint32_t)(t[i].next - at + to);
-		if (t[i].type == PW_T_STR)
+		if (t[i].type == PW_T_STR && !f->kept)
 			t[i].v.s = rebase(t[i].v.s, f, buf);
 	}
 	return to + n;
@@ -645,13 +647,16 @@ struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem)
 	p += ALIGN16(sizeof *fl);
 	struct pw_tok *t = (struct pw_tok *)p;
 	p += ALIGN16(n * sizeof *t);
-	char *buf = p;
-	p += ALIGN16(f->len + 1);
 	*e = *ev;
-	memcpy(buf, f->buf, f->len + 1);
+	char *buf = (char *)f->buf; /* kept where the scan made it, or copied */
+	if (!f->kept) {
+		buf = p;
+		p += ALIGN16(f->len + 1);
+		memcpy(buf, f->buf, f->len + 1);
+	}
 	size_t supp = copy_subtree(t, 0, f, ev->flat_args, buf);
 	copy_subtree(t, supp, f, ev->flat_supp, buf);
-	*fl = (struct pw_flat){t, n, buf, f->len};
+	*fl = (struct pw_flat){t, n, buf, f->len, true};
 	e->flat = fl;
 	e->flat_args = 0;
 	e->flat_supp = ev->flat_supp != PW_FLAT_NONE ? supp : PW_FLAT_NONE;

@@ -32,12 +32,15 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 /* The fast path alone (for the reader's helper threads): true when the line
  * is a call of the plain shape, *ev filled as pw_parse_line would; false for
  * every other line, which pw_parse_line must then decide (on the thread
- * that reports it).  Off with pw_parse_fast. */
-bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack);
-/* An event the fast path read, copied with its tokens, the line's copy and
- * its stack into mem (pw_event_detach_size bytes, 16-aligned), so that it
- * outlives the thread's next line and can be handed to another thread;
- * its args are built there, on that thread (pw_ev_args). */
+ * that reports it).  Off with pw_parse_fast.  copy: NULL, or where the
+ * scan's copy of the line goes (PW_SCAN_COPY_SIZE(len) bytes, scan.h),
+ * kept by the caller, so that detaching the event copies no line. */
+bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack, char *copy);
+/* An event the fast path read, copied with its tokens, the line's copy (if
+ * the caller does not keep it) and its stack into mem
+ * (pw_event_detach_size bytes, 16-aligned), so that it outlives the
+ * thread's next line and can be handed to another thread; its args are
+ * built there, on that thread (pw_ev_args). */
 size_t pw_event_detach_size(const struct pw_event *ev);
 struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem);
 /* Whether pw_parse_line takes a call line of the plain shape without

@@ -27,6 +27,7 @@
 #include "read/lines.h"
 #include "read/parse.h"
 #include "read/reader.h"
+#include "read/scan.h"
 #include "read/trace.h"
 
 /* Messages about bad lines shown per file; the rest are counted. */
@@ -592,6 +593,14 @@ static void *batch_alloc(struct batch *b, size_t n)
 	return p;
 }
 
+/* Hands back p, batch_alloc's last n bytes. */
+static void batch_unalloc(struct batch *b, void *p, size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	if ((char *)p + n == (char *)b->cur->data + b->cur->used)
+		b->cur->used -= n;
+}
+
 static struct entry *batch_push(struct batch *b, enum entry_kind kind, uint64_t line)
 {
 	struct entry *e = vec_push(&b->entries);
@@ -647,11 +656,29 @@ static void batch_free(struct batch *b)
 	free(b);
 }
 
+/* A line read by the fast path into the batch (the scan's copy of the
+ * line made there, where the event's strings stay), or else its text. */
+static struct entry *batch_event(struct worker *w, struct pipe *p, struct batch *b, const char *line,
+                                 size_t len, uint64_t no)
+{
+	struct pw_event ev;
+	char *copy = batch_alloc(b, PW_SCAN_COPY_SIZE(len));
+	if (pw_parse_fast_line(line, len, &ev, &w->stack, copy)) {
+		mark_nested(w->run, p->seqs, &ev);
+		struct entry *e = batch_push(b, E_EV, no);
+		e->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
+		return e;
+	}
+	batch_unalloc(b, copy, PW_SCAN_COPY_SIZE(len)); /* the copy, unused */
+	struct entry *e = batch_push(b, E_RAW, no);
+	batch_text(b, e, line, len);
+	return e;
+}
+
 /* A helper's line of segment k, as it comes: what the reader needs of it. */
 static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const char *line, size_t len)
 {
 	uint64_t no = w->lines.lineno;
-	struct pw_event ev;
 	if (p->ph == PH_SCAN) {
 		uint64_t seq;
 		if (scan_line(line, len, &seq))
@@ -666,24 +693,11 @@ static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const 
 		uint64_t wanted = pre_wanted(w->run, line, len);
 		if (!wanted)
 			return;
-		struct entry *e;
-		if (pw_parse_fast_line(line, len, &ev, &w->stack)) {
-			mark_nested(w->run, p->seqs, &ev);
-			e = batch_push(b, E_EV, no);
-			e->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
-		} else {
-			e = batch_push(b, E_RAW, no);
-			batch_text(b, e, line, len);
-		}
+		struct entry *e = batch_event(w, p, b, line, len, no);
 		e->wanted = wanted;
 		return;
 	}
-	if (pw_parse_fast_line(line, len, &ev, &w->stack)) {
-		mark_nested(w->run, p->seqs, &ev);
-		batch_push(b, E_EV, no)->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
-	} else {
-		batch_text(b, batch_push(b, E_RAW, no), line, len);
-	}
+	batch_event(w, p, b, line, len, no);
 }
 
 /* Reads segment k of the pipe's phase into b (any worker, without the lock). */

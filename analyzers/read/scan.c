@@ -17,8 +17,10 @@
 #include "read/scan.h"
 
 static __thread struct {
-	char *buf; /* the copy of the line */
+	char *buf; /* the thread's copy of the line */
 	size_t bufcap;
+	char *to;  /* the caller's place for the next copy (pw_scan_to), or NULL */
+	char *cur; /* the copy of the line being scanned: buf or the caller's */
 	struct pw_tok *t;
 	size_t n, cap;
 } th;
@@ -271,16 +273,29 @@ static bool value(struct sc *s)
  * of segments may load 8 bytes at a time past their ends (same_bytes). */
 #define PAD 8
 
-/* The line into the thread's copy, NUL-terminated. */
+_Static_assert(PAD == PW_SCAN_COPY_SIZE(0) - 1, "a caller's copy has the thread's padding");
+
+void pw_scan_to(char *to)
+{
+	th.to = to;
+}
+
+/* The line into the thread's copy or the caller's, NUL-terminated. */
 static void copy_line(const char *line, size_t len)
 {
-	if (len + 1 + PAD > th.bufcap) {
-		th.bufcap = len + 1 + PAD > 4096 ? len + 1 + PAD : 4096;
-		free(th.buf);
-		th.buf = xmalloc(th.bufcap);
+	if (th.to) {
+		th.cur = th.to;
+		th.to = NULL;
+	} else {
+		if (len + 1 + PAD > th.bufcap) {
+			th.bufcap = len + 1 + PAD > 4096 ? len + 1 + PAD : 4096;
+			free(th.buf);
+			th.buf = xmalloc(th.bufcap);
+		}
+		th.cur = th.buf;
 	}
-	memcpy(th.buf, line, len);
-	memset(th.buf + len, 0, 1 + PAD);
+	memcpy(th.cur, line, len);
+	memset(th.cur + len, 0, 1 + PAD);
 }
 
 static const struct pw_flat *flat_out(size_t len)
@@ -288,8 +303,9 @@ static const struct pw_flat *flat_out(size_t len)
 	static __thread struct pw_flat out;
 	out.t = th.t;
 	out.n = th.n;
-	out.buf = th.buf;
+	out.buf = th.cur;
 	out.len = len;
+	out.kept = th.cur != th.buf;
 	return &out;
 }
 
@@ -297,7 +313,7 @@ static const struct pw_flat *flat_out(size_t len)
 static const struct pw_flat *scan_copy(size_t len)
 {
 	th.n = 0;
-	struct sc s = {th.buf, th.buf + len, 0};
+	struct sc s = {th.cur, th.cur + len, 0};
 	skip_ws(&s);
 	if (*s.p != '{' || !value(&s))
 		return NULL;
@@ -370,7 +386,7 @@ static inline bool same_bytes(const char *a, const char *b, uint32_t n)
  * copy as it was (th.t is the next scan's to overwrite). */
 static bool shape_match(const struct pw_shape *sh, size_t len)
 {
-	char *p = th.buf, *end = th.buf + len;
+	char *p = th.cur, *end = th.cur + len;
 	while (th.cap < sh->ntok)
 		grow();
 	if (shapes.segcap < sh->nslots + 1) {

@@ -42,8 +42,16 @@ struct pw_flat {
 	size_t n;
 	const char *buf;
 	size_t len;
+	bool kept; /* buf is the caller's (pw_scan_to), not the thread's */
 };
 
+/* The bytes a caller's copy of a line of len bytes takes (pw_scan_to). */
+#define PW_SCAN_COPY_SIZE(len) ((len) + 1 + 8)
+/* The thread's next scan copies its line to `to` (PW_SCAN_COPY_SIZE(len)
+ * bytes) instead of the thread's own copy, and its tokens' strings point
+ * there for as long as the caller keeps it: a reader's helper scans into
+ * the batch it hands on.  Once; NULL takes it back. */
+void pw_scan_to(char *to);
 /* Scans one line; NULL when it is not of the plain shape (or not JSON). */
 const struct pw_flat *pw_scan(const char *line, size_t len);
 /* The index of key's value in the object at obj, or 0 when absent. */

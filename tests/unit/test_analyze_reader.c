@@ -140,42 +140,57 @@ static void fast_path(void **state)
 	assert_string_equal(rule, "x.y");
 	assert_false(pw_ev_suppressed(&ev, 2, &rule));
 	/* detached (a helper thread's event for the reader): its args and
-	 * suppressions outlive the thread's next line */
-	struct vec dstack;
-	vec_init(&dstack, sizeof(uint64_t));
-	assert_true(pw_parse_fast_line(plain, strlen(plain), &ev, &dstack));
-	void *mem = malloc(pw_event_detach_size(&ev));
-	struct pw_event *d = pw_event_detach(&ev, mem);
+	 * suppressions outlive the thread's next line, whether the line's copy
+	 * was the thread's (and is copied) or the caller's (and stays there) */
 	static const char other[] =
 	    "{\"type\":\"call\",\"seq\":13,\"tid\":8,\"vendor\":\"hip\",\"api\":\"hipFree\","
 	    "\"variant\":\"\",\"family\":\"managed\",\"t_ns\":1,\"dur_ns\":1,\"ret\":0,"
 	    "\"ret_name\":\"hipSuccess\",\"args\":{\"ptr\":\"0x99\"}}";
-	assert_true(pw_parse_fast_line(other, strlen(other), &ev, &dstack));
-	assert_string_equal(d->api, "cuMemPrefetchAsync");
-	assert_string_equal(d->layer, "runtime");
-	assert_true(pw_arg_u64(d, "bytes", &u) && u == 4096);
-	assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x7f0000);
-	assert_string_equal(pw_arg_str(d, "stream"), "0x10");
-	assert_null(pw_arg_str(d, "api")); /* a member of the call, not of its args */
-	assert_true(d->nstack == 1 && d->stack[0] == 0x401000);
-	assert_true(pw_ev_suppressed(d, 0, &rule));
-	assert_string_equal(rule, "ipc.free-while-open");
-	assert_true(pw_ev_suppressed(d, 1, &rule));
-	assert_string_equal(rule, "x.y");
-	assert_false(pw_ev_suppressed(d, 2, &rule));
-	memset(&loc, 0xff, sizeof loc);
-	assert_true(pw_arg_location(d, &loc)); /* from the detached tokens */
-	assert_string_equal(loc.type, "device");
-	assert_true(loc.has_id && loc.id == 3 && loc.type_num == 0);
-	json_t *dargs = pw_ev_args(d);
-	assert_int_equal(json_integer_value(json_object_get(json_object_get(dargs, "location"), "id")), 3);
-	assert_int_equal(json_object_size(dargs), 6);
-	/* one without suppressions has none detached */
-	d = pw_event_detach(&ev, mem = realloc(mem, pw_event_detach_size(&ev)));
-	assert_false(pw_ev_suppressed(d, 0, &rule));
-	assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x99);
-	pw_ev_args_done();
-	free(mem);
+	struct vec dstack;
+	vec_init(&dstack, sizeof(uint64_t));
+	size_t plain_len = strlen(plain), size_copied = 0;
+	for (int kept = 0; kept < 2; kept++) {
+		char *copy = kept ? malloc(PW_SCAN_COPY_SIZE(plain_len)) : NULL;
+		assert_true(pw_parse_fast_line(plain, plain_len, &ev, &dstack, copy));
+		assert_int_equal(ev.flat->kept, kept);
+		size_t size = pw_event_detach_size(&ev);
+		if (kept)
+			assert_true(size + plain_len <= size_copied); /* no second copy of the line */
+		size_copied = size;
+		void *mem = malloc(size);
+		struct pw_event *d = pw_event_detach(&ev, mem);
+		if (kept)
+			assert_true(d->api > copy && d->api < copy + plain_len);
+		assert_true(pw_parse_fast_line(other, strlen(other), &ev, &dstack, NULL));
+		assert_false(ev.flat->kept); /* the caller's copy was for one line */
+		assert_string_equal(d->api, "cuMemPrefetchAsync");
+		assert_string_equal(d->layer, "runtime");
+		assert_true(pw_arg_u64(d, "bytes", &u) && u == 4096);
+		assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x7f0000);
+		assert_string_equal(pw_arg_str(d, "stream"), "0x10");
+		assert_null(pw_arg_str(d, "api")); /* a member of the call, not of its args */
+		assert_true(d->nstack == 1 && d->stack[0] == 0x401000);
+		assert_true(pw_ev_suppressed(d, 0, &rule));
+		assert_string_equal(rule, "ipc.free-while-open");
+		assert_true(pw_ev_suppressed(d, 1, &rule));
+		assert_string_equal(rule, "x.y");
+		assert_false(pw_ev_suppressed(d, 2, &rule));
+		memset(&loc, 0xff, sizeof loc);
+		assert_true(pw_arg_location(d, &loc)); /* from the detached tokens */
+		assert_string_equal(loc.type, "device");
+		assert_true(loc.has_id && loc.id == 3 && loc.type_num == 0);
+		json_t *dargs = pw_ev_args(d);
+		assert_int_equal(
+		    json_integer_value(json_object_get(json_object_get(dargs, "location"), "id")), 3);
+		assert_int_equal(json_object_size(dargs), 6);
+		/* one without suppressions has none detached */
+		d = pw_event_detach(&ev, mem = realloc(mem, pw_event_detach_size(&ev)));
+		assert_false(pw_ev_suppressed(d, 0, &rule));
+		assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x99);
+		pw_ev_args_done();
+		free(mem);
+		free(copy);
+	}
 	vec_free(&dstack);
 	/* a location of a numeric type, from the tokens and from the tree */
 	static const char numloc[] =
