@@ -123,7 +123,8 @@ const char *base_name(const char *path);
  * far it can move before any string could end a window there (most pairs
  * of a trace line are in no string: the window moves by its length less
  * one); where it cannot move, the strings whose window ends in that pair
- * are compared whole.  Strings of 2 to 255 bytes, at most NEEDLES_MAX. */
+ * (kept per slot: no loop over every string) are compared whole.  Strings of 2 to 255 bytes, at most
+ * NEEDLES_MAX. */
 #define NEEDLES_MAX 64
 /* The shift table's size: a hash of the pair, not the pair, so that the
  * table stays in the first-level cache (64 KiB did not: it cost more than
@@ -137,6 +138,10 @@ struct needles {
 	size_t n, m;                 /* strings; the window (the shortest string's length) */
 	uint64_t all;                /* every string's bits: no need to look further */
 	uint8_t shift[NEEDLES_HASH]; /* by a hash of the window's last two bytes */
+	/* where the shift is 0: the strings whose window ends in a pair of that
+	 * slot, a bit each (bucket 0: none) */
+	uint8_t bucket[NEEDLES_HASH];
+	uint64_t in_bucket[NEEDLES_MAX + 1];
 };
 /* An empty set (no string is in any text). */
 void needles_init(struct needles *nd);
