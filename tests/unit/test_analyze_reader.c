@@ -184,7 +184,9 @@ static void fast_path(void **state)
 		    json_integer_value(json_object_get(json_object_get(dargs, "location"), "id")), 3);
 		assert_int_equal(json_object_size(dargs), 6);
 		/* one without suppressions has none detached */
-		d = pw_event_detach(&ev, mem = realloc(mem, pw_event_detach_size(&ev)));
+		free(mem);
+		mem = malloc(pw_event_detach_size(&ev));
+		d = pw_event_detach(&ev, mem);
 		assert_false(pw_ev_suppressed(d, 0, &rule));
 		assert_true(pw_arg_hex(d, "ptr", &u) && u == 0x99);
 		pw_ev_args_done();
