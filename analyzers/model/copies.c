@@ -85,12 +85,26 @@ struct reset {
 	struct at at;
 };
 
+/* A file's calls move between few pairs of devices: the cell (and the
+ * access log, fixed once the pre-phase is over) of a (vendor, from, to)
+ * looked up last, so that a copy finds its own without a key made and
+ * hashed.  Direct-mapped, by a hash of the three. */
+#define PAIR_MEMO 64
+struct pair_memo {
+	int64_t from, to;
+	int vendor;
+	bool has_log;           /* log is what log_of says (NULL: none) */
+	struct copy_cell *cell; /* NULL: not looked up yet */
+	struct pair_log *log;
+};
+
 struct mx_fctx {
 	struct hmap pairs; /* (vendor, from, to) -> struct pair_log: from has access to to */
 	struct vec resets; /* struct reset: a device reset drops its peer access */
 	struct hmap gpu;   /* call seq -> gpu_ns + 1 */
 	/* parent seq -> seq + 1 of the copy nested in it (cudaMemcpyPeerAsync's cuMemcpyPeerAsync) */
 	struct hmap timed_child;
+	struct pair_memo memo[PAIR_MEMO];
 };
 
 static const char *const vendors[] = {"cuda", "hip", "acl"};
@@ -210,6 +224,17 @@ static struct pair_log *log_of(struct hmap *pairs, int vendor, int64_t from, int
 		vec_init(&(*l)->changes, sizeof(struct change));
 	}
 	return *l;
+}
+
+/* The memo's entry for (vendor, from, to), emptied if another pair had it. */
+static struct pair_memo *memo_of(struct mx_fctx *c, int vendor, int64_t from, int64_t to)
+{
+	uint64_t h = ((uint64_t)from * 0x9e3779b97f4a7c15ull) ^ ((uint64_t)to * 0xc2b2ae3d27d4eb4full) ^
+	             (uint64_t)vendor;
+	struct pair_memo *e = &c->memo[(h ^ h >> 29) % PAIR_MEMO];
+	if (e->from != from || e->to != to || e->vendor != vendor)
+		*e = (struct pair_memo){.from = from, .to = to, .vendor = vendor};
+	return e;
 }
 
 static bool already_enabled(const struct pw_event *ev)
@@ -349,7 +374,12 @@ static int by_seq(const void *a, const void *b)
 /* Was access from -> to on just before the call at `at`? */
 static bool access_at(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at)
 {
-	struct pair_log *l = log_of(&c->pairs, vendor, from, to, false);
+	struct pair_memo *e = memo_of(c, vendor, from, to);
+	if (!e->has_log) {
+		e->log = log_of(&c->pairs, vendor, from, to, false);
+		e->has_log = true;
+	}
+	struct pair_log *l = e->log;
 	if (!l)
 		return false;
 	if (!l->sorted) {
@@ -440,6 +470,16 @@ static void *mx_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
+/* The cell of a pair of the file's, through the memo. */
+static struct copy_cell *file_cell(struct copy_matrix *m, struct mx_fctx *c, const struct pw_file *f,
+                                   int vendor, int64_t src, int64_t dst)
+{
+	struct pair_memo *e = memo_of(c, vendor, src, dst);
+	if (!e->cell)
+		e->cell = cell_of(m, f->host, vendors[vendor], f->index, src, dst);
+	return e->cell;
+}
+
 /* One copy (a call, or an entry of a batch) into its cell. */
 struct one_copy {
 	int64_t src, dst;
@@ -450,8 +490,8 @@ struct one_copy {
 static void put_copy(struct copy_matrix *m, struct mx_fctx *c, const struct pw_file *f,
                      const struct pw_event *ev, const struct one_copy *k)
 {
-	struct copy_cell *cl = cell_of(m, f->host, ev->vendor, f->index, k->src, k->dst);
 	int v = vendor_ix(ev->vendor);
+	struct copy_cell *cl = file_cell(m, c, f, v, k->src, k->dst);
 	cl->copies = sat_add(cl->copies, k->copies);
 	cl->bytes = sat_add(cl->bytes, k->bytes);
 	cl->host_ns = sat_add(cl->host_ns, k->host_ns);
