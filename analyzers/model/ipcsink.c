@@ -174,15 +174,16 @@ static const struct {
     {"pool_import_ptr", OP_PTR_IMPORT},
 };
 
-/* Every call comes here: a first byte that starts no op in the table (most
- * calls: copies, queries, launches) is answered without a string compare. */
+/* Every call comes here: two bytes that start no op in the table (most
+ * calls: copies, peer queries, launches: "peer_...") are answered without
+ * a string compare. */
 static bool op_of(const struct pw_event *ev, enum ipc_op *op)
 {
 	const char *s = ev->op;
-	if (!s || !strchr("iefvp", s[0]) || !s[0])
+	if (!s || !s[0])
 		return false;
 	for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++)
-		if (by_op[i].op[0] == s[0] && !strcmp(s, by_op[i].op)) {
+		if (by_op[i].op[0] == s[0] && by_op[i].op[1] == s[1] && !strcmp(s, by_op[i].op)) {
 			*op = by_op[i].ipc;
 			return true;
 		}
