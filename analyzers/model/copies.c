@@ -337,8 +337,11 @@ static void mx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 		return;
 	/* The device time of a copy the preload timed inside a recorded call
 	 * (the runtime's cudaMemcpyPeerAsync reaching cuMemcpyPeerAsync) is
-	 * that call's: the copy is counted through its parent. */
-	if (ev->parent_recorded && copy_op(ev)) {
+	 * that call's: the copy is counted through its parent.  Whether the
+	 * parent is recorded is not known yet (the pre-phase gathers the
+	 * seqs): a copy whose parent is not names a seq no call has, which no
+	 * copy looks up. */
+	if (ev->has_parent && copy_op(ev)) {
 		*hmap_put_u64(&c->timed_child, ev->parent) = (void *)(uintptr_t)(ev->seq + 1);
 		return;
 	}

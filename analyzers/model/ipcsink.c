@@ -73,7 +73,8 @@ struct ipc_fctx {
 	bool any;
 	int64_t last_t;
 	uint64_t last_seq;
-	struct hmap live; /* folding: pointer -> struct vec of its opens not yet closed, in order */
+	struct vec nested; /* the pre-phase: the parents of nested opens and closes (uint64_t) */
+	struct hmap live;  /* folding: pointer -> struct vec of its opens not yet closed, in order */
 };
 
 static void *ipc_partial_new(void *report)
@@ -106,6 +107,7 @@ static void *ipc_file_begin(void *partial, const struct pw_file *f)
 	hmap_init(&c->events);
 	hmap_init(&c->first);
 	hmap_init(&c->live);
+	vec_init(&c->nested, sizeof(uint64_t));
 	return c;
 }
 
@@ -123,6 +125,7 @@ static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 			free(c->live.slots[i].val);
 		}
 	hmap_free(&c->live, NULL);
+	vec_free(&c->nested); /* when the pre-phase did not end */
 	free(c);
 }
 
@@ -248,8 +251,11 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	uint64_t v;
 	if (ev->type != PW_EV_CALL || !op_of(ev, &op))
 		return;
-	if ((op == OP_OPEN || op == OP_CLOSE) && !ev->parent_recorded) {
-		note_order(c, ev, op);
+	if (op == OP_OPEN || op == OP_CLOSE) {
+		if (ev->has_parent) /* the event phase sees it if its parent is not recorded */
+			*(uint64_t *)vec_push(&c->nested) = ev->parent;
+		else
+			note_order(c, ev, op);
 		return;
 	}
 	if (ev->ret != 0)
@@ -258,6 +264,22 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 		*hmap_put_u64(&c->exported, v) = (void *)1;
 	if ((op == OP_EV_EXPORT || op == OP_EV_OPEN) && pw_arg_hex(ev, "event", &v))
 		*hmap_put_u64(&c->events, v) = (void *)1;
+}
+
+/* The pre-phase is over: a nested open or close whose parent is not in
+ * the file is one the event phase sees, whose place among the others the
+ * order test did not take; such a file keeps its closes as records (the
+ * runtime's opens and closes, whose driver calls are nested in them, are
+ * in order as before). */
+static void ipc_pre_done(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs)
+{
+	(void)partial;
+	(void)f;
+	struct ipc_fctx *c = fctx;
+	for (size_t i = 0; i < c->nested.len && !c->unordered; i++)
+		if (!seqset_has(seqs, *(uint64_t *)vec_at(&c->nested, i)))
+			c->unordered = true;
+	vec_free(&c->nested);
 }
 
 static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
@@ -494,6 +516,7 @@ const struct pw_sink_ops ipc_ops = {
     .file_begin = ipc_file_begin,
     .pre_keys = pre_keys,
     .pre_event = ipc_pre_event,
+    .pre_done = ipc_pre_done,
     .event = ipc_event,
     .file_end = ipc_file_end,
     .nesting = true,

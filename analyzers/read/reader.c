@@ -59,9 +59,12 @@ struct run {
 	bool any_pre;
 	struct needles *pre_keys; /* every sink's, a bit each */
 	bool nesting;             /* a sink wants ev->parent_recorded */
-	struct vec items;         /* struct item */
-	struct vec *chunks;       /* per file: struct chunk *, empty when read whole */
-	struct worker *w0;        /* the calling thread's worker */
+	/* the nesting scan's seqs are gathered in the pre-phase's pass (no
+	 * sink wants parent_recorded in pre_event): one read of the file fewer */
+	bool scan_in_pre;
+	struct vec items;   /* struct item */
+	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
+	struct worker *w0;  /* the calling thread's worker */
 	atomic_size_t next;
 	atomic_bool stop;
 	atomic_int status;
@@ -228,10 +231,15 @@ static bool scan_line(const char *line, size_t len, uint64_t *seq)
 	return end - p >= 6 && !memcmp(p, "\"call\"", 6) && raw_uint(line, len, "\"seq\"", seq);
 }
 
-static void mark_nested(const struct run *r, const struct seqset *seqs, struct pw_event *ev)
+enum phase { PH_MAIN, PH_PRE, PH_SCAN };
+
+/* ev->parent_recorded from the file's seqs; in a pre-phase that gathers
+ * them (scan_in_pre) nothing is asked of them, which are still growing. */
+static void mark_nested(const struct run *r, enum phase ph, const struct seqset *seqs, struct pw_event *ev)
 {
 	ev->parent_recorded = false;
-	if (!r->nesting || !ev->has_parent || ev->type != PW_EV_CALL || !seqs->n)
+	if (!r->nesting || (ph == PH_PRE && r->scan_in_pre) || !ev->has_parent || ev->type != PW_EV_CALL ||
+	    !seqs->n)
 		return;
 	ev->parent_recorded = seqset_has(seqs, ev->parent);
 }
@@ -259,7 +267,7 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 	enum pw_line_kind k = pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err);
 	ev.line = no;
 	if (k == PW_LINE_EVENT)
-		mark_nested(w->run, &w->seqs, &ev);
+		mark_nested(w->run, PH_MAIN, &w->seqs, &ev);
 	if (k == PW_LINE_EVENT)
 		main_event(w, f, &ev);
 	else if (k != PW_LINE_BAD && f->footer)
@@ -323,16 +331,20 @@ static void pre_parse(struct worker *w, struct pw_file *f, const char *line, siz
 	char err[512];
 	if (pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err) == PW_LINE_EVENT) {
 		ev.line = no;
-		mark_nested(w->run, &w->seqs, &ev);
+		mark_nested(w->run, PH_PRE, &w->seqs, &ev);
 		pre_event(w, f, &ev, wanted);
 	}
 	json_decref(root);
 }
 
-/* One line in the pre-phase: only lines some sink's filter wants, quietly. */
+/* One line in the pre-phase: only lines some sink's filter wants, quietly
+ * (and every call's seq, when the pre-phase is also the nesting scan). */
 static void pre_line(struct worker *w, struct pw_file *f, const char *line, size_t len)
 {
 	struct run *r = w->run;
+	uint64_t seq;
+	if (r->scan_in_pre && scan_line(line, len, &seq))
+		seqset_add(&w->seqs, seq);
 	early_device(w, f, line, len);
 	uint64_t wanted = pre_wanted(r, line, len);
 	if (wanted)
@@ -347,8 +359,6 @@ static void cut_tail(struct worker *w, struct pw_file *f, uint64_t no)
 	if (!f->partial)
 		bad_line(w, f, no, "the last line has no newline (the file was cut short)");
 }
-
-enum phase { PH_MAIN, PH_PRE, PH_SCAN };
 
 /* Reads lines up to `end` (< 0: the end of the file) in one phase: the
  * nesting scan, the pre-phase, or the main one (which alone reports).
@@ -664,7 +674,7 @@ static struct entry *batch_event(struct worker *w, struct pipe *p, struct batch 
 	struct pw_event ev;
 	char *copy = batch_alloc(b, PW_SCAN_COPY_SIZE(len));
 	if (pw_parse_fast_line(line, len, &ev, &w->stack, copy)) {
-		mark_nested(w->run, p->seqs, &ev);
+		mark_nested(w->run, p->ph, p->seqs, &ev);
 		struct entry *e = batch_push(b, E_EV, no);
 		e->ev = pw_event_detach(&ev, batch_alloc(b, pw_event_detach_size(&ev)));
 		return e;
@@ -688,6 +698,9 @@ static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const 
 		return;
 	}
 	if (p->ph == PH_PRE) {
+		uint64_t seq;
+		if (w->run->scan_in_pre && scan_line(line, len, &seq))
+			*(uint64_t *)vec_push(&b->seqs) = seq;
 		if (p->first && device_line(line, len))
 			batch_text(b, batch_push(b, E_DEVICE, no), line, len);
 		uint64_t wanted = pre_wanted(w->run, line, len);
@@ -785,9 +798,8 @@ static bool batch_use(struct worker *w, struct pipe *p, struct batch *b, uint64_
 {
 	struct run *r = w->run;
 	struct pw_file *f = p->f;
-	if (p->ph == PH_SCAN)
-		for (size_t i = 0; i < b->seqs.len; i++)
-			seqset_add(&w->seqs, *(uint64_t *)vec_at(&b->seqs, i));
+	for (size_t i = 0; i < b->seqs.len; i++) /* the nesting scan's, in whichever phase */
+		seqset_add(&w->seqs, *(uint64_t *)vec_at(&b->seqs, i));
 	for (size_t i = 0; i < b->entries.len; i++) {
 		if (atomic_load_explicit(&r->stop, memory_order_relaxed))
 			return false;
@@ -894,6 +906,28 @@ static void pipe_phase(struct worker *w, struct pipe *p, int fd, enum phase ph, 
 	pthread_mutex_unlock(&r->pipe_lock);
 }
 
+/* Whether a run reads a file in this phase: the nesting scan on its own
+ * pass only when the pre-phase cannot gather its seqs. */
+static bool phase_wanted(const struct run *r, enum phase ph)
+{
+	if (ph == PH_SCAN)
+		return r->nesting && !r->scan_in_pre;
+	return ph != PH_PRE || r->any_pre;
+}
+
+/* After a phase of file f: the seqs, once all are in, sorted; the sinks
+ * told that the pre-phase is over. */
+static void phase_done(struct worker *w, struct pw_file *f, enum phase ph)
+{
+	struct run *r = w->run;
+	if (ph == PH_SCAN || (ph == PH_PRE && r->scan_in_pre))
+		seqset_done(&w->seqs);
+	if (ph == PH_PRE)
+		for (size_t i = 0; i < r->nsinks; i++)
+			if (r->sinks[i].ops->pre_done)
+				r->sinks[i].ops->pre_done(w->partial[i], w->fctx[i], f, &w->seqs);
+}
+
 static off_t line_start_after(int fd, off_t at);
 
 /* The phases of a file with its header read, in segments, with help. */
@@ -917,12 +951,11 @@ static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, 
 	r->pipes = &p;
 	pthread_mutex_unlock(&r->pipe_lock);
 	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
-		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
+		if (!phase_wanted(r, (enum phase)ph))
 			continue;
 		pipe_phase(w, &p, fd, (enum phase)ph, no);
 		w->devices_early = true;
-		if (ph == PH_SCAN)
-			seqset_done(&w->seqs);
+		phase_done(w, f, (enum phase)ph);
 	}
 	pthread_mutex_lock(&r->pipe_lock);
 	struct pipe **pp = &r->pipes;
@@ -957,12 +990,11 @@ static void read_file(struct worker *w, struct pw_file *f)
 	struct stat st;
 	bool piped = r->pipes_ok && !fstat(fd, &st) && st.st_size - body >= PIPE_MIN;
 	for (int ph = PH_SCAN; ph >= PH_MAIN && !piped; ph--) {
-		if ((ph == PH_SCAN && !r->nesting) || (ph == PH_PRE && !r->any_pre))
+		if (!phase_wanted(r, (enum phase)ph))
 			continue;
 		read_body(w, f, -1, (enum phase)ph);
 		w->devices_early = true;
-		if (ph == PH_SCAN)
-			seqset_done(&w->seqs);
+		phase_done(w, f, (enum phase)ph);
 		if (ph != PH_MAIN) {
 			lseek(fd, body, SEEK_SET);
 			lines_open(&w->lines, fd, body);
@@ -1105,7 +1137,7 @@ static void plan(struct run *r, struct worker *w0, int workers)
 		chunkable &= !ops->file_begin && !ops->pre_keys && !ops->file_end && !ops->nesting;
 	}
 	/* a file read whole is read once per phase */
-	uint64_t phases = 1 + (uint64_t)r->any_pre + (uint64_t)r->nesting;
+	uint64_t phases = 1 + (uint64_t)r->any_pre + (uint64_t)(r->nesting && !r->scan_in_pre);
 	for (size_t i = 0; i < r->in->n; i++) {
 		struct stat st;
 		bool sized = !stat(r->in->files[i].path, &st) && st.st_size > 0;
@@ -1385,12 +1417,15 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 		vec_init(&r.chunks[i], sizeof(struct chunk *));
 	r.pre_keys = xmalloc(sizeof *r.pre_keys);
 	needles_init(r.pre_keys);
+	bool pre_nesting = false;
 	for (size_t i = 0; i < nsinks; i++) {
 		for (const char *const *k = sinks[i].ops->pre_keys; k && *k; k++)
 			needles_add(r.pre_keys, *k, 1ull << i);
 		r.any_pre |= sinks[i].ops->pre_keys != NULL;
 		r.nesting |= sinks[i].ops->nesting;
+		pre_nesting |= sinks[i].ops->pre_nesting;
 	}
+	r.scan_in_pre = r.nesting && r.any_pre && !pre_nesting;
 	int n = job_count(o);
 	struct worker *w = xcalloc((size_t)n, sizeof *w);
 	for (int i = 0; i < n; i++)

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "base/util.h"
 #include "read/trace.h"
 
 struct pw_read_opts {
@@ -60,9 +61,16 @@ struct pw_sink_ops {
 	void (*event)(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev);
 	/* After the file's last line (the footer, if any, is in f); frees fctx. */
 	void (*file_end)(void *partial, void *fctx, const struct pw_file *f);
-	/* Wants ev->parent_recorded (in pre_event and event): the reader first
-	 * scans the file's raw lines for the seqs of its calls. */
+	/* Wants ev->parent_recorded in event: the reader gathers the seqs of
+	 * the file's calls from its raw lines before the event phase — in the
+	 * pre-phase's own pass, where a run has one, so that pre_event sees
+	 * parent_recorded false (the seqs are still coming) unless some sink
+	 * asks for pre_nesting, which costs a pass of its own. */
 	bool nesting;
+	bool pre_nesting;
+	/* Optional: the file's pre-phase is over; seqs are the seqs of its
+	 * calls when the run follows nesting (seqset_has). */
+	void (*pre_done)(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs);
 };
 
 /* Reads and validates every line and keeps nothing: for info, and for a

@@ -32,6 +32,17 @@ static void call(FILE *f, int seq, long t, const char *api, const char *op, int 
 	        seq, api, op, t, ret, ret ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_SUCCESS", args);
 }
 
+/* A driver call nested in the runtime call `parent`, written before it as
+ * the library writes a nested call. */
+static void nested(FILE *f, int seq, int parent, long t, const char *api, const char *op, const char *args)
+{
+	fprintf(f,
+	        "{\"type\":\"call\",\"seq\":%d,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"%s\",\"variant\":\"\","
+	        "\"family\":\"ipc\",\"op\":\"%s\",\"t_ns\":%ld,\"dur_ns\":5,\"ret\":0,"
+	        "\"ret_name\":\"CUDA_SUCCESS\",\"parent\":%d,\"args\":{%s}}\n",
+	        seq, api, op, t, parent, args);
+}
+
 static FILE *trace(int pid)
 {
 	char *p = xasprintf("%s/p.%d.pw.jsonl", dir, pid);
@@ -133,6 +144,39 @@ static int make_dir_closes(void **state)
 	return 0;
 }
 
+/* The runtime's opens and closes, each with the driver call nested in it
+ * written first (a nested call ends before its parent): the nested ones
+ * are not the event phase's, and the process's runtime calls are in
+ * order.  The second importer's nested close names a parent the trace
+ * does not have (a runtime call not traced): the event phase sees it,
+ * the order test did not, and that file keeps its closes. */
+static int make_dir_nested(void **state)
+{
+	(void)state;
+	char exp[400], open1[400];
+	const char *close1 = "\"ptr\":\"0x7f1000000000\"";
+	if (!new_dir(exp, open1, sizeof exp))
+		return -1;
+	FILE *f = trace(1);
+	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+	end(f, 2);
+	for (int pid = 2; pid <= 3; pid++) {
+		f = trace(pid);
+		nested(f, 2, 1, 1510, "cuIpcOpenMemHandle", "ipc_open", open1);
+		call(f, 1, 1500, "cudaIpcOpenMemHandle", "ipc_open", 0, open1);
+		nested(f, 4, 3, 2010, "cuIpcCloseMemHandle", "ipc_close", close1);
+		call(f, 3, 2000, "cudaIpcCloseMemHandle", "ipc_close", 0, close1);
+		nested(f, 6, 5, 2510, "cuIpcOpenMemHandle", "ipc_open", open1);
+		call(f, 5, 2500, "cudaIpcOpenMemHandle", "ipc_open", 0, open1);
+		nested(f, 8, pid == 3 ? 99 : 7, 6510, "cuIpcCloseMemHandle", "ipc_close", close1);
+		if (pid == 2)
+			call(f, 7, 6500, "cudaIpcCloseMemHandle", "ipc_close", 0, close1);
+		end(f, pid == 2 ? 8 : 7);
+	}
+	return 0;
+}
+
 static int remove_dir(void **state)
 {
 	(void)state;
@@ -215,11 +259,33 @@ static void findings_only_folds_closes_in_order(void **state)
 	}
 }
 
+static void findings_only_folds_nested_in_order(void **state)
+{
+	(void)state;
+	size_t all, kept;
+	for (size_t jobs = 1; jobs <= 2; jobs++) {
+		char *want = read_ipc(false, &all, jobs), *got = read_ipc(true, &kept, jobs);
+		/* the export, the free; the runtime's four calls of the first
+		 * importer, and of the second its three and the close whose parent
+		 * it lacks (the nested ones of recorded parents are not kept) */
+		assert_int_equal(all, 10);
+		/* the export, the free; the first importer's two opens (its two
+		 * closes folded); the second's two opens and two closes */
+		assert_int_equal(kept, 8);
+		assert_string_equal(got, want);
+		/* the open at 2500 of each was open at the free at 6000 */
+		assert_non_null(strstr(got, "ipc.free-while-open"));
+		free(want);
+		free(got);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(findings_only_keeps_first_exports, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(findings_only_folds_closes_in_order, make_dir_closes, remove_dir),
+	    cmocka_unit_test_setup_teardown(findings_only_folds_nested_in_order, make_dir_nested, remove_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -553,8 +553,12 @@ static void cnt_event(void *partial, void *fctx, const struct pw_file *f, const 
 	(void)ev;
 	((struct counts *)partial)->events++;
 }
-static const struct pw_sink_ops cnt_ops = {cnt_new, cnt_merge, cnt_begin, cnt_keys,
-                                           cnt_pre, cnt_event, NULL,      false};
+static const struct pw_sink_ops cnt_ops = {.partial_new = cnt_new,
+                                           .partial_merge = cnt_merge,
+                                           .file_begin = cnt_begin,
+                                           .pre_keys = cnt_keys,
+                                           .pre_event = cnt_pre,
+                                           .event = cnt_event};
 
 static char dir[64];
 
@@ -627,7 +631,7 @@ static void files_and_phases(void **state)
 /* ---- nesting: parent_recorded, in the pre-phase and the main one ---- */
 
 struct nest_counts {
-	uint64_t pre_nested, nested, orphans;
+	uint64_t pre_nested, nested, orphans, pre_done, seqs_known;
 };
 static void *nest_new(void *report)
 {
@@ -648,12 +652,32 @@ static void nest_event(void *partial, void *fctx, const struct pw_file *f, const
 	c->nested += ev->parent_recorded;
 	c->orphans += ev->has_parent && !ev->parent_recorded;
 }
+static void nest_pre_done(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs)
+{
+	(void)fctx;
+	(void)f;
+	struct nest_counts *c = partial;
+	c->pre_done++;
+	c->seqs_known = seqset_has(seqs, 1) + seqset_has(seqs, 2) + seqset_has(seqs, 3) +
+	                seqset_has(seqs, 6) + seqset_has(seqs, 99);
+}
+/* parent_recorded in the pre-phase too (a nesting scan of its own) */
 static const struct pw_sink_ops nest_ops = {.partial_new = nest_new,
                                             .partial_merge = cnt_merge,
                                             .pre_keys = nest_keys,
                                             .pre_event = nest_pre,
+                                            .pre_done = nest_pre_done,
                                             .event = nest_event,
-                                            .nesting = true};
+                                            .nesting = true,
+                                            .pre_nesting = true};
+/* in the event phase only: the pre-phase's pass gathers the seqs */
+static const struct pw_sink_ops nest_late_ops = {.partial_new = nest_new,
+                                                 .partial_merge = cnt_merge,
+                                                 .pre_keys = nest_keys,
+                                                 .pre_event = nest_pre,
+                                                 .pre_done = nest_pre_done,
+                                                 .event = nest_event,
+                                                 .nesting = true};
 
 #define NESTED(seq, parent)                                                                                \
 	"{\"type\":\"call\",\"seq\":" #seq                                                                 \
@@ -678,16 +702,20 @@ static void nesting(void **state)
 	                        "\"hipMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":9,"
 	                        "\"dur_ns\":1,\"ret\":0,\"ret_name\":null,\"args\":{}}\n" FOOTER "\n");
 	char *paths[] = {dir};
-	struct pw_input in = {0};
-	struct nest_counts c = {0};
-	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
-	struct pw_sink sink = {&nest_ops, &c};
-	struct pw_read_opts o = {.jobs = 1, .quiet = true};
-	assert_int_equal(pw_input_read(&in, &o, &sink, 1), PW_READ_OK);
-	assert_int_equal(c.nested, 2);     /* seq 2 (parent 1) and 7 (parent 6) */
-	assert_int_equal(c.pre_nested, 2); /* known in the pre-phase already */
-	assert_int_equal(c.orphans, 2);    /* parent 3 is a violation, 99 is not there */
-	pw_input_free(&in);
+	for (int late = 0; late < 2; late++) {
+		struct pw_input in = {0};
+		struct nest_counts c = {0};
+		assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
+		struct pw_sink sink = {late ? &nest_late_ops : &nest_ops, &c};
+		struct pw_read_opts o = {.jobs = 1, .quiet = true};
+		assert_int_equal(pw_input_read(&in, &o, &sink, 1), PW_READ_OK);
+		assert_int_equal(c.nested, 2);                /* seq 2 (parent 1) and 7 (parent 6) */
+		assert_int_equal(c.pre_nested, late ? 0 : 2); /* known in the pre-phase already, if asked */
+		assert_int_equal(c.orphans, 2);               /* parent 3 is a violation, 99 is not there */
+		assert_int_equal(c.pre_done, 1);
+		assert_int_equal(c.seqs_known, 3); /* the calls 1, 2 and 6, all known at its end */
+		pw_input_free(&in);
+	}
 }
 
 /* an IPC handle or a pool pointer's export data: 64 bytes */
