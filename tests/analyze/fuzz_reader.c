@@ -78,8 +78,22 @@ static void f_event(void *partial, void *fctx, const struct pw_file *f, const st
 	(void)f;
 	use_event(ev);
 }
-/* with nesting: the raw scan for call seqs and parent_recorded run too */
-static const struct pw_sink_ops file_ops = {f_new, f_merge, NULL, f_keys, f_event, f_event, NULL, true};
+/* with nesting: the raw scan for call seqs and parent_recorded run too,
+ * in the pre-phase's own pass (as the commands have it) and in a pass of
+ * its own (pre_nesting), by the input's first byte */
+static const struct pw_sink_ops file_ops = {.partial_new = f_new,
+                                            .partial_merge = f_merge,
+                                            .pre_keys = f_keys,
+                                            .pre_event = f_event,
+                                            .event = f_event,
+                                            .nesting = true};
+static const struct pw_sink_ops file_ops_pre_nesting = {.partial_new = f_new,
+                                                        .partial_merge = f_merge,
+                                                        .pre_keys = f_keys,
+                                                        .pre_event = f_event,
+                                                        .event = f_event,
+                                                        .nesting = true,
+                                                        .pre_nesting = true};
 
 static void as_file(const uint8_t *data, size_t size)
 {
@@ -94,7 +108,7 @@ static void as_file(const uint8_t *data, size_t size)
 	char *paths[] = {path};
 	struct pw_input in = {0};
 	if (pw_input_find(&in, paths, 1) == PW_READ_OK) {
-		struct pw_sink sink = {&file_ops, NULL};
+		struct pw_sink sink = {size && data[0] & 1 ? &file_ops_pre_nesting : &file_ops, NULL};
 		struct pw_read_opts o = {.jobs = 1, .quiet = true};
 		pw_input_read(&in, &o, &sink, 1);
 	}
