@@ -44,8 +44,9 @@ static inline uint64_t load8(const char *p)
 /* The first byte at or after q that is not a plain string byte, eight at
  * a time: a control byte or NUL, '"', '\\', or one of 0x80 and up (the
  * lowest byte each test flags is exact; a borrow only flags bytes above
- * it).  q lies in the thread's copy of the line, which ends in a NUL and
- * PAD bytes more: the loads stop at the word with the NUL. */
+ * it).  q lies in the copy of the line (the thread's or the caller's),
+ * which ends in a NUL and PAD bytes more: the loads stop at the word with
+ * the NUL. */
 static inline char *plain_end(char *q)
 {
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
