@@ -425,18 +425,25 @@ static uint64_t needles_at(const struct needles *nd, const char *s, size_t len, 
 	return got;
 }
 
+/* How far the window ending at e moves, its shift there being `shift`:
+ * where that is 0, the strings ending there are compared, and it moves by
+ * one. */
+static inline unsigned window_step(const struct needles *nd, const char *s, size_t len, size_t e,
+                                   unsigned shift, uint64_t *got)
+{
+	if (shift)
+		return shift;
+	*got = needles_at(nd, s, len, e, *got);
+	return 1;
+}
+
 /* One window, from the one ending at e to the last ending before stop. */
 static uint64_t needles_slide(const struct needles *nd, const char *s, size_t len, size_t e, size_t stop,
                               uint64_t got)
 {
 	const unsigned char *u = (const unsigned char *)s;
-	for (; e < stop; e++) {
-		unsigned step = nd->shift[pair_slot(u[e - 1], u[e])];
-		if (step)
-			e += step - 1;
-		else
-			got = needles_at(nd, s, len, e, got);
-	}
+	while (e < stop)
+		e += window_step(nd, s, len, e, nd->shift[pair_slot(u[e - 1], u[e])], &got);
 	return got;
 }
 
@@ -464,22 +471,10 @@ uint64_t needles_mask(const struct needles *nd, const char *s, size_t len)
 		unsigned s2 = nd->shift[pair_slot(u[e2 - 1], u[e2])];
 		unsigned s3 = nd->shift[pair_slot(u[e3 - 1], u[e3])];
 		if (__builtin_expect(!s0 || !s1 || !s2 || !s3, 0)) {
-			if (!s0) {
-				got = needles_at(nd, s, len, e0, got);
-				s0 = 1;
-			}
-			if (!s1) {
-				got = needles_at(nd, s, len, e1, got);
-				s1 = 1;
-			}
-			if (!s2) {
-				got = needles_at(nd, s, len, e2, got);
-				s2 = 1;
-			}
-			if (!s3) {
-				got = needles_at(nd, s, len, e3, got);
-				s3 = 1;
-			}
+			s0 = window_step(nd, s, len, e0, s0, &got);
+			s1 = window_step(nd, s, len, e1, s1, &got);
+			s2 = window_step(nd, s, len, e2, s2, &got);
+			s3 = window_step(nd, s, len, e3, s3, &got);
 			if (got == nd->all)
 				return got;
 		}

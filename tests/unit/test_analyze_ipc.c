@@ -103,6 +103,20 @@ static int make_dir(void **state)
 	return 0;
 }
 
+/* A new directory whose process 1 exports the handle at 1000 and frees
+ * its memory at 6000, and the args of an open of it (open1). */
+static bool exported_then_freed(char *open1, size_t len)
+{
+	char exp[400];
+	if (!new_dir(exp, open1, len < sizeof exp ? len : sizeof exp))
+		return false;
+	FILE *f = trace(1);
+	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+	end(f, 2);
+	return true;
+}
+
 /* Opens and closes of one pointer: a process that writes them in time
  * order, and one whose second thread's block came late (an open at 2500
  * written after a close at 3000), which ipc_derive matches by time: the
@@ -111,19 +125,15 @@ static int make_dir(void **state)
 static int make_dir_closes(void **state)
 {
 	(void)state;
-	char exp[400], open1[400];
+	char open1[400];
 	const char *close1 = "\"ptr\":\"0x7f1000000000\"";
-	if (!new_dir(exp, open1, sizeof exp))
+	if (!exported_then_freed(open1, sizeof open1))
 		return -1;
-	FILE *f = trace(1);
-	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
-	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
-	end(f, 2);
 	/* in time order: the close at 2000 ends the open at 1600 (the
 	 * latest), the one at 6500 the open at 1500 (open at the free), the
 	 * one at 7100 the stale open at 7000; the close at 7200 finds none
 	 * open (stray); the open at 8000 is never closed */
-	f = trace(2);
+	FILE *f = trace(2);
 	call(f, 1, 1500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
 	call(f, 2, 1600, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
 	call(f, 3, 2000, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
@@ -153,16 +163,12 @@ static int make_dir_closes(void **state)
 static int make_dir_nested(void **state)
 {
 	(void)state;
-	char exp[400], open1[400];
+	char open1[400];
 	const char *close1 = "\"ptr\":\"0x7f1000000000\"";
-	if (!new_dir(exp, open1, sizeof exp))
+	if (!exported_then_freed(open1, sizeof open1))
 		return -1;
-	FILE *f = trace(1);
-	call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
-	call(f, 2, 6000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
-	end(f, 2);
 	for (int pid = 2; pid <= 3; pid++) {
-		f = trace(pid);
+		FILE *f = trace(pid);
 		nested(f, 2, 1, 1510, "cuIpcOpenMemHandle", "ipc_open", open1);
 		call(f, 1, 1500, "cudaIpcOpenMemHandle", "ipc_open", 0, open1);
 		nested(f, 4, 3, 2010, "cuIpcCloseMemHandle", "ipc_close", close1);
