@@ -22,7 +22,6 @@ struct fnd_partial {
 
 struct fnd_fctx {
 	struct hmap calls; /* seq of a call a violation names -> its "api+variant" */
-	size_t first;      /* this file's first finding in the partial's list */
 };
 
 static void *fnd_partial_new(void *report)
@@ -47,11 +46,10 @@ static void fnd_partial_merge(void *report, void *partial)
 
 static void *fnd_file_begin(void *partial, const struct pw_file *f)
 {
+	(void)partial;
 	(void)f;
-	struct fnd_partial *p = partial;
 	struct fnd_fctx *c = xcalloc(1, sizeof *c);
 	hmap_init(&c->calls);
-	c->first = p->list.len;
 	return c;
 }
 
@@ -117,10 +115,12 @@ static void fnd_event(void *partial, void *fctx, const struct pw_file *f, const 
 
 static void fnd_file_end(void *partial, void *fctx, const struct pw_file *f)
 {
-	(void)f;
 	struct fnd_partial *p = partial;
 	struct fnd_fctx *c = fctx;
-	for (size_t i = c->first; i < p->list.len; i++) {
+	/* the file's findings: the last of the list (a worker hands one file's
+	 * events to the sinks from its first to its end, and a staged run may
+	 * have begun the file on another worker) */
+	for (size_t i = p->list.len; i-- > 0 && ((struct finding *)vec_at(&p->list, i))->file == f->index;) {
 		struct finding *fd = vec_at(&p->list, i);
 		const char *api = fd->has_call ? hmap_get_u64(&c->calls, fd->call) : NULL;
 		if (api && *api) {

@@ -10,7 +10,10 @@
  * order when reading is done, which is also when its messages, now with
  * their line numbers in the file, are printed.  A large file read whole
  * is read in segments, with the help of the workers that have no item left
- * (read_piped).
+ * (read_piped).  A run whose sink asks for pre_all_done reads in two
+ * stages: every file's pre-phases, then every file's event phase, the
+ * workers meeting between them (next_stage) and each file's state kept
+ * meanwhile (struct held).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -78,8 +81,28 @@ struct run {
 	size_t window;      /* segments parsed ahead of the one a file's reader is at */
 	struct pipe *pipes; /* the files being read so now */
 	int readers;        /* workers still taking items (the others help) */
+	/* two stages, for a sink's pre_all_done: every file's pre-phases, then
+	 * every file's event phase, a file's state kept between them (held) */
+	bool staged;
+	int stage;            /* 1, then 2; under pipe_lock */
+	int running, arrived; /* workers in worker_main, and at the stages' barrier */
+	int nall;             /* every worker (all), for their partials */
+	struct worker *all;
+	struct held *held; /* per file */
 	pthread_mutex_t pipe_lock;
 	pthread_cond_t pipe_cond;
+};
+
+/* A file between its stages: what its event phase needs of its pre-phase. */
+struct held {
+	bool ok;     /* its header was read and its pre-phases ran */
+	bool ended;  /* file_end was called */
+	void **fctx; /* the sinks' */
+	struct seqset seqs;
+	off_t body; /* where its body starts, at line `no` */
+	uint64_t no;
+	off_t *bounds; /* read in segments: their bounds, kept */
+	size_t nseg;
 };
 
 struct worker {
@@ -258,6 +281,23 @@ static void main_event(struct worker *w, struct pw_file *f, const struct pw_even
 		r->sinks[i].ops->event(w->partial[i], w->fctx[i], f, ev);
 }
 
+/* A device line in the main phase: added to the file's devices, or, where
+ * an earlier phase read them all, checked only — other files' readers may
+ * be looking at them (pre_all_done's stage). */
+static int main_device(struct worker *w, struct pw_file *f, json_t *root, char *err, size_t errlen)
+{
+	if (!w->devices_early)
+		return pw_file_add_device(f, root, err, errlen);
+	struct pw_file scratch;
+	memset(&scratch, 0, sizeof scratch);
+	vec_init(&scratch.devices, sizeof(struct pw_device));
+	int bad = pw_file_add_device(&scratch, root, err, errlen);
+	for (size_t i = 0; i < scratch.devices.len; i++)
+		pw_device_free(vec_at(&scratch.devices, i));
+	vec_free(&scratch.devices);
+	return bad;
+}
+
 /* One line after the header, in the main phase: line `no` of the file. */
 static void main_line(struct worker *w, struct pw_file *f, const char *line, size_t len, uint64_t no)
 {
@@ -280,7 +320,7 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 		bad_line(w, f, no, "footer: %s", err);
 	else if (k == PW_LINE_OTHER)
 		f->unknown++;
-	else if (k == PW_LINE_DEVICE && pw_file_add_device(f, root, err, sizeof err))
+	else if (k == PW_LINE_DEVICE && main_device(w, f, root, err, sizeof err))
 		bad_line(w, f, no, "device: %s", err);
 	else if (k == PW_LINE_DEVICE)
 		f->events++; /* written as an event, counted in the footer's */
@@ -292,8 +332,15 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
  * and reports it if it is bad). */
 static bool device_line(const char *line, size_t len)
 {
-	static const char start[] = "{\"type\":\"device\""; /* as the library writes it */
-	return len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1);
+	static const char start[] = "{\"type\":\"device\"", /* as the library writes it */
+	    call[] = "{\"type\":\"call\"";
+	if (len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1))
+		return true;
+	/* one written otherwise (its members in another order): any line that
+	 * is not a call as the library writes it and names "device" is parsed,
+	 * so that the first phase has every device line */
+	return !(len >= sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) &&
+	       memmem(line, len, "\"device\"", 8);
 }
 
 static void early_device(struct worker *w, struct pw_file *f, const char *line, size_t len)
@@ -930,27 +977,35 @@ static void phase_done(struct worker *w, struct pw_file *f, enum phase ph)
 
 static off_t line_start_after(int fd, off_t at);
 
-/* The phases of a file with its header read, in segments, with help. */
-static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, uint64_t no, off_t size)
+/* The phases `from` down to `to` of a file with its header read, in
+ * segments, with help.  Its segments' bounds are h's where a stage before
+ * made them (else made now, and kept in h when there is one). */
+static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, uint64_t no, off_t size,
+                       enum phase from, enum phase to, struct held *h)
 {
 	struct run *r = w->run;
 	struct pipe p = {.f = f, .seqs = &w->seqs};
-	size_t n = (size_t)((size - body) / SEG_SIZE);
-	p.bounds = xcalloc(n + 2, sizeof *p.bounds);
-	p.bounds[0] = body;
-	for (size_t k = 1; k < n; k++) {
-		off_t b = line_start_after(fd, body + (off_t)((size - body) * (off_t)k / (off_t)n));
-		if (b > p.bounds[p.nseg] && b < size)
-			p.bounds[++p.nseg] = b;
+	if (h && h->bounds) {
+		p.bounds = h->bounds;
+		p.nseg = h->nseg;
+	} else {
+		size_t n = (size_t)((size - body) / SEG_SIZE);
+		p.bounds = xcalloc(n + 2, sizeof *p.bounds);
+		p.bounds[0] = body;
+		for (size_t k = 1; k < n; k++) {
+			off_t b = line_start_after(fd, body + (off_t)((size - body) * (off_t)k / (off_t)n));
+			if (b > p.bounds[p.nseg] && b < size)
+				p.bounds[++p.nseg] = b;
+		}
+		p.bounds[++p.nseg] = -1; /* the last reads to the end, however far the file grew */
 	}
-	p.bounds[++p.nseg] = -1; /* the last reads to the end, however far the file grew */
 	p.state = xcalloc(p.nseg, 1);
 	p.batch = xcalloc(p.nseg, sizeof(struct batch *));
 	pthread_mutex_lock(&r->pipe_lock);
 	p.next_pipe = r->pipes;
 	r->pipes = &p;
 	pthread_mutex_unlock(&r->pipe_lock);
-	for (int ph = PH_SCAN; ph >= PH_MAIN; ph--) {
+	for (int ph = (int)from; ph >= (int)to; ph--) {
 		if (!phase_wanted(r, (enum phase)ph))
 			continue;
 		pipe_phase(w, &p, fd, (enum phase)ph, no);
@@ -968,15 +1023,30 @@ static void read_piped(struct worker *w, struct pw_file *f, int fd, off_t body, 
 		p.free_batches = b->next_free;
 		batch_free(b);
 	}
-	free(p.bounds);
+	if (h && to != PH_MAIN) {
+		h->bounds = p.bounds;
+		h->nseg = p.nseg;
+	} else {
+		free(p.bounds);
+		if (h)
+			h->bounds = NULL;
+	}
 	free(p.state);
 	free(p.batch);
 }
 
-/* A whole file: header, pre-phase if any sink wants one, body, file_end. */
+static void read_held(struct worker *w, struct pw_file *f);
+
+/* A whole file: header, pre-phase if any sink wants one, body, file_end.
+ * In a staged run, the first stage stops before the body's event phase
+ * and keeps what it needs; the second reads the body (read_held). */
 static void read_file(struct worker *w, struct pw_file *f)
 {
 	struct run *r = w->run;
+	if (r->staged && r->stage == 2) {
+		read_held(w, f);
+		return;
+	}
 	int fd = open_with_header(w, f);
 	if (fd < 0)
 		return;
@@ -989,7 +1059,8 @@ static void read_file(struct worker *w, struct pw_file *f)
 	w->devices_early = false;
 	struct stat st;
 	bool piped = r->pipes_ok && !fstat(fd, &st) && st.st_size - body >= PIPE_MIN;
-	for (int ph = PH_SCAN; ph >= PH_MAIN && !piped; ph--) {
+	enum phase last = r->staged ? PH_PRE : PH_MAIN;
+	for (int ph = PH_SCAN; ph >= (int)last && !piped; ph--) {
 		if (!phase_wanted(r, (enum phase)ph))
 			continue;
 		read_body(w, f, -1, (enum phase)ph);
@@ -1001,13 +1072,107 @@ static void read_file(struct worker *w, struct pw_file *f)
 			w->lines.lineno = no;
 		}
 	}
+	struct held *h = r->staged ? &r->held[f->index] : NULL;
 	if (piped)
-		read_piped(w, f, fd, body, no, st.st_size);
+		read_piped(w, f, fd, body, no, st.st_size, PH_SCAN, last, h);
 	close(fd);
+	if (h) {
+		h->ok = true;
+		h->fctx = xmalloc(r->nsinks * sizeof *h->fctx);
+		memcpy(h->fctx, w->fctx, r->nsinks * sizeof *h->fctx);
+		h->seqs = w->seqs; /* the worker's set moves to the file */
+		seqset_init(&w->seqs);
+		h->body = body;
+		h->no = no;
+		return;
+	}
 	report_tail_msgs(r, f);
 	for (size_t i = 0; i < r->nsinks; i++)
 		if (r->sinks[i].ops->file_end)
 			r->sinks[i].ops->file_end(w->partial[i], w->fctx[i], f);
+}
+
+/* The file's end for the sinks, with the state held for it. */
+static void held_end(struct worker *w, struct pw_file *f, struct held *h)
+{
+	struct run *r = w->run;
+	for (size_t i = 0; i < r->nsinks; i++)
+		if (r->sinks[i].ops->file_end)
+			r->sinks[i].ops->file_end(w->partial[i], h->fctx[i], f);
+	h->ended = true;
+	free(h->fctx);
+	h->fctx = NULL;
+	seqset_free(&h->seqs);
+	free(h->bounds);
+	h->bounds = NULL;
+}
+
+/* The second stage of a file: its event phase, with what its first kept. */
+static void read_held(struct worker *w, struct pw_file *f)
+{
+	struct run *r = w->run;
+	struct held *h = &r->held[f->index];
+	if (!h->ok)
+		return;
+	int fd = open_trace(f->path);
+	if (fd < 0) {
+		bad_file(w, f, PW_READ_BAD_INPUT, "cannot open again: %s", strerror(errno));
+		held_end(w, f, h);
+		return;
+	}
+	memcpy(w->fctx, h->fctx, r->nsinks * sizeof *w->fctx);
+	seqset_free(&w->seqs);
+	w->seqs = h->seqs;
+	seqset_init(&h->seqs);
+	w->devices_early = true;
+	struct stat st;
+	if (h->bounds && !fstat(fd, &st)) {
+		read_piped(w, f, fd, h->body, h->no, st.st_size, PH_MAIN, PH_MAIN, h);
+	} else {
+		lseek(fd, h->body, SEEK_SET);
+		lines_open(&w->lines, fd, h->body);
+		w->lines.lineno = h->no;
+		read_body(w, f, -1, PH_MAIN);
+		phase_done(w, f, PH_MAIN);
+	}
+	close(fd);
+	report_tail_msgs(r, f);
+	held_end(w, f, h);
+}
+
+/* Between the stages of a staged run: the last worker to arrive tells the
+ * sinks that every pre-phase is over and starts the second stage.  False
+ * when the run is not staged or the second stage is over. */
+static bool next_stage(struct worker *w)
+{
+	struct run *r = w->run;
+	if (!r->staged)
+		return false;
+	pthread_mutex_lock(&r->pipe_lock);
+	if (r->stage == 2) {
+		pthread_mutex_unlock(&r->pipe_lock);
+		return false;
+	}
+	if (++r->arrived == r->running) {
+		void **parts = xcalloc((size_t)r->nall + 1, sizeof *parts);
+		for (size_t i = 0; i < r->nsinks; i++) {
+			if (!r->sinks[i].ops->pre_all_done)
+				continue;
+			for (int k = 0; k < r->nall; k++)
+				parts[k] = r->all[k].partial[i];
+			r->sinks[i].ops->pre_all_done(r->sinks[i].report, parts, (size_t)r->nall, r->in);
+		}
+		free(parts);
+		r->stage = 2;
+		atomic_store(&r->next, 0);
+		r->readers = r->running;
+		pthread_cond_broadcast(&r->pipe_cond);
+	} else {
+		while (r->stage == 1)
+			pthread_cond_wait(&r->pipe_cond, &r->pipe_lock);
+	}
+	pthread_mutex_unlock(&r->pipe_lock);
+	return true;
 }
 
 /* One chunk of a file whose header was read already. */
@@ -1034,22 +1199,24 @@ static void *worker_main(void *arg)
 {
 	struct worker *w = arg;
 	struct run *r = w->run;
-	for (;;) {
-		if (atomic_load(&r->stop))
-			break;
-		size_t i = atomic_fetch_add(&r->next, 1);
-		if (i >= r->items.len)
-			break;
-		struct item *it = vec_at(&r->items, i);
-		struct pw_file *f = &r->in->files[it->file];
-		if (it->chunk)
-			read_chunk(w, f, it->chunk);
-		else
-			read_file(w, f);
-		if (!it->chunk || it->chunk->end < 0)
-			atomic_fetch_add(&r->files_done, 1);
-	}
-	help_pipes(w);
+	do {
+		for (;;) {
+			if (atomic_load(&r->stop))
+				break;
+			size_t i = atomic_fetch_add(&r->next, 1);
+			if (i >= r->items.len)
+				break;
+			struct item *it = vec_at(&r->items, i);
+			struct pw_file *f = &r->in->files[it->file];
+			if (it->chunk)
+				read_chunk(w, f, it->chunk);
+			else
+				read_file(w, f);
+			if ((!it->chunk || it->chunk->end < 0) && (!r->staged || r->stage == 2))
+				atomic_fetch_add(&r->files_done, 1);
+		}
+		help_pipes(w);
+	} while (next_stage(w));
 	if (w != r->w0)
 		pw_parse_thread_done();
 	return NULL;
@@ -1424,19 +1591,24 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 		r.any_pre |= sinks[i].ops->pre_keys != NULL;
 		r.nesting |= sinks[i].ops->nesting;
 		pre_nesting |= sinks[i].ops->pre_nesting;
+		r.staged |= sinks[i].ops->pre_all_done != NULL;
 	}
+	r.stage = 1;
+	r.held = xcalloc(in->n + 1, sizeof *r.held);
 	r.scan_in_pre = r.nesting && r.any_pre && !pre_nesting;
 	int n = job_count(o);
 	struct worker *w = xcalloc((size_t)n, sizeof *w);
 	for (int i = 0; i < n; i++)
 		worker_init(&w[i], &r);
 	r.w0 = &w[0];
+	r.all = w;
+	r.nall = n;
 	r.pipes_ok = n > 1;
 	r.window = (size_t)n + 2;
 	plan(&r, &w[0], n);
 	if ((size_t)n > r.items.len && !r.any_big)
 		n = r.items.len ? (int)r.items.len : 1; /* idle workers only merge empty partials */
-	r.readers = n;
+	r.readers = r.running = n;
 	struct progress p;
 	if (o->progress)
 		progress_start(&p, &r);
@@ -1446,6 +1618,7 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 			w[i].thread = 0;
 			pthread_mutex_lock(&r.pipe_lock); /* one reader fewer */
 			r.readers--;
+			r.running--;
 			pthread_mutex_unlock(&r.pipe_lock);
 		}
 	worker_main(&w[0]);
@@ -1454,6 +1627,10 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 			pthread_join(w[i].thread, NULL);
 	if (o->progress)
 		progress_stop(&p);
+	for (size_t i = 0; i < in->n; i++) /* a stop between a file's stages */
+		if (r.held[i].ok && !r.held[i].ended)
+			held_end(&w[0], &in->files[i], &r.held[i]);
+	free(r.held);
 	for (size_t i = 0; i < in->n; i++)
 		merge_chunks(&r, &in->files[i], &r.chunks[i]);
 	for (int i = 0, all = job_count(o); i < all; i++)

@@ -28,7 +28,10 @@
  * changes a copy is judged against) asks for a pre-phase: the worker first
  * scans that file for lines holding one of the report's pre_keys (a
  * substring test on the raw line, no JSON parse for the others) and hands those to
- * pre_event, then reads the whole file again for event.
+ * pre_event, then reads the whole file again for event.  A report that must
+ * know something of every file before it reads any file's events (the IPC
+ * exports an open is judged against) asks for pre_all_done: the run then
+ * reads every file's pre-phase first, in a stage of its own.
  */
 #ifndef PW_AN_READER_H
 #define PW_AN_READER_H
@@ -71,6 +74,14 @@ struct pw_sink_ops {
 	/* Optional: the file's pre-phase is over; seqs are the seqs of its
 	 * calls when the run follows nesting (seqset_has). */
 	void (*pre_done)(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs);
+	/* Optional: wants every file's pre-phase over before any file's event
+	 * phase.  The run then reads in two stages — the pre-phases of all
+	 * files, then their event phases, each file's state (fctx, seqs) kept
+	 * between them — and calls this once between the stages, on the calling
+	 * thread, with every worker's partial.  What it builds in the report is
+	 * read-only in the event phase; the files' device lines are all in by
+	 * then and do not change. */
+	void (*pre_all_done)(void *report, void *const *partials, size_t n, const struct pw_input *in);
 };
 
 /* Reads and validates every line and keeps nothing: for info, and for a

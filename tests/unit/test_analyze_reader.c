@@ -5,6 +5,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <jansson.h>
@@ -718,6 +719,159 @@ static void nesting(void **state)
 	}
 }
 
+/* ---- a staged run (pre_all_done): every pre-phase before any event ---- */
+
+struct staged {
+	atomic_int all_done, pre_lines, events, nested, begins, ends, wrong;
+	int all_done_calls;
+	size_t partials;
+};
+
+struct stage_fctx {
+	size_t file;
+	int pre_done, pre, devices;
+};
+
+static void *stg_new(void *report)
+{
+	return report; /* the counters are atomic: one for every worker */
+}
+
+static void *stg_begin(void *partial, const struct pw_file *f)
+{
+	struct staged *s = partial;
+	struct stage_fctx *c = xcalloc(1, sizeof *c);
+	c->file = f->index;
+	atomic_fetch_add(&s->begins, 1);
+	atomic_fetch_add(&s->wrong, atomic_load(&s->all_done)); /* a file begun after the stage */
+	return c;
+}
+
+static const char *const stg_keys[] = {"\"seq\":", NULL};
+
+static void stg_pre(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	(void)ev;
+	struct staged *s = partial;
+	struct stage_fctx *c = fctx;
+	atomic_fetch_add(&s->pre_lines, 1);
+	atomic_fetch_add(&s->wrong, atomic_load(&s->all_done) + (c->file != f->index));
+	c->pre++;
+}
+
+static void stg_pre_done(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs)
+{
+	(void)partial;
+	(void)seqs;
+	struct stage_fctx *c = fctx;
+	c->pre_done++;
+	c->devices = (int)f->devices.len; /* all read by the end of its first phase */
+}
+
+static void stg_all_done(void *report, void *const *partials, size_t n, const struct pw_input *in)
+{
+	(void)in;
+	struct staged *s = report;
+	s->all_done_calls++;
+	s->partials = n;
+	for (size_t i = 0; i < n; i++)
+		atomic_fetch_add(&s->wrong, partials[i] != report);
+	atomic_store(&s->all_done, 1);
+}
+
+static void stg_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
+{
+	struct staged *s = partial;
+	struct stage_fctx *c = fctx;
+	atomic_fetch_add(&s->events, 1);
+	atomic_fetch_add(&s->nested, ev->parent_recorded);
+	/* after every pre-phase, with the file's own state, its devices as they were */
+	atomic_fetch_add(&s->wrong, !atomic_load(&s->all_done) + (c->file != f->index) + (c->pre_done != 1) +
+	                                (c->devices != (int)f->devices.len));
+}
+
+static void stg_end(void *partial, void *fctx, const struct pw_file *f)
+{
+	struct staged *s = partial;
+	struct stage_fctx *c = fctx;
+	atomic_fetch_add(&s->ends, 1);
+	atomic_fetch_add(&s->wrong, (c->file != f->index) + !atomic_load(&s->all_done));
+	free(c);
+}
+
+static const struct pw_sink_ops stg_ops = {.partial_new = stg_new,
+                                           .partial_merge = cnt_merge,
+                                           .file_begin = stg_begin,
+                                           .pre_keys = stg_keys,
+                                           .pre_event = stg_pre,
+                                           .pre_done = stg_pre_done,
+                                           .event = stg_event,
+                                           .file_end = stg_end,
+                                           .nesting = true,
+                                           .pre_all_done = stg_all_done};
+
+#define DEVICE(ord)                                                                                      \
+	"{\"type\":\"device\",\"vendor\":\"cuda\",\"ordinal\":" #ord ",\"count\":2,\"uuid\":\"GPU-" #ord \
+	"\",\"bus_id\":null,\"name\":null,\"peers\":[]}"
+
+/* Three small files and one read in segments (at -j 2 and more), each with
+ * a device line (the large one's near its end, one written with its
+ * members in another order), a nested call in every hundred, at -j 1 to 3. */
+static void stages(void **state)
+{
+	(void)state;
+	enum { BIG = 30000 };
+	for (int i = 0; i < 3; i++) {
+		char name[32];
+		snprintf(name, sizeof name, "s%d.pw.jsonl", i);
+		write_file(name, HEADER "\n" DEVICE(0) "\n" CALL(1) "\n" NESTED(3, 1) "\n" CALL(2) "\n" FOOTER
+		                                                                                   "\n");
+	}
+	char *path = xasprintf("%s/big.pw.jsonl", dir);
+	FILE *f = fopen(path, "w");
+	free(path);
+	assert_non_null(f);
+	fputs(HEADER "\n", f);
+	for (int seq = 1; seq <= BIG; seq++) {
+		if (seq % 100 == 0)
+			fprintf(f, "%s\n", NESTED(999999, 1));
+		fprintf(
+		    f,
+		    "{\"type\":\"call\",\"seq\":%d,\"tid\":42,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\","
+		    "\"variant\":\"\",\"family\":\"copy\",\"t_ns\":%d000,\"dur_ns\":5,\"ret\":0,"
+		    "\"ret_name\":\"CUDA_SUCCESS\",\"args\":{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\","
+		    "\"src_dev\":0,\"bytes\":64,\"pad\":\"%0100d\"}}\n",
+		    seq, seq, 0);
+	}
+	fputs(
+	    DEVICE(
+	        0) "\n{\"vendor\":\"cuda\",\"type\":\"device\",\"ordinal\":1,\"count\":2,\"uuid\":\"GPU-1\","
+	           "\"bus_id\":null,\"name\":null,\"peers\":[]}\n",
+	    f);
+	fclose(f);
+	char *paths[] = {dir};
+	for (int jobs = 1; jobs <= 3; jobs++) {
+		struct pw_input in = {0};
+		struct staged s = {0};
+		assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
+		struct pw_sink sink = {&stg_ops, &s};
+		struct pw_read_opts o = {.jobs = jobs, .quiet = true};
+		pw_input_read(&in, &o, &sink, 1);
+		assert_int_equal(s.all_done_calls, 1);
+		assert_int_equal(s.partials, (size_t)jobs);
+		assert_int_equal(atomic_load(&s.wrong), 0);
+		assert_int_equal(atomic_load(&s.begins), 4);
+		assert_int_equal(atomic_load(&s.ends), 4);
+		assert_int_equal(atomic_load(&s.pre_lines), 3 * 3 + BIG + BIG / 100);
+		assert_int_equal(atomic_load(&s.events), 3 * 3 + BIG + BIG / 100);
+		/* the small files' seq 3 in 1; the big one's nested calls name seq 1 */
+		assert_int_equal(atomic_load(&s.nested), 3 + BIG / 100);
+		for (size_t i = 0; i < in.n; i++)
+			assert_int_equal(in.files[i].devices.len, strstr(in.files[i].path, "big") ? 2 : 1);
+		pw_input_free(&in);
+	}
+}
+
 /* an IPC handle or a pool pointer's export data: 64 bytes */
 #define HEX128                                                             \
 	"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff" \
@@ -1351,6 +1505,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(long_lines, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(lines_until_a_segment_end, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(stages, make_dir, remove_dir),
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
 	    cmocka_unit_test(ops_of_old_traces),
