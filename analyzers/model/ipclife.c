@@ -23,6 +23,8 @@ void ipc_init(struct ipc_report *r)
 	vec_init(&r->stray, sizeof(struct ipc_rec *));
 	vec_init(&r->findings, sizeof(struct ipc_finding));
 	vec_init(&r->shared, sizeof(struct ipc_shared *));
+	hmap_init(&r->decided);
+	hmap_init(&r->more_opens);
 }
 
 void ipc_report_findings_only(struct ipc_report *r)
@@ -46,7 +48,7 @@ static int by_time(const void *a, const void *b)
 }
 
 /* The run a file belongs to: the header's run_id ("" without one). */
-static const char *run_of(const struct pw_input *in, size_t file)
+const char *ipc_run_of(const struct pw_input *in, size_t file)
 {
 	const char *r = in->files[file].run_id;
 	return r ? r : "";
@@ -55,8 +57,8 @@ static const char *run_of(const struct pw_input *in, size_t file)
 /* Key of a handle: its kind, its bytes, its run, host and vendor.  Two runs
  * in one directory (containers sharing a volume and a host name) reuse pids,
  * and so make byte-identical handles that are not one allocation. */
-static char *key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
-                        size_t *len)
+char *ipc_key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                     size_t *len)
 {
 	char *k = xasprintf("%c%.128s%s%c%s%c%s", event ? 'e' : 'm', handle, run, 0, host, 0, vendor);
 	*len = 1 + 128 + strlen(run) + 1 + strlen(host) + 1 + strlen(vendor);
@@ -68,7 +70,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 {
 	size_t len;
 	const char *host = in->files[rec->file].host;
-	char *k = key_handle(run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
+	char *k = ipc_key_handle(ipc_run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
 	struct ipc_handle **h = (struct ipc_handle **)hmap_put(map, k, len);
 	free(k);
 	if (!*h) {
@@ -198,7 +200,8 @@ static void opens_sorted(struct places *pl)
 static bool match_close_key(struct hmap *handles, const struct pw_input *in, struct ipc_rec *c)
 {
 	size_t len;
-	char *k = key_handle(run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle, false, &len);
+	char *k = ipc_key_handle(ipc_run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle,
+	                         false, &len);
 	struct ipc_handle *h = hmap_get(handles, k, len);
 	free(k);
 	for (size_t i = h ? h->recs.len : 0; i-- > 0;) {
@@ -356,6 +359,11 @@ static enum life alive_at(const struct pw_file *f, int64_t t)
 	return UNKNOWN;
 }
 
+bool ipc_alive_at(const struct pw_file *f, int64_t t)
+{
+	return alive_at(f, t) == ALIVE;
+}
+
 /* A mapping is per process and context, counted: the opens of one handle
  * that returned one pointer in one process, left open at the end, are one
  * leak; its first open names it. */
@@ -447,7 +455,9 @@ static void leaks_of(struct ipc_report *r, const struct pw_input *in, const stru
 			m = vec_push(&left);
 			*m = (struct mapping_left){o->file, o->ptr, o, 0};
 		}
-		m->opens++;
+		uintptr_t key = (uintptr_t)o;
+		void *more = r->more_opens.len ? hmap_get(&r->more_opens, &key, sizeof key) : NULL;
+		m->opens += 1 + (int)(uintptr_t)more; /* and the mapping's opens let go (ipcsink.c) */
 	}
 	for (size_t k = 0; k < left.len; k++) {
 		const struct mapping_left *m = vec_at(&left, k);
@@ -477,7 +487,8 @@ static void unexported(struct ipc_report *r, const struct pw_input *in, const st
 		if (o->op != OP_OPEN)
 			continue;
 		const struct pw_file *f = &in->files[o->file];
-		char *hs = short_handle(h->handle), *il = proc_label(f), *run = sanitize(run_of(in, o->file));
+		char *hs = short_handle(h->handle), *il = proc_label(f),
+		     *run = sanitize(ipc_run_of(in, o->file));
 		add_finding(
 		    r, "ipc.open.unexported", SEV_WARNING, o,
 		    xasprintf("%s opened IPC handle %s, which no trace of run %s on this host exported%s: "
@@ -544,40 +555,47 @@ static const struct pw_device *device_of(const struct pw_file *f, const char *ve
  * device can access it (its "peers" answer).  An open whose devices either
  * trace does not identify cannot be checked (counted).
  */
-static void unreachable(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
-                        const struct ipc_rec *o)
+enum ipc_reach ipc_reach(const struct pw_input *in, const struct ipc_rec *e, const struct ipc_rec *o,
+                         const struct pw_device **de_out, const struct pw_device **dc_out,
+                         const struct pw_device **di_out)
 {
-	const struct ipc_rec *e = h->export;
 	const struct pw_file *fe = &in->files[e->file], *fo = &in->files[o->file];
 	const struct pw_device *de = e->dev >= 0 ? device_of(fe, e->vendor, e->dev) : NULL;
 	const struct pw_device *dc = o->cur_dev >= 0 ? device_of(fo, o->vendor, o->cur_dev) : NULL;
 	const struct pw_device *di = NULL;
-	if (!de || !de->uuid || !dc || !dc->uuid) {
-		r->unreachable_unknown++;
-		return;
-	}
+	*de_out = de;
+	*dc_out = dc;
+	if (!de || !de->uuid || !dc || !dc->uuid)
+		return IPC_REACH_UNKNOWN;
 	for (size_t i = 0; i < fo->devices.len && !di; i++) {
 		const struct pw_device *d = vec_at(&fo->devices, i);
 		if (d->uuid && !strcmp(d->uuid, de->uuid) && !strcmp(d->vendor, o->vendor))
 			di = d;
 	}
-	if (!di) {
-		r->unreachable_unknown++; /* the importer does not see the exporter's device */
-		return;
-	}
+	*di_out = di;
+	if (!di)
+		return IPC_REACH_UNKNOWN; /* the importer does not see the exporter's device */
 	if (di == dc)
-		return;
+		return IPC_REACH_OK;
 	int64_t can = -1;
 	for (size_t i = 0; i < dc->peers.len; i++) {
 		const struct pw_peer_info *p = vec_at(&dc->peers, i);
 		if (p->ordinal == di->ordinal)
 			can = p->can_access;
 	}
-	if (can < 0) {
+	return can < 0 ? IPC_REACH_UNKNOWN : can ? IPC_REACH_OK : IPC_REACH_NOT;
+}
+
+static void unreachable(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
+                        const struct ipc_rec *o)
+{
+	const struct ipc_rec *e = h->export;
+	const struct pw_file *fe = &in->files[e->file], *fo = &in->files[o->file];
+	const struct pw_device *de, *dc, *di = NULL;
+	enum ipc_reach reach = ipc_reach(in, e, o, &de, &dc, &di);
+	if (reach == IPC_REACH_UNKNOWN)
 		r->unreachable_unknown++;
-		return;
-	}
-	if (can)
+	if (reach != IPC_REACH_NOT)
 		return;
 	char t_open[32];
 	char *il = proc_label(fo), *el = proc_label(fe);
@@ -671,7 +689,7 @@ static struct ipc_shared *shared_of(struct ipc_report *r, struct hmap *map, cons
                                     const struct ipc_rec *rec, const char *key)
 {
 	/* one allocation per run: the same key in two runs is two allocations */
-	const char *run = run_of(in, rec->file);
+	const char *run = ipc_run_of(in, rec->file);
 	char *mk = xasprintf("%s%c%s", run, 0, key);
 	struct ipc_shared **sh = (struct ipc_shared **)hmap_put(map, mk, strlen(run) + 1 + strlen(key));
 	free(mk);
@@ -891,5 +909,7 @@ void ipc_free(struct ipc_report *r)
 		free(sh);
 	}
 	vec_free(&r->shared);
+	hmap_free(&r->decided, free);
+	hmap_free(&r->more_opens, NULL);
 	free(r->origin);
 }

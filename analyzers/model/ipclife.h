@@ -184,9 +184,45 @@ struct ipc_report {
 	 * export no trace has (stale and unreachable unknowable), and opens
 	 * whose devices the traces do not identify (unreachable unknowable) */
 	size_t open_no_export, unreachable_unknown;
+	/* check, read with ipc_findings_ops: every memory handle's export and
+	 * the exporter's free, from all files' pre-phases (ipcsink.c), so that
+	 * an open is kept only where a finding may name it */
+	bool deciding;
+	struct hmap decided; /* ipc_key_handle -> struct ipc_decided * */
+	const struct pw_input *in;
+	size_t not_kept;        /* opens decided and let go */
+	struct hmap more_opens; /* a mapping left open: its first open -> its later opens let go */
 };
 
 extern const struct pw_sink_ops ipc_ops;
+/*
+ * ipc_ops for check's reader of the findings (with ipc_report_findings_only):
+ * the run reads every file's pre-phase before any file's event phase, and
+ * the pre-phases gather every successful memory export and the exporters'
+ * frees.  Then a memory open is decided as it ends — when its close is
+ * folded into it, or at once when the driver refused it — and kept only if
+ * ipc_derive may name it in a finding: its handle exported by no traced
+ * process, open at or opened after the exporter's free, or devices that do
+ * not say it was reachable.  The rest are let go, so check's memory holds
+ * the opens still open and the ones with findings, not every open.  Not
+ * done (every open kept, as with ipc_ops) where a file closes an ACL key,
+ * and for the handles of an exporter whose exports and frees are not in
+ * time order in its file.
+ */
+extern const struct pw_sink_ops ipc_findings_ops;
+
+/* Key of a memory or event handle (per run, host and vendor): ipclife.c. */
+char *ipc_key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                     size_t *len);
+const char *ipc_run_of(const struct pw_input *in, size_t file);
+/* Whether the process of trace f was running at t, by its trace. */
+bool ipc_alive_at(const struct pw_file *f, int64_t t);
+/* Whether the importer's open o could reach the memory of export e, by
+ * the two processes' device lines (ipc.open.unreachable). */
+enum ipc_reach { IPC_REACH_OK, IPC_REACH_UNKNOWN, IPC_REACH_NOT };
+enum ipc_reach ipc_reach(const struct pw_input *in, const struct ipc_rec *e, const struct ipc_rec *o,
+                         const struct pw_device **de, const struct pw_device **dc,
+                         const struct pw_device **di);
 
 void ipc_init(struct ipc_report *r);
 /*

@@ -45,6 +45,18 @@ static const char *intern(struct ipc_pool *p, const char *s)
 	return *v;
 }
 
+/* The vendor as the record keeps it: its first 7 bytes, interned (no
+ * snprintf: two for every IPC call were a tenth of the sink's time). */
+static const char *vendor_of(struct ipc_pool *pool, const struct pw_event *ev)
+{
+	const char *v = ev->vendor ? ev->vendor : "(null)";
+	char vendor[8];
+	size_t vn = strnlen(v, sizeof vendor - 1);
+	memcpy(vendor, v, vn);
+	vendor[vn] = 0;
+	return intern(pool, vendor);
+}
+
 void ipc_pool_free(struct ipc_pool *p)
 {
 	for (size_t i = 0; i < p->chunks.len; i++)
@@ -56,10 +68,48 @@ void ipc_pool_free(struct ipc_pool *p)
 
 /* ---- collecting: the sink ---- */
 
+/* check's pre-phase (ipc_findings_ops): a successful memory export, the
+ * earliest of its handle, vendor and pointer in its file, and a successful
+ * free of a pointer the file exported; nested ones until the file's seqs
+ * say whether their parent is in it. */
+struct pre_export {
+	const char *handle, *vendor; /* the partial's interned copies */
+	uint64_t ptr, seq, parent;
+	int64_t t_ns, dev;
+	uint32_t file;
+	bool has_ptr, has_parent;
+};
+
+struct pre_free {
+	const char *vendor;
+	uint64_t ptr, seq, parent;
+	int64_t t_ns;
+	uint32_t file;
+	bool has_parent;
+};
+
+/* A memory handle's export and its exporter's free, as ipc_derive will
+ * find them (match_free), learnt before any event phase. */
+struct ipc_decided {
+	struct ipc_rec export; /* its file, seq, t_ns, dev, vendor */
+	bool exact;            /* the exporter's exports and frees were in time order in its file */
+	bool has_free;
+	int64_t free_t;
+	uint64_t free_seq;
+};
+
 struct ipc_partial {
 	struct ipc_report *report;
 	struct vec recs; /* struct ipc_rec * */
 	struct ipc_pool *pool;
+	/* deciding (ipc_findings_ops) */
+	struct vec pexports;     /* struct pre_export, every file's this worker pre-read */
+	struct vec pfrees;       /* struct pre_free */
+	struct vec xf_unordered; /* uint32_t: files whose exports and frees are not in time order */
+	bool key_close;          /* a file closes an ACL key */
+	struct vec spare;        /* struct ipc_rec *: opens let go, for the next */
+	size_t not_kept, unreachable_unknown;
+	struct hmap more; /* a mapping's first open kept -> its later opens let go */
 };
 
 struct ipc_fctx {
@@ -75,7 +125,119 @@ struct ipc_fctx {
 	uint64_t last_seq;
 	struct vec nested; /* the pre-phase: the parents of nested opens and closes (uint64_t) */
 	struct hmap live;  /* folding: pointer -> struct vec of its opens not yet closed, in order */
+	/* deciding: the pre-phase's exports (deduplicated: key -> index + 1)
+	 * and frees, and whether they come in time order */
+	struct hmap pexp;
+	struct vec pexports, pfrees;
+	struct vec pnested; /* struct pre_export: nested exports, until pre_done */
+	bool xf_any, xf_unordered, key_close;
+	int64_t xf_t;
+	uint64_t xf_seq;
+	bool decide; /* the event phase decides this file's opens (its closes fold) */
 };
+
+/* ---- deciding an open as it ends (ipc_findings_ops) ---- */
+
+/* What becomes of an open decided: kept (a finding may name it), one more
+ * open of a mapping left open (counted with the mapping's first open, which
+ * is kept: ipc.leak), or let go. */
+enum fate { KEEP, LEFT_OPEN, GO };
+
+/*
+ * The fate of the open o, ended (its close folded into it), refused, or
+ * still open at the end of its file f: kept where ipc_derive may name it —
+ * its handle exported by no traced process (ipc.open.unexported), open at
+ * the exporter's free or opened after it (ipc.free-while-open,
+ * ipc.open.stale), or devices that say it could not reach the memory
+ * (ipc.open.unreachable; where they do not say, *unknown, which ipc_derive
+ * counts).  An open in the exporting process itself is named by none, and
+ * a mapping a process killed left open is no leak.
+ */
+static enum fate fate_of(const struct ipc_partial *p, const struct ipc_rec *o, const struct pw_file *f,
+                         bool *unknown)
+{
+	const struct ipc_report *r = p->report;
+	const struct pw_input *in = r->in;
+	size_t len;
+	char *k = ipc_key_handle(ipc_run_of(in, o->file), in->files[o->file].host, o->vendor, o->handle,
+	                         false, &len);
+	const struct ipc_decided *d = hmap_get(&r->decided, k, len);
+	free(k);
+	*unknown = false;
+	if (!d)
+		return KEEP;
+	if (d->export.file == o->file)
+		return GO;
+	if (!d->exact)
+		return KEEP;
+	bool at_free = o->folded ? o->folded_t > d->free_t : ipc_alive_at(f, d->free_t);
+	if (d->has_free && (o->t_ns > d->free_t || (o->ret == 0 && o->t_ns < d->free_t && at_free)))
+		return KEEP;
+	const struct pw_device *de, *dc, *di;
+	enum ipc_reach reach = ipc_reach(in, &d->export, o, &de, &dc, &di);
+	if (reach == IPC_REACH_NOT)
+		return KEEP;
+	*unknown = reach == IPC_REACH_UNKNOWN;
+	return !o->folded && o->ret == 0 && !f->partial ? LEFT_OPEN : GO;
+}
+
+static void let_go(struct ipc_partial *p, struct ipc_rec *o, bool unknown)
+{
+	*(struct ipc_rec **)vec_push(&p->spare) = o;
+	p->not_kept++;
+	p->unreachable_unknown += unknown;
+}
+
+/* An open ended (its close folded) or refused, decided. */
+static void decided(struct ipc_partial *p, struct ipc_rec *o, const struct pw_file *f)
+{
+	bool unknown;
+	if (fate_of(p, o, f, &unknown) == KEEP)
+		*(struct ipc_rec **)vec_push(&p->recs) = o;
+	else
+		let_go(p, o, unknown);
+}
+
+/* The opens of one pointer left open at the end of file f, in the order
+ * read (time order: the file is in order), decided: of each handle's, the
+ * first is kept as its mapping's, and the others only if a finding may
+ * name them (else counted with the first). */
+static void left_open(struct ipc_partial *p, struct vec *v, const struct pw_file *f)
+{
+	enum { FIRSTS = 8 }; /* handles of one pointer's (more: their opens kept) */
+	struct ipc_rec *firsts[FIRSTS];
+	size_t nfirst = 0;
+	for (size_t k = 0; k < v->len; k++) {
+		struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, k), *first = NULL;
+		bool unknown;
+		enum fate fa = fate_of(p, o, f, &unknown);
+		for (size_t i = 0; i < nfirst && !first; i++)
+			if (firsts[i]->handle == o->handle && firsts[i]->vendor == o->vendor)
+				first = firsts[i];
+		if (fa == GO) {
+			let_go(p, o, unknown);
+		} else if (fa == LEFT_OPEN && first) {
+			uintptr_t key = (uintptr_t)first;
+			void **n = hmap_put(&p->more, &key, sizeof key);
+			*n = (void *)((uintptr_t)*n + 1);
+			let_go(p, o, unknown);
+		} else {
+			*(struct ipc_rec **)vec_push(&p->recs) = o;
+			if (!first && nfirst < FIRSTS)
+				firsts[nfirst++] = o;
+		}
+	}
+}
+
+/* A record for an open, in a slot let go if there is one. */
+static struct ipc_rec *open_rec(struct ipc_partial *p)
+{
+	if (!p->spare.len)
+		return pool_alloc(p->pool, sizeof(struct ipc_rec));
+	struct ipc_rec *o = *(struct ipc_rec **)vec_at(&p->spare, --p->spare.len);
+	memset(o, 0, sizeof *o);
+	return o;
+}
 
 static void *ipc_partial_new(void *report)
 {
@@ -85,6 +247,11 @@ static void *ipc_partial_new(void *report)
 	p->pool = xcalloc(1, sizeof *p->pool);
 	vec_init(&p->pool->chunks, sizeof(char *));
 	hmap_init(&p->pool->strs);
+	vec_init(&p->pexports, sizeof(struct pre_export));
+	vec_init(&p->pfrees, sizeof(struct pre_free));
+	vec_init(&p->xf_unordered, sizeof(uint32_t));
+	vec_init(&p->spare, sizeof(struct ipc_rec *));
+	hmap_init(&p->more);
 	return p;
 }
 
@@ -95,6 +262,17 @@ static void ipc_partial_merge(void *report, void *partial)
 	vec_append(&r->recs, &p->recs);
 	vec_free(&p->recs);
 	*(struct ipc_pool **)vec_push(&r->pools) = p->pool;
+	vec_free(&p->pexports);
+	vec_free(&p->pfrees);
+	vec_free(&p->xf_unordered);
+	vec_free(&p->spare);
+	r->not_kept += p->not_kept;
+	r->unreachable_unknown += p->unreachable_unknown;
+	for (size_t i = 0; i < p->more.cap; i++)
+		if (p->more.slots[i].key)
+			*hmap_put(&r->more_opens, p->more.slots[i].key, p->more.slots[i].klen) =
+			    p->more.slots[i].val;
+	hmap_free(&p->more, NULL);
 	free(p);
 }
 
@@ -108,47 +286,64 @@ static void *ipc_file_begin(void *partial, const struct pw_file *f)
 	hmap_init(&c->first);
 	hmap_init(&c->live);
 	vec_init(&c->nested, sizeof(uint64_t));
+	hmap_init(&c->pexp);
+	vec_init(&c->pexports, sizeof(struct pre_export));
+	vec_init(&c->pfrees, sizeof(struct pre_free));
+	vec_init(&c->pnested, sizeof(struct pre_export));
 	return c;
 }
 
 static void ipc_file_end(void *partial, void *fctx, const struct pw_file *f)
 {
-	(void)partial;
-	(void)f;
+	struct ipc_partial *p = partial;
 	struct ipc_fctx *c = fctx;
 	hmap_free(&c->exported, NULL);
 	hmap_free(&c->events, NULL);
 	hmap_free(&c->first, NULL);
 	for (size_t i = 0; i < c->live.cap; i++)
 		if (c->live.slots[i].key) {
-			vec_free(c->live.slots[i].val);
-			free(c->live.slots[i].val);
+			struct vec *v = c->live.slots[i].val;
+			if (c->decide)
+				left_open(p, v, f);
+			vec_free(v);
+			free(v);
 		}
 	hmap_free(&c->live, NULL);
 	vec_free(&c->nested); /* when the pre-phase did not end */
+	hmap_free(&c->pexp, NULL);
+	vec_free(&c->pexports);
+	vec_free(&c->pfrees);
+	vec_free(&c->pnested);
 	free(c);
 }
 
-/* The lines the pre-phase reads: exports of pointers and events, event
- * opens, and memory opens and closes (their order), by their op or (older
- * traces) their API name. */
-static const char *const pre_keys[] = {"\"ipc_export\"",
-                                       "\"ipc_open\"",
-                                       "\"ipc_close\"",
-                                       "IpcOpenMemHandle\"",
-                                       "IpcCloseMemHandle\"",
-                                       "IpcMemImportByKey\"",
-                                       "IpcMemClose\"",
-                                       "\"pool_export_ptr\"",
-                                       "\"pool_import_ptr\"",
-                                       "\"ipc_event_export\"",
-                                       "\"ipc_event_open\"",
-                                       "IpcGetMemHandle\"",
-                                       "PoolExportPointer\"",
-                                       "PoolImportPointer\"",
-                                       "IpcGetEventHandle\"",
-                                       "IpcOpenEventHandle\"",
-                                       NULL};
+/* The lines the pre-phase reads, by their op or (older traces) their API
+ * name: deciding (ipc_findings_ops), every export of memory and every free
+ * too (the hook tables' calls whose op is "ipc_export" or "free"); and
+ * always (pre_keys, the rest of the list) exports of pointers and events,
+ * event opens, and memory opens and closes (their order). */
+enum { DECIDE_ONLY = 4 };
+static const char *const decide_keys[] = {"IpcMemGetExportKey\"",
+                                          "\"free\"",
+                                          "Free\"",
+                                          "FreeAsync\"",
+                                          "\"ipc_export\"",
+                                          "\"ipc_open\"",
+                                          "\"ipc_close\"",
+                                          "IpcOpenMemHandle\"",
+                                          "IpcCloseMemHandle\"",
+                                          "IpcMemImportByKey\"",
+                                          "IpcMemClose\"",
+                                          "\"pool_export_ptr\"",
+                                          "\"pool_import_ptr\"",
+                                          "\"ipc_event_export\"",
+                                          "\"ipc_event_open\"",
+                                          "IpcGetMemHandle\"",
+                                          "PoolExportPointer\"",
+                                          "PoolImportPointer\"",
+                                          "IpcGetEventHandle\"",
+                                          "IpcOpenEventHandle\"",
+                                          NULL};
 
 /* The calls this report follows, by op. */
 static const struct {
@@ -231,7 +426,8 @@ static void live_push(struct ipc_fctx *c, uint64_t ptr, struct ipc_rec *r)
  * yet ended — the one ipc_derive's match_close would give it, the file
  * being in time order — and is kept as that open's end.  False when no
  * open is left to end (a stray close: kept as a record). */
-static bool fold_close(struct ipc_fctx *c, uint64_t ptr, int64_t t)
+static bool fold_close(struct ipc_partial *p, struct ipc_fctx *c, const struct pw_file *f, uint64_t ptr,
+                       int64_t t)
 {
 	struct vec *v = hmap_get_u64(&c->live, ptr);
 	if (!v || !v->len)
@@ -239,18 +435,133 @@ static bool fold_close(struct ipc_fctx *c, uint64_t ptr, int64_t t)
 	struct ipc_rec *o = *(struct ipc_rec **)vec_at(v, --v->len);
 	o->folded = true;
 	o->folded_t = t;
+	if (c->decide)
+		decided(p, o, f);
 	return true;
+}
+
+/* Exports and frees in time order (t_ns, then seq) in the file, as the
+ * pre-phase reads them (nested ones apart). */
+static void note_xf(struct ipc_fctx *c, const struct pw_event *ev)
+{
+	if (c->xf_any && (ev->t_ns < c->xf_t || (ev->t_ns == c->xf_t && ev->seq <= c->xf_seq)))
+		c->xf_unordered = true;
+	c->xf_any = true;
+	c->xf_t = ev->t_ns;
+	c->xf_seq = ev->seq;
+}
+
+/* Keeps e as the file's export of its handle, vendor and pointer unless
+ * the file has one at or before it (time, then seq). */
+static void pre_export_add(struct ipc_fctx *c, const struct pre_export *e)
+{
+	char k[256];
+	int n = snprintf(k, sizeof k, "%d%s%c%s", e->has_ptr, e->vendor, 0, e->handle);
+	if (n < 0 || (size_t)n + sizeof e->ptr > sizeof k)
+		n = (int)(sizeof k - sizeof e->ptr);
+	memcpy(k + n, &e->ptr, sizeof e->ptr);
+	void **at = hmap_put(&c->pexp, k, (size_t)n + sizeof e->ptr);
+	if (!*at) {
+		*(struct pre_export *)vec_push(&c->pexports) = *e;
+		*at = (void *)(uintptr_t)c->pexports.len;
+		return;
+	}
+	struct pre_export *kept = vec_at(&c->pexports, (uintptr_t)*at - 1);
+	if (e->t_ns < kept->t_ns || (e->t_ns == kept->t_ns && e->seq < kept->seq))
+		*kept = *e;
+}
+
+/* Deciding, the pre-phase: a successful memory export of a handle, or a
+ * successful free of a pointer the file has exported so far (a free read
+ * before its pointer's export is before it in time where the file's
+ * exports and frees are in time order; where they are not, its handles
+ * are not decided). */
+static void pre_decide(struct ipc_partial *p, struct ipc_fctx *c, const struct pw_file *f,
+                       const struct pw_event *ev, enum ipc_op op)
+{
+	uint64_t ptr = 0;
+	char handle[129];
+	bool has_ptr = pw_arg_hex(ev, "ptr", &ptr);
+	if (op == OP_FREE) {
+		if (!has_ptr)
+			return;
+		if (!ev->has_parent)
+			note_xf(c, ev);
+		if (hmap_get_u64(&c->exported, ptr))
+			*(struct pre_free *)vec_push(&c->pfrees) = (struct pre_free){
+			    .vendor = vendor_of(p->pool, ev),
+			    .ptr = ptr,
+			    .seq = ev->seq,
+			    .parent = ev->parent,
+			    .t_ns = ev->t_ns,
+			    .file = (uint32_t)f->index,
+			    .has_parent = ev->has_parent,
+			};
+		return;
+	}
+	if (!pw_arg_handle(ev, "handle", handle))
+		return;
+	struct pre_export e = {
+	    .handle = intern(p->pool, handle),
+	    .vendor = vendor_of(p->pool, ev),
+	    .ptr = ptr,
+	    .seq = ev->seq,
+	    .parent = ev->parent,
+	    .t_ns = ev->t_ns,
+	    .dev = pw_arg_dev(ev, "ptr_dev"),
+	    .file = (uint32_t)f->index,
+	    .has_ptr = has_ptr,
+	    .has_parent = ev->has_parent,
+	};
+	if (e.has_parent) {
+		*(struct pre_export *)vec_push(&c->pnested) = e;
+		return;
+	}
+	note_xf(c, ev);
+	pre_export_add(c, &e);
+}
+
+/* Deciding, the file's pre-phase over: its nested exports and frees whose
+ * parent the trace lacks count as its own (and out of order: their place
+ * was not tested), the others go; what is left goes to the partial. */
+static void pre_decide_done(struct ipc_partial *p, struct ipc_fctx *c, const struct pw_file *f,
+                            const struct seqset *seqs)
+{
+	for (size_t i = 0; i < c->pnested.len; i++) {
+		const struct pre_export *e = vec_at(&c->pnested, i);
+		if (seqset_has(seqs, e->parent))
+			continue;
+		c->xf_unordered = true;
+		pre_export_add(c, e);
+	}
+	for (size_t i = 0; i < c->pfrees.len; i++) {
+		const struct pre_free *fr = vec_at(&c->pfrees, i);
+		if (fr->has_parent && seqset_has(seqs, fr->parent))
+			continue;
+		c->xf_unordered |= fr->has_parent;
+		*(struct pre_free *)vec_push(&p->pfrees) = *fr;
+	}
+	vec_append(&p->pexports, &c->pexports);
+	if (c->xf_unordered)
+		*(uint32_t *)vec_push(&p->xf_unordered) = (uint32_t)f->index;
+	p->key_close |= c->key_close;
+	hmap_free(&c->pexp, NULL);
+	hmap_init(&c->pexp);
+	vec_free(&c->pexports);
+	vec_free(&c->pfrees);
+	vec_free(&c->pnested);
 }
 
 static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
-	(void)partial;
-	(void)f;
+	struct ipc_partial *p = partial;
 	struct ipc_fctx *c = fctx;
 	enum ipc_op op;
 	uint64_t v;
 	if (ev->type != PW_EV_CALL || !op_of(ev, &op))
 		return;
+	if (op == OP_CLOSE && !pw_arg_hex(ev, "ptr", &v))
+		c->key_close = true;
 	if (op == OP_OPEN || op == OP_CLOSE) {
 		if (ev->has_parent) /* the event phase sees it if its parent is not recorded */
 			*(uint64_t *)vec_push(&c->nested) = ev->parent;
@@ -260,6 +571,8 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
 	}
 	if (ev->ret != 0)
 		return;
+	if (p->report->findings_only && (op == OP_EXPORT || op == OP_FREE))
+		pre_decide(p, c, f, ev, op);
 	if (shares_ptr(op) && pw_arg_hex(ev, "ptr", &v))
 		*hmap_put_u64(&c->exported, v) = (void *)1;
 	if ((op == OP_EV_EXPORT || op == OP_EV_OPEN) && pw_arg_hex(ev, "event", &v))
@@ -273,13 +586,14 @@ static void ipc_pre_event(void *partial, void *fctx, const struct pw_file *f, co
  * in order as before). */
 static void ipc_pre_done(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs)
 {
-	(void)partial;
-	(void)f;
+	struct ipc_partial *p = partial;
 	struct ipc_fctx *c = fctx;
 	for (size_t i = 0; i < c->nested.len && !c->unordered; i++)
 		if (!seqset_has(seqs, *(uint64_t *)vec_at(&c->nested, i)))
 			c->unordered = true;
 	vec_free(&c->nested);
+	if (p->report->findings_only)
+		pre_decide_done(p, c, f, seqs);
 }
 
 static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
@@ -287,14 +601,7 @@ static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, c
 {
 	char api[256];
 	r->op = (uint8_t)op;
-	/* the vendor as the record kept it before: its first 7 bytes (no
-	 * snprintf: two for every IPC call were a tenth of the sink's time) */
-	const char *v = ev->vendor ? ev->vendor : "(null)";
-	char vendor[8];
-	size_t vn = strnlen(v, sizeof vendor - 1);
-	memcpy(vendor, v, vn);
-	vendor[vn] = 0;
-	r->vendor = intern(pool, vendor);
+	r->vendor = vendor_of(pool, ev);
 	r->file = (uint32_t)f->index;
 	r->seq = ev->seq;
 	r->t_ns = ev->t_ns;
@@ -488,9 +795,12 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	if (op == OP_EV_DESTROY && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->events, ptr)))
 		return;
 	bool fold = findings_only && !c->unordered;
-	if (fold && op == OP_CLOSE && ev->ret == 0 && has_ptr && fold_close(c, ptr, ev->t_ns))
+	c->decide = fold && p->report->deciding;
+	if (fold && op == OP_CLOSE && ev->ret == 0 && has_ptr && fold_close(p, c, f, ptr, ev->t_ns))
 		return;
-	struct ipc_rec tmp = {0}, *r = findings_only && export ? &tmp : pool_alloc(p->pool, sizeof *r);
+	struct ipc_rec tmp = {0}, *r = findings_only && export      ? &tmp
+	                               : c->decide && op == OP_OPEN ? open_rec(p)
+	                                                            : pool_alloc(p->pool, sizeof *r);
 	fill_rec(r, p->pool, op, f, ev);
 	r->has_ptr = has_ptr;
 	r->ptr = ptr;
@@ -500,6 +810,17 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 		r->handle = intern(p->pool, handle);
 	if (op >= OP_VMM_CREATE)
 		vmm_fill(r, p->pool, !findings_only, f, ev);
+	if (c->decide && op == OP_OPEN) {
+		if (r->ret == 0 && r->has_ptr && r->has_handle)
+			live_push(c, ptr, r); /* decided at its close, or kept at the file's end */
+		else if (r->ret != 0 && r->has_handle)
+			decided(p, r, f);
+		else if (r->has_handle)
+			*(struct ipc_rec **)vec_push(&p->recs) = r; /* open until the process ends */
+		else
+			*(struct ipc_rec **)vec_push(&p->spare) = r; /* nothing to follow */
+		return;
+	}
 	if (r != &tmp) {
 		*(struct ipc_rec **)vec_push(&p->recs) = r;
 		if (fold && op == OP_OPEN && r->ret == 0 && r->has_ptr && r->has_handle)
@@ -510,11 +831,155 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 		first_export(c, r, p->pool, &p->recs);
 }
 
+/* ---- every file's pre-phase over: the handles decided ---- */
+
+/* (t_ns, then seq) of x before y's, in one file. */
+static bool before(int64_t xt, uint64_t xs, int64_t yt, uint64_t ys)
+{
+	return xt < yt || (xt == yt && xs < ys);
+}
+
+struct reg {
+	struct ipc_decided *d;
+	int64_t t_ns;
+	uint64_t seq;
+};
+
+static struct ipc_decided *decided_of(struct ipc_report *r, const struct pw_input *in,
+                                      const struct pre_export *e, bool make)
+{
+	size_t len;
+	char *k = ipc_key_handle(ipc_run_of(in, e->file), in->files[e->file].host, e->vendor, e->handle,
+	                         false, &len);
+	struct ipc_decided *d;
+	if (make) {
+		struct ipc_decided **slot = (struct ipc_decided **)hmap_put(&r->decided, k, len);
+		if (!*slot)
+			*slot = xcalloc(1, sizeof **slot);
+		d = *slot;
+	} else {
+		d = hmap_get(&r->decided, k, len);
+	}
+	free(k);
+	return d;
+}
+
+/*
+ * Each memory handle's export: the earliest successful one of any file
+ * (time, file, seq: ipc_derive's order); and its free: in the exporting
+ * file, the earliest successful free of a pointer that file exported under
+ * the handle, after that export of the pointer and not before the
+ * handle's export, of the export's vendor — match_free's, as ipc_derive
+ * places the records.
+ */
+static void ipc_pre_all_done(void *report, void *const *partials, size_t n, const struct pw_input *in)
+{
+	struct ipc_report *r = report;
+	r->in = in;
+	r->deciding = r->findings_only;
+	for (size_t i = 0; i < n; i++)
+		r->deciding &= !((struct ipc_partial *)partials[i])->key_close;
+	bool *unordered = xcalloc(in->n + 1, sizeof *unordered);
+	for (size_t i = 0; i < n; i++) {
+		const struct ipc_partial *p = partials[i];
+		for (size_t k = 0; k < p->xf_unordered.len; k++)
+			unordered[*(uint32_t *)vec_at(&p->xf_unordered, k)] = true;
+		for (size_t k = 0; r->deciding && k < p->pexports.len; k++) {
+			const struct pre_export *e = vec_at(&p->pexports, k);
+			struct ipc_decided *d = decided_of(r, in, e, true);
+			struct ipc_rec *x = &d->export;
+			bool earlier = e->t_ns != x->t_ns   ? e->t_ns < x->t_ns
+			               : e->file != x->file ? e->file < x->file
+			                                    : e->seq < x->seq;
+			if (x->handle && !earlier)
+				continue;
+			*x = (struct ipc_rec){.handle = e->handle,
+			                      .vendor = e->vendor,
+			                      .file = e->file,
+			                      .seq = e->seq,
+			                      .t_ns = e->t_ns,
+			                      .dev = e->dev,
+			                      .ptr = e->ptr,
+			                      .has_ptr = e->has_ptr,
+			                      .has_handle = true,
+			                      .op = OP_EXPORT};
+		}
+	}
+	struct hmap regs; /* (file, pointer) -> struct vec of struct reg */
+	hmap_init(&regs);
+	for (size_t i = 0; i < n && r->deciding; i++) {
+		const struct ipc_partial *p = partials[i];
+		for (size_t k = 0; k < p->pexports.len; k++) {
+			const struct pre_export *e = vec_at(&p->pexports, k);
+			struct ipc_decided *d = decided_of(r, in, e, false);
+			if (!e->has_ptr || e->file != d->export.file)
+				continue;
+			uint64_t key[2] = {e->file, e->ptr};
+			struct vec **v = (struct vec **)hmap_put(&regs, key, sizeof key);
+			if (!*v) {
+				*v = xcalloc(1, sizeof **v);
+				vec_init(*v, sizeof(struct reg));
+			}
+			*(struct reg *)vec_push(*v) = (struct reg){d, e->t_ns, e->seq};
+		}
+	}
+	for (size_t i = 0; i < n && r->deciding; i++) {
+		const struct ipc_partial *p = partials[i];
+		for (size_t k = 0; k < p->pfrees.len; k++) {
+			const struct pre_free *fr = vec_at(&p->pfrees, k);
+			uint64_t key[2] = {fr->file, fr->ptr};
+			const struct vec *v = hmap_get(&regs, key, sizeof key);
+			for (size_t j = 0; v && j < v->len; j++) {
+				const struct reg *g = vec_at(v, j);
+				struct ipc_decided *d = g->d;
+				if (strcmp(d->export.vendor, fr->vendor) ||
+				    !before(g->t_ns, g->seq, fr->t_ns, fr->seq) || fr->t_ns < d->export.t_ns)
+					continue;
+				if (!d->has_free || before(fr->t_ns, fr->seq, d->free_t, d->free_seq)) {
+					d->has_free = true;
+					d->free_t = fr->t_ns;
+					d->free_seq = fr->seq;
+				}
+			}
+		}
+	}
+	for (size_t i = 0; i < regs.cap; i++)
+		if (regs.slots[i].key) {
+			vec_free(regs.slots[i].val);
+			free(regs.slots[i].val);
+		}
+	hmap_free(&regs, NULL);
+	for (size_t i = 0; i < r->decided.cap; i++)
+		if (r->decided.slots[i].key) {
+			struct ipc_decided *d = r->decided.slots[i].val;
+			d->exact = !unordered[d->export.file];
+		}
+	free(unordered);
+	for (size_t i = 0; i < n; i++) {
+		struct ipc_partial *p = partials[i];
+		vec_free(&p->pexports);
+		vec_free(&p->pfrees);
+	}
+}
+
+const struct pw_sink_ops ipc_findings_ops = {
+    .partial_new = ipc_partial_new,
+    .partial_merge = ipc_partial_merge,
+    .file_begin = ipc_file_begin,
+    .pre_keys = decide_keys,
+    .pre_event = ipc_pre_event,
+    .pre_done = ipc_pre_done,
+    .event = ipc_event,
+    .file_end = ipc_file_end,
+    .nesting = true,
+    .pre_all_done = ipc_pre_all_done,
+};
+
 const struct pw_sink_ops ipc_ops = {
     .partial_new = ipc_partial_new,
     .partial_merge = ipc_partial_merge,
     .file_begin = ipc_file_begin,
-    .pre_keys = pre_keys,
+    .pre_keys = decide_keys + DECIDE_ONLY,
     .pre_event = ipc_pre_event,
     .pre_done = ipc_pre_done,
     .event = ipc_event,

@@ -4,7 +4,9 @@
  * pointer are one record and its failed exports none, and in a file whose
  * opens and closes are in time order a close is folded into its open, with
  * the findings of the sink that keeps every call; the ipc command keeps
- * every call.
+ * every call.  Read with ipc_findings_ops (every pre-phase first), an open
+ * is decided as it ends and kept only where a finding may name it: the
+ * same findings, from generated runs of several processes too.
  */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -43,9 +45,9 @@ static void nested(FILE *f, int seq, int parent, long t, const char *api, const 
 	        seq, api, op, t, parent, args);
 }
 
-static FILE *trace(int pid)
+static FILE *trace_named(int pid, const char *suffix)
 {
-	char *p = xasprintf("%s/p.%d.pw.jsonl", dir, pid);
+	char *p = xasprintf("%s/p.%d.pw.jsonl%s", dir, pid, suffix);
 	FILE *f = fopen(p, "w");
 	assert_non_null(f);
 	free(p);
@@ -56,6 +58,11 @@ static FILE *trace(int pid)
 	        "\"driver_version\":13000}},\"modules\":[]}\n",
 	        pid);
 	return f;
+}
+
+static FILE *trace(int pid)
+{
+	return trace_named(pid, "");
 }
 
 static void end(FILE *f, int events)
@@ -192,32 +199,74 @@ static int remove_dir(void **state)
 	return r;
 }
 
-/* The findings as text, one a line, after reading the directory. */
-static char *read_ipc(bool findings_only, size_t *recs, size_t jobs)
+static int by_text(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* How the directory is read: every call kept (the ipc command), for the
+ * findings alone (check's records), or deciding the opens as they end
+ * (check: ipc_findings_ops). */
+enum mode { ALL, FINDINGS, DECIDING };
+
+/* What a read let go of, and what it could not say. */
+static size_t not_kept, unknown, no_export;
+
+/* The findings as text, one a line, sorted, after reading the directory. */
+static char *read_ipc_as(enum mode m, size_t *recs, size_t jobs)
 {
 	char *paths[] = {dir};
 	struct pw_input in = {0};
 	struct ipc_report r;
 	ipc_init(&r);
-	if (findings_only)
+	if (m != ALL)
 		ipc_report_findings_only(&r);
 	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
-	struct pw_sink sink = {&ipc_ops, &r};
+	struct pw_sink sink = {m == DECIDING ? &ipc_findings_ops : &ipc_ops, &r};
 	struct pw_read_opts o = {.jobs = jobs, .quiet = true};
 	assert_int_equal(pw_input_read(&in, &o, &sink, 1), PW_READ_OK);
 	*recs = r.recs.len;
 	ipc_derive(&r, &in);
-	char *out = xstrdup("");
+	not_kept = r.not_kept;
+	unknown = r.unreachable_unknown;
+	no_export = r.open_no_export;
+	/* in a sorted order: which of a run's handles is derived first depends
+	 * on the records kept (check sorts its findings) */
+	char **lines = xcalloc(r.findings.len + 1, sizeof *lines);
+	size_t len = 1;
 	for (size_t i = 0; i < r.findings.len; i++) {
 		const struct ipc_finding *fd = vec_at(&r.findings, i);
-		char *n = xasprintf("%s%s %zu %llu %s %s\n", out, fd->rule, fd->file,
-		                    (unsigned long long)fd->seq, fd->api, fd->message);
-		free(out);
-		out = n;
+		lines[i] = xasprintf("%s %zu %llu %s %s\n", fd->rule, fd->file, (unsigned long long)fd->seq,
+		                     fd->api, fd->message);
+		len += strlen(lines[i]);
 	}
+	qsort(lines, r.findings.len, sizeof *lines, by_text);
+	char *out = xmalloc(len), *at = out;
+	for (size_t i = 0; i < r.findings.len; i++) {
+		at = stpcpy(at, lines[i]);
+		free(lines[i]);
+	}
+	*at = 0;
+	free(lines);
 	ipc_free(&r);
 	pw_input_free(&in);
 	return out;
+}
+
+static char *read_ipc(bool findings_only, size_t *recs, size_t jobs)
+{
+	return read_ipc_as(findings_only ? FINDINGS : ALL, recs, jobs);
+}
+
+/* The findings read deciding, which must be `want`'s; returns the records
+ * kept. */
+static size_t decided_as(const char *want, size_t jobs)
+{
+	size_t kept;
+	char *got = read_ipc_as(DECIDING, &kept, jobs);
+	assert_string_equal(got, want);
+	free(got);
+	return kept;
 }
 
 static void findings_only_keeps_first_exports(void **state)
@@ -229,6 +278,7 @@ static void findings_only_keeps_first_exports(void **state)
 		assert_int_equal(all, 8);  /* every call */
 		assert_int_equal(kept, 4); /* one export, the free, two opens */
 		assert_string_equal(got, want);
+		assert_int_equal(decided_as(want, jobs), 4); /* both opens have findings */
 		/* the free matched the earliest export (seq 2, at 1000): the open at
 		 * 1500 was open at the free, the one at 7000 stale */
 		assert_non_null(strstr(got, "ipc.free-while-open"));
@@ -250,6 +300,10 @@ static void findings_only_folds_closes_in_order(void **state)
 		 * stray close (three closes folded); all four calls of the other */
 		assert_int_equal(kept, 11);
 		assert_string_equal(got, want);
+		/* deciding: the open at 1600, closed at 2000 before the free, is
+		 * named by no finding and let go */
+		assert_int_equal(decided_as(want, jobs), 10);
+		assert_int_equal(not_kept, 1);
 		/* the open at 1500 of each importer was open at the free, closed
 		 * at 6500: in the one out of order by the match in time, which a
 		 * match in the order read would give the open at 2500 instead */
@@ -279,10 +333,257 @@ static void findings_only_folds_nested_in_order(void **state)
 		 * closes folded); the second's two opens and two closes */
 		assert_int_equal(kept, 8);
 		assert_string_equal(got, want);
+		/* the first importer's open at 1500, closed at 2000, is let go */
+		assert_int_equal(decided_as(want, jobs), 7);
 		/* the open at 2500 of each was open at the free at 6000 */
 		assert_non_null(strstr(got, "ipc.free-while-open"));
 		free(want);
 		free(got);
+	}
+}
+
+/* ---- generated runs ---- */
+
+static uint64_t rng;
+
+static unsigned rnd(unsigned n)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (unsigned)(rng % n);
+}
+
+enum { NPROC = 5, STEPS = 90 };
+
+struct lines {
+	char *text[4 * STEPS];
+	size_t n;
+};
+
+/* A call line as the library writes it; `parent` > 0: nested in that call. */
+static void gen_call(struct lines *l, int seq, int parent, long t, const char *api, const char *op, int ret,
+                     const char *args)
+{
+	char par[32] = "";
+	if (parent > 0)
+		snprintf(par, sizeof par, ",\"parent\":%d", parent);
+	l->text[l->n++] = xasprintf(
+	    "{\"type\":\"call\",\"seq\":%d,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"%s\",\"variant\":\"\","
+	    "\"family\":\"ipc\",\"op\":\"%s\",\"t_ns\":%ld,\"dur_ns\":5,\"ret\":%d,\"ret_name\":\"%s\"%s,"
+	    "\"cur_dev\":%u,\"args\":{%s}}\n",
+	    seq, api, op, t, ret, ret ? "CUDA_ERROR_INVALID_VALUE" : "CUDA_SUCCESS", par, rnd(2), args);
+}
+
+/* Handle a of process q (q == NPROC: of no traced process). */
+static void gen_handle(char *out, size_t len, unsigned q, unsigned a)
+{
+	snprintf(out, len, "5057534d341200000000100000000000010000000000000000000000%08x%08x", q, a);
+	memset(out + 72, '0', 56);
+	out[128] = 0;
+}
+
+/* One process of a generated run: it exports its two handles (now and
+ * then again), frees one now and then, opens the others' (and its own, and
+ * one nobody exported), refused at times, the runtime's with the driver's
+ * nested call written first, and closes some of its mappings. */
+static void gen_process(struct lines *l, unsigned p)
+{
+	char args[400], h[160];
+	unsigned long long open_ptr[STEPS];
+	size_t n_open = 0;
+	int seq = 1;
+	long t = 1000 + (long)rnd(500);
+	for (int step = 0; step < STEPS; step++, t += 100 + (long)rnd(50)) {
+		unsigned k = rnd(100), a = rnd(2);
+		if (k < 15) {
+			/* now and then another's handle (the same bytes from two
+			 * processes: the earliest export is the handle's) */
+			gen_handle(h, sizeof h, rnd(6) ? p : rnd(NPROC), a);
+			snprintf(args, sizeof args,
+			         "\"handle\":\"%s\",\"ptr\":\"0x7f%02x%02x000000\",\"ptr_dev\":%u", h, p, a,
+			         a);
+			if (rnd(4) == 0) { /* the runtime's; now and then its parent is not in the trace */
+				gen_call(l, seq + 1, rnd(8) ? seq : 9999, t + 2, "cuIpcGetMemHandle",
+				         "ipc_export", 0, args);
+				gen_call(l, seq, 0, t, "cudaIpcGetMemHandle", "ipc_export", 0, args);
+				seq += 2;
+			} else {
+				gen_call(l, seq++, 0, t, "cuIpcGetMemHandle", "ipc_export", rnd(10) == 0,
+				         args);
+			}
+		} else if (k < 20) {
+			snprintf(args, sizeof args, "\"ptr\":\"0x7f%02x%02x000000\",\"ptr_dev\":0", p,
+			         a + rnd(2));
+			if (rnd(4) == 0) {
+				gen_call(l, seq + 1, rnd(8) ? seq : 9999, t + 2, "cuMemFree", "free", 0,
+				         args);
+				gen_call(l, seq, 0, t, "cudaFree", "free", 0, args);
+				seq += 2;
+			} else {
+				gen_call(l, seq++, 0, t, "cuMemFree", "free", 0, args);
+			}
+		} else if (k < 60) {
+			unsigned q = rnd(NPROC + 1);
+			gen_handle(h, sizeof h, q, a);
+			unsigned long long ptr =
+			    0x7e0000000000ull + ((unsigned long long)q << 28) + ((unsigned long long)a << 20);
+			int ret = rnd(10) == 0;
+			snprintf(args, sizeof args,
+			         "\"ptr\":\"0x%llx\",\"ptr_dev\":%u,\"handle\":\"%s\",\"flags\":1", ptr, a,
+			         h);
+			if (rnd(3) == 0) { /* the runtime's, its driver call first */
+				gen_call(l, seq + 1, seq, t + 2, "cuIpcOpenMemHandle", "ipc_open", ret, args);
+				gen_call(l, seq, 0, t, "cudaIpcOpenMemHandle", "ipc_open", ret, args);
+				seq += 2;
+			} else {
+				gen_call(l, seq++, 0, t, "cuIpcOpenMemHandle", "ipc_open", ret, args);
+			}
+			if (!ret)
+				open_ptr[n_open++] = ptr;
+		} else if (k < 90 && n_open) {
+			size_t i = rnd((unsigned)n_open);
+			snprintf(args, sizeof args, "\"ptr\":\"0x%llx\"", open_ptr[i]);
+			int ret = rnd(20) == 0;
+			gen_call(l, seq++, 0, t, "cuIpcCloseMemHandle", "ipc_close", ret, args);
+			if (!ret)
+				open_ptr[i] = open_ptr[--n_open];
+		}
+	}
+}
+
+/* Device lines: process p sees the two GPUs in its own order (process 4
+ * writes none: its opens' reach cannot be known), and can or cannot
+ * access one from the other. */
+static void gen_devices(FILE *f, unsigned p, unsigned can)
+{
+	for (unsigned ord = 0; p != 4 && ord < 2; ord++)
+		fprintf(
+		    f,
+		    "{\"type\":\"device\",\"vendor\":\"cuda\",\"ordinal\":%u,\"count\":2,\"uuid\":\"GPU-%c\","
+		    "\"bus_id\":\"0000:%02u:00.0\",\"name\":\"G\",\"peers\":[{\"ordinal\":%u,\"can_access\":%"
+		    "u,"
+		    "\"link\":\"pcie\",\"nvlinks\":0,\"topology\":\"system\",\"p2p_read\":\"ok\"}]}\n",
+		    ord, "ab"[(ord + p) % 2], 16 + (ord + p) % 2, 1 - ord, can);
+}
+
+/* A run of NPROC processes in a new directory, from `seed`: one process's
+ * lines now and then out of time order (some of them swapped), one now
+ * and then killed (.partial). */
+static void gen_run(unsigned seed)
+{
+	snprintf(dir, sizeof dir, "/tmp/pw-test-ipc.XXXXXX");
+	assert_non_null(mkdtemp(dir));
+	rng = 0x9e3779b97f4a7c15ull * (seed + 1);
+	unsigned can = rnd(2), shuffled = rnd(NPROC + 2), killed = rnd(2) ? 3 : NPROC;
+	for (unsigned p = 0; p < NPROC; p++) {
+		struct lines l = {.n = 0};
+		gen_process(&l, p);
+		for (size_t i = 1; p == shuffled && i < l.n; i += 7) {
+			char *x = l.text[i];
+			l.text[i] = l.text[i - 1];
+			l.text[i - 1] = x;
+		}
+		FILE *f = trace_named(10 + (int)p, p == killed ? ".partial" : "");
+		gen_devices(f, p, can);
+		for (size_t i = 0; i < l.n; i++) {
+			fputs(l.text[i], f);
+			free(l.text[i]);
+		}
+		if (p == killed)
+			fclose(f);
+		else
+			end(f, (int)l.n + (p != 4) * 2); /* the device lines count as events */
+	}
+}
+
+static void deciding_as_derive(void **state)
+{
+	(void)state;
+	size_t let_go = 0, kept_fewer = 0;
+	for (unsigned seed = 0; seed < 24; seed++) {
+		gen_run(seed);
+		for (size_t jobs = 1; jobs <= 2; jobs++) {
+			size_t all, kept;
+			char *want = read_ipc_as(ALL, &all, jobs);
+			size_t want_unknown = unknown, want_no_export = no_export;
+			char *got = read_ipc_as(FINDINGS, &kept, jobs);
+			assert_string_equal(got, want);
+			free(got);
+			size_t decided = decided_as(want, jobs);
+			/* what ipc_derive counts, counted as an open is let go */
+			assert_int_equal(unknown, want_unknown);
+			assert_int_equal(no_export, want_no_export);
+			assert_true(decided <= kept);
+			let_go += not_kept;
+			kept_fewer += decided < kept;
+			free(want);
+		}
+		assert_int_equal(remove_dir(NULL), 0);
+	}
+	/* the runs have opens to let go, and in most of them some were */
+	assert_true(let_go > 0);
+	assert_true(kept_fewer > 24);
+}
+
+/* An exporter whose free is written before the export it follows (a
+ * second thread's block came late): by time the export at 2000 comes
+ * first and the free at 3000 ends it, so the open at 2500 closed at 3500
+ * was open at the free and the one at 4000 is stale.  Its exports and frees
+ * are not in order in its file, so its handle's opens are all kept. */
+static int make_dir_late_export(void **state)
+{
+	(void)state;
+	char exp[400], open1[400];
+	const char *close1 = "\"ptr\":\"0x7f1000000000\"";
+	if (!new_dir(exp, open1, sizeof exp))
+		return -1;
+	FILE *f = trace(1);
+	call(f, 2, 3000, "cuMemFree", "free", 0, "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+	call(f, 1, 2000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+	end(f, 2);
+	f = trace(2);
+	call(f, 1, 2500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 2, 3500, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	call(f, 3, 4000, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+	call(f, 4, 4100, "cuIpcCloseMemHandle", "ipc_close", 0, close1);
+	end(f, 4);
+	return 0;
+}
+
+static void late_export_keeps_its_opens(void **state)
+{
+	(void)state;
+	for (size_t jobs = 1; jobs <= 2; jobs++) {
+		size_t all;
+		char *want = read_ipc_as(ALL, &all, jobs);
+		assert_non_null(strstr(want, "ipc.free-while-open"));
+		assert_non_null(strstr(want, "ipc.open.stale"));
+		/* the export, the free, both opens */
+		assert_int_equal(decided_as(want, jobs), 4);
+		assert_int_equal(not_kept, 0);
+		free(want);
+	}
+}
+
+/* A process that closes an ACL key (a close without a pointer): no open
+ * is decided, and the findings are the same. */
+static void key_close_keeps_all(void **state)
+{
+	(void)state;
+	gen_run(3);
+	FILE *f = trace(30);
+	char args[300], h[160];
+	gen_handle(h, sizeof h, 0, 0);
+	snprintf(args, sizeof args, "\"handle\":\"%s\"", h);
+	call(f, 1, 5000, "cuIpcCloseMemHandle", "ipc_close", 0, args);
+	end(f, 1);
+	for (size_t jobs = 1; jobs <= 2; jobs++) {
+		size_t all;
+		char *want = read_ipc_as(ALL, &all, jobs);
+		decided_as(want, jobs);
+		assert_int_equal(not_kept, 0);
+		free(want);
 	}
 }
 
@@ -292,6 +593,9 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(findings_only_keeps_first_exports, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(findings_only_folds_closes_in_order, make_dir_closes, remove_dir),
 	    cmocka_unit_test_setup_teardown(findings_only_folds_nested_in_order, make_dir_nested, remove_dir),
+	    cmocka_unit_test(deciding_as_derive),
+	    cmocka_unit_test_setup_teardown(late_export_keeps_its_opens, make_dir_late_export, remove_dir),
+	    cmocka_unit_test_teardown(key_close_keeps_all, remove_dir),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
