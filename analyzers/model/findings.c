@@ -229,7 +229,8 @@ int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings 
 	ipc_init(&ipc);
 	ipc_report_findings_only(&ipc);
 	umfx_init(&um);
-	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_findings_ops, &ipc}, {&umfx_ops, &um}};
+	um.findings_only = true;
+	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_findings_ops, &ipc}, {&umfx_findings_ops, &um}};
 	int st = an_read(o, in, sinks, o->derived ? 3 : 1);
 	if (o->derived) {
 		ipc_derive(&ipc, in);

@@ -70,6 +70,7 @@ struct fx_fctx {
 	struct hmap pages; /* struct fx_page_key -> struct fx_page */
 	bool ready;
 	size_t kept;
+	bool any_um; /* umfx_findings_ops: the pre-phase saw a um line */
 };
 
 void umfx_init(struct umfx *u)
@@ -154,9 +155,9 @@ static enum umfx_what advice_kind(const struct pw_event *ev)
 
 static void *fx_partial_new(void *report)
 {
-	(void)report;
 	struct umfx *u = xmalloc(sizeof *u);
 	umfx_init(u);
+	u->findings_only = ((const struct umfx *)report)->findings_only;
 	return u;
 }
 
@@ -186,7 +187,10 @@ static void *fx_file_begin(void *partial, const struct pw_file *f)
 	return c;
 }
 
-static const char *const pre_keys[] = {"\"op\":\"managed_alloc\"",
+/* The pre-phase's lines: (umfx_findings_ops) every um line, and the
+ * managed calls (umfx_ops: the rest of the list). */
+static const char *const pre_keys[] = {"\"um\"",
+                                       "\"op\":\"managed_alloc\"",
                                        "\"op\":\"managed_advise\"",
                                        "\"op\":\"managed_prefetch\"",
                                        "Managed\"",
@@ -199,6 +203,7 @@ static void fx_pre_event(void *partial, void *fctx, const struct pw_file *f, con
 	struct umfx *u = partial;
 	struct fx_fctx *c = fctx;
 	(void)f;
+	c->any_um |= ev->type == PW_EV_UM;
 	if (ev->type != PW_EV_CALL || ev->ret != 0 || !ev->op)
 		return;
 	bool alloc = !strcmp(ev->op, "managed_alloc"), advise = !strcmp(ev->op, "managed_advise"),
@@ -675,7 +680,10 @@ static void fx_file_end(void *partial, void *fctx, const struct pw_file *f)
 			fd->message = xstrdup(call->message);
 			fd->rule = call->rule;
 		}
-		*(struct umfx_alloc *)vec_push(&u->allocs) = *a;
+		if (u->findings_only)
+			alloc_free(a);
+		else
+			*(struct umfx_alloc *)vec_push(&u->allocs) = *a;
 	}
 	vec_free(&c->allocs);
 	vec_free(&c->byptr);
@@ -686,8 +694,35 @@ const struct pw_sink_ops umfx_ops = {
     .partial_new = fx_partial_new,
     .partial_merge = fx_partial_merge,
     .file_begin = fx_file_begin,
+    .pre_keys = pre_keys + 1,
+    .pre_event = fx_pre_event,
+    .event = fx_event,
+    .file_end = fx_file_end,
+};
+
+/* umfx_findings_ops: a file without um events makes no finding, and
+ * keeps none of its managed calls past its pre-phase (a run that reads
+ * every pre-phase first holds every file's). */
+static void fx_pre_done(void *partial, void *fctx, const struct pw_file *f, const struct seqset *seqs)
+{
+	(void)partial;
+	(void)f;
+	(void)seqs;
+	struct fx_fctx *c = fctx;
+	if (c->any_um)
+		return;
+	for (size_t i = 0; i < c->pre.len; i++)
+		call_free(&((struct fx_pre *)vec_at(&c->pre, i))->c);
+	vec_free(&c->pre);
+}
+
+const struct pw_sink_ops umfx_findings_ops = {
+    .partial_new = fx_partial_new,
+    .partial_merge = fx_partial_merge,
+    .file_begin = fx_file_begin,
     .pre_keys = pre_keys,
     .pre_event = fx_pre_event,
+    .pre_done = fx_pre_done,
     .event = fx_event,
     .file_end = fx_file_end,
 };

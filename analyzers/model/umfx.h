@@ -91,9 +91,13 @@ struct umfx {
 	uint64_t outside;    /* of them, in no managed allocation of their trace */
 	uint64_t not_kept;   /* calls beyond UMFX_CALLS_MAX per trace */
 	uint64_t too_wide;   /* events whose pages were looked at only up to a bound */
+	/* check's: the findings alone (a file's allocations are let go once its
+	 * findings are made: allocs stays empty), read with umfx_findings_ops */
+	bool findings_only;
 };
 
 extern const struct pw_sink_ops umfx_ops;
+extern const struct pw_sink_ops umfx_findings_ops;
 void umfx_init(struct umfx *u);
 void umfx_free(struct umfx *u);
 /* After reading: allocations in process order (file_ranks, then time). */
