@@ -147,26 +147,57 @@ void findings_init(struct findings *fs)
 	vec_init(&fs->list, sizeof(struct finding));
 	vec_init(&fs->suppressed, sizeof(struct suppressed_mark));
 	fs->derived_suppressed = 0;
+	fs->seen = NULL;
+}
+
+/* A key of the library's findings and suppressions, by what a derived
+ * finding is matched on: 'c' a finding on a call, 'x' one made at exit
+ * (no call), 's' a suppression of a rule on a call. */
+static size_t seen_key(char *k, size_t len, char kind, size_t file, uint64_t call, const char *rule)
+{
+	k[0] = kind;
+	memcpy(k + 1, &file, sizeof file);
+	memcpy(k + 1 + sizeof file, &call, sizeof call);
+	size_t head = 1 + sizeof file + sizeof call, n = strnlen(rule, len - head);
+	memcpy(k + head, rule, n);
+	return head + n;
+}
+
+/* The library's findings and suppressions, indexed once every trace is
+ * read (a derived finding is matched against them, not against the
+ * derived ones before it). */
+static void index_seen(struct findings *fs)
+{
+	char k[256];
+	fs->seen = xcalloc(1, sizeof *fs->seen);
+	hmap_init(fs->seen);
+	for (size_t i = 0; i < fs->list.len; i++) {
+		const struct finding *fd = vec_at(&fs->list, i);
+		if (!fd->derived)
+			*hmap_put(fs->seen, k,
+			          seen_key(k, sizeof k, fd->has_call ? 'c' : 'x', fd->file,
+			                   fd->has_call ? fd->call : 0, fd->rule)) = (void *)1;
+	}
+	for (size_t i = 0; i < fs->suppressed.len; i++) {
+		const struct suppressed_mark *m = vec_at(&fs->suppressed, i);
+		*hmap_put(fs->seen, k, seen_key(k, sizeof k, 's', m->file, m->call, m->rule)) = (void *)1;
+	}
 }
 
 void findings_add_derived(struct findings *fs, size_t file, uint64_t call, const char *api, const char *rule,
                           enum sev sev, const char *message)
 {
+	char k[256];
+	if (!fs->seen)
+		index_seen(fs);
 	/* what is still open at exit: the library's finding has no call */
 	bool leak = !strcmp(rule, "ipc.leak") || !strcmp(rule, "ipc.event.leak");
-	for (size_t i = 0; i < fs->list.len; i++) {
-		const struct finding *fd = vec_at(&fs->list, i);
-		if (fd->derived || fd->file != file || strcmp(fd->rule, rule))
-			continue;
-		if ((fd->has_call && fd->call == call) || (leak && !fd->has_call))
-			return; /* the online registry caught it already */
-	}
-	for (size_t i = 0; i < fs->suppressed.len; i++) {
-		const struct suppressed_mark *m = vec_at(&fs->suppressed, i);
-		if (m->file == file && m->call == call && !strcmp(m->rule, rule)) {
-			fs->derived_suppressed++; /* the library's suppression took it */
-			return;
-		}
+	if (hmap_get(fs->seen, k, seen_key(k, sizeof k, 'c', file, call, rule)) ||
+	    (leak && hmap_get(fs->seen, k, seen_key(k, sizeof k, 'x', file, 0, rule))))
+		return; /* the online registry caught it already */
+	if (hmap_get(fs->seen, k, seen_key(k, sizeof k, 's', file, call, rule))) {
+		fs->derived_suppressed++; /* the library's suppression took it */
+		return;
 	}
 	struct finding *fd = vec_push(&fs->list);
 	fd->file = file;
@@ -220,6 +251,10 @@ void findings_free(struct findings *fs)
 	for (size_t i = 0; i < fs->suppressed.len; i++)
 		free(((struct suppressed_mark *)vec_at(&fs->suppressed, i))->rule);
 	vec_free(&fs->suppressed);
+	if (fs->seen)
+		hmap_free(fs->seen, NULL);
+	free(fs->seen);
+	fs->seen = NULL;
 }
 
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs)

@@ -42,12 +42,14 @@ struct findings {
 	struct vec list;             /* struct finding */
 	struct vec suppressed;       /* struct suppressed_mark, from the calls' "suppressed" */
 	uint64_t derived_suppressed; /* derived findings left out: a suppression took them */
+	struct hmap *seen;           /* the library's findings and suppressions, at the first derived one */
 };
 
 extern const struct pw_sink_ops findings_ops;
 
 void findings_init(struct findings *fs);
-/* Adds a derived finding (copies the strings) unless an event already
+/* Adds a derived finding (copies the strings), once every trace is read,
+ * unless an event already
  * reports the same rule on the same call, or, for ipc.leak, the same trace
  * has ipc.leak events made at exit (the library then reported every mapping
  * still open itself), or a suppression took that rule's finding on the

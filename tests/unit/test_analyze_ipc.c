@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "base/util.h"
+#include "model/findings.h"
 #include "model/ipclife.h"
 #include "read/files.h"
 #include "read/reader.h"
@@ -587,6 +588,52 @@ static void key_close_keeps_all(void **state)
 	}
 }
 
+/* A derived finding the library's findings or suppressions already have
+ * is not added: the same rule on the same call of the same trace, a leak
+ * of a trace whose library reported its leaks at exit (no call), a rule a
+ * suppression took on that call. */
+static void derived_against_the_library(void **state)
+{
+	(void)state;
+	struct findings fs;
+	findings_init(&fs);
+	struct finding *fd = vec_push(&fs.list);
+	*fd = (struct finding){.file = 1, .call = 7, .has_call = true, .rule = xstrdup("ipc.open.stale")};
+	fd = vec_push(&fs.list);
+	*fd = (struct finding){.file = 2, .rule = xstrdup("ipc.leak")}; /* at exit */
+	struct suppressed_mark *m = vec_push(&fs.suppressed);
+	*m = (struct suppressed_mark){.file = 3, .call = 9, .rule = xstrdup("ipc.free-while-open")};
+	const struct {
+		size_t file;
+		uint64_t call;
+		const char *rule;
+		bool added;
+	} cases[] = {
+	    {1, 7, "ipc.open.stale", false},
+	    {1, 8, "ipc.open.stale", true},
+	    {1, 7, "ipc.open.unexported", true},
+	    {0, 7, "ipc.open.stale", true},
+	    {2, 5, "ipc.leak", false},
+	    {2, 5, "ipc.open.stale", true},
+	    {1, 5, "ipc.leak", true},
+	    {3, 9, "ipc.free-while-open", false},
+	    {3, 8, "ipc.free-while-open", true},
+	    {3, 9, "ipc.leak", true},
+	};
+	size_t len = fs.list.len;
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		findings_add_derived(&fs, cases[i].file, cases[i].call, "cuIpcOpenMemHandle", cases[i].rule,
+		                     SEV_ERROR, "m");
+		assert_int_equal(fs.list.len, len + cases[i].added);
+		len = fs.list.len;
+	}
+	/* a derived finding is not matched against the derived before it */
+	findings_add_derived(&fs, 1, 8, "cuIpcOpenMemHandle", "ipc.open.stale", SEV_ERROR, "m");
+	assert_int_equal(fs.list.len, len + 1);
+	assert_int_equal(fs.derived_suppressed, 1);
+	findings_free(&fs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -594,6 +641,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(findings_only_folds_closes_in_order, make_dir_closes, remove_dir),
 	    cmocka_unit_test_setup_teardown(findings_only_folds_nested_in_order, make_dir_nested, remove_dir),
 	    cmocka_unit_test(deciding_as_derive),
+	    cmocka_unit_test(derived_against_the_library),
 	    cmocka_unit_test_setup_teardown(late_export_keeps_its_opens, make_dir_late_export, remove_dir),
 	    cmocka_unit_test_teardown(key_close_keeps_all, remove_dir),
 	};
