@@ -848,6 +848,8 @@ static void derive_shared(struct ipc_report *r, const struct pw_input *in)
 void ipc_derive(struct ipc_report *r, const struct pw_input *in)
 {
 	struct places pl;
+	hmap_free(&r->decided, free); /* the reading's (ipcsink.c), done with */
+	hmap_init(&r->decided);
 	r->origin = host_origins(in);
 	if (!in->n)
 		return;

@@ -91,12 +91,45 @@ struct pre_free {
 /* A memory handle's export and its exporter's free, as ipc_derive will
  * find them (match_free), learnt before any event phase. */
 struct ipc_decided {
-	struct ipc_rec export; /* its file, seq, t_ns, dev, vendor */
-	bool exact;            /* the exporter's exports and frees were in time order in its file */
+	int64_t t_ns, dev; /* the export's */
+	uint64_t seq;
+	const char *vendor;
+	uint32_t file;
+	bool exact; /* the exporter's exports and frees were in time order in its file */
 	bool has_free;
 	int64_t free_t;
 	uint64_t free_seq;
 };
+
+static int hex_value(char c)
+{
+	return c >= '0' && c <= '9'   ? c - '0'
+	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+	                              : -1;
+}
+
+/* The decided map's key of a memory handle (ipc_key_handle's parts: run,
+ * host, vendor, the handle), its 128 hex digits as 64 bytes: a run of
+ * thousands of processes has a key per exported handle.  Returns its
+ * length in k (DECIDED_KEY bytes). */
+enum { DECIDED_KEY = 512 };
+static size_t decided_key(char *k, const struct pw_input *in, uint32_t file, const char *vendor,
+                          const char *handle)
+{
+	int n = snprintf(k, DECIDED_KEY - 64, "%.128s%c%.128s%c%.16s%c", ipc_run_of(in, file), 0,
+	                 in->files[file].host, 0, vendor, 0);
+	size_t at = n > 0 ? (size_t)n : 0, hl = strnlen(handle, 128);
+	for (size_t i = 0; i + 1 < hl; i += 2) {
+		int hi = hex_value(handle[i]), lo = hex_value(handle[i + 1]);
+		if (hi < 0 || lo < 0) { /* not hex (pw_arg_handle's are): the text */
+			memcpy(k + at, handle, hl);
+			return at + hl;
+		}
+		k[at++] = (char)(hi << 4 | lo);
+	}
+	return at;
+}
 
 struct ipc_partial {
 	struct ipc_report *report;
@@ -158,15 +191,13 @@ static enum fate fate_of(const struct ipc_partial *p, const struct ipc_rec *o, c
 {
 	const struct ipc_report *r = p->report;
 	const struct pw_input *in = r->in;
-	size_t len;
-	char *k = ipc_key_handle(ipc_run_of(in, o->file), in->files[o->file].host, o->vendor, o->handle,
-	                         false, &len);
-	const struct ipc_decided *d = hmap_get(&r->decided, k, len);
-	free(k);
+	char k[DECIDED_KEY];
+	const struct ipc_decided *d =
+	    hmap_get(&r->decided, k, decided_key(k, in, o->file, o->vendor, o->handle));
 	*unknown = false;
 	if (!d)
 		return KEEP;
-	if (d->export.file == o->file)
+	if (d->file == o->file)
 		return GO;
 	if (!d->exact)
 		return KEEP;
@@ -174,7 +205,8 @@ static enum fate fate_of(const struct ipc_partial *p, const struct ipc_rec *o, c
 	if (d->has_free && (o->t_ns > d->free_t || (o->ret == 0 && o->t_ns < d->free_t && at_free)))
 		return KEEP;
 	const struct pw_device *de, *dc, *di;
-	enum ipc_reach reach = ipc_reach(in, &d->export, o, &de, &dc, &di);
+	struct ipc_rec e = {.file = d->file, .dev = d->dev, .vendor = d->vendor};
+	enum ipc_reach reach = ipc_reach(in, &e, o, &de, &dc, &di);
 	if (reach == IPC_REACH_NOT)
 		return KEEP;
 	*unknown = reach == IPC_REACH_UNKNOWN;
@@ -848,20 +880,14 @@ struct reg {
 static struct ipc_decided *decided_of(struct ipc_report *r, const struct pw_input *in,
                                       const struct pre_export *e, bool make)
 {
-	size_t len;
-	char *k = ipc_key_handle(ipc_run_of(in, e->file), in->files[e->file].host, e->vendor, e->handle,
-	                         false, &len);
-	struct ipc_decided *d;
-	if (make) {
-		struct ipc_decided **slot = (struct ipc_decided **)hmap_put(&r->decided, k, len);
-		if (!*slot)
-			*slot = xcalloc(1, sizeof **slot);
-		d = *slot;
-	} else {
-		d = hmap_get(&r->decided, k, len);
-	}
-	free(k);
-	return d;
+	char k[DECIDED_KEY];
+	size_t len = decided_key(k, in, e->file, e->vendor, e->handle);
+	if (!make)
+		return hmap_get(&r->decided, k, len);
+	struct ipc_decided **slot = (struct ipc_decided **)hmap_put(&r->decided, k, len);
+	if (!*slot)
+		*slot = xcalloc(1, sizeof **slot); /* no export yet: vendor NULL */
+	return *slot;
 }
 
 /*
@@ -887,22 +913,17 @@ static void ipc_pre_all_done(void *report, void *const *partials, size_t n, cons
 		for (size_t k = 0; r->deciding && k < p->pexports.len; k++) {
 			const struct pre_export *e = vec_at(&p->pexports, k);
 			struct ipc_decided *d = decided_of(r, in, e, true);
-			struct ipc_rec *x = &d->export;
-			bool earlier = e->t_ns != x->t_ns   ? e->t_ns < x->t_ns
-			               : e->file != x->file ? e->file < x->file
-			                                    : e->seq < x->seq;
-			if (x->handle && !earlier)
+			bool earlier = !d->vendor           ? true
+			               : e->t_ns != d->t_ns ? e->t_ns < d->t_ns
+			               : e->file != d->file ? e->file < d->file
+			                                    : e->seq < d->seq;
+			if (!earlier)
 				continue;
-			*x = (struct ipc_rec){.handle = e->handle,
-			                      .vendor = e->vendor,
-			                      .file = e->file,
-			                      .seq = e->seq,
-			                      .t_ns = e->t_ns,
-			                      .dev = e->dev,
-			                      .ptr = e->ptr,
-			                      .has_ptr = e->has_ptr,
-			                      .has_handle = true,
-			                      .op = OP_EXPORT};
+			d->t_ns = e->t_ns;
+			d->dev = e->dev;
+			d->seq = e->seq;
+			d->vendor = e->vendor;
+			d->file = e->file;
 		}
 	}
 	struct hmap regs; /* (file, pointer) -> struct vec of struct reg */
@@ -912,7 +933,7 @@ static void ipc_pre_all_done(void *report, void *const *partials, size_t n, cons
 		for (size_t k = 0; k < p->pexports.len; k++) {
 			const struct pre_export *e = vec_at(&p->pexports, k);
 			struct ipc_decided *d = decided_of(r, in, e, false);
-			if (!e->has_ptr || e->file != d->export.file)
+			if (!e->has_ptr || e->file != d->file)
 				continue;
 			uint64_t key[2] = {e->file, e->ptr};
 			struct vec **v = (struct vec **)hmap_put(&regs, key, sizeof key);
@@ -932,8 +953,8 @@ static void ipc_pre_all_done(void *report, void *const *partials, size_t n, cons
 			for (size_t j = 0; v && j < v->len; j++) {
 				const struct reg *g = vec_at(v, j);
 				struct ipc_decided *d = g->d;
-				if (strcmp(d->export.vendor, fr->vendor) ||
-				    !before(g->t_ns, g->seq, fr->t_ns, fr->seq) || fr->t_ns < d->export.t_ns)
+				if (strcmp(d->vendor, fr->vendor) ||
+				    !before(g->t_ns, g->seq, fr->t_ns, fr->seq) || fr->t_ns < d->t_ns)
 					continue;
 				if (!d->has_free || before(fr->t_ns, fr->seq, d->free_t, d->free_seq)) {
 					d->has_free = true;
@@ -952,7 +973,7 @@ static void ipc_pre_all_done(void *report, void *const *partials, size_t n, cons
 	for (size_t i = 0; i < r->decided.cap; i++)
 		if (r->decided.slots[i].key) {
 			struct ipc_decided *d = r->decided.slots[i].val;
-			d->exact = !unordered[d->export.file];
+			d->exact = !unordered[d->file];
 		}
 	free(unordered);
 	for (size_t i = 0; i < n; i++) {
