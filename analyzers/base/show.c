@@ -69,7 +69,17 @@ void fmt_rel(char *buf, size_t len, int64_t t_ns, int64_t origin)
 	char d[32];
 	double rel = (double)t_ns - (double)origin;
 	fmt_ns(d, sizeof d, rel < 0 ? -rel : rel);
-	snprintf(buf, len, "%s%s", rel < 0 ? "-" : "+", d);
+	size_t n = strlen(d); /* no snprintf: a listing has a time a row */
+	if (len < 2) {
+		if (len)
+			buf[0] = 0;
+		return;
+	}
+	if (n > len - 2) /* cut as snprintf would */
+		n = len - 2;
+	buf[0] = rel < 0 ? '-' : '+';
+	memcpy(buf + 1, d, n);
+	buf[n + 1] = 0;
 }
 
 void json_print(json_t *doc)

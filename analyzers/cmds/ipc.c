@@ -24,6 +24,29 @@
 /* The physical devices of the traces (devices.h): a record's device is
  * shown as the host's GPU its ordinal names, where its trace says. */
 static const struct pw_devmap *dm;
+/* Each trace's process label, made once: a listing's rows name a process
+ * each, twice (measured, then printed). */
+static char **labels;
+
+static const char *label_of(const struct pw_input *in, size_t file)
+{
+	if (!labels[file])
+		labels[file] = proc_label(&in->files[file]);
+	return labels[file];
+}
+
+/* v in decimal, as "%llu" writes it (a row's seq, for every IPC call). */
+static void fmt_u64(char *buf, uint64_t v)
+{
+	char t[24];
+	size_t n = 0;
+	do
+		t[n++] = (char)('0' + v % 10);
+	while (v /= 10);
+	for (size_t i = 0; i < n; i++)
+		buf[i] = t[n - 1 - i];
+	buf[n] = 0;
+}
 
 static const char *op_name(enum ipc_op op)
 {
@@ -68,17 +91,16 @@ struct rows {
 	const struct vec *recs; /* struct ipc_rec * */
 	bool shared;            /* VMM and pool: the record's own detail first */
 	char when[32], seq[24], det[96], ptr[24];
-	char *label;
+	const char *label;
 };
 
 /* Record i of the rows, its process, time and seq made. */
 static const struct ipc_rec *row_rec(struct rows *x, size_t i)
 {
 	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
-	free(x->label);
-	x->label = proc_label(&x->in->files[rec->file]);
+	x->label = label_of(x->in, rec->file);
 	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
-	snprintf(x->seq, sizeof x->seq, "%llu", (unsigned long long)rec->seq);
+	fmt_u64(x->seq, rec->seq);
 	return rec;
 }
 
@@ -100,7 +122,6 @@ static void print_calls(const struct ipc_report *r, const struct pw_input *in, c
 	static const char *const heads[] = {"TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL"};
 	struct rows x = {.r = r, .in = in, .recs = recs, .shared = shared};
 	table_print_rows(stdout, "  ", "lllrll", heads, recs->len, call_row, &x);
-	free(x.label);
 }
 
 static void print_handle(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
@@ -132,7 +153,6 @@ static void print_stray(const struct ipc_report *r, const struct pw_input *in)
 	static const char *const heads[] = {"TIME", "PROCESS", "SEQ", "PTR", "RESULT"};
 	struct rows x = {.r = r, .in = in, .recs = &r->stray};
 	table_print_rows(stdout, "  ", "llrll", heads, r->stray.len, stray_row, &x);
-	free(x.label);
 }
 
 /* The processes that exported (or imported) a shared allocation, as text. */
@@ -343,6 +363,7 @@ int cmd_ipc(const struct pw_opts *o)
 		struct pw_devmap map;
 		pw_devmap_build(&map, &in);
 		dm = &map;
+		labels = xcalloc(in.n, sizeof *labels);
 		ipc_derive(&r, &in);
 		if (o->json)
 			print_json(&r, &in);
@@ -350,6 +371,10 @@ int cmd_ipc(const struct pw_opts *o)
 			print_text(&r, &in);
 		pw_devmap_free(&map);
 		dm = NULL;
+		for (size_t i = 0; i < in.n; i++)
+			free(labels[i]);
+		free(labels);
+		labels = NULL;
 	}
 	ipc_free(&r);
 	pw_input_free(&in);

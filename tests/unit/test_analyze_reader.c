@@ -1486,6 +1486,18 @@ static void formats(void **state)
 	assert_false(parse_hex_u64("0x", &x));
 	assert_false(parse_hex_u64("12", &x));
 	assert_false(parse_hex_u64("0x1g", &x));
+	/* a time relative to an origin, cut as snprintf cuts */
+	fmt_rel(b, sizeof b, 1000 + 4500, 1000);
+	assert_string_equal(b, "+4.50us");
+	fmt_rel(b, sizeof b, 1000, 1000 + 27841);
+	assert_string_equal(b, "-27.8us");
+	fmt_rel(b, 4, 1000 + 4500, 1000);
+	assert_string_equal(b, "+4.");
+	fmt_rel(b, 2, 1000, 1000 + 27841);
+	assert_string_equal(b, "-");
+	b[0] = 'x';
+	fmt_rel(b, 1, 1000, 1000);
+	assert_int_equal(b[0], 0);
 }
 
 int main(void)
