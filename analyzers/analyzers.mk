@@ -93,9 +93,11 @@ FUZZ_SECONDS ?= 60
 FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_reader
-FUZZ_SRC     := $(wildcard analyzers/read/*.c) analyzers/base/util.c
+FUZZ_SRC     := $(wildcard analyzers/read/*.c) analyzers/base/util.c analyzers/base/show.c \
+                analyzers/model/ipcsink.c analyzers/model/ipclife.c analyzers/model/procs.c \
+                analyzers/model/catalog.c
 
-$(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/base/*.h analyzers/read/*.h)
+$(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/base/*.h analyzers/read/*.h analyzers/model/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) -std=gnu11 $(WARN) -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude -Ianalyzers -Ipreload -D_GNU_SOURCE \
 		tests/analyze/fuzz_reader.c $(FUZZ_SRC) -o $@ -ljansson -lpthread

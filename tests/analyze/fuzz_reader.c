@@ -5,7 +5,9 @@
  * argument accessor a report may call is then called on the event.  An
  * input with several lines is also read as a whole trace file (a memfd)
  * through pw_input_read, with a pre-phase: line splitting, the header
- * rules, .partial tails.  Any crash, leak or sanitizer report is a bug:
+ * rules, .partial tails; and by check's IPC sink (model/ipcsink.c), which
+ * reads every pre-phase first (a staged read), decides opens as they end
+ * and derives its findings.  Any crash, leak or sanitizer report is a bug:
  * traces are untrusted input.  A line the fast path takes (a call of the
  * plain shape, parse.c) is parsed again by the full parse, which must take
  * it too and give the same event: every member, the stack and the args.
@@ -20,6 +22,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "model/ipclife.h"
 #include "read/files.h"
 #include "read/json.h"
 #include "read/lines.h"
@@ -108,9 +111,15 @@ static void as_file(const uint8_t *data, size_t size)
 	char *paths[] = {path};
 	struct pw_input in = {0};
 	if (pw_input_find(&in, paths, 1) == PW_READ_OK) {
-		struct pw_sink sink = {size && data[0] & 1 ? &file_ops_pre_nesting : &file_ops, NULL};
+		struct ipc_report r;
+		ipc_init(&r);
+		ipc_report_findings_only(&r);
+		struct pw_sink sinks[] = {{size && data[0] & 1 ? &file_ops_pre_nesting : &file_ops, NULL},
+		                          {&ipc_findings_ops, &r}};
 		struct pw_read_opts o = {.jobs = 1, .quiet = true};
-		pw_input_read(&in, &o, &sink, 1);
+		pw_input_read(&in, &o, sinks, size && data[0] & 2 ? 2 : 1);
+		ipc_derive(&r, &in);
+		ipc_free(&r);
 	}
 	pw_input_free(&in);
 	close(fd);
