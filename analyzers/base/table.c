@@ -58,6 +58,16 @@ void table_row(struct table *t, ...)
 	free(cells);
 }
 
+/* n spaces (no printf: a listing has a row per IPC call). */
+static void spaces(FILE *out, size_t n)
+{
+	static const char sp[] = "                                                                ";
+	for (size_t k; n; n -= k) {
+		k = n < sizeof sp - 1 ? n : sizeof sp - 1;
+		fwrite(sp, 1, k, out);
+	}
+}
+
 static void print_row(size_t ncols, const char *align, FILE *out, const char *indent, char *const *cells,
                       const size_t *width)
 {
@@ -66,9 +76,10 @@ static void print_row(size_t ncols, const char *align, FILE *out, const char *in
 		size_t pad = width[i] - text_width(cells[i]);
 		bool last = i + 1 == ncols;
 		if (align[i] == 'r')
-			fprintf(out, "%*s%s", (int)pad, "", cells[i]);
-		else
-			fprintf(out, "%s%*s", cells[i], last ? 0 : (int)pad, "");
+			spaces(out, pad);
+		fputs(cells[i], out);
+		if (align[i] != 'r' && !last)
+			spaces(out, pad);
 		fputs(last ? "\n" : "  ", out);
 	}
 }
@@ -92,15 +103,36 @@ void table_print(const struct table *t, FILE *out, const char *indent)
 	free(width);
 }
 
-/* Row i made safe to print, as table_rowv keeps it, into safe[]. */
+/* Whether sanitize would give s back unchanged, by a test that needs no
+ * copy: printable ASCII without a backslash. */
+static bool plain(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f || *s == '\\')
+			return false;
+	return true;
+}
+
+/* Row i made safe to print, as table_rowv keeps it, into safe[]: a plain
+ * cell as it is (owned[c] false), another sanitized (owned, to free). */
 static void made_row(size_t ncols, size_t i, void (*row)(void *, size_t, const char **), void *ctx,
-                     const char **cells, char **safe)
+                     const char **cells, char **safe, bool *owned)
 {
 	for (size_t c = 0; c < ncols; c++)
 		cells[c] = NULL;
 	row(ctx, i, cells);
+	for (size_t c = 0; c < ncols; c++) {
+		const char *cell = cells[c] ? cells[c] : "-";
+		owned[c] = !plain(cell);
+		safe[c] = owned[c] ? sanitize(cell) : (char *)(uintptr_t)cell;
+	}
+}
+
+static void made_free(size_t ncols, char **safe, const bool *owned)
+{
 	for (size_t c = 0; c < ncols; c++)
-		safe[c] = sanitize(cells[c] ? cells[c] : "-");
+		if (owned[c])
+			free(safe[c]);
 }
 
 void table_print_rows(FILE *out, const char *indent, const char *align, const char *const *heads,
@@ -110,27 +142,28 @@ void table_print_rows(FILE *out, const char *indent, const char *align, const ch
 	size_t *width = xcalloc(ncols, sizeof *width);
 	const char **cells = xcalloc(ncols, sizeof *cells);
 	char **safe = xcalloc(ncols, sizeof *safe);
+	bool *owned = xcalloc(ncols, sizeof *owned);
 	for (size_t c = 0; c < ncols; c++)
 		width[c] = text_width(heads[c]);
 	for (size_t i = 0; i < nrows; i++) {
-		made_row(ncols, i, row, ctx, cells, safe);
+		made_row(ncols, i, row, ctx, cells, safe, owned);
 		for (size_t c = 0; c < ncols; c++) {
 			size_t w = text_width(safe[c]);
 			if (w > width[c])
 				width[c] = w;
-			free(safe[c]);
 		}
+		made_free(ncols, safe, owned);
 	}
 	print_row(ncols, align, out, indent, (char *const *)heads, width);
 	for (size_t i = 0; i < nrows; i++) {
-		made_row(ncols, i, row, ctx, cells, safe);
+		made_row(ncols, i, row, ctx, cells, safe, owned);
 		print_row(ncols, align, out, indent, safe, width);
-		for (size_t c = 0; c < ncols; c++)
-			free(safe[c]);
+		made_free(ncols, safe, owned);
 	}
 	free(width);
 	free(cells);
 	free(safe);
+	free(owned);
 }
 
 void table_free(struct table *t)

@@ -1441,6 +1441,15 @@ static void histogram(void **state)
 	free(v);
 }
 
+static void row_of(void *ctx, size_t i, const char **cells)
+{
+	(void)ctx;
+	static const char *const rows[][2] = {
+	    {"a\x1b[31m", "7"}, {"\xc3\xa9t\xc3\xa9", "1234"}, {"b\x9b\xc2\x9b", "2"}, {"-\\x", NULL}};
+	cells[0] = rows[i][0];
+	cells[1] = rows[i][1]; /* NULL: "-" */
+}
+
 static void table_alignment(void **state)
 {
 	(void)state;
@@ -1460,6 +1469,27 @@ static void table_alignment(void **state)
 	                         "\xc3\xa9t\xc3\xa9          1234\n"
 	                         "b\\x9b\\u009b     2\n");
 	free(buf);
+	/* the same rows and one more made by a callback (table_print_rows,
+	 * twice each): as table_print prints them, plain cells as they are */
+	static const char *const heads[] = {"NAME", "N"};
+	char *want = NULL, *got = NULL;
+	out = open_memstream(&want, &len);
+	table_init(&t, "lr", "NAME", "N");
+	for (size_t i = 0; i < 4; i++) {
+		const char *cells[2];
+		row_of(NULL, i, cells);
+		table_rowv(&t, cells);
+	}
+	table_print(&t, out, "  ");
+	table_free(&t);
+	fclose(out);
+	out = open_memstream(&got, &len);
+	table_print_rows(out, "  ", "lr", heads, 4, row_of, NULL);
+	fclose(out);
+	assert_string_equal(got, want);
+	assert_non_null(strstr(got, "\n  -\\\\x"));
+	free(want);
+	free(got);
 }
 
 static void formats(void **state)
