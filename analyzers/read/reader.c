@@ -103,6 +103,7 @@ struct held {
 	uint64_t no;
 	off_t *bounds; /* read in segments: their bounds, kept */
 	size_t nseg;
+	struct stat st; /* as the first stage left it */
 };
 
 struct worker {
@@ -1075,6 +1076,8 @@ static void read_file(struct worker *w, struct pw_file *f)
 	struct held *h = r->staged ? &r->held[f->index] : NULL;
 	if (piped)
 		read_piped(w, f, fd, body, no, st.st_size, PH_SCAN, last, h);
+	if (h && fstat(fd, &h->st))
+		memset(&h->st, 0, sizeof h->st);
 	close(fd);
 	if (h) {
 		h->ok = true;
@@ -1107,6 +1110,24 @@ static void held_end(struct worker *w, struct pw_file *f, struct held *h)
 	h->bounds = NULL;
 }
 
+/* A file written to between its stages (a program still running): what
+ * its first stage learnt of it may not hold for its events — said once,
+ * the read goes on. */
+static void changed(struct worker *w, const struct pw_file *f)
+{
+	if (w->run->o->quiet)
+		return;
+	char *p = sanitize(f->path);
+	pthread_mutex_lock(&w->run->msg_lock);
+	fprintf(stderr,
+	        "%s: written to while it was read (between the reader's passes): findings that need "
+	        "every file's IPC exports and frees may be incomplete; read it again once its program "
+	        "has ended\n",
+	        p);
+	pthread_mutex_unlock(&w->run->msg_lock);
+	free(p);
+}
+
 /* The second stage of a file: its event phase, with what its first kept. */
 static void read_held(struct worker *w, struct pw_file *f)
 {
@@ -1126,7 +1147,11 @@ static void read_held(struct worker *w, struct pw_file *f)
 	seqset_init(&h->seqs);
 	w->devices_early = true;
 	struct stat st;
-	if (h->bounds && !fstat(fd, &st)) {
+	bool stat_ok = !fstat(fd, &st);
+	if (stat_ok && (st.st_size != h->st.st_size || st.st_mtim.tv_sec != h->st.st_mtim.tv_sec ||
+	                st.st_mtim.tv_nsec != h->st.st_mtim.tv_nsec))
+		changed(w, f);
+	if (h->bounds && stat_ok) {
 		read_piped(w, f, fd, h->body, h->no, st.st_size, PH_MAIN, PH_MAIN, h);
 	} else {
 		lseek(fd, h->body, SEEK_SET);

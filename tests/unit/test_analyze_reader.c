@@ -872,6 +872,64 @@ static void stages(void **state)
 	}
 }
 
+/* A program still writing its trace: a line added between the stages is
+ * read (as an event), and the reader says the file changed. */
+static char *growing; /* the file stg_grow_all_done appends to */
+
+static void stg_grow_all_done(void *report, void *const *partials, size_t n, const struct pw_input *in)
+{
+	stg_all_done(report, partials, n, in);
+	FILE *f = fopen(growing, "a");
+	assert_non_null(f);
+	fputs(CALL(3) "\n", f);
+	fclose(f);
+}
+
+static const struct pw_sink_ops stg_grow_ops = {.partial_new = stg_new,
+                                                .partial_merge = cnt_merge,
+                                                .file_begin = stg_begin,
+                                                .pre_keys = stg_keys,
+                                                .pre_event = stg_pre,
+                                                .pre_done = stg_pre_done,
+                                                .event = stg_event,
+                                                .file_end = stg_end,
+                                                .pre_all_done = stg_grow_all_done};
+
+static void changed_between_stages(void **state)
+{
+	(void)state;
+	write_file("g.pw.jsonl.partial", HEADER "\n" CALL(1) "\n" CALL(2) "\n");
+	growing = xasprintf("%s/g.pw.jsonl.partial", dir);
+	char *err = xasprintf("%s/stderr", dir), *paths[] = {growing};
+	struct pw_input in = {0};
+	struct staged s = {0};
+	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
+	struct pw_sink sink = {&stg_grow_ops, &s};
+	struct pw_read_opts o = {.jobs = 1};
+	fflush(stderr);
+	int saved = dup(2), fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	assert_true(saved >= 0 && fd >= 0);
+	dup2(fd, 2);
+	close(fd);
+	int st = pw_input_read(&in, &o, &sink, 1);
+	fflush(stderr);
+	dup2(saved, 2);
+	close(saved);
+	assert_int_equal(st, PW_READ_OK); /* said, not an error */
+	assert_int_equal(atomic_load(&s.pre_lines), 2);
+	assert_int_equal(atomic_load(&s.events), 3); /* the line added is read */
+	FILE *f = fopen(err, "r");
+	assert_non_null(f);
+	char text[1024] = "";
+	size_t n = fread(text, 1, sizeof text - 1, f);
+	text[n] = 0;
+	fclose(f);
+	assert_non_null(strstr(text, "g.pw.jsonl.partial: written to while it was read"));
+	pw_input_free(&in);
+	free(err);
+	free(growing);
+}
+
 /* an IPC handle or a pool pointer's export data: 64 bytes */
 #define HEX128                                                             \
 	"00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff00ff" \
@@ -1548,6 +1606,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(lines_until_a_segment_end, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(nesting, make_dir, remove_dir),
 	    cmocka_unit_test_setup_teardown(stages, make_dir, remove_dir),
+	    cmocka_unit_test_setup_teardown(changed_between_stages, make_dir, remove_dir),
 	    cmocka_unit_test(new_members),
 	    cmocka_unit_test(every_row_checked),
 	    cmocka_unit_test(ops_of_old_traces),
