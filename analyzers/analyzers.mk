@@ -94,7 +94,7 @@ FUZZ_CC      ?= clang
 FUZZ_DIR     := $(BUILD)/fuzz
 FUZZ_BIN     := $(FUZZ_DIR)/fuzz_reader
 FUZZ_SRC     := $(wildcard analyzers/read/*.c) analyzers/base/util.c analyzers/base/show.c \
-                analyzers/model/ipcsink.c analyzers/model/ipclife.c analyzers/model/procs.c \
+                analyzers/model/ipcsink.c analyzers/model/ipclife.c analyzers/model/ipcfacts.c analyzers/model/procs.c \
                 analyzers/model/catalog.c
 
 $(FUZZ_BIN): tests/analyze/fuzz_reader.c $(FUZZ_SRC) $(wildcard analyzers/base/*.h analyzers/read/*.h analyzers/model/*.h)

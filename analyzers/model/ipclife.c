@@ -47,18 +47,11 @@ static int by_time(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* The run a file belongs to: the header's run_id ("" without one). */
-const char *ipc_run_of(const struct pw_input *in, size_t file)
-{
-	const char *r = in->files[file].run_id;
-	return r ? r : "";
-}
-
 /* Key of a handle: its kind, its bytes, its run, host and vendor.  Two runs
  * in one directory (containers sharing a volume and a host name) reuse pids,
  * and so make byte-identical handles that are not one allocation. */
-char *ipc_key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
-                     size_t *len)
+static char *key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                        size_t *len)
 {
 	char *k = xasprintf("%c%.128s%s%c%s%c%s", event ? 'e' : 'm', handle, run, 0, host, 0, vendor);
 	*len = 1 + 128 + strlen(run) + 1 + strlen(host) + 1 + strlen(vendor);
@@ -70,7 +63,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 {
 	size_t len;
 	const char *host = in->files[rec->file].host;
-	char *k = ipc_key_handle(ipc_run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
+	char *k = key_handle(ipc_run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
 	struct ipc_handle **h = (struct ipc_handle **)hmap_put(map, k, len);
 	free(k);
 	if (!*h) {
@@ -200,8 +193,8 @@ static void opens_sorted(struct places *pl)
 static bool match_close_key(struct hmap *handles, const struct pw_input *in, struct ipc_rec *c)
 {
 	size_t len;
-	char *k = ipc_key_handle(ipc_run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle,
-	                         false, &len);
+	char *k =
+	    key_handle(ipc_run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle, false, &len);
 	struct ipc_handle *h = hmap_get(handles, k, len);
 	free(k);
 	for (size_t i = h ? h->recs.len : 0; i-- > 0;) {
@@ -343,27 +336,6 @@ static char *short_handle(const char *h)
 	return xasprintf("%.16s...", h);
 }
 
-/* Was the process of f still running at t?  Its trace says so up to its
- * last event; a footer says when it ended (t_end_ns: at exit, _exit, exec or
- * enforce, its mappings went with it).  A trace without a footer (.partial:
- * crashed or killed; or cut short) or without t_end_ns does not say when the
- * process ended after its last event: unknown. */
-enum life { ALIVE, GONE, UNKNOWN };
-
-static enum life alive_at(const struct pw_file *f, int64_t t)
-{
-	if (f->any_t && t <= f->last_t_ns)
-		return ALIVE;
-	if (f->footer && f->has_t_end && !f->partial)
-		return t < f->t_end_ns ? ALIVE : GONE;
-	return UNKNOWN;
-}
-
-bool ipc_alive_at(const struct pw_file *f, int64_t t)
-{
-	return alive_at(f, t) == ALIVE;
-}
-
 /* A mapping is per process and context, counted: the opens of one handle
  * that returned one pointer in one process, left open at the end, are one
  * leak; its first open names it. */
@@ -400,7 +372,7 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 		fmt_rel(t_close, sizeof t_close, ipc_open_end_t(o), origin);
 	/* open at the free: closed after it, or never closed by a process still running then */
 	if (o->ret == 0 && h->free && o->t_ns < h->free->t_ns &&
-	    (ended ? ipc_open_end_t(o) > h->free->t_ns : alive_at(imp, h->free->t_ns) == ALIVE))
+	    (ended ? ipc_open_end_t(o) > h->free->t_ns : ipc_alive_at(imp, h->free->t_ns)))
 		add_finding(
 		    r, "ipc.free-while-open", SEV_ERROR, h->free,
 		    xasprintf("%s freed 0x%llx at %s while %s still had it open through IPC handle %s "
@@ -411,7 +383,7 @@ static void findings_of_open(struct ipc_report *r, const struct pw_input *in, co
 	 * disable IPC-based memory sharing": an import open at the exporter's
 	 * close of the key, as at a free */
 	if (o->ret == 0 && h->closed && o->t_ns < h->closed->t_ns &&
-	    (ended ? ipc_open_end_t(o) > h->closed->t_ns : alive_at(imp, h->closed->t_ns) == ALIVE)) {
+	    (ended ? ipc_open_end_t(o) > h->closed->t_ns : ipc_alive_at(imp, h->closed->t_ns))) {
 		char t_kc[32];
 		fmt_rel(t_kc, sizeof t_kc, h->closed->t_ns, origin);
 		add_finding(r, "ipc.free-while-open", SEV_ERROR, h->closed,
@@ -516,7 +488,7 @@ static void event_findings(struct ipc_report *r, const struct pw_input *in, cons
 		     *el = h->export ? proc_label(&in->files[h->export->file]) : xstrdup("?");
 		fmt_rel(t_open, sizeof t_open, o->t_ns, r->origin[o->file]);
 		if (d && o->t_ns < d->t_ns &&
-		    (o->closed_by ? o->closed_by->t_ns > d->t_ns : alive_at(imp, d->t_ns) == ALIVE)) {
+		    (o->closed_by ? o->closed_by->t_ns > d->t_ns : ipc_alive_at(imp, d->t_ns))) {
 			fmt_rel(t_d, sizeof t_d, d->t_ns, r->origin[o->file]);
 			add_finding(
 			    r, "ipc.event.destroy-while-open", SEV_WARNING, d,
@@ -539,52 +511,12 @@ static void event_findings(struct ipc_report *r, const struct pw_input *in, cons
 	}
 }
 
-static const struct pw_device *device_of(const struct pw_file *f, const char *vendor, int64_t ordinal)
-{
-	for (size_t i = 0; i < f->devices.len; i++) {
-		const struct pw_device *d = vec_at(&f->devices, i);
-		if (d->ordinal == ordinal && !strcmp(d->vendor, vendor))
-			return d;
-	}
-	return NULL;
-}
-
 /*
  * ipc.open.unreachable, from the two processes' device lines: the exporter's
  * device by UUID, the importer's name for it, and whether the importer's
  * device can access it (its "peers" answer).  An open whose devices either
  * trace does not identify cannot be checked (counted).
  */
-enum ipc_reach ipc_reach(const struct pw_input *in, const struct ipc_rec *e, const struct ipc_rec *o,
-                         const struct pw_device **de_out, const struct pw_device **dc_out,
-                         const struct pw_device **di_out)
-{
-	const struct pw_file *fe = &in->files[e->file], *fo = &in->files[o->file];
-	const struct pw_device *de = e->dev >= 0 ? device_of(fe, e->vendor, e->dev) : NULL;
-	const struct pw_device *dc = o->cur_dev >= 0 ? device_of(fo, o->vendor, o->cur_dev) : NULL;
-	const struct pw_device *di = NULL;
-	*de_out = de;
-	*dc_out = dc;
-	if (!de || !de->uuid || !dc || !dc->uuid)
-		return IPC_REACH_UNKNOWN;
-	for (size_t i = 0; i < fo->devices.len && !di; i++) {
-		const struct pw_device *d = vec_at(&fo->devices, i);
-		if (d->uuid && !strcmp(d->uuid, de->uuid) && !strcmp(d->vendor, o->vendor))
-			di = d;
-	}
-	*di_out = di;
-	if (!di)
-		return IPC_REACH_UNKNOWN; /* the importer does not see the exporter's device */
-	if (di == dc)
-		return IPC_REACH_OK;
-	int64_t can = -1;
-	for (size_t i = 0; i < dc->peers.len; i++) {
-		const struct pw_peer_info *p = vec_at(&dc->peers, i);
-		if (p->ordinal == di->ordinal)
-			can = p->can_access;
-	}
-	return can < 0 ? IPC_REACH_UNKNOWN : can ? IPC_REACH_OK : IPC_REACH_NOT;
-}
 
 static void unreachable(struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h,
                         const struct ipc_rec *o)

@@ -188,7 +188,7 @@ struct ipc_report {
 	 * the exporter's free, from all files' pre-phases (ipcsink.c), so that
 	 * an open is kept only where a finding may name it */
 	bool deciding;
-	struct hmap decided; /* ipc_key_handle -> struct ipc_decided * */
+	struct hmap decided; /* a handle's key (ipcsink.c) -> struct ipc_decided * */
 	const struct pw_input *in;
 	size_t not_kept;        /* opens decided and let go */
 	struct hmap more_opens; /* a mapping left open: its first open -> its later opens let go */
@@ -211,13 +211,11 @@ extern const struct pw_sink_ops ipc_ops;
  */
 extern const struct pw_sink_ops ipc_findings_ops;
 
-/* Key of a memory or event handle (per run, host and vendor): ipclife.c. */
-char *ipc_key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
-                     size_t *len);
+/* ipcfacts.c: the run a file belongs to (its header's run_id, "" without). */
 const char *ipc_run_of(const struct pw_input *in, size_t file);
-/* Whether the process of trace f was running at t, by its trace. */
+/* ipcfacts.c: whether the process of trace f was running at t, by its trace. */
 bool ipc_alive_at(const struct pw_file *f, int64_t t);
-/* Whether the importer's open o could reach the memory of export e, by
+/* ipcfacts.c: whether the importer's open o could reach the memory of export e, by
  * the two processes' device lines (ipc.open.unreachable). */
 enum ipc_reach { IPC_REACH_OK, IPC_REACH_UNKNOWN, IPC_REACH_NOT };
 enum ipc_reach ipc_reach(const struct pw_input *in, const struct ipc_rec *e, const struct ipc_rec *o,

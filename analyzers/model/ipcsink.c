@@ -109,7 +109,7 @@ static int hex_value(char c)
 	                              : -1;
 }
 
-/* The decided map's key of a memory handle (ipc_key_handle's parts: run,
+/* The decided map's key of a memory handle (ipclife.c's key's parts: run,
  * host, vendor, the handle), its 128 hex digits as 64 bytes: a run of
  * thousands of processes has a key per exported handle.  Returns its
  * length in k (DECIDED_KEY bytes). */
