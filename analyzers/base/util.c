@@ -256,6 +256,11 @@ bool parse_hex_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+int hex_digit(char c)
+{
+	return (int)hexval1[(unsigned char)c] - 1;
+}
+
 bool is_hex_u64(const char *s, size_t n)
 {
 	/* parse_hex_u64's rule, without the value: 0x, then 1 to 16 digits */

@@ -91,6 +91,8 @@ static inline uint64_t sat_add(uint64_t a, uint64_t b)
 bool parse_hex_u64(const char *s, uint64_t *out);
 /* Whether the n bytes at s (NUL-terminated there) are what parse_hex_u64 takes. */
 bool is_hex_u64(const char *s, size_t n);
+/* A hex digit's value (either case), -1 for any other byte. */
+int hex_digit(char c);
 /* Exactly `n` hex digits and nothing else. */
 bool is_hex_n(const char *s, size_t n);
 

@@ -101,14 +101,6 @@ struct ipc_decided {
 	uint64_t free_seq;
 };
 
-static int hex_value(char c)
-{
-	return c >= '0' && c <= '9'   ? c - '0'
-	       : c >= 'a' && c <= 'f' ? c - 'a' + 10
-	       : c >= 'A' && c <= 'F' ? c - 'A' + 10
-	                              : -1;
-}
-
 /* The decided map's key of a memory handle (ipclife.c's key's parts: run,
  * host, vendor, the handle), its 128 hex digits as 64 bytes: a run of
  * thousands of processes has a key per exported handle.  Returns its
@@ -121,7 +113,7 @@ static size_t decided_key(char *k, const struct pw_input *in, uint32_t file, con
 	                 in->files[file].host, 0, vendor, 0);
 	size_t at = n > 0 ? (size_t)n : 0, hl = strnlen(handle, 128);
 	for (size_t i = 0; i + 1 < hl; i += 2) {
-		int hi = hex_value(handle[i]), lo = hex_value(handle[i + 1]);
+		int hi = hex_digit(handle[i]), lo = hex_digit(handle[i + 1]);
 		if (hi < 0 || lo < 0) { /* not hex (pw_arg_handle's are): the text */
 			memcpy(k + at, handle, hl);
 			return at + hl;

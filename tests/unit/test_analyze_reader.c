@@ -885,16 +885,6 @@ static void stg_grow_all_done(void *report, void *const *partials, size_t n, con
 	fclose(f);
 }
 
-static const struct pw_sink_ops stg_grow_ops = {.partial_new = stg_new,
-                                                .partial_merge = cnt_merge,
-                                                .file_begin = stg_begin,
-                                                .pre_keys = stg_keys,
-                                                .pre_event = stg_pre,
-                                                .pre_done = stg_pre_done,
-                                                .event = stg_event,
-                                                .file_end = stg_end,
-                                                .pre_all_done = stg_grow_all_done};
-
 static void changed_between_stages(void **state)
 {
 	(void)state;
@@ -904,7 +894,9 @@ static void changed_between_stages(void **state)
 	struct pw_input in = {0};
 	struct staged s = {0};
 	assert_int_equal(pw_input_find(&in, paths, 1), PW_READ_OK);
-	struct pw_sink sink = {&stg_grow_ops, &s};
+	struct pw_sink_ops grow_ops = stg_ops; /* and a line added between the stages */
+	grow_ops.pre_all_done = stg_grow_all_done;
+	struct pw_sink sink = {&grow_ops, &s};
 	struct pw_read_opts o = {.jobs = 1};
 	fflush(stderr);
 	int saved = dup(2), fd = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -1574,6 +1566,11 @@ static void formats(void **state)
 	assert_false(parse_hex_u64("0x", &x));
 	assert_false(parse_hex_u64("12", &x));
 	assert_false(parse_hex_u64("0x1g", &x));
+	assert_int_equal(hex_digit('0'), 0);
+	assert_int_equal(hex_digit('F'), 15);
+	assert_int_equal(hex_digit('a'), 10);
+	assert_int_equal(hex_digit('g'), -1);
+	assert_int_equal(hex_digit('\x80'), -1);
 	/* a time relative to an origin, cut as snprintf cuts */
 	fmt_rel(b, sizeof b, 1000 + 4500, 1000);
 	assert_string_equal(b, "+4.50us");
