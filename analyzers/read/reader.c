@@ -114,6 +114,7 @@ struct worker {
 	struct vec stack;
 	struct seqset seqs; /* nesting: the seqs of the file's calls */
 	bool devices_early; /* the file's device lines were read in an earlier phase */
+	bool past_footer;   /* an early phase: the file's footer was read (what follows is not) */
 	struct lines lines;
 	pthread_t thread;
 };
@@ -356,6 +357,34 @@ static void early_device(struct worker *w, struct pw_file *f, const char *line, 
 	json_decref(root);
 }
 
+/* Whether an early phase's line is a footer the main phase would take
+ * (lines after it are bad there, so the early phases stop at it too). */
+static bool footer_line(struct worker *w, const char *line, size_t len)
+{
+	static const char start[] = "{\"type\":\"footer\"", /* as the library writes it */
+	    call[] = "{\"type\":\"call\"";
+	bool written = len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1);
+	if (!written && ((len >= sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) ||
+	                 !memmem(line, len, "\"footer\"", 8)))
+		return false;
+	struct pw_event ev;
+	json_t *root;
+	char err[512];
+	bool footer = false;
+	if (pw_parse_line(line, len, &ev, &w->stack, &root, err, sizeof err) == PW_LINE_FOOTER) {
+		struct pw_file scratch; /* pw_file_footer's checks, without the file's */
+		memset(&scratch, 0, sizeof scratch);
+		vec_init(&scratch.modules, sizeof(struct pw_module));
+		vec_init(&scratch.devices, sizeof(struct pw_device));
+		footer = !pw_file_footer(&scratch, root, err, sizeof err);
+		pw_file_clear(&scratch);
+		vec_free(&scratch.modules);
+		vec_free(&scratch.devices);
+	}
+	json_decref(root);
+	return footer;
+}
+
 /* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks). */
 static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 {
@@ -441,6 +470,8 @@ static bool read_lines(struct worker *w, struct pw_file *f, off_t end, enum phas
 			bad_line(w, f, w->lines.lineno, "line longer than %u bytes, skipped", PW_MAX_LINE);
 		else if (k == L_TAIL && !pre)
 			cut_tail(w, f, w->lines.lineno);
+		else if (k == L_LINE && pre && (w->past_footer || footer_line(w, line, len)))
+			w->past_footer = true;
 		else if (k == L_LINE && ph == PH_SCAN) {
 			uint64_t seq;
 			if (scan_line(line, len, &seq))
@@ -604,6 +635,7 @@ struct batch {
 	struct block *blocks; /* what the entries point into; kept when the batch is used again */
 	struct block *cur;
 	uint64_t lines; /* lines the segment has */
+	bool footer;    /* an early phase: a footer was read (the lines after it were not) */
 	struct batch *next_free;
 };
 
@@ -690,6 +722,7 @@ static struct batch *batch_take(struct pipe *p)
 	}
 	b->entries.len = b->seqs.len = 0;
 	b->lines = 0;
+	b->footer = false;
 	b->cur = b->blocks;
 	if (b->cur)
 		b->cur->used = 0;
@@ -737,6 +770,10 @@ static struct entry *batch_event(struct worker *w, struct pipe *p, struct batch 
 static void batch_line(struct worker *w, struct pipe *p, struct batch *b, const char *line, size_t len)
 {
 	uint64_t no = w->lines.lineno;
+	if (p->ph != PH_MAIN && (b->footer || footer_line(w, line, len))) {
+		b->footer = true;
+		return;
+	}
 	if (p->ph == PH_SCAN) {
 		uint64_t seq;
 		if (scan_line(line, len, &seq))
@@ -846,6 +883,9 @@ static bool batch_use(struct worker *w, struct pipe *p, struct batch *b, uint64_
 {
 	struct run *r = w->run;
 	struct pw_file *f = p->f;
+	if (p->ph != PH_MAIN && w->past_footer)
+		return true; /* all after the footer */
+	w->past_footer = b->footer;
 	for (size_t i = 0; i < b->seqs.len; i++) /* the nesting scan's, in whichever phase */
 		seqset_add(&w->seqs, *(uint64_t *)vec_at(&b->seqs, i));
 	for (size_t i = 0; i < b->entries.len; i++) {
@@ -908,6 +948,7 @@ static void pipe_phase(struct worker *w, struct pipe *p, int fd, enum phase ph, 
 	pthread_mutex_lock(&r->pipe_lock);
 	p->ph = ph;
 	p->first = !w->devices_early;
+	w->past_footer = false;
 	p->next = p->at = 0;
 	memset(p->state, SEG_FREE, p->nseg);
 	p->open = true;
@@ -1064,6 +1105,7 @@ static void read_file(struct worker *w, struct pw_file *f)
 	for (int ph = PH_SCAN; ph >= (int)last && !piped; ph--) {
 		if (!phase_wanted(r, (enum phase)ph))
 			continue;
+		w->past_footer = false;
 		read_body(w, f, -1, (enum phase)ph);
 		w->devices_early = true;
 		phase_done(w, f, (enum phase)ph);

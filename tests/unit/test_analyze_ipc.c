@@ -588,6 +588,80 @@ static void key_close_keeps_all(void **state)
 	}
 }
 
+/* Copies written by a trace's own process, `n` of them from seq `seq`:
+ * bulk that no IPC sink's filter wants. */
+static void copies(FILE *f, int seq, int n)
+{
+	for (int i = 0; i < n; i++)
+		fprintf(
+		    f,
+		    "{\"type\":\"call\",\"seq\":%d,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\","
+		    "\"variant\":\"\",\"family\":\"copy\",\"t_ns\":%d,\"dur_ns\":5,\"ret\":0,"
+		    "\"ret_name\":\"CUDA_SUCCESS\",\"args\":{\"dst\":\"0x7f3a5c000000\",\"dst_dev\":1,"
+		    "\"dst_ctx\":\"0x55d0c3a81f30\",\"dst_ctx_dev\":1,\"src\":\"0x7f3b00000000\","
+		    "\"src_dev\":0,\"src_ctx\":\"0x55d0c3a7e2a0\",\"src_ctx_dev\":0,\"bytes\":4096}}\n",
+		    seq + i, 100 + i);
+}
+
+/* An export written after its trace's footer (a malformed trace: the event
+ * phase names the line and skips it) is not the handle's export for the
+ * deciding sink either: the open is ipc.open.unexported both ways.  Then a
+ * footer written with its members in another order, and a free after it;
+ * and both again in a file large enough to be read in segments, the footer
+ * in one and the lines after it in the next ones. */
+static void after_footer_not_learnt(void **state)
+{
+	(void)state;
+	for (int big = 0; big <= 1; big++) {
+		char exp[400], open1[400];
+		assert_true(new_dir(exp, open1, sizeof exp));
+		int pad = big ? 30000 : 0; /* about 12 MiB: segments of 512 KiB */
+		FILE *f = trace(1);
+		copies(f, 1, pad);
+		end(f, pad); /* closes it */
+		char *p = xasprintf("%s/p.1.pw.jsonl", dir);
+		f = fopen(p, "a");
+		assert_non_null(f);
+		copies(f, pad + 1, pad);
+		call(f, 2 * pad + 1, 2000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+		fclose(f);
+		f = trace(2);
+		call(f, 1, 1000, "cuIpcGetMemHandle", "ipc_export", 0, exp);
+		copies(f, 2, pad);
+		fprintf(f, "{\"events\":%d,\"type\":\"footer\",\"dropped\":0,\"t_end_ns\":9000}\n", pad + 1);
+		copies(f, pad + 2, pad);
+		call(f, 2 * pad + 2, 3000, "cuMemFree", "free", 0,
+		     "\"ptr\":\"0x7f0000000000\",\"ptr_dev\":0");
+		fclose(f);
+		f = trace(3);
+		call(f, 1, 2500, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+		call(f, 2, 4000, "cuIpcOpenMemHandle", "ipc_open", 0, open1);
+		end(f, 2);
+		for (size_t jobs = 1; jobs <= 2; jobs++) {
+			size_t all;
+			char *want = read_ipc_as(ALL, &all, jobs);
+			/* process 2's export, never freed: both opens are of it, mapped
+			 * at the end (ipc.leak); process 1's export is not read */
+			assert_null(strstr(want, "ipc.open.unexported"));
+			assert_null(strstr(want, "ipc.free-while-open"));
+			assert_non_null(strstr(want, "ipc.leak"));
+			decided_as(want, jobs);
+			free(want);
+		}
+		f = trace(2); /* written anew: now no export is read at all */
+		end(f, 0);
+		for (size_t jobs = 1; jobs <= 2; jobs++) {
+			size_t all;
+			char *want = read_ipc_as(ALL, &all, jobs);
+			assert_non_null(strstr(want, "ipc.open.unexported"));
+			decided_as(want, jobs);
+			free(want);
+		}
+		free(p);
+		remove_dir(NULL);
+	}
+}
+
 /* A derived finding the library's findings or suppressions already have
  * is not added: the same rule on the same call of the same trace, a leak
  * of a trace whose library reported its leaks at exit (no call), a rule a
@@ -644,6 +718,7 @@ int main(void)
 	    cmocka_unit_test(derived_against_the_library),
 	    cmocka_unit_test_setup_teardown(late_export_keeps_its_opens, make_dir_late_export, remove_dir),
 	    cmocka_unit_test_teardown(key_close_keeps_all, remove_dir),
+	    cmocka_unit_test(after_footer_not_learnt),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
