@@ -90,7 +90,8 @@ static void usage(FILE *out)
 	             "  --no-derived        check, violations, report: only the preload's violation events,\n"
 	             "                      not the findings derived from the calls and um events\n"
 	             "  -o, --output FILE   timeline: where to write the Chrome trace JSON;\n"
-	             "                      report: the HTML page (default: standard output)\n"
+	             "                      report: the HTML page (default: standard output);\n"
+	             "                      - is standard output\n"
 	             "  --effects           managed: per advice and prefetch, the faults and migrations\n"
 	             "                      that followed it (um events, um_counters=1) and the findings\n"
 	             "  --suppressions      rules: the default suppressions (findings inside\n"
@@ -297,7 +298,11 @@ static int parse_opts(int argc, char **argv, const struct command *c, struct pw_
 	if (!c->needs_paths && o->npaths)
 		return usage_error("%s takes no path", c->name);
 	if (c->run == cmd_timeline && !o->output) /* report writes to stdout without -o */
-		return usage_error("%s needs -o FILE", c->name);
+		return usage_error("%s needs -o FILE (-o - for standard output)", c->name);
+	if (c->run == cmd_timeline && o->json && o->output && !strcmp(o->output, "-"))
+		return usage_error("%s -o - writes the timeline on standard output, where --json would "
+		                   "write its summary: name a file",
+		                   c->name);
 	return -1;
 }
 

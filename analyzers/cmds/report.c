@@ -1326,8 +1326,9 @@ int cmd_report(const struct pw_opts *o)
 		pw_input_free(&in);
 		return an_exit(st);
 	}
-	if (o->output && pw_input_has(&in, o->output)) {
-		char *p = sanitize(o->output);
+	const char *output = o->output && strcmp(o->output, "-") ? o->output : NULL; /* "-": stdout */
+	if (output && pw_input_has(&in, output)) {
+		char *p = sanitize(output);
 		fprintf(stderr,
 		        "peerwatch-analyze: report: -o %s is one of the traces read; not "
 		        "overwriting it\n",
@@ -1342,21 +1343,21 @@ int cmd_report(const struct pw_opts *o)
 	gate_problems(&in, &ps);
 	bool ok;
 	char *tmp = NULL;
-	if (o->output) { /* beside the final name, renamed when complete */
-		tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
+	if (output) { /* beside the final name, renamed when complete */
+		tmp = xasprintf("%s.tmp.%ld", output, (long)getpid());
 		errno = 0;
 		FILE *out = fopen(tmp, "w");
 		ok = out && write_page(out, o, &in, &fs, &ps, st != PW_READ_OK);
 		ok &= out && !fclose(out);
-		ok = ok && !rename(tmp, o->output);
+		ok = ok && !rename(tmp, output);
 		if (!ok) {
-			char *p = sanitize(o->output);
+			char *p = sanitize(output);
 			fprintf(stderr, "peerwatch-analyze: %s: cannot write the report: %s\n", p,
 			        errno ? strerror(errno) : "write error");
 			free(p);
 			unlink(tmp);
 		} else {
-			char *p = sanitize(o->output);
+			char *p = sanitize(output);
 			printf("wrote %s: %zu finding%s, %zu trace%s; open it in a browser\n", p, fs.list.len,
 			       fs.list.len == 1 ? "" : "s", in.n, in.n == 1 ? "" : "s");
 			free(p);

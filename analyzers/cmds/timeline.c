@@ -617,10 +617,11 @@ static int write_timeline(const struct pw_opts *o, struct pw_input *in, struct t
 	vec_init(&t->tmps, sizeof(FILE *));
 	int st = pw_input_read(in, &ro, &sink, 1);
 	/* written beside the final name, renamed when complete: a failed write
-	 * leaves whatever was there before */
-	char *tmp = xasprintf("%s.tmp.%ld", o->output, (long)getpid());
+	 * leaves whatever was there before ("-": standard output, as it goes) */
+	bool to_stdout = !strcmp(o->output, "-");
+	char *tmp = to_stdout ? NULL : xasprintf("%s.tmp.%ld", o->output, (long)getpid());
 	errno = 0; /* so that the message says what failed, or nothing stale */
-	FILE *out = t->write_error ? NULL : fopen(tmp, "w");
+	FILE *out = t->write_error ? NULL : to_stdout ? stdout : fopen(tmp, "w");
 	bool ok = out != NULL;
 	if (out) {
 		fprintf(out,
@@ -632,16 +633,17 @@ static int write_timeline(const struct pw_opts *o, struct pw_input *in, struct t
 		free(order);
 		fprintf(out, "\n]}\n");
 		ok &= !ferror(out);
-		ok &= !fclose(out);
+		ok &= to_stdout ? !fflush(out) : !fclose(out);
 	}
-	if (ok && rename(tmp, o->output))
+	if (ok && !to_stdout && rename(tmp, o->output))
 		ok = false;
 	if (!ok) {
-		char *p = sanitize(o->output);
+		char *p = to_stdout ? xstrdup("standard output") : sanitize(o->output);
 		fprintf(stderr, "peerwatch-analyze: %s: cannot write the timeline: %s\n", p,
 		        errno ? strerror(errno) : "write error");
 		free(p);
-		unlink(tmp);
+		if (!to_stdout)
+			unlink(tmp);
 	}
 	free(tmp);
 	for (size_t i = 0; i < t->tmps.len; i++)
@@ -657,17 +659,20 @@ static void report(const struct pw_opts *o, const struct pw_input *in, const str
 	for (size_t i = 0; i < in->n; i++)
 		procs += in->files[i].header_ok;
 	if (!o->json) {
-		char *out = sanitize(o->output);
+		/* after a timeline on standard output, on standard error */
+		bool to_stdout = !strcmp(o->output, "-");
+		char *out = to_stdout ? xstrdup("standard output") : sanitize(o->output);
 		char ums[48] = "";
 		if (t->ums)
 			snprintf(ums, sizeof ums, ", %llu um %s", (unsigned long long)t->ums,
 			         plural(t->ums, "event", "events"));
-		printf("wrote %s: %zu %s, %llu %s, %llu %s, %llu %s%s\n"
-		       "open it in https://ui.perfetto.dev or chrome://tracing\n",
-		       out, procs, plural(procs, "process", "processes"), (unsigned long long)t->threads,
-		       plural(t->threads, "thread", "threads"), (unsigned long long)t->slices,
-		       plural(t->slices, "call", "calls"), (unsigned long long)t->instants,
-		       plural(t->instants, "violation", "violations"), ums);
+		fprintf(to_stdout ? stderr : stdout,
+		        "wrote %s: %zu %s, %llu %s, %llu %s, %llu %s%s\n"
+		        "open it in https://ui.perfetto.dev or chrome://tracing\n",
+		        out, procs, plural(procs, "process", "processes"), (unsigned long long)t->threads,
+		        plural(t->threads, "thread", "threads"), (unsigned long long)t->slices,
+		        plural(t->slices, "call", "calls"), (unsigned long long)t->instants,
+		        plural(t->instants, "violation", "violations"), ums);
 		free(out);
 		return;
 	}
@@ -693,7 +698,7 @@ int cmd_timeline(const struct pw_opts *o)
 	}
 	struct timeline t = {0};
 	pthread_mutex_init(&t.lock, NULL);
-	if (pw_input_has(&in, o->output)) {
+	if (strcmp(o->output, "-") && pw_input_has(&in, o->output)) {
 		char *p = sanitize(o->output);
 		fprintf(stderr,
 		        "peerwatch-analyze: timeline: -o %s is one of the traces read; not overwriting it\n",

@@ -150,6 +150,16 @@ check "timeline: copies carry their bytes" \
 	jqt '[.traceEvents[] | select(.cat == "copy" and .args.ret == "CUDA_SUCCESS") | .args.bytes] | all(. > 0)' "$WORK/tl.json"
 an timeline "$WORK/calls"
 check "timeline without -o is a usage error (exit 2)" rc_is 2
+mkdir -p "$WORK/cwd"
+cd "$WORK/cwd" # an sets $rc: not in a subshell
+an timeline -o - "$WORK/calls"
+cd "$OLDPWD"
+check "timeline -o -: the same timeline on standard output, no file named '-'" \
+	bash -c "[ $rc = 0 ] && cmp -s '$WORK/tl.json' '$WORK/o.out' && [ ! -e '$WORK/cwd/-' ]"
+check "timeline -o -: its summary on standard error" err_has "^wrote standard output: 2 processes"
+an timeline --json -o - "$WORK/calls"
+check "timeline --json -o - is a usage error (exit 2): both on standard output" \
+	bash -c "[ $rc = 2 ] && grep -q 'where --json would write its summary' '$WORK/o.err' && [ ! -s '$WORK/o.out' ]"
 
 # ---- rules ----------------------------------------------------------------------------
 

@@ -41,6 +41,12 @@ cp "$WORK/o.out" "$WORK/calls.report.j1"
 an report -j2 "$WORK/calls"
 check "report: the page on stdout is the same at -j1 and -j2, and is the file -o wrote" \
 	bash -c "cmp -s '$WORK/o.out' '$WORK/calls.report.j1' && cmp -s '$WORK/o.out' '$WORK/calls.report.html'"
+mkdir -p "$WORK/rcwd"
+cd "$WORK/rcwd" # an sets $rc: not in a subshell
+an report -o - "$WORK/calls"
+cd "$OLDPWD"
+check "report -o -: the page on standard output, no file named '-'" \
+	bash -c "cmp -s '$WORK/o.out' '$WORK/calls.report.j1' && [ ! -e '$WORK/rcwd/-' ]"
 
 # the checker can fail: a page with a script, one with a finding left out
 sed 's|</head>|<script src="https://example.com/x.js"></script></head>|' "$WORK/calls.report.html" >"$WORK/bad1.html"
