@@ -126,7 +126,8 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 	else if (k < 55)
 		fprintf(
 		    f,
-		    "\"api\":\"cuMemcpyPeerAsync\",\"variant\":\"_ptsz\",\"family\":\"copy\",\"t_ns\":%llu,"
+		    "\"api\":\"cuMemcpyPeerAsync\",\"variant\":\"_ptsz\",\"family\":\"copy\",\"op\":\"peer_"
+		    "copy\",\"t_ns\":%llu,"
 		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"dst\":\"0x7f3a%08x\",\"dst_dev\":%u,"
 		    "\"dst_ctx\":\"0x55d0c3a81f30\",\"dst_ctx_dev\":%u,\"src\":\"0x7f3b%08x\",\"src_dev\":%u,"
 		    "\"src_ctx\":\"0x55d0c3a7e2a0\",\"src_ctx_dev\":%u,\"bytes\":%llu,\"stream\":"
@@ -135,7 +136,8 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 		    dst, (unsigned)(next() & 0xfffff000), src, src, (unsigned long long)bytes);
 	else if (k < 70)
 		fprintf(f,
-		        "\"api\":\"cuMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"t_ns\":%llu,\"dur_"
+		        "\"api\":\"cuMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"op\":\"peer_copy\","
+		        "\"t_ns\":%llu,\"dur_"
 		        "ns\":%llu,"
 		        "\"ret\":%s,\"args\":{\"dst\":\"0x7f3a5c000000\",\"dst_dev\":%u,\"dst_ctx\":"
 		        "\"0x55d0c3a81f30\","
@@ -147,26 +149,29 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 	else if (k < 80)
 		fprintf(
 		    f,
-		    "\"api\":\"cuDeviceCanAccessPeer\",\"variant\":\"\",\"family\":\"peer\",\"t_ns\":%llu,"
+		    "\"api\":\"cuDeviceCanAccessPeer\",\"variant\":\"\",\"family\":\"peer\",\"op\":\"peer_"
+		    "query\",\"t_ns\":%llu,"
 		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"can_access\":1,\"dev\":%u,\"peer_dev\":%u}}\n",
 		    (unsigned long long)t, (unsigned long long)dur / 50, ok, src, dst);
 	else if (k < 84)
-		fprintf(
-		    f,
-		    "\"api\":\"cuCtxEnablePeerAccess\",\"variant\":\"\",\"family\":\"peer\",\"t_ns\":%llu,"
-		    "\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"peer_ctx\":\"0x55d0c3a81f30\","
-		    "\"peer_ctx_dev\":%u,\"flags\":0}}\n",
-		    (unsigned long long)t, (unsigned long long)dur, ok, src, dst);
+		fprintf(f,
+		        "\"api\":\"cuCtxEnablePeerAccess\",\"variant\":\"\",\"family\":\"peer\",\"op\":"
+		        "\"peer_enable\",\"t_ns\":%llu,"
+		        "\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"peer_ctx\":\"0x55d0c3a81f30\","
+		        "\"peer_ctx_dev\":%u,\"flags\":0}}\n",
+		        (unsigned long long)t, (unsigned long long)dur, ok, src, dst);
 	else if (k < 88)
 		fprintf(f,
-		        "\"api\":\"cuIpcGetMemHandle\",\"variant\":\"\",\"family\":\"ipc\",\"t_ns\":%llu,"
+		        "\"api\":\"cuIpcGetMemHandle\",\"variant\":\"\",\"family\":\"ipc\",\"op\":\"ipc_"
+		        "export\",\"t_ns\":%llu,"
 		        "\"dur_ns\":%llu,"
 		        "\"ret\":%s,\"cur_dev\":%u,\"args\":{\"handle\":\"%s\",\"ptr\":\"0x7f3a3a000000\","
 		        "\"ptr_dev\":%u}}\n",
 		        (unsigned long long)t, (unsigned long long)dur, ok, src, handle, src);
 	else if (k < 91)
 		fprintf(f,
-		        "\"api\":\"cuIpcOpenMemHandle\",\"variant\":\"_v2\",\"family\":\"ipc\",\"t_ns\":%llu,"
+		        "\"api\":\"cuIpcOpenMemHandle\",\"variant\":\"_v2\",\"family\":\"ipc\",\"op\":\"ipc_"
+		        "open\",\"t_ns\":%llu,"
 		        "\"dur_ns\":%llu,\"ret\":%s,\"cur_dev\":%u,\"args\":{\"ptr\":\"0x7f11c2000000\","
 		        "\"ptr_dev\":%u,"
 		        "\"handle\":\"%s\",\"flags\":1,\"flags_names\":\"CU_IPC_MEM_LAZY_ENABLE_PEER_"
@@ -174,7 +179,8 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 		        (unsigned long long)t, (unsigned long long)dur * 50, ok, dst, src, handle);
 	else if (k < 94)
 		fprintf(f,
-		        "\"api\":\"cuMemAdvise\",\"variant\":\"_v2\",\"family\":\"managed\",\"t_ns\":%llu,"
+		        "\"api\":\"cuMemAdvise\",\"variant\":\"_v2\",\"family\":\"managed\",\"op\":\"managed_"
+		        "advise\",\"t_ns\":%llu,"
 		        "\"dur_ns\":%llu,"
 		        "\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a18000000\",\"ptr_dev\":0,\"bytes\":%llu,"
 		        "\"advice\":3,"
@@ -185,7 +191,8 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 	else if (k < 97)
 		fprintf(
 		    f,
-		    "\"api\":\"cuMemPrefetchAsync\",\"variant\":\"_v2\",\"family\":\"managed\",\"t_ns\":%llu,"
+		    "\"api\":\"cuMemPrefetchAsync\",\"variant\":\"_v2\",\"family\":\"managed\",\"op\":"
+		    "\"managed_prefetch\",\"t_ns\":%llu,"
 		    "\"dur_ns\":%llu,\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a18000000\",\"ptr_dev\":0,\"bytes\":"
 		    "%llu,"
 		    "\"location\":{\"type\":\"device\",\"id\":%u},\"flags\":0,\"stream\":\"0x55d0c3b01a40\"}}"
@@ -193,7 +200,8 @@ static void event(FILE *f, int pid, uint64_t seq, uint64_t t)
 		    (unsigned long long)t, (unsigned long long)dur, ok, (unsigned long long)bytes, dst);
 	else
 		fprintf(f,
-		        "\"api\":\"cuMemFree\",\"variant\":\"_v2\",\"family\":\"support\",\"t_ns\":%llu,"
+		        "\"api\":\"cuMemFree\",\"variant\":\"_v2\",\"family\":\"support\",\"op\":\"free\","
+		        "\"t_ns\":%llu,"
 		        "\"dur_ns\":%llu,"
 		        "\"ret\":%s,\"args\":{\"ptr\":\"0x7f3a%08x\",\"ptr_dev\":%u}}\n",
 		        (unsigned long long)t, (unsigned long long)dur, ok, (unsigned)(next() & 0xfffff000),
