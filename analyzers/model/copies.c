@@ -308,10 +308,19 @@ static bool reset_of(const struct pw_event *ev, int64_t *dev)
 }
 
 /* the ops (and, for traces without them, the API names) of the peer-access
- * changes, device times, nested copies */
-static const char *const pre_keys[] = {
-    "\"op\":\"peer_", "_set_access\"", "\"op\":\"device_reset\"", "PeerAccess\"", "\"gpu_time\"",
-    "SetAccess\"",    "DeviceReset\"", "aclrtResetDevice",        "\"parent\":",  NULL};
+ * changes, device times, nested copies — not "peer_copy", a trace's most
+ * common op: a key that matched it parsed every copy twice */
+static const char *const pre_keys[] = {"\"op\":\"peer_enable\"",
+                                       "\"op\":\"peer_disable\"",
+                                       "_set_access\"",
+                                       "\"op\":\"device_reset\"",
+                                       "PeerAccess\"",
+                                       "\"gpu_time\"",
+                                       "SetAccess\"",
+                                       "DeviceReset\"",
+                                       "aclrtResetDevice",
+                                       "\"parent\":",
+                                       NULL};
 
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)
 {

@@ -21,6 +21,12 @@
 #include "base/show.h"
 #include "base/table.h"
 #include "base/util.h"
+#include "model/apistats.h"
+#include "model/copies.h"
+#include "model/findings.h"
+#include "model/ipclife.h"
+#include "model/managed.h"
+#include "model/umfx.h"
 #include "read/files.h"
 #include "read/json.h"
 #include "read/lines.h"
@@ -1585,6 +1591,53 @@ static void formats(void **state)
 	assert_int_equal(b[0], 0);
 }
 
+/* The lines a sink's pre_keys ask for (every one of a needles set). */
+static bool wanted_by(const struct pw_sink_ops *ops, const char *line)
+{
+	struct needles nd;
+	needles_init(&nd);
+	for (const char *const *k = ops->pre_keys; k && *k; k++)
+		needles_add(&nd, *k, 1);
+	return needles_mask(&nd, line, strlen(line)) != 0;
+}
+
+/* A trace's most common line, a peer copy as the library writes it (with
+ * its op), is read once: no sink's pre-phase asks for it (the matrix's
+ * asked for every "peer_" op and parsed each copy twice).  And the lines
+ * the matrix's pre-phase needs are still asked for. */
+static void pre_keys_leave_copies(void **state)
+{
+	(void)state;
+	static const char copy[] =
+	    "{\"type\":\"call\",\"seq\":4,\"tid\":48240,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeerAsync\","
+	    "\"variant\":\"_ptsz\",\"family\":\"copy\",\"op\":\"peer_copy\",\"t_ns\":912346002113906,"
+	    "\"dur_ns\":5120,\"ret\":0,\"ret_name\":\"CUDA_SUCCESS\",\"args\":{\"dst\":\"0x7f3a5c000000\","
+	    "\"dst_dev\":1,\"dst_ctx\":\"0x55d0c3a81f30\",\"dst_ctx_dev\":1,\"src\":\"0x7f3a3a000000\","
+	    "\"src_dev\":0,\"src_ctx\":\"0x55d0c3a7e2a0\",\"src_ctx_dev\":0,\"bytes\":268435456,"
+	    "\"stream\":\"0x55d0c3b01a40\"}}";
+	const struct pw_sink_ops *sinks[] = {&summary_ops, &copies_ops,        &findings_ops,
+	                                     &ipc_ops,     &ipc_findings_ops,  &managed_ops,
+	                                     &umfx_ops,    &umfx_findings_ops, NULL};
+	for (size_t i = 0; sinks[i]; i++)
+		assert_false(wanted_by(sinks[i], copy));
+	static const char *const needed[] = {
+	    "{\"type\":\"call\",\"api\":\"cuCtxEnablePeerAccess\",\"op\":\"peer_enable\"}",
+	    "{\"type\":\"call\",\"api\":\"hipDeviceDisablePeerAccess\",\"op\":\"peer_disable\"}",
+	    "{\"type\":\"call\",\"api\":\"cuMemSetAccess\",\"op\":\"vmm_set_access\"}",
+	    "{\"type\":\"call\",\"api\":\"cuMemPoolSetAccess\",\"op\":\"pool_set_access\"}",
+	    "{\"type\":\"call\",\"api\":\"cudaDeviceReset\",\"op\":\"device_reset\"}",
+	    "{\"type\":\"gpu_time\",\"call\":4}",
+	    "{\"type\":\"call\",\"op\":\"peer_copy\",\"parent\":3}",
+	    /* a trace without ops, by API */
+	    "{\"type\":\"call\",\"api\":\"cuCtxDisablePeerAccess\"}",
+	    "{\"type\":\"call\",\"api\":\"cuMemSetAccess\"}",
+	    "{\"type\":\"call\",\"api\":\"hipDeviceReset\"}",
+	    "{\"type\":\"call\",\"api\":\"aclrtResetDevice\"}",
+	};
+	for (size_t i = 0; i < sizeof needed / sizeof *needed; i++)
+		assert_true(wanted_by(&copies_ops, needed[i]));
+}
+
 int main(void)
 {
 	json_object_seed(0);
@@ -1609,6 +1662,7 @@ int main(void)
 	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(shapes_as_scan),
 	    cmocka_unit_test(needles_as_memmem),
+	    cmocka_unit_test(pre_keys_leave_copies),
 	    cmocka_unit_test(seqset_as_array),
 	    cmocka_unit_test(hmap_many),
 	    cmocka_unit_test(histogram),
