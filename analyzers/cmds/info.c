@@ -468,7 +468,10 @@ int cmd_info(const struct pw_opts *o)
 	struct pw_input in = {0};
 	struct ipc_report r;
 	ipc_init(&r);
-	struct pw_sink sink = {&ipc_ops, &r};
+	/* only its counts are shown: read as check reads, each open decided
+	 * as it ends (the counts are ipc_derive's), not every call held */
+	ipc_report_findings_only(&r);
+	struct pw_sink sink = {&ipc_findings_ops, &r};
 	int st = an_read(o, &in, &sink, 1);
 	if (st == PW_READ_FATAL || !in.n) {
 		ipc_free(&r);
