@@ -81,6 +81,7 @@ typedef hipError_t (*copy3d_peer_fn)(hipMemcpy3DPeerParms *);
 typedef hipError_t (*copy3d_peer_async_fn)(hipMemcpy3DPeerParms *, hipStream_t);
 typedef hipError_t (*batch_fn)(void **, void **, size_t *, size_t, hipMemcpyAttributes *, size_t *, size_t,
                                size_t *, hipStream_t);
+typedef hipError_t (*batch3d_fn)(size_t, hipMemcpy3DBatchOp *, size_t *, unsigned long long, hipStream_t);
 typedef hipError_t (*prefetch_batch_fn)(void **, size_t *, size_t, hipMemLocation *, size_t *, size_t,
                                         unsigned long long, hipStream_t);
 typedef hipError_t (*getproc_fn)(const char *, void **, int, uint64_t, hipDriverProcAddressQueryResult *);
@@ -93,6 +94,7 @@ static struct {
 	copy3d_peer_fn hipMemcpy3DPeer;
 	copy3d_peer_async_fn hipMemcpy3DPeerAsync;
 	batch_fn hipMemcpyBatchAsync;
+	batch3d_fn hipMemcpy3DBatchAsync;
 	prefetch_batch_fn hipMemPrefetchBatchAsync;
 } H;
 
@@ -163,6 +165,7 @@ static void resolve(void)
 	*(void **)&H.hipMemcpy3DPeer = find(lib, gp, "hipMemcpy3DPeer");
 	*(void **)&H.hipMemcpy3DPeerAsync = find(lib, gp, "hipMemcpy3DPeerAsync");
 	*(void **)&H.hipMemcpyBatchAsync = find(lib, gp, "hipMemcpyBatchAsync");
+	*(void **)&H.hipMemcpy3DBatchAsync = find(lib, gp, "hipMemcpy3DBatchAsync");
 	*(void **)&H.hipMemPrefetchBatchAsync = find(lib, gp, "hipMemPrefetchBatchAsync");
 }
 
@@ -191,12 +194,45 @@ static void *alloc_on(int d, size_t n)
 	return p;
 }
 
+/* ROCm 7.1's 3D batch: a 16 x 2 x 2 box from device 0 (rows 64 bytes
+ * apart, layers of 4 rows) packed into device 1, and one row to the host. */
+static void batch3d(char *a0, char *a1)
+{
+	static char host[16], want[64];
+	hipMemcpy3DBatchOp ops[2];
+	memset(ops, 0, sizeof ops);
+	ops[0].src.type = ops[0].dst.type = hipMemcpyOperandTypePointer;
+	ops[0].src.op.ptr.ptr = a0;
+	ops[0].src.op.ptr.rowLength = 64;
+	ops[0].src.op.ptr.layerHeight = 4;
+	ops[0].dst.op.ptr.ptr = a1 + 16384;
+	ops[0].extent = (hipExtent){16, 2, 2};
+	ops[1] = ops[0];
+	ops[1].dst.op.ptr.ptr = host;
+	ops[1].extent = (hipExtent){16, 1, 1};
+	size_t fail = 0;
+	CK(H.hipMemcpy3DBatchAsync(2, ops, &fail, 0, stream));
+	CK(H.hipStreamSynchronize(stream));
+	static char got[64], src[512];
+	CK(H.hipMemcpy(src, a0, sizeof src, hipMemcpyDeviceToHost));
+	CK(H.hipMemcpy(got, a1 + 16384, sizeof got, hipMemcpyDeviceToHost));
+	for (int z = 0; z < 2; z++)
+		for (int y = 0; y < 2; y++)
+			memcpy(want + (z * 2 + y) * 16, src + z * 256 + y * 64, 16);
+	if (memcmp(got, want, sizeof got) || memcmp(host, src, sizeof host)) {
+		fprintf(stderr, "hip_calls: the 3D batch copied other bytes\n");
+		exit(1);
+	}
+}
+
 /* ROCm 7.1's copies between the two devices, where the runtime has them: a
- * 3D box each way (hipMemcpy3DPeer[Async]), and a batch of a cross-device
- * copy and a copy to the host (hipMemcpyBatchAsync). */
+ * 3D box each way (hipMemcpy3DPeer[Async]), a batch of a cross-device
+ * copy and a copy to the host (hipMemcpyBatchAsync), and a 3D batch
+ * (hipMemcpy3DBatchAsync). */
 static void copies71(char *a0, char *a1)
 {
-	if (!H.hipMemcpy3DPeer || !H.hipMemcpy3DPeerAsync || !H.hipMemcpyBatchAsync)
+	if (!H.hipMemcpy3DPeer || !H.hipMemcpy3DPeerAsync || !H.hipMemcpyBatchAsync ||
+	    !H.hipMemcpy3DBatchAsync)
 		return;
 	hipMemcpy3DPeerParms p = {0};
 	p.srcPtr = (hipPitchedPtr){a0, 256, 256, 16};
@@ -222,6 +258,7 @@ static void copies71(char *a0, char *a1)
 		fprintf(stderr, "hip_calls: the batch copied other bytes\n");
 		exit(1);
 	}
+	batch3d(a0, a1);
 }
 
 /* ---- the HIP peer document: ask, enable both ways, copy both ways, disable ---- */

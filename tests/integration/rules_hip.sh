@@ -150,10 +150,13 @@ if [ -n "$S7" ] && seq_clean "managed-batch72" "$S7" "$C" --getproc managed; the
 		jqt -s 'any(.[]; .type=="call" and .api=="hipMemPrefetchBatchAsync" and .family=="managed" and .args.count==2 and ([.args.ranges[].dev]==[1,-1]) and .args.bytes==.args.ranges[0].bytes*2 and .args.flags==0)' "$WORK"/seq-managed-batch72/trace/*.pw.jsonl
 fi
 # ROCm 7.1's copies between devices (the .so.7 build: hip_7.1), through
-# hipGetProcAddress: the 3D peer copies name both devices, the batch is
+# hipGetProcAddress: the 3D peer copies name both devices, each batch is
 # recorded once, as an implicit copy, for its one copy between devices
 if [ -n "$S7" ] && seq_clean "peer-copies71" "$S7" "$C" --getproc peer; then
-	want_apis "$WORK/seq-peer-copies71" "ROCm 7.1 copies" hipMemcpy3DPeer hipMemcpy3DPeerAsync hipMemcpyBatchAsync
+	want_apis "$WORK/seq-peer-copies71" "ROCm 7.1 copies" hipMemcpy3DPeer hipMemcpy3DPeerAsync hipMemcpyBatchAsync \
+		hipMemcpy3DBatchAsync
+	check "ROCm 7.1: hipMemcpy3DBatchAsync is one implicit copy: the box's bytes to device 1, a row to the host" \
+		jqt -s '[.[] | select(.type=="call" and .api=="hipMemcpy3DBatchAsync")] | length==1 and .[0].implicit==true and .[0].op=="implicit_copy" and .[0].args.count==2 and .[0].args.bytes==80 and .[0].args.src_dev==0 and .[0].args.dst_dev==1 and ([.[0].args.copies[].bytes]==[64,16]) and (.[0].args.copies[1].dst_type=="host")' "$WORK"/seq-peer-copies71/trace/*.pw.jsonl
 	check "ROCm 7.1: hipMemcpy3DPeer names both devices and the box's bytes" \
 		jqt -s 'any(.[]; .type=="call" and .api=="hipMemcpy3DPeer" and .op=="peer_copy" and .args.src_dev==0 and .args.src_device==0 and .args.dst_dev==1 and .args.dst_device==1 and .args.bytes==1024)' "$WORK"/seq-peer-copies71/trace/*.pw.jsonl
 	check "ROCm 7.1: hipMemcpyBatchAsync is one implicit copy, with its count, bytes and the crossing pair" \
