@@ -36,6 +36,7 @@ static void config(void)
 {
 	struct pwsim_topo t;
 	pwsim_topo_load(&t, PWSIM_VIS_ACL);
+	pwsim_reap_dead("pwacl."); /* a killed process's memory, as the runtime frees it */
 	pwsim_acl.ndev = t.ndev;
 	memcpy(pwsim_acl.phys, t.phys, sizeof pwsim_acl.phys);
 	memcpy(pwsim_acl.link, t.peer, sizeof pwsim_acl.link);

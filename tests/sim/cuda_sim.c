@@ -44,6 +44,7 @@ static void cfg_topology(void)
 	struct pwsim_topo t;
 
 	pwsim_topo_load(&t, PWSIM_VIS_CUDA);
+	pwsim_reap_dead("pwsim."); /* a killed process's memory, as the driver frees it */
 	g_cfg.ndev = t.ndev;
 	g_cfg.nphys = t.nphys;
 	memcpy(g_cfg.phys, t.phys, sizeof(g_cfg.phys));

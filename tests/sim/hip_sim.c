@@ -47,6 +47,7 @@ void hsim_unlock(void)
 static void load(void)
 {
 	pwsim_topo_load(&g_topo, PWSIM_VIS_HIP);
+	pwsim_reap_dead("pwhip."); /* a killed process's memory, as the runtime frees it */
 }
 
 int hsim_ordinal_of(int p)

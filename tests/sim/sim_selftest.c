@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -1906,6 +1907,50 @@ static void test_preload(void)
 	run_child(&c, __LINE__);
 }
 
+/* A process that loads the simulator: it removes the objects of this
+ * user's processes that are gone. */
+static void reap_child(void)
+{
+	OK(cuInit(0));
+}
+
+static int shm_exists(const char *name)
+{
+	int fd = shm_open(name, O_RDONLY, 0);
+	if (fd >= 0)
+		close(fd);
+	return fd >= 0;
+}
+
+/* A killed process's objects are left in /dev/shm (its destructor did not
+ * run); the next process to load the simulator removes them, as the driver
+ * frees a dead process's memory — and only them. */
+static void test_reap(void)
+{
+	struct child c = {.argv = {"sim_selftest", "--reap-child"}};
+	pid_t dead = fork();
+	if (dead == 0)
+		_exit(0);
+	waitpid(dead, NULL, 0);
+	unsigned uid = (unsigned)getuid();
+	char names[4][96];
+	snprintf(names[0], sizeof names[0], "/pwsim.%u.%d.1", uid, (int)dead);          /* gone */
+	snprintf(names[1], sizeof names[1], "/pwsim.%u.%d.999999", uid, (int)getpid()); /* running */
+	snprintf(names[2], sizeof names[2], "/pwsim.%u.%d.1", uid + 1, (int)dead);      /* not ours */
+	snprintf(names[3], sizeof names[3], "/pwsimx.%u.%d.1", uid, (int)dead);         /* not the sim's */
+	for (int i = 0; i < 4; i++) {
+		int fd = shm_open(names[i], O_RDWR | O_CREAT | O_EXCL, 0600);
+		CHECK(fd >= 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	run_child(&c, __LINE__);
+	CHECK(!shm_exists(names[0]));
+	CHECK(shm_exists(names[1]) && shm_exists(names[2]) && shm_exists(names[3]));
+	for (int i = 1; i < 4; i++)
+		shm_unlink(names[i]);
+}
+
 /* ======================================================================== */
 
 static int child_main(int argc, char **argv)
@@ -1924,6 +1969,8 @@ static int child_main(int argc, char **argv)
 		legacy_child();
 	else if (strcmp(argv[1], "--preload-child") == 0 && argc == 3)
 		preload_child();
+	else if (strcmp(argv[1], "--reap-child") == 0 && argc == 3)
+		reap_child();
 	else
 		return 2;
 	return child_report(fd);
@@ -1976,6 +2023,7 @@ int main(int argc, char **argv)
 	test_threads();
 	test_env();
 	test_legacy();
+	test_reap();
 	test_preload();
 	printf("sim_selftest: %d passed, %d failed\n", g_pass, g_fail);
 	return g_fail ? 1 : 0;

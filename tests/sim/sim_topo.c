@@ -5,11 +5,15 @@
 #include "sim_topo.h"
 
 #include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #define PWSIM_DEFAULT_DEVICES 2
 #define STR_(x) #x
@@ -232,4 +236,33 @@ void pwsim_topo_load(struct pwsim_topo *t, enum pwsim_vis vis)
 	topo_devices(t);
 	topo_links(t);
 	topo_visible(t, vis);
+}
+
+void pwsim_reap_dead(const char *prefix)
+{
+	DIR *d = opendir("/dev/shm");
+	if (!d)
+		return;
+	size_t plen = strlen(prefix);
+	unsigned uid = (unsigned)getuid();
+	pid_t self = getpid();
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		const char *n = e->d_name;
+		if (strncmp(n, prefix, plen))
+			continue;
+		char *end;
+		unsigned long u = strtoul(n + plen, &end, 10);
+		if (*end != '.' || u != uid)
+			continue;
+		long pid = strtol(end + 1, &end, 10);
+		if (*end != '.' || pid <= 0 || pid == self)
+			continue;
+		if (kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue; /* running (or not ours to ask): its objects are its own */
+		char name[300];
+		if ((size_t)snprintf(name, sizeof name, "/%s", n) < sizeof name)
+			shm_unlink(name);
+	}
+	closedir(d);
 }

@@ -45,6 +45,12 @@ void pwsim_topo_uuid_text(enum pwsim_vis vis, int p, char *buf, size_t len);
  * writes them). */
 void pwsim_topo_bus_id(int p, char *buf, size_t len);
 
+/* Removes the shared-memory objects "/<prefix><uid>.<pid>.<id>" of this
+ * user's processes that are gone (killed: the library's destructor did not
+ * run), as the real driver frees a dead process's device memory.  An
+ * object of a live process, of another user, or named otherwise is left. */
+void pwsim_reap_dead(const char *prefix);
+
 /* The line printed for a bad environment value. */
 void pwsim_bad_env(const char *var, const char *val, const char *expected, const char *fallback);
 
