@@ -47,9 +47,14 @@
 
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */
 #define DEV_HOST (-1)
-/* Pairs kept per partial: a trace naming more device pairs than any machine
- * has is counted in an "unknown" pair rather than growing without end. */
-#define MAX_CELLS 65536
+/* Pairs kept per trace: one naming more device pairs than any machine has
+ * (64 devices and the host each way) is counted in an "unknown" pair
+ * rather than growing without end.  Per trace, so that which pairs are
+ * kept follows the trace's own order alone: a cap over a worker's traces
+ * depended on which traces the worker read first, and the hash order of
+ * the partials' merge (2 000 traces of 56 pairs gave other counts on every
+ * run). */
+#define MAX_FILE_CELLS 4096
 
 /* Where a call is in its process's order: t_ns, then seq. */
 struct at {
@@ -105,6 +110,7 @@ struct mx_fctx {
 	/* parent seq -> seq + 1 of the copy nested in it (cudaMemcpyPeerAsync's cuMemcpyPeerAsync) */
 	struct hmap timed_child;
 	struct pair_memo memo[PAIR_MEMO];
+	size_t ncells; /* the trace's cells (MAX_FILE_CELLS) */
 };
 
 static const char *const vendors[] = {"cuda", "hip", "acl"};
@@ -133,12 +139,16 @@ static char *cell_key(const char *host, const char *vendor, size_t file, int64_t
 	return k;
 }
 
+/* The cell of a trace's pair (`made`: the trace's count of its cells, so
+ * that past MAX_FILE_CELLS a new pair is the "unknown" one); NULL where
+ * cells are merged, not made by a trace. */
 static struct copy_cell *cell_of(struct copy_matrix *m, const char *host, const char *vendor, size_t file,
-                                 int64_t src, int64_t dst)
+                                 int64_t src, int64_t dst, size_t *made)
 {
 	size_t len;
 	char *k = cell_key(host, vendor, file, src, dst, &len);
-	if (m->cells.len >= MAX_CELLS && !hmap_get(&m->cells, k, len)) {
+	if (made && *made >= MAX_FILE_CELLS && !hmap_get(&m->cells, k, len)) {
+		made = NULL; /* the unknown pair, counted in no trace's cells */
 		free(k);
 		host = "?";
 		src = dst = PW_DEV_NONE;
@@ -154,6 +164,8 @@ static struct copy_cell *cell_of(struct copy_matrix *m, const char *host, const 
 		(*c)->file = file;
 		(*c)->src = src;
 		(*c)->dst = dst;
+		if (made)
+			(*made)++;
 	}
 	return *c;
 }
@@ -464,7 +476,7 @@ static void mx_partial_merge(void *report, void *partial)
 	for (size_t i = 0; i < p->cells.cap; i++) {
 		const struct copy_cell *a = p->cells.slots[i].val;
 		if (p->cells.slots[i].key)
-			add_cell(cell_of(m, a->host, a->vendor, a->file, a->src, a->dst), a);
+			add_cell(cell_of(m, a->host, a->vendor, a->file, a->src, a->dst, NULL), a);
 	}
 	hmap_free(&p->cells, copies_free_cell);
 	free(p);
@@ -488,7 +500,7 @@ static struct copy_cell *file_cell(struct copy_matrix *m, struct mx_fctx *c, con
 {
 	struct pair_memo *e = memo_of(c, vendor, src, dst);
 	if (!e->cell)
-		e->cell = cell_of(m, f->host, vendors[vendor], f->index, src, dst);
+		e->cell = cell_of(m, f->host, vendors[vendor], f->index, src, dst, &c->ncells);
 	return e->cell;
 }
 
@@ -570,7 +582,9 @@ static void add_copy(struct copy_matrix *m, struct mx_fctx *c, const struct pw_f
 	/* the args as JSON only for a batch's list: most copies have none */
 	json_t *list = pw_arg_is_array(ev, "copies") ? json_object_get(pw_ev_args(ev), "copies") : NULL;
 	if (ev->ret != 0) {
-		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev, "src"), side_dev(ev, "dst"))->failed++;
+		cell_of(m, f->host, ev->vendor, f->index, side_dev(ev, "src"), side_dev(ev, "dst"),
+		        &c->ncells)
+		    ->failed++;
 		return;
 	}
 	if (json_is_array(list) && json_array_size(list)) {
@@ -586,18 +600,19 @@ static void add_copy(struct copy_matrix *m, struct mx_fctx *c, const struct pw_f
 static void mx_event(void *partial, void *fctx, const struct pw_file *f, const struct pw_event *ev)
 {
 	struct copy_matrix *m = partial;
+	struct mx_fctx *c = fctx;
 	int64_t from, to;
 	bool on;
 	if (ev->type != PW_EV_CALL)
 		return;
 	if (is_copy(ev)) {
-		add_copy(m, fctx, f, ev);
+		add_copy(m, c, f, ev);
 	} else if (peer_change(ev, &from, &to, &on) && ev->ret == 0) {
-		struct copy_cell *cl = cell_of(m, f->host, ev->vendor, f->index, from, to);
+		struct copy_cell *cl = cell_of(m, f->host, ev->vendor, f->index, from, to, &c->ncells);
 		cl->enables += on;
 		cl->disables += !on;
 	} else if (enable_refused(ev, &from, &to)) {
-		cell_of(m, f->host, ev->vendor, f->index, from, to)->enable_failed++;
+		cell_of(m, f->host, ev->vendor, f->index, from, to, &c->ncells)->enable_failed++;
 	} else if (is_grant(ev) && (from = grant_mem_dev(ev)) != PW_DEV_NONE) {
 		size_t i;
 		json_t *g;
@@ -605,7 +620,7 @@ static void mx_event(void *partial, void *fctx, const struct pw_file *f, const s
 		{
 			to = json_integer_value(json_object_get(g, "dev"));
 			if (to != from && to >= 0 && to <= INT32_MAX)
-				cell_of(m, f->host, ev->vendor, f->index, from, to)->grants++;
+				cell_of(m, f->host, ev->vendor, f->index, from, to, &c->ncells)->grants++;
 		}
 	}
 }
@@ -617,18 +632,34 @@ static void free_log(void *p)
 	free(l);
 }
 
+static int by_pair_key(const void *a, const void *b)
+{
+	const int64_t *x = *(const int64_t *const *)a, *y = *(const int64_t *const *)b;
+	for (int i = 0; i < 3; i++)
+		if (x[i] != y[i])
+			return x[i] < y[i] ? -1 : 1;
+	return 0;
+}
+
 /* The state each pair was left in when the trace ends. */
 static void mx_file_end(void *partial, void *fctx, const struct pw_file *f)
 {
 	struct copy_matrix *m = partial;
 	struct mx_fctx *c = fctx;
-	for (size_t i = 0; i < c->pairs.cap; i++) {
-		if (!c->pairs.slots[i].key)
-			continue;
-		const int64_t *k = c->pairs.slots[i].key;
+	/* in the keys' order, not the hash's: a pair with no cell yet makes
+	 * one, and past MAX_FILE_CELLS which ones do must not vary by run */
+	const int64_t **keys = xcalloc(c->pairs.len + 1, sizeof *keys);
+	size_t n = 0;
+	for (size_t i = 0; i < c->pairs.cap; i++)
+		if (c->pairs.slots[i].key)
+			keys[n++] = c->pairs.slots[i].key;
+	qsort(keys, n, sizeof *keys, by_pair_key);
+	for (size_t i = 0; i < n; i++) {
+		const int64_t *k = keys[i];
 		if (access_at(c, (int)k[0], k[1], k[2], (struct at){UINT64_MAX, UINT64_MAX}))
-			cell_of(m, f->host, vendors[k[0]], f->index, k[1], k[2])->on_at_end++;
+			cell_of(m, f->host, vendors[k[0]], f->index, k[1], k[2], &c->ncells)->on_at_end++;
 	}
+	free(keys);
 	hmap_free(&c->pairs, free_log);
 	vec_free(&c->resets);
 	hmap_free(&c->gpu, NULL);
@@ -657,7 +688,7 @@ void copies_regroup(struct copy_matrix *to, const struct copy_matrix *from, cons
 			continue;
 		int64_t s = a->file == COPIES_MERGED ? a->src : pw_devkey(dm, a->file, a->vendor, a->src),
 		        d = a->file == COPIES_MERGED ? a->dst : pw_devkey(dm, a->file, a->vendor, a->dst);
-		add_cell(cell_of(to, a->host, a->vendor, COPIES_MERGED, s, d), a);
+		add_cell(cell_of(to, a->host, a->vendor, COPIES_MERGED, s, d, NULL), a);
 	}
 }
 

@@ -135,6 +135,19 @@ EOF
 	check "one file, several workers: the bad lines are where they were put" bash -c "grep -q ':2: \"seq\" must be' '$WORK/e2' &&
 		grep -q ':100000: not valid JSON' '$WORK/e2' && grep -q ':250002: call seq 250000: \"ret\"' '$WORK/e2'"
 	rm -rf "$WORK/big"
+	# Many processes naming many pairs each (1 400 traces, about 50 of
+	# the 56 pairs of eight devices each: more pairs than a worker kept
+	# before it counted the rest as unknown, in an order that varied by
+	# run): every pair its own, the same matrix every time, at any -j.
+	"$WORK/gen_trace" "$WORK/many" 210000 1400
+	"$A" matrix --json -j 1 "$WORK/many" >"$WORK/m1"
+	"$A" matrix --json -j 1 "$WORK/many" >"$WORK/m1b"
+	"$A" matrix --json -j 2 "$WORK/many" >"$WORK/m2"
+	check "many traces: the same matrix on every run and at -j 1 and -j 2" \
+		bash -c "cmp -s '$WORK/m1' '$WORK/m1b' && cmp -s '$WORK/m1' '$WORK/m2'"
+	check "many traces: no copy counted in an unknown pair" \
+		jqt '[.hosts[].pairs[] | select(.src == null or .dst == null)] | length == 0' "$WORK/m1"
+	rm -rf "$WORK/many"
 fi
 
 # ---- timeline ---------------------------------------------------------------------
