@@ -1212,26 +1212,37 @@ static void write_managed(FILE *out, struct managed *m, const struct pw_input *i
 	free(own);
 }
 
-/* The second read: matrix's, ipc's, managed's and summary's sinks over the
- * same traces. */
-static int write_copies_ipc(FILE *out, const struct pw_opts *o, struct pw_input *in,
-                            const struct pw_devmap *dm, const struct findings *fs)
-{
-	struct copy_matrix m, merged;
+/* What the page lists beyond the findings: matrix's, ipc's, managed's and
+ * summary's reports, read in the findings' read (findings_read_with). */
+struct listings {
+	struct copy_matrix m;
 	struct ipc_report ipc;
 	struct summary sum;
 	struct managed mg;
-	summary_init(&sum);
-	managed_init(&mg);
-	hmap_init(&m.cells);
+};
+
+static void listings_init(struct listings *ls)
+{
+	summary_init(&ls->sum);
+	managed_init(&ls->mg);
+	hmap_init(&ls->m.cells);
+	ipc_init(&ls->ipc);
+}
+
+static void listings_free(struct listings *ls)
+{
+	managed_free(&ls->mg);
+	summary_free(&ls->sum);
+	hmap_free(&ls->m.cells, copies_free_cell);
+	ipc_free(&ls->ipc);
+}
+
+static void write_copies_ipc(FILE *out, struct pw_input *in, const struct pw_devmap *dm,
+                             const struct findings *fs, struct listings *ls)
+{
+	struct copy_matrix merged;
 	hmap_init(&merged.cells);
-	ipc_init(&ipc);
-	struct pw_sink sinks[] = {
-	    {&copies_ops, &m}, {&ipc_ops, &ipc}, {&managed_ops, &mg}, {&summary_ops, &sum}};
-	struct pw_read_opts ro = {.jobs = o->jobs, .quiet = true};
-	int st = pw_input_read(in, &ro, sinks, 4);
-	ipc_derive(&ipc, in);
-	copies_regroup(&merged, &m, dm);
+	copies_regroup(&merged, &ls->m, dm);
 	struct copy_cell **cells = copies_sorted(&merged);
 	size_t n = merged.cells.len;
 	fputs("<section id=\"copies\"><h2>Copies between devices</h2>\n", out);
@@ -1251,23 +1262,18 @@ static int write_copies_ipc(FILE *out, const struct pw_opts *o, struct pw_input 
 		from = to;
 	}
 	fputs("</section>\n<section id=\"ipc\"><h2>IPC lifetimes</h2>\n", out);
-	write_ipc(out, &ipc, in, fs);
+	write_ipc(out, &ls->ipc, in, fs);
 	fputs("</section>\n<section id=\"managed\"><h2>Managed memory</h2>\n", out);
-	write_managed(out, &mg, in, dm);
-	managed_free(&mg);
+	write_managed(out, &ls->mg, in, dm);
 	fputs("</section>\n<section id=\"time\"><h2>Host time per API</h2>\n", out);
-	write_host_time(out, &sum);
+	write_host_time(out, &ls->sum);
 	fputs("</section>\n", out);
-	summary_free(&sum);
 	free(cells);
 	hmap_free(&merged.cells, copies_free_cell);
-	hmap_free(&m.cells, copies_free_cell);
-	ipc_free(&ipc);
-	return st;
 }
 
 static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, const struct findings *fs,
-                       const struct vec *ps, bool unread)
+                       const struct vec *ps, bool unread, struct listings *ls)
 {
 	struct symbolizer *sym = sym_new();
 	struct pw_devmap map;
@@ -1300,7 +1306,7 @@ static bool write_page(FILE *out, const struct pw_opts *o, struct pw_input *in, 
 	fputs("</section>\n<section id=\"devices\"><h2>Devices</h2>\n", out);
 	write_devices(out, &map);
 	fputs("</section>\n", out);
-	write_copies_ipc(out, o, in, &map, fs);
+	write_copies_ipc(out, in, &map, fs, ls);
 	fputs("</main>\n<footer class=\"muted\"><p>Made by peerwatch-analyze report from "
 	      "the traces named above; the same findings as <code>peerwatch-analyze check</code> and "
 	      "<code>violations</code>.</p></footer>\n</body>\n</html>\n",
@@ -1319,9 +1325,15 @@ int cmd_report(const struct pw_opts *o)
 	}
 	struct findings fs;
 	struct pw_input in = {0};
+	struct listings ls;
 	findings_init(&fs);
-	int st = findings_read(o, &in, &fs);
+	listings_init(&ls);
+	/* one read: the findings (the IPC ones from ipc_ops' every call,
+	 * which the page draws) and the listings */
+	const struct pw_sink more[] = {{&copies_ops, &ls.m}, {&managed_ops, &ls.mg}, {&summary_ops, &ls.sum}};
+	int st = findings_read_with(o, &in, &fs, &ls.ipc, more, sizeof more / sizeof *more);
 	if (st == PW_READ_FATAL || !in.n) {
+		listings_free(&ls);
 		findings_free(&fs);
 		pw_input_free(&in);
 		return an_exit(st);
@@ -1334,6 +1346,7 @@ int cmd_report(const struct pw_opts *o)
 		        "overwriting it\n",
 		        p);
 		free(p);
+		listings_free(&ls);
 		findings_free(&fs);
 		pw_input_free(&in);
 		return EXIT_BAD;
@@ -1347,7 +1360,7 @@ int cmd_report(const struct pw_opts *o)
 		tmp = xasprintf("%s.tmp.%ld", output, (long)getpid());
 		errno = 0;
 		FILE *out = fopen(tmp, "w");
-		ok = out && write_page(out, o, &in, &fs, &ps, st != PW_READ_OK);
+		ok = out && write_page(out, o, &in, &fs, &ps, st != PW_READ_OK, &ls);
 		ok &= out && !fclose(out);
 		ok = ok && !rename(tmp, output);
 		if (!ok) {
@@ -1363,10 +1376,11 @@ int cmd_report(const struct pw_opts *o)
 			free(p);
 		}
 	} else {
-		ok = write_page(stdout, o, &in, &fs, &ps, st != PW_READ_OK) && !fflush(stdout);
+		ok = write_page(stdout, o, &in, &fs, &ps, st != PW_READ_OK, &ls) && !fflush(stdout);
 	}
 	free(tmp);
 	gate_problems_free(&ps);
+	listings_free(&ls);
 	findings_free(&fs);
 	pw_input_free(&in);
 	return ok ? an_exit(st) : EXIT_BAD;

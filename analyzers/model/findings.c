@@ -259,18 +259,37 @@ void findings_free(struct findings *fs)
 
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs)
 {
-	struct ipc_report ipc;
+	return findings_read_with(o, in, fs, NULL, NULL, 0);
+}
+
+int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct findings *fs,
+                       struct ipc_report *ipc, const struct pw_sink *more, size_t nmore)
+{
+	struct ipc_report own;
+	struct ipc_report *ip = ipc ? ipc : &own;
 	struct umfx um;
-	ipc_init(&ipc);
-	ipc_report_findings_only(&ipc);
+	if (!ipc) {
+		ipc_init(&own);
+		ipc_report_findings_only(&own);
+	}
 	umfx_init(&um);
 	um.findings_only = true;
-	struct pw_sink sinks[] = {{&findings_ops, fs}, {&ipc_findings_ops, &ipc}, {&umfx_findings_ops, &um}};
-	int st = an_read(o, in, sinks, o->derived ? 3 : 1);
+	struct pw_sink *sinks = xcalloc(3 + nmore, sizeof *sinks);
+	size_t n = 0;
+	sinks[n++] = (struct pw_sink){&findings_ops, fs};
+	if (o->derived || ipc)
+		sinks[n++] = (struct pw_sink){ipc ? &ipc_ops : &ipc_findings_ops, ip};
+	if (o->derived)
+		sinks[n++] = (struct pw_sink){&umfx_findings_ops, &um};
+	for (size_t i = 0; i < nmore; i++)
+		sinks[n++] = more[i];
+	int st = an_read(o, in, sinks, n);
+	free(sinks);
+	if (o->derived || ipc)
+		ipc_derive(ip, in);
 	if (o->derived) {
-		ipc_derive(&ipc, in);
-		for (size_t i = 0; i < ipc.findings.len; i++) {
-			const struct ipc_finding *f = vec_at(&ipc.findings, i);
+		for (size_t i = 0; i < ip->findings.len; i++) {
+			const struct ipc_finding *f = vec_at(&ip->findings, i);
 			findings_add_derived(fs, f->file, f->seq, f->api, f->rule, f->sev, f->message);
 		}
 		for (size_t i = 0; i < um.findings.len; i++) {
@@ -279,7 +298,8 @@ int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings 
 			                     f->message);
 		}
 	}
-	ipc_free(&ipc);
+	if (!ipc)
+		ipc_free(&own);
 	umfx_free(&um);
 	findings_sort(fs, in);
 	return st;

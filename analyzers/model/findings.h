@@ -74,6 +74,13 @@ struct problem {
 /* Reads the input for findings: violation events and, when o->derived, the
  * IPC and unified-memory findings too.  Returns the read status (PW_READ_*). */
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
+/* The same, in one read with `nmore` more sinks (report's listings); and
+ * where `ipc` is not NULL, the IPC report is the caller's (ipc_init'ed),
+ * read with ipc_ops (every call kept) and derived, its findings the same
+ * as check's, and left to the caller. */
+struct ipc_report;
+int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct findings *fs,
+                       struct ipc_report *ipc, const struct pw_sink *more, size_t nmore);
 
 /* JSON of one finding; with a symbolizer (may be NULL) its stack symbolized. */
 struct symbolizer;
