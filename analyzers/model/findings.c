@@ -265,13 +265,11 @@ int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings 
 int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct findings *fs,
                        struct ipc_report *ipc, const struct pw_sink *more, size_t nmore)
 {
-	struct ipc_report own;
+	struct ipc_report own; /* check's: for the findings alone */
+	ipc_init(&own);
+	ipc_report_findings_only(&own);
 	struct ipc_report *ip = ipc ? ipc : &own;
 	struct umfx um;
-	if (!ipc) {
-		ipc_init(&own);
-		ipc_report_findings_only(&own);
-	}
 	umfx_init(&um);
 	um.findings_only = true;
 	struct pw_sink *sinks = xcalloc(3 + nmore, sizeof *sinks);
@@ -298,8 +296,7 @@ int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct find
 			                     f->message);
 		}
 	}
-	if (!ipc)
-		ipc_free(&own);
+	ipc_free(&own);
 	umfx_free(&um);
 	findings_sort(fs, in);
 	return st;
