@@ -48,13 +48,14 @@
 /* -1 is CU_DEVICE_CPU, and how host memory of a copy is kept here. */
 #define DEV_HOST (-1)
 /* Pairs kept per trace: one naming more device pairs than any machine has
- * (64 devices and the host each way) is counted in an "unknown" pair
+ * (66 ends each way — 64 devices, the host and an unknown one — make 4 356
+ * pairs) is counted in an "unknown" pair
  * rather than growing without end.  Per trace, so that which pairs are
  * kept follows the trace's own order alone: a cap over a worker's traces
  * depended on which traces the worker read first, and the hash order of
  * the partials' merge (2 000 traces of 56 pairs gave other counts on every
  * run). */
-#define MAX_FILE_CELLS 4096
+#define MAX_FILE_CELLS 8192
 
 /* Where a call is in its process's order: t_ns, then seq. */
 struct at {

@@ -149,6 +149,20 @@ EOF
 		jqt '[.hosts[].pairs[] | select(.src == null or .dst == null)] | length == 0' "$WORK/m1"
 	rm -rf "$WORK/many"
 fi
+# One trace naming more pairs than any machine has (100 x 99 device pairs,
+# one copy each): the first 8 192 its own, the rest in one unknown pair.
+mkdir -p "$WORK/pairs"
+{
+	head -1 "$(ls "$WORK"/calls/*.pw.jsonl | head -1)"
+	awk 'BEGIN { n = 0; for (s = 0; s < 100; s++) for (d = 0; d < 100; d++) if (s != d) { n++;
+		printf "{\"type\":\"call\",\"seq\":%d,\"tid\":1,\"vendor\":\"cuda\",\"api\":\"cuMemcpyPeer\",\"variant\":\"\",\"family\":\"copy\",\"op\":\"peer_copy\",\"t_ns\":%d,\"dur_ns\":10,\"ret\":0,\"ret_name\":\"CUDA_SUCCESS\",\"args\":{\"dst\":\"0x7f3a5c000000\",\"dst_dev\":%d,\"src\":\"0x7f3a3a000000\",\"src_dev\":%d,\"bytes\":4096}}\n", n, 1000 + n, d, s } }'
+} >"$WORK/pairs/p.1.pw.jsonl"
+an matrix --json "$WORK/pairs"
+check "a trace of 9 900 pairs: 8 192 kept, the other 1 708 copies in one unknown pair" \
+	jqt '[.hosts[].pairs[] | select(.src != null and .dst != null)] | length == 8192 and
+	     ([.[] | .copies] | add) == 8192' "$WORK/o.out"
+check "a trace of 9 900 pairs: the unknown pair's copies" \
+	jqt '[.hosts[].pairs[] | select(.src == null)] | length == 1 and .[0].copies == 1708' "$WORK/o.out"
 
 # ---- timeline ---------------------------------------------------------------------
 
