@@ -329,20 +329,27 @@ static void main_line(struct worker *w, struct pw_file *f, const char *line, siz
 	json_decref(root);
 }
 
+/* Whether a line may be a `type` line ("device", "footer"), without
+ * parsing it: one the library wrote starts {"type":"<type>"; one written
+ * otherwise (its members in another order) is any line that is not a call
+ * as the library writes it and names "<type>" — those are parsed to know. */
+static inline bool may_be(const char *line, size_t len, const char *start, const char *quoted)
+{
+	static const char call[] = "{\"type\":\"call\"";
+	size_t n = strlen(start);
+	if (len >= n && !memcmp(line, start, n))
+		return true;
+	return !(len >= sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) &&
+	       memmem(line, len, quoted, strlen(quoted));
+}
+
 /* A device line seen before the main phase: the file's devices are known
  * before its first event is handed out (the main phase reads it again,
- * and reports it if it is bad). */
+ * and reports it if it is bad); every device line, so that the first
+ * phase has them all. */
 static bool device_line(const char *line, size_t len)
 {
-	static const char start[] = "{\"type\":\"device\"", /* as the library writes it */
-	    call[] = "{\"type\":\"call\"";
-	if (len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1))
-		return true;
-	/* one written otherwise (its members in another order): any line that
-	 * is not a call as the library writes it and names "device" is parsed,
-	 * so that the first phase has every device line */
-	return !(len >= sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) &&
-	       memmem(line, len, "\"device\"", 8);
+	return may_be(line, len, "{\"type\":\"device\"", "\"device\"");
 }
 
 static void early_device(struct worker *w, struct pw_file *f, const char *line, size_t len)
@@ -361,11 +368,7 @@ static void early_device(struct worker *w, struct pw_file *f, const char *line, 
  * (lines after it are bad there, so the early phases stop at it too). */
 static bool footer_line(struct worker *w, const char *line, size_t len)
 {
-	static const char start[] = "{\"type\":\"footer\"", /* as the library writes it */
-	    call[] = "{\"type\":\"call\"";
-	bool written = len >= sizeof start - 1 && !memcmp(line, start, sizeof start - 1);
-	if (!written && ((len >= sizeof call - 1 && !memcmp(line, call, sizeof call - 1)) ||
-	                 !memmem(line, len, "\"footer\"", 8)))
+	if (!may_be(line, len, "{\"type\":\"footer\"", "\"footer\""))
 		return false;
 	struct pw_event ev;
 	json_t *root;
