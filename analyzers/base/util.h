@@ -57,6 +57,12 @@ void hmap_init(struct hmap *h);
 void *hmap_get(const struct hmap *h, const void *key, size_t klen);
 /* The value slot of `key`, inserted with a NULL value when missing. */
 void **hmap_put(struct hmap *h, const void *key, size_t klen);
+/* The map's own copy of the key whose value slot hmap_put just returned:
+ * it lives until the map is freed (the slot does not: take it at once). */
+static inline const void *hmap_key_of(void **val)
+{
+	return ((struct hslot *)(void *)((char *)val - offsetof(struct hslot, val)))->key;
+}
 /* Calls free_val (if not NULL) on every value, then frees the table. */
 void hmap_free(struct hmap *h, void (*free_val)(void *));
 /* Iteration: for (size_t i = 0; i < h->cap; i++) if (h->slots[i].key) ... */

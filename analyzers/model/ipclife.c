@@ -50,8 +50,8 @@ static int by_time(const void *a, const void *b)
 /* Key of a handle: its kind, its bytes, its run, host and vendor.  Two runs
  * in one directory (containers sharing a volume and a host name) reuse pids,
  * and so make byte-identical handles that are not one allocation. */
-static char *key_handle(const char *run, const char *host, const char *vendor, const char *handle, bool event,
-                        size_t *len)
+char *ipc_handle_key(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                     size_t *len)
 {
 	char *k = xasprintf("%c%.128s%s%c%s%c%s", event ? 'e' : 'm', handle, run, 0, host, 0, vendor);
 	*len = 1 + 128 + strlen(run) + 1 + strlen(host) + 1 + strlen(vendor);
@@ -63,7 +63,7 @@ static struct ipc_handle *handle_of(struct ipc_report *r, struct hmap *map, cons
 {
 	size_t len;
 	const char *host = in->files[rec->file].host;
-	char *k = key_handle(ipc_run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
+	char *k = ipc_handle_key(ipc_run_of(in, rec->file), host, rec->vendor, rec->handle, event, &len);
 	struct ipc_handle **h = (struct ipc_handle **)hmap_put(map, k, len);
 	free(k);
 	if (!*h) {
@@ -193,8 +193,8 @@ static void opens_sorted(struct places *pl)
 static bool match_close_key(struct hmap *handles, const struct pw_input *in, struct ipc_rec *c)
 {
 	size_t len;
-	char *k =
-	    key_handle(ipc_run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle, false, &len);
+	char *k = ipc_handle_key(ipc_run_of(in, c->file), in->files[c->file].host, c->vendor, c->handle,
+	                         false, &len);
 	struct ipc_handle *h = hmap_get(handles, k, len);
 	free(k);
 	for (size_t i = h ? h->recs.len : 0; i-- > 0;) {
@@ -542,30 +542,39 @@ static void unreachable(struct ipc_report *r, const struct pw_input *in, const s
 	free(el);
 }
 
+/* The findings of one handle's life. */
+static void derive_handle(struct ipc_report *r, const struct pw_input *in, struct ipc_handle *h)
+{
+	if (h->event) {
+		event_findings(r, in, h);
+		return;
+	}
+	if (!h->export)
+		unexported(r, in, h);
+	for (size_t j = 0; j < h->recs.len; j++) {
+		struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
+		/* an open in the exporting process itself is refused by CUDA: skip */
+		if (o->op != OP_OPEN || (h->export && o->file == h->export->file))
+			continue;
+		findings_of_open(r, in, h, o);
+		if (h->export)
+			unreachable(r, in, h, o);
+		else
+			r->open_no_export++;
+	}
+	leaks_of(r, in, h);
+}
+
 static void derive_findings(struct ipc_report *r, const struct pw_input *in)
 {
 	if (!in->files)
 		return;
 	for (size_t i = 0; i < r->handles.len; i++) {
 		struct ipc_handle *h = *(struct ipc_handle **)vec_at(&r->handles, i);
-		if (h->event) {
-			event_findings(r, in, h);
-			continue;
-		}
-		if (!h->export)
-			unexported(r, in, h);
-		for (size_t j = 0; j < h->recs.len; j++) {
-			struct ipc_rec *o = *(struct ipc_rec **)vec_at(&h->recs, j);
-			/* an open in the exporting process itself is refused by CUDA: skip */
-			if (o->op != OP_OPEN || (h->export && o->file == h->export->file))
-				continue;
-			findings_of_open(r, in, h, o);
-			if (h->export)
-				unreachable(r, in, h, o);
-			else
-				r->open_no_export++;
-		}
-		leaks_of(r, in, h);
+		size_t from = r->findings.len;
+		derive_handle(r, in, h);
+		for (size_t k = from; k < r->findings.len; k++)
+			((struct ipc_finding *)vec_at(&r->findings, k))->handle = h;
 	}
 }
 

@@ -164,7 +164,8 @@ struct ipc_handle {
 struct ipc_finding {
 	const char *rule;
 	enum sev sev;
-	size_t file; /* the call it is attributed to */
+	const struct ipc_handle *handle; /* the handle whose life it is from, or NULL (VMM, pool) */
+	size_t file;                     /* the call it is attributed to */
 	uint64_t seq;
 	char *api;
 	char *message;
@@ -173,6 +174,7 @@ struct ipc_finding {
 struct ipc_report {
 	/* check: only what the findings need (ipc_report_findings_only) */
 	bool findings_only;
+	bool vmm_detail;     /* ... and yet the VMM and pool records' detail (ipc's listing) */
 	struct vec recs;     /* struct ipc_rec * (in the arenas) */
 	struct vec pools;    /* struct ipc_pool *: each worker's arena and interned strings */
 	struct vec handles;  /* struct ipc_handle * (owned), by first time */
@@ -248,5 +250,17 @@ void ipc_free(struct ipc_report *r);
 /* A worker's arena and strings (ipcsink.c), freed with the report. */
 struct ipc_pool;
 void ipc_pool_free(struct ipc_pool *p);
+struct ipc_pool *ipc_pool_new(void);
+/* ipcsink.c: whether ev is a call the IPC lives follow, and its op (a
+ * call nested in a recorded call is not: it counts through that call). */
+bool ipc_call_of(const struct pw_event *ev, enum ipc_op *op);
+/* ipcsink.c: r made from the call (a memory or event handle's: not VMM or
+ * pool), its strings interned in pool. */
+void ipc_rec_fill(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
+                  const struct pw_event *ev);
+/* ipclife.c: the key a handle's records share (its kind, bytes, run, host
+ * and vendor), allocated; its length in *len. */
+char *ipc_handle_key(const char *run, const char *host, const char *vendor, const char *handle, bool event,
+                     size_t *len);
 
 #endif

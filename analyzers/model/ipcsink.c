@@ -21,7 +21,7 @@ enum { ARENA_CHUNK = 64 * 1024 };
 struct ipc_pool {
 	struct vec chunks; /* char * */
 	size_t used;       /* in the last chunk */
-	struct hmap strs;  /* text -> its one copy */
+	struct hmap strs;  /* text -> its one copy (the map's own) */
 };
 
 static void *pool_alloc(struct ipc_pool *p, size_t n)
@@ -41,7 +41,7 @@ static const char *intern(struct ipc_pool *p, const char *s)
 {
 	void **v = hmap_put_str(&p->strs, s);
 	if (!*v)
-		*v = xstrdup(s);
+		*v = (void *)hmap_key_of(v); /* the map's copy is the one */
 	return *v;
 }
 
@@ -62,7 +62,7 @@ void ipc_pool_free(struct ipc_pool *p)
 	for (size_t i = 0; i < p->chunks.len; i++)
 		free(*(char **)vec_at(&p->chunks, i));
 	vec_free(&p->chunks);
-	hmap_free(&p->strs, free);
+	hmap_free(&p->strs, NULL);
 	free(p);
 }
 
@@ -263,14 +263,20 @@ static struct ipc_rec *open_rec(struct ipc_partial *p)
 	return o;
 }
 
+struct ipc_pool *ipc_pool_new(void)
+{
+	struct ipc_pool *pool = xcalloc(1, sizeof *pool);
+	vec_init(&pool->chunks, sizeof(char *));
+	hmap_init(&pool->strs);
+	return pool;
+}
+
 static void *ipc_partial_new(void *report)
 {
 	struct ipc_partial *p = xcalloc(1, sizeof *p);
 	p->report = report;
 	vec_init(&p->recs, sizeof(struct ipc_rec *));
-	p->pool = xcalloc(1, sizeof *p->pool);
-	vec_init(&p->pool->chunks, sizeof(char *));
-	hmap_init(&p->pool->strs);
+	p->pool = ipc_pool_new();
 	vec_init(&p->pexports, sizeof(struct pre_export));
 	vec_init(&p->pfrees, sizeof(struct pre_free));
 	vec_init(&p->xf_unordered, sizeof(uint32_t));
@@ -648,6 +654,40 @@ static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, c
 	r->vmm = &ipc_vmm_none;
 }
 
+/* The pointer a call names: an event's for the event calls. */
+static bool call_ptr(const struct pw_event *ev, enum ipc_op op, uint64_t *ptr)
+{
+	return pw_arg_hex(ev, op == OP_EV_EXPORT || op == OP_EV_OPEN || op == OP_EV_DESTROY ? "event" : "ptr",
+	                  ptr);
+}
+
+static void fill_call(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
+                      const struct pw_event *ev, bool has_ptr, uint64_t ptr)
+{
+	char handle[129];
+	fill_rec(r, pool, op, f, ev);
+	r->has_ptr = has_ptr;
+	r->ptr = ptr;
+	r->dev = pw_arg_dev(ev, "ptr_dev");
+	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", handle);
+	if (r->has_handle)
+		r->handle = intern(pool, handle);
+}
+
+bool ipc_call_of(const struct pw_event *ev, enum ipc_op *op)
+{
+	return ev->type == PW_EV_CALL && !ev->parent_recorded && op_of(ev, op);
+}
+
+void ipc_rec_fill(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, const struct pw_file *f,
+                  const struct pw_event *ev)
+{
+	uint64_t ptr = 0;
+	bool has_ptr = call_ptr(ev, op, &ptr);
+	memset(r, 0, sizeof *r);
+	fill_call(r, pool, op, f, ev, has_ptr, ptr);
+}
+
 /* ---- VMM and pool IPC records ---- */
 
 /* The cross-process key of an export or import: "file <dev:ino> on <host>",
@@ -802,7 +842,6 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct ipc_fctx *c = fctx;
 	enum ipc_op op;
 	uint64_t ptr = 0;
-	char handle[129];
 	if (ev->type != PW_EV_CALL || ev->parent_recorded || !op_of(ev, &op))
 		return;
 	bool findings_only = p->report->findings_only;
@@ -810,8 +849,7 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	/* a failed export names no handle the findings follow */
 	if (findings_only && export && ev->ret != 0)
 		return;
-	bool has_ptr = pw_arg_hex(
-	    ev, op == OP_EV_EXPORT || op == OP_EV_OPEN || op == OP_EV_DESTROY ? "event" : "ptr", &ptr);
+	bool has_ptr = call_ptr(ev, op, &ptr);
 	/* frees are kept only when they free what this process exported, event
 	 * destructions when they end an event it exported or imported */
 	if (op == OP_FREE && (ev->ret != 0 || !has_ptr || !hmap_get_u64(&c->exported, ptr)))
@@ -825,15 +863,9 @@ static void ipc_event(void *partial, void *fctx, const struct pw_file *f, const 
 	struct ipc_rec tmp = {0}, *r = findings_only && export      ? &tmp
 	                               : c->decide && op == OP_OPEN ? open_rec(p)
 	                                                            : pool_alloc(p->pool, sizeof *r);
-	fill_rec(r, p->pool, op, f, ev);
-	r->has_ptr = has_ptr;
-	r->ptr = ptr;
-	r->dev = pw_arg_dev(ev, "ptr_dev");
-	r->has_handle = op < OP_VMM_CREATE && op != OP_EV_DESTROY && pw_arg_handle(ev, "handle", handle);
-	if (r->has_handle)
-		r->handle = intern(p->pool, handle);
+	fill_call(r, p->pool, op, f, ev, has_ptr, ptr);
 	if (op >= OP_VMM_CREATE)
-		vmm_fill(r, p->pool, !findings_only, f, ev);
+		vmm_fill(r, p->pool, !findings_only || p->report->vmm_detail, f, ev);
 	if (c->decide && op == OP_OPEN) {
 		if (r->ret == 0 && r->has_ptr && r->has_handle)
 			live_push(c, ptr, r); /* decided at its close, or kept at the file's end */
