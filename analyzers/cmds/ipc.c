@@ -17,6 +17,7 @@
 #include "cmds/cmds.h"
 #include "model/devices.h"
 #include "model/ipclife.h"
+#include "model/ipclist.h"
 #include "model/procs.h"
 #include "read/files.h"
 #include "read/reader.h"
@@ -57,10 +58,29 @@ static const char *op_name(enum ipc_op op)
 	return (size_t)op < sizeof n / sizeof *n ? n[op] : "?";
 }
 
-/* What one record says beyond its api: the pointer, the result. */
-static void detail(const struct ipc_rec *r, char *buf, size_t len)
+/* A record the findings' report kept (VMM and pool sharing) as a row. */
+static struct ipc_row row_of(const struct ipc_rec *rec)
+{
+	return (struct ipc_row){
+	    .t_ns = rec->t_ns,
+	    .seq = rec->seq,
+	    .file = rec->file,
+	    .op = rec->op,
+	    .flags = (uint8_t)((rec->has_ptr ? ROW_PTR : 0) | (rec->close_of ? ROW_ENDS : 0)),
+	    .ret = rec->ret,
+	    .dev = rec->dev,
+	    .ptr = rec->ptr,
+	    .api = rec->api,
+	    .ret_name = rec->ret_name,
+	    .vendor = rec->vendor,
+	};
+}
+
+/* What one call says beyond its api: the pointer, the result. */
+static void detail(const struct ipc_row *r, char *buf, size_t len)
 {
 	char dev[48] = "", phys[24];
+	bool has_ptr = r->flags & ROW_PTR;
 	int64_t key = pw_devkey(dm, r->file, r->vendor, r->dev);
 	pw_devkey_fmt(dm, key, phys, sizeof phys);
 	if (key >= PW_PHYS_BASE)
@@ -69,90 +89,103 @@ static void detail(const struct ipc_rec *r, char *buf, size_t len)
 		snprintf(dev, sizeof dev, " (dev %lld)", (long long)r->dev);
 	if (r->ret != 0)
 		snprintf(buf, len, "failed: %s", r->ret_name ? r->ret_name : "?");
-	else if (r->op == OP_OPEN && r->has_ptr)
+	else if (r->op == OP_OPEN && has_ptr)
 		snprintf(buf, len, "mapped at 0x%llx%s", (unsigned long long)r->ptr, dev);
-	else if (r->op == OP_EV_OPEN && r->has_ptr)
+	else if ((r->op == OP_EV_OPEN || r->op == OP_EV_EXPORT || r->op == OP_EV_DESTROY) && has_ptr)
 		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
-	else if ((r->op == OP_EV_EXPORT || r->op == OP_EV_DESTROY) && r->has_ptr)
-		snprintf(buf, len, "event 0x%llx", (unsigned long long)r->ptr);
-	else if (r->has_ptr)
+	else if (has_ptr)
 		snprintf(buf, len, "0x%llx%s", (unsigned long long)r->ptr, dev);
-	else if (r->op == OP_CLOSE && !r->close_of)
+	else if (r->op == OP_CLOSE && !(r->flags & ROW_ENDS))
 		snprintf(buf, len, "the exporter's close of the key"); /* ACL: a close names the key */
 	else
 		snprintf(buf, len, "ok");
 }
 
 /* The listings are as long as the IPC calls: their rows are made twice
- * (table_print_rows), not held. */
+ * (table_print_rows), read from the sorted listing (a handle's, the stray
+ * closes) or from a shared allocation's records, not held. */
 struct rows {
 	const struct ipc_report *r;
 	const struct pw_input *in;
-	const struct vec *recs; /* struct ipc_rec * */
-	bool shared;            /* VMM and pool: the record's own detail first */
+	struct ipc_list *l;
+	size_t row0;            /* the listing's rows from row0 ... */
+	const struct vec *recs; /* ... or these (struct ipc_rec *): VMM and pool, detail their own */
+	struct ipc_row tmp;
 	char when[32], seq[24], det[96], ptr[24];
 	const char *label;
 };
 
-/* Record i of the rows, its process, time and seq made. */
-static const struct ipc_rec *row_rec(struct rows *x, size_t i)
+/* Row i, its process, time and seq made; *vmm its VMM part, or NULL. */
+static const struct ipc_row *row_at(struct rows *x, size_t i, const struct ipc_vmm **vmm)
 {
-	const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
-	x->label = label_of(x->in, rec->file);
-	fmt_rel(x->when, sizeof x->when, rec->t_ns, x->r->origin[rec->file]);
-	fmt_u64(x->seq, rec->seq);
-	return rec;
+	const struct ipc_row *w;
+	*vmm = NULL;
+	if (x->recs) {
+		const struct ipc_rec *rec = *(struct ipc_rec **)vec_at(x->recs, i);
+		x->tmp = row_of(rec);
+		*vmm = rec->vmm;
+		w = &x->tmp;
+	} else {
+		w = ipc_list_row(x->l, x->row0 + i);
+	}
+	x->label = label_of(x->in, w->file);
+	fmt_rel(x->when, sizeof x->when, w->t_ns, x->r->origin[w->file]);
+	fmt_u64(x->seq, w->seq);
+	return w;
 }
 
 static void call_row(void *ctx, size_t i, const char **cells)
 {
 	struct rows *x = ctx;
-	const struct ipc_rec *rec = row_rec(x, i);
-	if (x->shared && rec->vmm->detail)
-		snprintf(x->det, sizeof x->det, "%s", rec->vmm->detail);
+	const struct ipc_vmm *vmm;
+	const struct ipc_row *w = row_at(x, i, &vmm);
+	if (vmm && vmm->detail)
+		snprintf(x->det, sizeof x->det, "%s", vmm->detail);
 	else
-		detail(rec, x->det, sizeof x->det);
-	const char *row[] = {x->when, op_name(rec->op), x->label, x->seq, rec->api, x->det};
+		detail(w, x->det, sizeof x->det);
+	const char *row[] = {x->when, op_name(w->op), x->label, x->seq, w->api, x->det};
 	memcpy(cells, row, sizeof row);
 }
 
-static void print_calls(const struct ipc_report *r, const struct pw_input *in, const struct vec *recs,
-                        bool shared)
+static void print_calls(struct rows *x, size_t n)
 {
 	static const char *const heads[] = {"TIME", "WHAT", "PROCESS", "SEQ", "CALL", "DETAIL"};
-	struct rows x = {.r = r, .in = in, .recs = recs, .shared = shared};
-	table_print_rows(stdout, "  ", "lllrll", heads, recs->len, call_row, &x);
+	table_print_rows(stdout, "  ", "lllrll", heads, n, call_row, x);
 }
 
-static void print_handle(const struct ipc_report *r, const struct pw_input *in, const struct ipc_handle *h)
+static void print_handle(const struct ipc_report *r, const struct pw_input *in, struct ipc_list *l,
+                         const struct ipc_lhandle *h)
 {
 	char *host = sanitize(h->host);
 	printf("\n%s handle %.16s... on %s\n", h->event ? "event" : "memory", h->handle, host);
 	free(host);
-	print_calls(r, in, &h->recs, false);
-	if (!h->event && h->export && !h->free)
+	struct rows x = {.r = r, .in = in, .l = l, .row0 = h->row0};
+	print_calls(&x, h->nrows);
+	if (!h->event && h->exported && !h->freed)
 		printf("  (the exporter's trace shows no free of the allocation exported at 0x%llx)\n",
-		       (unsigned long long)h->export->ptr);
+		       (unsigned long long)h->ex_ptr);
 }
 
 static void stray_row(void *ctx, size_t i, const char **cells)
 {
 	struct rows *x = ctx;
-	const struct ipc_rec *rec = row_rec(x, i);
-	snprintf(x->ptr, sizeof x->ptr, "0x%llx", (unsigned long long)rec->ptr);
+	const struct ipc_vmm *vmm;
+	const struct ipc_row *w = row_at(x, i, &vmm);
+	snprintf(x->ptr, sizeof x->ptr, "0x%llx", (unsigned long long)w->ptr);
 	const char *row[] = {x->when, x->label, x->seq, x->ptr,
-	                     rec->ret ? (rec->ret_name ? rec->ret_name : "failed") : "ok"};
+	                     w->ret ? (w->ret_name ? w->ret_name : "failed") : "ok"};
 	memcpy(cells, row, sizeof row);
 }
 
-static void print_stray(const struct ipc_report *r, const struct pw_input *in)
+static void print_stray(const struct ipc_report *r, const struct pw_input *in, struct ipc_list *l)
 {
-	if (!r->stray.len)
+	size_t n = xsort_len(&l->rows) - l->stray0;
+	if (!n)
 		return;
 	printf("\nIPC closes of pointers no open in these traces returned\n");
 	static const char *const heads[] = {"TIME", "PROCESS", "SEQ", "PTR", "RESULT"};
-	struct rows x = {.r = r, .in = in, .recs = &r->stray};
-	table_print_rows(stdout, "  ", "llrll", heads, r->stray.len, stray_row, &x);
+	struct rows x = {.r = r, .in = in, .l = l, .row0 = l->stray0};
+	table_print_rows(stdout, "  ", "llrll", heads, n, stray_row, &x);
 }
 
 /* The processes that exported (or imported) a shared allocation, as text. */
@@ -191,7 +224,8 @@ static void print_shared(const struct ipc_report *r, const struct pw_input *in)
 		free(key);
 		free(e);
 		free(im);
-		print_calls(r, in, &sh->recs, true);
+		struct rows x = {.r = r, .in = in, .recs = &sh->recs};
+		print_calls(&x, sh->recs.len);
 	}
 }
 
@@ -214,48 +248,49 @@ static void print_findings(const struct ipc_report *r, const struct pw_input *in
 	}
 }
 
-static void count(const struct ipc_report *r, size_t *mem, size_t *ev)
+static void count(const struct ipc_list *l, size_t *mem, size_t *ev)
 {
 	*mem = *ev = 0;
-	for (size_t i = 0; i < r->handles.len; i++)
-		(*(struct ipc_handle **)vec_at(&r->handles, i))->event ? (*ev)++ : (*mem)++;
+	for (size_t i = 0; i < l->handles.len; i++)
+		((const struct ipc_lhandle *)vec_at(&l->handles, i))->event ? (*ev)++ : (*mem)++;
 }
 
-static void print_text(const struct ipc_report *r, const struct pw_input *in)
+static void print_text(const struct ipc_report *r, const struct pw_input *in, struct ipc_list *l)
 {
 	size_t mem, ev;
-	count(r, &mem, &ev);
+	count(l, &mem, &ev);
 	printf("%zu memory handle%s, %zu event handle%s, ", mem, mem == 1 ? "" : "s", ev, ev == 1 ? "" : "s");
 	if (r->shared.len)
 		printf("%zu shared VMM/pool allocation%s, ", r->shared.len, r->shared.len == 1 ? "" : "s");
 	printf("%zu finding%s\n", r->findings.len, r->findings.len == 1 ? "" : "s");
-	for (size_t i = 0; i < r->handles.len; i++)
-		print_handle(r, in, *(struct ipc_handle **)vec_at(&r->handles, i));
+	for (size_t i = 0; i < l->handles.len; i++)
+		print_handle(r, in, l, vec_at(&l->handles, i));
 	print_shared(r, in);
-	print_stray(r, in);
+	print_stray(r, in, l);
 	print_findings(r, in);
 }
 
 /* ---- JSON ---- */
 
-static json_t *rec_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_rec *rec)
+static json_t *row_json(const struct ipc_report *r, const struct pw_input *in, const struct ipc_row *w,
+                        const struct ipc_vmm *vmm)
 {
 	json_t *j = json_object();
-	json_object_set_new(j, "op", json_string(op_name(rec->op)));
-	json_object_set_new(j, "vendor", json_string(rec->vendor));
-	json_object_set_new(j, "process", proc_json(&in->files[rec->file]));
-	json_object_set_new(j, "seq", json_u64(rec->seq));
-	json_object_set_new(j, "api", json_string(rec->api));
-	json_object_set_new(j, "t_ns", json_integer(rec->t_ns));
-	json_object_set_new(j, "t_rel_ns", json_integer(rec->t_ns - r->origin[rec->file]));
-	json_object_set_new(j, "ret", json_integer(rec->ret));
-	json_object_set_new(j, "ret_name", rec->ret_name ? json_string(rec->ret_name) : json_null());
-	json_object_set_new(j, "ptr", rec->has_ptr ? json_hex(rec->ptr) : json_null());
-	json_object_set_new(j, "dev", json_dev(rec->dev));
-	json_object_set_new(j, "device", pw_devkey_json(dm, pw_devkey(dm, rec->file, rec->vendor, rec->dev)));
-	if (rec->op >= OP_VMM_CREATE) {
-		json_object_set_new(j, "handle", rec->vmm->has_vh ? json_hex(rec->vmm->vh) : json_null());
-		json_object_set_new(j, "detail", json_string(rec->vmm->detail ? rec->vmm->detail : ""));
+	json_object_set_new(j, "op", json_string(op_name(w->op)));
+	json_object_set_new(j, "vendor", json_string(w->vendor));
+	json_object_set_new(j, "process", proc_json(&in->files[w->file]));
+	json_object_set_new(j, "seq", json_u64(w->seq));
+	json_object_set_new(j, "api", json_string(w->api));
+	json_object_set_new(j, "t_ns", json_integer(w->t_ns));
+	json_object_set_new(j, "t_rel_ns", json_integer(w->t_ns - r->origin[w->file]));
+	json_object_set_new(j, "ret", json_integer(w->ret));
+	json_object_set_new(j, "ret_name", w->ret_name ? json_string(w->ret_name) : json_null());
+	json_object_set_new(j, "ptr", w->flags & ROW_PTR ? json_hex(w->ptr) : json_null());
+	json_object_set_new(j, "dev", json_dev(w->dev));
+	json_object_set_new(j, "device", pw_devkey_json(dm, pw_devkey(dm, w->file, w->vendor, w->dev)));
+	if (vmm && w->op >= OP_VMM_CREATE) {
+		json_object_set_new(j, "handle", vmm->has_vh ? json_hex(vmm->vh) : json_null());
+		json_object_set_new(j, "detail", json_string(vmm->detail ? vmm->detail : ""));
 	}
 	return j;
 }
@@ -276,15 +311,14 @@ static json_t *procs_of(const struct pw_input *in, const struct ipc_shared *sh, 
 	return a;
 }
 
-/* The members of a handle or a shared allocation are few; its life is as
- * long as the trace: written an entry at a time. */
-static void life_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
-                     const struct vec *recs)
+/* A life is as long as the trace: written an entry at a time. */
+static void rows_out(struct jout *o, struct rows *x, size_t n)
 {
-	jout_open(o, "life", '[');
-	for (size_t i = 0; i < recs->len; i++)
-		jout_put(o, NULL, rec_json(r, in, *(struct ipc_rec **)vec_at(recs, i)));
-	jout_close(o, ']');
+	for (size_t i = 0; i < n; i++) {
+		const struct ipc_vmm *vmm;
+		const struct ipc_row *w = row_at(x, i, &vmm);
+		jout_put(o, NULL, row_json(x->r, x->in, w, vmm));
+	}
 }
 
 static void shared_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
@@ -296,45 +330,48 @@ static void shared_out(struct jout *o, const struct ipc_report *r, const struct 
 	jout_put(o, "host", json_string(sh->host));
 	jout_put(o, "exporters", procs_of(in, sh, false));
 	jout_put(o, "importers", procs_of(in, sh, true));
-	life_out(o, r, in, &sh->recs);
+	struct rows x = {.r = r, .in = in, .recs = &sh->recs};
+	jout_open(o, "life", '[');
+	rows_out(o, &x, sh->recs.len);
+	jout_close(o, ']');
 	jout_close(o, '}');
 }
 
 static void handle_out(struct jout *o, const struct ipc_report *r, const struct pw_input *in,
-                       const struct ipc_handle *h)
+                       struct ipc_list *l, const struct ipc_lhandle *h)
 {
 	jout_open(o, NULL, '{');
 	jout_put(o, "kind", json_string(h->event ? "event" : "memory"));
-	jout_put(o, "vendor",
-	         json_string(h->export     ? h->export->vendor
-	                     : h->recs.len ? (*(struct ipc_rec **)vec_at(&h->recs, 0))->vendor
-	                                   : "?"));
+	jout_put(o, "vendor", json_string(h->vendor));
 	jout_put(o, "host", json_string(h->host));
 	jout_put(o, "handle", json_string(h->handle));
-	jout_put(o, "exported", json_boolean(h->export != NULL));
+	jout_put(o, "exported", json_boolean(h->exported));
 	/* memory: the exporter freed the allocation; an event: it destroyed the event */
-	jout_put(o, "freed", json_boolean(h->free != NULL));
-	life_out(o, r, in, &h->recs);
+	jout_put(o, "freed", json_boolean(h->freed));
+	struct rows x = {.r = r, .in = in, .l = l, .row0 = h->row0};
+	jout_open(o, "life", '[');
+	rows_out(o, &x, h->nrows);
+	jout_close(o, ']');
 	jout_close(o, '}');
 }
 
 /* Written as it goes (base/show.h): a trace of many IPC calls makes a long
  * report, never held whole. */
-static void print_json(const struct ipc_report *r, const struct pw_input *in)
+static void print_json(const struct ipc_report *r, const struct pw_input *in, struct ipc_list *l)
 {
 	struct jout o = {0};
 	jout_open(&o, NULL, '{');
 	jout_open(&o, "handles", '[');
-	for (size_t i = 0; i < r->handles.len; i++)
-		handle_out(&o, r, in, *(struct ipc_handle **)vec_at(&r->handles, i));
+	for (size_t i = 0; i < l->handles.len; i++)
+		handle_out(&o, r, in, l, vec_at(&l->handles, i));
 	jout_close(&o, ']');
 	jout_open(&o, "shared", '[');
 	for (size_t i = 0; i < r->shared.len; i++)
 		shared_out(&o, r, in, *(struct ipc_shared **)vec_at(&r->shared, i));
 	jout_close(&o, ']');
 	jout_open(&o, "unmatched_closes", '[');
-	for (size_t i = 0; i < r->stray.len; i++)
-		jout_put(&o, NULL, rec_json(r, in, *(struct ipc_rec **)vec_at(&r->stray, i)));
+	struct rows x = {.r = r, .in = in, .l = l, .row0 = l->stray0};
+	rows_out(&o, &x, xsort_len(&l->rows) - l->stray0);
 	jout_close(&o, ']');
 	jout_open(&o, "findings", '[');
 	for (size_t i = 0; i < r->findings.len; i++) {
@@ -352,23 +389,73 @@ static void print_json(const struct ipc_report *r, const struct pw_input *in)
 	jout_close(&o, '}');
 }
 
+/* The findings in the listing's order: ipc_derive gives them handle by
+ * handle in the order of the calls it kept, the listing orders the handles
+ * by every call (check's reading lets go of opens no finding names).
+ * Within a handle, and the VMM and pool findings after, as derived. */
+struct fplace {
+	uint32_t rank;
+	size_t idx;
+};
+
+static int by_place(const void *a, const void *b)
+{
+	const struct fplace *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static void order_findings(struct ipc_report *r, const struct ipc_list *l, const struct pw_input *in)
+{
+	size_t n = r->findings.len;
+	struct fplace *pl = xcalloc(n + 1, sizeof *pl);
+	for (size_t i = 0; i < n; i++) {
+		const struct ipc_handle *h = ((const struct ipc_finding *)vec_at(&r->findings, i))->handle;
+		pl[i] = (struct fplace){IPC_ROW_STRAY, i};
+		if (!h || !h->recs.len)
+			continue;
+		const struct ipc_rec *first = *(struct ipc_rec **)vec_at(&h->recs, 0);
+		size_t len;
+		char *k = ipc_handle_key(ipc_run_of(in, first->file), h->host, first->vendor, h->handle,
+		                         h->event, &len);
+		pl[i].rank = ipc_list_rank(l, k, len);
+		free(k);
+	}
+	qsort(pl, n, sizeof *pl, by_place);
+	struct ipc_finding *sorted = xcalloc(n + 1, sizeof *sorted);
+	for (size_t i = 0; i < n; i++)
+		sorted[i] = *(struct ipc_finding *)vec_at(&r->findings, pl[i].idx);
+	memcpy(r->findings.data, sorted, n * sizeof *sorted);
+	free(sorted);
+	free(pl);
+}
+
+/* The findings come from check's reading (ipc_findings_ops), the listing
+ * from ipc_list_ops: neither holds every IPC call. */
 int cmd_ipc(const struct pw_opts *o)
 {
 	struct ipc_report r;
+	struct ipc_list l;
 	struct pw_input in = {0};
 	ipc_init(&r);
-	struct pw_sink sink = {&ipc_ops, &r};
-	int st = an_read(o, &in, &sink, 1);
+	ipc_report_findings_only(&r);
+	r.vmm_detail = true;
+	ipc_list_init(&l);
+	struct pw_sink sinks[] = {{&ipc_findings_ops, &r}, {&ipc_list_ops, &l}};
+	int st = an_read(o, &in, sinks, 2);
 	if (st != PW_READ_FATAL && in.n) {
 		struct pw_devmap map;
 		pw_devmap_build(&map, &in);
 		dm = &map;
 		labels = xcalloc(in.n, sizeof *labels);
 		ipc_derive(&r, &in);
+		ipc_list_done(&l, &in);
+		order_findings(&r, &l, &in);
 		if (o->json)
-			print_json(&r, &in);
+			print_json(&r, &in, &l);
 		else
-			print_text(&r, &in);
+			print_text(&r, &in, &l);
 		pw_devmap_free(&map);
 		dm = NULL;
 		for (size_t i = 0; i < in.n; i++)
@@ -376,6 +463,7 @@ int cmd_ipc(const struct pw_opts *o)
 		free(labels);
 		labels = NULL;
 	}
+	ipc_list_free(&l);
 	ipc_free(&r);
 	pw_input_free(&in);
 	return an_exit(st);

@@ -37,6 +37,7 @@
 #include "model/findings.h"
 #include "model/gate.h"
 #include "model/ipclife.h"
+#include "model/ipclist.h"
 #include "model/managed.h"
 #include "model/procs.h"
 #include "model/symbols.h"
@@ -833,7 +834,7 @@ static void write_copy_grid(FILE *out, const struct pw_devmap *dm, struct copy_c
 
 /* One bar: an export until its free, an open until its close, or a mark. */
 struct bar {
-	const struct ipc_rec *from, *to; /* to: NULL when it lasted to the process's end */
+	const struct ipc_row *from, *to; /* to: NULL when it lasted to the process's end */
 	const char *what;                /* "exported", "opened", "open refused" */
 };
 
@@ -843,7 +844,7 @@ static int64_t file_end(const struct pw_input *in, size_t file, int64_t t)
 	return f->any_t && f->last_t_ns > t ? f->last_t_ns : t;
 }
 
-static void bar_label(FILE *out, const struct pw_input *in, const struct ipc_rec *r, const char *what)
+static void bar_label(FILE *out, const struct pw_input *in, const struct ipc_row *r, const char *what)
 {
 	char *label = proc_label(&in->files[r->file]);
 	esc(out, label);
@@ -853,7 +854,7 @@ static void bar_label(FILE *out, const struct pw_input *in, const struct ipc_rec
 }
 
 /* The findings of fs on one of the handle's calls, as marks on its bars. */
-static void write_marks(FILE *out, const struct findings *fs, const struct ipc_rec *r, int x, int y)
+static void write_marks(FILE *out, const struct findings *fs, const struct ipc_row *r, int x, int y)
 {
 	for (size_t i = 0; i < fs->list.len; i++) {
 		const struct finding *fd = vec_at(&fs->list, i);
@@ -868,34 +869,52 @@ static void write_marks(FILE *out, const struct findings *fs, const struct ipc_r
 	}
 }
 
-static void write_handle(FILE *out, const struct ipc_handle *h, size_t n, const struct pw_input *in,
-                         const struct findings *fs)
+/* A handle's bars, from its calls in the listing (ipclist.h): its first
+ * export until the exporter's free (destroy), each open until the close
+ * (destroy) that ended it. */
+static void handle_bars(const struct ipc_lhandle *h, const struct vec *rows, struct vec *bars)
 {
-	struct vec bars;
-	vec_init(&bars, sizeof(struct bar));
-	for (size_t i = 0; i < h->recs.len; i++) {
-		const struct ipc_rec *r = *(struct ipc_rec **)vec_at(&h->recs, i);
-		struct bar *b = NULL;
-		if (r == h->export) {
-			b = vec_push(&bars);
-			b->from = r;
-			b->to = h->free;
-			b->what = h->event ? "exported the event" : "exported";
-		} else if ((r->op == OP_OPEN || r->op == OP_EV_OPEN) && r->ret == 0) {
-			b = vec_push(&bars);
-			b->from = r;
-			b->to = r->closed_by;
-			b->what = "opened";
-		} else if (r->op == OP_OPEN || r->op == OP_EV_OPEN) {
-			b = vec_push(&bars);
-			b->from = r;
-			b->to = r;
-			b->what = "open refused";
+	const struct ipc_row *end = NULL;
+	struct hmap ends; /* (file, the open's seq) -> the row that ended it */
+	hmap_init(&ends);
+	for (size_t i = 0; i < rows->len; i++) {
+		const struct ipc_row *r = vec_at(rows, i);
+		if (r->flags & ROW_ENDS) {
+			uint64_t k[2] = {r->file, r->of_seq};
+			*hmap_put(&ends, k, sizeof k) = (void *)r;
+		} else if (r->op == OP_FREE || r->op == OP_EV_DESTROY) {
+			end = r; /* the exporter's: one kept a handle */
 		}
 	}
+	for (size_t i = 0; i < rows->len; i++) {
+		const struct ipc_row *r = vec_at(rows, i);
+		bool open = r->op == OP_OPEN || r->op == OP_EV_OPEN;
+		uint64_t k[2] = {r->file, r->seq};
+		if ((r->op == OP_EXPORT || r->op == OP_EV_EXPORT) && h->exported && r->ret == 0 &&
+		    r->file == h->ex_file && r->seq == h->ex_seq && r->t_ns == h->ex_t)
+			*(struct bar *)vec_push(bars) = (struct bar){
+			    r, h->freed ? end : NULL, h->event ? "exported the event" : "exported"};
+		else if (open && r->ret == 0)
+			*(struct bar *)vec_push(bars) =
+			    (struct bar){r, hmap_get(&ends, k, sizeof k), "opened"};
+		else if (open)
+			*(struct bar *)vec_push(bars) = (struct bar){r, r, "open refused"};
+	}
+	hmap_free(&ends, NULL);
+}
+
+static void write_handle(FILE *out, struct ipc_list *l, const struct ipc_lhandle *h, size_t n,
+                         const struct pw_input *in, const struct findings *fs)
+{
+	struct vec rows, bars; /* one handle's calls: read from the listing, held while drawn */
+	vec_init(&rows, sizeof(struct ipc_row));
+	vec_init(&bars, sizeof(struct bar));
+	for (size_t i = 0; i < h->nrows; i++)
+		*(struct ipc_row *)vec_push(&rows) = *ipc_list_row(l, h->row0 + i);
+	handle_bars(h, &rows, &bars);
 	int64_t t0 = INT64_MAX, t1 = INT64_MIN;
-	for (size_t i = 0; i < h->recs.len; i++) {
-		const struct ipc_rec *r = *(struct ipc_rec **)vec_at(&h->recs, i);
+	for (size_t i = 0; i < rows.len; i++) {
+		const struct ipc_row *r = vec_at(&rows, i);
 		t0 = r->t_ns < t0 ? r->t_ns : t0;
 		t1 = r->t_ns > t1 ? r->t_ns : t1;
 	}
@@ -953,29 +972,30 @@ static void write_handle(FILE *out, const struct ipc_handle *h, size_t n, const 
 	/* findings on a call of the handle that is no bar's end (a free after a close, a stray close) */
 	fputs("</svg></div>\n", out);
 	vec_free(&bars);
+	vec_free(&rows);
 }
 
-static void write_ipc(FILE *out, const struct ipc_report *r, const struct pw_input *in,
+static void write_ipc(FILE *out, const struct ipc_report *r, struct ipc_list *l, const struct pw_input *in,
                       const struct findings *fs)
 {
-	if (!r->handles.len && !r->shared.len) {
+	if (!l->handles.len && !r->shared.len) {
 		fputs("<p>No IPC handle was exported or opened in the traces.</p>\n", out);
 		return;
 	}
-	if (r->handles.len)
+	if (l->handles.len)
 		fputs(
 		    "<p>Per handle, a bar for each process that held it: the exporter from its export to "
 		    "its free, each importer from its open to its close (to the end of its trace when it "
 		    "never closed, dashed and orange); a refused open is a short red bar; findings are dots "
 		    "on the call they name.  The words are on hover.</p>\n",
 		    out);
-	for (size_t i = 0; i < r->handles.len && i < REPORT_HANDLES; i++)
-		write_handle(out, *(struct ipc_handle **)vec_at(&r->handles, i), i, in, fs);
-	if (r->handles.len > REPORT_HANDLES)
+	for (size_t i = 0; i < l->handles.len && i < REPORT_HANDLES; i++)
+		write_handle(out, l, vec_at(&l->handles, i), i, in, fs);
+	if (l->handles.len > REPORT_HANDLES)
 		fprintf(
 		    out,
 		    "<p class=\"muted\">and %zu more handles (peerwatch-analyze ipc lists them all)</p>\n",
-		    r->handles.len - REPORT_HANDLES);
+		    l->handles.len - REPORT_HANDLES);
 	if (!r->shared.len)
 		return;
 	fputs(
@@ -1216,7 +1236,8 @@ static void write_managed(FILE *out, struct managed *m, const struct pw_input *i
  * summary's reports, read in the findings' read (findings_read_with). */
 struct listings {
 	struct copy_matrix m;
-	struct ipc_report ipc;
+	struct ipc_report ipc; /* the findings' (check's reading): VMM and pool sharing */
+	struct ipc_list list;  /* the handles' lives */
 	struct summary sum;
 	struct managed mg;
 };
@@ -1227,6 +1248,7 @@ static void listings_init(struct listings *ls)
 	managed_init(&ls->mg);
 	hmap_init(&ls->m.cells);
 	ipc_init(&ls->ipc);
+	ipc_list_init(&ls->list);
 }
 
 static void listings_free(struct listings *ls)
@@ -1235,6 +1257,7 @@ static void listings_free(struct listings *ls)
 	summary_free(&ls->sum);
 	hmap_free(&ls->m.cells, copies_free_cell);
 	ipc_free(&ls->ipc);
+	ipc_list_free(&ls->list);
 }
 
 static void write_copies_ipc(FILE *out, struct pw_input *in, const struct pw_devmap *dm,
@@ -1262,7 +1285,7 @@ static void write_copies_ipc(FILE *out, struct pw_input *in, const struct pw_dev
 		from = to;
 	}
 	fputs("</section>\n<section id=\"ipc\"><h2>IPC lifetimes</h2>\n", out);
-	write_ipc(out, &ls->ipc, in, fs);
+	write_ipc(out, &ls->ipc, &ls->list, in, fs);
 	fputs("</section>\n<section id=\"managed\"><h2>Managed memory</h2>\n", out);
 	write_managed(out, &ls->mg, in, dm);
 	fputs("</section>\n<section id=\"time\"><h2>Host time per API</h2>\n", out);
@@ -1328,10 +1351,14 @@ int cmd_report(const struct pw_opts *o)
 	struct listings ls;
 	findings_init(&fs);
 	listings_init(&ls);
-	/* one read: the findings (the IPC ones from ipc_ops' every call,
-	 * which the page draws) and the listings */
-	const struct pw_sink more[] = {{&copies_ops, &ls.m}, {&managed_ops, &ls.mg}, {&summary_ops, &ls.sum}};
+	/* one read: the findings (the IPC ones as check reads them, which
+	 * also gives the VMM and pool sharing) and the listings, the handles'
+	 * lives among them */
+	const struct pw_sink more[] = {
+	    {&copies_ops, &ls.m}, {&managed_ops, &ls.mg}, {&summary_ops, &ls.sum}, {&ipc_list_ops, &ls.list}};
 	int st = findings_read_with(o, &in, &fs, &ls.ipc, more, sizeof more / sizeof *more);
+	if (st != PW_READ_FATAL && in.n)
+		ipc_list_done(&ls.list, &in);
 	if (st == PW_READ_FATAL || !in.n) {
 		listings_free(&ls);
 		findings_free(&fs);

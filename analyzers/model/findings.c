@@ -267,8 +267,8 @@ int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct find
 {
 	struct ipc_report own; /* check's: for the findings alone */
 	ipc_init(&own);
-	ipc_report_findings_only(&own);
 	struct ipc_report *ip = ipc ? ipc : &own;
+	ipc_report_findings_only(ip);
 	struct umfx um;
 	umfx_init(&um);
 	um.findings_only = true;
@@ -276,7 +276,7 @@ int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct find
 	size_t n = 0;
 	sinks[n++] = (struct pw_sink){&findings_ops, fs};
 	if (o->derived || ipc)
-		sinks[n++] = (struct pw_sink){ipc ? &ipc_ops : &ipc_findings_ops, ip};
+		sinks[n++] = (struct pw_sink){&ipc_findings_ops, ip};
 	if (o->derived)
 		sinks[n++] = (struct pw_sink){&umfx_findings_ops, &um};
 	for (size_t i = 0; i < nmore; i++)

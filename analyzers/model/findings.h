@@ -76,8 +76,9 @@ struct problem {
 int findings_read(const struct pw_opts *o, struct pw_input *in, struct findings *fs);
 /* The same, in one read with `nmore` more sinks (report's listings); and
  * where `ipc` is not NULL, the IPC report is the caller's (ipc_init'ed),
- * read with ipc_ops (every call kept) and derived, its findings the same
- * as check's, and left to the caller. */
+ * read as check reads it (ipc_findings_ops: not every call kept) and
+ * derived — its findings, its VMM and pool sharing — and left to the
+ * caller. */
 struct ipc_report;
 int findings_read_with(const struct pw_opts *o, struct pw_input *in, struct findings *fs,
                        struct ipc_report *ipc, const struct pw_sink *more, size_t nmore);
