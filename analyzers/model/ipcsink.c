@@ -18,10 +18,15 @@ const struct ipc_vmm ipc_vmm_none;
 enum { ARENA_CHUNK = 64 * 1024 };
 
 /* Records and VMM parts, carved from chunks, freed with the report. */
+/* What a record's strings were last interned as, by kind: a worker's
+ * calls mostly repeat their vendor, api and result. */
+enum { LAST_VENDOR, LAST_API, LAST_RET, NLAST };
+
 struct ipc_pool {
 	struct vec chunks; /* char * */
 	size_t used;       /* in the last chunk */
 	struct hmap strs;  /* text -> its one copy (the map's own) */
+	const char *last[NLAST];
 };
 
 static void *pool_alloc(struct ipc_pool *p, size_t n)
@@ -45,6 +50,15 @@ static const char *intern(struct ipc_pool *p, const char *s)
 	return *v;
 }
 
+/* intern, first trying the string of this kind interned last (a compare
+ * of a few bytes against a hash of them and a probe). */
+static const char *intern_as(struct ipc_pool *p, int kind, const char *s)
+{
+	if (p->last[kind] && !strcmp(p->last[kind], s))
+		return p->last[kind];
+	return p->last[kind] = intern(p, s);
+}
+
 /* The vendor as the record keeps it: its first 7 bytes, interned (no
  * snprintf: two for every IPC call were a tenth of the sink's time). */
 static const char *vendor_of(struct ipc_pool *pool, const struct pw_event *ev)
@@ -54,7 +68,7 @@ static const char *vendor_of(struct ipc_pool *pool, const struct pw_event *ev)
 	size_t vn = strnlen(v, sizeof vendor - 1);
 	memcpy(vendor, v, vn);
 	vendor[vn] = 0;
-	return intern(pool, vendor);
+	return intern_as(pool, LAST_VENDOR, vendor);
 }
 
 void ipc_pool_free(struct ipc_pool *p)
@@ -402,13 +416,34 @@ static const struct {
     {"pool_import_ptr", OP_PTR_IMPORT},
 };
 
+/* The first two bytes of the table's ops, each once ("ip", "ev", "fr",
+ * "vm", "po"): made when the program starts. */
+static char prefix[sizeof by_op / sizeof *by_op][2];
+static size_t nprefix;
+
+__attribute__((constructor)) static void op_prefixes(void)
+{
+	for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++) {
+		size_t k = 0;
+		while (k < nprefix && memcmp(prefix[k], by_op[i].op, 2))
+			k++;
+		if (k == nprefix)
+			memcpy(prefix[nprefix++], by_op[i].op, 2);
+	}
+}
+
 /* Every call comes here: two bytes that start no op in the table (most
- * calls: copies, peer queries, launches: "peer_...") are answered without
- * a string compare. */
+ * calls: copies, peer queries, launches: "peer_...") are answered after a
+ * few compares of them. */
 static bool op_of(const struct pw_event *ev, enum ipc_op *op)
 {
 	const char *s = ev->op;
-	if (!s || !s[0])
+	if (!s)
+		return false;
+	bool may = false;
+	for (size_t i = 0; i < nprefix && !may; i++)
+		may = s[0] == prefix[i][0] && s[1] == prefix[i][1];
+	if (!may)
 		return false;
 	for (size_t i = 0; i < sizeof by_op / sizeof *by_op; i++)
 		if (by_op[i].op[0] == s[0] && by_op[i].op[1] == s[1] && !strcmp(s, by_op[i].op)) {
@@ -642,13 +677,13 @@ static void fill_rec(struct ipc_rec *r, struct ipc_pool *pool, enum ipc_op op, c
 		memcpy(api, a, an);
 		memcpy(api + an, b, bn);
 		api[an + bn] = 0;
-		r->api = intern(pool, api);
+		r->api = intern_as(pool, LAST_API, api);
 	} else {
 		char *long_api = xasprintf("%s%s", a, b);
 		r->api = intern(pool, long_api);
 		free(long_api);
 	}
-	r->ret_name = ev->ret_name ? intern(pool, ev->ret_name) : NULL;
+	r->ret_name = ev->ret_name ? intern_as(pool, LAST_RET, ev->ret_name) : NULL;
 	r->dev = PW_DEV_NONE;
 	r->cur_dev = ev->cur_dev;
 	r->vmm = &ipc_vmm_none;
