@@ -31,7 +31,8 @@
  * interned); for check, of a process's exports only the earliest of each
  * handle and pointer is kept, and in a file whose opens and closes are in
  * time order a close is matched to its open as it is read and kept only as
- * the open's end (ipc_report_findings_only).
+ * the open's end (ipc_report_findings_only).  The ipc command's listing
+ * and report's drawing (ipclist.h) keep no record per call.
  *
  * Vendors: CUDA driver (cuIpc*), the CUDA runtime (cudaIpc*, cudaFree: one
  * handle space with the driver's) and HIP (hipIpc*, hipFree) — handles of
@@ -196,6 +197,8 @@ struct ipc_report {
 	struct hmap more_opens; /* a mapping left open: its first open -> its later opens let go */
 };
 
+/* Every IPC call kept (with ipc_derive, the reference the commands' readers
+ * are tested against: test_analyze_ipc; no command reads with it now). */
 extern const struct pw_sink_ops ipc_ops;
 /*
  * ipc_ops for check's reader of the findings (with ipc_report_findings_only):

@@ -3,12 +3,12 @@
  * (ipc_report_findings_only) a process's repeated exports of one handle and
  * pointer are one record and its failed exports none, and in a file whose
  * opens and closes are in time order a close is folded into its open, with
- * the findings of the sink that keeps every call; the ipc command keeps
- * every call.  Read with ipc_findings_ops (every pre-phase first), an open
- * is decided as it ends and kept only where a finding may name it: the
- * same findings, from generated runs of several processes too.  The ipc
- * command's listing (ipclist.c), which matches each file's calls on its
- * own and sorts beyond memory, lists what ipc_derive's placing does.
+ * the findings of the sink that keeps every call (ipc_ops).  Read with
+ * ipc_findings_ops (every pre-phase first), an open is decided as it ends
+ * and kept only where a finding may name it: the same findings, from
+ * generated runs of several processes too.  The ipc command's listing
+ * (ipclist.c), which matches each file's calls on its own and sorts beyond
+ * memory, lists what ipc_derive's placing does.
  */
 #include <setjmp.h>
 #include <stdarg.h>
