@@ -132,17 +132,21 @@ void pw_reader_thread_done(void)
 	arena.base = arena.ptr = arena.end = NULL;
 }
 
+/* A member named twice in one object is an error, not the last one's
+ * value (jansson's default): the fast path says the same (schema.c). */
+enum { LOAD_FLAGS = JSON_REJECT_DUPLICATES };
+
 static json_t *load_arena(const char *line, size_t len, json_error_t *je)
 {
 	if (!arena_on)
-		return json_loadb(line, len, 0, je);
+		return json_loadb(line, len, LOAD_FLAGS, je);
 	if (!arena.base) {
 		arena.base = xmalloc(ARENA_SIZE);
 		arena.end = arena.base + ARENA_SIZE;
 	}
 	arena.ptr = arena.base; /* the previous line's objects are gone by now */
 	arena.active = true;
-	json_t *j = json_loadb(line, len, 0, je);
+	json_t *j = json_loadb(line, len, LOAD_FLAGS, je);
 	arena.active = false;
 	return j;
 }

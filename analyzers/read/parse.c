@@ -693,7 +693,11 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 	ev->cur_dev = PW_DEV_NONE;
 	*root = pw_json_load(line, len, &je);
 	if (!*root) {
-		fail(err, errlen, "not valid JSON (column %d): %s", je.column, je.text);
+		if (strstr(je.text, "duplicate object key")) /* valid JSON, not a trace's */
+			fail(err, errlen, "a member named twice in one object (column %d): %s", je.column,
+			     je.text);
+		else
+			fail(err, errlen, "not valid JSON (column %d): %s", je.column, je.text);
 		return PW_LINE_BAD;
 	}
 	ev->root = *root;

@@ -315,6 +315,8 @@ d=$(case_dir)
 	echo '[1,2,3]'
 	echo '{"no":"type"}'
 	printf '{"type":"call","api":"\xff\xfe"}\n'
+	echo "$call1" | sed 's/"seq":\([0-9]*\)/"seq":\1,"seq":\1/'
+	echo "$call1" | sed 's/"args":{/"args":{"dev":0,"dev":1,/'
 	tail -n +2 "$good"
 } >"$d/types.pw.jsonl"
 an summary --json "$d"
@@ -326,6 +328,9 @@ check "wrong type: a stack frame that is not an address" err_has 'types.pw.jsonl
 check "wrong type: a line that is not an object" err_has 'types.pw.jsonl:7: a line must be a JSON object'
 check "wrong type: no type member" err_has 'types.pw.jsonl:8: missing member "type"'
 check "wrong type: invalid UTF-8" err_has 'types.pw.jsonl:9: not valid JSON'
+check "a member named twice (seq): named, not the last one taken" \
+	err_has 'types.pw.jsonl:10: a member named twice in one object .*"seq"'
+check "a member named twice in args (dev): named" err_has 'types.pw.jsonl:11: a member named twice in one object .*"dev"'
 check "wrong types: the good lines are all read, exit 0" \
 	bash -c "[ $rc = 0 ] && [ \"\$(jq '.calls_total' '$WORK/o.out')\" = $ncalls ]"
 

@@ -231,7 +231,6 @@ static void fast_path(void **state)
 	    "\"api\":\"cuMemcpyPeer\",\"note\":\"\xc3\xa9\"",      /* non-ASCII */
 	    "\"api\":\"cuMemcpyPeer\",\"w\":1.5",                  /* a real number */
 	    "\"api\":\"cuMemcpyPeer\",\"w\":18446744073709551615", /* beyond 2^63-1 */
-	    "\"api\":\"cuMemcpyPeer\",\"api\":\"cuMemcpyPeer\"",   /* a key twice */
 	    " \"api\" : \"cuMemcpyPeer\" ",                        /* spaces: still plain */
 	};
 	for (size_t i = 0; i < sizeof not_plain / sizeof *not_plain; i++) {
@@ -243,7 +242,7 @@ static void fast_path(void **state)
 		    "\"args\":{\"dst\":\"0x10\",\"dst_dev\":1,\"src\":\"0x20\",\"src_dev\":0,\"bytes\":64}}",
 		    not_plain[i]);
 		assert_int_equal(parse(line, &ev, err), PW_LINE_EVENT);
-		if (pw_parse_was_fast() != (i == 5))
+		if (pw_parse_was_fast() != (i == 4))
 			fail_msg("case %zu: fast path %s", i, pw_parse_was_fast() ? "taken" : "not taken");
 		assert_string_equal(ev.api, "cuMemcpyPeer");
 		assert_true(pw_arg_u64(&ev, "bytes", &u) && u == 64);
@@ -258,6 +257,8 @@ static void fast_path(void **state)
 	    {"{\"ptr\":\"0xzz\"}", "\"args.ptr\" is not a 64-bit hex value"},
 	    {"{\"location\":{\"id\":3}}", "missing member \"args.location.type\""},
 	    {"{\"copies\":[{\"dst\":\"0x1\"},7]}", "args.copies"},
+	    /* valid JSON, but which of the two is the value is the reader's guess */
+	    {"{\"bytes\":64,\"bytes\":32}", "a member named twice in one object"},
 	};
 	for (size_t i = 0; i < sizeof wrong / sizeof *wrong; i++) {
 		char line[1024];
