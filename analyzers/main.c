@@ -17,6 +17,7 @@
 #include "cmds/cmds.h"
 #include "read/json.h"
 #include "read/parse.h"
+#include "read/reader.h"
 #include "read/scan.h"
 
 #ifndef PW_VERSION
@@ -330,5 +331,7 @@ int main(int argc, char **argv)
 		pw_parse_fast = false;
 	if (parse && !strcmp(parse, "scan"))
 		pw_scan_shapes = false;
+	if (parse && !strcmp(parse, "keys"))
+		pw_pre_by_op = false;
 	return c->run(&o);
 }

@@ -568,6 +568,7 @@ static const struct pw_sink_ops timeline_ops = {
     .partial_merge = tl_partial_merge,
     .file_begin = tl_file_begin,
     .pre_keys = pre_keys,
+    .pre_by_op = true, /* violations: no call line is one */
     .pre_event = tl_pre_event,
     .event = tl_event,
     .file_end = tl_file_end,

@@ -137,6 +137,7 @@ const struct pw_sink_ops findings_ops = {
     .partial_merge = fnd_partial_merge,
     .file_begin = fnd_file_begin,
     .pre_keys = pre_keys,
+    .pre_by_op = true, /* violations: no call line is one */
     .pre_event = fnd_pre_event,
     .event = fnd_event,
     .file_end = fnd_file_end,

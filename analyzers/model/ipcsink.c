@@ -1053,6 +1053,7 @@ const struct pw_sink_ops ipc_findings_ops = {
     .file_end = ipc_file_end,
     .nesting = true,
     .pre_all_done = ipc_pre_all_done,
+    .pre_by_op = true,
 };
 
 const struct pw_sink_ops ipc_ops = {
@@ -1065,4 +1066,5 @@ const struct pw_sink_ops ipc_ops = {
     .event = ipc_event,
     .file_end = ipc_file_end,
     .nesting = true,
+    .pre_by_op = true,
 };

@@ -405,6 +405,7 @@ const struct pw_sink_ops managed_ops = {
     .event = mg_event,
     .file_end = mg_file_end,
     .nesting = true,
+    .pre_by_op = true,
 };
 
 /* ---- putting history under its allocation ---- */

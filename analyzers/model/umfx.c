@@ -698,6 +698,7 @@ const struct pw_sink_ops umfx_ops = {
     .pre_event = fx_pre_event,
     .event = fx_event,
     .file_end = fx_file_end,
+    .pre_by_op = true,
 };
 
 /* umfx_findings_ops: a file without um events makes no finding, and
@@ -721,6 +722,7 @@ const struct pw_sink_ops umfx_findings_ops = {
     .partial_merge = fx_partial_merge,
     .file_begin = fx_file_begin,
     .pre_keys = pre_keys,
+    .pre_by_op = true,
     .pre_event = fx_pre_event,
     .pre_done = fx_pre_done,
     .event = fx_event,

@@ -60,11 +60,18 @@ struct run {
 	struct pw_sink *sinks;
 	size_t nsinks;
 	bool any_pre;
-	struct needles *pre_keys; /* every sink's, a bit each */
-	bool nesting;             /* a sink wants ev->parent_recorded */
+	bool nesting; /* a sink wants ev->parent_recorded */
 	/* the nesting scan's seqs are gathered in the pre-phase's pass (no
 	 * sink wants parent_recorded in pre_event): one read of the file fewer */
 	bool scan_in_pre;
+	/* a call line as the library writes it is given by its op to the
+	 * pre_by_op sinks (op_mask, by op_kind's kind); the other sinks' keys
+	 * are searched in it (other_keys; NULL: none) */
+	bool by_op;
+	struct needles *pre_keys; /* every sink's, a bit each */
+	struct needles *other_keys;
+	struct hmap op_kind; /* an op's name -> its kind (enum pw_op_kind) */
+	uint64_t op_mask[PW_OP_KINDS];
 	struct vec items;   /* struct item */
 	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
 	struct worker *w0;  /* the calling thread's worker */
@@ -388,10 +395,70 @@ static bool footer_line(struct worker *w, const char *line, size_t len)
 	return footer;
 }
 
-/* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks). */
+bool pw_pre_by_op = true;
+
+/* A call line's op, where the line starts as the library writes a call
+ * and the op is a member of the call (no object or array before it) whose
+ * value has no escape. */
+static bool call_op(const char *line, size_t len, const char **op, size_t *n)
+{
+	static const char start[] = "{\"type\":\"call\",", key[] = "\"op\":\"";
+	if (len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
+		return false;
+	const char *p = line + sizeof start - 1, *end = line + len;
+	const char *k = memmem(p, (size_t)(end - p), key, sizeof key - 1);
+	if (!k || memchr(p, '{', (size_t)(k - p)) || memchr(p, '[', (size_t)(k - p)))
+		return false;
+	const char *v = k + sizeof key - 1, *q = memchr(v, '"', (size_t)(end - v));
+	if (!q || memchr(v, '\\', (size_t)(q - v)))
+		return false;
+	*op = v;
+	*n = (size_t)(q - v);
+	return true;
+}
+
+/* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks);
+ * of a call line with a known op, the pre_by_op sinks by its op. */
 static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 {
+	const char *op;
+	size_t n;
+	if (r->by_op && call_op(line, len, &op, &n)) {
+		uintptr_t kind = (uintptr_t)hmap_get(&r->op_kind, op, n);
+		if (kind)
+			return r->op_mask[kind] |
+			       (r->other_keys ? needles_mask(r->other_keys, line, len) : 0);
+	}
 	return needles_mask(r->pre_keys, line, len);
+}
+
+/* The table of pre_wanted's ops: for each op, the pre_by_op sinks one of
+ * whose keys is in "op":"<op>" (the member as the library writes it). */
+static void op_table(struct run *r, const struct pw_sink *sinks, size_t nsinks)
+{
+	uint64_t by_op = 0, others = 0;
+	for (size_t i = 0; i < nsinks; i++)
+		if (sinks[i].ops->pre_keys)
+			*(sinks[i].ops->pre_by_op ? &by_op : &others) |= 1ull << i;
+	r->by_op = pw_pre_by_op && by_op;
+	hmap_init(&r->op_kind);
+	r->other_keys = NULL;
+	if (!r->by_op)
+		return;
+	for (int k = PW_OP_NONE + 1; k < PW_OP_KINDS; k++) {
+		char member[96];
+		const char *name = pw_op_name(k);
+		int len = snprintf(member, sizeof member, "\"op\":\"%s\"", name);
+		r->op_mask[k] = needles_mask(r->pre_keys, member, (size_t)len) & by_op;
+		*hmap_put(&r->op_kind, name, strlen(name)) = (void *)(uintptr_t)k;
+	}
+	if (!others)
+		return;
+	r->other_keys = xmalloc(sizeof *r->other_keys);
+	needles_init(r->other_keys);
+	for (size_t i = 0; i < nsinks; i++)
+		for (const char *const *k = sinks[i].ops->pre_keys; k && *k && (others >> i & 1); k++)
+			needles_add(r->other_keys, *k, 1ull << i);
 }
 
 static void pre_event(struct worker *w, struct pw_file *f, const struct pw_event *ev, uint64_t wanted)
@@ -1663,6 +1730,7 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 		pre_nesting |= sinks[i].ops->pre_nesting;
 		r.staged |= sinks[i].ops->pre_all_done != NULL;
 	}
+	op_table(&r, sinks, nsinks);
 	r.stage = 1;
 	r.held = xcalloc(in->n + 1, sizeof *r.held);
 	r.scan_in_pre = r.nesting && r.any_pre && !pre_nesting;
@@ -1709,6 +1777,8 @@ int pw_input_read(struct pw_input *in, const struct pw_read_opts *o, struct pw_s
 	pw_parse_thread_done();
 	free(r.chunks);
 	free(r.pre_keys);
+	free(r.other_keys);
+	hmap_free(&r.op_kind, NULL);
 	vec_free(&r.items);
 	pthread_mutex_destroy(&r.msg_lock);
 	pthread_mutex_destroy(&r.pipe_lock);

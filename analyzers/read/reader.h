@@ -82,7 +82,18 @@ struct pw_sink_ops {
 	 * read-only in the event phase; the files' device lines are all in by
 	 * then and do not change. */
 	void (*pre_all_done)(void *report, void *const *partials, size_t n, const struct pw_input *in);
+	/* pre_event acts on a call line that has an op only by its op, and only
+	 * for ops one of pre_keys names as the op's value ("\"free\"",
+	 * "\"op\":\"ipc_open\""); its other keys are for lines of other types
+	 * and for traces written before calls had an op.  Then a call line as
+	 * the library writes it is given to it by its op, from a table made
+	 * once, not by a search of the whole line for its keys. */
+	bool pre_by_op;
 };
+
+/* Whether a sink's pre_by_op is taken (PEERWATCH_ANALYZE_PARSE=keys turns
+ * it off, for comparing: every line searched for every key). */
+extern bool pw_pre_by_op;
 
 /* Reads and validates every line and keeps nothing: for info, and for a
  * first pass that only needs the files' own facts. */
