@@ -43,28 +43,19 @@ parse_same() { # DIR [MODE]: each command both ways; "" or the first difference
 	done
 }
 
-n_dirs=0
-n_diff=0
-while read -r d; do
-	n_dirs=$((n_dirs + 1))
-	why=$(parse_same "$d")
-	if [ -n "$why" ]; then
-		n_diff=$((n_diff + 1))
-		bad "fast and full parse differ on ${d#"$WORK"/}: $why"
-	fi
-done < <(parse_dirs)
-check "fast and full parse: every command the same on all $n_dirs trace directories ($n_diff differ)" \
-	test "$n_dirs" -gt 20 -a "$n_diff" = 0
+parse_all() { # MODE WHAT: parse_same on every directory, a check of them all
+	local mode=$1 what=$2 d why n_dirs=0 n_diff=0
+	while read -r d; do
+		n_dirs=$((n_dirs + 1))
+		why=$(parse_same "$d" "$mode")
+		if [ -n "$why" ]; then
+			n_diff=$((n_diff + 1))
+			bad "$what differ on ${d#"$WORK"/}: $why"
+		fi
+	done < <(parse_dirs)
+	check "$what: every command the same on all $n_dirs trace directories ($n_diff differ)" \
+		test "$n_dirs" -gt 20 -a "$n_diff" = 0
+}
 
-n_dirs=0
-n_diff=0
-while read -r d; do
-	n_dirs=$((n_dirs + 1))
-	why=$(parse_same "$d" keys)
-	if [ -n "$why" ]; then
-		n_diff=$((n_diff + 1))
-		bad "pre-phase by op and by keys differ on ${d#"$WORK"/}: $why"
-	fi
-done < <(parse_dirs)
-check "pre-phase by op and by keys: every command the same on all $n_dirs trace directories ($n_diff differ)" \
-	test "$n_dirs" -gt 20 -a "$n_diff" = 0
+parse_all full "fast and full parse"
+parse_all keys "pre-phase by op and by keys"
