@@ -161,9 +161,21 @@ static void sift_down(const struct xsort *x, const struct head *hs, size_t *heap
 	}
 }
 
+/* Records read back at a time from the sorted file. */
+static size_t read_per(const struct xsort *x)
+{
+	return WINDOW / x->size ? WINDOW / x->size : 1;
+}
+
 static void merge(struct xsort *x)
 {
-	size_t per = WINDOW / x->size ? WINDOW / x->size : 1, k = x->nruns, nheap = 0;
+	/* each run's window: the memory the sort holds, shared out (so a
+	 * sort of many runs holds no more than one of few), at most WINDOW */
+	size_t k = x->nruns, nheap = 0, per = WINDOW / x->size;
+	if (per > x->cap / k)
+		per = x->cap / k;
+	if (!per)
+		per = 1;
 	struct head *hs = xcalloc(k, sizeof *hs);
 	size_t *heap = xcalloc(k, sizeof *heap);
 	off_t at = 0;
@@ -203,7 +215,7 @@ static void merge(struct xsort *x)
 	x->runs_fd = -1;
 	free(x->buf); /* the read window takes its place */
 	x->buf = NULL;
-	x->rd = xmalloc(per * x->size);
+	x->rd = xmalloc(read_per(x) * x->size);
 }
 
 void xsort_done(struct xsort *x)
@@ -227,7 +239,7 @@ void xsort_done(struct xsort *x)
 	x->runs_fd = -1;
 	free(x->buf);
 	x->buf = NULL;
-	x->rd = xmalloc((WINDOW / x->size ? WINDOW / x->size : 1) * x->size);
+	x->rd = xmalloc(read_per(x) * x->size);
 }
 
 const void *xsort_at(struct xsort *x, size_t i)
@@ -235,7 +247,7 @@ const void *xsort_at(struct xsort *x, size_t i)
 	if (x->out_fd < 0)
 		return x->buf + i * x->size;
 	if (i < x->rd_first || i >= x->rd_first + x->rd_n) {
-		size_t per = WINDOW / x->size ? WINDOW / x->size : 1;
+		size_t per = read_per(x);
 		size_t n = x->total - i < per ? x->total - i : per;
 		read_at(x->out_fd, x->rd, n * x->size, (off_t)(i * x->size));
 		x->rd_first = i;
