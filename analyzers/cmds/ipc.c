@@ -464,6 +464,8 @@ static int by_place(const void *a, const void *b)
 static void order_findings(struct ipc_report *r, const struct ipc_list *l, const struct pw_input *in)
 {
 	size_t n = r->findings.len;
+	if (!n)
+		return;
 	struct fplace *pl = xcalloc(n + 1, sizeof *pl);
 	for (size_t i = 0; i < n; i++) {
 		const struct ipc_handle *h = ((const struct ipc_finding *)vec_at(&r->findings, i))->handle;

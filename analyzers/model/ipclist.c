@@ -516,7 +516,9 @@ void ipc_list_done(struct ipc_list *l, const struct pw_input *in)
 	struct ipc_lhandle *hs = l->handles.data;
 	for (size_t i = 0; i < nh; i++)
 		hs[i].row0 = i; /* its index before the sort */
-	qsort(hs, nh, sizeof *hs, by_first_call);
+	/* hs is NULL without a handle: no qsort of it */
+	if (nh)
+		qsort(hs, nh, sizeof *hs, by_first_call);
 	for (size_t i = 0; i < nh; i++) {
 		place_of[hs[i].row0] = (uint32_t)i;
 		hs[i].row0 = 0;
