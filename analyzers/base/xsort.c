@@ -36,9 +36,11 @@ static _Noreturn void die(const char *what, const char *why)
 static int temp_fd(void)
 {
 	char *path = xasprintf("%s/peerwatch-analyze.XXXXXX", tmp_dir());
-	int fd = mkstemp(path);
-	if (fd < 0)
-		die("make", strerror(errno));
+	int fd = mkstemp(path), err = errno;
+	if (fd < 0) {
+		free(path);
+		die("make", strerror(err));
+	}
 	unlink(path);
 	free(path);
 	return fd;
