@@ -37,12 +37,11 @@ static int temp_fd(void)
 {
 	char *path = xasprintf("%s/peerwatch-analyze.XXXXXX", tmp_dir());
 	int fd = mkstemp(path), err = errno;
-	if (fd < 0) {
-		free(path);
+	if (fd >= 0)
+		unlink(path);
+	free(path); /* before a failure exits: no leak for LeakSanitizer to report */
+	if (fd < 0)
 		die("make", strerror(err));
-	}
-	unlink(path);
-	free(path);
 	return fd;
 }
 
