@@ -6,7 +6,8 @@
 # run's (which says how it ran).
 #
 #   tests/gpu/latency_paces.sh [-t SECONDS] [-w PACES] [-o DIR] [-p DIR] NAME=BUNDLE
-#     -t SECONDS  start no round after this many seconds (default 440)
+#     -t SECONDS  start no round after this many seconds, the first
+#                 round always runs (default 440)
 #     -w PACES    the paces, each PACE or PACE/OPTIONS (peerwatch options for
 #                 that pace's traced runs, latency.sh -X), separated by
 #                 spaces (default "scaled equal spin"); e.g.
@@ -50,7 +51,7 @@ WORK=$(mktemp -d "${TMPDIR:-/tmp}/pw-paces.XXXXXX") || exit 2
 trap 'rm -rf "$WORK"' EXIT
 for w in "${LABELS[@]}"; do : >"$OUT/raw.$w.txt"; done
 start=$(date +%s) r=0
-while [ $(($(date +%s) - start)) -lt "$LIMIT" ]; do
+while [ "$r" -eq 0 ] || [ $(($(date +%s) - start)) -lt "$LIMIT" ]; do
 	r=$((r + 1))
 	for w in "${LABELS[@]}"; do
 		rm -rf "$WORK/o"

@@ -50,10 +50,10 @@ check "the first run's report says the default pace, equal" grep -q "queries pac
 rc=$?
 check "latency.sh -W sometimes is refused, naming what it wants (exit $rc: $(cat "$WORK/errw"))" \
 	[ $rc -eq 2 ] && grep -q "equal, scaled, spin or none, not 'sometimes'" "$WORK/errw"
-"$here/../gpu/latency_paces.sh" -t 1 -w "scaled none/buffer_kb=1024" -p "$WORK/progs" -o "$WORK/paces" one="$B" \
+"$here/../gpu/latency_paces.sh" -t 0 -w "scaled none/buffer_kb=1024" -p "$WORK/progs" -o "$WORK/paces" one="$B" \
 	>"$WORK/reportp" 2>"$WORK/errp"
 rc=$?
-check "latency_paces.sh runs a round of every pace and pools them (exit $rc: $(tail -1 "$WORK/errp"))" \
+check "latency_paces.sh -t 0 runs one round of every pace and pools them (exit $rc: $(tail -1 "$WORK/errp"))" \
 	[ $rc -eq 0 ] && [ "$(grep -c '^== pace' "$WORK/reportp")" = 2 ]
 check "the unpaced runs had the bigger buffers and dropped nothing" \
 	grep -q "queries paced none, peerwatch options buffer_kb=1024" "$WORK/paces/report.none.buffer_kb-1024.txt" &&
