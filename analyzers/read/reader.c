@@ -397,24 +397,75 @@ static bool footer_line(struct worker *w, const char *line, size_t len)
 
 bool pw_pre_by_op = true;
 
+/* The first `"op":"` in [p, end), as memmem finds it: glibc's memmem set
+ * up its tables on every call, half the pre-phase's time a line; here the
+ * 'o's are found eight bytes at a time and each is compared. */
+static const char *find_op_key(const char *p, const char *end)
+{
+	static const char key[] = "\"op\":\"";
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	for (const char *w = p + 1; w < end; w += 8) {
+		uint64_t x = 0;
+		if (end - w >= 8)
+			memcpy(&x, w, 8); /* one load; a call for the last word only */
+		else
+			memcpy(&x, w, (size_t)(end - w));
+		uint64_t y = x ^ ones * 'o';
+		/* a zero byte of y: an 'o' (a byte above one may be flagged too) */
+		for (uint64_t z = (y - ones) & ~y & high; z; z &= z - 1) {
+			const char *o = w + (__builtin_ctzll(z) >> 3);
+			if (end - o >= (ptrdiff_t)sizeof key - 2 && o[-1] == '"' &&
+			    !memcmp(o, key + 1, sizeof key - 2))
+				return o - 1;
+		}
+	}
+	return NULL;
+#else
+	return memmem(p, (size_t)(end - p), key, sizeof key - 1);
+#endif
+}
+
 /* A call line's op, where the line starts as the library writes a call
  * and the op is a member of the call (no object or array before it) whose
  * value has no escape. */
 static bool call_op(const char *line, size_t len, const char **op, size_t *n)
 {
-	static const char start[] = "{\"type\":\"call\",", key[] = "\"op\":\"";
+	static const char start[] = "{\"type\":\"call\",";
 	if (len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
 		return false;
 	const char *p = line + sizeof start - 1, *end = line + len;
-	const char *k = memmem(p, (size_t)(end - p), key, sizeof key - 1);
+	const char *k = find_op_key(p, end);
 	if (!k || memchr(p, '{', (size_t)(k - p)) || memchr(p, '[', (size_t)(k - p)))
 		return false;
-	const char *v = k + sizeof key - 1, *q = memchr(v, '"', (size_t)(end - v));
+	const char *v = k + 6, *q = memchr(v, '"', (size_t)(end - v));
 	if (!q || memchr(v, '\\', (size_t)(q - v)))
 		return false;
 	*op = v;
 	*n = (size_t)(q - v);
 	return true;
+}
+
+/* r->op_kind's kind of an op (0: none), through a few ops kept per thread:
+ * a trace has a dozen ops, and a lookup hashed and compared every line.
+ * Every run's table is the same (pw_op_name's), so is what is kept. */
+static uintptr_t op_kind_of(const struct run *r, const char *op, size_t n)
+{
+	static __thread struct {
+		uintptr_t kind;
+		size_t n;
+		char name[32];
+	} memo[16];
+	if (!n || n >= sizeof memo[0].name)
+		return (uintptr_t)hmap_get(&r->op_kind, op, n);
+	unsigned slot = (unsigned)(n * 7 + (unsigned char)op[0] * 3 + (unsigned char)op[n - 1]) % 16;
+	if (memo[slot].n == n && !memcmp(memo[slot].name, op, n))
+		return memo[slot].kind;
+	uintptr_t kind = (uintptr_t)hmap_get(&r->op_kind, op, n);
+	memo[slot].n = n;
+	memo[slot].kind = kind;
+	memcpy(memo[slot].name, op, n);
+	return kind;
 }
 
 /* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks);
@@ -424,7 +475,7 @@ static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 	const char *op;
 	size_t n;
 	if (r->by_op && call_op(line, len, &op, &n)) {
-		uintptr_t kind = (uintptr_t)hmap_get(&r->op_kind, op, n);
+		uintptr_t kind = op_kind_of(r, op, n);
 		if (kind)
 			return r->op_mask[kind] |
 			       (r->other_keys ? needles_mask(r->other_keys, line, len) : 0);
