@@ -83,6 +83,7 @@ void pw_scan_thread_done(void);
 struct pw_fit_check {
 	uint32_t v;
 	uint16_t at, n;
+	int kind; /* of a member with one row (n == 1): the row's kind */
 };
 
 #define PW_SHAPE_AUX 24

@@ -342,19 +342,25 @@ static bool dev_tok(const struct pw_tok *t)
 	return t->type == PW_T_INT && t->v.i >= INT32_MIN && t->v.i <= INT32_MAX;
 }
 
-static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
+static inline __attribute__((always_inline)) bool fits_tok(int kind, const struct pw_tok *t,
+                                                           const struct pw_tok *all);
+
+/* An array kind's value: each entry of the entry kind. */
+static bool fits_toks(int kind, const struct pw_tok *t, const struct pw_tok *all)
 {
-	int ek = entry_kind(kind);
-	if (ek != PW_J_COUNT) {
-		if (kind == PW_J_INTS_NULL && t->type == PW_T_NULL)
-			return true;
-		if (t->type != PW_T_ARR)
-			return false;
-		for (size_t i = (size_t)(t - all) + 1; i < t->next; i = all[i].next)
-			if (!fits_tok(ek, &all[i], all))
-				return false;
+	if (kind == PW_J_INTS_NULL && t->type == PW_T_NULL)
 		return true;
-	}
+	if (t->type != PW_T_ARR)
+		return false;
+	for (size_t i = (size_t)(t - all) + 1; i < t->next; i = all[i].next)
+		if (!fits_tok(entry_kind(kind), &all[i], all))
+			return false;
+	return true;
+}
+
+static inline __attribute__((always_inline)) bool fits_tok(int kind, const struct pw_tok *t,
+                                                           const struct pw_tok *all)
+{
 	bool str = t->type == PW_T_STR, in = t->type == PW_T_INT, nul = t->type == PW_T_NULL;
 	switch ((enum pw_json_kind)kind) {
 	case PW_J_STR: return str;
@@ -378,7 +384,7 @@ static bool fits_tok(int kind, const struct pw_tok *t, const struct pw_tok *all)
 	case PW_J_STRS:
 	case PW_J_HEXES:
 	case PW_J_NAMES:
-	case PW_J_INTS_NULL:
+	case PW_J_INTS_NULL: return fits_toks(kind, t, all);
 	case PW_J_COUNT: break;
 	}
 	return false;
@@ -443,8 +449,8 @@ static bool flat_member(const struct pw_flat *f, size_t v, size_t at, size_t n)
 		 * as here, by their type, and their members recorded); where every
 		 * row is decided by the value's type, the shape decides it. */
 		if (recording && !rows_by_type_only(at, n))
-			*(struct pw_fit_check *)vec_push(recording) =
-			    (struct pw_fit_check){(uint32_t)v, (uint16_t)at, (uint16_t)n};
+			*(struct pw_fit_check *)vec_push(recording) = (struct pw_fit_check){
+			    (uint32_t)v, (uint16_t)at, (uint16_t)n, fields[by_scope[at]].kind};
 		return true;
 	}
 	return false;
@@ -522,6 +528,11 @@ bool pw_flat_checks_fit(const struct pw_flat *f, const struct pw_fit_check *c, s
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct pw_tok *t = &f->t[c[i].v];
+		if (c[i].n == 1) { /* most members: one row, its kind at hand */
+			if (!fits_tok(c[i].kind, t, f->t))
+				return false;
+			continue;
+		}
 		size_t r = 0;
 		while (r < c[i].n && !fits_tok(fields[by_scope[c[i].at + r]].kind, t, f->t))
 			r++;
