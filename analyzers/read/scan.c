@@ -115,6 +115,31 @@ static inline __attribute__((always_inline)) bool string(struct sc *s, bool key)
 	return true;
 }
 
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+/* How many of x's bytes, from its first, are digits (0 to 8), and in *v
+ * the number they make.  A byte is a digit when below 0x80 (so that the
+ * sums carry into no other byte), '0' or more, and not above '9'.  The
+ * digits are moved to the word's top, zeros below them, and combined in
+ * pairs, fours and the eight by three multiplies. */
+static inline size_t digits8(uint64_t x, uint64_t *v)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
+	uint64_t y = x & ~high;
+	uint64_t digit = (y + ones * (0x80 - '0')) & ~(y + ones * (0x7f - '9')) & ~x & high;
+	uint64_t other = ~digit & high;
+	size_t n = other ? (size_t)__builtin_ctzll(other) >> 3 : 8;
+	if (!n)
+		return *v = 0, 0;
+	uint64_t t = (x - ones * '0') << (8 * (8 - n));
+	t = t * 10 + (t >> 8);
+	t = ((t & 0x000000ff000000ffull) * (100 + (1000000ull << 32)) +
+	     ((t >> 16) & 0x000000ff000000ffull) * (1 + (10000ull << 32))) >>
+	    32;
+	*v = t;
+	return n;
+}
+#endif
+
 /* A JSON integer at *pp of at most 2^63-1 in magnitude, *pp moved past it;
  * false for anything else (a real number, a leading zero, too large). */
 static inline __attribute__((always_inline)) bool read_int(char **pp, int64_t *out)
@@ -130,6 +155,14 @@ static inline __attribute__((always_inline)) bool read_int(char **pp, int64_t *o
 	/* up to 18 digits cannot pass 2^63-1; past them, each one is checked */
 	const char *d0 = p;
 	uint64_t v = 0;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	if (p[1] >= '0' && p[1] <= '9') { /* the first eight at once (a time has ten) */
+		size_t n = digits8(load8(p), &v);
+		p += n;
+		if (n < 8)
+			goto end;
+	}
+#endif
 	while (*p >= '0' && *p <= '9' && p - d0 < 18)
 		v = v * 10 + (unsigned)(*p++ - '0');
 	while (*p >= '0' && *p <= '9') {
@@ -138,6 +171,9 @@ static inline __attribute__((always_inline)) bool read_int(char **pp, int64_t *o
 			return false; /* beyond 2^63-1: the full parse keeps it aside */
 		v = v * 10 + d;
 	}
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+end:
+#endif
 	if (*p == '.' || *p == 'e' || *p == 'E')
 		return false; /* a real number */
 	*out = neg ? -(int64_t)v : (int64_t)v;

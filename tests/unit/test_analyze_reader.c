@@ -3,12 +3,14 @@
  * directories, the line limit, .partial tails, the pre-phase, and the
  * containers and histogram the reports build on (analyzers/base/).
  */
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <cmocka.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1273,6 +1275,52 @@ static void shapes_as_scan(void **state)
 	assert_true(fast > tried / 4 && fast < tried);
 }
 
+/* The scan's integers (scan.c, read_int: the first eight digits at once):
+ * of 1 to 21 digits, either sign, each followed by every byte a member
+ * may end with, the value strtoll reads, or a refusal where JSON or the
+ * 64 bits have none (a leading zero, a fraction, an exponent, beyond
+ * 2^63-1), as the byte-at-a-time reading gave. */
+static void numbers_as_strtoll(void **state)
+{
+	(void)state;
+	static const char *const after[] = {"}", ",\"b\":1}", " }", "\t}", ".5}", "e3}", "E3}"};
+	unsigned seed = 11;
+	char num[40], line[80];
+	for (int digits = 1; digits <= 21; digits++)
+		for (int round = 0; round < 300; round++) {
+			int o = 0;
+			if (round % 3 == 0)
+				num[o++] = '-';
+			for (int i = 0; i < digits; i++) /* a leading zero now and then */
+				num[o++] = (char)('0' + (i || round % 7 ? rand_r(&seed) % 10 : 0));
+			if (round % 10 == 0 && digits >= 18) /* at and around 2^63 */
+				o = snprintf(num, sizeof num, "%s92233720368547758%02d",
+				             round % 20 ? "" : "-", round / 10 % 12);
+			num[o] = 0;
+			const char *rest = after[rand_r(&seed) % (sizeof after / sizeof *after)];
+			snprintf(line, sizeof line, "{\"a\":%s%s", num, rest);
+			const struct pw_flat *f = pw_scan(line, strlen(line));
+			const char *d = num + (num[0] == '-');
+			bool json_int =
+			    !(d[0] == '0' && d[1]) && rest[0] != '.' && rest[0] != 'e' && rest[0] != 'E';
+			errno = 0;
+			long long want = strtoll(num, NULL, 10);
+			bool fits = errno == 0 && want != LLONG_MIN; /* the scan's magnitude ends at 2^63-1 */
+			if (!json_int || !fits) {
+				if (f && f->n > 2 && f->t[2].type == PW_T_INT)
+					fail_msg("%s: read as %lld, not refused", line,
+					         (long long)f->t[2].v.i);
+				continue;
+			}
+			if (!f || f->t[2].type != PW_T_INT || f->t[2].v.i != want)
+				fail_msg("%s: %s, strtoll %lld", line,
+				         !f                         ? "refused"
+				         : f->t[2].type == PW_T_INT ? "another value"
+				                                    : "not an integer",
+				         want);
+		}
+}
+
 /* ---- containers, histogram, tables ---- */
 
 /* The pre-phase's strings (base/util.c, needles): the mask is that of a
@@ -1662,6 +1710,7 @@ int main(void)
 	    cmocka_unit_test(every_row_checked),
 	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(shapes_as_scan),
+	    cmocka_unit_test(numbers_as_strtoll),
 	    cmocka_unit_test(needles_as_memmem),
 	    cmocka_unit_test(pre_keys_leave_copies),
 	    cmocka_unit_test(seqset_as_array),
