@@ -303,6 +303,16 @@ bool is_hex_n(const char *s, size_t n)
 	return hex8(x) && s[n] == 0;
 }
 
+void bytes_zero(void *p, size_t n)
+{
+	memset(p, 0, n);
+}
+
+void bytes_copy(void *to, const void *from, size_t n)
+{
+	memcpy(to, from, n);
+}
+
 /* ---- printing ---- */
 
 /* Three significant digits: "812ns", "4.50us", "27.8us", "610us", "1.25s". */

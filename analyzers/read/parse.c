@@ -586,7 +586,7 @@ void pw_parse_thread_done(void)
 bool pw_parse_fast_line(const char *line, size_t len, struct pw_event *ev, struct vec *stack, char *copy)
 {
 	pw_ev_args_done();
-	memset(ev, 0, sizeof *ev);
+	bytes_zero(ev, sizeof *ev);
 	ev->cur_dev = PW_DEV_NONE;
 	pw_scan_to(copy);
 	last_fast = pw_parse_fast && fast_call(line, len, ev, stack);
@@ -647,7 +647,7 @@ struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem)
 	p += ALIGN16(sizeof *fl);
 	struct pw_tok *t = (struct pw_tok *)p;
 	p += ALIGN16(n * sizeof *t);
-	*e = *ev;
+	bytes_copy(e, ev, sizeof *e);
 	char *buf = (char *)f->buf; /* kept where the scan made it, or copied */
 	if (!f->kept) {
 		buf = p;
@@ -681,7 +681,7 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 {
 	json_error_t je;
 	pw_ev_args_done();
-	memset(ev, 0, sizeof *ev);
+	bytes_zero(ev, sizeof *ev);
 	ev->cur_dev = PW_DEV_NONE;
 	last_fast = pw_parse_fast && fast_call(line, len, ev, stack);
 	if (last_fast) {
@@ -689,7 +689,7 @@ enum pw_line_kind pw_parse_line(const char *line, size_t len, struct pw_event *e
 		*root = NULL;
 		return PW_LINE_EVENT;
 	}
-	memset(ev, 0, sizeof *ev);
+	bytes_zero(ev, sizeof *ev);
 	ev->cur_dev = PW_DEV_NONE;
 	*root = pw_json_load(line, len, &je);
 	if (!*root) {
