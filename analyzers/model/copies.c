@@ -335,6 +335,9 @@ static const char *const pre_keys[] = {"\"op\":\"peer_enable\"",
                                        "\"parent\":",
                                        NULL};
 
+static const char *const also_ops[] = {"peer_copy", "implicit_copy", NULL};
+static const char *const also_keys[] = {"\"parent\":", NULL};
+
 static void log_change(struct mx_fctx *c, int vendor, int64_t from, int64_t to, struct at at, bool on)
 {
 	struct vec *v = &log_of(&c->pairs, vendor, from, to, true)->changes;
@@ -677,6 +680,11 @@ const struct pw_sink_ops copies_ops = {
     .event = mx_event,
     .file_end = mx_file_end,
     .nesting = true,
+    /* a call line acts by its op (peer access, resets, grants), and a copy
+     * when it is nested: by its "parent" member, searched in copies only */
+    .pre_by_op = true,
+    .pre_also_ops = also_ops,
+    .pre_also_keys = also_keys,
 };
 
 /* ---- merged onto the physical devices ---- */

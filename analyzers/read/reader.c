@@ -17,6 +17,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -65,13 +68,21 @@ struct run {
 	 * sink wants parent_recorded in pre_event): one read of the file fewer */
 	bool scan_in_pre;
 	/* a call line as the library writes it is given by its op to the
-	 * pre_by_op sinks (op_mask, by op_kind's kind); the other sinks' keys
-	 * are searched in it (other_keys; NULL: none) */
+	 * pre_by_op sinks (op_mask, by op_kind's kind), and, for the ops of
+	 * also_mask, to those of them whose pre_also_keys it holds (also_keys);
+	 * the other sinks' keys are searched in it (other_keys; NULL: none) */
 	bool by_op;
 	struct needles *pre_keys; /* every sink's, a bit each */
 	struct needles *other_keys;
+	struct also_key {
+		const char *key; /* starts with a quote */
+		size_t n;
+		uint64_t bit;
+	} also[8];
+	size_t nalso;
 	struct hmap op_kind; /* an op's name -> its kind (enum pw_op_kind) */
 	uint64_t op_mask[PW_OP_KINDS];
+	uint64_t also_mask[PW_OP_KINDS];
 	struct vec items;   /* struct item */
 	struct vec *chunks; /* per file: struct chunk *, empty when read whole */
 	struct worker *w0;  /* the calling thread's worker */
@@ -397,33 +408,29 @@ static bool footer_line(struct worker *w, const char *line, size_t len)
 
 bool pw_pre_by_op = true;
 
-/* The first `"op":"` in [p, end), as memmem finds it: glibc's memmem set
- * up its tables on every call, half the pre-phase's time a line; here the
- * 'o's are found eight bytes at a time and each is compared. */
-static const char *find_op_key(const char *p, const char *end)
+/* The first place of key (n bytes, the first a '"') in [p, end), as
+ * memmem finds it: glibc's memmem set up its tables on every call, half
+ * the pre-phase's time a line.  With SSE2 (every x86-64) sixteen places a
+ * step are tested for the key's first two bytes, and each place that has
+ * them is compared; the last few bytes, and other machines, by memmem. */
+static const char *find_quoted(const char *p, const char *end, const char *key, size_t n)
 {
-	static const char key[] = "\"op\":\"";
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	const uint64_t ones = 0x0101010101010101ull, high = ones * 0x80;
-	for (const char *w = p + 1; w < end; w += 8) {
-		uint64_t x = 0;
-		if (end - w >= 8)
-			memcpy(&x, w, 8); /* one load; a call for the last word only */
-		else
-			memcpy(&x, w, (size_t)(end - w));
-		uint64_t y = x ^ ones * 'o';
-		/* a zero byte of y: an 'o' (a byte above one may be flagged too) */
-		for (uint64_t z = (y - ones) & ~y & high; z; z &= z - 1) {
-			const char *o = w + (__builtin_ctzll(z) >> 3);
-			if (end - o >= (ptrdiff_t)sizeof key - 2 && o[-1] == '"' &&
-			    !memcmp(o, key + 1, sizeof key - 2))
-				return o - 1;
+	size_t len = (size_t)(end - p), i = 0;
+#ifdef __SSE2__
+	const __m128i quote = _mm_set1_epi8('"'), next = _mm_set1_epi8(key[1]);
+	for (; i + 17 <= len; i += 16) {
+		__m128i a = _mm_loadu_si128((const __m128i *)(const void *)(p + i));
+		__m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + i + 1));
+		unsigned m = (unsigned)_mm_movemask_epi8(
+		    _mm_and_si128(_mm_cmpeq_epi8(a, quote), _mm_cmpeq_epi8(b, next)));
+		for (; m; m &= m - 1) {
+			size_t at = i + (size_t)__builtin_ctz(m);
+			if (at + n <= len && !memcmp(p + at, key, n))
+				return p + at;
 		}
 	}
-	return NULL;
-#else
-	return memmem(p, (size_t)(end - p), key, sizeof key - 1);
 #endif
+	return i < len ? memmem(p + i, len - i, key, n) : NULL;
 }
 
 /* A call line's op, where the line starts as the library writes a call
@@ -435,7 +442,7 @@ static bool call_op(const char *line, size_t len, const char **op, size_t *n)
 	if (len < sizeof start - 1 || memcmp(line, start, sizeof start - 1))
 		return false;
 	const char *p = line + sizeof start - 1, *end = line + len;
-	const char *k = find_op_key(p, end);
+	const char *k = find_quoted(p, end, "\"op\":\"", 6);
 	if (!k || memchr(p, '{', (size_t)(k - p)) || memchr(p, '[', (size_t)(k - p)))
 		return false;
 	const char *v = k + 6, *q = memchr(v, '"', (size_t)(end - v));
@@ -468,6 +475,16 @@ static uintptr_t op_kind_of(const struct run *r, const char *op, size_t n)
 	return kind;
 }
 
+/* The sinks whose pre_also_keys are in the line. */
+static uint64_t also_wanted(const struct run *r, const char *line, size_t len)
+{
+	uint64_t wanted = 0;
+	for (size_t i = 0; i < r->nalso; i++)
+		if (!(wanted & r->also[i].bit) && find_quoted(line, line + len, r->also[i].key, r->also[i].n))
+			wanted |= r->also[i].bit;
+	return wanted;
+}
+
 /* The sinks whose pre_keys are in the line, a bit each (at most 64 sinks);
  * of a call line with a known op, the pre_by_op sinks by its op. */
 static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
@@ -476,9 +493,14 @@ static uint64_t pre_wanted(const struct run *r, const char *line, size_t len)
 	size_t n;
 	if (r->by_op && call_op(line, len, &op, &n)) {
 		uintptr_t kind = op_kind_of(r, op, n);
-		if (kind)
-			return r->op_mask[kind] |
-			       (r->other_keys ? needles_mask(r->other_keys, line, len) : 0);
+		if (kind) {
+			uint64_t wanted = r->op_mask[kind];
+			if (r->also_mask[kind])
+				wanted |= also_wanted(r, line, len) & r->also_mask[kind];
+			if (r->other_keys)
+				wanted |= needles_mask(r->other_keys, line, len);
+			return wanted;
+		}
 	}
 	return needles_mask(r->pre_keys, line, len);
 }
@@ -494,6 +516,7 @@ static void op_table(struct run *r, const struct pw_sink *sinks, size_t nsinks)
 	r->by_op = pw_pre_by_op && by_op;
 	hmap_init(&r->op_kind);
 	r->other_keys = NULL;
+	r->nalso = 0;
 	if (!r->by_op)
 		return;
 	for (int k = PW_OP_NONE + 1; k < PW_OP_KINDS; k++) {
@@ -501,8 +524,25 @@ static void op_table(struct run *r, const struct pw_sink *sinks, size_t nsinks)
 		const char *name = pw_op_name(k);
 		int len = snprintf(member, sizeof member, "\"op\":\"%s\"", name);
 		r->op_mask[k] = needles_mask(r->pre_keys, member, (size_t)len) & by_op;
+		r->also_mask[k] = 0;
 		*hmap_put(&r->op_kind, name, strlen(name)) = (void *)(uintptr_t)k;
 	}
+	for (size_t i = 0; i < nsinks; i++) {
+		const struct pw_sink_ops *s = sinks[i].ops;
+		if (!(by_op >> i & 1) || !s->pre_also_ops)
+			continue;
+		for (const char *const *o = s->pre_also_ops; *o; o++)
+			r->also_mask[(uintptr_t)hmap_get(&r->op_kind, *o, strlen(*o))] |= 1ull << i;
+		for (const char *const *k = s->pre_also_keys; *k; k++) {
+			if (r->nalso == sizeof r->also / sizeof *r->also || (*k)[0] != '"' ||
+			    strlen(*k) < 2) {
+				fprintf(stderr, "peerwatch-analyze: internal: pre_also_keys: '%s'\n", *k);
+				abort(); /* a sink's table, not the input */
+			}
+			r->also[r->nalso++] = (struct also_key){*k, strlen(*k), 1ull << i};
+		}
+	}
+	r->also_mask[PW_OP_NONE] = 0; /* an op no table has, named by a sink */
 	if (!others)
 		return;
 	r->other_keys = xmalloc(sizeof *r->other_keys);

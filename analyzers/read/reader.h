@@ -89,6 +89,12 @@ struct pw_sink_ops {
 	 * the library writes it is given to it by its op, from a table made
 	 * once, not by a search of the whole line for its keys. */
 	bool pre_by_op;
+	/* With pre_by_op: the ops (NULL-ended names) whose call lines it wants
+	 * only when one of pre_also_keys (among pre_keys, each starting with a
+	 * quote; a few) is in the line — copies: a copy, for its "parent"
+	 * member (a nested copy's device time is its parent's). */
+	const char *const *pre_also_ops;
+	const char *const *pre_also_keys;
 };
 
 /* Whether a sink's pre_by_op is taken (PEERWATCH_ANALYZE_PARSE=keys turns

@@ -57,5 +57,25 @@ parse_all() { # MODE WHAT: parse_same on every directory, a check of them all
 		test "$n_dirs" -gt 20 -a "$n_diff" = 0
 }
 
+# A copy nested in a recorded runtime copy, timed on the device: its time
+# is its parent's, which matrix learns in the pre-phase from the nested
+# copy's "parent" member (copies' pre_also_keys: a copy is given to the
+# sink by its op only when nested).  With the ops written, as the library
+# writes them; the directory is also among those parse_all compares.
+mkdir -p "$WORK/parse-nested"
+{
+	head -1 "$HERE/fixtures/cudart/rtprog.43001.pw.jsonl"
+	cat <<'EOF'
+{"type":"call","seq":2,"tid":5,"vendor":"cuda","api":"cudaDeviceEnablePeerAccess","variant":"","family":"peer","op":"peer_enable","t_ns":1000,"dur_ns":900,"ret":0,"ret_name":"cudaSuccess","layer":"runtime","cur_dev":0,"args":{"peer_dev":1,"flags":0}}
+{"type":"call","seq":5,"tid":5,"vendor":"cuda","api":"cuMemcpyPeer","variant":"","family":"copy","op":"peer_copy","t_ns":2100,"dur_ns":99000,"ret":0,"ret_name":"CUDA_SUCCESS","parent":4,"cur_dev":0,"args":{"dst":"0x7f2200000000","dst_dev":1,"dst_ctx":"0x5500000010","src":"0x7f2100000000","src_dev":0,"src_ctx":"0x5500000000","bytes":1048576}}
+{"type":"call","seq":4,"tid":5,"vendor":"cuda","api":"cudaMemcpyPeer","variant":"","family":"copy","op":"peer_copy","t_ns":2000,"dur_ns":100000,"ret":0,"ret_name":"cudaSuccess","layer":"runtime","cur_dev":0,"args":{"dst":"0x7f2200000000","dst_dev":1,"dst_device":1,"src":"0x7f2100000000","src_dev":0,"src_device":0,"bytes":1048576}}
+{"type":"gpu_time","call":5,"gpu_ns":400,"t_gpu_ns":11500,"method":"cupti"}
+{"type":"footer","events":3,"dropped":0,"t_end_ns":400000,"reason":"exit","violations":0,"suppressed":0}
+EOF
+} >"$WORK/parse-nested/rtprog.43001.pw.jsonl"
+"$A" matrix --json "$WORK/parse-nested" >"$WORK/parse-nested.json" 2>&1
+check "matrix: a nested copy's device time counted through its parent, by op" \
+	jqt '.hosts[0].pairs[0] | .gpu_copies == 1 and .gpu_ns == 400 and .copies == 1' "$WORK/parse-nested.json"
+
 parse_all full "fast and full parse"
 parse_all keys "pre-phase by op and by keys"
