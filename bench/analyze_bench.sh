@@ -4,7 +4,8 @@
 #
 #   bench/analyze_bench.sh [BUILD_DIR]      (make bench-analyze)
 #   EVENTS=N   another number of events
-#   RUNS=N     each timing is the best of N runs (default 3)
+#   RUNS=N     rounds: each tool runs once a round, the rounds one after
+#              another; its time is its best round (default 3)
 #   JOBS=N     the workers of every tool (default: the machine's CPUs)
 #   JQ=1       jq too (20 s a run on two cores: off by default)
 #   DUCKDB_DIR=DIR  where @duckdb/node-api is installed (default
@@ -61,17 +62,21 @@ JQ_QUERY='reduce (inputs | select(.type == "call")) as $e ({};
 	.[$e.api].count += 1 | .[$e.api].errors += (if $e.ret != 0 then 1 else 0 end) |
 	.[$e.api].total += $e.dur_ns)'
 now_ms() { echo $(($(date +%s%N) / 1000000)); }
-# seconds, the best of RUNS runs, with the command's stdout in $WORK/out
-timed() {
-	local s e best=
-	for _ in $(seq "$RUNS"); do
-		s=$(now_ms)
-		"$@" >"$WORK/out"
-		e=$(now_ms)
-		if [ -z "$best" ] || [ $((e - s)) -lt "$best" ]; then best=$((e - s)); fi
-	done
-	awk -v ms="$best" 'BEGIN { printf "%.2f", ms / 1000 }'
+# Each command of a set is run once a round, the rounds one after another
+# (RUNS of them), so that a slower minute of a shared machine falls on
+# every tool alike; a command's time is its best round.  round_run NAME
+# CMD...: one run of it, its stdout in $WORK/out.NAME, its time added to
+# best[NAME].
+declare -A best
+round_run() {
+	local name=$1 s e
+	shift
+	s=$(now_ms)
+	"$@" >"$WORK/out.$name"
+	e=$(now_ms)
+	if [ -z "${best[$name]:-}" ] || [ $((e - s)) -lt "${best[$name]}" ]; then best[$name]=$((e - s)); fi
 }
+secs() { awk -v ms="${best[$1]}" 'BEGIN { printf "%.2f", ms / 1000 }'; }
 same_counts() { # FILE: summary --json's counts against FILE's ({api: {count, errors, total}})
 	jq -S '[.calls[] | {key: .api, value: {count, errors, total: .host_ns.total}}] | from_entries' \
 		"$WORK/pw.json" >"$WORK/a"
@@ -79,7 +84,7 @@ same_counts() { # FILE: summary --json's counts against FILE's ({api: {count, er
 	cmp -s "$WORK/a" "$WORK/b"
 }
 
-echo "peerwatch-analyze vs DuckDB, $EVENTS call events, $(nproc) CPUs, -j $JOBS, $(date -u +%Y-%m-%d), best of $RUNS"
+echo "peerwatch-analyze vs DuckDB, $EVENTS call events, $(nproc) CPUs, -j $JOBS, $(date -u +%Y-%m-%d), best of $RUNS rounds"
 if [ -n "$duck" ]; then
 	echo "DuckDB $duck_version (@duckdb/node-api, node $(node --version)), threads $JOBS"
 else
@@ -92,20 +97,26 @@ for set in one eight; do
 	files=("$WORK/$set"/*.pw.jsonl)
 	size=$(du -sm "$WORK/$set" | cut -f1)
 	td=- tj=-
-	if [ -n "$duck" ]; then
-		td=$(timed node "$duck" "$JOBS" "${files[@]}")
-		cp "$WORK/out" "$WORK/duck.json"
-	fi
-	t=$(timed "$A" summary --json -j "$JOBS" "$WORK/$set")
-	cp "$WORK/out" "$WORK/pw.json"
-	t1=$(timed "$A" summary --json -j 1 "$WORK/$set")
+	best=()
+	for _ in $(seq "$RUNS"); do
+		[ -z "$duck" ] || round_run duck node "$duck" "$JOBS" "${files[@]}"
+		round_run summary "$A" summary --json -j "$JOBS" "$WORK/$set"
+		round_run summary1 "$A" summary --json -j 1 "$WORK/$set"
+		for c in check matrix ipc managed; do
+			round_run "$c" "$A" "$c" -j "$JOBS" "$WORK/$set"
+		done
+		[ "${JQ:-0}" != 1 ] || round_run jq jq -n "$JQ_QUERY" "${files[@]}"
+	done
+	[ -z "$duck" ] || { td=$(secs duck) && cp "$WORK/out.duck" "$WORK/duck.json"; }
+	t=$(secs summary) t1=$(secs summary1)
+	cp "$WORK/out.summary" "$WORK/pw.json"
 	declare -A tc=()
 	for c in check matrix ipc managed; do
-		tc[$c]=$(timed "$A" "$c" -j "$JOBS" "$WORK/$set")
+		tc[$c]=$(secs "$c")
 	done
 	if [ "${JQ:-0}" = 1 ]; then
-		tj=$(timed jq -n "$JQ_QUERY" "${files[@]}")
-		cp "$WORK/out" "$WORK/jq.json"
+		tj=$(secs jq)
+		cp "$WORK/out.jq" "$WORK/jq.json"
 	else
 		jq -n "$JQ_QUERY" "${files[@]}" >"$WORK/jq.json"
 	fi
