@@ -58,30 +58,56 @@ void table_row(struct table *t, ...)
 	free(cells);
 }
 
-/* n spaces (no printf: a listing has a row per IPC call). */
-static void spaces(FILE *out, size_t n)
+/* A row is put together here and written at once: a listing has a row
+ * per IPC call, and a write of each cell and each run of spaces through
+ * stdio was most of its printing. */
+struct line {
+	FILE *out;
+	size_t n;
+	char buf[4096];
+};
+
+static void put(struct line *l, const char *s, size_t n)
+{
+	if (n > sizeof l->buf - l->n) {
+		fwrite(l->buf, 1, l->n, l->out);
+		l->n = 0;
+		if (n > sizeof l->buf) {
+			fwrite(s, 1, n, l->out);
+			return;
+		}
+	}
+	memcpy(l->buf + l->n, s, n);
+	l->n += n;
+}
+
+static void spaces(struct line *l, size_t n)
 {
 	static const char sp[] = "                                                                ";
 	for (size_t k; n; n -= k) {
 		k = n < sizeof sp - 1 ? n : sizeof sp - 1;
-		fwrite(sp, 1, k, out);
+		put(l, sp, k);
 	}
 }
 
 static void print_row(size_t ncols, const char *align, FILE *out, const char *indent, char *const *cells,
                       const size_t *width)
 {
-	fputs(indent, out);
+	struct line l;
+	l.out = out;
+	l.n = 0;
+	put(&l, indent, strlen(indent));
 	for (size_t i = 0; i < ncols; i++) {
 		size_t pad = width[i] - text_width(cells[i]);
 		bool last = i + 1 == ncols;
 		if (align[i] == 'r')
-			spaces(out, pad);
-		fputs(cells[i], out);
+			spaces(&l, pad);
+		put(&l, cells[i], strlen(cells[i]));
 		if (align[i] != 'r' && !last)
-			spaces(out, pad);
-		fputs(last ? "\n" : "  ", out);
+			spaces(&l, pad);
+		put(&l, last ? "\n" : "  ", last ? 1 : 2);
 	}
+	fwrite(l.buf, 1, l.n, out);
 }
 
 void table_print(const struct table *t, FILE *out, const char *indent)
