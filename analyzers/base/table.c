@@ -90,19 +90,21 @@ static void spaces(struct line *l, size_t n)
 	}
 }
 
+/* A row padded to the columns' widths; a cell's own width and length are
+ * cw[] and cl[] where given (NULL: measured here). */
 static void print_row(size_t ncols, const char *align, FILE *out, const char *indent, char *const *cells,
-                      const size_t *width)
+                      const size_t *width, const size_t *cw, const size_t *cl)
 {
 	struct line l;
 	l.out = out;
 	l.n = 0;
 	put(&l, indent, strlen(indent));
 	for (size_t i = 0; i < ncols; i++) {
-		size_t pad = width[i] - text_width(cells[i]);
+		size_t pad = width[i] - (cw ? cw[i] : text_width(cells[i]));
 		bool last = i + 1 == ncols;
 		if (align[i] == 'r')
 			spaces(&l, pad);
-		put(&l, cells[i], strlen(cells[i]));
+		put(&l, cells[i], cl ? cl[i] : strlen(cells[i]));
 		if (align[i] != 'r' && !last)
 			spaces(&l, pad);
 		put(&l, last ? "\n" : "  ", last ? 1 : 2);
@@ -123,34 +125,39 @@ void table_print(const struct table *t, FILE *out, const char *indent)
 				width[i] = w;
 		}
 	}
-	print_row(t->ncols, t->align, out, indent, t->head, width);
+	print_row(t->ncols, t->align, out, indent, t->head, width, NULL, NULL);
 	for (size_t r = 0; r < t->rows.len; r++)
-		print_row(t->ncols, t->align, out, indent, *(char ***)vec_at(&t->rows, r), width);
+		print_row(t->ncols, t->align, out, indent, *(char ***)vec_at(&t->rows, r), width, NULL, NULL);
 	free(width);
 }
 
-/* Whether sanitize would give s back unchanged, by a test that needs no
- * copy: printable ASCII without a backslash. */
-static bool plain(const char *s)
+/* The length of s when sanitize would give it back unchanged (printable
+ * ASCII without a backslash; its width too), else -1: one pass, no copy. */
+static ptrdiff_t plain_len(const char *s)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f || *s == '\\')
-			return false;
-	return true;
+	const char *p = s;
+	for (; *p; p++)
+		if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f || *p == '\\')
+			return -1;
+	return p - s;
 }
 
 /* Row i made safe to print, as table_rowv keeps it, into safe[]: a plain
- * cell as it is (owned[c] false), another sanitized (owned, to free). */
+ * cell as it is (owned[c] false), another sanitized (owned, to free); each
+ * cell's width in cw[] and its length in cl[]. */
 static void made_row(size_t ncols, size_t i, void (*row)(void *, size_t, const char **), void *ctx,
-                     const char **cells, char **safe, bool *owned)
+                     const char **cells, char **safe, bool *owned, size_t *cw, size_t *cl)
 {
 	for (size_t c = 0; c < ncols; c++)
 		cells[c] = NULL;
 	row(ctx, i, cells);
 	for (size_t c = 0; c < ncols; c++) {
 		const char *cell = cells[c] ? cells[c] : "-";
-		owned[c] = !plain(cell);
+		ptrdiff_t n = plain_len(cell);
+		owned[c] = n < 0;
 		safe[c] = owned[c] ? sanitize(cell) : (char *)(uintptr_t)cell;
+		cw[c] = owned[c] ? text_width(safe[c]) : (size_t)n;
+		cl[c] = owned[c] ? strlen(safe[c]) : (size_t)n;
 	}
 }
 
@@ -165,28 +172,29 @@ void table_print_rows(FILE *out, const char *indent, const char *align, const ch
                       size_t nrows, void (*row)(void *ctx, size_t i, const char **cells), void *ctx)
 {
 	size_t ncols = strlen(align);
-	size_t *width = xcalloc(ncols, sizeof *width);
+	size_t *width = xcalloc(ncols, sizeof *width), *cw = xcalloc(ncols, sizeof *cw),
+	       *cl = xcalloc(ncols, sizeof *cl);
 	const char **cells = xcalloc(ncols, sizeof *cells);
 	char **safe = xcalloc(ncols, sizeof *safe);
 	bool *owned = xcalloc(ncols, sizeof *owned);
 	for (size_t c = 0; c < ncols; c++)
 		width[c] = text_width(heads[c]);
 	for (size_t i = 0; i < nrows; i++) {
-		made_row(ncols, i, row, ctx, cells, safe, owned);
-		for (size_t c = 0; c < ncols; c++) {
-			size_t w = text_width(safe[c]);
-			if (w > width[c])
-				width[c] = w;
-		}
+		made_row(ncols, i, row, ctx, cells, safe, owned, cw, cl);
+		for (size_t c = 0; c < ncols; c++)
+			if (cw[c] > width[c])
+				width[c] = cw[c];
 		made_free(ncols, safe, owned);
 	}
-	print_row(ncols, align, out, indent, (char *const *)heads, width);
+	print_row(ncols, align, out, indent, (char *const *)heads, width, NULL, NULL);
 	for (size_t i = 0; i < nrows; i++) {
-		made_row(ncols, i, row, ctx, cells, safe, owned);
-		print_row(ncols, align, out, indent, safe, width);
+		made_row(ncols, i, row, ctx, cells, safe, owned, cw, cl);
+		print_row(ncols, align, out, indent, safe, width, cw, cl);
 		made_free(ncols, safe, owned);
 	}
 	free(width);
+	free(cw);
+	free(cl);
 	free(cells);
 	free(safe);
 	free(owned);
