@@ -149,15 +149,31 @@ static uint64_t hash_seed(void)
 	return seed_value;
 }
 
+/* Eight bytes a step (a byte a step was a chain of dependent multiplies:
+ * 128 of them for every IPC handle interned), each word folded in by an
+ * odd multiply and a rotation, so that its high bytes reach the low bits;
+ * the length and the seed first, a finalizer's mix last (the table takes
+ * the low bits).  Every step is one-to-one in h, so two keys of one length
+ * that differ in one word end with different hashes. */
 static uint64_t hash_bytes(const void *key, size_t n)
 {
 	const unsigned char *p = key;
-	uint64_t h = 0xcbf29ce484222325ull ^ hash_seed();
-	for (size_t i = 0; i < n; i++) {
-		h ^= p[i];
-		h *= 0x100000001b3ull;
+	const uint64_t k = 0x9e3779b97f4a7c15ull;
+	uint64_t h = (0xcbf29ce484222325ull ^ hash_seed()) + n * k, w;
+	for (; n >= 8; n -= 8, p += 8) {
+		memcpy(&w, p, 8);
+		h = (h ^ w) * k;
+		h = h << 31 | h >> 33;
 	}
-	h ^= h >> 29;
+	if (n) {
+		w = 0;
+		for (size_t i = 0; i < n; i++)
+			w |= (uint64_t)p[i] << 8 * i;
+		h = (h ^ w) * k;
+	}
+	h ^= h >> 33;
+	h *= 0xff51afd7ed558ccdull;
+	h ^= h >> 33;
 	return h ? h : 1;
 }
 
