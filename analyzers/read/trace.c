@@ -225,8 +225,14 @@ bool pw_arg_handle(const struct pw_event *ev, const char *key, char out[129])
 	const char *s = pw_arg_str(ev, key);
 	if (!s || strlen(s) != 128 || !is_hex_n(s, 128))
 		return false;
-	for (int i = 0; i < 128; i++)
-		out[i] = (char)(s[i] >= 'A' && s[i] <= 'F' ? s[i] - 'A' + 'a' : s[i]);
+	/* lowercase, eight digits at a time: 0x20 is set in '0'-'9' and 'a'-'f'
+	 * already, and sets 'A'-'F' to 'a'-'f' */
+	for (int i = 0; i < 128; i += 8) {
+		uint64_t w;
+		memcpy(&w, s + i, 8);
+		w |= 0x2020202020202020ull;
+		memcpy(out + i, &w, 8);
+	}
 	out[128] = 0;
 	return true;
 }
