@@ -533,7 +533,7 @@ static void op_table(struct run *r, const struct pw_sink *sinks, size_t nsinks)
 			continue;
 		for (const char *const *o = s->pre_also_ops; *o; o++)
 			r->also_mask[(uintptr_t)hmap_get(&r->op_kind, *o, strlen(*o))] |= 1ull << i;
-		for (const char *const *k = s->pre_also_keys; *k; k++) {
+		for (const char *const *k = s->pre_also_keys; k && *k; k++) {
 			if (r->nalso == sizeof r->also / sizeof *r->also || (*k)[0] != '"' ||
 			    strlen(*k) < 2) {
 				fprintf(stderr, "peerwatch-analyze: internal: pre_also_keys: '%s'\n", *k);
