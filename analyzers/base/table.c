@@ -168,6 +168,17 @@ static void made_free(size_t ncols, char **safe, const bool *owned)
 			free(safe[c]);
 }
 
+/* The first rows' cells, kept from the widths' pass for the printing one
+ * up to this many bytes (past them the rows are made again): a listing's
+ * rows are made by the caller's function, which may read them from disk. */
+#define ROWS_KEPT ((size_t)4 << 20)
+
+struct kept_cell {
+	uint32_t width, len; /* a kept row is under ROWS_KEPT bytes */
+	char text[];
+};
+#define KEPT_SIZE(len) ((sizeof(struct kept_cell) + (len) + 7) & ~(size_t)7)
+
 void table_print_rows(FILE *out, const char *indent, const char *align, const char *const *heads,
                       size_t nrows, void (*row)(void *ctx, size_t i, const char **cells), void *ctx)
 {
@@ -177,21 +188,53 @@ void table_print_rows(FILE *out, const char *indent, const char *align, const ch
 	const char **cells = xcalloc(ncols, sizeof *cells);
 	char **safe = xcalloc(ncols, sizeof *safe);
 	bool *owned = xcalloc(ncols, sizeof *owned);
+	char *kept = NULL; /* per row, per cell, its kept_cell */
+	size_t nkept = 0, klen = 0, kcap = 0;
 	for (size_t c = 0; c < ncols; c++)
 		width[c] = text_width(heads[c]);
 	for (size_t i = 0; i < nrows; i++) {
 		made_row(ncols, i, row, ctx, cells, safe, owned, cw, cl);
-		for (size_t c = 0; c < ncols; c++)
+		size_t need = 0;
+		for (size_t c = 0; c < ncols; c++) {
 			if (cw[c] > width[c])
 				width[c] = cw[c];
+			need += KEPT_SIZE(cl[c]);
+		}
+		if (nkept == i && klen + need <= ROWS_KEPT) {
+			if (klen + need > kcap) {
+				kcap = kcap ? 2 * kcap : 4096;
+				kcap = kcap < klen + need ? klen + need : kcap > ROWS_KEPT ? ROWS_KEPT : kcap;
+				kept = xrealloc(kept, kcap);
+			}
+			for (size_t c = 0; c < ncols; c++) {
+				struct kept_cell *k = (struct kept_cell *)(void *)(kept + klen);
+				klen += KEPT_SIZE(cl[c]);
+				k->width = (uint32_t)cw[c];
+				k->len = (uint32_t)cl[c];
+				memcpy(k->text, safe[c], cl[c]);
+			}
+			nkept++;
+		}
 		made_free(ncols, safe, owned);
 	}
 	print_row(ncols, align, out, indent, (char *const *)heads, width, NULL, NULL);
-	for (size_t i = 0; i < nrows; i++) {
+	size_t at = 0;
+	for (size_t i = 0; i < nkept; i++) {
+		for (size_t c = 0; c < ncols; c++) {
+			struct kept_cell *k = (struct kept_cell *)(void *)(kept + at);
+			safe[c] = k->text;
+			cw[c] = k->width;
+			cl[c] = k->len;
+			at += KEPT_SIZE(k->len);
+		}
+		print_row(ncols, align, out, indent, safe, width, cw, cl);
+	}
+	for (size_t i = nkept; i < nrows; i++) {
 		made_row(ncols, i, row, ctx, cells, safe, owned, cw, cl);
 		print_row(ncols, align, out, indent, safe, width, cw, cl);
 		made_free(ncols, safe, owned);
 	}
+	free(kept);
 	free(width);
 	free(cw);
 	free(cl);

@@ -29,7 +29,8 @@ void table_print(const struct table *t, FILE *out, const char *indent);
  * The same output for a table as long as its input (a listing of every
  * call), without holding it: row(ctx, i, cells) fills the ncols cells of
  * row i (NULL prints as "-"; valid until its next call), and is called
- * twice for each row, once to measure the columns and once to print.
+ * once for each row to measure the columns, and again to print the rows
+ * past the first 4 MiB of cells (those are kept from the first call).
  */
 void table_print_rows(FILE *out, const char *indent, const char *align, const char *const *heads,
                       size_t nrows, void (*row)(void *ctx, size_t i, const char **cells), void *ctx);

@@ -1574,8 +1574,8 @@ static void table_alignment(void **state)
 	                         "\xc3\xa9t\xc3\xa9          1234\n"
 	                         "b\\x9b\\u009b     2\n");
 	free(buf);
-	/* the same rows and one more made by a callback (table_print_rows,
-	 * twice each): as table_print prints them, plain cells as they are */
+	/* the same rows and one more made by a callback (table_print_rows):
+	 * as table_print prints them, plain cells as they are */
 	static const char *const heads[] = {"NAME", "N"};
 	char *want = NULL, *got = NULL;
 	out = open_memstream(&want, &len);
@@ -1593,6 +1593,61 @@ static void table_alignment(void **state)
 	fclose(out);
 	assert_string_equal(got, want);
 	assert_non_null(strstr(got, "\n  -\\\\x"));
+	free(want);
+	free(got);
+}
+
+/* A listing longer than the cells table_print_rows keeps from its
+ * measuring pass (4 MiB): its first rows printed from what was kept,
+ * the rest made again; the whole as table_print prints the same rows. */
+struct long_rows {
+	char a[200], b[24];
+	size_t calls;
+};
+
+static void long_row(void *ctx, size_t i, const char **cells)
+{
+	struct long_rows *x = ctx;
+	x->calls++;
+	size_t n = (size_t)snprintf(x->a, sizeof x->a, "row %zu ", i);
+	for (size_t k = 0; k < i * 37 % 150; k++) /* another width each row */
+		x->a[n++] = (char)('a' + k % 26);
+	x->a[n] = 0;
+	if (i % 97 == 0) /* now and then a cell to sanitize, wider than its bytes say */
+		memcpy(x->a, "\x1b\xc3\xa9", 3);
+	snprintf(x->b, sizeof x->b, "%zu", i * 7919);
+	cells[0] = x->a;
+	cells[1] = i % 13 ? x->b : NULL;
+	cells[2] = "ok";
+}
+
+static void long_listing(void **state)
+{
+	(void)state;
+	enum { ROWS = 60000 };
+	static const char *const heads[] = {"WHAT", "N", "RESULT"};
+	struct long_rows x = {.calls = 0};
+	char *want = NULL, *got = NULL;
+	size_t len = 0;
+	struct table t;
+	FILE *out = open_memstream(&want, &len);
+	table_init(&t, "lrl", "WHAT", "N", "RESULT");
+	for (size_t i = 0; i < ROWS; i++) {
+		const char *cells[3];
+		long_row(&x, i, cells);
+		table_rowv(&t, cells);
+	}
+	table_print(&t, out, "  ");
+	table_free(&t);
+	fclose(out);
+	assert_true(len > (5u << 20)); /* past what is kept */
+	x.calls = 0;
+	out = open_memstream(&got, &len);
+	table_print_rows(out, "  ", "lrl", heads, ROWS, long_row, &x);
+	fclose(out);
+	assert_string_equal(got, want);
+	/* each row measured once; the rows past the kept ones made again */
+	assert_true(x.calls > ROWS && x.calls < 2 * ROWS);
 	free(want);
 	free(got);
 }
@@ -1711,6 +1766,7 @@ int main(void)
 	    cmocka_unit_test(ops_of_old_traces),
 	    cmocka_unit_test(shapes_as_scan),
 	    cmocka_unit_test(numbers_as_strtoll),
+	    cmocka_unit_test(long_listing),
 	    cmocka_unit_test(needles_as_memmem),
 	    cmocka_unit_test(pre_keys_leave_copies),
 	    cmocka_unit_test(seqset_as_array),
