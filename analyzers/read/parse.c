@@ -457,23 +457,36 @@ static bool tok_bool(const struct pw_tok *t, bool *out)
  * {"type":"call","seq":N,"tid":N,"vendor":"..., as the key of its shapes
  * (scan.h); false for a line that does not start so.  Only a key: the line
  * is scanned, or matched, and checked whole either way. */
+/* *p at the n bytes of s: moved past them (inlined with its constant n,
+ * the compare is a load or two, not a call). */
+static inline __attribute__((always_inline)) bool skip_part(const char **p, const char *end, const char *s,
+                                                            size_t n)
+{
+	if ((size_t)(end - *p) < n || memcmp(*p, s, n))
+		return false;
+	*p += n;
+	return true;
+}
+
 static bool api_key(const char *line, size_t len, uint32_t *key)
 {
-	static const char *const part[] = {"{\"type\":\"call\",\"seq\":", ",\"tid\":", ",\"vendor\":\"",
-	                                   "\",\"api\":\""};
+	static const char seq[] = "{\"type\":\"call\",\"seq\":", tid[] = ",\"tid\":",
+	                  vendor[] = ",\"vendor\":\"", api[] = "\",\"api\":\"";
 	const char *p = line, *end = line + len;
-	for (int i = 0; i < 4; i++) {
-		size_t n = strlen(part[i]);
-		if ((size_t)(end - p) < n || memcmp(p, part[i], n))
-			return false;
-		p += n;
-		if (i < 2)
-			while (p < end && *p >= '0' && *p <= '9')
-				p++;
-		else if (i == 2)
-			while (p < end && *p != '"')
-				p++;
-	}
+	if (!skip_part(&p, end, seq, sizeof seq - 1))
+		return false;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (!skip_part(&p, end, tid, sizeof tid - 1))
+		return false;
+	while (p < end && *p >= '0' && *p <= '9')
+		p++;
+	if (!skip_part(&p, end, vendor, sizeof vendor - 1))
+		return false;
+	while (p < end && *p != '"')
+		p++;
+	if (!skip_part(&p, end, api, sizeof api - 1))
+		return false;
 	uint32_t h = 2166136261u;
 	for (; p < end && *p != '"'; p++)
 		h = (h ^ (unsigned char)*p) * 16777619u;
