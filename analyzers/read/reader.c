@@ -229,14 +229,9 @@ static void count_event(struct pw_file *f, const struct pw_event *ev)
 
 /* ================= lines of a file ================= */
 
-/* The value of `"key": <digits>` at its first place in a raw line. */
-static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *out)
+/* The digits at p, after any blanks and colons. */
+static bool uint_at(const char *p, const char *end, uint64_t *out)
 {
-	size_t kl = strlen(key);
-	const char *p = memmem(line, len, key, kl), *end = line + len;
-	if (!p)
-		return false;
-	p += kl;
 	while (p < end && (*p == ' ' || *p == '\t' || *p == ':'))
 		p++;
 	if (p >= end || *p < '0' || *p > '9')
@@ -251,6 +246,14 @@ static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *ou
 	return true;
 }
 
+/* The value of `"key": <digits>` at its first place in a raw line. */
+static bool raw_uint(const char *line, size_t len, const char *key, uint64_t *out)
+{
+	size_t kl = strlen(key);
+	const char *p = memmem(line, len, key, kl);
+	return p && uint_at(p + kl, line + len, out);
+}
+
 /* The nesting scan: a call's seq without parsing its line.  A line this
  * misreads can only make a nested call count on its own, never lose one:
  * a "type" or "seq" after an object or array has begun (args.seq, say) may
@@ -260,7 +263,7 @@ static bool scan_line(const char *line, size_t len, uint64_t *seq)
 	/* as the library writes a call: the same answer without the searches */
 	static const char call[] = "{\"type\":\"call\",\"seq\":";
 	if (len > sizeof call - 1 && !memcmp(line, call, sizeof call - 1))
-		return raw_uint(line + sizeof call - 2, len - (sizeof call - 2), ":", seq);
+		return uint_at(line + sizeof call - 1, line + len, seq);
 	const char *t = memmem(line, len, "\"type\"", 6);
 	if (!t)
 		return false;
