@@ -640,12 +640,14 @@ static const char *rebase(const char *s, const struct pw_flat *from, const char 
 static size_t copy_subtree(struct pw_tok *t, size_t to, const struct pw_flat *f, size_t at, const char *buf)
 {
 	size_t n = subtree_len(f, at);
+	uint32_t shift = (uint32_t)to - (uint32_t)at; /* wraps: the same sum, mod 2^32 */
 	memcpy(t + to, f->t + at, n * sizeof *t);
-	for (size_t i = to; i < to + n; i++) {
-		t[i].next = (uint32_t)(t[i].next - at + to);
-		if (t[i].type == PW_T_STR && !f->kept)
-			t[i].v.s = rebase(t[i].v.s, f, buf);
-	}
+	for (size_t i = to; i < to + n; i++)
+		t[i].next += shift;
+	if (!f->kept) /* the strings are in a copy of the line made here */
+		for (size_t i = to; i < to + n; i++)
+			if (t[i].type == PW_T_STR)
+				t[i].v.s = rebase(t[i].v.s, f, buf);
 	return to + n;
 }
 
@@ -673,13 +675,15 @@ struct pw_event *pw_event_detach(const struct pw_event *ev, void *mem)
 	e->flat = fl;
 	e->flat_args = 0;
 	e->flat_supp = ev->flat_supp != PW_FLAT_NONE ? supp : PW_FLAT_NONE;
-	e->vendor = rebase(ev->vendor, f, buf);
-	e->api = rebase(ev->api, f, buf);
-	e->variant = rebase(ev->variant, f, buf);
-	e->family = rebase(ev->family, f, buf);
-	e->op = rebase(ev->op, f, buf);
-	e->ret_name = rebase(ev->ret_name, f, buf);
-	e->layer = rebase(ev->layer, f, buf);
+	if (!f->kept) { /* else the strings are where the scan made them */
+		e->vendor = rebase(ev->vendor, f, buf);
+		e->api = rebase(ev->api, f, buf);
+		e->variant = rebase(ev->variant, f, buf);
+		e->family = rebase(ev->family, f, buf);
+		e->op = rebase(ev->op, f, buf);
+		e->ret_name = rebase(ev->ret_name, f, buf);
+		e->layer = rebase(ev->layer, f, buf);
+	}
 	e->args = NULL;
 	e->root = NULL;
 	if (ev->stack) {
