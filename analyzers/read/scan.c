@@ -421,6 +421,18 @@ static inline bool same_bytes(const char *a, const char *b, uint32_t n)
 /* The copy (len bytes) against sh: its tokens, with this line's values, in
  * th.t, and its strings terminated, when it has the shape; else false, the
  * copy as it was (th.t is the next scan's to overwrite). */
+/* A string slot's closing quote, made its NUL as it is read, put back
+ * for slots [0, n) when the line turns out not to have the shape. */
+static bool unmatched(const struct pw_shape *sh, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct pw_tok *t = &th.t[sh->slot_tok[i]];
+		if (t->type == PW_T_STR)
+			((char *)t->v.s)[t->n] = '"';
+	}
+	return false;
+}
+
 static bool shape_match(const struct pw_shape *sh, size_t len)
 {
 	char *p = th.cur, *end = th.cur + len;
@@ -431,41 +443,39 @@ static bool shape_match(const struct pw_shape *sh, size_t len)
 		shapes.segpos = xrealloc(shapes.segpos, shapes.segcap * sizeof *shapes.segpos);
 	}
 	memcpy(th.t, sh->tok, sh->ntok * sizeof *th.t);
-	uint32_t l0 = 0;
+	uint32_t l0 = 0, skip = 0; /* skip: the segment's first byte is the quote just made a NUL */
 	for (size_t i = 0;; i++) {
 		uint32_t n = sh->seg_end[i] - l0;
-		if ((size_t)(end - p) < n || !same_bytes(p, sh->lit + l0, n))
-			return false;
+		if ((size_t)(end - p) < n || !same_bytes(p + skip, sh->lit + l0 + skip, n - skip))
+			return unmatched(sh, i);
 		shapes.segpos[i] = p;
 		p += n;
 		l0 = sh->seg_end[i];
 		if (i == sh->nslots)
 			break;
 		struct pw_tok *t = &th.t[sh->slot_tok[i]];
+		skip = 0;
 		if (t->type == PW_T_STR) { /* as string(): up to its closing quote */
 			char *q = plain_end(p);
 			if (*q != '"')
-				return false;
+				return unmatched(sh, i);
 			t->v.s = p;
 			t->n = (uint32_t)(q - p);
+			*q = 0; /* terminated now: the next segment starts with this quote */
+			skip = 1;
 			p = q;
 		} else if (!read_int(&p, &t->v.i)) {
-			return false;
+			return unmatched(sh, i);
 		}
 	}
 	if (p != end)
-		return false;
-	/* the strings terminated where their closing quotes are */
+		return unmatched(sh, sh->nslots);
+	/* the keys terminated where their closing quotes are */
 	for (size_t k = 0; k < sh->nkeys; k++) {
 		struct pw_tok *t = &th.t[sh->keys[k].tok];
 		char *at = shapes.segpos[sh->keys[k].seg] + sh->keys[k].off;
 		t->v.s = at;
 		at[t->n] = 0;
-	}
-	for (size_t i = 0; i < sh->nslots; i++) {
-		struct pw_tok *t = &th.t[sh->slot_tok[i]];
-		if (t->type == PW_T_STR)
-			((char *)t->v.s)[t->n] = 0;
 	}
 	th.n = sh->ntok;
 	return true;
