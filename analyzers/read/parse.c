@@ -453,10 +453,6 @@ static bool tok_bool(const struct pw_tok *t, bool *out)
 	return !t || t->type == PW_T_TRUE || t->type == PW_T_FALSE;
 }
 
-/* The hash of a call line's API name where the library writes it, after
- * {"type":"call","seq":N,"tid":N,"vendor":"..., as the key of its shapes
- * (scan.h); false for a line that does not start so.  Only a key: the line
- * is scanned, or matched, and checked whole either way. */
 /* *p at the n bytes of s: moved past them (inlined with its constant n,
  * the compare is a load or two, not a call). */
 static inline __attribute__((always_inline)) bool skip_part(const char **p, const char *end, const char *s,
@@ -468,6 +464,10 @@ static inline __attribute__((always_inline)) bool skip_part(const char **p, cons
 	return true;
 }
 
+/* The hash of a call line's API name where the library writes it, after
+ * {"type":"call","seq":N,"tid":N,"vendor":"..., as the key of its shapes
+ * (scan.h); false for a line that does not start so.  Only a key: the line
+ * is scanned, or matched, and checked whole either way. */
 static bool api_key(const char *line, size_t len, uint32_t *key)
 {
 	static const char seq[] = "{\"type\":\"call\",\"seq\":", tid[] = ",\"tid\":",

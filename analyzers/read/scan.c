@@ -418,9 +418,6 @@ static inline bool same_bytes(const char *a, const char *b, uint32_t n)
 #endif
 }
 
-/* The copy (len bytes) against sh: its tokens, with this line's values, in
- * th.t, and its strings terminated, when it has the shape; else false, the
- * copy as it was (th.t is the next scan's to overwrite). */
 /* A string slot's closing quote, made its NUL as it is read, put back
  * for slots [0, n) when the line turns out not to have the shape. */
 static bool unmatched(const struct pw_shape *sh, size_t n)
@@ -433,6 +430,9 @@ static bool unmatched(const struct pw_shape *sh, size_t n)
 	return false;
 }
 
+/* The copy (len bytes) against sh: its tokens, with this line's values, in
+ * th.t, and its strings terminated, when it has the shape; else false, the
+ * copy as it was (th.t is the next scan's to overwrite). */
 static bool shape_match(const struct pw_shape *sh, size_t len)
 {
 	char *p = th.cur, *end = th.cur + len;
