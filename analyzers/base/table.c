@@ -201,7 +201,7 @@ void table_print_rows(FILE *out, const char *indent, const char *align, const ch
 			need += KEPT_SIZE(cl[c]);
 		}
 		if (nkept == i && klen + need <= ROWS_KEPT) {
-			if (klen + need > kcap) {
+			if (!kept || klen + need > kcap) {
 				kcap = kcap ? 2 * kcap : 4096;
 				kcap = kcap < klen + need ? klen + need : kcap > ROWS_KEPT ? ROWS_KEPT : kcap;
 				kept = xrealloc(kept, kcap);
