@@ -331,7 +331,6 @@ void bytes_copy(void *to, const void *from, size_t n)
 
 /* ---- printing ---- */
 
-/* Three significant digits: "812ns", "4.50us", "27.8us", "610us", "1.25s". */
 /* "%.*f%s" of x, d decimals, written by hand where the rounding cannot be
  * in doubt: x, times 10^d, is far from a half (printf rounds the double's
  * exact value; near a half the product's own rounding could tip it) and
@@ -369,6 +368,7 @@ static bool fixed_by_hand(char *buf, size_t len, double x, int d, const char *un
 	return true;
 }
 
+/* Three significant digits: "812ns", "4.50us", "27.8us", "610us", "1.25s". */
 void fmt_ns(char *buf, size_t len, double ns)
 {
 	static const char *const unit[] = {"ns", "us", "ms", "s"};
